@@ -1,0 +1,26 @@
+//===- TransformerAttrs.h - ModelIR contracts -------------------*- C++ -*-===//
+
+#ifndef BLUEPRINT_DIALECT_TRANSFORMER_IR_TRANSFORMERATTRS_H
+#define BLUEPRINT_DIALECT_TRANSFORMER_IR_TRANSFORMERATTRS_H
+
+#include "Blueprint/Workload/Spec.h"
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+
+#define GET_ATTRDEF_CLASSES
+#include "Blueprint/Dialect/Transformer/IR/TransformerAttrs.h.inc"
+
+namespace blueprint::transformer {
+/// The attribute form of a plain model contract; fields equal to their
+/// defaults (kv_heads = heads, head_dim = hidden / heads, max_positions =
+/// seq_length) are left out so the printed IR stays minimal.
+ModelAttr getModelAttr(mlir::MLIRContext *context,
+                       const workload::ModelSpec &spec);
+TrainingAttr getTrainingAttr(mlir::MLIRContext *context,
+                             const workload::TrainingSpec &spec);
+MappingAttr getMappingAttr(mlir::MLIRContext *context,
+                           const workload::MappingSpec &spec);
+} // namespace blueprint::transformer
+
+#endif // BLUEPRINT_DIALECT_TRANSFORMER_IR_TRANSFORMERATTRS_H

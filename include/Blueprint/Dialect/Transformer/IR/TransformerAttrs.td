@@ -1,0 +1,159 @@
+//===- TransformerAttrs.td - ModelIR contracts ------------------*- tablegen -*-===//
+
+#ifndef BLUEPRINT_TRANSFORMER_ATTRS
+#define BLUEPRINT_TRANSFORMER_ATTRS
+
+include "Blueprint/Dialect/Transformer/IR/TransformerDialect.td"
+include "Blueprint/Workload/WorkloadEnums.td"
+include "mlir/IR/AttrTypeBase.td"
+
+class Transformer_Attr<string name, string attrMnemonic>
+    : AttrDef<Transformer_Dialect, name> {
+  let mnemonic = attrMnemonic;
+}
+
+def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
+  let summary = "the model contract: dimensions and semantics";
+  let description = [{
+    Dimensions and semantics of a decoder-only Transformer, independent of
+    how it is trained or mapped. `kv_heads` (grouped-query attention),
+    `head_dim` and `max_positions` are optional and default to `heads`,
+    `hidden / heads` and `seq_length`; a printed attribute omits them when
+    they hold their default, so IR written before a field existed still
+    parses to the same value.
+
+    Rules (`transformer_model_c*`, docs/TransformerSpec.md):
+    1. every dimension is positive;
+    2. `kv_heads` divides `heads`;
+    3. `seq_length <= max_positions`;
+    4. without an explicit `head_dim`, `heads` divides `hidden`.
+
+    ```mlir
+    #transformer.model<hidden = 6144, heads = 64, ffn_hidden = 24576,
+                       seq_length = 2048, vocab = 51200, blocks = 48,
+                       norm = layernorm, activation = gelu>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$hidden,
+    "int64_t":$heads,
+    "int64_t":$ffn_hidden,
+    "int64_t":$seq_length,
+    "int64_t":$vocab,
+    "int64_t":$blocks,
+    EnumParameter<Workload_NormKind>:$norm,
+    EnumParameter<Workload_ActivationKind>:$activation,
+    OptionalParameter<"std::optional<int64_t>">:$kv_heads,
+    OptionalParameter<"std::optional<int64_t>">:$head_dim,
+    OptionalParameter<"std::optional<int64_t>">:$max_positions
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  // One model has one attribute: an optional field spelled at its default
+  // value is dropped on construction, so `kv_heads = heads` written out and
+  // left out give the same attribute, the same printed IR and the same digest.
+  let skipDefaultBuilders = 1;
+  let builders = [
+    AttrBuilder<(ins "int64_t":$hidden, "int64_t":$heads,
+        "int64_t":$ffn_hidden, "int64_t":$seq_length, "int64_t":$vocab,
+        "int64_t":$blocks, "::blueprint::workload::NormKind":$norm,
+        "::blueprint::workload::ActivationKind":$activation,
+        "std::optional<int64_t>":$kv_heads, "std::optional<int64_t>":$head_dim,
+        "std::optional<int64_t>":$max_positions), [{
+      auto unlessDefault = [](std::optional<int64_t> value,
+                              std::optional<int64_t> defaultValue) {
+        return value == defaultValue ? std::nullopt : value;
+      };
+      std::optional<int64_t> defaultHeadDim;
+      if (heads > 0 && hidden % heads == 0)
+        defaultHeadDim = hidden / heads;
+      return $_get($_ctxt, hidden, heads, ffn_hidden, seq_length, vocab,
+                   blocks, norm, activation, unlessDefault(kv_heads, heads),
+                   unlessDefault(head_dim, defaultHeadDim),
+                   unlessDefault(max_positions, seq_length));
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The plain contract, with optional fields resolved to their defaults.
+    ::blueprint::workload::ModelSpec getSpec() const;
+  }];
+}
+
+def Transformer_TrainingAttr : Transformer_Attr<"Training", "training"> {
+  let summary = "the training-workload contract: batch and datatypes";
+  let description = [{
+    What one training iteration processes: the global batch (sequences per
+    optimizer step), the micro-batch (sequences per forward/backward pass),
+    the datatypes of activations, weights, weight gradients and optimizer
+    state, and whether attention and hidden dropout are applied (each
+    dropout keeps a 1-byte mask for the backward pass). Dropouts default to
+    `true` and are printed only when disabled.
+
+    Rules (`transformer_training_c*`): 1. both batch sizes are positive.
+
+    ```mlir
+    #transformer.training<global_batch = 1536, micro_batch = 1,
+                          activation_type = bf16, weight_type = bf16,
+                          gradient_type = bf16, optimizer_state_type = f32>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$global_batch,
+    "int64_t":$micro_batch,
+    EnumParameter<Workload_DataType>:$activation_type,
+    EnumParameter<Workload_DataType>:$weight_type,
+    EnumParameter<Workload_DataType>:$gradient_type,
+    EnumParameter<Workload_DataType>:$optimizer_state_type,
+    DefaultValuedParameter<"bool", "true">:$attention_dropout,
+    DefaultValuedParameter<"bool", "true">:$hidden_dropout
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    ::blueprint::workload::TrainingSpec getSpec() const;
+  }];
+}
+
+def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
+  let summary = "the mapping contract: TP x PP x DP, recompute and schedule";
+  let description = [{
+    How the model is laid onto `world` logical ranks: tensor (`tp`),
+    pipeline (`pp`) and data (`dp`) parallel degrees, the tensor-parallel
+    communication mode (`all_reduce`, Megatron's f/g all-reduces, or
+    `reduce_scatter_all_gather`, i.e. sequence parallelism), the activation
+    recompute policy and the pipeline schedule, a closed set: `gpipe`,
+    `one_f_one_b` and `interleaved_one_f_one_b` with `virtual_stages`
+    model chunks per pipeline rank. No network tier or device appears: those
+    are bound only when a plan is costed.
+
+    Rules (`transformer_mapping_c*`):
+    1. `tp`, `pp`, `dp`, `world` and `virtual_stages` are positive;
+    2. `world = tp * pp * dp`;
+    3. `gpipe` and `one_f_one_b` have `virtual_stages = 1`;
+       `interleaved_one_f_one_b` has `virtual_stages >= 2`;
+    4. `interleaved_one_f_one_b` has `pp >= 2`.
+
+    ```mlir
+    #transformer.mapping<world = 64, tp = 8, pp = 8, dp = 1,
+                         virtual_stages = 1, tp_comm = all_reduce,
+                         recompute = selective, schedule = one_f_one_b>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$world,
+    "int64_t":$tp,
+    "int64_t":$pp,
+    "int64_t":$dp,
+    "int64_t":$virtual_stages,
+    EnumParameter<Workload_TPCommMode>:$tp_comm,
+    EnumParameter<Workload_RecomputePolicy>:$recompute,
+    EnumParameter<Workload_PipelineSchedule>:$schedule
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    ::blueprint::workload::MappingSpec getSpec() const;
+  }];
+}
+
+#endif // BLUEPRINT_TRANSFORMER_ATTRS

@@ -1,0 +1,75 @@
+//===- TransformerOps.td - ModelIR operations -------------------*- tablegen -*-===//
+
+#ifndef BLUEPRINT_TRANSFORMER_OPS
+#define BLUEPRINT_TRANSFORMER_OPS
+
+include "Blueprint/Dialect/Transformer/IR/TransformerAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+
+class Transformer_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Transformer_Dialect, mnemonic, traits>;
+
+def Transformer_DecoderTrainingOp
+    : Transformer_Op<"decoder_training", [Symbol]> {
+  let summary = "a decoder-only Transformer training run, as one coarse op";
+  let description = [{
+    Composes the model, training-workload and mapping contracts into one
+    training run. The op is target-neutral: it says what must be computed,
+    for which batch, on which logical mesh — never how or where. The
+    `--distribute-transformer` pass expands it into `dist` tasks.
+
+    The verifier enforces the composition rules (docs/TransformerSpec.md),
+    each with its own diagnostic naming the fields and values:
+
+    1. `decoder_training_c1`: `dp` divides `global_batch` (local batch);
+    2. `decoder_training_c2`: `micro_batch` divides `global_batch / dp`
+       (micro-batch count);
+    3. `decoder_training_c3`: `pp * virtual_stages` divides `blocks`
+       (blocks per virtual chunk);
+    4. `decoder_training_c4`: `tp` divides `heads`;
+    5. `decoder_training_c5`: `tp` divides `kv_heads`;
+    6. `decoder_training_c6`: `tp` divides `hidden`;
+    7. `decoder_training_c7`: `tp` divides `ffn_hidden`;
+    8. `decoder_training_c8`: `tp` divides `vocab` (vocabulary-parallel
+       embedding and LM head);
+    9. `decoder_training_c9`: under `reduce_scatter_all_gather`, `tp`
+       divides `seq_length`;
+    10. `decoder_training_c10`: under `interleaved_one_f_one_b`, `pp`
+        divides the micro-batch count (Megatron runs micro-batches in groups
+        of `pp`).
+
+    ```mlir
+    transformer.decoder_training @gpt3_175b
+        model = <hidden = 12288, heads = 96, ffn_hidden = 49152,
+                 seq_length = 2048, vocab = 51200, blocks = 96,
+                 norm = layernorm, activation = gelu>
+        training = <global_batch = 1536, micro_batch = 1,
+                    activation_type = bf16, weight_type = bf16,
+                    gradient_type = bf16, optimizer_state_type = f32>
+        mapping = <world = 1536, tp = 8, pp = 16, dp = 12,
+                   virtual_stages = 1, tp_comm = reduce_scatter_all_gather,
+                   recompute = selective, schedule = one_f_one_b>
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    Transformer_ModelAttr:$model,
+    Transformer_TrainingAttr:$training,
+    Transformer_MappingAttr:$mapping
+  );
+  let assemblyFormat = [{
+    $sym_name attr-dict
+    `model` `=` $model
+    `training` `=` $training
+    `mapping` `=` $mapping
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// local batch, micro-batch count and blocks per virtual chunk; only
+    /// meaningful on a verified op.
+    ::blueprint::workload::TrainingComposition getComposition();
+  }];
+}
+
+#endif // BLUEPRINT_TRANSFORMER_OPS

@@ -1,0 +1,64 @@
+//===- Checked.h - Overflow-checked exact integer arithmetic ----*- C++ -*-===//
+//
+// Every count Blueprint derives is an exact integer. `Exact` wraps int64_t
+// arithmetic so that the first overflow is remembered together with the name
+// of the quantity being computed; callers turn it into a diagnostic instead of
+// ever seeing a wrapped number.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_WORKLOAD_CHECKED_H
+#define BLUEPRINT_WORKLOAD_CHECKED_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace blueprint::workload {
+
+/// Records the first overflow of a derivation. Results after an overflow are
+/// meaningless (zero) and must not be used; check `failed()` before reading.
+class OverflowGuard {
+public:
+  /// a * b, or 0 after recording `what` as the overflowing quantity.
+  int64_t mul(int64_t a, int64_t b, llvm::StringRef what) {
+    return record(llvm::checkedMul(a, b), what);
+  }
+  int64_t add(int64_t a, int64_t b, llvm::StringRef what) {
+    return record(llvm::checkedAdd(a, b), what);
+  }
+  int64_t sub(int64_t a, int64_t b, llvm::StringRef what) {
+    return record(llvm::checkedSub(a, b), what);
+  }
+  /// Product of several factors, checked at every step.
+  int64_t product(std::initializer_list<int64_t> factors, llvm::StringRef what) {
+    int64_t result = 1;
+    for (int64_t factor : factors)
+      result = mul(result, factor, what);
+    return result;
+  }
+
+  bool failed() const { return overflowed.has_value(); }
+  /// The name of the first quantity that overflowed.
+  llvm::StringRef overflowedQuantity() const {
+    return overflowed ? llvm::StringRef(*overflowed) : llvm::StringRef();
+  }
+
+private:
+  int64_t record(std::optional<int64_t> value, llvm::StringRef what) {
+    if (value)
+      return *value;
+    if (!overflowed)
+      overflowed = what.str();
+    return 0;
+  }
+
+  std::optional<std::string> overflowed;
+};
+
+} // namespace blueprint::workload
+
+#endif // BLUEPRINT_WORKLOAD_CHECKED_H

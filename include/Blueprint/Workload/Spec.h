@@ -1,0 +1,109 @@
+//===- Spec.h - Plain model, workload and mapping contracts -----*- C++ -*-===//
+//
+// The three independent contracts of a decoder-only Transformer training run
+// as plain data: the model (dimensions and semantics), the training workload
+// (batch and datatypes) and the mapping (TP x PP x DP, recompute, schedule).
+// The `transformer` dialect attributes convert to and from these; the work
+// algebra and the composition rules consume them. No MLIR types appear here so
+// the algebra stays a plain, fast, unit-testable library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_WORKLOAD_SPEC_H
+#define BLUEPRINT_WORKLOAD_SPEC_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseMapInfo.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+// The closed vocabularies (NormKind, ActivationKind, DataType, TPCommMode,
+// RecomputePolicy, PipelineSchedule, Phase, Engine, CollectiveKind,
+// ReductionKind) with stringifyEnum/symbolizeEnum, generated from
+// WorkloadEnums.td.
+#include "Blueprint/Workload/WorkloadEnums.h.inc"
+
+namespace blueprint::workload {
+
+/// Bytes per element of a datatype.
+int64_t bytesOf(DataType type);
+
+struct ModelSpec {
+  int64_t hidden = 0;
+  int64_t heads = 0;
+  /// Key/value heads; equal to `heads` without grouped-query attention.
+  int64_t kvHeads = 0;
+  /// Per-head dimension; hidden / heads unless the model says otherwise.
+  int64_t headDim = 0;
+  int64_t ffnHidden = 0;
+  int64_t seqLength = 0;
+  /// Rows of the learned position-embedding table (>= seqLength).
+  int64_t maxPositions = 0;
+  int64_t vocab = 0;
+  int64_t blocks = 0;
+  NormKind norm = NormKind::LayerNorm;
+  ActivationKind activation = ActivationKind::GeLU;
+};
+
+struct TrainingSpec {
+  int64_t globalBatch = 0;
+  int64_t microBatch = 0;
+  DataType activationType = DataType::BF16;
+  DataType weightType = DataType::BF16;
+  DataType gradientType = DataType::BF16;
+  DataType optimizerStateType = DataType::F32;
+  bool attentionDropout = true;
+  bool hiddenDropout = true;
+};
+
+struct MappingSpec {
+  int64_t tp = 1;
+  int64_t pp = 1;
+  int64_t dp = 1;
+  int64_t world = 1;
+  int64_t virtualStages = 1;
+  TPCommMode tpComm = TPCommMode::AllReduce;
+  RecomputePolicy recompute = RecomputePolicy::None;
+  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+};
+
+/// One broken composition rule: its label (as cited in docs/ and tests) and a
+/// message naming the fields and their values.
+struct RuleViolation {
+  std::string rule;
+  std::string message;
+};
+
+/// The integral quantities a valid training composition defines.
+struct TrainingComposition {
+  int64_t localBatch = 0;           // global_batch / dp
+  int64_t microbatches = 0;         // global_batch / (dp * micro_batch)
+  int64_t blocksPerVirtualChunk = 0; // blocks / (pp * virtual_stages)
+};
+
+/// Rules that involve only the model contract (docs/TransformerSpec.md,
+/// `transformer_model_c*`).
+std::vector<RuleViolation> checkModel(const ModelSpec &model);
+/// Rules that involve only the training-workload contract.
+std::vector<RuleViolation> checkTraining(const TrainingSpec &training);
+/// Rules that involve only the mapping contract.
+std::vector<RuleViolation> checkMapping(const MappingSpec &mapping);
+/// Rules that compose the three contracts (`decoder_training_c*`); assumes
+/// each contract passed its own rules.
+std::vector<RuleViolation> checkTrainingComposition(
+    const ModelSpec &model, const TrainingSpec &training,
+    const MappingSpec &mapping);
+
+/// The composition's integral quantities, or std::nullopt if any rule fails.
+std::optional<TrainingComposition>
+composeTraining(const ModelSpec &model, const TrainingSpec &training,
+                const MappingSpec &mapping);
+
+} // namespace blueprint::workload
+
+#endif // BLUEPRINT_WORKLOAD_SPEC_H

@@ -1,0 +1,91 @@
+//===- WorkloadEnums.td - Closed vocabularies of the workload --*- tablegen -*-===//
+//
+// The closed sets shared by the plain work algebra and the dialects: one
+// definition, generated as plain C++ enums (namespace blueprint::workload)
+// with stringify/symbolize functions, and used as attribute parameters by the
+// `transformer`, `dist` and `pplan` dialects.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_WORKLOAD_ENUMS
+#define BLUEPRINT_WORKLOAD_ENUMS
+
+include "mlir/IR/EnumAttr.td"
+
+class Workload_Enum<string name, string summary, list<I32EnumAttrCase> cases>
+    : I32EnumAttr<name, summary, cases> {
+  let cppNamespace = "::blueprint::workload";
+  let genSpecializedAttr = 0;
+}
+
+def Workload_NormKind : Workload_Enum<"NormKind", "normalization kind", [
+  I32EnumAttrCase<"LayerNorm", 0, "layernorm">,
+  I32EnumAttrCase<"RMSNorm", 1, "rmsnorm">
+]>;
+
+// GeLU and ReLU are plain MLPs; SwiGLU is a gated MLP whose FC1 produces the
+// gate and the up projection (2 x ffn_hidden columns).
+def Workload_ActivationKind : Workload_Enum<"ActivationKind",
+    "MLP activation kind", [
+  I32EnumAttrCase<"GeLU", 0, "gelu">,
+  I32EnumAttrCase<"ReLU", 1, "relu">,
+  I32EnumAttrCase<"SwiGLU", 2, "swiglu">
+]>;
+
+def Workload_DataType : Workload_Enum<"DataType", "element datatype", [
+  I32EnumAttrCase<"F32", 0, "f32">,
+  I32EnumAttrCase<"BF16", 1, "bf16">,
+  I32EnumAttrCase<"F16", 2, "f16">,
+  I32EnumAttrCase<"FP8", 3, "fp8">
+]>;
+
+def Workload_TPCommMode : Workload_Enum<"TPCommMode",
+    "tensor-parallel communication mode", [
+  I32EnumAttrCase<"AllReduce", 0, "all_reduce">,
+  I32EnumAttrCase<"ReduceScatterAllGather", 1, "reduce_scatter_all_gather">
+]>;
+
+def Workload_RecomputePolicy : Workload_Enum<"RecomputePolicy",
+    "activation recompute policy", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"Selective", 1, "selective">,
+  I32EnumAttrCase<"Full", 2, "full">
+]>;
+
+def Workload_PipelineSchedule : Workload_Enum<"PipelineSchedule",
+    "pipeline schedule", [
+  I32EnumAttrCase<"GPipe", 0, "gpipe">,
+  I32EnumAttrCase<"OneFOneB", 1, "one_f_one_b">,
+  I32EnumAttrCase<"Interleaved1F1B", 2, "interleaved_one_f_one_b">
+]>;
+
+def Workload_Phase : Workload_Enum<"Phase", "work phase", [
+  I32EnumAttrCase<"Forward", 0, "forward">,
+  I32EnumAttrCase<"Recompute", 1, "recompute">,
+  I32EnumAttrCase<"ActivationGrad", 2, "activation_grad">,
+  I32EnumAttrCase<"WeightGrad", 3, "weight_grad">,
+  I32EnumAttrCase<"Optimizer", 4, "optimizer">,
+  I32EnumAttrCase<"Recommunication", 5, "recommunication">
+]>;
+
+def Workload_Engine : Workload_Enum<"Engine", "engine class", [
+  I32EnumAttrCase<"Matmul", 0, "matmul">,
+  I32EnumAttrCase<"Vector", 1, "vector">,
+  I32EnumAttrCase<"Collective", 2, "collective">
+]>;
+
+def Workload_CollectiveKind : Workload_Enum<"CollectiveKind",
+    "collective kind", [
+  I32EnumAttrCase<"AllReduce", 0, "all_reduce">,
+  I32EnumAttrCase<"ReduceScatter", 1, "reduce_scatter">,
+  I32EnumAttrCase<"AllGather", 2, "all_gather">
+]>;
+
+// The reduction vocabulary of the upstream `shard` dialect (ReductionKind),
+// plus `none` for collectives that do not reduce (all-gather).
+def Workload_ReductionKind : Workload_Enum<"ReductionKind", "reduction kind", [
+  I32EnumAttrCase<"Sum", 0, "sum">,
+  I32EnumAttrCase<"None", 1, "none">
+]>;
+
+#endif // BLUEPRINT_WORKLOAD_ENUMS

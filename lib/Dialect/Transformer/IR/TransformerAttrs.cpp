@@ -1,0 +1,202 @@
+//===- TransformerAttrs.cpp - ModelIR contracts ---------------------------===//
+//
+// Each contract attribute verifies its own rules through the plain checks of
+// Blueprint/Workload/Spec.h, so the verifier, the importers and the work
+// algebra share one statement of every rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Dialect/Transformer/IR/TransformerAttrs.h"
+#include "Blueprint/Dialect/Transformer/IR/TransformerDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace blueprint;
+using namespace blueprint::transformer;
+
+#define GET_ATTRDEF_CLASSES
+#include "Blueprint/Dialect/Transformer/IR/TransformerAttrs.cpp.inc"
+
+void TransformerDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "Blueprint/Dialect/Transformer/IR/TransformerAttrs.cpp.inc"
+      >();
+}
+
+/// Emits one diagnostic per violated rule, `<rule>: <message>`.
+static LogicalResult
+reportViolations(function_ref<InFlightDiagnostic()> emitError,
+                 llvm::ArrayRef<workload::RuleViolation> violations) {
+  for (const workload::RuleViolation &violation : violations)
+    emitError() << violation.rule << ": " << violation.message;
+  return failure(!violations.empty());
+}
+
+//===----------------------------------------------------------------------===//
+// ModelAttr
+//===----------------------------------------------------------------------===//
+
+/// The plain model with optional fields resolved to their defaults. A
+/// head_dim default needs heads > 0 dividing hidden; otherwise it is left 0
+/// and rule transformer_model_c1/c4 reports the cause.
+static workload::ModelSpec
+toModelSpec(int64_t hidden, int64_t heads, int64_t ffnHidden, int64_t seqLength,
+            int64_t vocab, int64_t blocks, workload::NormKind norm,
+            workload::ActivationKind activation, std::optional<int64_t> kvHeads,
+            std::optional<int64_t> headDim,
+            std::optional<int64_t> maxPositions) {
+  workload::ModelSpec spec;
+  spec.hidden = hidden;
+  spec.heads = heads;
+  spec.kvHeads = kvHeads.value_or(heads);
+  spec.headDim = headDim.value_or(
+      heads > 0 && hidden % heads == 0 ? hidden / heads : 0);
+  spec.ffnHidden = ffnHidden;
+  spec.seqLength = seqLength;
+  spec.maxPositions = maxPositions.value_or(seqLength);
+  spec.vocab = vocab;
+  spec.blocks = blocks;
+  spec.norm = norm;
+  spec.activation = activation;
+  return spec;
+}
+
+LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                int64_t hidden, int64_t heads,
+                                int64_t ffnHidden, int64_t seqLength,
+                                int64_t vocab, int64_t blocks,
+                                workload::NormKind norm,
+                                workload::ActivationKind activation,
+                                std::optional<int64_t> kvHeads,
+                                std::optional<int64_t> headDim,
+                                std::optional<int64_t> maxPositions) {
+  // transformer_model_c4 concerns only the implicit head_dim, which the plain
+  // spec no longer distinguishes from an explicit one.
+  if (!headDim && heads > 0 && hidden > 0 && hidden % heads != 0) {
+    emitError() << "transformer_model_c4: hidden = " << hidden
+                << " is not divisible by heads = " << heads
+                << " and no head_dim is given";
+    return failure();
+  }
+  return reportViolations(
+      emitError,
+      workload::checkModel(toModelSpec(hidden, heads, ffnHidden, seqLength,
+                                       vocab, blocks, norm, activation,
+                                       kvHeads, headDim, maxPositions)));
+}
+
+workload::ModelSpec ModelAttr::getSpec() const {
+  return toModelSpec(getHidden(), getHeads(), getFfnHidden(), getSeqLength(),
+                     getVocab(), getBlocks(), getNorm(), getActivation(),
+                     getKvHeads(), getHeadDim(), getMaxPositions());
+}
+
+ModelAttr blueprint::transformer::getModelAttr(MLIRContext *context,
+                                               const workload::ModelSpec &spec) {
+  return ModelAttr::get(context, spec.hidden, spec.heads, spec.ffnHidden,
+                        spec.seqLength, spec.vocab, spec.blocks, spec.norm,
+                        spec.activation, spec.kvHeads, spec.headDim,
+                        spec.maxPositions);
+}
+
+//===----------------------------------------------------------------------===//
+// TrainingAttr
+//===----------------------------------------------------------------------===//
+
+static workload::TrainingSpec
+toTrainingSpec(int64_t globalBatch, int64_t microBatch,
+               workload::DataType activationType, workload::DataType weightType,
+               workload::DataType gradientType,
+               workload::DataType optimizerStateType, bool attentionDropout,
+               bool hiddenDropout) {
+  workload::TrainingSpec spec;
+  spec.globalBatch = globalBatch;
+  spec.microBatch = microBatch;
+  spec.activationType = activationType;
+  spec.weightType = weightType;
+  spec.gradientType = gradientType;
+  spec.optimizerStateType = optimizerStateType;
+  spec.attentionDropout = attentionDropout;
+  spec.hiddenDropout = hiddenDropout;
+  return spec;
+}
+
+LogicalResult TrainingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, int64_t globalBatch,
+    int64_t microBatch, workload::DataType activationType,
+    workload::DataType weightType, workload::DataType gradientType,
+    workload::DataType optimizerStateType, bool attentionDropout,
+    bool hiddenDropout) {
+  return reportViolations(
+      emitError, workload::checkTraining(toTrainingSpec(
+                     globalBatch, microBatch, activationType, weightType,
+                     gradientType, optimizerStateType, attentionDropout,
+                     hiddenDropout)));
+}
+
+workload::TrainingSpec TrainingAttr::getSpec() const {
+  return toTrainingSpec(getGlobalBatch(), getMicroBatch(), getActivationType(),
+                        getWeightType(), getGradientType(),
+                        getOptimizerStateType(), getAttentionDropout(),
+                        getHiddenDropout());
+}
+
+TrainingAttr
+blueprint::transformer::getTrainingAttr(MLIRContext *context,
+                                        const workload::TrainingSpec &spec) {
+  return TrainingAttr::get(context, spec.globalBatch, spec.microBatch,
+                           spec.activationType, spec.weightType,
+                           spec.gradientType, spec.optimizerStateType,
+                           spec.attentionDropout, spec.hiddenDropout);
+}
+
+//===----------------------------------------------------------------------===//
+// MappingAttr
+//===----------------------------------------------------------------------===//
+
+static workload::MappingSpec
+toMappingSpec(int64_t world, int64_t tp, int64_t pp, int64_t dp,
+              int64_t virtualStages, workload::TPCommMode tpComm,
+              workload::RecomputePolicy recompute,
+              workload::PipelineSchedule schedule) {
+  workload::MappingSpec spec;
+  spec.world = world;
+  spec.tp = tp;
+  spec.pp = pp;
+  spec.dp = dp;
+  spec.virtualStages = virtualStages;
+  spec.tpComm = tpComm;
+  spec.recompute = recompute;
+  spec.schedule = schedule;
+  return spec;
+}
+
+LogicalResult MappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  int64_t world, int64_t tp, int64_t pp,
+                                  int64_t dp, int64_t virtualStages,
+                                  workload::TPCommMode tpComm,
+                                  workload::RecomputePolicy recompute,
+                                  workload::PipelineSchedule schedule) {
+  return reportViolations(
+      emitError, workload::checkMapping(toMappingSpec(
+                     world, tp, pp, dp, virtualStages, tpComm, recompute,
+                     schedule)));
+}
+
+workload::MappingSpec MappingAttr::getSpec() const {
+  return toMappingSpec(getWorld(), getTp(), getPp(), getDp(),
+                       getVirtualStages(), getTpComm(), getRecompute(),
+                       getSchedule());
+}
+
+MappingAttr
+blueprint::transformer::getMappingAttr(MLIRContext *context,
+                                       const workload::MappingSpec &spec) {
+  return MappingAttr::get(context, spec.world, spec.tp, spec.pp, spec.dp,
+                          spec.virtualStages, spec.tpComm, spec.recompute,
+                          spec.schedule);
+}

@@ -1,0 +1,399 @@
+//===- MegatronArgs.cpp - Import a Megatron-LM launch argument list -------===//
+//
+// Maps Megatron-LM's command-line flags onto the three ModelIR contracts,
+// reproducing Megatron's own defaults and derived values (docs/ImportMegatron.md
+// has the flag-to-field table). Every flag is in exactly one class:
+//   - modelled: mapped to a contract field;
+//   - workload-neutral: optimizer hyper-parameters, logging, I/O, data and
+//     tokenizer paths, seeds: they change no operation, byte or message;
+//   - not modelled: they change the workload in a way Blueprint does not yet
+//     derive (experts, context parallelism, ...): rejected by name;
+//   - unknown: rejected by name, since nobody can tell what they change.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TrainingModule.h"
+
+#include "Blueprint/Import/Import.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+using namespace blueprint;
+using namespace blueprint::workload;
+
+namespace {
+
+/// Flags that take no value.
+const llvm::StringSet<> kSwitchFlags = {
+    "--sequence-parallel", "--bf16", "--fp16", "--swiglu",
+    "--group-query-attention", "--recompute-activations",
+    "--accumulate-allreduce-grads-in-fp32",
+    // Workload-neutral switches.
+    "--use-mcore-models", "--no-masked-softmax-fusion",
+    "--no-bias-gelu-fusion", "--no-bias-dropout-fusion",
+    "--no-gradient-accumulation-fusion", "--overlap-grad-reduce",
+    "--overlap-param-gather", "--log-timers-to-tensorboard",
+    "--log-validation-ppl-to-tensorboard", "--log-memory-to-tensorboard",
+    "--log-num-zeros-in-grad", "--log-params-norm", "--log-throughput",
+    "--no-load-optim", "--no-load-rng", "--no-save-optim", "--no-save-rng",
+    "--use-checkpoint-args", "--exit-on-missing-checkpoint"};
+
+/// Flags with a value that change no operation, byte or message.
+const llvm::StringSet<> kNeutralValueFlags = {
+    "--lr", "--min-lr", "--lr-decay-style", "--lr-decay-iters",
+    "--lr-decay-samples", "--lr-warmup-fraction", "--lr-warmup-iters",
+    "--lr-warmup-samples", "--weight-decay", "--clip-grad", "--adam-beta1",
+    "--adam-beta2", "--adam-eps", "--init-method-std", "--train-iters",
+    "--train-samples", "--log-interval", "--eval-interval", "--eval-iters",
+    "--save", "--load", "--save-interval", "--data-path", "--split",
+    "--vocab-file", "--merge-file", "--tokenizer-type", "--tokenizer-model",
+    "--seed", "--distributed-backend", "--tensorboard-dir",
+    "--wandb-project", "--wandb-exp-name", "--data-cache-path",
+    "--num-workers", "--initial-loss-scale", "--min-loss-scale",
+    "--loss-scale-window", "--hysteresis", "--distributed-timeout-minutes",
+    "--optimizer", "--attention-softmax-in-fp32"};
+
+/// Flags that change the workload in ways Blueprint does not derive yet.
+const llvm::StringSet<> kUnmodelledFlags = {
+    "--num-experts", "--moe-router-topk", "--expert-model-parallel-size",
+    "--moe-ffn-hidden-size", "--context-parallel-size",
+    "--use-distributed-optimizer", "--untie-embeddings-and-output-weights",
+    "--position-embedding-type", "--fp8-format", "--disable-bias-linear",
+    "--add-qkv-bias", "--use-flash-attn", "--multi-latent-attention",
+    "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
+    "--num-virtual-stages-per-pipeline-rank", "--squared-relu",
+    "--rampup-batch-size", "--apply-layernorm-1p", "--qk-layernorm",
+    "--cpu-offloading", "--recompute-modules"};
+
+/// The flags of one argument list: value flags map to their value, switches
+/// to the empty string. Reports a repeated flag, a missing value or an
+/// unknown or unmodelled flag.
+class ArgumentList {
+public:
+  ArgumentList(Location loc) : loc(loc) {}
+
+  bool parse(llvm::StringRef text) {
+    llvm::SmallVector<llvm::StringRef> words = tokenize(text);
+    for (size_t i = 0; i < words.size(); ++i) {
+      llvm::StringRef word = words[i];
+      if (!word.starts_with("--")) {
+        error("'" + word + "' is not a flag (expected --name or --name=value)");
+        continue;
+      }
+      auto [flag, inlineValue] = word.split('=');
+      bool hasInlineValue = word.contains('=');
+      if (kUnmodelledFlags.contains(flag)) {
+        error("Megatron flag '" + flag +
+              "' changes the workload but is not modelled by Blueprint yet");
+        if (!hasInlineValue && i + 1 < words.size() &&
+            !words[i + 1].starts_with("--"))
+          ++i;
+        continue;
+      }
+      bool isSwitch = kSwitchFlags.contains(flag);
+      if (!isSwitch && !kNeutralValueFlags.contains(flag) &&
+          !kModelledValueFlags.contains(flag)) {
+        error("unknown Megatron flag '" + flag +
+              "': not in Blueprint's flag table (docs/ImportMegatron.md), so "
+              "its effect on the workload is unknown");
+        continue;
+      }
+      std::string value;
+      if (isSwitch) {
+        if (hasInlineValue)
+          error("flag '" + flag + "' takes no value");
+      } else if (hasInlineValue) {
+        value = inlineValue.str();
+      } else if (i + 1 < words.size() && !words[i + 1].starts_with("--")) {
+        value = words[++i].str();
+      } else {
+        error("flag '" + flag + "' needs a value");
+        continue;
+      }
+      if (!values.try_emplace(flag, value).second)
+        error("flag '" + flag + "' is given more than once");
+    }
+    return !hasFailed;
+  }
+
+  bool has(llvm::StringRef flag) const { return values.count(flag); }
+
+  std::optional<llvm::StringRef> value(llvm::StringRef flag) const {
+    auto it = values.find(flag);
+    if (it == values.end())
+      return std::nullopt;
+    return llvm::StringRef(it->second);
+  }
+
+  /// A positive-or-not 64-bit integer flag value; range rules are the
+  /// contracts' own (reported later, naming the field).
+  std::optional<int64_t> integer(llvm::StringRef flag) {
+    std::optional<llvm::StringRef> text = value(flag);
+    if (!text)
+      return std::nullopt;
+    int64_t result;
+    if (text->getAsInteger(10, result)) {
+      error("flag '" + flag + "' expects an integer in [-2^63, 2^63 - 1], got '" +
+            *text + "'");
+      return std::nullopt;
+    }
+    return result;
+  }
+
+  int64_t integerOr(llvm::StringRef flag, int64_t fallback) {
+    return integer(flag).value_or(fallback);
+  }
+
+  /// A probability flag; only whether it is zero matters to the workload.
+  std::optional<bool> nonZeroProbability(llvm::StringRef flag) {
+    std::optional<llvm::StringRef> text = value(flag);
+    if (!text)
+      return std::nullopt;
+    double probability;
+    if (text->getAsDouble(probability) || probability < 0 ||
+        probability >= 1) {
+      error("flag '" + flag + "' expects a probability in [0, 1), got '" +
+            *text + "'");
+      return std::nullopt;
+    }
+    return probability != 0;
+  }
+
+  void error(const llvm::Twine &message) {
+    emitError(loc) << message.str();
+    hasFailed = true;
+  }
+  bool failed() const { return hasFailed; }
+
+  /// Value flags that map to contract fields.
+  static const llvm::StringSet<> kModelledValueFlags;
+
+private:
+  /// Splits on white space; drops `#` comments, shell line continuations and
+  /// a leading launcher word (e.g. `pretrain_gpt.py`) is not allowed: the
+  /// file holds flags only.
+  static llvm::SmallVector<llvm::StringRef> tokenize(llvm::StringRef text) {
+    llvm::SmallVector<llvm::StringRef> words;
+    llvm::SmallVector<llvm::StringRef> lines;
+    text.split(lines, '\n');
+    for (llvm::StringRef line : lines) {
+      line = line.split('#').first;
+      llvm::SmallVector<llvm::StringRef> lineWords;
+      line.split(lineWords, ' ', -1, /*KeepEmpty=*/false);
+      for (llvm::StringRef word : lineWords) {
+        word = word.trim();
+        if (!word.empty() && word != "\\")
+          words.push_back(word);
+      }
+    }
+    return words;
+  }
+
+  Location loc;
+  bool hasFailed = false;
+  llvm::StringMap<std::string> values;
+};
+
+const llvm::StringSet<> ArgumentList::kModelledValueFlags = {
+    "--num-layers", "--hidden-size", "--ffn-hidden-size",
+    "--num-attention-heads", "--num-query-groups", "--kv-channels",
+    "--seq-length", "--max-position-embeddings", "--vocab-size",
+    "--make-vocab-size-divisible-by", "--micro-batch-size",
+    "--global-batch-size", "--tensor-model-parallel-size",
+    "--pipeline-model-parallel-size", "--num-layers-per-virtual-pipeline-stage",
+    "--recompute-granularity", "--recompute-method", "--recompute-num-layers",
+    "--normalization", "--attention-dropout", "--hidden-dropout",
+    "--world-size"};
+
+/// Megatron pads the vocabulary to a multiple of
+/// make-vocab-size-divisible-by x TP (megatron/training/tokenizer:
+/// _vocab_size_with_padding).
+std::optional<int64_t> paddedVocab(int64_t vocab, int64_t divisibleBy,
+                                   int64_t tp) {
+  std::optional<int64_t> multiple = llvm::checkedMul(divisibleBy, tp);
+  if (!multiple || *multiple <= 0 || vocab <= 0)
+    return vocab;
+  std::optional<int64_t> rounded =
+      llvm::checkedAdd(vocab, *multiple - 1);
+  if (!rounded)
+    return std::nullopt;
+  return *rounded / *multiple * *multiple;
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp>
+blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) {
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  llvm::StringRef fileName = buffer->getBufferIdentifier();
+  Location loc = FileLineColLoc::get(context, fileName, 1, 1);
+  ArgumentList args(loc);
+  if (!args.parse(buffer->getBuffer()))
+    return nullptr;
+
+  for (llvm::StringRef required :
+       {"--num-layers", "--hidden-size", "--num-attention-heads",
+        "--seq-length", "--micro-batch-size", "--vocab-size", "--world-size"})
+    if (!args.has(required))
+      args.error("missing required flag '" + required + "'" +
+                 (required == "--vocab-size"
+                      ? " (Megatron reads it from the tokenizer; Blueprint "
+                        "needs it given)"
+                      : required == "--world-size"
+                            ? " (Megatron reads it from the launcher; "
+                              "Blueprint needs it given)"
+                            : ""));
+  if (args.failed())
+    return nullptr;
+
+  ModelSpec model;
+  model.blocks = *args.integer("--num-layers");
+  model.hidden = *args.integer("--hidden-size");
+  model.heads = *args.integer("--num-attention-heads");
+  model.seqLength = *args.integer("--seq-length");
+  model.maxPositions = args.integerOr("--max-position-embeddings",
+                                      model.seqLength);
+  model.kvHeads = args.has("--group-query-attention")
+                      ? args.integerOr("--num-query-groups", 1)
+                      : model.heads;
+  if (args.has("--num-query-groups") && !args.has("--group-query-attention"))
+    args.error("flag '--num-query-groups' needs '--group-query-attention'");
+  bool gated = args.has("--swiglu");
+  model.activation = gated ? ActivationKind::SwiGLU : ActivationKind::GeLU;
+  // Megatron's default FFN width: 4h, or for SwiGLU 4h x 2/3 rounded down to
+  // a multiple of 64 (megatron/training/arguments.py).
+  int64_t defaultFfn = 0;
+  if (std::optional<int64_t> fourH = llvm::checkedMul<int64_t>(4, model.hidden))
+    defaultFfn = gated ? *fourH * 2 / 3 / 64 * 64 : *fourH;
+  model.ffnHidden = args.integerOr("--ffn-hidden-size", defaultFfn);
+  model.headDim = args.integerOr(
+      "--kv-channels", model.heads > 0 ? model.hidden / model.heads : 0);
+  if (!args.has("--kv-channels") && model.heads > 0 &&
+      model.hidden % model.heads != 0)
+    args.error("--hidden-size = " + llvm::Twine(model.hidden) +
+               " is not divisible by --num-attention-heads = " +
+               llvm::Twine(model.heads) + " (transformer_model_c4)");
+  if (std::optional<llvm::StringRef> norm = args.value("--normalization")) {
+    if (*norm == "LayerNorm")
+      model.norm = NormKind::LayerNorm;
+    else if (*norm == "RMSNorm")
+      model.norm = NormKind::RMSNorm;
+    else
+      args.error("flag '--normalization' expects LayerNorm or RMSNorm, got '" +
+                 *norm + "'");
+  }
+
+  MappingSpec mapping;
+  mapping.tp = args.integerOr("--tensor-model-parallel-size", 1);
+  mapping.pp = args.integerOr("--pipeline-model-parallel-size", 1);
+  mapping.world = *args.integer("--world-size");
+  std::optional<int64_t> tpTimesPp = llvm::checkedMul(mapping.tp, mapping.pp);
+  if (!tpTimesPp || *tpTimesPp <= 0 || mapping.world % *tpTimesPp != 0)
+    args.error("--world-size = " + llvm::Twine(mapping.world) +
+               " is not divisible by --tensor-model-parallel-size x "
+               "--pipeline-model-parallel-size (transformer_mapping_c2)");
+  else
+    mapping.dp = mapping.world / *tpTimesPp;
+  if (args.has("--sequence-parallel"))
+    mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+  if (std::optional<int64_t> layersPerChunk =
+          args.integer("--num-layers-per-virtual-pipeline-stage")) {
+    // Megatron: virtual stages = layers / pp / layers-per-virtual-stage.
+    if (*layersPerChunk <= 0 || mapping.pp <= 0 ||
+        model.blocks % mapping.pp != 0 ||
+        (model.blocks / mapping.pp) % *layersPerChunk != 0)
+      args.error("--num-layers-per-virtual-pipeline-stage = " +
+                 llvm::Twine(*layersPerChunk) +
+                 " must divide --num-layers / --pipeline-model-parallel-size");
+    else
+      mapping.virtualStages = model.blocks / mapping.pp / *layersPerChunk;
+    mapping.schedule = PipelineSchedule::Interleaved1F1B;
+  }
+
+  // Recompute: selective, or full with the uniform method checkpointing every
+  // block (recompute-num-layers = 1). Other full-recompute shapes recompute
+  // only some blocks, which the block-level policy cannot state.
+  if (args.has("--recompute-activations"))
+    mapping.recompute = RecomputePolicy::Selective;
+  if (std::optional<llvm::StringRef> granularity =
+          args.value("--recompute-granularity")) {
+    if (*granularity == "selective") {
+      mapping.recompute = RecomputePolicy::Selective;
+    } else if (*granularity == "full") {
+      mapping.recompute = RecomputePolicy::Full;
+      llvm::StringRef method = args.value("--recompute-method").value_or("");
+      int64_t layers = args.integerOr("--recompute-num-layers", 1);
+      if (method != "uniform" || layers != 1)
+        args.error("'--recompute-granularity full' with --recompute-method '" +
+                   method + "' and --recompute-num-layers " +
+                   llvm::Twine(layers) +
+                   " recomputes only some blocks: not modelled by Blueprint "
+                   "yet (use --recompute-method uniform "
+                   "--recompute-num-layers 1)");
+    } else {
+      args.error("flag '--recompute-granularity' expects full or selective, "
+                 "got '" +
+                 *granularity + "'");
+    }
+  } else if (args.has("--recompute-method") ||
+             args.has("--recompute-num-layers")) {
+    args.error("flags '--recompute-method'/'--recompute-num-layers' need "
+               "'--recompute-granularity full'");
+  }
+
+  if (std::optional<int64_t> vocab = args.integer("--vocab-size")) {
+    std::optional<int64_t> padded = paddedVocab(
+        *vocab, args.integerOr("--make-vocab-size-divisible-by", 128),
+        mapping.tp);
+    if (!padded)
+      args.error("padding --vocab-size = " + llvm::Twine(*vocab) +
+                 " overflows a 64-bit integer");
+    model.vocab = padded.value_or(0);
+  }
+
+  TrainingSpec training;
+  training.microBatch = *args.integer("--micro-batch-size");
+  // Megatron's default global batch: one micro-batch per data-parallel rank.
+  std::optional<int64_t> defaultGlobal =
+      llvm::checkedMul(training.microBatch, mapping.dp);
+  training.globalBatch =
+      args.integerOr("--global-batch-size", defaultGlobal.value_or(0));
+  if (args.has("--bf16") && args.has("--fp16"))
+    args.error("flags '--bf16' and '--fp16' exclude each other");
+  DataType low = args.has("--bf16")   ? DataType::BF16
+                 : args.has("--fp16") ? DataType::F16
+                                      : DataType::F32;
+  training.activationType = low;
+  training.weightType = low;
+  // Megatron forces fp32 gradient accumulation and reduction under bf16.
+  training.gradientType =
+      args.has("--bf16") || args.has("--accumulate-allreduce-grads-in-fp32")
+          ? DataType::F32
+          : low;
+  training.optimizerStateType = DataType::F32;
+  training.attentionDropout =
+      args.nonZeroProbability("--attention-dropout").value_or(true);
+  training.hiddenDropout =
+      args.nonZeroProbability("--hidden-dropout").value_or(true);
+  if (args.failed())
+    return nullptr;
+
+  return import::buildTrainingModule(
+      loc, import::sanitizeSymbolName(llvm::sys::path::stem(fileName)), model,
+      training, mapping,
+      {"model (--num-layers, --hidden-size, ...)",
+       "training (--global-batch-size, --micro-batch-size, ...)",
+       "mapping (--tensor-model-parallel-size, --world-size, ...)",
+       "composition"});
+}

@@ -1,0 +1,14 @@
+//===- InitAll.cpp - Register every Blueprint dialect and pass ------------===//
+
+#include "Blueprint/InitAll.h"
+
+#include "Blueprint/Dialect/Transformer/IR/TransformerDialect.h"
+#include "Blueprint/Transforms/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+void blueprint::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<transformer::TransformerDialect>();
+}
+
+void blueprint::registerAllPasses() { registerBlueprintPasses(); }

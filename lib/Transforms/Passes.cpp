@@ -1,0 +1,3 @@
+//===- Passes.cpp - Blueprint pass registration ---------------------------===//
+
+#include "Blueprint/Transforms/Passes.h"

@@ -1,0 +1,207 @@
+//===- Spec.cpp - Contracts and their composition rules -------------------===//
+//
+// The composition rules of docs/TransformerSpec.md. Each rule has a label
+// (`transformer_model_c1`, `decoder_training_c3`, ...) that the diagnostic, the
+// documentation and the negative test cite.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Workload/Spec.h"
+#include "Blueprint/Workload/Checked.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include "Blueprint/Workload/WorkloadEnums.cpp.inc"
+
+using namespace blueprint::workload;
+
+int64_t blueprint::workload::bytesOf(DataType type) {
+  switch (type) {
+  case DataType::F32:
+    return 4;
+  case DataType::BF16:
+  case DataType::F16:
+    return 2;
+  case DataType::FP8:
+    return 1;
+  }
+  llvm_unreachable("unknown DataType");
+}
+
+namespace {
+/// Collects violations; `require(cond, rule, message)` reads like the rule.
+class RuleSink {
+public:
+  void require(bool holds, llvm::StringRef rule, const llvm::Twine &message) {
+    if (!holds)
+      violations.push_back({rule.str(), message.str()});
+  }
+  /// Rule that a named field is strictly positive.
+  void requirePositive(int64_t value, llvm::StringRef field,
+                       llvm::StringRef rule) {
+    require(value > 0, rule,
+            llvm::Twine(field) + " must be positive, got " +
+                llvm::Twine(value));
+  }
+  /// Rule that `divisor` divides `value` (both named); divisor > 0.
+  void requireDivides(int64_t value, llvm::StringRef valueName,
+                      int64_t divisor, llvm::StringRef divisorName,
+                      llvm::StringRef rule) {
+    require(divisor > 0 && value % divisor == 0, rule,
+            llvm::Twine(valueName) + " = " + llvm::Twine(value) +
+                " is not divisible by " + divisorName + " = " +
+                llvm::Twine(divisor));
+  }
+  std::vector<RuleViolation> take() { return std::move(violations); }
+  bool empty() const { return violations.empty(); }
+
+private:
+  std::vector<RuleViolation> violations;
+};
+} // namespace
+
+std::vector<RuleViolation>
+blueprint::workload::checkModel(const ModelSpec &model) {
+  RuleSink sink;
+  const char *positive = "transformer_model_c1";
+  sink.requirePositive(model.hidden, "hidden", positive);
+  sink.requirePositive(model.heads, "heads", positive);
+  sink.requirePositive(model.kvHeads, "kv_heads", positive);
+  sink.requirePositive(model.headDim, "head_dim", positive);
+  sink.requirePositive(model.ffnHidden, "ffn_hidden", positive);
+  sink.requirePositive(model.seqLength, "seq_length", positive);
+  sink.requirePositive(model.maxPositions, "max_positions", positive);
+  sink.requirePositive(model.vocab, "vocab", positive);
+  sink.requirePositive(model.blocks, "blocks", positive);
+  if (!sink.empty())
+    return sink.take();
+  // Grouped-query attention shares each key/value head among an equal number
+  // of query heads.
+  sink.requireDivides(model.heads, "heads", model.kvHeads, "kv_heads",
+                      "transformer_model_c2");
+  sink.require(model.seqLength <= model.maxPositions, "transformer_model_c3",
+               "seq_length = " + llvm::Twine(model.seqLength) +
+                   " exceeds max_positions = " +
+                   llvm::Twine(model.maxPositions));
+  return sink.take();
+}
+
+std::vector<RuleViolation>
+blueprint::workload::checkTraining(const TrainingSpec &training) {
+  RuleSink sink;
+  sink.requirePositive(training.globalBatch, "global_batch",
+                       "transformer_training_c1");
+  sink.requirePositive(training.microBatch, "micro_batch",
+                       "transformer_training_c1");
+  return sink.take();
+}
+
+std::vector<RuleViolation>
+blueprint::workload::checkMapping(const MappingSpec &mapping) {
+  RuleSink sink;
+  const char *positive = "transformer_mapping_c1";
+  sink.requirePositive(mapping.tp, "tp", positive);
+  sink.requirePositive(mapping.pp, "pp", positive);
+  sink.requirePositive(mapping.dp, "dp", positive);
+  sink.requirePositive(mapping.world, "world", positive);
+  sink.requirePositive(mapping.virtualStages, "virtual_stages", positive);
+  if (!sink.empty())
+    return sink.take();
+
+  OverflowGuard guard;
+  int64_t product = guard.product({mapping.tp, mapping.pp, mapping.dp},
+                                  "tp * pp * dp");
+  sink.require(!guard.failed(), "transformer_mapping_c2",
+               "tp * pp * dp overflows a 64-bit integer");
+  if (!guard.failed())
+    sink.require(product == mapping.world, "transformer_mapping_c2",
+                 "world = " + llvm::Twine(mapping.world) +
+                     " differs from tp * pp * dp = " + llvm::Twine(mapping.tp) +
+                     " * " + llvm::Twine(mapping.pp) + " * " +
+                     llvm::Twine(mapping.dp) + " = " + llvm::Twine(product));
+
+  bool interleaved = mapping.schedule == PipelineSchedule::Interleaved1F1B;
+  if (interleaved) {
+    sink.require(mapping.virtualStages >= 2, "transformer_mapping_c3",
+                 "schedule interleaved_one_f_one_b needs virtual_stages >= 2, "
+                 "got " +
+                     llvm::Twine(mapping.virtualStages));
+    sink.require(mapping.pp >= 2, "transformer_mapping_c4",
+                 "schedule interleaved_one_f_one_b needs pp >= 2, got " +
+                     llvm::Twine(mapping.pp));
+  } else {
+    sink.require(mapping.virtualStages == 1, "transformer_mapping_c3",
+                 "schedule " + stringifyEnum(mapping.schedule) +
+                     " has no virtual stages: virtual_stages must be 1, got " +
+                     llvm::Twine(mapping.virtualStages));
+  }
+  return sink.take();
+}
+
+std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
+    const ModelSpec &model, const TrainingSpec &training,
+    const MappingSpec &mapping) {
+  RuleSink sink;
+  // local_batch = global_batch / dp
+  sink.requireDivides(training.globalBatch, "global_batch", mapping.dp, "dp",
+                      "decoder_training_c1");
+  // microbatches = local_batch / micro_batch
+  if (mapping.dp > 0 && training.globalBatch % mapping.dp == 0)
+    sink.requireDivides(training.globalBatch / mapping.dp,
+                        "local batch global_batch / dp", training.microBatch,
+                        "micro_batch", "decoder_training_c2");
+  // blocks_per_virtual_chunk = blocks / (pp * virtual_stages)
+  OverflowGuard guard;
+  int64_t chunks =
+      guard.mul(mapping.pp, mapping.virtualStages, "pp * virtual_stages");
+  if (guard.failed())
+    sink.require(false, "decoder_training_c3",
+                 "pp * virtual_stages overflows a 64-bit integer");
+  else
+    sink.requireDivides(model.blocks, "blocks", chunks,
+                        "pp * virtual_stages", "decoder_training_c3");
+  // Megatron's tensor parallelism splits heads, key/value heads, the hidden
+  // and FFN dimensions, and the vocabulary across the TP ranks.
+  sink.requireDivides(model.heads, "heads", mapping.tp, "tp",
+                      "decoder_training_c4");
+  sink.requireDivides(model.kvHeads, "kv_heads", mapping.tp, "tp",
+                      "decoder_training_c5");
+  sink.requireDivides(model.hidden, "hidden", mapping.tp, "tp",
+                      "decoder_training_c6");
+  sink.requireDivides(model.ffnHidden, "ffn_hidden", mapping.tp, "tp",
+                      "decoder_training_c7");
+  sink.requireDivides(model.vocab, "vocab", mapping.tp, "tp",
+                      "decoder_training_c8");
+  // Sequence parallelism splits the sequence dimension across TP ranks.
+  if (mapping.tpComm == TPCommMode::ReduceScatterAllGather)
+    sink.requireDivides(model.seqLength,
+                        "seq_length (tp_comm = reduce_scatter_all_gather)",
+                        mapping.tp, "tp", "decoder_training_c9");
+  // Megatron's interleaved schedule runs micro-batches in groups of pp.
+  if (mapping.schedule == PipelineSchedule::Interleaved1F1B &&
+      sink.empty()) {
+    int64_t microbatches =
+        training.globalBatch / mapping.dp / training.microBatch;
+    sink.requireDivides(microbatches, "microbatches", mapping.pp, "pp",
+                        "decoder_training_c10");
+  }
+  return sink.take();
+}
+
+std::optional<TrainingComposition>
+blueprint::workload::composeTraining(const ModelSpec &model,
+                                     const TrainingSpec &training,
+                                     const MappingSpec &mapping) {
+  if (!checkModel(model).empty() || !checkTraining(training).empty() ||
+      !checkMapping(mapping).empty() ||
+      !checkTrainingComposition(model, training, mapping).empty())
+    return std::nullopt;
+  TrainingComposition composition;
+  composition.localBatch = training.globalBatch / mapping.dp;
+  composition.microbatches = composition.localBatch / training.microBatch;
+  composition.blocksPerVirtualChunk =
+      model.blocks / (mapping.pp * mapping.virtualStages);
+  return composition;
+}

@@ -1,0 +1,198 @@
+// RUN: blueprint-opt %s -split-input-file -verify-diagnostics
+
+// transformer_model_c1
+// expected-error @+2 {{transformer_model_c1: hidden must be positive, got 0}}
+transformer.decoder_training @m
+    model = <hidden = 0, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu, head_dim = 64>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c1
+// expected-error @+2 {{transformer_model_c1: blocks must be positive, got -3}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = -3, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c1
+// expected-error @+2 {{transformer_model_c1: kv_heads must be positive, got 0}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu, kv_heads = 0>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c2
+// expected-error @+2 {{transformer_model_c2: heads = 16 is not divisible by kv_heads = 6}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu, kv_heads = 6>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c3
+// expected-error @+2 {{transformer_model_c3: seq_length = 4096 exceeds max_positions = 2048}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 4096, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu, max_positions = 2048>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c4
+// expected-error @+2 {{transformer_model_c4: hidden = 1000 is not divisible by heads = 16 and no head_dim is given}}
+transformer.decoder_training @m
+    model = <hidden = 1000, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_training_c1
+// expected-error @+3 {{transformer_training_c1: micro_batch must be positive, got 0}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 0, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_mapping_c1
+// expected-error @+4 {{transformer_mapping_c1: tp must be positive, got 0}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 0, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_mapping_c2
+// expected-error @+4 {{transformer_mapping_c2: world = 32 differs from tp * pp * dp = 4 * 2 * 2 = 16}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 32, tp = 4, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_mapping_c2 (checked arithmetic)
+// expected-error @+4 {{transformer_mapping_c2: tp * pp * dp overflows a 64-bit integer}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 4294967296, pp = 4294967296, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_mapping_c3
+// expected-error @+4 {{transformer_mapping_c3: schedule one_f_one_b has no virtual stages: virtual_stages must be 1, got 2}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 2, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_mapping_c3
+// expected-error @+4 {{transformer_mapping_c3: schedule interleaved_one_f_one_b needs virtual_stages >= 2, got 1}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = interleaved_one_f_one_b>
+
+// -----
+
+// transformer_mapping_c4
+// expected-error @+4 {{transformer_mapping_c4: schedule interleaved_one_f_one_b needs pp >= 2, got 1}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 2, tp_comm = all_reduce, recompute = none, schedule = interleaved_one_f_one_b>
+
+// -----
+
+// decoder_training_c1
+// expected-error @+1 {{decoder_training_c1: global_batch = 10 is not divisible by dp = 4}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 10, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4, tp = 1, pp = 1, dp = 4, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_training_c2
+// expected-error @+1 {{decoder_training_c2: local batch global_batch / dp = 6 is not divisible by micro_batch = 4}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 12, micro_batch = 4, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_training_c3
+// expected-error @+1 {{decoder_training_c3: blocks = 10 is not divisible by pp * virtual_stages = 4}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 10, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 2, tp_comm = all_reduce, recompute = none, schedule = interleaved_one_f_one_b>
+
+// -----
+
+// decoder_training_c4 .. c8: one mapping breaks five TP divisibility rules;
+// each is reported.
+// expected-error @+5 {{decoder_training_c4: heads = 12 is not divisible by tp = 8}}
+// expected-error @+4 {{decoder_training_c5: kv_heads = 12 is not divisible by tp = 8}}
+// expected-error @+3 {{decoder_training_c6: hidden = 1020 is not divisible by tp = 8}}
+// expected-error @+2 {{decoder_training_c7: ffn_hidden = 4100 is not divisible by tp = 8}}
+// expected-error @+1 {{decoder_training_c8: vocab = 1001 is not divisible by tp = 8}}
+transformer.decoder_training @m
+    model = <hidden = 1020, heads = 12, ffn_hidden = 4100, seq_length = 512, vocab = 1001, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 8, tp = 8, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_training_c5 alone (grouped-query attention)
+// expected-error @+1 {{decoder_training_c5: kv_heads = 2 is not divisible by tp = 4}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu, kv_heads = 2>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_training_c9: the same sequence length is fine under all_reduce.
+transformer.decoder_training @ok
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 510, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+// expected-error @+1 {{decoder_training_c9: seq_length (tp_comm = reduce_scatter_all_gather) = 510 is not divisible by tp = 4}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 510, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_training_c10
+// expected-error @+1 {{decoder_training_c10: microbatches = 6 is not divisible by pp = 4}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 6, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4, tp = 1, pp = 4, dp = 1, virtual_stages = 2, tp_comm = all_reduce, recompute = none, schedule = interleaved_one_f_one_b>
+
+// -----
+
+// An unknown closed-set value is a parse error naming the choices.
+transformer.decoder_training @m
+    // expected-error @+2 {{expected ::blueprint::workload::NormKind to be one of: layernorm, rmsnorm}}
+    // expected-error @+1 {{failed to parse Transformer_ModelAttr parameter 'norm'}}
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = batchnorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>

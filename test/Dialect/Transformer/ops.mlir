@@ -1,0 +1,53 @@
+// RUN: blueprint-opt %s | FileCheck %s
+// RUN: blueprint-opt %s | blueprint-opt | FileCheck %s
+// RUN: blueprint-opt %s --emit-bytecode | blueprint-opt | FileCheck %s
+
+// Fields at their defaults (kv_heads = heads, head_dim = hidden / heads,
+// max_positions = seq_length, dropouts on) are not printed.
+// CHECK-LABEL: transformer.decoder_training @gpt
+// CHECK-SAME: model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+// CHECK-SAME: training = <global_batch = 32, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+// CHECK-SAME: mapping = <world = 16, tp = 4, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+transformer.decoder_training @gpt
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512,
+             vocab = 1024, blocks = 8, norm = layernorm, activation = gelu,
+             kv_heads = 16, max_positions = 512>
+    training = <global_batch = 32, micro_batch = 2, activation_type = bf16,
+                weight_type = bf16, gradient_type = f32,
+                optimizer_state_type = f32, attention_dropout = true>
+    mapping = <world = 16, tp = 4, pp = 2, dp = 2, virtual_stages = 1,
+               tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// Grouped-query attention, an explicit head_dim, a longer position table,
+// RMSNorm with SwiGLU, no dropout, sequence parallelism with selective
+// recompute under the interleaved schedule.
+// CHECK-LABEL: transformer.decoder_training @llama_like
+// CHECK-SAME: norm = rmsnorm, activation = swiglu, kv_heads = 8, max_positions = 8192>
+// head_dim = 128 is hidden / heads, so it is not printed.
+// CHECK-SAME: activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32, attention_dropout = false, hidden_dropout = false>
+// CHECK-SAME: mapping = <world = 64, tp = 8, pp = 4, dp = 2, virtual_stages = 2, tp_comm = reduce_scatter_all_gather, recompute = selective, schedule = interleaved_one_f_one_b>
+transformer.decoder_training @llama_like
+    model = <hidden = 4096, heads = 32, ffn_hidden = 14336, seq_length = 4096,
+             vocab = 128256, blocks = 32, norm = rmsnorm, activation = swiglu,
+             kv_heads = 8, max_positions = 8192>
+    training = <global_batch = 64, micro_batch = 1, activation_type = bf16,
+                weight_type = bf16, gradient_type = f32,
+                optimizer_state_type = f32, attention_dropout = false,
+                hidden_dropout = false>
+    mapping = <world = 64, tp = 8, pp = 4, dp = 2, virtual_stages = 2,
+               tp_comm = reduce_scatter_all_gather, recompute = selective,
+               schedule = interleaved_one_f_one_b>
+
+// Every remaining closed-set value.
+// CHECK-LABEL: transformer.decoder_training @small
+// CHECK-SAME: activation = relu
+// CHECK-SAME: activation_type = f16, weight_type = fp8, gradient_type = f16, optimizer_state_type = f32
+// CHECK-SAME: recompute = full, schedule = gpipe
+transformer.decoder_training @small
+    model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32,
+             vocab = 128, blocks = 2, norm = layernorm, activation = relu>
+    training = <global_batch = 4, micro_batch = 1, activation_type = f16,
+                weight_type = fp8, gradient_type = f16,
+                optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1,
+               tp_comm = all_reduce, recompute = full, schedule = gpipe>

@@ -1,0 +1,31 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Blueprint"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".json"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit",
+                   "Inputs", "reference", "Install"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.blueprint_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%blueprint_src", config.blueprint_src_root))
+config.substitutions.append(("%blueprint_obj", config.blueprint_obj_root))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%cc", config.c_compiler))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "CCACHE_DIR", "CCACHE_BASEDIR"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.blueprint_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["blueprint-opt", "blueprint-translate"],
+                                   tool_dirs)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
