@@ -8,7 +8,7 @@ config.name = "Blueprint"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test", ".json"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit",
-                   "Inputs", "reference", "Install"]
+                   "Inputs", "reference", "consumer"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.blueprint_obj_root, "test")
 
