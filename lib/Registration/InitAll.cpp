@@ -2,13 +2,14 @@
 
 #include "Blueprint/InitAll.h"
 
+#include "Blueprint/Dialect/Dist/IR/DistDialect.h"
 #include "Blueprint/Dialect/Transformer/IR/TransformerDialect.h"
 #include "Blueprint/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
 void blueprint::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<transformer::TransformerDialect>();
+  registry.insert<transformer::TransformerDialect, dist::DistDialect>();
 }
 
 void blueprint::registerAllPasses() { registerBlueprintPasses(); }

@@ -3,6 +3,8 @@
 #ifndef BLUEPRINT_TRANSFORMS_PASSES_H
 #define BLUEPRINT_TRANSFORMS_PASSES_H
 
+#include "Blueprint/Dialect/Dist/IR/DistDialect.h"
+
 #include "mlir/Pass/Pass.h"
 
 #include <memory>

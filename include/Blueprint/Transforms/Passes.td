@@ -5,4 +5,66 @@
 
 include "mlir/Pass/PassBase.td"
 
+def DistributeTransformer
+    : Pass<"distribute-transformer", "::mlir::ModuleOp"> {
+  let summary = "Derive the exact distributed work of each ModelIR training op";
+  let description = [{
+    Replaces every `transformer.decoder_training` op by a `dist.program`
+    holding the exact work of one decoder block (one micro-batch, every rank
+    of the tensor-parallel mesh) and its once-per-iteration work, as derived
+    by the work algebra (docs/WorkAlgebra.md): a `dist.mesh` for the TP axis,
+    the block's boundary values with their sharding, one `dist.task` per
+    matmul or vector invocation and one collective op per all-reduce,
+    reduce-scatter or all-gather, in conservative stage order (forward,
+    recompute, backward, per-iteration; serial within a stage, each op
+    depending on the previous one). The block output is produced by the last
+    forward op. The program records the SHA-256 digest of the source op
+    printed without locations.
+
+    Every op carries lineage in its location:
+    `fused<#dist.lineage<model, primitive, phase, cause>>["<primitive>.<phase>",
+    <source location>]`.
+
+    Before:
+    ```mlir
+    transformer.decoder_training @gpt model = <...> training = <...>
+        mapping = <world = 2, tp = 2, ...>
+    ```
+    After:
+    ```mlir
+    dist.program @gpt source_digest = "sha256:..." mapping = <...> {
+      dist.mesh @tp_mesh axes = ["tp"] shape = [2]
+      dist.boundary @x activation_in : tensor<...> sharding = <@tp_mesh, []>
+      %0 = dist.task "norm1" forward vector per_micro_batch on @tp_mesh ...
+      ...
+    }
+    ```
+    An overflowing count or an invalid source is a diagnostic at the source
+    op ("derivation: ..."); the module is then left unchanged.
+  }];
+  let dependentDialects = ["::blueprint::dist::DistDialect"];
+}
+
+def WorkSummary : Pass<"work-summary", "::mlir::ModuleOp"> {
+  let summary = "Print the work totals by cadence, phase and engine class";
+  let description = [{
+    Sums the exact facts of every work op (anything implementing
+    `WorkFactsOpInterface`: `dist` tasks and collectives, `pplan` tasks) of
+    each program: invocations, operations, read, write, logical message,
+    minimum per-rank transfer and stashed bytes, by cadence (per micro-batch,
+    per iteration) and phase and engine class, and prints them as a table or
+    as JSON. The IR is not changed.
+
+    ```
+    blueprint-opt --distribute-transformer --work-summary=format=json in.mlir
+    ```
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"table\"",
+           "table or json">,
+    Option<"outputFile", "output", "std::string", /*default=*/"\"-\"",
+           "where to print the summary ('-' is standard output)">
+  ];
+}
+
 #endif // BLUEPRINT_TRANSFORMS_PASSES

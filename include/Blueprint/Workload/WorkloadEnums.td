@@ -88,4 +88,27 @@ def Workload_ReductionKind : Workload_Enum<"ReductionKind", "reduction kind", [
   I32EnumAttrCase<"None", 1, "none">
 ]>;
 
+// How often a BlockWork happens, so totals are never multiplied by the wrong
+// count: once per micro-batch (forward, recompute, backward) or once per
+// iteration (the optimizer step and the synchronisation before it).
+def Workload_Cadence : Workload_Enum<"Cadence", "work cadence", [
+  I32EnumAttrCase<"PerMicroBatch", 0, "per_micro_batch">,
+  I32EnumAttrCase<"PerIteration", 1, "per_iteration">
+]>;
+
+// What a tensor crossing a program's boundary is to the program: inputs
+// (activation_in, activation_grad_in, parameter, optimizer_state) and outputs
+// with the phase that produces them (activation_out by forward work,
+// activation_grad_out by activation-gradient work, parameter_grad by
+// weight-gradient work).
+def Workload_BoundaryRole : Workload_Enum<"BoundaryRole", "boundary role", [
+  I32EnumAttrCase<"ActivationIn", 0, "activation_in">,
+  I32EnumAttrCase<"ActivationGradIn", 1, "activation_grad_in">,
+  I32EnumAttrCase<"Parameter", 2, "parameter">,
+  I32EnumAttrCase<"OptimizerState", 3, "optimizer_state">,
+  I32EnumAttrCase<"ActivationOut", 4, "activation_out">,
+  I32EnumAttrCase<"ActivationGradOut", 5, "activation_grad_out">,
+  I32EnumAttrCase<"ParameterGrad", 6, "parameter_grad">
+]>;
+
 #endif // BLUEPRINT_WORKLOAD_ENUMS

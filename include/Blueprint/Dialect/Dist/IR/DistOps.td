@@ -1,0 +1,286 @@
+//===- DistOps.td - DistributedTaskIR operations ----------------*- tablegen -*-===//
+
+#ifndef BLUEPRINT_DIST_OPS
+#define BLUEPRINT_DIST_OPS
+
+include "Blueprint/Dialect/Dist/IR/DistAttrs.td"
+include "Blueprint/Dialect/Transformer/IR/TransformerAttrs.td"
+include "Blueprint/Interfaces/WorkFactsInterface.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Dist_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Dist_Dialect, mnemonic, traits>;
+
+/// The abstract resource every piece of work writes: it keeps identical
+/// tasks and collectives apart under CSE and alive under DCE.
+def Dist_WorkResource : Resource<"::blueprint::dist::WorkResource">;
+
+//===----------------------------------------------------------------------===//
+// dist.program
+//===----------------------------------------------------------------------===//
+
+def Dist_ProgramOp : Dist_Op<"program", [
+    Symbol, SymbolTable, IsolatedFromAbove, NoTerminator, SingleBlock,
+    NoRegionArguments]> {
+  let summary = "the distributed work of one ModelIR source";
+  let description = [{
+    Holds the logical mesh, boundary values and work derived from one
+    `transformer.decoder_training` op: today one decoder block for one
+    micro-batch on every rank of the tensor-parallel mesh, plus the block's
+    once-per-iteration work. Ops run in program order within each rank
+    (conservative: forward, recompute, backward, then per-iteration work,
+    serial within each stage) and the tokens make that order explicit.
+
+    Rules:
+    1. `dist_program_c1`: `source_digest` is `sha256:` followed by 64
+       lowercase hexadecimal digits (the digest of the ModelIR op printed
+       without locations);
+    2. `dist_program_c2`: every mesh axis is named `tp`, `pp` or `dp` and its
+       size equals that degree of `mapping`.
+
+    ```mlir
+    dist.program @gpt source_digest = "sha256:0123...cdef"
+        mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1,
+                   tp_comm = all_reduce, recompute = none,
+                   schedule = one_f_one_b> {
+      dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    StrAttr:$source_digest,
+    Transformer_MappingAttr:$mapping
+  );
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name `source_digest` `=` $source_digest `mapping` `=` $mapping
+    attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// dist.mesh
+//===----------------------------------------------------------------------===//
+
+def Dist_MeshOp : Dist_Op<"mesh", [Symbol, HasParent<"ProgramOp">]> {
+  let summary = "a logical mesh of ranks with named axes";
+  let description = [{
+    As upstream `shard.grid`: `shape[i]` ranks along axis `axes[i]`; ranks
+    are numbered 0 .. product(shape) - 1 in row-major order.
+
+    Rules: `dist_mesh_c1`: `axes` and `shape` have the same, non-zero
+    length; sizes are positive; axis names are unique.
+
+    ```mlir
+    dist.mesh @tp_mesh axes = ["tp"] shape = [8]
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    StrArrayAttr:$axes,
+    DenseI64ArrayAttr:$shape
+  );
+  let assemblyFormat = "$sym_name `axes` `=` $axes `shape` `=` $shape attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Number of ranks (product of the shape; 0 if it overflows).
+    int64_t getNumRanks();
+    /// Size of the named axis, or std::nullopt.
+    std::optional<int64_t> getAxisSize(::llvm::StringRef axis);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// dist.boundary
+//===----------------------------------------------------------------------===//
+
+def Dist_BoundaryOp : Dist_Op<"boundary", [Symbol, HasParent<"ProgramOp">]> {
+  let summary = "a value crossing the program's boundary, with its sharding";
+  let description = [{
+    A logical tensor that enters or leaves the derived work: the block's
+    input activation and incoming gradient, its parameters and optimizer
+    state (inputs), its output activation, outgoing gradient and parameter
+    gradients (outputs). The symbol name is the logical tensor name the
+    tasks read or write; the type is the global (unsharded) tensor; the
+    sharding says how ranks split it; `owners` (default: every rank of the
+    mesh) says which ranks hold it.
+
+    Rules:
+    1. `dist_boundary_c1` (shard): the sharding's mesh resolves; it lists at
+       most rank(type) dimensions; every axis exists in the mesh and is used
+       once; each split dimension is divisible by the product of its axes'
+       sizes;
+    2. `dist_boundary_c2` (ownership): `owners` are distinct ranks of the
+       mesh in increasing order;
+    3. `dist_boundary_c3`: an output has a producer (`produced_by`) whose
+       phase makes that role — `activation_out` by `forward` work,
+       `activation_grad_out` by `activation_grad` work, `parameter_grad` by
+       `weight_grad` work (so optimizer work can never pose as the producer
+       of an activation) — and an input has none;
+    4. `dist_boundary_c4` (references): some work op of the program reads an
+       input, and the producer writes its output.
+
+    ```mlir
+    dist.boundary @x activation_in : tensor<4x2048x6144xbf16>
+        sharding = <@tp_mesh, [[], ["tp"], []]>
+    dist.boundary @y activation_out : tensor<4x2048x6144xbf16>
+        sharding = <@tp_mesh, [[], ["tp"], []]> produced_by %t41
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    Dist_BoundaryRoleAttr:$role,
+    TypeAttrOf<AnyRankedTensor>:$type,
+    Dist_ShardingAttr:$sharding,
+    OptionalAttr<DenseI64ArrayAttr>:$owners,
+    Optional<Dist_TokenType>:$producer
+  );
+  let assemblyFormat = [{
+    $sym_name $role `:` $type `sharding` `=` $sharding
+    (`owners` `=` $owners^)? (`produced_by` $producer^)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Work: tasks and collectives
+//===----------------------------------------------------------------------===//
+
+/// Arguments every piece of work has.
+defvar Dist_WorkArguments = (ins
+  StrAttr:$primitive,
+  Dist_PhaseAttr:$phase,
+  Dist_CadenceAttr:$cadence,
+  FlatSymbolRefAttr:$mesh,
+  OptionalAttr<DenseI64ArrayAttr>:$ranks,
+  I64Attr:$ops,
+  DictionaryAttr:$reads,
+  DictionaryAttr:$writes,
+  DictionaryAttr:$stashed,
+  Variadic<Dist_TokenType>:$deps
+);
+
+class Dist_WorkOp<string mnemonic, list<Trait> traits = []>
+    : Dist_Op<mnemonic, !listconcat(traits, [
+        HasParent<"ProgramOp">,
+        MemoryEffects<[MemWrite<Dist_WorkResource>]>,
+        DeclareOpInterfaceMethods<WorkFactsOpInterface>])> {
+  let results = (outs Dist_TokenType:$done);
+  let hasVerifier = 1;
+}
+
+def Dist_TaskOp : Dist_WorkOp<"task"> {
+  let summary = "a matmul or vector primitive invocation on every rank";
+  let description = [{
+    One invocation of a primitive of the work algebra (docs/WorkAlgebra.md)
+    on each rank of `mesh` (or of `ranks`): exact operations and the bytes
+    it reads, writes and stashes for the backward pass, per logical tensor,
+    on one rank. Runs after the work producing `deps`.
+
+    Rules (shared by all work ops, `dist_work_c*`):
+    1. `dist_work_c1`: `mesh` names a `dist.mesh` of the program;
+    2. `dist_work_c2`: `ranks` are distinct ranks of the mesh in
+       increasing order;
+    3. `dist_work_c3`: `ops` and every byte count are non-negative 64-bit
+       integers;
+    4. `dist_work_c4`: every dependency is the token of a work op of the
+       same program;
+    5. `dist_work_c5`: only `forward` work stashes;
+    and `dist_task_c1`: the engine is `matmul` or `vector` (collectives are
+    their own ops).
+
+    ```mlir
+    %t1 = dist.task "qkv_proj" forward matmul per_micro_batch on @tp_mesh
+        ops = 1855425871872
+        reads {w_qkv = 28311552, x_norm1 = 50331648}
+        writes {qkv = 18874368} stashed {} after(%t0)
+    ```
+  }];
+  let arguments = !con(Dist_WorkArguments, (ins Dist_EngineAttr:$engine));
+  let assemblyFormat = [{
+    $primitive $phase $engine $cadence `on` $mesh (`ranks` $ranks^)?
+    `ops` `=` $ops `reads` custom<TensorBytes>($reads)
+    `writes` custom<TensorBytes>($writes)
+    `stashed` custom<TensorBytes>($stashed)
+    (`after` `(` $deps^ `)`)? attr-dict
+  }];
+}
+
+class Dist_CollectiveOp<string mnemonic, string kind, bit reduces>
+    : Dist_WorkOp<mnemonic> {
+  let arguments = !con(Dist_WorkArguments, (ins
+    StrArrayAttr:$mesh_axes,
+    I64Attr:$participants,
+    I64Attr:$message_bytes),
+    !if(reduces, (ins Dist_ReductionKindAttr:$reduction), (ins)));
+  let assemblyFormat = !strconcat([{
+    $primitive $phase $cadence `on` $mesh (`ranks` $ranks^)?
+    `axes` `=` $mesh_axes }], !if(reduces, "`reduction` `=` $reduction", ""), [{
+    `participants` `=` $participants `message` `=` $message_bytes
+    `ops` `=` $ops `reads` custom<TensorBytes>($reads)
+    `writes` custom<TensorBytes>($writes)
+    `stashed` custom<TensorBytes>($stashed)
+    (`after` `(` $deps^ `)`)? attr-dict
+  }]);
+  let extraClassDeclaration = [{
+    /// The collective kind this op performs.
+    static constexpr ::blueprint::workload::CollectiveKind kKind =
+        ::blueprint::workload::CollectiveKind::}] # kind # [{;
+  }];
+}
+
+defvar Dist_CollectiveRules = [{
+    Rules (besides `dist_work_c1` .. `dist_work_c5`, `dist_collective_c*`):
+    1. `dist_collective_c1`: `axes` is non-empty and names distinct axes of
+       the mesh;
+    2. `dist_collective_c2`: `participants` is the product of those axes'
+       sizes;
+    3. `dist_collective_c3`: an all-reduce or reduce-scatter reduces
+       (`sum`), never `none`;
+    4. `dist_collective_c4`: `message` (the logical, unsharded tensor in
+       bytes) is non-negative and divisible by `participants`.
+}];
+
+def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", "AllReduce", 1> {
+  let summary = "all-reduce of a logical tensor over mesh axes";
+  let description = [{
+    Every participant contributes a partial tensor of `message` bytes and
+    receives the reduced tensor (Megatron's f/g operators).
+  }] # Dist_CollectiveRules # [{
+
+    ```mlir
+    %t5 = dist.all_reduce "out_proj_allreduce" forward per_micro_batch
+        on @tp_mesh axes = ["tp"] reduction = sum participants = 8
+        message = 100663296 ops = 44040192
+        reads {attn_out_partial = 100663296} writes {attn_out = 100663296}
+        stashed {} after(%t4)
+    ```
+  }];
+}
+
+def Dist_ReduceScatterOp
+    : Dist_CollectiveOp<"reduce_scatter", "ReduceScatter", 1> {
+  let summary = "reduce-scatter of a logical tensor over mesh axes";
+  let description = [{
+    Every participant contributes a partial tensor of `message` bytes and
+    receives its 1/participants shard of the reduced tensor (sequence
+    parallelism's replacement of the forward all-reduce).
+  }] # Dist_CollectiveRules;
+}
+
+def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", "AllGather", 0> {
+  let summary = "all-gather of a logical tensor over mesh axes";
+  let description = [{
+    Every participant contributes its shard and receives the whole tensor
+    of `message` bytes. An all-gather does not reduce.
+  }] # Dist_CollectiveRules;
+}
+
+#endif // BLUEPRINT_DIST_OPS

@@ -1,0 +1,36 @@
+//===- WorkFactsInterface.h - Exact work facts of an op ---------*- C++ -*-===//
+
+#ifndef BLUEPRINT_INTERFACES_WORKFACTSINTERFACE_H
+#define BLUEPRINT_INTERFACES_WORKFACTSINTERFACE_H
+
+#include "Blueprint/Workload/BlockWork.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpDefinition.h"
+
+#include "Blueprint/Interfaces/WorkFactsInterface.h.inc"
+
+namespace blueprint {
+
+/// The plain invocation an op's facts describe (tensor maps in name order);
+/// fails if its stash bytes overflow when summed.
+llvm::Expected<workload::Invocation> toInvocation(WorkFactsOpInterface op);
+
+/// A `name = bytes` dictionary of i64 byte counts, the IR form of a list of
+/// tensor accesses; names repeat nowhere in an access list.
+mlir::DictionaryAttr
+getTensorBytesAttr(mlir::MLIRContext *context,
+                   llvm::ArrayRef<workload::TensorAccess> accesses);
+
+/// The tensor accesses of a `name = bytes` dictionary.
+std::vector<workload::TensorAccess> getTensorAccesses(mlir::DictionaryAttr);
+
+/// Checks that every entry of a `name = bytes` dictionary is a non-negative
+/// 64-bit integer; reports the offending tensor through `emitError`.
+mlir::LogicalResult
+verifyTensorBytes(mlir::DictionaryAttr bytes, llvm::StringRef what,
+                  llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+} // namespace blueprint
+
+#endif // BLUEPRINT_INTERFACES_WORKFACTSINTERFACE_H

@@ -1,0 +1,50 @@
+//===- WorkFactsInterface.td - Exact work facts of an op --------*- tablegen -*-===//
+//
+// Every op that stands for work (a `dist` task or collective, a `pplan` task)
+// exposes the same exact facts, so the work summary, the conservation check
+// and the checkpoint observers read any stage through one interface.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_INTERFACES_WORKFACTS
+#define BLUEPRINT_INTERFACES_WORKFACTS
+
+include "mlir/IR/OpBase.td"
+
+def WorkFactsOpInterface : OpInterface<"WorkFactsOpInterface"> {
+  let cppNamespace = "::blueprint";
+  let description = [{
+    The exact, target-neutral facts of one primitive invocation: its
+    primitive id, phase, engine class, cadence, operations, the bytes it
+    reads, writes and stashes per logical tensor, and for a collective its
+    kind, reduction, participants and logical message bytes.
+  }];
+  // The facts every work op stores under the same accessor names are read
+  // through them; engine and collective facts depend on the op.
+  let methods = [
+    InterfaceMethod<"primitive id (docs/WorkAlgebra.md)", "::llvm::StringRef",
+      "getPrimitive", (ins), [{ return $_op.getPrimitive(); }]>,
+    InterfaceMethod<"work phase", "::blueprint::workload::Phase", "getPhase",
+      (ins), [{ return $_op.getPhase(); }]>,
+    InterfaceMethod<"how often the work happens",
+      "::blueprint::workload::Cadence", "getCadence", (ins),
+      [{ return $_op.getCadence(); }]>,
+    InterfaceMethod<"exact operations on one rank", "int64_t", "getOps",
+      (ins), [{ return $_op.getOpsAttr().getInt(); }]>,
+    InterfaceMethod<"bytes read per logical tensor", "::mlir::DictionaryAttr",
+      "getReads", (ins), [{ return $_op.getReads(); }]>,
+    InterfaceMethod<"bytes written per logical tensor",
+      "::mlir::DictionaryAttr", "getWrites", (ins),
+      [{ return $_op.getWrites(); }]>,
+    InterfaceMethod<"bytes stashed for the backward pass per logical tensor",
+      "::mlir::DictionaryAttr", "getStashed", (ins),
+      [{ return $_op.getStashed(); }]>,
+    InterfaceMethod<"engine class", "::blueprint::workload::Engine",
+      "getWorkEngine">,
+    InterfaceMethod<"collective facts, if the op is a collective",
+      "std::optional<::blueprint::workload::CollectiveFacts>",
+      "getCollectiveFacts">
+  ];
+}
+
+#endif // BLUEPRINT_INTERFACES_WORKFACTS

@@ -1,0 +1,277 @@
+//===- BlockWork.h - Exact work of one decoder block ------------*- C++ -*-===//
+//
+// The work algebra of one pre-norm GPT decoder block on one tensor-parallel
+// rank: every primitive invocation with its phase, engine class, exact
+// operation count, logical tensor reads and writes, the activation memory it
+// stashes for the backward pass and, for collectives, the kind, reduction,
+// participants and logical message bytes. Every count is an exact int64_t
+// computed through OverflowGuard; an overflow is an llvm::Error naming the
+// quantity. docs/WorkAlgebra.md tabulates the invocations, their formulas and
+// their provenance.
+//
+// The enums used here (Phase, Engine, CollectiveKind, ReductionKind,
+// Cadence) are generated from WorkloadEnums.td together with
+// stringifyEnum/symbolizeEnum.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_WORKLOAD_BLOCKWORK_H
+#define BLUEPRINT_WORKLOAD_BLOCKWORK_H
+
+#include "Blueprint/Workload/Spec.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace blueprint::workload {
+
+/// Declared operation counts of the Vector primitives, per element of the
+/// tensor they traverse (and, for row-wise reductions, per row). Each is
+/// derived from the primitive's defining equations, counting one operation
+/// per elementwise add, subtract, multiply, divide, compare, select,
+/// transcendental function (exp, tanh, sqrt, rsqrt) or random draw; a
+/// multiply-add counts 2 as everywhere else; dtype conversions count 0 (they
+/// are part of the load or store). A sum over n values into an accumulator
+/// counts n adds, the convention under which a length-n dot product is 2n.
+/// docs/WorkAlgebra.md repeats the derivations.
+namespace opcount {
+/// LayerNorm forward, per element: mean sum 1, centre x-mu 1, square 1,
+/// variance sum 1, normalise *rstd 1, scale *gamma 1, shift +beta 1.
+inline constexpr int64_t kLayerNormForwardPerElement = 7;
+/// LayerNorm forward, per row: mu = sum/h 1, var = sum/h 1, +eps 1, rsqrt 1.
+inline constexpr int64_t kLayerNormForwardPerRow = 4;
+/// LayerNorm input gradient dx = rstd*(g - mean(g) - xhat*mean(g*xhat)) with
+/// g = gamma*dy, per element: xhat = (x-mu)*rstd 2, g 1, sum g 1, g*xhat 1,
+/// sum g*xhat 1, xhat*mean 1, g-mean 1, subtract 1, *rstd 1.
+inline constexpr int64_t kLayerNormInputGradPerElement = 10;
+/// LayerNorm input gradient, per row: the two means (sum/h) 2.
+inline constexpr int64_t kLayerNormInputGradPerRow = 2;
+/// LayerNorm parameter gradients dgamma += sum dy*xhat, dbeta += sum dy, per
+/// element: xhat 2, dy*xhat 1, accumulate dgamma 1, accumulate dbeta 1.
+inline constexpr int64_t kLayerNormParamGradPerElement = 5;
+/// RMSNorm forward, per element: square 1, sum 1, normalise 1, scale 1.
+inline constexpr int64_t kRMSNormForwardPerElement = 4;
+/// RMSNorm forward, per row: mean-square = sum/h 1, +eps 1, rsqrt 1.
+inline constexpr int64_t kRMSNormForwardPerRow = 3;
+/// RMSNorm input gradient dx = rstd*(g - xhat*mean(g*xhat)), g = gamma*dy, per
+/// element: xhat 1, g 1, g*xhat 1, sum 1, xhat*mean 1, subtract 1, *rstd 1.
+inline constexpr int64_t kRMSNormInputGradPerElement = 7;
+/// RMSNorm input gradient, per row: mean = sum/h 1.
+inline constexpr int64_t kRMSNormInputGradPerRow = 1;
+/// RMSNorm parameter gradient dgamma += sum dy*xhat, per element: xhat 1,
+/// dy*xhat 1, accumulate 1.
+inline constexpr int64_t kRMSNormParamGradPerElement = 3;
+/// Scale, causal mask and softmax forward, per score element: scale 1, mask
+/// select 1, running max 1, subtract max 1, exp 1, sum 1, normalise 1.
+inline constexpr int64_t kSoftmaxForwardPerElement = 7;
+/// Softmax forward, per row: reciprocal of the sum 1.
+inline constexpr int64_t kSoftmaxForwardPerRow = 1;
+/// Softmax input gradient dx = scale*y*(dy - sum(dy*y)), per element: dy*y 1,
+/// sum 1, subtract 1, *y 1, *scale 1. Masked positions have y = 0, so the
+/// mask needs no work backward.
+inline constexpr int64_t kSoftmaxInputGradPerElement = 5;
+/// Dropout forward, per element: random draw 1, compare with the keep
+/// probability 1, select-and-scale by 1/(1-p) 1.
+inline constexpr int64_t kDropoutForwardPerElement = 3;
+/// Dropout input gradient, per element: select-and-scale by the mask 1.
+inline constexpr int64_t kDropoutInputGradPerElement = 1;
+/// GeLU (tanh form 0.5x(1+tanh(k(x+cx^3)))), per element: x^2 1, x^3 1,
+/// c*x^3 1, +x 1, *k 1, tanh 1, 1+t 1, x*(.) 1, 0.5*(.) 1.
+inline constexpr int64_t kGeLUForwardPerElement = 9;
+/// GeLU input gradient dy*(0.5(1+t) + 0.5x(1-t^2)k(1+3cx^2)), per element:
+/// recompute t 6, 1+t 1, 0.5*(.) 1, t^2 1, 1-t^2 1, 3c*x^2 1, 1+(.) 1, k*(.) 1,
+/// (1-t^2)*(.) 1, x*(.) 1, 0.5*(.) 1, sum 1, *dy 1.
+inline constexpr int64_t kGeLUInputGradPerElement = 18;
+/// ReLU max(x, 0), per element: compare-select 1.
+inline constexpr int64_t kReLUForwardPerElement = 1;
+/// ReLU input gradient, per element: select dy where x > 0 1.
+inline constexpr int64_t kReLUInputGradPerElement = 1;
+/// SwiGLU silu(a)*g = a/(1+exp(-a))*g, per output element: negate 1, exp 1,
+/// 1+(.) 1, a/(.) 1, *g 1.
+inline constexpr int64_t kSwiGLUForwardPerElement = 5;
+/// SwiGLU input gradients, per output element: sigma = 1/(1+exp(-a)) 4,
+/// silu = a*sigma 1, dg = dy*silu 1, dy*g 1, silu' = sigma(1+a(1-sigma)) 4,
+/// da = (dy*g)*silu' 1.
+inline constexpr int64_t kSwiGLUInputGradPerElement = 12;
+/// Bias add after a row-parallel reduction, per element: add 1.
+inline constexpr int64_t kBiasAddPerElement = 1;
+/// Bias gradient db += sum over rows of dy, per element of dy: accumulate 1.
+inline constexpr int64_t kBiasGradPerElement = 1;
+/// Residual add, per element: add 1.
+inline constexpr int64_t kResidualAddPerElement = 1;
+/// Residual backward: the skip-path gradient is added to the gradient coming
+/// back through the branch where the residual stream forks, per element: 1.
+inline constexpr int64_t kResidualGradPerElement = 1;
+/// AdamW (decoupled weight decay), per parameter: m = b1*m + (1-b1)*g 3,
+/// v = b2*v + (1-b2)*g*g 4, mhat = m*c1 1, vhat = v*c2 1, sqrt(vhat)+eps 2,
+/// mhat/(.) 1, +lambda*w 2, w -= lr*(.) 2. The per-step scalars (1-b1,
+/// bias corrections c1, c2) are computed once per tensor, not per parameter.
+inline constexpr int64_t kAdamWPerParameter = 16;
+} // namespace opcount
+
+/// One logical tensor read or written by an invocation, at the bytes this
+/// rank touches (its shard, at the tensor's datatype). Names are logical and
+/// mode independent ("x_norm1", "w_qkv", "probs", ...); gradients are
+/// prefixed "d_". A collective reads and writes the same logical tensor in
+/// two shardings (partial sums -> replicated, shard -> gathered, ...).
+struct TensorAccess {
+  std::string tensor;
+  int64_t bytes = 0;
+};
+
+inline bool operator==(const TensorAccess &lhs, const TensorAccess &rhs) {
+  return lhs.tensor == rhs.tensor && lhs.bytes == rhs.bytes;
+}
+inline bool operator!=(const TensorAccess &lhs, const TensorAccess &rhs) {
+  return !(lhs == rhs);
+}
+
+/// A tensor-parallel collective as upstream MLIR's `shard` dialect sees it.
+struct CollectiveFacts {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  ReductionKind reduction = ReductionKind::Sum;
+  int64_t participants = 0;
+  /// The full logical (unsharded) tensor in bytes, e.g. b*s*h*e for the
+  /// block's TP collectives: Calculon's convention (reference README,
+  /// definition 5), neither the shard nor the wire volume.
+  int64_t messageBytes = 0;
+};
+
+inline bool operator==(const CollectiveFacts &lhs, const CollectiveFacts &rhs) {
+  return lhs.kind == rhs.kind && lhs.reduction == rhs.reduction &&
+         lhs.participants == rhs.participants &&
+         lhs.messageBytes == rhs.messageBytes;
+}
+inline bool operator!=(const CollectiveFacts &lhs, const CollectiveFacts &rhs) {
+  return !(lhs == rhs);
+}
+
+/// One primitive invocation of a block.
+struct Invocation {
+  /// Stable snake_case id of the primitive (docs/WorkAlgebra.md). Unique per
+  /// phase within a BlockWork; recompute clones keep their forward's id.
+  std::string primitive;
+  Phase phase = Phase::Forward;
+  Engine engine = Engine::Vector;
+  /// Exact arithmetic operations on this rank (a multiply-add is 2).
+  int64_t ops = 0;
+  std::vector<TensorAccess> reads;
+  std::vector<TensorAccess> writes;
+  /// Activation memory this forward invocation keeps alive until the
+  /// block's backward pass: the tensors of `stashed`, each attributed to the
+  /// first forward invocation whose backward reads it. Zero for every other
+  /// phase (what recompute produces is consumed within the block's backward
+  /// and is working memory, not stash).
+  int64_t stashBytes = 0;
+  std::vector<TensorAccess> stashed;
+  /// Present exactly when engine == Engine::Collective.
+  std::optional<CollectiveFacts> collective;
+  /// One sentence: why this invocation exists.
+  std::string cause;
+
+  /// Sum of `reads` bytes. Precondition: fits in int64_t, which
+  /// deriveBlockWork and deriveOptimizerWork verify for what they derive.
+  int64_t readBytes() const;
+  /// Sum of `writes` bytes, under the same precondition.
+  int64_t writeBytes() const;
+};
+
+/// Field-wise equality, cause included.
+bool operator==(const Invocation &lhs, const Invocation &rhs);
+inline bool operator!=(const Invocation &lhs, const Invocation &rhs) {
+  return !(lhs == rhs);
+}
+
+/// The invocations of one block on one TP rank, in a valid execution order
+/// (every invocation after those producing what it reads); not a schedule.
+struct BlockWork {
+  /// Per micro-batch for deriveBlockWork, per iteration for
+  /// deriveOptimizerWork.
+  Cadence cadence = Cadence::PerMicroBatch;
+  std::vector<Invocation> invocations;
+
+  /// The invocation of `primitive` in `phase`, or nullptr.
+  const Invocation *find(llvm::StringRef primitive, Phase phase) const;
+};
+
+/// Sums over a set of invocations.
+struct WorkTotals {
+  int64_t invocations = 0;
+  int64_t ops = 0;
+  int64_t readBytes = 0;
+  int64_t writeBytes = 0;
+  /// Sum of CollectiveFacts::messageBytes (logical tensor bytes).
+  int64_t messageBytes = 0;
+  /// Sum of minimumTransferBytes over the collectives: bytes each rank must
+  /// send, for any algorithm.
+  int64_t minimumTransferBytes = 0;
+  int64_t stashBytes = 0;
+};
+
+inline constexpr size_t kNumPhases = getMaxEnumValForPhase() + 1;
+inline constexpr size_t kNumEngines = getMaxEnumValForEngine() + 1;
+
+/// Totals of a BlockWork by (phase, engine), by phase, by engine and overall,
+/// all computed with overflow checks by summarize().
+class WorkSummary {
+public:
+  const WorkTotals &at(Phase phase, Engine engine) const;
+  const WorkTotals &of(Phase phase) const;
+  const WorkTotals &of(Engine engine) const;
+  const WorkTotals &total() const { return overall; }
+  Cadence cadence() const { return workCadence; }
+
+private:
+  friend llvm::Expected<WorkSummary> summarize(const BlockWork &work);
+
+  Cadence workCadence = Cadence::PerMicroBatch;
+  std::array<std::array<WorkTotals, kNumEngines>, kNumPhases> byPhaseEngine{};
+  std::array<WorkTotals, kNumPhases> byPhase{};
+  std::array<WorkTotals, kNumEngines> byEngine{};
+  WorkTotals overall;
+};
+
+/// Checked totals of `work`; an overflow names the total that overflowed.
+llvm::Expected<WorkSummary> summarize(const BlockWork &work);
+
+/// The forward, recompute, backward and recommunication work of one decoder
+/// block for one micro-batch (b = micro_batch) on one TP rank
+/// (Cadence::PerMicroBatch). Fails if the three contracts do not compose
+/// (composeTraining) or if any count overflows int64_t.
+llvm::Expected<BlockWork> deriveBlockWork(const ModelSpec &model,
+                                          const TrainingSpec &training,
+                                          const MappingSpec &mapping);
+
+/// The once-per-iteration work of one block on one TP rank
+/// (Cadence::PerIteration): under sequence parallelism with tp > 1 the
+/// all-reduce of the gradients of the sequence-parallel parameters (norm
+/// parameters and row-parallel biases), then the mixed-precision AdamW step
+/// over the block parameters this rank holds.
+llvm::Expected<BlockWork> deriveOptimizerWork(const ModelSpec &model,
+                                              const TrainingSpec &training,
+                                              const MappingSpec &mapping);
+
+/// Parameters of one block held by one TP rank: column-parallel weights and
+/// biases (qkv_proj, fc1) and row-parallel weights (out_proj, fc2) divided by
+/// tp; row-parallel biases and norm parameters replicated. At tp = 1 with
+/// LayerNorm, GeLU, heads*head_dim = hidden and ffn = 4*hidden this is the
+/// paper's 12h^2 + 13h.
+llvm::Expected<int64_t> blockParametersPerRank(const ModelSpec &model,
+                                               const MappingSpec &mapping);
+
+/// Bytes each participant must send for `facts`, for any algorithm (the
+/// bandwidth lower bound): all-reduce 2(n-1)M/n, reduce-scatter and
+/// all-gather (n-1)M/n, with M the logical message bytes. Fails unless
+/// participants > 0, M >= 0 and n divides M (which holds for every collective
+/// derived from a valid spec).
+llvm::Expected<int64_t> minimumTransferBytes(const CollectiveFacts &facts);
+
+} // namespace blueprint::workload
+
+#endif // BLUEPRINT_WORKLOAD_BLOCKWORK_H

@@ -1,0 +1,46 @@
+//===- Boundaries.h - The tensors crossing a block's boundary ---*- C++ -*-===//
+//
+// The logical tensors a decoder block's derived work exchanges with the rest
+// of the run: its input activation and incoming gradient, its parameters and
+// optimizer state (inputs), its output activation, outgoing gradient and
+// parameter gradients (outputs). Names are those the work algebra reads and
+// writes (docs/WorkAlgebra.md); shapes are global (unsharded).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_WORKLOAD_BOUNDARIES_H
+#define BLUEPRINT_WORKLOAD_BOUNDARIES_H
+
+#include "Blueprint/Workload/Spec.h"
+
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace blueprint::workload {
+
+struct BoundaryTensor {
+  std::string name;
+  BoundaryRole role = BoundaryRole::ActivationIn;
+  /// Global shape, outermost first; activations are [b, s, h].
+  std::vector<int64_t> shape;
+  DataType type = DataType::BF16;
+  /// The dimension split over the tensor-parallel ranks, if any.
+  std::optional<unsigned> tpSplitDim;
+
+  bool isOutput() const { return producingPhase().has_value(); }
+  /// The phase whose work produces an output; std::nullopt for an input.
+  std::optional<Phase> producingPhase() const;
+};
+
+/// The boundary tensors of one block for one micro-batch under `mapping`.
+/// Fails if the contracts do not compose or a size overflows.
+llvm::Expected<std::vector<BoundaryTensor>>
+blockBoundaries(const ModelSpec &model, const TrainingSpec &training,
+                const MappingSpec &mapping);
+
+} // namespace blueprint::workload
+
+#endif // BLUEPRINT_WORKLOAD_BOUNDARIES_H

@@ -1,0 +1,422 @@
+//===- DistOps.cpp - DistributedTaskIR operations and their rules ---------===//
+//
+// The verifier rules of docs/DistSpec.md; each diagnostic starts with the
+// rule's label.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Dialect/Dist/IR/DistOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+using namespace mlir;
+using namespace blueprint;
+using namespace blueprint::dist;
+
+//===----------------------------------------------------------------------===//
+// `name = bytes` dictionaries: {x_norm1 = 50331648, w_qkv = 28311552}
+//===----------------------------------------------------------------------===//
+
+static void printTensorBytes(OpAsmPrinter &printer, Operation *,
+                             DictionaryAttr bytes) {
+  printer << '{';
+  llvm::interleaveComma(bytes, printer, [&](NamedAttribute entry) {
+    printer.printKeywordOrString(entry.getName().getValue());
+    printer << " = ";
+    if (auto value = llvm::dyn_cast<IntegerAttr>(entry.getValue()))
+      printer << value.getInt();
+    else
+      printer.printAttribute(entry.getValue());
+  });
+  printer << '}';
+}
+
+static ParseResult parseTensorBytes(OpAsmParser &parser,
+                                    DictionaryAttr &bytes) {
+  Builder &builder = parser.getBuilder();
+  llvm::SmallVector<NamedAttribute> entries;
+  llvm::StringSet<> seen;
+  auto parseEntry = [&]() -> ParseResult {
+    std::string name;
+    llvm::SMLoc loc = parser.getCurrentLocation();
+    int64_t value;
+    if (parser.parseKeywordOrString(&name) || parser.parseEqual() ||
+        parser.parseInteger(value))
+      return failure();
+    if (!seen.insert(name).second)
+      return parser.emitError(loc, "tensor '") << name << "' is listed twice";
+    entries.push_back(
+        builder.getNamedAttr(name, builder.getI64IntegerAttr(value)));
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Braces,
+                                     parseEntry))
+    return failure();
+  bytes = builder.getDictionaryAttr(entries);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shared rule helpers
+//===----------------------------------------------------------------------===//
+
+/// The mesh `ref` names in the program enclosing `op`, or null.
+static MeshOp lookupMesh(Operation *op, FlatSymbolRefAttr ref) {
+  auto program = op->getParentOfType<ProgramOp>();
+  if (!program || !ref)
+    return nullptr;
+  return llvm::dyn_cast_or_null<MeshOp>(
+      SymbolTable::lookupSymbolIn(program, ref.getAttr()));
+}
+
+/// `ranks` must be distinct ranks of `mesh` in increasing order.
+static LogicalResult verifyRankGroup(Operation *op,
+                                     std::optional<ArrayRef<int64_t>> ranks,
+                                     MeshOp mesh, StringRef rule,
+                                     StringRef field) {
+  if (!ranks)
+    return success();
+  int64_t numRanks = mesh.getNumRanks();
+  int64_t previous = -1;
+  for (int64_t rank : *ranks) {
+    if (rank < 0 || rank >= numRanks)
+      return op->emitOpError()
+             << rule << ": " << field << " names rank " << rank
+             << ", which is not a rank of mesh @" << mesh.getSymName()
+             << " (ranks 0.." << numRanks - 1 << ")";
+    if (rank <= previous)
+      return op->emitOpError() << rule << ": " << field
+                               << " must list distinct ranks in increasing "
+                                  "order, got "
+                               << rank << " after " << previous;
+    previous = rank;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ProgramOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ProgramOp::verify() {
+  StringRef digest = getSourceDigest();
+  bool wellFormed = digest.consume_front("sha256:") && digest.size() == 64 &&
+                    llvm::all_of(digest, [](char c) {
+                      return llvm::isDigit(c) || (c >= 'a' && c <= 'f');
+                    });
+  if (!wellFormed)
+    return emitOpError() << "dist_program_c1: source_digest must be "
+                            "'sha256:' followed by 64 lowercase hex digits, "
+                            "got '"
+                         << getSourceDigest() << "'";
+  return success();
+}
+
+LogicalResult ProgramOp::verifyRegions() {
+  transformer::MappingAttr mapping = getMapping();
+  for (MeshOp mesh : getBody().getOps<MeshOp>()) {
+    for (auto [axis, size] :
+         llvm::zip(mesh.getAxes().getAsValueRange<StringAttr>(),
+                   mesh.getShape())) {
+      std::optional<int64_t> degree =
+          llvm::StringSwitch<std::optional<int64_t>>(axis)
+              .Case("tp", mapping.getTp())
+              .Case("pp", mapping.getPp())
+              .Case("dp", mapping.getDp())
+              .Default(std::nullopt);
+      if (!degree)
+        return mesh.emitOpError()
+               << "dist_program_c2: axis '" << axis
+               << "' is not a parallelism of the mapping (tp, pp or dp)";
+      if (*degree != size)
+        return mesh.emitOpError()
+               << "dist_program_c2: axis '" << axis << "' has " << size
+               << " ranks but the mapping says " << axis << " = " << *degree;
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MeshOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MeshOp::verify() {
+  if (getAxes().empty() || getAxes().size() != getShape().size())
+    return emitOpError() << "dist_mesh_c1: axes and shape must have the same "
+                            "non-zero length, got "
+                         << getAxes().size() << " axes and "
+                         << getShape().size() << " sizes";
+  llvm::StringSet<> names;
+  for (auto [axis, size] :
+       llvm::zip(getAxes().getAsValueRange<StringAttr>(), getShape())) {
+    if (size <= 0)
+      return emitOpError() << "dist_mesh_c1: axis '" << axis
+                           << "' must have a positive size, got " << size;
+    if (!names.insert(axis).second)
+      return emitOpError() << "dist_mesh_c1: axis '" << axis
+                           << "' is named twice";
+  }
+  if (getNumRanks() == 0)
+    return emitOpError() << "dist_mesh_c1: the number of ranks overflows a "
+                            "64-bit integer";
+  return success();
+}
+
+int64_t MeshOp::getNumRanks() {
+  int64_t ranks = 1;
+  for (int64_t size : getShape()) {
+    std::optional<int64_t> product = llvm::checkedMul(ranks, size);
+    if (!product)
+      return 0;
+    ranks = *product;
+  }
+  return ranks;
+}
+
+std::optional<int64_t> MeshOp::getAxisSize(StringRef axis) {
+  for (auto [name, size] :
+       llvm::zip(getAxes().getAsValueRange<StringAttr>(), getShape()))
+    if (name == axis)
+      return size;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// BoundaryOp
+//===----------------------------------------------------------------------===//
+
+/// The phase whose work makes an output of `role`; std::nullopt for inputs.
+static std::optional<workload::Phase> producingPhase(workload::BoundaryRole role) {
+  switch (role) {
+  case workload::BoundaryRole::ActivationOut:
+    return workload::Phase::Forward;
+  case workload::BoundaryRole::ActivationGradOut:
+    return workload::Phase::ActivationGrad;
+  case workload::BoundaryRole::ParameterGrad:
+    return workload::Phase::WeightGrad;
+  case workload::BoundaryRole::ActivationIn:
+  case workload::BoundaryRole::ActivationGradIn:
+  case workload::BoundaryRole::Parameter:
+  case workload::BoundaryRole::OptimizerState:
+    return std::nullopt;
+  }
+  llvm_unreachable("unknown BoundaryRole");
+}
+
+LogicalResult BoundaryOp::verify() {
+  ShardingAttr sharding = getSharding();
+  MeshOp mesh = lookupMesh(*this, sharding.getMesh());
+  if (!mesh)
+    return emitOpError() << "dist_boundary_c1: sharding mesh "
+                         << sharding.getMesh()
+                         << " does not name a dist.mesh of the program";
+  auto type = llvm::cast<RankedTensorType>(getType());
+  ArrayAttr splitAxes = sharding.getSplitAxes();
+  if (static_cast<int64_t>(splitAxes.size()) > type.getRank())
+    return emitOpError() << "dist_boundary_c1: sharding lists "
+                         << splitAxes.size() << " dimensions but the tensor "
+                         << type << " has rank " << type.getRank();
+  llvm::StringSet<> used;
+  for (auto [dim, axesOfDim] : llvm::enumerate(splitAxes)) {
+    auto axes = llvm::dyn_cast<ArrayAttr>(axesOfDim);
+    if (!axes || !llvm::all_of(axes, llvm::IsaPred<StringAttr>))
+      return emitOpError() << "dist_boundary_c1: dimension " << dim
+                           << " of the sharding must be a list of axis names";
+    int64_t ways = 1;
+    for (StringRef axis : axes.getAsValueRange<StringAttr>()) {
+      std::optional<int64_t> size = mesh.getAxisSize(axis);
+      if (!size)
+        return emitOpError() << "dist_boundary_c1: mesh @"
+                             << mesh.getSymName() << " has no axis '" << axis
+                             << "'";
+      if (!used.insert(axis).second)
+        return emitOpError() << "dist_boundary_c1: axis '" << axis
+                             << "' splits more than one dimension";
+      ways *= *size; // bounded by the mesh's rank count, checked by its rule
+    }
+    if (type.getDimSize(dim) % ways != 0)
+      return emitOpError() << "dist_boundary_c1: dimension " << dim
+                           << " of size " << type.getDimSize(dim)
+                           << " is not divisible into " << ways << " shards";
+  }
+  if (failed(verifyRankGroup(*this, getOwners(), mesh, "dist_boundary_c2",
+                             "owners")))
+    return failure();
+
+  std::optional<workload::Phase> phase = producingPhase(getRole());
+  Value producer = getProducer();
+  if (!phase) {
+    if (producer)
+      return emitOpError() << "dist_boundary_c3: input '"
+                           << workload::stringifyEnum(getRole())
+                           << "' cannot have a producer";
+    bool read = false;
+    (*this)->getParentOp()->walk([&](WorkFactsOpInterface work) {
+      read |= static_cast<bool>(work.getReads().get(getSymName()));
+    });
+    if (!read)
+      return emitOpError() << "dist_boundary_c4: no work of the program reads "
+                              "input '"
+                           << getSymName() << "'";
+    return success();
+  }
+  auto work = producer ? producer.getDefiningOp<WorkFactsOpInterface>()
+                       : WorkFactsOpInterface();
+  if (!work)
+    return emitOpError() << "dist_boundary_c3: output '"
+                         << workload::stringifyEnum(getRole())
+                         << "' must be produced_by the token of a work op";
+  if (work.getPhase() != *phase)
+    return emitOpError() << "dist_boundary_c3: output '"
+                         << workload::stringifyEnum(getRole())
+                         << "' must be produced by "
+                         << workload::stringifyEnum(*phase)
+                         << " work, not by " << work.getPrimitive() << " ("
+                         << workload::stringifyEnum(work.getPhase()) << ")";
+  if (!work.getWrites().get(getSymName()))
+    return emitOpError() << "dist_boundary_c4: producer " << work.getPrimitive()
+                         << " does not write '" << getSymName() << "'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Work ops
+//===----------------------------------------------------------------------===//
+
+/// dist_work_c1 .. dist_work_c5; returns the mesh for the op's own rules.
+static FailureOr<MeshOp> verifyWork(WorkFactsOpInterface work,
+                                    FlatSymbolRefAttr meshRef,
+                                    std::optional<ArrayRef<int64_t>> ranks,
+                                    OperandRange deps) {
+  Operation *op = work;
+  MeshOp mesh = lookupMesh(op, meshRef);
+  if (!mesh)
+    return op->emitOpError() << "dist_work_c1: " << meshRef
+                             << " does not name a dist.mesh of the program";
+  if (failed(verifyRankGroup(op, ranks, mesh, "dist_work_c2", "ranks")))
+    return failure();
+  if (work.getOps() < 0)
+    return op->emitOpError() << "dist_work_c3: ops must be non-negative, got "
+                             << work.getOps();
+  auto emit = [&]() { return op->emitOpError() << "dist_work_c3: "; };
+  if (failed(verifyTensorBytes(work.getReads(), "read bytes", emit)) ||
+      failed(verifyTensorBytes(work.getWrites(), "write bytes", emit)) ||
+      failed(verifyTensorBytes(work.getStashed(), "stash bytes", emit)))
+    return failure();
+  for (Value dep : deps) {
+    Operation *producer = dep.getDefiningOp();
+    if (!producer || !llvm::isa<WorkFactsOpInterface>(producer) ||
+        producer->getParentOp() != op->getParentOp())
+      return op->emitOpError() << "dist_work_c4: every dependency must be "
+                                  "the token of a work op of the same "
+                                  "program";
+  }
+  if (!work.getStashed().empty() &&
+      work.getPhase() != workload::Phase::Forward)
+    return op->emitOpError() << "dist_work_c5: only forward work stashes, but "
+                             << work.getPrimitive() << " ("
+                             << workload::stringifyEnum(work.getPhase())
+                             << ") stashes " << work.getStashed().size()
+                             << " tensors";
+  return mesh;
+}
+
+LogicalResult TaskOp::verify() {
+  if (failed(verifyWork(*this, getMeshAttr(), getRanks(), getDeps())))
+    return failure();
+  if (getEngine() == workload::Engine::Collective)
+    return emitOpError() << "dist_task_c1: a task runs on a matmul or vector "
+                            "engine; collectives are dist.all_reduce, "
+                            "dist.reduce_scatter and dist.all_gather";
+  return success();
+}
+
+workload::Engine TaskOp::getWorkEngine() { return getEngine(); }
+
+std::optional<workload::CollectiveFacts> TaskOp::getCollectiveFacts() {
+  return std::nullopt;
+}
+
+/// dist_collective_c1 .. c4 on top of the work rules.
+template <typename CollectiveOpT>
+static LogicalResult verifyCollective(CollectiveOpT op) {
+  FailureOr<MeshOp> mesh =
+      verifyWork(op, op.getMeshAttr(), op.getRanks(), op.getDeps());
+  if (failed(mesh))
+    return failure();
+  ArrayAttr axes = op.getMeshAxes();
+  if (axes.empty())
+    return op.emitOpError() << "dist_collective_c1: axes must name at least "
+                               "one mesh axis";
+  llvm::StringSet<> seen;
+  int64_t participants = 1;
+  for (StringRef axis : axes.getAsValueRange<StringAttr>()) {
+    std::optional<int64_t> size = mesh->getAxisSize(axis);
+    if (!size)
+      return op.emitOpError() << "dist_collective_c1: mesh @"
+                              << mesh->getSymName() << " has no axis '"
+                              << axis << "'";
+    if (!seen.insert(axis).second)
+      return op.emitOpError() << "dist_collective_c1: axis '" << axis
+                              << "' is named twice";
+    participants *= *size; // bounded by the mesh's checked rank count
+  }
+  int64_t declared = op.getParticipantsAttr().getInt();
+  if (declared != participants)
+    return op.emitOpError() << "dist_collective_c2: participants = "
+                            << declared << " but axes " << axes << " span "
+                            << participants << " ranks";
+  workload::CollectiveFacts facts = *op.getCollectiveFacts();
+  if (facts.kind != workload::CollectiveKind::AllGather &&
+      facts.reduction == workload::ReductionKind::None)
+    return op.emitOpError() << "dist_collective_c3: a "
+                            << workload::stringifyEnum(facts.kind)
+                            << " must reduce (reduction = sum)";
+  if (facts.messageBytes < 0)
+    return op.emitOpError() << "dist_collective_c4: message bytes must be "
+                               "non-negative, got "
+                            << facts.messageBytes;
+  if (facts.messageBytes % participants != 0)
+    return op.emitOpError() << "dist_collective_c4: message bytes "
+                            << facts.messageBytes
+                            << " are not divisible by participants = "
+                            << participants;
+  return success();
+}
+
+/// The collective facts of an op (all-gather has no reduction operand).
+template <typename CollectiveOpT>
+static workload::CollectiveFacts collectiveFactsOf(CollectiveOpT op) {
+  workload::CollectiveFacts facts;
+  facts.kind = CollectiveOpT::kKind;
+  if constexpr (std::is_same_v<CollectiveOpT, AllGatherOp>)
+    facts.reduction = workload::ReductionKind::None;
+  else
+    facts.reduction = op.getReduction();
+  facts.participants = op.getParticipantsAttr().getInt();
+  facts.messageBytes = op.getMessageBytesAttr().getInt();
+  return facts;
+}
+
+#define DEFINE_COLLECTIVE(OpT)                                                 \
+  LogicalResult OpT::verify() { return verifyCollective(*this); }              \
+  workload::Engine OpT::getWorkEngine() {                                      \
+    return workload::Engine::Collective;                                       \
+  }                                                                            \
+  std::optional<workload::CollectiveFacts> OpT::getCollectiveFacts() {         \
+    return collectiveFactsOf(*this);                                           \
+  }
+DEFINE_COLLECTIVE(AllReduceOp)
+DEFINE_COLLECTIVE(ReduceScatterOp)
+DEFINE_COLLECTIVE(AllGatherOp)
+#undef DEFINE_COLLECTIVE
+
+#define GET_OP_CLASSES
+#include "Blueprint/Dialect/Dist/IR/DistOps.cpp.inc"

@@ -1,0 +1,69 @@
+//===- WorkFactsInterface.cpp - Exact work facts of an op -----------------===//
+
+#include "Blueprint/Interfaces/WorkFactsInterface.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "Blueprint/Workload/Checked.h"
+
+using namespace mlir;
+using namespace blueprint;
+
+#include "Blueprint/Interfaces/WorkFactsInterface.cpp.inc"
+
+DictionaryAttr
+blueprint::getTensorBytesAttr(MLIRContext *context,
+                              llvm::ArrayRef<workload::TensorAccess> accesses) {
+  Builder builder(context);
+  llvm::SmallVector<NamedAttribute> entries;
+  for (const workload::TensorAccess &access : accesses)
+    entries.push_back(builder.getNamedAttr(
+        access.tensor, builder.getI64IntegerAttr(access.bytes)));
+  return builder.getDictionaryAttr(entries);
+}
+
+std::vector<workload::TensorAccess>
+blueprint::getTensorAccesses(DictionaryAttr bytes) {
+  std::vector<workload::TensorAccess> accesses;
+  for (NamedAttribute entry : bytes)
+    if (auto value = llvm::dyn_cast<IntegerAttr>(entry.getValue()))
+      accesses.push_back({entry.getName().str(), value.getInt()});
+  return accesses;
+}
+
+LogicalResult
+blueprint::verifyTensorBytes(DictionaryAttr bytes, llvm::StringRef what,
+                             function_ref<InFlightDiagnostic()> emitError) {
+  for (NamedAttribute entry : bytes) {
+    auto value = llvm::dyn_cast<IntegerAttr>(entry.getValue());
+    if (!value || !value.getType().isSignlessInteger(64))
+      return emitError() << what << " of tensor '" << entry.getName().str()
+                         << "' must be a 64-bit integer byte count";
+    if (value.getInt() < 0)
+      return emitError() << what << " of tensor '" << entry.getName().str()
+                         << "' must be non-negative, got " << value.getInt();
+  }
+  return success();
+}
+
+llvm::Expected<workload::Invocation>
+blueprint::toInvocation(WorkFactsOpInterface op) {
+  workload::Invocation invocation;
+  invocation.primitive = op.getPrimitive().str();
+  invocation.phase = op.getPhase();
+  invocation.engine = op.getWorkEngine();
+  invocation.ops = op.getOps();
+  invocation.reads = getTensorAccesses(op.getReads());
+  invocation.writes = getTensorAccesses(op.getWrites());
+  invocation.stashed = getTensorAccesses(op.getStashed());
+  workload::OverflowGuard guard;
+  for (const workload::TensorAccess &access : invocation.stashed)
+    invocation.stashBytes =
+        guard.add(invocation.stashBytes, access.bytes, "stash bytes");
+  if (guard.failed())
+    return llvm::createStringError("%s of '%s' overflows a 64-bit integer",
+                                   guard.overflowedQuantity().str().c_str(),
+                                   invocation.primitive.c_str());
+  invocation.collective = op.getCollectiveFacts();
+  return invocation;
+}

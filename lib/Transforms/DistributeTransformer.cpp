@@ -1,0 +1,264 @@
+//===- DistributeTransformer.cpp - ModelIR to DistributedTaskIR -----------===//
+//
+// A thin pass: it reads the contracts off each `transformer.decoder_training`
+// op, asks the work algebra (lib/Workload) for the block's invocations and
+// boundary tensors, and materializes them as a `dist.program`. All counting
+// happens in the algebra.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Transforms/Passes.h"
+
+#include "Blueprint/Dialect/Dist/IR/DistOps.h"
+#include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
+#include "Blueprint/Support/Digest.h"
+#include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Boundaries.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace blueprint {
+#define GEN_PASS_DEF_DISTRIBUTETRANSFORMER
+#include "Blueprint/Transforms/Passes.h.inc"
+} // namespace blueprint
+
+using namespace mlir;
+using namespace blueprint;
+
+namespace {
+
+constexpr llvm::StringLiteral kMeshName = "tp_mesh";
+constexpr llvm::StringLiteral kTPAxis = "tp";
+
+Type elementTypeOf(MLIRContext *context, workload::DataType type) {
+  switch (type) {
+  case workload::DataType::F32:
+    return Float32Type::get(context);
+  case workload::DataType::BF16:
+    return BFloat16Type::get(context);
+  case workload::DataType::F16:
+    return Float16Type::get(context);
+  case workload::DataType::FP8:
+    return Float8E4M3FNType::get(context);
+  }
+  llvm_unreachable("unknown DataType");
+}
+
+/// The conservative stage of an invocation: forward, recompute, backward.
+/// A recommunication serves the invocation that follows it in the
+/// algebra's execution order (a redone forward collective serves the
+/// recompute, a re-gather serves a weight gradient), so it takes that stage.
+enum class Stage { Forward, Recompute, Backward };
+
+Stage stageOf(workload::Phase phase) {
+  switch (phase) {
+  case workload::Phase::Forward:
+    return Stage::Forward;
+  case workload::Phase::Recompute:
+    return Stage::Recompute;
+  case workload::Phase::ActivationGrad:
+  case workload::Phase::WeightGrad:
+  case workload::Phase::Optimizer:
+  case workload::Phase::Recommunication:
+    return Stage::Backward;
+  }
+  llvm_unreachable("unknown Phase");
+}
+
+/// The invocations of `work` in stage order (forward, then recompute, then
+/// backward), keeping the algebra's order within each stage. Valid because
+/// recompute reads only stashed forward tensors.
+std::vector<const workload::Invocation *>
+inStageOrder(const workload::BlockWork &work) {
+  std::vector<std::pair<Stage, const workload::Invocation *>> staged;
+  std::optional<Stage> next;
+  for (const workload::Invocation &invocation :
+       llvm::reverse(work.invocations)) {
+    Stage stage = invocation.phase == workload::Phase::Recommunication && next
+                      ? *next
+                      : stageOf(invocation.phase);
+    staged.push_back({stage, &invocation});
+    next = stage;
+  }
+  std::reverse(staged.begin(), staged.end());
+  std::stable_sort(staged.begin(), staged.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<const workload::Invocation *> ordered;
+  for (const auto &entry : staged)
+    ordered.push_back(entry.second);
+  return ordered;
+}
+
+/// Builds the program of one source op from its derived work.
+class ProgramBuilder {
+public:
+  ProgramBuilder(transformer::DecoderTrainingOp source, OpBuilder &builder)
+      : source(source), builder(builder), context(builder.getContext()) {}
+
+  dist::ProgramOp build(const workload::BlockWork &perMicroBatch,
+                        const workload::BlockWork &perIteration,
+                        llvm::ArrayRef<workload::BoundaryTensor> boundaries,
+                        int64_t tp) {
+    Location loc = source.getLoc();
+    auto program = dist::ProgramOp::create(
+        builder, loc, source.getSymName(), computeDigest(source),
+        source.getMapping());
+    builder.setInsertionPointToStart(&program.getBody().emplaceBlock());
+    dist::MeshOp::create(builder, loc, kMeshName,
+                         builder.getStrArrayAttr({kTPAxis}),
+                         builder.getDenseI64ArrayAttr({tp}));
+    for (const workload::BoundaryTensor &tensor : boundaries)
+      if (!tensor.isOutput())
+        createBoundary(tensor, Value());
+    for (const workload::BlockWork *work : {&perMicroBatch, &perIteration})
+      for (const workload::Invocation *invocation : inStageOrder(*work))
+        createWork(*invocation, work->cadence);
+    for (const workload::BoundaryTensor &tensor : boundaries)
+      if (tensor.isOutput())
+        createBoundary(tensor, lastWriter(tensor));
+    return program;
+  }
+
+private:
+  /// `fused<#dist.lineage<...>>["<primitive>.<phase>", <source location>]`.
+  Location lineageLoc(const workload::Invocation &invocation) {
+    std::string name = invocation.primitive + "." +
+                       workload::stringifyEnum(invocation.phase).str();
+    auto lineage = dist::LineageAttr::get(
+        context, source.getSymNameAttr(),
+        builder.getStringAttr(invocation.primitive), invocation.phase,
+        builder.getStringAttr(invocation.cause));
+    return FusedLoc::get(
+        context, {NameLoc::get(builder.getStringAttr(name)), source.getLoc()},
+        lineage);
+  }
+
+  void createWork(const workload::Invocation &invocation,
+                  workload::Cadence cadence) {
+    Location loc = lineageLoc(invocation);
+    auto mesh = FlatSymbolRefAttr::get(context, kMeshName);
+    DictionaryAttr reads = getTensorBytesAttr(context, invocation.reads);
+    DictionaryAttr writes = getTensorBytesAttr(context, invocation.writes);
+    DictionaryAttr stashed = getTensorBytesAttr(context, invocation.stashed);
+    llvm::SmallVector<Value, 1> deps;
+    if (previous)
+      deps.push_back(previous);
+    Type token = dist::TokenType::get(context);
+    StringAttr primitive = builder.getStringAttr(invocation.primitive);
+    auto phase = dist::PhaseAttr::get(context, invocation.phase);
+    auto cadenceAttr = dist::CadenceAttr::get(context, cadence);
+    IntegerAttr ops = builder.getI64IntegerAttr(invocation.ops);
+    Operation *op;
+    if (!invocation.collective) {
+      op = dist::TaskOp::create(
+          builder, loc, token, primitive, phase, cadenceAttr, mesh,
+          DenseI64ArrayAttr(), ops, reads, writes, stashed, deps,
+          dist::EngineAttr::get(context, invocation.engine));
+    } else {
+      const workload::CollectiveFacts &facts = *invocation.collective;
+      ArrayAttr axes = builder.getStrArrayAttr({kTPAxis});
+      IntegerAttr participants = builder.getI64IntegerAttr(facts.participants);
+      IntegerAttr message = builder.getI64IntegerAttr(facts.messageBytes);
+      auto reduction = dist::ReductionKindAttr::get(context, facts.reduction);
+      switch (facts.kind) {
+      case workload::CollectiveKind::AllReduce:
+        op = dist::AllReduceOp::create(
+            builder, loc, token, primitive, phase, cadenceAttr, mesh,
+            DenseI64ArrayAttr(), ops, reads, writes, stashed, deps, axes,
+            participants, message, reduction);
+        break;
+      case workload::CollectiveKind::ReduceScatter:
+        op = dist::ReduceScatterOp::create(
+            builder, loc, token, primitive, phase, cadenceAttr, mesh,
+            DenseI64ArrayAttr(), ops, reads, writes, stashed, deps, axes,
+            participants, message, reduction);
+        break;
+      case workload::CollectiveKind::AllGather:
+        op = dist::AllGatherOp::create(
+            builder, loc, token, primitive, phase, cadenceAttr, mesh,
+            DenseI64ArrayAttr(), ops, reads, writes, stashed, deps, axes,
+            participants, message);
+        break;
+      }
+    }
+    previous = op->getResult(0);
+    for (const workload::TensorAccess &write : invocation.writes)
+      writers[write.tensor].push_back({invocation.phase, previous});
+  }
+
+  /// The token of the last op of the output's producing phase that writes
+  /// it (the forward terminal for the block output).
+  Value lastWriter(const workload::BoundaryTensor &tensor) {
+    Value producer;
+    for (const auto &[phase, token] : writers.lookup(tensor.name))
+      if (phase == tensor.producingPhase())
+        producer = token;
+    return producer;
+  }
+
+  void createBoundary(const workload::BoundaryTensor &tensor, Value producer) {
+    auto type = RankedTensorType::get(tensor.shape,
+                                      elementTypeOf(context, tensor.type));
+    llvm::SmallVector<Attribute> splitAxes;
+    if (tensor.tpSplitDim) {
+      splitAxes.assign(*tensor.tpSplitDim + 1, builder.getArrayAttr({}));
+      splitAxes.back() = builder.getStrArrayAttr({kTPAxis});
+    }
+    auto sharding = dist::ShardingAttr::get(
+        context, FlatSymbolRefAttr::get(context, kMeshName),
+        builder.getArrayAttr(splitAxes));
+    dist::BoundaryOp::create(
+        builder, source.getLoc(), builder.getStringAttr(tensor.name),
+        dist::BoundaryRoleAttr::get(context, tensor.role), TypeAttr::get(type),
+        sharding, DenseI64ArrayAttr(), producer);
+  }
+
+  transformer::DecoderTrainingOp source;
+  OpBuilder &builder;
+  MLIRContext *context;
+  Value previous;
+  llvm::StringMap<llvm::SmallVector<std::pair<workload::Phase, Value>>>
+      writers;
+};
+
+struct DistributeTransformerPass
+    : blueprint::impl::DistributeTransformerBase<DistributeTransformerPass> {
+  void runOnOperation() override {
+    // One-to-many expansion: collect first, then rewrite.
+    llvm::SmallVector<transformer::DecoderTrainingOp> sources(
+        getOperation().getOps<transformer::DecoderTrainingOp>());
+    for (transformer::DecoderTrainingOp source : sources)
+      if (failed(distribute(source)))
+        return signalPassFailure();
+  }
+
+  LogicalResult distribute(transformer::DecoderTrainingOp source) {
+    workload::ModelSpec model = source.getModel().getSpec();
+    workload::TrainingSpec training = source.getTraining().getSpec();
+    workload::MappingSpec mapping = source.getMapping().getSpec();
+    llvm::Expected<workload::BlockWork> perMicroBatch =
+        workload::deriveBlockWork(model, training, mapping);
+    if (!perMicroBatch)
+      return source.emitOpError()
+             << "derivation: " << llvm::toString(perMicroBatch.takeError());
+    llvm::Expected<workload::BlockWork> perIteration =
+        workload::deriveOptimizerWork(model, training, mapping);
+    if (!perIteration)
+      return source.emitOpError()
+             << "derivation: " << llvm::toString(perIteration.takeError());
+    llvm::Expected<std::vector<workload::BoundaryTensor>> boundaries =
+        workload::blockBoundaries(model, training, mapping);
+    if (!boundaries)
+      return source.emitOpError()
+             << "derivation: " << llvm::toString(boundaries.takeError());
+
+    OpBuilder builder(source);
+    ProgramBuilder(source, builder)
+        .build(*perMicroBatch, *perIteration, *boundaries, mapping.tp);
+    source.erase();
+    return success();
+  }
+};
+
+} // namespace

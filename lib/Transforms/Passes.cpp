@@ -1,3 +1,0 @@
-//===- Passes.cpp - Blueprint pass registration ---------------------------===//
-
-#include "Blueprint/Transforms/Passes.h"

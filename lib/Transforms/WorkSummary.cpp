@@ -1,0 +1,207 @@
+//===- WorkSummary.cpp - Work totals of every program ---------------------===//
+//
+// Reads any stage through WorkFactsOpInterface and sums with the algebra's
+// own checked summarize(), so the summary of the IR and the algebra's totals
+// are one computation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Transforms/Passes.h"
+
+#include "Blueprint/Interfaces/WorkFactsInterface.h"
+#include "Blueprint/Workload/BlockWork.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace blueprint {
+#define GEN_PASS_DEF_WORKSUMMARY
+#include "Blueprint/Transforms/Passes.h.inc"
+} // namespace blueprint
+
+using namespace mlir;
+using namespace blueprint;
+
+namespace {
+
+constexpr workload::Cadence kCadences[] = {workload::Cadence::PerMicroBatch,
+                                           workload::Cadence::PerIteration};
+constexpr workload::Phase kPhases[] = {
+    workload::Phase::Forward,        workload::Phase::Recompute,
+    workload::Phase::ActivationGrad, workload::Phase::WeightGrad,
+    workload::Phase::Optimizer,      workload::Phase::Recommunication};
+constexpr workload::Engine kEngines[] = {workload::Engine::Matmul,
+                                         workload::Engine::Vector,
+                                         workload::Engine::Collective};
+
+/// The summaries of one program (a symbol-table op holding work), per
+/// cadence.
+struct ProgramSummary {
+  std::string name;
+  std::vector<std::pair<workload::Cadence, workload::WorkSummary>> cadences;
+};
+
+llvm::json::Object toJSON(const workload::WorkTotals &totals) {
+  return llvm::json::Object{
+      {"invocations", totals.invocations},
+      {"ops", totals.ops},
+      {"read_bytes", totals.readBytes},
+      {"write_bytes", totals.writeBytes},
+      {"message_bytes", totals.messageBytes},
+      {"min_transfer_bytes", totals.minimumTransferBytes},
+      {"stash_bytes", totals.stashBytes}};
+}
+
+void printJSON(llvm::ArrayRef<ProgramSummary> programs, llvm::raw_ostream &os) {
+  llvm::json::Array programArray;
+  for (const ProgramSummary &program : programs) {
+    llvm::json::Object cadences;
+    for (const auto &[cadence, summary] : program.cadences) {
+      llvm::json::Array rows;
+      for (workload::Phase phase : kPhases)
+        for (workload::Engine engine : kEngines) {
+          const workload::WorkTotals &totals = summary.at(phase, engine);
+          if (totals.invocations == 0)
+            continue;
+          llvm::json::Object row = toJSON(totals);
+          row["phase"] = workload::stringifyEnum(phase);
+          row["engine"] = workload::stringifyEnum(engine);
+          rows.push_back(std::move(row));
+        }
+      llvm::json::Object byPhase, byEngine;
+      for (workload::Phase phase : kPhases)
+        if (summary.of(phase).invocations)
+          byPhase[workload::stringifyEnum(phase)] = toJSON(summary.of(phase));
+      for (workload::Engine engine : kEngines)
+        if (summary.of(engine).invocations)
+          byEngine[workload::stringifyEnum(engine)] =
+              toJSON(summary.of(engine));
+      cadences[workload::stringifyEnum(cadence)] = llvm::json::Object{
+          {"by_phase_engine", std::move(rows)},
+          {"by_phase", std::move(byPhase)},
+          {"by_engine", std::move(byEngine)},
+          {"total", toJSON(summary.total())}};
+    }
+    programArray.push_back(llvm::json::Object{
+        {"program", program.name}, {"cadences", std::move(cadences)}});
+  }
+  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                   {"programs", std::move(programArray)}}))
+     << "\n";
+}
+
+void printRow(llvm::raw_ostream &os, llvm::StringRef phase,
+              llvm::StringRef engine, const workload::WorkTotals &totals) {
+  os << llvm::format("%-16s %-10s %5lld %22lld %18lld %18lld %16lld %16lld "
+                     "%16lld\n",
+                     phase.str().c_str(), engine.str().c_str(),
+                     static_cast<long long>(totals.invocations),
+                     static_cast<long long>(totals.ops),
+                     static_cast<long long>(totals.readBytes),
+                     static_cast<long long>(totals.writeBytes),
+                     static_cast<long long>(totals.messageBytes),
+                     static_cast<long long>(totals.minimumTransferBytes),
+                     static_cast<long long>(totals.stashBytes));
+}
+
+void printTable(llvm::ArrayRef<ProgramSummary> programs,
+                llvm::raw_ostream &os) {
+  for (const ProgramSummary &program : programs) {
+    for (const auto &[cadence, summary] : program.cadences) {
+      os << "program @" << program.name << ", "
+         << workload::stringifyEnum(cadence) << " (one block, one rank)\n";
+      os << llvm::format("%-16s %-10s %5s %22s %18s %18s %16s %16s %16s\n",
+                         "phase", "engine", "count", "ops", "read_bytes",
+                         "write_bytes", "message_bytes", "transfer_bytes",
+                         "stash_bytes");
+      for (workload::Phase phase : kPhases)
+        for (workload::Engine engine : kEngines)
+          if (summary.at(phase, engine).invocations)
+            printRow(os, workload::stringifyEnum(phase),
+                     workload::stringifyEnum(engine),
+                     summary.at(phase, engine));
+      printRow(os, "total", "", summary.total());
+      os << "\n";
+    }
+  }
+}
+
+struct WorkSummaryPass
+    : blueprint::impl::WorkSummaryBase<WorkSummaryPass> {
+  using WorkSummaryBase::WorkSummaryBase;
+
+  void runOnOperation() override {
+    if (format != "table" && format != "json") {
+      getOperation().emitError()
+          << "work-summary: format must be 'table' or 'json', got '" << format
+          << "'";
+      return signalPassFailure();
+    }
+    std::vector<ProgramSummary> programs;
+    // Every symbol-table op directly in the module that holds work is a
+    // program of some stage (dist.program, pplan.plan).
+    for (Operation &op : getOperation().getBody()->getOperations()) {
+      if (!op.hasTrait<OpTrait::SymbolTable>())
+        continue;
+      FailureOr<ProgramSummary> summary = summarizeProgram(op);
+      if (failed(summary))
+        return signalPassFailure();
+      if (!summary->cadences.empty())
+        programs.push_back(std::move(*summary));
+    }
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> output =
+        openOutputFile(outputFile, &error);
+    if (!output) {
+      getOperation().emitError() << "work-summary: " << error;
+      return signalPassFailure();
+    }
+    if (format == "json")
+      printJSON(programs, output->os());
+    else
+      printTable(programs, output->os());
+    output->keep();
+    markAllAnalysesPreserved();
+  }
+
+  FailureOr<ProgramSummary> summarizeProgram(Operation &program) {
+    ProgramSummary result;
+    if (auto name = program.getAttrOfType<StringAttr>(
+            SymbolTable::getSymbolAttrName()))
+      result.name = name.str();
+    std::array<workload::BlockWork, 2> byCadence;
+    byCadence[0].cadence = kCadences[0];
+    byCadence[1].cadence = kCadences[1];
+    WalkResult walk = program.walk([&](WorkFactsOpInterface work) {
+      llvm::Expected<workload::Invocation> invocation = toInvocation(work);
+      if (!invocation) {
+        work->emitError() << "work-summary: "
+                          << llvm::toString(invocation.takeError());
+        return WalkResult::interrupt();
+      }
+      byCadence[work.getCadence() == kCadences[0] ? 0 : 1]
+          .invocations.push_back(std::move(*invocation));
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    for (const workload::BlockWork &work : byCadence) {
+      if (work.invocations.empty())
+        continue;
+      llvm::Expected<workload::WorkSummary> summary = workload::summarize(work);
+      if (!summary) {
+        program.emitError() << "work-summary: "
+                            << llvm::toString(summary.takeError());
+        return failure();
+      }
+      result.cadences.emplace_back(work.cadence, std::move(*summary));
+    }
+    return result;
+  }
+};
+
+} // namespace

@@ -1,0 +1,1080 @@
+//===- BlockWorkTest.cpp - The work algebra of one decoder block ----------===//
+//
+// Closed forms over grids of shapes, TP degrees, TP modes and recompute
+// policies; the SeqSel paper's Table 2 and the Calculon runs read from
+// test/reference (BLUEPRINT_REFERENCE_DIR) and compared exactly, with every
+// definitional difference stated where it is allowed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Workload/BlockWork.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include "gtest/gtest.h"
+
+#include <map>
+#include <set>
+#include <tuple>
+
+#ifndef BLUEPRINT_REFERENCE_DIR
+#error "BLUEPRINT_REFERENCE_DIR must name the test/reference directory"
+#endif
+
+using namespace blueprint::workload;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Specs
+//===----------------------------------------------------------------------===//
+
+/// A GPT block shape: heads*head_dim = hidden, ffn = 4*hidden.
+struct GptShape {
+  const char *name;
+  int64_t hidden;
+  int64_t heads;
+  int64_t seq;
+  int64_t microBatch;
+};
+
+/// The paper's models (SeqSel Table 3) and small shapes; every head count
+/// and sequence length is divisible by 8 so tp in {1,2,4,8} is valid in
+/// both TP modes.
+const GptShape kShapes[] = {
+    {"22B", 6144, 64, 2048, 4},     {"175B", 12288, 96, 2048, 1},
+    {"530B", 20480, 128, 2048, 1},  {"1T", 25600, 160, 2048, 1},
+    {"tiny", 64, 8, 16, 2},         {"small", 256, 16, 64, 3},
+    {"wide-head", 1024, 8, 128, 1},
+};
+const int64_t kTensorParallel[] = {1, 2, 4, 8};
+const TPCommMode kModes[] = {TPCommMode::AllReduce,
+                             TPCommMode::ReduceScatterAllGather};
+const RecomputePolicy kPolicies[] = {
+    RecomputePolicy::None, RecomputePolicy::Selective, RecomputePolicy::Full};
+
+ModelSpec gptModel(const GptShape &shape) {
+  ModelSpec model;
+  model.hidden = shape.hidden;
+  model.heads = shape.heads;
+  model.kvHeads = shape.heads;
+  model.headDim = shape.hidden / shape.heads;
+  model.ffnHidden = 4 * shape.hidden;
+  model.seqLength = shape.seq;
+  model.maxPositions = shape.seq;
+  model.vocab = 1024;
+  model.blocks = 4;
+  return model;
+}
+
+TrainingSpec trainingFor(int64_t microBatch) {
+  TrainingSpec training;
+  training.globalBatch = microBatch;
+  training.microBatch = microBatch;
+  return training;
+}
+
+MappingSpec mappingFor(int64_t tp, TPCommMode mode, RecomputePolicy policy) {
+  MappingSpec mapping;
+  mapping.tp = tp;
+  mapping.world = tp;
+  mapping.tpComm = mode;
+  mapping.recompute = policy;
+  return mapping;
+}
+
+std::string label(const ModelSpec &model, const MappingSpec &mapping) {
+  return "h=" + std::to_string(model.hidden) +
+         " a=" + std::to_string(model.heads) +
+         " s=" + std::to_string(model.seqLength) +
+         " tp=" + std::to_string(mapping.tp) + " " +
+         stringifyEnum(mapping.tpComm).str() +
+         " recompute=" + stringifyEnum(mapping.recompute).str();
+}
+
+/// The derived work; a derivation error fails the calling test.
+BlockWork derive(const ModelSpec &model, const TrainingSpec &training,
+                 const MappingSpec &mapping) {
+  llvm::Expected<BlockWork> work = deriveBlockWork(model, training, mapping);
+  if (!work) {
+    ADD_FAILURE() << label(model, mapping) << ": "
+                  << llvm::toString(work.takeError());
+    return {};
+  }
+  return std::move(*work);
+}
+
+WorkSummary summarizeOrFail(const BlockWork &work) {
+  llvm::Expected<WorkSummary> summary = summarize(work);
+  if (!summary) {
+    ADD_FAILURE() << llvm::toString(summary.takeError());
+    return {};
+  }
+  return *summary;
+}
+
+int64_t transferOrFail(const CollectiveFacts &facts) {
+  llvm::Expected<int64_t> bytes = minimumTransferBytes(facts);
+  if (!bytes) {
+    ADD_FAILURE() << llvm::toString(bytes.takeError());
+    return -1;
+  }
+  return *bytes;
+}
+
+/// Calls `check(shape, tp, mode, policy)` over the whole grid.
+template <typename Check> void forEachConfiguration(Check check) {
+  for (const GptShape &shape : kShapes)
+    for (int64_t tp : kTensorParallel)
+      for (TPCommMode mode : kModes)
+        for (RecomputePolicy policy : kPolicies)
+          check(shape, tp, mode, policy);
+}
+
+/// Sum of minimum transfer bytes over the collectives of `phase`.
+int64_t transferIn(const WorkSummary &summary, Phase phase) {
+  return summary.at(phase, Engine::Collective).minimumTransferBytes;
+}
+
+/// Number of collectives of `kind` in `phase`.
+int64_t countCollectives(const BlockWork &work, Phase phase,
+                         CollectiveKind kind) {
+  return llvm::count_if(work.invocations, [&](const Invocation &invocation) {
+    return invocation.phase == phase && invocation.collective &&
+           invocation.collective->kind == kind;
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul work: MLM2021 App. / SeqSel App. A closed forms
+//===----------------------------------------------------------------------===//
+
+TEST(BlockWorkMatmul, ClosedFormsOverGrid) {
+  forEachConfiguration([](const GptShape &gpt, int64_t tp, TPCommMode mode,
+                          RecomputePolicy policy) {
+    ModelSpec model = gptModel(gpt);
+    MappingSpec mapping = mappingFor(tp, mode, policy);
+    BlockWork work = derive(model, trainingFor(gpt.microBatch), mapping);
+    WorkSummary summary = summarizeOrFail(work);
+    int64_t b = gpt.microBatch, s = gpt.seq, h = gpt.hidden;
+    int64_t linears = 24 * b * s * h * h / tp;
+    int64_t attentionCore = 4 * b * s * s * h / tp;
+    int64_t forward = linears + attentionCore;
+    SCOPED_TRACE(label(model, mapping));
+
+    EXPECT_EQ(summary.at(Phase::Forward, Engine::Matmul).ops, forward);
+    // The backward is twice the forward: input gradients of every matmul,
+    // weight gradients of the linears.
+    EXPECT_EQ(summary.at(Phase::ActivationGrad, Engine::Matmul).ops +
+                  summary.at(Phase::WeightGrad, Engine::Matmul).ops,
+              2 * forward);
+    EXPECT_EQ(summary.at(Phase::WeightGrad, Engine::Matmul).ops, linears);
+    int64_t recompute = summary.at(Phase::Recompute, Engine::Matmul).ops;
+    switch (policy) {
+    case RecomputePolicy::None:
+      EXPECT_EQ(recompute, 0);
+      break;
+    case RecomputePolicy::Selective:
+      EXPECT_EQ(recompute, attentionCore);
+      break;
+    case RecomputePolicy::Full:
+      EXPECT_EQ(recompute, forward);
+      break;
+    }
+  });
+}
+
+TEST(BlockWorkRecompute, FullClonesEveryForwardInvocation) {
+  forEachConfiguration([](const GptShape &gpt, int64_t tp, TPCommMode mode,
+                          RecomputePolicy policy) {
+    if (policy != RecomputePolicy::Full)
+      return;
+    ModelSpec model = gptModel(gpt);
+    MappingSpec mapping = mappingFor(tp, mode, policy);
+    BlockWork work = derive(model, trainingFor(gpt.microBatch), mapping);
+    SCOPED_TRACE(label(model, mapping));
+    int64_t forwardCount = 0;
+    for (const Invocation &forward : work.invocations) {
+      if (forward.phase != Phase::Forward)
+        continue;
+      ++forwardCount;
+      Phase clonePhase = forward.engine == Engine::Collective
+                             ? Phase::Recommunication
+                             : Phase::Recompute;
+      const Invocation *clone = work.find(forward.primitive, clonePhase);
+      ASSERT_NE(clone, nullptr) << forward.primitive;
+      EXPECT_EQ(clone->engine, forward.engine);
+      EXPECT_EQ(clone->ops, forward.ops);
+      EXPECT_EQ(clone->reads, forward.reads);
+      EXPECT_EQ(clone->writes, forward.writes);
+      EXPECT_EQ(clone->collective, forward.collective);
+      EXPECT_EQ(clone->stashBytes, 0);
+      EXPECT_NE(clone->cause.find("full recompute"), std::string::npos);
+    }
+    // Nothing else is recomputed: one forward, exactly.
+    WorkSummary summary = summarizeOrFail(work);
+    int64_t computeForward =
+        forwardCount -
+        summary.at(Phase::Forward, Engine::Collective).invocations;
+    EXPECT_EQ(summary.of(Phase::Recompute).invocations, computeForward);
+    for (Engine engine : {Engine::Matmul, Engine::Vector}) {
+      EXPECT_EQ(summary.at(Phase::Recompute, engine).ops,
+                summary.at(Phase::Forward, engine).ops);
+      EXPECT_EQ(summary.at(Phase::Recompute, engine).readBytes,
+                summary.at(Phase::Forward, engine).readBytes);
+      EXPECT_EQ(summary.at(Phase::Recompute, engine).writeBytes,
+                summary.at(Phase::Forward, engine).writeBytes);
+    }
+  });
+}
+
+TEST(BlockWorkRecompute, SelectiveClonesOnlyTheAttentionCore) {
+  for (bool attentionDropout : {true, false}) {
+    const GptShape &gpt = kShapes[4];
+    ModelSpec model = gptModel(gpt);
+    TrainingSpec training = trainingFor(gpt.microBatch);
+    training.attentionDropout = attentionDropout;
+    for (int64_t tp : kTensorParallel) {
+      for (TPCommMode mode : kModes) {
+        MappingSpec mapping = mappingFor(tp, mode, RecomputePolicy::Selective);
+        BlockWork work = derive(model, training, mapping);
+        std::set<std::string> recomputed;
+        for (const Invocation &invocation : work.invocations) {
+          if (invocation.phase != Phase::Recompute)
+            continue;
+          recomputed.insert(invocation.primitive);
+          const Invocation *forward =
+              work.find(invocation.primitive, Phase::Forward);
+          ASSERT_NE(forward, nullptr);
+          EXPECT_EQ(invocation.ops, forward->ops);
+          EXPECT_NE(invocation.cause.find("selective recompute of the "
+                                          "attention core"),
+                    std::string::npos);
+        }
+        std::set<std::string> expected = {"qk_matmul", "softmax",
+                                          "attn_v_matmul"};
+        if (attentionDropout)
+          expected.insert("attn_dropout");
+        EXPECT_EQ(recomputed, expected) << label(model, mapping);
+        // Selective recompute never recommunicates beyond SP's re-gathers.
+        int64_t recommunicated =
+            llvm::count_if(work.invocations, [](const Invocation &invocation) {
+              return invocation.phase == Phase::Recommunication;
+            });
+        bool regathers = tp > 1 && mode == TPCommMode::ReduceScatterAllGather;
+        EXPECT_EQ(recommunicated, regathers ? 2 : 0);
+      }
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor-parallel collectives
+//===----------------------------------------------------------------------===//
+
+TEST(BlockWorkCollectives, KindsCountsAndMessages) {
+  forEachConfiguration([](const GptShape &gpt, int64_t tp, TPCommMode mode,
+                          RecomputePolicy policy) {
+    ModelSpec model = gptModel(gpt);
+    MappingSpec mapping = mappingFor(tp, mode, policy);
+    BlockWork work = derive(model, trainingFor(gpt.microBatch), mapping);
+    SCOPED_TRACE(label(model, mapping));
+    int64_t message = gpt.microBatch * gpt.seq * gpt.hidden * 2;
+    int64_t collectives = 0;
+    for (const Invocation &invocation : work.invocations) {
+      if (!invocation.collective)
+        continue;
+      ++collectives;
+      EXPECT_EQ(invocation.collective->participants, tp);
+      EXPECT_EQ(invocation.collective->messageBytes, message);
+    }
+    if (tp == 1) {
+      EXPECT_EQ(collectives, 0);
+      return;
+    }
+    bool full = policy == RecomputePolicy::Full;
+    if (mode == TPCommMode::AllReduce) {
+      EXPECT_EQ(
+          countCollectives(work, Phase::Forward, CollectiveKind::AllReduce), 2);
+      EXPECT_EQ(countCollectives(work, Phase::ActivationGrad,
+                                 CollectiveKind::AllReduce),
+                2);
+      EXPECT_EQ(countCollectives(work, Phase::Recommunication,
+                                 CollectiveKind::AllReduce),
+                full ? 2 : 0);
+      EXPECT_EQ(collectives, full ? 6 : 4);
+    } else {
+      EXPECT_EQ(
+          countCollectives(work, Phase::Forward, CollectiveKind::AllGather), 2);
+      EXPECT_EQ(
+          countCollectives(work, Phase::Forward, CollectiveKind::ReduceScatter),
+          2);
+      EXPECT_EQ(countCollectives(work, Phase::ActivationGrad,
+                                 CollectiveKind::AllGather),
+                2);
+      EXPECT_EQ(countCollectives(work, Phase::ActivationGrad,
+                                 CollectiveKind::ReduceScatter),
+                2);
+      // The weight-gradient re-gathers, plus the forward's under full
+      // recompute.
+      EXPECT_EQ(countCollectives(work, Phase::Recommunication,
+                                 CollectiveKind::AllGather),
+                full ? 4 : 2);
+      EXPECT_EQ(countCollectives(work, Phase::Recommunication,
+                                 CollectiveKind::ReduceScatter),
+                full ? 2 : 0);
+      EXPECT_EQ(collectives, full ? 14 : 10);
+    }
+  });
+}
+
+TEST(BlockWorkCollectives, AllReduceTrafficEqualsReduceScatterPlusAllGather) {
+  forEachConfiguration([](const GptShape &gpt, int64_t tp, TPCommMode mode,
+                          RecomputePolicy policy) {
+    if (mode != TPCommMode::AllReduce)
+      return;
+    ModelSpec model = gptModel(gpt);
+    TrainingSpec training = trainingFor(gpt.microBatch);
+    MappingSpec allReduce = mappingFor(tp, mode, policy);
+    MappingSpec sequenceParallel =
+        mappingFor(tp, TPCommMode::ReduceScatterAllGather, policy);
+    WorkSummary ar = summarizeOrFail(derive(model, training, allReduce));
+    WorkSummary sp = summarizeOrFail(derive(model, training, sequenceParallel));
+    SCOPED_TRACE(label(model, allReduce));
+    for (Phase phase : {Phase::Forward, Phase::ActivationGrad}) {
+      EXPECT_EQ(transferIn(ar, phase), transferIn(sp, phase));
+      // Same reduction arithmetic: all-reduce = reduce-scatter + all-gather.
+      EXPECT_EQ(ar.at(phase, Engine::Collective).ops,
+                sp.at(phase, Engine::Collective).ops);
+    }
+    // MLM2021 Sec. 3.2: 4 all-reduces of b*s*h elements per block, each
+    // 2(t-1)/t of the message per rank.
+    int64_t message = gpt.microBatch * gpt.seq * gpt.hidden * 2;
+    EXPECT_EQ(transferIn(ar, Phase::Forward) +
+                  transferIn(ar, Phase::ActivationGrad),
+              8 * message / tp * (tp - 1));
+  });
+}
+
+TEST(BlockWorkCollectives, MinimumTransferBytes) {
+  CollectiveFacts facts;
+  facts.participants = 4;
+  facts.messageBytes = 64;
+  facts.kind = CollectiveKind::AllReduce;
+  EXPECT_EQ(transferOrFail(facts), 96);
+  facts.kind = CollectiveKind::ReduceScatter;
+  EXPECT_EQ(transferOrFail(facts), 48);
+  facts.kind = CollectiveKind::AllGather;
+  facts.reduction = ReductionKind::None;
+  EXPECT_EQ(transferOrFail(facts), 48);
+  facts.participants = 1;
+  EXPECT_EQ(transferOrFail(facts), 0);
+
+  facts.participants = 3;
+  llvm::Expected<int64_t> indivisible = minimumTransferBytes(facts);
+  ASSERT_FALSE(static_cast<bool>(indivisible));
+  EXPECT_NE(llvm::toString(indivisible.takeError()).find("not divisible"),
+            std::string::npos);
+  facts.participants = 0;
+  llvm::Expected<int64_t> empty = minimumTransferBytes(facts);
+  ASSERT_FALSE(static_cast<bool>(empty));
+  EXPECT_NE(llvm::toString(empty.takeError()).find("participants"),
+            std::string::npos);
+}
+
+TEST(BlockWorkCollectives, TensorParallelOneIsIdenticalInBothModes) {
+  for (const GptShape &gpt : kShapes) {
+    for (RecomputePolicy policy : kPolicies) {
+      for (bool dropout : {true, false}) {
+        ModelSpec model = gptModel(gpt);
+        TrainingSpec training = trainingFor(gpt.microBatch);
+        training.attentionDropout = dropout;
+        training.hiddenDropout = dropout;
+        BlockWork allReduce = derive(
+            model, training, mappingFor(1, TPCommMode::AllReduce, policy));
+        BlockWork sequenceParallel =
+            derive(model, training,
+                   mappingFor(1, TPCommMode::ReduceScatterAllGather, policy));
+        ASSERT_EQ(allReduce.invocations.size(),
+                  sequenceParallel.invocations.size());
+        for (size_t index = 0; index < allReduce.invocations.size(); ++index)
+          EXPECT_EQ(allReduce.invocations[index],
+                    sequenceParallel.invocations[index])
+              << gpt.name << " " << allReduce.invocations[index].primitive;
+      }
+    }
+  }
+}
+
+TEST(BlockWorkCollectives, SequenceParallelShardsTheReplicatedVectorWork) {
+  const char *replicated[] = {
+      "norm1", "out_proj_bias", "attn_residual_dropout", "attn_residual",
+      "norm2", "fc2_bias",      "mlp_dropout",           "mlp_residual"};
+  for (const GptShape &gpt : kShapes) {
+    for (int64_t tp : kTensorParallel) {
+      ModelSpec model = gptModel(gpt);
+      TrainingSpec training = trainingFor(gpt.microBatch);
+      BlockWork ar =
+          derive(model, training,
+                 mappingFor(tp, TPCommMode::AllReduce, RecomputePolicy::None));
+      BlockWork sp = derive(model, training,
+                            mappingFor(tp, TPCommMode::ReduceScatterAllGather,
+                                       RecomputePolicy::None));
+      for (const char *primitive : replicated) {
+        for (Phase phase : {Phase::Forward, Phase::ActivationGrad}) {
+          const Invocation *arInvocation = ar.find(primitive, phase);
+          const Invocation *spInvocation = sp.find(primitive, phase);
+          if (!arInvocation) {
+            EXPECT_EQ(spInvocation, nullptr);
+            continue;
+          }
+          ASSERT_NE(spInvocation, nullptr) << primitive;
+          EXPECT_EQ(spInvocation->ops * tp, arInvocation->ops)
+              << gpt.name << " tp=" << tp << " " << primitive;
+        }
+      }
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Activation memory: SeqSel Table 2
+//===----------------------------------------------------------------------===//
+
+/// SeqSel Table 2 in bytes at 2-byte activations and 1-byte masks, with the
+/// full-recompute row under SP taken as the sequence-sharded checkpoint
+/// 2sbh/t (docs/WorkAlgebra.md).
+int64_t table2Bytes(const GptShape &gpt, int64_t t, TPCommMode mode,
+                    RecomputePolicy policy) {
+  int64_t sbh = gpt.seq * gpt.microBatch * gpt.hidden;
+  int64_t scores = 5 * gpt.heads * gpt.seq * gpt.seq * gpt.microBatch / t;
+  bool sp = mode == TPCommMode::ReduceScatterAllGather;
+  switch (policy) {
+  case RecomputePolicy::None:
+    return (sp ? 34 * sbh / t : 10 * sbh + 24 * sbh / t) + scores;
+  case RecomputePolicy::Selective:
+    return sp ? 34 * sbh / t : 10 * sbh + 24 * sbh / t;
+  case RecomputePolicy::Full:
+    return sp ? 2 * sbh / t : 2 * sbh;
+  }
+  return -1;
+}
+
+TEST(BlockWorkStash, Table2ClosedFormsOverGrid) {
+  forEachConfiguration([](const GptShape &gpt, int64_t tp, TPCommMode mode,
+                          RecomputePolicy policy) {
+    ModelSpec model = gptModel(gpt);
+    MappingSpec mapping = mappingFor(tp, mode, policy);
+    WorkSummary summary =
+        summarizeOrFail(derive(model, trainingFor(gpt.microBatch), mapping));
+    EXPECT_EQ(summary.total().stashBytes, table2Bytes(gpt, tp, mode, policy))
+        << label(model, mapping);
+    EXPECT_EQ(summary.of(Phase::Forward).stashBytes,
+              summary.total().stashBytes);
+  });
+}
+
+TEST(BlockWorkStash, AttributionToForwardInvocations) {
+  const GptShape &gpt = kShapes[5];
+  BlockWork work =
+      derive(gptModel(gpt), trainingFor(gpt.microBatch),
+             mappingFor(1, TPCommMode::AllReduce, RecomputePolicy::None));
+  std::map<std::string, std::vector<std::string>> stashed;
+  for (const Invocation &invocation : work.invocations) {
+    int64_t sum = 0;
+    for (const TensorAccess &tensor : invocation.stashed) {
+      stashed[invocation.primitive].push_back(tensor.tensor);
+      sum += tensor.bytes;
+    }
+    EXPECT_EQ(sum, invocation.stashBytes) << invocation.primitive;
+    if (invocation.phase != Phase::Forward) {
+      EXPECT_EQ(invocation.stashBytes, 0) << invocation.primitive;
+    }
+  }
+  std::map<std::string, std::vector<std::string>> expected = {
+      {"norm1", {"x"}},
+      {"qkv_proj", {"x_norm1"}},
+      {"qk_matmul", {"q", "k"}},
+      {"softmax", {"probs"}},
+      {"attn_dropout", {"attn_dropout_mask"}},
+      {"attn_v_matmul", {"probs_dropped", "v"}},
+      {"out_proj", {"context"}},
+      {"attn_residual_dropout", {"attn_residual_dropout_mask"}},
+      {"norm2", {"h_attn"}},
+      {"fc1", {"x_norm2"}},
+      {"activation", {"fc1_out"}},
+      {"fc2", {"act_out"}},
+      {"mlp_dropout", {"mlp_dropout_mask"}},
+  };
+  EXPECT_EQ(stashed, expected);
+}
+
+TEST(BlockWorkStash, DisabledDropoutsStashNoMasks) {
+  forEachConfiguration([](const GptShape &gpt, int64_t tp, TPCommMode mode,
+                          RecomputePolicy policy) {
+    ModelSpec model = gptModel(gpt);
+    TrainingSpec training = trainingFor(gpt.microBatch);
+    training.attentionDropout = false;
+    training.hiddenDropout = false;
+    MappingSpec mapping = mappingFor(tp, mode, policy);
+    BlockWork work = derive(model, training, mapping);
+    SCOPED_TRACE(label(model, mapping));
+    for (const Invocation &invocation : work.invocations) {
+      EXPECT_EQ(invocation.primitive.find("dropout"), std::string::npos);
+      for (const auto *accesses :
+           {&invocation.reads, &invocation.writes, &invocation.stashed})
+        for (const TensorAccess &tensor : *accesses)
+          EXPECT_EQ(tensor.tensor.find("mask"), std::string::npos);
+    }
+    // Table 2 without the two sbh masks, the as^2b mask and the 2as^2b
+    // dropout output.
+    int64_t t = tp;
+    bool sp = mode == TPCommMode::ReduceScatterAllGather;
+    int64_t sbh = gpt.seq * gpt.microBatch * gpt.hidden;
+    int64_t asb = gpt.heads * gpt.seq * gpt.seq * gpt.microBatch;
+    int64_t expected = 0;
+    switch (policy) {
+    case RecomputePolicy::None:
+      expected = (sp ? 32 * sbh / t : 8 * sbh + 24 * sbh / t) + 2 * asb / t;
+      break;
+    case RecomputePolicy::Selective:
+      expected = sp ? 32 * sbh / t : 8 * sbh + 24 * sbh / t;
+      break;
+    case RecomputePolicy::Full:
+      expected = sp ? 2 * sbh / t : 2 * sbh;
+      break;
+    }
+    EXPECT_EQ(summarizeOrFail(work).total().stashBytes, expected);
+    EXPECT_EQ(summarizeOrFail(work).at(Phase::Forward, Engine::Matmul).ops,
+              (24 * sbh * gpt.hidden + 4 * asb / gpt.heads * gpt.hidden) / t);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Reference data: SeqSel Table 2 and Calculon (test/reference)
+//===----------------------------------------------------------------------===//
+
+/// The case list of a reference file.
+llvm::json::Array loadCases(llvm::StringRef file) {
+  std::string path = std::string(BLUEPRINT_REFERENCE_DIR) + "/" + file.str();
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    ADD_FAILURE() << "cannot read " << path;
+    return {};
+  }
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!parsed) {
+    ADD_FAILURE() << path << ": " << llvm::toString(parsed.takeError());
+    return {};
+  }
+  if (llvm::json::Array *cases = parsed->getAsArray())
+    return std::move(*cases);
+  ADD_FAILURE() << path << " is not a case list";
+  return {};
+}
+
+int64_t integerAt(const llvm::json::Object &object, llvm::StringRef key) {
+  std::optional<int64_t> value = object.getInteger(key);
+  EXPECT_TRUE(value.has_value()) << "missing integer " << key.str();
+  return value.value_or(0);
+}
+
+/// expected.per_block_per_microbatch_per_gpu.<quantity>.value, if present.
+std::optional<int64_t> perBlockValue(const llvm::json::Object &reference,
+                                     llvm::StringRef quantity) {
+  const llvm::json::Object *expected = reference.getObject("expected");
+  const llvm::json::Object *perBlock =
+      expected ? expected->getObject("per_block_per_microbatch_per_gpu")
+               : nullptr;
+  const llvm::json::Object *entry =
+      perBlock ? perBlock->getObject(quantity) : nullptr;
+  if (!entry)
+    return std::nullopt;
+  const llvm::json::Value *value = entry->get("value");
+  return value ? value->getAsInteger() : std::nullopt;
+}
+
+/// The spec of a reference case: the case's model, workload and mapping.
+/// Vocabulary does not enter block work; Calculon models none, so a value
+/// the TP degree divides is used when the case has none.
+struct ReferenceSpec {
+  std::string name;
+  ModelSpec model;
+  TrainingSpec training;
+  MappingSpec mapping;
+};
+
+ReferenceSpec referenceSpec(const llvm::json::Object &reference) {
+  ReferenceSpec spec;
+  spec.name = reference.getString("name").value_or("").str();
+  const llvm::json::Object &model = *reference.getObject("model");
+  const llvm::json::Object &workload = *reference.getObject("workload");
+  const llvm::json::Object &mapping = *reference.getObject("mapping");
+  spec.mapping.tp = integerAt(mapping, "tp");
+  spec.mapping.pp = integerAt(mapping, "pp");
+  spec.mapping.dp = integerAt(mapping, "dp");
+  spec.mapping.world = spec.mapping.tp * spec.mapping.pp * spec.mapping.dp;
+  std::optional<int64_t> interleaving =
+      mapping.getInteger("pipeline_interleaving");
+  if (const llvm::json::Object *calculon = mapping.getObject("calculon"))
+    interleaving = calculon->getInteger("pipeline_interleaving");
+  spec.mapping.virtualStages = interleaving.value_or(1);
+  spec.mapping.schedule = spec.mapping.virtualStages > 1
+                              ? PipelineSchedule::Interleaved1F1B
+                              : PipelineSchedule::OneFOneB;
+  spec.mapping.tpComm = mapping.getBoolean("sequence_parallel").value_or(false)
+                            ? TPCommMode::ReduceScatterAllGather
+                            : TPCommMode::AllReduce;
+  std::optional<RecomputePolicy> policy = symbolizeEnum<RecomputePolicy>(
+      mapping.getString("recompute").value_or(""));
+  EXPECT_TRUE(policy.has_value()) << spec.name;
+  spec.mapping.recompute = policy.value_or(RecomputePolicy::None);
+
+  spec.model.hidden = integerAt(model, "hidden");
+  spec.model.heads = integerAt(model, "attn_heads");
+  spec.model.kvHeads = spec.model.heads;
+  spec.model.headDim = integerAt(model, "head_dim");
+  spec.model.ffnHidden = integerAt(model, "ffn");
+  spec.model.seqLength = integerAt(model, "seq");
+  spec.model.maxPositions = spec.model.seqLength;
+  spec.model.vocab = model.getInteger("vocab").value_or(spec.mapping.tp);
+  spec.model.blocks = integerAt(model, "layers");
+
+  spec.training.globalBatch = integerAt(workload, "global_batch");
+  spec.training.microBatch = integerAt(workload, "micro_batch");
+  int64_t dtypeBytes = integerAt(workload, "dtype_bytes");
+  EXPECT_EQ(dtypeBytes, 2) << spec.name << ": 16-bit training expected";
+  spec.training.activationType = DataType::BF16;
+  return spec;
+}
+
+TEST(BlockWorkReference, SeqSelTable2Exact) {
+  std::set<std::string> covered;
+  for (const llvm::json::Value &value : loadCases("seqsel_paper.json")) {
+    const llvm::json::Object &reference = *value.getAsObject();
+    if (reference.getString("group") != "seqsel_table2_formula")
+      continue;
+    ReferenceSpec spec = referenceSpec(reference);
+    SCOPED_TRACE(spec.name);
+    covered.insert(spec.name);
+    BlockWork work = derive(spec.model, spec.training, spec.mapping);
+    WorkSummary summary = summarizeOrFail(work);
+
+    EXPECT_EQ(summary.total().stashBytes,
+              perBlockValue(reference, "activation_bytes"));
+    EXPECT_EQ(summary.at(Phase::Forward, Engine::Matmul).ops,
+              perBlockValue(reference, "fwd_flops"));
+    EXPECT_EQ(summary.at(Phase::ActivationGrad, Engine::Matmul).ops +
+                  summary.at(Phase::WeightGrad, Engine::Matmul).ops,
+              perBlockValue(reference, "bwd_flops"));
+    EXPECT_EQ(summary.at(Phase::Recompute, Engine::Matmul).ops,
+              perBlockValue(reference, "recompute_flops"));
+    // Ring wire volume per device, forward + backward, without
+    // recommunication: the algorithm-independent minimum.
+    if (std::optional<int64_t> wire =
+            perBlockValue(reference, "tp_wire_bytes_fwd_plus_bwd")) {
+      EXPECT_EQ(transferIn(summary, Phase::Forward) +
+                    transferIn(summary, Phase::ActivationGrad),
+                *wire);
+    }
+  }
+  // Five Table 2 rows and full recompute for each of the four models.
+  for (const char *model : {"22B", "175B", "530B", "1T"})
+    for (const char *row :
+         {"no_parallelism", "tp", "tp_sp", "tp_sel", "tp_sp_sel", "full"})
+      EXPECT_EQ(covered.count(std::string("paper/seqsel_table2/") + model +
+                              "/" + row),
+                1u)
+          << model << "/" << row;
+}
+
+TEST(BlockWorkReference, CalculonWithDefinitionalDifferences) {
+  int64_t checked = 0;
+  for (const llvm::json::Value &value : loadCases("calculon_seqsel.json")) {
+    const llvm::json::Object &reference = *value.getAsObject();
+    ReferenceSpec spec = referenceSpec(reference);
+    SCOPED_TRACE(spec.name);
+    ++checked;
+    BlockWork work = derive(spec.model, spec.training, spec.mapping);
+    WorkSummary summary = summarizeOrFail(work);
+    RecomputePolicy policy = spec.mapping.recompute;
+
+    EXPECT_EQ(summary.at(Phase::Forward, Engine::Matmul).ops,
+              perBlockValue(reference, "fwd_matmul_flops"));
+    EXPECT_EQ(summary.at(Phase::ActivationGrad, Engine::Matmul).ops +
+                  summary.at(Phase::WeightGrad, Engine::Matmul).ops,
+              perBlockValue(reference, "bwd_matmul_flops"));
+
+    // Reference README def. 3: Calculon's attn_only recompute omits the
+    // probs x V matmul that SeqSel Eq. 8 (and Blueprint) recompute.
+    int64_t recompute = summary.at(Phase::Recompute, Engine::Matmul).ops;
+    std::optional<int64_t> calculonRecompute =
+        perBlockValue(reference, "recompute_matmul_flops");
+    if (policy == RecomputePolicy::Selective) {
+      const Invocation *attendValues =
+          work.find("attn_v_matmul", Phase::Recompute);
+      ASSERT_NE(attendValues, nullptr);
+      EXPECT_EQ(recompute - attendValues->ops, calculonRecompute);
+    } else {
+      EXPECT_EQ(recompute, calculonRecompute);
+    }
+
+    // Def. 5: every TP collective carries the full b*s*h*e tensor.
+    EXPECT_EQ(summary.at(Phase::Forward, Engine::Collective).messageBytes,
+              perBlockValue(reference, "tp_comm_bytes_fwd"));
+    EXPECT_EQ(
+        summary.at(Phase::ActivationGrad, Engine::Collective).messageBytes,
+        perBlockValue(reference, "tp_comm_bytes_bwd"));
+    EXPECT_EQ(
+        summary.at(Phase::Recommunication, Engine::Collective).messageBytes,
+        perBlockValue(reference, "tp_recomm_bytes"));
+
+    // Def. 4: Calculon equals Table 2 except TP-only selective, where it
+    // drops the 2sbh qkv_proj input; full recompute is its checkpoint.
+    int64_t stash = summary.total().stashBytes;
+    bool sequenceParallel =
+        spec.mapping.tpComm == TPCommMode::ReduceScatterAllGather;
+    if (policy == RecomputePolicy::Full) {
+      EXPECT_EQ(perBlockValue(reference, "activation_bytes"), 0);
+      EXPECT_EQ(stash, perBlockValue(reference, "activation_checkpoint_bytes"));
+    } else if (policy == RecomputePolicy::Selective && !sequenceParallel) {
+      const Invocation *qkv = work.find("qkv_proj", Phase::Forward);
+      ASSERT_NE(qkv, nullptr);
+      EXPECT_EQ(stash - qkv->stashBytes,
+                perBlockValue(reference, "activation_bytes"));
+    } else {
+      EXPECT_EQ(stash, perBlockValue(reference, "activation_bytes"));
+    }
+
+    // Def. 2: Calculon models no biases. Blueprint holds the column-parallel
+    // qkv_proj and fc1 biases (sharded) and the two row-parallel biases.
+    llvm::Expected<int64_t> parameters =
+        blockParametersPerRank(spec.model, spec.mapping);
+    ASSERT_TRUE(static_cast<bool>(parameters))
+        << llvm::toString(parameters.takeError());
+    int64_t h = spec.model.hidden, t = spec.mapping.tp;
+    EXPECT_EQ(*parameters - (3 * h / t + 4 * h / t + 2 * h),
+              perBlockValue(reference, "weight_params"));
+  }
+  EXPECT_GT(checked, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Model variants: grouped-query attention, heads*head_dim != hidden, SwiGLU
+//===----------------------------------------------------------------------===//
+
+TEST(BlockWorkVariants, GroupedQueryAttentionClosedForms) {
+  ModelSpec model;
+  model.hidden = 256;
+  model.heads = 16;
+  model.kvHeads = 4;
+  model.headDim = 32; // heads * head_dim = 512 != hidden
+  model.ffnHidden = 1024;
+  model.seqLength = 64;
+  model.maxPositions = 64;
+  model.vocab = 1024;
+  model.blocks = 2;
+  int64_t b = 2, s = 64, h = 256, a = 16, g = 4, d = 32, f = 1024;
+  for (int64_t t : {1, 2, 4}) {
+    for (TPCommMode mode : kModes) {
+      MappingSpec mapping = mappingFor(t, mode, RecomputePolicy::None);
+      BlockWork work = derive(model, trainingFor(b), mapping);
+      WorkSummary summary = summarizeOrFail(work);
+      SCOPED_TRACE(label(model, mapping));
+      int64_t qkv = 2 * b * s * h * (a + 2 * g) * d / t;
+      int64_t core = 2 * 2 * b * (a / t) * s * s * d;
+      int64_t out = 2 * b * s * (a * d / t) * h;
+      int64_t mlp = 2 * 2 * b * s * h * f / t;
+      EXPECT_EQ(summary.at(Phase::Forward, Engine::Matmul).ops,
+                qkv + core + out + mlp);
+      // Keys are read once per key/value head, not once per query head.
+      const Invocation *scores = work.find("qk_matmul", Phase::Forward);
+      ASSERT_NE(scores, nullptr);
+      EXPECT_EQ(scores->readBytes(), 2 * b * s * (a + g) * d / t);
+
+      bool sp = mode == TPCommMode::ReduceScatterAllGather;
+      int64_t rows = sp ? b * s / t : b * s;
+      int64_t scoreElements = b * (a / t) * s * s;
+      int64_t expectedStash =
+          2 * rows * h * 4              // x, x_norm1, h_attn, x_norm2
+          + 2 * b * s * (a + g) * d / t // q, k
+          + 5 * scoreElements           // probs, its mask, probs_dropped
+          + 2 * b * s * g * d / t       // v
+          + 2 * b * s * a * d / t       // context
+          + 2 * rows * h                // two hidden dropout masks
+          + 2 * 2 * b * s * f / t;      // fc1_out, act_out
+      EXPECT_EQ(summary.total().stashBytes, expectedStash);
+
+      llvm::Expected<int64_t> parameters =
+          blockParametersPerRank(model, mapping);
+      ASSERT_TRUE(static_cast<bool>(parameters));
+      EXPECT_EQ(*parameters, h * (a + 2 * g) * d / t + (a + 2 * g) * d / t +
+                                 (a * d / t) * h + h + h * f / t + f / t +
+                                 f / t * h + h + 4 * h);
+    }
+  }
+}
+
+TEST(BlockWorkVariants, SwiGLUClosedForms) {
+  for (const GptShape &gpt : kShapes) {
+    ModelSpec model = gptModel(gpt);
+    model.activation = ActivationKind::SwiGLU;
+    model.norm = NormKind::RMSNorm;
+    int64_t b = gpt.microBatch, s = gpt.seq, h = gpt.hidden;
+    int64_t f = model.ffnHidden;
+    for (int64_t t : kTensorParallel) {
+      MappingSpec mapping =
+          mappingFor(t, TPCommMode::AllReduce, RecomputePolicy::None);
+      BlockWork work = derive(model, trainingFor(b), mapping);
+      WorkSummary summary = summarizeOrFail(work);
+      SCOPED_TRACE(label(model, mapping));
+      // fc1 produces gate and up projection: 2f columns.
+      int64_t forward = (8 * b * s * h * h + 4 * b * s * s * h +
+                         2 * b * s * h * 2 * f + 2 * b * s * f * h) /
+                        t;
+      EXPECT_EQ(summary.at(Phase::Forward, Engine::Matmul).ops, forward);
+      EXPECT_EQ(summary.at(Phase::ActivationGrad, Engine::Matmul).ops +
+                    summary.at(Phase::WeightGrad, Engine::Matmul).ops,
+                2 * forward);
+      const Invocation *gate = work.find("activation", Phase::Forward);
+      ASSERT_NE(gate, nullptr);
+      EXPECT_EQ(gate->ops, opcount::kSwiGLUForwardPerElement * b * s * f / t);
+      EXPECT_EQ(gate->stashBytes, 2 * b * s * 2 * f / t);
+      const Invocation *gateGrad =
+          work.find("activation", Phase::ActivationGrad);
+      ASSERT_NE(gateGrad, nullptr);
+      EXPECT_EQ(gateGrad->ops,
+                opcount::kSwiGLUInputGradPerElement * b * s * f / t);
+      // RMSNorm: gamma only.
+      const Invocation *norm = work.find("norm1", Phase::Forward);
+      ASSERT_NE(norm, nullptr);
+      EXPECT_EQ(norm->ops, b * s *
+                               (opcount::kRMSNormForwardPerElement * h +
+                                opcount::kRMSNormForwardPerRow));
+      EXPECT_EQ(norm->reads.size(), 2u);
+      // Table 2 with a 2 x 2sbf/t activation input instead of 8sbh/t.
+      int64_t sbh = s * b * h;
+      EXPECT_EQ(summary.total().stashBytes,
+                10 * sbh + (16 * sbh + 2 * s * b * 2 * f) / t +
+                    5 * gpt.heads * s * s * b / t);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer (per iteration)
+//===----------------------------------------------------------------------===//
+
+TEST(BlockWorkOptimizer, AdamWOverTheRankParameters) {
+  for (const GptShape &gpt : kShapes) {
+    for (int64_t t : kTensorParallel) {
+      for (TPCommMode mode : kModes) {
+        ModelSpec model = gptModel(gpt);
+        TrainingSpec training = trainingFor(gpt.microBatch);
+        MappingSpec mapping = mappingFor(t, mode, RecomputePolicy::None);
+        SCOPED_TRACE(label(model, mapping));
+        int64_t h = gpt.hidden;
+        int64_t expectedParameters = 12 * h * h / t + 7 * h / t + 2 * h + 4 * h;
+        if (t == 1) {
+          EXPECT_EQ(expectedParameters, 12 * h * h + 13 * h); // Eq. 2
+        }
+        llvm::Expected<int64_t> parameters =
+            blockParametersPerRank(model, mapping);
+        ASSERT_TRUE(static_cast<bool>(parameters));
+        EXPECT_EQ(*parameters, expectedParameters);
+
+        llvm::Expected<BlockWork> work =
+            deriveOptimizerWork(model, training, mapping);
+        ASSERT_TRUE(static_cast<bool>(work))
+            << llvm::toString(work.takeError());
+        EXPECT_EQ(work->cadence, Cadence::PerIteration);
+        const Invocation *step = work->find("adamw_step", Phase::Optimizer);
+        ASSERT_NE(step, nullptr);
+        EXPECT_EQ(step->engine, Engine::Vector);
+        int64_t p = expectedParameters;
+        EXPECT_EQ(step->ops, opcount::kAdamWPerParameter * p);
+        // fp32 master, m, v read and written; bf16 gradient read and
+        // zeroed; bf16 weight copy written.
+        EXPECT_EQ(step->readBytes(), p * (3 * 4 + 2));
+        EXPECT_EQ(step->writeBytes(), p * (3 * 4 + 2 + 2));
+
+        const Invocation *sync =
+            work->find("sp_param_grad_sync", Phase::WeightGrad);
+        bool sp = mode == TPCommMode::ReduceScatterAllGather && t > 1;
+        ASSERT_EQ(sync != nullptr, sp);
+        if (sp) {
+          ASSERT_TRUE(sync->collective.has_value());
+          EXPECT_EQ(sync->collective->kind, CollectiveKind::AllReduce);
+          EXPECT_EQ(sync->collective->messageBytes, (4 * h + 2 * h) * 2);
+        }
+        EXPECT_EQ(work->invocations.size(), sp ? 2u : 1u);
+
+        // The per-micro-batch work has no optimizer phase.
+        WorkSummary block = summarizeOrFail(derive(model, training, mapping));
+        EXPECT_EQ(block.cadence(), Cadence::PerMicroBatch);
+        EXPECT_EQ(block.of(Phase::Optimizer).invocations, 0);
+      }
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Well-formedness, totals, diagnostics
+//===----------------------------------------------------------------------===//
+
+TEST(BlockWorkStructure, EveryInvocationIsWellFormed) {
+  forEachConfiguration([](const GptShape &gpt, int64_t tp, TPCommMode mode,
+                          RecomputePolicy policy) {
+    ModelSpec model = gptModel(gpt);
+    MappingSpec mapping = mappingFor(tp, mode, policy);
+    BlockWork work = derive(model, trainingFor(gpt.microBatch), mapping);
+    SCOPED_TRACE(label(model, mapping));
+    EXPECT_EQ(work.cadence, Cadence::PerMicroBatch);
+    std::set<std::pair<std::string, Phase>> seen;
+    for (const Invocation &invocation : work.invocations) {
+      EXPECT_TRUE(seen.insert({invocation.primitive, invocation.phase}).second)
+          << "duplicate " << invocation.primitive << " "
+          << stringifyEnum(invocation.phase).str();
+      EXPECT_FALSE(invocation.cause.empty()) << invocation.primitive;
+      EXPECT_GE(invocation.ops, 0);
+      EXPECT_FALSE(invocation.reads.empty()) << invocation.primitive;
+      EXPECT_FALSE(invocation.writes.empty()) << invocation.primitive;
+      bool collective = invocation.engine == Engine::Collective;
+      ASSERT_EQ(invocation.collective.has_value(), collective)
+          << invocation.primitive;
+      if (collective) {
+        EXPECT_EQ(invocation.collective->reduction == ReductionKind::None,
+                  invocation.collective->kind == CollectiveKind::AllGather);
+        EXPECT_NE(invocation.phase, Phase::Recompute);
+        EXPECT_GT(transferOrFail(*invocation.collective), 0);
+      } else {
+        EXPECT_NE(invocation.phase, Phase::Recommunication);
+      }
+    }
+  });
+}
+
+TEST(BlockWorkStructure, SummaryTotalsAreConsistent) {
+  const GptShape &gpt = kShapes[0];
+  BlockWork work = derive(
+      gptModel(gpt), trainingFor(gpt.microBatch),
+      mappingFor(8, TPCommMode::ReduceScatterAllGather, RecomputePolicy::Full));
+  WorkSummary summary = summarizeOrFail(work);
+  const Phase phases[] = {Phase::Forward,        Phase::Recompute,
+                          Phase::ActivationGrad, Phase::WeightGrad,
+                          Phase::Optimizer,      Phase::Recommunication};
+  const Engine engines[] = {Engine::Matmul, Engine::Vector, Engine::Collective};
+  WorkTotals overall;
+  for (Phase phase : phases) {
+    WorkTotals phaseTotals;
+    for (Engine engine : engines) {
+      const WorkTotals &cell = summary.at(phase, engine);
+      phaseTotals.ops += cell.ops;
+      phaseTotals.readBytes += cell.readBytes;
+      phaseTotals.writeBytes += cell.writeBytes;
+      phaseTotals.messageBytes += cell.messageBytes;
+      phaseTotals.invocations += cell.invocations;
+    }
+    EXPECT_EQ(summary.of(phase).ops, phaseTotals.ops);
+    EXPECT_EQ(summary.of(phase).readBytes, phaseTotals.readBytes);
+    EXPECT_EQ(summary.of(phase).writeBytes, phaseTotals.writeBytes);
+    EXPECT_EQ(summary.of(phase).messageBytes, phaseTotals.messageBytes);
+    EXPECT_EQ(summary.of(phase).invocations, phaseTotals.invocations);
+    overall.ops += phaseTotals.ops;
+    overall.invocations += phaseTotals.invocations;
+  }
+  EXPECT_EQ(summary.total().ops, overall.ops);
+  EXPECT_EQ(summary.total().invocations,
+            static_cast<int64_t>(work.invocations.size()));
+  int64_t engineOps = 0;
+  for (Engine engine : engines)
+    engineOps += summary.of(engine).ops;
+  EXPECT_EQ(engineOps, summary.total().ops);
+  int64_t reads = 0;
+  for (const Invocation &invocation : work.invocations)
+    reads += invocation.readBytes();
+  EXPECT_EQ(summary.total().readBytes, reads);
+}
+
+TEST(BlockWorkDiagnostics, OverflowNamesTheQuantity) {
+  ModelSpec model = gptModel(kShapes[4]);
+  model.hidden = int64_t(1) << 40;
+  model.headDim = model.hidden / model.heads;
+  model.ffnHidden = 4 * model.hidden;
+  TrainingSpec training = trainingFor(2);
+  MappingSpec mapping =
+      mappingFor(1, TPCommMode::AllReduce, RecomputePolicy::None);
+  llvm::Expected<BlockWork> work = deriveBlockWork(model, training, mapping);
+  ASSERT_FALSE(static_cast<bool>(work));
+  std::string message = llvm::toString(work.takeError());
+  EXPECT_NE(message.find("64-bit overflow"), std::string::npos) << message;
+  EXPECT_NE(message.find("qkv_proj forward ops"), std::string::npos) << message;
+
+  llvm::Expected<BlockWork> optimizer =
+      deriveOptimizerWork(model, training, mapping);
+  ASSERT_FALSE(static_cast<bool>(optimizer));
+  message = llvm::toString(optimizer.takeError());
+  EXPECT_NE(message.find("w_qkv parameters"), std::string::npos) << message;
+
+  BlockWork huge;
+  for (int copy = 0; copy < 2; ++copy) {
+    Invocation invocation;
+    invocation.primitive = "big" + std::to_string(copy);
+    invocation.engine = Engine::Matmul;
+    invocation.ops = std::numeric_limits<int64_t>::max();
+    huge.invocations.push_back(invocation);
+  }
+  llvm::Expected<WorkSummary> summary = summarize(huge);
+  ASSERT_FALSE(static_cast<bool>(summary));
+  message = llvm::toString(summary.takeError());
+  EXPECT_NE(message.find("forward matmul ops"), std::string::npos) << message;
+}
+
+TEST(BlockWorkDiagnostics, SpecThatDoesNotComposeIsRejected) {
+  ModelSpec model = gptModel(kShapes[4]);
+  model.heads = 6; // not divisible by tp = 4
+  model.kvHeads = 6;
+  llvm::Expected<BlockWork> work = deriveBlockWork(
+      model, trainingFor(2),
+      mappingFor(4, TPCommMode::AllReduce, RecomputePolicy::None));
+  ASSERT_FALSE(static_cast<bool>(work));
+  std::string message = llvm::toString(work.takeError());
+  EXPECT_NE(message.find("decoder_training_c4"), std::string::npos) << message;
+
+  ModelSpec valid = gptModel(kShapes[4]);
+  MappingSpec unsplittable =
+      mappingFor(8, TPCommMode::ReduceScatterAllGather, RecomputePolicy::None);
+  valid.seqLength = 12; // not divisible by tp = 8 under SP
+  valid.maxPositions = 12;
+  llvm::Expected<BlockWork> sequence =
+      deriveBlockWork(valid, trainingFor(2), unsplittable);
+  ASSERT_FALSE(static_cast<bool>(sequence));
+  message = llvm::toString(sequence.takeError());
+  EXPECT_NE(message.find("decoder_training_c9"), std::string::npos) << message;
+}
+
+TEST(BlockWorkDiagnostics, Spellings) {
+  EXPECT_EQ(stringifyEnum(Phase::Forward), "forward");
+  EXPECT_EQ(stringifyEnum(Phase::Recompute), "recompute");
+  EXPECT_EQ(stringifyEnum(Phase::ActivationGrad), "activation_grad");
+  EXPECT_EQ(stringifyEnum(Phase::WeightGrad), "weight_grad");
+  EXPECT_EQ(stringifyEnum(Phase::Optimizer), "optimizer");
+  EXPECT_EQ(stringifyEnum(Phase::Recommunication), "recommunication");
+  EXPECT_EQ(stringifyEnum(Engine::Matmul), "matmul");
+  EXPECT_EQ(stringifyEnum(Engine::Vector), "vector");
+  EXPECT_EQ(stringifyEnum(Engine::Collective), "collective");
+  EXPECT_EQ(stringifyEnum(CollectiveKind::AllReduce), "all_reduce");
+  EXPECT_EQ(stringifyEnum(CollectiveKind::ReduceScatter), "reduce_scatter");
+  EXPECT_EQ(stringifyEnum(CollectiveKind::AllGather), "all_gather");
+  EXPECT_EQ(stringifyEnum(ReductionKind::Sum), "sum");
+  EXPECT_EQ(stringifyEnum(ReductionKind::None), "none");
+  EXPECT_EQ(stringifyEnum(Cadence::PerMicroBatch), "per_micro_batch");
+  EXPECT_EQ(stringifyEnum(Cadence::PerIteration), "per_iteration");
+}
+
+} // namespace
