@@ -63,6 +63,25 @@ static ParseResult parseTensorBytes(OpAsmParser &parser,
 }
 
 //===----------------------------------------------------------------------===//
+// Closed vocabularies printed as bare keywords: `forward`, `matmul`, `sum`
+//===----------------------------------------------------------------------===//
+
+template <typename AttrT>
+static void printBareEnum(OpAsmPrinter &printer, Operation *, AttrT attr) {
+  printer << workload::stringifyEnum(attr.getValue());
+}
+
+template <typename AttrT>
+static ParseResult parseBareEnum(OpAsmParser &parser, AttrT &attr) {
+  using EnumT = decltype(attr.getValue());
+  FailureOr<EnumT> value = FieldParser<EnumT>::parse(parser);
+  if (failed(value))
+    return failure();
+  attr = AttrT::get(parser.getContext(), *value);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Shared rule helpers
 //===----------------------------------------------------------------------===//
 

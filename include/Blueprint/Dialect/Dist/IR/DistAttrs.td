@@ -9,15 +9,15 @@ include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
 //===----------------------------------------------------------------------===//
-// Closed vocabularies as attributes (printed bare: `forward`, `matmul`, ...)
+// Closed vocabularies as attributes 
 //===----------------------------------------------------------------------===//
 
 class Dist_EnumAttr<EnumAttrInfo info, string mnemonic>
     : EnumAttr<Dist_Dialect, info, mnemonic> {
   let cppNamespace = "::blueprint::dist";
-  // Printed bare (`forward`, not `<forward>`) by DistAttrs.cpp.
-  let assemblyFormat = ?;
-  let hasCustomAssemblyFormat = 1;
+  // `#dist.phase<forward>` on its own; op formats print it bare through
+  // custom<BareEnum> (DistOps.cpp).
+  let assemblyFormat = "`<` $value `>`";
 }
 
 def Dist_PhaseAttr : Dist_EnumAttr<Workload_Phase, "phase">;

@@ -143,7 +143,7 @@ def Dist_BoundaryOp : Dist_Op<"boundary", [Symbol, HasParent<"ProgramOp">]> {
     Optional<Dist_TokenType>:$producer
   );
   let assemblyFormat = [{
-    $sym_name $role `:` $type `sharding` `=` $sharding
+    $sym_name custom<BareEnum>($role) `:` $type `sharding` `=` $sharding
     (`owners` `=` $owners^)? (`produced_by` $producer^)? attr-dict
   }];
   let hasVerifier = 1;
@@ -205,7 +205,7 @@ def Dist_TaskOp : Dist_WorkOp<"task"> {
   }];
   let arguments = !con(Dist_WorkArguments, (ins Dist_EngineAttr:$engine));
   let assemblyFormat = [{
-    $primitive $phase $engine $cadence `on` $mesh (`ranks` $ranks^)?
+    $primitive custom<BareEnum>($phase) custom<BareEnum>($engine) custom<BareEnum>($cadence) `on` $mesh (`ranks` $ranks^)?
     `ops` `=` $ops `reads` custom<TensorBytes>($reads)
     `writes` custom<TensorBytes>($writes)
     `stashed` custom<TensorBytes>($stashed)
@@ -221,8 +221,8 @@ class Dist_CollectiveOp<string mnemonic, string kind, bit reduces>
     I64Attr:$message_bytes),
     !if(reduces, (ins Dist_ReductionKindAttr:$reduction), (ins)));
   let assemblyFormat = !strconcat([{
-    $primitive $phase $cadence `on` $mesh (`ranks` $ranks^)?
-    `axes` `=` $mesh_axes }], !if(reduces, "`reduction` `=` $reduction", ""), [{
+    $primitive custom<BareEnum>($phase) custom<BareEnum>($cadence) `on` $mesh (`ranks` $ranks^)?
+    `axes` `=` $mesh_axes }], !if(reduces, "`reduction` `=` custom<BareEnum>($reduction)", ""), [{
     `participants` `=` $participants `message` `=` $message_bytes
     `ops` `=` $ops `reads` custom<TensorBytes>($reads)
     `writes` custom<TensorBytes>($writes)
