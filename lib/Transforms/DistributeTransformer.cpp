@@ -160,19 +160,21 @@ private:
       ArrayAttr axes = builder.getStrArrayAttr({kTPAxis});
       IntegerAttr participants = builder.getI64IntegerAttr(facts.participants);
       IntegerAttr message = builder.getI64IntegerAttr(facts.messageBytes);
-      auto reduction = dist::ReductionKindAttr::get(context, facts.reduction);
+      auto createReducing = [&](auto opTag) {
+        using OpT = decltype(opTag);
+        return OpT::create(builder, loc, token, primitive, phase, cadenceAttr,
+                           mesh, DenseI64ArrayAttr(), ops, reads, writes,
+                           stashed, deps, axes, participants, message,
+                           dist::ReductionKindAttr::get(context,
+                                                        facts.reduction))
+            .getOperation();
+      };
       switch (facts.kind) {
       case workload::CollectiveKind::AllReduce:
-        op = dist::AllReduceOp::create(
-            builder, loc, token, primitive, phase, cadenceAttr, mesh,
-            DenseI64ArrayAttr(), ops, reads, writes, stashed, deps, axes,
-            participants, message, reduction);
+        op = createReducing(dist::AllReduceOp());
         break;
       case workload::CollectiveKind::ReduceScatter:
-        op = dist::ReduceScatterOp::create(
-            builder, loc, token, primitive, phase, cadenceAttr, mesh,
-            DenseI64ArrayAttr(), ops, reads, writes, stashed, deps, axes,
-            participants, message, reduction);
+        op = createReducing(dist::ReduceScatterOp());
         break;
       case workload::CollectiveKind::AllGather:
         op = dist::AllGatherOp::create(
@@ -192,7 +194,7 @@ private:
   Value lastWriter(const workload::BoundaryTensor &tensor) {
     Value producer;
     for (const auto &[phase, token] : writers.lookup(tensor.name))
-      if (phase == tensor.producingPhase())
+      if (phase == workload::producingPhase(tensor.role))
         producer = token;
     return producer;
   }

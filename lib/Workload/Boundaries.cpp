@@ -6,7 +6,7 @@
 
 using namespace blueprint::workload;
 
-std::optional<Phase> BoundaryTensor::producingPhase() const {
+std::optional<Phase> blueprint::workload::producingPhase(BoundaryRole role) {
   switch (role) {
   case BoundaryRole::ActivationOut:
     return Phase::Forward;

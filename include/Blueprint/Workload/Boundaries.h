@@ -21,6 +21,11 @@
 
 namespace blueprint::workload {
 
+/// The phase whose work produces a boundary output of `role`
+/// (activation_out: forward, activation_grad_out: activation_grad,
+/// parameter_grad: weight_grad); std::nullopt for an input role.
+std::optional<Phase> producingPhase(BoundaryRole role);
+
 struct BoundaryTensor {
   std::string name;
   BoundaryRole role = BoundaryRole::ActivationIn;
@@ -30,9 +35,7 @@ struct BoundaryTensor {
   /// The dimension split over the tensor-parallel ranks, if any.
   std::optional<unsigned> tpSplitDim;
 
-  bool isOutput() const { return producingPhase().has_value(); }
-  /// The phase whose work produces an output; std::nullopt for an input.
-  std::optional<Phase> producingPhase() const;
+  bool isOutput() const { return producingPhase(role).has_value(); }
 };
 
 /// The boundary tensors of one block for one micro-batch under `mapping`.

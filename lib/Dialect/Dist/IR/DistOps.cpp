@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
+#include "Blueprint/Workload/Boundaries.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -211,24 +212,6 @@ std::optional<int64_t> MeshOp::getAxisSize(StringRef axis) {
 // BoundaryOp
 //===----------------------------------------------------------------------===//
 
-/// The phase whose work makes an output of `role`; std::nullopt for inputs.
-static std::optional<workload::Phase> producingPhase(workload::BoundaryRole role) {
-  switch (role) {
-  case workload::BoundaryRole::ActivationOut:
-    return workload::Phase::Forward;
-  case workload::BoundaryRole::ActivationGradOut:
-    return workload::Phase::ActivationGrad;
-  case workload::BoundaryRole::ParameterGrad:
-    return workload::Phase::WeightGrad;
-  case workload::BoundaryRole::ActivationIn:
-  case workload::BoundaryRole::ActivationGradIn:
-  case workload::BoundaryRole::Parameter:
-  case workload::BoundaryRole::OptimizerState:
-    return std::nullopt;
-  }
-  llvm_unreachable("unknown BoundaryRole");
-}
-
 LogicalResult BoundaryOp::verify() {
   ShardingAttr sharding = getSharding();
   MeshOp mesh = lookupMesh(*this, sharding.getMesh());
@@ -269,7 +252,7 @@ LogicalResult BoundaryOp::verify() {
                              "owners")))
     return failure();
 
-  std::optional<workload::Phase> phase = producingPhase(getRole());
+  std::optional<workload::Phase> phase = workload::producingPhase(getRole());
   Value producer = getProducer();
   if (!phase) {
     if (producer)
