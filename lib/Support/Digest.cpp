@@ -19,3 +19,10 @@ std::string blueprint::computeDigest(mlir::Operation *op) {
   std::array<uint8_t, 32> hash = hasher.final();
   return "sha256:" + llvm::toHex(hash, /*LowerCase=*/true);
 }
+
+bool blueprint::isWellFormedDigest(llvm::StringRef digest) {
+  return digest.consume_front("sha256:") && digest.size() == 64 &&
+         llvm::all_of(digest, [](char c) {
+           return llvm::isDigit(c) || (c >= 'a' && c <= 'f');
+         });
+}

@@ -14,9 +14,12 @@
 #include "Blueprint/Support/Digest.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Boundaries.h"
+#include "Blueprint/Workload/Plan.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+
+#include <numeric>
 
 namespace blueprint {
 #define GEN_PASS_DEF_DISTRIBUTETRANSFORMER
@@ -45,48 +48,28 @@ Type elementTypeOf(MLIRContext *context, workload::DataType type) {
   llvm_unreachable("unknown DataType");
 }
 
-/// The conservative stage of an invocation: forward, recompute, backward.
-/// A recommunication serves the invocation that follows it in the
-/// algebra's execution order (a redone forward collective serves the
-/// recompute, a re-gather serves a weight gradient), so it takes that stage.
-enum class Stage { Forward, Recompute, Backward };
-
-Stage stageOf(workload::Phase phase) {
-  switch (phase) {
-  case workload::Phase::Forward:
-    return Stage::Forward;
-  case workload::Phase::Recompute:
-    return Stage::Recompute;
-  case workload::Phase::ActivationGrad:
-  case workload::Phase::WeightGrad:
-  case workload::Phase::Optimizer:
-  case workload::Phase::Recommunication:
-    return Stage::Backward;
-  }
-  llvm_unreachable("unknown Phase");
-}
-
-/// The invocations of `work` in stage order (forward, then recompute, then
-/// backward), keeping the algebra's order within each stage. Valid because
-/// recompute reads only stashed forward tensors.
-std::vector<const workload::Invocation *>
-inStageOrder(const workload::BlockWork &work) {
-  std::vector<std::pair<Stage, const workload::Invocation *>> staged;
-  std::optional<Stage> next;
-  for (const workload::Invocation &invocation :
-       llvm::reverse(work.invocations)) {
-    Stage stage = invocation.phase == workload::Phase::Recommunication && next
-                      ? *next
-                      : stageOf(invocation.phase);
-    staged.push_back({stage, &invocation});
-    next = stage;
-  }
-  std::reverse(staged.begin(), staged.end());
-  std::stable_sort(staged.begin(), staged.end(),
-                   [](const auto &a, const auto &b) { return a.first < b.first; });
-  std::vector<const workload::Invocation *> ordered;
-  for (const auto &entry : staged)
-    ordered.push_back(entry.second);
+/// The invocations of both cadences in conservative stage order (forward,
+/// recompute, backward, per-iteration), keeping the algebra's order within
+/// each stage. Valid because recompute reads only stashed forward tensors.
+std::vector<std::pair<const workload::Invocation *, workload::Cadence>>
+inStageOrder(const workload::BlockWork &perMicroBatch,
+             const workload::BlockWork &perIteration) {
+  std::vector<std::pair<const workload::Invocation *, workload::Cadence>> work;
+  std::vector<std::pair<workload::Phase, workload::Cadence>> keys;
+  for (const workload::BlockWork *block : {&perMicroBatch, &perIteration})
+    for (const workload::Invocation &invocation : block->invocations) {
+      work.push_back({&invocation, block->cadence});
+      keys.push_back({invocation.phase, block->cadence});
+    }
+  std::vector<workload::Stage> stages = workload::assignStages(keys);
+  std::vector<size_t> order(work.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return stages[a] < stages[b]; });
+  std::vector<std::pair<const workload::Invocation *, workload::Cadence>>
+      ordered;
+  for (size_t index : order)
+    ordered.push_back(work[index]);
   return ordered;
 }
 
@@ -103,7 +86,7 @@ public:
     Location loc = source.getLoc();
     auto program = dist::ProgramOp::create(
         builder, loc, source.getSymName(), computeDigest(source),
-        source.getMapping());
+        source.getModel(), source.getTraining(), source.getMapping());
     builder.setInsertionPointToStart(&program.getBody().emplaceBlock());
     dist::MeshOp::create(builder, loc, kMeshName,
                          builder.getStrArrayAttr({kTPAxis}),
@@ -111,9 +94,8 @@ public:
     for (const workload::BoundaryTensor &tensor : boundaries)
       if (!tensor.isOutput())
         createBoundary(tensor, Value());
-    for (const workload::BlockWork *work : {&perMicroBatch, &perIteration})
-      for (const workload::Invocation *invocation : inStageOrder(*work))
-        createWork(*invocation, work->cadence);
+    for (auto [invocation, cadence] : inStageOrder(perMicroBatch, perIteration))
+      createWork(*invocation, cadence);
     for (const workload::BoundaryTensor &tensor : boundaries)
       if (tensor.isOutput())
         createBoundary(tensor, lastWriter(tensor));

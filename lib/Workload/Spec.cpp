@@ -8,6 +8,7 @@
 
 #include "Blueprint/Workload/Spec.h"
 #include "Blueprint/Workload/Checked.h"
+#include "Rules.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/Twine.h"
@@ -30,37 +31,19 @@ int64_t blueprint::workload::bytesOf(DataType type) {
   llvm_unreachable("unknown DataType");
 }
 
-namespace {
-/// Collects violations; `require(cond, rule, message)` reads like the rule.
-class RuleSink {
-public:
-  void require(bool holds, llvm::StringRef rule, const llvm::Twine &message) {
-    if (!holds)
-      violations.push_back({rule.str(), message.str()});
-  }
-  /// Rule that a named field is strictly positive.
-  void requirePositive(int64_t value, llvm::StringRef field,
-                       llvm::StringRef rule) {
-    require(value > 0, rule,
-            llvm::Twine(field) + " must be positive, got " +
-                llvm::Twine(value));
-  }
-  /// Rule that `divisor` divides `value` (both named); divisor > 0.
-  void requireDivides(int64_t value, llvm::StringRef valueName,
-                      int64_t divisor, llvm::StringRef divisorName,
-                      llvm::StringRef rule) {
-    require(divisor > 0 && value % divisor == 0, rule,
-            llvm::Twine(valueName) + " = " + llvm::Twine(value) +
-                " is not divisible by " + divisorName + " = " +
-                llvm::Twine(divisor));
-  }
-  std::vector<RuleViolation> take() { return std::move(violations); }
-  bool empty() const { return violations.empty(); }
+using blueprint::workload::detail::RuleSink;
 
-private:
-  std::vector<RuleViolation> violations;
-};
-} // namespace
+void blueprint::workload::detail::requireTensorParallelSplits(
+    RuleSink &sink, const ModelSpec &model, int64_t tp,
+    const TensorParallelRuleLabels &labels) {
+  sink.requireDivides(model.heads, "heads", tp, "tp", labels.heads);
+  sink.requireDivides(model.kvHeads, "kv_heads", tp, "tp", labels.kvHeads);
+  sink.requireDivides(model.hidden, "hidden", tp, "tp", labels.hidden);
+  sink.requireDivides(model.ffnHidden, "ffn_hidden", tp, "tp",
+                      labels.ffnHidden);
+  if (!labels.vocab.empty())
+    sink.requireDivides(model.vocab, "vocab", tp, "tp", labels.vocab);
+}
 
 std::vector<RuleViolation>
 blueprint::workload::checkModel(const ModelSpec &model) {
@@ -162,18 +145,11 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
   else
     sink.requireDivides(model.blocks, "blocks", chunks,
                         "pp * virtual_stages", "decoder_training_c3");
-  // Megatron's tensor parallelism splits heads, key/value heads, the hidden
-  // and FFN dimensions, and the vocabulary across the TP ranks.
-  sink.requireDivides(model.heads, "heads", mapping.tp, "tp",
-                      "decoder_training_c4");
-  sink.requireDivides(model.kvHeads, "kv_heads", mapping.tp, "tp",
-                      "decoder_training_c5");
-  sink.requireDivides(model.hidden, "hidden", mapping.tp, "tp",
-                      "decoder_training_c6");
-  sink.requireDivides(model.ffnHidden, "ffn_hidden", mapping.tp, "tp",
-                      "decoder_training_c7");
-  sink.requireDivides(model.vocab, "vocab", mapping.tp, "tp",
-                      "decoder_training_c8");
+  detail::requireTensorParallelSplits(
+      sink, model, mapping.tp,
+      {/*heads=*/"decoder_training_c4", /*kvHeads=*/"decoder_training_c5",
+       /*hidden=*/"decoder_training_c6", /*ffnHidden=*/"decoder_training_c7",
+       /*vocab=*/"decoder_training_c8"});
   // Sequence parallelism splits the sequence dimension across TP ranks.
   if (mapping.tpComm == TPCommMode::ReduceScatterAllGather)
     sink.requireDivides(model.seqLength,

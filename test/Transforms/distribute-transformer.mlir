@@ -1,11 +1,12 @@
 // Golden DistributedTaskIR of a small model (h = 64, a = 4, f = 256, s = 32,
 // b = 2) under TP = 1 and TP = 4, all-reduce vs reduce-scatter + all-gather,
-// and each recompute policy. Regenerate by running the RUN line and
-// reviewing the difference; the counts are checked against closed forms
-// in test/Unit/BlockWorkTest.cpp.
+// and each recompute policy. Regenerate with
+//   utils/update-golden-checks.py build %s -- --distribute-transformer
+// and review the difference; the counts are checked against closed forms in
+// test/Unit/BlockWorkTest.cpp.
 // RUN: blueprint-opt %s -split-input-file --distribute-transformer | FileCheck %s
 
-// CHECK-LABEL: dist.program @tp1 source_digest = "sha256:{{[0-9a-f]+}}" mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+// CHECK-LABEL: dist.program @tp1 source_digest = "sha256:{{[0-9a-f]+}}" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
 // CHECK-NEXT: dist.mesh @tp_mesh axes = ["tp"] shape = [1]
 // CHECK-NEXT: dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, []>
 // CHECK-NEXT: dist.boundary @d_y activation_grad_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, []>
@@ -92,7 +93,7 @@ transformer.decoder_training @tp1
 
 // -----
 
-// CHECK-LABEL: dist.program @tp4ar source_digest = "sha256:{{[0-9a-f]+}}" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+// CHECK-LABEL: dist.program @tp4ar source_digest = "sha256:{{[0-9a-f]+}}" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
 // CHECK-NEXT: dist.mesh @tp_mesh axes = ["tp"] shape = [4]
 // CHECK-NEXT: dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, []>
 // CHECK-NEXT: dist.boundary @d_y activation_grad_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, []>
@@ -183,7 +184,7 @@ transformer.decoder_training @tp4ar
 
 // -----
 
-// CHECK-LABEL: dist.program @tp4sp source_digest = "sha256:{{[0-9a-f]+}}" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = none, schedule = one_f_one_b> {
+// CHECK-LABEL: dist.program @tp4sp source_digest = "sha256:{{[0-9a-f]+}}" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = none, schedule = one_f_one_b> {
 // CHECK-NEXT: dist.mesh @tp_mesh axes = ["tp"] shape = [4]
 // CHECK-NEXT: dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, {{\[\[}}], ["tp"]]>
 // CHECK-NEXT: dist.boundary @d_y activation_grad_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, {{\[\[}}], ["tp"]]>
@@ -281,7 +282,7 @@ transformer.decoder_training @tp4sp
 
 // -----
 
-// CHECK-LABEL: dist.program @selective source_digest = "sha256:{{[0-9a-f]+}}" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = selective, schedule = one_f_one_b> {
+// CHECK-LABEL: dist.program @selective source_digest = "sha256:{{[0-9a-f]+}}" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = selective, schedule = one_f_one_b> {
 // CHECK-NEXT: dist.mesh @tp_mesh axes = ["tp"] shape = [4]
 // CHECK-NEXT: dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, []>
 // CHECK-NEXT: dist.boundary @d_y activation_grad_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, []>
@@ -376,7 +377,7 @@ transformer.decoder_training @selective
 
 // -----
 
-// CHECK-LABEL: dist.program @fullsp source_digest = "sha256:{{[0-9a-f]+}}" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = full, schedule = one_f_one_b> {
+// CHECK-LABEL: dist.program @fullsp source_digest = "sha256:{{[0-9a-f]+}}" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = full, schedule = one_f_one_b> {
 // CHECK-NEXT: dist.mesh @tp_mesh axes = ["tp"] shape = [4]
 // CHECK-NEXT: dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, {{\[\[}}], ["tp"]]>
 // CHECK-NEXT: dist.boundary @d_y activation_grad_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, {{\[\[}}], ["tp"]]>

@@ -3,6 +3,8 @@
 #ifndef BLUEPRINT_SUPPORT_DIGEST_H
 #define BLUEPRINT_SUPPORT_DIGEST_H
 
+#include "llvm/ADT/StringRef.h"
+
 #include <string>
 
 namespace mlir {
@@ -16,6 +18,9 @@ namespace blueprint {
 /// digest whatever file it came from and however often it is printed.
 /// (OperationEquivalence::computeHash is not stable across runs.)
 std::string computeDigest(mlir::Operation *op);
+
+/// Whether `digest` has the form computeDigest produces.
+bool isWellFormedDigest(llvm::StringRef digest);
 
 } // namespace blueprint
 

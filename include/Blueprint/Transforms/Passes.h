@@ -4,6 +4,7 @@
 #define BLUEPRINT_TRANSFORMS_PASSES_H
 
 #include "Blueprint/Dialect/Dist/IR/DistDialect.h"
+#include "Blueprint/Dialect/PPlan/IR/PPlanDialect.h"
 
 #include "mlir/Pass/Pass.h"
 

@@ -45,6 +45,60 @@ def DistributeTransformer
   let dependentDialects = ["::blueprint::dist::DistDialect"];
 }
 
+def PlanPortable : Pass<"plan-portable", "::mlir::ModuleOp"> {
+  let summary = "Convert distributed work into a target-neutral portable plan";
+  let description = [{
+    Replaces every `dist.program` by a `pplan.plan` that records the
+    program's digest and contracts and holds:
+    - one `pplan.capability` per capability its work requires (matmul,
+      vector-elementwise, each collective kind used);
+    - one serial `pplan.group` per stage (forward, recompute, backward,
+      per-iteration): conservative, serial within a stage;
+    - one `pplan.task` per `dist` task or collective, with the same exact
+      facts, the capability it requires, its group, its abstract demand and
+      the same location (so lineage carries through), depending on the
+      previous task;
+    - one `boundary` `pplan.buffer` per `dist.boundary`, sized per rank,
+      with its producer and consumers;
+    - the objectives `minimize_step_latency` and `minimize_peak_memory`;
+    - the conservation ledger: the distributed program's totals by cadence,
+      phase and engine class.
+
+    Before:
+    ```mlir
+    dist.program @gpt source_digest = "sha256:..." ... {
+      %0 = dist.task "norm1" forward vector per_micro_batch on @tp_mesh ...
+    }
+    ```
+    After:
+    ```mlir
+    pplan.plan @gpt source_digest = "sha256:<digest of the dist.program>" ... {
+      pplan.capability @vector_elementwise vector_elementwise
+      pplan.group @forward serial
+      %0 = pplan.task "norm1" forward vector per_micro_batch
+          requires @vector_elementwise group @forward demand = <...> ...
+      pplan.ledger per_micro_batch forward vector invocations = 11 ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::blueprint::pplan::PPlanDialect"];
+}
+
+def VerifyConservation : Pass<"verify-conservation", "::mlir::ModuleOp"> {
+  let summary = "Check that every program conserves the derived work";
+  let description = [{
+    A contract check usable after any stage. For every `dist.program` and
+    `pplan.plan`, re-derives the block's work from the contracts the program
+    carries (docs/WorkAlgebra.md) and checks that the program holds exactly
+    those invocations: every derived (cadence, phase, primitive) has one work
+    op with the same operations, bytes read, written and stashed, and
+    collective facts, and no other work exists. A mismatch names the task,
+    the quantity, the expected and the found value. The plan's own rules
+    (ledger conservation, resource coverage, buffer legality, no target
+    fields) are checked by its verifier, which runs after this pass.
+  }];
+}
+
 def WorkSummary : Pass<"work-summary", "::mlir::ModuleOp"> {
   let summary = "Print the work totals by cadence, phase and engine class";
   let description = [{

@@ -111,4 +111,35 @@ def Workload_BoundaryRole : Workload_Enum<"BoundaryRole", "boundary role", [
   I32EnumAttrCase<"ParameterGrad", 6, "parameter_grad">
 ]>;
 
+// What a portable plan task requires of whatever will run it: a capability,
+// never an implementation.
+def Workload_CapabilityKind : Workload_Enum<"CapabilityKind", "capability", [
+  I32EnumAttrCase<"Matmul", 0, "matmul">,
+  I32EnumAttrCase<"VectorElementwise", 1, "vector_elementwise">,
+  I32EnumAttrCase<"CollectiveAllReduce", 2, "collective_all_reduce">,
+  I32EnumAttrCase<"CollectiveReduceScatter", 3, "collective_reduce_scatter">,
+  I32EnumAttrCase<"CollectiveAllGather", 4, "collective_all_gather">
+]>;
+
+// What a plan buffer holds. Only `boundary` buffers are derived today; the
+// others name the lifetimes later plans will materialize.
+def Workload_BufferKind : Workload_Enum<"BufferKind", "buffer kind", [
+  I32EnumAttrCase<"Boundary", 0, "boundary">,
+  I32EnumAttrCase<"Persistent", 1, "persistent">,
+  I32EnumAttrCase<"Stash", 2, "stash">,
+  I32EnumAttrCase<"Temporary", 3, "temporary">,
+  I32EnumAttrCase<"Communication", 4, "communication">
+]>;
+
+def Workload_ConcurrencyKind : Workload_Enum<"ConcurrencyKind",
+    "concurrency of a group", [
+  I32EnumAttrCase<"Serial", 0, "serial">,
+  I32EnumAttrCase<"Parallel", 1, "parallel">
+]>;
+
+def Workload_ObjectiveKind : Workload_Enum<"ObjectiveKind", "plan objective", [
+  I32EnumAttrCase<"MinimizeStepLatency", 0, "minimize_step_latency">,
+  I32EnumAttrCase<"MinimizePeakMemory", 1, "minimize_peak_memory">
+]>;
+
 #endif // BLUEPRINT_WORKLOAD_ENUMS

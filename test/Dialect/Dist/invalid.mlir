@@ -2,7 +2,7 @@
 
 // dist_program_c1
 // expected-error @+1 {{dist_program_c1: source_digest must be 'sha256:' followed by 64 lowercase hex digits, got 'sha256:ABC'}}
-dist.program @p source_digest = "sha256:ABC" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:ABC" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
 }
@@ -11,13 +11,13 @@ dist.program @p source_digest = "sha256:ABC" mapping = <world = 4, tp = 4, pp = 
 
 // missing source digest (required attribute)
 // expected-error @+1 {{expected 'source_digest'}}
-dist.program @p mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
 }
 
 // -----
 
 // dist_program_c2
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   // expected-error @+1 {{dist_program_c2: axis 'tp' has 8 ranks but the mapping says tp = 4}}
   dist.mesh @tp_mesh axes = ["tp"] shape = [8]
 }
@@ -25,7 +25,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_program_c2
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   // expected-error @+1 {{dist_program_c2: axis 'ep' is not a parallelism of the mapping (tp, pp or dp)}}
   dist.mesh @m axes = ["ep"] shape = [4]
 }
@@ -33,7 +33,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_mesh_c1
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   // expected-error @+1 {{dist_mesh_c1: axes and shape must have the same non-zero length, got 1 axes and 2 sizes}}
   dist.mesh @tp_mesh axes = ["tp"] shape = [4, 1]
 }
@@ -41,7 +41,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_mesh_c1
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   // expected-error @+1 {{dist_mesh_c1: axis 'tp' must have a positive size, got 0}}
   dist.mesh @tp_mesh axes = ["tp"] shape = [0]
 }
@@ -49,7 +49,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_mesh_c1
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   // expected-error @+1 {{dist_mesh_c1: axis 'tp' is named twice}}
   dist.mesh @tp_mesh axes = ["tp", "tp"] shape = [4, 4]
 }
@@ -57,7 +57,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_boundary_c1 (unresolved mesh)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_boundary_c1: sharding mesh @nowhere does not name a dist.mesh of the program}}
   dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@nowhere, []>
@@ -67,7 +67,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_boundary_c1 (shard rank)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_boundary_c1: sharding lists 4 dimensions but the tensor 'tensor<2x32x64xbf16>' has rank 3}}
   dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, [[], [], [], ["tp"]]>
@@ -77,7 +77,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_boundary_c1 (unknown axis)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_boundary_c1: mesh @tp_mesh has no axis 'dp'}}
   dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, [["dp"]]>
@@ -87,7 +87,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_boundary_c1 (axis twice)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_boundary_c1: axis 'tp' splits more than one dimension}}
   dist.boundary @x activation_in : tensor<8x32x64xbf16> sharding = <@tp_mesh, [["tp"], ["tp"]]>
@@ -97,7 +97,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_boundary_c1 (indivisible)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_boundary_c1: dimension 0 of size 2 is not divisible into 4 shards}}
   dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, [["tp"]]>
@@ -107,7 +107,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_boundary_c2
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_boundary_c2: owners names rank 4, which is not a rank of mesh @tp_mesh (ranks 0..3)}}
   dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, []> owners = [0, 4]
@@ -117,7 +117,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_boundary_c2
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_boundary_c2: owners must list distinct ranks in increasing order, got 1 after 2}}
   dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, []> owners = [2, 1]
@@ -127,7 +127,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_boundary_c3 (input with producer)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
   // expected-error @+1 {{dist_boundary_c3: input 'activation_in' cannot have a producer}}
@@ -137,7 +137,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_boundary_c3 (output without producer)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
   // expected-error @+1 {{dist_boundary_c3: output 'activation_out' must be produced_by the token of a work op}}
@@ -147,7 +147,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_boundary_c3 (optimizer posing as activation producer)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   %0 = dist.task "adamw_step" optimizer vector per_iteration on @tp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
   // expected-error @+1 {{dist_boundary_c3: output 'activation_out' must be produced by forward work, not by adamw_step (optimizer)}}
@@ -157,7 +157,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_boundary_c4 (input never read)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
   // expected-error @+1 {{dist_boundary_c4: no work of the program reads input 'w'}}
@@ -167,7 +167,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_boundary_c4 (producer does not write)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
   // expected-error @+1 {{dist_boundary_c4: producer t does not write 'z'}}
@@ -177,7 +177,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_work_c1
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_work_c1: @dp_mesh does not name a dist.mesh of the program}}
   %0 = dist.task "t" forward vector per_micro_batch on @dp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
@@ -186,7 +186,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_work_c2
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_work_c2: ranks names rank 7, which is not a rank of mesh @tp_mesh (ranks 0..3)}}
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ranks [1, 7] ops = 4 reads {x = 8} writes {y = 8} stashed {}
@@ -195,7 +195,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_work_c3 (negative ops)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_work_c3: ops must be non-negative, got -4}}
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = -4 reads {x = 8} writes {y = 8} stashed {}
@@ -204,7 +204,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_work_c3 (negative bytes)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_work_c3: write bytes of tensor 'y' must be non-negative, got -8}}
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8} writes {y = -8} stashed {}
@@ -213,7 +213,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_work_c4 (unresolved dependency)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   %t = builtin.unrealized_conversion_cast to !dist.token
   // expected-error @+1 {{dist_work_c4: every dependency must be the token of a work op of the same program}}
@@ -223,7 +223,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_work_c5
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_work_c5: only forward work stashes, but t (activation_grad) stashes 1 tensors}}
   %0 = dist.task "t" activation_grad vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
@@ -232,7 +232,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_task_c1
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_task_c1: a task runs on a matmul or vector engine}}
   %0 = dist.task "t" forward collective per_micro_batch on @tp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
@@ -241,7 +241,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_collective_c1 (no axes)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_collective_c1: axes must name at least one mesh axis}}
   %0 = dist.all_reduce "ar" forward per_micro_batch on @tp_mesh axes = [] reduction = sum participants = 4 message = 64 ops = 48 reads {y = 64} writes {y = 64} stashed {}
@@ -250,7 +250,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_collective_c1 (unknown axis)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_collective_c1: mesh @tp_mesh has no axis 'dp'}}
   %0 = dist.all_reduce "ar" forward per_micro_batch on @tp_mesh axes = ["dp"] reduction = sum participants = 4 message = 64 ops = 48 reads {y = 64} writes {y = 64} stashed {}
@@ -259,7 +259,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_collective_c1 (axis twice)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_collective_c1: axis 'tp' is named twice}}
   %0 = dist.all_reduce "ar" forward per_micro_batch on @tp_mesh axes = ["tp", "tp"] reduction = sum participants = 4 message = 64 ops = 48 reads {y = 64} writes {y = 64} stashed {}
@@ -268,7 +268,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_collective_c2
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_collective_c2: participants = 8 but axes ["tp"] span 4 ranks}}
   %0 = dist.all_reduce "ar" forward per_micro_batch on @tp_mesh axes = ["tp"] reduction = sum participants = 8 message = 64 ops = 48 reads {y = 64} writes {y = 64} stashed {}
@@ -277,7 +277,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_collective_c3
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_collective_c3: a all_reduce must reduce (reduction = sum)}}
   %0 = dist.all_reduce "ar" forward per_micro_batch on @tp_mesh axes = ["tp"] reduction = none participants = 4 message = 64 ops = 48 reads {y = 64} writes {y = 64} stashed {}
@@ -286,7 +286,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_collective_c3
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_collective_c3: a reduce_scatter must reduce (reduction = sum)}}
   %0 = dist.reduce_scatter "ar" forward per_micro_batch on @tp_mesh axes = ["tp"] reduction = none participants = 4 message = 64 ops = 48 reads {y = 64} writes {y = 64} stashed {}
@@ -295,7 +295,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_collective_c4 (negative volume)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_collective_c4: message bytes must be non-negative, got -64}}
   %0 = dist.all_reduce "ar" forward per_micro_batch on @tp_mesh axes = ["tp"] reduction = sum participants = 4 message = -64 ops = 48 reads {y = 64} writes {y = 64} stashed {}
@@ -304,7 +304,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_collective_c4 (indivisible)
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{dist_collective_c4: message bytes 66 are not divisible by participants = 4}}
   %0 = dist.all_gather "ag" forward per_micro_batch on @tp_mesh axes = ["tp"] participants = 4 message = 66 ops = 48 reads {y = 64} writes {y = 64} stashed {}
@@ -313,7 +313,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // tensor listed twice
-dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{tensor 'x' is listed twice}}
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8, x = 4} writes {y = 8} stashed {}

@@ -13,7 +13,7 @@
 // CHECK: %[[A:.*]] = dist.all_reduce "sync" weight_grad per_iteration on @tp_mesh ranks [0, 2] axes = ["tp"] reduction = sum participants = 4 message = 512 ops = 96 reads {d_w = 512} writes {d_w = 512} stashed {} after(%[[M]], %[[R]])
 // CHECK: %{{.*}} = dist.task "step" optimizer vector per_iteration on @tp_mesh ops = 16 reads {"w-master" = 4} writes {"w-master" = 4} stashed {} after(%[[A]])
 // CHECK: dist.boundary @y activation_out : tensor<2x32x64xbf16> sharding = <@tp_mesh, {{\[\[\], \["tp"\]\]}}> produced_by %[[R]]
-dist.program @block source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+dist.program @block source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
     mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1,
                tp_comm = reduce_scatter_all_gather, recompute = none,
                schedule = one_f_one_b> {
@@ -47,7 +47,7 @@ dist.program @block source_digest = "sha256:0123456789abcdef0123456789abcdef0123
 // KEEP-LABEL: dist.program @twins
 // KEEP-COUNT-2: dist.task "twin"
 // KEEP-COUNT-2: dist.all_reduce "twin_sync"
-dist.program @twins source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+dist.program @twins source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
     mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1,
                tp_comm = all_reduce, recompute = none,
                schedule = one_f_one_b> {

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
+#include "Blueprint/Support/AsmDirectives.h"
+#include "Blueprint/Support/Digest.h"
 #include "Blueprint/Workload/Boundaries.h"
 
 #include "mlir/IR/Builders.h"
@@ -19,68 +21,6 @@
 using namespace mlir;
 using namespace blueprint;
 using namespace blueprint::dist;
-
-//===----------------------------------------------------------------------===//
-// `name = bytes` dictionaries: {x_norm1 = 50331648, w_qkv = 28311552}
-//===----------------------------------------------------------------------===//
-
-static void printTensorBytes(OpAsmPrinter &printer, Operation *,
-                             DictionaryAttr bytes) {
-  printer << '{';
-  llvm::interleaveComma(bytes, printer, [&](NamedAttribute entry) {
-    printer.printKeywordOrString(entry.getName().getValue());
-    printer << " = ";
-    if (auto value = llvm::dyn_cast<IntegerAttr>(entry.getValue()))
-      printer << value.getInt();
-    else
-      printer.printAttribute(entry.getValue());
-  });
-  printer << '}';
-}
-
-static ParseResult parseTensorBytes(OpAsmParser &parser,
-                                    DictionaryAttr &bytes) {
-  Builder &builder = parser.getBuilder();
-  llvm::SmallVector<NamedAttribute> entries;
-  llvm::StringSet<> seen;
-  auto parseEntry = [&]() -> ParseResult {
-    std::string name;
-    llvm::SMLoc loc = parser.getCurrentLocation();
-    int64_t value;
-    if (parser.parseKeywordOrString(&name) || parser.parseEqual() ||
-        parser.parseInteger(value))
-      return failure();
-    if (!seen.insert(name).second)
-      return parser.emitError(loc, "tensor '") << name << "' is listed twice";
-    entries.push_back(
-        builder.getNamedAttr(name, builder.getI64IntegerAttr(value)));
-    return success();
-  };
-  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Braces,
-                                     parseEntry))
-    return failure();
-  bytes = builder.getDictionaryAttr(entries);
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
-// Closed vocabularies printed as bare keywords: `forward`, `matmul`, `sum`
-//===----------------------------------------------------------------------===//
-
-template <typename AttrT>
-static void printBareEnum(OpAsmPrinter &printer, Operation *, AttrT attr) {
-  printer << workload::stringifyEnum(attr.getValue());
-}
-
-template <typename AttrT>
-static ParseResult parseBareEnum(OpAsmParser &parser, AttrT &attr) {
-  using EnumT = decltype(attr.getValue());
-  FailureOr<EnumT> value = FieldParser<EnumT>::parse(parser);
-  if (failed(value))
-    return failure();
-  attr = AttrT::get(parser.getContext(), *value);
-  return success();
-}
 
 //===----------------------------------------------------------------------===//
 // Shared rule helpers
@@ -125,12 +65,7 @@ static LogicalResult verifyRankGroup(Operation *op,
 //===----------------------------------------------------------------------===//
 
 LogicalResult ProgramOp::verify() {
-  StringRef digest = getSourceDigest();
-  bool wellFormed = digest.consume_front("sha256:") && digest.size() == 64 &&
-                    llvm::all_of(digest, [](char c) {
-                      return llvm::isDigit(c) || (c >= 'a' && c <= 'f');
-                    });
-  if (!wellFormed)
+  if (!isWellFormedDigest(getSourceDigest()))
     return emitOpError() << "dist_program_c1: source_digest must be "
                             "'sha256:' followed by 64 lowercase hex digits, "
                             "got '"

@@ -28,7 +28,8 @@ def Dist_ProgramOp : Dist_Op<"program", [
   let summary = "the distributed work of one ModelIR source";
   let description = [{
     Holds the logical mesh, boundary values and work derived from one
-    `transformer.decoder_training` op: today one decoder block for one
+    `transformer.decoder_training` op, whose contracts it keeps (so
+    `--verify-conservation` can re-derive the work and compare): today one decoder block for one
     micro-batch on every rank of the tensor-parallel mesh, plus the block's
     once-per-iteration work. Ops run in program order within each rank
     (conservative: forward, recompute, backward, then per-iteration work,
@@ -43,6 +44,7 @@ def Dist_ProgramOp : Dist_Op<"program", [
 
     ```mlir
     dist.program @gpt source_digest = "sha256:0123...cdef"
+        model = <...> training = <...>
         mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1,
                    tp_comm = all_reduce, recompute = none,
                    schedule = one_f_one_b> {
@@ -54,12 +56,15 @@ def Dist_ProgramOp : Dist_Op<"program", [
   let arguments = (ins
     SymbolNameAttr:$sym_name,
     StrAttr:$source_digest,
+    Transformer_ModelAttr:$model,
+    Transformer_TrainingAttr:$training,
     Transformer_MappingAttr:$mapping
   );
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $sym_name `source_digest` `=` $source_digest `mapping` `=` $mapping
-    attr-dict-with-keyword $body
+    $sym_name `source_digest` `=` $source_digest `model` `=` $model
+    `training` `=` $training `mapping` `=` $mapping attr-dict-with-keyword
+    $body
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

@@ -1,0 +1,250 @@
+//===- PPlanOps.td - PortablePlanIR operations ------------------*- tablegen -*-===//
+
+#ifndef BLUEPRINT_PPLAN_OPS
+#define BLUEPRINT_PPLAN_OPS
+
+include "Blueprint/Dialect/PPlan/IR/PPlanAttrs.td"
+include "Blueprint/Dialect/Transformer/IR/TransformerAttrs.td"
+include "Blueprint/Interfaces/WorkFactsInterface.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class PPlan_Op<string mnemonic, list<Trait> traits = []>
+    : Op<PPlan_Dialect, mnemonic, traits>;
+
+class PPlan_PlanMember<string mnemonic, list<Trait> traits = []>
+    : PPlan_Op<mnemonic, !listconcat(traits, [HasParent<"PlanOp">])>;
+
+/// The abstract resource every plan task writes, so identical tasks are
+/// never merged or erased.
+def PPlan_WorkResource : Resource<"::blueprint::pplan::WorkResource">;
+
+def PPlan_PlanOp : PPlan_Op<"plan", [
+    Symbol, SymbolTable, IsolatedFromAbove, NoTerminator, SingleBlock,
+    NoRegionArguments]> {
+  let summary = "a target-neutral plan of the exact work of one program";
+  let description = [{
+    The portable plan derived from one `dist.program` (recorded by the
+    SHA-256 digest of that program printed without locations), with the
+    ModelIR contracts it descends from. It holds capabilities, concurrency
+    groups, tasks, buffers, objectives and the conservation ledger.
+
+    Rules (`pplan_c1` applies to every op of the dialect):
+    1. `pplan_c1`: only `pplan` ops appear in a plan, and no `pplan` op
+       carries an attribute it does not define (no kernel, device, queue,
+       duration or any other target field can be attached);
+    2. `pplan_plan_c1`: `source_digest` is `sha256:` and 64 lowercase hex
+       digits;
+    3. `pplan_plan_c2` (conservation): for every (cadence, phase, engine)
+       the ledger row equals the totals of the plan's tasks, and every
+       group of tasks has a row.
+
+    ```mlir
+    pplan.plan @gpt source_digest = "sha256:..." model = <...>
+        training = <...> mapping = <...> {
+      pplan.capability @matmul matmul
+      pplan.group @forward serial
+      %0 = pplan.task "qkv_proj" forward matmul per_micro_batch
+          requires @matmul group @forward
+          demand = <compute = 786432, memory = 24768, network = 0>
+          ops = 786432 reads {...} writes {...} stashed {...}
+      pplan.ledger per_micro_batch forward matmul invocations = 1
+          ops = 786432 read = 12480 write = 12288 message = 0 stash = 4096
+      pplan.objective minimize_step_latency
+    }
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    StrAttr:$source_digest,
+    Transformer_ModelAttr:$model,
+    Transformer_TrainingAttr:$training,
+    Transformer_MappingAttr:$mapping
+  );
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $sym_name `source_digest` `=` $source_digest `model` `=` $model
+    `training` `=` $training `mapping` `=` $mapping attr-dict-with-keyword
+    $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def PPlan_CapabilityOp : PPlan_PlanMember<"capability", [Symbol]> {
+  let summary = "a capability the plan requires of its executor";
+  let description = [{
+    Declares that some task of the plan needs `kind`: matrix multiply,
+    vector-elementwise arithmetic, or a collective of a given kind. It names
+    no implementation.
+
+    ```mlir
+    pplan.capability @all_reduce collective_all_reduce
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       PPlan_CapabilityKindAttr:$kind);
+  let assemblyFormat = "$sym_name custom<BareEnum>($kind) attr-dict";
+  let hasVerifier = 1;
+}
+
+def PPlan_GroupOp : PPlan_PlanMember<"group", [Symbol]> {
+  let summary = "a logical concurrency group of tasks";
+  let description = [{
+    Tasks of a `serial` group run one after another in plan order; tasks of
+    a `parallel` group may run together. Today's plans are conservative: one
+    serial group per stage (forward, recompute, backward, per-iteration).
+
+    ```mlir
+    pplan.group @forward serial
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       PPlan_ConcurrencyKindAttr:$concurrency);
+  let assemblyFormat = "$sym_name custom<BareEnum>($concurrency) attr-dict";
+  let hasVerifier = 1;
+}
+
+def PPlan_TaskOp : PPlan_PlanMember<"task", [
+    MemoryEffects<[MemWrite<PPlan_WorkResource>]>,
+    DeclareOpInterfaceMethods<WorkFactsOpInterface>]> {
+  let summary = "a unit of exact work with its requirements";
+  let description = [{
+    Keeps the exact facts of one distributed task (operations, bytes read,
+    written and stashed per logical tensor, and for a collective its kind,
+    reduction, participants and message bytes), the capability it requires,
+    the concurrency group it belongs to and its abstract resource demand.
+    Its location carries the lineage of the distributed task.
+
+    Rules:
+    1. `pplan_task_c1` (resource coverage): `requires` names a
+       `pplan.capability` that covers the task — `matmul` for matmul work,
+       `vector_elementwise` for vector work, the collective capability of
+       the same kind for a collective;
+    2. `pplan_task_c2`: `group` names a `pplan.group`;
+    3. `pplan_task_c3`: `demand` is what the facts imply: compute = `ops`,
+       memory = bytes read + written, network = the collective's per-rank
+       lower bound (0 for other work);
+    4. `pplan_task_c4`: operations and byte counts are non-negative;
+       `collective` is present exactly for collective work, with
+       `participants > 0`, non-negative `message` divisible by
+       `participants`, and a reduction unless it is an all-gather;
+    5. `pplan_task_c5`: dependencies are tokens of tasks of the same plan;
+    6. `pplan_task_c6`: only forward work stashes.
+  }];
+  let arguments = (ins
+    StrAttr:$primitive,
+    PPlan_PhaseAttr:$phase,
+    PPlan_EngineAttr:$engine,
+    PPlan_CadenceAttr:$cadence,
+    FlatSymbolRefAttr:$capability,
+    FlatSymbolRefAttr:$group,
+    PPlan_DemandAttr:$demand,
+    OptionalAttr<PPlan_CollectiveAttr>:$collective,
+    I64Attr:$ops,
+    DictionaryAttr:$reads,
+    DictionaryAttr:$writes,
+    DictionaryAttr:$stashed,
+    Variadic<PPlan_TokenType>:$deps
+  );
+  let results = (outs PPlan_TokenType:$done);
+  let assemblyFormat = [{
+    $primitive custom<BareEnum>($phase) custom<BareEnum>($engine)
+    custom<BareEnum>($cadence) `requires` $capability `group` $group
+    `demand` `=` $demand (`collective` `=` $collective^)?
+    `ops` `=` $ops `reads` custom<TensorBytes>($reads)
+    `writes` custom<TensorBytes>($writes)
+    `stashed` custom<TensorBytes>($stashed)
+    (`after` `(` $deps^ `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def PPlan_BufferOp : PPlan_PlanMember<"buffer", [
+    Symbol, AttrSizedOperandSegments]> {
+  let summary = "a buffer with its size, producer and consumers";
+  let description = [{
+    A logical buffer of `bytes` per rank. Its symbol name is the logical
+    tensor it holds; `producer` is the task writing it (none for a plan
+    input) and `consumers` the tasks reading it. Today only `boundary`
+    buffers are derived (the block's inputs and outputs); `persistent`,
+    `stash`, `temporary` and `communication` buffers name the lifetimes
+    later plans will materialize.
+
+    Rules (`pplan_buffer_c*`):
+    1. `bytes` is non-negative;
+    2. the producer is a task of the plan that writes the buffer;
+    3. every consumer is a task of the plan that reads the buffer;
+    4. a buffer has a producer or at least one consumer.
+
+    ```mlir
+    pplan.buffer @x boundary bytes = 4096 consumers(%0, %11)
+    pplan.buffer @y boundary bytes = 4096 producer(%20)
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    PPlan_BufferKindAttr:$kind,
+    I64Attr:$bytes,
+    Optional<PPlan_TokenType>:$producer,
+    Variadic<PPlan_TokenType>:$consumers
+  );
+  let assemblyFormat = [{
+    $sym_name custom<BareEnum>($kind) `bytes` `=` $bytes
+    (`producer` `(` $producer^ `)`)? (`consumers` `(` $consumers^ `)`)?
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def PPlan_ObjectiveOp : PPlan_PlanMember<"objective"> {
+  let summary = "an objective the plan declares as intent";
+  let description = [{
+    What a scheduler of this plan should optimize. Declared intent only:
+    no target-specific weight or deadline.
+
+    ```mlir
+    pplan.objective minimize_peak_memory
+    ```
+  }];
+  let arguments = (ins PPlan_ObjectiveKindAttr:$kind);
+  let assemblyFormat = "custom<BareEnum>($kind) attr-dict";
+  let hasVerifier = 1;
+}
+
+def PPlan_LedgerOp : PPlan_PlanMember<"ledger"> {
+  let summary = "the distributed IR's totals, for conservation";
+  let description = [{
+    The totals of the distributed program the plan comes from, for one
+    (cadence, phase, engine): invocations, operations, bytes read, written
+    and stashed, and logical message bytes. Rule `pplan_plan_c2` keeps the
+    plan's tasks equal to them.
+
+    ```mlir
+    pplan.ledger per_micro_batch forward matmul invocations = 6
+        ops = 3407872 read = 106944 write = 57344 message = 0 stash = 40960
+    ```
+  }];
+  let arguments = (ins
+    PPlan_CadenceAttr:$cadence,
+    PPlan_PhaseAttr:$phase,
+    PPlan_EngineAttr:$engine,
+    I64Attr:$invocations,
+    I64Attr:$ops,
+    I64Attr:$read,
+    I64Attr:$write,
+    I64Attr:$message,
+    I64Attr:$stash
+  );
+  let assemblyFormat = [{
+    custom<BareEnum>($cadence) custom<BareEnum>($phase)
+    custom<BareEnum>($engine) `invocations` `=` $invocations `ops` `=` $ops
+    `read` `=` $read `write` `=` $write `message` `=` $message
+    `stash` `=` $stash attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // BLUEPRINT_PPLAN_OPS

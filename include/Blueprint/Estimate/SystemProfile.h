@@ -1,0 +1,133 @@
+//===- SystemProfile.h - Target description for derived estimates -*- C++ -*-===//
+//
+// A SystemProfile describes one accelerator and its fabric: a peak rate per
+// compute capability and datatype, memory capacity and bandwidth, network
+// tiers, and declared efficiency evidence, every number with the source it
+// was taken from. A NetworkTierBinding says which tier each mesh axis uses.
+// Both are read from JSON (docs/Estimate.md) by strict loaders and consumed
+// only when a portable plan is costed: they never enter a model, distributed
+// or plan digest. Rates and times are floating point (a time is not an exact
+// count); work facts stay int64_t.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_ESTIMATE_SYSTEMPROFILE_H
+#define BLUEPRINT_ESTIMATE_SYSTEMPROFILE_H
+
+#include "Blueprint/Workload/Spec.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace blueprint::estimate {
+
+/// The compute capabilities a profile rates: the engine classes of the work
+/// algebra that execute arithmetic (collectives are rated by network tiers).
+enum class Capability { Matmul, Vector };
+
+/// "matmul" or "vector", as spelled in the profile.
+llvm::StringRef stringifyCapability(Capability capability);
+
+/// A real number of the profile and where it comes from.
+struct SourcedNumber {
+  double value = 0;
+  std::string source;
+};
+
+/// An integral quantity of the profile and where it comes from.
+struct SourcedCount {
+  int64_t value = 0;
+  std::string source;
+};
+
+/// One step of an efficiency table: `efficiency` applies to sizes of at
+/// least `minSize` (operations for compute, bytes for memory and network).
+struct EfficiencyStep {
+  int64_t minSize = 0;
+  double efficiency = 1;
+};
+
+/// Declared efficiency evidence: the fraction of a peak that work of a given
+/// size achieves. A flat factor is one step at size 0; a table has strictly
+/// increasing sizes starting at 0, so every size has exactly one step.
+struct Efficiency {
+  /// True when declared as `flat`, false when declared as a table.
+  bool flat = true;
+  std::vector<EfficiencyStep> steps;
+  std::string source;
+
+  /// Index into `steps` of the step that applies to `size` (the last step
+  /// whose minSize <= size; sizes below 0 use step 0).
+  size_t stepFor(int64_t size) const;
+};
+
+/// A peak rate of one capability at one datatype.
+struct ComputeRate {
+  SourcedNumber peakOpsPerSecond;
+  std::optional<Efficiency> efficiency;
+};
+
+struct MemoryProfile {
+  SourcedCount capacityBytes;
+  SourcedNumber bandwidthBytesPerSecond;
+  /// Efficiency by bytes moved.
+  std::optional<Efficiency> efficiency;
+};
+
+/// A level of the fabric: a group of `groupSize` ranks that reach each other
+/// at `bandwidthBytesPerSecond` per direction per rank with `latencySeconds`
+/// per algorithm step.
+struct NetworkTier {
+  std::string name;
+  SourcedCount groupSize;
+  SourcedNumber bandwidthBytesPerSecond;
+  SourcedNumber latencySeconds;
+  /// Efficiency by logical message bytes.
+  std::optional<Efficiency> efficiency;
+};
+
+struct SystemProfile {
+  std::string name;
+  std::string description;
+  std::map<std::pair<Capability, workload::DataType>, ComputeRate> compute;
+  MemoryProfile memory;
+  /// In declaration order; names are unique.
+  std::vector<NetworkTier> networkTiers;
+
+  /// The rate of `capability` at `type`, or nullptr if not declared.
+  const ComputeRate *rate(Capability capability,
+                          workload::DataType type) const;
+  /// The tier called `name`, or nullptr.
+  const NetworkTier *tier(llvm::StringRef name) const;
+};
+
+/// Parses the SystemProfile schema of docs/Estimate.md. Every broken rule is
+/// reported, one per line, as "$.<json path>: <rule>"; unknown fields are
+/// rejected.
+llvm::Expected<SystemProfile> parseSystemProfile(llvm::StringRef json);
+/// parseSystemProfile on the contents of `path`; errors are prefixed with it.
+llvm::Expected<SystemProfile> loadSystemProfile(llvm::StringRef path);
+
+/// Which network tier each mesh axis uses ("tp" -> "nvlink"). Supplied only
+/// when a plan is costed; checked against a profile and a mesh by the
+/// estimator (the tier exists and spans the axis).
+struct NetworkTierBinding {
+  std::map<std::string, std::string> tierOfAxis;
+};
+
+/// Parses a binding: a JSON object from mesh-axis name to tier name, both
+/// non-empty strings.
+llvm::Expected<NetworkTierBinding> parseNetworkTierBinding(llvm::StringRef json);
+/// parseNetworkTierBinding on the contents of `path`.
+llvm::Expected<NetworkTierBinding> loadNetworkTierBinding(llvm::StringRef path);
+
+} // namespace blueprint::estimate
+
+#endif // BLUEPRINT_ESTIMATE_SYSTEMPROFILE_H

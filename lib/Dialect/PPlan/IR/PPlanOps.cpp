@@ -1,0 +1,321 @@
+//===- PPlanOps.cpp - PortablePlanIR operations and their rules -----------===//
+//
+// The verifier rules of docs/PPlanSpec.md; each diagnostic starts with the
+// rule's label.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
+
+#include "Blueprint/Support/AsmDirectives.h"
+#include "Blueprint/Support/Digest.h"
+#include "Blueprint/Workload/Plan.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace blueprint;
+using namespace blueprint::pplan;
+
+/// pplan_c1: a plan op carries only the attributes it defines, so no target
+/// field (kernel, device, queue, duration, ...) can be attached to it.
+static LogicalResult verifyNoForeignAttributes(Operation *op) {
+  for (NamedAttribute attribute : op->getDiscardableAttrs())
+    return op->emitOpError()
+           << "pplan_c1: attribute '" << attribute.getName().getValue()
+           << "' is not a field of " << op->getName()
+           << "; a portable plan cannot carry target fields";
+  return success();
+}
+
+/// The op named by `ref` in the plan enclosing `op`, if it has type OpT.
+template <typename OpT>
+static OpT lookupInPlan(Operation *op, FlatSymbolRefAttr ref) {
+  auto plan = op->getParentOfType<PlanOp>();
+  if (!plan || !ref)
+    return nullptr;
+  return llvm::dyn_cast_or_null<OpT>(
+      SymbolTable::lookupSymbolIn(plan, ref.getAttr()));
+}
+
+//===----------------------------------------------------------------------===//
+// PlanOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PlanOp::verify() {
+  if (failed(verifyNoForeignAttributes(*this)))
+    return failure();
+  if (!isWellFormedDigest(getSourceDigest()))
+    return emitOpError() << "pplan_plan_c1: source_digest must be 'sha256:' "
+                            "followed by 64 lowercase hex digits, got '"
+                         << getSourceDigest() << "'";
+  return success();
+}
+
+namespace {
+/// Totals keyed by (cadence, phase, engine).
+using LedgerKey =
+    std::tuple<workload::Cadence, workload::Phase, workload::Engine>;
+} // namespace
+
+LogicalResult PlanOp::verifyRegions() {
+  Dialect *dialect = (*this)->getDialect();
+  for (Operation &op : getBody().front())
+    if (op.getDialect() != dialect)
+      return op.emitOpError()
+             << "pplan_c1: only pplan ops may appear in a portable plan";
+
+  // pplan_plan_c2: the tasks' totals equal the ledger.
+  std::array<workload::BlockWork, 2> byCadence;
+  byCadence[1].cadence = workload::Cadence::PerIteration;
+  for (TaskOp task : getBody().getOps<TaskOp>()) {
+    llvm::Expected<workload::Invocation> invocation =
+        toInvocation(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
+    if (!invocation)
+      return task.emitOpError()
+             << "pplan_plan_c2: " << llvm::toString(invocation.takeError());
+    byCadence[task.getCadence() == workload::Cadence::PerIteration]
+        .invocations.push_back(std::move(*invocation));
+  }
+  std::map<LedgerKey, LedgerOp> rows;
+  for (LedgerOp row : getBody().getOps<LedgerOp>())
+    if (!rows.try_emplace({row.getCadence(), row.getPhase(), row.getEngine()},
+                          row)
+             .second)
+      return row.emitOpError() << "pplan_plan_c2: a second ledger row for "
+                                  "the same cadence, phase and engine";
+  for (const workload::BlockWork &work : byCadence) {
+    llvm::Expected<workload::WorkSummary> summary = workload::summarize(work);
+    if (!summary)
+      return emitOpError() << "pplan_plan_c2: "
+                           << llvm::toString(summary.takeError());
+    for (auto [key, row] : rows) {
+      auto [cadence, phase, engine] = key;
+      if (cadence != work.cadence)
+        continue;
+      const workload::WorkTotals &found = summary->at(phase, engine);
+      std::pair<llvm::StringRef, std::pair<int64_t, int64_t>> quantities[] = {
+          {"invocations",
+           {static_cast<int64_t>(row.getInvocations()), found.invocations}},
+          {"ops", {static_cast<int64_t>(row.getOps()), found.ops}},
+          {"read bytes", {static_cast<int64_t>(row.getRead()), found.readBytes}},
+          {"write bytes",
+           {static_cast<int64_t>(row.getWrite()), found.writeBytes}},
+          {"message bytes",
+           {static_cast<int64_t>(row.getMessage()), found.messageBytes}},
+          {"stash bytes",
+           {static_cast<int64_t>(row.getStash()), found.stashBytes}}};
+      for (auto [quantity, values] : quantities)
+        if (values.first != values.second)
+          return row.emitOpError()
+                 << "pplan_plan_c2: conservation of "
+                 << workload::stringifyEnum(cadence) << " "
+                 << workload::stringifyEnum(phase) << " "
+                 << workload::stringifyEnum(engine) << " " << quantity
+                 << ": the distributed IR has " << values.first
+                 << ", the plan's tasks have " << values.second;
+    }
+    for (const workload::Invocation &invocation : work.invocations)
+      if (!rows.count({work.cadence, invocation.phase, invocation.engine}))
+        return emitOpError()
+               << "pplan_plan_c2: no ledger row records the distributed "
+                  "IR's "
+               << workload::stringifyEnum(work.cadence) << " "
+               << workload::stringifyEnum(invocation.phase) << " "
+               << workload::stringifyEnum(invocation.engine)
+               << " work, so task " << invocation.primitive
+               << " cannot be checked for conservation";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CapabilityOp, GroupOp, ObjectiveOp, LedgerOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CapabilityOp::verify() {
+  return verifyNoForeignAttributes(*this);
+}
+
+LogicalResult GroupOp::verify() { return verifyNoForeignAttributes(*this); }
+
+LogicalResult ObjectiveOp::verify() {
+  return verifyNoForeignAttributes(*this);
+}
+
+LogicalResult LedgerOp::verify() {
+  if (failed(verifyNoForeignAttributes(*this)))
+    return failure();
+  for (IntegerAttr value : {getInvocationsAttr(), getOpsAttr(), getReadAttr(),
+                            getWriteAttr(), getMessageAttr(), getStashAttr()})
+    if (value.getInt() < 0)
+      return emitOpError() << "pplan_plan_c2: ledger totals must be "
+                              "non-negative, got "
+                           << value.getInt();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TaskOp
+//===----------------------------------------------------------------------===//
+
+workload::Engine TaskOp::getWorkEngine() { return getEngine(); }
+
+std::optional<workload::CollectiveFacts> TaskOp::getCollectiveFacts() {
+  CollectiveAttr collective = getCollectiveAttr();
+  if (!collective)
+    return std::nullopt;
+  workload::CollectiveFacts facts;
+  facts.kind = collective.getKind();
+  facts.reduction = collective.getReduction();
+  facts.participants = collective.getParticipants();
+  facts.messageBytes = collective.getMessage();
+  return facts;
+}
+
+LogicalResult TaskOp::verify() {
+  if (failed(verifyNoForeignAttributes(*this)))
+    return failure();
+  auto work = llvm::cast<WorkFactsOpInterface>(getOperation());
+
+  // pplan_task_c4: well-formed facts.
+  if (work.getOps() < 0)
+    return emitOpError() << "pplan_task_c4: ops must be non-negative, got "
+                         << work.getOps();
+  auto emit = [&]() { return emitOpError() << "pplan_task_c4: "; };
+  if (failed(verifyTensorBytes(getReads(), "read bytes", emit)) ||
+      failed(verifyTensorBytes(getWrites(), "write bytes", emit)) ||
+      failed(verifyTensorBytes(getStashed(), "stash bytes", emit)))
+    return failure();
+  std::optional<workload::CollectiveFacts> collective = getCollectiveFacts();
+  bool isCollective = getEngine() == workload::Engine::Collective;
+  if (isCollective != collective.has_value())
+    return emitOpError() << "pplan_task_c4: "
+                         << (isCollective ? "collective work needs its "
+                                            "collective facts"
+                                          : "only collective work has "
+                                            "collective facts");
+  if (collective) {
+    if (collective->participants <= 0 || collective->messageBytes < 0 ||
+        collective->messageBytes % collective->participants != 0)
+      return emitOpError() << "pplan_task_c4: a collective needs participants "
+                              "> 0 and a non-negative message divisible by "
+                              "them, got participants = "
+                           << collective->participants
+                           << ", message = " << collective->messageBytes;
+    if ((collective->kind == workload::CollectiveKind::AllGather) !=
+        (collective->reduction == workload::ReductionKind::None))
+      return emitOpError() << "pplan_task_c4: a "
+                           << workload::stringifyEnum(collective->kind)
+                           << (collective->kind ==
+                                       workload::CollectiveKind::AllGather
+                                   ? " does not reduce"
+                                   : " must reduce (reduction = sum)");
+  }
+
+  // pplan_task_c1: resource coverage.
+  auto capability = lookupInPlan<CapabilityOp>(*this, getCapabilityAttr());
+  if (!capability)
+    return emitOpError() << "pplan_task_c1: " << getCapabilityAttr()
+                         << " does not name a pplan.capability of the plan";
+  workload::CapabilityKind required = workload::requiredCapability(
+      getEngine(), collective ? std::optional(collective->kind)
+                              : std::nullopt);
+  if (capability.getKind() != required)
+    return emitOpError() << "pplan_task_c1: " << getPrimitive()
+                         << " requires the "
+                         << workload::stringifyEnum(required)
+                         << " capability, but @" << capability.getSymName()
+                         << " provides "
+                         << workload::stringifyEnum(capability.getKind());
+
+  // pplan_task_c2
+  if (!lookupInPlan<GroupOp>(*this, getGroupAttr()))
+    return emitOpError() << "pplan_task_c2: " << getGroupAttr()
+                         << " does not name a pplan.group of the plan";
+
+  // pplan_task_c3: the declared demand is what the facts imply.
+  llvm::Expected<workload::Invocation> invocation = toInvocation(work);
+  if (!invocation)
+    return emitOpError() << "pplan_task_c3: "
+                         << llvm::toString(invocation.takeError());
+  llvm::Expected<workload::Demand> implied = workload::demandOf(*invocation);
+  if (!implied)
+    return emitOpError() << "pplan_task_c3: "
+                         << llvm::toString(implied.takeError());
+  DemandAttr declared = getDemand();
+  std::pair<llvm::StringRef, std::pair<int64_t, int64_t>> demands[] = {
+      {"compute", {declared.getCompute(), implied->compute}},
+      {"memory", {declared.getMemory(), implied->memory}},
+      {"network", {declared.getNetwork(), implied->network}}};
+  for (auto [resource, values] : demands)
+    if (values.first != values.second)
+      return emitOpError() << "pplan_task_c3: task " << getPrimitive() << " ("
+                           << workload::stringifyEnum(getPhase())
+                           << ") declares " << resource << " demand "
+                           << values.first << " but its facts imply "
+                           << values.second;
+
+  // pplan_task_c5
+  for (Value dep : getDeps()) {
+    auto producer = dep.getDefiningOp<TaskOp>();
+    if (!producer || producer->getParentOp() != (*this)->getParentOp())
+      return emitOpError() << "pplan_task_c5: every dependency must be the "
+                              "token of a task of the same plan";
+  }
+
+  // pplan_task_c6
+  if (!getStashed().empty() && getPhase() != workload::Phase::Forward)
+    return emitOpError() << "pplan_task_c6: only forward work stashes, but "
+                         << getPrimitive() << " ("
+                         << workload::stringifyEnum(getPhase())
+                         << ") stashes " << getStashed().size() << " tensors";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BufferOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BufferOp::verify() {
+  if (failed(verifyNoForeignAttributes(*this)))
+    return failure();
+  if (static_cast<int64_t>(getBytes()) < 0)
+    return emitOpError() << "pplan_buffer_c1: bytes must be non-negative, got "
+                         << static_cast<int64_t>(getBytes());
+  auto taskOf = [&](Value token) -> TaskOp {
+    auto task = token.getDefiningOp<TaskOp>();
+    if (!task || task->getParentOp() != (*this)->getParentOp())
+      return nullptr;
+    return task;
+  };
+  if (Value producer = getProducer()) {
+    TaskOp task = taskOf(producer);
+    if (!task)
+      return emitOpError() << "pplan_buffer_c2: the producer must be a task "
+                              "of the plan";
+    if (!task.getWrites().get(getSymName()))
+      return emitOpError() << "pplan_buffer_c2: producer " << task.getPrimitive()
+                           << " (" << workload::stringifyEnum(task.getPhase())
+                           << ") does not write '" << getSymName() << "'";
+  }
+  for (Value consumer : getConsumers()) {
+    TaskOp task = taskOf(consumer);
+    if (!task)
+      return emitOpError() << "pplan_buffer_c3: every consumer must be a task "
+                              "of the plan";
+    if (!task.getReads().get(getSymName()))
+      return emitOpError() << "pplan_buffer_c3: consumer " << task.getPrimitive()
+                           << " (" << workload::stringifyEnum(task.getPhase())
+                           << ") does not read '" << getSymName() << "'";
+  }
+  if (!getProducer() && getConsumers().empty())
+    return emitOpError() << "pplan_buffer_c4: buffer '" << getSymName()
+                         << "' has neither a producer nor a consumer";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "Blueprint/Dialect/PPlan/IR/PPlanOps.cpp.inc"

@@ -1,0 +1,240 @@
+//===- PlanPortable.cpp - DistributedTaskIR to PortablePlanIR -------------===//
+//
+// A thin pass: every `dist` work op becomes a `pplan.task` with the same
+// facts and location; the capabilities, demand and stages come from the
+// plain helpers of Blueprint/Workload/Plan.h, the ledger from the algebra's
+// own summarize().
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Transforms/Passes.h"
+
+#include "Blueprint/Dialect/Dist/IR/DistOps.h"
+#include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
+#include "Blueprint/Support/Digest.h"
+#include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/Plan.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace blueprint {
+#define GEN_PASS_DEF_PLANPORTABLE
+#include "Blueprint/Transforms/Passes.h.inc"
+} // namespace blueprint
+
+using namespace mlir;
+using namespace blueprint;
+
+namespace {
+
+/// Per-rank bytes of a boundary: its global size divided among the ranks
+/// its sharding splits it over.
+FailureOr<int64_t> bytesPerRank(dist::BoundaryOp boundary, dist::MeshOp mesh) {
+  auto type = llvm::cast<RankedTensorType>(boundary.getType());
+  workload::OverflowGuard guard;
+  int64_t bytes =
+      guard.product({type.getNumElements(),
+                     static_cast<int64_t>(
+                         type.getElementTypeBitWidth() / 8)},
+                    "boundary bytes");
+  int64_t shards = 1;
+  for (Attribute axes : boundary.getSharding().getSplitAxes())
+    for (StringRef axis :
+         llvm::cast<ArrayAttr>(axes).getAsValueRange<StringAttr>())
+      shards = guard.mul(shards, mesh.getAxisSize(axis).value_or(1),
+                         "boundary shards");
+  if (guard.failed())
+    return failure();
+  return bytes / shards;
+}
+
+workload::CapabilityKind capabilityOf(const workload::Invocation &invocation) {
+  return workload::requiredCapability(
+      invocation.engine, invocation.collective
+                             ? std::optional(invocation.collective->kind)
+                             : std::nullopt);
+}
+
+class PlanBuilder {
+public:
+  PlanBuilder(dist::ProgramOp program, OpBuilder &builder)
+      : program(program), builder(builder), context(builder.getContext()) {}
+
+  LogicalResult build() {
+    // Facts of every work op, in program order.
+    llvm::SmallVector<WorkFactsOpInterface> work;
+    llvm::SmallVector<workload::Invocation> invocations;
+    std::vector<std::pair<workload::Phase, workload::Cadence>> keys;
+    std::array<workload::BlockWork, 2> byCadence;
+    byCadence[1].cadence = workload::Cadence::PerIteration;
+    for (Operation &op : program.getBody().front()) {
+      auto facts = llvm::dyn_cast<WorkFactsOpInterface>(op);
+      if (!facts)
+        continue;
+      llvm::Expected<workload::Invocation> invocation = toInvocation(facts);
+      if (!invocation)
+        return op.emitOpError()
+               << "planning: " << llvm::toString(invocation.takeError());
+      work.push_back(facts);
+      keys.push_back({facts.getPhase(), facts.getCadence()});
+      byCadence[facts.getCadence() == workload::Cadence::PerIteration]
+          .invocations.push_back(*invocation);
+      invocations.push_back(std::move(*invocation));
+    }
+    std::vector<workload::Stage> stages = workload::assignStages(keys);
+
+    auto plan = pplan::PlanOp::create(
+        builder, program.getLoc(), program.getSymNameAttr(),
+        builder.getStringAttr(computeDigest(program)), program.getModel(),
+        program.getTraining(), program.getMapping());
+    builder.setInsertionPointToStart(&plan.getBody().emplaceBlock());
+
+    // Capabilities, then groups, each declared once in first-use order.
+    llvm::MapVector<workload::CapabilityKind, FlatSymbolRefAttr> capabilities;
+    llvm::MapVector<workload::Stage, FlatSymbolRefAttr> groups;
+    for (auto [invocation, stage] : llvm::zip(invocations, stages)) {
+      capabilities.insert({capabilityOf(invocation), nullptr});
+      groups.insert({stage, nullptr});
+    }
+    for (auto &[kind, symbol] : capabilities) {
+      StringRef name = workload::stringifyEnum(kind);
+      pplan::CapabilityOp::create(
+          builder, program.getLoc(), builder.getStringAttr(name),
+          pplan::CapabilityKindAttr::get(context, kind));
+      symbol = FlatSymbolRefAttr::get(context, name);
+    }
+    for (auto &[stage, symbol] : groups) {
+      StringRef name = workload::stringifyStage(stage);
+      pplan::GroupOp::create(builder, program.getLoc(),
+                             builder.getStringAttr(name),
+                             pplan::ConcurrencyKindAttr::get(
+                                 context, workload::ConcurrencyKind::Serial));
+      symbol = FlatSymbolRefAttr::get(context, name);
+    }
+
+    // Tasks, serial in program order.
+    Value previous;
+    llvm::StringMap<llvm::SmallVector<Value>> readers;
+    llvm::StringMap<Value> lastWriter;
+    llvm::DenseMap<Value, Value> planTokenOf;
+    for (auto [facts, invocation, stage] :
+         llvm::zip(work, invocations, stages)) {
+      llvm::Expected<workload::Demand> demand = workload::demandOf(invocation);
+      if (!demand)
+        return facts->emitOpError()
+               << "planning: " << llvm::toString(demand.takeError());
+      pplan::CollectiveAttr collective;
+      if (invocation.collective)
+        collective = pplan::CollectiveAttr::get(
+            context, invocation.collective->kind,
+            invocation.collective->reduction,
+            invocation.collective->participants,
+            invocation.collective->messageBytes);
+      llvm::SmallVector<Value, 1> deps;
+      if (previous)
+        deps.push_back(previous);
+      auto task = pplan::TaskOp::create(
+          builder, facts->getLoc(), pplan::TokenType::get(context),
+          builder.getStringAttr(invocation.primitive),
+          pplan::PhaseAttr::get(context, invocation.phase),
+          pplan::EngineAttr::get(context, invocation.engine),
+          pplan::CadenceAttr::get(context, facts.getCadence()),
+          capabilities[capabilityOf(invocation)], groups[stage],
+          pplan::DemandAttr::get(context, demand->compute, demand->memory,
+                                 demand->network),
+          collective, builder.getI64IntegerAttr(invocation.ops),
+          facts.getReads(), facts.getWrites(), facts.getStashed(), deps);
+      previous = task.getDone();
+      planTokenOf[facts->getResult(0)] = previous;
+      for (NamedAttribute read : facts.getReads())
+        readers[read.getName()].push_back(previous);
+    }
+
+    // Boundary buffers.
+    for (dist::BoundaryOp boundary : program.getBody().getOps<dist::BoundaryOp>()) {
+      auto mesh = llvm::dyn_cast_or_null<dist::MeshOp>(SymbolTable::lookupSymbolIn(
+          program, boundary.getSharding().getMesh().getAttr()));
+      FailureOr<int64_t> bytes = bytesPerRank(boundary, mesh);
+      if (failed(bytes))
+        return boundary.emitOpError()
+               << "planning: the per-rank size overflows a 64-bit integer";
+      Value producer;
+      llvm::SmallVector<Value> consumers;
+      if (Value distProducer = boundary.getProducer())
+        producer = planTokenOf.lookup(distProducer);
+      else
+        consumers = readers.lookup(boundary.getSymName());
+      pplan::BufferOp::create(
+          builder, boundary.getLoc(), boundary.getSymNameAttr(),
+          pplan::BufferKindAttr::get(context, workload::BufferKind::Boundary),
+          builder.getI64IntegerAttr(*bytes), producer, consumers);
+    }
+
+    for (workload::ObjectiveKind objective :
+         {workload::ObjectiveKind::MinimizeStepLatency,
+          workload::ObjectiveKind::MinimizePeakMemory})
+      pplan::ObjectiveOp::create(
+          builder, program.getLoc(),
+          pplan::ObjectiveKindAttr::get(context, objective));
+
+    return buildLedger(byCadence);
+  }
+
+private:
+  /// One ledger row per (cadence, phase, engine) the program has work in.
+  LogicalResult buildLedger(llvm::ArrayRef<workload::BlockWork> byCadence) {
+    constexpr workload::Phase phases[] = {
+        workload::Phase::Forward,        workload::Phase::Recompute,
+        workload::Phase::ActivationGrad, workload::Phase::WeightGrad,
+        workload::Phase::Optimizer,      workload::Phase::Recommunication};
+    constexpr workload::Engine engines[] = {workload::Engine::Matmul,
+                                            workload::Engine::Vector,
+                                            workload::Engine::Collective};
+    for (const workload::BlockWork &work : byCadence) {
+      llvm::Expected<workload::WorkSummary> summary = workload::summarize(work);
+      if (!summary)
+        return program.emitOpError()
+               << "planning: " << llvm::toString(summary.takeError());
+      for (workload::Phase phase : phases)
+        for (workload::Engine engine : engines) {
+          const workload::WorkTotals &totals = summary->at(phase, engine);
+          if (totals.invocations == 0)
+            continue;
+          pplan::LedgerOp::create(
+              builder, program.getLoc(),
+              pplan::CadenceAttr::get(context, work.cadence),
+              pplan::PhaseAttr::get(context, phase),
+              pplan::EngineAttr::get(context, engine),
+              builder.getI64IntegerAttr(totals.invocations),
+              builder.getI64IntegerAttr(totals.ops),
+              builder.getI64IntegerAttr(totals.readBytes),
+              builder.getI64IntegerAttr(totals.writeBytes),
+              builder.getI64IntegerAttr(totals.messageBytes),
+              builder.getI64IntegerAttr(totals.stashBytes));
+        }
+    }
+    return success();
+  }
+
+  dist::ProgramOp program;
+  OpBuilder &builder;
+  MLIRContext *context;
+};
+
+struct PlanPortablePass
+    : blueprint::impl::PlanPortableBase<PlanPortablePass> {
+  void runOnOperation() override {
+    llvm::SmallVector<dist::ProgramOp> programs(
+        getOperation().getOps<dist::ProgramOp>());
+    for (dist::ProgramOp program : programs) {
+      OpBuilder builder(program);
+      if (failed(PlanBuilder(program, builder).build()))
+        return signalPassFailure();
+      program.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,163 @@
+//===- VerifyConservation.cpp - Work conservation against the algebra -----===//
+//
+// Re-derives each program's work from the contracts it carries and checks
+// that the IR holds exactly that work, fact by fact.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Transforms/Passes.h"
+
+#include "Blueprint/Dialect/Dist/IR/DistOps.h"
+#include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
+#include "Blueprint/Interfaces/WorkFactsInterface.h"
+#include "Blueprint/Workload/BlockWork.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+
+namespace blueprint {
+#define GEN_PASS_DEF_VERIFYCONSERVATION
+#include "Blueprint/Transforms/Passes.h.inc"
+} // namespace blueprint
+
+using namespace mlir;
+using namespace blueprint;
+
+namespace {
+
+using WorkKey = std::tuple<workload::Cadence, workload::Phase, std::string>;
+
+std::string describe(const WorkKey &key) {
+  auto [cadence, phase, primitive] = key;
+  return "'" + primitive + "' (" + workload::stringifyEnum(phase).str() +
+         ", " + workload::stringifyEnum(cadence).str() + ")";
+}
+
+/// Compares one fact; reports `quantity` of `key` on `op` if it differs.
+LogicalResult expectEqual(Operation *op, const WorkKey &key,
+                          const llvm::Twine &quantity, int64_t expected,
+                          int64_t found) {
+  if (expected == found)
+    return success();
+  return op->emitError() << "conservation: task " << describe(key) << " "
+                         << quantity << ": expected " << expected
+                         << " (derived from the contracts), found " << found;
+}
+
+/// Compares per-tensor byte maps.
+LogicalResult expectSameTensors(Operation *op, const WorkKey &key,
+                                llvm::StringRef what,
+                                llvm::ArrayRef<workload::TensorAccess> expected,
+                                llvm::ArrayRef<workload::TensorAccess> found) {
+  llvm::StringMap<int64_t> foundBytes;
+  for (const workload::TensorAccess &access : found)
+    foundBytes[access.tensor] = access.bytes;
+  for (const workload::TensorAccess &access : expected) {
+    auto it = foundBytes.find(access.tensor);
+    if (failed(expectEqual(op, key, what + " of tensor '" + access.tensor + "'",
+                           access.bytes,
+                           it == foundBytes.end() ? 0 : it->second)))
+      return failure();
+    if (it != foundBytes.end())
+      foundBytes.erase(it);
+  }
+  for (const auto &extra : foundBytes)
+    return op->emitError() << "conservation: task " << describe(key) << " "
+                           << what << " tensor '" << extra.getKey()
+                           << "' that the derived work does not";
+  return success();
+}
+
+LogicalResult verifyProgram(Operation *program, workload::ModelSpec model,
+                            workload::TrainingSpec training,
+                            workload::MappingSpec mapping) {
+  std::map<WorkKey, workload::Invocation> expected;
+  for (auto derive : {&workload::deriveBlockWork,
+                      &workload::deriveOptimizerWork}) {
+    llvm::Expected<workload::BlockWork> work =
+        derive(model, training, mapping);
+    if (!work)
+      return program->emitError()
+             << "conservation: " << llvm::toString(work.takeError());
+    for (workload::Invocation &invocation : work->invocations)
+      expected[{work->cadence, invocation.phase, invocation.primitive}] =
+          std::move(invocation);
+  }
+
+  WalkResult walk = program->walk([&](WorkFactsOpInterface op) {
+    WorkKey key{op.getCadence(), op.getPhase(), op.getPrimitive().str()};
+    auto it = expected.find(key);
+    if (it == expected.end()) {
+      op->emitError() << "conservation: task " << describe(key)
+                      << " has no counterpart in the work derived from the "
+                         "contracts (or appears twice)";
+      return WalkResult::interrupt();
+    }
+    llvm::Expected<workload::Invocation> found = toInvocation(op);
+    if (!found) {
+      op->emitError() << "conservation: " << llvm::toString(found.takeError());
+      return WalkResult::interrupt();
+    }
+    const workload::Invocation &want = it->second;
+    workload::CollectiveFacts noCollective;
+    const workload::CollectiveFacts &wantCollective =
+        want.collective.value_or(noCollective);
+    const workload::CollectiveFacts &foundCollective =
+        found->collective.value_or(noCollective);
+    if (failed(expectEqual(op, key, "engine",
+                           static_cast<int64_t>(want.engine),
+                           static_cast<int64_t>(found->engine))) ||
+        failed(expectEqual(op, key, "ops", want.ops, found->ops)) ||
+        failed(expectSameTensors(op, key, "read bytes", want.reads,
+                                 found->reads)) ||
+        failed(expectSameTensors(op, key, "write bytes", want.writes,
+                                 found->writes)) ||
+        failed(expectSameTensors(op, key, "stash bytes", want.stashed,
+                                 found->stashed)) ||
+        failed(expectEqual(op, key, "message bytes",
+                           wantCollective.messageBytes,
+                           foundCollective.messageBytes)) ||
+        failed(expectEqual(op, key, "participants",
+                           wantCollective.participants,
+                           foundCollective.participants)) ||
+        failed(expectEqual(op, key, "collective kind",
+                           static_cast<int64_t>(wantCollective.kind),
+                           static_cast<int64_t>(foundCollective.kind))) ||
+        failed(expectEqual(op, key, "reduction",
+                           static_cast<int64_t>(wantCollective.reduction),
+                           static_cast<int64_t>(foundCollective.reduction))))
+      return WalkResult::interrupt();
+    expected.erase(it);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  for (const auto &[key, invocation] : expected)
+    return program->emitError()
+           << "conservation: the derived work has " << describe(key)
+           << " but the program has no such task";
+  return success();
+}
+
+struct VerifyConservationPass
+    : blueprint::impl::VerifyConservationBase<VerifyConservationPass> {
+  void runOnOperation() override {
+    for (Operation &op : getOperation().getBody()->getOperations()) {
+      LogicalResult result =
+          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+              .Case<dist::ProgramOp, pplan::PlanOp>([](auto program) {
+                return verifyProgram(program, program.getModel().getSpec(),
+                                     program.getTraining().getSpec(),
+                                     program.getMapping().getSpec());
+              })
+              .Default([](Operation *) { return success(); });
+      if (failed(result))
+        return signalPassFailure();
+    }
+    markAllAnalysesPreserved();
+  }
+};
+
+} // namespace

@@ -1,0 +1,233 @@
+//===- ForwardBuilder.h - The forward of one block, shared ------*- C++ -*-===//
+//
+// Private to BlueprintWorkload. Training (BlockWork.cpp) and inference
+// (Inference.cpp) run the same forward of one decoder block on one TP rank:
+// the same norms, projections, attention core, MLP and tensor-parallel
+// collectives, with the same primitive ids, tensor names and formulas. They
+// differ only in the run: how many sequences, how many new positions each
+// processes and how many it attends to, the phase, the datatypes, the
+// dropouts, and what the forward keeps for a backward pass. ForwardBuilder
+// emits the shared invocations for a ForwardRun; the training builder adds
+// recompute and backward, the inference builder the KV cache.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_LIB_WORKLOAD_FORWARDBUILDER_H
+#define BLUEPRINT_LIB_WORKLOAD_FORWARDBUILDER_H
+
+#include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/Spec.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace blueprint::workload::detail {
+
+llvm::Error makeError(const llvm::Twine &message);
+
+/// "`who`: 64-bit overflow computing <the guard's first quantity>; ...".
+llvm::Error overflowError(llvm::StringRef who, const OverflowGuard &guard);
+
+/// `preamble` followed by every violation as " [label] message;".
+llvm::Error violationsError(const llvm::Twine &preamble,
+                            const std::vector<RuleViolation> &violations);
+
+/// Checked sum of the bytes of `accesses`; `what` names the sum.
+int64_t sumBytes(OverflowGuard &guard,
+                 const std::vector<TensorAccess> &accesses,
+                 llvm::StringRef what);
+
+/// Column counts of one block's linears on one TP rank. Every division is
+/// exact once heads, kv_heads and ffn_hidden are divisible by tp (the
+/// tensor-parallel rules of every composition).
+struct RankColumns {
+  /// Query and key/value heads of this rank.
+  int64_t heads = 0;
+  int64_t kvHeads = 0;
+  /// Queries heads*head_dim/tp, keys and values each kv_heads*head_dim/tp
+  /// (grouped-query attention), and their concatenation.
+  int64_t qCols = 0;
+  int64_t kvCols = 0;
+  int64_t qkvCols = 0;
+  /// The activation output ffn/tp and the fc1 output, twice that for SwiGLU
+  /// (gate and up projection).
+  int64_t ffnCols = 0;
+  int64_t fc1Cols = 0;
+};
+
+RankColumns makeRankColumns(const ModelSpec &model, int64_t tp,
+                            OverflowGuard &guard);
+
+/// The declared per-element count of the MLP activation, per output element
+/// (opcount); SwiGLU's output has ffn columns, its input twice that.
+int64_t activationOpsPerElement(ActivationKind kind, bool inputGradient);
+
+/// Which stashed tensors a recompute policy keeps (SeqSel Sec. 4.1, 5).
+enum class StashRole {
+  /// The block input x: the only tensor full recompute checkpoints.
+  BlockInput,
+  /// Kept by none and selective recompute.
+  Kept,
+  /// Inside the attention core (softmax output, attention dropout mask and
+  /// output): recomputed, not kept, under selective recompute.
+  AttentionCore,
+};
+
+/// What one derivation of a block's forward runs on.
+struct ForwardRun {
+  /// The phase of every forward invocation: forward (training), prefill or
+  /// decode (inference).
+  Phase phase = Phase::Forward;
+  /// Sequences b on this data-parallel rank.
+  int64_t batch = 0;
+  /// New positions each sequence processes, the rows per sequence of every
+  /// linear: the sequence length, the prompt length, or 1 in a decode step.
+  int64_t queries = 0;
+  /// Positions each new position attends to: the sequence length, the
+  /// prompt length, or the context length of a decode step.
+  int64_t keys = 0;
+  /// Every query attends to a prefix of the keys, so the scores carry a
+  /// causal mask (training, prefill); a decode step's one query sees every
+  /// key and needs none.
+  bool causalMask = true;
+  DataType activationType = DataType::BF16;
+  DataType weightType = DataType::BF16;
+  bool attentionDropout = false;
+  bool hiddenDropout = false;
+  /// The recompute policy that decides what the forward keeps for the
+  /// backward pass; std::nullopt when there is no backward pass (inference)
+  /// and nothing is kept.
+  std::optional<RecomputePolicy> stashFor;
+};
+
+/// Exact dimensions of one block on one TP rank for one run. Under sequence
+/// parallelism the tokens are divisible by tp (decoder_training_c9).
+struct RankShape : RankColumns {
+  int64_t tp = 1;
+  bool sequenceParallel = false;
+  int64_t batch = 0;
+  int64_t queries = 0;
+  int64_t keys = 0;
+  int64_t hidden = 0;
+  int64_t headDim = 0;
+  /// b * queries: the rows M of every linear (all-gathered under SP).
+  int64_t tokens = 0;
+  /// Rows of norms, dropouts, residuals and row-parallel biases: the tokens,
+  /// or the rank's sequence shard tokens/tp under sequence parallelism.
+  int64_t localTokens = 0;
+};
+
+/// Emits the forward invocations of one block on one TP rank, in execution
+/// order, into `work`. Every count goes through `guard`; derived builders
+/// call finish() to turn the first overflow into an error.
+class ForwardBuilder {
+protected:
+  ForwardBuilder(const ModelSpec &model, const MappingSpec &mapping,
+                 const ForwardRun &run);
+
+  // Tensor accesses at their datatype; `name` also names the byte count.
+  TensorAccess activation(llvm::StringRef name, int64_t elements);
+  TensorAccess weight(llvm::StringRef name, int64_t elements);
+  /// A dropout mask: one byte per element (SeqSel Sec. 4.1).
+  TensorAccess mask(llvm::StringRef name, int64_t elements) {
+    return {name.str(), elements};
+  }
+
+  int64_t elements(std::initializer_list<int64_t> factors,
+                   llvm::StringRef what);
+
+  /// What emit({}) records. Braced initialisation evaluates its clauses left
+  /// to right, so the first overflowing quantity, and thus the diagnostic,
+  /// does not depend on the compiler's argument evaluation order. The cause
+  /// Twine is consumed within the emitting full-expression.
+  struct InvocationSpec {
+    llvm::StringRef primitive;
+    Phase phase;
+    Engine engine;
+    int64_t ops;
+    std::vector<TensorAccess> reads;
+    std::vector<TensorAccess> writes;
+    llvm::Twine cause;
+  };
+
+  Invocation &emit(InvocationSpec spec);
+
+  /// Keeps `tensor` for the backward pass if the run's recompute policy
+  /// does; a run without a backward pass keeps nothing.
+  void stash(Invocation &invocation, TensorAccess tensor, StashRole role);
+
+  // Operation counts, one formula each.
+
+  /// "<primitive> <phase> ops": the quantity a forward count is named by.
+  std::string opsName(llvm::StringRef primitive) const;
+  /// Linear Y[M,K] = X[M,N] W[N,K]: 2MNK (MLM2021 App.; SeqSel App. A). The
+  /// same count holds for the input gradient dX = dY W^T and the weight
+  /// gradient dW += X^T dY. Each output is a length-N (resp. M) chain of
+  /// multiply-adds onto an initial value: the column-parallel bias in the
+  /// forward, the accumulated gradient in the weight gradient.
+  int64_t linearOps(llvm::StringRef what, int64_t m, int64_t n, int64_t k);
+  /// One attention batched matmul, QK^T or probs x V: 2 b (heads/t) q k d
+  /// for q queries and k keys per sequence (SeqSel App. A: 2Bs^2h each at
+  /// q = k = s, divided by t).
+  int64_t attentionMatmulOps(llvm::StringRef what);
+  /// A row-wise Vector primitive: rows * (perElement * width + perRow).
+  int64_t rowwiseOps(llvm::StringRef what, int64_t rows, int64_t width,
+                     int64_t perElement, int64_t perRow);
+  /// An elementwise Vector primitive: count * perElement.
+  int64_t elementwiseOps(llvm::StringRef what, int64_t count,
+                         int64_t perElement);
+  /// Additions of a sum-reduction of tp partial tensors of E elements:
+  /// (tp-1)E in all, (tp-1)E/tp per rank; all-reduce and reduce-scatter
+  /// alike. E is divisible by tp (hidden is).
+  int64_t reductionOps(llvm::StringRef what, int64_t elementCount);
+
+  /// A TP collective over the block's tokens x hidden activation (or
+  /// gradient) `tensor`. Message bytes are the full logical tensor
+  /// (Calculon's convention, reference README def. 5). Local reads and
+  /// writes are the rank's input and output buffers.
+  void tpCollective(llvm::StringRef primitive, Phase phase, CollectiveKind kind,
+                    llvm::StringRef tensor, const llvm::Twine &cause);
+
+  bool hasCollectives() const { return shape.tp > 1; }
+
+  // The forward, in execution order.
+  void norm(llvm::StringRef primitive, llvm::StringRef input,
+            llvm::StringRef output, StashRole inputRole);
+  void attentionInput();
+  /// The keys (or values) `name` that qkv_proj produced for the run's new
+  /// positions, at the activation type.
+  TensorAccess newKeysOrValues(llvm::StringRef name);
+  void attentionCore(TensorAccess keys, TensorAccess values);
+  void attentionOutput();
+  void forwardMlp();
+  void rowParallelTail(llvm::StringRef prefix, llvm::StringRef biasPrimitive,
+                       llvm::StringRef partial, llvm::StringRef bias,
+                       llvm::StringRef biased, llvm::StringRef dropoutPrimitive,
+                       llvm::StringRef dropoutMask, llvm::StringRef dropped,
+                       llvm::StringRef residualPrimitive, llvm::StringRef skip,
+                       llvm::StringRef residualOutput);
+
+  /// The work, or an error naming `who` and the first overflowing quantity.
+  /// Also makes readBytes()/writeBytes() safe: every invocation's byte sums
+  /// are checked to fit.
+  llvm::Expected<BlockWork> finish(llvm::StringRef who);
+
+  const ModelSpec &model;
+  const MappingSpec &mapping;
+  const ForwardRun run;
+  OverflowGuard guard;
+  RankShape shape;
+  int64_t actBytes;
+  int64_t weightBytes;
+  BlockWork work;
+};
+
+} // namespace blueprint::workload::detail
+
+#endif // BLUEPRINT_LIB_WORKLOAD_FORWARDBUILDER_H

@@ -1,0 +1,80 @@
+//===- Rules.h - Writing composition rules ----------------------*- C++ -*-===//
+//
+// Private to BlueprintWorkload: the vocabulary the training rules (Spec.cpp),
+// the inference rules (Inference.cpp) and the algebra's own argument checks
+// (BlockWork.cpp) state their rules in, and the tensor-parallel divisibility
+// rules that every composition with a TP degree shares.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_LIB_WORKLOAD_RULES_H
+#define BLUEPRINT_LIB_WORKLOAD_RULES_H
+
+#include "Blueprint/Workload/Spec.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace blueprint::workload::detail {
+
+/// Collects violations; `require(cond, rule, message)` reads like the rule.
+class RuleSink {
+public:
+  void require(bool holds, llvm::StringRef rule, const llvm::Twine &message) {
+    if (!holds)
+      violations.push_back({rule.str(), message.str()});
+  }
+  /// Rule that a named field is strictly positive.
+  void requirePositive(int64_t value, llvm::StringRef field,
+                       llvm::StringRef rule) {
+    require(value > 0, rule,
+            llvm::Twine(field) + " must be positive, got " +
+                llvm::Twine(value));
+  }
+  /// Rule that `divisor` divides `value` (both named); divisor > 0.
+  void requireDivides(int64_t value, llvm::StringRef valueName,
+                      int64_t divisor, llvm::StringRef divisorName,
+                      llvm::StringRef rule) {
+    require(divisor > 0 && value % divisor == 0, rule,
+            llvm::Twine(valueName) + " = " + llvm::Twine(value) +
+                " is not divisible by " + divisorName + " = " +
+                llvm::Twine(divisor));
+  }
+  /// Adds violations found by another check.
+  void append(std::vector<RuleViolation> found) {
+    llvm::append_range(violations, std::move(found));
+  }
+  std::vector<RuleViolation> take() { return std::move(violations); }
+  bool empty() const { return violations.empty(); }
+
+private:
+  std::vector<RuleViolation> violations;
+};
+
+/// The labels under which one composition states Megatron's tensor-parallel
+/// splits (docs/TransformerSpec.md, docs/Inference.md).
+struct TensorParallelRuleLabels {
+  llvm::StringRef heads;
+  llvm::StringRef kvHeads;
+  llvm::StringRef hidden;
+  llvm::StringRef ffnHidden;
+  /// Empty when the caller's work does not involve the vocabulary (a
+  /// block's parameters), so the vocabulary split is not required.
+  llvm::StringRef vocab;
+};
+
+/// Megatron's tensor parallelism (MLM2019 Sec. 3) splits the attention heads,
+/// the key/value heads, the hidden and FFN dimensions and the vocabulary
+/// across the TP ranks: `tp` (> 0) divides each, every failure reported under
+/// its label in `labels`.
+void requireTensorParallelSplits(RuleSink &sink, const ModelSpec &model,
+                                 int64_t tp,
+                                 const TensorParallelRuleLabels &labels);
+
+} // namespace blueprint::workload::detail
+
+#endif // BLUEPRINT_LIB_WORKLOAD_RULES_H
