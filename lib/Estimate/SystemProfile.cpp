@@ -77,6 +77,16 @@ std::string printed(const llvm::json::Value &value) {
   return text;
 }
 
+/// The keys of `object` in sorted order: llvm::json::Object is a hash map,
+/// and reports must not depend on its iteration order.
+std::vector<std::string> sortedKeys(const llvm::json::Object &object) {
+  std::vector<std::string> keys;
+  for (const auto &entry : object)
+    keys.push_back(entry.first.str());
+  llvm::sort(keys);
+  return keys;
+}
+
 /// Reads typed fields out of JSON objects, recording each problem as
 /// "<path>: <message> [<rule>]" and going on, so one run reports every
 /// broken rule.
@@ -127,13 +137,9 @@ public:
   /// Rejects the keys of `object` that are not in `known`.
   void rejectUnknownFields(const llvm::json::Object &object,
                            const std::string &path,
-                           llvm::ArrayRef<llvm::StringLiteral> known) {
-    llvm::SmallVector<std::string> unknown;
-    for (const auto &entry : object)
-      if (!llvm::is_contained(known, entry.first.str()))
-        unknown.push_back(entry.first.str());
-    llvm::sort(unknown);
-    for (const std::string &key : unknown)
+                           llvm::ArrayRef<llvm::StringRef> known) {
+    for (const std::string &key : sortedKeys(object))
+      if (!llvm::is_contained(known, key))
       error(path + "." + key,
             "unknown field; expected one of: " + llvm::join(known, ", "),
             rule::kUnknownField);
@@ -204,10 +210,13 @@ public:
     if (std::optional<double> value = number(object->get("value"), valuePath)) {
       if (allowZero && *value < 0)
         error(valuePath,
-              "must be a non-negative number, got " + llvm::Twine(*value),
+              "must be a non-negative number, got " +
+                  printed(*object->get("value")),
               rule::kNonNegative);
       else if (!allowZero && *value <= 0)
-        error(valuePath, "must be a positive number, got " + llvm::Twine(*value),
+        error(valuePath,
+              "must be a positive number, got " +
+                  printed(*object->get("value")),
               rule::kPositive);
       result.value = *value;
     }
@@ -229,7 +238,7 @@ public:
             integer(object->get("value"), valuePath)) {
       if (*value <= 0)
         error(valuePath,
-              "must be a positive integer, got " + llvm::Twine(*value),
+              "must be a positive integer, got " + std::to_string(*value),
               rule::kPositive);
       result.value = *value;
     }
@@ -244,8 +253,7 @@ public:
     if (!factor)
       return 1;
     if (!(*factor > 0 && *factor <= 1))
-      error(path,
-            "efficiency must be in (0, 1], got " + llvm::Twine(*factor),
+      error(path, "efficiency must be in (0, 1], got " + printed(*value),
             rule::kEfficiencyRange);
     return *factor;
   }
@@ -265,14 +273,7 @@ public:
       return std::nullopt;
     std::string tableKey = ("by_" + unit).str();
     std::string minKey = ("min_" + unit).str();
-    llvm::StringLiteral known[] = {"flat", "by_ops", "by_bytes", "source"};
-    // Only `flat`, this capability's table key and `source` are valid here;
-    // the other table key is reported as unknown.
-    llvm::SmallVector<llvm::StringLiteral> allowed;
-    for (llvm::StringLiteral key : known)
-      if (key == "flat" || key == "source" || key == tableKey)
-        allowed.push_back(key);
-    rejectUnknownFields(*object, path, allowed);
+    rejectUnknownFields(*object, path, {"flat", tableKey, "source"});
 
     Efficiency result;
     const llvm::json::Value *flat = object->get("flat");
@@ -306,14 +307,14 @@ public:
         if (minSize && i == 0 && *minSize != 0)
           error(minPath,
                 "the first entry must start at 0 so that every size is "
-                "covered, got " + llvm::Twine(*minSize),
+                "covered, got " + std::to_string(*minSize),
                 rule::kTableOrder);
         if (minSize && i > 0 && !result.steps.empty() &&
             *minSize <= result.steps.back().minSize)
           error(minPath,
-                minKey + " must be strictly increasing: " +
-                    llvm::Twine(*minSize) + " after " +
-                    llvm::Twine(result.steps.back().minSize),
+                minKey + " must be strictly increasing, got " +
+                    std::to_string(*minSize) + " after " +
+                    std::to_string(result.steps.back().minSize),
                 rule::kTableOrder);
         result.steps.push_back(parsed);
       }
@@ -352,9 +353,8 @@ void readCompute(FieldReader &reader, const llvm::json::Object &root,
   for (DataType type : kDataTypes)
     typeNames.push_back(workload::stringifyEnum(type));
 
-  for (const auto &capabilityEntry : *compute) {
-    llvm::StringRef capabilityName = capabilityEntry.first;
-    std::string capabilityPath = path + "." + capabilityName.str();
+  for (const std::string &capabilityName : sortedKeys(*compute)) {
+    std::string capabilityPath = path + "." + capabilityName;
     auto capability = llvm::find_if(kCapabilities, [&](Capability c) {
       return stringifyCapability(c) == capabilityName;
     });
@@ -366,13 +366,13 @@ void readCompute(FieldReader &reader, const llvm::json::Object &root,
       continue;
     }
     const llvm::json::Object *rates =
-        reader.object(&capabilityEntry.second, capabilityPath);
+        reader.object(compute->get(capabilityName), capabilityPath);
     if (!rates)
       continue;
-    for (const auto &typeEntry : *rates) {
-      std::string typePath = capabilityPath + "." + typeEntry.first.str();
+    for (const std::string &typeName : sortedKeys(*rates)) {
+      std::string typePath = capabilityPath + "." + typeName;
       std::optional<DataType> type =
-          workload::symbolizeEnum<DataType>(typeEntry.first);
+          workload::symbolizeEnum<DataType>(typeName);
       if (!type) {
         reader.error(typePath,
                      "unknown datatype; expected one of " +
@@ -381,7 +381,7 @@ void readCompute(FieldReader &reader, const llvm::json::Object &root,
         continue;
       }
       const llvm::json::Object *rate =
-          reader.object(&typeEntry.second, typePath);
+          reader.object(rates->get(typeName), typePath);
       if (!rate)
         continue;
       reader.rejectUnknownFields(*rate, typePath,
@@ -428,9 +428,8 @@ void readNetworkTiers(FieldReader &reader, const llvm::json::Object &root,
                                 "latency_seconds", "efficiency"});
     NetworkTier parsed;
     parsed.name = reader.string(*tier, "name", tierPath, rule::kTierName);
-    if (!parsed.name.empty())
-      if (const NetworkTier *earlier = profile.tier(parsed.name))
-        reader.error(tierPath + ".name",
+    if (!parsed.name.empty() && profile.tier(parsed.name))
+      reader.error(tierPath + ".name",
                      "duplicate tier name '" + parsed.name +
                          "' (tier names must be unique)",
                      rule::kTierName);
@@ -523,19 +522,20 @@ estimate::parseNetworkTierBinding(llvm::StringRef json) {
                      printed(*parsed),
                  rule::kBindingShape);
   else
-    for (const auto &entry : *root) {
-      std::string path = "$." + entry.first.str();
-      std::optional<llvm::StringRef> tierName = entry.second.getAsString();
-      if (entry.first.empty())
+    for (const std::string &axis : sortedKeys(*root)) {
+      std::string path = "$." + axis;
+      const llvm::json::Value &value = *root->get(axis);
+      std::optional<llvm::StringRef> tierName = value.getAsString();
+      if (axis.empty())
         reader.error(path, "a mesh-axis name must be non-empty",
                      rule::kBindingShape);
       else if (!tierName || tierName->empty())
         reader.error(path,
                      "expected a tier name (non-empty string), got " +
-                         printed(entry.second),
+                         printed(value),
                      rule::kBindingShape);
       else
-        binding.tierOfAxis[entry.first.str()] = tierName->str();
+        binding.tierOfAxis[axis] = tierName->str();
     }
   if (llvm::Error error = reader.finish("network tier binding"))
     return std::move(error);

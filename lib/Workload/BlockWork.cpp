@@ -5,32 +5,25 @@
 // "MLM2019"), FLOP and parameter counts (Narayanan et al. 2021, "MLM2021"),
 // and the activation-memory accounting, sequence parallelism and selective
 // recompute of Korthikanti et al. 2022 ("SeqSel", arXiv:2205.05198).
-// docs/WorkAlgebra.md is the table of what is emitted.
+// docs/WorkAlgebra.md is the table of what is emitted. The forward is shared
+// with inference (ForwardBuilder.cpp); this file adds recompute, backward,
+// the optimizer and the parameter count.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Checked.h"
+#include "ForwardBuilder.h"
+#include "Rules.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/ErrorHandling.h"
 
-#include <tuple>
-
 using namespace blueprint::workload;
+using namespace blueprint::workload::detail;
 
 namespace {
-/// Checked sum of the bytes of `accesses`; `what` names the sum.
-int64_t sumBytes(OverflowGuard &guard,
-                 const std::vector<TensorAccess> &accesses,
-                 llvm::StringRef what) {
-  int64_t total = 0;
-  for (const TensorAccess &access : accesses)
-    total = guard.add(total, access.bytes, what);
-  return total;
-}
-
 /// The sum behind readBytes()/writeBytes(). Their precondition (the sum
 /// fits) holds for every derived invocation; breaking it is a programming
 /// error, reported rather than answered with a wrapped number.
@@ -78,17 +71,6 @@ const WorkTotals &WorkSummary::of(Phase phase) const {
 }
 const WorkTotals &WorkSummary::of(Engine engine) const {
   return byEngine[static_cast<size_t>(engine)];
-}
-
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
-}
-
-static llvm::Error overflowError(llvm::StringRef who,
-                                 const OverflowGuard &guard) {
-  return makeError(who + ": 64-bit overflow computing " +
-                   guard.overflowedQuantity() +
-                   "; exact counts of this block do not fit in int64_t");
 }
 
 /// Adds `invocation` to `totals`; `scope` names the totals in diagnostics.
@@ -199,562 +181,61 @@ static llvm::Error checkComposes(const ModelSpec &model,
   llvm::append_range(violations, checkMapping(mapping));
   if (violations.empty())
     violations = checkTrainingComposition(model, training, mapping);
-  std::string message = (who + ": the specification does not compose:").str();
-  for (const RuleViolation &violation : violations)
-    message += " [" + violation.rule + "] " + violation.message + ";";
-  return makeError(message);
+  return violationsError(who + ": the specification does not compose:",
+                         violations);
 }
 
 namespace {
 
-/// Column counts of one block's linears on one TP rank. Every division is
-/// exact once heads, kv_heads and ffn_hidden are divisible by tp
-/// (decoder_training_c4, c5, c7).
-struct RankColumns {
-  /// Query and key/value heads of this rank.
-  int64_t heads = 0;
-  int64_t kvHeads = 0;
-  /// Queries heads*head_dim/tp, keys and values each kv_heads*head_dim/tp
-  /// (grouped-query attention), and their concatenation.
-  int64_t qCols = 0;
-  int64_t kvCols = 0;
-  int64_t qkvCols = 0;
-  /// The activation output ffn/tp and the fc1 output, twice that for SwiGLU
-  /// (gate and up projection).
-  int64_t ffnCols = 0;
-  int64_t fc1Cols = 0;
-};
-
-RankColumns makeRankColumns(const ModelSpec &model, int64_t tp,
-                            OverflowGuard &guard) {
-  RankColumns columns;
-  columns.heads = model.heads / tp;
-  columns.kvHeads = model.kvHeads / tp;
-  columns.qCols = guard.mul(columns.heads, model.headDim, "query columns");
-  columns.kvCols =
-      guard.mul(columns.kvHeads, model.headDim, "key/value columns");
-  columns.qkvCols = guard.add(columns.qCols,
-                              guard.mul(2, columns.kvCols, "key/value columns"),
-                              "qkv_proj output columns");
-  columns.ffnCols = model.ffnHidden / tp;
-  columns.fc1Cols = model.activation == ActivationKind::SwiGLU
-                        ? guard.mul(2, columns.ffnCols, "fc1 output columns")
-                        : columns.ffnCols;
-  return columns;
+/// The forward of a training micro-batch: b = micro_batch sequences of
+/// seq_length positions, each attending causally to its own sequence, with
+/// the training's dropouts, kept for the backward under the mapping's
+/// recompute policy.
+ForwardRun trainingRun(const ModelSpec &model, const TrainingSpec &training,
+                       const MappingSpec &mapping) {
+  ForwardRun run;
+  run.phase = Phase::Forward;
+  run.batch = training.microBatch;
+  run.queries = model.seqLength;
+  run.keys = model.seqLength;
+  run.causalMask = true;
+  run.activationType = training.activationType;
+  run.weightType = training.weightType;
+  run.attentionDropout = training.attentionDropout;
+  run.hiddenDropout = training.hiddenDropout;
+  run.stashFor = mapping.recompute;
+  return run;
 }
 
-/// Exact dimensions of one block on one TP rank for one micro-batch. Under
-/// sequence parallelism seq_length is divisible by tp (decoder_training_c9).
-struct RankShape : RankColumns {
-  int64_t tp = 1;
-  bool sequenceParallel = false;
-  int64_t batch = 0;
-  int64_t seq = 0;
-  int64_t hidden = 0;
-  int64_t headDim = 0;
-  /// b*s: the rows M of every linear (all-gathered under SP).
-  int64_t tokens = 0;
-  /// Rows of norms, dropouts, residuals and row-parallel biases: b*s, or
-  /// the rank's sequence shard b*s/tp under sequence parallelism.
-  int64_t localTokens = 0;
-};
-
-RankShape makeRankShape(const ModelSpec &model, const TrainingSpec &training,
-                        const MappingSpec &mapping, OverflowGuard &guard) {
-  RankShape shape;
-  static_cast<RankColumns &>(shape) = makeRankColumns(model, mapping.tp, guard);
-  shape.tp = mapping.tp;
-  shape.sequenceParallel = mapping.tpComm == TPCommMode::ReduceScatterAllGather;
-  shape.batch = training.microBatch;
-  shape.seq = model.seqLength;
-  shape.hidden = model.hidden;
-  shape.headDim = model.headDim;
-  shape.tokens = guard.mul(training.microBatch, model.seqLength, "tokens b*s");
-  shape.localTokens =
-      shape.sequenceParallel ? shape.tokens / mapping.tp : shape.tokens;
-  return shape;
-}
-
-/// The declared per-element count of the MLP activation, per output element
-/// (opcount); SwiGLU's output has ffn columns, its input twice that.
-int64_t activationOpsPerElement(ActivationKind kind, bool inputGradient) {
-  switch (kind) {
-  case ActivationKind::GeLU:
-    return inputGradient ? opcount::kGeLUInputGradPerElement
-                         : opcount::kGeLUForwardPerElement;
-  case ActivationKind::ReLU:
-    return inputGradient ? opcount::kReLUInputGradPerElement
-                         : opcount::kReLUForwardPerElement;
-  case ActivationKind::SwiGLU:
-    return inputGradient ? opcount::kSwiGLUInputGradPerElement
-                         : opcount::kSwiGLUForwardPerElement;
-  }
-  llvm_unreachable("unknown ActivationKind");
-}
-
-/// Which stashed tensors a recompute policy keeps (SeqSel Sec. 4.1, 5).
-enum class StashRole {
-  /// The block input x: the only tensor full recompute checkpoints.
-  BlockInput,
-  /// Kept by none and selective recompute.
-  Kept,
-  /// Inside the attention core (softmax output, attention dropout mask and
-  /// output): recomputed, not kept, under selective recompute.
-  AttentionCore,
-};
-
-/// Builds the invocations of one block on one TP rank in execution order.
-class BlockBuilder {
+/// Builds the invocations of one block on one TP rank in execution order:
+/// the shared forward, then recompute and backward.
+class BlockBuilder : ForwardBuilder {
 public:
   BlockBuilder(const ModelSpec &model, const TrainingSpec &training,
                const MappingSpec &mapping)
-      : model(model), training(training), mapping(mapping),
-        shape(makeRankShape(model, training, mapping, guard)),
-        actBytes(bytesOf(training.activationType)),
-        weightBytes(bytesOf(training.weightType)),
-        gradBytes(bytesOf(training.gradientType)) {}
+      : ForwardBuilder(model, mapping, trainingRun(model, training, mapping)),
+        training(training), gradBytes(bytesOf(training.gradientType)) {}
 
   llvm::Expected<BlockWork> build();
 
 private:
-  // Tensor accesses at their datatype; `name` also names the byte count.
-  TensorAccess activation(llvm::StringRef name, int64_t elements) {
-    return {name.str(), guard.mul(elements, actBytes, (name + " bytes").str())};
-  }
-  TensorAccess weight(llvm::StringRef name, int64_t elements) {
-    return {name.str(),
-            guard.mul(elements, weightBytes, (name + " bytes").str())};
-  }
   TensorAccess gradient(llvm::StringRef name, int64_t elements) {
     return {name.str(),
             guard.mul(elements, gradBytes, (name + " bytes").str())};
   }
-  /// A dropout mask: one byte per element (SeqSel Sec. 4.1).
-  TensorAccess mask(llvm::StringRef name, int64_t elements) {
-    return {name.str(), elements};
-  }
 
-  int64_t elements(std::initializer_list<int64_t> factors,
-                   llvm::StringRef what) {
-    return guard.product(factors, (what + " elements").str());
-  }
-
-  /// What emit({}) records. Braced initialisation evaluates its clauses left
-  /// to right, so the first overflowing quantity, and thus the diagnostic,
-  /// does not depend on the compiler's argument evaluation order. The cause
-  /// Twine is consumed within the emitting full-expression.
-  struct InvocationSpec {
-    llvm::StringRef primitive;
-    Phase phase;
-    Engine engine;
-    int64_t ops;
-    std::vector<TensorAccess> reads;
-    std::vector<TensorAccess> writes;
-    llvm::Twine cause;
-  };
-
-  Invocation &emit(InvocationSpec spec) {
-    Invocation invocation;
-    invocation.primitive = spec.primitive.str();
-    invocation.phase = spec.phase;
-    invocation.engine = spec.engine;
-    invocation.ops = spec.ops;
-    invocation.reads = std::move(spec.reads);
-    invocation.writes = std::move(spec.writes);
-    invocation.cause = spec.cause.str();
-    work.invocations.push_back(std::move(invocation));
-    return work.invocations.back();
-  }
-
-  /// Keeps `tensor` for the backward pass if the recompute policy does.
-  void stash(Invocation &invocation, TensorAccess tensor, StashRole role) {
-    bool kept = false;
-    switch (mapping.recompute) {
-    case RecomputePolicy::None:
-      kept = true;
-      break;
-    case RecomputePolicy::Selective:
-      kept = role != StashRole::AttentionCore;
-      break;
-    case RecomputePolicy::Full:
-      kept = role == StashRole::BlockInput;
-      break;
-    }
-    if (!kept)
-      return;
-    invocation.stashBytes = guard.add(invocation.stashBytes, tensor.bytes,
-                                      invocation.primitive + " stash bytes");
-    invocation.stashed.push_back(std::move(tensor));
-  }
-
-  // Operation counts, one formula each.
-
-  /// Linear Y[M,K] = X[M,N] W[N,K]: 2MNK (MLM2021 App.; SeqSel App. A). The
-  /// same count holds for the input gradient dX = dY W^T and the weight
-  /// gradient dW += X^T dY. Each output is a length-N (resp. M) chain of
-  /// multiply-adds onto an initial value: the column-parallel bias in the
-  /// forward, the accumulated gradient in the weight gradient.
-  int64_t linearOps(llvm::StringRef what, int64_t m, int64_t n, int64_t k) {
-    return guard.product({2, m, n, k}, what);
-  }
-  /// One attention batched matmul, QK^T or probs x V: 2 b (heads/t) s^2 d
-  /// (SeqSel App. A: 2Bs^2h each, divided by t).
-  int64_t attentionMatmulOps(llvm::StringRef what) {
-    return guard.product(
-        {2, shape.batch, shape.heads, shape.seq, shape.seq, shape.headDim},
-        what);
-  }
-  /// A row-wise Vector primitive: rows * (perElement * width + perRow).
-  int64_t rowwiseOps(llvm::StringRef what, int64_t rows, int64_t width,
-                     int64_t perElement, int64_t perRow) {
-    int64_t elementOps = guard.product({rows, width, perElement}, what);
-    return guard.add(elementOps, guard.mul(rows, perRow, what), what);
-  }
-  /// An elementwise Vector primitive: count * perElement.
-  int64_t elementwiseOps(llvm::StringRef what, int64_t count,
-                         int64_t perElement) {
-    return guard.mul(count, perElement, what);
-  }
-  /// Additions of a sum-reduction of tp partial tensors of E elements:
-  /// (tp-1)E in all, (tp-1)E/tp per rank; all-reduce and reduce-scatter
-  /// alike. E is divisible by tp (hidden is).
-  int64_t reductionOps(llvm::StringRef what, int64_t elementCount) {
-    return guard.mul(elementCount / shape.tp, shape.tp - 1, what);
-  }
-
-  /// A TP collective over the block's b*s*h activation (or gradient)
-  /// `tensor`. Message bytes are the full logical tensor (Calculon's
-  /// convention, reference README def. 5). Local reads and writes are the
-  /// rank's input and output buffers.
-  void tpCollective(llvm::StringRef primitive, Phase phase, CollectiveKind kind,
-                    llvm::StringRef tensor, const llvm::Twine &cause) {
-    int64_t full = elements({shape.tokens, shape.hidden}, tensor);
-    int64_t shard = full / shape.tp;
-    bool reduces = kind != CollectiveKind::AllGather;
-    int64_t ops =
-        reduces ? reductionOps((primitive + " reduction ops").str(), full) : 0;
-    int64_t readElements = kind == CollectiveKind::AllGather ? shard : full;
-    int64_t writeElements =
-        kind == CollectiveKind::ReduceScatter ? shard : full;
-    Invocation &invocation = emit({primitive,
-                                   phase,
-                                   Engine::Collective,
-                                   ops,
-                                   {activation(tensor, readElements)},
-                                   {activation(tensor, writeElements)},
-                                   cause});
-    CollectiveFacts facts;
-    facts.kind = kind;
-    facts.reduction = reduces ? ReductionKind::Sum : ReductionKind::None;
-    facts.participants = shape.tp;
-    facts.messageBytes =
-        guard.mul(full, actBytes, (primitive + " message bytes").str());
-    invocation.collective = facts;
-  }
-
-  bool hasCollectives() const { return shape.tp > 1; }
-
-  // The block, in execution order.
-  void norm(llvm::StringRef primitive, llvm::StringRef input,
-            llvm::StringRef output, StashRole inputRole);
-  void normBackward(llvm::StringRef primitive, llvm::StringRef input,
-                    llvm::StringRef output);
-  void forwardAttention();
-  void forwardMlp();
-  void rowParallelTail(llvm::StringRef prefix, llvm::StringRef biasPrimitive,
-                       llvm::StringRef partial, llvm::StringRef bias,
-                       llvm::StringRef biased, bool dropout,
-                       llvm::StringRef dropoutPrimitive,
-                       llvm::StringRef dropoutMask, llvm::StringRef dropped,
-                       llvm::StringRef residualPrimitive, llvm::StringRef skip,
-                       llvm::StringRef residualOutput);
   void recomputeFullForward(size_t forwardEnd);
   void recomputeAttentionCore(size_t forwardEnd);
+  void normBackward(llvm::StringRef primitive, llvm::StringRef input,
+                    llvm::StringRef output);
   void backwardMlp();
   void backwardAttentionProjection();
   void backwardAttentionCore();
   void backwardAttentionInput();
-  llvm::Error verifyByteSums();
 
-  const ModelSpec &model;
   const TrainingSpec &training;
-  const MappingSpec &mapping;
-  OverflowGuard guard;
-  RankShape shape;
-  int64_t actBytes;
-  int64_t weightBytes;
   int64_t gradBytes;
-  BlockWork work;
 };
-
-/// LayerNorm or RMSNorm forward over the rank's rows; its backward needs the
-/// input (SeqSel Sec. 4.1: "LayerNorm ... inputs 2sbh each"). The per-row
-/// statistics (mean, rstd) are ignored in the stash, as in the paper.
-void BlockBuilder::norm(llvm::StringRef primitive, llvm::StringRef input,
-                        llvm::StringRef output, StashRole inputRole) {
-  bool layerNorm = model.norm == NormKind::LayerNorm;
-  int64_t rowElements = elements({shape.localTokens, shape.hidden}, input);
-  int64_t ops = rowwiseOps((primitive + " forward ops").str(),
-                           shape.localTokens, shape.hidden,
-                           layerNorm ? opcount::kLayerNormForwardPerElement
-                                     : opcount::kRMSNormForwardPerElement,
-                           layerNorm ? opcount::kLayerNormForwardPerRow
-                                     : opcount::kRMSNormForwardPerRow);
-  std::vector<TensorAccess> reads = {
-      activation(input, rowElements),
-      weight((primitive + "_gamma").str(), shape.hidden)};
-  if (layerNorm)
-    reads.push_back(weight((primitive + "_beta").str(), shape.hidden));
-  Invocation &invocation =
-      emit({primitive,
-            Phase::Forward,
-            Engine::Vector,
-            ops,
-            std::move(reads),
-            {activation(output, rowElements)},
-            "forward of " + primitive + ": " + stringifyEnum(model.norm) +
-                " of " + input + " over the hidden dimension"});
-  stash(invocation, activation(input, rowElements), inputRole);
-}
-
-/// The output projection or FC2 tail after its row-parallel partial sums:
-/// the TP reduction (MLM2019 g: all-reduce; SeqSel g-bar: reduce-scatter),
-/// the bias (added after the reduction so it is added once), the hidden
-/// dropout and the residual add. Under SP these run on the sequence shard.
-void BlockBuilder::rowParallelTail(
-    llvm::StringRef prefix, llvm::StringRef biasPrimitive,
-    llvm::StringRef partial, llvm::StringRef bias, llvm::StringRef biased,
-    bool dropout, llvm::StringRef dropoutPrimitive, llvm::StringRef dropoutMask,
-    llvm::StringRef dropped, llvm::StringRef residualPrimitive,
-    llvm::StringRef skip, llvm::StringRef residualOutput) {
-  std::string collective = (prefix + "_tp_g").str();
-  if (hasCollectives()) {
-    if (shape.sequenceParallel)
-      tpCollective(collective, Phase::Forward, CollectiveKind::ReduceScatter,
-                   partial,
-                   "sequence parallelism (SeqSel Sec. 4.2.2, g-bar): "
-                   "reduce-scatter the partial sums of " +
-                       partial + " onto each rank's sequence shard");
-    else
-      tpCollective(collective, Phase::Forward, CollectiveKind::AllReduce,
-                   partial,
-                   "tensor parallelism (MLM2019 Sec. 3, g): all-reduce the "
-                   "row-parallel partial sums of " +
-                       partial);
-  }
-  int64_t rowElements = elements({shape.localTokens, shape.hidden}, partial);
-  emit({biasPrimitive,
-        Phase::Forward,
-        Engine::Vector,
-        elementwiseOps((biasPrimitive + " forward ops").str(), rowElements,
-                       opcount::kBiasAddPerElement),
-        {activation(partial, rowElements), weight(bias, shape.hidden)},
-        {activation(biased, rowElements)},
-        "forward of " + biasPrimitive +
-            ": the row-parallel bias is added after the reduction, once"});
-  llvm::StringRef residualInput = biased;
-  if (dropout) {
-    Invocation &invocation = emit(
-        {dropoutPrimitive,
-         Phase::Forward,
-         Engine::Vector,
-         elementwiseOps((dropoutPrimitive + " forward ops").str(), rowElements,
-                        opcount::kDropoutForwardPerElement),
-         {activation(biased, rowElements)},
-         {activation(dropped, rowElements), mask(dropoutMask, rowElements)},
-         "forward of " + dropoutPrimitive + ": hidden dropout on " + biased +
-             " before the residual add"});
-    stash(invocation, mask(dropoutMask, rowElements), StashRole::Kept);
-    residualInput = dropped;
-  }
-  emit({residualPrimitive,
-        Phase::Forward,
-        Engine::Vector,
-        elementwiseOps((residualPrimitive + " forward ops").str(), rowElements,
-                       opcount::kResidualAddPerElement),
-        {activation(skip, rowElements), activation(residualInput, rowElements)},
-        {activation(residualOutput, rowElements)},
-        "forward of " + residualPrimitive + ": residual add " + skip + " + " +
-            residualInput});
-}
-
-/// Attention half of the forward (SeqSel Sec. 4.1, Fig. 2 and 5).
-void BlockBuilder::forwardAttention() {
-  norm("norm1", "x", "x_norm1", StashRole::BlockInput);
-  if (hasCollectives() && shape.sequenceParallel)
-    tpCollective("attn_tp_f", Phase::Forward, CollectiveKind::AllGather,
-                 "x_norm1",
-                 "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
-                 "sequence-sharded x_norm1 so qkv_proj sees the whole "
-                 "sequence");
-
-  int64_t inputElements = elements({shape.tokens, shape.hidden}, "x_norm1");
-  int64_t stashedInput = elements({shape.localTokens, shape.hidden}, "x_norm1");
-  int64_t qElements = elements({shape.tokens, shape.qCols}, "q");
-  int64_t kvElements = elements({shape.tokens, shape.kvCols}, "k");
-  int64_t scoreElements =
-      elements({shape.batch, shape.heads, shape.seq, shape.seq}, "scores");
-  int64_t scoreRows =
-      elements({shape.batch, shape.heads, shape.seq}, "score rows");
-
-  Invocation *invocation = &emit(
-      {"qkv_proj",
-       Phase::Forward,
-       Engine::Matmul,
-       linearOps("qkv_proj forward ops", shape.tokens, shape.hidden,
-                 shape.qkvCols),
-       {activation("x_norm1", inputElements),
-        weight("w_qkv", elements({shape.hidden, shape.qkvCols}, "w_qkv")),
-        weight("b_qkv", shape.qkvCols)},
-       {activation("q", qElements), activation("k", kvElements),
-        activation("v", kvElements)},
-       "forward of qkv_proj: column-parallel projection of x_norm1 to this "
-       "rank's query, key and value heads, bias included"});
-  // Under SP the sequence shard is kept and re-gathered for the weight
-  // gradient (qkv_wgrad_gather), SeqSel Sec. 4.2.2.
-  stash(*invocation, activation("x_norm1", stashedInput), StashRole::Kept);
-
-  invocation = &emit(
-      {"qk_matmul",
-       Phase::Forward,
-       Engine::Matmul,
-       attentionMatmulOps("qk_matmul forward ops"),
-       {activation("q", qElements), activation("k", kvElements)},
-       {activation("scores", scoreElements)},
-       "forward of qk_matmul: attention scores Q K^T of this rank's heads"});
-  stash(*invocation, activation("q", qElements), StashRole::Kept);
-  stash(*invocation, activation("k", kvElements), StashRole::Kept);
-
-  invocation = &emit(
-      {"softmax",
-       Phase::Forward,
-       Engine::Vector,
-       rowwiseOps("softmax forward ops", scoreRows, shape.seq,
-                  opcount::kSoftmaxForwardPerElement,
-                  opcount::kSoftmaxForwardPerRow),
-       {activation("scores", scoreElements)},
-       {activation("probs", scoreElements)},
-       "forward of softmax: scale by 1/sqrt(head_dim), causal mask (generated "
-       "from indices, nothing read) and softmax over each score row"});
-  stash(*invocation, activation("probs", scoreElements),
-        StashRole::AttentionCore);
-
-  llvm::StringRef attended = "probs";
-  if (training.attentionDropout) {
-    invocation = &emit(
-        {"attn_dropout",
-         Phase::Forward,
-         Engine::Vector,
-         elementwiseOps("attn_dropout forward ops", scoreElements,
-                        opcount::kDropoutForwardPerElement),
-         {activation("probs", scoreElements)},
-         {activation("probs_dropped", scoreElements),
-          mask("attn_dropout_mask", scoreElements)},
-         "forward of attn_dropout: dropout on the attention probabilities"});
-    stash(*invocation, mask("attn_dropout_mask", scoreElements),
-          StashRole::AttentionCore);
-    attended = "probs_dropped";
-  }
-
-  invocation =
-      &emit({"attn_v_matmul",
-             Phase::Forward,
-             Engine::Matmul,
-             attentionMatmulOps("attn_v_matmul forward ops"),
-             {activation(attended, scoreElements), activation("v", kvElements)},
-             {activation("context", qElements)},
-             "forward of attn_v_matmul: attention-weighted values " + attended +
-                 " x V"});
-  // Without attention dropout, `probs` is already stashed by softmax.
-  if (training.attentionDropout)
-    stash(*invocation, activation("probs_dropped", scoreElements),
-          StashRole::AttentionCore);
-  stash(*invocation, activation("v", kvElements), StashRole::Kept);
-
-  invocation = &emit(
-      {"out_proj",
-       Phase::Forward,
-       Engine::Matmul,
-       linearOps("out_proj forward ops", shape.tokens, shape.qCols,
-                 shape.hidden),
-       {activation("context", qElements),
-        weight("w_out", elements({shape.qCols, shape.hidden}, "w_out"))},
-       {activation("attn_proj", inputElements)},
-       "forward of out_proj: row-parallel output projection of this rank's "
-       "heads (partial sums when tp > 1)"});
-  stash(*invocation, activation("context", qElements), StashRole::Kept);
-
-  rowParallelTail(/*prefix=*/"attn", /*biasPrimitive=*/"out_proj_bias",
-                  /*partial=*/"attn_proj", /*bias=*/"b_out",
-                  /*biased=*/"attn_out", /*dropout=*/training.hiddenDropout,
-                  /*dropoutPrimitive=*/"attn_residual_dropout",
-                  /*dropoutMask=*/"attn_residual_dropout_mask",
-                  /*dropped=*/"attn_out_dropped",
-                  /*residualPrimitive=*/"attn_residual", /*skip=*/"x",
-                  /*residualOutput=*/"h_attn");
-}
-
-/// MLP half of the forward (SeqSel Sec. 4.1, Fig. 4 and 5).
-void BlockBuilder::forwardMlp() {
-  norm("norm2", "h_attn", "x_norm2", StashRole::Kept);
-  if (hasCollectives() && shape.sequenceParallel)
-    tpCollective("mlp_tp_f", Phase::Forward, CollectiveKind::AllGather,
-                 "x_norm2",
-                 "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
-                 "sequence-sharded x_norm2 so fc1 sees the whole sequence");
-
-  int64_t inputElements = elements({shape.tokens, shape.hidden}, "x_norm2");
-  int64_t stashedInput = elements({shape.localTokens, shape.hidden}, "x_norm2");
-  int64_t fc1Elements = elements({shape.tokens, shape.fc1Cols}, "fc1_out");
-  int64_t actElements = elements({shape.tokens, shape.ffnCols}, "act_out");
-
-  Invocation *invocation = &emit(
-      {"fc1",
-       Phase::Forward,
-       Engine::Matmul,
-       linearOps("fc1 forward ops", shape.tokens, shape.hidden, shape.fc1Cols),
-       {activation("x_norm2", inputElements),
-        weight("w_fc1", elements({shape.hidden, shape.fc1Cols}, "w_fc1")),
-        weight("b_fc1", shape.fc1Cols)},
-       {activation("fc1_out", fc1Elements)},
-       "forward of fc1: column-parallel MLP up-projection of x_norm2, bias "
-       "included"});
-  stash(*invocation, activation("x_norm2", stashedInput), StashRole::Kept);
-
-  invocation =
-      &emit({"activation",
-             Phase::Forward,
-             Engine::Vector,
-             elementwiseOps("activation forward ops", actElements,
-                            activationOpsPerElement(model.activation,
-                                                    /*inputGradient=*/false)),
-             {activation("fc1_out", fc1Elements)},
-             {activation("act_out", actElements)},
-             "forward of activation: " + stringifyEnum(model.activation) +
-                 " of fc1_out"});
-  stash(*invocation, activation("fc1_out", fc1Elements), StashRole::Kept);
-
-  invocation = &emit(
-      {"fc2",
-       Phase::Forward,
-       Engine::Matmul,
-       linearOps("fc2 forward ops", shape.tokens, shape.ffnCols, shape.hidden),
-       {activation("act_out", actElements),
-        weight("w_fc2", elements({shape.ffnCols, shape.hidden}, "w_fc2"))},
-       {activation("mlp_proj", inputElements)},
-       "forward of fc2: row-parallel MLP down-projection (partial sums when "
-       "tp > 1)"});
-  stash(*invocation, activation("act_out", actElements), StashRole::Kept);
-
-  rowParallelTail(/*prefix=*/"mlp", /*biasPrimitive=*/"fc2_bias",
-                  /*partial=*/"mlp_proj", /*bias=*/"b_fc2",
-                  /*biased=*/"mlp_out", /*dropout=*/training.hiddenDropout,
-                  /*dropoutPrimitive=*/"mlp_dropout",
-                  /*dropoutMask=*/"mlp_dropout_mask",
-                  /*dropped=*/"mlp_out_dropped",
-                  /*residualPrimitive=*/"mlp_residual", /*skip=*/"h_attn",
-                  /*residualOutput=*/"y");
-}
 
 /// Full recompute (SeqSel Sec. 5, Table 2; MLM2021): the whole block forward
 /// is rerun from the checkpointed input before its backward, including its
@@ -1043,7 +524,7 @@ void BlockBuilder::backwardAttentionCore() {
   int64_t qElements = elements({shape.tokens, shape.qCols}, "d_q");
   int64_t kvElements = elements({shape.tokens, shape.kvCols}, "d_k");
   int64_t scoreElements =
-      elements({shape.batch, shape.heads, shape.seq, shape.seq}, "d_scores");
+      elements({shape.batch, shape.heads, shape.queries, shape.keys}, "d_scores");
   llvm::StringRef attended =
       training.attentionDropout ? "probs_dropped" : "probs";
   std::string attendedGrad = ("d_" + attended).str();
@@ -1166,22 +647,11 @@ void BlockBuilder::backwardAttentionInput() {
         "to the gradient of x returned through norm1"});
 }
 
-/// Makes readBytes()/writeBytes() safe: every invocation's byte sums fit.
-llvm::Error BlockBuilder::verifyByteSums() {
-  for (const Invocation &invocation : work.invocations) {
-    std::string label =
-        (invocation.primitive + " " + stringifyEnum(invocation.phase)).str();
-    sumBytes(guard, invocation.reads, label + " read bytes");
-    sumBytes(guard, invocation.writes, label + " write bytes");
-  }
-  if (guard.failed())
-    return overflowError("deriveBlockWork", guard);
-  return llvm::Error::success();
-}
-
 llvm::Expected<BlockWork> BlockBuilder::build() {
   work.cadence = Cadence::PerMicroBatch;
-  forwardAttention();
+  attentionInput();
+  attentionCore(newKeysOrValues("k"), newKeysOrValues("v"));
+  attentionOutput();
   forwardMlp();
   size_t forwardEnd = work.invocations.size();
   if (mapping.recompute == RecomputePolicy::Full)
@@ -1194,11 +664,7 @@ llvm::Expected<BlockWork> BlockBuilder::build() {
     recomputeAttentionCore(forwardEnd);
   backwardAttentionCore();
   backwardAttentionInput();
-  if (guard.failed())
-    return overflowError("deriveBlockWork", guard);
-  if (llvm::Error error = verifyByteSums())
-    return error;
-  return std::move(work);
+  return finish("deriveBlockWork");
 }
 
 /// Parameter counts of one block on one TP rank, by tensor.
@@ -1256,29 +722,19 @@ blueprint::workload::deriveBlockWork(const ModelSpec &model,
 llvm::Expected<int64_t>
 blueprint::workload::blockParametersPerRank(const ModelSpec &model,
                                             const MappingSpec &mapping) {
-  std::vector<RuleViolation> violations = checkModel(model);
-  if (mapping.tp <= 0)
-    violations.push_back(
-        {"transformer_mapping_c1",
-         "tp must be positive, got " + std::to_string(mapping.tp)});
-  else
-    for (auto [value, name, rule] :
-         {std::tuple<int64_t, llvm::StringRef, llvm::StringRef>{
-              model.heads, "heads", "decoder_training_c4"},
-          {model.kvHeads, "kv_heads", "decoder_training_c5"},
-          {model.hidden, "hidden", "decoder_training_c6"},
-          {model.ffnHidden, "ffn_hidden", "decoder_training_c7"}})
-      if (value % mapping.tp != 0)
-        violations.push_back({rule.str(), (name + " = " + llvm::Twine(value) +
-                                           " is not divisible by tp = " +
-                                           llvm::Twine(mapping.tp))
-                                              .str()});
-  if (!violations.empty()) {
-    std::string message = "blockParametersPerRank: invalid model or tp:";
-    for (const RuleViolation &violation : violations)
-      message += " [" + violation.rule + "] " + violation.message + ";";
-    return makeError(message);
-  }
+  RuleSink sink;
+  sink.append(checkModel(model));
+  sink.requirePositive(mapping.tp, "tp", "transformer_mapping_c1");
+  // A block's parameters involve no vocabulary.
+  if (mapping.tp > 0)
+    requireTensorParallelSplits(
+        sink, model, mapping.tp,
+        {/*heads=*/"decoder_training_c4", /*kvHeads=*/"decoder_training_c5",
+         /*hidden=*/"decoder_training_c6",
+         /*ffnHidden=*/"decoder_training_c7", /*vocab=*/""});
+  if (!sink.empty())
+    return violationsError("blockParametersPerRank: invalid model or tp:",
+                           sink.take());
   OverflowGuard guard;
   RankParameters parameters = rankParameters(model, mapping.tp, guard);
   if (guard.failed())

@@ -59,13 +59,18 @@ def Workload_PipelineSchedule : Workload_Enum<"PipelineSchedule",
   I32EnumAttrCase<"Interleaved1F1B", 2, "interleaved_one_f_one_b">
 ]>;
 
+// Training work is forward, recompute, backward (activation_grad,
+// weight_grad), optimizer and recommunication; inference work is the forward
+// of the prompt (prefill) and of one new token per sequence (decode).
 def Workload_Phase : Workload_Enum<"Phase", "work phase", [
   I32EnumAttrCase<"Forward", 0, "forward">,
   I32EnumAttrCase<"Recompute", 1, "recompute">,
   I32EnumAttrCase<"ActivationGrad", 2, "activation_grad">,
   I32EnumAttrCase<"WeightGrad", 3, "weight_grad">,
   I32EnumAttrCase<"Optimizer", 4, "optimizer">,
-  I32EnumAttrCase<"Recommunication", 5, "recommunication">
+  I32EnumAttrCase<"Recommunication", 5, "recommunication">,
+  I32EnumAttrCase<"Prefill", 6, "prefill">,
+  I32EnumAttrCase<"Decode", 7, "decode">
 ]>;
 
 def Workload_Engine : Workload_Enum<"Engine", "engine class", [
@@ -90,10 +95,14 @@ def Workload_ReductionKind : Workload_Enum<"ReductionKind", "reduction kind", [
 
 // How often a BlockWork happens, so totals are never multiplied by the wrong
 // count: once per micro-batch (forward, recompute, backward) or once per
-// iteration (the optimizer step and the synchronisation before it).
+// iteration (the optimizer step and the synchronisation before it) in
+// training; once per generation (the prefill of a batch of prompts) or once
+// per decode step (one new token per sequence) in inference.
 def Workload_Cadence : Workload_Enum<"Cadence", "work cadence", [
   I32EnumAttrCase<"PerMicroBatch", 0, "per_micro_batch">,
-  I32EnumAttrCase<"PerIteration", 1, "per_iteration">
+  I32EnumAttrCase<"PerIteration", 1, "per_iteration">,
+  I32EnumAttrCase<"PerGeneration", 2, "per_generation">,
+  I32EnumAttrCase<"PerDecodeStep", 3, "per_decode_step">
 ]>;
 
 // What a tensor crossing a program's boundary is to the program: inputs

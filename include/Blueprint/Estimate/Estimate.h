@@ -1,0 +1,201 @@
+//===- Estimate.h - Derived time estimates of exact work ------*- C++ -*-===//
+//
+// Costs exact work facts (primitive invocations with their phase, engine,
+// operations, bytes and collective facts) against a SystemProfile and a
+// NetworkTierBinding: a roofline time per matmul or vector task, an
+// alpha-beta time of a named collective algorithm (ring) per collective,
+// totals by phase and a stage-serial block time. The estimate is a derived
+// artifact: it reads the work and never changes it. Every term of every task
+// carries the plan facts and profile fields that produced it
+// (docs/Estimate.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_ESTIMATE_ESTIMATE_H
+#define BLUEPRINT_ESTIMATE_ESTIMATE_H
+
+#include "Blueprint/Estimate/SystemProfile.h"
+#include "Blueprint/Workload/BlockWork.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace blueprint::estimate {
+
+//===----------------------------------------------------------------------===//
+// Formulas
+//===----------------------------------------------------------------------===//
+
+/// Roofline compute time (Williams, Waterman and Patterson, "Roofline",
+/// CACM 2009): ops / (peak * efficiency).
+double rooflineComputeSeconds(int64_t ops, double peakOpsPerSecond,
+                              double efficiency);
+
+/// Roofline memory time (same source): bytes / (bandwidth * efficiency).
+double rooflineMemorySeconds(int64_t bytes, double bandwidthBytesPerSecond,
+                             double efficiency);
+
+/// Ring all-reduce of an M-byte message over n ranks, a reduce-scatter ring
+/// followed by an all-gather ring: 2(n-1)/n * M / B + 2(n-1) * alpha
+/// (Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms for clusters
+/// of workstations", JPDC 2009). 0 for n = 1.
+double ringAllReduceSeconds(int64_t participants, int64_t messageBytes,
+                            double bandwidthBytesPerSecond,
+                            double latencySeconds);
+
+/// Ring reduce-scatter or ring all-gather of an M-byte (full logical)
+/// message over n ranks: (n-1)/n * M / B + (n-1) * alpha (Thakur,
+/// Rabenseifner and Gropp, "Optimization of collective communication
+/// operations in MPICH", IJHPCA 2005, ring algorithm). 0 for n = 1.
+double ringReduceScatterOrAllGatherSeconds(int64_t participants,
+                                           int64_t messageBytes,
+                                           double bandwidthBytesPerSecond,
+                                           double latencySeconds);
+
+//===----------------------------------------------------------------------===//
+// Input
+//===----------------------------------------------------------------------===//
+
+/// The mesh axis every tensor-parallel collective of the block spans.
+inline constexpr llvm::StringLiteral kTensorParallelAxis = "tp";
+
+/// One axis of the logical mesh.
+struct MeshAxis {
+  std::string name;
+  int64_t size = 0;
+};
+
+/// One task to cost: the invocation as the plan keeps it, how often it runs
+/// and, for a collective, the mesh axis whose ranks it spans.
+struct EstimateTask {
+  workload::Invocation invocation;
+  workload::Cadence cadence = workload::Cadence::PerMicroBatch;
+  /// Set exactly for collectives.
+  std::string meshAxis;
+};
+
+struct EstimateInput {
+  /// Datatype of the operands and arithmetic of matmul and vector work
+  /// (and of a collective's reduction): the training workload's
+  /// activation_type. It selects the profile's compute rates.
+  workload::DataType computeType = workload::DataType::BF16;
+  std::vector<MeshAxis> mesh;
+  std::vector<EstimateTask> tasks;
+};
+
+/// An input without tasks on the logical mesh {tp, pp, dp} of `mapping`,
+/// with computeType = training.activationType.
+EstimateInput makeEstimateInput(const workload::TrainingSpec &training,
+                                const workload::MappingSpec &mapping);
+
+/// Appends every invocation of `work` with work.cadence; its collectives
+/// span `collectiveAxis`.
+void appendWork(EstimateInput &input, const workload::BlockWork &work,
+                llvm::StringRef collectiveAxis = kTensorParallelAxis);
+
+//===----------------------------------------------------------------------===//
+// Report
+//===----------------------------------------------------------------------===//
+
+/// The resource whose time bounds a task.
+enum class BindingResource { Compute, Memory, Network };
+
+/// "compute", "memory" or "network".
+llvm::StringRef stringifyBindingResource(BindingResource resource);
+
+/// One term of a task's time.
+struct TimeTerm {
+  BindingResource resource = BindingResource::Compute;
+  double seconds = 0;
+  /// The formula with every plan fact and profile field it used, e.g.
+  /// "ops 231928233984 / (compute.matmul.bf16.peak_ops_per_second 3.12e+14
+  /// * compute.matmul.bf16.efficiency.flat 0.8)".
+  std::string provenance;
+};
+
+struct TaskEstimate {
+  std::string primitive;
+  workload::Phase phase = workload::Phase::Forward;
+  workload::Engine engine = workload::Engine::Vector;
+  workload::Cadence cadence = workload::Cadence::PerMicroBatch;
+  /// The plan facts, as given.
+  int64_t ops = 0;
+  int64_t readBytes = 0;
+  int64_t writeBytes = 0;
+  std::optional<workload::CollectiveFacts> collective;
+  /// For collectives: the mesh axis and the tier the binding gives it.
+  std::string meshAxis;
+  std::string tier;
+  /// Compute and memory for matmul and vector work; network, memory (the
+  /// local buffers) and, for a reducing collective, compute (its reduction
+  /// on the vector engine) for collectives. The terms overlap: the task
+  /// takes as long as the largest.
+  std::vector<TimeTerm> terms;
+  double seconds = 0;
+  BindingResource binding = BindingResource::Compute;
+};
+
+/// One block's per-micro-batch tasks run one after another on one stage.
+struct StageSerialTime {
+  double forward = 0;
+  double recompute = 0;
+  /// activation_grad + weight_grad + recommunication.
+  double backward = 0;
+  /// Every per-micro-batch task: forward + recompute + backward for the
+  /// work algebra, which puts optimizer work at per-iteration cadence.
+  double combined = 0;
+};
+
+/// A profile field an estimate used, with its value and source.
+struct ProfileFieldUse {
+  std::string path;
+  double value = 0;
+  std::string source;
+};
+
+struct EstimateReport {
+  std::string profileName;
+  workload::DataType computeType = workload::DataType::BF16;
+  std::vector<MeshAxis> mesh;
+  /// The binding, as given.
+  std::map<std::string, std::string> tierOfAxis;
+  /// In input order.
+  std::vector<TaskEstimate> tasks;
+  std::array<double, workload::kNumPhases> perMicroBatchSecondsByPhase{};
+  std::array<double, workload::kNumPhases> perIterationSecondsByPhase{};
+  /// Over the per-micro-batch tasks.
+  StageSerialTime block;
+  /// Sum over the per-iteration tasks (optimizer step and the
+  /// synchronisation before it).
+  double perIterationSeconds = 0;
+  /// Every profile field the report used, sorted by path.
+  std::vector<ProfileFieldUse> profileFields;
+};
+
+/// Costs `input` on `profile` with `binding`. Fails, naming the task or
+/// binding entry, if a needed rate is not declared, a collective's axis is
+/// not in the mesh or not bound, a bound tier does not exist or spans fewer
+/// ranks than its axis, a collective's participants differ from its axis
+/// size, or a work fact is negative or inconsistent with the engine.
+llvm::Expected<EstimateReport> estimateWork(const EstimateInput &input,
+                                            const SystemProfile &profile,
+                                            const NetworkTierBinding &binding);
+
+/// The report as JSON (schema in docs/Estimate.md).
+void printEstimateJSON(const EstimateReport &report, llvm::raw_ostream &os);
+
+/// The report as a text table: one row per task followed by its terms, the
+/// totals by phase, the stage-serial block time and the profile fields used.
+void printEstimateTable(const EstimateReport &report, llvm::raw_ostream &os);
+
+} // namespace blueprint::estimate
+
+#endif // BLUEPRINT_ESTIMATE_ESTIMATE_H

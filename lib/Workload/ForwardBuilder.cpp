@@ -1,0 +1,519 @@
+//===- ForwardBuilder.cpp - The forward of one block, shared --------------===//
+//
+// The forward invocations of Megatron-LM's pre-norm GPT layer on one TP rank
+// (Shoeybi et al. 2019, "MLM2019"; FLOPs of Narayanan et al. 2021, "MLM2021";
+// activation memory and sequence parallelism of Korthikanti et al. 2022,
+// "SeqSel", arXiv:2205.05198), for a training micro-batch, an inference
+// prefill or one decode step. docs/WorkAlgebra.md and docs/Inference.md are
+// the tables of what is emitted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ForwardBuilder.h"
+
+#include "Blueprint/Workload/Inference.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace blueprint::workload;
+using namespace blueprint::workload::detail;
+
+llvm::Error blueprint::workload::detail::makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+llvm::Error
+blueprint::workload::detail::overflowError(llvm::StringRef who,
+                                           const OverflowGuard &guard) {
+  return makeError(who + ": 64-bit overflow computing " +
+                   guard.overflowedQuantity() +
+                   "; exact counts of this block do not fit in int64_t");
+}
+
+llvm::Error blueprint::workload::detail::violationsError(
+    const llvm::Twine &preamble, const std::vector<RuleViolation> &violations) {
+  std::string message = preamble.str();
+  for (const RuleViolation &violation : violations)
+    message += " [" + violation.rule + "] " + violation.message + ";";
+  return makeError(message);
+}
+
+int64_t blueprint::workload::detail::sumBytes(
+    OverflowGuard &guard, const std::vector<TensorAccess> &accesses,
+    llvm::StringRef what) {
+  int64_t total = 0;
+  for (const TensorAccess &access : accesses)
+    total = guard.add(total, access.bytes, what);
+  return total;
+}
+
+RankColumns blueprint::workload::detail::makeRankColumns(const ModelSpec &model,
+                                                         int64_t tp,
+                                                         OverflowGuard &guard) {
+  RankColumns columns;
+  columns.heads = model.heads / tp;
+  columns.kvHeads = model.kvHeads / tp;
+  columns.qCols = guard.mul(columns.heads, model.headDim, "query columns");
+  columns.kvCols =
+      guard.mul(columns.kvHeads, model.headDim, "key/value columns");
+  columns.qkvCols = guard.add(columns.qCols,
+                              guard.mul(2, columns.kvCols, "key/value columns"),
+                              "qkv_proj output columns");
+  columns.ffnCols = model.ffnHidden / tp;
+  columns.fc1Cols = model.activation == ActivationKind::SwiGLU
+                        ? guard.mul(2, columns.ffnCols, "fc1 output columns")
+                        : columns.ffnCols;
+  return columns;
+}
+
+int64_t blueprint::workload::detail::activationOpsPerElement(
+    ActivationKind kind, bool inputGradient) {
+  switch (kind) {
+  case ActivationKind::GeLU:
+    return inputGradient ? opcount::kGeLUInputGradPerElement
+                         : opcount::kGeLUForwardPerElement;
+  case ActivationKind::ReLU:
+    return inputGradient ? opcount::kReLUInputGradPerElement
+                         : opcount::kReLUForwardPerElement;
+  case ActivationKind::SwiGLU:
+    return inputGradient ? opcount::kSwiGLUInputGradPerElement
+                         : opcount::kSwiGLUForwardPerElement;
+  }
+  llvm_unreachable("unknown ActivationKind");
+}
+
+static RankShape makeRankShape(const ModelSpec &model,
+                               const MappingSpec &mapping,
+                               const ForwardRun &run, OverflowGuard &guard) {
+  RankShape shape;
+  static_cast<RankColumns &>(shape) = makeRankColumns(model, mapping.tp, guard);
+  shape.tp = mapping.tp;
+  shape.sequenceParallel = mapping.tpComm == TPCommMode::ReduceScatterAllGather;
+  shape.batch = run.batch;
+  shape.queries = run.queries;
+  shape.keys = run.keys;
+  shape.hidden = model.hidden;
+  shape.headDim = model.headDim;
+  shape.tokens = guard.mul(run.batch, run.queries, "tokens b*s");
+  shape.localTokens =
+      shape.sequenceParallel ? shape.tokens / mapping.tp : shape.tokens;
+  return shape;
+}
+
+ForwardBuilder::ForwardBuilder(const ModelSpec &model,
+                               const MappingSpec &mapping,
+                               const ForwardRun &run)
+    : model(model), mapping(mapping), run(run),
+      shape(makeRankShape(model, mapping, run, guard)),
+      actBytes(bytesOf(run.activationType)),
+      weightBytes(bytesOf(run.weightType)) {}
+
+TensorAccess ForwardBuilder::activation(llvm::StringRef name,
+                                        int64_t elements) {
+  return {name.str(), guard.mul(elements, actBytes, (name + " bytes").str())};
+}
+
+TensorAccess ForwardBuilder::weight(llvm::StringRef name, int64_t elements) {
+  return {name.str(), guard.mul(elements, weightBytes, (name + " bytes").str())};
+}
+
+int64_t ForwardBuilder::elements(std::initializer_list<int64_t> factors,
+                                 llvm::StringRef what) {
+  return guard.product(factors, (what + " elements").str());
+}
+
+Invocation &ForwardBuilder::emit(InvocationSpec spec) {
+  Invocation invocation;
+  invocation.primitive = spec.primitive.str();
+  invocation.phase = spec.phase;
+  invocation.engine = spec.engine;
+  invocation.ops = spec.ops;
+  invocation.reads = std::move(spec.reads);
+  invocation.writes = std::move(spec.writes);
+  invocation.cause = spec.cause.str();
+  work.invocations.push_back(std::move(invocation));
+  return work.invocations.back();
+}
+
+void ForwardBuilder::stash(Invocation &invocation, TensorAccess tensor,
+                           StashRole role) {
+  if (!run.stashFor)
+    return;
+  bool kept = false;
+  switch (*run.stashFor) {
+  case RecomputePolicy::None:
+    kept = true;
+    break;
+  case RecomputePolicy::Selective:
+    kept = role != StashRole::AttentionCore;
+    break;
+  case RecomputePolicy::Full:
+    kept = role == StashRole::BlockInput;
+    break;
+  }
+  if (!kept)
+    return;
+  invocation.stashBytes = guard.add(invocation.stashBytes, tensor.bytes,
+                                    invocation.primitive + " stash bytes");
+  invocation.stashed.push_back(std::move(tensor));
+}
+
+std::string ForwardBuilder::opsName(llvm::StringRef primitive) const {
+  return (primitive + " " + stringifyEnum(run.phase) + " ops").str();
+}
+
+int64_t ForwardBuilder::linearOps(llvm::StringRef what, int64_t m, int64_t n,
+                                  int64_t k) {
+  return guard.product({2, m, n, k}, what);
+}
+
+int64_t ForwardBuilder::attentionMatmulOps(llvm::StringRef what) {
+  return guard.product({2, shape.batch, shape.heads, shape.queries, shape.keys,
+                        shape.headDim},
+                       what);
+}
+
+int64_t ForwardBuilder::rowwiseOps(llvm::StringRef what, int64_t rows,
+                                   int64_t width, int64_t perElement,
+                                   int64_t perRow) {
+  int64_t elementOps = guard.product({rows, width, perElement}, what);
+  return guard.add(elementOps, guard.mul(rows, perRow, what), what);
+}
+
+int64_t ForwardBuilder::elementwiseOps(llvm::StringRef what, int64_t count,
+                                       int64_t perElement) {
+  return guard.mul(count, perElement, what);
+}
+
+int64_t ForwardBuilder::reductionOps(llvm::StringRef what,
+                                     int64_t elementCount) {
+  return guard.mul(elementCount / shape.tp, shape.tp - 1, what);
+}
+
+void ForwardBuilder::tpCollective(llvm::StringRef primitive, Phase phase,
+                                  CollectiveKind kind, llvm::StringRef tensor,
+                                  const llvm::Twine &cause) {
+  int64_t full = elements({shape.tokens, shape.hidden}, tensor);
+  int64_t shard = full / shape.tp;
+  bool reduces = kind != CollectiveKind::AllGather;
+  int64_t ops =
+      reduces ? reductionOps((primitive + " reduction ops").str(), full) : 0;
+  int64_t readElements = kind == CollectiveKind::AllGather ? shard : full;
+  int64_t writeElements = kind == CollectiveKind::ReduceScatter ? shard : full;
+  Invocation &invocation = emit({primitive,
+                                 phase,
+                                 Engine::Collective,
+                                 ops,
+                                 {activation(tensor, readElements)},
+                                 {activation(tensor, writeElements)},
+                                 cause});
+  CollectiveFacts facts;
+  facts.kind = kind;
+  facts.reduction = reduces ? ReductionKind::Sum : ReductionKind::None;
+  facts.participants = shape.tp;
+  facts.messageBytes =
+      guard.mul(full, actBytes, (primitive + " message bytes").str());
+  invocation.collective = facts;
+}
+
+/// LayerNorm or RMSNorm forward over the rank's rows; its backward needs the
+/// input (SeqSel Sec. 4.1: "LayerNorm ... inputs 2sbh each"). The per-row
+/// statistics (mean, rstd) are ignored in the stash, as in the paper.
+void ForwardBuilder::norm(llvm::StringRef primitive, llvm::StringRef input,
+                          llvm::StringRef output, StashRole inputRole) {
+  bool layerNorm = model.norm == NormKind::LayerNorm;
+  int64_t rowElements = elements({shape.localTokens, shape.hidden}, input);
+  int64_t ops = rowwiseOps(opsName(primitive), shape.localTokens, shape.hidden,
+                           layerNorm ? opcount::kLayerNormForwardPerElement
+                                     : opcount::kRMSNormForwardPerElement,
+                           layerNorm ? opcount::kLayerNormForwardPerRow
+                                     : opcount::kRMSNormForwardPerRow);
+  std::vector<TensorAccess> reads = {
+      activation(input, rowElements),
+      weight((primitive + "_gamma").str(), shape.hidden)};
+  if (layerNorm)
+    reads.push_back(weight((primitive + "_beta").str(), shape.hidden));
+  Invocation &invocation =
+      emit({primitive,
+            run.phase,
+            Engine::Vector,
+            ops,
+            std::move(reads),
+            {activation(output, rowElements)},
+            "forward of " + primitive + ": " + stringifyEnum(model.norm) +
+                " of " + input + " over the hidden dimension"});
+  stash(invocation, activation(input, rowElements), inputRole);
+}
+
+/// The output projection or FC2 tail after its row-parallel partial sums:
+/// the TP reduction (MLM2019 g: all-reduce; SeqSel g-bar: reduce-scatter),
+/// the bias (added after the reduction so it is added once), the hidden
+/// dropout if the run has one, and the residual add. Under SP these run on
+/// the sequence shard.
+void ForwardBuilder::rowParallelTail(
+    llvm::StringRef prefix, llvm::StringRef biasPrimitive,
+    llvm::StringRef partial, llvm::StringRef bias, llvm::StringRef biased,
+    llvm::StringRef dropoutPrimitive, llvm::StringRef dropoutMask,
+    llvm::StringRef dropped, llvm::StringRef residualPrimitive,
+    llvm::StringRef skip, llvm::StringRef residualOutput) {
+  std::string collective = (prefix + "_tp_g").str();
+  if (hasCollectives()) {
+    if (shape.sequenceParallel)
+      tpCollective(collective, run.phase, CollectiveKind::ReduceScatter,
+                   partial,
+                   "sequence parallelism (SeqSel Sec. 4.2.2, g-bar): "
+                   "reduce-scatter the partial sums of " +
+                       partial + " onto each rank's sequence shard");
+    else
+      tpCollective(collective, run.phase, CollectiveKind::AllReduce, partial,
+                   "tensor parallelism (MLM2019 Sec. 3, g): all-reduce the "
+                   "row-parallel partial sums of " +
+                       partial);
+  }
+  int64_t rowElements = elements({shape.localTokens, shape.hidden}, partial);
+  emit({biasPrimitive,
+        run.phase,
+        Engine::Vector,
+        elementwiseOps(opsName(biasPrimitive), rowElements,
+                       opcount::kBiasAddPerElement),
+        {activation(partial, rowElements), weight(bias, shape.hidden)},
+        {activation(biased, rowElements)},
+        "forward of " + biasPrimitive +
+            ": the row-parallel bias is added after the reduction, once"});
+  llvm::StringRef residualInput = biased;
+  if (run.hiddenDropout) {
+    Invocation &invocation = emit(
+        {dropoutPrimitive,
+         run.phase,
+         Engine::Vector,
+         elementwiseOps(opsName(dropoutPrimitive), rowElements,
+                        opcount::kDropoutForwardPerElement),
+         {activation(biased, rowElements)},
+         {activation(dropped, rowElements), mask(dropoutMask, rowElements)},
+         "forward of " + dropoutPrimitive + ": hidden dropout on " + biased +
+             " before the residual add"});
+    stash(invocation, mask(dropoutMask, rowElements), StashRole::Kept);
+    residualInput = dropped;
+  }
+  emit({residualPrimitive,
+        run.phase,
+        Engine::Vector,
+        elementwiseOps(opsName(residualPrimitive), rowElements,
+                       opcount::kResidualAddPerElement),
+        {activation(skip, rowElements), activation(residualInput, rowElements)},
+        {activation(residualOutput, rowElements)},
+        "forward of " + residualPrimitive + ": residual add " + skip + " + " +
+            residualInput});
+}
+
+/// Attention input (SeqSel Sec. 4.1, Fig. 2 and 5): norm1, the SP all-gather
+/// of its output, and qkv_proj producing this rank's q, k and v for the
+/// run's new positions.
+void ForwardBuilder::attentionInput() {
+  norm("norm1", "x", "x_norm1", StashRole::BlockInput);
+  if (hasCollectives() && shape.sequenceParallel)
+    tpCollective("attn_tp_f", run.phase, CollectiveKind::AllGather, "x_norm1",
+                 "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
+                 "sequence-sharded x_norm1 so qkv_proj sees the whole "
+                 "sequence");
+
+  int64_t inputElements = elements({shape.tokens, shape.hidden}, "x_norm1");
+  int64_t stashedInput = elements({shape.localTokens, shape.hidden}, "x_norm1");
+  int64_t qElements = elements({shape.tokens, shape.qCols}, "q");
+  int64_t kvElements = elements({shape.tokens, shape.kvCols}, "k");
+
+  Invocation &invocation = emit(
+      {"qkv_proj",
+       run.phase,
+       Engine::Matmul,
+       linearOps(opsName("qkv_proj"), shape.tokens, shape.hidden,
+                 shape.qkvCols),
+       {activation("x_norm1", inputElements),
+        weight("w_qkv", elements({shape.hidden, shape.qkvCols}, "w_qkv")),
+        weight("b_qkv", shape.qkvCols)},
+       {activation("q", qElements), activation("k", kvElements),
+        activation("v", kvElements)},
+       "forward of qkv_proj: column-parallel projection of x_norm1 to this "
+       "rank's query, key and value heads, bias included"});
+  // Under SP the sequence shard is kept and re-gathered for the weight
+  // gradient (qkv_wgrad_gather), SeqSel Sec. 4.2.2.
+  stash(invocation, activation("x_norm1", stashedInput), StashRole::Kept);
+}
+
+TensorAccess ForwardBuilder::newKeysOrValues(llvm::StringRef name) {
+  return activation(name, elements({shape.tokens, shape.kvCols}, name));
+}
+
+/// Attention core (SeqSel Sec. 4.1 and App. A): the scores Q K^T of the new
+/// positions against `keys`, the softmax, the attention dropout if the run
+/// has one, and probs x `values`. The keys and values are those qkv_proj
+/// just produced, or the KV cache in a decode step.
+void ForwardBuilder::attentionCore(TensorAccess keys, TensorAccess values) {
+  int64_t qElements = elements({shape.tokens, shape.qCols}, "q");
+  int64_t scoreElements = elements(
+      {shape.batch, shape.heads, shape.queries, shape.keys}, "scores");
+  int64_t scoreRows =
+      elements({shape.batch, shape.heads, shape.queries}, "score rows");
+
+  Invocation *invocation = &emit(
+      {"qk_matmul",
+       run.phase,
+       Engine::Matmul,
+       attentionMatmulOps(opsName("qk_matmul")),
+       {activation("q", qElements), keys},
+       {activation("scores", scoreElements)},
+       "forward of qk_matmul: attention scores Q K^T of this rank's heads"});
+  stash(*invocation, activation("q", qElements), StashRole::Kept);
+  stash(*invocation, std::move(keys), StashRole::Kept);
+
+  invocation = &emit(
+      {"softmax",
+       run.phase,
+       Engine::Vector,
+       rowwiseOps(opsName("softmax"), scoreRows, shape.keys,
+                  run.causalMask ? opcount::kSoftmaxForwardPerElement
+                                 : opcount::kUnmaskedSoftmaxForwardPerElement,
+                  opcount::kSoftmaxForwardPerRow),
+       {activation("scores", scoreElements)},
+       {activation("probs", scoreElements)},
+       run.causalMask
+           ? "forward of softmax: scale by 1/sqrt(head_dim), causal mask "
+             "(generated from indices, nothing read) and softmax over each "
+             "score row"
+           : "forward of softmax: scale by 1/sqrt(head_dim) and softmax over "
+             "each score row; no mask, the new position attends to every "
+             "cached position"});
+  stash(*invocation, activation("probs", scoreElements),
+        StashRole::AttentionCore);
+
+  llvm::StringRef attended = "probs";
+  if (run.attentionDropout) {
+    invocation = &emit(
+        {"attn_dropout",
+         run.phase,
+         Engine::Vector,
+         elementwiseOps(opsName("attn_dropout"), scoreElements,
+                        opcount::kDropoutForwardPerElement),
+         {activation("probs", scoreElements)},
+         {activation("probs_dropped", scoreElements),
+          mask("attn_dropout_mask", scoreElements)},
+         "forward of attn_dropout: dropout on the attention probabilities"});
+    stash(*invocation, mask("attn_dropout_mask", scoreElements),
+          StashRole::AttentionCore);
+    attended = "probs_dropped";
+  }
+
+  invocation = &emit({"attn_v_matmul",
+                      run.phase,
+                      Engine::Matmul,
+                      attentionMatmulOps(opsName("attn_v_matmul")),
+                      {activation(attended, scoreElements), values},
+                      {activation("context", qElements)},
+                      "forward of attn_v_matmul: attention-weighted values " +
+                          attended + " x V"});
+  // Without attention dropout, `probs` is already stashed by softmax.
+  if (run.attentionDropout)
+    stash(*invocation, activation("probs_dropped", scoreElements),
+          StashRole::AttentionCore);
+  stash(*invocation, std::move(values), StashRole::Kept);
+}
+
+/// Attention output (SeqSel Sec. 4.1): out_proj over this rank's heads and
+/// its row-parallel tail into the residual stream.
+void ForwardBuilder::attentionOutput() {
+  int64_t inputElements = elements({shape.tokens, shape.hidden}, "attn_proj");
+  int64_t qElements = elements({shape.tokens, shape.qCols}, "context");
+  Invocation &invocation = emit(
+      {"out_proj",
+       run.phase,
+       Engine::Matmul,
+       linearOps(opsName("out_proj"), shape.tokens, shape.qCols, shape.hidden),
+       {activation("context", qElements),
+        weight("w_out", elements({shape.qCols, shape.hidden}, "w_out"))},
+       {activation("attn_proj", inputElements)},
+       "forward of out_proj: row-parallel output projection of this rank's "
+       "heads (partial sums when tp > 1)"});
+  stash(invocation, activation("context", qElements), StashRole::Kept);
+
+  rowParallelTail(/*prefix=*/"attn", /*biasPrimitive=*/"out_proj_bias",
+                  /*partial=*/"attn_proj", /*bias=*/"b_out",
+                  /*biased=*/"attn_out",
+                  /*dropoutPrimitive=*/"attn_residual_dropout",
+                  /*dropoutMask=*/"attn_residual_dropout_mask",
+                  /*dropped=*/"attn_out_dropped",
+                  /*residualPrimitive=*/"attn_residual", /*skip=*/"x",
+                  /*residualOutput=*/"h_attn");
+}
+
+/// MLP half of the forward (SeqSel Sec. 4.1, Fig. 4 and 5).
+void ForwardBuilder::forwardMlp() {
+  norm("norm2", "h_attn", "x_norm2", StashRole::Kept);
+  if (hasCollectives() && shape.sequenceParallel)
+    tpCollective("mlp_tp_f", run.phase, CollectiveKind::AllGather, "x_norm2",
+                 "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
+                 "sequence-sharded x_norm2 so fc1 sees the whole sequence");
+
+  int64_t inputElements = elements({shape.tokens, shape.hidden}, "x_norm2");
+  int64_t stashedInput = elements({shape.localTokens, shape.hidden}, "x_norm2");
+  int64_t fc1Elements = elements({shape.tokens, shape.fc1Cols}, "fc1_out");
+  int64_t actElements = elements({shape.tokens, shape.ffnCols}, "act_out");
+
+  Invocation *invocation = &emit(
+      {"fc1",
+       run.phase,
+       Engine::Matmul,
+       linearOps(opsName("fc1"), shape.tokens, shape.hidden, shape.fc1Cols),
+       {activation("x_norm2", inputElements),
+        weight("w_fc1", elements({shape.hidden, shape.fc1Cols}, "w_fc1")),
+        weight("b_fc1", shape.fc1Cols)},
+       {activation("fc1_out", fc1Elements)},
+       "forward of fc1: column-parallel MLP up-projection of x_norm2, bias "
+       "included"});
+  stash(*invocation, activation("x_norm2", stashedInput), StashRole::Kept);
+
+  invocation =
+      &emit({"activation",
+             run.phase,
+             Engine::Vector,
+             elementwiseOps(opsName("activation"), actElements,
+                            activationOpsPerElement(model.activation,
+                                                    /*inputGradient=*/false)),
+             {activation("fc1_out", fc1Elements)},
+             {activation("act_out", actElements)},
+             "forward of activation: " + stringifyEnum(model.activation) +
+                 " of fc1_out"});
+  stash(*invocation, activation("fc1_out", fc1Elements), StashRole::Kept);
+
+  invocation = &emit(
+      {"fc2",
+       run.phase,
+       Engine::Matmul,
+       linearOps(opsName("fc2"), shape.tokens, shape.ffnCols, shape.hidden),
+       {activation("act_out", actElements),
+        weight("w_fc2", elements({shape.ffnCols, shape.hidden}, "w_fc2"))},
+       {activation("mlp_proj", inputElements)},
+       "forward of fc2: row-parallel MLP down-projection (partial sums when "
+       "tp > 1)"});
+  stash(*invocation, activation("act_out", actElements), StashRole::Kept);
+
+  rowParallelTail(/*prefix=*/"mlp", /*biasPrimitive=*/"fc2_bias",
+                  /*partial=*/"mlp_proj", /*bias=*/"b_fc2",
+                  /*biased=*/"mlp_out",
+                  /*dropoutPrimitive=*/"mlp_dropout",
+                  /*dropoutMask=*/"mlp_dropout_mask",
+                  /*dropped=*/"mlp_out_dropped",
+                  /*residualPrimitive=*/"mlp_residual", /*skip=*/"h_attn",
+                  /*residualOutput=*/"y");
+}
+
+llvm::Expected<BlockWork> ForwardBuilder::finish(llvm::StringRef who) {
+  for (const Invocation &invocation : work.invocations) {
+    std::string label =
+        (invocation.primitive + " " + stringifyEnum(invocation.phase)).str();
+    sumBytes(guard, invocation.reads, label + " read bytes");
+    sumBytes(guard, invocation.writes, label + " write bytes");
+  }
+  if (guard.failed())
+    return overflowError(who, guard);
+  return std::move(work);
+}
