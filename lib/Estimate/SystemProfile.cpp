@@ -140,9 +140,9 @@ public:
                            llvm::ArrayRef<llvm::StringRef> known) {
     for (const std::string &key : sortedKeys(object))
       if (!llvm::is_contained(known, key))
-      error(path + "." + key,
-            "unknown field; expected one of: " + llvm::join(known, ", "),
-            rule::kUnknownField);
+        error(path + "." + key,
+              "unknown field; expected one of: " + llvm::join(known, ", "),
+              rule::kUnknownField);
   }
 
   /// A required non-empty string field; `ruleLabel` names what an empty or
@@ -267,8 +267,8 @@ public:
     if (!parent.get("efficiency"))
       return std::nullopt;
     std::string path = parentPath + ".efficiency";
-    const llvm::json::Object *object = this->object(parent.get("efficiency"),
-                                                    path);
+    const llvm::json::Object *object =
+        this->object(parent.get("efficiency"), path);
     if (!object)
       return std::nullopt;
     std::string tableKey = ("by_" + unit).str();
@@ -279,8 +279,7 @@ public:
     const llvm::json::Value *flat = object->get("flat");
     const llvm::json::Value *table = object->get(tableKey);
     if ((flat != nullptr) == (table != nullptr)) {
-      error(path,
-            "declare exactly one of 'flat' or '" + tableKey + "'",
+      error(path, "declare exactly one of 'flat' or '" + tableKey + "'",
             rule::kEfficiencyForm);
     } else if (flat) {
       result.flat = true;
@@ -292,8 +291,8 @@ public:
         error(path + "." + tableKey, "a table needs at least one entry",
               rule::kTableOrder);
       for (size_t i = 0; i < steps->size(); ++i) {
-        std::string stepPath = path + "." + tableKey + "[" +
-                               std::to_string(i) + "]";
+        std::string stepPath =
+            path + "." + tableKey + "[" + std::to_string(i) + "]";
         const llvm::json::Object *step = this->object(&(*steps)[i], stepPath);
         if (!step)
           continue;
@@ -307,7 +306,8 @@ public:
         if (minSize && i == 0 && *minSize != 0)
           error(minPath,
                 "the first entry must start at 0 so that every size is "
-                "covered, got " + std::to_string(*minSize),
+                "covered, got " +
+                    std::to_string(*minSize),
                 rule::kTableOrder);
         if (minSize && i > 0 && !result.steps.empty() &&
             *minSize <= result.steps.back().minSize)
@@ -327,10 +327,9 @@ private:
   std::vector<std::string> problems;
 };
 
-constexpr Capability kCapabilities[] = {Capability::Matmul,
-                                        Capability::Vector};
-constexpr DataType kDataTypes[] = {DataType::F32, DataType::BF16,
-                                   DataType::F16, DataType::FP8};
+constexpr Capability kCapabilities[] = {Capability::Matmul, Capability::Vector};
+constexpr DataType kDataTypes[] = {DataType::F32, DataType::BF16, DataType::F16,
+                                   DataType::FP8};
 
 template <typename Range> std::string quotedList(const Range &names) {
   std::string text;
@@ -414,7 +413,8 @@ void readMemory(FieldReader &reader, const llvm::json::Object &root,
 void readNetworkTiers(FieldReader &reader, const llvm::json::Object &root,
                       SystemProfile &profile) {
   const std::string path = "$.network_tiers";
-  const llvm::json::Array *tiers = reader.array(root.get("network_tiers"), path);
+  const llvm::json::Array *tiers =
+      reader.array(root.get("network_tiers"), path);
   if (!tiers)
     return;
   for (size_t i = 0; i < tiers->size(); ++i) {
@@ -424,15 +424,15 @@ void readNetworkTiers(FieldReader &reader, const llvm::json::Object &root,
       continue;
     reader.rejectUnknownFields(*tier, tierPath,
                                {"name", "group_size",
-                                "bandwidth_bytes_per_second",
-                                "latency_seconds", "efficiency"});
+                                "bandwidth_bytes_per_second", "latency_seconds",
+                                "efficiency"});
     NetworkTier parsed;
     parsed.name = reader.string(*tier, "name", tierPath, rule::kTierName);
     if (!parsed.name.empty() && profile.tier(parsed.name))
       reader.error(tierPath + ".name",
-                     "duplicate tier name '" + parsed.name +
-                         "' (tier names must be unique)",
-                     rule::kTierName);
+                   "duplicate tier name '" + parsed.name +
+                       "' (tier names must be unique)",
+                   rule::kTierName);
     parsed.groupSize = reader.sourcedCount(*tier, "group_size", tierPath);
     parsed.bandwidthBytesPerSecond =
         reader.sourcedNumber(*tier, "bandwidth_bytes_per_second", tierPath);
@@ -450,15 +450,16 @@ readFile(llvm::StringRef path) {
       llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return llvm::createStringError(buffer.getError(),
-                                   "cannot read '" + path + "': " +
-                                       buffer.getError().message());
+                                   "cannot read '" + path +
+                                       "': " + buffer.getError().message());
   return std::move(*buffer);
 }
 
 /// `error` with "<path>: " in front of its message.
 llvm::Error prefixed(llvm::StringRef path, llvm::Error error) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 path + ": " + llvm::toString(std::move(error)));
+                                 path + ": " +
+                                     llvm::toString(std::move(error)));
 }
 
 } // namespace

@@ -170,7 +170,7 @@ public:
   }
 
   void error(const llvm::Twine &message) {
-    emitError(loc) << message.str();
+    emitError(loc) << "import: " << message.str();
     hasFailed = true;
   }
   bool failed() const { return hasFailed; }

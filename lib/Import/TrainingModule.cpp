@@ -20,7 +20,7 @@ OwningOpRef<ModuleOp> blueprint::import::buildTrainingModule(
   auto report = [&](const std::string &origin,
                     const std::vector<workload::RuleViolation> &violations) {
     for (const workload::RuleViolation &violation : violations)
-      emitError(loc) << origin << ": " << violation.rule << ": "
+      emitError(loc) << "import: " << origin << ": " << violation.rule << ": "
                      << violation.message;
     valid &= violations.empty();
   };

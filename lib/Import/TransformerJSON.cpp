@@ -35,7 +35,7 @@ public:
   bool failed() const { return hasFailed; }
 
   void error(const std::string &path, const llvm::Twine &message) {
-    emitError(loc) << path << ": " << message.str();
+    emitError(loc) << "import: " << path << ": " << message.str();
     hasFailed = true;
   }
 
@@ -272,7 +272,7 @@ blueprint::importTransformerJSON(llvm::SourceMgr &sourceMgr,
   llvm::Expected<llvm::json::Value> parsed =
       llvm::json::parse(buffer->getBuffer());
   if (!parsed) {
-    emitError(loc) << "invalid JSON: " << llvm::toString(parsed.takeError());
+    emitError(loc) << "import: invalid JSON: " << llvm::toString(parsed.takeError());
     return nullptr;
   }
   FieldReader reader(loc);

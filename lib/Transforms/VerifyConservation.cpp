@@ -70,9 +70,10 @@ LogicalResult expectSameTensors(Operation *op, const WorkKey &key,
   return success();
 }
 
-LogicalResult verifyProgram(Operation *program, workload::ModelSpec model,
-                            workload::TrainingSpec training,
-                            workload::MappingSpec mapping) {
+LogicalResult verifyDerivedWork(Operation *program,
+                                workload::ModelSpec model,
+                                workload::TrainingSpec training,
+                                workload::MappingSpec mapping) {
   std::map<WorkKey, workload::Invocation> expected;
   for (auto derive : {&workload::deriveBlockWork,
                       &workload::deriveOptimizerWork}) {
@@ -144,20 +145,21 @@ LogicalResult verifyProgram(Operation *program, workload::ModelSpec model,
 struct VerifyConservationPass
     : blueprint::impl::VerifyConservationBase<VerifyConservationPass> {
   void runOnOperation() override {
-    for (Operation &op : getOperation().getBody()->getOperations()) {
-      LogicalResult result =
-          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-              .Case<dist::ProgramOp, pplan::PlanOp>([](auto program) {
-                return verifyProgram(program, program.getModel().getSpec(),
-                                     program.getTraining().getSpec(),
-                                     program.getMapping().getSpec());
-              })
-              .Default([](Operation *) { return success(); });
-      if (failed(result))
+    for (Operation &op : getOperation().getBody()->getOperations())
+      if (failed(verifyConservation(&op)))
         return signalPassFailure();
-    }
     markAllAnalysesPreserved();
   }
 };
 
 } // namespace
+
+LogicalResult blueprint::verifyConservation(Operation *op) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<dist::ProgramOp, pplan::PlanOp>([](auto program) {
+        return verifyDerivedWork(program, program.getModel().getSpec(),
+                                 program.getTraining().getSpec(),
+                                 program.getMapping().getSpec());
+      })
+      .Default([](Operation *) { return success(); });
+}

@@ -9,6 +9,7 @@
 #include "Blueprint/Transforms/Passes.h"
 
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
+#include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/BlockWork.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -38,57 +39,11 @@ constexpr workload::Engine kEngines[] = {workload::Engine::Matmul,
                                          workload::Engine::Vector,
                                          workload::Engine::Collective};
 
-/// The summaries of one program (a symbol-table op holding work), per
-/// cadence.
-struct ProgramSummary {
-  std::string name;
-  std::vector<std::pair<workload::Cadence, workload::WorkSummary>> cadences;
-};
-
-llvm::json::Object toJSON(const workload::WorkTotals &totals) {
-  return llvm::json::Object{
-      {"invocations", totals.invocations},
-      {"ops", totals.ops},
-      {"read_bytes", totals.readBytes},
-      {"write_bytes", totals.writeBytes},
-      {"message_bytes", totals.messageBytes},
-      {"min_transfer_bytes", totals.minimumTransferBytes},
-      {"stash_bytes", totals.stashBytes}};
-}
-
-void printJSON(llvm::ArrayRef<ProgramSummary> programs, llvm::raw_ostream &os) {
+void printJSON(llvm::ArrayRef<ProgramTotals> programs, llvm::raw_ostream &os) {
   llvm::json::Array programArray;
-  for (const ProgramSummary &program : programs) {
-    llvm::json::Object cadences;
-    for (const auto &[cadence, summary] : program.cadences) {
-      llvm::json::Array rows;
-      for (workload::Phase phase : kPhases)
-        for (workload::Engine engine : kEngines) {
-          const workload::WorkTotals &totals = summary.at(phase, engine);
-          if (totals.invocations == 0)
-            continue;
-          llvm::json::Object row = toJSON(totals);
-          row["phase"] = workload::stringifyEnum(phase);
-          row["engine"] = workload::stringifyEnum(engine);
-          rows.push_back(std::move(row));
-        }
-      llvm::json::Object byPhase, byEngine;
-      for (workload::Phase phase : kPhases)
-        if (summary.of(phase).invocations)
-          byPhase[workload::stringifyEnum(phase)] = toJSON(summary.of(phase));
-      for (workload::Engine engine : kEngines)
-        if (summary.of(engine).invocations)
-          byEngine[workload::stringifyEnum(engine)] =
-              toJSON(summary.of(engine));
-      cadences[workload::stringifyEnum(cadence)] = llvm::json::Object{
-          {"by_phase_engine", std::move(rows)},
-          {"by_phase", std::move(byPhase)},
-          {"by_engine", std::move(byEngine)},
-          {"total", toJSON(summary.total())}};
-    }
+  for (const ProgramTotals &program : programs)
     programArray.push_back(llvm::json::Object{
-        {"program", program.name}, {"cadences", std::move(cadences)}});
-  }
+        {"program", program.name}, {"cadences", toJSON(program)}});
   os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
                                    {"programs", std::move(programArray)}}))
      << "\n";
@@ -108,9 +63,9 @@ void printRow(llvm::raw_ostream &os, llvm::StringRef phase,
                      static_cast<long long>(totals.stashBytes));
 }
 
-void printTable(llvm::ArrayRef<ProgramSummary> programs,
+void printTable(llvm::ArrayRef<ProgramTotals> programs,
                 llvm::raw_ostream &os) {
-  for (const ProgramSummary &program : programs) {
+  for (const ProgramTotals &program : programs) {
     for (const auto &[cadence, summary] : program.cadences) {
       os << "program @" << program.name << ", "
          << workload::stringifyEnum(cadence) << " (one block, one rank)\n";
@@ -141,13 +96,13 @@ struct WorkSummaryPass
           << "'";
       return signalPassFailure();
     }
-    std::vector<ProgramSummary> programs;
+    std::vector<ProgramTotals> programs;
     // Every symbol-table op directly in the module that holds work is a
     // program of some stage (dist.program, pplan.plan).
     for (Operation &op : getOperation().getBody()->getOperations()) {
       if (!op.hasTrait<OpTrait::SymbolTable>())
         continue;
-      FailureOr<ProgramSummary> summary = summarizeProgram(op);
+      FailureOr<ProgramTotals> summary = summarizeProgram(&op);
       if (failed(summary))
         return signalPassFailure();
       if (!summary->cadences.empty())
@@ -168,40 +123,82 @@ struct WorkSummaryPass
     markAllAnalysesPreserved();
   }
 
-  FailureOr<ProgramSummary> summarizeProgram(Operation &program) {
-    ProgramSummary result;
-    if (auto name = program.getAttrOfType<StringAttr>(
-            SymbolTable::getSymbolAttrName()))
-      result.name = name.str();
-    std::array<workload::BlockWork, 2> byCadence;
-    byCadence[0].cadence = kCadences[0];
-    byCadence[1].cadence = kCadences[1];
-    WalkResult walk = program.walk([&](WorkFactsOpInterface work) {
-      llvm::Expected<workload::Invocation> invocation = toInvocation(work);
-      if (!invocation) {
-        work->emitError() << "work-summary: "
-                          << llvm::toString(invocation.takeError());
-        return WalkResult::interrupt();
-      }
-      byCadence[work.getCadence() == kCadences[0] ? 0 : 1]
-          .invocations.push_back(std::move(*invocation));
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      return failure();
-    for (const workload::BlockWork &work : byCadence) {
-      if (work.invocations.empty())
-        continue;
-      llvm::Expected<workload::WorkSummary> summary = workload::summarize(work);
-      if (!summary) {
-        program.emitError() << "work-summary: "
-                            << llvm::toString(summary.takeError());
-        return failure();
-      }
-      result.cadences.emplace_back(work.cadence, std::move(*summary));
-    }
-    return result;
-  }
 };
 
 } // namespace
+
+llvm::json::Object blueprint::toJSON(const workload::WorkTotals &totals) {
+  return llvm::json::Object{
+      {"invocations", totals.invocations},
+      {"ops", totals.ops},
+      {"read_bytes", totals.readBytes},
+      {"write_bytes", totals.writeBytes},
+      {"message_bytes", totals.messageBytes},
+      {"min_transfer_bytes", totals.minimumTransferBytes},
+      {"stash_bytes", totals.stashBytes}};
+}
+
+llvm::json::Object blueprint::toJSON(const ProgramTotals &program) {
+  llvm::json::Object cadences;
+  for (const auto &[cadence, summary] : program.cadences) {
+    llvm::json::Array rows;
+    for (workload::Phase phase : kPhases)
+      for (workload::Engine engine : kEngines) {
+        const workload::WorkTotals &totals = summary.at(phase, engine);
+        if (totals.invocations == 0)
+          continue;
+        llvm::json::Object row = toJSON(totals);
+        row["phase"] = workload::stringifyEnum(phase);
+        row["engine"] = workload::stringifyEnum(engine);
+        rows.push_back(std::move(row));
+      }
+    llvm::json::Object byPhase, byEngine;
+    for (workload::Phase phase : kPhases)
+      if (summary.of(phase).invocations)
+        byPhase[workload::stringifyEnum(phase)] = toJSON(summary.of(phase));
+    for (workload::Engine engine : kEngines)
+      if (summary.of(engine).invocations)
+        byEngine[workload::stringifyEnum(engine)] = toJSON(summary.of(engine));
+    cadences[workload::stringifyEnum(cadence)] =
+        llvm::json::Object{{"by_phase_engine", std::move(rows)},
+                           {"by_phase", std::move(byPhase)},
+                           {"by_engine", std::move(byEngine)},
+                           {"total", toJSON(summary.total())}};
+  }
+  return cadences;
+}
+
+FailureOr<ProgramTotals> blueprint::summarizeProgram(Operation *program) {
+  ProgramTotals result;
+  if (auto name = program->getAttrOfType<StringAttr>(
+          SymbolTable::getSymbolAttrName()))
+    result.name = name.str();
+  std::array<workload::BlockWork, 2> byCadence;
+  byCadence[0].cadence = kCadences[0];
+  byCadence[1].cadence = kCadences[1];
+  WalkResult walk = program->walk([&](WorkFactsOpInterface work) {
+    llvm::Expected<workload::Invocation> invocation = toInvocation(work);
+    if (!invocation) {
+      work->emitError() << "work-summary: "
+                        << llvm::toString(invocation.takeError());
+      return WalkResult::interrupt();
+    }
+    byCadence[work.getCadence() == kCadences[0] ? 0 : 1].invocations.push_back(
+        std::move(*invocation));
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  for (const workload::BlockWork &work : byCadence) {
+    if (work.invocations.empty())
+      continue;
+    llvm::Expected<workload::WorkSummary> summary = workload::summarize(work);
+    if (!summary) {
+      program->emitError() << "work-summary: "
+                           << llvm::toString(summary.takeError());
+      return failure();
+    }
+    result.cadences.emplace_back(work.cadence, std::move(*summary));
+  }
+  return result;
+}

@@ -38,9 +38,10 @@ llvm::Error blueprint::workload::detail::violationsError(
   return makeError(message);
 }
 
-int64_t blueprint::workload::detail::sumBytes(
-    OverflowGuard &guard, const std::vector<TensorAccess> &accesses,
-    llvm::StringRef what) {
+int64_t
+blueprint::workload::detail::sumBytes(OverflowGuard &guard,
+                                      const std::vector<TensorAccess> &accesses,
+                                      llvm::StringRef what) {
   int64_t total = 0;
   for (const TensorAccess &access : accesses)
     total = guard.add(total, access.bytes, what);
@@ -66,8 +67,9 @@ RankColumns blueprint::workload::detail::makeRankColumns(const ModelSpec &model,
   return columns;
 }
 
-int64_t blueprint::workload::detail::activationOpsPerElement(
-    ActivationKind kind, bool inputGradient) {
+int64_t
+blueprint::workload::detail::activationOpsPerElement(ActivationKind kind,
+                                                     bool inputGradient) {
   switch (kind) {
   case ActivationKind::GeLU:
     return inputGradient ? opcount::kGeLUInputGradPerElement
@@ -114,7 +116,8 @@ TensorAccess ForwardBuilder::activation(llvm::StringRef name,
 }
 
 TensorAccess ForwardBuilder::weight(llvm::StringRef name, int64_t elements) {
-  return {name.str(), guard.mul(elements, weightBytes, (name + " bytes").str())};
+  return {name.str(),
+          guard.mul(elements, weightBytes, (name + " bytes").str())};
 }
 
 int64_t ForwardBuilder::elements(std::initializer_list<int64_t> factors,
@@ -168,9 +171,9 @@ int64_t ForwardBuilder::linearOps(llvm::StringRef what, int64_t m, int64_t n,
 }
 
 int64_t ForwardBuilder::attentionMatmulOps(llvm::StringRef what) {
-  return guard.product({2, shape.batch, shape.heads, shape.queries, shape.keys,
-                        shape.headDim},
-                       what);
+  return guard.product(
+      {2, shape.batch, shape.heads, shape.queries, shape.keys, shape.headDim},
+      what);
 }
 
 int64_t ForwardBuilder::rowwiseOps(llvm::StringRef what, int64_t rows,
@@ -350,8 +353,8 @@ TensorAccess ForwardBuilder::newKeysOrValues(llvm::StringRef name) {
 /// just produced, or the KV cache in a decode step.
 void ForwardBuilder::attentionCore(TensorAccess keys, TensorAccess values) {
   int64_t qElements = elements({shape.tokens, shape.qCols}, "q");
-  int64_t scoreElements = elements(
-      {shape.batch, shape.heads, shape.queries, shape.keys}, "scores");
+  int64_t scoreElements =
+      elements({shape.batch, shape.heads, shape.queries, shape.keys}, "scores");
   int64_t scoreRows =
       elements({shape.batch, shape.heads, shape.queries}, "score rows");
 

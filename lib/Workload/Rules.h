@@ -36,9 +36,8 @@ public:
                 llvm::Twine(value));
   }
   /// Rule that `divisor` divides `value` (both named); divisor > 0.
-  void requireDivides(int64_t value, llvm::StringRef valueName,
-                      int64_t divisor, llvm::StringRef divisorName,
-                      llvm::StringRef rule) {
+  void requireDivides(int64_t value, llvm::StringRef valueName, int64_t divisor,
+                      llvm::StringRef divisorName, llvm::StringRef rule) {
     require(divisor > 0 && value % divisor == 0, rule,
             llvm::Twine(valueName) + " = " + llvm::Twine(value) +
                 " is not divisible by " + divisorName + " = " +

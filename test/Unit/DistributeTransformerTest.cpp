@@ -1,13 +1,15 @@
-//===- DistributeTransformerTest.cpp - The pass keeps the algebra's facts -===//
+//===- DistributeTransformerTest.cpp - The passes keep the algebra's facts -===//
 //
-// Runs --distribute-transformer on a PassManager built in C++ over a grid of
-// models and mappings and checks that the dist IR holds exactly the
-// algebra's invocations, in stage order, and that canonicalize + CSE do not
-// change a single fact.
+// Runs --distribute-transformer and --plan-portable on a PassManager built in
+// C++ over grids of models and mappings and checks that the dist IR holds
+// exactly the algebra's invocations, in stage order, that canonicalize + CSE
+// do not change a single fact, and that the plan conserves the algebra's
+// totals.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
+#include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
 #include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
 #include "Blueprint/InitAll.h"
 #include "Blueprint/Transforms/Passes.h"
@@ -207,4 +209,112 @@ TEST_F(DistributeTransformerTest, SourceDigestIsRecordedAndStable) {
   ASSERT_TRUE(succeeded(pm.run(*module)));
   EXPECT_NE((*module->getOps<dist::ProgramOp>().begin()).getSourceDigest(),
             digests[0]);
+}
+
+namespace {
+
+/// Shapes of the property test: a small GPT, the SeqSel 22B block, grouped
+/// query attention with a gated MLP, and heads * head_dim != hidden.
+std::vector<ModelSpec> propertyShapes() {
+  auto shape = [](int64_t hidden, int64_t heads, int64_t kvHeads,
+                  int64_t headDim, int64_t ffn, int64_t seq,
+                  ActivationKind activation, NormKind norm) {
+    ModelSpec model;
+    model.hidden = hidden;
+    model.heads = heads;
+    model.kvHeads = kvHeads;
+    model.headDim = headDim;
+    model.ffnHidden = ffn;
+    model.seqLength = model.maxPositions = seq;
+    model.vocab = 51200;
+    model.blocks = 8;
+    model.activation = activation;
+    model.norm = norm;
+    return model;
+  };
+  return {shape(512, 8, 8, 64, 2048, 128, ActivationKind::GeLU,
+                NormKind::LayerNorm),
+          shape(6144, 64, 64, 96, 24576, 2048, ActivationKind::GeLU,
+                NormKind::LayerNorm),
+          shape(4096, 32, 8, 128, 14336, 4096, ActivationKind::SwiGLU,
+                NormKind::RMSNorm),
+          shape(1024, 16, 8, 80, 4096, 256, ActivationKind::ReLU,
+                NormKind::LayerNorm)};
+}
+
+void expectSameTotals(const WorkTotals &plan, const WorkTotals &derived) {
+  EXPECT_EQ(plan.invocations, derived.invocations);
+  EXPECT_EQ(plan.ops, derived.ops);
+  EXPECT_EQ(plan.readBytes, derived.readBytes);
+  EXPECT_EQ(plan.writeBytes, derived.writeBytes);
+  EXPECT_EQ(plan.messageBytes, derived.messageBytes);
+  EXPECT_EQ(plan.minimumTransferBytes, derived.minimumTransferBytes);
+  EXPECT_EQ(plan.stashBytes, derived.stashBytes);
+}
+
+} // namespace
+
+TEST_F(DistributeTransformerTest, PlanConservesTheAlgebrasTotals) {
+  constexpr Phase phases[] = {Phase::Forward,        Phase::Recompute,
+                              Phase::ActivationGrad, Phase::WeightGrad,
+                              Phase::Optimizer,      Phase::Recommunication};
+  constexpr Engine engines[] = {Engine::Matmul, Engine::Vector,
+                                Engine::Collective};
+  int runs = 0;
+  for (const ModelSpec &model : propertyShapes())
+    for (int64_t tp : {1, 2, 4, 8})
+      for (TPCommMode mode :
+           {TPCommMode::AllReduce, TPCommMode::ReduceScatterAllGather})
+        for (RecomputePolicy recompute :
+             {RecomputePolicy::None, RecomputePolicy::Selective,
+              RecomputePolicy::Full}) {
+          Case c;
+          c.model = model;
+          c.training.globalBatch = 16;
+          c.training.microBatch = 2;
+          c.mapping.tp = c.mapping.world = tp;
+          c.mapping.tpComm = mode;
+          c.mapping.recompute = recompute;
+          SCOPED_TRACE(testing::Message()
+                       << "hidden=" << model.hidden << " tp=" << tp
+                       << " mode=" << stringifyEnum(mode).str()
+                       << " recompute=" << stringifyEnum(recompute).str());
+          OwningOpRef<ModuleOp> module = buildModule(c);
+          PassManager pm(&context);
+          pm.addPass(createDistributeTransformer());
+          pm.addPass(createVerifyConservation());
+          pm.addPass(createPlanPortable());
+          pm.addPass(createVerifyConservation());
+          ASSERT_TRUE(succeeded(pm.run(*module)));
+          ASSERT_EQ(llvm::range_size(module->getOps<pplan::PlanOp>()), 1u);
+
+          // The plan's totals, per cadence, equal the algebra's.
+          BlockWork planWork[2];
+          planWork[1].cadence = Cadence::PerIteration;
+          module->walk([&](pplan::TaskOp task) {
+            llvm::Expected<Invocation> invocation = toInvocation(
+                llvm::cast<WorkFactsOpInterface>(task.getOperation()));
+            ASSERT_TRUE(static_cast<bool>(invocation));
+            planWork[task.getCadence() == Cadence::PerIteration]
+                .invocations.push_back(*invocation);
+          });
+          llvm::Expected<BlockWork> derived[2] = {
+              deriveBlockWork(c.model, c.training, c.mapping),
+              deriveOptimizerWork(c.model, c.training, c.mapping)};
+          for (int cadence = 0; cadence < 2; ++cadence) {
+            ASSERT_TRUE(static_cast<bool>(derived[cadence]));
+            llvm::Expected<WorkSummary> fromPlan = summarize(planWork[cadence]);
+            llvm::Expected<WorkSummary> fromAlgebra =
+                summarize(*derived[cadence]);
+            ASSERT_TRUE(static_cast<bool>(fromPlan));
+            ASSERT_TRUE(static_cast<bool>(fromAlgebra));
+            for (Phase phase : phases)
+              for (Engine engine : engines)
+                expectSameTotals(fromPlan->at(phase, engine),
+                                 fromAlgebra->at(phase, engine));
+            expectSameTotals(fromPlan->total(), fromAlgebra->total());
+          }
+          ++runs;
+        }
+  EXPECT_EQ(runs, 4 * 4 * 2 * 3);
 }

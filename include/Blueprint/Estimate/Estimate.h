@@ -1,4 +1,4 @@
-//===- Estimate.h - Derived time estimates of exact work ------*- C++ -*-===//
+//===- Estimate.h - Derived time estimates of exact work --------*- C++ -*-===//
 //
 // Costs exact work facts (primitive invocations with their phase, engine,
 // operations, bytes and collective facts) against a SystemProfile and a
@@ -143,6 +143,8 @@ struct TaskEstimate {
   BindingResource binding = BindingResource::Compute;
 };
 
+inline constexpr size_t kNumCadences = workload::getMaxEnumValForCadence() + 1;
+
 /// One block's per-micro-batch tasks run one after another on one stage.
 struct StageSerialTime {
   double forward = 0;
@@ -150,7 +152,8 @@ struct StageSerialTime {
   /// activation_grad + weight_grad + recommunication.
   double backward = 0;
   /// Every per-micro-batch task: forward + recompute + backward for the
-  /// work algebra, which puts optimizer work at per-iteration cadence.
+  /// training work algebra, which puts optimizer work at per-iteration
+  /// cadence.
   double combined = 0;
 };
 
@@ -169,13 +172,15 @@ struct EstimateReport {
   std::map<std::string, std::string> tierOfAxis;
   /// In input order.
   std::vector<TaskEstimate> tasks;
-  std::array<double, workload::kNumPhases> perMicroBatchSecondsByPhase{};
-  std::array<double, workload::kNumPhases> perIterationSecondsByPhase{};
+  /// Task seconds summed by cadence and phase (tasks of different cadences
+  /// run different numbers of times, so they are never summed together).
+  std::array<std::array<double, workload::kNumPhases>, kNumCadences>
+      secondsByCadenceAndPhase{};
+  std::array<double, kNumCadences> secondsByCadence{};
+  /// Number of tasks of each cadence.
+  std::array<int64_t, kNumCadences> tasksByCadence{};
   /// Over the per-micro-batch tasks.
   StageSerialTime block;
-  /// Sum over the per-iteration tasks (optimizer step and the
-  /// synchronisation before it).
-  double perIterationSeconds = 0;
   /// Every profile field the report used, sorted by path.
   std::vector<ProfileFieldUse> profileFields;
 };
@@ -193,7 +198,8 @@ llvm::Expected<EstimateReport> estimateWork(const EstimateInput &input,
 void printEstimateJSON(const EstimateReport &report, llvm::raw_ostream &os);
 
 /// The report as a text table: one row per task followed by its terms, the
-/// totals by phase, the stage-serial block time and the profile fields used.
+/// totals by cadence and phase, the stage-serial block time and the profile
+/// fields used.
 void printEstimateTable(const EstimateReport &report, llvm::raw_ostream &os);
 
 } // namespace blueprint::estimate

@@ -1,4 +1,4 @@
-//===- SystemProfile.h - Target description for derived estimates -*- C++ -*-===//
+//===- SystemProfile.h - Targets for derived estimates ----------*- C++ -*-===//
 //
 // A SystemProfile describes one accelerator and its fabric: a peak rate per
 // compute capability and datatype, memory capacity and bandwidth, network
@@ -102,8 +102,7 @@ struct SystemProfile {
   std::vector<NetworkTier> networkTiers;
 
   /// The rate of `capability` at `type`, or nullptr if not declared.
-  const ComputeRate *rate(Capability capability,
-                          workload::DataType type) const;
+  const ComputeRate *rate(Capability capability, workload::DataType type) const;
   /// The tier called `name`, or nullptr.
   const NetworkTier *tier(llvm::StringRef name) const;
 };
@@ -124,7 +123,8 @@ struct NetworkTierBinding {
 
 /// Parses a binding: a JSON object from mesh-axis name to tier name, both
 /// non-empty strings.
-llvm::Expected<NetworkTierBinding> parseNetworkTierBinding(llvm::StringRef json);
+llvm::Expected<NetworkTierBinding>
+parseNetworkTierBinding(llvm::StringRef json);
 /// parseNetworkTierBinding on the contents of `path`.
 llvm::Expected<NetworkTierBinding> loadNetworkTierBinding(llvm::StringRef path);
 

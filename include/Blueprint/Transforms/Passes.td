@@ -99,6 +99,25 @@ def VerifyConservation : Pass<"verify-conservation", "::mlir::ModuleOp"> {
   }];
 }
 
+def PrintDigest : Pass<"print-digest", "::mlir::ModuleOp"> {
+  let summary = "Print the stable digest of the module and of each program";
+  let description = [{
+    Prints `sha256:<hex>` of the module and of every top-level symbol op
+    (ModelIR op, `dist.program`, `pplan.plan`), each printed without
+    locations (docs/Checkpoints.md). The same IR gives the same digest
+    whatever file, format (text or bytecode) or thread count it came from.
+
+    ```
+    module sha256:3f0c...
+    dist.program @gpt sha256:9a41...
+    ```
+  }];
+  let options = [
+    Option<"outputFile", "output", "std::string", /*default=*/"\"-\"",
+           "where to print the digests ('-' is standard output)">
+  ];
+}
+
 def WorkSummary : Pass<"work-summary", "::mlir::ModuleOp"> {
   let summary = "Print the work totals by cadence, phase and engine class";
   let description = [{

@@ -1,0 +1,38 @@
+//===- WorkTotals.h - Totals of the work a program holds --------*- C++ -*-===//
+//
+// The totals `--work-summary` prints, as a library: any program op (a
+// `dist.program`, a `pplan.plan`) summed through WorkFactsOpInterface with
+// the algebra's checked summarize(). Observers and tools share it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_TRANSFORMS_WORKTOTALS_H
+#define BLUEPRINT_TRANSFORMS_WORKTOTALS_H
+
+#include "Blueprint/Workload/BlockWork.h"
+
+#include "mlir/IR/Operation.h"
+#include "llvm/Support/JSON.h"
+
+namespace blueprint {
+
+/// The totals of one program, per cadence present.
+struct ProgramTotals {
+  std::string name;
+  std::vector<std::pair<workload::Cadence, workload::WorkSummary>> cadences;
+};
+
+/// Sums the work ops nested in `program`; an overflow is reported on the
+/// program and yields failure.
+mlir::FailureOr<ProgramTotals> summarizeProgram(mlir::Operation *program);
+
+/// `{"<cadence>": {"by_phase_engine": [...], "by_phase": {...},
+/// "by_engine": {...}, "total": {...}}}` (docs/DistSpec.md).
+llvm::json::Object toJSON(const ProgramTotals &totals);
+
+/// The JSON object of one set of totals (invocations, ops, read_bytes, ...).
+llvm::json::Object toJSON(const workload::WorkTotals &totals);
+
+} // namespace blueprint
+
+#endif // BLUEPRINT_TRANSFORMS_WORKTOTALS_H

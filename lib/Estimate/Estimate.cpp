@@ -1,0 +1,647 @@
+//===- Estimate.cpp - Roofline and alpha-beta estimates of exact work -----===//
+//
+// One function per formula, each naming its source; the estimator applies
+// them to every task and records, term by term, the plan facts and profile
+// fields it used. docs/Estimate.md states the formulas, the provenance format
+// and the definitional choices (what overlaps, what is counted).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Estimate/Estimate.h"
+#include "Blueprint/Workload/Checked.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+using namespace blueprint;
+using namespace blueprint::estimate;
+using workload::Cadence;
+using workload::CollectiveKind;
+using workload::DataType;
+using workload::Engine;
+using workload::Phase;
+
+//===----------------------------------------------------------------------===//
+// Formulas
+//===----------------------------------------------------------------------===//
+
+double estimate::rooflineComputeSeconds(int64_t ops, double peakOpsPerSecond,
+                                        double efficiency) {
+  return static_cast<double>(ops) / (peakOpsPerSecond * efficiency);
+}
+
+double estimate::rooflineMemorySeconds(int64_t bytes,
+                                       double bandwidthBytesPerSecond,
+                                       double efficiency) {
+  return static_cast<double>(bytes) / (bandwidthBytesPerSecond * efficiency);
+}
+
+double estimate::ringAllReduceSeconds(int64_t participants,
+                                      int64_t messageBytes,
+                                      double bandwidthBytesPerSecond,
+                                      double latencySeconds) {
+  double steps = static_cast<double>(participants - 1);
+  return 2 * steps / static_cast<double>(participants) *
+             static_cast<double>(messageBytes) / bandwidthBytesPerSecond +
+         2 * steps * latencySeconds;
+}
+
+double estimate::ringReduceScatterOrAllGatherSeconds(
+    int64_t participants, int64_t messageBytes, double bandwidthBytesPerSecond,
+    double latencySeconds) {
+  double steps = static_cast<double>(participants - 1);
+  return steps / static_cast<double>(participants) *
+             static_cast<double>(messageBytes) / bandwidthBytesPerSecond +
+         steps * latencySeconds;
+}
+
+//===----------------------------------------------------------------------===//
+// Input
+//===----------------------------------------------------------------------===//
+
+EstimateInput
+estimate::makeEstimateInput(const workload::TrainingSpec &training,
+                            const workload::MappingSpec &mapping) {
+  EstimateInput input;
+  input.computeType = training.activationType;
+  input.mesh = {{"tp", mapping.tp}, {"pp", mapping.pp}, {"dp", mapping.dp}};
+  return input;
+}
+
+void estimate::appendWork(EstimateInput &input, const workload::BlockWork &work,
+                          llvm::StringRef collectiveAxis) {
+  for (const workload::Invocation &invocation : work.invocations) {
+    EstimateTask task;
+    task.invocation = invocation;
+    task.cadence = work.cadence;
+    if (invocation.engine == Engine::Collective)
+      task.meshAxis = collectiveAxis.str();
+    input.tasks.push_back(std::move(task));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Estimator
+//===----------------------------------------------------------------------===//
+
+llvm::StringRef estimate::stringifyBindingResource(BindingResource resource) {
+  switch (resource) {
+  case BindingResource::Compute:
+    return "compute";
+  case BindingResource::Memory:
+    return "memory";
+  case BindingResource::Network:
+    return "network";
+  }
+  llvm_unreachable("unknown binding resource");
+}
+
+namespace {
+
+/// Six significant digits: enough to recompute every term by hand.
+std::string formatNumber(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.6g", value);
+  return text;
+}
+
+llvm::Error failure(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "estimate: " + message);
+}
+
+/// The capability that executes an engine's arithmetic: a collective's
+/// reduction runs on the vector engine.
+Capability capabilityOf(Engine engine) {
+  return engine == Engine::Matmul ? Capability::Matmul : Capability::Vector;
+}
+
+/// The factor an efficiency declaration gives for `size`, and the text
+/// naming the field it came from.
+struct AppliedEfficiency {
+  double factor = 1;
+  /// "<field> <factor>" or "" when nothing is declared.
+  std::string text;
+};
+
+class Estimator {
+public:
+  Estimator(const EstimateInput &input, const SystemProfile &profile,
+            const NetworkTierBinding &binding)
+      : input(input), profile(profile), binding(binding) {}
+
+  llvm::Expected<EstimateReport> run() {
+    if (llvm::Error error = checkMeshAndBinding())
+      return std::move(error);
+    EstimateReport report;
+    report.profileName = profile.name;
+    report.computeType = input.computeType;
+    report.mesh = input.mesh;
+    report.tierOfAxis = binding.tierOfAxis;
+    for (size_t index = 0; index < input.tasks.size(); ++index) {
+      llvm::Expected<TaskEstimate> task =
+          estimateTask(index, input.tasks[index]);
+      if (!task)
+        return task.takeError();
+      addToTotals(report, *task);
+      report.tasks.push_back(std::move(*task));
+    }
+    for (auto &entry : fieldsUsed)
+      report.profileFields.push_back(std::move(entry.second));
+    return report;
+  }
+
+private:
+  /// Every mesh axis is named once with a positive size; every bound axis is
+  /// in the mesh, names a tier of the profile, and the tier spans it.
+  llvm::Error checkMeshAndBinding() {
+    for (size_t i = 0; i < input.mesh.size(); ++i) {
+      const MeshAxis &axis = input.mesh[i];
+      if (axis.name.empty())
+        return failure("mesh axis #" + llvm::Twine(i) + " has no name");
+      if (axis.size <= 0)
+        return failure("mesh axis '" + axis.name + "' has size " +
+                       llvm::Twine(axis.size) + "; sizes must be positive");
+      for (size_t j = 0; j < i; ++j)
+        if (input.mesh[j].name == axis.name)
+          return failure("mesh axis '" + axis.name + "' is declared twice");
+    }
+    for (const auto &[axisName, tierName] : binding.tierOfAxis) {
+      std::string where = "network tier binding $." + axisName;
+      const MeshAxis *axis = meshAxis(axisName);
+      if (!axis)
+        return failure(where + ": no mesh axis named '" + axisName +
+                       "'; the mesh has " + meshAxisNames());
+      const NetworkTier *tier = profile.tier(tierName);
+      if (!tier)
+        return failure(where + ": profile '" + profile.name +
+                       "' has no network tier named '" + tierName +
+                       "'; its tiers are " + tierNames());
+      use(tierPath(*tier) + ".group_size",
+          static_cast<double>(tier->groupSize.value), tier->groupSize.source);
+      if (tier->groupSize.value < axis->size)
+        return failure(where + ": tier '" + tierName + "' spans " +
+                       llvm::Twine(tier->groupSize.value) + " ranks (" +
+                       tierPath(*tier) + ".group_size) but mesh axis '" +
+                       axisName + "' has " + llvm::Twine(axis->size) +
+                       " ranks");
+    }
+    return llvm::Error::success();
+  }
+
+  llvm::Expected<TaskEstimate> estimateTask(size_t index,
+                                            const EstimateTask &task) {
+    const workload::Invocation &invocation = task.invocation;
+    std::string where = "task #" + std::to_string(index) + " '" +
+                        invocation.primitive + "' (" +
+                        workload::stringifyEnum(invocation.phase).str() + ")";
+    TaskEstimate result;
+    result.primitive = invocation.primitive;
+    result.phase = invocation.phase;
+    result.engine = invocation.engine;
+    result.cadence = task.cadence;
+    result.ops = invocation.ops;
+    result.collective = invocation.collective;
+    result.meshAxis = task.meshAxis;
+
+    if (invocation.ops < 0)
+      return failure(where + ": negative ops " + llvm::Twine(invocation.ops));
+    for (const auto *accesses : {&invocation.reads, &invocation.writes})
+      for (const workload::TensorAccess &access : *accesses)
+        if (access.bytes < 0)
+          return failure(where + ": tensor '" + access.tensor +
+                         "' has negative bytes " + llvm::Twine(access.bytes));
+    workload::OverflowGuard guard;
+    for (const workload::TensorAccess &access : invocation.reads)
+      result.readBytes =
+          guard.add(result.readBytes, access.bytes, "read bytes");
+    for (const workload::TensorAccess &access : invocation.writes)
+      result.writeBytes =
+          guard.add(result.writeBytes, access.bytes, "write bytes");
+    int64_t movedBytes =
+        guard.add(result.readBytes, result.writeBytes, "read + write bytes");
+    if (guard.failed())
+      return failure(where + ": 64-bit overflow summing its " +
+                     guard.overflowedQuantity());
+
+    bool isCollective = invocation.engine == Engine::Collective;
+    if (isCollective != invocation.collective.has_value())
+      return failure(where + ": engine " +
+                     workload::stringifyEnum(invocation.engine) +
+                     (isCollective ? " without" : " with") +
+                     " collective facts; they are present exactly for "
+                     "collectives");
+    if (isCollective && task.meshAxis.empty())
+      return failure(where + ": a collective needs the mesh axis it spans");
+    if (!isCollective && !task.meshAxis.empty())
+      return failure(where + ": only collectives span a mesh axis, got '" +
+                     task.meshAxis + "'");
+
+    if (isCollective) {
+      llvm::Expected<TimeTerm> network = networkTerm(where, task, result);
+      if (!network)
+        return network.takeError();
+      result.terms.push_back(std::move(*network));
+      if (invocation.ops > 0) {
+        llvm::Expected<TimeTerm> reduction =
+            computeTerm(where, Engine::Collective, invocation.ops);
+        if (!reduction)
+          return reduction.takeError();
+        result.terms.push_back(std::move(*reduction));
+      }
+      result.terms.push_back(memoryTerm(result, movedBytes));
+    } else {
+      llvm::Expected<TimeTerm> compute =
+          computeTerm(where, invocation.engine, invocation.ops);
+      if (!compute)
+        return compute.takeError();
+      result.terms.push_back(std::move(*compute));
+      result.terms.push_back(memoryTerm(result, movedBytes));
+    }
+
+    // The terms overlap (roofline): the largest bounds the task; on a tie
+    // the engine's own resource, listed first, is the binding one.
+    const TimeTerm *largest = &result.terms.front();
+    for (const TimeTerm &term : result.terms)
+      if (term.seconds > largest->seconds)
+        largest = &term;
+    result.seconds = largest->seconds;
+    result.binding = largest->resource;
+    return result;
+  }
+
+  /// ops / (peak * efficiency) of the engine's capability at computeType.
+  llvm::Expected<TimeTerm> computeTerm(const std::string &where, Engine engine,
+                                       int64_t ops) {
+    Capability capability = capabilityOf(engine);
+    std::string field = "compute." + stringifyCapability(capability).str() +
+                        "." + workload::stringifyEnum(input.computeType).str();
+    const ComputeRate *rate = profile.rate(capability, input.computeType);
+    if (!rate)
+      return failure(where + ": profile '" + profile.name + "' declares no " +
+                     field + " rate");
+    std::string peakField = field + ".peak_ops_per_second";
+    use(peakField, rate->peakOpsPerSecond.value, rate->peakOpsPerSecond.source);
+    AppliedEfficiency efficiency =
+        applyEfficiency(rate->efficiency, field, ops, "ops");
+
+    TimeTerm term;
+    term.resource = BindingResource::Compute;
+    term.seconds = rooflineComputeSeconds(ops, rate->peakOpsPerSecond.value,
+                                          efficiency.factor);
+    std::string opsFact = engine == Engine::Collective
+                              ? "reduction ops " + std::to_string(ops)
+                              : "ops " + std::to_string(ops);
+    term.provenance = opsFact + " / " +
+                      scaled(peakField, rate->peakOpsPerSecond.value,
+                             efficiency, field + ".efficiency");
+    if (engine == Engine::Collective)
+      term.provenance += ", on the vector engine while the ring transfers";
+    return term;
+  }
+
+  /// (reads + writes) / (memory bandwidth * efficiency).
+  TimeTerm memoryTerm(const TaskEstimate &task, int64_t movedBytes) {
+    const MemoryProfile &memory = profile.memory;
+    std::string bandwidthField = "memory.bandwidth_bytes_per_second";
+    use(bandwidthField, memory.bandwidthBytesPerSecond.value,
+        memory.bandwidthBytesPerSecond.source);
+    AppliedEfficiency efficiency =
+        applyEfficiency(memory.efficiency, "memory", movedBytes, "bytes");
+
+    TimeTerm term;
+    term.resource = BindingResource::Memory;
+    term.seconds = rooflineMemorySeconds(
+        movedBytes, memory.bandwidthBytesPerSecond.value, efficiency.factor);
+    term.provenance =
+        "(read_bytes " + std::to_string(task.readBytes) + " + write_bytes " +
+        std::to_string(task.writeBytes) + ") / " +
+        scaled(bandwidthField, memory.bandwidthBytesPerSecond.value, efficiency,
+               "memory.efficiency");
+    return term;
+  }
+
+  /// The ring algorithm of the collective's kind on the tier bound to its
+  /// mesh axis.
+  llvm::Expected<TimeTerm> networkTerm(const std::string &where,
+                                       const EstimateTask &task,
+                                       TaskEstimate &result) {
+    const workload::CollectiveFacts &facts = *task.invocation.collective;
+    const MeshAxis *axis = meshAxis(task.meshAxis);
+    if (!axis)
+      return failure(where + ": spans mesh axis '" + task.meshAxis +
+                     "', which is not in the mesh " + meshAxisNames());
+    if (facts.participants != axis->size)
+      return failure(where + ": " + llvm::Twine(facts.participants) +
+                     " participants, but mesh axis '" + axis->name + "' has " +
+                     llvm::Twine(axis->size) + " ranks");
+    if (facts.messageBytes < 0)
+      return failure(where + ": negative message bytes " +
+                     llvm::Twine(facts.messageBytes));
+    auto bound = binding.tierOfAxis.find(axis->name);
+    if (bound == binding.tierOfAxis.end())
+      return failure(where + ": spans mesh axis '" + axis->name +
+                     "', which the network tier binding does not bind");
+    // checkMeshAndBinding verified that the tier exists.
+    const NetworkTier &tier = *profile.tier(bound->second);
+    result.tier = tier.name;
+
+    std::string tierField = tierPath(tier);
+    std::string bandwidthField = tierField + ".bandwidth_bytes_per_second";
+    std::string latencyField = tierField + ".latency_seconds";
+    use(bandwidthField, tier.bandwidthBytesPerSecond.value,
+        tier.bandwidthBytesPerSecond.source);
+    use(latencyField, tier.latencySeconds.value, tier.latencySeconds.source);
+    AppliedEfficiency efficiency = applyEfficiency(tier.efficiency, tierField,
+                                                   facts.messageBytes, "bytes");
+    double bandwidth = tier.bandwidthBytesPerSecond.value * efficiency.factor;
+
+    int64_t n = facts.participants;
+    bool allReduce = facts.kind == CollectiveKind::AllReduce;
+    TimeTerm term;
+    term.resource = BindingResource::Network;
+    term.seconds =
+        allReduce
+            ? ringAllReduceSeconds(n, facts.messageBytes, bandwidth,
+                                   tier.latencySeconds.value)
+            : ringReduceScatterOrAllGatherSeconds(
+                  n, facts.messageBytes, bandwidth, tier.latencySeconds.value);
+    std::string steps = allReduce ? "2*(" + std::to_string(n) + "-1)"
+                                  : "(" + std::to_string(n) + "-1)";
+    term.provenance = "ring " + workload::stringifyEnum(facts.kind).str() +
+                      " over mesh axis '" + axis->name + "' (participants " +
+                      std::to_string(n) + ") on tier '" + tier.name +
+                      "': " + steps + "/" + std::to_string(n) +
+                      " * message_bytes " + std::to_string(facts.messageBytes) +
+                      " / " +
+                      scaled(bandwidthField, tier.bandwidthBytesPerSecond.value,
+                             efficiency, tierField + ".efficiency") +
+                      " + " + steps + " * " + latencyField + " " +
+                      formatNumber(tier.latencySeconds.value);
+    return term;
+  }
+
+  /// The efficiency for `size`, recording the field it came from.
+  AppliedEfficiency applyEfficiency(const std::optional<Efficiency> &declared,
+                                    const std::string &owner, int64_t size,
+                                    llvm::StringRef unit) {
+    AppliedEfficiency applied;
+    if (!declared)
+      return applied;
+    size_t index = declared->stepFor(size);
+    const EfficiencyStep &step = declared->steps[index];
+    std::string field = declared->flat
+                            ? owner + ".efficiency.flat"
+                            : owner + ".efficiency.by_" + unit.str() + "[" +
+                                  std::to_string(index) + "]";
+    use(field, step.efficiency, declared->source);
+    applied.factor = step.efficiency;
+    applied.text = field + " " + formatNumber(step.efficiency);
+    if (!declared->flat)
+      applied.text +=
+          " (min_" + unit.str() + " " + std::to_string(step.minSize) + ")";
+    return applied;
+  }
+
+  /// "(<field> <value> * <efficiency>)", or "<field> <value> (no <efficiency
+  /// field> declared)".
+  static std::string scaled(const std::string &field, double value,
+                            const AppliedEfficiency &efficiency,
+                            const std::string &efficiencyField) {
+    std::string peak = field + " " + formatNumber(value);
+    if (efficiency.text.empty())
+      return peak + " (no " + efficiencyField + " declared)";
+    return "(" + peak + " * " + efficiency.text + ")";
+  }
+
+  /// Records that the report used `path` (value and source).
+  void use(const std::string &path, double value, const std::string &source) {
+    fieldsUsed.try_emplace(path, ProfileFieldUse{path, value, source});
+  }
+
+  /// "network_tiers[<name>]": tiers are named by name, not position.
+  static std::string tierPath(const NetworkTier &tier) {
+    return "network_tiers[" + tier.name + "]";
+  }
+
+  const MeshAxis *meshAxis(llvm::StringRef name) const {
+    for (const MeshAxis &axis : input.mesh)
+      if (axis.name == name)
+        return &axis;
+    return nullptr;
+  }
+
+  std::string meshAxisNames() const {
+    std::vector<std::string> names;
+    for (const MeshAxis &axis : input.mesh)
+      names.push_back("'" + axis.name + "'");
+    return "{" + llvm::join(names, ", ") + "}";
+  }
+
+  std::string tierNames() const {
+    std::vector<std::string> names;
+    for (const NetworkTier &tier : profile.networkTiers)
+      names.push_back("'" + tier.name + "'");
+    return "{" + llvm::join(names, ", ") + "}";
+  }
+
+  static void addToTotals(EstimateReport &report, const TaskEstimate &task) {
+    size_t cadence = static_cast<size_t>(task.cadence);
+    report.secondsByCadenceAndPhase[cadence][static_cast<size_t>(task.phase)] +=
+        task.seconds;
+    report.secondsByCadence[cadence] += task.seconds;
+    ++report.tasksByCadence[cadence];
+    if (task.cadence != Cadence::PerMicroBatch)
+      return;
+    if (task.phase == Phase::Forward)
+      report.block.forward += task.seconds;
+    else if (task.phase == Phase::Recompute)
+      report.block.recompute += task.seconds;
+    else if (task.phase == Phase::ActivationGrad ||
+             task.phase == Phase::WeightGrad ||
+             task.phase == Phase::Recommunication)
+      report.block.backward += task.seconds;
+    report.block.combined += task.seconds;
+  }
+
+  const EstimateInput &input;
+  const SystemProfile &profile;
+  const NetworkTierBinding &binding;
+  std::map<std::string, ProfileFieldUse> fieldsUsed;
+};
+
+} // namespace
+
+llvm::Expected<EstimateReport>
+estimate::estimateWork(const EstimateInput &input, const SystemProfile &profile,
+                       const NetworkTierBinding &binding) {
+  return Estimator(input, profile, binding).run();
+}
+
+//===----------------------------------------------------------------------===//
+// Output
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::string microseconds(double seconds) {
+  return llvm::formatv("{0:F3}", seconds * 1e6).str();
+}
+
+/// The cadences that have tasks in `report`, in enum order.
+std::vector<Cadence> presentCadences(const EstimateReport &report) {
+  std::vector<Cadence> cadences;
+  for (size_t i = 0; i < kNumCadences; ++i)
+    if (report.tasksByCadence[i] > 0)
+      cadences.push_back(static_cast<Cadence>(i));
+  return cadences;
+}
+} // namespace
+
+void estimate::printEstimateJSON(const EstimateReport &report,
+                                 llvm::raw_ostream &os) {
+  llvm::json::OStream json(os, 2);
+  json.object([&] {
+    json.attribute("profile", report.profileName);
+    json.attribute("compute_type", workload::stringifyEnum(report.computeType));
+    json.attributeArray("mesh", [&] {
+      for (const MeshAxis &axis : report.mesh)
+        json.object([&] {
+          json.attribute("axis", axis.name);
+          json.attribute("size", axis.size);
+        });
+    });
+    json.attributeObject("binding", [&] {
+      for (const auto &[axis, tier] : report.tierOfAxis)
+        json.attribute(axis, tier);
+    });
+    json.attributeArray("tasks", [&] {
+      for (const TaskEstimate &task : report.tasks)
+        json.object([&] {
+          json.attribute("primitive", task.primitive);
+          json.attribute("phase", workload::stringifyEnum(task.phase));
+          json.attribute("engine", workload::stringifyEnum(task.engine));
+          json.attribute("cadence", workload::stringifyEnum(task.cadence));
+          json.attribute("ops", task.ops);
+          json.attribute("read_bytes", task.readBytes);
+          json.attribute("write_bytes", task.writeBytes);
+          if (task.collective)
+            json.attributeObject("collective", [&] {
+              json.attribute("kind",
+                             workload::stringifyEnum(task.collective->kind));
+              json.attribute("reduction", workload::stringifyEnum(
+                                              task.collective->reduction));
+              json.attribute("participants", task.collective->participants);
+              json.attribute("message_bytes", task.collective->messageBytes);
+              json.attribute("mesh_axis", task.meshAxis);
+              json.attribute("tier", task.tier);
+              json.attribute("algorithm", "ring");
+            });
+          json.attribute("seconds", task.seconds);
+          json.attribute("binding", stringifyBindingResource(task.binding));
+          json.attributeArray("terms", [&] {
+            for (const TimeTerm &term : task.terms)
+              json.object([&] {
+                json.attribute("resource",
+                               stringifyBindingResource(term.resource));
+                json.attribute("seconds", term.seconds);
+                json.attribute("provenance", term.provenance);
+              });
+          });
+        });
+    });
+    std::vector<Cadence> cadences = presentCadences(report);
+    json.attributeObject("phase_seconds", [&] {
+      for (Cadence cadence : cadences)
+        json.attributeObject(workload::stringifyEnum(cadence), [&] {
+          for (size_t phase = 0; phase < workload::kNumPhases; ++phase)
+            json.attribute(workload::stringifyEnum(static_cast<Phase>(phase)),
+                           report.secondsByCadenceAndPhase[static_cast<size_t>(
+                               cadence)][phase]);
+        });
+    });
+    json.attributeObject("cadence_seconds", [&] {
+      for (Cadence cadence : cadences)
+        json.attribute(workload::stringifyEnum(cadence),
+                       report.secondsByCadence[static_cast<size_t>(cadence)]);
+    });
+    json.attributeObject("block_seconds", [&] {
+      json.attribute("forward", report.block.forward);
+      json.attribute("recompute", report.block.recompute);
+      json.attribute("backward", report.block.backward);
+      json.attribute("combined", report.block.combined);
+    });
+    json.attributeArray("profile_fields", [&] {
+      for (const ProfileFieldUse &field : report.profileFields)
+        json.object([&] {
+          json.attribute("path", field.path);
+          json.attribute("value", field.value);
+          json.attribute("source", field.source);
+        });
+    });
+  });
+  os << "\n";
+}
+
+void estimate::printEstimateTable(const EstimateReport &report,
+                                  llvm::raw_ostream &os) {
+  os << "estimate on profile '" << report.profileName << "', compute type "
+     << workload::stringifyEnum(report.computeType) << ", mesh";
+  for (const MeshAxis &axis : report.mesh)
+    os << " " << axis.name << "=" << axis.size;
+  os << ", binding";
+  if (report.tierOfAxis.empty())
+    os << " (none)";
+  for (const auto &[axis, tier] : report.tierOfAxis)
+    os << " " << axis << "->" << tier;
+  os << "\n\n";
+
+  os << llvm::formatv("{0,-26} {1,-16} {2,-11} {3,-15} {4,14} {5,-8}\n",
+                      "primitive", "phase", "engine", "cadence", "time_us",
+                      "binding");
+  for (const TaskEstimate &task : report.tasks) {
+    os << llvm::formatv("{0,-26} {1,-16} {2,-11} {3,-15} {4,14} {5,-8}\n",
+                        task.primitive, workload::stringifyEnum(task.phase),
+                        workload::stringifyEnum(task.engine),
+                        workload::stringifyEnum(task.cadence),
+                        microseconds(task.seconds),
+                        stringifyBindingResource(task.binding));
+    for (const TimeTerm &term : task.terms)
+      os << "    " << stringifyBindingResource(term.resource) << " "
+         << microseconds(term.seconds) << " us = " << term.provenance << "\n";
+  }
+
+  std::vector<Cadence> cadences = presentCadences(report);
+  os << "\n" << llvm::formatv("{0,-18}", "phase totals (us)");
+  for (Cadence cadence : cadences)
+    os << llvm::formatv(" {0,16}", workload::stringifyEnum(cadence));
+  os << "\n";
+  for (size_t phase = 0; phase < workload::kNumPhases; ++phase) {
+    os << llvm::formatv("{0,-18}",
+                        workload::stringifyEnum(static_cast<Phase>(phase)));
+    for (Cadence cadence : cadences)
+      os << llvm::formatv(
+          " {0,16}",
+          microseconds(report.secondsByCadenceAndPhase[static_cast<size_t>(
+              cadence)][phase]));
+    os << "\n";
+  }
+  os << llvm::formatv("{0,-18}", "total");
+  for (Cadence cadence : cadences)
+    os << llvm::formatv(
+        " {0,16}",
+        microseconds(report.secondsByCadence[static_cast<size_t>(cadence)]));
+  os << "\n\nstage-serial block time per micro-batch (us): forward "
+     << microseconds(report.block.forward) << ", recompute "
+     << microseconds(report.block.recompute)
+     << ", backward (activation_grad + weight_grad + recommunication) "
+     << microseconds(report.block.backward) << ", combined "
+     << microseconds(report.block.combined) << "\n";
+
+  os << "\nprofile fields used:\n";
+  for (const ProfileFieldUse &field : report.profileFields)
+    os << "  " << field.path << " = " << formatNumber(field.value)
+       << "  [source: " << field.source << "]\n";
+}

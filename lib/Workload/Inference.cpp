@@ -1,0 +1,431 @@
+//===- Inference.cpp - Exact work of decoder inference --------------------===//
+//
+// The inference contract's rules (docs/Inference.md, `transformer_inference_c*`
+// and `decoder_inference_c*`) and the forward-only algebra of one block on
+// one TP rank. The forward is the training algebra's (ForwardBuilder.cpp);
+// what inference adds is the KV cache: its writes, its reads by a decode
+// step, its resident bytes (Pope et al. 2022, "Efficiently Scaling
+// Transformer Inference", arXiv:2211.05102, Sec. 2) and the sum of the
+// decode steps over a generation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Workload/Inference.h"
+#include "Blueprint/Workload/Checked.h"
+#include "ForwardBuilder.h"
+#include "Rules.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Twine.h"
+
+#include <cassert>
+
+using namespace blueprint::workload;
+using namespace blueprint::workload::detail;
+
+std::vector<RuleViolation>
+blueprint::workload::checkInference(const InferenceSpec &inference) {
+  RuleSink sink;
+  const char *positive = "transformer_inference_c1";
+  sink.requirePositive(inference.batch, "batch", positive);
+  sink.requirePositive(inference.promptLength, "prompt_length", positive);
+  sink.requirePositive(inference.generatedTokens, "generated_tokens", positive);
+  return sink.take();
+}
+
+std::vector<RuleViolation>
+blueprint::workload::checkInferenceComposition(const ModelSpec &model,
+                                               const InferenceSpec &inference,
+                                               const MappingSpec &mapping) {
+  RuleSink sink;
+  // local_batch = batch / dp
+  sink.requireDivides(inference.batch, "batch", mapping.dp, "dp",
+                      "decoder_inference_c1");
+  // blocks_per_stage = blocks / pp
+  sink.requireDivides(model.blocks, "blocks", mapping.pp, "pp",
+                      "decoder_inference_c2");
+  requireTensorParallelSplits(
+      sink, model, mapping.tp,
+      {/*heads=*/"decoder_inference_c3", /*kvHeads=*/"decoder_inference_c4",
+       /*hidden=*/"decoder_inference_c5", /*ffnHidden=*/"decoder_inference_c6",
+       /*vocab=*/"decoder_inference_c7"});
+  // Every position of the generated sequence, prompt and generated tokens,
+  // needs a row of the position table (and of any positional scheme the
+  // model was trained for).
+  OverflowGuard guard;
+  int64_t context = guard.add(inference.promptLength, inference.generatedTokens,
+                              "prompt_length + generated_tokens");
+  if (guard.failed())
+    sink.require(false, "decoder_inference_c8",
+                 "prompt_length + generated_tokens overflows a 64-bit integer");
+  else
+    sink.require(context <= model.maxPositions, "decoder_inference_c8",
+                 "prompt_length + generated_tokens = " +
+                     llvm::Twine(inference.promptLength) + " + " +
+                     llvm::Twine(inference.generatedTokens) + " = " +
+                     llvm::Twine(context) + " exceeds max_positions = " +
+                     llvm::Twine(model.maxPositions));
+  // Inference has no backward pass: nothing to recompute for, and no
+  // training schedule whose bubble interleaved model chunks would shrink.
+  sink.require(mapping.recompute == RecomputePolicy::None,
+               "decoder_inference_c9",
+               "inference has no backward pass: recompute must be none, got " +
+                   stringifyEnum(mapping.recompute));
+  sink.require(mapping.virtualStages == 1, "decoder_inference_c10",
+               "inference runs no interleaved pipeline schedule: "
+               "virtual_stages must be 1, got " +
+                   llvm::Twine(mapping.virtualStages));
+  // A decode step has one position per sequence, which sequence parallelism
+  // cannot split across the TP ranks; at tp = 1 there are no collectives and
+  // the two modes are the same work.
+  sink.require(mapping.tp == 1 || mapping.tpComm == TPCommMode::AllReduce,
+               "decoder_inference_c11",
+               "tp_comm = " + stringifyEnum(mapping.tpComm) +
+                   " with tp = " + llvm::Twine(mapping.tp) +
+                   ": a decode step's single position per sequence cannot be "
+                   "split by sequence parallelism; inference needs "
+                   "all_reduce");
+  return sink.take();
+}
+
+std::optional<InferenceComposition>
+blueprint::workload::composeInference(const ModelSpec &model,
+                                      const InferenceSpec &inference,
+                                      const MappingSpec &mapping) {
+  if (!checkModel(model).empty() || !checkInference(inference).empty() ||
+      !checkMapping(mapping).empty() ||
+      !checkInferenceComposition(model, inference, mapping).empty())
+    return std::nullopt;
+  InferenceComposition composition;
+  composition.localBatch = inference.batch / mapping.dp;
+  composition.blocksPerStage = model.blocks / mapping.pp;
+  return composition;
+}
+
+/// Success when the three contracts compose (composeInference), otherwise an
+/// error listing every broken rule with its label.
+static llvm::Error checkComposes(const ModelSpec &model,
+                                 const InferenceSpec &inference,
+                                 const MappingSpec &mapping,
+                                 llvm::StringRef who) {
+  if (composeInference(model, inference, mapping))
+    return llvm::Error::success();
+  std::vector<RuleViolation> violations = checkModel(model);
+  llvm::append_range(violations, checkInference(inference));
+  llvm::append_range(violations, checkMapping(mapping));
+  if (violations.empty())
+    violations = checkInferenceComposition(model, inference, mapping);
+  return violationsError(who + ": the specification does not compose:",
+                         violations);
+}
+
+/// Success when the contracts compose and a decode step at `contextLength`
+/// exists: its new position L-1 has a row in the position table.
+static llvm::Error checkDecodeStep(const ModelSpec &model,
+                                   const InferenceSpec &inference,
+                                   const MappingSpec &mapping,
+                                   int64_t contextLength, llvm::StringRef who) {
+  if (llvm::Error error = checkComposes(model, inference, mapping, who))
+    return error;
+  if (contextLength >= 1 && contextLength <= model.maxPositions)
+    return llvm::Error::success();
+  return makeError(who + ": context length " + llvm::Twine(contextLength) +
+                   " must be in [1, max_positions = " +
+                   llvm::Twine(model.maxPositions) + "]");
+}
+
+/// Bytes of the cached keys (or values) of `positions` positions of `batch`
+/// sequences on one TP rank: batch x positions x (kv_heads/tp) x head_dim x
+/// kv bytes. The KV cache of a layer is 2 x batch x context x heads x
+/// head_dim elements (Pope et al. 2022, Sec. 2), split by TP over the
+/// key/value heads; grouped-query attention caches only kv_heads.
+static int64_t cachedBytes(OverflowGuard &guard, int64_t batch,
+                           int64_t positions, int64_t kvColumns,
+                           DataType kvCacheType, llvm::StringRef what) {
+  return guard.product({batch, positions, kvColumns, bytesOf(kvCacheType)},
+                       what);
+}
+
+namespace {
+
+/// Builds the prefill or one decode step of one block on one TP rank: the
+/// shared forward of b = batch/dp sequences without dropout and without a
+/// stash, and the KV cache.
+class InferenceBuilder : ForwardBuilder {
+public:
+  /// `queries` new positions per sequence attending to `keys` positions:
+  /// the prompt against itself (prefill), one against the context (decode).
+  InferenceBuilder(const ModelSpec &model, const InferenceSpec &inference,
+                   const MappingSpec &mapping, Phase phase, int64_t queries,
+                   int64_t keys)
+      : ForwardBuilder(model, mapping,
+                       inferenceRun(inference, mapping, phase, queries, keys)),
+        kvCacheType(inference.kvCacheType) {}
+
+  llvm::Expected<BlockWork> build();
+
+private:
+  static ForwardRun inferenceRun(const InferenceSpec &inference,
+                                 const MappingSpec &mapping, Phase phase,
+                                 int64_t queries, int64_t keys) {
+    ForwardRun run;
+    run.phase = phase;
+    run.batch = inference.batch / mapping.dp;
+    run.queries = queries;
+    run.keys = keys;
+    // The prompt's positions attend causally to each other; a decode step's
+    // single position attends to all of the context.
+    run.causalMask = phase == Phase::Prefill;
+    run.activationType = inference.activationType;
+    run.weightType = inference.weightType;
+    run.attentionDropout = false;
+    run.hiddenDropout = false;
+    run.stashFor = std::nullopt;
+    return run;
+  }
+
+  /// The cached keys or values `name` of `positions` positions.
+  TensorAccess cached(llvm::StringRef name, int64_t positions) {
+    return {name.str(), cachedBytes(guard, shape.batch, positions, shape.kvCols,
+                                    kvCacheType, (name + " bytes").str())};
+  }
+
+  void kvCacheWrite();
+
+  DataType kvCacheType;
+};
+
+} // namespace
+
+/// The keys and values qkv_proj produced for the run's new positions are
+/// stored into the KV cache: the prompt's positions in the prefill, one
+/// position per decode step. The store moves data and converts it to
+/// kv_cache_type, which counts no operation (opcount conventions).
+void InferenceBuilder::kvCacheWrite() {
+  emit({"kv_cache_write",
+        run.phase,
+        Engine::Vector,
+        0,
+        {newKeysOrValues("k"), newKeysOrValues("v")},
+        {cached("k_cache", shape.queries), cached("v_cache", shape.queries)},
+        "append the keys and values of this rank's key/value heads for the "
+        "new positions to the KV cache, stored at " +
+            stringifyEnum(kvCacheType)});
+}
+
+llvm::Expected<BlockWork> InferenceBuilder::build() {
+  bool decode = run.phase == Phase::Decode;
+  work.cadence = decode ? Cadence::PerDecodeStep : Cadence::PerGeneration;
+  attentionInput();
+  kvCacheWrite();
+  // The prefill attends to the prompt's fresh keys and values; a decode step
+  // reads every cached position, the one it just appended included.
+  if (decode)
+    attentionCore(cached("k_cache", shape.keys), cached("v_cache", shape.keys));
+  else
+    attentionCore(newKeysOrValues("k"), newKeysOrValues("v"));
+  attentionOutput();
+  forwardMlp();
+  return finish(decode ? "deriveInferenceDecodeStep"
+                       : "deriveInferencePrefill");
+}
+
+llvm::Expected<BlockWork>
+blueprint::workload::deriveInferencePrefill(const ModelSpec &model,
+                                            const InferenceSpec &inference,
+                                            const MappingSpec &mapping) {
+  if (llvm::Error error =
+          checkComposes(model, inference, mapping, "deriveInferencePrefill"))
+    return error;
+  return InferenceBuilder(model, inference, mapping, Phase::Prefill,
+                          /*queries=*/inference.promptLength,
+                          /*keys=*/inference.promptLength)
+      .build();
+}
+
+llvm::Expected<BlockWork> blueprint::workload::deriveInferenceDecodeStep(
+    const ModelSpec &model, const InferenceSpec &inference,
+    const MappingSpec &mapping, int64_t contextLength) {
+  if (llvm::Error error =
+          checkDecodeStep(model, inference, mapping, contextLength,
+                          "deriveInferenceDecodeStep"))
+    return error;
+  return InferenceBuilder(model, inference, mapping, Phase::Decode,
+                          /*queries=*/1, /*keys=*/contextLength)
+      .build();
+}
+
+llvm::Expected<int64_t> blueprint::workload::kvCacheBytesPerRank(
+    const ModelSpec &model, const InferenceSpec &inference,
+    const MappingSpec &mapping, int64_t contextLength) {
+  if (llvm::Error error = checkDecodeStep(model, inference, mapping,
+                                          contextLength, "kvCacheBytesPerRank"))
+    return error;
+  OverflowGuard guard;
+  RankColumns columns = makeRankColumns(model, mapping.tp, guard);
+  int64_t keys =
+      cachedBytes(guard, inference.batch / mapping.dp, contextLength,
+                  columns.kvCols, inference.kvCacheType, "KV-cache bytes");
+  int64_t bytes = guard.mul(2, keys, "KV-cache bytes");
+  if (guard.failed())
+    return overflowError("kvCacheBytesPerRank", guard);
+  return bytes;
+}
+
+llvm::Expected<int64_t>
+blueprint::workload::weightBytesPerRank(const ModelSpec &model,
+                                        const InferenceSpec &inference,
+                                        const MappingSpec &mapping) {
+  if (llvm::Error error =
+          checkComposes(model, inference, mapping, "weightBytesPerRank"))
+    return error;
+  llvm::Expected<int64_t> parameters = blockParametersPerRank(model, mapping);
+  if (!parameters)
+    return parameters.takeError();
+  OverflowGuard guard;
+  int64_t bytes =
+      guard.mul(*parameters, bytesOf(inference.weightType), "weight bytes");
+  if (guard.failed())
+    return overflowError("weightBytesPerRank", guard);
+  return bytes;
+}
+
+namespace {
+
+/// The sum of an arithmetic progression of `terms` integers from `first` to
+/// `last`: terms x (first + last) / 2. Exact in integers: when terms is odd,
+/// first + last = 2 first + (terms - 1) x difference is even. Dividing before
+/// multiplying keeps every intermediate within the result's range.
+int64_t arithmeticSeries(OverflowGuard &guard, int64_t first, int64_t last,
+                         int64_t terms, llvm::StringRef what) {
+  if (terms == 0)
+    return 0;
+  if (terms == 1)
+    return first;
+  int64_t ends = guard.add(first, last, what);
+  if (terms % 2 == 0)
+    return guard.mul(terms / 2, ends, what);
+  assert(ends % 2 == 0 && "an odd-length integer progression has even ends");
+  return guard.mul(terms, ends / 2, what);
+}
+
+/// Applies `combine(a.field, b.field, fieldName)` to every field of two
+/// totals.
+template <typename Combine>
+WorkTotals combineTotals(const WorkTotals &a, const WorkTotals &b,
+                         Combine combine) {
+  WorkTotals result;
+  result.invocations =
+      combine(a.invocations, b.invocations, "invocation count");
+  result.ops = combine(a.ops, b.ops, "ops");
+  result.readBytes = combine(a.readBytes, b.readBytes, "read bytes");
+  result.writeBytes = combine(a.writeBytes, b.writeBytes, "write bytes");
+  result.messageBytes =
+      combine(a.messageBytes, b.messageBytes, "message bytes");
+  result.minimumTransferBytes =
+      combine(a.minimumTransferBytes, b.minimumTransferBytes, "transfer bytes");
+  result.stashBytes = combine(a.stashBytes, b.stashBytes, "stash bytes");
+  return result;
+}
+
+/// The sum over `terms` decode steps of totals that are affine in the
+/// context length, from the totals of the first and the last step.
+WorkTotals seriesTotals(OverflowGuard &guard, const WorkTotals &first,
+                        const WorkTotals &last, int64_t terms,
+                        llvm::StringRef scope) {
+  return combineTotals(first, last,
+                       [&](int64_t a, int64_t b, llvm::StringRef field) {
+                         return arithmeticSeries(guard, a, b, terms,
+                                                 (scope + " " + field).str());
+                       });
+}
+
+llvm::Expected<WorkSummary> summarizeDecodeStep(const ModelSpec &model,
+                                                const InferenceSpec &inference,
+                                                const MappingSpec &mapping,
+                                                int64_t contextLength) {
+  llvm::Expected<BlockWork> step =
+      deriveInferenceDecodeStep(model, inference, mapping, contextLength);
+  if (!step)
+    return step.takeError();
+  return summarize(*step);
+}
+
+} // namespace
+
+llvm::Expected<GenerationWork>
+blueprint::workload::deriveInferenceGeneration(const ModelSpec &model,
+                                               const InferenceSpec &inference,
+                                               const MappingSpec &mapping) {
+  if (llvm::Error error =
+          checkComposes(model, inference, mapping, "deriveInferenceGeneration"))
+    return error;
+  GenerationWork generation;
+  // prompt_length + generated_tokens <= max_positions (decoder_inference_c8),
+  // so none of these overflows.
+  generation.decodeSteps = inference.generatedTokens - 1;
+  generation.firstContext = inference.promptLength + 1;
+  generation.lastContext = inference.promptLength + generation.decodeSteps;
+
+  llvm::Expected<BlockWork> prefill =
+      deriveInferencePrefill(model, inference, mapping);
+  if (!prefill)
+    return prefill.takeError();
+  llvm::Expected<WorkSummary> prefillSummary = summarize(*prefill);
+  if (!prefillSummary)
+    return prefillSummary.takeError();
+  generation.prefill = *prefillSummary;
+
+  OverflowGuard guard;
+  int64_t steps = generation.decodeSteps;
+  if (steps > 0) {
+    llvm::Expected<WorkSummary> first =
+        summarizeDecodeStep(model, inference, mapping, generation.firstContext);
+    if (!first)
+      return first.takeError();
+    llvm::Expected<WorkSummary> last =
+        summarizeDecodeStep(model, inference, mapping, generation.lastContext);
+    if (!last)
+      return last.takeError();
+    for (size_t index = 0; index < kNumEngines; ++index) {
+      auto engine = static_cast<Engine>(index);
+      generation.decodeByEngine[index] =
+          seriesTotals(guard, first->of(engine), last->of(engine), steps,
+                       ("decode " + stringifyEnum(engine)).str());
+    }
+    generation.decode = seriesTotals(guard, first->total(), last->total(),
+                                     steps, "decode total");
+
+    llvm::Expected<int64_t> firstCache =
+        kvCacheBytesPerRank(model, inference, mapping, generation.firstContext);
+    if (!firstCache)
+      return firstCache.takeError();
+    llvm::Expected<int64_t> lastCache =
+        kvCacheBytesPerRank(model, inference, mapping, generation.lastContext);
+    if (!lastCache)
+      return lastCache.takeError();
+    generation.kvCacheReadBytes = arithmeticSeries(
+        guard, *firstCache, *lastCache, steps, "decode KV-cache read bytes");
+  }
+  generation.total = combineTotals(
+      generation.prefill.total(), generation.decode,
+      [&](int64_t a, int64_t b, llvm::StringRef field) {
+        return guard.add(a, b, ("generation total " + field).str());
+      });
+
+  llvm::Expected<int64_t> weightBytes =
+      weightBytesPerRank(model, inference, mapping);
+  if (!weightBytes)
+    return weightBytes.takeError();
+  generation.weightReadBytes =
+      guard.mul(steps + 1, *weightBytes, "generation weight read bytes");
+  llvm::Expected<int64_t> finalCache =
+      kvCacheBytesPerRank(model, inference, mapping, generation.lastContext);
+  if (!finalCache)
+    return finalCache.takeError();
+  generation.finalKvCacheBytes = *finalCache;
+
+  if (guard.failed())
+    return overflowError("deriveInferenceGeneration", guard);
+  return generation;
+}

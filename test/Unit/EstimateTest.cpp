@@ -1,0 +1,961 @@
+//===- EstimateTest.cpp - SystemProfile loaders and derived estimates -----===//
+//
+// The roofline and ring alpha-beta formulas on hand-computed cases; every
+// loader rule with the path and label it reports; binding checks; the
+// binding changing the estimate but never the work; and SeqSel Table 4 (22B
+// model on A100, five strategies) side by side with the estimate of the
+// derived block work on the bundled A100 profile. Reference numbers are read
+// from test/reference (BLUEPRINT_REFERENCE_DIR), profiles from profiles/
+// (BLUEPRINT_PROFILES_DIR).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Estimate/Estimate.h"
+#include "Blueprint/Estimate/SystemProfile.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <set>
+
+#ifndef BLUEPRINT_REFERENCE_DIR
+#error "BLUEPRINT_REFERENCE_DIR must name the test/reference directory"
+#endif
+#ifndef BLUEPRINT_PROFILES_DIR
+#error "BLUEPRINT_PROFILES_DIR must name the profiles directory"
+#endif
+
+using namespace blueprint::estimate;
+using namespace blueprint::workload;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// A profile with round numbers for hand computation: matmul bf16 at 100
+/// Tops/s with a two-step table, vector bf16 at 10 Tops/s at 0.5, memory at
+/// 1 TB/s at 0.5, a 4-rank "fast" tier (100 GB/s at 0.5, 1 us) and a 64-rank
+/// "slow" tier (10 GB/s, 10 us).
+constexpr const char *kHandProfile = R"json({
+  "name": "hand",
+  "compute": {
+    "matmul": {
+      "bf16": {
+        "peak_ops_per_second": {"value": 100e12, "source": "matmul peak"},
+        "efficiency": {
+          "by_ops": [{"min_ops": 0, "efficiency": 0.5},
+                     {"min_ops": 1000000000, "efficiency": 0.8}],
+          "source": "matmul table"
+        }
+      }
+    },
+    "vector": {
+      "bf16": {
+        "peak_ops_per_second": {"value": 10e12, "source": "vector peak"},
+        "efficiency": {"flat": 0.5, "source": "vector flat"}
+      }
+    }
+  },
+  "memory": {
+    "capacity_bytes": {"value": 1000000000, "source": "capacity"},
+    "bandwidth_bytes_per_second": {"value": 1e12, "source": "hbm"},
+    "efficiency": {"flat": 0.5, "source": "hbm flat"}
+  },
+  "network_tiers": [
+    {
+      "name": "fast",
+      "group_size": {"value": 4, "source": "fast group"},
+      "bandwidth_bytes_per_second": {"value": 100e9, "source": "fast bw"},
+      "latency_seconds": {"value": 1e-6, "source": "fast latency"},
+      "efficiency": {"flat": 0.5, "source": "fast flat"}
+    },
+    {
+      "name": "slow",
+      "group_size": {"value": 64, "source": "slow group"},
+      "bandwidth_bytes_per_second": {"value": 10e9, "source": "slow bw"},
+      "latency_seconds": {"value": 10e-6, "source": "slow latency"}
+    }
+  ]
+})json";
+
+template <typename T> T valueOrFail(llvm::Expected<T> value) {
+  if (!value) {
+    ADD_FAILURE() << llvm::toString(value.takeError());
+    return T();
+  }
+  return std::move(*value);
+}
+
+/// The message of a failure that was expected; "" (and a test failure) if
+/// `value` succeeded.
+template <typename T> std::string errorOf(llvm::Expected<T> value) {
+  if (value) {
+    ADD_FAILURE() << "expected an error";
+    return "";
+  }
+  return llvm::toString(value.takeError());
+}
+
+SystemProfile handProfile() {
+  return valueOrFail(parseSystemProfile(kHandProfile));
+}
+
+SystemProfile bundledProfile(llvm::StringRef file) {
+  return valueOrFail(loadSystemProfile(std::string(BLUEPRINT_PROFILES_DIR) +
+                                       "/" + file.str()));
+}
+
+NetworkTierBinding bindTensorParallel(llvm::StringRef tier) {
+  NetworkTierBinding binding;
+  binding.tierOfAxis["tp"] = tier.str();
+  return binding;
+}
+
+Invocation invocation(llvm::StringRef primitive, Phase phase, Engine engine,
+                      int64_t ops, int64_t readBytes, int64_t writeBytes) {
+  Invocation result;
+  result.primitive = primitive.str();
+  result.phase = phase;
+  result.engine = engine;
+  result.ops = ops;
+  result.reads = {{"in", readBytes}};
+  result.writes = {{"out", writeBytes}};
+  return result;
+}
+
+Invocation collective(llvm::StringRef primitive, Phase phase,
+                      CollectiveKind kind, int64_t participants,
+                      int64_t messageBytes, int64_t reductionOps) {
+  Invocation result = invocation(primitive, phase, Engine::Collective,
+                                 reductionOps, messageBytes, messageBytes);
+  CollectiveFacts facts;
+  facts.kind = kind;
+  facts.reduction = kind == CollectiveKind::AllGather ? ReductionKind::None
+                                                      : ReductionKind::Sum;
+  facts.participants = participants;
+  facts.messageBytes = messageBytes;
+  result.collective = facts;
+  return result;
+}
+
+EstimateInput inputOnTensorParallel(int64_t tp) {
+  EstimateInput input;
+  input.computeType = DataType::BF16;
+  input.mesh = {{"tp", tp}, {"pp", 1}, {"dp", 1}};
+  return input;
+}
+
+void addTask(EstimateInput &input, Invocation invocation,
+             Cadence cadence = Cadence::PerMicroBatch) {
+  EstimateTask task;
+  task.meshAxis = invocation.engine == Engine::Collective ? "tp" : "";
+  task.invocation = std::move(invocation);
+  task.cadence = cadence;
+  input.tasks.push_back(std::move(task));
+}
+
+/// Relative closeness for times computed in floating point.
+void expectSeconds(double actual, double expected) {
+  EXPECT_NEAR(actual, expected, std::abs(expected) * 1e-12)
+      << "actual " << actual << " expected " << expected;
+}
+
+//===----------------------------------------------------------------------===//
+// Formulas
+//===----------------------------------------------------------------------===//
+
+TEST(EstimateFormulas, RooflineHandComputed) {
+  // 624 Gop at 312 Top/s * 0.5 = 4 ms; 2.039 GB at 2.039 TB/s = 1 ms.
+  expectSeconds(rooflineComputeSeconds(624'000'000'000, 312e12, 0.5), 4e-3);
+  expectSeconds(rooflineMemorySeconds(2'039'000'000, 2.039e12, 1.0), 1e-3);
+  expectSeconds(rooflineMemorySeconds(1'000'000, 1e12, 0.25), 4e-6);
+  EXPECT_EQ(rooflineComputeSeconds(0, 1e12, 1.0), 0.0);
+}
+
+TEST(EstimateFormulas, RingAlphaBetaHandComputed) {
+  // n = 8, M = 800 MB, B = 100 GB/s, alpha = 1 us.
+  // All-reduce: 2*7/8 * 8e8 / 1e11 = 14 ms, plus 14 steps * 1 us.
+  expectSeconds(ringAllReduceSeconds(8, 800'000'000, 1e11, 1e-6),
+                0.014 + 14e-6);
+  // Reduce-scatter / all-gather: 7/8 * 8e8 / 1e11 = 7 ms, plus 7 * 1 us.
+  expectSeconds(ringReduceScatterOrAllGatherSeconds(8, 800'000'000, 1e11, 1e-6),
+                0.007 + 7e-6);
+  // An all-reduce is exactly a reduce-scatter followed by an all-gather.
+  expectSeconds(
+      ringAllReduceSeconds(5, 123'456'789, 3e11, 3.4e-6),
+      2 * ringReduceScatterOrAllGatherSeconds(5, 123'456'789, 3e11, 3.4e-6));
+  // One participant: no steps, no time.
+  EXPECT_EQ(ringAllReduceSeconds(1, 1'000'000, 1e11, 1e-6), 0.0);
+  EXPECT_EQ(ringReduceScatterOrAllGatherSeconds(1, 1'000'000, 1e11, 1e-6), 0.0);
+}
+
+//===----------------------------------------------------------------------===//
+// Estimates of hand-built tasks
+//===----------------------------------------------------------------------===//
+
+TEST(Estimate, TaskTermsAndTotalsHandComputed) {
+  SystemProfile profile = handProfile();
+  EstimateInput input = inputOnTensorParallel(4);
+  // 0: large matmul, compute bound: 2e9 / (100e12 * 0.8) = 25 us against
+  //    2e6 B / (1e12 * 0.5) = 4 us.
+  addTask(input, invocation("big_gemm", Phase::Forward, Engine::Matmul,
+                            2'000'000'000, 1'000'000, 1'000'000));
+  // 1: small matmul, memory bound: 1e8 / (100e12 * 0.5) = 2 us against
+  //    1e7 B / 5e11 = 20 us.
+  addTask(input, invocation("small_gemm", Phase::ActivationGrad, Engine::Matmul,
+                            100'000'000, 5'000'000, 5'000'000));
+  // 2: vector, memory bound: 1e6 / (10e12 * 0.5) = 0.2 us against
+  //    2e6 B / 5e11 = 4 us.
+  addTask(input, invocation("norm", Phase::WeightGrad, Engine::Vector,
+                            1'000'000, 1'000'000, 1'000'000));
+  // 3: all-reduce over 4 ranks of 4 MB on "fast": 2*3/4 * 4e6 / (1e11 * 0.5)
+  //    + 6 * 1 us = 126 us; its 3e6 reduction ops take 3e6 / 5e12 = 0.6 us
+  //    and its buffers 8e6 / 5e11 = 16 us.
+  addTask(input,
+          collective("attn_tp_g", Phase::Forward, CollectiveKind::AllReduce, 4,
+                     4'000'000, 3'000'000));
+  // 4: all-gather, recommunication: 3/4 * 4e6 / 5e10 + 3 * 1 us = 63 us.
+  addTask(input, collective("regather", Phase::Recommunication,
+                            CollectiveKind::AllGather, 4, 4'000'000, 0));
+  // 5: recompute vector task.
+  addTask(input, invocation("softmax", Phase::Recompute, Engine::Vector,
+                            1'000'000, 1'000'000, 1'000'000));
+  // 6: per-iteration optimizer: counted apart from the block.
+  addTask(input,
+          invocation("adamw_step", Phase::Optimizer, Engine::Vector, 16'000'000,
+                     10'000'000, 10'000'000),
+          Cadence::PerIteration);
+
+  EstimateReport report =
+      valueOrFail(estimateWork(input, profile, bindTensorParallel("fast")));
+  ASSERT_EQ(report.tasks.size(), 7u);
+
+  const TaskEstimate &big = report.tasks[0];
+  expectSeconds(big.seconds, 25e-6);
+  EXPECT_EQ(big.binding, BindingResource::Compute);
+  ASSERT_EQ(big.terms.size(), 2u);
+  expectSeconds(big.terms[1].seconds, 4e-6);
+  EXPECT_EQ(big.terms[0].provenance,
+            "ops 2000000000 / (compute.matmul.bf16.peak_ops_per_second 1e+14 "
+            "* compute.matmul.bf16.efficiency.by_ops[1] 0.8 (min_ops "
+            "1000000000))");
+  EXPECT_EQ(big.terms[1].provenance,
+            "(read_bytes 1000000 + write_bytes 1000000) / "
+            "(memory.bandwidth_bytes_per_second 1e+12 * "
+            "memory.efficiency.flat 0.5)");
+
+  const TaskEstimate &small = report.tasks[1];
+  expectSeconds(small.terms[0].seconds, 2e-6);
+  expectSeconds(small.seconds, 20e-6);
+  EXPECT_EQ(small.binding, BindingResource::Memory);
+  EXPECT_NE(small.terms[0].provenance.find("efficiency.by_ops[0] 0.5"),
+            std::string::npos);
+
+  const TaskEstimate &vector = report.tasks[2];
+  expectSeconds(vector.terms[0].seconds, 0.2e-6);
+  expectSeconds(vector.seconds, 4e-6);
+  EXPECT_EQ(vector.binding, BindingResource::Memory);
+
+  const TaskEstimate &allReduce = report.tasks[3];
+  EXPECT_EQ(allReduce.tier, "fast");
+  ASSERT_EQ(allReduce.terms.size(), 3u);
+  EXPECT_EQ(allReduce.terms[0].resource, BindingResource::Network);
+  expectSeconds(allReduce.terms[0].seconds, 126e-6);
+  EXPECT_EQ(allReduce.terms[1].resource, BindingResource::Compute);
+  expectSeconds(allReduce.terms[1].seconds, 0.6e-6);
+  EXPECT_EQ(allReduce.terms[2].resource, BindingResource::Memory);
+  expectSeconds(allReduce.terms[2].seconds, 16e-6);
+  expectSeconds(allReduce.seconds, 126e-6);
+  EXPECT_EQ(allReduce.binding, BindingResource::Network);
+  EXPECT_EQ(allReduce.terms[0].provenance,
+            "ring all_reduce over mesh axis 'tp' (participants 4) on tier "
+            "'fast': 2*(4-1)/4 * message_bytes 4000000 / "
+            "(network_tiers[fast].bandwidth_bytes_per_second 1e+11 * "
+            "network_tiers[fast].efficiency.flat 0.5) + 2*(4-1) * "
+            "network_tiers[fast].latency_seconds 1e-06");
+
+  const TaskEstimate &allGather = report.tasks[4];
+  ASSERT_EQ(allGather.terms.size(), 2u) << "no reduction term without ops";
+  expectSeconds(allGather.seconds, 63e-6);
+
+  // Totals: forward 25 + 126; recompute 4; backward 20 + 4 + 63; the
+  // optimizer stays out of the block.
+  expectSeconds(report.block.forward, 151e-6);
+  expectSeconds(report.block.recompute, 4e-6);
+  expectSeconds(report.block.backward, 87e-6);
+  expectSeconds(report.block.combined, 242e-6);
+  size_t perIteration = static_cast<size_t>(Cadence::PerIteration);
+  size_t perMicroBatch = static_cast<size_t>(Cadence::PerMicroBatch);
+  // adamw: 16e6 / 5e12 = 3.2 us against 2e7 / 5e11 = 40 us.
+  expectSeconds(report.secondsByCadence[perIteration], 40e-6);
+  expectSeconds(
+      report.secondsByCadenceAndPhase[perIteration]
+                                     [static_cast<size_t>(Phase::Optimizer)],
+      40e-6);
+  expectSeconds(report.secondsByCadence[perMicroBatch], 242e-6);
+  expectSeconds(
+      report.secondsByCadenceAndPhase[perMicroBatch]
+                                     [static_cast<size_t>(Phase::WeightGrad)],
+      4e-6);
+  EXPECT_EQ(report.tasksByCadence[perIteration], 1);
+  EXPECT_EQ(report.tasksByCadence[perMicroBatch], 6);
+
+  // Every field the report used, once, with its source; the "slow" tier was
+  // not used.
+  std::set<std::string> paths;
+  for (const ProfileFieldUse &field : report.profileFields) {
+    EXPECT_FALSE(field.source.empty()) << field.path;
+    EXPECT_TRUE(paths.insert(field.path).second) << field.path;
+  }
+  EXPECT_EQ(paths,
+            (std::set<std::string>{
+                "compute.matmul.bf16.efficiency.by_ops[0]",
+                "compute.matmul.bf16.efficiency.by_ops[1]",
+                "compute.matmul.bf16.peak_ops_per_second",
+                "compute.vector.bf16.efficiency.flat",
+                "compute.vector.bf16.peak_ops_per_second",
+                "memory.bandwidth_bytes_per_second", "memory.efficiency.flat",
+                "network_tiers[fast].bandwidth_bytes_per_second",
+                "network_tiers[fast].efficiency.flat",
+                "network_tiers[fast].group_size",
+                "network_tiers[fast].latency_seconds"}));
+}
+
+TEST(Estimate, MissingEfficiencyUsesPeakAndSaysSo) {
+  SystemProfile profile = handProfile();
+  EstimateInput input = inputOnTensorParallel(4);
+  addTask(input, collective("attn_tp_g", Phase::Forward,
+                            CollectiveKind::ReduceScatter, 4, 4'000'000, 0));
+  NetworkTierBinding binding = bindTensorParallel("slow");
+  EstimateReport report = valueOrFail(estimateWork(input, profile, binding));
+  // 3/4 * 4e6 / 1e10 + 3 * 10 us = 330 us.
+  expectSeconds(report.tasks[0].seconds, 330e-6);
+  EXPECT_NE(report.tasks[0].terms[0].provenance.find(
+                "network_tiers[slow].bandwidth_bytes_per_second 1e+10 (no "
+                "network_tiers[slow].efficiency declared)"),
+            std::string::npos)
+      << report.tasks[0].terms[0].provenance;
+}
+
+//===----------------------------------------------------------------------===//
+// Binding: checked, and it changes the estimate but never the work
+//===----------------------------------------------------------------------===//
+
+/// A small GPT block at tp = 8 under sequence parallelism with selective
+/// recompute: every collective kind and every phase.
+EstimateInput smallBlockOnTensorParallel8() {
+  ModelSpec model;
+  model.hidden = 256;
+  model.heads = 16;
+  model.kvHeads = 16;
+  model.headDim = 16;
+  model.ffnHidden = 1024;
+  model.seqLength = 64;
+  model.maxPositions = 64;
+  model.vocab = 1024;
+  model.blocks = 2;
+  TrainingSpec training;
+  training.globalBatch = 2;
+  training.microBatch = 2;
+  MappingSpec mapping;
+  mapping.tp = 8;
+  mapping.world = 8;
+  mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+  mapping.recompute = RecomputePolicy::Selective;
+  EstimateInput input = makeEstimateInput(training, mapping);
+  appendWork(input, valueOrFail(deriveBlockWork(model, training, mapping)));
+  appendWork(input, valueOrFail(deriveOptimizerWork(model, training, mapping)));
+  return input;
+}
+
+TEST(Estimate, BindingChangesTheEstimateButNeverTheWork) {
+  SystemProfile a100 = bundledProfile("a100-80gb.json");
+  EstimateInput input = smallBlockOnTensorParallel8();
+  const EstimateInput before = input;
+
+  EstimateReport overNVLink =
+      valueOrFail(estimateWork(input, a100, bindTensorParallel("nvlink")));
+  EstimateReport overInfiniBand =
+      valueOrFail(estimateWork(input, a100, bindTensorParallel("infiniband")));
+
+  // The input work is untouched.
+  ASSERT_EQ(input.tasks.size(), before.tasks.size());
+  for (size_t i = 0; i < input.tasks.size(); ++i) {
+    EXPECT_EQ(input.tasks[i].invocation, before.tasks[i].invocation);
+    EXPECT_EQ(input.tasks[i].cadence, before.tasks[i].cadence);
+    EXPECT_EQ(input.tasks[i].meshAxis, before.tasks[i].meshAxis);
+  }
+
+  ASSERT_EQ(overNVLink.tasks.size(), overInfiniBand.tasks.size());
+  int64_t collectives = 0;
+  for (size_t i = 0; i < overNVLink.tasks.size(); ++i) {
+    const TaskEstimate &nvlink = overNVLink.tasks[i];
+    const TaskEstimate &infiniband = overInfiniBand.tasks[i];
+    SCOPED_TRACE(nvlink.primitive + " " + stringifyEnum(nvlink.phase).str());
+    // The work facts in both reports are the input's.
+    const Invocation &work = input.tasks[i].invocation;
+    for (const TaskEstimate *task : {&nvlink, &infiniband}) {
+      EXPECT_EQ(task->primitive, work.primitive);
+      EXPECT_EQ(task->phase, work.phase);
+      EXPECT_EQ(task->engine, work.engine);
+      EXPECT_EQ(task->ops, work.ops);
+      EXPECT_EQ(task->readBytes, work.readBytes());
+      EXPECT_EQ(task->writeBytes, work.writeBytes());
+      EXPECT_EQ(task->collective, work.collective);
+    }
+    if (work.engine != Engine::Collective) {
+      EXPECT_EQ(nvlink.seconds, infiniband.seconds);
+      continue;
+    }
+    ++collectives;
+    EXPECT_EQ(nvlink.tier, "nvlink");
+    EXPECT_EQ(infiniband.tier, "infiniband");
+    EXPECT_LT(nvlink.seconds, infiniband.seconds);
+  }
+  EXPECT_GT(collectives, 0);
+  EXPECT_LT(overNVLink.block.combined, overInfiniBand.block.combined);
+}
+
+TEST(Estimate, BindingAndInputErrorsNameTheirCause) {
+  SystemProfile profile = handProfile();
+  EstimateInput input = inputOnTensorParallel(4);
+  addTask(input, collective("attn_tp_g", Phase::Forward,
+                            CollectiveKind::AllReduce, 4, 4'000'000, 0));
+
+  NetworkTierBinding unknownAxis = bindTensorParallel("fast");
+  unknownAxis.tierOfAxis["ep"] = "fast";
+  EXPECT_EQ(errorOf(estimateWork(input, profile, unknownAxis)),
+            "estimate: network tier binding $.ep: no mesh axis named 'ep'; "
+            "the mesh has {'tp', 'pp', 'dp'}");
+
+  EXPECT_EQ(errorOf(estimateWork(input, profile, bindTensorParallel("nvlink"))),
+            "estimate: network tier binding $.tp: profile 'hand' has no "
+            "network tier named 'nvlink'; its tiers are {'fast', 'slow'}");
+
+  EstimateInput wide = inputOnTensorParallel(8);
+  EXPECT_EQ(errorOf(estimateWork(wide, profile, bindTensorParallel("fast"))),
+            "estimate: network tier binding $.tp: tier 'fast' spans 4 ranks "
+            "(network_tiers[fast].group_size) but mesh axis 'tp' has 8 ranks");
+
+  EXPECT_EQ(errorOf(estimateWork(input, profile, NetworkTierBinding())),
+            "estimate: task #0 'attn_tp_g' (forward): spans mesh axis 'tp', "
+            "which the network tier binding does not bind");
+
+  EstimateInput mismatched = inputOnTensorParallel(4);
+  addTask(mismatched, collective("attn_tp_g", Phase::Forward,
+                                 CollectiveKind::AllReduce, 2, 4'000'000, 0));
+  EXPECT_EQ(
+      errorOf(estimateWork(mismatched, profile, bindTensorParallel("fast"))),
+      "estimate: task #0 'attn_tp_g' (forward): 2 participants, but mesh "
+      "axis 'tp' has 4 ranks");
+
+  EstimateInput fp8 = inputOnTensorParallel(4);
+  fp8.computeType = DataType::FP8;
+  addTask(fp8,
+          invocation("qkv_proj", Phase::Forward, Engine::Matmul, 10, 1, 1));
+  EXPECT_EQ(errorOf(estimateWork(fp8, profile, bindTensorParallel("fast"))),
+            "estimate: task #0 'qkv_proj' (forward): profile 'hand' declares "
+            "no compute.matmul.fp8 rate");
+
+  EstimateInput negative = inputOnTensorParallel(4);
+  addTask(negative,
+          invocation("norm1", Phase::Forward, Engine::Vector, -1, 1, 1));
+  EXPECT_EQ(
+      errorOf(estimateWork(negative, profile, bindTensorParallel("fast"))),
+      "estimate: task #0 'norm1' (forward): negative ops -1");
+
+  EstimateInput noFacts = inputOnTensorParallel(4);
+  addTask(noFacts,
+          invocation("attn_tp_g", Phase::Forward, Engine::Collective, 0, 1, 1));
+  EXPECT_EQ(errorOf(estimateWork(noFacts, profile, bindTensorParallel("fast"))),
+            "estimate: task #0 'attn_tp_g' (forward): engine collective "
+            "without collective facts; they are present exactly for "
+            "collectives");
+
+  EstimateInput axisOnMatmul = inputOnTensorParallel(4);
+  addTask(axisOnMatmul,
+          invocation("fc1", Phase::Forward, Engine::Matmul, 10, 1, 1));
+  axisOnMatmul.tasks[0].meshAxis = "tp";
+  EXPECT_EQ(
+      errorOf(estimateWork(axisOnMatmul, profile, bindTensorParallel("fast"))),
+      "estimate: task #0 'fc1' (forward): only collectives span a mesh "
+      "axis, got 'tp'");
+
+  EstimateInput axisMissing = inputOnTensorParallel(4);
+  addTask(axisMissing, collective("attn_tp_g", Phase::Forward,
+                                  CollectiveKind::AllReduce, 4, 4'000'000, 0));
+  axisMissing.tasks[0].meshAxis.clear();
+  EXPECT_EQ(
+      errorOf(estimateWork(axisMissing, profile, bindTensorParallel("fast"))),
+      "estimate: task #0 'attn_tp_g' (forward): a collective needs the mesh "
+      "axis it spans");
+
+  EstimateInput badMesh = inputOnTensorParallel(0);
+  EXPECT_EQ(errorOf(estimateWork(badMesh, profile, NetworkTierBinding())),
+            "estimate: mesh axis 'tp' has size 0; sizes must be positive");
+}
+
+//===----------------------------------------------------------------------===//
+// Loader rules, one case per rule
+//===----------------------------------------------------------------------===//
+
+/// kHandProfile after `change`, as JSON text.
+std::string
+handProfileWith(const std::function<void(llvm::json::Object &)> &change) {
+  llvm::json::Value profile = cantFail(llvm::json::parse(kHandProfile));
+  change(*profile.getAsObject());
+  return llvm::formatv("{0}", profile).str();
+}
+
+llvm::json::Object &objectAt(llvm::json::Object &root,
+                             std::initializer_list<llvm::StringRef> keys) {
+  llvm::json::Object *object = &root;
+  for (llvm::StringRef key : keys)
+    object = object->getObject(key);
+  return *object;
+}
+
+llvm::json::Object &tierAt(llvm::json::Object &root, size_t index) {
+  return *(*root.getArray("network_tiers"))[index].getAsObject();
+}
+
+/// Expects parseSystemProfile(`json`) to fail with a line equal to `line`.
+void expectProfileError(const std::string &json, const std::string &line) {
+  std::string message = errorOf(parseSystemProfile(json));
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(message).split(lines, '\n');
+  EXPECT_TRUE(llvm::is_contained(lines, line))
+      << "expected the line\n  " << line << "\nin\n"
+      << message;
+}
+
+TEST(SystemProfileLoader, AcceptsTheHandProfile) {
+  SystemProfile profile = handProfile();
+  EXPECT_EQ(profile.name, "hand");
+  const ComputeRate *matmul = profile.rate(Capability::Matmul, DataType::BF16);
+  ASSERT_NE(matmul, nullptr);
+  EXPECT_EQ(matmul->peakOpsPerSecond.value, 100e12);
+  ASSERT_TRUE(matmul->efficiency.has_value());
+  EXPECT_FALSE(matmul->efficiency->flat);
+  EXPECT_EQ(matmul->efficiency->stepFor(0), 0u);
+  EXPECT_EQ(matmul->efficiency->stepFor(999'999'999), 0u);
+  EXPECT_EQ(matmul->efficiency->stepFor(1'000'000'000), 1u);
+  EXPECT_EQ(profile.rate(Capability::Matmul, DataType::FP8), nullptr);
+  ASSERT_EQ(profile.networkTiers.size(), 2u);
+  EXPECT_EQ(profile.tier("slow")->groupSize.value, 64);
+  EXPECT_FALSE(profile.tier("slow")->efficiency.has_value());
+  EXPECT_EQ(profile.memory.capacityBytes.value, 1'000'000'000);
+}
+
+TEST(SystemProfileLoader, RejectsEachRuleWithItsPath) {
+  // profile_shape
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) { root["compute"] = 3; }),
+      "$.compute: expected an object, got 3 [profile_shape]");
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        objectAt(root, {"memory", "bandwidth_bytes_per_second"})["value"] =
+            "fast";
+      }),
+      "$.memory.bandwidth_bytes_per_second.value: expected a finite number, "
+      "got \"fast\" [profile_shape]");
+  // profile_unknown_field
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        objectAt(root, {"memory"})["bandwith"] = 1;
+      }),
+      "$.memory.bandwith: unknown field; expected one of: capacity_bytes, "
+      "bandwidth_bytes_per_second, efficiency [profile_unknown_field]");
+  // profile_missing_field
+  expectProfileError(handProfileWith([](llvm::json::Object &root) {
+                       objectAt(root, {"memory"}).erase("capacity_bytes");
+                     }),
+                     "$.memory.capacity_bytes: missing required field "
+                     "[profile_missing_field]");
+  // profile_source
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        objectAt(root, {"memory", "bandwidth_bytes_per_second"})["source"] = "";
+      }),
+      "$.memory.bandwidth_bytes_per_second.source: expected a non-empty "
+      "string, got \"\" [profile_source]");
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        objectAt(root, {"compute", "vector", "bf16", "efficiency"})
+            .erase("source");
+      }),
+      "$.compute.vector.bf16.efficiency.source: missing required field "
+      "[profile_missing_field]");
+  // profile_positive: rates, bandwidths, capacities, group sizes.
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        objectAt(root, {"compute", "matmul", "bf16",
+                        "peak_ops_per_second"})["value"] = -1;
+      }),
+      "$.compute.matmul.bf16.peak_ops_per_second.value: must be a positive "
+      "number, got -1 [profile_positive]");
+  expectProfileError(handProfileWith([](llvm::json::Object &root) {
+                       objectAt(tierAt(root, 0), {"group_size"})["value"] = 0;
+                     }),
+                     "$.network_tiers[0].group_size.value: must be a positive "
+                     "integer, got 0 [profile_positive]");
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        objectAt(root, {"memory", "capacity_bytes"})["value"] = 1.5;
+      }),
+      "$.memory.capacity_bytes.value: expected an integer in [-2^63, 2^63 - "
+      "1], got 1.5 [profile_shape]");
+  // profile_non_negative: latency.
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        objectAt(tierAt(root, 1), {"latency_seconds"})["value"] = -0.5;
+      }),
+      "$.network_tiers[1].latency_seconds.value: must be a non-negative "
+      "number, got -0.5 [profile_non_negative]");
+  // profile_efficiency_range: (0, 1].
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        objectAt(root, {"memory", "efficiency"})["flat"] = 1.2;
+      }),
+      "$.memory.efficiency.flat: efficiency must be in (0, 1], got 1.2 "
+      "[profile_efficiency_range]");
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        objectAt(tierAt(root, 0), {"efficiency"})["flat"] = 0;
+      }),
+      "$.network_tiers[0].efficiency.flat: efficiency must be in (0, 1], got "
+      "0 [profile_efficiency_range]");
+  // profile_efficiency_form: exactly one of flat / by_<unit>.
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        objectAt(root, {"compute", "matmul", "bf16", "efficiency"})["flat"] =
+            0.5;
+      }),
+      "$.compute.matmul.bf16.efficiency: declare exactly one of 'flat' or "
+      "'by_ops' [profile_efficiency_form]");
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        llvm::json::Object &efficiency =
+            objectAt(root, {"memory", "efficiency"});
+        efficiency.erase("flat");
+        efficiency["by_ops"] = llvm::json::Array{};
+      }),
+      "$.memory.efficiency.by_ops: unknown field; expected one of: flat, "
+      "by_bytes, source [profile_unknown_field]");
+  // profile_table_order: starts at 0, strictly increasing, non-empty.
+  auto setMatmulTable = [](llvm::json::Array table) {
+    return handProfileWith([&](llvm::json::Object &root) {
+      objectAt(root, {"compute", "matmul", "bf16", "efficiency"})["by_ops"] =
+          std::move(table);
+    });
+  };
+  expectProfileError(
+      setMatmulTable(llvm::json::Array{
+          llvm::json::Object{{"min_ops", 10}, {"efficiency", 0.5}}}),
+      "$.compute.matmul.bf16.efficiency.by_ops[0].min_ops: the first entry "
+      "must start at 0 so that every size is covered, got 10 "
+      "[profile_table_order]");
+  expectProfileError(
+      setMatmulTable(llvm::json::Array{
+          llvm::json::Object{{"min_ops", 0}, {"efficiency", 0.5}},
+          llvm::json::Object{{"min_ops", 10}, {"efficiency", 0.6}},
+          llvm::json::Object{{"min_ops", 5}, {"efficiency", 0.7}}}),
+      "$.compute.matmul.bf16.efficiency.by_ops[2].min_ops: min_ops must be "
+      "strictly increasing, got 5 after 10 [profile_table_order]");
+  expectProfileError(setMatmulTable(llvm::json::Array{}),
+                     "$.compute.matmul.bf16.efficiency.by_ops: a table needs "
+                     "at least one entry [profile_table_order]");
+  // profile_vocabulary: capabilities and datatypes.
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        objectAt(root, {"compute"})["tensor"] = llvm::json::Object{};
+      }),
+      "$.compute.tensor: unknown capability; expected one of 'matmul', "
+      "'vector' [profile_vocabulary]");
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        objectAt(root, {"compute", "matmul"})["int8"] = llvm::json::Object{};
+      }),
+      "$.compute.matmul.int8: unknown datatype; expected one of 'f32', "
+      "'bf16', 'f16', 'fp8' [profile_vocabulary]");
+  // profile_tier_name: non-empty and unique.
+  expectProfileError(handProfileWith([](llvm::json::Object &root) {
+                       tierAt(root, 1)["name"] = "fast";
+                     }),
+                     "$.network_tiers[1].name: duplicate tier name 'fast' "
+                     "(tier names must be unique) [profile_tier_name]");
+  expectProfileError(handProfileWith([](llvm::json::Object &root) {
+                       tierAt(root, 0)["name"] = "";
+                     }),
+                     "$.network_tiers[0].name: expected a non-empty string, "
+                     "got \"\" [profile_tier_name]");
+}
+
+TEST(SystemProfileLoader, ReportsEveryBrokenRuleAtOnce) {
+  std::string message =
+      errorOf(parseSystemProfile(handProfileWith([](llvm::json::Object &root) {
+        root["extra"] = true;
+        objectAt(root, {"memory", "efficiency"})["flat"] = 2;
+        objectAt(tierAt(root, 0), {"group_size"})["value"] = -4;
+      })));
+  EXPECT_EQ(message, "invalid system profile:\n"
+                     "$.extra: unknown field; expected one of: name, "
+                     "description, compute, memory, network_tiers "
+                     "[profile_unknown_field]\n"
+                     "$.memory.efficiency.flat: efficiency must be in (0, "
+                     "1], got 2 [profile_efficiency_range]\n"
+                     "$.network_tiers[0].group_size.value: must be a "
+                     "positive integer, got -4 [profile_positive]");
+}
+
+TEST(SystemProfileLoader, RejectsMalformedJSONAndFiles) {
+  EXPECT_NE(errorOf(parseSystemProfile("{\"name\": "))
+                .find("invalid system profile: "),
+            std::string::npos);
+  expectProfileError("[1, 2]", "$: expected an object, got [1,2] "
+                               "[profile_shape]");
+  std::string missing = errorOf(loadSystemProfile("/nonexistent/profile.json"));
+  EXPECT_NE(missing.find("cannot read '/nonexistent/profile.json'"),
+            std::string::npos)
+      << missing;
+}
+
+TEST(NetworkTierBindingLoader, AcceptsAndRejects) {
+  NetworkTierBinding binding = valueOrFail(parseNetworkTierBinding(
+      R"({"tp": "nvlink", "pp": "infiniband", "dp": "infiniband"})"));
+  EXPECT_EQ(binding.tierOfAxis,
+            (std::map<std::string, std::string>{
+                {"dp", "infiniband"}, {"pp", "infiniband"}, {"tp", "nvlink"}}));
+  EXPECT_EQ(errorOf(parseNetworkTierBinding(R"({"tp": 3, "pp": ""})")),
+            "invalid network tier binding:\n"
+            "$.pp: expected a tier name (non-empty string), got \"\" "
+            "[binding_shape]\n"
+            "$.tp: expected a tier name (non-empty string), got 3 "
+            "[binding_shape]");
+  EXPECT_EQ(errorOf(parseNetworkTierBinding(R"(["nvlink"])")),
+            "invalid network tier binding:\n$: expected an object from "
+            "mesh-axis name to tier name, got [\"nvlink\"] [binding_shape]");
+}
+
+//===----------------------------------------------------------------------===//
+// Bundled profiles
+//===----------------------------------------------------------------------===//
+
+TEST(BundledProfiles, LoadWithTheirDatasheetPeaks) {
+  SystemProfile a100 = bundledProfile("a100-80gb.json");
+  EXPECT_EQ(
+      a100.rate(Capability::Matmul, DataType::BF16)->peakOpsPerSecond.value,
+      312e12);
+  EXPECT_EQ(
+      a100.rate(Capability::Vector, DataType::BF16)->peakOpsPerSecond.value,
+      19.5e12);
+  EXPECT_EQ(a100.rate(Capability::Matmul, DataType::FP8), nullptr)
+      << "A100 has no fp8 tensor cores";
+  EXPECT_EQ(a100.memory.bandwidthBytesPerSecond.value, 2.039e12);
+  EXPECT_EQ(a100.tier("nvlink")->bandwidthBytesPerSecond.value, 300e9);
+  EXPECT_EQ(a100.tier("nvlink")->groupSize.value, 8);
+  EXPECT_EQ(a100.tier("infiniband")->bandwidthBytesPerSecond.value, 25e9);
+
+  SystemProfile h100 = bundledProfile("h100-sxm.json");
+  EXPECT_EQ(
+      h100.rate(Capability::Matmul, DataType::BF16)->peakOpsPerSecond.value,
+      989e12);
+  EXPECT_EQ(
+      h100.rate(Capability::Matmul, DataType::FP8)->peakOpsPerSecond.value,
+      1979e12);
+  EXPECT_EQ(h100.memory.bandwidthBytesPerSecond.value, 3.35e12);
+  EXPECT_EQ(h100.tier("nvlink")->bandwidthBytesPerSecond.value, 450e9);
+  EXPECT_EQ(h100.tier("infiniband")->bandwidthBytesPerSecond.value, 50e9);
+}
+
+TEST(BundledProfiles, TheSamePlanOnTwoProfilesGivesTwoReports) {
+  EstimateInput input = smallBlockOnTensorParallel8();
+  EstimateReport a100 = valueOrFail(estimateWork(
+      input, bundledProfile("a100-80gb.json"), bindTensorParallel("nvlink")));
+  EstimateReport h100 = valueOrFail(estimateWork(
+      input, bundledProfile("h100-sxm.json"), bindTensorParallel("nvlink")));
+  EXPECT_EQ(a100.profileName, "nvidia-a100-sxm4-80gb");
+  EXPECT_EQ(h100.profileName, "nvidia-h100-sxm5-80gb");
+  EXPECT_LT(h100.block.combined, a100.block.combined);
+
+  // Both renderings carry every task, the totals and the fields used.
+  std::string json;
+  llvm::raw_string_ostream jsonStream(json);
+  printEstimateJSON(a100, jsonStream);
+  llvm::json::Value parsed = cantFail(llvm::json::parse(json));
+  const llvm::json::Object &root = *parsed.getAsObject();
+  EXPECT_EQ(root.getString("profile"), "nvidia-a100-sxm4-80gb");
+  EXPECT_EQ(root.getArray("tasks")->size(), input.tasks.size());
+  EXPECT_EQ(root.getObject("block_seconds")->getNumber("combined"),
+            a100.block.combined);
+  EXPECT_EQ(root.getObject("binding")->getString("tp"), "nvlink");
+  EXPECT_TRUE(root.getObject("phase_seconds")->getObject("per_iteration"));
+  EXPECT_EQ(root.getArray("profile_fields")->size(), a100.profileFields.size());
+
+  std::string table;
+  llvm::raw_string_ostream tableStream(table);
+  printEstimateTable(a100, tableStream);
+  EXPECT_NE(table.find("stage-serial block time per micro-batch"),
+            std::string::npos);
+  EXPECT_NE(table.find("compute.matmul.bf16.peak_ops_per_second = 3.12e+14"),
+            std::string::npos);
+  for (const TaskEstimate &task : a100.tasks)
+    EXPECT_NE(table.find(task.primitive), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// SeqSel Table 4: measured per-layer times of the 22B model on A100
+//===----------------------------------------------------------------------===//
+
+llvm::json::Array loadCases(llvm::StringRef file) {
+  std::string path = std::string(BLUEPRINT_REFERENCE_DIR) + "/" + file.str();
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    ADD_FAILURE() << "cannot read " << path;
+    return {};
+  }
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!parsed) {
+    ADD_FAILURE() << path << ": " << llvm::toString(parsed.takeError());
+    return {};
+  }
+  if (llvm::json::Array *cases = parsed->getAsArray())
+    return std::move(*cases);
+  ADD_FAILURE() << path << " is not a case list";
+  return {};
+}
+
+int64_t integerAt(const llvm::json::Object &object, llvm::StringRef key) {
+  std::optional<int64_t> value = object.getInteger(key);
+  EXPECT_TRUE(value.has_value()) << "missing integer " << key.str();
+  return value.value_or(0);
+}
+
+/// expected.per_block_per_microbatch_per_gpu.<quantity>.value in ms.
+double measuredMilliseconds(const llvm::json::Object &reference,
+                            llvm::StringRef quantity) {
+  const llvm::json::Object *expected = reference.getObject("expected");
+  const llvm::json::Object *perBlock =
+      expected ? expected->getObject("per_block_per_microbatch_per_gpu")
+               : nullptr;
+  const llvm::json::Object *entry =
+      perBlock ? perBlock->getObject(quantity) : nullptr;
+  EXPECT_TRUE(entry && entry->getString("unit") == "ms") << quantity.str();
+  std::optional<double> value =
+      entry ? entry->getNumber("value") : std::nullopt;
+  EXPECT_TRUE(value.has_value()) << quantity.str();
+  return value.value_or(0);
+}
+
+struct Table4Row {
+  std::string strategy;
+  double measured[3]; // forward, backward (incl. recompute), combined
+  double estimated[3];
+  double perIterationMilliseconds;
+};
+
+TEST(EstimateReference, SeqSelTable4On22BWithinFifteenPercent) {
+  SystemProfile a100 = bundledProfile("a100-80gb.json");
+  NetworkTierBinding binding = bindTensorParallel("nvlink");
+  std::vector<Table4Row> rows;
+  for (const llvm::json::Value &value : loadCases("seqsel_paper.json")) {
+    const llvm::json::Object &reference = *value.getAsObject();
+    if (reference.getString("group") != "seqsel_table4_measured")
+      continue;
+    std::string name = reference.getString("name").value_or("").str();
+    SCOPED_TRACE(name);
+    const llvm::json::Object &model = *reference.getObject("model");
+    const llvm::json::Object &workload = *reference.getObject("workload");
+    const llvm::json::Object &mapping = *reference.getObject("mapping");
+
+    ModelSpec modelSpec;
+    modelSpec.hidden = integerAt(model, "hidden");
+    modelSpec.heads = integerAt(model, "attn_heads");
+    modelSpec.kvHeads = modelSpec.heads;
+    modelSpec.headDim = integerAt(model, "head_dim");
+    modelSpec.ffnHidden = integerAt(model, "ffn");
+    modelSpec.seqLength = integerAt(model, "seq");
+    modelSpec.maxPositions = modelSpec.seqLength;
+    modelSpec.vocab = integerAt(model, "vocab");
+    modelSpec.blocks = integerAt(model, "layers");
+    TrainingSpec training;
+    training.globalBatch = integerAt(workload, "global_batch");
+    training.microBatch = integerAt(workload, "micro_batch");
+    EXPECT_EQ(integerAt(workload, "dtype_bytes"), 2);
+    training.activationType = DataType::BF16;
+    MappingSpec mappingSpec;
+    mappingSpec.tp = integerAt(mapping, "tp");
+    mappingSpec.pp = integerAt(mapping, "pp");
+    mappingSpec.dp = integerAt(mapping, "dp");
+    mappingSpec.world = mappingSpec.tp * mappingSpec.pp * mappingSpec.dp;
+    mappingSpec.tpComm = mapping.getBoolean("sequence_parallel").value_or(false)
+                             ? TPCommMode::ReduceScatterAllGather
+                             : TPCommMode::AllReduce;
+    std::optional<RecomputePolicy> policy = symbolizeEnum<RecomputePolicy>(
+        mapping.getString("recompute").value_or(""));
+    ASSERT_TRUE(policy.has_value());
+    mappingSpec.recompute = *policy;
+
+    EstimateInput input = makeEstimateInput(training, mappingSpec);
+    appendWork(input,
+               valueOrFail(deriveBlockWork(modelSpec, training, mappingSpec)));
+    appendWork(input, valueOrFail(deriveOptimizerWork(modelSpec, training,
+                                                      mappingSpec)));
+    EstimateReport report = valueOrFail(estimateWork(input, a100, binding));
+
+    Table4Row row;
+    row.strategy = llvm::StringRef(name).rsplit('/').second.str();
+    row.measured[0] = measuredMilliseconds(reference, "fwd_time_ms");
+    row.measured[1] = measuredMilliseconds(reference, "bwd_time_ms");
+    row.measured[2] = measuredMilliseconds(reference, "combined_time_ms");
+    // The paper's backward includes the recompute (its Table 4 note).
+    row.estimated[0] = report.block.forward * 1e3;
+    row.estimated[1] = (report.block.recompute + report.block.backward) * 1e3;
+    row.estimated[2] = report.block.combined * 1e3;
+    row.perIterationMilliseconds =
+        report.secondsByCadence[static_cast<size_t>(Cadence::PerIteration)] *
+        1e3;
+    rows.push_back(row);
+  }
+  ASSERT_EQ(rows.size(), 5u) << "the five Table 4 strategies";
+
+  double sumAbsoluteRelativeError = 0;
+  int64_t compared = 0;
+  std::string table = llvm::formatv(
+      "{0,-26} | {1,25} | {2,25} | {3,25} | {4,9}\n", "SeqSel Table 4, 22B",
+      "forward ms: ours paper err", "backward ms: ours paper err",
+      "combined ms: ours paper err", "per-iter ms");
+  for (const Table4Row &row : rows) {
+    table += llvm::formatv("{0,-26}", row.strategy).str();
+    for (int i = 0; i < 3; ++i) {
+      double relative = (row.estimated[i] - row.measured[i]) / row.measured[i];
+      sumAbsoluteRelativeError += std::abs(relative);
+      ++compared;
+      table += llvm::formatv(" | {0,7:F2} {1,6:F1} {2,8:P1}", row.estimated[i],
+                             row.measured[i], relative)
+                   .str();
+    }
+    table += llvm::formatv(" | {0,9:F3}\n", row.perIterationMilliseconds).str();
+  }
+  double meanAbsoluteRelativeError = sumAbsoluteRelativeError / compared;
+  table += llvm::formatv("mean absolute relative error over {0} values: "
+                         "{1:P1}\n",
+                         compared, meanAbsoluteRelativeError)
+               .str();
+  std::cout << table;
+  EXPECT_LE(meanAbsoluteRelativeError, 0.15) << table;
+}
+
+} // namespace
