@@ -118,6 +118,37 @@ def PrintDigest : Pass<"print-digest", "::mlir::ModuleOp"> {
   ];
 }
 
+def Estimate : Pass<"estimate", "::mlir::ModuleOp"> {
+  let summary = "Cost every portable plan against a SystemProfile";
+  let description = [{
+    A derived artifact, never a change to the plan: for every `pplan.plan`,
+    costs each task against a SystemProfile (`profile=`, JSON,
+    docs/Estimate.md) under a NetworkTierBinding (`binding=axis:tier,...` or
+    `binding-file=`), given only here, and prints the estimate report (a
+    table or JSON): per task a roofline time (operations over the effective
+    peak vs bytes over the effective bandwidth) or, for a collective, a ring
+    alpha-beta time, the binding resource and the profile fields and plan
+    facts behind each figure; totals by cadence and phase; and the
+    stage-serial block time. The IR, and so every digest, is unchanged.
+
+    ```
+    blueprint-opt plan.mlir --estimate="profile=profiles/a100-80gb.json binding=tp:nvlink"
+    ```
+  }];
+  let options = [
+    Option<"profileFile", "profile", "std::string", /*default=*/"",
+           "SystemProfile JSON file">,
+    ListOption<"binding", "binding", "std::string",
+               "mesh axis to network tier, as axis:tier">,
+    Option<"bindingFile", "binding-file", "std::string", /*default=*/"",
+           "NetworkTierBinding JSON file (instead of binding=)">,
+    Option<"format", "format", "std::string", /*default=*/"\"table\"",
+           "table or json">,
+    Option<"outputFile", "output", "std::string", /*default=*/"\"-\"",
+           "where to print the report ('-' is standard output)">
+  ];
+}
+
 def WorkSummary : Pass<"work-summary", "::mlir::ModuleOp"> {
   let summary = "Print the work totals by cadence, phase and engine class";
   let description = [{

@@ -1,0 +1,118 @@
+//===- EstimatePlan.cpp - Cost portable plans against a SystemProfile -----===//
+//
+// A thin pass over lib/Estimate: reads each plan's tasks through
+// WorkFactsOpInterface, costs them, prints the report. The plan is never
+// changed, so the SystemProfile and the binding can never reach a digest.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Transforms/Passes.h"
+
+#include "Blueprint/Dialect/Dist/IR/DistOps.h"
+#include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
+#include "Blueprint/Estimate/Estimate.h"
+#include "Blueprint/Estimate/SystemProfile.h"
+#include "Blueprint/Interfaces/WorkFactsInterface.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace blueprint {
+#define GEN_PASS_DEF_ESTIMATE
+#include "Blueprint/Transforms/Passes.h.inc"
+} // namespace blueprint
+
+using namespace mlir;
+using namespace blueprint;
+
+namespace {
+
+struct EstimatePass : blueprint::impl::EstimateBase<EstimatePass> {
+  using EstimateBase::EstimateBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto fail = [&](const llvm::Twine &message) {
+      module.emitError() << "estimate: " << message;
+      signalPassFailure();
+    };
+    if (format != "table" && format != "json")
+      return fail("format must be 'table' or 'json', got '" + format + "'");
+    if (profileFile.empty())
+      return fail("needs profile=<SystemProfile JSON file>");
+    llvm::Expected<estimate::SystemProfile> profile =
+        estimate::loadSystemProfile(profileFile);
+    if (!profile)
+      return fail(llvm::toString(profile.takeError()));
+    llvm::Expected<estimate::NetworkTierBinding> tiers = loadBinding();
+    if (!tiers)
+      return fail(llvm::toString(tiers.takeError()));
+
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> output =
+        openOutputFile(outputFile, &error);
+    if (!output)
+      return fail(error);
+    for (Operation &op : module.getBody()->getOperations()) {
+      if (llvm::isa<dist::ProgramOp>(op))
+        return fail("@" + SymbolTable::getSymbolName(&op).getValue() +
+                    " is distributed IR; an estimate costs a portable plan "
+                    "(run --plan-portable first)");
+      auto plan = llvm::dyn_cast<pplan::PlanOp>(op);
+      if (!plan)
+        continue;
+      estimate::EstimateInput input = estimate::makeEstimateInput(
+          plan.getTraining().getSpec(), plan.getMapping().getSpec());
+      for (pplan::TaskOp task : plan.getBody().getOps<pplan::TaskOp>()) {
+        auto work = llvm::cast<WorkFactsOpInterface>(task.getOperation());
+        llvm::Expected<workload::Invocation> invocation = toInvocation(work);
+        if (!invocation)
+          return fail(llvm::toString(invocation.takeError()));
+        // Every collective of today's block spans the tensor-parallel axis.
+        std::string axis = invocation->collective
+                               ? estimate::kTensorParallelAxis.str()
+                               : std::string();
+        input.tasks.push_back(
+            {std::move(*invocation), task.getCadence(), std::move(axis)});
+      }
+      llvm::Expected<estimate::EstimateReport> report =
+          estimate::estimateWork(input, *profile, *tiers);
+      if (!report)
+        return fail("@" + plan.getSymName() + ": " +
+                    llvm::toString(report.takeError()));
+      output->os() << (format == "json" ? "" : "plan @" + plan.getSymName().str() + "\n");
+      if (format == "json")
+        estimate::printEstimateJSON(*report, output->os());
+      else
+        estimate::printEstimateTable(*report, output->os());
+    }
+    output->keep();
+    markAllAnalysesPreserved();
+  }
+
+  /// The binding from `binding-file=`, or from `binding=axis:tier,...`
+  /// checked by the same loader.
+  llvm::Expected<estimate::NetworkTierBinding> loadBinding() {
+    if (!bindingFile.empty()) {
+      if (!binding.empty())
+        return llvm::createStringError(
+            "give binding= or binding-file=, not both");
+      return estimate::loadNetworkTierBinding(bindingFile);
+    }
+    llvm::json::Object object;
+    for (const std::string &entry : binding) {
+      auto [axis, tier] = llvm::StringRef(entry).split(':');
+      if (tier.empty())
+        return llvm::createStringError(
+            "binding entry '%s' is not axis:tier", entry.c_str());
+      object[axis] = tier;
+    }
+    std::string json;
+    llvm::raw_string_ostream(json) << llvm::json::Value(std::move(object));
+    return estimate::parseNetworkTierBinding(json);
+  }
+};
+
+} // namespace
