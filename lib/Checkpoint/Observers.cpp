@@ -15,6 +15,7 @@
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Transforms/Passes.h"
+#include "Blueprint/Transforms/ProgramContracts.h"
 #include "Blueprint/Transforms/WorkTotals.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -36,18 +37,6 @@ llvm::SmallVector<Operation *> programsOf(ModuleOp module) {
     if (llvm::isa<dist::ProgramOp, pplan::PlanOp>(op))
       programs.push_back(&op);
   return programs;
-}
-
-transformer::MappingAttr mappingOf(Operation *program) {
-  return llvm::TypeSwitch<Operation *, transformer::MappingAttr>(program)
-      .Case<dist::ProgramOp, pplan::PlanOp>(
-          [](auto op) { return op.getMapping(); });
-}
-
-transformer::TrainingAttr trainingOf(Operation *program) {
-  return llvm::TypeSwitch<Operation *, transformer::TrainingAttr>(program)
-      .Case<dist::ProgramOp, pplan::PlanOp>(
-          [](auto op) { return op.getTraining(); });
 }
 
 std::string programName(Operation *program) {
@@ -80,27 +69,26 @@ public:
   llvm::StringRef getName() const override { return "mesh"; }
   llvm::Error observe(const Checkpoint &checkpoint) override {
     for (Operation *program : programsOf(checkpoint.snapshot)) {
-      transformer::MappingAttr mapping = mappingOf(program);
-      if (mapping.getTp() * mapping.getPp() * mapping.getDp() !=
-          mapping.getWorld())
+      workload::MappingSpec mapping = getProgramContracts(program)->mapping;
+      if (mapping.tp * mapping.pp * mapping.dp != mapping.world)
         return llvm::createStringError(
             "program @%s: world %lld is not tp * pp * dp",
             programName(program).c_str(),
-            static_cast<long long>(mapping.getWorld()));
+            static_cast<long long>(mapping.world));
       for (auto mesh : program->getRegion(0).getOps<dist::MeshOp>())
-        if (mesh.getAxisSize("tp").value_or(mapping.getTp()) !=
-            mapping.getTp())
+        if (mesh.getAxisSize("tp").value_or(mapping.tp) !=
+            mapping.tp)
           return llvm::createStringError(
               "program @%s: mesh @%s has %lld tp ranks, the mapping %lld",
               programName(program).c_str(), mesh.getSymName().str().c_str(),
               static_cast<long long>(*mesh.getAxisSize("tp")),
-              static_cast<long long>(mapping.getTp()));
+              static_cast<long long>(mapping.tp));
       // Every collective of today's block spans the tensor-parallel group.
       llvm::Error error = llvm::Error::success();
       program->walk([&](WorkFactsOpInterface work) {
         std::optional<workload::CollectiveFacts> facts =
             work.getCollectiveFacts();
-        if (!facts || facts->participants == mapping.getTp() || error)
+        if (!facts || facts->participants == mapping.tp || error)
           return;
         error = llvm::createStringError(
             "program @%s: collective %s (%s) has %lld participants, but the "
@@ -108,7 +96,7 @@ public:
             programName(program).c_str(), work.getPrimitive().str().c_str(),
             workload::stringifyEnum(work.getPhase()).str().c_str(),
             static_cast<long long>(facts->participants),
-            static_cast<long long>(mapping.getTp()));
+            static_cast<long long>(mapping.tp));
       });
       if (error)
         return error;
@@ -122,7 +110,8 @@ public:
   llvm::StringRef getName() const override { return "recompute"; }
   llvm::Error observe(const Checkpoint &checkpoint) override {
     for (Operation *program : programsOf(checkpoint.snapshot)) {
-      workload::RecomputePolicy policy = mappingOf(program).getRecompute();
+      ProgramContracts contracts = *getProgramContracts(program);
+      workload::RecomputePolicy policy = contracts.mapping.recompute;
       llvm::StringMap<int64_t> forwardOps;
       std::set<std::string> recomputed, expected;
       llvm::SmallVector<std::pair<std::string, int64_t>> clones;
@@ -141,7 +130,8 @@ public:
           expected.insert(entry.getKey().str());
       if (policy == workload::RecomputePolicy::Selective) {
         expected = {"qk_matmul", "softmax", "attn_v_matmul"};
-        if (trainingOf(program).getAttentionDropout())
+        if (contracts.workload.training &&
+            contracts.workload.training->attentionDropout)
           expected.insert("attn_dropout");
       }
       if (recomputed != expected) {

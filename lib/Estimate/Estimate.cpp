@@ -65,8 +65,13 @@ double estimate::ringReduceScatterOrAllGatherSeconds(
 EstimateInput
 estimate::makeEstimateInput(const workload::TrainingSpec &training,
                             const workload::MappingSpec &mapping) {
+  return makeEstimateInput(training.activationType, mapping);
+}
+
+EstimateInput estimate::makeEstimateInput(workload::DataType computeType,
+                                          const workload::MappingSpec &mapping) {
   EstimateInput input;
-  input.computeType = training.activationType;
+  input.computeType = computeType;
   input.mesh = {{"tp", mapping.tp}, {"pp", mapping.pp}, {"dp", mapping.dp}};
   return input;
 }
@@ -453,6 +458,9 @@ private:
     report.secondsByCadenceAndPhase[cadence][static_cast<size_t>(task.phase)] +=
         task.seconds;
     report.secondsByCadence[cadence] += task.seconds;
+    report.secondsByCadenceAndBinding[cadence]
+                                     [static_cast<size_t>(task.binding)] +=
+        task.seconds;
     ++report.tasksByCadence[cadence];
     if (task.cadence != Cadence::PerMicroBatch)
       return;
@@ -567,6 +575,17 @@ void estimate::printEstimateJSON(const EstimateReport &report,
         json.attribute(workload::stringifyEnum(cadence),
                        report.secondsByCadence[static_cast<size_t>(cadence)]);
     });
+    json.attributeObject("binding_seconds", [&] {
+      for (Cadence cadence : cadences)
+        json.attributeObject(workload::stringifyEnum(cadence), [&] {
+          for (BindingResource resource :
+               {BindingResource::Compute, BindingResource::Memory,
+                BindingResource::Network})
+            json.attribute(stringifyBindingResource(resource),
+                           report.secondsByCadenceAndBinding[static_cast<size_t>(
+                               cadence)][static_cast<size_t>(resource)]);
+        });
+    });
     json.attributeObject("block_seconds", [&] {
       json.attribute("forward", report.block.forward);
       json.attribute("recompute", report.block.recompute);
@@ -633,7 +652,23 @@ void estimate::printEstimateTable(const EstimateReport &report,
     os << llvm::formatv(
         " {0,16}",
         microseconds(report.secondsByCadence[static_cast<size_t>(cadence)]));
-  os << "\n\nstage-serial block time per micro-batch (us): forward "
+  os << "\n\n" << llvm::formatv("{0,-18}", "bound by (us)");
+  for (Cadence cadence : cadences)
+    os << llvm::formatv(" {0,16}", workload::stringifyEnum(cadence));
+  os << "\n";
+  for (BindingResource resource : {BindingResource::Compute,
+                                   BindingResource::Memory,
+                                   BindingResource::Network}) {
+    os << llvm::formatv("{0,-18}", stringifyBindingResource(resource));
+    for (Cadence cadence : cadences)
+      os << llvm::formatv(
+          " {0,16}",
+          microseconds(report.secondsByCadenceAndBinding[static_cast<size_t>(
+              cadence)][static_cast<size_t>(resource)]));
+    os << "\n";
+  }
+  if (report.tasksByCadence[static_cast<size_t>(Cadence::PerMicroBatch)])
+    os << "\nstage-serial block time per micro-batch (us): forward "
      << microseconds(report.block.forward) << ", recompute "
      << microseconds(report.block.recompute)
      << ", backward (activation_grad + weight_grad + recommunication) "

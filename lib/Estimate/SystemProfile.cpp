@@ -554,3 +554,18 @@ estimate::loadNetworkTierBinding(llvm::StringRef path) {
     return prefixed(path, binding.takeError());
   return binding;
 }
+
+llvm::Expected<NetworkTierBinding>
+estimate::parseNetworkTierBindingEntries(llvm::ArrayRef<std::string> entries) {
+  llvm::json::Object object;
+  for (const std::string &entry : entries) {
+    auto [axis, tier] = llvm::StringRef(entry).split(':');
+    if (tier.empty())
+      return llvm::createStringError("binding entry '%s' is not axis:tier",
+                                     entry.c_str());
+    object[axis] = tier;
+  }
+  std::string json;
+  llvm::raw_string_ostream(json) << llvm::json::Value(std::move(object));
+  return parseNetworkTierBinding(json);
+}

@@ -211,6 +211,26 @@ TrainingSpec readTraining(FieldReader &reader,
   return training;
 }
 
+InferenceSpec readInference(FieldReader &reader,
+                            const llvm::json::Object &object) {
+  const std::string path = "$.inference";
+  reader.rejectUnknownFields(
+      object, path,
+      {"batch", "prompt_length", "generated_tokens", "activation_type",
+       "weight_type", "kv_cache_type"});
+  InferenceSpec inference;
+  inference.batch = reader.integer(object, "batch", path);
+  inference.promptLength = reader.integer(object, "prompt_length", path);
+  inference.generatedTokens = reader.integer(object, "generated_tokens", path);
+  inference.activationType = reader.enumeration<DataType>(
+      object, "activation_type", path, std::nullopt, kDataTypes);
+  inference.weightType = reader.enumeration<DataType>(
+      object, "weight_type", path, std::nullopt, kDataTypes);
+  inference.kvCacheType = reader.enumeration<DataType>(
+      object, "kv_cache_type", path, std::nullopt, kDataTypes);
+  return inference;
+}
+
 MappingSpec readMapping(FieldReader &reader, const llvm::json::Object &object) {
   const std::string path = "$.mapping";
   reader.rejectUnknownFields(object, path,
@@ -279,27 +299,40 @@ blueprint::importTransformerJSON(llvm::SourceMgr &sourceMgr,
   const llvm::json::Object *root = reader.object(&*parsed, "$");
   if (!root)
     return nullptr;
-  reader.rejectUnknownFields(*root, "$",
-                             {"name", "model", "training", "mapping"});
+  reader.rejectUnknownFields(
+      *root, "$", {"name", "model", "training", "inference", "mapping"});
   std::optional<llvm::StringRef> name;
   if (const llvm::json::Value *nameValue = root->get("name"))
     name = nameValue->getAsString();
   if (!name || name->empty())
     reader.error("$.name", "expected a non-empty string naming the run");
+  // A run is training or inference: exactly one of the two contracts.
+  bool inference = root->get("inference") != nullptr;
+  if (inference && root->get("training"))
+    reader.error("$", "give \"training\" or \"inference\", not both");
+  std::string workloadPath = inference ? "$.inference" : "$.training";
   const llvm::json::Object *modelObject =
       reader.object(root->get("model"), "$.model");
-  const llvm::json::Object *trainingObject =
-      reader.object(root->get("training"), "$.training");
+  const llvm::json::Object *workloadObject = reader.object(
+      root->get(inference ? "inference" : "training"), workloadPath);
   const llvm::json::Object *mappingObject =
       reader.object(root->get("mapping"), "$.mapping");
   if (reader.failed())
     return nullptr;
   ModelSpec model = readModel(reader, *modelObject);
-  TrainingSpec training = readTraining(reader, *trainingObject);
   MappingSpec mapping = readMapping(reader, *mappingObject);
+  import::ContractOrigins origins{"$.model", workloadPath, "$.mapping", "$"};
+  std::string symbol = import::sanitizeSymbolName(*name);
+  if (inference) {
+    InferenceSpec spec = readInference(reader, *workloadObject);
+    if (reader.failed())
+      return nullptr;
+    return import::buildInferenceModule(loc, symbol, model, spec, mapping,
+                                        origins);
+  }
+  TrainingSpec training = readTraining(reader, *workloadObject);
   if (reader.failed())
     return nullptr;
-  return import::buildTrainingModule(
-      loc, import::sanitizeSymbolName(*name), model, training, mapping,
-      {"$.model", "$.training", "$.mapping", "$"});
+  return import::buildTrainingModule(loc, symbol, model, training, mapping,
+                                     origins);
 }

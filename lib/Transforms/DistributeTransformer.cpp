@@ -15,9 +15,12 @@
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Plan.h"
+#include "Blueprint/Workload/ProgramWork.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <numeric>
 
@@ -48,18 +51,18 @@ Type elementTypeOf(MLIRContext *context, workload::DataType type) {
   llvm_unreachable("unknown DataType");
 }
 
-/// The invocations of both cadences in conservative stage order (forward,
-/// recompute, backward, per-iteration), keeping the algebra's order within
-/// each stage. Valid because recompute reads only stashed forward tensors.
+/// The invocations of every block work in conservative stage order
+/// (forward, recompute, backward, per-iteration; prefill, decode), keeping
+/// the algebra's order within each stage. Valid because recompute reads only
+/// stashed forward tensors.
 std::vector<std::pair<const workload::Invocation *, workload::Cadence>>
-inStageOrder(const workload::BlockWork &perMicroBatch,
-             const workload::BlockWork &perIteration) {
+inStageOrder(llvm::ArrayRef<workload::BlockWork> blocks) {
   std::vector<std::pair<const workload::Invocation *, workload::Cadence>> work;
   std::vector<std::pair<workload::Phase, workload::Cadence>> keys;
-  for (const workload::BlockWork *block : {&perMicroBatch, &perIteration})
-    for (const workload::Invocation &invocation : block->invocations) {
-      work.push_back({&invocation, block->cadence});
-      keys.push_back({invocation.phase, block->cadence});
+  for (const workload::BlockWork &block : blocks)
+    for (const workload::Invocation &invocation : block.invocations) {
+      work.push_back({&invocation, block.cadence});
+      keys.push_back({invocation.phase, block.cadence});
     }
   std::vector<workload::Stage> stages = workload::assignStages(keys);
   std::vector<size_t> order(work.size());
@@ -76,25 +79,34 @@ inStageOrder(const workload::BlockWork &perMicroBatch,
 /// Builds the program of one source op from its derived work.
 class ProgramBuilder {
 public:
-  ProgramBuilder(transformer::DecoderTrainingOp source, OpBuilder &builder)
-      : source(source), builder(builder), context(builder.getContext()) {}
+  ProgramBuilder(Operation *source, OpBuilder &builder)
+      : source(source), builder(builder), context(builder.getContext()),
+        name(SymbolTable::getSymbolName(source)) {}
 
-  dist::ProgramOp build(const workload::BlockWork &perMicroBatch,
-                        const workload::BlockWork &perIteration,
-                        llvm::ArrayRef<workload::BoundaryTensor> boundaries,
-                        int64_t tp) {
-    Location loc = source.getLoc();
+  /// A program with `source`'s contracts (`workload` is its training or
+  /// inference attribute) holding `blocks`.
+  dist::ProgramOp build(transformer::ModelAttr model,
+                        transformer::TrainingAttr training,
+                        transformer::InferenceAttr inference,
+                        std::optional<int64_t> decodeContext,
+                        transformer::MappingAttr mapping,
+                        llvm::ArrayRef<workload::BlockWork> blocks,
+                        llvm::ArrayRef<workload::BoundaryTensor> boundaries) {
+    Location loc = source->getLoc();
     auto program = dist::ProgramOp::create(
-        builder, loc, source.getSymName(), computeDigest(source),
-        source.getModel(), source.getTraining(), source.getMapping());
+        builder, loc, name, builder.getStringAttr(computeDigest(source)), model,
+        training, inference,
+        decodeContext ? builder.getI64IntegerAttr(*decodeContext)
+                      : IntegerAttr(),
+        mapping);
     builder.setInsertionPointToStart(&program.getBody().emplaceBlock());
     dist::MeshOp::create(builder, loc, kMeshName,
                          builder.getStrArrayAttr({kTPAxis}),
-                         builder.getDenseI64ArrayAttr({tp}));
+                         builder.getDenseI64ArrayAttr({mapping.getTp()}));
     for (const workload::BoundaryTensor &tensor : boundaries)
       if (!tensor.isOutput())
         createBoundary(tensor, Value());
-    for (auto [invocation, cadence] : inStageOrder(perMicroBatch, perIteration))
+    for (auto [invocation, cadence] : inStageOrder(blocks))
       createWork(*invocation, cadence);
     for (const workload::BoundaryTensor &tensor : boundaries)
       if (tensor.isOutput())
@@ -105,14 +117,15 @@ public:
 private:
   /// `fused<#dist.lineage<...>>["<primitive>.<phase>", <source location>]`.
   Location lineageLoc(const workload::Invocation &invocation) {
-    std::string name = invocation.primitive + "." +
-                       workload::stringifyEnum(invocation.phase).str();
+    std::string locationName = invocation.primitive + "." +
+                               workload::stringifyEnum(invocation.phase).str();
     auto lineage = dist::LineageAttr::get(
-        context, source.getSymNameAttr(),
-        builder.getStringAttr(invocation.primitive), invocation.phase,
+        context, name, builder.getStringAttr(invocation.primitive),
+        invocation.phase,
         builder.getStringAttr(invocation.cause));
     return FusedLoc::get(
-        context, {NameLoc::get(builder.getStringAttr(name)), source.getLoc()},
+        context,
+        {NameLoc::get(builder.getStringAttr(locationName)), source->getLoc()},
         lineage);
   }
 
@@ -193,14 +206,15 @@ private:
         context, FlatSymbolRefAttr::get(context, kMeshName),
         builder.getArrayAttr(splitAxes));
     dist::BoundaryOp::create(
-        builder, source.getLoc(), builder.getStringAttr(tensor.name),
+        builder, source->getLoc(), builder.getStringAttr(tensor.name),
         dist::BoundaryRoleAttr::get(context, tensor.role), TypeAttr::get(type),
         sharding, DenseI64ArrayAttr(), producer);
   }
 
-  transformer::DecoderTrainingOp source;
+  Operation *source;
   OpBuilder &builder;
   MLIRContext *context;
+  StringAttr name;
   Value previous;
   llvm::StringMap<llvm::SmallVector<std::pair<workload::Phase, Value>>>
       writers;
@@ -210,37 +224,58 @@ struct DistributeTransformerPass
     : blueprint::impl::DistributeTransformerBase<DistributeTransformerPass> {
   void runOnOperation() override {
     // One-to-many expansion: collect first, then rewrite.
-    llvm::SmallVector<transformer::DecoderTrainingOp> sources(
-        getOperation().getOps<transformer::DecoderTrainingOp>());
-    for (transformer::DecoderTrainingOp source : sources)
-      if (failed(distribute(source)))
+    llvm::SmallVector<Operation *> sources;
+    for (Operation &op : getOperation().getBody()->getOperations())
+      if (llvm::isa<transformer::DecoderTrainingOp,
+                    transformer::DecoderInferenceOp>(op))
+        sources.push_back(&op);
+    for (Operation *source : sources) {
+      LogicalResult result =
+          llvm::TypeSwitch<Operation *, LogicalResult>(source)
+              .Case([&](transformer::DecoderTrainingOp op) {
+                workload::WorkloadContract workload;
+                workload.training = op.getTraining().getSpec();
+                return distribute(op, op.getModel(), op.getTraining(), {},
+                                  std::nullopt, op.getMapping(), workload);
+              })
+              .Case([&](transformer::DecoderInferenceOp op) {
+                workload::WorkloadContract workload;
+                workload.inference = op.getInference().getSpec();
+                workload.decodeContext =
+                    workload::defaultDecodeContext(*workload.inference);
+                return distribute(op, op.getModel(), {}, op.getInference(),
+                                  workload.decodeContext, op.getMapping(),
+                                  workload);
+              });
+      if (failed(result))
         return signalPassFailure();
+    }
   }
 
-  LogicalResult distribute(transformer::DecoderTrainingOp source) {
-    workload::ModelSpec model = source.getModel().getSpec();
-    workload::TrainingSpec training = source.getTraining().getSpec();
-    workload::MappingSpec mapping = source.getMapping().getSpec();
-    llvm::Expected<workload::BlockWork> perMicroBatch =
-        workload::deriveBlockWork(model, training, mapping);
-    if (!perMicroBatch)
-      return source.emitOpError()
-             << "derivation: " << llvm::toString(perMicroBatch.takeError());
-    llvm::Expected<workload::BlockWork> perIteration =
-        workload::deriveOptimizerWork(model, training, mapping);
-    if (!perIteration)
-      return source.emitOpError()
-             << "derivation: " << llvm::toString(perIteration.takeError());
+  LogicalResult distribute(Operation *source, transformer::ModelAttr model,
+                           transformer::TrainingAttr training,
+                           transformer::InferenceAttr inference,
+                           std::optional<int64_t> decodeContext,
+                           transformer::MappingAttr mapping,
+                           const workload::WorkloadContract &workload) {
+    llvm::Expected<std::vector<workload::BlockWork>> blocks =
+        workload::deriveProgramWork(model.getSpec(), mapping.getSpec(),
+                                    workload);
+    if (!blocks)
+      return source->emitOpError()
+             << "derivation: " << llvm::toString(blocks.takeError());
     llvm::Expected<std::vector<workload::BoundaryTensor>> boundaries =
-        workload::blockBoundaries(model, training, mapping);
+        workload::programBoundaries(model.getSpec(), mapping.getSpec(),
+                                    workload);
     if (!boundaries)
-      return source.emitOpError()
+      return source->emitOpError()
              << "derivation: " << llvm::toString(boundaries.takeError());
 
     OpBuilder builder(source);
     ProgramBuilder(source, builder)
-        .build(*perMicroBatch, *perIteration, *boundaries, mapping.tp);
-    source.erase();
+        .build(model, training, inference, decodeContext, mapping, *blocks,
+               *boundaries);
+    source->erase();
     return success();
   }
 };

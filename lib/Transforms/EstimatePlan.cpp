@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Transforms/Passes.h"
+#include "Blueprint/Transforms/PlanEstimate.h"
 
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
@@ -16,7 +17,6 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 namespace blueprint {
@@ -63,22 +63,8 @@ struct EstimatePass : blueprint::impl::EstimateBase<EstimatePass> {
       auto plan = llvm::dyn_cast<pplan::PlanOp>(op);
       if (!plan)
         continue;
-      estimate::EstimateInput input = estimate::makeEstimateInput(
-          plan.getTraining().getSpec(), plan.getMapping().getSpec());
-      for (pplan::TaskOp task : plan.getBody().getOps<pplan::TaskOp>()) {
-        auto work = llvm::cast<WorkFactsOpInterface>(task.getOperation());
-        llvm::Expected<workload::Invocation> invocation = toInvocation(work);
-        if (!invocation)
-          return fail(llvm::toString(invocation.takeError()));
-        // Every collective of today's block spans the tensor-parallel axis.
-        std::string axis = invocation->collective
-                               ? estimate::kTensorParallelAxis.str()
-                               : std::string();
-        input.tasks.push_back(
-            {std::move(*invocation), task.getCadence(), std::move(axis)});
-      }
       llvm::Expected<estimate::EstimateReport> report =
-          estimate::estimateWork(input, *profile, *tiers);
+          estimatePlan(plan, *profile, *tiers);
       if (!report)
         return fail("@" + plan.getSymName() + ": " +
                     llvm::toString(report.takeError()));
@@ -101,18 +87,33 @@ struct EstimatePass : blueprint::impl::EstimateBase<EstimatePass> {
             "give binding= or binding-file=, not both");
       return estimate::loadNetworkTierBinding(bindingFile);
     }
-    llvm::json::Object object;
-    for (const std::string &entry : binding) {
-      auto [axis, tier] = llvm::StringRef(entry).split(':');
-      if (tier.empty())
-        return llvm::createStringError(
-            "binding entry '%s' is not axis:tier", entry.c_str());
-      object[axis] = tier;
-    }
-    std::string json;
-    llvm::raw_string_ostream(json) << llvm::json::Value(std::move(object));
-    return estimate::parseNetworkTierBinding(json);
+    return estimate::parseNetworkTierBindingEntries(binding);
   }
 };
 
 } // namespace
+
+llvm::Expected<estimate::EstimateReport>
+blueprint::estimatePlan(pplan::PlanOp plan,
+                        const estimate::SystemProfile &profile,
+                        const estimate::NetworkTierBinding &binding) {
+  // Matmul and vector work computes in the workload's activation type.
+  workload::DataType computeType =
+      plan.getTrainingAttr() ? plan.getTrainingAttr().getActivationType()
+                             : plan.getInferenceAttr().getActivationType();
+  estimate::EstimateInput input =
+      estimate::makeEstimateInput(computeType, plan.getMapping().getSpec());
+  for (pplan::TaskOp task : plan.getBody().getOps<pplan::TaskOp>()) {
+    auto work = llvm::cast<WorkFactsOpInterface>(task.getOperation());
+    llvm::Expected<workload::Invocation> invocation = toInvocation(work);
+    if (!invocation)
+      return invocation.takeError();
+    // Every collective of today's block spans the tensor-parallel axis.
+    std::string axis = invocation->collective
+                           ? estimate::kTensorParallelAxis.str()
+                           : std::string();
+    input.tasks.push_back(
+        {std::move(*invocation), task.getCadence(), std::move(axis)});
+  }
+  return estimate::estimateWork(input, profile, binding);
+}

@@ -67,8 +67,7 @@ public:
     llvm::SmallVector<WorkFactsOpInterface> work;
     llvm::SmallVector<workload::Invocation> invocations;
     std::vector<std::pair<workload::Phase, workload::Cadence>> keys;
-    std::array<workload::BlockWork, 2> byCadence;
-    byCadence[1].cadence = workload::Cadence::PerIteration;
+    std::map<workload::Cadence, workload::BlockWork> byCadence;
     for (Operation &op : program.getBody().front()) {
       auto facts = llvm::dyn_cast<WorkFactsOpInterface>(op);
       if (!facts)
@@ -79,8 +78,9 @@ public:
                << "planning: " << llvm::toString(invocation.takeError());
       work.push_back(facts);
       keys.push_back({facts.getPhase(), facts.getCadence()});
-      byCadence[facts.getCadence() == workload::Cadence::PerIteration]
-          .invocations.push_back(*invocation);
+      workload::BlockWork &block = byCadence[facts.getCadence()];
+      block.cadence = facts.getCadence();
+      block.invocations.push_back(*invocation);
       invocations.push_back(std::move(*invocation));
     }
     std::vector<workload::Stage> stages = workload::assignStages(keys);
@@ -88,7 +88,8 @@ public:
     auto plan = pplan::PlanOp::create(
         builder, program.getLoc(), program.getSymNameAttr(),
         builder.getStringAttr(computeDigest(program)), program.getModel(),
-        program.getTraining(), program.getMapping());
+        program.getTrainingAttr(), program.getInferenceAttr(),
+        program.getDecodeContextAttr(), program.getMapping());
     builder.setInsertionPointToStart(&plan.getBody().emplaceBlock());
 
     // Capabilities, then groups, each declared once in first-use order.
@@ -184,21 +185,15 @@ public:
 
 private:
   /// One ledger row per (cadence, phase, engine) the program has work in.
-  LogicalResult buildLedger(llvm::ArrayRef<workload::BlockWork> byCadence) {
-    constexpr workload::Phase phases[] = {
-        workload::Phase::Forward,        workload::Phase::Recompute,
-        workload::Phase::ActivationGrad, workload::Phase::WeightGrad,
-        workload::Phase::Optimizer,      workload::Phase::Recommunication};
-    constexpr workload::Engine engines[] = {workload::Engine::Matmul,
-                                            workload::Engine::Vector,
-                                            workload::Engine::Collective};
-    for (const workload::BlockWork &work : byCadence) {
+  LogicalResult
+  buildLedger(const std::map<workload::Cadence, workload::BlockWork> &byCadence) {
+    for (const auto &[cadence, work] : byCadence) {
       llvm::Expected<workload::WorkSummary> summary = workload::summarize(work);
       if (!summary)
         return program.emitOpError()
                << "planning: " << llvm::toString(summary.takeError());
-      for (workload::Phase phase : phases)
-        for (workload::Engine engine : engines) {
+      for (workload::Phase phase : workload::allPhases())
+        for (workload::Engine engine : workload::allEngines()) {
           const workload::WorkTotals &totals = summary->at(phase, engine);
           if (totals.invocations == 0)
             continue;

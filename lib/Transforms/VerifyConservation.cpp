@@ -10,6 +10,7 @@
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
+#include "Blueprint/Transforms/ProgramContracts.h"
 #include "Blueprint/Workload/BlockWork.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -71,21 +72,18 @@ LogicalResult expectSameTensors(Operation *op, const WorkKey &key,
 }
 
 LogicalResult verifyDerivedWork(Operation *program,
-                                workload::ModelSpec model,
-                                workload::TrainingSpec training,
-                                workload::MappingSpec mapping) {
+                                const ProgramContracts &contracts) {
   std::map<WorkKey, workload::Invocation> expected;
-  for (auto derive : {&workload::deriveBlockWork,
-                      &workload::deriveOptimizerWork}) {
-    llvm::Expected<workload::BlockWork> work =
-        derive(model, training, mapping);
-    if (!work)
-      return program->emitError()
-             << "conservation: " << llvm::toString(work.takeError());
-    for (workload::Invocation &invocation : work->invocations)
-      expected[{work->cadence, invocation.phase, invocation.primitive}] =
+  llvm::Expected<std::vector<workload::BlockWork>> blocks =
+      workload::deriveProgramWork(contracts.model, contracts.mapping,
+                                  contracts.workload);
+  if (!blocks)
+    return program->emitError()
+           << "conservation: " << llvm::toString(blocks.takeError());
+  for (workload::BlockWork &work : *blocks)
+    for (workload::Invocation &invocation : work.invocations)
+      expected[{work.cadence, invocation.phase, invocation.primitive}] =
           std::move(invocation);
-  }
 
   WalkResult walk = program->walk([&](WorkFactsOpInterface op) {
     WorkKey key{op.getCadence(), op.getPhase(), op.getPrimitive().str()};
@@ -155,11 +153,8 @@ struct VerifyConservationPass
 } // namespace
 
 LogicalResult blueprint::verifyConservation(Operation *op) {
-  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<dist::ProgramOp, pplan::PlanOp>([](auto program) {
-        return verifyDerivedWork(program, program.getModel().getSpec(),
-                                 program.getTraining().getSpec(),
-                                 program.getMapping().getSpec());
-      })
-      .Default([](Operation *) { return success(); });
+  std::optional<ProgramContracts> contracts = getProgramContracts(op);
+  if (!contracts)
+    return success();
+  return verifyDerivedWork(op, *contracts);
 }

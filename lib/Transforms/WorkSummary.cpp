@@ -9,6 +9,7 @@
 #include "Blueprint/Transforms/Passes.h"
 
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
+#include "Blueprint/Transforms/ProgramContracts.h"
 #include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/BlockWork.h"
 
@@ -18,6 +19,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <map>
 
 namespace blueprint {
 #define GEN_PASS_DEF_WORKSUMMARY
@@ -29,21 +32,32 @@ using namespace blueprint;
 
 namespace {
 
-constexpr workload::Cadence kCadences[] = {workload::Cadence::PerMicroBatch,
-                                           workload::Cadence::PerIteration};
-constexpr workload::Phase kPhases[] = {
-    workload::Phase::Forward,        workload::Phase::Recompute,
-    workload::Phase::ActivationGrad, workload::Phase::WeightGrad,
-    workload::Phase::Optimizer,      workload::Phase::Recommunication};
-constexpr workload::Engine kEngines[] = {workload::Engine::Matmul,
-                                         workload::Engine::Vector,
-                                         workload::Engine::Collective};
-
 void printJSON(llvm::ArrayRef<ProgramTotals> programs, llvm::raw_ostream &os) {
   llvm::json::Array programArray;
-  for (const ProgramTotals &program : programs)
-    programArray.push_back(llvm::json::Object{
-        {"program", program.name}, {"cadences", toJSON(program)}});
+  for (const ProgramTotals &program : programs) {
+    llvm::json::Object object{{"program", program.name},
+                              {"cadences", toJSON(program)}};
+    if (program.generation) {
+      const workload::GenerationWork &generation = *program.generation;
+      llvm::json::Object decodeByEngine;
+      for (workload::Engine engine : workload::allEngines())
+        if (generation.decodeOf(engine).invocations)
+          decodeByEngine[workload::stringifyEnum(engine)] =
+              toJSON(generation.decodeOf(engine));
+      object["generation"] = llvm::json::Object{
+          {"decode_steps", generation.decodeSteps},
+          {"first_context", generation.firstContext},
+          {"last_context", generation.lastContext},
+          {"prefill", toJSON(generation.prefill.total())},
+          {"decode", toJSON(generation.decode)},
+          {"decode_by_engine", std::move(decodeByEngine)},
+          {"total", toJSON(generation.total)},
+          {"weight_read_bytes", generation.weightReadBytes},
+          {"kv_cache_read_bytes", generation.kvCacheReadBytes},
+          {"final_kv_cache_bytes", generation.finalKvCacheBytes}};
+    }
+    programArray.push_back(std::move(object));
+  }
   os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
                                    {"programs", std::move(programArray)}}))
      << "\n";
@@ -73,8 +87,8 @@ void printTable(llvm::ArrayRef<ProgramTotals> programs,
                          "phase", "engine", "count", "ops", "read_bytes",
                          "write_bytes", "message_bytes", "transfer_bytes",
                          "stash_bytes");
-      for (workload::Phase phase : kPhases)
-        for (workload::Engine engine : kEngines)
+      for (workload::Phase phase : workload::allPhases())
+        for (workload::Engine engine : workload::allEngines())
           if (summary.at(phase, engine).invocations)
             printRow(os, workload::stringifyEnum(phase),
                      workload::stringifyEnum(engine),
@@ -82,6 +96,27 @@ void printTable(llvm::ArrayRef<ProgramTotals> programs,
       printRow(os, "total", "", summary.total());
       os << "\n";
     }
+    if (!program.generation)
+      continue;
+    const workload::GenerationWork &generation = *program.generation;
+    os << "program @" << program.name
+       << ", whole generation: prefill + " << generation.decodeSteps
+       << " decode steps (context " << generation.firstContext << ".."
+       << generation.lastContext << ", one block, one rank)\n";
+    os << llvm::format("%-16s %-10s %5s %22s %18s %18s %16s %16s %16s\n",
+                       "phase", "engine", "count", "ops", "read_bytes",
+                       "write_bytes", "message_bytes", "transfer_bytes",
+                       "stash_bytes");
+    printRow(os, "prefill", "", generation.prefill.total());
+    for (workload::Engine engine : workload::allEngines())
+      if (generation.decodeOf(engine).invocations)
+        printRow(os, "decode", workload::stringifyEnum(engine),
+                 generation.decodeOf(engine));
+    printRow(os, "total", "", generation.total);
+    os << "weight bytes read " << generation.weightReadBytes
+       << ", KV-cache bytes read " << generation.kvCacheReadBytes
+       << ", KV-cache bytes at the end " << generation.finalKvCacheBytes
+       << "\n\n";
   }
 }
 
@@ -142,8 +177,8 @@ llvm::json::Object blueprint::toJSON(const ProgramTotals &program) {
   llvm::json::Object cadences;
   for (const auto &[cadence, summary] : program.cadences) {
     llvm::json::Array rows;
-    for (workload::Phase phase : kPhases)
-      for (workload::Engine engine : kEngines) {
+    for (workload::Phase phase : workload::allPhases())
+      for (workload::Engine engine : workload::allEngines()) {
         const workload::WorkTotals &totals = summary.at(phase, engine);
         if (totals.invocations == 0)
           continue;
@@ -153,10 +188,10 @@ llvm::json::Object blueprint::toJSON(const ProgramTotals &program) {
         rows.push_back(std::move(row));
       }
     llvm::json::Object byPhase, byEngine;
-    for (workload::Phase phase : kPhases)
+    for (workload::Phase phase : workload::allPhases())
       if (summary.of(phase).invocations)
         byPhase[workload::stringifyEnum(phase)] = toJSON(summary.of(phase));
-    for (workload::Engine engine : kEngines)
+    for (workload::Engine engine : workload::allEngines())
       if (summary.of(engine).invocations)
         byEngine[workload::stringifyEnum(engine)] = toJSON(summary.of(engine));
     cadences[workload::stringifyEnum(cadence)] =
@@ -173,9 +208,7 @@ FailureOr<ProgramTotals> blueprint::summarizeProgram(Operation *program) {
   if (auto name = program->getAttrOfType<StringAttr>(
           SymbolTable::getSymbolAttrName()))
     result.name = name.str();
-  std::array<workload::BlockWork, 2> byCadence;
-  byCadence[0].cadence = kCadences[0];
-  byCadence[1].cadence = kCadences[1];
+  std::map<workload::Cadence, workload::BlockWork> byCadence;
   WalkResult walk = program->walk([&](WorkFactsOpInterface work) {
     llvm::Expected<workload::Invocation> invocation = toInvocation(work);
     if (!invocation) {
@@ -183,15 +216,14 @@ FailureOr<ProgramTotals> blueprint::summarizeProgram(Operation *program) {
                         << llvm::toString(invocation.takeError());
       return WalkResult::interrupt();
     }
-    byCadence[work.getCadence() == kCadences[0] ? 0 : 1].invocations.push_back(
-        std::move(*invocation));
+    workload::BlockWork &block = byCadence[work.getCadence()];
+    block.cadence = work.getCadence();
+    block.invocations.push_back(std::move(*invocation));
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
     return failure();
-  for (const workload::BlockWork &work : byCadence) {
-    if (work.invocations.empty())
-      continue;
+  for (const auto &[cadence, work] : byCadence) {
     llvm::Expected<workload::WorkSummary> summary = workload::summarize(work);
     if (!summary) {
       program->emitError() << "work-summary: "
@@ -199,6 +231,19 @@ FailureOr<ProgramTotals> blueprint::summarizeProgram(Operation *program) {
       return failure();
     }
     result.cadences.emplace_back(work.cadence, std::move(*summary));
+  }
+  std::optional<ProgramContracts> contracts = getProgramContracts(program);
+  if (contracts && contracts->workload.inference) {
+    llvm::Expected<workload::GenerationWork> generation =
+        workload::deriveInferenceGeneration(contracts->model,
+                                            *contracts->workload.inference,
+                                            contracts->mapping);
+    if (!generation) {
+      program->emitError() << "work-summary: "
+                           << llvm::toString(generation.takeError());
+      return failure();
+    }
+    result.generation = std::move(*generation);
   }
   return result;
 }

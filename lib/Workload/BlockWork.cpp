@@ -820,3 +820,24 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
     return overflowError("deriveOptimizerWork", guard);
   return work;
 }
+
+/// The values 0 .. N-1 of a generated enum, which are all its cases.
+template <typename EnumT, size_t N>
+static std::array<EnumT, N> enumValues() {
+  std::array<EnumT, N> values;
+  for (size_t i = 0; i < N; ++i)
+    values[i] = static_cast<EnumT>(i);
+  return values;
+}
+
+std::array<Phase, kNumPhases> blueprint::workload::allPhases() {
+  return enumValues<Phase, kNumPhases>();
+}
+
+std::array<Engine, kNumEngines> blueprint::workload::allEngines() {
+  return enumValues<Engine, kNumEngines>();
+}
+
+std::array<Cadence, kNumCadences> blueprint::workload::allCadences() {
+  return enumValues<Cadence, kNumCadences>();
+}

@@ -18,9 +18,55 @@ std::optional<Phase> blueprint::workload::producingPhase(BoundaryRole role) {
   case BoundaryRole::ActivationGradIn:
   case BoundaryRole::Parameter:
   case BoundaryRole::OptimizerState:
+  case BoundaryRole::KVCache:
     return std::nullopt;
   }
   llvm_unreachable("unknown BoundaryRole");
+}
+
+/// The block's parameters: column-parallel weights split their output
+/// dimension, row-parallel weights their input dimension; row-parallel
+/// biases and norm parameters are replicated.
+static std::vector<BoundaryTensor>
+blockParameters(const ModelSpec &model, DataType weightType,
+                OverflowGuard &guard) {
+  int64_t qkvColumns = guard.mul(
+      guard.add(model.heads, guard.mul(2, model.kvHeads, "qkv heads"),
+                "qkv heads"),
+      model.headDim, "qkv columns");
+  int64_t attentionWidth =
+      guard.mul(model.heads, model.headDim, "attention width");
+  int64_t fc1Columns = model.activation == ActivationKind::SwiGLU
+                           ? guard.mul(2, model.ffnHidden, "fc1 columns")
+                           : model.ffnHidden;
+  std::vector<BoundaryTensor> parameters;
+  auto add = [&](const char *name, std::vector<int64_t> shape,
+                 std::optional<unsigned> split) {
+    parameters.push_back(
+        {name, BoundaryRole::Parameter, std::move(shape), weightType, split});
+  };
+  add("norm1_gamma", {model.hidden}, std::nullopt);
+  add("w_qkv", {model.hidden, qkvColumns}, 1);
+  add("b_qkv", {qkvColumns}, 0);
+  add("w_out", {attentionWidth, model.hidden}, 0);
+  add("b_out", {model.hidden}, std::nullopt);
+  add("norm2_gamma", {model.hidden}, std::nullopt);
+  add("w_fc1", {model.hidden, fc1Columns}, 1);
+  add("b_fc1", {fc1Columns}, 0);
+  add("w_fc2", {model.ffnHidden, model.hidden}, 0);
+  add("b_fc2", {model.hidden}, std::nullopt);
+  if (model.norm == NormKind::LayerNorm) {
+    add("norm1_beta", {model.hidden}, std::nullopt);
+    add("norm2_beta", {model.hidden}, std::nullopt);
+  }
+  return parameters;
+}
+
+static llvm::Error overflowError(llvm::StringRef who,
+                                 const OverflowGuard &guard) {
+  return llvm::createStringError("%s: %s overflows a 64-bit integer",
+                                 who.str().c_str(),
+                                 guard.overflowedQuantity().str().c_str());
 }
 
 llvm::Expected<std::vector<BoundaryTensor>>
@@ -47,42 +93,9 @@ blueprint::workload::blockBoundaries(const ModelSpec &model,
   add("d_y", BoundaryRole::ActivationGradIn, activationShape,
       training.activationType, sequenceDim);
 
-  // Parameters: column-parallel weights split their output dimension,
-  // row-parallel weights their input dimension; row-parallel biases and norm
-  // parameters are replicated.
-  int64_t qkvColumns = guard.mul(
-      guard.add(model.heads, guard.mul(2, model.kvHeads, "qkv heads"),
-                "qkv heads"),
-      model.headDim, "qkv columns");
-  int64_t attentionWidth = guard.mul(model.heads, model.headDim,
-                                     "attention width");
-  int64_t fc1Columns =
-      model.activation == ActivationKind::SwiGLU
-          ? guard.mul(2, model.ffnHidden, "fc1 columns")
-          : model.ffnHidden;
-  struct Parameter {
-    const char *name;
-    std::vector<int64_t> shape;
-    std::optional<unsigned> split;
-  };
-  std::vector<Parameter> parameters = {
-      {"norm1_gamma", {model.hidden}, std::nullopt},
-      {"w_qkv", {model.hidden, qkvColumns}, 1},
-      {"b_qkv", {qkvColumns}, 0},
-      {"w_out", {attentionWidth, model.hidden}, 0},
-      {"b_out", {model.hidden}, std::nullopt},
-      {"norm2_gamma", {model.hidden}, std::nullopt},
-      {"w_fc1", {model.hidden, fc1Columns}, 1},
-      {"b_fc1", {fc1Columns}, 0},
-      {"w_fc2", {model.ffnHidden, model.hidden}, 0},
-      {"b_fc2", {model.hidden}, std::nullopt}};
-  if (model.norm == NormKind::LayerNorm) {
-    parameters.push_back({"norm1_beta", {model.hidden}, std::nullopt});
-    parameters.push_back({"norm2_beta", {model.hidden}, std::nullopt});
-  }
-  for (const Parameter &parameter : parameters)
-    add(parameter.name, BoundaryRole::Parameter, parameter.shape,
-        training.weightType, parameter.split);
+  std::vector<BoundaryTensor> parameters = blockParameters(model, training.weightType, guard);
+  for (const BoundaryTensor &parameter : parameters)
+    tensors.push_back(parameter);
 
   // Optimizer state: each rank's flat vector of the block parameters it
   // holds, side by side over the TP ranks.
@@ -98,13 +111,41 @@ blueprint::workload::blockBoundaries(const ModelSpec &model,
       training.activationType, sequenceDim);
   add("d_x", BoundaryRole::ActivationGradOut, activationShape,
       training.activationType, sequenceDim);
-  for (const Parameter &parameter : parameters)
-    add("d_" + std::string(parameter.name), BoundaryRole::ParameterGrad,
-        parameter.shape, training.gradientType, parameter.split);
+  for (const BoundaryTensor &parameter : parameters)
+    add("d_" + parameter.name, BoundaryRole::ParameterGrad, parameter.shape,
+        training.gradientType, parameter.tpSplitDim);
 
   if (guard.failed())
-    return llvm::createStringError("blockBoundaries: %s overflows a 64-bit "
-                                   "integer",
-                                   guard.overflowedQuantity().str().c_str());
+    return overflowError("blockBoundaries", guard);
+  return tensors;
+}
+
+llvm::Expected<std::vector<BoundaryTensor>>
+blueprint::workload::inferenceBoundaries(const ModelSpec &model,
+                                         const InferenceSpec &inference,
+                                         const MappingSpec &mapping) {
+  std::optional<InferenceComposition> composition =
+      composeInference(model, inference, mapping);
+  if (!composition)
+    return llvm::createStringError(
+        "inferenceBoundaries: the model, inference and mapping do not "
+        "compose");
+  OverflowGuard guard;
+  std::vector<BoundaryTensor> tensors =
+      blockParameters(model, inference.weightType, guard);
+  // The cache at the end of the generation: every prompt position and every
+  // fed-back token, prompt_length + generated_tokens - 1 positions, each
+  // with this block's key/value heads (split over the TP ranks).
+  int64_t positions = guard.sub(
+      guard.add(inference.promptLength, inference.generatedTokens,
+                "cached positions"),
+      1, "cached positions");
+  int64_t width = guard.mul(model.kvHeads, model.headDim, "kv width");
+  for (const char *cache : {"k_cache", "v_cache"})
+    tensors.push_back({cache, BoundaryRole::KVCache,
+                       {composition->localBatch, positions, width},
+                       inference.kvCacheType, 2});
+  if (guard.failed())
+    return overflowError("inferenceBoundaries", guard);
   return tensors;
 }

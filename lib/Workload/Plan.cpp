@@ -62,6 +62,10 @@ llvm::StringRef blueprint::workload::stringifyStage(Stage stage) {
     return "backward";
   case Stage::PerIteration:
     return "per_iteration";
+  case Stage::Prefill:
+    return "prefill";
+  case Stage::Decode:
+    return "decode";
   }
   llvm_unreachable("unknown Stage");
 }
@@ -75,6 +79,10 @@ std::vector<Stage> blueprint::workload::assignStages(
     Stage stage;
     if (cadence == Cadence::PerIteration)
       stage = Stage::PerIteration;
+    else if (phase == Phase::Prefill)
+      stage = Stage::Prefill;
+    else if (phase == Phase::Decode)
+      stage = Stage::Decode;
     else if (phase == Phase::Forward)
       stage = Stage::Forward;
     else if (phase == Phase::Recompute)

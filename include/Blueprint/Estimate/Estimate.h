@@ -95,6 +95,10 @@ struct EstimateInput {
 /// with computeType = training.activationType.
 EstimateInput makeEstimateInput(const workload::TrainingSpec &training,
                                 const workload::MappingSpec &mapping);
+/// The same for work computed in `computeType` (an inference's
+/// activation_type).
+EstimateInput makeEstimateInput(workload::DataType computeType,
+                                const workload::MappingSpec &mapping);
 
 /// Appends every invocation of `work` with work.cadence; its collectives
 /// span `collectiveAxis`.
@@ -143,7 +147,7 @@ struct TaskEstimate {
   BindingResource binding = BindingResource::Compute;
 };
 
-inline constexpr size_t kNumCadences = workload::getMaxEnumValForCadence() + 1;
+using workload::kNumCadences;
 
 /// One block's per-micro-batch tasks run one after another on one stage.
 struct StageSerialTime {
@@ -179,6 +183,9 @@ struct EstimateReport {
   std::array<double, kNumCadences> secondsByCadence{};
   /// Number of tasks of each cadence.
   std::array<int64_t, kNumCadences> tasksByCadence{};
+  /// Task seconds by cadence and binding resource: which resource bounds the
+  /// work (a decode step is memory-bound, a prefill compute-bound).
+  std::array<std::array<double, 3>, kNumCadences> secondsByCadenceAndBinding{};
   /// Over the per-micro-batch tasks.
   StageSerialTime block;
   /// Every profile field the report used, sorted by path.

@@ -16,6 +16,7 @@
 
 #include "Blueprint/Workload/Spec.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -127,6 +128,10 @@ llvm::Expected<NetworkTierBinding>
 parseNetworkTierBinding(llvm::StringRef json);
 /// parseNetworkTierBinding on the contents of `path`.
 llvm::Expected<NetworkTierBinding> loadNetworkTierBinding(llvm::StringRef path);
+/// A binding given on a command line as `axis:tier` entries, checked by
+/// parseNetworkTierBinding.
+llvm::Expected<NetworkTierBinding>
+parseNetworkTierBindingEntries(llvm::ArrayRef<std::string> entries);
 
 } // namespace blueprint::estimate
 

@@ -10,6 +10,7 @@
 #define BLUEPRINT_TRANSFORMS_WORKTOTALS_H
 
 #include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Inference.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/Support/JSON.h"
@@ -20,10 +21,14 @@ namespace blueprint {
 struct ProgramTotals {
   std::string name;
   std::vector<std::pair<workload::Cadence, workload::WorkSummary>> cadences;
+  /// For an inference program: the whole generation (the prefill plus every
+  /// decode step), in closed form from its contracts.
+  std::optional<workload::GenerationWork> generation;
 };
 
-/// Sums the work ops nested in `program`; an overflow is reported on the
-/// program and yields failure.
+/// Sums the work ops nested in `program` (and, for an inference program,
+/// derives its whole generation); an overflow is reported on the program
+/// and yields failure.
 mlir::FailureOr<ProgramTotals> summarizeProgram(mlir::Operation *program);
 
 /// `{"<cadence>": {"by_phase_engine": [...], "by_phase": {...},

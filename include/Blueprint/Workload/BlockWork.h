@@ -216,6 +216,13 @@ struct WorkTotals {
 
 inline constexpr size_t kNumPhases = getMaxEnumValForPhase() + 1;
 inline constexpr size_t kNumEngines = getMaxEnumValForEngine() + 1;
+inline constexpr size_t kNumCadences = getMaxEnumValForCadence() + 1;
+
+/// Every phase, engine and cadence, in declaration order: the one list
+/// summaries, ledgers and reports iterate.
+std::array<Phase, kNumPhases> allPhases();
+std::array<Engine, kNumEngines> allEngines();
+std::array<Cadence, kNumCadences> allCadences();
 
 /// Totals of a BlockWork by (phase, engine), by phase, by engine and overall,
 /// all computed with overflow checks by summarize().

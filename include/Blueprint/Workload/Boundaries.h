@@ -11,6 +11,7 @@
 #ifndef BLUEPRINT_WORKLOAD_BOUNDARIES_H
 #define BLUEPRINT_WORKLOAD_BOUNDARIES_H
 
+#include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/Spec.h"
 
 #include "llvm/Support/Error.h"
@@ -43,6 +44,14 @@ struct BoundaryTensor {
 llvm::Expected<std::vector<BoundaryTensor>>
 blockBoundaries(const ModelSpec &model, const TrainingSpec &training,
                 const MappingSpec &mapping);
+
+/// The boundary tensors of one block of an inference program: its
+/// parameters and its KV cache (`k_cache`, `v_cache`, role kv_cache) at the
+/// end of the generation, [batch / dp, prompt_length + generated_tokens - 1,
+/// kv_heads x head_dim], split over the TP ranks along the heads.
+llvm::Expected<std::vector<BoundaryTensor>>
+inferenceBoundaries(const ModelSpec &model, const InferenceSpec &inference,
+                    const MappingSpec &mapping);
 
 } // namespace blueprint::workload
 

@@ -39,12 +39,20 @@ struct Demand {
 llvm::Expected<Demand> demandOf(const Invocation &invocation);
 
 /// The conservative stage of a piece of work in a program.
-enum class Stage { Forward, Recompute, Backward, PerIteration };
+enum class Stage {
+  Forward,
+  Recompute,
+  Backward,
+  PerIteration,
+  Prefill,
+  Decode
+};
 
 llvm::StringRef stringifyStage(Stage stage);
 
 /// The stages of work listed in execution order by (phase, cadence):
-/// per-iteration work is its own stage; forward and recompute phases are
+/// per-iteration work, prefill and decode are their own stages; forward and
+/// recompute phases are
 /// their stages; gradients are backward; a recommunication serves the work
 /// that follows it (a redone forward collective the recompute, a re-gather
 /// a weight gradient) and takes its stage.

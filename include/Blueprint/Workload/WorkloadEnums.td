@@ -106,7 +106,8 @@ def Workload_Cadence : Workload_Enum<"Cadence", "work cadence", [
 ]>;
 
 // What a tensor crossing a program's boundary is to the program: inputs
-// (activation_in, activation_grad_in, parameter, optimizer_state) and outputs
+// (activation_in, activation_grad_in, parameter, optimizer_state, and the
+// kv_cache an inference program reads and appends to) and outputs
 // with the phase that produces them (activation_out by forward work,
 // activation_grad_out by activation-gradient work, parameter_grad by
 // weight-gradient work).
@@ -117,7 +118,8 @@ def Workload_BoundaryRole : Workload_Enum<"BoundaryRole", "boundary role", [
   I32EnumAttrCase<"OptimizerState", 3, "optimizer_state">,
   I32EnumAttrCase<"ActivationOut", 4, "activation_out">,
   I32EnumAttrCase<"ActivationGradOut", 5, "activation_grad_out">,
-  I32EnumAttrCase<"ParameterGrad", 6, "parameter_grad">
+  I32EnumAttrCase<"ParameterGrad", 6, "parameter_grad">,
+  I32EnumAttrCase<"KVCache", 7, "kv_cache">
 ]>;
 
 // What a portable plan task requires of whatever will run it: a capability,

@@ -318,3 +318,45 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
   // expected-error @+1 {{tensor 'x' is listed twice}}
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8, x = 4} writes {y = 8} stashed {}
 }
+
+// -----
+
+// dist_program_c3
+// expected-error @+1 {{dist_program_c3: a program carries exactly one workload contract, training or inference}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> inference = <batch = 2, prompt_length = 16, generated_tokens = 8, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+}
+
+// -----
+
+// dist_program_c3
+// expected-error @+1 {{dist_program_c3: a program carries exactly one workload contract, training or inference}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu>  mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+}
+
+// -----
+
+// dist_program_c3
+// expected-error @+1 {{dist_program_c3: decode_context belongs to inference programs}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> decode_context = 20 mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+}
+
+// -----
+
+// dist_program_c3
+// expected-error @+1 {{dist_program_c3: generated_tokens = 8 has decode steps: decode_context is required}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 8, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+}
+
+// -----
+
+// dist_program_c3
+// expected-error @+1 {{dist_program_c3: decode_context = 16 is not a decode step of this generation (context lengths 17 .. 23)}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 8, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> decode_context = 16 mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+}
+
+// -----
+
+// dist_program_c3
+// expected-error @+1 {{dist_program_c3: generated_tokens = 1 has no decode step, but decode_context = 17 is given}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 1, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> decode_context = 17 mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+}

@@ -51,3 +51,18 @@ transformer.decoder_training @small
                 optimizer_state_type = f32>
     mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1,
                tp_comm = all_reduce, recompute = full, schedule = gpipe>
+
+// An inference run: prefill and decode over a KV cache.
+// CHECK-LABEL: transformer.decoder_inference @serve
+// CHECK-SAME: model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu, kv_heads = 4, max_positions = 1024>
+// CHECK-SAME: inference = <batch = 8, prompt_length = 512, generated_tokens = 128, activation_type = bf16, weight_type = bf16, kv_cache_type = fp8>
+// CHECK-SAME: mapping = <world = 8, tp = 4, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+transformer.decoder_inference @serve
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512,
+             vocab = 1024, blocks = 8, norm = layernorm, activation = gelu,
+             kv_heads = 4, max_positions = 1024>
+    inference = <batch = 8, prompt_length = 512, generated_tokens = 128,
+                 activation_type = bf16, weight_type = bf16,
+                 kv_cache_type = fp8>
+    mapping = <world = 8, tp = 4, pp = 1, dp = 2, virtual_stages = 1,
+               tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>

@@ -70,6 +70,10 @@ LogicalResult ProgramOp::verify() {
                             "'sha256:' followed by 64 lowercase hex digits, "
                             "got '"
                          << getSourceDigest() << "'";
+  if (std::optional<std::string> violation =
+          transformer::workloadContractViolation(
+              getTrainingAttr(), getInferenceAttr(), getDecodeContext()))
+    return emitOpError() << "dist_program_c3: " << *violation;
   return success();
 }
 
@@ -194,14 +198,17 @@ LogicalResult BoundaryOp::verify() {
       return emitOpError() << "dist_boundary_c3: input '"
                            << workload::stringifyEnum(getRole())
                            << "' cannot have a producer";
-    bool read = false;
+    // A KV cache is state the work appends to and reads: either counts.
+    bool kvCache = getRole() == workload::BoundaryRole::KVCache;
+    bool used = false;
     (*this)->getParentOp()->walk([&](WorkFactsOpInterface work) {
-      read |= static_cast<bool>(work.getReads().get(getSymName()));
+      used |= static_cast<bool>(work.getReads().get(getSymName())) ||
+              (kvCache && work.getWrites().get(getSymName()));
     });
-    if (!read)
-      return emitOpError() << "dist_boundary_c4: no work of the program reads "
-                              "input '"
-                           << getSymName() << "'";
+    if (!used)
+      return emitOpError() << "dist_boundary_c4: no work of the program "
+                           << (kvCache ? "reads or writes" : "reads")
+                           << " input '" << getSymName() << "'";
     return success();
   }
   auto work = producer ? producer.getDefiningOp<WorkFactsOpInterface>()

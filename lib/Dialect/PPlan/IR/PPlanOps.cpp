@@ -51,6 +51,10 @@ LogicalResult PlanOp::verify() {
     return emitOpError() << "pplan_plan_c1: source_digest must be 'sha256:' "
                             "followed by 64 lowercase hex digits, got '"
                          << getSourceDigest() << "'";
+  if (std::optional<std::string> violation =
+          transformer::workloadContractViolation(
+              getTrainingAttr(), getInferenceAttr(), getDecodeContext()))
+    return emitOpError() << "pplan_plan_c3: " << *violation;
   return success();
 }
 
@@ -68,16 +72,16 @@ LogicalResult PlanOp::verifyRegions() {
              << "pplan_c1: only pplan ops may appear in a portable plan";
 
   // pplan_plan_c2: the tasks' totals equal the ledger.
-  std::array<workload::BlockWork, 2> byCadence;
-  byCadence[1].cadence = workload::Cadence::PerIteration;
+  std::map<workload::Cadence, workload::BlockWork> byCadence;
   for (TaskOp task : getBody().getOps<TaskOp>()) {
     llvm::Expected<workload::Invocation> invocation =
         toInvocation(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
     if (!invocation)
       return task.emitOpError()
              << "pplan_plan_c2: " << llvm::toString(invocation.takeError());
-    byCadence[task.getCadence() == workload::Cadence::PerIteration]
-        .invocations.push_back(std::move(*invocation));
+    workload::BlockWork &work = byCadence[task.getCadence()];
+    work.cadence = task.getCadence();
+    work.invocations.push_back(std::move(*invocation));
   }
   std::map<LedgerKey, LedgerOp> rows;
   for (LedgerOp row : getBody().getOps<LedgerOp>())
@@ -86,14 +90,20 @@ LogicalResult PlanOp::verifyRegions() {
              .second)
       return row.emitOpError() << "pplan_plan_c2: a second ledger row for "
                                   "the same cadence, phase and engine";
-  for (const workload::BlockWork &work : byCadence) {
+  for (auto [key, row] : rows)
+    if (!byCadence.count(std::get<0>(key)))
+      return row.emitOpError()
+             << "pplan_plan_c2: the ledger records "
+             << workload::stringifyEnum(std::get<0>(key))
+             << " work the plan has no task for";
+  for (const auto &[cadence, work] : byCadence) {
     llvm::Expected<workload::WorkSummary> summary = workload::summarize(work);
     if (!summary)
       return emitOpError() << "pplan_plan_c2: "
                            << llvm::toString(summary.takeError());
     for (auto [key, row] : rows) {
-      auto [cadence, phase, engine] = key;
-      if (cadence != work.cadence)
+      auto [rowCadence, phase, engine] = key;
+      if (rowCadence != cadence)
         continue;
       const workload::WorkTotals &found = summary->at(phase, engine);
       std::pair<llvm::StringRef, std::pair<int64_t, int64_t>> quantities[] = {
@@ -111,7 +121,7 @@ LogicalResult PlanOp::verifyRegions() {
         if (values.first != values.second)
           return row.emitOpError()
                  << "pplan_plan_c2: conservation of "
-                 << workload::stringifyEnum(cadence) << " "
+                 << workload::stringifyEnum(rowCadence) << " "
                  << workload::stringifyEnum(phase) << " "
                  << workload::stringifyEnum(engine) << " " << quantity
                  << ": the distributed IR has " << values.first

@@ -155,6 +155,50 @@ blueprint::transformer::getTrainingAttr(MLIRContext *context,
 }
 
 //===----------------------------------------------------------------------===//
+// InferenceAttr
+//===----------------------------------------------------------------------===//
+
+static workload::InferenceSpec
+toInferenceSpec(int64_t batch, int64_t promptLength, int64_t generatedTokens,
+                workload::DataType activationType,
+                workload::DataType weightType,
+                workload::DataType kvCacheType) {
+  workload::InferenceSpec spec;
+  spec.batch = batch;
+  spec.promptLength = promptLength;
+  spec.generatedTokens = generatedTokens;
+  spec.activationType = activationType;
+  spec.weightType = weightType;
+  spec.kvCacheType = kvCacheType;
+  return spec;
+}
+
+LogicalResult InferenceAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, int64_t batch,
+    int64_t promptLength, int64_t generatedTokens,
+    workload::DataType activationType, workload::DataType weightType,
+    workload::DataType kvCacheType) {
+  return reportViolations(
+      emitError, workload::checkInference(toInferenceSpec(
+                     batch, promptLength, generatedTokens, activationType,
+                     weightType, kvCacheType)));
+}
+
+workload::InferenceSpec InferenceAttr::getSpec() const {
+  return toInferenceSpec(getBatch(), getPromptLength(), getGeneratedTokens(),
+                         getActivationType(), getWeightType(),
+                         getKvCacheType());
+}
+
+InferenceAttr
+blueprint::transformer::getInferenceAttr(MLIRContext *context,
+                                         const workload::InferenceSpec &spec) {
+  return InferenceAttr::get(context, spec.batch, spec.promptLength,
+                            spec.generatedTokens, spec.activationType,
+                            spec.weightType, spec.kvCacheType);
+}
+
+//===----------------------------------------------------------------------===//
 // MappingAttr
 //===----------------------------------------------------------------------===//
 
@@ -199,4 +243,17 @@ blueprint::transformer::getMappingAttr(MLIRContext *context,
   return MappingAttr::get(context, spec.world, spec.tp, spec.pp, spec.dp,
                           spec.virtualStages, spec.tpComm, spec.recompute,
                           spec.schedule);
+}
+
+std::optional<std::string> blueprint::transformer::workloadContractViolation(
+    TrainingAttr training, InferenceAttr inference,
+    std::optional<int64_t> decodeContext) {
+  if (static_cast<bool>(training) == static_cast<bool>(inference))
+    return std::string("a program carries exactly one workload contract, "
+                       "training or inference");
+  if (training)
+    return decodeContext ? std::optional<std::string>(
+                               "decode_context belongs to inference programs")
+                         : std::nullopt;
+  return workload::decodeContextViolation(inference.getSpec(), decodeContext);
 }

@@ -40,7 +40,12 @@ def Dist_ProgramOp : Dist_Op<"program", [
        lowercase hexadecimal digits (the digest of the ModelIR op printed
        without locations);
     2. `dist_program_c2`: every mesh axis is named `tp`, `pp` or `dp` and its
-       size equals that degree of `mapping`.
+       size equals that degree of `mapping`;
+    3. `dist_program_c3`: the program carries exactly one workload contract,
+       `training` or `inference`; an inference program has a
+       `decode_context` exactly when its generation has decode steps, and it
+       is one of their context lengths (the program holds the prefill and
+       that decode step).
 
     ```mlir
     dist.program @gpt source_digest = "sha256:0123...cdef"
@@ -57,14 +62,17 @@ def Dist_ProgramOp : Dist_Op<"program", [
     SymbolNameAttr:$sym_name,
     StrAttr:$source_digest,
     Transformer_ModelAttr:$model,
-    Transformer_TrainingAttr:$training,
+    OptionalAttr<Transformer_TrainingAttr>:$training,
+    OptionalAttr<Transformer_InferenceAttr>:$inference,
+    OptionalAttr<I64Attr>:$decode_context,
     Transformer_MappingAttr:$mapping
   );
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `source_digest` `=` $source_digest `model` `=` $model
-    `training` `=` $training `mapping` `=` $mapping attr-dict-with-keyword
-    $body
+    (`training` `=` $training^)? (`inference` `=` $inference^)?
+    (`decode_context` `=` $decode_context^)? `mapping` `=` $mapping
+    attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

@@ -39,7 +39,9 @@ def PPlan_PlanOp : PPlan_Op<"plan", [
        digits;
     3. `pplan_plan_c2` (conservation): for every (cadence, phase, engine)
        the ledger row equals the totals of the plan's tasks, and every
-       group of tasks has a row.
+       group of tasks has a row;
+    4. `pplan_plan_c3`: exactly one workload contract, `training` or
+       `inference`, with a `decode_context` as for `dist.program`.
 
     ```mlir
     pplan.plan @gpt source_digest = "sha256:..." model = <...>
@@ -60,14 +62,17 @@ def PPlan_PlanOp : PPlan_Op<"plan", [
     SymbolNameAttr:$sym_name,
     StrAttr:$source_digest,
     Transformer_ModelAttr:$model,
-    Transformer_TrainingAttr:$training,
+    OptionalAttr<Transformer_TrainingAttr>:$training,
+    OptionalAttr<Transformer_InferenceAttr>:$inference,
+    OptionalAttr<I64Attr>:$decode_context,
     Transformer_MappingAttr:$mapping
   );
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `source_digest` `=` $source_digest `model` `=` $model
-    `training` `=` $training `mapping` `=` $mapping attr-dict-with-keyword
-    $body
+    (`training` `=` $training^)? (`inference` `=` $inference^)?
+    (`decode_context` `=` $decode_context^)? `mapping` `=` $mapping
+    attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

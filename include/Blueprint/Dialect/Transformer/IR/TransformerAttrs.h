@@ -3,6 +3,8 @@
 #ifndef BLUEPRINT_DIALECT_TRANSFORMER_IR_TRANSFORMERATTRS_H
 #define BLUEPRINT_DIALECT_TRANSFORMER_IR_TRANSFORMERATTRS_H
 
+#include "Blueprint/Workload/Inference.h"
+#include "Blueprint/Workload/ProgramWork.h"
 #include "Blueprint/Workload/Spec.h"
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -19,8 +21,18 @@ ModelAttr getModelAttr(mlir::MLIRContext *context,
                        const workload::ModelSpec &spec);
 TrainingAttr getTrainingAttr(mlir::MLIRContext *context,
                              const workload::TrainingSpec &spec);
+InferenceAttr getInferenceAttr(mlir::MLIRContext *context,
+                               const workload::InferenceSpec &spec);
 MappingAttr getMappingAttr(mlir::MLIRContext *context,
                            const workload::MappingSpec &spec);
+
+/// The workload rule of programs (`dist_program_c3`, `pplan_plan_c3`):
+/// exactly one of `training` and `inference`, and a `decodeContext` that
+/// fits the inference's generation (workload::decodeContextViolation).
+/// Returns the violation's message, if any.
+std::optional<std::string>
+workloadContractViolation(TrainingAttr training, InferenceAttr inference,
+                          std::optional<int64_t> decodeContext);
 } // namespace blueprint::transformer
 
 #endif // BLUEPRINT_DIALECT_TRANSFORMER_IR_TRANSFORMERATTRS_H

@@ -114,6 +114,37 @@ def Transformer_TrainingAttr : Transformer_Attr<"Training", "training"> {
   }];
 }
 
+def Transformer_InferenceAttr : Transformer_Attr<"Inference", "inference"> {
+  let summary = "the inference-workload contract: batch, lengths, datatypes";
+  let description = [{
+    What one generation serves: `batch` prompts of `prompt_length` tokens,
+    each extended by `generated_tokens` tokens, with the datatypes of
+    activations, weights and the KV cache (docs/Inference.md).
+
+    Rules (`transformer_inference_c*`): 1. `batch`, `prompt_length` and
+    `generated_tokens` are positive.
+
+    ```mlir
+    #transformer.inference<batch = 8, prompt_length = 2048,
+                           generated_tokens = 256, activation_type = bf16,
+                           weight_type = bf16, kv_cache_type = bf16>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$batch,
+    "int64_t":$prompt_length,
+    "int64_t":$generated_tokens,
+    EnumParameter<Workload_DataType>:$activation_type,
+    EnumParameter<Workload_DataType>:$weight_type,
+    EnumParameter<Workload_DataType>:$kv_cache_type
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    ::blueprint::workload::InferenceSpec getSpec() const;
+  }];
+}
+
 def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
   let summary = "the mapping contract: TP x PP x DP, recompute and schedule";
   let description = [{

@@ -72,4 +72,55 @@ def Transformer_DecoderTrainingOp
   }];
 }
 
+def Transformer_DecoderInferenceOp
+    : Transformer_Op<"decoder_inference", [Symbol]> {
+  let summary = "a decoder-only Transformer serving run: prefill and decode";
+  let description = [{
+    Composes the model, inference-workload and mapping contracts into one
+    generation: a prefill of the whole prompt, then one decode step per
+    further generated token, each attending to the KV cache. The
+    `--distribute-transformer` pass expands it into prefill and decode
+    tasks.
+
+    The verifier enforces the composition rules (docs/Inference.md):
+
+    1. `decoder_inference_c1`: `dp` divides `batch`;
+    2. `decoder_inference_c2`: `pp` divides `blocks`;
+    3. `decoder_inference_c3` .. `c7`: `tp` divides `heads`, `kv_heads`,
+       `hidden`, `ffn_hidden` and `vocab`;
+    4. `decoder_inference_c8`: `prompt_length + generated_tokens` is within
+       `max_positions` (the context fits the model);
+    5. `decoder_inference_c9`: `recompute = none` (there is no backward);
+    6. `decoder_inference_c10`: `virtual_stages = 1`;
+    7. `decoder_inference_c11`: `tp_comm = all_reduce` when `tp > 1` (a
+       decode step's single position cannot be split along the sequence).
+
+    ```mlir
+    transformer.decoder_inference @serve
+        model = <hidden = 12288, heads = 96, ffn_hidden = 49152,
+                 seq_length = 2048, vocab = 51200, blocks = 96,
+                 norm = layernorm, activation = gelu, max_positions = 4096>
+        inference = <batch = 8, prompt_length = 2048, generated_tokens = 256,
+                     activation_type = bf16, weight_type = bf16,
+                     kv_cache_type = bf16>
+        mapping = <world = 8, tp = 8, pp = 1, dp = 1, virtual_stages = 1,
+                   tp_comm = all_reduce, recompute = none,
+                   schedule = one_f_one_b>
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    Transformer_ModelAttr:$model,
+    Transformer_InferenceAttr:$inference,
+    Transformer_MappingAttr:$mapping
+  );
+  let assemblyFormat = [{
+    $sym_name attr-dict
+    `model` `=` $model
+    `inference` `=` $inference
+    `mapping` `=` $mapping
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // BLUEPRINT_TRANSFORMER_OPS

@@ -1,0 +1,331 @@
+//===- ModelSummary.h - Model-level quantities of a training run -*- C++ -*-===//
+//
+// What the exact work of one block implies for the whole model and one
+// training iteration: parameter counts with the embeddings and the tied LM
+// head, the weight, gradient, optimizer-state and activation bytes one rank
+// of the first pipeline stage holds, the model and hardware FLOPs of an
+// iteration, the tensor-, pipeline- and data-parallel communication of a
+// rank, and the iteration time composed from the block estimate
+// (lib/Estimate, as `--estimate`) and the pipeline schedule, term by term.
+//
+// The block's work is what a portable plan holds (one block, one
+// micro-batch, one rank); everything model-level is derived from it and the
+// contracts here, one function per formula with its source
+// (docs/ModelSummary.md). Per-rank counts are exact int64_t computed through
+// OverflowGuard; the global FLOPs of an iteration reach 1e19-1e20 and are
+// exact 128-bit integers (WideGuard). Times are doubles.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_ANALYSIS_MODELSUMMARY_H
+#define BLUEPRINT_ANALYSIS_MODELSUMMARY_H
+
+#include "Blueprint/Estimate/Estimate.h"
+#include "Blueprint/Estimate/SystemProfile.h"
+#include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Spec.h"
+
+#include "llvm/ADT/APInt.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace blueprint::analysis {
+
+//===----------------------------------------------------------------------===//
+// Exact wide counts
+//===----------------------------------------------------------------------===//
+
+/// Exact non-negative 128-bit arithmetic for the global totals of an
+/// iteration. Like workload::OverflowGuard it remembers the first overflow
+/// with the name of the quantity; results after an overflow are meaningless.
+class WideGuard {
+public:
+  static constexpr unsigned kBits = 128;
+
+  /// `value` as a 128-bit count; a negative value is recorded as an error.
+  llvm::APInt count(int64_t value, llvm::StringRef what);
+  llvm::APInt mul(const llvm::APInt &lhs, const llvm::APInt &rhs,
+                  llvm::StringRef what);
+  llvm::APInt add(const llvm::APInt &lhs, const llvm::APInt &rhs,
+                  llvm::StringRef what);
+  /// Product of non-negative 64-bit factors, checked at every step.
+  llvm::APInt product(std::initializer_list<int64_t> factors,
+                      llvm::StringRef what);
+
+  bool failed() const { return failure.has_value(); }
+  /// What failed first: "<quantity> overflows 128 bits" or "<quantity> is
+  /// negative".
+  llvm::StringRef failureMessage() const {
+    return failure ? llvm::StringRef(*failure) : llvm::StringRef();
+  }
+
+private:
+  llvm::APInt record(llvm::APInt value, bool overflow, llvm::StringRef what);
+
+  std::optional<std::string> failure;
+};
+
+/// The decimal digits of an unsigned count.
+std::string toDecimal(const llvm::APInt &count);
+
+//===----------------------------------------------------------------------===//
+// Input: what a portable plan holds
+//===----------------------------------------------------------------------===//
+
+/// The block work of one training plan and the contracts it carries.
+struct PlanWork {
+  workload::ModelSpec model;
+  workload::TrainingSpec training;
+  workload::MappingSpec mapping;
+  /// The plan's per-micro-batch tasks: one block, one micro-batch, one rank.
+  workload::BlockWork perMicroBatch;
+  /// The plan's per-iteration tasks: one block, one rank.
+  workload::BlockWork perIteration;
+  /// Bytes one rank holds of the block's output activation (the plan's
+  /// boundary buffer written by forward work): what each rank of a pipeline
+  /// stage hands to the next stage per micro-batch.
+  int64_t blockOutputBytesPerRank = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Formulas
+//===----------------------------------------------------------------------===//
+
+/// Micro-batch chunks whose activations the first pipeline stage holds at
+/// once (a chunk is one micro-batch through one model chunk of
+/// blocks/(pp*v) blocks), from Megatron-LM's schedules
+/// (megatron/schedules.py): GPipe runs every forward first, m; 1F1B warms
+/// up with pp-1 forwards and holds one more in the steady state,
+/// min(m, pp); interleaved 1F1B warms up with 2(pp-1) + (v-1)pp chunk
+/// forwards out of m*v and holds one more, min(m*v, (v+1)pp - 1). For
+/// m >= pp this is pp*v * (1 + (pp-1)/(pp*v)) chunks: SeqSel Sec. 4.2.3's
+/// interleaving factor 1 + (p-1)/(p*m), whose m is the number of model
+/// chunks v.
+int64_t inFlightChunks(workload::PipelineSchedule schedule,
+                       int64_t microbatches, int64_t stages,
+                       int64_t virtualStages);
+
+/// Idle time of a pipeline iteration in units of one stage's per-micro-batch
+/// work (MLM2021 Sec. 2.2): pp-1 for GPipe and 1F1B, (pp-1)/v for
+/// interleaved 1F1B, whose stage slots are v chunks long.
+double bubbleStageSlots(workload::PipelineSchedule schedule, int64_t stages,
+                        int64_t virtualStages);
+
+/// A point-to-point send of M bytes on one link: M / B + alpha (Hockney,
+/// "The communication challenge for MPP", Parallel Computing 1994).
+double pointToPointSeconds(int64_t bytes, double bandwidthBytesPerSecond,
+                           double latencySeconds);
+
+/// The LM head's logits GEMMs for one micro-batch on one rank of the last
+/// stage: Megatron GPT's output layer multiplies the final hidden states
+/// [b*s, h] by the word-embedding table it shares with the input, split
+/// over the TP ranks by vocabulary ([h, V/t]): forward, activation_grad and
+/// weight_grad, 2*b*s*h*V/t each (SeqSel Eq. 7's 6BshV per iteration).
+llvm::Expected<workload::BlockWork>
+deriveLogitsWork(const workload::ModelSpec &model,
+                 const workload::TrainingSpec &training,
+                 const workload::MappingSpec &mapping);
+
+//===----------------------------------------------------------------------===//
+// Model-level quantities
+//===----------------------------------------------------------------------===//
+
+struct PipelineShape {
+  workload::PipelineSchedule schedule = workload::PipelineSchedule::OneFOneB;
+  int64_t microbatches = 0;
+  int64_t stages = 0;
+  int64_t virtualStages = 0;
+  int64_t blocksPerStage = 0;
+  int64_t blocksPerChunk = 0;
+  /// inFlightChunks() on the first stage.
+  int64_t inFlightChunks = 0;
+  /// bubbleStageSlots().
+  double bubbleStageSlots = 0;
+};
+
+/// Parameter counts (MLM2021 Eq. 2 with the embeddings of Megatron GPT).
+struct ParameterCounts {
+  /// One block, unsharded (blockParametersPerRank at tp = 1).
+  int64_t perBlock = 0;
+  /// One block on one TP rank.
+  int64_t perBlockPerRank = 0;
+  /// V*h, vocabulary-parallel; the LM head reuses it (tied weights).
+  int64_t wordEmbedding = 0;
+  /// max_positions*h, learned absolute positions, replicated over TP.
+  int64_t positionEmbedding = 0;
+  /// The norm after the last block: 2h for LayerNorm, h for RMSNorm.
+  int64_t finalNorm = 0;
+  /// blocks*perBlock + wordEmbedding + positionEmbedding + finalNorm.
+  int64_t model = 0;
+  /// One rank of the first stage: its blocks' share, V*h/t of the word
+  /// embedding and the whole position embedding.
+  int64_t firstStagePerRank = 0;
+};
+
+/// Bytes one rank of the first pipeline stage holds for training state.
+struct StateBytes {
+  int64_t weights = 0;
+  int64_t gradients = 0;
+  /// fp32 master weights, Adam m and v: 3 values of optimizer_state_type
+  /// per parameter (what adamw_step reads and writes).
+  int64_t optimizerState = 0;
+  /// The same sharded over the DP ranks (Megatron-LM's distributed
+  /// optimizer, ZeRO stage 1): ceil(parameters/dp) per rank.
+  int64_t optimizerStateSharded = 0;
+  /// Weights, gradients and optimizer state of the stage's blocks alone,
+  /// without the embeddings (SeqSel Fig. 1's "parameters and optimizer").
+  int64_t blockStates = 0;
+};
+
+/// Activation bytes stashed for the backward pass.
+struct ActivationBytes {
+  /// One block, one micro-batch, one rank: the plan's stashed bytes.
+  int64_t perBlockPerMicroBatch = 0;
+  /// One rank of the first stage: inFlightChunks * blocksPerChunk *
+  /// perBlockPerMicroBatch. The embedding's dropout mask and the output
+  /// layer's activations (SeqSel Sec. 4.3) are not included.
+  int64_t firstStage = 0;
+};
+
+/// Matmul FLOPs of one iteration over every rank (a multiply-add is 2).
+struct IterationFlops {
+  /// forward + activation_grad + weight_grad matmul ops of one block on one
+  /// rank x tp x blocks x microbatches x dp.
+  llvm::APInt blocks;
+  /// recompute matmul ops, counted the same way.
+  llvm::APInt recompute;
+  /// The LM head's logits GEMMs: 6BshV.
+  llvm::APInt logits;
+  /// blocks + logits (SeqSel Eq. 7).
+  llvm::APInt model;
+  /// model + recompute: what the hardware executes (the LM head is not
+  /// recomputed).
+  llvm::APInt hardware;
+};
+
+/// Bytes of some communication: logical messages (the full tensors) and
+/// what one rank must send (the algorithm-independent lower bound,
+/// workload::minimumTransferBytes).
+struct CommunicationVolume {
+  int64_t messageBytes = 0;
+  int64_t transferBytes = 0;
+};
+
+/// Communication of one rank of a middle pipeline stage in one iteration.
+struct IterationCommunication {
+  /// The block's TP collectives x blocks per stage x micro-batches, its
+  /// per-iteration collectives x blocks per stage, and the all-gathers that
+  /// reassemble scattered pipeline messages.
+  CommunicationVolume tensorParallel;
+  /// The block output one rank holds (the plan's boundary buffer).
+  int64_t pipelineBoundaryBytes = 0;
+  /// What one rank sends per pipeline message: Megatron-LM's scatter/gather
+  /// (MLM2021 Sec. 4.1) sends 1/t of a TP-replicated output and lets the
+  /// receiver all-gather it; a sequence-parallel output is already 1/t.
+  int64_t pipelineSendBytes = 0;
+  /// Sends per rank per iteration: a forward activation and a backward
+  /// gradient per micro-batch per model chunk, 2*m*v (0 without a
+  /// pipeline).
+  int64_t pipelineMessages = 0;
+  /// pipelineMessages x pipelineSendBytes (a send is its own transfer).
+  CommunicationVolume pipeline;
+  /// The all-reduce of the tied word-embedding gradients between the first
+  /// and the last stage (Megatron-LM `_allreduce_embedding_grads`), pp > 1.
+  CommunicationVolume embeddingGradSync;
+  /// The all-reduce of the first stage's gradients over the DP ranks.
+  CommunicationVolume dataParallel;
+  /// With the distributed optimizer: a reduce-scatter of the gradients and
+  /// an all-gather of the updated weights.
+  CommunicationVolume dataParallelSharded;
+};
+
+struct ModelQuantities {
+  PipelineShape pipeline;
+  ParameterCounts parameters;
+  StateBytes state;
+  ActivationBytes activations;
+  IterationFlops flops;
+  IterationCommunication communication;
+  /// deriveLogitsWork: the LM head work of one micro-batch.
+  workload::BlockWork logits;
+};
+
+/// Everything model-level that `work` implies. Fails if the contracts do
+/// not compose, the tasks are not training work, or a count overflows.
+llvm::Expected<ModelQuantities> deriveModelQuantities(const PlanWork &work);
+
+//===----------------------------------------------------------------------===//
+// Iteration time
+//===----------------------------------------------------------------------===//
+
+/// One term of the iteration time with the formula and values behind it.
+struct IterationTerm {
+  std::string name;
+  double seconds = 0;
+  std::string provenance;
+};
+
+struct IterationTime {
+  /// The block's estimate (as `--estimate` prints it).
+  estimate::EstimateReport block;
+  /// blocks per stage x the block's per-micro-batch time.
+  double stageSlotSeconds = 0;
+  /// One pipeline message: the send and, for a scattered message, the
+  /// receiver's all-gather (0 without a pipeline).
+  double pipelineMessageSeconds = 0;
+  /// The LM head of one micro-batch on the last stage.
+  double logitsSeconds = 0;
+  /// In order: microbatches, bubble, pipeline_transfers, lm_head,
+  /// embedding_grad_sync, dp_grad_allreduce, optimizer_step.
+  std::vector<IterationTerm> terms;
+  double totalSeconds = 0;
+  /// The profile's matmul peak at the compute type (utilizations are
+  /// against the peak, as SeqSel Table 5's).
+  std::string peakField;
+  double peakOpsPerSecond = 0;
+  /// FLOPs / (totalSeconds x world x peak).
+  double modelFlopsUtilization = 0;
+  double hardwareFlopsUtilization = 0;
+};
+
+/// Composes the iteration time of `work` on `profile` under `binding`. The
+/// pp and dp axes need a tier when their size exceeds 1; an unbound axis of
+/// size 1 has no communication.
+llvm::Expected<IterationTime>
+composeIterationTime(const PlanWork &work, const ModelQuantities &quantities,
+                     const estimate::SystemProfile &profile,
+                     const estimate::NetworkTierBinding &binding);
+
+//===----------------------------------------------------------------------===//
+// Report
+//===----------------------------------------------------------------------===//
+
+struct ModelSummary {
+  std::string planName;
+  workload::ModelSpec model;
+  workload::TrainingSpec training;
+  workload::MappingSpec mapping;
+  ModelQuantities quantities;
+  /// Present when a profile was given.
+  std::optional<IterationTime> time;
+};
+
+/// Writes the summary's attributes into the JSON object `json` is in
+/// (docs/ModelSummary.md); 128-bit counts are exact JSON integers.
+void writeModelSummaryAttributes(const ModelSummary &summary,
+                                 llvm::json::OStream &json);
+
+/// The summary as a text report: each quantity with its formula.
+void printModelSummaryTable(const ModelSummary &summary,
+                            llvm::raw_ostream &os);
+
+} // namespace blueprint::analysis
+
+#endif // BLUEPRINT_ANALYSIS_MODELSUMMARY_H

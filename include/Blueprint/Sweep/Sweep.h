@@ -1,0 +1,195 @@
+//===- Sweep.h - Evaluate many training configurations ----------*- C++ -*-===//
+//
+// Batch evaluation for design-space sweeps (docs/Sweep.md): every
+// configuration goes through the real pipeline - import (or ModelIR built in
+// C++), --distribute-transformer, --plan-portable and --verify-conservation
+// under the pass manager's verifier, the work-summary totals and the
+// estimate of lib/Estimate - and yields one Evaluation. An Evaluator owns one
+// MLIRContext and one PassManager and reuses them across configurations; a
+// sweep runs one Evaluator per worker of a thread pool and reports in input
+// order, so its rows do not depend on the thread count.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_SWEEP_SWEEP_H
+#define BLUEPRINT_SWEEP_SWEEP_H
+
+#include "Blueprint/Estimate/Estimate.h"
+#include "Blueprint/Estimate/SystemProfile.h"
+#include "Blueprint/Transforms/WorkTotals.h"
+#include "Blueprint/Workload/Spec.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+class ModuleOp;
+class PassManager;
+template <typename OpTy>
+class OwningOpRef;
+} // namespace mlir
+
+namespace blueprint::sweep {
+
+/// What every configuration of a sweep is costed on.
+struct Target {
+  estimate::SystemProfile profile;
+  estimate::NetworkTierBinding binding;
+};
+
+/// Where the pipeline rejected a configuration.
+enum class Stage {
+  /// The importer or the ModelIR verifier (a contract or composition rule).
+  Import,
+  /// A pass or the verifier after it (derivation, planning, conservation).
+  Pipeline,
+  /// The estimate (a rate the profile lacks, a tier too small for an axis).
+  Estimate,
+};
+
+/// "import", "pipeline" or "estimate".
+llvm::StringRef stringifyStage(Stage stage);
+
+/// The outcome of one configuration.
+struct Evaluation {
+  /// Set exactly when the configuration was rejected.
+  std::optional<Stage> rejectedAt;
+  /// The error diagnostics of the rejection, in emission order.
+  std::vector<std::string> diagnostics;
+  /// The work-summary totals of the portable plan.
+  ProgramTotals totals;
+  /// The stage-serial block time of the estimate.
+  estimate::StageSerialTime block;
+
+  bool valid() const { return !rejectedAt; }
+};
+
+/// Runs configurations through the pipeline, one at a time, on its own
+/// MLIRContext (threading disabled: parallelism is across configurations).
+/// Attributes uniqued in a context live as long as it does, so the context
+/// is replaced after `configurationsPerContext` evaluations: memory stays
+/// bounded however many configurations one Evaluator sees.
+class Evaluator {
+public:
+  static constexpr unsigned kDefaultConfigurationsPerContext = 4096;
+
+  explicit Evaluator(
+      const Target &target,
+      unsigned configurationsPerContext = kDefaultConfigurationsPerContext);
+  ~Evaluator();
+
+  /// Imports `specJSON` (docs/ImportJSON.md) with the JSON importer, naming
+  /// the source `label` in diagnostics, and evaluates it.
+  Evaluation evaluateSpec(llvm::StringRef specJSON, llvm::StringRef label);
+
+  /// Builds the ModelIR op from the three contracts in C++, verifies it and
+  /// evaluates it.
+  Evaluation evaluateContracts(llvm::StringRef name,
+                               const workload::ModelSpec &model,
+                               const workload::TrainingSpec &training,
+                               const workload::MappingSpec &mapping);
+
+private:
+  /// Recreates the context when due and returns it.
+  mlir::MLIRContext &freshContext();
+  /// The pipeline, totals and estimate of an imported module; `evaluation`
+  /// already holds what was captured so far.
+  void evaluateModule(mlir::OwningOpRef<mlir::ModuleOp> &module,
+                      Evaluation &evaluation);
+
+  const Target &target;
+  unsigned configurationsPerContext;
+  unsigned evaluationsInContext = 0;
+  std::unique_ptr<mlir::MLIRContext> context;
+  std::unique_ptr<mlir::PassManager> pipeline;
+};
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+/// A grid over some of the axes tp, pp, dp, micro_batch, recompute and
+/// tp_comm (named as the spec's fields: mapping.tp, ..., training.micro_batch)
+/// for one base spec. Expansion follows that axis order, the last axis
+/// varying fastest.
+class Grid {
+public:
+  /// Parses `{"spec": <spec object>, "grid": {"<axis>": [values], ...}}`;
+  /// every error names its JSON path.
+  static llvm::Expected<Grid> parse(const llvm::json::Value &input);
+
+  /// Number of configurations (the product of the axis lengths).
+  size_t size() const { return numConfigurations; }
+  /// The axes given, in expansion order.
+  llvm::ArrayRef<std::string> axes() const { return axisNames; }
+  /// The values configuration `index` takes on each of axes().
+  std::vector<llvm::json::Value> point(size_t index) const;
+  /// The spec of configuration `index`: the base spec with point(index)
+  /// written over its fields.
+  llvm::json::Value spec(size_t index) const;
+  /// The base spec (whose "name" every configuration shares).
+  const llvm::json::Object &baseSpec() const { return base; }
+
+private:
+  llvm::json::Object base;
+  std::vector<std::string> axisNames;
+  std::vector<llvm::json::Array> axisValues;
+  size_t numConfigurations = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Batch runs
+//===----------------------------------------------------------------------===//
+
+/// The configurations of a batch: a JSON list of specs, or a grid.
+class Batch {
+public:
+  /// `[<spec>, ...]` or a grid object (Grid::parse).
+  static llvm::Expected<Batch> parse(llvm::StringRef json);
+
+  size_t size() const;
+  /// The grid axes (empty for a list of specs).
+  llvm::ArrayRef<std::string> axes() const;
+  /// The grid point of configuration `index` (empty for a list of specs).
+  std::vector<llvm::json::Value> point(size_t index) const;
+  /// The spec text of configuration `index`.
+  std::string specText(size_t index) const;
+  /// The spec's "name", or "" when it has none.
+  std::string name(size_t index) const;
+
+private:
+  std::optional<Grid> grid;
+  llvm::json::Array specs;
+};
+
+enum class RowFormat { JSONLines, CSV };
+
+/// One row: index, name, grid point, validity (stage and diagnostics if
+/// rejected), totals and block times (docs/Sweep.md). `axes` and `point`
+/// come from the batch.
+std::string formatRow(RowFormat format, size_t index, llvm::StringRef name,
+                      llvm::ArrayRef<std::string> axes,
+                      llvm::ArrayRef<llvm::json::Value> point,
+                      const Evaluation &evaluation);
+
+/// The CSV header line for a batch with `axes` (no header for JSON lines).
+std::string csvHeader(llvm::ArrayRef<std::string> axes);
+
+/// Evaluates every configuration of `batch` on `threads` workers (one
+/// Evaluator each, on a thread pool shared through an MLIRContext) and
+/// passes each formatted row to `emit` in index order. Configurations are
+/// evaluated in chunks so that memory does not grow with the batch.
+void runBatch(const Batch &batch, const Target &target, unsigned threads,
+              RowFormat format,
+              llvm::function_ref<void(llvm::StringRef row)> emit);
+
+} // namespace blueprint::sweep
+
+#endif // BLUEPRINT_SWEEP_SWEEP_H

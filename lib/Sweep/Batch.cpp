@@ -1,0 +1,378 @@
+//===- Batch.cpp - Batch inputs, rows and the parallel run -----------------===//
+//
+// A batch is a JSON list of specs or a grid over one base spec; either way
+// each configuration reaches the pipeline as the spec text the JSON importer
+// reads, so a row equals what blueprint-translate | blueprint-opt computes
+// for that spec. Rows are formatted by the workers and emitted in index
+// order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Sweep/Sweep.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Threading.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/ThreadPool.h"
+
+#include <atomic>
+
+using namespace blueprint;
+using namespace blueprint::sweep;
+
+//===----------------------------------------------------------------------===//
+// Grid
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A grid axis: the spec field it writes and the JSON kind of its values.
+struct GridAxis {
+  llvm::StringLiteral name;
+  /// "mapping" or "training".
+  llvm::StringLiteral contract;
+  bool integral;
+};
+
+/// In expansion order (the last varies fastest).
+constexpr GridAxis kGridAxes[] = {
+    {"tp", "mapping", true},           {"pp", "mapping", true},
+    {"dp", "mapping", true},           {"micro_batch", "training", true},
+    {"recompute", "mapping", false},   {"tp_comm", "mapping", false}};
+
+const GridAxis *findGridAxis(llvm::StringRef name) {
+  for (const GridAxis &axis : kGridAxes)
+    if (axis.name == name)
+      return &axis;
+  return nullptr;
+}
+
+std::string printed(const llvm::json::Value &value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << value;
+  return text;
+}
+
+llvm::Error joinedError(llvm::ArrayRef<std::string> errors) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 llvm::join(errors, "\n"));
+}
+
+} // namespace
+
+llvm::Expected<Grid> Grid::parse(const llvm::json::Value &input) {
+  std::vector<std::string> errors;
+  const llvm::json::Object *root = input.getAsObject();
+  if (!root)
+    return joinedError({"$: expected a grid object {\"spec\": ..., "
+                        "\"grid\": ...}, got " +
+                        printed(input)});
+  std::vector<std::string> unknown;
+  for (const auto &entry : *root)
+    if (entry.first != "spec" && entry.first != "grid")
+      unknown.push_back(entry.first.str());
+  llvm::sort(unknown);
+  for (const std::string &key : unknown)
+    errors.push_back("$." + key + ": unknown field; expected one of: spec, grid");
+
+  Grid grid;
+  const llvm::json::Object *spec = root->getObject("spec");
+  if (!spec)
+    errors.push_back(root->get("spec") ? "$.spec: expected a spec object "
+                                         "(docs/ImportJSON.md)"
+                                       : "$.spec: missing required object");
+  const llvm::json::Object *axes = root->getObject("grid");
+  if (!axes)
+    errors.push_back(root->get("grid")
+                         ? "$.grid: expected an object from axis to values"
+                         : "$.grid: missing required object");
+  if (!spec || !axes)
+    return joinedError(errors);
+
+  std::vector<std::string> expected;
+  for (const GridAxis &axis : kGridAxes)
+    expected.push_back(axis.name.str());
+  std::vector<std::string> unknownAxes;
+  for (const auto &entry : *axes)
+    if (!findGridAxis(entry.first))
+      unknownAxes.push_back(entry.first.str());
+  llvm::sort(unknownAxes);
+  for (const std::string &name : unknownAxes)
+    errors.push_back("$.grid." + name + ": unknown grid axis; expected one of: " +
+                     llvm::join(expected, ", "));
+
+  std::optional<size_t> count = 1;
+  for (const GridAxis &axis : kGridAxes) {
+    const llvm::json::Value *given = axes->get(axis.name);
+    if (!given)
+      continue;
+    std::string path = ("$.grid." + axis.name).str();
+    const llvm::json::Array *values = given->getAsArray();
+    if (!values || values->empty()) {
+      errors.push_back(path + ": expected a non-empty list of values, got " +
+                       printed(*given));
+      continue;
+    }
+    for (auto [position, value] : llvm::enumerate(*values)) {
+      bool rightKind = axis.integral ? value.getAsInteger().has_value()
+                                     : value.getAsString().has_value();
+      if (!rightKind)
+        errors.push_back(path + "[" + std::to_string(position) +
+                         "]: expected " +
+                         (axis.integral ? "an integer" : "a string") +
+                         ", got " + printed(value));
+    }
+    const llvm::json::Value *contract = spec->get(axis.contract);
+    if (!contract || !contract->getAsObject())
+      errors.push_back(("$.spec." + axis.contract +
+                        ": expected an object (grid axis '" + axis.name +
+                        "' writes into it)")
+                           .str());
+    if (count)
+      count = llvm::checkedMulUnsigned(*count, values->size());
+    grid.axisNames.push_back(axis.name.str());
+    grid.axisValues.push_back(*values);
+  }
+  if (!count)
+    errors.push_back("$.grid: the number of configurations overflows");
+  if (!errors.empty())
+    return joinedError(errors);
+  grid.base = *spec;
+  grid.numConfigurations = *count;
+  return grid;
+}
+
+std::vector<llvm::json::Value> Grid::point(size_t index) const {
+  std::vector<llvm::json::Value> values(axisValues.size(), nullptr);
+  for (size_t axis = axisValues.size(); axis-- > 0;) {
+    size_t extent = axisValues[axis].size();
+    values[axis] = axisValues[axis][index % extent];
+    index /= extent;
+  }
+  return values;
+}
+
+llvm::json::Value Grid::spec(size_t index) const {
+  llvm::json::Object spec = base;
+  for (auto [name, value] : llvm::zip(axisNames, point(index)))
+    (*spec.getObject(findGridAxis(name)->contract))[name] = std::move(value);
+  return spec;
+}
+
+//===----------------------------------------------------------------------===//
+// Batch
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<Batch> Batch::parse(llvm::StringRef json) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  if (!parsed)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "invalid JSON: " +
+                                       llvm::toString(parsed.takeError()));
+  Batch batch;
+  if (llvm::json::Array *specs = parsed->getAsArray()) {
+    batch.specs = std::move(*specs);
+    return batch;
+  }
+  if (!parsed->getAsObject())
+    return joinedError({"$: expected a JSON list of specs "
+                        "(docs/ImportJSON.md) or a grid object {\"spec\": "
+                        "..., \"grid\": ...}, got " +
+                        printed(*parsed)});
+  llvm::Expected<Grid> grid = Grid::parse(*parsed);
+  if (!grid)
+    return grid.takeError();
+  batch.grid = std::move(*grid);
+  return batch;
+}
+
+size_t Batch::size() const { return grid ? grid->size() : specs.size(); }
+
+llvm::ArrayRef<std::string> Batch::axes() const {
+  return grid ? grid->axes() : llvm::ArrayRef<std::string>();
+}
+
+std::vector<llvm::json::Value> Batch::point(size_t index) const {
+  return grid ? grid->point(index) : std::vector<llvm::json::Value>();
+}
+
+std::string Batch::specText(size_t index) const {
+  return printed(grid ? grid->spec(index) : specs[index]);
+}
+
+std::string Batch::name(size_t index) const {
+  const llvm::json::Object *spec =
+      grid ? &grid->baseSpec() : specs[index].getAsObject();
+  std::optional<llvm::StringRef> name =
+      spec ? spec->getString("name") : std::nullopt;
+  return name ? name->str() : std::string();
+}
+
+//===----------------------------------------------------------------------===//
+// Rows
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr workload::Cadence kCadences[] = {workload::Cadence::PerMicroBatch,
+                                           workload::Cadence::PerIteration};
+
+/// The keys of toJSON(WorkTotals), in CSV column order.
+constexpr llvm::StringLiteral kTotalKeys[] = {
+    "invocations",   "ops",         "read_bytes",
+    "write_bytes",   "message_bytes", "min_transfer_bytes",
+    "stash_bytes"};
+
+/// The stage-serial block times under their row keys.
+std::array<std::pair<llvm::StringLiteral, double>, 4>
+blockTimes(const estimate::StageSerialTime &block) {
+  return {{{"forward", block.forward},
+           {"recompute", block.recompute},
+           {"backward", block.backward},
+           {"combined", block.combined}}};
+}
+
+/// RFC 4180 quoting, only where needed.
+std::string csvField(llvm::StringRef text) {
+  if (text.find_first_of(",\"\n\r") == llvm::StringRef::npos)
+    return text.str();
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"')
+      quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+/// A JSON scalar as a CSV cell: strings unquoted, numbers as JSON prints them.
+std::string csvValue(const llvm::json::Value &value) {
+  if (std::optional<llvm::StringRef> text = value.getAsString())
+    return csvField(*text);
+  return csvField(printed(value));
+}
+
+std::string formatJSONRow(size_t index, llvm::StringRef name,
+                          llvm::ArrayRef<std::string> axes,
+                          llvm::ArrayRef<llvm::json::Value> point,
+                          const Evaluation &evaluation) {
+  std::string row;
+  llvm::raw_string_ostream os(row);
+  llvm::json::OStream json(os);
+  json.object([&] {
+    json.attribute("index", static_cast<int64_t>(index));
+    json.attribute("name", name);
+    if (!axes.empty())
+      json.attributeObject("point", [&] {
+        for (auto [axis, value] : llvm::zip(axes, point))
+          json.attribute(axis, value);
+      });
+    json.attribute("valid", evaluation.valid());
+    if (!evaluation.valid()) {
+      json.attribute("stage", stringifyStage(*evaluation.rejectedAt));
+      json.attributeArray("diagnostics", [&] {
+        for (const std::string &diagnostic : evaluation.diagnostics)
+          json.value(diagnostic);
+      });
+      return;
+    }
+    json.attribute("totals", toJSON(evaluation.totals));
+    json.attributeObject("block_seconds", [&] {
+      for (auto [key, seconds] : blockTimes(evaluation.block))
+        json.attribute(key, seconds);
+    });
+  });
+  return row;
+}
+
+std::string formatCSVRow(size_t index, llvm::StringRef name,
+                         llvm::ArrayRef<llvm::json::Value> point,
+                         const Evaluation &evaluation) {
+  std::vector<std::string> cells = {std::to_string(index), csvField(name)};
+  for (const llvm::json::Value &value : point)
+    cells.push_back(csvValue(value));
+  cells.push_back(evaluation.valid() ? "true" : "false");
+  cells.push_back(evaluation.valid()
+                      ? ""
+                      : stringifyStage(*evaluation.rejectedAt).str());
+  cells.push_back(csvField(llvm::join(evaluation.diagnostics, "; ")));
+  for (workload::Cadence cadence : kCadences) {
+    auto summary = llvm::find_if(
+        evaluation.totals.cadences,
+        [&](const auto &entry) { return entry.first == cadence; });
+    std::optional<llvm::json::Object> totals;
+    if (summary != evaluation.totals.cadences.end())
+      totals = toJSON(summary->second.total());
+    for (llvm::StringLiteral key : kTotalKeys)
+      cells.push_back(totals ? csvValue(*totals->get(key)) : "");
+  }
+  for (auto [key, seconds] : blockTimes(evaluation.block))
+    cells.push_back(evaluation.valid() ? csvValue(seconds) : "");
+  return llvm::join(cells, ",");
+}
+
+} // namespace
+
+std::string sweep::csvHeader(llvm::ArrayRef<std::string> axes) {
+  std::vector<std::string> columns = {"index", "name"};
+  columns.insert(columns.end(), axes.begin(), axes.end());
+  for (const char *column : {"valid", "stage", "diagnostics"})
+    columns.push_back(column);
+  for (workload::Cadence cadence : kCadences)
+    for (llvm::StringLiteral key : kTotalKeys)
+      columns.push_back((workload::stringifyEnum(cadence) + "_" + key).str());
+  for (auto [key, seconds] : blockTimes({}))
+    columns.push_back(("block_" + key + "_seconds").str());
+  return llvm::join(columns, ",");
+}
+
+std::string sweep::formatRow(RowFormat format, size_t index,
+                             llvm::StringRef name,
+                             llvm::ArrayRef<std::string> axes,
+                             llvm::ArrayRef<llvm::json::Value> point,
+                             const Evaluation &evaluation) {
+  if (format == RowFormat::CSV)
+    return formatCSVRow(index, name, point, evaluation);
+  return formatJSONRow(index, name, axes, point, evaluation);
+}
+
+//===----------------------------------------------------------------------===//
+// The parallel run
+//===----------------------------------------------------------------------===//
+
+void sweep::runBatch(const Batch &batch, const Target &target,
+                     unsigned threads,
+                     RowFormat format,
+                     llvm::function_ref<void(llvm::StringRef row)> emit) {
+  threads = std::max(threads, 1u);
+  // The pool outlives the context that shares it with mlir::parallelFor.
+  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
+  mlir::MLIRContext driver(mlir::MLIRContext::Threading::DISABLED);
+  if (threads > 1)
+    driver.setThreadPool(pool);
+  std::vector<std::unique_ptr<Evaluator>> evaluators(threads);
+
+  // A chunk is evaluated in parallel, then its rows are emitted in order:
+  // only one chunk of rows is ever held.
+  const size_t chunkSize = 256 * static_cast<size_t>(threads);
+  std::vector<std::string> rows;
+  for (size_t begin = 0; begin < batch.size(); begin += chunkSize) {
+    size_t end = std::min(batch.size(), begin + chunkSize);
+    rows.assign(end - begin, std::string());
+    std::atomic<size_t> next(begin);
+    mlir::parallelFor(&driver, 0, threads, [&](size_t worker) {
+      if (!evaluators[worker])
+        evaluators[worker] = std::make_unique<Evaluator>(target);
+      for (size_t index = next++; index < end; index = next++) {
+        Evaluation evaluation = evaluators[worker]->evaluateSpec(
+            batch.specText(index), "configuration #" + std::to_string(index));
+        rows[index - begin] =
+            formatRow(format, index, batch.name(index), batch.axes(),
+                      batch.point(index), evaluation);
+      }
+    });
+    for (const std::string &row : rows)
+      emit(row);
+  }
+}

@@ -1,0 +1,153 @@
+//===- Evaluator.cpp - One configuration through the real pipeline --------===//
+//
+// The pipeline of README's main job plus the estimate, run with a reused
+// context and pass manager: import (or build) ModelIR, then
+// --distribute-transformer --plan-portable --verify-conservation under the
+// pass manager's verifier, then the work-summary totals and the estimate of
+// the plan. Diagnostics are captured, never printed: a rejected
+// configuration is a row, not a failure of the batch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Sweep/Sweep.h"
+
+#include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
+#include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
+#include "Blueprint/Import/Import.h"
+#include "Blueprint/InitAll.h"
+#include "Blueprint/Transforms/Passes.h"
+#include "Blueprint/Transforms/PlanEstimate.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+using namespace blueprint;
+using namespace blueprint::sweep;
+
+llvm::StringRef sweep::stringifyStage(Stage stage) {
+  switch (stage) {
+  case Stage::Import:
+    return "import";
+  case Stage::Pipeline:
+    return "pipeline";
+  case Stage::Estimate:
+    return "estimate";
+  }
+  llvm_unreachable("unknown sweep stage");
+}
+
+namespace {
+/// Collects the error diagnostics emitted while it is in scope; everything
+/// else the context emits is dropped.
+class DiagnosticCapture {
+public:
+  DiagnosticCapture(MLIRContext &context, std::vector<std::string> &errors)
+      : handler(&context, [&errors](Diagnostic &diagnostic) {
+          if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
+            errors.push_back(diagnostic.str());
+          return success();
+        }) {}
+
+private:
+  ScopedDiagnosticHandler handler;
+};
+} // namespace
+
+Evaluator::Evaluator(const Target &target, unsigned configurationsPerContext)
+    : target(target),
+      configurationsPerContext(std::max(configurationsPerContext, 1u)) {}
+
+Evaluator::~Evaluator() = default;
+
+MLIRContext &Evaluator::freshContext() {
+  if (context && evaluationsInContext < configurationsPerContext) {
+    ++evaluationsInContext;
+    return *context;
+  }
+  pipeline.reset();
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  context =
+      std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  context->loadAllAvailableDialects();
+  pipeline = std::make_unique<PassManager>(context.get());
+  pipeline->addPass(createDistributeTransformer());
+  pipeline->addPass(createPlanPortable());
+  pipeline->addPass(createVerifyConservation());
+  evaluationsInContext = 1;
+  return *context;
+}
+
+Evaluation Evaluator::evaluateSpec(llvm::StringRef specJSON,
+                                   llvm::StringRef label) {
+  Evaluation evaluation;
+  MLIRContext &current = freshContext();
+  DiagnosticCapture capture(current, evaluation.diagnostics);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(specJSON, label,
+                                       /*RequiresNullTerminator=*/false),
+      llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = importTransformerJSON(sourceMgr, &current);
+  if (!module)
+    evaluation.rejectedAt = Stage::Import;
+  else
+    evaluateModule(module, evaluation);
+  return evaluation;
+}
+
+Evaluation Evaluator::evaluateContracts(llvm::StringRef name,
+                                        const workload::ModelSpec &model,
+                                        const workload::TrainingSpec &training,
+                                        const workload::MappingSpec &mapping) {
+  Evaluation evaluation;
+  MLIRContext &current = freshContext();
+  DiagnosticCapture capture(current, evaluation.diagnostics);
+  OpBuilder builder(&current);
+  Location loc = NameLoc::get(builder.getStringAttr(name));
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+  transformer::DecoderTrainingOp::create(
+      builder, loc, builder.getStringAttr(name),
+      transformer::getModelAttr(&current, model),
+      transformer::getTrainingAttr(&current, training),
+      transformer::getMappingAttr(&current, mapping));
+  if (failed(verify(*module)))
+    evaluation.rejectedAt = Stage::Import;
+  else
+    evaluateModule(module, evaluation);
+  return evaluation;
+}
+
+void Evaluator::evaluateModule(OwningOpRef<ModuleOp> &module,
+                               Evaluation &evaluation) {
+  if (failed(pipeline->run(*module))) {
+    evaluation.rejectedAt = Stage::Pipeline;
+    return;
+  }
+  // The importers produce one training op, hence one plan.
+  auto plans = module->getOps<pplan::PlanOp>();
+  assert(llvm::hasSingleElement(plans) && "one plan per imported spec");
+  pplan::PlanOp plan = *plans.begin();
+  FailureOr<ProgramTotals> totals = summarizeProgram(plan);
+  if (failed(totals)) {
+    evaluation.rejectedAt = Stage::Pipeline;
+    return;
+  }
+  llvm::Expected<estimate::EstimateReport> report =
+      estimatePlan(plan, target.profile, target.binding);
+  if (!report) {
+    evaluation.rejectedAt = Stage::Estimate;
+    evaluation.diagnostics.push_back(llvm::toString(report.takeError()));
+    return;
+  }
+  evaluation.totals = std::move(*totals);
+  evaluation.block = report->block;
+}

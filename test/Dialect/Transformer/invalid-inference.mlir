@@ -1,0 +1,75 @@
+// RUN: blueprint-opt %s -split-input-file -verify-diagnostics
+
+// The rules of transformer.decoder_inference (docs/Inference.md); the model
+// and mapping contracts' own rules are those of training (invalid.mlir).
+
+// transformer_inference_c1
+// expected-error @+3 {{transformer_inference_c1: batch must be positive, got 0}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    inference = <batch = 0, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_inference_c1
+// expected-error @+1 {{decoder_inference_c1: batch = 6 is not divisible by dp = 4}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    inference = <batch = 6, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 4, tp = 1, pp = 1, dp = 4, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_inference_c2
+// expected-error @+1 {{decoder_inference_c2: blocks = 6 is not divisible by pp = 4}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 6, norm = layernorm, activation = gelu>
+    inference = <batch = 8, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 4, tp = 1, pp = 4, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_inference_c3 and c4 (kv_heads defaults to heads)
+// expected-error @+2 {{decoder_inference_c3: heads = 18 is not divisible by tp = 4}}
+// expected-error @+1 {{decoder_inference_c4: kv_heads = 18 is not divisible by tp = 4}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 18, head_dim = 64, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    inference = <batch = 8, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_inference_c8
+// expected-error @+1 {{decoder_inference_c8: prompt_length + generated_tokens = 256 + 300 = 556 exceeds max_positions = 512}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    inference = <batch = 8, prompt_length = 256, generated_tokens = 300, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_inference_c9
+// expected-error @+1 {{decoder_inference_c9: inference has no backward pass: recompute must be none, got selective}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    inference = <batch = 8, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = selective, schedule = one_f_one_b>
+
+// -----
+
+// decoder_inference_c10
+// expected-error @+1 {{decoder_inference_c10: inference runs no interleaved pipeline schedule: virtual_stages must be 1, got 2}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    inference = <batch = 8, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 8, tp = 4, pp = 2, dp = 1, virtual_stages = 2, tp_comm = all_reduce, recompute = none, schedule = interleaved_one_f_one_b>
+
+// -----
+
+// decoder_inference_c11
+// expected-error @+1 {{decoder_inference_c11: tp_comm = reduce_scatter_all_gather with tp = 4: a decode step's single position per sequence cannot be split by sequence parallelism; inference needs all_reduce}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    inference = <batch = 8, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = none, schedule = one_f_one_b>
