@@ -14,6 +14,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include "ReferenceCases.h"
+
 #include "gtest/gtest.h"
 
 #include <map>
@@ -557,32 +559,6 @@ TEST(BlockWorkStash, DisabledDropoutsStashNoMasks) {
 // Reference data: SeqSel Table 2 and Calculon (test/reference)
 //===----------------------------------------------------------------------===//
 
-/// The case list of a reference file.
-llvm::json::Array loadCases(llvm::StringRef file) {
-  std::string path = std::string(BLUEPRINT_REFERENCE_DIR) + "/" + file.str();
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path);
-  if (!buffer) {
-    ADD_FAILURE() << "cannot read " << path;
-    return {};
-  }
-  llvm::Expected<llvm::json::Value> parsed =
-      llvm::json::parse((*buffer)->getBuffer());
-  if (!parsed) {
-    ADD_FAILURE() << path << ": " << llvm::toString(parsed.takeError());
-    return {};
-  }
-  if (llvm::json::Array *cases = parsed->getAsArray())
-    return std::move(*cases);
-  ADD_FAILURE() << path << " is not a case list";
-  return {};
-}
-
-int64_t integerAt(const llvm::json::Object &object, llvm::StringRef key) {
-  std::optional<int64_t> value = object.getInteger(key);
-  EXPECT_TRUE(value.has_value()) << "missing integer " << key.str();
-  return value.value_or(0);
-}
 
 /// expected.per_block_per_microbatch_per_gpu.<quantity>.value, if present.
 std::optional<int64_t> perBlockValue(const llvm::json::Object &reference,
@@ -615,9 +591,9 @@ ReferenceSpec referenceSpec(const llvm::json::Object &reference) {
   const llvm::json::Object &model = *reference.getObject("model");
   const llvm::json::Object &workload = *reference.getObject("workload");
   const llvm::json::Object &mapping = *reference.getObject("mapping");
-  spec.mapping.tp = integerAt(mapping, "tp");
-  spec.mapping.pp = integerAt(mapping, "pp");
-  spec.mapping.dp = integerAt(mapping, "dp");
+  spec.mapping.tp = blueprint::test::referenceInteger(mapping, "tp");
+  spec.mapping.pp = blueprint::test::referenceInteger(mapping, "pp");
+  spec.mapping.dp = blueprint::test::referenceInteger(mapping, "dp");
   spec.mapping.world = spec.mapping.tp * spec.mapping.pp * spec.mapping.dp;
   std::optional<int64_t> interleaving =
       mapping.getInteger("pipeline_interleaving");
@@ -635,19 +611,19 @@ ReferenceSpec referenceSpec(const llvm::json::Object &reference) {
   EXPECT_TRUE(policy.has_value()) << spec.name;
   spec.mapping.recompute = policy.value_or(RecomputePolicy::None);
 
-  spec.model.hidden = integerAt(model, "hidden");
-  spec.model.heads = integerAt(model, "attn_heads");
+  spec.model.hidden = blueprint::test::referenceInteger(model, "hidden");
+  spec.model.heads = blueprint::test::referenceInteger(model, "attn_heads");
   spec.model.kvHeads = spec.model.heads;
-  spec.model.headDim = integerAt(model, "head_dim");
-  spec.model.ffnHidden = integerAt(model, "ffn");
-  spec.model.seqLength = integerAt(model, "seq");
+  spec.model.headDim = blueprint::test::referenceInteger(model, "head_dim");
+  spec.model.ffnHidden = blueprint::test::referenceInteger(model, "ffn");
+  spec.model.seqLength = blueprint::test::referenceInteger(model, "seq");
   spec.model.maxPositions = spec.model.seqLength;
   spec.model.vocab = model.getInteger("vocab").value_or(spec.mapping.tp);
-  spec.model.blocks = integerAt(model, "layers");
+  spec.model.blocks = blueprint::test::referenceInteger(model, "layers");
 
-  spec.training.globalBatch = integerAt(workload, "global_batch");
-  spec.training.microBatch = integerAt(workload, "micro_batch");
-  int64_t dtypeBytes = integerAt(workload, "dtype_bytes");
+  spec.training.globalBatch = blueprint::test::referenceInteger(workload, "global_batch");
+  spec.training.microBatch = blueprint::test::referenceInteger(workload, "micro_batch");
+  int64_t dtypeBytes = blueprint::test::referenceInteger(workload, "dtype_bytes");
   EXPECT_EQ(dtypeBytes, 2) << spec.name << ": 16-bit training expected";
   spec.training.activationType = DataType::BF16;
   return spec;
@@ -655,7 +631,7 @@ ReferenceSpec referenceSpec(const llvm::json::Object &reference) {
 
 TEST(BlockWorkReference, SeqSelTable2Exact) {
   std::set<std::string> covered;
-  for (const llvm::json::Value &value : loadCases("seqsel_paper.json")) {
+  for (const llvm::json::Value &value : blueprint::test::loadReferenceCases("seqsel_paper.json")) {
     const llvm::json::Object &reference = *value.getAsObject();
     if (reference.getString("group") != "seqsel_table2_formula")
       continue;
@@ -695,7 +671,7 @@ TEST(BlockWorkReference, SeqSelTable2Exact) {
 
 TEST(BlockWorkReference, CalculonWithDefinitionalDifferences) {
   int64_t checked = 0;
-  for (const llvm::json::Value &value : loadCases("calculon_seqsel.json")) {
+  for (const llvm::json::Value &value : blueprint::test::loadReferenceCases("calculon_seqsel.json")) {
     const llvm::json::Object &reference = *value.getAsObject();
     ReferenceSpec spec = referenceSpec(reference);
     SCOPED_TRACE(spec.name);

@@ -19,6 +19,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include "ReferenceCases.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -817,31 +819,6 @@ TEST(BundledProfiles, TheSamePlanOnTwoProfilesGivesTwoReports) {
 // SeqSel Table 4: measured per-layer times of the 22B model on A100
 //===----------------------------------------------------------------------===//
 
-llvm::json::Array loadCases(llvm::StringRef file) {
-  std::string path = std::string(BLUEPRINT_REFERENCE_DIR) + "/" + file.str();
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path);
-  if (!buffer) {
-    ADD_FAILURE() << "cannot read " << path;
-    return {};
-  }
-  llvm::Expected<llvm::json::Value> parsed =
-      llvm::json::parse((*buffer)->getBuffer());
-  if (!parsed) {
-    ADD_FAILURE() << path << ": " << llvm::toString(parsed.takeError());
-    return {};
-  }
-  if (llvm::json::Array *cases = parsed->getAsArray())
-    return std::move(*cases);
-  ADD_FAILURE() << path << " is not a case list";
-  return {};
-}
-
-int64_t integerAt(const llvm::json::Object &object, llvm::StringRef key) {
-  std::optional<int64_t> value = object.getInteger(key);
-  EXPECT_TRUE(value.has_value()) << "missing integer " << key.str();
-  return value.value_or(0);
-}
 
 /// expected.per_block_per_microbatch_per_gpu.<quantity>.value in ms.
 double measuredMilliseconds(const llvm::json::Object &reference,
@@ -870,7 +847,7 @@ TEST(EstimateReference, SeqSelTable4On22BWithinFifteenPercent) {
   SystemProfile a100 = bundledProfile("a100-80gb.json");
   NetworkTierBinding binding = bindTensorParallel("nvlink");
   std::vector<Table4Row> rows;
-  for (const llvm::json::Value &value : loadCases("seqsel_paper.json")) {
+  for (const llvm::json::Value &value : blueprint::test::loadReferenceCases("seqsel_paper.json")) {
     const llvm::json::Object &reference = *value.getAsObject();
     if (reference.getString("group") != "seqsel_table4_measured")
       continue;
@@ -881,24 +858,24 @@ TEST(EstimateReference, SeqSelTable4On22BWithinFifteenPercent) {
     const llvm::json::Object &mapping = *reference.getObject("mapping");
 
     ModelSpec modelSpec;
-    modelSpec.hidden = integerAt(model, "hidden");
-    modelSpec.heads = integerAt(model, "attn_heads");
+    modelSpec.hidden = blueprint::test::referenceInteger(model, "hidden");
+    modelSpec.heads = blueprint::test::referenceInteger(model, "attn_heads");
     modelSpec.kvHeads = modelSpec.heads;
-    modelSpec.headDim = integerAt(model, "head_dim");
-    modelSpec.ffnHidden = integerAt(model, "ffn");
-    modelSpec.seqLength = integerAt(model, "seq");
+    modelSpec.headDim = blueprint::test::referenceInteger(model, "head_dim");
+    modelSpec.ffnHidden = blueprint::test::referenceInteger(model, "ffn");
+    modelSpec.seqLength = blueprint::test::referenceInteger(model, "seq");
     modelSpec.maxPositions = modelSpec.seqLength;
-    modelSpec.vocab = integerAt(model, "vocab");
-    modelSpec.blocks = integerAt(model, "layers");
+    modelSpec.vocab = blueprint::test::referenceInteger(model, "vocab");
+    modelSpec.blocks = blueprint::test::referenceInteger(model, "layers");
     TrainingSpec training;
-    training.globalBatch = integerAt(workload, "global_batch");
-    training.microBatch = integerAt(workload, "micro_batch");
-    EXPECT_EQ(integerAt(workload, "dtype_bytes"), 2);
+    training.globalBatch = blueprint::test::referenceInteger(workload, "global_batch");
+    training.microBatch = blueprint::test::referenceInteger(workload, "micro_batch");
+    EXPECT_EQ(blueprint::test::referenceInteger(workload, "dtype_bytes"), 2);
     training.activationType = DataType::BF16;
     MappingSpec mappingSpec;
-    mappingSpec.tp = integerAt(mapping, "tp");
-    mappingSpec.pp = integerAt(mapping, "pp");
-    mappingSpec.dp = integerAt(mapping, "dp");
+    mappingSpec.tp = blueprint::test::referenceInteger(mapping, "tp");
+    mappingSpec.pp = blueprint::test::referenceInteger(mapping, "pp");
+    mappingSpec.dp = blueprint::test::referenceInteger(mapping, "dp");
     mappingSpec.world = mappingSpec.tp * mappingSpec.pp * mappingSpec.dp;
     mappingSpec.tpComm = mapping.getBoolean("sequence_parallel").value_or(false)
                              ? TPCommMode::ReduceScatterAllGather
