@@ -73,3 +73,14 @@ transformer.decoder_inference @s
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     inference = <batch = 8, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
     mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_inference_c5 .. c7
+// expected-error @+3 {{decoder_inference_c5: hidden = 1020 is not divisible by tp = 8}}
+// expected-error @+2 {{decoder_inference_c6: ffn_hidden = 4100 is not divisible by tp = 8}}
+// expected-error @+1 {{decoder_inference_c7: vocab = 1001 is not divisible by tp = 8}}
+transformer.decoder_inference @s
+    model = <hidden = 1020, heads = 16, ffn_hidden = 4100, seq_length = 512, vocab = 1001, blocks = 8, norm = layernorm, activation = gelu, head_dim = 64>
+    inference = <batch = 8, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 8, tp = 8, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
