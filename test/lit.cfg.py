@@ -26,6 +26,6 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.blueprint_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["blueprint-opt", "blueprint-translate"],
-                                   tool_dirs)
+llvm_config.add_tool_substitutions(
+    ["blueprint-opt", "blueprint-translate", "blueprint-sweep"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

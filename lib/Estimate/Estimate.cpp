@@ -124,19 +124,70 @@ Capability capabilityOf(Engine engine) {
   return engine == Engine::Matmul ? Capability::Matmul : Capability::Vector;
 }
 
-/// The factor an efficiency declaration gives for `size`, and the text
-/// naming the field it came from.
-struct AppliedEfficiency {
-  double factor = 1;
-  /// "<field> <factor>" or "" when nothing is declared.
+/// The factor an efficiency declaration gives for `size`; 1 when nothing
+/// is declared.
+double efficiencyFactor(const std::optional<Efficiency> &declared,
+                        int64_t size) {
+  return declared ? declared->steps[declared->stepFor(size)].efficiency : 1;
+}
+
+/// The efficiency step a declaration applies to `size`, with the profile
+/// field it comes from ("<owner>.efficiency.flat" or
+/// "<owner>.efficiency.by_<unit>[i]") and its text.
+struct EfficiencyChoice {
+  const EfficiencyStep *step = nullptr;
+  std::string field;
   std::string text;
 };
 
+std::optional<EfficiencyChoice>
+chooseEfficiency(const std::optional<Efficiency> &declared,
+                 const std::string &owner, int64_t size, llvm::StringRef unit) {
+  if (!declared)
+    return std::nullopt;
+  size_t index = declared->stepFor(size);
+  EfficiencyChoice choice;
+  choice.step = &declared->steps[index];
+  choice.field = declared->flat ? owner + ".efficiency.flat"
+                                : owner + ".efficiency.by_" + unit.str() +
+                                      "[" + std::to_string(index) + "]";
+  choice.text = choice.field + " " + formatNumber(choice.step->efficiency);
+  if (!declared->flat)
+    choice.text +=
+        " (min_" + unit.str() + " " + std::to_string(choice.step->minSize) + ")";
+  return choice;
+}
+
+/// "(<field> <value> * <efficiency>)", or "<field> <value> (no <efficiency
+/// field> declared)".
+std::string scaled(const std::string &field, double value,
+                   const std::string &efficiency,
+                   const std::string &efficiencyField) {
+  std::string peak = field + " " + formatNumber(value);
+  if (efficiency.empty())
+    return peak + " (no " + efficiencyField + " declared)";
+  return "(" + peak + " * " + efficiency + ")";
+}
+
+/// "network_tiers[<name>]": tiers are named by name, not position.
+std::string tierPath(const NetworkTier &tier) {
+  return "network_tiers[" + tier.name + "]";
+}
+
+/// "compute.<capability>.<datatype>": a rate's path in the profile.
+std::string computeField(Capability capability, DataType type) {
+  return "compute." + stringifyCapability(capability).str() + "." +
+         workload::stringifyEnum(type).str();
+}
+
+/// Every figure is computed first; with options.explain the provenance of
+/// each term and the profile fields used are then spelled out.
 class Estimator {
 public:
   Estimator(const EstimateInput &input, const SystemProfile &profile,
-            const NetworkTierBinding &binding)
-      : input(input), profile(profile), binding(binding) {}
+            const NetworkTierBinding &binding, const EstimateOptions &options)
+      : input(input), profile(profile), binding(binding),
+        explain(options.explain) {}
 
   llvm::Expected<EstimateReport> run() {
     if (llvm::Error error = checkMeshAndBinding())
@@ -185,8 +236,10 @@ private:
         return failure(where + ": profile '" + profile.name +
                        "' has no network tier named '" + tierName +
                        "'; its tiers are " + tierNames());
-      use(tierPath(*tier) + ".group_size",
-          static_cast<double>(tier->groupSize.value), tier->groupSize.source);
+      if (explain)
+        use(tierPath(*tier) + ".group_size",
+            static_cast<double>(tier->groupSize.value),
+            tier->groupSize.source);
       if (tier->groupSize.value < axis->size)
         return failure(where + ": tier '" + tierName + "' spans " +
                        llvm::Twine(tier->groupSize.value) + " ranks (" +
@@ -282,21 +335,22 @@ private:
   llvm::Expected<TimeTerm> computeTerm(const std::string &where, Engine engine,
                                        int64_t ops) {
     Capability capability = capabilityOf(engine);
-    std::string field = "compute." + stringifyCapability(capability).str() +
-                        "." + workload::stringifyEnum(input.computeType).str();
     const ComputeRate *rate = profile.rate(capability, input.computeType);
     if (!rate)
       return failure(where + ": profile '" + profile.name + "' declares no " +
-                     field + " rate");
-    std::string peakField = field + ".peak_ops_per_second";
-    use(peakField, rate->peakOpsPerSecond.value, rate->peakOpsPerSecond.source);
-    AppliedEfficiency efficiency =
-        applyEfficiency(rate->efficiency, field, ops, "ops");
-
+                     computeField(capability, input.computeType) + " rate");
     TimeTerm term;
     term.resource = BindingResource::Compute;
-    term.seconds = rooflineComputeSeconds(ops, rate->peakOpsPerSecond.value,
-                                          efficiency.factor);
+    term.seconds = rooflineComputeSeconds(
+        ops, rate->peakOpsPerSecond.value, efficiencyFactor(rate->efficiency, ops));
+    if (!explain)
+      return term;
+
+    std::string field = computeField(capability, input.computeType);
+    std::string peakField = field + ".peak_ops_per_second";
+    use(peakField, rate->peakOpsPerSecond.value, rate->peakOpsPerSecond.source);
+    std::string efficiency =
+        explainEfficiency(rate->efficiency, field, ops, "ops");
     std::string opsFact = engine == Engine::Collective
                               ? "reduction ops " + std::to_string(ops)
                               : "ops " + std::to_string(ops);
@@ -311,16 +365,19 @@ private:
   /// (reads + writes) / (memory bandwidth * efficiency).
   TimeTerm memoryTerm(const TaskEstimate &task, int64_t movedBytes) {
     const MemoryProfile &memory = profile.memory;
-    std::string bandwidthField = "memory.bandwidth_bytes_per_second";
-    use(bandwidthField, memory.bandwidthBytesPerSecond.value,
-        memory.bandwidthBytesPerSecond.source);
-    AppliedEfficiency efficiency =
-        applyEfficiency(memory.efficiency, "memory", movedBytes, "bytes");
-
     TimeTerm term;
     term.resource = BindingResource::Memory;
     term.seconds = rooflineMemorySeconds(
-        movedBytes, memory.bandwidthBytesPerSecond.value, efficiency.factor);
+        movedBytes, memory.bandwidthBytesPerSecond.value,
+        efficiencyFactor(memory.efficiency, movedBytes));
+    if (!explain)
+      return term;
+
+    std::string bandwidthField = "memory.bandwidth_bytes_per_second";
+    use(bandwidthField, memory.bandwidthBytesPerSecond.value,
+        memory.bandwidthBytesPerSecond.source);
+    std::string efficiency =
+        explainEfficiency(memory.efficiency, "memory", movedBytes, "bytes");
     term.provenance =
         "(read_bytes " + std::to_string(task.readBytes) + " + write_bytes " +
         std::to_string(task.writeBytes) + ") / " +
@@ -354,16 +411,8 @@ private:
     const NetworkTier &tier = *profile.tier(bound->second);
     result.tier = tier.name;
 
-    std::string tierField = tierPath(tier);
-    std::string bandwidthField = tierField + ".bandwidth_bytes_per_second";
-    std::string latencyField = tierField + ".latency_seconds";
-    use(bandwidthField, tier.bandwidthBytesPerSecond.value,
-        tier.bandwidthBytesPerSecond.source);
-    use(latencyField, tier.latencySeconds.value, tier.latencySeconds.source);
-    AppliedEfficiency efficiency = applyEfficiency(tier.efficiency, tierField,
-                                                   facts.messageBytes, "bytes");
-    double bandwidth = tier.bandwidthBytesPerSecond.value * efficiency.factor;
-
+    double bandwidth = tier.bandwidthBytesPerSecond.value *
+                       efficiencyFactor(tier.efficiency, facts.messageBytes);
     int64_t n = facts.participants;
     bool allReduce = facts.kind == CollectiveKind::AllReduce;
     TimeTerm term;
@@ -374,6 +423,17 @@ private:
                                    tier.latencySeconds.value)
             : ringReduceScatterOrAllGatherSeconds(
                   n, facts.messageBytes, bandwidth, tier.latencySeconds.value);
+    if (!explain)
+      return term;
+
+    std::string tierField = tierPath(tier);
+    std::string bandwidthField = tierField + ".bandwidth_bytes_per_second";
+    std::string latencyField = tierField + ".latency_seconds";
+    use(bandwidthField, tier.bandwidthBytesPerSecond.value,
+        tier.bandwidthBytesPerSecond.source);
+    use(latencyField, tier.latencySeconds.value, tier.latencySeconds.source);
+    std::string efficiency = explainEfficiency(tier.efficiency, tierField,
+                                               facts.messageBytes, "bytes");
     std::string steps = allReduce ? "2*(" + std::to_string(n) + "-1)"
                                   : "(" + std::to_string(n) + "-1)";
     term.provenance = "ring " + workload::stringifyEnum(facts.kind).str() +
@@ -389,37 +449,17 @@ private:
     return term;
   }
 
-  /// The efficiency for `size`, recording the field it came from.
-  AppliedEfficiency applyEfficiency(const std::optional<Efficiency> &declared,
-                                    const std::string &owner, int64_t size,
-                                    llvm::StringRef unit) {
-    AppliedEfficiency applied;
-    if (!declared)
-      return applied;
-    size_t index = declared->stepFor(size);
-    const EfficiencyStep &step = declared->steps[index];
-    std::string field = declared->flat
-                            ? owner + ".efficiency.flat"
-                            : owner + ".efficiency.by_" + unit.str() + "[" +
-                                  std::to_string(index) + "]";
-    use(field, step.efficiency, declared->source);
-    applied.factor = step.efficiency;
-    applied.text = field + " " + formatNumber(step.efficiency);
-    if (!declared->flat)
-      applied.text +=
-          " (min_" + unit.str() + " " + std::to_string(step.minSize) + ")";
-    return applied;
-  }
-
-  /// "(<field> <value> * <efficiency>)", or "<field> <value> (no <efficiency
-  /// field> declared)".
-  static std::string scaled(const std::string &field, double value,
-                            const AppliedEfficiency &efficiency,
-                            const std::string &efficiencyField) {
-    std::string peak = field + " " + formatNumber(value);
-    if (efficiency.text.empty())
-      return peak + " (no " + efficiencyField + " declared)";
-    return "(" + peak + " * " + efficiency.text + ")";
+  /// "<field> <factor>" for the efficiency efficiencyFactor applies to
+  /// `size`, recording the field it came from; "" when none is declared.
+  std::string explainEfficiency(const std::optional<Efficiency> &declared,
+                                const std::string &owner, int64_t size,
+                                llvm::StringRef unit) {
+    std::optional<EfficiencyChoice> choice =
+        chooseEfficiency(declared, owner, size, unit);
+    if (!choice)
+      return "";
+    use(choice->field, choice->step->efficiency, declared->source);
+    return choice->text;
   }
 
   /// Records that the report used `path` (value and source).
@@ -427,10 +467,6 @@ private:
     fieldsUsed.try_emplace(path, ProfileFieldUse{path, value, source});
   }
 
-  /// "network_tiers[<name>]": tiers are named by name, not position.
-  static std::string tierPath(const NetworkTier &tier) {
-    return "network_tiers[" + tier.name + "]";
-  }
 
   const MeshAxis *meshAxis(llvm::StringRef name) const {
     for (const MeshAxis &axis : input.mesh)
@@ -478,6 +514,7 @@ private:
   const EstimateInput &input;
   const SystemProfile &profile;
   const NetworkTierBinding &binding;
+  bool explain;
   std::map<std::string, ProfileFieldUse> fieldsUsed;
 };
 
@@ -485,8 +522,9 @@ private:
 
 llvm::Expected<EstimateReport>
 estimate::estimateWork(const EstimateInput &input, const SystemProfile &profile,
-                       const NetworkTierBinding &binding) {
-  return Estimator(input, profile, binding).run();
+                       const NetworkTierBinding &binding,
+                       const EstimateOptions &options) {
+  return Estimator(input, profile, binding, options).run();
 }
 
 //===----------------------------------------------------------------------===//
@@ -679,4 +717,20 @@ void estimate::printEstimateTable(const EstimateReport &report,
   for (const ProfileFieldUse &field : report.profileFields)
     os << "  " << field.path << " = " << formatNumber(field.value)
        << "  [source: " << field.source << "]\n";
+}
+
+TierBandwidth estimate::effectiveTierBandwidth(const NetworkTier &tier,
+                                               int64_t messageBytes) {
+  std::string field = tierPath(tier);
+  std::optional<EfficiencyChoice> choice =
+      chooseEfficiency(tier.efficiency, field, messageBytes, "bytes");
+  TierBandwidth result;
+  result.bytesPerSecond =
+      tier.bandwidthBytesPerSecond.value *
+      (choice ? choice->step->efficiency : 1);
+  result.provenance =
+      scaled(field + ".bandwidth_bytes_per_second",
+             tier.bandwidthBytesPerSecond.value, choice ? choice->text : "",
+             field + ".efficiency");
+  return result;
 }

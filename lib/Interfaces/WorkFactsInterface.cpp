@@ -25,6 +25,7 @@ blueprint::getTensorBytesAttr(MLIRContext *context,
 std::vector<workload::TensorAccess>
 blueprint::getTensorAccesses(DictionaryAttr bytes) {
   std::vector<workload::TensorAccess> accesses;
+  accesses.reserve(bytes.size());
   for (NamedAttribute entry : bytes)
     if (auto value = llvm::dyn_cast<IntegerAttr>(entry.getValue()))
       accesses.push_back({entry.getName().str(), value.getInt()});

@@ -1,21 +1,48 @@
 //===- Digest.cpp - Stable digests of IR ----------------------------------===//
 
 #include "Blueprint/Support/Digest.h"
+#include "Blueprint/Support/SHA256.h"
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+using blueprint::SHA256Hasher;
+
+namespace {
+/// Feeds everything written to it into a SHA-256, so the printed form is
+/// hashed as it is produced instead of being held as a string first.
+class SHA256Stream : public llvm::raw_ostream {
+public:
+  explicit SHA256Stream(SHA256Hasher &hasher) : hasher(hasher) {}
+  ~SHA256Stream() override { flush(); }
+
+private:
+  void write_impl(const char *data, size_t size) override {
+    hasher.update(llvm::ArrayRef<uint8_t>(
+        reinterpret_cast<const uint8_t *>(data), size));
+    position += size;
+  }
+  uint64_t current_pos() const override { return position; }
+
+  SHA256Hasher &hasher;
+  uint64_t position = 0;
+};
+} // namespace
+
 std::string blueprint::computeDigest(mlir::Operation *op) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
   mlir::OpPrintingFlags flags;
-  flags.enableDebugInfo(false).useLocalScope();
-  op->print(os, flags);
-  llvm::SHA256 hasher;
-  hasher.update(text);
+  // Without assumeVerified the printer verifies `op` again to choose between
+  // the custom and the generic form, which costs as much as the printing;
+  // every digested op has just been verified (a parsed input, a pass output
+  // under the pass manager's verifier, a checkpoint).
+  flags.enableDebugInfo(false).useLocalScope().assumeVerified();
+  SHA256Hasher hasher;
+  {
+    SHA256Stream os(hasher);
+    op->print(os, flags);
+  }
   std::array<uint8_t, 32> hash = hasher.final();
   return "sha256:" + llvm::toHex(hash, /*LowerCase=*/true);
 }

@@ -164,17 +164,95 @@ llvm::json::Value Grid::spec(size_t index) const {
 // Batch
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// "line L, column C" of `offset` in `text`.
+std::string position(llvm::StringRef text, size_t offset) {
+  llvm::StringRef before = text.take_front(offset);
+  size_t line = before.count('\n') + 1;
+  size_t lineStart = before.rfind('\n');
+  size_t column = offset - (lineStart == llvm::StringRef::npos ? 0
+                                                               : lineStart + 1);
+  return "line " + std::to_string(line) + ", column " +
+         std::to_string(column + 1);
+}
+
+/// The [begin, end) offsets of the elements of the JSON array `text`, found
+/// by scanning strings, escapes and bracket nesting. The elements themselves
+/// are not validated here: each is parsed by the importer.
+llvm::Expected<std::vector<std::pair<size_t, size_t>>>
+splitList(llvm::StringRef text) {
+  auto invalid = [&](size_t offset, const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "invalid JSON at " + position(text, offset) +
+                                       ": " + message);
+  };
+  auto isSpace = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+  };
+  std::vector<std::pair<size_t, size_t>> elements;
+  size_t at = text.find('[') + 1;
+  llvm::SmallVector<char> open;
+  size_t begin = at;
+  bool inString = false;
+  for (; at < text.size(); ++at) {
+    char c = text[at];
+    if (inString) {
+      if (c == '\\')
+        ++at;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      open.push_back(c);
+    } else if (c == ']' || c == '}') {
+      if (open.empty() && c == ']')
+        break;
+      if (open.empty() || open.back() != (c == ']' ? '[' : '{'))
+        return invalid(at, "unmatched '" + llvm::Twine(c) + "'");
+      open.pop_back();
+    } else if (c == ',' && open.empty()) {
+      elements.push_back({begin, at});
+      begin = at + 1;
+    }
+  }
+  if (at >= text.size())
+    return invalid(text.size(), "the list is not closed with ']'");
+  llvm::StringRef last = text.slice(begin, at);
+  if (!last.trim().empty() || !elements.empty())
+    elements.push_back({begin, at});
+  for (auto [index, range] : llvm::enumerate(elements))
+    if (text.slice(range.first, range.second).trim().empty())
+      return invalid(range.first, "element " + llvm::Twine(index) +
+                                      " of the list is empty");
+  for (size_t rest = at + 1; rest < text.size(); ++rest)
+    if (!isSpace(text[rest]))
+      return invalid(rest, "text after the end of the list");
+  return elements;
+}
+
+} // namespace
+
 llvm::Expected<Batch> Batch::parse(llvm::StringRef json) {
+  Batch batch;
+  llvm::StringRef trimmed = json.ltrim();
+  if (trimmed.starts_with("[")) {
+    llvm::Expected<std::vector<std::pair<size_t, size_t>>> ranges =
+        splitList(json);
+    if (!ranges)
+      return ranges.takeError();
+    batch.listText = json.str();
+    batch.specRanges = std::move(*ranges);
+    return batch;
+  }
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
   if (!parsed)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "invalid JSON: " +
                                        llvm::toString(parsed.takeError()));
-  Batch batch;
-  if (llvm::json::Array *specs = parsed->getAsArray()) {
-    batch.specs = std::move(*specs);
-    return batch;
-  }
   if (!parsed->getAsObject())
     return joinedError({"$: expected a JSON list of specs "
                         "(docs/ImportJSON.md) or a grid object {\"spec\": "
@@ -187,7 +265,9 @@ llvm::Expected<Batch> Batch::parse(llvm::StringRef json) {
   return batch;
 }
 
-size_t Batch::size() const { return grid ? grid->size() : specs.size(); }
+size_t Batch::size() const {
+  return grid ? grid->size() : specRanges.size();
+}
 
 llvm::ArrayRef<std::string> Batch::axes() const {
   return grid ? grid->axes() : llvm::ArrayRef<std::string>();
@@ -198,15 +278,10 @@ std::vector<llvm::json::Value> Batch::point(size_t index) const {
 }
 
 std::string Batch::specText(size_t index) const {
-  return printed(grid ? grid->spec(index) : specs[index]);
-}
-
-std::string Batch::name(size_t index) const {
-  const llvm::json::Object *spec =
-      grid ? &grid->baseSpec() : specs[index].getAsObject();
-  std::optional<llvm::StringRef> name =
-      spec ? spec->getString("name") : std::nullopt;
-  return name ? name->str() : std::string();
+  if (grid)
+    return printed(grid->spec(index));
+  auto [begin, end] = specRanges[index];
+  return listText.substr(begin, end - begin);
 }
 
 //===----------------------------------------------------------------------===//
@@ -253,8 +328,7 @@ std::string csvValue(const llvm::json::Value &value) {
   return csvField(printed(value));
 }
 
-std::string formatJSONRow(size_t index, llvm::StringRef name,
-                          llvm::ArrayRef<std::string> axes,
+std::string formatJSONRow(size_t index, llvm::ArrayRef<std::string> axes,
                           llvm::ArrayRef<llvm::json::Value> point,
                           const Evaluation &evaluation) {
   std::string row;
@@ -262,7 +336,7 @@ std::string formatJSONRow(size_t index, llvm::StringRef name,
   llvm::json::OStream json(os);
   json.object([&] {
     json.attribute("index", static_cast<int64_t>(index));
-    json.attribute("name", name);
+    json.attribute("name", evaluation.program);
     if (!axes.empty())
       json.attributeObject("point", [&] {
         for (auto [axis, value] : llvm::zip(axes, point))
@@ -286,10 +360,10 @@ std::string formatJSONRow(size_t index, llvm::StringRef name,
   return row;
 }
 
-std::string formatCSVRow(size_t index, llvm::StringRef name,
-                         llvm::ArrayRef<llvm::json::Value> point,
+std::string formatCSVRow(size_t index, llvm::ArrayRef<llvm::json::Value> point,
                          const Evaluation &evaluation) {
-  std::vector<std::string> cells = {std::to_string(index), csvField(name)};
+  std::vector<std::string> cells = {std::to_string(index),
+                                    csvField(evaluation.program)};
   for (const llvm::json::Value &value : point)
     cells.push_back(csvValue(value));
   cells.push_back(evaluation.valid() ? "true" : "false");
@@ -328,13 +402,12 @@ std::string sweep::csvHeader(llvm::ArrayRef<std::string> axes) {
 }
 
 std::string sweep::formatRow(RowFormat format, size_t index,
-                             llvm::StringRef name,
                              llvm::ArrayRef<std::string> axes,
                              llvm::ArrayRef<llvm::json::Value> point,
                              const Evaluation &evaluation) {
   if (format == RowFormat::CSV)
-    return formatCSVRow(index, name, point, evaluation);
-  return formatJSONRow(index, name, axes, point, evaluation);
+    return formatCSVRow(index, point, evaluation);
+  return formatJSONRow(index, axes, point, evaluation);
 }
 
 //===----------------------------------------------------------------------===//
@@ -365,10 +438,13 @@ void sweep::runBatch(const Batch &batch, const Target &target,
       if (!evaluators[worker])
         evaluators[worker] = std::make_unique<Evaluator>(target);
       for (size_t index = next++; index < end; index = next++) {
-        Evaluation evaluation = evaluators[worker]->evaluateSpec(
-            batch.specText(index), "configuration #" + std::to_string(index));
+        // One source label for all: a label per configuration would unique
+        // a new location (and every lineage location built on it) per
+        // configuration. Rows carry the index instead.
+        Evaluation evaluation =
+            evaluators[worker]->evaluateSpec(batch.specText(index), "batch");
         rows[index - begin] =
-            formatRow(format, index, batch.name(index), batch.axes(),
+            formatRow(format, index, batch.axes(),
                       batch.point(index), evaluation);
       }
     });

@@ -128,11 +128,13 @@ Evaluation Evaluator::evaluateContracts(llvm::StringRef name,
 
 void Evaluator::evaluateModule(OwningOpRef<ModuleOp> &module,
                                Evaluation &evaluation) {
+  // The importers produce one training op, hence one program and one plan.
+  evaluation.program =
+      SymbolTable::getSymbolName(&module->getBody()->front()).str();
   if (failed(pipeline->run(*module))) {
     evaluation.rejectedAt = Stage::Pipeline;
     return;
   }
-  // The importers produce one training op, hence one plan.
   auto plans = module->getOps<pplan::PlanOp>();
   assert(llvm::hasSingleElement(plans) && "one plan per imported spec");
   pplan::PlanOp plan = *plans.begin();
@@ -141,8 +143,9 @@ void Evaluator::evaluateModule(OwningOpRef<ModuleOp> &module,
     evaluation.rejectedAt = Stage::Pipeline;
     return;
   }
-  llvm::Expected<estimate::EstimateReport> report =
-      estimatePlan(plan, target.profile, target.binding);
+  // Rows carry figures, not their provenance.
+  llvm::Expected<estimate::EstimateReport> report = estimatePlan(
+      plan, target.profile, target.binding, {/*explain=*/false});
   if (!report) {
     evaluation.rejectedAt = Stage::Estimate;
     evaluation.diagnostics.push_back(llvm::toString(report.takeError()));

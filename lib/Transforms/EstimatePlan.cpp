@@ -96,7 +96,8 @@ struct EstimatePass : blueprint::impl::EstimateBase<EstimatePass> {
 llvm::Expected<estimate::EstimateReport>
 blueprint::estimatePlan(pplan::PlanOp plan,
                         const estimate::SystemProfile &profile,
-                        const estimate::NetworkTierBinding &binding) {
+                        const estimate::NetworkTierBinding &binding,
+                        const estimate::EstimateOptions &options) {
   // Matmul and vector work computes in the workload's activation type.
   workload::DataType computeType =
       plan.getTrainingAttr() ? plan.getTrainingAttr().getActivationType()
@@ -115,5 +116,5 @@ blueprint::estimatePlan(pplan::PlanOp plan,
     input.tasks.push_back(
         {std::move(*invocation), task.getCadence(), std::move(axis)});
   }
-  return estimate::estimateWork(input, profile, binding);
+  return estimate::estimateWork(input, profile, binding, options);
 }

@@ -14,9 +14,7 @@
 #include "Blueprint/Workload/BlockWork.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/TypeSwitch.h"
-
-#include <map>
+#include "llvm/ADT/DenseMap.h"
 
 namespace blueprint {
 #define GEN_PASS_DEF_VERIFYCONSERVATION
@@ -28,11 +26,14 @@ using namespace blueprint;
 
 namespace {
 
-using WorkKey = std::tuple<workload::Cadence, workload::Phase, std::string>;
+/// A derived invocation's identity; the primitive names the derived work's
+/// own string, so building a key allocates nothing.
+using WorkKey =
+    std::tuple<workload::Cadence, workload::Phase, llvm::StringRef>;
 
 std::string describe(const WorkKey &key) {
   auto [cadence, phase, primitive] = key;
-  return "'" + primitive + "' (" + workload::stringifyEnum(phase).str() +
+  return "'" + primitive.str() + "' (" + workload::stringifyEnum(phase).str() +
          ", " + workload::stringifyEnum(cadence).str() + ")";
 }
 
@@ -47,48 +48,52 @@ LogicalResult expectEqual(Operation *op, const WorkKey &key,
                          << " (derived from the contracts), found " << found;
 }
 
-/// Compares per-tensor byte maps.
+/// Compares per-tensor byte lists (a few tensors each: a linear search
+/// beats building a map per list).
 LogicalResult expectSameTensors(Operation *op, const WorkKey &key,
                                 llvm::StringRef what,
                                 llvm::ArrayRef<workload::TensorAccess> expected,
                                 llvm::ArrayRef<workload::TensorAccess> found) {
-  llvm::StringMap<int64_t> foundBytes;
-  for (const workload::TensorAccess &access : found)
-    foundBytes[access.tensor] = access.bytes;
+  llvm::SmallVector<bool, 8> matched(found.size(), false);
   for (const workload::TensorAccess &access : expected) {
-    auto it = foundBytes.find(access.tensor);
+    const auto *it = llvm::find_if(found, [&](const workload::TensorAccess &f) {
+      return f.tensor == access.tensor;
+    });
+    bool present = it != found.end();
     if (failed(expectEqual(op, key, what + " of tensor '" + access.tensor + "'",
-                           access.bytes,
-                           it == foundBytes.end() ? 0 : it->second)))
+                           access.bytes, present ? it->bytes : 0)))
       return failure();
-    if (it != foundBytes.end())
-      foundBytes.erase(it);
+    if (present)
+      matched[it - found.begin()] = true;
   }
-  for (const auto &extra : foundBytes)
-    return op->emitError() << "conservation: task " << describe(key) << " "
-                           << what << " tensor '" << extra.getKey()
-                           << "' that the derived work does not";
+  for (auto [access, seen] : llvm::zip(found, matched))
+    if (!seen)
+      return op->emitError() << "conservation: task " << describe(key) << " "
+                             << what << " tensor '" << access.tensor
+                             << "' that the derived work does not";
   return success();
 }
 
 LogicalResult verifyDerivedWork(Operation *program,
                                 const ProgramContracts &contracts) {
-  std::map<WorkKey, workload::Invocation> expected;
   llvm::Expected<std::vector<workload::BlockWork>> blocks =
       workload::deriveProgramWork(contracts.model, contracts.mapping,
                                   contracts.workload);
   if (!blocks)
     return program->emitError()
            << "conservation: " << llvm::toString(blocks.takeError());
-  for (workload::BlockWork &work : *blocks)
-    for (workload::Invocation &invocation : work.invocations)
-      expected[{work.cadence, invocation.phase, invocation.primitive}] =
-          std::move(invocation);
+  // Each derived invocation, and whether a work op has matched it yet.
+  llvm::DenseMap<WorkKey, std::pair<const workload::Invocation *, bool>>
+      expected;
+  for (const workload::BlockWork &work : *blocks)
+    for (const workload::Invocation &invocation : work.invocations)
+      expected[{work.cadence, invocation.phase, invocation.primitive}] = {
+          &invocation, false};
 
   WalkResult walk = program->walk([&](WorkFactsOpInterface op) {
-    WorkKey key{op.getCadence(), op.getPhase(), op.getPrimitive().str()};
+    WorkKey key{op.getCadence(), op.getPhase(), op.getPrimitive()};
     auto it = expected.find(key);
-    if (it == expected.end()) {
+    if (it == expected.end() || it->second.second) {
       op->emitError() << "conservation: task " << describe(key)
                       << " has no counterpart in the work derived from the "
                          "contracts (or appears twice)";
@@ -99,7 +104,7 @@ LogicalResult verifyDerivedWork(Operation *program,
       op->emitError() << "conservation: " << llvm::toString(found.takeError());
       return WalkResult::interrupt();
     }
-    const workload::Invocation &want = it->second;
+    const workload::Invocation &want = *it->second.first;
     workload::CollectiveFacts noCollective;
     const workload::CollectiveFacts &wantCollective =
         want.collective.value_or(noCollective);
@@ -128,15 +133,20 @@ LogicalResult verifyDerivedWork(Operation *program,
                            static_cast<int64_t>(wantCollective.reduction),
                            static_cast<int64_t>(foundCollective.reduction))))
       return WalkResult::interrupt();
-    expected.erase(it);
+    it->second.second = true;
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
     return failure();
-  for (const auto &[key, invocation] : expected)
-    return program->emitError()
-           << "conservation: the derived work has " << describe(key)
-           << " but the program has no such task";
+  // The first unmatched invocation in derivation order.
+  for (const workload::BlockWork &work : *blocks)
+    for (const workload::Invocation &invocation : work.invocations) {
+      WorkKey key{work.cadence, invocation.phase, invocation.primitive};
+      if (!expected.lookup(key).second)
+        return program->emitError()
+               << "conservation: the derived work has " << describe(key)
+               << " but the program has no such task";
+    }
   return success();
 }
 

@@ -77,24 +77,22 @@ const WorkTotals &WorkSummary::of(Engine engine) const {
 static void accumulate(OverflowGuard &guard, WorkTotals &totals,
                        const Invocation &invocation, int64_t readBytes,
                        int64_t writeBytes, int64_t transferBytes,
-                       llvm::StringRef scope) {
-  auto name = [&](llvm::StringRef field) {
-    return (scope + " " + field).str();
-  };
+                       const llvm::Twine &scope) {
   totals.invocations =
-      guard.add(totals.invocations, 1, name("invocation count"));
-  totals.ops = guard.add(totals.ops, invocation.ops, name("ops"));
-  totals.readBytes = guard.add(totals.readBytes, readBytes, name("read bytes"));
+      guard.add(totals.invocations, 1, scope + " invocation count");
+  totals.ops = guard.add(totals.ops, invocation.ops, scope + " ops");
+  totals.readBytes =
+      guard.add(totals.readBytes, readBytes, scope + " read bytes");
   totals.writeBytes =
-      guard.add(totals.writeBytes, writeBytes, name("write bytes"));
+      guard.add(totals.writeBytes, writeBytes, scope + " write bytes");
   if (invocation.collective)
     totals.messageBytes =
         guard.add(totals.messageBytes, invocation.collective->messageBytes,
-                  name("message bytes"));
+                  scope + " message bytes");
   totals.minimumTransferBytes = guard.add(
-      totals.minimumTransferBytes, transferBytes, name("transfer bytes"));
+      totals.minimumTransferBytes, transferBytes, scope + " transfer bytes");
   totals.stashBytes =
-      guard.add(totals.stashBytes, invocation.stashBytes, name("stash bytes"));
+      guard.add(totals.stashBytes, invocation.stashBytes, scope + " stash bytes");
 }
 
 llvm::Expected<WorkSummary>
@@ -103,12 +101,14 @@ blueprint::workload::summarize(const BlockWork &work) {
   summary.workCadence = work.cadence;
   OverflowGuard guard;
   for (const Invocation &invocation : work.invocations) {
-    std::string label =
-        (invocation.primitive + " " + stringifyEnum(invocation.phase)).str();
-    int64_t readBytes =
-        sumBytes(guard, invocation.reads, label + " read bytes");
-    int64_t writeBytes =
-        sumBytes(guard, invocation.writes, label + " write bytes");
+    llvm::StringRef phase = stringifyEnum(invocation.phase);
+    llvm::StringRef engine = stringifyEnum(invocation.engine);
+    int64_t readBytes = sumBytes(
+        guard, invocation.reads,
+        llvm::Twine(invocation.primitive) + " " + phase + " read bytes");
+    int64_t writeBytes = sumBytes(
+        guard, invocation.writes,
+        llvm::Twine(invocation.primitive) + " " + phase + " write bytes");
     int64_t transferBytes = 0;
     if (invocation.collective) {
       llvm::Expected<int64_t> transfer =
@@ -117,8 +117,6 @@ blueprint::workload::summarize(const BlockWork &work) {
         return transfer.takeError();
       transferBytes = *transfer;
     }
-    std::string phase = stringifyEnum(invocation.phase).str();
-    std::string engine = stringifyEnum(invocation.engine).str();
     auto phaseIndex = static_cast<size_t>(invocation.phase);
     auto engineIndex = static_cast<size_t>(invocation.engine);
     accumulate(guard, summary.byPhaseEngine[phaseIndex][engineIndex],
@@ -221,7 +219,7 @@ public:
 private:
   TensorAccess gradient(llvm::StringRef name, int64_t elements) {
     return {name.str(),
-            guard.mul(elements, gradBytes, (name + " bytes").str())};
+            guard.mul(elements, gradBytes, name + " bytes")};
   }
 
   void recomputeFullForward(size_t forwardEnd);
@@ -762,7 +760,7 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
   int64_t weightBytes = bytesOf(training.weightType);
   auto bytes = [&](llvm::StringRef name, int64_t elements, int64_t width) {
     return TensorAccess{name.str(),
-                        guard.mul(elements, width, (name + " bytes").str())};
+                        guard.mul(elements, width, name + " bytes")};
   };
 
   BlockWork work;

@@ -41,7 +41,7 @@ llvm::Error blueprint::workload::detail::violationsError(
 int64_t
 blueprint::workload::detail::sumBytes(OverflowGuard &guard,
                                       const std::vector<TensorAccess> &accesses,
-                                      llvm::StringRef what) {
+                                      const llvm::Twine &what) {
   int64_t total = 0;
   for (const TensorAccess &access : accesses)
     total = guard.add(total, access.bytes, what);
@@ -112,17 +112,17 @@ ForwardBuilder::ForwardBuilder(const ModelSpec &model,
 
 TensorAccess ForwardBuilder::activation(llvm::StringRef name,
                                         int64_t elements) {
-  return {name.str(), guard.mul(elements, actBytes, (name + " bytes").str())};
+  return {name.str(), guard.mul(elements, actBytes, name + " bytes")};
 }
 
 TensorAccess ForwardBuilder::weight(llvm::StringRef name, int64_t elements) {
   return {name.str(),
-          guard.mul(elements, weightBytes, (name + " bytes").str())};
+          guard.mul(elements, weightBytes, name + " bytes")};
 }
 
 int64_t ForwardBuilder::elements(std::initializer_list<int64_t> factors,
                                  llvm::StringRef what) {
-  return guard.product(factors, (what + " elements").str());
+  return guard.product(factors, what + " elements");
 }
 
 Invocation &ForwardBuilder::emit(InvocationSpec spec) {
@@ -511,10 +511,11 @@ void ForwardBuilder::forwardMlp() {
 
 llvm::Expected<BlockWork> ForwardBuilder::finish(llvm::StringRef who) {
   for (const Invocation &invocation : work.invocations) {
-    std::string label =
-        (invocation.primitive + " " + stringifyEnum(invocation.phase)).str();
-    sumBytes(guard, invocation.reads, label + " read bytes");
-    sumBytes(guard, invocation.writes, label + " write bytes");
+    llvm::StringRef phase = stringifyEnum(invocation.phase);
+    sumBytes(guard, invocation.reads,
+             llvm::Twine(invocation.primitive) + " " + phase + " read bytes");
+    sumBytes(guard, invocation.writes,
+             llvm::Twine(invocation.primitive) + " " + phase + " write bytes");
   }
   if (guard.failed())
     return overflowError(who, guard);

@@ -41,7 +41,7 @@ llvm::Error violationsError(const llvm::Twine &preamble,
 /// Checked sum of the bytes of `accesses`; `what` names the sum.
 int64_t sumBytes(OverflowGuard &guard,
                  const std::vector<TensorAccess> &accesses,
-                 llvm::StringRef what);
+                 const llvm::Twine &what);
 
 /// Column counts of one block's linears on one TP rank. Every division is
 /// exact once heads, kv_heads and ffn_hidden are divisible by tp (the

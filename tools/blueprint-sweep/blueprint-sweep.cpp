@@ -16,6 +16,8 @@
 #include "Blueprint/Sweep/Sweep.h"
 
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -86,6 +88,23 @@ int main(int argc, char **argv) {
           : estimate::loadNetworkTierBinding(bindingFile);
   if (!binding)
     return fail(llvm::toString(binding.takeError()));
+  // A binding that can apply to no configuration is bad input, not a
+  // rejected row: every axis must be one of the mesh's and every tier one of
+  // the profile's.
+  std::vector<std::string> meshAxes;
+  for (const estimate::MeshAxis &axis :
+       estimate::makeEstimateInput(workload::TrainingSpec(),
+                                   workload::MappingSpec())
+           .mesh)
+    meshAxes.push_back(axis.name);
+  for (const auto &[axis, tier] : binding->tierOfAxis) {
+    if (!llvm::is_contained(meshAxes, axis))
+      return fail("binding: '" + axis + "' is not a mesh axis; expected " +
+                  llvm::join(meshAxes, ", "));
+    if (!profile->tier(tier))
+      return fail("binding: profile '" + profile->name +
+                  "' has no network tier named '" + tier + "'");
+  }
 
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =

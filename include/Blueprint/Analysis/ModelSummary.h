@@ -1,4 +1,4 @@
-//===- ModelSummary.h - Model-level quantities of a training run -*- C++ -*-===//
+//===- ModelSummary.h - Model-level quantities of a run ---------*- C++ -*-===//
 //
 // What the exact work of one block implies for the whole model and one
 // training iteration: parameter counts with the embeddings and the tied LM
@@ -107,7 +107,8 @@ struct PlanWork {
 /// forwards out of m*v and holds one more, min(m*v, (v+1)pp - 1). For
 /// m >= pp this is pp*v * (1 + (pp-1)/(pp*v)) chunks: SeqSel Sec. 4.2.3's
 /// interleaving factor 1 + (p-1)/(p*m), whose m is the number of model
-/// chunks v.
+/// chunks v. `stages` and `virtualStages` are those of a composing mapping
+/// (pp*v divides the blocks).
 int64_t inFlightChunks(workload::PipelineSchedule schedule,
                        int64_t microbatches, int64_t stages,
                        int64_t virtualStages);
@@ -310,7 +311,6 @@ composeIterationTime(const PlanWork &work, const ModelQuantities &quantities,
 struct ModelSummary {
   std::string planName;
   workload::ModelSpec model;
-  workload::TrainingSpec training;
   workload::MappingSpec mapping;
   ModelQuantities quantities;
   /// Present when a profile was given.

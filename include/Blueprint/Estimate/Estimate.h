@@ -91,6 +91,18 @@ struct EstimateInput {
   std::vector<EstimateTask> tasks;
 };
 
+/// A tier's bandwidth for a message of `messageBytes`: its peak times the
+/// efficiency it declares for that size (or the peak when none is
+/// declared), with the provenance that names the fields, e.g.
+/// "(network_tiers[nvlink].bandwidth_bytes_per_second 3e+11 *
+/// network_tiers[nvlink].efficiency.flat 0.8)".
+struct TierBandwidth {
+  double bytesPerSecond = 0;
+  std::string provenance;
+};
+TierBandwidth effectiveTierBandwidth(const NetworkTier &tier,
+                                     int64_t messageBytes);
+
 /// An input without tasks on the logical mesh {tp, pp, dp} of `mapping`,
 /// with computeType = training.activationType.
 EstimateInput makeEstimateInput(const workload::TrainingSpec &training,
@@ -192,6 +204,15 @@ struct EstimateReport {
   std::vector<ProfileFieldUse> profileFields;
 };
 
+/// What a report spells out besides its figures.
+struct EstimateOptions {
+  /// Each term's provenance text and the report's profileFields. Without
+  /// them the figures are the same, computed by the same formulas: what a
+  /// batch of configurations needs (blueprint-sweep), at a fraction of the
+  /// cost.
+  bool explain = true;
+};
+
 /// Costs `input` on `profile` with `binding`. Fails, naming the task or
 /// binding entry, if a needed rate is not declared, a collective's axis is
 /// not in the mesh or not bound, a bound tier does not exist or spans fewer
@@ -199,7 +220,8 @@ struct EstimateReport {
 /// size, or a work fact is negative or inconsistent with the engine.
 llvm::Expected<EstimateReport> estimateWork(const EstimateInput &input,
                                             const SystemProfile &profile,
-                                            const NetworkTierBinding &binding);
+                                            const NetworkTierBinding &binding,
+                                            const EstimateOptions &options = {});
 
 /// The report as JSON (schema in docs/Estimate.md).
 void printEstimateJSON(const EstimateReport &report, llvm::raw_ostream &os);

@@ -17,6 +17,7 @@ namespace blueprint {
 /// locations and with attribute aliases inlined: the same IR gives the same
 /// digest whatever file it came from and however often it is printed.
 /// (OperationEquivalence::computeHash is not stable across runs.)
+/// Precondition: `op` verifies; it is not verified again.
 std::string computeDigest(mlir::Operation *op);
 
 /// Whether `digest` has the form computeDigest produces.

@@ -59,6 +59,9 @@ llvm::StringRef stringifyStage(Stage stage);
 
 /// The outcome of one configuration.
 struct Evaluation {
+  /// The symbol of the imported ModelIR op (the spec's name made a symbol,
+  /// as --work-summary reports it); empty if the import failed.
+  std::string program;
   /// Set exactly when the configuration was rejected.
   std::optional<Stage> rejectedAt;
   /// The error diagnostics of the rejection, in emission order.
@@ -134,8 +137,6 @@ public:
   /// The spec of configuration `index`: the base spec with point(index)
   /// written over its fields.
   llvm::json::Value spec(size_t index) const;
-  /// The base spec (whose "name" every configuration shares).
-  const llvm::json::Object &baseSpec() const { return base; }
 
 private:
   llvm::json::Object base;
@@ -151,7 +152,9 @@ private:
 /// The configurations of a batch: a JSON list of specs, or a grid.
 class Batch {
 public:
-  /// `[<spec>, ...]` or a grid object (Grid::parse).
+  /// `[<spec>, ...]` or a grid object (Grid::parse). A list is split into
+  /// the text of its specs without parsing them (each is parsed, and
+  /// diagnosed, by the importer when evaluated): a list costs its text.
   static llvm::Expected<Batch> parse(llvm::StringRef json);
 
   size_t size() const;
@@ -161,20 +164,20 @@ public:
   std::vector<llvm::json::Value> point(size_t index) const;
   /// The spec text of configuration `index`.
   std::string specText(size_t index) const;
-  /// The spec's "name", or "" when it has none.
-  std::string name(size_t index) const;
 
 private:
   std::optional<Grid> grid;
-  llvm::json::Array specs;
+  /// A list's text and the [begin, end) offsets of each spec in it.
+  std::string listText;
+  std::vector<std::pair<size_t, size_t>> specRanges;
 };
 
 enum class RowFormat { JSONLines, CSV };
 
-/// One row: index, name, grid point, validity (stage and diagnostics if
-/// rejected), totals and block times (docs/Sweep.md). `axes` and `point`
-/// come from the batch.
-std::string formatRow(RowFormat format, size_t index, llvm::StringRef name,
+/// One row: index, program name, grid point, validity (stage and
+/// diagnostics if rejected), totals and block times (docs/Sweep.md). `axes`
+/// and `point` come from the batch.
+std::string formatRow(RowFormat format, size_t index,
                       llvm::ArrayRef<std::string> axes,
                       llvm::ArrayRef<llvm::json::Value> point,
                       const Evaluation &evaluation);

@@ -149,6 +149,46 @@ def Estimate : Pass<"estimate", "::mlir::ModuleOp"> {
   ];
 }
 
+def ModelSummary : Pass<"model-summary", "::mlir::ModuleOp"> {
+  let summary = "Print the model-level quantities and iteration time of every training plan";
+  let description = [{
+    A derived report, never a change to the plan: for every `pplan.plan` of
+    a training run, reads the block's tasks (through `WorkFactsOpInterface`),
+    its block-output buffer and its contracts and prints
+    (docs/ModelSummary.md):
+    - parameters per block and per model, with the word embedding (tied to
+      the LM head), the learned position embedding and the final norm;
+    - weight, gradient and optimizer-state bytes per rank of the first
+      pipeline stage, with and without sharding the optimizer over DP, and
+      its activation bytes under the schedule's micro-batches in flight;
+    - model and hardware matmul FLOPs per iteration, LM-head logits
+      included;
+    - tensor-, pipeline- and data-parallel communication bytes per rank;
+    - with `profile=`, the iteration time composed from the block estimate
+      (as `--estimate`) and the pipeline schedule, term by term
+      (micro-batches, bubble, pipeline transfers, LM head, tied-embedding
+      gradient all-reduce, DP gradient all-reduce, optimizer step), and the
+      model and hardware FLOPs utilization.
+
+    Collectives and transfers over the `pp` and `dp` axes need a network
+    tier in `binding=` when the axis has more than one rank.
+
+    ```
+    blueprint-opt plan.mlir --model-summary="profile=profiles/a100-80gb.json binding=tp:nvlink,pp:infiniband format=json"
+    ```
+  }];
+  let options = [
+    Option<"profileFile", "profile", "std::string", /*default=*/"",
+           "SystemProfile JSON file; without it no time is composed">,
+    ListOption<"binding", "binding", "std::string",
+               "mesh axis to network tier, as axis:tier">,
+    Option<"format", "format", "std::string", /*default=*/"\"table\"",
+           "table or json">,
+    Option<"outputFile", "output", "std::string", /*default=*/"\"-\"",
+           "where to print the summary ('-' is standard output)">
+  ];
+}
+
 def WorkSummary : Pass<"work-summary", "::mlir::ModuleOp"> {
   let summary = "Print the work totals by cadence, phase and engine class";
   let description = [{

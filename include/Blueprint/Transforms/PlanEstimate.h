@@ -18,7 +18,8 @@ namespace blueprint {
 /// of the block spans the tensor-parallel mesh axis.
 llvm::Expected<estimate::EstimateReport>
 estimatePlan(pplan::PlanOp plan, const estimate::SystemProfile &profile,
-             const estimate::NetworkTierBinding &binding);
+             const estimate::NetworkTierBinding &binding,
+             const estimate::EstimateOptions &options = {});
 
 } // namespace blueprint
 

@@ -3,7 +3,10 @@
 // Every count Blueprint derives is an exact integer. `Exact` wraps int64_t
 // arithmetic so that the first overflow is remembered together with the name
 // of the quantity being computed; callers turn it into a diagnostic instead of
-// ever seeing a wrapped number.
+// ever seeing a wrapped number. The checks are the compiler's overflow
+// builtins (llvm/Support/CheckedArithmetic.h goes through APInt, several
+// times slower), and names are Twines rendered only on overflow: the checked
+// path builds no strings.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +14,8 @@
 #define BLUEPRINT_WORKLOAD_CHECKED_H
 
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cstdint>
 #include <optional>
@@ -24,17 +28,21 @@ namespace blueprint::workload {
 class OverflowGuard {
 public:
   /// a * b, or 0 after recording `what` as the overflowing quantity.
-  int64_t mul(int64_t a, int64_t b, llvm::StringRef what) {
-    return record(llvm::checkedMul(a, b), what);
+  int64_t mul(int64_t a, int64_t b, const llvm::Twine &what) {
+    int64_t result;
+    return record(!llvm::MulOverflow(a, b, result), result, what);
   }
-  int64_t add(int64_t a, int64_t b, llvm::StringRef what) {
-    return record(llvm::checkedAdd(a, b), what);
+  int64_t add(int64_t a, int64_t b, const llvm::Twine &what) {
+    int64_t result;
+    return record(!llvm::AddOverflow(a, b, result), result, what);
   }
-  int64_t sub(int64_t a, int64_t b, llvm::StringRef what) {
-    return record(llvm::checkedSub(a, b), what);
+  int64_t sub(int64_t a, int64_t b, const llvm::Twine &what) {
+    int64_t result;
+    return record(!llvm::SubOverflow(a, b, result), result, what);
   }
   /// Product of several factors, checked at every step.
-  int64_t product(std::initializer_list<int64_t> factors, llvm::StringRef what) {
+  int64_t product(std::initializer_list<int64_t> factors,
+                  const llvm::Twine &what) {
     int64_t result = 1;
     for (int64_t factor : factors)
       result = mul(result, factor, what);
@@ -48,9 +56,9 @@ public:
   }
 
 private:
-  int64_t record(std::optional<int64_t> value, llvm::StringRef what) {
-    if (value)
-      return *value;
+  int64_t record(bool fits, int64_t value, const llvm::Twine &what) {
+    if (fits)
+      return value;
     if (!overflowed)
       overflowed = what.str();
     return 0;

@@ -200,11 +200,17 @@ LogicalResult BoundaryOp::verify() {
                            << "' cannot have a producer";
     // A KV cache is state the work appends to and reads: either counts.
     bool kvCache = getRole() == workload::BoundaryRole::KVCache;
-    bool used = false;
-    (*this)->getParentOp()->walk([&](WorkFactsOpInterface work) {
-      used |= static_cast<bool>(work.getReads().get(getSymName())) ||
-              (kvCache && work.getWrites().get(getSymName()));
-    });
+    // The first use settles it (inputs are read early in a program).
+    bool used = (*this)
+                    ->getParentOp()
+                    ->walk([&](WorkFactsOpInterface work) {
+                      return work.getReads().get(getSymName()) ||
+                                     (kvCache &&
+                                      work.getWrites().get(getSymName()))
+                                 ? WalkResult::interrupt()
+                                 : WalkResult::advance();
+                    })
+                    .wasInterrupted();
     if (!used)
       return emitOpError() << "dist_boundary_c4: no work of the program "
                            << (kvCache ? "reads or writes" : "reads")

@@ -1,0 +1,759 @@
+//===- ModelSummary.cpp - Model-level quantities of a training run --------===//
+//
+// One function per formula, each naming its source; the model is Megatron-LM
+// GPT (MLM2019, MLM2021) as trained in Korthikanti et al. 2022 ("SeqSel",
+// arXiv:2205.05198). docs/ModelSummary.md tabulates every quantity and term.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Analysis/ModelSummary.h"
+
+#include "Blueprint/Workload/Checked.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/Format.h"
+
+#include <algorithm>
+
+using namespace blueprint;
+using namespace blueprint::analysis;
+using workload::Cadence;
+using workload::CollectiveFacts;
+using workload::CollectiveKind;
+using workload::Engine;
+using workload::Invocation;
+using workload::OverflowGuard;
+using workload::Phase;
+using workload::PipelineSchedule;
+using workload::ReductionKind;
+using workload::TensorAccess;
+
+//===----------------------------------------------------------------------===//
+// Exact wide counts
+//===----------------------------------------------------------------------===//
+
+llvm::APInt WideGuard::record(llvm::APInt value, bool overflow,
+                              llvm::StringRef what) {
+  if (!overflow)
+    return value;
+  if (!failure)
+    failure = (what + " overflows 128 bits").str();
+  return llvm::APInt(kBits, 0);
+}
+
+llvm::APInt WideGuard::count(int64_t value, llvm::StringRef what) {
+  if (value >= 0)
+    return llvm::APInt(kBits, static_cast<uint64_t>(value));
+  if (!failure)
+    failure = (what + " is negative").str();
+  return llvm::APInt(kBits, 0);
+}
+
+llvm::APInt WideGuard::mul(const llvm::APInt &lhs, const llvm::APInt &rhs,
+                           llvm::StringRef what) {
+  bool overflow = false;
+  llvm::APInt result = lhs.umul_ov(rhs, overflow);
+  return record(std::move(result), overflow, what);
+}
+
+llvm::APInt WideGuard::add(const llvm::APInt &lhs, const llvm::APInt &rhs,
+                           llvm::StringRef what) {
+  bool overflow = false;
+  llvm::APInt result = lhs.uadd_ov(rhs, overflow);
+  return record(std::move(result), overflow, what);
+}
+
+llvm::APInt WideGuard::product(std::initializer_list<int64_t> factors,
+                               llvm::StringRef what) {
+  llvm::APInt result(kBits, 1);
+  for (int64_t factor : factors)
+    result = mul(result, count(factor, what), what);
+  return result;
+}
+
+std::string analysis::toDecimal(const llvm::APInt &count) {
+  return llvm::toString(count, /*Radix=*/10, /*Signed=*/false);
+}
+
+//===----------------------------------------------------------------------===//
+// Formulas
+//===----------------------------------------------------------------------===//
+
+int64_t analysis::inFlightChunks(PipelineSchedule schedule,
+                                 int64_t microbatches, int64_t stages,
+                                 int64_t virtualStages) {
+  switch (schedule) {
+  case PipelineSchedule::GPipe:
+    return microbatches;
+  case PipelineSchedule::OneFOneB:
+    return std::min(microbatches, stages);
+  case PipelineSchedule::Interleaved1F1B: {
+    // (v+1)pp - 1 <= 2 * pp * v <= 2 * blocks: it cannot overflow, while
+    // m * v can only exceed it.
+    int64_t held = (virtualStages + 1) * stages - 1;
+    std::optional<int64_t> chunks =
+        llvm::checkedMul(microbatches, virtualStages);
+    return chunks ? std::min(*chunks, held) : held;
+  }
+  }
+  llvm_unreachable("unknown pipeline schedule");
+}
+
+double analysis::bubbleStageSlots(PipelineSchedule schedule, int64_t stages,
+                                  int64_t virtualStages) {
+  double idle = static_cast<double>(stages - 1);
+  return schedule == PipelineSchedule::Interleaved1F1B
+             ? idle / static_cast<double>(virtualStages)
+             : idle;
+}
+
+double analysis::pointToPointSeconds(int64_t bytes,
+                                     double bandwidthBytesPerSecond,
+                                     double latencySeconds) {
+  return static_cast<double>(bytes) / bandwidthBytesPerSecond + latencySeconds;
+}
+
+namespace {
+
+llvm::Error failure(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::Error overflowFailure(llvm::StringRef who, const OverflowGuard &guard) {
+  return failure(who + ": " + guard.overflowedQuantity() +
+                 " overflows a 64-bit integer");
+}
+
+/// Six significant digits, as the estimate's provenance.
+std::string formatNumber(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.6g", value);
+  return text;
+}
+
+std::string milliseconds(double seconds) {
+  return formatNumber(seconds * 1e3) + " ms";
+}
+
+/// Master weights, Adam's m and v: the optimizer state adamw_step reads and
+/// writes per parameter (BlockWork.cpp, deriveOptimizerWork).
+constexpr int64_t kOptimizerValuesPerParameter = 3;
+
+} // namespace
+
+llvm::Expected<workload::BlockWork>
+analysis::deriveLogitsWork(const workload::ModelSpec &model,
+                           const workload::TrainingSpec &training,
+                           const workload::MappingSpec &mapping) {
+  if (!workload::composeTraining(model, training, mapping))
+    return failure("deriveLogitsWork: the model, training and mapping "
+                   "contracts do not compose");
+  OverflowGuard guard;
+  int64_t activationBytes = workload::bytesOf(training.activationType);
+  // The LM head sees every token on every TP rank: under sequence
+  // parallelism Megatron all-gathers the final hidden states first.
+  int64_t rows = guard.mul(training.microBatch, model.seqLength, "logits rows");
+  int64_t vocabPerRank = model.vocab / mapping.tp;
+  int64_t ops =
+      guard.product({2, rows, model.hidden, vocabPerRank}, "logits ops");
+  TensorAccess hidden{"x_final",
+                      guard.product({rows, model.hidden, activationBytes},
+                                    "x_final bytes")};
+  TensorAccess weight{"w_word_embedding",
+                      guard.product({model.hidden, vocabPerRank,
+                                     workload::bytesOf(training.weightType)},
+                                    "w_word_embedding bytes")};
+  TensorAccess weightGrad{
+      "d_w_word_embedding",
+      guard.product({model.hidden, vocabPerRank,
+                     workload::bytesOf(training.gradientType)},
+                    "d_w_word_embedding bytes")};
+  TensorAccess logits{"logits", guard.product({rows, vocabPerRank,
+                                               activationBytes},
+                                              "logits bytes")};
+  TensorAccess logitsGrad{"d_logits", logits.bytes};
+  TensorAccess hiddenGrad{"d_x_final", hidden.bytes};
+  if (guard.failed())
+    return overflowFailure("deriveLogitsWork", guard);
+
+  auto gemm = [&](Phase phase, std::vector<TensorAccess> reads,
+                  std::vector<TensorAccess> writes, const char *cause) {
+    Invocation invocation;
+    invocation.primitive = "lm_head_logits";
+    invocation.phase = phase;
+    invocation.engine = Engine::Matmul;
+    invocation.ops = ops;
+    invocation.reads = std::move(reads);
+    invocation.writes = std::move(writes);
+    invocation.cause = cause;
+    return invocation;
+  };
+  workload::BlockWork work;
+  work.cadence = Cadence::PerMicroBatch;
+  work.invocations = {
+      gemm(Phase::Forward, {hidden, weight}, {logits},
+           "the LM head: final hidden states times this rank's vocabulary "
+           "slice of the tied word embedding"),
+      gemm(Phase::ActivationGrad, {logitsGrad, weight}, {hiddenGrad},
+           "gradient of the final hidden states through the LM head"),
+      gemm(Phase::WeightGrad, {hidden, logitsGrad, weightGrad}, {weightGrad},
+           "LM head gradient, accumulated into the tied word embedding's")};
+  return work;
+}
+
+//===----------------------------------------------------------------------===//
+// Model-level quantities
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A collective of the model level (not of the block) as an invocation the
+/// estimator can cost: reads and writes the tensor in both shardings.
+Invocation collectiveInvocation(llvm::StringRef primitive, Phase phase,
+                                CollectiveKind kind, int64_t participants,
+                                int64_t messageBytes, int64_t elementBytes,
+                                llvm::StringRef cause) {
+  Invocation invocation;
+  invocation.primitive = primitive.str();
+  invocation.phase = phase;
+  invocation.engine = Engine::Collective;
+  bool reduces = kind != CollectiveKind::AllGather;
+  // A reduction of n partial tensors of E elements adds (n-1)E/n per rank
+  // (docs/WorkAlgebra.md, collective messages and traffic).
+  invocation.ops = reduces ? messageBytes / elementBytes / participants *
+                                 (participants - 1)
+                           : 0;
+  int64_t shardBytes = messageBytes / participants;
+  invocation.reads = {{primitive.str(), kind == CollectiveKind::AllGather
+                                            ? shardBytes
+                                            : messageBytes}};
+  invocation.writes = {{primitive.str(), kind == CollectiveKind::ReduceScatter
+                                             ? shardBytes
+                                             : messageBytes}};
+  invocation.collective = CollectiveFacts{
+      kind, reduces ? ReductionKind::Sum : ReductionKind::None, participants,
+      messageBytes};
+  invocation.cause = cause.str();
+  return invocation;
+}
+
+/// True when a pipeline message is scattered over the TP ranks and
+/// all-gathered by the receiver: the block output is TP-replicated (no
+/// sequence parallelism) and there is a pipeline.
+bool scattersPipelineMessages(const workload::MappingSpec &mapping) {
+  return mapping.pp > 1 && mapping.tp > 1 &&
+         mapping.tpComm == workload::TPCommMode::AllReduce;
+}
+
+/// The all-gather that reassembles a scattered pipeline message of the
+/// block output (b*s*h) on the receiving stage (MLM2021 Sec. 4.1).
+Invocation pipelineGather(const workload::TrainingSpec &training,
+                          const workload::MappingSpec &mapping,
+                          int64_t blockOutputBytes) {
+  return collectiveInvocation(
+      "pipeline_gather", Phase::Forward, CollectiveKind::AllGather, mapping.tp,
+      blockOutputBytes, workload::bytesOf(training.activationType),
+      "scatter/gather: the receiving stage all-gathers the 1/t slices of a "
+      "TP-replicated pipeline message");
+}
+
+/// The first stage's gradients as the DP all-reduce sees them: padded to a
+/// multiple of dp elements, as Megatron-LM pads its gradient buffers.
+int64_t paddedStageElements(int64_t parameters, int64_t dp,
+                            OverflowGuard &guard) {
+  int64_t perRank = parameters / dp + (parameters % dp != 0);
+  return guard.mul(perRank, dp, "padded gradient elements");
+}
+
+Invocation dataParallelAllReduce(int64_t paddedElements,
+                                 const workload::TrainingSpec &training,
+                                 const workload::MappingSpec &mapping,
+                                 OverflowGuard &guard) {
+  int64_t gradientBytes = workload::bytesOf(training.gradientType);
+  return collectiveInvocation(
+      "dp_grad_allreduce", Phase::WeightGrad, CollectiveKind::AllReduce,
+      mapping.dp,
+      guard.mul(paddedElements, gradientBytes, "data-parallel message bytes"),
+      gradientBytes,
+      "data parallelism: the first stage's gradients are summed over the "
+      "DP replicas once per iteration");
+}
+
+llvm::Expected<CommunicationVolume>
+volumeOf(const Invocation &invocation, int64_t times, OverflowGuard &guard) {
+  llvm::Expected<int64_t> transfer =
+      workload::minimumTransferBytes(*invocation.collective);
+  if (!transfer)
+    return transfer.takeError();
+  CommunicationVolume volume;
+  volume.messageBytes = guard.mul(invocation.collective->messageBytes, times,
+                                  invocation.primitive + " message bytes");
+  volume.transferBytes =
+      guard.mul(*transfer, times, invocation.primitive + " transfer bytes");
+  return volume;
+}
+
+void accumulate(CommunicationVolume &total, const CommunicationVolume &part,
+                OverflowGuard &guard, llvm::StringRef what) {
+  total.messageBytes =
+      guard.add(total.messageBytes, part.messageBytes, what);
+  total.transferBytes =
+      guard.add(total.transferBytes, part.transferBytes, what);
+}
+
+} // namespace
+
+llvm::Expected<ModelQuantities>
+analysis::deriveModelQuantities(const PlanWork &work) {
+  const workload::ModelSpec &model = work.model;
+  const workload::TrainingSpec &training = work.training;
+  const workload::MappingSpec &mapping = work.mapping;
+  std::optional<workload::TrainingComposition> composition =
+      workload::composeTraining(model, training, mapping);
+  if (!composition)
+    return failure("the model, training and mapping contracts do not compose");
+  if (work.perMicroBatch.cadence != Cadence::PerMicroBatch ||
+      work.perIteration.cadence != Cadence::PerIteration)
+    return failure("the block work must be split into per-micro-batch and "
+                   "per-iteration work");
+  if (work.perMicroBatch.invocations.empty())
+    return failure("the plan holds no per-micro-batch work");
+  if (work.blockOutputBytesPerRank <= 0)
+    return failure("the block output buffer must have a positive size, got " +
+                   llvm::Twine(work.blockOutputBytesPerRank));
+  llvm::Expected<workload::WorkSummary> block =
+      workload::summarize(work.perMicroBatch);
+  if (!block)
+    return block.takeError();
+  llvm::Expected<workload::WorkSummary> iteration =
+      workload::summarize(work.perIteration);
+  if (!iteration)
+    return iteration.takeError();
+
+  ModelQuantities result;
+  OverflowGuard guard;
+  int64_t tp = mapping.tp, pp = mapping.pp, dp = mapping.dp;
+  int64_t v = mapping.virtualStages;
+  int64_t m = composition->microbatches;
+
+  PipelineShape &pipeline = result.pipeline;
+  pipeline.schedule = mapping.schedule;
+  pipeline.microbatches = m;
+  pipeline.stages = pp;
+  pipeline.virtualStages = v;
+  pipeline.blocksPerChunk = composition->blocksPerVirtualChunk;
+  pipeline.blocksPerStage =
+      guard.mul(pipeline.blocksPerChunk, v, "blocks per stage");
+  pipeline.inFlightChunks = inFlightChunks(mapping.schedule, m, pp, v);
+  pipeline.bubbleStageSlots = bubbleStageSlots(mapping.schedule, pp, v);
+
+  // Parameters: MLM2021 Eq. 2 per block (blockParametersPerRank), with the
+  // embeddings of Megatron GPT: a vocabulary-parallel word embedding that
+  // the LM head reuses, learned positions, one final norm.
+  ParameterCounts &parameters = result.parameters;
+  workload::MappingSpec unsharded = mapping;
+  unsharded.tp = 1;
+  llvm::Expected<int64_t> perBlock =
+      workload::blockParametersPerRank(model, unsharded);
+  if (!perBlock)
+    return perBlock.takeError();
+  llvm::Expected<int64_t> perBlockPerRank =
+      workload::blockParametersPerRank(model, mapping);
+  if (!perBlockPerRank)
+    return perBlockPerRank.takeError();
+  parameters.perBlock = *perBlock;
+  parameters.perBlockPerRank = *perBlockPerRank;
+  parameters.wordEmbedding =
+      guard.mul(model.vocab, model.hidden, "word embedding parameters");
+  parameters.positionEmbedding = guard.mul(
+      model.maxPositions, model.hidden, "position embedding parameters");
+  parameters.finalNorm = model.norm == workload::NormKind::LayerNorm
+                             ? guard.mul(2, model.hidden, "final norm")
+                             : model.hidden;
+  parameters.model = guard.add(
+      guard.add(guard.mul(model.blocks, parameters.perBlock,
+                          "block parameters"),
+                parameters.wordEmbedding, "model parameters"),
+      guard.add(parameters.positionEmbedding, parameters.finalNorm,
+                "model parameters"),
+      "model parameters");
+  int64_t stageBlockParameters = guard.mul(
+      pipeline.blocksPerStage, parameters.perBlockPerRank,
+      "first-stage block parameters");
+  parameters.firstStagePerRank =
+      guard.add(stageBlockParameters,
+                guard.add(parameters.wordEmbedding / tp,
+                          parameters.positionEmbedding,
+                          "first-stage embedding parameters"),
+                "first-stage parameters");
+
+  // Training state of one first-stage rank.
+  StateBytes &state = result.state;
+  int64_t weightBytes = workload::bytesOf(training.weightType);
+  int64_t gradientBytes = workload::bytesOf(training.gradientType);
+  int64_t optimizerBytes = guard.mul(
+      kOptimizerValuesPerParameter,
+      workload::bytesOf(training.optimizerStateType), "optimizer bytes");
+  state.weights =
+      guard.mul(parameters.firstStagePerRank, weightBytes, "weight bytes");
+  state.gradients =
+      guard.mul(parameters.firstStagePerRank, gradientBytes, "gradient bytes");
+  state.optimizerState = guard.mul(parameters.firstStagePerRank,
+                                   optimizerBytes, "optimizer state bytes");
+  int64_t paddedElements =
+      paddedStageElements(parameters.firstStagePerRank, dp, guard);
+  state.optimizerStateSharded =
+      guard.mul(paddedElements / dp, optimizerBytes,
+                "sharded optimizer state bytes");
+  state.blockStates = guard.mul(
+      stageBlockParameters,
+      guard.add(guard.add(weightBytes, gradientBytes, "state bytes"),
+                optimizerBytes, "state bytes"),
+      "block state bytes");
+
+  // Activations: the plan's stash per block times the blocks of the chunks
+  // in flight on the first stage (SeqSel Sec. 4.2.3).
+  ActivationBytes &activations = result.activations;
+  activations.perBlockPerMicroBatch = block->total().stashBytes;
+  activations.firstStage =
+      guard.product({pipeline.inFlightChunks, pipeline.blocksPerChunk,
+                     activations.perBlockPerMicroBatch},
+                    "first-stage activation bytes");
+
+  // FLOPs: every (TP rank, block, micro-batch, DP replica) runs the plan's
+  // per-rank matmul ops once; the LM head once per (TP rank, micro-batch,
+  // DP replica).
+  llvm::Expected<workload::BlockWork> logits =
+      deriveLogitsWork(model, training, mapping);
+  if (!logits)
+    return logits.takeError();
+  llvm::Expected<workload::WorkSummary> logitsSummary =
+      workload::summarize(*logits);
+  if (!logitsSummary)
+    return logitsSummary.takeError();
+  int64_t modelOpsPerRank = 0;
+  for (Phase phase :
+       {Phase::Forward, Phase::ActivationGrad, Phase::WeightGrad})
+    modelOpsPerRank = guard.add(modelOpsPerRank,
+                                block->at(phase, Engine::Matmul).ops,
+                                "block matmul ops");
+  int64_t recomputeOpsPerRank = block->at(Phase::Recompute, Engine::Matmul).ops;
+  if (guard.failed())
+    return overflowFailure("deriveModelQuantities", guard);
+  WideGuard wide;
+  IterationFlops &flops = result.flops;
+  flops.blocks = wide.product({modelOpsPerRank, tp, model.blocks, m, dp},
+                              "block model FLOPs");
+  flops.recompute = wide.product({recomputeOpsPerRank, tp, model.blocks, m, dp},
+                                 "recompute FLOPs");
+  flops.logits =
+      wide.product({logitsSummary->of(Engine::Matmul).ops, tp, m, dp},
+                   "logits FLOPs");
+  flops.model = wide.add(flops.blocks, flops.logits, "model FLOPs");
+  flops.hardware = wide.add(flops.model, flops.recompute, "hardware FLOPs");
+  if (wide.failed())
+    return failure("deriveModelQuantities: " + wide.failureMessage());
+  result.logits = std::move(*logits);
+
+  // Communication of one rank of a middle stage.
+  IterationCommunication &communication = result.communication;
+  const workload::WorkTotals &blockCollectives = block->of(Engine::Collective);
+  const workload::WorkTotals &iterationCollectives =
+      iteration->of(Engine::Collective);
+  int64_t blockRuns =
+      guard.mul(pipeline.blocksPerStage, m, "block runs per iteration");
+  CommunicationVolume &tensorParallel = communication.tensorParallel;
+  tensorParallel.messageBytes = guard.add(
+      guard.mul(blockCollectives.messageBytes, blockRuns, "TP message bytes"),
+      guard.mul(iterationCollectives.messageBytes, pipeline.blocksPerStage,
+                "TP message bytes"),
+      "TP message bytes");
+  tensorParallel.transferBytes = guard.add(
+      guard.mul(blockCollectives.minimumTransferBytes, blockRuns,
+                "TP transfer bytes"),
+      guard.mul(iterationCollectives.minimumTransferBytes,
+                pipeline.blocksPerStage, "TP transfer bytes"),
+      "TP transfer bytes");
+
+  communication.pipelineBoundaryBytes = work.blockOutputBytesPerRank;
+  bool scattered = scattersPipelineMessages(mapping);
+  if (scattered && work.blockOutputBytesPerRank % tp != 0)
+    return failure("the block output of " +
+                   llvm::Twine(work.blockOutputBytesPerRank) +
+                   " bytes does not split into tp = " + llvm::Twine(tp) +
+                   " slices");
+  communication.pipelineSendBytes = scattered
+                                        ? work.blockOutputBytesPerRank / tp
+                                        : work.blockOutputBytesPerRank;
+  if (pp > 1) {
+    communication.pipelineMessages =
+        guard.product({2, m, v}, "pipeline messages");
+    int64_t pipelineBytes =
+        guard.mul(communication.pipelineMessages,
+                  communication.pipelineSendBytes, "pipeline bytes");
+    communication.pipeline = {pipelineBytes, pipelineBytes};
+    if (scattered) {
+      llvm::Expected<CommunicationVolume> gathers = volumeOf(
+          pipelineGather(training, mapping, work.blockOutputBytesPerRank),
+          communication.pipelineMessages, guard);
+      if (!gathers)
+        return gathers.takeError();
+      accumulate(tensorParallel, *gathers, guard, "TP bytes");
+    }
+    Invocation embeddingSync = collectiveInvocation(
+        "embedding_grad_sync", Phase::WeightGrad, CollectiveKind::AllReduce,
+        /*participants=*/2,
+        guard.mul(parameters.wordEmbedding / tp, gradientBytes,
+                  "embedding gradient bytes"),
+        gradientBytes,
+        "tied embeddings: the first stage's word embedding and the last "
+        "stage's LM head are one parameter, so their gradients are summed");
+    llvm::Expected<CommunicationVolume> sync =
+        volumeOf(embeddingSync, 1, guard);
+    if (!sync)
+      return sync.takeError();
+    communication.embeddingGradSync = *sync;
+  }
+  if (dp > 1) {
+    Invocation allReduce =
+        dataParallelAllReduce(paddedElements, training, mapping, guard);
+    llvm::Expected<CommunicationVolume> reduced = volumeOf(allReduce, 1, guard);
+    if (!reduced)
+      return reduced.takeError();
+    communication.dataParallel = *reduced;
+    // The distributed optimizer reduce-scatters the gradients and
+    // all-gathers the updated weights: the same transfer as the all-reduce
+    // when weights and gradients have one width.
+    for (auto [kind, width] :
+         {std::pair(CollectiveKind::ReduceScatter, gradientBytes),
+          std::pair(CollectiveKind::AllGather, weightBytes)}) {
+      Invocation half = collectiveInvocation(
+          "dp_sharded_optimizer", Phase::WeightGrad, kind, dp,
+          guard.mul(paddedElements, width, "sharded optimizer bytes"), width,
+          "distributed optimizer");
+      llvm::Expected<CommunicationVolume> volume = volumeOf(half, 1, guard);
+      if (!volume)
+        return volume.takeError();
+      accumulate(communication.dataParallelSharded, *volume, guard,
+                 "sharded optimizer bytes");
+    }
+  }
+  if (guard.failed())
+    return overflowFailure("deriveModelQuantities", guard);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Iteration time
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A network tier bound to a mesh axis, with its bandwidth at a message size.
+struct BoundTier {
+  const estimate::NetworkTier *tier = nullptr;
+  /// bandwidth * efficiency(bytes).
+  double bandwidth = 0;
+  /// estimate::effectiveTierBandwidth's provenance.
+  std::string bandwidthText;
+};
+
+/// The tier `binding` gives `axis`, for messages of `bytes`. The estimate of
+/// the block has already checked that every bound tier exists and spans
+/// its axis.
+llvm::Expected<BoundTier>
+boundTier(llvm::StringRef axis, int64_t axisSize, int64_t bytes,
+          llvm::StringRef what, const estimate::SystemProfile &profile,
+          const estimate::NetworkTierBinding &binding) {
+  auto bound = binding.tierOfAxis.find(axis.str());
+  if (bound == binding.tierOfAxis.end())
+    return failure(what + " span mesh axis '" + axis + "' (" +
+                   llvm::Twine(axisSize) +
+                   " ranks), which the binding does not bind; bind it to a "
+                   "network tier, e.g. binding=" +
+                   axis + ":infiniband");
+  BoundTier result;
+  result.tier = profile.tier(bound->second);
+  estimate::TierBandwidth bandwidth =
+      estimate::effectiveTierBandwidth(*result.tier, bytes);
+  result.bandwidth = bandwidth.bytesPerSecond;
+  result.bandwidthText = bandwidth.provenance;
+  return result;
+}
+
+double secondsOf(const estimate::EstimateReport &report, size_t first,
+                 size_t count) {
+  double seconds = 0;
+  for (size_t i = first; i < first + count; ++i)
+    seconds += report.tasks[i].seconds;
+  return seconds;
+}
+
+} // namespace
+
+llvm::Expected<IterationTime> analysis::composeIterationTime(
+    const PlanWork &work, const ModelQuantities &quantities,
+    const estimate::SystemProfile &profile,
+    const estimate::NetworkTierBinding &binding) {
+  const workload::MappingSpec &mapping = work.mapping;
+  const PipelineShape &pipeline = quantities.pipeline;
+  const IterationCommunication &communication = quantities.communication;
+  IterationTime time;
+
+  // The block, exactly as --estimate costs it; this also checks the binding
+  // against the profile and the mesh.
+  estimate::EstimateInput blockInput =
+      estimate::makeEstimateInput(work.training, mapping);
+  estimate::appendWork(blockInput, work.perMicroBatch);
+  estimate::appendWork(blockInput, work.perIteration);
+  llvm::Expected<estimate::EstimateReport> block =
+      estimate::estimateWork(blockInput, profile, binding);
+  if (!block)
+    return block.takeError();
+  time.block = std::move(*block);
+  double blockSeconds = time.block.block.combined;
+  double blockIterationSeconds =
+      time.block.secondsByCadence[static_cast<size_t>(Cadence::PerIteration)];
+  double blocksPerStage = static_cast<double>(pipeline.blocksPerStage);
+  double m = static_cast<double>(pipeline.microbatches);
+  time.stageSlotSeconds = blocksPerStage * blockSeconds;
+
+  // Model-level work the estimator costs like the block's: the LM head, the
+  // receiver's all-gather of a scattered pipeline message, the DP
+  // all-reduce.
+  estimate::EstimateInput modelInput =
+      estimate::makeEstimateInput(work.training, mapping);
+  estimate::appendWork(modelInput, quantities.logits);
+  size_t logitsTasks = quantities.logits.invocations.size();
+  bool scattered = scattersPipelineMessages(mapping);
+  if (scattered)
+    modelInput.tasks.push_back(
+        {pipelineGather(work.training, mapping,
+                        communication.pipelineBoundaryBytes),
+         Cadence::PerMicroBatch, estimate::kTensorParallelAxis.str()});
+  if (mapping.dp > 1) {
+    OverflowGuard guard;
+    Invocation allReduce = dataParallelAllReduce(
+        paddedStageElements(quantities.parameters.firstStagePerRank,
+                            mapping.dp, guard),
+        work.training, mapping, guard);
+    if (guard.failed())
+      return overflowFailure("composeIterationTime", guard);
+    modelInput.tasks.push_back(
+        {std::move(allReduce), Cadence::PerIteration, "dp"});
+  }
+  llvm::Expected<estimate::EstimateReport> modelReport =
+      estimate::estimateWork(modelInput, profile, binding);
+  if (!modelReport)
+    return modelReport.takeError();
+  time.logitsSeconds = secondsOf(*modelReport, 0, logitsTasks);
+  size_t next = logitsTasks;
+  double gatherSeconds = scattered ? modelReport->tasks[next++].seconds : 0;
+  double dataParallelSeconds =
+      mapping.dp > 1 ? modelReport->tasks[next].seconds : 0;
+
+  // Pipeline messages and the tied-embedding gradient all-reduce cross the
+  // pp axis.
+  std::string messageText = "no pipeline";
+  std::string embeddingText = "no pipeline";
+  double embeddingSeconds = 0;
+  if (pipeline.stages > 1) {
+    llvm::Expected<BoundTier> sendTier =
+        boundTier("pp", pipeline.stages, communication.pipelineSendBytes,
+                  "pipeline messages", profile, binding);
+    if (!sendTier)
+      return sendTier.takeError();
+    double latency = sendTier->tier->latencySeconds.value;
+    double sendSeconds = pointToPointSeconds(communication.pipelineSendBytes,
+                                             sendTier->bandwidth, latency);
+    time.pipelineMessageSeconds = sendSeconds + gatherSeconds;
+    messageText =
+        "point-to-point send_bytes " +
+        std::to_string(communication.pipelineSendBytes) + " / " +
+        sendTier->bandwidthText + " + network_tiers[" + sendTier->tier->name +
+        "].latency_seconds " + formatNumber(latency) + " = " +
+        milliseconds(sendSeconds);
+    if (scattered)
+      messageText += ", then the receiver's ring all_gather of " +
+                     std::to_string(communication.pipelineBoundaryBytes) +
+                     " bytes over mesh axis 'tp' " +
+                     milliseconds(gatherSeconds);
+
+    int64_t syncBytes = communication.embeddingGradSync.messageBytes;
+    llvm::Expected<BoundTier> syncTier =
+        boundTier("pp", pipeline.stages, syncBytes,
+                  "tied-embedding gradient all-reduces", profile, binding);
+    if (!syncTier)
+      return syncTier.takeError();
+    embeddingSeconds =
+        estimate::ringAllReduceSeconds(2, syncBytes, syncTier->bandwidth,
+                                       syncTier->tier->latencySeconds.value);
+    embeddingText = "ring all_reduce of the first and last stage (2 ranks): "
+                    "2*(2-1)/2 * message_bytes " +
+                    std::to_string(syncBytes) + " / " +
+                    syncTier->bandwidthText + " + 2*(2-1) * network_tiers[" +
+                    syncTier->tier->name + "].latency_seconds " +
+                    formatNumber(syncTier->tier->latencySeconds.value);
+  }
+
+  std::string slotText = "stage slot " + milliseconds(time.stageSlotSeconds) +
+                         " = blocks per stage " +
+                         std::to_string(pipeline.blocksPerStage) +
+                         " * block per micro-batch " +
+                         milliseconds(blockSeconds);
+  double v = static_cast<double>(pipeline.virtualStages);
+  double messages =
+      pipeline.stages > 1
+          ? 2 * (m * v + static_cast<double>(pipeline.stages - 1))
+          : 0;
+  std::string bubbleRule =
+      pipeline.schedule == PipelineSchedule::Interleaved1F1B
+          ? "(pp-1)/v = " + std::to_string(pipeline.stages - 1) + "/" +
+                std::to_string(pipeline.virtualStages)
+          : "pp-1 = " + std::to_string(pipeline.stages - 1);
+  time.terms = {
+      {"microbatches", m * time.stageSlotSeconds,
+       "m " + std::to_string(pipeline.microbatches) + " * " + slotText},
+      {"bubble", pipeline.bubbleStageSlots * time.stageSlotSeconds,
+       bubbleRule + " stage slots of " + milliseconds(time.stageSlotSeconds) +
+           " (" + workload::stringifyEnum(pipeline.schedule).str() + ")"},
+      {"pipeline_transfers", messages * time.pipelineMessageSeconds,
+       pipeline.stages > 1
+           ? "2*(m*v + pp-1) = " + formatNumber(messages) +
+                 " messages on the critical path * " +
+                 milliseconds(time.pipelineMessageSeconds) + " (" +
+                 messageText + ")"
+           : messageText},
+      {"lm_head", m * time.logitsSeconds,
+       "m " + std::to_string(pipeline.microbatches) +
+           " * the last stage's logits GEMMs " +
+           milliseconds(time.logitsSeconds)},
+      {"embedding_grad_sync", embeddingSeconds, embeddingText},
+      {"dp_grad_allreduce", dataParallelSeconds,
+       mapping.dp > 1 ? "ring all_reduce of the first stage's gradients over "
+                        "mesh axis 'dp'"
+                      : "dp = 1"},
+      {"optimizer_step", blocksPerStage * blockIterationSeconds,
+       "blocks per stage " + std::to_string(pipeline.blocksPerStage) +
+           " * the block's per-iteration work " +
+           milliseconds(blockIterationSeconds)}};
+  for (const IterationTerm &term : time.terms)
+    time.totalSeconds += term.seconds;
+
+  const estimate::ComputeRate *peak =
+      profile.rate(estimate::Capability::Matmul, work.training.activationType);
+  // estimateWork costed the block's matmuls, so the rate exists.
+  time.peakField = "compute.matmul." +
+                   workload::stringifyEnum(work.training.activationType).str() +
+                   ".peak_ops_per_second";
+  time.peakOpsPerSecond = peak->peakOpsPerSecond.value;
+  double capacity = time.totalSeconds *
+                    static_cast<double>(mapping.world) * time.peakOpsPerSecond;
+  time.modelFlopsUtilization =
+      quantities.flops.model.roundToDouble() / capacity;
+  time.hardwareFlopsUtilization =
+      quantities.flops.hardware.roundToDouble() / capacity;
+  return time;
+}

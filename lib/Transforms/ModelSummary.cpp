@@ -1,0 +1,180 @@
+//===- ModelSummary.cpp - Model-level quantities of every training plan ---===//
+//
+// A thin pass over lib/Analysis: reads each plan's tasks through
+// WorkFactsOpInterface, its block-output buffer and its contracts, derives
+// the model-level quantities and, given a profile, the iteration time, and
+// prints them. The plan is never changed, so neither the profile nor the
+// binding can reach a digest.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Transforms/Passes.h"
+
+#include "Blueprint/Analysis/ModelSummary.h"
+#include "Blueprint/Dialect/Dist/IR/DistOps.h"
+#include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
+#include "Blueprint/Estimate/SystemProfile.h"
+#include "Blueprint/Interfaces/WorkFactsInterface.h"
+#include "Blueprint/Transforms/WorkTotals.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace blueprint {
+#define GEN_PASS_DEF_MODELSUMMARY
+#include "Blueprint/Transforms/Passes.h.inc"
+} // namespace blueprint
+
+using namespace mlir;
+using namespace blueprint;
+
+namespace {
+
+/// The block work, contracts and block-output buffer of a training plan.
+llvm::Expected<analysis::PlanWork> readPlanWork(pplan::PlanOp plan) {
+  analysis::PlanWork work;
+  work.model = plan.getModel().getSpec();
+  work.training = plan.getTrainingAttr().getSpec();
+  work.mapping = plan.getMapping().getSpec();
+  work.perMicroBatch.cadence = workload::Cadence::PerMicroBatch;
+  work.perIteration.cadence = workload::Cadence::PerIteration;
+  for (pplan::TaskOp task : plan.getBody().getOps<pplan::TaskOp>()) {
+    llvm::Expected<workload::Invocation> invocation =
+        toInvocation(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
+    if (!invocation)
+      return invocation.takeError();
+    switch (task.getCadence()) {
+    case workload::Cadence::PerMicroBatch:
+      work.perMicroBatch.invocations.push_back(std::move(*invocation));
+      break;
+    case workload::Cadence::PerIteration:
+      work.perIteration.invocations.push_back(std::move(*invocation));
+      break;
+    default:
+      return llvm::createStringError(
+          "task '%s' has cadence %s, which is not training work",
+          invocation->primitive.c_str(),
+          workload::stringifyEnum(task.getCadence()).str().c_str());
+    }
+  }
+  // The block output is the boundary buffer forward work writes
+  // (dist_boundary_c3: activation_out is produced by forward work).
+  std::optional<int64_t> outputBytes;
+  for (pplan::BufferOp buffer : plan.getBody().getOps<pplan::BufferOp>()) {
+    Value producer = buffer.getProducer();
+    if (!producer)
+      continue;
+    auto task = producer.getDefiningOp<pplan::TaskOp>();
+    if (!task || task.getPhase() != workload::Phase::Forward)
+      continue;
+    if (outputBytes)
+      return llvm::createStringError(
+          "more than one buffer is written by forward work; the block has "
+          "one output activation");
+    outputBytes = buffer.getBytes();
+  }
+  if (!outputBytes)
+    return llvm::createStringError(
+        "no buffer is written by forward work; the block output activation "
+        "is missing");
+  work.blockOutputBytesPerRank = *outputBytes;
+  return work;
+}
+
+struct ModelSummaryPass
+    : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
+  using ModelSummaryBase::ModelSummaryBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto fail = [&](const llvm::Twine &message) {
+      module.emitError() << "model-summary: " << message;
+      signalPassFailure();
+    };
+    if (format != "table" && format != "json")
+      return fail("format must be 'table' or 'json', got '" + format + "'");
+    std::optional<estimate::SystemProfile> profile;
+    if (!profileFile.empty()) {
+      llvm::Expected<estimate::SystemProfile> loaded =
+          estimate::loadSystemProfile(profileFile);
+      if (!loaded)
+        return fail(llvm::toString(loaded.takeError()));
+      profile = std::move(*loaded);
+    } else if (!binding.empty()) {
+      return fail("binding= needs profile=<SystemProfile JSON file>");
+    }
+    llvm::Expected<estimate::NetworkTierBinding> tiers =
+        estimate::parseNetworkTierBindingEntries(binding);
+    if (!tiers)
+      return fail(llvm::toString(tiers.takeError()));
+
+    std::vector<std::pair<analysis::ModelSummary, ProgramTotals>> summaries;
+    for (Operation &op : module.getBody()->getOperations()) {
+      if (llvm::isa<dist::ProgramOp>(op))
+        return fail("@" + SymbolTable::getSymbolName(&op).getValue() +
+                    " is distributed IR; the model summary reads a portable "
+                    "plan (run --plan-portable first)");
+      auto plan = llvm::dyn_cast<pplan::PlanOp>(op);
+      if (!plan)
+        continue;
+      std::string where = "@" + plan.getSymName().str() + ": ";
+      if (!plan.getTrainingAttr())
+        return fail(where + "an inference plan; the model summary covers "
+                            "training runs");
+      llvm::Expected<analysis::PlanWork> work = readPlanWork(plan);
+      if (!work)
+        return fail(where + llvm::toString(work.takeError()));
+      llvm::Expected<analysis::ModelQuantities> quantities =
+          analysis::deriveModelQuantities(*work);
+      if (!quantities)
+        return fail(where + llvm::toString(quantities.takeError()));
+      analysis::ModelSummary summary;
+      summary.planName = plan.getSymName().str();
+      summary.model = work->model;
+      summary.mapping = work->mapping;
+      if (profile) {
+        llvm::Expected<analysis::IterationTime> time =
+            analysis::composeIterationTime(*work, *quantities, *profile,
+                                           *tiers);
+        if (!time)
+          return fail(where + llvm::toString(time.takeError()));
+        summary.time = std::move(*time);
+      }
+      summary.quantities = std::move(*quantities);
+      FailureOr<ProgramTotals> totals = summarizeProgram(plan);
+      if (failed(totals))
+        return signalPassFailure();
+      summaries.emplace_back(std::move(summary), std::move(*totals));
+    }
+
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> output =
+        openOutputFile(outputFile, &error);
+    if (!output)
+      return fail(error);
+    if (format == "json") {
+      llvm::json::OStream json(output->os(), 2);
+      json.object([&] {
+        json.attributeArray("plans", [&] {
+          for (const auto &entry : summaries)
+            json.object([&] {
+              json.attribute("plan", entry.first.planName);
+              // The block's own totals, as --work-summary prints them.
+              json.attribute("block_work", toJSON(entry.second));
+              analysis::writeModelSummaryAttributes(entry.first, json);
+            });
+        });
+      });
+      output->os() << "\n";
+    } else {
+      for (const auto &entry : summaries)
+        analysis::printModelSummaryTable(entry.first, output->os());
+    }
+    output->keep();
+    markAllAnalysesPreserved();
+  }
+};
+
+} // namespace

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Checks blueprint-sweep rows against single runs of the CLI pipeline.
+
+Expands the grid itself (axis order tp, pp, dp, micro_batch, recompute,
+tp_comm, the last varying fastest; docs/Sweep.md), and for every
+configuration runs
+
+    blueprint-translate --import-transformer-json spec.json |
+      blueprint-opt --distribute-transformer --plan-portable
+                    --verify-conservation --work-summary=format=json
+                    --estimate=format=json
+
+then requires the sweep's row to hold the same grid point, the same
+work-summary totals and the same block times, or, for a configuration the
+single run rejects, to be invalid and carry the single run's diagnostics.
+Prints one summary line; exits non-zero on the first difference.
+"""
+
+import argparse
+import itertools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+AXES = (("tp", "mapping"), ("pp", "mapping"), ("dp", "mapping"),
+        ("micro_batch", "training"), ("recompute", "mapping"),
+        ("tp_comm", "mapping"))
+
+
+def expand(grid):
+    """The grid's (point, spec) pairs in the documented order."""
+    axes = [(name, contract) for name, contract in AXES
+            if name in grid["grid"]]
+    for values in itertools.product(*(grid["grid"][name]
+                                       for name, _ in axes)):
+        spec = json.loads(json.dumps(grid["spec"]))
+        point = {}
+        for (name, contract), value in zip(axes, values):
+            spec[contract][name] = value
+            point[name] = value
+        yield point, spec
+
+
+def single_run(args, spec, workdir):
+    """(totals, block_seconds) of one CLI run, or (None, stderr)."""
+    spec_path = os.path.join(workdir, "spec.json")
+    summary_path = os.path.join(workdir, "summary.json")
+    estimate_path = os.path.join(workdir, "estimate.json")
+    with open(spec_path, "w") as f:
+        json.dump(spec, f)
+    model_ir = subprocess.run(
+        [args.blueprint_translate, "--import-transformer-json", spec_path],
+        capture_output=True, text=True)
+    if model_ir.returncode != 0:
+        return None, model_ir.stderr
+    plan = subprocess.run(
+        [args.blueprint_opt, "--distribute-transformer", "--plan-portable",
+         "--verify-conservation",
+         "--work-summary=format=json output=%s" % summary_path,
+         "--estimate=profile=%s binding=%s format=json output=%s" %
+         (args.profile, args.binding, estimate_path),
+         "-o", os.devnull],
+        input=model_ir.stdout, capture_output=True, text=True)
+    if plan.returncode != 0:
+        return None, plan.stderr
+    with open(summary_path) as f:
+        programs = json.load(f)["programs"]
+    with open(estimate_path) as f:
+        estimate = json.load(f)
+    return programs, estimate["block_seconds"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("grid")
+    parser.add_argument("rows")
+    parser.add_argument("--blueprint-translate", required=True)
+    parser.add_argument("--blueprint-opt", required=True)
+    parser.add_argument("--profile", required=True)
+    parser.add_argument("--binding", required=True)
+    args = parser.parse_args()
+
+    with open(args.grid) as f:
+        grid = json.load(f)
+    with open(args.rows) as f:
+        rows = [json.loads(line) for line in f]
+    configurations = list(expand(grid))
+    if len(rows) != len(configurations):
+        sys.exit("%d rows for %d configurations" %
+                 (len(rows), len(configurations)))
+
+    valid = 0
+    with tempfile.TemporaryDirectory() as workdir:
+        for index, ((point, spec), row) in enumerate(zip(configurations,
+                                                         rows)):
+            where = "row %d %s" % (index, json.dumps(point))
+            if row["index"] != index or row["point"] != point:
+                sys.exit("%s: the sweep has index %d, point %s" %
+                         (where, row["index"], json.dumps(row["point"])))
+            programs, result = single_run(args, spec, workdir)
+            if programs is None:
+                if row["valid"]:
+                    sys.exit("%s: the single run fails, the row is valid:\n%s"
+                             % (where, result))
+                missing = [d for d in row["diagnostics"] if d not in result]
+                if not row["diagnostics"] or missing:
+                    sys.exit("%s: diagnostics %s are not the single run's:\n%s"
+                             % (where, json.dumps(row["diagnostics"]), result))
+                continue
+            if not row["valid"]:
+                sys.exit("%s: the single run succeeds, the row is rejected: %s"
+                         % (where, json.dumps(row["diagnostics"])))
+            (program,) = programs
+            if row["name"] != program["program"]:
+                sys.exit("%s: name %s, the single run's program is %s" %
+                         (where, row["name"], program["program"]))
+            if row["totals"] != program["cadences"]:
+                sys.exit("%s: totals differ from --work-summary" % where)
+            if row["block_seconds"] != result:
+                sys.exit("%s: block times %s, --estimate gives %s" %
+                         (where, json.dumps(row["block_seconds"]),
+                          json.dumps(result)))
+            valid += 1
+    print("%d rows: %d valid, %d rejected; every row equals its single run"
+          % (len(rows), valid, len(rows) - valid))
+
+
+if __name__ == "__main__":
+    main()

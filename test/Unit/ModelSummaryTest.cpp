@@ -1,0 +1,466 @@
+//===- ModelSummaryTest.cpp - Model-level quantities and iteration time ---===//
+//
+// Each formula of lib/Analysis on hand-computed cases; the model-level
+// quantities against the closed forms they must equal (MLM2021 Eq. 2, SeqSel
+// Eq. 7 and Table 2 times the schedule's chunks in flight), including FLOP
+// totals past int64_t; and the iteration time as the sum of its terms, each
+// built from the block estimate of lib/Estimate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Analysis/ModelSummary.h"
+
+#include "Blueprint/Estimate/Estimate.h"
+#include "Blueprint/Estimate/SystemProfile.h"
+#include "Blueprint/Workload/BlockWork.h"
+
+#include "gtest/gtest.h"
+
+#include <limits>
+
+#ifndef BLUEPRINT_PROFILES_DIR
+#error "BLUEPRINT_PROFILES_DIR must name the profiles directory"
+#endif
+
+using namespace blueprint;
+using namespace blueprint::analysis;
+using namespace blueprint::workload;
+
+namespace {
+
+template <typename T> T valueOrFail(llvm::Expected<T> value) {
+  if (!value) {
+    ADD_FAILURE() << llvm::toString(value.takeError());
+    return T();
+  }
+  return std::move(*value);
+}
+
+std::string errorOf(llvm::Error error) {
+  EXPECT_TRUE(static_cast<bool>(error)) << "expected an error";
+  return llvm::toString(std::move(error));
+}
+
+/// A Megatron GPT shape of SeqSel Table 3: s = 2048, V = 51200, f = 4h.
+ModelSpec gpt(int64_t hidden, int64_t heads, int64_t blocks) {
+  ModelSpec model;
+  model.hidden = hidden;
+  model.heads = heads;
+  model.kvHeads = heads;
+  model.headDim = hidden / heads;
+  model.ffnHidden = 4 * hidden;
+  model.seqLength = 2048;
+  model.maxPositions = 2048;
+  model.vocab = 51200;
+  model.blocks = blocks;
+  return model;
+}
+
+TrainingSpec mixedPrecision(int64_t globalBatch, int64_t microBatch) {
+  TrainingSpec training;
+  training.globalBatch = globalBatch;
+  training.microBatch = microBatch;
+  training.gradientType = DataType::F32;
+  return training;
+}
+
+MappingSpec mapping(int64_t tp, int64_t pp, int64_t dp, int64_t v,
+                    TPCommMode comm, RecomputePolicy recompute) {
+  MappingSpec result;
+  result.tp = tp;
+  result.pp = pp;
+  result.dp = dp;
+  result.world = tp * pp * dp;
+  result.virtualStages = v;
+  result.tpComm = comm;
+  result.recompute = recompute;
+  result.schedule = v > 1 ? PipelineSchedule::Interleaved1F1B
+                          : PipelineSchedule::OneFOneB;
+  return result;
+}
+
+/// What a plan of these contracts holds, derived by the algebra the
+/// distribute pass uses.
+PlanWork planWork(const ModelSpec &model, const TrainingSpec &training,
+                  const MappingSpec &mapping) {
+  PlanWork work;
+  work.model = model;
+  work.training = training;
+  work.mapping = mapping;
+  work.perMicroBatch = valueOrFail(deriveBlockWork(model, training, mapping));
+  work.perIteration =
+      valueOrFail(deriveOptimizerWork(model, training, mapping));
+  int64_t output = training.microBatch * model.seqLength * model.hidden *
+                   bytesOf(training.activationType);
+  work.blockOutputBytesPerRank =
+      mapping.tpComm == TPCommMode::ReduceScatterAllGather ? output / mapping.tp
+                                                            : output;
+  return work;
+}
+
+/// SeqSel Table 3's 175B run: TP 8 x PP 8, v = 3, B = 64, b = 1.
+PlanWork gpt175b(TPCommMode comm, RecomputePolicy recompute, int64_t dp = 1) {
+  return planWork(gpt(12288, 96, 96), mixedPrecision(64 * dp, 1),
+                  mapping(8, 8, dp, 3, comm, recompute));
+}
+
+llvm::APInt wide(int64_t value) {
+  return llvm::APInt(WideGuard::kBits, static_cast<uint64_t>(value));
+}
+
+estimate::SystemProfile a100() {
+  return valueOrFail(estimate::loadSystemProfile(BLUEPRINT_PROFILES_DIR
+                                                 "/a100-80gb.json"));
+}
+
+estimate::NetworkTierBinding bind(std::vector<std::string> entries) {
+  return valueOrFail(estimate::parseNetworkTierBindingEntries(entries));
+}
+
+//===----------------------------------------------------------------------===//
+// Formulas
+//===----------------------------------------------------------------------===//
+
+TEST(ModelSummaryFormulas, InFlightChunksFollowMegatronSchedules) {
+  EXPECT_EQ(inFlightChunks(PipelineSchedule::GPipe, 64, 8, 1), 64);
+  EXPECT_EQ(inFlightChunks(PipelineSchedule::OneFOneB, 64, 8, 1), 8);
+  EXPECT_EQ(inFlightChunks(PipelineSchedule::OneFOneB, 3, 8, 1), 3);
+  // Interleaved: 2(pp-1) + (v-1)pp warm-up chunk forwards, one more held.
+  EXPECT_EQ(inFlightChunks(PipelineSchedule::Interleaved1F1B, 64, 8, 3), 31);
+  EXPECT_EQ(inFlightChunks(PipelineSchedule::Interleaved1F1B, 8, 8, 3), 24);
+  // For m >= pp the chunks held are pp*v * (1 + (pp-1)/(pp*v)): SeqSel
+  // Sec. 4.2.3's interleaving factor, exactly.
+  for (int64_t pp : {2, 8, 35, 64})
+    for (int64_t v : {2, 3, 4})
+      EXPECT_EQ(inFlightChunks(PipelineSchedule::Interleaved1F1B, 8 * pp, pp,
+                               v),
+                pp * v + pp - 1);
+  EXPECT_EQ(inFlightChunks(PipelineSchedule::Interleaved1F1B,
+                           std::numeric_limits<int64_t>::max(), 8, 3),
+            31);
+}
+
+TEST(ModelSummaryFormulas, BubbleIsPipelineMinusOneStageSlotsOverV) {
+  EXPECT_EQ(bubbleStageSlots(PipelineSchedule::GPipe, 8, 1), 7);
+  EXPECT_EQ(bubbleStageSlots(PipelineSchedule::OneFOneB, 64, 1), 63);
+  EXPECT_DOUBLE_EQ(bubbleStageSlots(PipelineSchedule::Interleaved1F1B, 8, 3),
+                   7.0 / 3.0);
+  EXPECT_EQ(bubbleStageSlots(PipelineSchedule::OneFOneB, 1, 1), 0);
+}
+
+TEST(ModelSummaryFormulas, PointToPointIsBytesOverBandwidthPlusLatency) {
+  EXPECT_DOUBLE_EQ(pointToPointSeconds(1000000, 1e9, 1e-5), 1.01e-3);
+  EXPECT_DOUBLE_EQ(pointToPointSeconds(0, 1e9, 1e-5), 1e-5);
+}
+
+TEST(ModelSummaryFormulas, LogitsAreSixBshVOverTPerMicroBatch) {
+  ModelSpec model = gpt(6144, 64, 48);
+  TrainingSpec training = mixedPrecision(4, 4);
+  MappingSpec tp8 = mapping(8, 1, 1, 1, TPCommMode::ReduceScatterAllGather,
+                            RecomputePolicy::Selective);
+  BlockWork logits = valueOrFail(deriveLogitsWork(model, training, tp8));
+  ASSERT_EQ(logits.invocations.size(), 3u);
+  int64_t perGemm = 2 * 4 * 2048 * int64_t{6144} * (51200 / 8);
+  int64_t total = 0;
+  for (const Invocation &gemm : logits.invocations) {
+    EXPECT_EQ(gemm.engine, Engine::Matmul);
+    EXPECT_EQ(gemm.ops, perGemm) << stringifyEnum(gemm.phase).str();
+    total += gemm.ops;
+  }
+  EXPECT_EQ(total, 6 * 4 * 2048 * int64_t{6144} * 51200 / 8);
+  EXPECT_EQ(logits.find("lm_head_logits", Phase::Forward)->writeBytes(),
+            4 * 2048 * (51200 / 8) * 2);
+
+  MappingSpec broken = tp8;
+  broken.world = 7;
+  EXPECT_NE(errorOf(deriveLogitsWork(model, training, broken).takeError())
+                .find("do not compose"),
+            std::string::npos);
+}
+
+TEST(WideGuard, CountsPastInt64AndReportsOverflow) {
+  WideGuard guard;
+  llvm::APInt big =
+      guard.product({std::numeric_limits<int64_t>::max(), 4}, "big");
+  EXPECT_FALSE(guard.failed());
+  EXPECT_EQ(toDecimal(big), "36893488147419103228");
+  llvm::APInt squared = guard.mul(big, big, "squared");
+  EXPECT_TRUE(guard.failed());
+  EXPECT_EQ(guard.failureMessage(), "squared overflows 128 bits");
+  EXPECT_TRUE(squared.isZero());
+
+  WideGuard negative;
+  EXPECT_TRUE(negative.count(-1, "a count").isZero());
+  EXPECT_EQ(negative.failureMessage(), "a count is negative");
+}
+
+//===----------------------------------------------------------------------===//
+// Model-level quantities
+//===----------------------------------------------------------------------===//
+
+TEST(ModelQuantities, ParametersAreMLM2021Eq2WithTheFinalNorm) {
+  PlanWork work =
+      gpt175b(TPCommMode::AllReduce, RecomputePolicy::Full);
+  ModelQuantities quantities = valueOrFail(deriveModelQuantities(work));
+  const ParameterCounts &parameters = quantities.parameters;
+  int64_t h = 12288, L = 96, V = 51200, s = 2048, t = 8;
+  EXPECT_EQ(parameters.perBlock, 12 * h * h + 13 * h);
+  EXPECT_EQ(parameters.wordEmbedding, V * h);
+  EXPECT_EQ(parameters.positionEmbedding, s * h);
+  EXPECT_EQ(parameters.finalNorm, 2 * h);
+  // 12Lh^2 (1 + 13/(12h) + (V + s)/(12Lh)), plus the final LayerNorm.
+  EXPECT_EQ(parameters.model, L * (12 * h * h + 13 * h) + (V + s) * h + 2 * h);
+  EXPECT_EQ(parameters.firstStagePerRank,
+            12 * parameters.perBlockPerRank + V * h / t + s * h);
+}
+
+TEST(ModelQuantities, FlopsAreSeqSelEquationsSevenAndEight) {
+  int64_t B = 64, L = 96, s = 2048, h = 12288, V = 51200;
+  // Eq. 7: 72BLsh^2 (1 + s/(6h) + V/(12hL)).
+  llvm::APInt model = wide(72 * B * L) * wide(s * h * h) +
+                      wide(12 * B * L) * wide(s * s * h) +
+                      wide(6 * B * s) * wide(h * V);
+  // MLM2021 Eq. 3: full recompute adds one forward of every block,
+  // 96BLsh^2 (1 + s/(6h) + V/(16Lh)).
+  llvm::APInt full = wide(96 * B * L) * wide(s * h * h) +
+                     wide(16 * B * L) * wide(s * s * h) +
+                     wide(6 * B * s) * wide(h * V);
+  // Selective recompute reruns QK^T and attention x V: 4Bs^2h per block.
+  llvm::APInt selective = model + wide(4 * B * L) * wide(s * s * h);
+
+  ModelQuantities full175 = valueOrFail(deriveModelQuantities(
+      gpt175b(TPCommMode::AllReduce, RecomputePolicy::Full)));
+  EXPECT_EQ(full175.flops.model, model);
+  EXPECT_EQ(full175.flops.hardware, full);
+  EXPECT_EQ(full175.flops.logits, wide(6 * B * s) * wide(h * V));
+  ModelQuantities selective175 = valueOrFail(deriveModelQuantities(
+      gpt175b(TPCommMode::ReduceScatterAllGather, RecomputePolicy::Selective)));
+  EXPECT_EQ(selective175.flops.model, model);
+  EXPECT_EQ(selective175.flops.hardware, selective);
+}
+
+TEST(ModelQuantities, FlopsPastInt64AreExact) {
+  // The 1T model at four times SeqSel's batch: 2.6e19 FLOPs per iteration.
+  int64_t B = 2048, L = 128, s = 2048, h = 25600, V = 51200;
+  PlanWork work = planWork(gpt(h, 160, L), mixedPrecision(B, 1),
+                           mapping(8, 64, 1, 1, TPCommMode::AllReduce,
+                                   RecomputePolicy::None));
+  ModelQuantities quantities = valueOrFail(deriveModelQuantities(work));
+  llvm::APInt model = wide(72 * B * L) * wide(s * h * h) +
+                      wide(12 * B * L) * wide(s * s * h) +
+                      wide(6 * B * s) * wide(h * V);
+  EXPECT_TRUE(model.ugt(
+      wide(std::numeric_limits<int64_t>::max())));
+  EXPECT_EQ(quantities.flops.model, model);
+  EXPECT_EQ(toDecimal(quantities.flops.model), toDecimal(model));
+}
+
+TEST(ModelQuantities, FirstStageActivationsFollowTheSchedule) {
+  // SeqSel Table 2, tensor + sequence parallel + selective: 34sbh/t per
+  // block; the interleaved 175B first stage holds L(1 + (p-1)/(pv)) = 124
+  // blocks' worth.
+  int64_t s = 2048, b = 1, h = 12288, t = 8;
+  ModelQuantities interleaved = valueOrFail(deriveModelQuantities(
+      gpt175b(TPCommMode::ReduceScatterAllGather, RecomputePolicy::Selective)));
+  EXPECT_EQ(interleaved.activations.perBlockPerMicroBatch,
+            34 * s * b * h / t);
+  EXPECT_EQ(interleaved.pipeline.inFlightChunks, 31);
+  EXPECT_EQ(interleaved.pipeline.blocksPerChunk, 4);
+  EXPECT_EQ(interleaved.activations.firstStage, 124 * 34 * s * b * h / t);
+
+  PlanWork gpipe = gpt175b(TPCommMode::ReduceScatterAllGather,
+                           RecomputePolicy::Selective);
+  gpipe.mapping.virtualStages = 1;
+  gpipe.mapping.schedule = PipelineSchedule::GPipe;
+  ModelQuantities allInFlight = valueOrFail(deriveModelQuantities(gpipe));
+  EXPECT_EQ(allInFlight.activations.firstStage,
+            64 * 12 * 34 * s * b * h / t);
+}
+
+TEST(ModelQuantities, StateBytesWithAndWithoutOptimizerSharding) {
+  ModelQuantities quantities = valueOrFail(deriveModelQuantities(gpt175b(
+      TPCommMode::ReduceScatterAllGather, RecomputePolicy::Selective, 3)));
+  int64_t parameters = quantities.parameters.firstStagePerRank;
+  // bf16 weights, fp32 gradients, fp32 master weights, m and v.
+  EXPECT_EQ(quantities.state.weights, 2 * parameters);
+  EXPECT_EQ(quantities.state.gradients, 4 * parameters);
+  EXPECT_EQ(quantities.state.optimizerState, 12 * parameters);
+  EXPECT_EQ(quantities.state.optimizerStateSharded,
+            12 * ((parameters + 2) / 3));
+  EXPECT_EQ(quantities.state.blockStates,
+            18 * 12 * quantities.parameters.perBlockPerRank);
+}
+
+TEST(ModelQuantities, PipelineMessagesAreScatteredWhenReplicated) {
+  int64_t bsh = 1 * 2048 * 12288, t = 8, m = 64, v = 3;
+  PlanWork work = gpt175b(TPCommMode::AllReduce, RecomputePolicy::Full);
+  ModelQuantities replicated = valueOrFail(deriveModelQuantities(work));
+  const IterationCommunication &scatter = replicated.communication;
+  EXPECT_EQ(scatter.pipelineBoundaryBytes, 2 * bsh);
+  EXPECT_EQ(scatter.pipelineSendBytes, 2 * bsh / t);
+  EXPECT_EQ(scatter.pipelineMessages, 2 * m * v);
+  EXPECT_EQ(scatter.pipeline.messageBytes, 2 * m * v * 2 * bsh / t);
+  EXPECT_EQ(scatter.embeddingGradSync.messageBytes, 51200 * 12288 / t * 4);
+  // The block's collectives on a stage's 12 blocks, and the receiver's
+  // all-gather of every scattered message.
+  WorkSummary block = valueOrFail(summarize(work.perMicroBatch));
+  WorkSummary iteration = valueOrFail(summarize(work.perIteration));
+  EXPECT_EQ(scatter.tensorParallel.messageBytes,
+            block.of(Engine::Collective).messageBytes * 12 * m +
+                iteration.of(Engine::Collective).messageBytes * 12 +
+                2 * m * v * 2 * bsh);
+  EXPECT_EQ(scatter.tensorParallel.transferBytes,
+            block.of(Engine::Collective).minimumTransferBytes * 12 * m +
+                iteration.of(Engine::Collective).minimumTransferBytes * 12 +
+                2 * m * v * (t - 1) * 2 * bsh / t);
+
+  ModelQuantities sharded = valueOrFail(deriveModelQuantities(
+      gpt175b(TPCommMode::ReduceScatterAllGather, RecomputePolicy::Selective)));
+  EXPECT_EQ(sharded.communication.pipelineBoundaryBytes, 2 * bsh / t);
+  EXPECT_EQ(sharded.communication.pipelineSendBytes, 2 * bsh / t);
+
+  PlanWork noPipeline = planWork(gpt(6144, 64, 48), mixedPrecision(4, 4),
+                                 mapping(8, 1, 1, 1, TPCommMode::AllReduce,
+                                         RecomputePolicy::Full));
+  ModelQuantities single = valueOrFail(deriveModelQuantities(noPipeline));
+  EXPECT_EQ(single.communication.pipelineMessages, 0);
+  EXPECT_EQ(single.communication.pipeline.messageBytes, 0);
+  EXPECT_EQ(single.communication.embeddingGradSync.messageBytes, 0);
+}
+
+TEST(ModelQuantities, DataParallelGradientsArePaddedAndReduced) {
+  ModelQuantities quantities = valueOrFail(deriveModelQuantities(gpt175b(
+      TPCommMode::ReduceScatterAllGather, RecomputePolicy::Selective, 3)));
+  int64_t padded = (quantities.parameters.firstStagePerRank + 2) / 3 * 3;
+  const IterationCommunication &communication = quantities.communication;
+  EXPECT_EQ(communication.dataParallel.messageBytes, 4 * padded);
+  EXPECT_EQ(communication.dataParallel.transferBytes, 2 * 2 * 4 * padded / 3);
+  // Reduce-scatter of fp32 gradients, all-gather of bf16 weights.
+  EXPECT_EQ(communication.dataParallelSharded.messageBytes,
+            4 * padded + 2 * padded);
+  EXPECT_EQ(communication.dataParallelSharded.transferBytes,
+            2 * 4 * padded / 3 + 2 * 2 * padded / 3);
+}
+
+TEST(ModelQuantities, RejectsWorkThatIsNoTrainingPlan) {
+  PlanWork work = gpt175b(TPCommMode::AllReduce, RecomputePolicy::None);
+  PlanWork noOutput = work;
+  noOutput.blockOutputBytesPerRank = 0;
+  EXPECT_NE(errorOf(deriveModelQuantities(noOutput).takeError())
+                .find("block output buffer must have a positive size"),
+            std::string::npos);
+  PlanWork empty = work;
+  empty.perMicroBatch.invocations.clear();
+  EXPECT_NE(errorOf(deriveModelQuantities(empty).takeError())
+                .find("no per-micro-batch work"),
+            std::string::npos);
+  PlanWork mixed = work;
+  mixed.perIteration.cadence = Cadence::PerMicroBatch;
+  EXPECT_NE(errorOf(deriveModelQuantities(mixed).takeError())
+                .find("per-micro-batch and per-iteration"),
+            std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Iteration time
+//===----------------------------------------------------------------------===//
+
+double term(const IterationTime &time, llvm::StringRef name) {
+  for (const IterationTerm &entry : time.terms)
+    if (entry.name == name)
+      return entry.seconds;
+  ADD_FAILURE() << "no term " << name.str();
+  return 0;
+}
+
+TEST(IterationTime, TermsComposeTheBlockEstimateAndTheSchedule) {
+  PlanWork work =
+      gpt175b(TPCommMode::ReduceScatterAllGather, RecomputePolicy::Selective);
+  ModelQuantities quantities = valueOrFail(deriveModelQuantities(work));
+  estimate::SystemProfile profile = a100();
+  estimate::NetworkTierBinding binding = bind({"tp:nvlink", "pp:infiniband"});
+  IterationTime time = valueOrFail(
+      composeIterationTime(work, quantities, profile, binding));
+
+  // The block time is --estimate's.
+  estimate::EstimateInput input =
+      estimate::makeEstimateInput(work.training, work.mapping);
+  estimate::appendWork(input, work.perMicroBatch);
+  estimate::appendWork(input, work.perIteration);
+  estimate::EstimateReport block =
+      valueOrFail(estimate::estimateWork(input, profile, binding));
+  EXPECT_DOUBLE_EQ(time.block.block.combined, block.block.combined);
+  EXPECT_DOUBLE_EQ(time.stageSlotSeconds, 12 * block.block.combined);
+
+  std::vector<std::string> names;
+  double sum = 0;
+  for (const IterationTerm &entry : time.terms) {
+    names.push_back(entry.name);
+    sum += entry.seconds;
+    EXPECT_FALSE(entry.provenance.empty()) << entry.name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "microbatches", "bubble", "pipeline_transfers",
+                       "lm_head", "embedding_grad_sync", "dp_grad_allreduce",
+                       "optimizer_step"}));
+  EXPECT_DOUBLE_EQ(time.totalSeconds, sum);
+  EXPECT_DOUBLE_EQ(term(time, "microbatches"), 64 * time.stageSlotSeconds);
+  EXPECT_DOUBLE_EQ(term(time, "bubble"), 7.0 / 3.0 * time.stageSlotSeconds);
+  // 2(m*v + pp - 1) messages of bsh/t bytes over 25 GB/s InfiniBand + 14 us.
+  double message = pointToPointSeconds(2048 * 12288 * 2 / 8, 25e9, 14e-6);
+  EXPECT_DOUBLE_EQ(time.pipelineMessageSeconds, message);
+  EXPECT_DOUBLE_EQ(term(time, "pipeline_transfers"),
+                   2 * (64 * 3 + 7) * message);
+  EXPECT_DOUBLE_EQ(term(time, "lm_head"), 64 * time.logitsSeconds);
+  EXPECT_DOUBLE_EQ(
+      term(time, "optimizer_step"),
+      12 * block.secondsByCadence[static_cast<size_t>(Cadence::PerIteration)]);
+  EXPECT_EQ(term(time, "dp_grad_allreduce"), 0);
+  EXPECT_DOUBLE_EQ(time.modelFlopsUtilization,
+                   quantities.flops.model.roundToDouble() /
+                       (time.totalSeconds * 64 * 312e12));
+}
+
+TEST(IterationTime, AxesOfOneRankNeedNoTier) {
+  PlanWork work = planWork(gpt(6144, 64, 48), mixedPrecision(4, 4),
+                           mapping(8, 1, 1, 1, TPCommMode::AllReduce,
+                                   RecomputePolicy::Full));
+  ModelQuantities quantities = valueOrFail(deriveModelQuantities(work));
+  IterationTime time = valueOrFail(composeIterationTime(
+      work, quantities, a100(), bind({"tp:nvlink"})));
+  EXPECT_EQ(term(time, "bubble"), 0);
+  EXPECT_EQ(term(time, "pipeline_transfers"), 0);
+  EXPECT_EQ(term(time, "embedding_grad_sync"), 0);
+  EXPECT_EQ(term(time, "dp_grad_allreduce"), 0);
+  EXPECT_DOUBLE_EQ(term(time, "microbatches"), 48 * time.block.block.combined);
+}
+
+TEST(IterationTime, AxesOfSeveralRanksNeedATier) {
+  PlanWork pipelined =
+      gpt175b(TPCommMode::ReduceScatterAllGather, RecomputePolicy::Selective);
+  ModelQuantities pipelineQuantities =
+      valueOrFail(deriveModelQuantities(pipelined));
+  EXPECT_NE(errorOf(composeIterationTime(pipelined, pipelineQuantities,
+                                         a100(), bind({"tp:nvlink"}))
+                        .takeError())
+                .find("span mesh axis 'pp' (8 ranks), which the binding does "
+                      "not bind"),
+            std::string::npos);
+
+  PlanWork replicated = gpt175b(TPCommMode::ReduceScatterAllGather,
+                                RecomputePolicy::Selective, /*dp=*/2);
+  ModelQuantities replicatedQuantities =
+      valueOrFail(deriveModelQuantities(replicated));
+  EXPECT_NE(errorOf(composeIterationTime(replicated, replicatedQuantities,
+                                         a100(),
+                                         bind({"tp:nvlink", "pp:infiniband"}))
+                        .takeError())
+                .find("mesh axis 'dp'"),
+            std::string::npos);
+  IterationTime time = valueOrFail(composeIterationTime(
+      replicated, replicatedQuantities, a100(),
+      bind({"tp:nvlink", "pp:infiniband", "dp:infiniband"})));
+  EXPECT_GT(term(time, "dp_grad_allreduce"), 0);
+}
+
+} // namespace
