@@ -126,8 +126,7 @@ BENCHMARK(BM_BlockWorkAlgebra);
 /// One context for every iteration: the same configuration uniques the same
 /// attributes, so the context never needs replacing.
 sweep::Evaluator makeSingleContextEvaluator() {
-  return sweep::Evaluator(a100Target(),
-                          std::numeric_limits<unsigned>::max());
+  return sweep::Evaluator(a100Target(), std::numeric_limits<unsigned>::max());
 }
 
 void BM_PipelineGPT3_175B(benchmark::State &state) {
@@ -171,9 +170,8 @@ void BM_PipelineScaling(benchmark::State &state) {
   state.SetLabel(contracts.name + " tp=" + std::to_string(state.range(1)));
   sweep::Evaluator evaluator = makeSingleContextEvaluator();
   for (auto _ : state) {
-    sweep::Evaluation result =
-        evaluator.evaluateContracts(contracts.name, contracts.model,
-                                    contracts.training, contracts.mapping);
+    sweep::Evaluation result = evaluator.evaluateContracts(
+        contracts.name, contracts.model, contracts.training, contracts.mapping);
     requireValid(state, result);
     benchmark::DoNotOptimize(result.block.combined);
   }
@@ -190,9 +188,12 @@ BENCHMARK(BM_PipelineScaling)
 /// A GPT-3 175B grid of 1,440 configurations over every sweep axis
 /// (tp, pp, dp, micro_batch, recompute, tp_comm) on one worker, all valid so
 /// that every configuration runs the whole pipeline (a rejected one stops
-/// early and would flatter the rate). Items per second = configurations per
-/// second per core.
+/// early and would flatter the rate), with JSON-lines (0) or CSV (1) rows.
+/// Items per second = configurations per second per core.
 void BM_BatchGrid(benchmark::State &state) {
+  sweep::RowFormat format =
+      state.range(0) ? sweep::RowFormat::CSV : sweep::RowFormat::JSONLines;
+  state.SetLabel(state.range(0) ? "csv" : "jsonl");
   std::string grid = "{\"spec\": " + readFile(examplePath("gpt3-175b")) +
                      ", \"grid\": {\"tp\": [1, 2, 4, 8], \"pp\": [1, 4, 8, "
                      "16, 32], \"dp\": [1, 2, 3], \"micro_batch\": [1, 2, 4, "
@@ -204,14 +205,17 @@ void BM_BatchGrid(benchmark::State &state) {
     fatal(llvm::toString(batch.takeError()));
   size_t bytes = 0;
   for (auto _ : state)
-    sweep::runBatch(*batch, a100Target(), /*threads=*/1,
-                    sweep::RowFormat::JSONLines,
+    sweep::runBatch(*batch, a100Target(), /*threads=*/1, format,
                     [&](llvm::StringRef row) { bytes += row.size(); });
   benchmark::DoNotOptimize(bytes);
   state.SetItemsProcessed(state.iterations() *
                           static_cast<int64_t>(batch->size()));
 }
-BENCHMARK(BM_BatchGrid)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BatchGrid)
+    ->ArgName("csv")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
 
 } // namespace
 

@@ -1,25 +1,33 @@
 #!/usr/bin/env python3
-"""Times the command-line pipeline on every bundled example.
+"""Command-line benchmarks: the pipeline on every example, and batch mode.
 
-For each examples/*.json and examples/*.args it runs
+1. For each examples/*.json and examples/*.args it times
 
-    blueprint-translate --import-... <example> |
-      blueprint-opt --distribute-transformer --plan-portable
-                    --verify-conservation --estimate=... -o /dev/null
+       blueprint-translate --import-... <example> |
+         blueprint-opt --distribute-transformer --plan-portable
+                       --verify-conservation --estimate=... -o /dev/null
 
-`--runs` times (after one warm-up) and prints the median, minimum and
-maximum wall time of the whole pipe, and the median of each process alone
-(the import, then blueprint-opt on the imported ModelIR). These figures
-include process start-up, dynamic loading and dialect registration, which
-the in-process benchmarks (blueprint-bench) do not: they are what a user
-sees from a shell, not the cost of one configuration in batch mode.
+   `--runs` times (after one warm-up run) and prints the median, minimum and
+   maximum wall time of the whole pipe, and the median of each process alone
+   (the import, then blueprint-opt on the imported ModelIR). These include
+   process start-up, dynamic loading and dialect registration, which the
+   in-process benchmarks (blueprint-bench) do not: they are what a user sees
+   from a shell, not the cost of one configuration in batch mode.
+
+2. It runs blueprint-sweep with one worker on two grids over
+   examples/gpt3-175b.json, one about 18 times larger than the other, and
+   prints configurations per second and the peak resident memory of each
+   run: batch mode's throughput per core and whether its memory stays flat as
+   the batch grows.
 """
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -37,20 +45,20 @@ def timed(command, stdin_bytes=None):
     return seconds, done.stdout
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"),
-                        help="directory holding blueprint-translate and "
-                             "blueprint-opt (default: build/bin)")
-    parser.add_argument("--runs", type=int, default=20,
-                        help="timed runs per example (default: 20)")
-    parser.add_argument("--profile",
-                        default=os.path.join(ROOT, "profiles",
-                                             "a100-80gb.json"))
-    args = parser.parse_args()
-    if args.runs < 1:
-        sys.exit("run-cli: --runs must be at least 1")
+def peak_rss_run(command):
+    """Runs `command`; returns (seconds, peak resident set in MiB)."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - start
+    stderr = child.stderr.read().decode()
+    child.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit("run-cli: '%s' failed:\n%s" % (" ".join(command), stderr))
+    return seconds, usage.ru_maxrss / 1024.0  # ru_maxrss is in KiB on Linux
 
+
+def pipeline_per_example(args):
     translate = os.path.join(args.bin, "blueprint-translate")
     opt = [os.path.join(args.bin, "blueprint-opt"),
            "--distribute-transformer", "--plan-portable",
@@ -62,9 +70,8 @@ def main():
     examples = sorted(name for name in os.listdir(os.path.join(ROOT,
                                                                "examples"))
                       if os.path.splitext(name)[1] in importers)
-
     print("command-line pipeline, %d runs per example (ms)" % args.runs)
-    print("%-24s %9s %9s %9s %11s %11s" % ("example", "median", "min", "max",
+    print("%-26s %9s %9s %9s %11s %11s" % ("example", "median", "min", "max",
                                            "translate", "opt"))
     for name in examples:
         path = os.path.join(ROOT, "examples", name)
@@ -74,17 +81,70 @@ def main():
         whole, translate_alone, opt_alone = [], [], []
         for run in range(args.runs + 1):
             seconds, _ = timed(["sh", "-c", pipe])
-            seconds_translate, modelir = timed(importer)
-            seconds_opt, _ = timed(opt, modelir)
+            seconds_translate, model_ir = timed(importer)
+            seconds_opt, _ = timed(opt, model_ir)
             if run == 0:
                 continue  # warm-up: page cache and dynamic loader
             whole.append(seconds)
             translate_alone.append(seconds_translate)
             opt_alone.append(seconds_opt)
-        print("%-24s %9.2f %9.2f %9.2f %11.2f %11.2f" % (
+        print("%-26s %9.2f %9.2f %9.2f %11.2f %11.2f" % (
             name, 1e3 * statistics.median(whole), 1e3 * min(whole),
             1e3 * max(whole), 1e3 * statistics.median(translate_alone),
             1e3 * statistics.median(opt_alone)))
+
+
+def batch_mode(args):
+    with open(os.path.join(ROOT, "examples", "gpt3-175b.json")) as f:
+        spec = json.load(f)
+    # Every axis of the grid; 1536 sequences divide by every dp, 96 blocks
+    # by every pp. Some dp x micro_batch products exceed the global batch:
+    # those configurations are rejected rows, as in real sweeps.
+    common = {"tp": [1, 2, 4, 8], "pp": [1, 2, 4, 8, 16, 32],
+              "recompute": ["none", "selective", "full"],
+              "tp_comm": ["all_reduce", "reduce_scatter_all_gather"]}
+    grids = [("small", dict(common, dp=[1, 2], micro_batch=[1, 2])),
+             ("large", dict(common, dp=[1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48,
+                                        64],
+                            micro_batch=[1, 2, 4, 8, 16, 32]))]
+    sweep = os.path.join(args.bin, "blueprint-sweep")
+    print("\nbatch mode: blueprint-sweep --jobs=1 on grids over "
+          "examples/gpt3-175b.json")
+    print("%-6s %8s %8s %10s %12s %10s" % ("grid", "configs", "valid",
+                                           "seconds", "configs/s",
+                                           "peak MiB"))
+    with tempfile.TemporaryDirectory() as workdir:
+        for name, axes in grids:
+            grid_path = os.path.join(workdir, name + ".json")
+            rows_path = os.path.join(workdir, name + ".jsonl")
+            with open(grid_path, "w") as f:
+                json.dump({"spec": spec, "grid": axes}, f)
+            seconds, peak = peak_rss_run(
+                [sweep, grid_path, "--profile=" + args.profile,
+                 "--binding=tp:nvlink", "--jobs=1", "-o", rows_path])
+            with open(rows_path) as f:
+                rows = [json.loads(line) for line in f]
+            valid = sum(1 for row in rows if row["valid"])
+            print("%-6s %8d %8d %10.2f %12.0f %10.1f" % (
+                name, len(rows), valid, seconds, len(rows) / seconds, peak))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"),
+                        help="directory holding blueprint-translate, "
+                             "blueprint-opt and blueprint-sweep (default: "
+                             "build/bin)")
+    parser.add_argument("--runs", type=int, default=20,
+                        help="timed runs per example (default: 20)")
+    parser.add_argument("--profile",
+                        default=os.path.join(ROOT, "profiles",
+                                             "a100-80gb.json"))
+    args = parser.parse_args()
+    if args.runs < 1:
+        sys.exit("run-cli: --runs must be at least 1")
+    pipeline_per_example(args)
+    batch_mode(args)
 
 
 if __name__ == "__main__":

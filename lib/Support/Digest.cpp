@@ -20,8 +20,8 @@ public:
 
 private:
   void write_impl(const char *data, size_t size) override {
-    hasher.update(llvm::ArrayRef<uint8_t>(
-        reinterpret_cast<const uint8_t *>(data), size));
+    hasher.update(
+        llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(data), size));
     position += size;
   }
   uint64_t current_pos() const override { return position; }

@@ -76,10 +76,10 @@ compressBlocks(std::array<uint32_t, 8> &state, const uint8_t *data,
     __m128i words[16];
     for (int step = 0; step < 16; ++step) {
       if (step < 4)
-        words[step] = _mm_shuffle_epi8(
-            _mm_loadu_si128(
-                reinterpret_cast<const __m128i *>(data + 16 * step)),
-            byteSwap);
+        words[step] =
+            _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i *>(
+                                 data + 16 * step)),
+                             byteSwap);
       else
         words[step] = _mm_sha256msg2_epu32(
             _mm_add_epi32(
@@ -90,8 +90,8 @@ compressBlocks(std::array<uint32_t, 8> &state, const uint8_t *data,
           words[step], _mm_load_si128(reinterpret_cast<const __m128i *>(
                            &kRoundConstants[4 * step])));
       cdgh = _mm_sha256rnds2_epu32(cdgh, abef, message);
-      abef = _mm_sha256rnds2_epu32(abef, cdgh,
-                                   _mm_shuffle_epi32(message, 0x0E));
+      abef =
+          _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(message, 0x0E));
     }
     abef = _mm_add_epi32(abef, abefBefore);
     cdgh = _mm_add_epi32(cdgh, cdghBefore);

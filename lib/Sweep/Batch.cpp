@@ -1,4 +1,4 @@
-//===- Batch.cpp - Batch inputs, rows and the parallel run -----------------===//
+//===- Batch.cpp - Batch inputs, rows and the parallel run ----------------===//
 //
 // A batch is a JSON list of specs or a grid over one base spec; either way
 // each configuration reaches the pipeline as the spec text the JSON importer
@@ -37,9 +37,9 @@ struct GridAxis {
 
 /// In expansion order (the last varies fastest).
 constexpr GridAxis kGridAxes[] = {
-    {"tp", "mapping", true},           {"pp", "mapping", true},
-    {"dp", "mapping", true},           {"micro_batch", "training", true},
-    {"recompute", "mapping", false},   {"tp_comm", "mapping", false}};
+    {"tp", "mapping", true},         {"pp", "mapping", true},
+    {"dp", "mapping", true},         {"micro_batch", "training", true},
+    {"recompute", "mapping", false}, {"tp_comm", "mapping", false}};
 
 const GridAxis *findGridAxis(llvm::StringRef name) {
   for (const GridAxis &axis : kGridAxes)
@@ -74,7 +74,8 @@ llvm::Expected<Grid> Grid::parse(const llvm::json::Value &input) {
       unknown.push_back(entry.first.str());
   llvm::sort(unknown);
   for (const std::string &key : unknown)
-    errors.push_back("$." + key + ": unknown field; expected one of: spec, grid");
+    errors.push_back("$." + key +
+                     ": unknown field; expected one of: spec, grid");
 
   Grid grid;
   const llvm::json::Object *spec = root->getObject("spec");
@@ -99,8 +100,9 @@ llvm::Expected<Grid> Grid::parse(const llvm::json::Value &input) {
       unknownAxes.push_back(entry.first.str());
   llvm::sort(unknownAxes);
   for (const std::string &name : unknownAxes)
-    errors.push_back("$.grid." + name + ": unknown grid axis; expected one of: " +
-                     llvm::join(expected, ", "));
+    errors.push_back(
+        "$.grid." + name +
+        ": unknown grid axis; expected one of: " + llvm::join(expected, ", "));
 
   std::optional<size_t> count = 1;
   for (const GridAxis &axis : kGridAxes) {
@@ -171,8 +173,8 @@ std::string position(llvm::StringRef text, size_t offset) {
   llvm::StringRef before = text.take_front(offset);
   size_t line = before.count('\n') + 1;
   size_t lineStart = before.rfind('\n');
-  size_t column = offset - (lineStart == llvm::StringRef::npos ? 0
-                                                               : lineStart + 1);
+  size_t column =
+      offset - (lineStart == llvm::StringRef::npos ? 0 : lineStart + 1);
   return "line " + std::to_string(line) + ", column " +
          std::to_string(column + 1);
 }
@@ -226,8 +228,8 @@ splitList(llvm::StringRef text) {
     elements.push_back({begin, at});
   for (auto [index, range] : llvm::enumerate(elements))
     if (text.slice(range.first, range.second).trim().empty())
-      return invalid(range.first, "element " + llvm::Twine(index) +
-                                      " of the list is empty");
+      return invalid(range.first,
+                     "element " + llvm::Twine(index) + " of the list is empty");
   for (size_t rest = at + 1; rest < text.size(); ++rest)
     if (!isSpace(text[rest]))
       return invalid(rest, "text after the end of the list");
@@ -265,9 +267,7 @@ llvm::Expected<Batch> Batch::parse(llvm::StringRef json) {
   return batch;
 }
 
-size_t Batch::size() const {
-  return grid ? grid->size() : specRanges.size();
-}
+size_t Batch::size() const { return grid ? grid->size() : specRanges.size(); }
 
 llvm::ArrayRef<std::string> Batch::axes() const {
   return grid ? grid->axes() : llvm::ArrayRef<std::string>();
@@ -290,13 +290,10 @@ std::string Batch::specText(size_t index) const {
 
 namespace {
 
-constexpr workload::Cadence kCadences[] = {workload::Cadence::PerMicroBatch,
-                                           workload::Cadence::PerIteration};
-
 /// The keys of toJSON(WorkTotals), in CSV column order.
 constexpr llvm::StringLiteral kTotalKeys[] = {
-    "invocations",   "ops",         "read_bytes",
-    "write_bytes",   "message_bytes", "min_transfer_bytes",
+    "invocations", "ops",           "read_bytes",
+    "write_bytes", "message_bytes", "min_transfer_bytes",
     "stash_bytes"};
 
 /// The stage-serial block times under their row keys.
@@ -306,6 +303,21 @@ blockTimes(const estimate::StageSerialTime &block) {
            {"recompute", block.recompute},
            {"backward", block.backward},
            {"combined", block.combined}}};
+}
+
+/// The totals of `cadence`, or nullptr if the program has no such work.
+const workload::WorkSummary *summaryOf(const ProgramTotals &totals,
+                                       workload::Cadence cadence) {
+  for (const auto &[present, summary] : totals.cadences)
+    if (present == cadence)
+      return &summary;
+  return nullptr;
+}
+
+/// Block times exist for training work, which runs per micro-batch.
+bool hasBlockTimes(const Evaluation &evaluation) {
+  return evaluation.valid() &&
+         summaryOf(evaluation.totals, workload::Cadence::PerMicroBatch);
 }
 
 /// RFC 4180 quoting, only where needed.
@@ -352,10 +364,17 @@ std::string formatJSONRow(size_t index, llvm::ArrayRef<std::string> axes,
       return;
     }
     json.attribute("totals", toJSON(evaluation.totals));
-    json.attributeObject("block_seconds", [&] {
-      for (auto [key, seconds] : blockTimes(evaluation.block))
-        json.attribute(key, seconds);
+    json.attributeObject("cadence_seconds", [&] {
+      for (const auto &entry : evaluation.totals.cadences)
+        json.attribute(
+            workload::stringifyEnum(entry.first),
+            evaluation.cadenceSeconds[static_cast<size_t>(entry.first)]);
     });
+    if (hasBlockTimes(evaluation))
+      json.attributeObject("block_seconds", [&] {
+        for (auto [key, seconds] : blockTimes(evaluation.block))
+          json.attribute(key, seconds);
+      });
   });
   return row;
 }
@@ -367,22 +386,25 @@ std::string formatCSVRow(size_t index, llvm::ArrayRef<llvm::json::Value> point,
   for (const llvm::json::Value &value : point)
     cells.push_back(csvValue(value));
   cells.push_back(evaluation.valid() ? "true" : "false");
-  cells.push_back(evaluation.valid()
-                      ? ""
-                      : stringifyStage(*evaluation.rejectedAt).str());
+  cells.push_back(
+      evaluation.valid() ? "" : stringifyStage(*evaluation.rejectedAt).str());
   cells.push_back(csvField(llvm::join(evaluation.diagnostics, "; ")));
-  for (workload::Cadence cadence : kCadences) {
-    auto summary = llvm::find_if(
-        evaluation.totals.cadences,
-        [&](const auto &entry) { return entry.first == cadence; });
+  for (workload::Cadence cadence : workload::allCadences()) {
+    const workload::WorkSummary *summary =
+        summaryOf(evaluation.totals, cadence);
     std::optional<llvm::json::Object> totals;
-    if (summary != evaluation.totals.cadences.end())
-      totals = toJSON(summary->second.total());
+    if (summary)
+      totals = toJSON(summary->total());
     for (llvm::StringLiteral key : kTotalKeys)
       cells.push_back(totals ? csvValue(*totals->get(key)) : "");
+    cells.push_back(
+        summary
+            ? csvValue(evaluation.cadenceSeconds[static_cast<size_t>(cadence)])
+            : "");
   }
+  bool blockTimesPresent = hasBlockTimes(evaluation);
   for (auto [key, seconds] : blockTimes(evaluation.block))
-    cells.push_back(evaluation.valid() ? csvValue(seconds) : "");
+    cells.push_back(blockTimesPresent ? csvValue(seconds) : "");
   return llvm::join(cells, ",");
 }
 
@@ -393,9 +415,11 @@ std::string sweep::csvHeader(llvm::ArrayRef<std::string> axes) {
   columns.insert(columns.end(), axes.begin(), axes.end());
   for (const char *column : {"valid", "stage", "diagnostics"})
     columns.push_back(column);
-  for (workload::Cadence cadence : kCadences)
+  for (workload::Cadence cadence : workload::allCadences()) {
     for (llvm::StringLiteral key : kTotalKeys)
       columns.push_back((workload::stringifyEnum(cadence) + "_" + key).str());
+    columns.push_back((workload::stringifyEnum(cadence) + "_seconds").str());
+  }
   for (auto [key, seconds] : blockTimes({}))
     columns.push_back(("block_" + key + "_seconds").str());
   return llvm::join(columns, ",");
@@ -414,8 +438,7 @@ std::string sweep::formatRow(RowFormat format, size_t index,
 // The parallel run
 //===----------------------------------------------------------------------===//
 
-void sweep::runBatch(const Batch &batch, const Target &target,
-                     unsigned threads,
+void sweep::runBatch(const Batch &batch, const Target &target, unsigned threads,
                      RowFormat format,
                      llvm::function_ref<void(llvm::StringRef row)> emit) {
   threads = std::max(threads, 1u);
@@ -443,9 +466,8 @@ void sweep::runBatch(const Batch &batch, const Target &target,
         // configuration. Rows carry the index instead.
         Evaluation evaluation =
             evaluators[worker]->evaluateSpec(batch.specText(index), "batch");
-        rows[index - begin] =
-            formatRow(format, index, batch.axes(),
-                      batch.point(index), evaluation);
+        rows[index - begin] = formatRow(format, index, batch.axes(),
+                                        batch.point(index), evaluation);
       }
     });
     for (const std::string &row : rows)

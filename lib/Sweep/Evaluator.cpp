@@ -128,7 +128,8 @@ Evaluation Evaluator::evaluateContracts(llvm::StringRef name,
 
 void Evaluator::evaluateModule(OwningOpRef<ModuleOp> &module,
                                Evaluation &evaluation) {
-  // The importers produce one training op, hence one program and one plan.
+  // The importers produce one ModelIR op (training or inference), hence one
+  // program and one plan.
   evaluation.program =
       SymbolTable::getSymbolName(&module->getBody()->front()).str();
   if (failed(pipeline->run(*module))) {
@@ -144,13 +145,14 @@ void Evaluator::evaluateModule(OwningOpRef<ModuleOp> &module,
     return;
   }
   // Rows carry figures, not their provenance.
-  llvm::Expected<estimate::EstimateReport> report = estimatePlan(
-      plan, target.profile, target.binding, {/*explain=*/false});
+  llvm::Expected<estimate::EstimateReport> report =
+      estimatePlan(plan, target.profile, target.binding, {/*explain=*/false});
   if (!report) {
     evaluation.rejectedAt = Stage::Estimate;
     evaluation.diagnostics.push_back(llvm::toString(report.takeError()));
     return;
   }
   evaluation.totals = std::move(*totals);
+  evaluation.cadenceSeconds = report->secondsByCadence;
   evaluation.block = report->block;
 }

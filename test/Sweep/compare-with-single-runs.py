@@ -11,8 +11,9 @@ configuration runs
                     --estimate=format=json
 
 then requires the sweep's row to hold the same grid point, the same
-work-summary totals and the same block times, or, for a configuration the
-single run rejects, to be invalid and carry the single run's diagnostics.
+work-summary totals and the same cadence and block times, or, for a
+configuration the single run rejects, to be invalid and carry the single
+run's diagnostics.
 Prints one summary line; exits non-zero on the first difference.
 """
 
@@ -44,7 +45,8 @@ def expand(grid):
 
 
 def single_run(args, spec, workdir):
-    """(totals, block_seconds) of one CLI run, or (None, stderr)."""
+    """(work-summary programs, estimate report) of one CLI run, or
+    (None, stderr)."""
     spec_path = os.path.join(workdir, "spec.json")
     summary_path = os.path.join(workdir, "summary.json")
     estimate_path = os.path.join(workdir, "estimate.json")
@@ -69,7 +71,7 @@ def single_run(args, spec, workdir):
         programs = json.load(f)["programs"]
     with open(estimate_path) as f:
         estimate = json.load(f)
-    return programs, estimate["block_seconds"]
+    return programs, estimate
 
 
 def main():
@@ -118,10 +120,11 @@ def main():
                          (where, row["name"], program["program"]))
             if row["totals"] != program["cadences"]:
                 sys.exit("%s: totals differ from --work-summary" % where)
-            if row["block_seconds"] != result:
-                sys.exit("%s: block times %s, --estimate gives %s" %
-                         (where, json.dumps(row["block_seconds"]),
-                          json.dumps(result)))
+            for times in ("cadence_seconds", "block_seconds"):
+                if row[times] != result[times]:
+                    sys.exit("%s: %s %s, --estimate gives %s" %
+                             (where, times, json.dumps(row[times]),
+                              json.dumps(result[times])))
             valid += 1
     print("%d rows: %d valid, %d rejected; every row equals its single run"
           % (len(rows), valid, len(rows) - valid))

@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Blueprint/Sweep/Sweep.h"
 #include "Blueprint/Estimate/Estimate.h"
 #include "Blueprint/Support/SHA256.h"
-#include "Blueprint/Sweep/Sweep.h"
 #include "Blueprint/Workload/BlockWork.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -66,9 +66,9 @@ const char *kSmallGrid = R"({
            "recompute": ["none", "selective", "full"], "pp": [1, 2]}
 })";
 
-std::vector<std::string> runRows(llvm::StringRef input, unsigned threads,
-                                 sweep::RowFormat format =
-                                     sweep::RowFormat::JSONLines) {
+std::vector<std::string>
+runRows(llvm::StringRef input, unsigned threads,
+        sweep::RowFormat format = sweep::RowFormat::JSONLines) {
   llvm::Expected<sweep::Batch> batch = sweep::Batch::parse(input);
   EXPECT_TRUE(static_cast<bool>(batch))
       << (batch ? "" : llvm::toString(batch.takeError()));
@@ -115,14 +115,12 @@ TEST(SweepInputTest, GridExpandsInAxisOrderLastAxisFastest) {
   llvm::Expected<llvm::json::Value> spec =
       llvm::json::parse(batch->specText(71));
   ASSERT_TRUE(static_cast<bool>(spec));
-  const llvm::json::Object *mapping =
-      spec->getAsObject()->getObject("mapping");
+  const llvm::json::Object *mapping = spec->getAsObject()->getObject("mapping");
   EXPECT_EQ(mapping->getInteger("tp"), 8);
   EXPECT_EQ(mapping->getInteger("pp"), 2);
   EXPECT_EQ(mapping->getString("tp_comm"), "reduce_scatter_all_gather");
-  EXPECT_EQ(spec->getAsObject()->getObject("training")->getInteger(
-                "micro_batch"),
-            3);
+  EXPECT_EQ(
+      spec->getAsObject()->getObject("training")->getInteger("micro_batch"), 3);
 }
 
 TEST(SweepInputTest, ListSplitsIntoTheTextOfEachSpec) {
@@ -186,8 +184,8 @@ TEST(SweepResultTest, RowsDoNotDependOnTheThreadCount) {
             runRows(kSmallGrid, 1, sweep::RowFormat::CSV));
   // In index order.
   for (size_t index = 0; index < one.size(); ++index)
-    EXPECT_TRUE(llvm::StringRef(one[index]).starts_with(
-        "{\"index\":" + std::to_string(index) + ","));
+    EXPECT_TRUE(llvm::StringRef(one[index])
+                    .starts_with("{\"index\":" + std::to_string(index) + ","));
 }
 
 TEST(SweepResultTest, RejectedConfigurationsCarryTheirDiagnostics) {
@@ -211,8 +209,7 @@ TEST(SweepResultTest, RejectedConfigurationsCarryTheirDiagnostics) {
     }
     EXPECT_EQ(object.getString("stage"), "import");
     std::string diagnostics;
-    for (const llvm::json::Value &diagnostic :
-         *object.getArray("diagnostics"))
+    for (const llvm::json::Value &diagnostic : *object.getArray("diagnostics"))
       diagnostics += diagnostic.getAsString()->str() + "\n";
     if (!tpDividesHeads)
       EXPECT_NE(diagnostics.find("decoder_training_c4: "), std::string::npos)
@@ -234,10 +231,9 @@ TEST(SweepResultTest, ReplacingTheContextChangesNoResult) {
         everyConfiguration.evaluateSpec(batch->specText(index), "spec");
     sweep::Evaluation reused =
         longLived.evaluateSpec(batch->specText(index), "spec");
-    EXPECT_EQ(sweep::formatRow(sweep::RowFormat::JSONLines, index, {}, {},
-                               fresh),
-              sweep::formatRow(sweep::RowFormat::JSONLines, index, {}, {},
-                               reused));
+    EXPECT_EQ(
+        sweep::formatRow(sweep::RowFormat::JSONLines, index, {}, {}, fresh),
+        sweep::formatRow(sweep::RowFormat::JSONLines, index, {}, {}, reused));
   }
 }
 

@@ -53,10 +53,10 @@ static llvm::cl::opt<std::string>
     format("format", llvm::cl::desc("Row format: jsonl or csv"),
            llvm::cl::init("jsonl"));
 
-static llvm::cl::opt<unsigned> jobs(
-    "jobs",
-    llvm::cl::desc("Worker threads (default: one per hardware thread)"),
-    llvm::cl::init(0));
+static llvm::cl::opt<unsigned>
+    jobs("jobs",
+         llvm::cl::desc("Worker threads (default: one per hardware thread)"),
+         llvm::cl::init(0));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "error: " << message << "\n";

@@ -1,4 +1,4 @@
-//===- Sweep.h - Evaluate many training configurations ----------*- C++ -*-===//
+//===- Sweep.h - Evaluate many configurations -------------------*- C++ -*-===//
 //
 // Batch evaluation for design-space sweeps (docs/Sweep.md): every
 // configuration goes through the real pipeline - import (or ModelIR built in
@@ -32,8 +32,7 @@ namespace mlir {
 class MLIRContext;
 class ModuleOp;
 class PassManager;
-template <typename OpTy>
-class OwningOpRef;
+template <typename OpTy> class OwningOpRef;
 } // namespace mlir
 
 namespace blueprint::sweep {
@@ -68,7 +67,10 @@ struct Evaluation {
   std::vector<std::string> diagnostics;
   /// The work-summary totals of the portable plan.
   ProgramTotals totals;
-  /// The stage-serial block time of the estimate.
+  /// The estimate: the seconds of each cadence's tasks, summed (indexed by
+  /// Cadence), and the stage-serial time of one block's per-micro-batch
+  /// work (training).
+  std::array<double, workload::kNumCadences> cadenceSeconds{};
   estimate::StageSerialTime block;
 
   bool valid() const { return !rejectedAt; }
@@ -175,7 +177,7 @@ private:
 enum class RowFormat { JSONLines, CSV };
 
 /// One row: index, program name, grid point, validity (stage and
-/// diagnostics if rejected), totals and block times (docs/Sweep.md). `axes`
+/// diagnostics if rejected), totals and estimated times (docs/Sweep.md). `axes`
 /// and `point` come from the batch.
 std::string formatRow(RowFormat format, size_t index,
                       llvm::ArrayRef<std::string> axes,
