@@ -29,11 +29,18 @@ using namespace blueprint;
 
 CheckpointObserver::~CheckpointObserver() = default;
 
+/// The stage of each checkpointing pass, in pipeline order.
+static constexpr llvm::StringLiteral kStages[] = {"distribution", "planning"};
+
 llvm::StringRef blueprint::checkpointStageOf(llvm::StringRef passArgument) {
   return llvm::StringSwitch<llvm::StringRef>(passArgument)
-      .Case("distribute-transformer", "distribution")
-      .Case("plan-portable", "planning")
+      .Case("distribute-transformer", kStages[0])
+      .Case("plan-portable", kStages[1])
       .Default("");
+}
+
+llvm::ArrayRef<llvm::StringLiteral> blueprint::getCheckpointStages() {
+  return kStages;
 }
 
 /// Version of each Blueprint dialect's schema; bumped when a printed form
@@ -203,13 +210,17 @@ void CheckpointSession::instrument(PassManager &pm) {
 
   pm.addInstrumentation(std::make_unique<Instrumentation>(*this));
   // After a rejected or failed transition no later pass runs, so nothing of
-  // a later stage (IR, checkpoints, printed analyses) is produced.
-  pm.getContext()->registerActionHandler(
-      [this](function_ref<void()> transform, const tracing::Action &action) {
-        if (halted && action.getTag() == PassExecutionAction::tag)
-          return;
-        transform();
-      });
+  // a later stage (IR, checkpoints, printed analyses) is produced. An
+  // existing handler is kept: the context has room for one only.
+  MLIRContext *context = pm.getContext();
+  if (!context->hasActionHandler())
+    context->registerActionHandler(
+        [halted = halted](function_ref<void()> transform,
+                          const tracing::Action &action) {
+          if (*halted && action.getTag() == PassExecutionAction::tag)
+            return;
+          transform();
+        });
 }
 
 void CheckpointSession::beforePass(Pass *pass, Operation *op) {
@@ -225,7 +236,7 @@ void CheckpointSession::afterPass(Pass *pass, Operation *op) {
   if (stage.empty() || !isTopLevelModule(op))
     return;
   std::lock_guard<std::mutex> lock(mutex);
-  if (halted)
+  if (*halted)
     return;
   auto checkpoint = std::make_unique<Checkpoint>();
   checkpoint->record.hostSeconds = nowSeconds() - pendingStart;
@@ -252,14 +263,14 @@ void CheckpointSession::afterPass(Pass *pass, Operation *op) {
   llvm::raw_string_ostream irStream(checkpoint->ir);
   snapshot->print(irStream, OpPrintingFlags().enableDebugInfo(true));
   if (failed(publish(std::move(checkpoint), std::move(snapshot))))
-    halted = true;
+    *halted = true;
 }
 
 void CheckpointSession::afterPassFailed(Pass *pass, Operation *op) {
   std::lock_guard<std::mutex> lock(mutex);
-  if (halted)
+  if (*halted)
     return;
-  halted = true;
+  *halted = true;
   llvm::StringRef stage = checkpointStageOf(pass->getArgument());
   llvm::StringRef boundary =
       !stage.empty() ? stage

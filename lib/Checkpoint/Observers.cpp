@@ -200,9 +200,11 @@ public:
       if (entry->getString("stage") != checkpoint.stage)
         continue;
       std::optional<llvm::StringRef> wanted = entry->getString("program");
+      bool matched = false;
       for (Operation *program : programsOf(checkpoint.snapshot)) {
         if (wanted && *wanted != programName(program))
           continue;
+        matched = true;
         FailureOr<ProgramTotals> totals = summarizeProgram(program);
         if (failed(totals))
           return llvm::createStringError("cannot sum program @%s",
@@ -210,6 +212,12 @@ public:
         if (llvm::Error error = compare(*totals, *entry->getObject("totals")))
           return error;
       }
+      // An expectation that checks nothing must not pass as a check.
+      if (!matched)
+        return llvm::createStringError(
+            "the %s checkpoint has no program%s to compare with",
+            checkpoint.stage.c_str(),
+            wanted ? (" @" + wanted->str()).c_str() : "");
     }
     return llvm::Error::success();
   }
@@ -273,6 +281,13 @@ llvm::Error checkReferenceShape(const llvm::json::Value &value) {
     if (!object || !object->getString("stage") || !object->getObject("totals"))
       return bad(path, "expected {\"stage\": string, \"program\"?: string, "
                        "\"totals\": object}");
+    if (!llvm::is_contained(getCheckpointStages(),
+                            *object->getString("stage")))
+      return bad(path + ".stage",
+                 "expected \"distribution\" or \"planning\", got \"" +
+                     *object->getString("stage") + "\"");
+    if (object->get("program") && !object->getString("program"))
+      return bad(path + ".program", "expected a string naming a program");
     for (const auto &[cadence, phases] : *object->getObject("totals")) {
       if (!phases.getAsObject())
         return bad(path + ".totals." + cadence.str(), "expected an object");

@@ -126,6 +126,9 @@ SHA256Hasher::SHA256Hasher()
     : accelerated(usesSHAExtensions()), state(kInitialState) {}
 
 void SHA256Hasher::update(llvm::ArrayRef<uint8_t> data) {
+  // An empty ArrayRef may have a null data(), which memcpy must not see.
+  if (data.empty())
+    return;
   if (!accelerated) {
     portable.update(data);
     return;

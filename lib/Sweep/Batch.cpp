@@ -16,7 +16,9 @@
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/ThreadPool.h"
 
+#include <algorithm>
 #include <atomic>
+#include <thread>
 
 using namespace blueprint;
 using namespace blueprint::sweep;
@@ -441,7 +443,13 @@ std::string sweep::formatRow(RowFormat format, size_t index,
 void sweep::runBatch(const Batch &batch, const Target &target, unsigned threads,
                      RowFormat format,
                      llvm::function_ref<void(llvm::StringRef row)> emit) {
-  threads = std::max(threads, 1u);
+  // More workers than configurations or than a few per core only cost
+  // threads and evaluators.
+  threads = std::clamp<unsigned>(
+      threads, 1u,
+      std::max<unsigned>(
+          1u, std::min<size_t>(batch.size(),
+                               4 * std::max(1u, std::thread::hardware_concurrency()))));
   // The pool outlives the context that shares it with mlir::parallelFor.
   llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
   mlir::MLIRContext driver(mlir::MLIRContext::Threading::DISABLED);

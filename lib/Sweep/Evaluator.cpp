@@ -137,7 +137,13 @@ void Evaluator::evaluateModule(OwningOpRef<ModuleOp> &module,
     return;
   }
   auto plans = module->getOps<pplan::PlanOp>();
-  assert(llvm::hasSingleElement(plans) && "one plan per imported spec");
+  if (!llvm::hasSingleElement(plans)) {
+    module->emitError() << "sweep: the pipeline produced "
+                        << llvm::range_size(plans)
+                        << " plans where one imported spec makes one";
+    evaluation.rejectedAt = Stage::Pipeline;
+    return;
+  }
   pplan::PlanOp plan = *plans.begin();
   FailureOr<ProgramTotals> totals = summarizeProgram(plan);
   if (failed(totals)) {

@@ -86,9 +86,15 @@ LogicalResult verifyDerivedWork(Operation *program,
   llvm::DenseMap<WorkKey, std::pair<const workload::Invocation *, bool>>
       expected;
   for (const workload::BlockWork &work : *blocks)
-    for (const workload::Invocation &invocation : work.invocations)
-      expected[{work.cadence, invocation.phase, invocation.primitive}] = {
-          &invocation, false};
+    for (const workload::Invocation &invocation : work.invocations) {
+      WorkKey key{work.cadence, invocation.phase, invocation.primitive};
+      // The algebra names each (cadence, phase, primitive) once; a repeat
+      // would let a missing task go unnoticed.
+      if (!expected.try_emplace(key, &invocation, false).second)
+        return program->emitError()
+               << "conservation: the derived work has " << describe(key)
+               << " twice, so it cannot be matched task by task";
+    }
 
   WalkResult walk = program->walk([&](WorkFactsOpInterface op) {
     WorkKey key{op.getCadence(), op.getPhase(), op.getPrimitive()};

@@ -20,6 +20,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -110,8 +111,10 @@ public:
   void addObserver(std::unique_ptr<CheckpointObserver> observer);
 
   /// Adds the instrumentation to `pm` and fixes the session fingerprint from
-  /// its pipeline. Also installs an action handler on `pm`'s context that
-  /// skips every pass after a rejected or failed transition.
+  /// its pipeline. Unless the context already has an action handler (e.g.
+  /// --log-actions-to), also installs one that skips every pass after a
+  /// rejected or failed transition; without it, later passes still run but
+  /// nothing after the halt is published.
   void instrument(mlir::PassManager &pm);
 
   /// The checkpoints published so far, in order.
@@ -120,9 +123,7 @@ public:
   }
   /// Failure once a Blueprint pass failed or an observer rejected a
   /// transition (the diagnostic was emitted then).
-  mlir::LogicalResult status() const {
-    return mlir::failure(halted);
-  }
+  mlir::LogicalResult status() const { return mlir::failure(*halted); }
   llvm::StringRef getFingerprint() const { return fingerprint; }
 
 private:
@@ -140,7 +141,10 @@ private:
   std::vector<std::unique_ptr<Checkpoint>> checkpoints;
   std::string fingerprint;
   std::mutex mutex;
-  bool halted = false;
+  /// Shared with the action handler installed on the context, which may
+  /// outlive the session and reads it from pass-manager worker threads.
+  std::shared_ptr<std::atomic<bool>> halted =
+      std::make_shared<std::atomic<bool>>(false);
   /// Input digest and start time of the Blueprint pass now running.
   std::string pendingInputDigest;
   double pendingStart = 0;
@@ -149,6 +153,9 @@ private:
 /// The stage a Blueprint pass argument produces ("distribution",
 /// "planning"), or empty for passes that publish no checkpoint.
 llvm::StringRef checkpointStageOf(llvm::StringRef passArgument);
+
+/// Every stage a checkpoint can have.
+llvm::ArrayRef<llvm::StringLiteral> getCheckpointStages();
 
 /// The built-in observers, by name: "conservation", "mesh", "recompute",
 /// "no-target-fields", and "reference" (which needs `referenceFile`).

@@ -59,7 +59,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // dist_boundary_c1 (unresolved mesh)
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
-  // expected-error @+1 {{dist_boundary_c1: sharding mesh @nowhere does not name a dist.mesh of the program}}
+  // expected-error @+1 {{dist_boundary_c1: sharding mesh @nowhere does not name a valid dist.mesh of the program}}
   dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@nowhere, []>
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
 }
@@ -179,7 +179,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // dist_work_c1
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
-  // expected-error @+1 {{dist_work_c1: @dp_mesh does not name a dist.mesh of the program}}
+  // expected-error @+1 {{dist_work_c1: @dp_mesh does not name a valid dist.mesh of the program}}
   %0 = dist.task "t" forward vector per_micro_batch on @dp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
 }
 
@@ -359,4 +359,24 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // dist_program_c3
 // expected-error @+1 {{dist_program_c3: generated_tokens = 1 has no decode step, but decode_context = 17 is given}}
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 1, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> decode_context = 17 mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+}
+
+// -----
+
+// dist_boundary_c1: a boundary before an invalid mesh (ops verify in order)
+// is reported, never divided by the mesh's zero size.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  // expected-error @+1 {{dist_boundary_c1: sharding mesh @m does not name a valid dist.mesh of the program}}
+  dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@m, [["tp"]]>
+  dist.mesh @m axes = ["tp"] shape = [0]
+}
+
+// -----
+
+// A boundary's type is a statically shaped tensor: a dynamic dimension
+// would make every split look even.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{type attribute of statically shaped tensor of any type values}}
+  dist.boundary @x activation_in : tensor<?x32x64xbf16> sharding = <@tp_mesh, [["tp"]]>
 }

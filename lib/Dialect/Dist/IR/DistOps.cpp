@@ -26,13 +26,21 @@ using namespace blueprint::dist;
 // Shared rule helpers
 //===----------------------------------------------------------------------===//
 
-/// The mesh `ref` names in the program enclosing `op`, or null.
+/// The mesh `ref` names in the program enclosing `op`, or null. Ops verify
+/// in program order, so the mesh may not have been verified yet: a mesh
+/// that breaks dist_mesh_c1 is returned as null too (its own diagnostic
+/// names the problem), so callers can multiply and divide by axis sizes.
 static MeshOp lookupMesh(Operation *op, FlatSymbolRefAttr ref) {
   auto program = op->getParentOfType<ProgramOp>();
   if (!program || !ref)
     return nullptr;
-  return llvm::dyn_cast_or_null<MeshOp>(
+  auto mesh = llvm::dyn_cast_or_null<MeshOp>(
       SymbolTable::lookupSymbolIn(program, ref.getAttr()));
+  if (!mesh || mesh.getAxes().size() != mesh.getShape().size() ||
+      llvm::any_of(mesh.getShape(), [](int64_t size) { return size <= 0; }) ||
+      mesh.getNumRanks() == 0)
+    return nullptr;
+  return mesh;
 }
 
 /// `ranks` must be distinct ranks of `mesh` in increasing order.
@@ -157,7 +165,7 @@ LogicalResult BoundaryOp::verify() {
   if (!mesh)
     return emitOpError() << "dist_boundary_c1: sharding mesh "
                          << sharding.getMesh()
-                         << " does not name a dist.mesh of the program";
+                         << " does not name a valid dist.mesh of the program";
   auto type = llvm::cast<RankedTensorType>(getType());
   ArrayAttr splitAxes = sharding.getSplitAxes();
   if (static_cast<int64_t>(splitAxes.size()) > type.getRank())
@@ -249,7 +257,8 @@ static FailureOr<MeshOp> verifyWork(WorkFactsOpInterface work,
   MeshOp mesh = lookupMesh(op, meshRef);
   if (!mesh)
     return op->emitOpError() << "dist_work_c1: " << meshRef
-                             << " does not name a dist.mesh of the program";
+                             << " does not name a valid dist.mesh of the "
+                                "program";
   if (failed(verifyRankGroup(op, ranks, mesh, "dist_work_c2", "ranks")))
     return failure();
   if (work.getOps() < 0)

@@ -150,7 +150,7 @@ def Dist_BoundaryOp : Dist_Op<"boundary", [Symbol, HasParent<"ProgramOp">]> {
   let arguments = (ins
     SymbolNameAttr:$sym_name,
     Dist_BoundaryRoleAttr:$role,
-    TypeAttrOf<AnyRankedTensor>:$type,
+    TypeAttrOf<AnyStaticShapeTensor>:$type,
     Dist_ShardingAttr:$sharding,
     OptionalAttr<DenseI64ArrayAttr>:$owners,
     Optional<Dist_TokenType>:$producer
