@@ -8,19 +8,29 @@
 //     under the pass manager's verifier, the work-summary totals and the
 //     estimate on profiles/a100-80gb.json, on one reused MLIRContext;
 //   - the same pipeline over model size and TP degree;
+//   - each stage of that pipeline alone, for where the time goes;
 //   - batch mode: configurations per second of a grid on one worker.
 // The configurations come from the bundled examples, imported once at start.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Blueprint/Dialect/Dist/IR/DistOps.h"
+#include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
 #include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
 #include "Blueprint/Import/Import.h"
 #include "Blueprint/InitAll.h"
+#include "Blueprint/Support/Digest.h"
 #include "Blueprint/Sweep/Sweep.h"
+#include "Blueprint/Transforms/Passes.h"
+#include "Blueprint/Transforms/PlanEstimate.h"
+#include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/BlockWork.h"
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -180,6 +190,142 @@ BENCHMARK(BM_PipelineScaling)
     ->ArgsProduct({{0, 1, 2, 3}, {1, 2, 4, 8}})
     ->ArgNames({"model", "tp"})
     ->Unit(benchmark::kMicrosecond);
+
+//===----------------------------------------------------------------------===//
+// The pipeline's stages, one at a time
+//===----------------------------------------------------------------------===//
+
+/// GPT-3 175B at each stage of the pipeline, for the stage benchmarks: the
+/// ModelIR module, the module after --distribute-transformer and the module
+/// after --plan-portable, all in one context.
+class GPT3Stages {
+public:
+  GPT3Stages() : context(makeRegistry(), mlir::MLIRContext::Threading::DISABLED) {
+    context.loadAllAvailableDialects();
+    Contracts gpt3 = loadExample("gpt3-175b");
+    mlir::OpBuilder builder(&context);
+    mlir::Location loc = mlir::NameLoc::get(builder.getStringAttr(gpt3.name));
+    modelIR = mlir::ModuleOp::create(loc);
+    builder.setInsertionPointToEnd(modelIR->getBody());
+    transformer::DecoderTrainingOp::create(
+        builder, loc, builder.getStringAttr(gpt3.name),
+        transformer::getModelAttr(&context, gpt3.model),
+        transformer::getTrainingAttr(&context, gpt3.training),
+        transformer::getMappingAttr(&context, gpt3.mapping));
+    distributed = modelIR->clone();
+    run(createDistributeTransformer(), *distributed);
+    planned = distributed->clone();
+    run(createPlanPortable(), *planned);
+  }
+
+  mlir::MLIRContext &getContext() { return context; }
+  mlir::ModuleOp getModelIR() { return *modelIR; }
+  mlir::ModuleOp getDistributed() { return *distributed; }
+  mlir::ModuleOp getPlanned() { return *planned; }
+  dist::ProgramOp getProgram() {
+    return *distributed->getOps<dist::ProgramOp>().begin();
+  }
+  pplan::PlanOp getPlan() { return *planned->getOps<pplan::PlanOp>().begin(); }
+
+  /// Runs `pass` alone on `module`, without the pass manager's verifier.
+  void run(std::unique_ptr<mlir::Pass> pass, mlir::ModuleOp module) {
+    mlir::PassManager manager(&context);
+    manager.enableVerifier(false);
+    manager.addPass(std::move(pass));
+    if (mlir::failed(manager.run(module)))
+      fatal("a stage of the GPT-3 175B pipeline failed");
+  }
+
+private:
+  static mlir::DialectRegistry makeRegistry() {
+    mlir::DialectRegistry registry;
+    registerAllDialects(registry);
+    return registry;
+  }
+
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> modelIR, distributed, planned;
+};
+
+/// --distribute-transformer alone (the ModelIR clone it runs on is made
+/// with the timer paused).
+void BM_StageDistribute(benchmark::State &state) {
+  GPT3Stages stages;
+  for (auto _ : state) {
+    state.PauseTiming();
+    mlir::OwningOpRef<mlir::ModuleOp> module = stages.getModelIR().clone();
+    state.ResumeTiming();
+    stages.run(createDistributeTransformer(), *module);
+  }
+}
+BENCHMARK(BM_StageDistribute)->Unit(benchmark::kMicrosecond);
+
+/// The IR verifier on the distributed module (what the pass manager runs
+/// after --distribute-transformer).
+void BM_StageVerifyDistributed(benchmark::State &state) {
+  GPT3Stages stages;
+  for (auto _ : state)
+    if (mlir::failed(mlir::verify(stages.getDistributed())))
+      fatal("the distributed GPT-3 175B module does not verify");
+}
+BENCHMARK(BM_StageVerifyDistributed)->Unit(benchmark::kMicrosecond);
+
+/// The plan's source_digest: the dist.program printed without locations
+/// and hashed (SHA-256), as --plan-portable computes it.
+void BM_StageDigestProgram(benchmark::State &state) {
+  GPT3Stages stages;
+  dist::ProgramOp program = stages.getProgram();
+  for (auto _ : state)
+    benchmark::DoNotOptimize(computeDigest(program));
+}
+BENCHMARK(BM_StageDigestProgram)->Unit(benchmark::kMicrosecond);
+
+/// --plan-portable alone, its digest included.
+void BM_StagePlan(benchmark::State &state) {
+  GPT3Stages stages;
+  for (auto _ : state) {
+    state.PauseTiming();
+    mlir::OwningOpRef<mlir::ModuleOp> module = stages.getDistributed().clone();
+    state.ResumeTiming();
+    stages.run(createPlanPortable(), *module);
+  }
+}
+BENCHMARK(BM_StagePlan)->Unit(benchmark::kMicrosecond);
+
+/// The IR verifier on the planned module.
+void BM_StageVerifyPlan(benchmark::State &state) {
+  GPT3Stages stages;
+  for (auto _ : state)
+    if (mlir::failed(mlir::verify(stages.getPlanned())))
+      fatal("the planned GPT-3 175B module does not verify");
+}
+BENCHMARK(BM_StageVerifyPlan)->Unit(benchmark::kMicrosecond);
+
+/// --verify-conservation's check of the plan.
+void BM_StageConservation(benchmark::State &state) {
+  GPT3Stages stages;
+  pplan::PlanOp plan = stages.getPlan();
+  for (auto _ : state)
+    if (mlir::failed(verifyConservation(plan)))
+      fatal("the GPT-3 175B plan does not conserve its work");
+}
+BENCHMARK(BM_StageConservation)->Unit(benchmark::kMicrosecond);
+
+/// The work-summary totals and the estimate of the plan (a batch row's
+/// figures).
+void BM_StageSummaryAndEstimate(benchmark::State &state) {
+  GPT3Stages stages;
+  pplan::PlanOp plan = stages.getPlan();
+  for (auto _ : state) {
+    mlir::FailureOr<ProgramTotals> totals = summarizeProgram(plan);
+    llvm::Expected<estimate::EstimateReport> report = estimatePlan(
+        plan, a100Target().profile, a100Target().binding, {/*explain=*/false});
+    if (mlir::failed(totals) || !report)
+      fatal("the GPT-3 175B plan does not summarize or estimate");
+    benchmark::DoNotOptimize(report->block.combined);
+  }
+}
+BENCHMARK(BM_StageSummaryAndEstimate)->Unit(benchmark::kMicrosecond);
 
 //===----------------------------------------------------------------------===//
 // Batch mode

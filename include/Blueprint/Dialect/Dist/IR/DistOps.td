@@ -6,6 +6,7 @@
 include "Blueprint/Dialect/Dist/IR/DistAttrs.td"
 include "Blueprint/Dialect/Transformer/IR/TransformerAttrs.td"
 include "Blueprint/Interfaces/WorkFactsInterface.td"
+include "Blueprint/Support/AsmFormat.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
@@ -156,9 +157,10 @@ def Dist_BoundaryOp : Dist_Op<"boundary", [Symbol, HasParent<"ProgramOp">]> {
     Optional<Dist_TokenType>:$producer
   );
   let assemblyFormat = [{
-    $sym_name custom<BareEnum>($role) `:` $type `sharding` `=` $sharding
+    $sym_name prop-dict `` custom<BareEnum>($role) `:` $type `sharding` `=` $sharding
     (`owners` `=` $owners^)? (`produced_by` $producer^)? attr-dict
   }];
+  let extraClassDeclaration = Blueprint_PropertiesInFormat;
   let hasVerifier = 1;
 }
 
@@ -187,6 +189,7 @@ class Dist_WorkOp<string mnemonic, list<Trait> traits = []>
         DeclareOpInterfaceMethods<WorkFactsOpInterface>])> {
   let results = (outs Dist_TokenType:$done);
   let hasVerifier = 1;
+  let extraClassDeclaration = Blueprint_PropertiesInFormat;
 }
 
 def Dist_TaskOp : Dist_WorkOp<"task"> {
@@ -218,7 +221,7 @@ def Dist_TaskOp : Dist_WorkOp<"task"> {
   }];
   let arguments = !con(Dist_WorkArguments, (ins Dist_EngineAttr:$engine));
   let assemblyFormat = [{
-    $primitive custom<BareEnum>($phase) custom<BareEnum>($engine) custom<BareEnum>($cadence) `on` $mesh (`ranks` $ranks^)?
+    $primitive prop-dict `` custom<BareEnum>($phase) custom<BareEnum>($engine) custom<BareEnum>($cadence) `on` $mesh (`ranks` $ranks^)?
     `ops` `=` $ops `reads` custom<TensorBytes>($reads)
     `writes` custom<TensorBytes>($writes)
     `stashed` custom<TensorBytes>($stashed)
@@ -234,7 +237,7 @@ class Dist_CollectiveOp<string mnemonic, string kind, bit reduces>
     I64Attr:$message_bytes),
     !if(reduces, (ins Dist_ReductionKindAttr:$reduction), (ins)));
   let assemblyFormat = !strconcat([{
-    $primitive custom<BareEnum>($phase) custom<BareEnum>($cadence) `on` $mesh (`ranks` $ranks^)?
+    $primitive prop-dict `` custom<BareEnum>($phase) custom<BareEnum>($cadence) `on` $mesh (`ranks` $ranks^)?
     `axes` `=` $mesh_axes }], !if(reduces, "`reduction` `=` custom<BareEnum>($reduction)", ""), [{
     `participants` `=` $participants `message` `=` $message_bytes
     `ops` `=` $ops `reads` custom<TensorBytes>($reads)
@@ -242,7 +245,7 @@ class Dist_CollectiveOp<string mnemonic, string kind, bit reduces>
     `stashed` custom<TensorBytes>($stashed)
     (`after` `(` $deps^ `)`)? attr-dict
   }]);
-  let extraClassDeclaration = [{
+  let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
     /// The collective kind this op performs.
     static constexpr ::blueprint::workload::CollectiveKind kKind =
         ::blueprint::workload::CollectiveKind::}] # kind # [{;

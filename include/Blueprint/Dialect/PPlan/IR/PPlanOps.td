@@ -6,6 +6,7 @@
 include "Blueprint/Dialect/PPlan/IR/PPlanAttrs.td"
 include "Blueprint/Dialect/Transformer/IR/TransformerAttrs.td"
 include "Blueprint/Interfaces/WorkFactsInterface.td"
+include "Blueprint/Support/AsmFormat.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
@@ -156,7 +157,7 @@ def PPlan_TaskOp : PPlan_PlanMember<"task", [
   );
   let results = (outs PPlan_TokenType:$done);
   let assemblyFormat = [{
-    $primitive custom<BareEnum>($phase) custom<BareEnum>($engine)
+    $primitive prop-dict `` custom<BareEnum>($phase) custom<BareEnum>($engine)
     custom<BareEnum>($cadence) `requires` $capability `group` $group
     `demand` `=` $demand (`collective` `=` $collective^)?
     `ops` `=` $ops `reads` custom<TensorBytes>($reads)
@@ -164,6 +165,7 @@ def PPlan_TaskOp : PPlan_PlanMember<"task", [
     `stashed` custom<TensorBytes>($stashed)
     (`after` `(` $deps^ `)`)? attr-dict
   }];
+  let extraClassDeclaration = Blueprint_PropertiesInFormat;
   let hasVerifier = 1;
 }
 
@@ -197,10 +199,11 @@ def PPlan_BufferOp : PPlan_PlanMember<"buffer", [
     Variadic<PPlan_TokenType>:$consumers
   );
   let assemblyFormat = [{
-    $sym_name custom<BareEnum>($kind) `bytes` `=` $bytes
+    $sym_name prop-dict `` custom<BareEnum>($kind) `bytes` `=` $bytes
     (`producer` `(` $producer^ `)`)? (`consumers` `(` $consumers^ `)`)?
     attr-dict
   }];
+  let extraClassDeclaration = Blueprint_PropertiesInFormat;
   let hasVerifier = 1;
 }
 
@@ -244,11 +247,12 @@ def PPlan_LedgerOp : PPlan_PlanMember<"ledger"> {
     I64Attr:$stash
   );
   let assemblyFormat = [{
-    custom<BareEnum>($cadence) custom<BareEnum>($phase)
+    custom<BareEnum>($cadence) prop-dict `` custom<BareEnum>($phase)
     custom<BareEnum>($engine) `invocations` `=` $invocations `ops` `=` $ops
     `read` `=` $read `write` `=` $write `message` `=` $message
     `stash` `=` $stash attr-dict
   }];
+  let extraClassDeclaration = Blueprint_PropertiesInFormat;
   let hasVerifier = 1;
 }
 
