@@ -47,6 +47,35 @@ blueprint::verifyTensorBytes(DictionaryAttr bytes, llvm::StringRef what,
   return success();
 }
 
+/// Checked sum of the byte counts of a `name = bytes` dictionary.
+static int64_t sumTensorBytes(workload::OverflowGuard &guard,
+                              DictionaryAttr bytes, const llvm::Twine &what) {
+  int64_t total = 0;
+  for (NamedAttribute entry : bytes)
+    if (auto value = llvm::dyn_cast<IntegerAttr>(entry.getValue()))
+      total = guard.add(total, value.getInt(), what);
+  return total;
+}
+
+llvm::Expected<workload::InvocationFigures>
+blueprint::figuresOf(WorkFactsOpInterface op) {
+  workload::InvocationFigures figures;
+  figures.primitive = op.getPrimitive();
+  figures.phase = op.getPhase();
+  figures.engine = op.getWorkEngine();
+  figures.ops = op.getOps();
+  workload::OverflowGuard guard;
+  figures.readBytes = sumTensorBytes(guard, op.getReads(), "read bytes");
+  figures.writeBytes = sumTensorBytes(guard, op.getWrites(), "write bytes");
+  figures.stashBytes = sumTensorBytes(guard, op.getStashed(), "stash bytes");
+  if (guard.failed())
+    return llvm::createStringError("%s of '%s' overflows a 64-bit integer",
+                                   guard.overflowedQuantity().str().c_str(),
+                                   figures.primitive.str().c_str());
+  figures.collective = op.getCollectiveFacts();
+  return figures;
+}
+
 llvm::Expected<workload::Invocation>
 blueprint::toInvocation(WorkFactsOpInterface op) {
   workload::Invocation invocation;
@@ -58,9 +87,7 @@ blueprint::toInvocation(WorkFactsOpInterface op) {
   invocation.writes = getTensorAccesses(op.getWrites());
   invocation.stashed = getTensorAccesses(op.getStashed());
   workload::OverflowGuard guard;
-  for (const workload::TensorAccess &access : invocation.stashed)
-    invocation.stashBytes =
-        guard.add(invocation.stashBytes, access.bytes, "stash bytes");
+  invocation.stashBytes = sumTensorBytes(guard, op.getStashed(), "stash bytes");
   if (guard.failed())
     return llvm::createStringError("%s of '%s' overflows a 64-bit integer",
                                    guard.overflowedQuantity().str().c_str(),

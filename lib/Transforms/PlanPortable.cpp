@@ -50,7 +50,8 @@ FailureOr<int64_t> bytesPerRank(dist::BoundaryOp boundary, dist::MeshOp mesh) {
   return bytes / shards;
 }
 
-workload::CapabilityKind capabilityOf(const workload::Invocation &invocation) {
+workload::CapabilityKind
+capabilityOf(const workload::InvocationFigures &invocation) {
   return workload::requiredCapability(
       invocation.engine, invocation.collective
                              ? std::optional(invocation.collective->kind)
@@ -63,25 +64,28 @@ public:
       : program(program), builder(builder), context(builder.getContext()) {}
 
   LogicalResult build() {
-    // Facts of every work op, in program order.
+    // Figures of every work op, in program order.
     llvm::SmallVector<WorkFactsOpInterface> work;
-    llvm::SmallVector<workload::Invocation> invocations;
+    llvm::SmallVector<workload::InvocationFigures> invocations;
     std::vector<std::pair<workload::Phase, workload::Cadence>> keys;
-    std::map<workload::Cadence, workload::BlockWork> byCadence;
+    std::map<workload::Cadence, workload::WorkSummary> byCadence;
     for (Operation &op : program.getBody().front()) {
       auto facts = llvm::dyn_cast<WorkFactsOpInterface>(op);
       if (!facts)
         continue;
-      llvm::Expected<workload::Invocation> invocation = toInvocation(facts);
-      if (!invocation)
+      llvm::Expected<workload::InvocationFigures> figures = figuresOf(facts);
+      workload::Cadence cadence = facts.getCadence();
+      llvm::Error added =
+          figures
+              ? byCadence.try_emplace(cadence, workload::WorkSummary(cadence))
+                    .first->second.add(*figures)
+              : figures.takeError();
+      if (added)
         return op.emitOpError()
-               << "planning: " << llvm::toString(invocation.takeError());
+               << "planning: " << llvm::toString(std::move(added));
       work.push_back(facts);
-      keys.push_back({facts.getPhase(), facts.getCadence()});
-      workload::BlockWork &block = byCadence[facts.getCadence()];
-      block.cadence = facts.getCadence();
-      block.invocations.push_back(*invocation);
-      invocations.push_back(std::move(*invocation));
+      keys.push_back({facts.getPhase(), cadence});
+      invocations.push_back(*figures);
     }
     std::vector<workload::Stage> stages = workload::assignStages(keys);
 
@@ -180,26 +184,23 @@ public:
           builder, program.getLoc(),
           pplan::ObjectiveKindAttr::get(context, objective));
 
-    return buildLedger(byCadence);
+    buildLedger(byCadence);
+    return success();
   }
 
 private:
   /// One ledger row per (cadence, phase, engine) the program has work in.
-  LogicalResult
-  buildLedger(const std::map<workload::Cadence, workload::BlockWork> &byCadence) {
-    for (const auto &[cadence, work] : byCadence) {
-      llvm::Expected<workload::WorkSummary> summary = workload::summarize(work);
-      if (!summary)
-        return program.emitOpError()
-               << "planning: " << llvm::toString(summary.takeError());
+  void buildLedger(
+      const std::map<workload::Cadence, workload::WorkSummary> &byCadence) {
+    for (const auto &[cadence, summary] : byCadence)
       for (workload::Phase phase : workload::allPhases())
         for (workload::Engine engine : workload::allEngines()) {
-          const workload::WorkTotals &totals = summary->at(phase, engine);
+          const workload::WorkTotals &totals = summary.at(phase, engine);
           if (totals.invocations == 0)
             continue;
           pplan::LedgerOp::create(
               builder, program.getLoc(),
-              pplan::CadenceAttr::get(context, work.cadence),
+              pplan::CadenceAttr::get(context, cadence),
               pplan::PhaseAttr::get(context, phase),
               pplan::EngineAttr::get(context, engine),
               builder.getI64IntegerAttr(totals.invocations),
@@ -209,8 +210,6 @@ private:
               builder.getI64IntegerAttr(totals.messageBytes),
               builder.getI64IntegerAttr(totals.stashBytes));
         }
-    }
-    return success();
   }
 
   dist::ProgramOp program;

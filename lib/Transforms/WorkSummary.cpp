@@ -208,30 +208,25 @@ FailureOr<ProgramTotals> blueprint::summarizeProgram(Operation *program) {
   if (auto name = program->getAttrOfType<StringAttr>(
           SymbolTable::getSymbolAttrName()))
     result.name = name.str();
-  std::map<workload::Cadence, workload::BlockWork> byCadence;
+  std::map<workload::Cadence, workload::WorkSummary> byCadence;
   WalkResult walk = program->walk([&](WorkFactsOpInterface work) {
-    llvm::Expected<workload::Invocation> invocation = toInvocation(work);
-    if (!invocation) {
+    llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
+    workload::Cadence cadence = work.getCadence();
+    llvm::Error added =
+        figures ? byCadence.try_emplace(cadence, workload::WorkSummary(cadence))
+                      .first->second.add(*figures)
+                : figures.takeError();
+    if (added) {
       work->emitError() << "work-summary: "
-                        << llvm::toString(invocation.takeError());
+                        << llvm::toString(std::move(added));
       return WalkResult::interrupt();
     }
-    workload::BlockWork &block = byCadence[work.getCadence()];
-    block.cadence = work.getCadence();
-    block.invocations.push_back(std::move(*invocation));
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
     return failure();
-  for (const auto &[cadence, work] : byCadence) {
-    llvm::Expected<workload::WorkSummary> summary = workload::summarize(work);
-    if (!summary) {
-      program->emitError() << "work-summary: "
-                           << llvm::toString(summary.takeError());
-      return failure();
-    }
-    result.cadences.emplace_back(work.cadence, std::move(*summary));
-  }
+  for (auto &[cadence, summary] : byCadence)
+    result.cadences.emplace_back(cadence, std::move(summary));
   std::optional<ProgramContracts> contracts = getProgramContracts(program);
   if (contracts && contracts->workload.inference) {
     llvm::Expected<workload::GenerationWork> generation =

@@ -73,63 +73,83 @@ const WorkTotals &WorkSummary::of(Engine engine) const {
   return byEngine[static_cast<size_t>(engine)];
 }
 
-/// Adds `invocation` to `totals`; `scope` names the totals in diagnostics.
+llvm::Expected<InvocationFigures>
+blueprint::workload::figuresOf(const Invocation &invocation) {
+  InvocationFigures figures;
+  figures.primitive = invocation.primitive;
+  figures.phase = invocation.phase;
+  figures.engine = invocation.engine;
+  figures.ops = invocation.ops;
+  figures.stashBytes = invocation.stashBytes;
+  figures.collective = invocation.collective;
+  OverflowGuard guard;
+  llvm::StringRef phase = stringifyEnum(invocation.phase);
+  figures.readBytes =
+      sumBytes(guard, invocation.reads,
+               llvm::Twine(invocation.primitive) + " " + phase + " read bytes");
+  figures.writeBytes = sumBytes(
+      guard, invocation.writes,
+      llvm::Twine(invocation.primitive) + " " + phase + " write bytes");
+  if (guard.failed())
+    return overflowError("summarize", guard);
+  return figures;
+}
+
+/// Adds one invocation's figures to `totals`; `scope` names the totals in
+/// diagnostics.
 static void accumulate(OverflowGuard &guard, WorkTotals &totals,
-                       const Invocation &invocation, int64_t readBytes,
-                       int64_t writeBytes, int64_t transferBytes,
-                       const llvm::Twine &scope) {
+                       const InvocationFigures &figures,
+                       int64_t transferBytes, const llvm::Twine &scope) {
   totals.invocations =
       guard.add(totals.invocations, 1, scope + " invocation count");
-  totals.ops = guard.add(totals.ops, invocation.ops, scope + " ops");
+  totals.ops = guard.add(totals.ops, figures.ops, scope + " ops");
   totals.readBytes =
-      guard.add(totals.readBytes, readBytes, scope + " read bytes");
+      guard.add(totals.readBytes, figures.readBytes, scope + " read bytes");
   totals.writeBytes =
-      guard.add(totals.writeBytes, writeBytes, scope + " write bytes");
-  if (invocation.collective)
+      guard.add(totals.writeBytes, figures.writeBytes, scope + " write bytes");
+  if (figures.collective)
     totals.messageBytes =
-        guard.add(totals.messageBytes, invocation.collective->messageBytes,
+        guard.add(totals.messageBytes, figures.collective->messageBytes,
                   scope + " message bytes");
   totals.minimumTransferBytes = guard.add(
       totals.minimumTransferBytes, transferBytes, scope + " transfer bytes");
   totals.stashBytes =
-      guard.add(totals.stashBytes, invocation.stashBytes, scope + " stash bytes");
+      guard.add(totals.stashBytes, figures.stashBytes, scope + " stash bytes");
+}
+
+llvm::Error WorkSummary::add(const InvocationFigures &figures) {
+  int64_t transferBytes = 0;
+  if (figures.collective) {
+    llvm::Expected<int64_t> transfer =
+        minimumTransferBytes(*figures.collective);
+    if (!transfer)
+      return transfer.takeError();
+    transferBytes = *transfer;
+  }
+  llvm::StringRef phase = stringifyEnum(figures.phase);
+  llvm::StringRef engine = stringifyEnum(figures.engine);
+  auto phaseIndex = static_cast<size_t>(figures.phase);
+  auto engineIndex = static_cast<size_t>(figures.engine);
+  OverflowGuard guard;
+  accumulate(guard, byPhaseEngine[phaseIndex][engineIndex], figures,
+             transferBytes, phase + " " + engine);
+  accumulate(guard, byPhase[phaseIndex], figures, transferBytes, phase);
+  accumulate(guard, byEngine[engineIndex], figures, transferBytes, engine);
+  accumulate(guard, overall, figures, transferBytes, "block total");
+  if (guard.failed())
+    return overflowError("summarize", guard);
+  return llvm::Error::success();
 }
 
 llvm::Expected<WorkSummary>
 blueprint::workload::summarize(const BlockWork &work) {
-  WorkSummary summary;
-  summary.workCadence = work.cadence;
-  OverflowGuard guard;
+  WorkSummary summary(work.cadence);
   for (const Invocation &invocation : work.invocations) {
-    llvm::StringRef phase = stringifyEnum(invocation.phase);
-    llvm::StringRef engine = stringifyEnum(invocation.engine);
-    int64_t readBytes = sumBytes(
-        guard, invocation.reads,
-        llvm::Twine(invocation.primitive) + " " + phase + " read bytes");
-    int64_t writeBytes = sumBytes(
-        guard, invocation.writes,
-        llvm::Twine(invocation.primitive) + " " + phase + " write bytes");
-    int64_t transferBytes = 0;
-    if (invocation.collective) {
-      llvm::Expected<int64_t> transfer =
-          minimumTransferBytes(*invocation.collective);
-      if (!transfer)
-        return transfer.takeError();
-      transferBytes = *transfer;
-    }
-    auto phaseIndex = static_cast<size_t>(invocation.phase);
-    auto engineIndex = static_cast<size_t>(invocation.engine);
-    accumulate(guard, summary.byPhaseEngine[phaseIndex][engineIndex],
-               invocation, readBytes, writeBytes, transferBytes,
-               phase + " " + engine);
-    accumulate(guard, summary.byPhase[phaseIndex], invocation, readBytes,
-               writeBytes, transferBytes, phase);
-    accumulate(guard, summary.byEngine[engineIndex], invocation, readBytes,
-               writeBytes, transferBytes, engine);
-    accumulate(guard, summary.overall, invocation, readBytes, writeBytes,
-               transferBytes, "block total");
-    if (guard.failed())
-      return overflowError("summarize", guard);
+    llvm::Expected<InvocationFigures> figures = figuresOf(invocation);
+    if (!figures)
+      return figures.takeError();
+    if (llvm::Error error = summary.add(*figures))
+      return std::move(error);
   }
   return summary;
 }

@@ -30,21 +30,17 @@ blueprint::workload::requiredCapability(Engine engine,
 }
 
 llvm::Expected<Demand>
-blueprint::workload::demandOf(const Invocation &invocation) {
+blueprint::workload::demandOf(const InvocationFigures &figures) {
   OverflowGuard guard;
   Demand demand;
-  demand.compute = invocation.ops;
-  for (const std::vector<TensorAccess> *accesses :
-       {&invocation.reads, &invocation.writes})
-    for (const TensorAccess &access : *accesses)
-      demand.memory = guard.add(demand.memory, access.bytes,
-                                invocation.primitive + " memory demand");
+  demand.compute = figures.ops;
+  demand.memory = guard.add(figures.readBytes, figures.writeBytes,
+                            figures.primitive + " memory demand");
   if (guard.failed())
     return llvm::createStringError("%s overflows a 64-bit integer",
                                    guard.overflowedQuantity().str().c_str());
-  if (invocation.collective) {
-    llvm::Expected<int64_t> network =
-        minimumTransferBytes(*invocation.collective);
+  if (figures.collective) {
+    llvm::Expected<int64_t> network = minimumTransferBytes(*figures.collective);
     if (!network)
       return network.takeError();
     demand.network = *network;

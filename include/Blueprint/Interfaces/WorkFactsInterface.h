@@ -16,6 +16,12 @@ namespace blueprint {
 /// fails if its stash bytes overflow when summed.
 llvm::Expected<workload::Invocation> toInvocation(WorkFactsOpInterface op);
 
+/// The figures of an op's facts, computed from its attributes without
+/// materialising an Invocation (no allocation); fails if a byte sum
+/// overflows. `primitive` refers to the op's attribute.
+llvm::Expected<workload::InvocationFigures>
+figuresOf(WorkFactsOpInterface op);
+
 /// A `name = bytes` dictionary of i64 byte counts, the IR form of a list of
 /// tensor accesses; names repeat nowhere in an access list.
 mlir::DictionaryAttr

@@ -200,6 +200,26 @@ struct BlockWork {
   const Invocation *find(llvm::StringRef primitive, Phase phase) const;
 };
 
+/// What totals, demands and estimates read of one invocation: its figures,
+/// with the tensor lists summed. An op of the IR gives them without
+/// materialising an Invocation (figuresOf in WorkFactsInterface.h), which
+/// is what keeps verifying and summarising a program cheap.
+struct InvocationFigures {
+  /// Names the invocation in diagnostics; refers to storage the caller keeps
+  /// alive (the Invocation's string, or the op's attribute).
+  llvm::StringRef primitive;
+  Phase phase = Phase::Forward;
+  Engine engine = Engine::Vector;
+  int64_t ops = 0;
+  int64_t readBytes = 0;
+  int64_t writeBytes = 0;
+  int64_t stashBytes = 0;
+  std::optional<CollectiveFacts> collective;
+};
+
+/// The figures of `invocation`; fails if a byte sum overflows int64_t.
+llvm::Expected<InvocationFigures> figuresOf(const Invocation &invocation);
+
 /// Sums over a set of invocations.
 struct WorkTotals {
   int64_t invocations = 0;
@@ -228,6 +248,13 @@ std::array<Cadence, kNumCadences> allCadences();
 /// all computed with overflow checks by summarize().
 class WorkSummary {
 public:
+  WorkSummary() = default;
+  explicit WorkSummary(Cadence cadence) : workCadence(cadence) {}
+
+  /// Adds one invocation to every total it belongs to; fails, naming the
+  /// total, if one would overflow int64_t (the summary is then unusable).
+  llvm::Error add(const InvocationFigures &figures);
+
   const WorkTotals &at(Phase phase, Engine engine) const;
   const WorkTotals &of(Phase phase) const;
   const WorkTotals &of(Engine engine) const;
@@ -235,8 +262,6 @@ public:
   Cadence cadence() const { return workCadence; }
 
 private:
-  friend llvm::Expected<WorkSummary> summarize(const BlockWork &work);
-
   Cadence workCadence = Cadence::PerMicroBatch;
   std::array<std::array<WorkTotals, kNumEngines>, kNumPhases> byPhaseEngine{};
   std::array<WorkTotals, kNumPhases> byPhase{};

@@ -34,9 +34,9 @@ struct Demand {
   }
 };
 
-/// The demand `invocation`'s facts imply; fails on overflow or a malformed
-/// collective.
-llvm::Expected<Demand> demandOf(const Invocation &invocation);
+/// The demand an invocation's figures imply; fails on overflow or a
+/// malformed collective.
+llvm::Expected<Demand> demandOf(const InvocationFigures &figures);
 
 /// The conservative stage of a piece of work in a program.
 enum class Stage {

@@ -72,17 +72,6 @@ LogicalResult PlanOp::verifyRegions() {
              << "pplan_c1: only pplan ops may appear in a portable plan";
 
   // pplan_plan_c2: the tasks' totals equal the ledger.
-  std::map<workload::Cadence, workload::BlockWork> byCadence;
-  for (TaskOp task : getBody().getOps<TaskOp>()) {
-    llvm::Expected<workload::Invocation> invocation =
-        toInvocation(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
-    if (!invocation)
-      return task.emitOpError()
-             << "pplan_plan_c2: " << llvm::toString(invocation.takeError());
-    workload::BlockWork &work = byCadence[task.getCadence()];
-    work.cadence = task.getCadence();
-    work.invocations.push_back(std::move(*invocation));
-  }
   std::map<LedgerKey, LedgerOp> rows;
   for (LedgerOp row : getBody().getOps<LedgerOp>())
     if (!rows.try_emplace({row.getCadence(), row.getPhase(), row.getEngine()},
@@ -90,53 +79,56 @@ LogicalResult PlanOp::verifyRegions() {
              .second)
       return row.emitOpError() << "pplan_plan_c2: a second ledger row for "
                                   "the same cadence, phase and engine";
-  for (auto [key, row] : rows)
-    if (!byCadence.count(std::get<0>(key)))
+  std::map<workload::Cadence, workload::WorkSummary> byCadence;
+  for (TaskOp task : getBody().getOps<TaskOp>()) {
+    workload::Cadence cadence = task.getCadence();
+    if (!rows.count({cadence, task.getPhase(), task.getEngine()}))
+      return emitOpError()
+             << "pplan_plan_c2: no ledger row records the distributed "
+                "IR's "
+             << workload::stringifyEnum(cadence) << " "
+             << workload::stringifyEnum(task.getPhase()) << " "
+             << workload::stringifyEnum(task.getEngine()) << " work, so task "
+             << task.getPrimitive() << " cannot be checked for conservation";
+    llvm::Expected<workload::InvocationFigures> figures =
+        figuresOf(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
+    llvm::Error added =
+        figures ? byCadence.try_emplace(cadence, workload::WorkSummary(cadence))
+                      .first->second.add(*figures)
+                : figures.takeError();
+    if (added)
+      return task.emitOpError()
+             << "pplan_plan_c2: " << llvm::toString(std::move(added));
+  }
+  for (auto [key, row] : rows) {
+    auto [cadence, phase, engine] = key;
+    auto summary = byCadence.find(cadence);
+    if (summary == byCadence.end())
       return row.emitOpError()
              << "pplan_plan_c2: the ledger records "
-             << workload::stringifyEnum(std::get<0>(key))
+             << workload::stringifyEnum(cadence)
              << " work the plan has no task for";
-  for (const auto &[cadence, work] : byCadence) {
-    llvm::Expected<workload::WorkSummary> summary = workload::summarize(work);
-    if (!summary)
-      return emitOpError() << "pplan_plan_c2: "
-                           << llvm::toString(summary.takeError());
-    for (auto [key, row] : rows) {
-      auto [rowCadence, phase, engine] = key;
-      if (rowCadence != cadence)
-        continue;
-      const workload::WorkTotals &found = summary->at(phase, engine);
-      std::pair<llvm::StringRef, std::pair<int64_t, int64_t>> quantities[] = {
-          {"invocations",
-           {static_cast<int64_t>(row.getInvocations()), found.invocations}},
-          {"ops", {static_cast<int64_t>(row.getOps()), found.ops}},
-          {"read bytes", {static_cast<int64_t>(row.getRead()), found.readBytes}},
-          {"write bytes",
-           {static_cast<int64_t>(row.getWrite()), found.writeBytes}},
-          {"message bytes",
-           {static_cast<int64_t>(row.getMessage()), found.messageBytes}},
-          {"stash bytes",
-           {static_cast<int64_t>(row.getStash()), found.stashBytes}}};
-      for (auto [quantity, values] : quantities)
-        if (values.first != values.second)
-          return row.emitOpError()
-                 << "pplan_plan_c2: conservation of "
-                 << workload::stringifyEnum(rowCadence) << " "
-                 << workload::stringifyEnum(phase) << " "
-                 << workload::stringifyEnum(engine) << " " << quantity
-                 << ": the distributed IR has " << values.first
-                 << ", the plan's tasks have " << values.second;
-    }
-    for (const workload::Invocation &invocation : work.invocations)
-      if (!rows.count({work.cadence, invocation.phase, invocation.engine}))
-        return emitOpError()
-               << "pplan_plan_c2: no ledger row records the distributed "
-                  "IR's "
-               << workload::stringifyEnum(work.cadence) << " "
-               << workload::stringifyEnum(invocation.phase) << " "
-               << workload::stringifyEnum(invocation.engine)
-               << " work, so task " << invocation.primitive
-               << " cannot be checked for conservation";
+    const workload::WorkTotals &found = summary->second.at(phase, engine);
+    std::pair<llvm::StringRef, std::pair<int64_t, int64_t>> quantities[] = {
+        {"invocations",
+         {static_cast<int64_t>(row.getInvocations()), found.invocations}},
+        {"ops", {static_cast<int64_t>(row.getOps()), found.ops}},
+        {"read bytes", {static_cast<int64_t>(row.getRead()), found.readBytes}},
+        {"write bytes",
+         {static_cast<int64_t>(row.getWrite()), found.writeBytes}},
+        {"message bytes",
+         {static_cast<int64_t>(row.getMessage()), found.messageBytes}},
+        {"stash bytes",
+         {static_cast<int64_t>(row.getStash()), found.stashBytes}}};
+    for (auto [quantity, values] : quantities)
+      if (values.first != values.second)
+        return row.emitOpError()
+               << "pplan_plan_c2: conservation of "
+               << workload::stringifyEnum(cadence) << " "
+               << workload::stringifyEnum(phase) << " "
+               << workload::stringifyEnum(engine) << " " << quantity
+               << ": the distributed IR has " << values.first
+               << ", the plan's tasks have " << values.second;
   }
   return success();
 }
@@ -247,11 +239,11 @@ LogicalResult TaskOp::verify() {
                          << " does not name a pplan.group of the plan";
 
   // pplan_task_c3: the declared demand is what the facts imply.
-  llvm::Expected<workload::Invocation> invocation = toInvocation(work);
-  if (!invocation)
+  llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
+  if (!figures)
     return emitOpError() << "pplan_task_c3: "
-                         << llvm::toString(invocation.takeError());
-  llvm::Expected<workload::Demand> implied = workload::demandOf(*invocation);
+                         << llvm::toString(figures.takeError());
+  llvm::Expected<workload::Demand> implied = workload::demandOf(*figures);
   if (!implied)
     return emitOpError() << "pplan_task_c3: "
                          << llvm::toString(implied.takeError());
