@@ -180,6 +180,9 @@ std::string computeField(Capability capability, DataType type) {
          workload::stringifyEnum(type).str();
 }
 
+/// Names a task in diagnostics, built only when one is emitted.
+using TaskName = llvm::function_ref<std::string()>;
+
 /// Every figure is computed first; with options.explain the provenance of
 /// each term and the profile fields used are then spelled out.
 class Estimator {
@@ -197,6 +200,7 @@ public:
     report.computeType = input.computeType;
     report.mesh = input.mesh;
     report.tierOfAxis = binding.tierOfAxis;
+    report.tasks.reserve(input.tasks.size());
     for (size_t index = 0; index < input.tasks.size(); ++index) {
       llvm::Expected<TaskEstimate> task =
           estimateTask(index, input.tasks[index]);
@@ -253,9 +257,11 @@ private:
   llvm::Expected<TaskEstimate> estimateTask(size_t index,
                                             const EstimateTask &task) {
     const workload::Invocation &invocation = task.invocation;
-    std::string where = "task #" + std::to_string(index) + " '" +
-                        invocation.primitive + "' (" +
-                        workload::stringifyEnum(invocation.phase).str() + ")";
+    // Named only when a diagnostic needs it: a valid task builds no string.
+    auto where = [&] {
+      return "task #" + std::to_string(index) + " '" + invocation.primitive +
+             "' (" + workload::stringifyEnum(invocation.phase).str() + ")";
+    };
     TaskEstimate result;
     result.primitive = invocation.primitive;
     result.phase = invocation.phase;
@@ -266,11 +272,11 @@ private:
     result.meshAxis = task.meshAxis;
 
     if (invocation.ops < 0)
-      return failure(where + ": negative ops " + llvm::Twine(invocation.ops));
+      return failure(where() + ": negative ops " + llvm::Twine(invocation.ops));
     for (const auto *accesses : {&invocation.reads, &invocation.writes})
       for (const workload::TensorAccess &access : *accesses)
         if (access.bytes < 0)
-          return failure(where + ": tensor '" + access.tensor +
+          return failure(where() + ": tensor '" + access.tensor +
                          "' has negative bytes " + llvm::Twine(access.bytes));
     workload::OverflowGuard guard;
     for (const workload::TensorAccess &access : invocation.reads)
@@ -282,20 +288,20 @@ private:
     int64_t movedBytes =
         guard.add(result.readBytes, result.writeBytes, "read + write bytes");
     if (guard.failed())
-      return failure(where + ": 64-bit overflow summing its " +
+      return failure(where() + ": 64-bit overflow summing its " +
                      guard.overflowedQuantity());
 
     bool isCollective = invocation.engine == Engine::Collective;
     if (isCollective != invocation.collective.has_value())
-      return failure(where + ": engine " +
+      return failure(where() + ": engine " +
                      workload::stringifyEnum(invocation.engine) +
                      (isCollective ? " without" : " with") +
                      " collective facts; they are present exactly for "
                      "collectives");
     if (isCollective && task.meshAxis.empty())
-      return failure(where + ": a collective needs the mesh axis it spans");
+      return failure(where() + ": a collective needs the mesh axis it spans");
     if (!isCollective && !task.meshAxis.empty())
-      return failure(where + ": only collectives span a mesh axis, got '" +
+      return failure(where() + ": only collectives span a mesh axis, got '" +
                      task.meshAxis + "'");
 
     if (isCollective) {
@@ -332,12 +338,12 @@ private:
   }
 
   /// ops / (peak * efficiency) of the engine's capability at computeType.
-  llvm::Expected<TimeTerm> computeTerm(const std::string &where, Engine engine,
+  llvm::Expected<TimeTerm> computeTerm(TaskName where, Engine engine,
                                        int64_t ops) {
     Capability capability = capabilityOf(engine);
     const ComputeRate *rate = profile.rate(capability, input.computeType);
     if (!rate)
-      return failure(where + ": profile '" + profile.name + "' declares no " +
+      return failure(where() + ": profile '" + profile.name + "' declares no " +
                      computeField(capability, input.computeType) + " rate");
     TimeTerm term;
     term.resource = BindingResource::Compute;
@@ -388,24 +394,24 @@ private:
 
   /// The ring algorithm of the collective's kind on the tier bound to its
   /// mesh axis.
-  llvm::Expected<TimeTerm> networkTerm(const std::string &where,
+  llvm::Expected<TimeTerm> networkTerm(TaskName where,
                                        const EstimateTask &task,
                                        TaskEstimate &result) {
     const workload::CollectiveFacts &facts = *task.invocation.collective;
     const MeshAxis *axis = meshAxis(task.meshAxis);
     if (!axis)
-      return failure(where + ": spans mesh axis '" + task.meshAxis +
+      return failure(where() + ": spans mesh axis '" + task.meshAxis +
                      "', which is not in the mesh " + meshAxisNames());
     if (facts.participants != axis->size)
-      return failure(where + ": " + llvm::Twine(facts.participants) +
+      return failure(where() + ": " + llvm::Twine(facts.participants) +
                      " participants, but mesh axis '" + axis->name + "' has " +
                      llvm::Twine(axis->size) + " ranks");
     if (facts.messageBytes < 0)
-      return failure(where + ": negative message bytes " +
+      return failure(where() + ": negative message bytes " +
                      llvm::Twine(facts.messageBytes));
     auto bound = binding.tierOfAxis.find(axis->name);
     if (bound == binding.tierOfAxis.end())
-      return failure(where + ": spans mesh axis '" + axis->name +
+      return failure(where() + ": spans mesh axis '" + axis->name +
                      "', which the network tier binding does not bind");
     // checkMeshAndBinding verified that the tier exists.
     const NetworkTier &tier = *profile.tier(bound->second);

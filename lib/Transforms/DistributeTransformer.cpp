@@ -116,31 +116,27 @@ public:
 
 private:
   /// `fused<#dist.lineage<...>>["<primitive>.<phase>", <source location>]`.
-  Location lineageLoc(const workload::Invocation &invocation) {
-    std::string locationName = invocation.primitive + "." +
-                               workload::stringifyEnum(invocation.phase).str();
-    auto lineage = dist::LineageAttr::get(
-        context, name, builder.getStringAttr(invocation.primitive),
-        invocation.phase,
-        builder.getStringAttr(invocation.cause));
+  Location lineageLoc(const workload::Invocation &invocation,
+                      StringAttr primitive) {
+    auto lineage =
+        dist::LineageAttr::get(context, name, primitive, invocation.phase,
+                               builder.getStringAttr(invocation.cause));
+    StringAttr locationName = builder.getStringAttr(
+        invocation.primitive + "." + workload::stringifyEnum(invocation.phase));
     return FusedLoc::get(
-        context,
-        {NameLoc::get(builder.getStringAttr(locationName)), source->getLoc()},
-        lineage);
+        context, {NameLoc::get(locationName), source->getLoc()}, lineage);
   }
 
   void createWork(const workload::Invocation &invocation,
                   workload::Cadence cadence) {
-    Location loc = lineageLoc(invocation);
-    auto mesh = FlatSymbolRefAttr::get(context, kMeshName);
+    StringAttr primitive = builder.getStringAttr(invocation.primitive);
+    Location loc = lineageLoc(invocation, primitive);
     DictionaryAttr reads = getTensorBytesAttr(context, invocation.reads);
     DictionaryAttr writes = getTensorBytesAttr(context, invocation.writes);
     DictionaryAttr stashed = getTensorBytesAttr(context, invocation.stashed);
     llvm::SmallVector<Value, 1> deps;
     if (previous)
       deps.push_back(previous);
-    Type token = dist::TokenType::get(context);
-    StringAttr primitive = builder.getStringAttr(invocation.primitive);
     auto phase = dist::PhaseAttr::get(context, invocation.phase);
     auto cadenceAttr = dist::CadenceAttr::get(context, cadence);
     IntegerAttr ops = builder.getI64IntegerAttr(invocation.ops);
@@ -152,7 +148,6 @@ private:
           dist::EngineAttr::get(context, invocation.engine));
     } else {
       const workload::CollectiveFacts &facts = *invocation.collective;
-      ArrayAttr axes = builder.getStrArrayAttr({kTPAxis});
       IntegerAttr participants = builder.getI64IntegerAttr(facts.participants);
       IntegerAttr message = builder.getI64IntegerAttr(facts.messageBytes);
       auto createReducing = [&](auto opTag) {
@@ -202,9 +197,8 @@ private:
       splitAxes.assign(*tensor.tpSplitDim + 1, builder.getArrayAttr({}));
       splitAxes.back() = builder.getStrArrayAttr({kTPAxis});
     }
-    auto sharding = dist::ShardingAttr::get(
-        context, FlatSymbolRefAttr::get(context, kMeshName),
-        builder.getArrayAttr(splitAxes));
+    auto sharding =
+        dist::ShardingAttr::get(context, mesh, builder.getArrayAttr(splitAxes));
     dist::BoundaryOp::create(
         builder, source->getLoc(), builder.getStringAttr(tensor.name),
         dist::BoundaryRoleAttr::get(context, tensor.role), TypeAttr::get(type),
@@ -215,6 +209,10 @@ private:
   OpBuilder &builder;
   MLIRContext *context;
   StringAttr name;
+  // What every work op of the program shares.
+  FlatSymbolRefAttr mesh = FlatSymbolRefAttr::get(context, kMeshName);
+  ArrayAttr axes = builder.getStrArrayAttr({kTPAxis});
+  Type token = dist::TokenType::get(context);
   Value previous;
   llvm::StringMap<llvm::SmallVector<std::pair<workload::Phase, Value>>>
       writers;

@@ -104,7 +104,9 @@ blueprint::estimatePlan(pplan::PlanOp plan,
                              : plan.getInferenceAttr().getActivationType();
   estimate::EstimateInput input =
       estimate::makeEstimateInput(computeType, plan.getMapping().getSpec());
-  for (pplan::TaskOp task : plan.getBody().getOps<pplan::TaskOp>()) {
+  auto tasks = plan.getBody().getOps<pplan::TaskOp>();
+  input.tasks.reserve(llvm::range_size(tasks));
+  for (pplan::TaskOp task : tasks) {
     auto work = llvm::cast<WorkFactsOpInterface>(task.getOperation());
     llvm::Expected<workload::Invocation> invocation = toInvocation(work);
     if (!invocation)

@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -85,7 +86,35 @@ LogicalResult ProgramOp::verify() {
   return success();
 }
 
+/// dist_boundary_c4 for inputs: some work of `program` reads each input
+/// boundary (a KV cache, state the work appends to and reads, may be
+/// written instead).
+static LogicalResult verifyInputsAreUsed(ProgramOp program) {
+  llvm::DenseSet<StringAttr> read, written;
+  for (Operation &op : program.getBody().front())
+    if (auto work = llvm::dyn_cast<WorkFactsOpInterface>(op)) {
+      for (NamedAttribute entry : work.getReads())
+        read.insert(entry.getName());
+      for (NamedAttribute entry : work.getWrites())
+        written.insert(entry.getName());
+    }
+  for (BoundaryOp boundary : program.getBody().getOps<BoundaryOp>()) {
+    if (workload::producingPhase(boundary.getRole()))
+      continue;
+    bool kvCache = boundary.getRole() == workload::BoundaryRole::KVCache;
+    StringAttr name = boundary.getSymNameAttr();
+    if (!read.contains(name) && !(kvCache && written.contains(name)))
+      return boundary.emitOpError()
+             << "dist_boundary_c4: no work of the program "
+             << (kvCache ? "reads or writes" : "reads") << " input '"
+             << name.getValue() << "'";
+  }
+  return success();
+}
+
 LogicalResult ProgramOp::verifyRegions() {
+  if (failed(verifyInputsAreUsed(*this)))
+    return failure();
   transformer::MappingAttr mapping = getMapping();
   for (MeshOp mesh : getBody().getOps<MeshOp>()) {
     for (auto [axis, size] :
@@ -206,23 +235,8 @@ LogicalResult BoundaryOp::verify() {
       return emitOpError() << "dist_boundary_c3: input '"
                            << workload::stringifyEnum(getRole())
                            << "' cannot have a producer";
-    // A KV cache is state the work appends to and reads: either counts.
-    bool kvCache = getRole() == workload::BoundaryRole::KVCache;
-    // The first use settles it (inputs are read early in a program).
-    bool used = (*this)
-                    ->getParentOp()
-                    ->walk([&](WorkFactsOpInterface work) {
-                      return work.getReads().get(getSymName()) ||
-                                     (kvCache &&
-                                      work.getWrites().get(getSymName()))
-                                 ? WalkResult::interrupt()
-                                 : WalkResult::advance();
-                    })
-                    .wasInterrupted();
-    if (!used)
-      return emitOpError() << "dist_boundary_c4: no work of the program "
-                           << (kvCache ? "reads or writes" : "reads")
-                           << " input '" << getSymName() << "'";
+    // Whether some work reads the input (dist_boundary_c4) is checked by
+    // the program, in one pass over its work.
     return success();
   }
   auto work = producer ? producer.getDefiningOp<WorkFactsOpInterface>()

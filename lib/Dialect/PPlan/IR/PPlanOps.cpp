@@ -30,16 +30,6 @@ static LogicalResult verifyNoForeignAttributes(Operation *op) {
   return success();
 }
 
-/// The op named by `ref` in the plan enclosing `op`, if it has type OpT.
-template <typename OpT>
-static OpT lookupInPlan(Operation *op, FlatSymbolRefAttr ref) {
-  auto plan = op->getParentOfType<PlanOp>();
-  if (!plan || !ref)
-    return nullptr;
-  return llvm::dyn_cast_or_null<OpT>(
-      SymbolTable::lookupSymbolIn(plan, ref.getAttr()));
-}
-
 //===----------------------------------------------------------------------===//
 // PlanOp
 //===----------------------------------------------------------------------===//
@@ -64,12 +54,53 @@ using LedgerKey =
     std::tuple<workload::Cadence, workload::Phase, workload::Engine>;
 } // namespace
 
+/// pplan_task_c1 and pplan_task_c2: what `task` requires and joins is
+/// declared in its plan. Checked by the plan, which resolves every symbol
+/// once, rather than by each task looking its symbols up in the plan.
+static LogicalResult
+verifyTaskReferences(TaskOp task,
+                     const llvm::DenseMap<StringAttr, Operation *> &symbols) {
+  auto capability = llvm::dyn_cast_or_null<CapabilityOp>(
+      symbols.lookup(task.getCapabilityAttr().getAttr()));
+  if (!capability)
+    return task.emitOpError()
+           << "pplan_task_c1: " << task.getCapabilityAttr()
+           << " does not name a pplan.capability of the plan";
+  std::optional<workload::CollectiveFacts> collective =
+      task.getCollectiveFacts();
+  workload::CapabilityKind required = workload::requiredCapability(
+      task.getEngine(),
+      collective ? std::optional(collective->kind) : std::nullopt);
+  if (capability.getKind() != required)
+    return task.emitOpError()
+           << "pplan_task_c1: " << task.getPrimitive() << " requires the "
+           << workload::stringifyEnum(required) << " capability, but @"
+           << capability.getSymName() << " provides "
+           << workload::stringifyEnum(capability.getKind());
+  if (!llvm::isa_and_nonnull<GroupOp>(
+          symbols.lookup(task.getGroupAttr().getAttr())))
+    return task.emitOpError() << "pplan_task_c2: " << task.getGroupAttr()
+                              << " does not name a pplan.group of the plan";
+  return success();
+}
+
 LogicalResult PlanOp::verifyRegions() {
   Dialect *dialect = (*this)->getDialect();
   for (Operation &op : getBody().front())
     if (op.getDialect() != dialect)
       return op.emitOpError()
              << "pplan_c1: only pplan ops may appear in a portable plan";
+
+  // Only capabilities and groups are named by tasks (the SymbolTable trait
+  // has already rejected duplicate names).
+  llvm::DenseMap<StringAttr, Operation *> symbols;
+  for (CapabilityOp capability : getBody().getOps<CapabilityOp>())
+    symbols.try_emplace(capability.getSymNameAttr(), capability);
+  for (GroupOp group : getBody().getOps<GroupOp>())
+    symbols.try_emplace(group.getSymNameAttr(), group);
+  for (TaskOp task : getBody().getOps<TaskOp>())
+    if (failed(verifyTaskReferences(task, symbols)))
+      return failure();
 
   // pplan_plan_c2: the tasks' totals equal the ledger.
   std::map<LedgerKey, LedgerOp> rows;
@@ -216,27 +247,6 @@ LogicalResult TaskOp::verify() {
                                    ? " does not reduce"
                                    : " must reduce (reduction = sum)");
   }
-
-  // pplan_task_c1: resource coverage.
-  auto capability = lookupInPlan<CapabilityOp>(*this, getCapabilityAttr());
-  if (!capability)
-    return emitOpError() << "pplan_task_c1: " << getCapabilityAttr()
-                         << " does not name a pplan.capability of the plan";
-  workload::CapabilityKind required = workload::requiredCapability(
-      getEngine(), collective ? std::optional(collective->kind)
-                              : std::nullopt);
-  if (capability.getKind() != required)
-    return emitOpError() << "pplan_task_c1: " << getPrimitive()
-                         << " requires the "
-                         << workload::stringifyEnum(required)
-                         << " capability, but @" << capability.getSymName()
-                         << " provides "
-                         << workload::stringifyEnum(capability.getKind());
-
-  // pplan_task_c2
-  if (!lookupInPlan<GroupOp>(*this, getGroupAttr()))
-    return emitOpError() << "pplan_task_c2: " << getGroupAttr()
-                         << " does not name a pplan.group of the plan";
 
   // pplan_task_c3: the declared demand is what the facts imply.
   llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
