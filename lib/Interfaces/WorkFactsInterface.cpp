@@ -3,6 +3,7 @@
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "Blueprint/Workload/Checked.h"
 
@@ -14,12 +15,13 @@ using namespace blueprint;
 DictionaryAttr
 blueprint::getTensorBytesAttr(MLIRContext *context,
                               llvm::ArrayRef<workload::TensorAccess> accesses) {
-  Builder builder(context);
-  llvm::SmallVector<NamedAttribute> entries;
+  IntegerType i64 = IntegerType::get(context, 64);
+  llvm::SmallVector<NamedAttribute, 4> entries;
+  entries.reserve(accesses.size());
   for (const workload::TensorAccess &access : accesses)
-    entries.push_back(builder.getNamedAttr(
-        access.tensor, builder.getI64IntegerAttr(access.bytes)));
-  return builder.getDictionaryAttr(entries);
+    entries.emplace_back(StringAttr::get(context, access.tensor),
+                         IntegerAttr::get(i64, access.bytes));
+  return DictionaryAttr::get(context, entries);
 }
 
 std::vector<workload::TensorAccess>

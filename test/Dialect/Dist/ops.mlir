@@ -11,7 +11,9 @@
 // CHECK: %[[M:.*]] = dist.task "fc" forward matmul per_micro_batch on @tp_mesh ops = 1048576 reads {w = 8192, x_full = 8192} writes {h = 8192} stashed {x = 2048} after(%[[G]])
 // CHECK: %[[R:.*]] = dist.reduce_scatter "scatter" forward per_micro_batch on @tp_mesh axes = ["tp"] reduction = sum participants = 4 message = 8192 ops = 1536 reads {h = 8192} writes {y = 2048} stashed {} after(%[[M]])
 // CHECK: %[[A:.*]] = dist.all_reduce "sync" weight_grad per_iteration on @tp_mesh ranks [0, 2] axes = ["tp"] reduction = sum participants = 4 message = 512 ops = 96 reads {d_w = 512} writes {d_w = 512} stashed {} after(%[[M]], %[[R]])
-// CHECK: %{{.*}} = dist.task "step" optimizer vector per_iteration on @tp_mesh ops = 16 reads {"w-master" = 4} writes {"w-master" = 4} stashed {} after(%[[A]])
+// A discardable attribute is printed after the op's own fields (the ops'
+// formats place every property themselves; see AsmFormat.td).
+// CHECK: %{{.*}} = dist.task "step" optimizer vector per_iteration on @tp_mesh ops = 16 reads {"w-master" = 4} writes {"w-master" = 4} stashed {} after(%[[A]]) {note = "hand-written"}
 // CHECK: dist.boundary @y activation_out : tensor<2x32x64xbf16> sharding = <@tp_mesh, {{\[\[\], \["tp"\]\]}}> produced_by %[[R]]
 dist.program @block source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
     mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1,
@@ -37,6 +39,7 @@ dist.program @block source_digest = "sha256:0123456789abcdef0123456789abcdef0123
       after(%m, %r)
   %s = dist.task "step" optimizer vector per_iteration on @tp_mesh ops = 16
       reads {"w-master" = 4} writes {"w-master" = 4} stashed {} after(%a)
+      {note = "hand-written"}
   dist.boundary @y activation_out : tensor<2x32x64xbf16>
       sharding = <@tp_mesh, [[], ["tp"]]> produced_by %r
 }
