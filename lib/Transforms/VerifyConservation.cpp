@@ -48,28 +48,28 @@ LogicalResult expectEqual(Operation *op, const WorkKey &key,
                          << " (derived from the contracts), found " << found;
 }
 
-/// Compares per-tensor byte lists (a few tensors each: a linear search
-/// beats building a map per list).
+/// Compares the derived per-tensor byte list with the op's `name = bytes`
+/// dictionary (verified to hold i64 counts), read in place.
 LogicalResult expectSameTensors(Operation *op, const WorkKey &key,
                                 llvm::StringRef what,
                                 llvm::ArrayRef<workload::TensorAccess> expected,
-                                llvm::ArrayRef<workload::TensorAccess> found) {
-  llvm::SmallVector<bool, 8> matched(found.size(), false);
+                                DictionaryAttr found) {
+  size_t matched = 0;
   for (const workload::TensorAccess &access : expected) {
-    const auto *it = llvm::find_if(found, [&](const workload::TensorAccess &f) {
-      return f.tensor == access.tensor;
-    });
-    bool present = it != found.end();
+    auto bytes = llvm::dyn_cast_or_null<IntegerAttr>(found.get(access.tensor));
     if (failed(expectEqual(op, key, what + " of tensor '" + access.tensor + "'",
-                           access.bytes, present ? it->bytes : 0)))
+                           access.bytes, bytes ? bytes.getInt() : 0)))
       return failure();
-    if (present)
-      matched[it - found.begin()] = true;
+    matched += bytes ? 1 : 0;
   }
-  for (auto [access, seen] : llvm::zip(found, matched))
-    if (!seen)
+  if (matched == found.size())
+    return success();
+  for (NamedAttribute entry : found)
+    if (llvm::none_of(expected, [&](const workload::TensorAccess &access) {
+          return access.tensor == entry.getName().getValue();
+        }))
       return op->emitError() << "conservation: task " << describe(key) << " "
-                             << what << " tensor '" << access.tensor
+                             << what << " tensor '" << entry.getName().getValue()
                              << "' that the derived work does not";
   return success();
 }
@@ -105,27 +105,22 @@ LogicalResult verifyDerivedWork(Operation *program,
                          "contracts (or appears twice)";
       return WalkResult::interrupt();
     }
-    llvm::Expected<workload::Invocation> found = toInvocation(op);
-    if (!found) {
-      op->emitError() << "conservation: " << llvm::toString(found.takeError());
-      return WalkResult::interrupt();
-    }
     const workload::Invocation &want = *it->second.first;
     workload::CollectiveFacts noCollective;
     const workload::CollectiveFacts &wantCollective =
         want.collective.value_or(noCollective);
-    const workload::CollectiveFacts &foundCollective =
-        found->collective.value_or(noCollective);
+    const workload::CollectiveFacts foundCollective =
+        op.getCollectiveFacts().value_or(noCollective);
     if (failed(expectEqual(op, key, "engine",
                            static_cast<int64_t>(want.engine),
-                           static_cast<int64_t>(found->engine))) ||
-        failed(expectEqual(op, key, "ops", want.ops, found->ops)) ||
+                           static_cast<int64_t>(op.getWorkEngine()))) ||
+        failed(expectEqual(op, key, "ops", want.ops, op.getOps())) ||
         failed(expectSameTensors(op, key, "read bytes", want.reads,
-                                 found->reads)) ||
+                                 op.getReads())) ||
         failed(expectSameTensors(op, key, "write bytes", want.writes,
-                                 found->writes)) ||
+                                 op.getWrites())) ||
         failed(expectSameTensors(op, key, "stash bytes", want.stashed,
-                                 found->stashed)) ||
+                                 op.getStashed())) ||
         failed(expectEqual(op, key, "message bytes",
                            wantCollective.messageBytes,
                            foundCollective.messageBytes)) ||
