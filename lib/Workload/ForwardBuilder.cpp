@@ -108,7 +108,12 @@ ForwardBuilder::ForwardBuilder(const ModelSpec &model,
     : model(model), mapping(mapping), run(run),
       shape(makeRankShape(model, mapping, run, guard)),
       actBytes(bytesOf(run.activationType)),
-      weightBytes(bytesOf(run.weightType)) {}
+      weightBytes(bytesOf(run.weightType)) {
+  // Room for every invocation of today's blocks (65 for GPT-3 175B under
+  // full recompute and tensor parallelism), so building the list does not
+  // move the invocations already built; a larger block only reallocates.
+  work.invocations.reserve(96);
+}
 
 TensorAccess ForwardBuilder::activation(llvm::StringRef name,
                                         int64_t elements) {
