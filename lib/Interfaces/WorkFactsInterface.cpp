@@ -78,6 +78,20 @@ blueprint::figuresOf(WorkFactsOpInterface op) {
   return figures;
 }
 
+llvm::Expected<workload::InvocationFigures>
+blueprint::addToSummaries(CadenceSummaries &summaries,
+                          WorkFactsOpInterface op) {
+  llvm::Expected<workload::InvocationFigures> figures = figuresOf(op);
+  if (!figures)
+    return figures.takeError();
+  workload::Cadence cadence = op.getCadence();
+  if (llvm::Error error =
+          summaries.try_emplace(cadence, workload::WorkSummary(cadence))
+              .first->second.add(*figures))
+    return std::move(error);
+  return figures;
+}
+
 llvm::Expected<workload::Invocation>
 blueprint::toInvocation(WorkFactsOpInterface op) {
   workload::Invocation invocation;

@@ -68,23 +68,18 @@ public:
     llvm::SmallVector<WorkFactsOpInterface> work;
     llvm::SmallVector<workload::InvocationFigures> invocations;
     std::vector<std::pair<workload::Phase, workload::Cadence>> keys;
-    std::map<workload::Cadence, workload::WorkSummary> byCadence;
+    CadenceSummaries byCadence;
     for (Operation &op : program.getBody().front()) {
       auto facts = llvm::dyn_cast<WorkFactsOpInterface>(op);
       if (!facts)
         continue;
-      llvm::Expected<workload::InvocationFigures> figures = figuresOf(facts);
-      workload::Cadence cadence = facts.getCadence();
-      llvm::Error added =
-          figures
-              ? byCadence.try_emplace(cadence, workload::WorkSummary(cadence))
-                    .first->second.add(*figures)
-              : figures.takeError();
-      if (added)
+      llvm::Expected<workload::InvocationFigures> figures =
+          addToSummaries(byCadence, facts);
+      if (!figures)
         return op.emitOpError()
-               << "planning: " << llvm::toString(std::move(added));
+               << "planning: " << llvm::toString(figures.takeError());
       work.push_back(facts);
-      keys.push_back({facts.getPhase(), cadence});
+      keys.push_back({facts.getPhase(), facts.getCadence()});
       invocations.push_back(*figures);
     }
     std::vector<workload::Stage> stages = workload::assignStages(keys);
@@ -190,8 +185,7 @@ public:
 
 private:
   /// One ledger row per (cadence, phase, engine) the program has work in.
-  void buildLedger(
-      const std::map<workload::Cadence, workload::WorkSummary> &byCadence) {
+  void buildLedger(const CadenceSummaries &byCadence) {
     for (const auto &[cadence, summary] : byCadence)
       for (workload::Phase phase : workload::allPhases())
         for (workload::Engine engine : workload::allEngines()) {

@@ -208,17 +208,13 @@ FailureOr<ProgramTotals> blueprint::summarizeProgram(Operation *program) {
   if (auto name = program->getAttrOfType<StringAttr>(
           SymbolTable::getSymbolAttrName()))
     result.name = name.str();
-  std::map<workload::Cadence, workload::WorkSummary> byCadence;
+  CadenceSummaries byCadence;
   WalkResult walk = program->walk([&](WorkFactsOpInterface work) {
-    llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
-    workload::Cadence cadence = work.getCadence();
-    llvm::Error added =
-        figures ? byCadence.try_emplace(cadence, workload::WorkSummary(cadence))
-                      .first->second.add(*figures)
-                : figures.takeError();
-    if (added) {
+    llvm::Expected<workload::InvocationFigures> figures =
+        addToSummaries(byCadence, work);
+    if (!figures) {
       work->emitError() << "work-summary: "
-                        << llvm::toString(std::move(added));
+                        << llvm::toString(figures.takeError());
       return WalkResult::interrupt();
     }
     return WalkResult::advance();

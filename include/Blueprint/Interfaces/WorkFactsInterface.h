@@ -8,6 +8,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpDefinition.h"
 
+#include <map>
+
 #include "Blueprint/Interfaces/WorkFactsInterface.h.inc"
 
 namespace blueprint {
@@ -21,6 +23,14 @@ llvm::Expected<workload::Invocation> toInvocation(WorkFactsOpInterface op);
 /// overflows. `primitive` refers to the op's attribute.
 llvm::Expected<workload::InvocationFigures>
 figuresOf(WorkFactsOpInterface op);
+
+/// The work of a program or plan summarised by cadence, op by op.
+using CadenceSummaries = std::map<workload::Cadence, workload::WorkSummary>;
+
+/// Adds `op`'s figures to the summary of its cadence and returns them; fails
+/// if a byte sum or a total overflows.
+llvm::Expected<workload::InvocationFigures>
+addToSummaries(CadenceSummaries &summaries, WorkFactsOpInterface op);
 
 /// A `name = bytes` dictionary of i64 byte counts, the IR form of a list of
 /// tensor accesses; names repeat nowhere in an access list.

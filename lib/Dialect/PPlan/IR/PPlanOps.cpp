@@ -110,7 +110,7 @@ LogicalResult PlanOp::verifyRegions() {
              .second)
       return row.emitOpError() << "pplan_plan_c2: a second ledger row for "
                                   "the same cadence, phase and engine";
-  std::map<workload::Cadence, workload::WorkSummary> byCadence;
+  CadenceSummaries byCadence;
   for (TaskOp task : getBody().getOps<TaskOp>()) {
     workload::Cadence cadence = task.getCadence();
     if (!rows.count({cadence, task.getPhase(), task.getEngine()}))
@@ -121,15 +121,11 @@ LogicalResult PlanOp::verifyRegions() {
              << workload::stringifyEnum(task.getPhase()) << " "
              << workload::stringifyEnum(task.getEngine()) << " work, so task "
              << task.getPrimitive() << " cannot be checked for conservation";
-    llvm::Expected<workload::InvocationFigures> figures =
-        figuresOf(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
-    llvm::Error added =
-        figures ? byCadence.try_emplace(cadence, workload::WorkSummary(cadence))
-                      .first->second.add(*figures)
-                : figures.takeError();
-    if (added)
+    llvm::Expected<workload::InvocationFigures> figures = addToSummaries(
+        byCadence, llvm::cast<WorkFactsOpInterface>(task.getOperation()));
+    if (!figures)
       return task.emitOpError()
-             << "pplan_plan_c2: " << llvm::toString(std::move(added));
+             << "pplan_plan_c2: " << llvm::toString(figures.takeError());
   }
   for (auto [key, row] : rows) {
     auto [cadence, phase, engine] = key;
