@@ -26,37 +26,41 @@
 
 using namespace blueprint;
 
+// The tool links all of LLVM's registered options; --help lists only these.
+static llvm::cl::OptionCategory sweepCategory("blueprint-sweep options");
+
 static llvm::cl::opt<std::string>
     inputFile(llvm::cl::Positional,
               llvm::cl::desc("<batch: a JSON list of specs or a grid>"),
-              llvm::cl::init("-"));
+              llvm::cl::init("-"), llvm::cl::cat(sweepCategory));
 
 static llvm::cl::opt<std::string>
     outputFile("o", llvm::cl::desc("Output file for the rows"),
-               llvm::cl::value_desc("file"), llvm::cl::init("-"));
+               llvm::cl::value_desc("file"), llvm::cl::init("-"),
+               llvm::cl::cat(sweepCategory));
 
 static llvm::cl::opt<std::string>
     profileFile("profile", llvm::cl::desc("SystemProfile JSON file"),
-                llvm::cl::value_desc("file"));
+                llvm::cl::value_desc("file"), llvm::cl::cat(sweepCategory));
 
 static llvm::cl::list<std::string>
     bindingEntries("binding",
                    llvm::cl::desc("Mesh axis to network tier, as axis:tier"),
-                   llvm::cl::CommaSeparated);
+                   llvm::cl::CommaSeparated, llvm::cl::cat(sweepCategory));
 
 static llvm::cl::opt<std::string> bindingFile(
     "binding-file",
     llvm::cl::desc("NetworkTierBinding JSON file (instead of --binding)"),
-    llvm::cl::value_desc("file"));
+    llvm::cl::value_desc("file"), llvm::cl::cat(sweepCategory));
 
 static llvm::cl::opt<std::string>
     format("format", llvm::cl::desc("Row format: jsonl or csv"),
-           llvm::cl::init("jsonl"));
+           llvm::cl::init("jsonl"), llvm::cl::cat(sweepCategory));
 
 static llvm::cl::opt<unsigned>
     jobs("jobs",
          llvm::cl::desc("Worker threads (default: one per hardware thread)"),
-         llvm::cl::init(0));
+         llvm::cl::init(0), llvm::cl::cat(sweepCategory));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "error: " << message << "\n";
@@ -65,6 +69,7 @@ static int fail(const llvm::Twine &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  llvm::cl::HideUnrelatedOptions(sweepCategory);
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "Blueprint sweep: evaluate many configurations\n");
 
