@@ -8,6 +8,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
+
 using blueprint::SHA256Hasher;
 
 namespace {
@@ -32,12 +34,26 @@ private:
 } // namespace
 
 std::string blueprint::computeDigest(mlir::Operation *op) {
+  // A default OpPrintingFlags takes the --mlir-print-* options of the
+  // command line (generic form, value users, name locations as SSA names);
+  // each is set here, so a digest names the IR and not how a user asked to
+  // see it. Elements attributes and resources are never elided.
   mlir::OpPrintingFlags flags;
+  flags.enableDebugInfo(false)
+      .printGenericOpForm(false)
+      .skipRegions(false)
+      .useLocalScope()
+      .printValueUsers(false)
+      .printUniqueSSAIDs(false)
+      .printNameLocAsPrefix(false)
+      .elideLargeElementsAttrs(std::numeric_limits<int64_t>::max())
+      .printLargeElementsAttrWithHex(-1)
+      .elideLargeResourceString(std::numeric_limits<int64_t>::max());
   // Without assumeVerified the printer verifies `op` again to choose between
   // the custom and the generic form, which costs as much as the printing;
   // every digested op has just been verified (a parsed input, a pass output
   // under the pass manager's verifier, a checkpoint).
-  flags.enableDebugInfo(false).useLocalScope().assumeVerified();
+  flags.assumeVerified();
   SHA256Hasher hasher;
   {
     SHA256Stream os(hasher);
