@@ -137,26 +137,22 @@ private:
     llvm::SmallVector<Value, 1> deps;
     if (previous)
       deps.push_back(previous);
-    auto phase = dist::PhaseAttr::get(context, invocation.phase);
-    auto cadenceAttr = dist::CadenceAttr::get(context, cadence);
-    IntegerAttr ops = builder.getI64IntegerAttr(invocation.ops);
+    workload::Phase phase = invocation.phase;
+    int64_t ops = invocation.ops;
     Operation *op;
     if (!invocation.collective) {
       op = dist::TaskOp::create(
-          builder, loc, token, primitive, phase, cadenceAttr, mesh,
+          builder, loc, token, primitive, phase, cadence, mesh,
           DenseI64ArrayAttr(), ops, reads, writes, stashed, deps,
-          dist::EngineAttr::get(context, invocation.engine));
+          invocation.engine);
     } else {
       const workload::CollectiveFacts &facts = *invocation.collective;
-      IntegerAttr participants = builder.getI64IntegerAttr(facts.participants);
-      IntegerAttr message = builder.getI64IntegerAttr(facts.messageBytes);
       auto createReducing = [&](auto opTag) {
         using OpT = decltype(opTag);
-        return OpT::create(builder, loc, token, primitive, phase, cadenceAttr,
+        return OpT::create(builder, loc, token, primitive, phase, cadence,
                            mesh, DenseI64ArrayAttr(), ops, reads, writes,
-                           stashed, deps, axes, participants, message,
-                           dist::ReductionKindAttr::get(context,
-                                                        facts.reduction))
+                           stashed, deps, axes, facts.participants,
+                           facts.messageBytes, facts.reduction)
             .getOperation();
       };
       switch (facts.kind) {
@@ -168,9 +164,9 @@ private:
         break;
       case workload::CollectiveKind::AllGather:
         op = dist::AllGatherOp::create(
-            builder, loc, token, primitive, phase, cadenceAttr, mesh,
+            builder, loc, token, primitive, phase, cadence, mesh,
             DenseI64ArrayAttr(), ops, reads, writes, stashed, deps, axes,
-            participants, message);
+            facts.participants, facts.messageBytes);
         break;
       }
     }
@@ -201,7 +197,7 @@ private:
         dist::ShardingAttr::get(context, mesh, builder.getArrayAttr(splitAxes));
     dist::BoundaryOp::create(
         builder, source->getLoc(), builder.getStringAttr(tensor.name),
-        dist::BoundaryRoleAttr::get(context, tensor.role), TypeAttr::get(type),
+        tensor.role, TypeAttr::get(type),
         sharding, DenseI64ArrayAttr(), producer);
   }
 

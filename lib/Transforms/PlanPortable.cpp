@@ -101,16 +101,14 @@ public:
     for (auto &[kind, symbol] : capabilities) {
       StringRef name = workload::stringifyEnum(kind);
       pplan::CapabilityOp::create(
-          builder, program.getLoc(), builder.getStringAttr(name),
-          pplan::CapabilityKindAttr::get(context, kind));
+          builder, program.getLoc(), builder.getStringAttr(name), kind);
       symbol = FlatSymbolRefAttr::get(context, name);
     }
     for (auto &[stage, symbol] : groups) {
       StringRef name = workload::stringifyStage(stage);
       pplan::GroupOp::create(builder, program.getLoc(),
                              builder.getStringAttr(name),
-                             pplan::ConcurrencyKindAttr::get(
-                                 context, workload::ConcurrencyKind::Serial));
+                             workload::ConcurrencyKind::Serial);
       symbol = FlatSymbolRefAttr::get(context, name);
     }
 
@@ -138,13 +136,11 @@ public:
       auto task = pplan::TaskOp::create(
           builder, facts->getLoc(), pplan::TokenType::get(context),
           builder.getStringAttr(invocation.primitive),
-          pplan::PhaseAttr::get(context, invocation.phase),
-          pplan::EngineAttr::get(context, invocation.engine),
-          pplan::CadenceAttr::get(context, facts.getCadence()),
+          invocation.phase, invocation.engine, facts.getCadence(),
           capabilities[capabilityOf(invocation)], groups[stage],
           pplan::DemandAttr::get(context, demand->compute, demand->memory,
                                  demand->network),
-          collective, builder.getI64IntegerAttr(invocation.ops),
+          collective, invocation.ops,
           facts.getReads(), facts.getWrites(), facts.getStashed(), deps);
       previous = task.getDone();
       planTokenOf[facts->getResult(0)] = previous;
@@ -168,16 +164,13 @@ public:
         consumers = readers.lookup(boundary.getSymName());
       pplan::BufferOp::create(
           builder, boundary.getLoc(), boundary.getSymNameAttr(),
-          pplan::BufferKindAttr::get(context, workload::BufferKind::Boundary),
-          builder.getI64IntegerAttr(*bytes), producer, consumers);
+          workload::BufferKind::Boundary, *bytes, producer, consumers);
     }
 
     for (workload::ObjectiveKind objective :
          {workload::ObjectiveKind::MinimizeStepLatency,
           workload::ObjectiveKind::MinimizePeakMemory})
-      pplan::ObjectiveOp::create(
-          builder, program.getLoc(),
-          pplan::ObjectiveKindAttr::get(context, objective));
+      pplan::ObjectiveOp::create(builder, program.getLoc(), objective);
 
     buildLedger(byCadence);
     return success();
@@ -192,17 +185,10 @@ private:
           const workload::WorkTotals &totals = summary.at(phase, engine);
           if (totals.invocations == 0)
             continue;
-          pplan::LedgerOp::create(
-              builder, program.getLoc(),
-              pplan::CadenceAttr::get(context, cadence),
-              pplan::PhaseAttr::get(context, phase),
-              pplan::EngineAttr::get(context, engine),
-              builder.getI64IntegerAttr(totals.invocations),
-              builder.getI64IntegerAttr(totals.ops),
-              builder.getI64IntegerAttr(totals.readBytes),
-              builder.getI64IntegerAttr(totals.writeBytes),
-              builder.getI64IntegerAttr(totals.messageBytes),
-              builder.getI64IntegerAttr(totals.stashBytes));
+          pplan::LedgerOp::create(builder, program.getLoc(), cadence, phase,
+                                  engine, totals.invocations, totals.ops,
+                                  totals.readBytes, totals.writeBytes,
+                                  totals.messageBytes, totals.stashBytes);
         }
   }
 

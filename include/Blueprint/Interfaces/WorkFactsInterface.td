@@ -30,7 +30,7 @@ def WorkFactsOpInterface : OpInterface<"WorkFactsOpInterface"> {
       "::blueprint::workload::Cadence", "getCadence", (ins),
       [{ return $_op.getCadence(); }]>,
     InterfaceMethod<"exact operations on one rank", "int64_t", "getOps",
-      (ins), [{ return $_op.getOpsAttr().getInt(); }]>,
+      (ins), [{ return $_op.getOps(); }]>,
     InterfaceMethod<"bytes read per logical tensor", "::mlir::DictionaryAttr",
       "getReads", (ins), [{ return $_op.getReads(); }]>,
     InterfaceMethod<"bytes written per logical tensor",

@@ -5,7 +5,7 @@
 
 /// For ops whose assembly format gives every property its own place and
 /// names `prop-dict` right after the first element, followed by an empty
-/// literal (`$primitive prop-dict `` custom<BareEnum>($phase) ...`): the
+/// literal (`$primitive prop-dict `` $phase ...`): the
 /// directive then prints and parses nothing, so the text is unchanged.
 /// It is there for what it changes in the generated printer: with
 /// `prop-dict` in the format, `attr-dict` prints the op's discardable

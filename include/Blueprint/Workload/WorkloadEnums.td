@@ -3,7 +3,8 @@
 // The closed sets shared by the plain work algebra and the dialects: one
 // definition, generated as plain C++ enums (namespace blueprint::workload)
 // with stringify/symbolize functions, and used as attribute parameters by the
-// `transformer`, `dist` and `pplan` dialects.
+// `transformer`, `dist` and `pplan` dialects and as op properties by `dist`
+// and `pplan` (end of this file).
 //
 //===----------------------------------------------------------------------===//
 
@@ -152,5 +153,24 @@ def Workload_ObjectiveKind : Workload_Enum<"ObjectiveKind", "plan objective", [
   I32EnumAttrCase<"MinimizeStepLatency", 0, "minimize_step_latency">,
   I32EnumAttrCase<"MinimizePeakMemory", 1, "minimize_peak_memory">
 ]>;
+
+//===----------------------------------------------------------------------===//
+// The vocabularies as op properties
+//===----------------------------------------------------------------------===//
+
+// `dist` and `pplan` ops hold these enums (and their integer facts) as
+// non-attribute properties: the C++ value is stored inline in the op, where
+// an enum attribute would be uniqued in the context on every op built and
+// checked again by every verification (bench/README.md). An op format
+// prints and parses one as its bare keyword (`forward`).
+def Workload_PhaseProp : EnumProp<Workload_Phase>;
+def Workload_EngineProp : EnumProp<Workload_Engine>;
+def Workload_CadenceProp : EnumProp<Workload_Cadence>;
+def Workload_ReductionKindProp : EnumProp<Workload_ReductionKind>;
+def Workload_BoundaryRoleProp : EnumProp<Workload_BoundaryRole>;
+def Workload_CapabilityKindProp : EnumProp<Workload_CapabilityKind>;
+def Workload_BufferKindProp : EnumProp<Workload_BufferKind>;
+def Workload_ConcurrencyKindProp : EnumProp<Workload_ConcurrencyKind>;
+def Workload_ObjectiveKindProp : EnumProp<Workload_ObjectiveKind>;
 
 #endif // BLUEPRINT_WORKLOAD_ENUMS

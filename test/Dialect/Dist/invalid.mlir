@@ -380,3 +380,24 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
   // expected-error @+1 {{type attribute of statically shaped tensor of any type values}}
   dist.boundary @x activation_in : tensor<?x32x64xbf16> sharding = <@tp_mesh, [["tp"]]>
 }
+
+// -----
+
+// A work op's phase, engine and cadence are keywords of closed vocabularies.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+2 {{expected one of [forward, recompute, activation_grad, weight_grad, optimizer, recommunication, prefill, decode] for work phase, got: sideways}}
+  // expected-error @+1 {{invalid value for property phase, expected work phase}}
+  %0 = dist.task "t" sideways vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+}
+
+// -----
+
+// Operation counts are 64-bit integers: a larger count is rejected, never
+// wrapped.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+2 {{integer value too large}}
+  // expected-error @+1 {{invalid value for property ops, expected int64_t}}
+  %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 9223372036854775808 reads {x = 8} writes {y = 8} stashed {}
+}

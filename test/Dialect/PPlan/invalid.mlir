@@ -592,3 +592,22 @@ pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789
 // expected-error @+1 {{pplan_plan_c3: generated_tokens = 1 has no decode step, but decode_context = 17 is given}}
 pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 1, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> decode_context = 17 mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
 }
+
+// -----
+
+// A buffer's kind is a keyword of a closed vocabulary.
+pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  // expected-error @+2 {{expected one of [boundary, persistent, stash, temporary, communication] for buffer kind, got: scratch}}
+  // expected-error @+1 {{invalid value for property kind, expected buffer kind}}
+  pplan.buffer @x scratch bytes = 16
+}
+
+// -----
+
+// Ledger totals are 64-bit integers: a larger total is rejected, never
+// wrapped.
+pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  // expected-error @+2 {{integer value too large}}
+  // expected-error @+1 {{invalid value for property ops, expected int64_t}}
+  pplan.ledger per_micro_batch forward matmul invocations = 1 ops = 18446744073709551616 read = 32 write = 16 message = 0 stash = 16
+}

@@ -341,7 +341,7 @@ static LogicalResult verifyCollective(CollectiveOpT op) {
                               << "' is named twice";
     participants *= *size; // bounded by the mesh's checked rank count
   }
-  int64_t declared = op.getParticipantsAttr().getInt();
+  int64_t declared = op.getParticipants();
   if (declared != participants)
     return op.emitOpError() << "dist_collective_c2: participants = "
                             << declared << " but axes " << axes << " span "
@@ -373,8 +373,8 @@ static workload::CollectiveFacts collectiveFactsOf(CollectiveOpT op) {
     facts.reduction = workload::ReductionKind::None;
   else
     facts.reduction = op.getReduction();
-  facts.participants = op.getParticipantsAttr().getInt();
-  facts.messageBytes = op.getMessageBytesAttr().getInt();
+  facts.participants = op.getParticipants();
+  facts.messageBytes = op.getMessageBytes();
   return facts;
 }
 

@@ -177,12 +177,12 @@ LogicalResult ObjectiveOp::verify() {
 LogicalResult LedgerOp::verify() {
   if (failed(verifyNoForeignAttributes(*this)))
     return failure();
-  for (IntegerAttr value : {getInvocationsAttr(), getOpsAttr(), getReadAttr(),
-                            getWriteAttr(), getMessageAttr(), getStashAttr()})
-    if (value.getInt() < 0)
+  for (int64_t value : {getInvocations(), getOps(), getRead(), getWrite(),
+                        getMessage(), getStash()})
+    if (value < 0)
       return emitOpError() << "pplan_plan_c2: ledger totals must be "
                               "non-negative, got "
-                           << value.getInt();
+                           << value;
   return success();
 }
 

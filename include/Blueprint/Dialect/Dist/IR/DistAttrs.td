@@ -9,24 +9,6 @@ include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
 //===----------------------------------------------------------------------===//
-// Closed vocabularies as attributes 
-//===----------------------------------------------------------------------===//
-
-class Dist_EnumAttr<EnumAttrInfo info, string mnemonic>
-    : EnumAttr<Dist_Dialect, info, mnemonic> {
-  let cppNamespace = "::blueprint::dist";
-  // `#dist.phase<forward>` on its own; op formats print it bare through
-  // custom<BareEnum> (DistOps.cpp).
-  let assemblyFormat = "`<` $value `>`";
-}
-
-def Dist_PhaseAttr : Dist_EnumAttr<Workload_Phase, "phase">;
-def Dist_EngineAttr : Dist_EnumAttr<Workload_Engine, "engine">;
-def Dist_CadenceAttr : Dist_EnumAttr<Workload_Cadence, "cadence">;
-def Dist_ReductionKindAttr : Dist_EnumAttr<Workload_ReductionKind, "reduction">;
-def Dist_BoundaryRoleAttr : Dist_EnumAttr<Workload_BoundaryRole, "role">;
-
-//===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//
 

@@ -150,14 +150,14 @@ def Dist_BoundaryOp : Dist_Op<"boundary", [Symbol, HasParent<"ProgramOp">]> {
   }];
   let arguments = (ins
     SymbolNameAttr:$sym_name,
-    Dist_BoundaryRoleAttr:$role,
+    Workload_BoundaryRoleProp:$role,
     TypeAttrOf<AnyStaticShapeTensor>:$type,
     Dist_ShardingAttr:$sharding,
     OptionalAttr<DenseI64ArrayAttr>:$owners,
     Optional<Dist_TokenType>:$producer
   );
   let assemblyFormat = [{
-    $sym_name prop-dict `` custom<BareEnum>($role) `:` $type `sharding` `=` $sharding
+    $sym_name prop-dict `` $role `:` $type `sharding` `=` $sharding
     (`owners` `=` $owners^)? (`produced_by` $producer^)? attr-dict
   }];
   let extraClassDeclaration = Blueprint_PropertiesInFormat;
@@ -171,11 +171,11 @@ def Dist_BoundaryOp : Dist_Op<"boundary", [Symbol, HasParent<"ProgramOp">]> {
 /// Arguments every piece of work has.
 defvar Dist_WorkArguments = (ins
   StrAttr:$primitive,
-  Dist_PhaseAttr:$phase,
-  Dist_CadenceAttr:$cadence,
+  Workload_PhaseProp:$phase,
+  Workload_CadenceProp:$cadence,
   FlatSymbolRefAttr:$mesh,
   OptionalAttr<DenseI64ArrayAttr>:$ranks,
-  I64Attr:$ops,
+  I64Prop:$ops,
   DictionaryAttr:$reads,
   DictionaryAttr:$writes,
   DictionaryAttr:$stashed,
@@ -219,9 +219,9 @@ def Dist_TaskOp : Dist_WorkOp<"task"> {
         writes {qkv = 18874368} stashed {} after(%t0)
     ```
   }];
-  let arguments = !con(Dist_WorkArguments, (ins Dist_EngineAttr:$engine));
+  let arguments = !con(Dist_WorkArguments, (ins Workload_EngineProp:$engine));
   let assemblyFormat = [{
-    $primitive prop-dict `` custom<BareEnum>($phase) custom<BareEnum>($engine) custom<BareEnum>($cadence) `on` $mesh (`ranks` $ranks^)?
+    $primitive prop-dict `` $phase $engine $cadence `on` $mesh (`ranks` $ranks^)?
     `ops` `=` $ops `reads` custom<TensorBytes>($reads)
     `writes` custom<TensorBytes>($writes)
     `stashed` custom<TensorBytes>($stashed)
@@ -233,12 +233,12 @@ class Dist_CollectiveOp<string mnemonic, string kind, bit reduces>
     : Dist_WorkOp<mnemonic> {
   let arguments = !con(Dist_WorkArguments, (ins
     StrArrayAttr:$mesh_axes,
-    I64Attr:$participants,
-    I64Attr:$message_bytes),
-    !if(reduces, (ins Dist_ReductionKindAttr:$reduction), (ins)));
+    I64Prop:$participants,
+    I64Prop:$message_bytes),
+    !if(reduces, (ins Workload_ReductionKindProp:$reduction), (ins)));
   let assemblyFormat = !strconcat([{
-    $primitive prop-dict `` custom<BareEnum>($phase) custom<BareEnum>($cadence) `on` $mesh (`ranks` $ranks^)?
-    `axes` `=` $mesh_axes }], !if(reduces, "`reduction` `=` custom<BareEnum>($reduction)", ""), [{
+    $primitive prop-dict `` $phase $cadence `on` $mesh (`ranks` $ranks^)?
+    `axes` `=` $mesh_axes }], !if(reduces, "`reduction` `=` $reduction", ""), [{
     `participants` `=` $participants `message` `=` $message_bytes
     `ops` `=` $ops `reads` custom<TensorBytes>($reads)
     `writes` custom<TensorBytes>($writes)

@@ -8,25 +8,6 @@ include "Blueprint/Workload/WorkloadEnums.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
-class PPlan_EnumAttr<EnumAttrInfo info, string mnemonic>
-    : EnumAttr<PPlan_Dialect, info, mnemonic> {
-  let cppNamespace = "::blueprint::pplan";
-  // `#pplan.phase<forward>` on its own; op formats print it bare through
-  // custom<BareEnum>.
-  let assemblyFormat = "`<` $value `>`";
-}
-
-def PPlan_PhaseAttr : PPlan_EnumAttr<Workload_Phase, "phase">;
-def PPlan_EngineAttr : PPlan_EnumAttr<Workload_Engine, "engine">;
-def PPlan_CadenceAttr : PPlan_EnumAttr<Workload_Cadence, "cadence">;
-def PPlan_CapabilityKindAttr
-    : PPlan_EnumAttr<Workload_CapabilityKind, "capability_kind">;
-def PPlan_BufferKindAttr : PPlan_EnumAttr<Workload_BufferKind, "buffer_kind">;
-def PPlan_ConcurrencyKindAttr
-    : PPlan_EnumAttr<Workload_ConcurrencyKind, "concurrency">;
-def PPlan_ObjectiveKindAttr
-    : PPlan_EnumAttr<Workload_ObjectiveKind, "objective">;
-
 def PPlan_CollectiveAttr : AttrDef<PPlan_Dialect, "Collective"> {
   let mnemonic = "collective";
   let summary = "the logical facts of a collective task";

@@ -91,8 +91,8 @@ def PPlan_CapabilityOp : PPlan_PlanMember<"capability", [Symbol]> {
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
-                       PPlan_CapabilityKindAttr:$kind);
-  let assemblyFormat = "$sym_name custom<BareEnum>($kind) attr-dict";
+                       Workload_CapabilityKindProp:$kind);
+  let assemblyFormat = "$sym_name $kind attr-dict";
   let hasVerifier = 1;
 }
 
@@ -108,8 +108,8 @@ def PPlan_GroupOp : PPlan_PlanMember<"group", [Symbol]> {
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
-                       PPlan_ConcurrencyKindAttr:$concurrency);
-  let assemblyFormat = "$sym_name custom<BareEnum>($concurrency) attr-dict";
+                       Workload_ConcurrencyKindProp:$concurrency);
+  let assemblyFormat = "$sym_name $concurrency attr-dict";
   let hasVerifier = 1;
 }
 
@@ -142,14 +142,14 @@ def PPlan_TaskOp : PPlan_PlanMember<"task", [
   }];
   let arguments = (ins
     StrAttr:$primitive,
-    PPlan_PhaseAttr:$phase,
-    PPlan_EngineAttr:$engine,
-    PPlan_CadenceAttr:$cadence,
+    Workload_PhaseProp:$phase,
+    Workload_EngineProp:$engine,
+    Workload_CadenceProp:$cadence,
     FlatSymbolRefAttr:$capability,
     FlatSymbolRefAttr:$group,
     PPlan_DemandAttr:$demand,
     OptionalAttr<PPlan_CollectiveAttr>:$collective,
-    I64Attr:$ops,
+    I64Prop:$ops,
     DictionaryAttr:$reads,
     DictionaryAttr:$writes,
     DictionaryAttr:$stashed,
@@ -157,8 +157,8 @@ def PPlan_TaskOp : PPlan_PlanMember<"task", [
   );
   let results = (outs PPlan_TokenType:$done);
   let assemblyFormat = [{
-    $primitive prop-dict `` custom<BareEnum>($phase) custom<BareEnum>($engine)
-    custom<BareEnum>($cadence) `requires` $capability `group` $group
+    $primitive prop-dict `` $phase $engine
+    $cadence `requires` $capability `group` $group
     `demand` `=` $demand (`collective` `=` $collective^)?
     `ops` `=` $ops `reads` custom<TensorBytes>($reads)
     `writes` custom<TensorBytes>($writes)
@@ -193,13 +193,13 @@ def PPlan_BufferOp : PPlan_PlanMember<"buffer", [
   }];
   let arguments = (ins
     SymbolNameAttr:$sym_name,
-    PPlan_BufferKindAttr:$kind,
-    I64Attr:$bytes,
+    Workload_BufferKindProp:$kind,
+    I64Prop:$bytes,
     Optional<PPlan_TokenType>:$producer,
     Variadic<PPlan_TokenType>:$consumers
   );
   let assemblyFormat = [{
-    $sym_name prop-dict `` custom<BareEnum>($kind) `bytes` `=` $bytes
+    $sym_name prop-dict `` $kind `bytes` `=` $bytes
     (`producer` `(` $producer^ `)`)? (`consumers` `(` $consumers^ `)`)?
     attr-dict
   }];
@@ -217,8 +217,8 @@ def PPlan_ObjectiveOp : PPlan_PlanMember<"objective"> {
     pplan.objective minimize_peak_memory
     ```
   }];
-  let arguments = (ins PPlan_ObjectiveKindAttr:$kind);
-  let assemblyFormat = "custom<BareEnum>($kind) attr-dict";
+  let arguments = (ins Workload_ObjectiveKindProp:$kind);
+  let assemblyFormat = "$kind attr-dict";
   let hasVerifier = 1;
 }
 
@@ -236,19 +236,19 @@ def PPlan_LedgerOp : PPlan_PlanMember<"ledger"> {
     ```
   }];
   let arguments = (ins
-    PPlan_CadenceAttr:$cadence,
-    PPlan_PhaseAttr:$phase,
-    PPlan_EngineAttr:$engine,
-    I64Attr:$invocations,
-    I64Attr:$ops,
-    I64Attr:$read,
-    I64Attr:$write,
-    I64Attr:$message,
-    I64Attr:$stash
+    Workload_CadenceProp:$cadence,
+    Workload_PhaseProp:$phase,
+    Workload_EngineProp:$engine,
+    I64Prop:$invocations,
+    I64Prop:$ops,
+    I64Prop:$read,
+    I64Prop:$write,
+    I64Prop:$message,
+    I64Prop:$stash
   );
   let assemblyFormat = [{
-    custom<BareEnum>($cadence) prop-dict `` custom<BareEnum>($phase)
-    custom<BareEnum>($engine) `invocations` `=` $invocations `ops` `=` $ops
+    $cadence prop-dict `` $phase
+    $engine `invocations` `=` $invocations `ops` `=` $ops
     `read` `=` $read `write` `=` $write `message` `=` $message
     `stash` `=` $stash attr-dict
   }];
