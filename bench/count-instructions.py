@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Instructions per configuration of the in-process pipeline, by stage.
+
+Wall times on a shared VM drift by 10-50% from run to run; instruction
+counts do not. This runs `blueprint-bench --benchmark_filter=<case>` under
+valgrind's callgrind, collecting only inside
+`sweep::Evaluator::evaluateContracts` (one call per configuration), and
+prints the inclusive instructions per call of each pipeline stage.
+
+Valgrind does not emulate the CPU's SHA extensions, so the digest falls back
+to llvm::SHA256 under it; the "native" total leaves that software hash out
+(natively it is a few thousand instructions per configuration).
+
+Usage: bench/count-instructions.py [--bin build/bin] [--min-time 2]
+Needs valgrind (apt-get install valgrind).
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# (label, callgrind function-name pattern): the stages of one configuration.
+STAGES = [
+    ("--distribute-transformer", r"DistributeTransformerPass::runOnOperation"),
+    ("--plan-portable", r"PlanPortablePass::runOnOperation"),
+    ("  of which the source digest (print + hash)", r"blueprint::computeDigest"),
+    ("IR verifier (ModelIR and after each pass)", r"mlir::verify\(mlir::Operation\*, bool\)"),
+    ("--verify-conservation", r"VerifyConservationPass::runOnOperation"),
+    ("work-summary totals", r"blueprint::summarizeProgram\("),
+    ("estimate", r"blueprint::estimatePlan\("),
+    ("work algebra (distribution's and conservation's)",
+     r"workload::deriveProgramWork\("),
+]
+SOFTWARE_SHA = r"llvm::SHA256::hashBlock\(\)"
+ENTRY = r"blueprint::sweep::Evaluator::evaluateContracts\("
+
+
+def inclusive_costs(profile):
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes",
+                          "--threshold=100", profile],
+                         capture_output=True, text=True, check=True).stdout
+    costs = []
+    for line in out.splitlines():
+        m = re.match(r"\s*([\d,]+) \(.*?\)\s+\S*?:(.*)", line)
+        if m:
+            costs.append((int(m.group(1).replace(",", "")), m.group(2)))
+    return costs
+
+
+def calls_of(profile, pattern):
+    out = subprocess.run(["callgrind_annotate", "--inclusive=yes",
+                          "--tree=caller", "--threshold=100", profile],
+                         capture_output=True, text=True, check=True).stdout
+    calls, pending = 0, 0
+    for line in out.splitlines():
+        m = re.match(r"\s*[\d,]+ \(.*?\)\s+<.*\(([\d,]+)x\)", line)
+        if m:
+            pending += int(m.group(1).replace(",", ""))
+            continue
+        if re.match(r"\s*[\d,]+ \(.*?\)\s+\*\s+\S*?:", line):
+            if re.search(pattern, line):
+                calls += pending
+            pending = 0
+    return calls
+
+
+def cost_of(costs, pattern):
+    return max((cost for cost, name in costs if re.search(pattern, name)),
+               default=0)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
+    parser.add_argument("--case", default="BM_PipelineGPT3_175B$",
+                        help="blueprint-bench filter (default: %(default)s)")
+    parser.add_argument("--min-time", default="2",
+                        help="--benchmark_min_time under valgrind, seconds")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as workdir:
+        profile = os.path.join(workdir, "callgrind.out")
+        subprocess.run(
+            ["valgrind", "--tool=callgrind",
+             "--callgrind-out-file=" + profile,
+             "--toggle-collect=blueprint::sweep::Evaluator::evaluateContracts*",
+             os.path.join(args.bin, "blueprint-bench"),
+             "--benchmark_filter=" + args.case,
+             "--benchmark_min_time=" + args.min_time],
+            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        calls = calls_of(profile, ENTRY)
+        if calls == 0:
+            sys.exit("no call of Evaluator::evaluateContracts was profiled")
+        costs = inclusive_costs(profile)
+    total = cost_of(costs, ENTRY)
+    sha = cost_of(costs, SOFTWARE_SHA)
+    print("case %s: %d configurations profiled" % (args.case, calls))
+    print("%-45s %12s" % ("stage", "instr/config"))
+    for label, pattern in STAGES:
+        cost = cost_of(costs, pattern)
+        if "digest" in label or label.startswith("--plan"):
+            cost -= sha  # the software SHA-256 valgrind falls back to
+        print("%-45s %12d" % (label, cost // calls))
+    print("%-45s %12d" % ("whole configuration, native (no software SHA)",
+                          (total - sha) // calls))
+    print("%-45s %12d" % ("software SHA-256 under valgrind (left out)",
+                          sha // calls))
+
+
+if __name__ == "__main__":
+    main()
