@@ -12,50 +12,13 @@ using namespace blueprint;
 
 #include "Blueprint/Interfaces/WorkFactsInterface.cpp.inc"
 
-DictionaryAttr
-blueprint::getTensorBytesAttr(MLIRContext *context,
-                              llvm::ArrayRef<workload::TensorAccess> accesses) {
-  IntegerType i64 = IntegerType::get(context, 64);
-  llvm::SmallVector<NamedAttribute, 4> entries;
-  entries.reserve(accesses.size());
-  for (const workload::TensorAccess &access : accesses)
-    entries.emplace_back(StringAttr::get(context, access.tensor),
-                         IntegerAttr::get(i64, access.bytes));
-  return DictionaryAttr::get(context, entries);
-}
-
-std::vector<workload::TensorAccess>
-blueprint::getTensorAccesses(DictionaryAttr bytes) {
-  std::vector<workload::TensorAccess> accesses;
-  accesses.reserve(bytes.size());
-  for (NamedAttribute entry : bytes)
-    if (auto value = llvm::dyn_cast<IntegerAttr>(entry.getValue()))
-      accesses.push_back({entry.getName().str(), value.getInt()});
-  return accesses;
-}
-
-LogicalResult
-blueprint::verifyTensorBytes(DictionaryAttr bytes, llvm::StringRef what,
-                             function_ref<InFlightDiagnostic()> emitError) {
-  for (NamedAttribute entry : bytes) {
-    auto value = llvm::dyn_cast<IntegerAttr>(entry.getValue());
-    if (!value || !value.getType().isSignlessInteger(64))
-      return emitError() << what << " of tensor '" << entry.getName().str()
-                         << "' must be a 64-bit integer byte count";
-    if (value.getInt() < 0)
-      return emitError() << what << " of tensor '" << entry.getName().str()
-                         << "' must be non-negative, got " << value.getInt();
-  }
-  return success();
-}
-
-/// Checked sum of the byte counts of a `name = bytes` dictionary.
+/// Checked sum of the byte counts of a list.
 static int64_t sumTensorBytes(workload::OverflowGuard &guard,
-                              DictionaryAttr bytes, const llvm::Twine &what) {
+                              llvm::ArrayRef<TensorBytes> list,
+                              const llvm::Twine &what) {
   int64_t total = 0;
-  for (NamedAttribute entry : bytes)
-    if (auto value = llvm::dyn_cast<IntegerAttr>(entry.getValue()))
-      total = guard.add(total, value.getInt(), what);
+  for (const TensorBytes &entry : list)
+    total = guard.add(total, entry.bytes, what);
   return total;
 }
 

@@ -131,9 +131,9 @@ private:
                   workload::Cadence cadence) {
     StringAttr primitive = builder.getStringAttr(invocation.primitive);
     Location loc = lineageLoc(invocation, primitive);
-    DictionaryAttr reads = getTensorBytesAttr(context, invocation.reads);
-    DictionaryAttr writes = getTensorBytesAttr(context, invocation.writes);
-    DictionaryAttr stashed = getTensorBytesAttr(context, invocation.stashed);
+    TensorBytesList reads = getTensorBytes(context, invocation.reads);
+    TensorBytesList writes = getTensorBytes(context, invocation.writes);
+    TensorBytesList stashed = getTensorBytes(context, invocation.stashed);
     llvm::SmallVector<Value, 1> deps;
     if (previous)
       deps.push_back(previous);

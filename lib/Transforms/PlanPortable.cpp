@@ -144,8 +144,8 @@ public:
           facts.getReads(), facts.getWrites(), facts.getStashed(), deps);
       previous = task.getDone();
       planTokenOf[facts->getResult(0)] = previous;
-      for (NamedAttribute read : facts.getReads())
-        readers[read.getName()].push_back(previous);
+      for (const TensorBytes &read : facts.getReads())
+        readers[read.tensor.getValue()].push_back(previous);
     }
 
     // Boundary buffers.

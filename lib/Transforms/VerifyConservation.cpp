@@ -53,23 +53,23 @@ LogicalResult expectEqual(Operation *op, const WorkKey &key,
 LogicalResult expectSameTensors(Operation *op, const WorkKey &key,
                                 llvm::StringRef what,
                                 llvm::ArrayRef<workload::TensorAccess> expected,
-                                DictionaryAttr found) {
+                                llvm::ArrayRef<TensorBytes> found) {
   size_t matched = 0;
   for (const workload::TensorAccess &access : expected) {
-    auto bytes = llvm::dyn_cast_or_null<IntegerAttr>(found.get(access.tensor));
+    const TensorBytes *entry = findTensor(found, access.tensor);
     if (failed(expectEqual(op, key, what + " of tensor '" + access.tensor + "'",
-                           access.bytes, bytes ? bytes.getInt() : 0)))
+                           access.bytes, entry ? entry->bytes : 0)))
       return failure();
-    matched += bytes ? 1 : 0;
+    matched += entry ? 1 : 0;
   }
   if (matched == found.size())
     return success();
-  for (NamedAttribute entry : found)
+  for (const TensorBytes &entry : found)
     if (llvm::none_of(expected, [&](const workload::TensorAccess &access) {
-          return access.tensor == entry.getName().getValue();
+          return access.tensor == entry.tensor.getValue();
         }))
       return op->emitError() << "conservation: task " << describe(key) << " "
-                             << what << " tensor '" << entry.getName().getValue()
+                             << what << " tensor '" << entry.tensor.getValue()
                              << "' that the derived work does not";
   return success();
 }

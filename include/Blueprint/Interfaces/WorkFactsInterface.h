@@ -3,6 +3,7 @@
 #ifndef BLUEPRINT_INTERFACES_WORKFACTSINTERFACE_H
 #define BLUEPRINT_INTERFACES_WORKFACTSINTERFACE_H
 
+#include "Blueprint/Interfaces/TensorBytes.h"
 #include "Blueprint/Workload/BlockWork.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -31,21 +32,6 @@ using CadenceSummaries = std::map<workload::Cadence, workload::WorkSummary>;
 /// if a byte sum or a total overflows.
 llvm::Expected<workload::InvocationFigures>
 addToSummaries(CadenceSummaries &summaries, WorkFactsOpInterface op);
-
-/// A `name = bytes` dictionary of i64 byte counts, the IR form of a list of
-/// tensor accesses; names repeat nowhere in an access list.
-mlir::DictionaryAttr
-getTensorBytesAttr(mlir::MLIRContext *context,
-                   llvm::ArrayRef<workload::TensorAccess> accesses);
-
-/// The tensor accesses of a `name = bytes` dictionary.
-std::vector<workload::TensorAccess> getTensorAccesses(mlir::DictionaryAttr);
-
-/// Checks that every entry of a `name = bytes` dictionary is a non-negative
-/// 64-bit integer; reports the offending tensor through `emitError`.
-mlir::LogicalResult
-verifyTensorBytes(mlir::DictionaryAttr bytes, llvm::StringRef what,
-                  llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
 } // namespace blueprint
 

@@ -10,6 +10,26 @@
 #define BLUEPRINT_INTERFACES_WORKFACTS
 
 include "mlir/IR/OpBase.td"
+include "mlir/IR/Properties.td"
+
+/// The bytes a work op reads, writes or stashes per logical tensor
+/// (TensorBytes.h), printed `{x = 50331648, w_qkv = 113246208}`; the generic
+/// form and bytecode hold it as a dictionary of i64 byte counts.
+def Blueprint_TensorBytesProp : Property<"::blueprint::TensorBytesList",
+    "bytes per logical tensor", "::llvm::ArrayRef<::blueprint::TensorBytes>"> {
+  let convertFromStorage = "::llvm::ArrayRef<::blueprint::TensorBytes>{$_storage}";
+  let assignToStorage = "$_storage.assign($_value.begin(), $_value.end())";
+  // convertToAttribute and convertFromAttribute: the default calls, which
+  // find the overloads of TensorBytes.h.
+  let hashProperty = "::blueprint::hashTensorBytes($_storage)";
+  let parser = [{
+    if (::mlir::failed(::blueprint::parseTensorBytes($_parser, $_storage)))
+      return ::mlir::failure();
+  }];
+  let printer = "::blueprint::printTensorBytes($_printer, $_storage)";
+  let writeToMlirBytecode = writeMlirBytecodeWithConvertToAttribute;
+  let readFromMlirBytecode = readMlirBytecodeUsingConvertFromAttribute;
+}
 
 def WorkFactsOpInterface : OpInterface<"WorkFactsOpInterface"> {
   let cppNamespace = "::blueprint";
@@ -31,13 +51,13 @@ def WorkFactsOpInterface : OpInterface<"WorkFactsOpInterface"> {
       [{ return $_op.getCadence(); }]>,
     InterfaceMethod<"exact operations on one rank", "int64_t", "getOps",
       (ins), [{ return $_op.getOps(); }]>,
-    InterfaceMethod<"bytes read per logical tensor", "::mlir::DictionaryAttr",
+    InterfaceMethod<"bytes read per logical tensor", "::llvm::ArrayRef<::blueprint::TensorBytes>",
       "getReads", (ins), [{ return $_op.getReads(); }]>,
     InterfaceMethod<"bytes written per logical tensor",
-      "::mlir::DictionaryAttr", "getWrites", (ins),
+      "::llvm::ArrayRef<::blueprint::TensorBytes>", "getWrites", (ins),
       [{ return $_op.getWrites(); }]>,
     InterfaceMethod<"bytes stashed for the backward pass per logical tensor",
-      "::mlir::DictionaryAttr", "getStashed", (ins),
+      "::llvm::ArrayRef<::blueprint::TensorBytes>", "getStashed", (ins),
       [{ return $_op.getStashed(); }]>,
     InterfaceMethod<"engine class", "::blueprint::workload::Engine",
       "getWorkEngine">,

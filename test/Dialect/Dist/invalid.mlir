@@ -315,7 +315,8 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // tensor listed twice
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
-  // expected-error @+1 {{tensor 'x' is listed twice}}
+  // expected-error @+2 {{tensor 'x' is listed twice}}
+  // expected-error @+1 {{invalid value for property reads, expected bytes per logical tensor}}
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8, x = 4} writes {y = 8} stashed {}
 }
 
@@ -400,4 +401,21 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
   // expected-error @+2 {{integer value too large}}
   // expected-error @+1 {{invalid value for property ops, expected int64_t}}
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 9223372036854775808 reads {x = 8} writes {y = 8} stashed {}
+}
+
+// -----
+
+// In the generic form a tensor byte list is a dictionary of i64 byte counts.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{the bytes of tensor 'x' must be a 64-bit integer}}
+  %0 = "dist.task"() <{cadence = 0 : i32, engine = 1 : i32, mesh = @tp_mesh, ops = 4 : i64, phase = 0 : i32, primitive = "t", reads = {x = 8 : i32}, stashed = {}, writes = {y = 8 : i64}}> : () -> !dist.token
+}
+
+// -----
+
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{expected a dictionary of tensor byte counts}}
+  %0 = "dist.task"() <{cadence = 0 : i32, engine = 1 : i32, mesh = @tp_mesh, ops = 4 : i64, phase = 0 : i32, primitive = "t", reads = [8], stashed = {}, writes = {y = 8 : i64}}> : () -> !dist.token
 }

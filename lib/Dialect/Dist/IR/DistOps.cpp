@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
-#include "Blueprint/Support/AsmDirectives.h"
+#include "Blueprint/Interfaces/TensorBytes.h"
 #include "Blueprint/Support/Digest.h"
 #include "Blueprint/Workload/Boundaries.h"
 
@@ -93,10 +93,10 @@ static LogicalResult verifyInputsAreUsed(ProgramOp program) {
   llvm::DenseSet<StringAttr> read, written;
   for (Operation &op : program.getBody().front())
     if (auto work = llvm::dyn_cast<WorkFactsOpInterface>(op)) {
-      for (NamedAttribute entry : work.getReads())
-        read.insert(entry.getName());
-      for (NamedAttribute entry : work.getWrites())
-        written.insert(entry.getName());
+      for (const TensorBytes &entry : work.getReads())
+        read.insert(entry.tensor);
+      for (const TensorBytes &entry : work.getWrites())
+        written.insert(entry.tensor);
     }
   for (BoundaryOp boundary : program.getBody().getOps<BoundaryOp>()) {
     if (workload::producingPhase(boundary.getRole()))
@@ -252,7 +252,7 @@ LogicalResult BoundaryOp::verify() {
                          << workload::stringifyEnum(*phase)
                          << " work, not by " << work.getPrimitive() << " ("
                          << workload::stringifyEnum(work.getPhase()) << ")";
-  if (!work.getWrites().get(getSymName()))
+  if (!findTensor(work.getWrites(), getSymName()))
     return emitOpError() << "dist_boundary_c4: producer " << work.getPrimitive()
                          << " does not write '" << getSymName() << "'";
   return success();

@@ -7,7 +7,7 @@
 
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
 
-#include "Blueprint/Support/AsmDirectives.h"
+#include "Blueprint/Interfaces/TensorBytes.h"
 #include "Blueprint/Support/Digest.h"
 #include "Blueprint/Workload/Plan.h"
 
@@ -304,7 +304,7 @@ LogicalResult BufferOp::verify() {
     if (!task)
       return emitOpError() << "pplan_buffer_c2: the producer must be a task "
                               "of the plan";
-    if (!task.getWrites().get(getSymName()))
+    if (!findTensor(task.getWrites(), getSymName()))
       return emitOpError() << "pplan_buffer_c2: producer " << task.getPrimitive()
                            << " (" << workload::stringifyEnum(task.getPhase())
                            << ") does not write '" << getSymName() << "'";
@@ -314,7 +314,7 @@ LogicalResult BufferOp::verify() {
     if (!task)
       return emitOpError() << "pplan_buffer_c3: every consumer must be a task "
                               "of the plan";
-    if (!task.getReads().get(getSymName()))
+    if (!findTensor(task.getReads(), getSymName()))
       return emitOpError() << "pplan_buffer_c3: consumer " << task.getPrimitive()
                            << " (" << workload::stringifyEnum(task.getPhase())
                            << ") does not read '" << getSymName() << "'";

@@ -176,9 +176,9 @@ defvar Dist_WorkArguments = (ins
   FlatSymbolRefAttr:$mesh,
   OptionalAttr<DenseI64ArrayAttr>:$ranks,
   I64Prop:$ops,
-  DictionaryAttr:$reads,
-  DictionaryAttr:$writes,
-  DictionaryAttr:$stashed,
+  Blueprint_TensorBytesProp:$reads,
+  Blueprint_TensorBytesProp:$writes,
+  Blueprint_TensorBytesProp:$stashed,
   Variadic<Dist_TokenType>:$deps
 );
 
@@ -222,9 +222,9 @@ def Dist_TaskOp : Dist_WorkOp<"task"> {
   let arguments = !con(Dist_WorkArguments, (ins Workload_EngineProp:$engine));
   let assemblyFormat = [{
     $primitive prop-dict `` $phase $engine $cadence `on` $mesh (`ranks` $ranks^)?
-    `ops` `=` $ops `reads` custom<TensorBytes>($reads)
-    `writes` custom<TensorBytes>($writes)
-    `stashed` custom<TensorBytes>($stashed)
+    `ops` `=` $ops `reads` $reads
+    `writes` $writes
+    `stashed` $stashed
     (`after` `(` $deps^ `)`)? attr-dict
   }];
 }
@@ -240,9 +240,9 @@ class Dist_CollectiveOp<string mnemonic, string kind, bit reduces>
     $primitive prop-dict `` $phase $cadence `on` $mesh (`ranks` $ranks^)?
     `axes` `=` $mesh_axes }], !if(reduces, "`reduction` `=` $reduction", ""), [{
     `participants` `=` $participants `message` `=` $message_bytes
-    `ops` `=` $ops `reads` custom<TensorBytes>($reads)
-    `writes` custom<TensorBytes>($writes)
-    `stashed` custom<TensorBytes>($stashed)
+    `ops` `=` $ops `reads` $reads
+    `writes` $writes
+    `stashed` $stashed
     (`after` `(` $deps^ `)`)? attr-dict
   }]);
   let extraClassDeclaration = Blueprint_PropertiesInFormat # [{

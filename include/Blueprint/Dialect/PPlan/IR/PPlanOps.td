@@ -150,9 +150,9 @@ def PPlan_TaskOp : PPlan_PlanMember<"task", [
     PPlan_DemandAttr:$demand,
     OptionalAttr<PPlan_CollectiveAttr>:$collective,
     I64Prop:$ops,
-    DictionaryAttr:$reads,
-    DictionaryAttr:$writes,
-    DictionaryAttr:$stashed,
+    Blueprint_TensorBytesProp:$reads,
+    Blueprint_TensorBytesProp:$writes,
+    Blueprint_TensorBytesProp:$stashed,
     Variadic<PPlan_TokenType>:$deps
   );
   let results = (outs PPlan_TokenType:$done);
@@ -160,9 +160,9 @@ def PPlan_TaskOp : PPlan_PlanMember<"task", [
     $primitive prop-dict `` $phase $engine
     $cadence `requires` $capability `group` $group
     `demand` `=` $demand (`collective` `=` $collective^)?
-    `ops` `=` $ops `reads` custom<TensorBytes>($reads)
-    `writes` custom<TensorBytes>($writes)
-    `stashed` custom<TensorBytes>($stashed)
+    `ops` `=` $ops `reads` $reads
+    `writes` $writes
+    `stashed` $stashed
     (`after` `(` $deps^ `)`)? attr-dict
   }];
   let extraClassDeclaration = Blueprint_PropertiesInFormat;
