@@ -304,6 +304,9 @@ private:
       return failure(where() + ": only collectives span a mesh axis, got '" +
                      task.meshAxis + "'");
 
+    // Network, reduction and memory for a collective; compute and memory
+    // otherwise.
+    result.terms.reserve(isCollective ? 3 : 2);
     if (isCollective) {
       llvm::Expected<TimeTerm> network = networkTerm(where, task, result);
       if (!network)
