@@ -135,7 +135,7 @@ public:
         deps.push_back(previous);
       auto task = pplan::TaskOp::create(
           builder, facts->getLoc(), pplan::TokenType::get(context),
-          builder.getStringAttr(invocation.primitive),
+          facts.getPrimitiveAttr(),
           invocation.phase, invocation.engine, facts.getCadence(),
           capabilities[capabilityOf(invocation)], groups[stage],
           pplan::DemandAttr::get(context, demand->compute, demand->memory,

@@ -44,6 +44,8 @@ def WorkFactsOpInterface : OpInterface<"WorkFactsOpInterface"> {
   let methods = [
     InterfaceMethod<"primitive id (docs/WorkAlgebra.md)", "::llvm::StringRef",
       "getPrimitive", (ins), [{ return $_op.getPrimitive(); }]>,
+    InterfaceMethod<"primitive id, as the op holds it", "::mlir::StringAttr",
+      "getPrimitiveAttr", (ins), [{ return $_op.getPrimitiveAttr(); }]>,
     InterfaceMethod<"work phase", "::blueprint::workload::Phase", "getPhase",
       (ins), [{ return $_op.getPhase(); }]>,
     InterfaceMethod<"how often the work happens",
