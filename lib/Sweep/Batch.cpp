@@ -347,6 +347,9 @@ std::string formatJSONRow(size_t index, llvm::ArrayRef<std::string> axes,
                           const Evaluation &evaluation) {
   std::string row;
   llvm::raw_string_ostream os(row);
+  // A string stream is unbuffered: the JSON writer's character-by-character
+  // output would each be a call that grows the string.
+  os.SetBuffered();
   llvm::json::OStream json(os);
   json.object([&] {
     json.attribute("index", static_cast<int64_t>(index));
@@ -365,7 +368,9 @@ std::string formatJSONRow(size_t index, llvm::ArrayRef<std::string> axes,
       });
       return;
     }
-    json.attribute("totals", toJSON(evaluation.totals));
+    json.attributeBegin("totals");
+    writeJSON(json, evaluation.totals);
+    json.attributeEnd();
     json.attributeObject("cadence_seconds", [&] {
       for (const auto &entry : evaluation.totals.cadences)
         json.attribute(
@@ -378,6 +383,7 @@ std::string formatJSONRow(size_t index, llvm::ArrayRef<std::string> axes,
           json.attribute(key, seconds);
       });
   });
+  os.flush();
   return row;
 }
 

@@ -162,45 +162,114 @@ struct WorkSummaryPass
 
 } // namespace
 
-llvm::json::Object blueprint::toJSON(const workload::WorkTotals &totals) {
-  return llvm::json::Object{
-      {"invocations", totals.invocations},
-      {"ops", totals.ops},
-      {"read_bytes", totals.readBytes},
-      {"write_bytes", totals.writeBytes},
-      {"message_bytes", totals.messageBytes},
-      {"min_transfer_bytes", totals.minimumTransferBytes},
-      {"stash_bytes", totals.stashBytes}};
+/// The fields of `totals` under their JSON keys, in key order.
+static std::array<std::pair<llvm::StringLiteral, int64_t>, 7>
+fieldsOf(const workload::WorkTotals &totals) {
+  return {{{"invocations", totals.invocations},
+           {"message_bytes", totals.messageBytes},
+           {"min_transfer_bytes", totals.minimumTransferBytes},
+           {"ops", totals.ops},
+           {"read_bytes", totals.readBytes},
+           {"stash_bytes", totals.stashBytes},
+           {"write_bytes", totals.writeBytes}}};
 }
 
-llvm::json::Object blueprint::toJSON(const ProgramTotals &program) {
-  llvm::json::Object cadences;
-  for (const auto &[cadence, summary] : program.cadences) {
-    llvm::json::Array rows;
+llvm::json::Object blueprint::toJSON(const workload::WorkTotals &totals) {
+  llvm::json::Object object;
+  for (auto [key, value] : fieldsOf(totals))
+    object[key] = value;
+  return object;
+}
+
+// The writers below stream every object's keys in sorted order, the order
+// llvm::json prints a json::Object in, so streamed output reads exactly like
+// a serialized json::Object while building none (a batch writes a row per
+// configuration; building and serializing the object cost as much as
+// planning).
+
+/// `totals` as an object, with `labels` (key, text) among its fields.
+static void
+writeTotals(llvm::json::OStream &json, const workload::WorkTotals &totals,
+            llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>>
+                labels = {}) {
+  llvm::SmallVector<std::pair<llvm::StringRef, llvm::json::Value>, 9> members;
+  for (auto [key, value] : fieldsOf(totals))
+    members.emplace_back(key, value);
+  for (auto [key, text] : labels)
+    members.emplace_back(key, text);
+  llvm::sort(members, llvm::less_first());
+  json.object([&] {
+    for (const auto &[key, value] : members)
+      json.attribute(key, value);
+  });
+}
+
+/// The values of an enum in the order of their names.
+template <typename EnumT, size_t N>
+static std::array<EnumT, N> byName(std::array<EnumT, N> values) {
+  llvm::sort(values, [](EnumT a, EnumT b) {
+    return workload::stringifyEnum(a) < workload::stringifyEnum(b);
+  });
+  return values;
+}
+
+static void writeSummary(llvm::json::OStream &json,
+                         const workload::WorkSummary &summary) {
+  json.attributeObject("by_engine", [&] {
+    for (workload::Engine engine : byName(workload::allEngines()))
+      if (summary.of(engine).invocations) {
+        json.attributeBegin(workload::stringifyEnum(engine));
+        writeTotals(json, summary.of(engine));
+        json.attributeEnd();
+      }
+  });
+  json.attributeObject("by_phase", [&] {
+    for (workload::Phase phase : byName(workload::allPhases()))
+      if (summary.of(phase).invocations) {
+        json.attributeBegin(workload::stringifyEnum(phase));
+        writeTotals(json, summary.of(phase));
+        json.attributeEnd();
+      }
+  });
+  json.attributeArray("by_phase_engine", [&] {
     for (workload::Phase phase : workload::allPhases())
       for (workload::Engine engine : workload::allEngines()) {
         const workload::WorkTotals &totals = summary.at(phase, engine);
-        if (totals.invocations == 0)
-          continue;
-        llvm::json::Object row = toJSON(totals);
-        row["phase"] = workload::stringifyEnum(phase);
-        row["engine"] = workload::stringifyEnum(engine);
-        rows.push_back(std::move(row));
+        if (totals.invocations)
+          writeTotals(json, totals,
+                      {{"engine", workload::stringifyEnum(engine)},
+                       {"phase", workload::stringifyEnum(phase)}});
       }
-    llvm::json::Object byPhase, byEngine;
-    for (workload::Phase phase : workload::allPhases())
-      if (summary.of(phase).invocations)
-        byPhase[workload::stringifyEnum(phase)] = toJSON(summary.of(phase));
-    for (workload::Engine engine : workload::allEngines())
-      if (summary.of(engine).invocations)
-        byEngine[workload::stringifyEnum(engine)] = toJSON(summary.of(engine));
-    cadences[workload::stringifyEnum(cadence)] =
-        llvm::json::Object{{"by_phase_engine", std::move(rows)},
-                           {"by_phase", std::move(byPhase)},
-                           {"by_engine", std::move(byEngine)},
-                           {"total", toJSON(summary.total())}};
-  }
-  return cadences;
+  });
+  json.attributeBegin("total");
+  writeTotals(json, summary.total());
+  json.attributeEnd();
+}
+
+void blueprint::writeJSON(llvm::json::OStream &json,
+                          const ProgramTotals &program) {
+  llvm::SmallVector<const std::pair<workload::Cadence, workload::WorkSummary> *>
+      cadences;
+  for (const auto &entry : program.cadences)
+    cadences.push_back(&entry);
+  llvm::sort(cadences, [](const auto *a, const auto *b) {
+    return workload::stringifyEnum(a->first) <
+           workload::stringifyEnum(b->first);
+  });
+  json.object([&] {
+    for (const auto *entry : cadences)
+      json.attributeObject(workload::stringifyEnum(entry->first),
+                           [&] { writeSummary(json, entry->second); });
+  });
+}
+
+llvm::json::Object blueprint::toJSON(const ProgramTotals &program) {
+  // Read back from the writer, so the layout is written in one place.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::json::OStream json(os);
+  writeJSON(json, program);
+  return std::move(*cantFail(llvm::json::parse(os.str())).getAsObject());
 }
 
 FailureOr<ProgramTotals> blueprint::summarizeProgram(Operation *program) {

@@ -31,8 +31,12 @@ struct ProgramTotals {
 /// and yields failure.
 mlir::FailureOr<ProgramTotals> summarizeProgram(mlir::Operation *program);
 
-/// `{"<cadence>": {"by_phase_engine": [...], "by_phase": {...},
-/// "by_engine": {...}, "total": {...}}}` (docs/DistSpec.md).
+/// Streams `{"<cadence>": {"by_engine": {...}, "by_phase": {...},
+/// "by_phase_engine": [...], "total": {...}}}` (docs/DistSpec.md), keys in
+/// sorted order as a serialized json::Object has them.
+void writeJSON(llvm::json::OStream &json, const ProgramTotals &totals);
+
+/// The same as a json::Object, for callers that look values up.
 llvm::json::Object toJSON(const ProgramTotals &totals);
 
 /// The JSON object of one set of totals (invocations, ops, read_bytes, ...).
