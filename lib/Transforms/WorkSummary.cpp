@@ -204,33 +204,29 @@ writeTotals(llvm::json::OStream &json, const workload::WorkTotals &totals,
   });
 }
 
-/// The values of an enum in the order of their names.
+/// `{"<name>": totals, ...}` for every value of `values` with work, in name
+/// order.
 template <typename EnumT, size_t N>
-static std::array<EnumT, N> byName(std::array<EnumT, N> values) {
+static void writeByName(llvm::json::OStream &json, llvm::StringRef key,
+                        std::array<EnumT, N> values,
+                        const workload::WorkSummary &summary) {
   llvm::sort(values, [](EnumT a, EnumT b) {
     return workload::stringifyEnum(a) < workload::stringifyEnum(b);
   });
-  return values;
+  json.attributeObject(key, [&] {
+    for (EnumT value : values)
+      if (summary.of(value).invocations) {
+        json.attributeBegin(workload::stringifyEnum(value));
+        writeTotals(json, summary.of(value));
+        json.attributeEnd();
+      }
+  });
 }
 
 static void writeSummary(llvm::json::OStream &json,
                          const workload::WorkSummary &summary) {
-  json.attributeObject("by_engine", [&] {
-    for (workload::Engine engine : byName(workload::allEngines()))
-      if (summary.of(engine).invocations) {
-        json.attributeBegin(workload::stringifyEnum(engine));
-        writeTotals(json, summary.of(engine));
-        json.attributeEnd();
-      }
-  });
-  json.attributeObject("by_phase", [&] {
-    for (workload::Phase phase : byName(workload::allPhases()))
-      if (summary.of(phase).invocations) {
-        json.attributeBegin(workload::stringifyEnum(phase));
-        writeTotals(json, summary.of(phase));
-        json.attributeEnd();
-      }
-  });
+  writeByName(json, "by_engine", workload::allEngines(), summary);
+  writeByName(json, "by_phase", workload::allPhases(), summary);
   json.attributeArray("by_phase_engine", [&] {
     for (workload::Phase phase : workload::allPhases())
       for (workload::Engine engine : workload::allEngines()) {
