@@ -11,11 +11,17 @@ Valgrind does not emulate the CPU's SHA extensions, so the digest falls back
 to llvm::SHA256 under it; the "native" total leaves that software hash out
 (natively it is a few thousand instructions per configuration).
 
-Usage: bench/count-instructions.py [--bin build/bin] [--min-time 2]
+With --batch it runs `blueprint-sweep --jobs=1` on a 576-configuration
+grid over examples/gpt3-175b.json instead, collecting inside
+`sweep::runBatch`, and prints the instructions per row: import from the
+spec's JSON, the pipeline, and the row.
+
+Usage: bench/count-instructions.py [--bin build/bin] [--min-time 2] [--batch]
 Needs valgrind (apt-get install valgrind).
 """
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -35,6 +41,12 @@ STAGES = [
     ("estimate", r"blueprint::estimatePlan\("),
     ("work algebra (distribution's and conservation's)",
      r"workload::deriveProgramWork\("),
+]
+BATCH_STAGES = [
+    ("import (the spec's JSON to ModelIR)", r"blueprint::importTransformerJSON\("),
+    ("the grid point's spec text", r"sweep::Batch::specText"),
+    ("the pipeline (as above)", r"sweep::Evaluator::evaluateModule\("),
+    ("the row (JSON lines)", r"blueprint::sweep::formatRow\("),
 ]
 SOFTWARE_SHA = r"llvm::SHA256::hashBlock\(\)"
 ENTRY = r"blueprint::sweep::Evaluator::evaluateContracts\("
@@ -74,6 +86,32 @@ def cost_of(costs, pattern):
                default=0)
 
 
+def profile_batch(args, workdir):
+    """Callgrind profile of blueprint-sweep on the small grid; returns
+    (profile, rows)."""
+    with open(os.path.join(ROOT, "examples", "gpt3-175b.json")) as f:
+        spec = json.load(f)
+    grid = {"tp": [1, 2, 4, 8], "pp": [1, 2, 4, 8, 16, 32],
+            "recompute": ["none", "selective", "full"],
+            "tp_comm": ["all_reduce", "reduce_scatter_all_gather"],
+            "dp": [1, 2], "micro_batch": [1, 2]}
+    grid_path = os.path.join(workdir, "grid.json")
+    with open(grid_path, "w") as f:
+        json.dump({"spec": spec, "grid": grid}, f)
+    profile = os.path.join(workdir, "callgrind.out")
+    rows_path = os.path.join(workdir, "rows.jsonl")
+    subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + profile,
+         "--toggle-collect=blueprint::sweep::runBatch*",
+         os.path.join(args.bin, "blueprint-sweep"), grid_path,
+         "--profile=" + os.path.join(ROOT, "profiles", "a100-80gb.json"),
+         "--binding=tp:nvlink", "--jobs=1", "-o", rows_path],
+        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(rows_path) as f:
+        rows = sum(1 for _ in f)
+    return profile, rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
@@ -81,28 +119,39 @@ def main():
                         help="blueprint-bench filter (default: %(default)s)")
     parser.add_argument("--min-time", default="2",
                         help="--benchmark_min_time under valgrind, seconds")
+    parser.add_argument("--batch", action="store_true",
+                        help="profile batch mode instead (blueprint-sweep)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as workdir:
-        profile = os.path.join(workdir, "callgrind.out")
-        subprocess.run(
-            ["valgrind", "--tool=callgrind",
-             "--callgrind-out-file=" + profile,
-             "--toggle-collect=blueprint::sweep::Evaluator::evaluateContracts*",
-             os.path.join(args.bin, "blueprint-bench"),
-             "--benchmark_filter=" + args.case,
-             "--benchmark_min_time=" + args.min_time],
-            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        calls = calls_of(profile, ENTRY)
+        if args.batch:
+            profile, calls = profile_batch(args, workdir)
+            entry, stages = r"blueprint::sweep::runBatch\(", BATCH_STAGES
+            what = "batch mode, small grid: %d rows profiled" % calls
+        else:
+            profile = os.path.join(workdir, "callgrind.out")
+            subprocess.run(
+                ["valgrind", "--tool=callgrind",
+                 "--callgrind-out-file=" + profile,
+                 "--toggle-collect="
+                 "blueprint::sweep::Evaluator::evaluateContracts*",
+                 os.path.join(args.bin, "blueprint-bench"),
+                 "--benchmark_filter=" + args.case,
+                 "--benchmark_min_time=" + args.min_time],
+                check=True, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL)
+            calls = calls_of(profile, ENTRY)
+            entry, stages = ENTRY, STAGES
+            what = "case %s: %d configurations profiled" % (args.case, calls)
         if calls == 0:
-            sys.exit("no call of Evaluator::evaluateContracts was profiled")
+            sys.exit("nothing was profiled")
         costs = inclusive_costs(profile)
-    total = cost_of(costs, ENTRY)
+    total = cost_of(costs, entry)
     sha = cost_of(costs, SOFTWARE_SHA)
-    print("case %s: %d configurations profiled" % (args.case, calls))
+    print(what)
     print("%-45s %12s" % ("stage", "instr/config"))
-    for label, pattern in STAGES:
+    for label, pattern in stages:
         cost = cost_of(costs, pattern)
-        if "digest" in label or label.startswith("--plan"):
+        if re.search(r"digest|plan-portable|pipeline", label):
             cost -= sha  # the software SHA-256 valgrind falls back to
         print("%-45s %12d" % (label, cost // calls))
     print("%-45s %12d" % ("whole configuration, native (no software SHA)",
