@@ -95,26 +95,25 @@ blueprint::workload::figuresOf(const Invocation &invocation) {
   return figures;
 }
 
-/// Adds one invocation's figures to `totals`; `scope` names the totals in
-/// diagnostics.
-static void accumulate(OverflowGuard &guard, WorkTotals &totals,
-                       const InvocationFigures &figures,
-                       int64_t transferBytes, const llvm::Twine &scope) {
-  totals.invocations =
-      guard.add(totals.invocations, 1, scope + " invocation count");
-  totals.ops = guard.add(totals.ops, figures.ops, scope + " ops");
-  totals.readBytes =
-      guard.add(totals.readBytes, figures.readBytes, scope + " read bytes");
+/// Adds one invocation's figures to `totals`, each sum through
+/// `add(total, term, quantity)`, which checks it; `quantity` completes the
+/// name of the total for a diagnostic.
+template <typename CheckedAdd>
+static void accumulate(WorkTotals &totals, const InvocationFigures &figures,
+                       int64_t transferBytes, CheckedAdd add) {
+  totals.invocations = add(totals.invocations, 1, " invocation count");
+  totals.ops = add(totals.ops, figures.ops, " ops");
+  totals.readBytes = add(totals.readBytes, figures.readBytes, " read bytes");
   totals.writeBytes =
-      guard.add(totals.writeBytes, figures.writeBytes, scope + " write bytes");
+      add(totals.writeBytes, figures.writeBytes, " write bytes");
   if (figures.collective)
-    totals.messageBytes =
-        guard.add(totals.messageBytes, figures.collective->messageBytes,
-                  scope + " message bytes");
-  totals.minimumTransferBytes = guard.add(
-      totals.minimumTransferBytes, transferBytes, scope + " transfer bytes");
+    totals.messageBytes = add(totals.messageBytes,
+                              figures.collective->messageBytes,
+                              " message bytes");
+  totals.minimumTransferBytes =
+      add(totals.minimumTransferBytes, transferBytes, " transfer bytes");
   totals.stashBytes =
-      guard.add(totals.stashBytes, figures.stashBytes, scope + " stash bytes");
+      add(totals.stashBytes, figures.stashBytes, " stash bytes");
 }
 
 llvm::Error WorkSummary::add(const InvocationFigures &figures) {
@@ -126,19 +125,49 @@ llvm::Error WorkSummary::add(const InvocationFigures &figures) {
       return transfer.takeError();
     transferBytes = *transfer;
   }
-  llvm::StringRef phase = stringifyEnum(figures.phase);
-  llvm::StringRef engine = stringifyEnum(figures.engine);
   auto phaseIndex = static_cast<size_t>(figures.phase);
   auto engineIndex = static_cast<size_t>(figures.engine);
+  std::array<WorkTotals *, 4> totals = {
+      &byPhaseEngine[phaseIndex][engineIndex], &byPhase[phaseIndex],
+      &byEngine[engineIndex], &overall};
+
+  // Sums that fit, the rule, are added without naming anything (this runs
+  // for every op of every stage); the totals change only if all fit.
+  bool overflowed = false;
+  auto unnamedAdd = [&](int64_t total, int64_t term, const char *) {
+    int64_t sum;
+    overflowed |= llvm::AddOverflow(total, term, sum);
+    return sum;
+  };
+  std::array<WorkTotals, 4> sums;
+  for (auto [sum, target] : llvm::zip(sums, totals)) {
+    sum = *target;
+    accumulate(sum, figures, transferBytes, unnamedAdd);
+  }
+  if (!overflowed) {
+    for (auto [sum, target] : llvm::zip(sums, totals))
+      *target = sum;
+    return llvm::Error::success();
+  }
+
+  // Some sum overflows: the same sums again, checked one by one, name the
+  // first total that overflows.
   OverflowGuard guard;
-  accumulate(guard, byPhaseEngine[phaseIndex][engineIndex], figures,
-             transferBytes, phase + " " + engine);
-  accumulate(guard, byPhase[phaseIndex], figures, transferBytes, phase);
-  accumulate(guard, byEngine[engineIndex], figures, transferBytes, engine);
-  accumulate(guard, overall, figures, transferBytes, "block total");
-  if (guard.failed())
-    return overflowError("summarize", guard);
-  return llvm::Error::success();
+  auto namedAdd = [&guard](const llvm::Twine &scope) {
+    return [&guard, &scope](int64_t total, int64_t term,
+                            const char *quantity) {
+      return guard.add(total, term, scope + quantity);
+    };
+  };
+  llvm::StringRef phase = stringifyEnum(figures.phase);
+  llvm::StringRef engine = stringifyEnum(figures.engine);
+  accumulate(sums[0] = *totals[0], figures, transferBytes,
+             namedAdd(phase + " " + engine));
+  accumulate(sums[1] = *totals[1], figures, transferBytes, namedAdd(phase));
+  accumulate(sums[2] = *totals[2], figures, transferBytes, namedAdd(engine));
+  accumulate(sums[3] = *totals[3], figures, transferBytes,
+             namedAdd("block total"));
+  return overflowError("summarize", guard);
 }
 
 llvm::Expected<WorkSummary>
