@@ -2,10 +2,10 @@
 
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 
+#include "Blueprint/Workload/Checked.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
-#include "Blueprint/Workload/Checked.h"
 
 using namespace mlir;
 using namespace blueprint;
@@ -49,8 +49,7 @@ blueprint::addToSummaries(CadenceSummaries &summaries,
     return figures.takeError();
   workload::Cadence cadence = op.getCadence();
   if (llvm::Error error =
-          summaries.try_emplace(cadence, workload::WorkSummary(cadence))
-              .first->second.add(*figures))
+          summaries.try_emplace(cadence, cadence).first->second.add(*figures))
     return std::move(error);
   return figures;
 }
