@@ -606,8 +606,10 @@ llvm::Expected<IterationTime> analysis::composeIterationTime(
   // against the profile and the mesh.
   estimate::EstimateInput blockInput =
       estimate::makeEstimateInput(work.training, mapping);
-  estimate::appendWork(blockInput, work.perMicroBatch);
-  estimate::appendWork(blockInput, work.perIteration);
+  if (llvm::Error error = estimate::appendWork(blockInput, work.perMicroBatch))
+    return std::move(error);
+  if (llvm::Error error = estimate::appendWork(blockInput, work.perIteration))
+    return std::move(error);
   llvm::Expected<estimate::EstimateReport> block =
       estimate::estimateWork(blockInput, profile, binding);
   if (!block)
@@ -625,14 +627,17 @@ llvm::Expected<IterationTime> analysis::composeIterationTime(
   // all-reduce.
   estimate::EstimateInput modelInput =
       estimate::makeEstimateInput(work.training, mapping);
-  estimate::appendWork(modelInput, quantities.logits);
+  if (llvm::Error error = estimate::appendWork(modelInput, quantities.logits))
+    return std::move(error);
   size_t logitsTasks = quantities.logits.invocations.size();
   bool scattered = scattersPipelineMessages(mapping);
   if (scattered)
-    modelInput.tasks.push_back(
-        {pipelineGather(work.training, mapping,
-                        communication.pipelineBoundaryBytes),
-         Cadence::PerMicroBatch, estimate::kTensorParallelAxis.str()});
+    if (llvm::Error error = estimate::appendInvocation(
+            modelInput,
+            pipelineGather(work.training, mapping,
+                           communication.pipelineBoundaryBytes),
+            Cadence::PerMicroBatch))
+      return std::move(error);
   if (mapping.dp > 1) {
     OverflowGuard guard;
     Invocation allReduce = dataParallelAllReduce(
@@ -641,8 +646,9 @@ llvm::Expected<IterationTime> analysis::composeIterationTime(
         work.training, mapping, guard);
     if (guard.failed())
       return overflowFailure("composeIterationTime", guard);
-    modelInput.tasks.push_back(
-        {std::move(allReduce), Cadence::PerIteration, "dp"});
+    if (llvm::Error error = estimate::appendInvocation(
+            modelInput, allReduce, Cadence::PerIteration, "dp"))
+      return std::move(error);
   }
   llvm::Expected<estimate::EstimateReport> modelReport =
       estimate::estimateWork(modelInput, profile, binding);

@@ -76,16 +76,51 @@ EstimateInput estimate::makeEstimateInput(workload::DataType computeType,
   return input;
 }
 
-void estimate::appendWork(EstimateInput &input, const workload::BlockWork &work,
-                          llvm::StringRef collectiveAxis) {
-  for (const workload::Invocation &invocation : work.invocations) {
-    EstimateTask task;
-    task.invocation = invocation;
-    task.cadence = work.cadence;
-    if (invocation.engine == Engine::Collective)
-      task.meshAxis = collectiveAxis.str();
-    input.tasks.push_back(std::move(task));
-  }
+bool EstimateTask::operator==(const EstimateTask &other) const {
+  return std::tie(primitive, phase, engine, ops, readBytes, writeBytes,
+                  collective, cadence, meshAxis) ==
+         std::tie(other.primitive, other.phase, other.engine, other.ops,
+                  other.readBytes, other.writeBytes, other.collective,
+                  other.cadence, other.meshAxis);
+}
+
+EstimateTask estimate::makeEstimateTask(const workload::InvocationFigures &figures,
+                                        workload::Cadence cadence,
+                                        llvm::StringRef collectiveAxis) {
+  EstimateTask task;
+  task.primitive = figures.primitive.str();
+  task.phase = figures.phase;
+  task.engine = figures.engine;
+  task.ops = figures.ops;
+  task.readBytes = figures.readBytes;
+  task.writeBytes = figures.writeBytes;
+  task.collective = figures.collective;
+  task.cadence = cadence;
+  if (figures.engine == Engine::Collective)
+    task.meshAxis = collectiveAxis.str();
+  return task;
+}
+
+llvm::Error estimate::appendInvocation(EstimateInput &input,
+                                       const workload::Invocation &invocation,
+                                       workload::Cadence cadence,
+                                       llvm::StringRef collectiveAxis) {
+  llvm::Expected<workload::InvocationFigures> figures =
+      workload::figuresOf(invocation);
+  if (!figures)
+    return figures.takeError();
+  input.tasks.push_back(makeEstimateTask(*figures, cadence, collectiveAxis));
+  return llvm::Error::success();
+}
+
+llvm::Error estimate::appendWork(EstimateInput &input,
+                                 const workload::BlockWork &work,
+                                 llvm::StringRef collectiveAxis) {
+  for (const workload::Invocation &invocation : work.invocations)
+    if (llvm::Error error =
+            appendInvocation(input, invocation, work.cadence, collectiveAxis))
+      return error;
+  return llvm::Error::success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -256,45 +291,39 @@ private:
 
   llvm::Expected<TaskEstimate> estimateTask(size_t index,
                                             const EstimateTask &task) {
-    const workload::Invocation &invocation = task.invocation;
     // Named only when a diagnostic needs it: a valid task builds no string.
     auto where = [&] {
-      return "task #" + std::to_string(index) + " '" + invocation.primitive +
-             "' (" + workload::stringifyEnum(invocation.phase).str() + ")";
+      return "task #" + std::to_string(index) + " '" + task.primitive +
+             "' (" + workload::stringifyEnum(task.phase).str() + ")";
     };
     TaskEstimate result;
-    result.primitive = invocation.primitive;
-    result.phase = invocation.phase;
-    result.engine = invocation.engine;
+    result.primitive = task.primitive;
+    result.phase = task.phase;
+    result.engine = task.engine;
     result.cadence = task.cadence;
-    result.ops = invocation.ops;
-    result.collective = invocation.collective;
+    result.ops = task.ops;
+    result.collective = task.collective;
     result.meshAxis = task.meshAxis;
+    result.readBytes = task.readBytes;
+    result.writeBytes = task.writeBytes;
 
-    if (invocation.ops < 0)
-      return failure(where() + ": negative ops " + llvm::Twine(invocation.ops));
-    for (const auto *accesses : {&invocation.reads, &invocation.writes})
-      for (const workload::TensorAccess &access : *accesses)
-        if (access.bytes < 0)
-          return failure(where() + ": tensor '" + access.tensor +
-                         "' has negative bytes " + llvm::Twine(access.bytes));
+    if (task.ops < 0)
+      return failure(where() + ": negative ops " + llvm::Twine(task.ops));
+    if (task.readBytes < 0 || task.writeBytes < 0)
+      return failure(where() + ": negative bytes (read " +
+                     llvm::Twine(task.readBytes) + ", written " +
+                     llvm::Twine(task.writeBytes) + ")");
     workload::OverflowGuard guard;
-    for (const workload::TensorAccess &access : invocation.reads)
-      result.readBytes =
-          guard.add(result.readBytes, access.bytes, "read bytes");
-    for (const workload::TensorAccess &access : invocation.writes)
-      result.writeBytes =
-          guard.add(result.writeBytes, access.bytes, "write bytes");
     int64_t movedBytes =
-        guard.add(result.readBytes, result.writeBytes, "read + write bytes");
+        guard.add(task.readBytes, task.writeBytes, "read + write bytes");
     if (guard.failed())
       return failure(where() + ": 64-bit overflow summing its " +
                      guard.overflowedQuantity());
 
-    bool isCollective = invocation.engine == Engine::Collective;
-    if (isCollective != invocation.collective.has_value())
+    bool isCollective = task.engine == Engine::Collective;
+    if (isCollective != task.collective.has_value())
       return failure(where() + ": engine " +
-                     workload::stringifyEnum(invocation.engine) +
+                     workload::stringifyEnum(task.engine) +
                      (isCollective ? " without" : " with") +
                      " collective facts; they are present exactly for "
                      "collectives");
@@ -312,9 +341,9 @@ private:
       if (!network)
         return network.takeError();
       result.terms.push_back(std::move(*network));
-      if (invocation.ops > 0) {
+      if (task.ops > 0) {
         llvm::Expected<TimeTerm> reduction =
-            computeTerm(where, Engine::Collective, invocation.ops);
+            computeTerm(where, Engine::Collective, task.ops);
         if (!reduction)
           return reduction.takeError();
         result.terms.push_back(std::move(*reduction));
@@ -322,7 +351,7 @@ private:
       result.terms.push_back(memoryTerm(result, movedBytes));
     } else {
       llvm::Expected<TimeTerm> compute =
-          computeTerm(where, invocation.engine, invocation.ops);
+          computeTerm(where, task.engine, task.ops);
       if (!compute)
         return compute.takeError();
       result.terms.push_back(std::move(*compute));
@@ -400,7 +429,7 @@ private:
   llvm::Expected<TimeTerm> networkTerm(TaskName where,
                                        const EstimateTask &task,
                                        TaskEstimate &result) {
-    const workload::CollectiveFacts &facts = *task.invocation.collective;
+    const workload::CollectiveFacts &facts = *task.collective;
     const MeshAxis *axis = meshAxis(task.meshAxis);
     if (!axis)
       return failure(where() + ": spans mesh axis '" + task.meshAxis +

@@ -108,15 +108,12 @@ blueprint::estimatePlan(pplan::PlanOp plan,
   input.tasks.reserve(llvm::range_size(tasks));
   for (pplan::TaskOp task : tasks) {
     auto work = llvm::cast<WorkFactsOpInterface>(task.getOperation());
-    llvm::Expected<workload::Invocation> invocation = toInvocation(work);
-    if (!invocation)
-      return invocation.takeError();
+    llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
+    if (!figures)
+      return figures.takeError();
     // Every collective of today's block spans the tensor-parallel axis.
-    std::string axis = invocation->collective
-                           ? estimate::kTensorParallelAxis.str()
-                           : std::string();
-    input.tasks.push_back(
-        {std::move(*invocation), task.getCadence(), std::move(axis)});
+    input.tasks.push_back(estimate::makeEstimateTask(
+        *figures, task.getCadence(), estimate::kTensorParallelAxis));
   }
   return estimate::estimateWork(input, profile, binding, options);
 }

@@ -157,13 +157,9 @@ EstimateInput inputOnTensorParallel(int64_t tp) {
   return input;
 }
 
-void addTask(EstimateInput &input, Invocation invocation,
+void addTask(EstimateInput &input, const Invocation &invocation,
              Cadence cadence = Cadence::PerMicroBatch) {
-  EstimateTask task;
-  task.meshAxis = invocation.engine == Engine::Collective ? "tp" : "";
-  task.invocation = std::move(invocation);
-  task.cadence = cadence;
-  input.tasks.push_back(std::move(task));
+  llvm::cantFail(appendInvocation(input, invocation, cadence));
 }
 
 /// Relative closeness for times computed in floating point.
@@ -375,8 +371,10 @@ EstimateInput smallBlockOnTensorParallel8() {
   mapping.tpComm = TPCommMode::ReduceScatterAllGather;
   mapping.recompute = RecomputePolicy::Selective;
   EstimateInput input = makeEstimateInput(training, mapping);
-  appendWork(input, valueOrFail(deriveBlockWork(model, training, mapping)));
-  appendWork(input, valueOrFail(deriveOptimizerWork(model, training, mapping)));
+  llvm::cantFail(
+      appendWork(input, valueOrFail(deriveBlockWork(model, training, mapping))));
+  llvm::cantFail(appendWork(
+      input, valueOrFail(deriveOptimizerWork(model, training, mapping))));
   return input;
 }
 
@@ -393,9 +391,7 @@ TEST(Estimate, BindingChangesTheEstimateButNeverTheWork) {
   // The input work is untouched.
   ASSERT_EQ(input.tasks.size(), before.tasks.size());
   for (size_t i = 0; i < input.tasks.size(); ++i) {
-    EXPECT_EQ(input.tasks[i].invocation, before.tasks[i].invocation);
-    EXPECT_EQ(input.tasks[i].cadence, before.tasks[i].cadence);
-    EXPECT_EQ(input.tasks[i].meshAxis, before.tasks[i].meshAxis);
+    EXPECT_TRUE(input.tasks[i] == before.tasks[i]) << input.tasks[i].primitive;
   }
 
   ASSERT_EQ(overNVLink.tasks.size(), overInfiniBand.tasks.size());
@@ -405,14 +401,14 @@ TEST(Estimate, BindingChangesTheEstimateButNeverTheWork) {
     const TaskEstimate &infiniband = overInfiniBand.tasks[i];
     SCOPED_TRACE(nvlink.primitive + " " + stringifyEnum(nvlink.phase).str());
     // The work facts in both reports are the input's.
-    const Invocation &work = input.tasks[i].invocation;
+    const EstimateTask &work = input.tasks[i];
     for (const TaskEstimate *task : {&nvlink, &infiniband}) {
       EXPECT_EQ(task->primitive, work.primitive);
       EXPECT_EQ(task->phase, work.phase);
       EXPECT_EQ(task->engine, work.engine);
       EXPECT_EQ(task->ops, work.ops);
-      EXPECT_EQ(task->readBytes, work.readBytes());
-      EXPECT_EQ(task->writeBytes, work.writeBytes());
+      EXPECT_EQ(task->readBytes, work.readBytes);
+      EXPECT_EQ(task->writeBytes, work.writeBytes);
       EXPECT_EQ(task->collective, work.collective);
     }
     if (work.engine != Engine::Collective) {
@@ -475,6 +471,15 @@ TEST(Estimate, BindingAndInputErrorsNameTheirCause) {
   EXPECT_EQ(
       errorOf(estimateWork(negative, profile, bindTensorParallel("fast"))),
       "estimate: task #0 'norm1' (forward): negative ops -1");
+
+  EstimateInput negativeBytes = inputOnTensorParallel(4);
+  addTask(negativeBytes,
+          invocation("norm1", Phase::Forward, Engine::Vector, 1, 1, 1));
+  negativeBytes.tasks[0].readBytes = -8;
+  EXPECT_EQ(
+      errorOf(estimateWork(negativeBytes, profile, bindTensorParallel("fast"))),
+      "estimate: task #0 'norm1' (forward): negative bytes (read -8, "
+      "written 1)");
 
   EstimateInput noFacts = inputOnTensorParallel(4);
   addTask(noFacts,
@@ -886,10 +891,10 @@ TEST(EstimateReference, SeqSelTable4On22BWithinFifteenPercent) {
     mappingSpec.recompute = *policy;
 
     EstimateInput input = makeEstimateInput(training, mappingSpec);
-    appendWork(input,
-               valueOrFail(deriveBlockWork(modelSpec, training, mappingSpec)));
-    appendWork(input, valueOrFail(deriveOptimizerWork(modelSpec, training,
-                                                      mappingSpec)));
+    llvm::cantFail(appendWork(
+        input, valueOrFail(deriveBlockWork(modelSpec, training, mappingSpec))));
+    llvm::cantFail(appendWork(input, valueOrFail(deriveOptimizerWork(
+                                         modelSpec, training, mappingSpec))));
     EstimateReport report = valueOrFail(estimateWork(input, a100, binding));
 
     Table4Row row;

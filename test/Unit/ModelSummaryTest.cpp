@@ -385,8 +385,8 @@ TEST(IterationTime, TermsComposeTheBlockEstimateAndTheSchedule) {
   // The block time is --estimate's.
   estimate::EstimateInput input =
       estimate::makeEstimateInput(work.training, work.mapping);
-  estimate::appendWork(input, work.perMicroBatch);
-  estimate::appendWork(input, work.perIteration);
+  llvm::cantFail(estimate::appendWork(input, work.perMicroBatch));
+  llvm::cantFail(estimate::appendWork(input, work.perIteration));
   estimate::EstimateReport block =
       valueOrFail(estimate::estimateWork(input, profile, binding));
   EXPECT_DOUBLE_EQ(time.block.block.combined, block.block.combined);

@@ -336,7 +336,7 @@ TEST(SweepSpeedTest, EstimateWithoutExplanationsHasTheSameFigures) {
   mapping.tp = mapping.world = 8;
   estimate::EstimateInput input =
       estimate::makeEstimateInput(workload::TrainingSpec(), mapping);
-  estimate::appendWork(input, *work);
+  llvm::cantFail(estimate::appendWork(input, *work));
   llvm::Expected<estimate::EstimateReport> explained =
       estimate::estimateWork(input, a100().profile, a100().binding);
   llvm::Expected<estimate::EstimateReport> figures = estimate::estimateWork(

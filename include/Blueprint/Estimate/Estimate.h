@@ -73,14 +73,30 @@ struct MeshAxis {
   int64_t size = 0;
 };
 
-/// One task to cost: the invocation as the plan keeps it, how often it runs
-/// and, for a collective, the mesh axis whose ranks it spans.
+/// One task to cost: the figures of its invocation (what a roofline reads:
+/// operations, the bytes moved, the collective), how often it runs and, for
+/// a collective, the mesh axis whose ranks it spans.
 struct EstimateTask {
-  workload::Invocation invocation;
+  /// Names the task in the report and in diagnostics.
+  std::string primitive;
+  workload::Phase phase = workload::Phase::Forward;
+  workload::Engine engine = workload::Engine::Vector;
+  int64_t ops = 0;
+  /// Bytes read and written on one rank, summed over the tensors.
+  int64_t readBytes = 0;
+  int64_t writeBytes = 0;
+  std::optional<workload::CollectiveFacts> collective;
   workload::Cadence cadence = workload::Cadence::PerMicroBatch;
   /// Set exactly for collectives.
   std::string meshAxis;
+
+  bool operator==(const EstimateTask &other) const;
 };
+
+/// The task of an invocation's figures; a collective spans `collectiveAxis`.
+EstimateTask makeEstimateTask(const workload::InvocationFigures &figures,
+                              workload::Cadence cadence,
+                              llvm::StringRef collectiveAxis);
 
 struct EstimateInput {
   /// Datatype of the operands and arithmetic of matmul and vector work
@@ -112,10 +128,16 @@ EstimateInput makeEstimateInput(const workload::TrainingSpec &training,
 EstimateInput makeEstimateInput(workload::DataType computeType,
                                 const workload::MappingSpec &mapping);
 
-/// Appends every invocation of `work` with work.cadence; its collectives
-/// span `collectiveAxis`.
-void appendWork(EstimateInput &input, const workload::BlockWork &work,
-                llvm::StringRef collectiveAxis = kTensorParallelAxis);
+/// Appends `invocation`, run at `cadence`; a collective spans
+/// `collectiveAxis`. Fails if its byte sums overflow.
+llvm::Error
+appendInvocation(EstimateInput &input, const workload::Invocation &invocation,
+                 workload::Cadence cadence,
+                 llvm::StringRef collectiveAxis = kTensorParallelAxis);
+
+/// Appends every invocation of `work` with work.cadence.
+llvm::Error appendWork(EstimateInput &input, const workload::BlockWork &work,
+                       llvm::StringRef collectiveAxis = kTensorParallelAxis);
 
 //===----------------------------------------------------------------------===//
 // Report
