@@ -51,10 +51,22 @@ LogicalResult
 blueprint::verifyTensorBytes(llvm::ArrayRef<TensorBytes> list,
                              llvm::StringRef what,
                              function_ref<InFlightDiagnostic()> emitError) {
-  for (const TensorBytes &entry : list)
+  // The parser and getTensorBytes() sort; a list set from C++ may not, and
+  // findTensor() needs the order.
+  StringRef previous;
+  for (const TensorBytes &entry : list) {
+    StringRef name = entry.tensor ? entry.tensor.getValue() : StringRef();
+    if (name.empty())
+      return emitError() << what << " list a tensor with no name";
+    if (&entry != list.data() && !(previous < name))
+      return emitError() << what << " must list each tensor once, in name "
+                         << "order, but '" << name << "' follows '"
+                         << previous << "'";
     if (entry.bytes < 0)
-      return emitError() << what << " of tensor '" << entry.tensor.getValue()
+      return emitError() << what << " of tensor '" << name
                          << "' must be non-negative, got " << entry.bytes;
+    previous = name;
+  }
   return success();
 }
 
@@ -118,6 +130,8 @@ ParseResult blueprint::parseTensorBytes(OpAsmParser &parser,
     if (parser.parseKeywordOrString(&name) || parser.parseEqual() ||
         parser.parseInteger(bytes))
       return failure();
+    if (name.empty())
+      return parser.emitError(loc, "a tensor name must not be empty");
     StringAttr tensor = StringAttr::get(context, name);
     if (llvm::any_of(list, [&](const TensorBytes &entry) {
           return entry.tensor == tensor;

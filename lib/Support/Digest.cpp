@@ -37,7 +37,8 @@ std::string blueprint::computeDigest(mlir::Operation *op) {
   // A default OpPrintingFlags takes the --mlir-print-* options of the
   // command line (generic form, value users, name locations as SSA names);
   // each is set here, so a digest names the IR and not how a user asked to
-  // see it. Elements attributes and resources are never elided.
+  // see it. Elements attributes and resources are never elided, and large
+  // elements attributes print in hex past MLIR's default of 100 elements.
   mlir::OpPrintingFlags flags;
   flags.enableDebugInfo(false)
       .printGenericOpForm(false)
@@ -47,7 +48,7 @@ std::string blueprint::computeDigest(mlir::Operation *op) {
       .printUniqueSSAIDs(false)
       .printNameLocAsPrefix(false)
       .elideLargeElementsAttrs(std::numeric_limits<int64_t>::max())
-      .printLargeElementsAttrWithHex(-1)
+      .printLargeElementsAttrWithHex(100)
       .elideLargeResourceString(std::numeric_limits<int64_t>::max());
   // Without assumeVerified the printer verifies `op` again to choose between
   // the custom and the generic form, which costs as much as the printing;

@@ -48,8 +48,8 @@ LogicalResult expectEqual(Operation *op, const WorkKey &key,
                          << " (derived from the contracts), found " << found;
 }
 
-/// Compares the derived per-tensor byte list with the op's `name = bytes`
-/// dictionary (verified to hold i64 counts), read in place.
+/// Compares the derived per-tensor byte list with the op's (TensorBytes.h),
+/// read in place.
 LogicalResult expectSameTensors(Operation *op, const WorkKey &key,
                                 llvm::StringRef what,
                                 llvm::ArrayRef<workload::TensorAccess> expected,

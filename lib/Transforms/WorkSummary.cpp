@@ -183,9 +183,10 @@ llvm::json::Object blueprint::toJSON(const workload::WorkTotals &totals) {
 
 // The writers below stream every object's keys in sorted order, the order
 // llvm::json prints a json::Object in, so streamed output reads exactly like
-// a serialized json::Object while building none (a batch writes a row per
-// configuration; building and serializing the object cost as much as
-// planning).
+// a serialized json::Object without building the tree of objects (a batch
+// writes a row per configuration; building and serializing the tree cost as
+// much as planning). test/Sweep/compare-with-single-runs.py checks the order
+// against --work-summary's serialized object.
 
 /// `totals` as an object, with `labels` (key, text) among its fields.
 static void

@@ -11,7 +11,8 @@ configuration runs
                     --estimate=format=json
 
 then requires the sweep's row to hold the same grid point, the same
-work-summary totals and the same cadence and block times, or, for a
+work-summary totals (with their keys in the same order) and the same
+cadence and block times, or, for a
 configuration the single run rejects, to be invalid and carry the single
 run's diagnostics.
 Prints one summary line; exits non-zero on the first difference.
@@ -118,8 +119,12 @@ def main():
             if row["name"] != program["program"]:
                 sys.exit("%s: name %s, the single run's program is %s" %
                          (where, row["name"], program["program"]))
-            if row["totals"] != program["cadences"]:
-                sys.exit("%s: totals differ from --work-summary" % where)
+            # Compared as text, so the keys must come in the same order too:
+            # the row streams its totals in the order --work-summary's
+            # json::Object prints them (sorted).
+            if json.dumps(row["totals"]) != json.dumps(program["cadences"]):
+                sys.exit("%s: totals differ from --work-summary (values or "
+                         "key order)" % where)
             for times in ("cadence_seconds", "block_seconds"):
                 if row[times] != result[times]:
                     sys.exit("%s: %s %s, --estimate gives %s" %

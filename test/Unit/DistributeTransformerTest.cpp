@@ -18,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -317,4 +318,46 @@ TEST_F(DistributeTransformerTest, PlanConservesTheAlgebrasTotals) {
           ++runs;
         }
   EXPECT_EQ(runs, 4 * 4 * 2 * 3);
+}
+
+/// A byte list set from C++ is checked like a parsed one: the parser sorts
+/// and rejects empty names, a builder might not (findTensor relies on the
+/// order).
+TEST_F(DistributeTransformerTest, ByteListsSetFromCodeAreVerified) {
+  Case c = grid().front();
+  OwningOpRef<ModuleOp> module = buildModule(c);
+  PassManager pm(&context);
+  pm.addPass(createDistributeTransformer());
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  dist::TaskOp task;
+  module->walk([&](dist::TaskOp op) {
+    if (!task && op.getReads().size() >= 2)
+      task = op;
+  });
+  ASSERT_TRUE(task);
+
+  std::string diagnostics;
+  ScopedDiagnosticHandler capture(&context, [&](Diagnostic &diagnostic) {
+    diagnostics += diagnostic.str() + "\n";
+    return success();
+  });
+  auto expectRejected = [&](const TensorBytesList &list,
+                            llvm::StringRef message) {
+    diagnostics.clear();
+    task.setReads(list);
+    EXPECT_TRUE(failed(verify(task)));
+    EXPECT_NE(diagnostics.find(message.str()), std::string::npos)
+        << diagnostics;
+  };
+  TensorBytesList reads(task.getReads().begin(), task.getReads().end());
+  expectRejected(TensorBytesList(reads.rbegin(), reads.rend()),
+                 "dist_work_c3: read bytes must list each tensor once, in "
+                 "name order");
+  expectRejected({reads.front(), reads.front()},
+                 "must list each tensor once");
+  expectRejected({{StringAttr::get(&context, ""), 8}},
+                 "dist_work_c3: read bytes list a tensor with no name");
+
+  task.setReads(reads);
+  EXPECT_TRUE(succeeded(verify(task))) << diagnostics;
 }

@@ -2,7 +2,7 @@
 //
 // The storage of a work op's `reads`, `writes` and `stashed` properties
 // (TensorBytesProp, WorkFactsInterface.td): one entry per logical tensor, in
-// name order, printed `{x_norm1 = 50331648, w_qkv = 28311552}`. Held in the
+// name order, printed `{w_qkv = 28311552, x_norm1 = 50331648}`. Held in the
 // op rather than as a DictionaryAttr of IntegerAttrs, so building an op
 // uniques the tensor names only, and reading a byte count is a load.
 //
@@ -45,8 +45,9 @@ const TensorBytes *findTensor(llvm::ArrayRef<TensorBytes> list,
 std::vector<workload::TensorAccess>
 getTensorAccesses(llvm::ArrayRef<TensorBytes> list);
 
-/// Checks that every byte count of a list is non-negative; reports the
-/// offending tensor through `emitError`.
+/// Checks that a list names each tensor once, in name order, with a
+/// non-empty name and a non-negative byte count; reports the offending
+/// tensor through `emitError`.
 mlir::LogicalResult
 verifyTensorBytes(llvm::ArrayRef<TensorBytes> list, llvm::StringRef what,
                   llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
@@ -63,7 +64,8 @@ convertFromAttribute(TensorBytesList &list, mlir::Attribute attr,
 llvm::hash_code hashTensorBytes(llvm::ArrayRef<TensorBytes> list);
 void printTensorBytes(mlir::OpAsmPrinter &printer,
                       llvm::ArrayRef<TensorBytes> list);
-/// Parses `{name = bytes, ...}`; a name listed twice is an error.
+/// Parses `{name = bytes, ...}`; an empty name or a name listed twice is an
+/// error.
 mlir::ParseResult parseTensorBytes(mlir::OpAsmParser &parser,
                                    TensorBytesList &list);
 

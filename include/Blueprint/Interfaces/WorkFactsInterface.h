@@ -19,7 +19,7 @@ namespace blueprint {
 /// fails if its stash bytes overflow when summed.
 llvm::Expected<workload::Invocation> toInvocation(WorkFactsOpInterface op);
 
-/// The figures of an op's facts, computed from its attributes without
+/// The figures of an op's facts, read from its properties without
 /// materialising an Invocation (no allocation); fails if a byte sum
 /// overflows. `primitive` refers to the op's attribute.
 llvm::Expected<workload::InvocationFigures>

@@ -13,7 +13,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/Properties.td"
 
 /// The bytes a work op reads, writes or stashes per logical tensor
-/// (TensorBytes.h), printed `{x = 50331648, w_qkv = 113246208}`; the generic
+/// (TensorBytes.h), printed `{w_qkv = 113246208, x = 50331648}`; the generic
 /// form and bytecode hold it as a dictionary of i64 byte counts.
 def Blueprint_TensorBytesProp : Property<"::blueprint::TensorBytesList",
     "bytes per logical tensor", "::llvm::ArrayRef<::blueprint::TensorBytes>"> {

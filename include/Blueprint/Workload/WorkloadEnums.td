@@ -163,14 +163,53 @@ def Workload_ObjectiveKind : Workload_Enum<"ObjectiveKind", "plan objective", [
 // an enum attribute would be uniqued in the context on every op built and
 // checked again by every verification (bench/README.md). An op format
 // prints and parses one as its bare keyword (`forward`).
-def Workload_PhaseProp : EnumProp<Workload_Phase>;
-def Workload_EngineProp : EnumProp<Workload_Engine>;
-def Workload_CadenceProp : EnumProp<Workload_Cadence>;
-def Workload_ReductionKindProp : EnumProp<Workload_ReductionKind>;
-def Workload_BoundaryRoleProp : EnumProp<Workload_BoundaryRole>;
-def Workload_CapabilityKindProp : EnumProp<Workload_CapabilityKind>;
-def Workload_BufferKindProp : EnumProp<Workload_BufferKind>;
-def Workload_ConcurrencyKindProp : EnumProp<Workload_ConcurrencyKind>;
-def Workload_ObjectiveKindProp : EnumProp<Workload_ObjectiveKind>;
+//
+// In the generic form (`<{phase = 0 : i32}>`) a property must be given, as
+// an i32 case value: its storage starts out of range, so an omitted one
+// fails the property's constraint when the op is verified, as does a value
+// that is no case.
+class Workload_EnumProp<EnumInfo info> : EnumProp<info> {
+  let storageTypeValueOverride = "static_cast<" # info.cppType # ">(~0u)";
+  let convertFromAttribute = [{
+    auto intAttr = ::llvm::dyn_cast_if_present<::mlir::IntegerAttr>($_attr);
+    if (!intAttr || !intAttr.getType().isSignlessInteger(32)) {
+      if ($_diag)
+        $_diag() << "expected an i32 case value of }] # info.summary # [{";
+      return ::mlir::failure();
+    }
+    $_storage = static_cast<}] # info.cppType #
+        [{>(intAttr.getValue().getZExtValue());
+    return ::mlir::success();
+  }];
+}
+
+def Workload_PhaseProp : Workload_EnumProp<Workload_Phase>;
+def Workload_EngineProp : Workload_EnumProp<Workload_Engine>;
+def Workload_CadenceProp : Workload_EnumProp<Workload_Cadence>;
+def Workload_ReductionKindProp : Workload_EnumProp<Workload_ReductionKind>;
+def Workload_BoundaryRoleProp : Workload_EnumProp<Workload_BoundaryRole>;
+def Workload_CapabilityKindProp : Workload_EnumProp<Workload_CapabilityKind>;
+def Workload_BufferKindProp : Workload_EnumProp<Workload_BufferKind>;
+def Workload_ConcurrencyKindProp : Workload_EnumProp<Workload_ConcurrencyKind>;
+def Workload_ObjectiveKindProp : Workload_EnumProp<Workload_ObjectiveKind>;
+
+// An integer fact (an operation or byte count, a participant count): an
+// `int64_t` property, an i64 in the generic form. Its storage starts at
+// INT64_MIN, which no count can be, so an omitted one fails the constraint
+// when the op is verified; the ops' own rules check the sign of the others.
+def Workload_I64Prop : IntProp<"int64_t", "64-bit integer (required)"> {
+  let storageTypeValueOverride = "std::numeric_limits<int64_t>::min()";
+  let predicate = CPred<"$_self != std::numeric_limits<int64_t>::min()">;
+  let convertFromAttribute = [{
+    auto intAttr = ::llvm::dyn_cast_if_present<::mlir::IntegerAttr>($_attr);
+    if (!intAttr || !intAttr.getType().isSignlessInteger(64)) {
+      if ($_diag)
+        $_diag() << "expected an i64 integer";
+      return ::mlir::failure();
+    }
+    $_storage = intAttr.getInt();
+    return ::mlir::success();
+  }];
+}
 
 #endif // BLUEPRINT_WORKLOAD_ENUMS

@@ -399,7 +399,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+2 {{integer value too large}}
-  // expected-error @+1 {{invalid value for property ops, expected int64_t}}
+  // expected-error @+1 {{invalid value for property ops, expected 64-bit integer (required)}}
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 9223372036854775808 reads {x = 8} writes {y = 8} stashed {}
 }
 
@@ -418,4 +418,71 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   // expected-error @+1 {{expected a dictionary of tensor byte counts}}
   %0 = "dist.task"() <{cadence = 0 : i32, engine = 1 : i32, mesh = @tp_mesh, ops = 4 : i64, phase = 0 : i32, primitive = "t", reads = [8], stashed = {}, writes = {y = 8 : i64}}> : () -> !dist.token
+}
+
+// -----
+
+// In the generic form every enum and integer fact must be given: an
+// omitted one is not read as its first case or as 0.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{property 'phase' failed to satisfy constraint: work phase}}
+  %0 = "dist.task"() <{mesh = @tp_mesh, primitive = "t", cadence = 0 : i32, engine = 1 : i32, ops = 4 : i64, reads = {}, writes = {}, stashed = {}}> : () -> !dist.token
+}
+
+// -----
+
+
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{property 'ops' failed to satisfy constraint: 64-bit integer (required)}}
+  %0 = "dist.task"() <{mesh = @tp_mesh, primitive = "t", phase = 0 : i32, cadence = 0 : i32, engine = 1 : i32, reads = {}, writes = {}, stashed = {}}> : () -> !dist.token
+}
+
+// -----
+
+// An enum's generic value is an i32 case value; other numbers are no case.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{property 'phase' failed to satisfy constraint: work phase}}
+  %0 = "dist.task"() <{mesh = @tp_mesh, primitive = "t", phase = 99 : i32, cadence = 0 : i32, engine = 1 : i32, ops = 4 : i64, reads = {x = 8 : i64}, writes = {y = 8 : i64}, stashed = {}}> : () -> !dist.token
+}
+
+// -----
+
+// A wider integer is not truncated into a case.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{expected an i32 case value of work phase}}
+  %0 = "dist.task"() <{mesh = @tp_mesh, primitive = "t", phase = 4294967296 : i64, cadence = 0 : i32, engine = 1 : i32, ops = 4 : i64, reads = {x = 8 : i64}, writes = {y = 8 : i64}, stashed = {}}> : () -> !dist.token
+}
+
+// -----
+
+// Integer facts are i64 in the generic form.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{expected an i64 integer}}
+  %0 = "dist.task"() <{mesh = @tp_mesh, primitive = "t", phase = 0 : i32, cadence = 0 : i32, engine = 1 : i32, ops = 4 : i8, reads = {x = 8 : i64}, writes = {y = 8 : i64}, stashed = {}}> : () -> !dist.token
+}
+
+// -----
+
+// A tensor has a name.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+2 {{a tensor name must not be empty}}
+  // expected-error @+1 {{invalid value for property reads, expected bytes per logical tensor}}
+  %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {"" = 8} writes {y = 8} stashed {}
+}
+
+// -----
+
+// Byte counts are 64-bit integers: a larger count is rejected, never
+// wrapped.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+2 {{integer value too large}}
+  // expected-error @+1 {{invalid value for property reads, expected bytes per logical tensor}}
+  %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 9223372036854775808} writes {y = 8} stashed {}
 }

@@ -1,6 +1,7 @@
 // RUN: blueprint-opt %s | FileCheck %s
 // RUN: blueprint-opt %s | blueprint-opt | FileCheck %s
 // RUN: blueprint-opt %s --emit-bytecode | blueprint-opt | FileCheck %s
+// RUN: blueprint-opt %s --mlir-print-op-generic | blueprint-opt | FileCheck %s
 
 // CHECK-LABEL: dist.program @block source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 // CHECK-SAME: mapping = <world = 4, tp = 4, pp = 1, dp = 1

@@ -608,6 +608,27 @@ pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789
 // wrapped.
 pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   // expected-error @+2 {{integer value too large}}
-  // expected-error @+1 {{invalid value for property ops, expected int64_t}}
+  // expected-error @+1 {{invalid value for property ops, expected 64-bit integer (required)}}
   pplan.ledger per_micro_batch forward matmul invocations = 1 ops = 18446744073709551616 read = 32 write = 16 message = 0 stash = 16
+}
+
+// -----
+
+// In the generic form a buffer's kind and bytes must be given.
+pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.group @forward serial
+  %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 16, memory = 32, network = 0> ops = 16 reads {x = 16} writes {h = 16} stashed {}
+  // expected-error @+1 {{property 'bytes' failed to satisfy constraint: 64-bit integer (required)}}
+  "pplan.buffer"(%0) <{kind = 0 : i32, sym_name = "x", operandSegmentSizes = array<i32: 0, 1>}> : (!pplan.token) -> ()
+}
+
+// -----
+
+// In the generic form a task's byte lists are dictionaries of i64 counts.
+pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.group @forward serial
+  // expected-error @+1 {{the bytes of tensor 'x' must be a 64-bit integer}}
+  %0 = "pplan.task"() <{capability = @matmul, group = @forward, demand = #pplan.demand<compute = 16, memory = 32, network = 0>, primitive = "fc", phase = 0 : i32, engine = 0 : i32, cadence = 0 : i32, ops = 16 : i64, reads = {x = 1.0 : f32}, writes = {h = 16 : i64}, stashed = {}}> : () -> !pplan.token
 }

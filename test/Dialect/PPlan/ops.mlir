@@ -1,6 +1,7 @@
 // RUN: blueprint-opt %s | FileCheck %s
 // RUN: blueprint-opt %s | blueprint-opt | FileCheck %s
 // RUN: blueprint-opt %s --emit-bytecode | blueprint-opt | FileCheck %s
+// RUN: blueprint-opt %s --mlir-print-op-generic | blueprint-opt | FileCheck %s
 // RUN: blueprint-opt %s --canonicalize --cse | FileCheck %s
 
 // CHECK-LABEL: pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"

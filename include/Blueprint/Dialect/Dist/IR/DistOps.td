@@ -175,7 +175,7 @@ defvar Dist_WorkArguments = (ins
   Workload_CadenceProp:$cadence,
   FlatSymbolRefAttr:$mesh,
   OptionalAttr<DenseI64ArrayAttr>:$ranks,
-  I64Prop:$ops,
+  Workload_I64Prop:$ops,
   Blueprint_TensorBytesProp:$reads,
   Blueprint_TensorBytesProp:$writes,
   Blueprint_TensorBytesProp:$stashed,
@@ -233,8 +233,8 @@ class Dist_CollectiveOp<string mnemonic, string kind, bit reduces>
     : Dist_WorkOp<mnemonic> {
   let arguments = !con(Dist_WorkArguments, (ins
     StrArrayAttr:$mesh_axes,
-    I64Prop:$participants,
-    I64Prop:$message_bytes),
+    Workload_I64Prop:$participants,
+    Workload_I64Prop:$message_bytes),
     !if(reduces, (ins Workload_ReductionKindProp:$reduction), (ins)));
   let assemblyFormat = !strconcat([{
     $primitive prop-dict `` $phase $cadence `on` $mesh (`ranks` $ranks^)?

@@ -149,7 +149,7 @@ def PPlan_TaskOp : PPlan_PlanMember<"task", [
     FlatSymbolRefAttr:$group,
     PPlan_DemandAttr:$demand,
     OptionalAttr<PPlan_CollectiveAttr>:$collective,
-    I64Prop:$ops,
+    Workload_I64Prop:$ops,
     Blueprint_TensorBytesProp:$reads,
     Blueprint_TensorBytesProp:$writes,
     Blueprint_TensorBytesProp:$stashed,
@@ -194,7 +194,7 @@ def PPlan_BufferOp : PPlan_PlanMember<"buffer", [
   let arguments = (ins
     SymbolNameAttr:$sym_name,
     Workload_BufferKindProp:$kind,
-    I64Prop:$bytes,
+    Workload_I64Prop:$bytes,
     Optional<PPlan_TokenType>:$producer,
     Variadic<PPlan_TokenType>:$consumers
   );
@@ -239,12 +239,12 @@ def PPlan_LedgerOp : PPlan_PlanMember<"ledger"> {
     Workload_CadenceProp:$cadence,
     Workload_PhaseProp:$phase,
     Workload_EngineProp:$engine,
-    I64Prop:$invocations,
-    I64Prop:$ops,
-    I64Prop:$read,
-    I64Prop:$write,
-    I64Prop:$message,
-    I64Prop:$stash
+    Workload_I64Prop:$invocations,
+    Workload_I64Prop:$ops,
+    Workload_I64Prop:$read,
+    Workload_I64Prop:$write,
+    Workload_I64Prop:$message,
+    Workload_I64Prop:$stash
   );
   let assemblyFormat = [{
     $cadence prop-dict `` $phase
