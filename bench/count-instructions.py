@@ -9,7 +9,10 @@ prints the inclusive instructions per call of each pipeline stage.
 
 Valgrind does not emulate the CPU's SHA extensions, so the digest falls back
 to llvm::SHA256 under it; the "native" total leaves that software hash out
-(natively it is a few thousand instructions per configuration).
+(natively it is a few thousand instructions per configuration). The stage
+rows take it out of `--plan-portable`, which hashes the 17 KB program; the
+`--distribute-transformer` row keeps the software hash of the ModelIR's
+~0.5 KB (about 0.03 M), so the plan rows are that much low.
 
 With --batch it runs `blueprint-sweep --jobs=1` on a 576-configuration
 grid over examples/gpt3-175b.json instead, collecting inside
