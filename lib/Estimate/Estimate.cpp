@@ -62,6 +62,11 @@ double estimate::ringReduceScatterOrAllGatherSeconds(
 // Input
 //===----------------------------------------------------------------------===//
 
+static llvm::Error failure(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "estimate: " + message);
+}
+
 EstimateInput
 estimate::makeEstimateInput(const workload::TrainingSpec &training,
                             const workload::MappingSpec &mapping) {
@@ -105,6 +110,14 @@ llvm::Error estimate::appendInvocation(EstimateInput &input,
                                        const workload::Invocation &invocation,
                                        workload::Cadence cadence,
                                        llvm::StringRef collectiveAxis) {
+  // A task keeps only the sums; a negative count must not hide in one.
+  for (const auto *accesses : {&invocation.reads, &invocation.writes})
+    for (const workload::TensorAccess &access : *accesses)
+      if (access.bytes < 0)
+        return failure("'" + invocation.primitive + "' (" +
+                       workload::stringifyEnum(invocation.phase) +
+                       "): tensor '" + access.tensor + "' has negative bytes " +
+                       llvm::Twine(access.bytes));
   llvm::Expected<workload::InvocationFigures> figures =
       workload::figuresOf(invocation);
   if (!figures)
@@ -146,11 +159,6 @@ std::string formatNumber(double value) {
   std::string text;
   llvm::raw_string_ostream(text) << llvm::format("%.6g", value);
   return text;
-}
-
-llvm::Error failure(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "estimate: " + message);
 }
 
 /// The capability that executes an engine's arithmetic: a collective's

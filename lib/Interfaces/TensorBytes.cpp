@@ -47,32 +47,54 @@ blueprint::getTensorAccesses(llvm::ArrayRef<TensorBytes> list) {
   return accesses;
 }
 
+static StringRef nameOf(const TensorBytes &entry) {
+  return entry.tensor ? entry.tensor.getValue() : StringRef();
+}
+
+/// The first entry without a name or not after its predecessor in name
+/// order, or list.end(). The parser and getTensorBytes() sort; a list set
+/// from C++ may not, and findTensor() needs the order.
+static const TensorBytes *firstMisplaced(llvm::ArrayRef<TensorBytes> list) {
+  for (const TensorBytes &entry : list)
+    if (nameOf(entry).empty() ||
+        (&entry != list.data() && !(nameOf(*(&entry - 1)) < nameOf(entry))))
+      return &entry;
+  return list.end();
+}
+
 LogicalResult
 blueprint::verifyTensorBytes(llvm::ArrayRef<TensorBytes> list,
                              llvm::StringRef what,
                              function_ref<InFlightDiagnostic()> emitError) {
-  // The parser and getTensorBytes() sort; a list set from C++ may not, and
-  // findTensor() needs the order.
-  StringRef previous;
-  for (const TensorBytes &entry : list) {
-    StringRef name = entry.tensor ? entry.tensor.getValue() : StringRef();
-    if (name.empty())
-      return emitError() << what << " list a tensor with no name";
-    if (&entry != list.data() && !(previous < name))
-      return emitError() << what << " must list each tensor once, in name "
-                         << "order, but '" << name << "' follows '"
-                         << previous << "'";
-    if (entry.bytes < 0)
-      return emitError() << what << " of tensor '" << name
-                         << "' must be non-negative, got " << entry.bytes;
-    previous = name;
+  if (const TensorBytes *misplaced = firstMisplaced(list);
+      misplaced != list.end()) {
+    if (nameOf(*misplaced).empty())
+      return emitError() << what << " lists a tensor with no name";
+    return emitError() << what << " must list each tensor once, in name "
+                       << "order, but '" << nameOf(*misplaced)
+                       << "' follows '" << nameOf(*(misplaced - 1)) << "'";
   }
+  for (const TensorBytes &entry : list)
+    if (entry.bytes < 0)
+      return emitError() << what << " of tensor '" << nameOf(entry)
+                         << "' must be non-negative, got " << entry.bytes;
   return success();
 }
 
 Attribute blueprint::convertToAttribute(MLIRContext *context,
                                         llvm::ArrayRef<TensorBytes> list) {
   IntegerType i64 = IntegerType::get(context, 64);
+  // A list the verifier rejects (an op printed in a diagnostic's note) is
+  // no dictionary: a dictionary cannot hold an unnamed or repeated entry.
+  // It prints as [["name", bytes], ...] and does not parse back.
+  if (firstMisplaced(list) != list.end()) {
+    llvm::SmallVector<Attribute, 4> pairs;
+    for (const TensorBytes &entry : list)
+      pairs.push_back(ArrayAttr::get(
+          context, {StringAttr::get(context, nameOf(entry)),
+                    IntegerAttr::get(i64, entry.bytes)}));
+    return ArrayAttr::get(context, pairs);
+  }
   llvm::SmallVector<NamedAttribute, 4> entries;
   entries.reserve(list.size());
   for (const TensorBytes &entry : list)

@@ -127,6 +127,11 @@ llvm::Error WorkSummary::add(const InvocationFigures &figures) {
   }
   auto phaseIndex = static_cast<size_t>(figures.phase);
   auto engineIndex = static_cast<size_t>(figures.engine);
+  // Only unverified IR (or a caller's cast) can hold another value.
+  if (phaseIndex >= kNumPhases || engineIndex >= kNumEngines)
+    return makeError("summarize: phase " + llvm::Twine(phaseIndex) +
+                     " or engine " + llvm::Twine(engineIndex) +
+                     " of '" + figures.primitive + "' is no case");
   std::array<WorkTotals *, 4> totals = {
       &byPhaseEngine[phaseIndex][engineIndex], &byPhase[phaseIndex],
       &byEngine[engineIndex], &overall};

@@ -1009,6 +1009,26 @@ TEST(BlockWorkDiagnostics, OverflowNamesTheQuantity) {
   ASSERT_FALSE(static_cast<bool>(summary));
   message = llvm::toString(summary.takeError());
   EXPECT_NE(message.find("forward matmul ops"), std::string::npos) << message;
+
+  // A failed add leaves every total as it was.
+  WorkSummary partial;
+  InvocationFigures big;
+  big.primitive = "big";
+  big.engine = Engine::Matmul;
+  big.ops = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(llvm::toString(partial.add(big)), "");
+  message = llvm::toString(partial.add(big));
+  EXPECT_NE(message.find("forward matmul ops"), std::string::npos) << message;
+  EXPECT_EQ(partial.total().ops, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(partial.total().invocations, 1);
+
+  // A phase that is no case is an error, not an index past the totals.
+  InvocationFigures stray;
+  stray.primitive = "stray";
+  stray.phase = static_cast<Phase>(kNumPhases);
+  message = llvm::toString(WorkSummary().add(stray));
+  EXPECT_NE(message.find("of 'stray' is no case"), std::string::npos)
+      << message;
 }
 
 TEST(BlockWorkDiagnostics, SpecThatDoesNotComposeIsRejected) {

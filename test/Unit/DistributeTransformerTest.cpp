@@ -356,7 +356,16 @@ TEST_F(DistributeTransformerTest, ByteListsSetFromCodeAreVerified) {
   expectRejected({reads.front(), reads.front()},
                  "must list each tensor once");
   expectRejected({{StringAttr::get(&context, ""), 8}},
-                 "dist_work_c3: read bytes list a tensor with no name");
+                 "dist_work_c3: read bytes lists a tensor with no name");
+  expectRejected({{StringAttr(), 8}},
+                 "dist_work_c3: read bytes lists a tensor with no name");
+  // A rejected op still prints (MLIR prints it in a diagnostic's note, in
+  // the generic form): a list that can be no dictionary prints as pairs.
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  task->print(os, OpPrintingFlags().printGenericOpForm());
+  EXPECT_NE(printed.find("reads = [[\"\", 8]]"), std::string::npos)
+      << printed;
 
   task.setReads(reads);
   EXPECT_TRUE(succeeded(verify(task))) << diagnostics;

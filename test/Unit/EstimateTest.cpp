@@ -481,6 +481,17 @@ TEST(Estimate, BindingAndInputErrorsNameTheirCause) {
       "estimate: task #0 'norm1' (forward): negative bytes (read -8, "
       "written 1)");
 
+  // Building the input from an invocation checks tensor by tensor.
+  EstimateInput negativeTensor = inputOnTensorParallel(4);
+  Invocation hidden =
+      invocation("norm1", Phase::Forward, Engine::Vector, 1, 10, 1);
+  hidden.reads.push_back({"gamma", -5});
+  EXPECT_EQ(llvm::toString(appendInvocation(negativeTensor, hidden,
+                                            Cadence::PerMicroBatch)),
+            "estimate: 'norm1' (forward): tensor 'gamma' has negative bytes "
+            "-5");
+  EXPECT_TRUE(negativeTensor.tasks.empty());
+
   EstimateInput noFacts = inputOnTensorParallel(4);
   addTask(noFacts,
           invocation("attn_tp_g", Phase::Forward, Engine::Collective, 0, 1, 1));

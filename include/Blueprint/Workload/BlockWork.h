@@ -252,7 +252,8 @@ public:
   explicit WorkSummary(Cadence cadence) : workCadence(cadence) {}
 
   /// Adds one invocation to every total it belongs to; fails, naming the
-  /// total, if one would overflow int64_t (the summary is then unusable).
+  /// total, if one would overflow int64_t, or if its phase or engine is no
+  /// case of its enum. A failed add leaves the totals as they were.
   llvm::Error add(const InvocationFigures &figures);
 
   const WorkTotals &at(Phase phase, Engine engine) const;
