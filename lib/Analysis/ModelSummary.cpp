@@ -121,11 +121,6 @@ llvm::Error failure(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-llvm::Error overflowFailure(llvm::StringRef who, const OverflowGuard &guard) {
-  return failure(who + ": " + guard.overflowedQuantity() +
-                 " overflows a 64-bit integer");
-}
-
 /// Six significant digits, as the estimate's provenance.
 std::string formatNumber(double value) {
   std::string text;
@@ -176,7 +171,7 @@ analysis::deriveLogitsWork(const workload::ModelSpec &model,
   TensorAccess logitsGrad{"d_logits", logits.bytes};
   TensorAccess hiddenGrad{"d_x_final", hidden.bytes};
   if (guard.failed())
-    return overflowFailure("deriveLogitsWork", guard);
+    return guard.error("deriveLogitsWork");
 
   auto gemm = [&](Phase phase, std::vector<TensorAccess> reads,
                   std::vector<TensorAccess> writes, const char *cause) {
@@ -372,21 +367,24 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   parameters.finalNorm = model.norm == workload::NormKind::LayerNorm
                              ? guard.mul(2, model.hidden, "final norm")
                              : model.hidden;
-  parameters.model = guard.add(
-      guard.add(guard.mul(model.blocks, parameters.perBlock,
-                          "block parameters"),
-                parameters.wordEmbedding, "model parameters"),
-      guard.add(parameters.positionEmbedding, parameters.finalNorm,
-                "model parameters"),
+  // One checked step per statement: which quantity an overflow names must
+  // not depend on the order a compiler evaluates call arguments in.
+  int64_t blockParameters =
+      guard.mul(model.blocks, parameters.perBlock, "block parameters");
+  int64_t embeddingParameters = guard.add(
+      parameters.wordEmbedding, parameters.positionEmbedding,
       "model parameters");
+  parameters.model = guard.add(
+      guard.add(blockParameters, embeddingParameters, "model parameters"),
+      parameters.finalNorm, "model parameters");
   int64_t stageBlockParameters = guard.mul(
       pipeline.blocksPerStage, parameters.perBlockPerRank,
       "first-stage block parameters");
+  int64_t stageEmbeddingParameters =
+      guard.add(parameters.wordEmbedding / tp, parameters.positionEmbedding,
+                "first-stage embedding parameters");
   parameters.firstStagePerRank =
-      guard.add(stageBlockParameters,
-                guard.add(parameters.wordEmbedding / tp,
-                          parameters.positionEmbedding,
-                          "first-stage embedding parameters"),
+      guard.add(stageBlockParameters, stageEmbeddingParameters,
                 "first-stage parameters");
 
   // Training state of one first-stage rank.
@@ -407,11 +405,12 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   state.optimizerStateSharded =
       guard.mul(paddedElements / dp, optimizerBytes,
                 "sharded optimizer state bytes");
-  state.blockStates = guard.mul(
-      stageBlockParameters,
-      guard.add(guard.add(weightBytes, gradientBytes, "state bytes"),
-                optimizerBytes, "state bytes"),
-      "block state bytes");
+  int64_t stateBytesPerParameter =
+      guard.add(weightBytes, gradientBytes, "state bytes");
+  stateBytesPerParameter =
+      guard.add(stateBytesPerParameter, optimizerBytes, "state bytes");
+  state.blockStates = guard.mul(stageBlockParameters, stateBytesPerParameter,
+                                "block state bytes");
 
   // Activations: the plan's stash per block times the blocks of the chunks
   // in flight on the first stage (SeqSel Sec. 4.2.3).
@@ -441,7 +440,7 @@ analysis::deriveModelQuantities(const PlanWork &work) {
                                 "block matmul ops");
   int64_t recomputeOpsPerRank = block->at(Phase::Recompute, Engine::Matmul).ops;
   if (guard.failed())
-    return overflowFailure("deriveModelQuantities", guard);
+    return guard.error("deriveModelQuantities");
   WideGuard wide;
   IterationFlops &flops = result.flops;
   flops.blocks = wide.product({modelOpsPerRank, tp, model.blocks, m, dp},
@@ -465,17 +464,21 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   int64_t blockRuns =
       guard.mul(pipeline.blocksPerStage, m, "block runs per iteration");
   CommunicationVolume &tensorParallel = communication.tensorParallel;
-  tensorParallel.messageBytes = guard.add(
-      guard.mul(blockCollectives.messageBytes, blockRuns, "TP message bytes"),
+  int64_t blockMessageBytes = guard.mul(blockCollectives.messageBytes,
+                                        blockRuns, "TP message bytes");
+  int64_t iterationMessageBytes =
       guard.mul(iterationCollectives.messageBytes, pipeline.blocksPerStage,
-                "TP message bytes"),
-      "TP message bytes");
-  tensorParallel.transferBytes = guard.add(
+                "TP message bytes");
+  tensorParallel.messageBytes = guard.add(
+      blockMessageBytes, iterationMessageBytes, "TP message bytes");
+  int64_t blockTransferBytes =
       guard.mul(blockCollectives.minimumTransferBytes, blockRuns,
-                "TP transfer bytes"),
+                "TP transfer bytes");
+  int64_t iterationTransferBytes =
       guard.mul(iterationCollectives.minimumTransferBytes,
-                pipeline.blocksPerStage, "TP transfer bytes"),
-      "TP transfer bytes");
+                pipeline.blocksPerStage, "TP transfer bytes");
+  tensorParallel.transferBytes = guard.add(
+      blockTransferBytes, iterationTransferBytes, "TP transfer bytes");
 
   communication.pipelineBoundaryBytes = work.blockOutputBytesPerRank;
   bool scattered = scattersPipelineMessages(mapping);
@@ -541,7 +544,7 @@ analysis::deriveModelQuantities(const PlanWork &work) {
     }
   }
   if (guard.failed())
-    return overflowFailure("deriveModelQuantities", guard);
+    return guard.error("deriveModelQuantities");
   return result;
 }
 
@@ -645,7 +648,7 @@ llvm::Expected<IterationTime> analysis::composeIterationTime(
                             mapping.dp, guard),
         work.training, mapping, guard);
     if (guard.failed())
-      return overflowFailure("composeIterationTime", guard);
+      return guard.error("composeIterationTime");
     if (llvm::Error error = estimate::appendInvocation(
             modelInput, allReduce, Cadence::PerIteration, "dp"))
       return std::move(error);

@@ -75,53 +75,70 @@ const llvm::StringSet<> kUnmodelledFlags = {
     "--rampup-batch-size", "--apply-layernorm-1p", "--qk-layernorm",
     "--cpu-offloading", "--recompute-modules"};
 
+/// One whitespace-separated word of the argument list and where it starts.
+struct Word {
+  llvm::StringRef text;
+  unsigned line = 0;
+  unsigned column = 0;
+};
+
 /// The flags of one argument list: value flags map to their value, switches
 /// to the empty string. Reports a repeated flag, a missing value or an
-/// unknown or unmodelled flag.
+/// unknown or unmodelled flag, each at the flag's line and column.
 class ArgumentList {
 public:
-  ArgumentList(Location loc) : loc(loc) {}
+  explicit ArgumentList(import::SourceFields &fields) : fields(fields) {}
 
   bool parse(llvm::StringRef text) {
-    llvm::SmallVector<llvm::StringRef> words = tokenize(text);
+    std::vector<Word> words = tokenize(text);
     for (size_t i = 0; i < words.size(); ++i) {
-      llvm::StringRef word = words[i];
-      if (!word.starts_with("--")) {
-        error("'" + word + "' is not a flag (expected --name or --name=value)");
+      const Word &word = words[i];
+      Location at = locationOf(word);
+      if (!word.text.starts_with("--")) {
+        error(at, "'" + word.text +
+                      "' is not a flag (expected --name or --name=value)");
         continue;
       }
-      auto [flag, inlineValue] = word.split('=');
-      bool hasInlineValue = word.contains('=');
+      auto [flag, inlineValue] = word.text.split('=');
+      bool hasInlineValue = word.text.contains('=');
       if (kUnmodelledFlags.contains(flag)) {
-        error("Megatron flag '" + flag +
-              "' changes the workload but is not modelled by Blueprint yet");
+        error(at, "Megatron flag '" + flag +
+                      "' changes the workload but is not modelled by "
+                      "Blueprint yet");
         if (!hasInlineValue && i + 1 < words.size() &&
-            !words[i + 1].starts_with("--"))
+            !words[i + 1].text.starts_with("--"))
           ++i;
         continue;
       }
       bool isSwitch = kSwitchFlags.contains(flag);
-      if (!isSwitch && !kNeutralValueFlags.contains(flag) &&
-          !kModelledValueFlags.contains(flag)) {
-        error("unknown Megatron flag '" + flag +
-              "': not in Blueprint's flag table (docs/ImportMegatron.md), so "
-              "its effect on the workload is unknown");
+      bool modelled =
+          kModelledSwitches.contains(flag) || kModelledValueFlags.contains(flag);
+      if (!isSwitch && !kNeutralValueFlags.contains(flag) && !modelled) {
+        error(at, "unknown Megatron flag '" + flag +
+                      "': not in Blueprint's flag table "
+                      "(docs/ImportMegatron.md), so its effect on the "
+                      "workload is unknown");
         continue;
       }
       std::string value;
       if (isSwitch) {
         if (hasInlineValue)
-          error("flag '" + flag + "' takes no value");
+          error(at, "flag '" + flag + "' takes no value");
       } else if (hasInlineValue) {
         value = inlineValue.str();
-      } else if (i + 1 < words.size() && !words[i + 1].starts_with("--")) {
-        value = words[++i].str();
+      } else if (i + 1 < words.size() &&
+                 !words[i + 1].text.starts_with("--")) {
+        value = words[++i].text.str();
       } else {
-        error("flag '" + flag + "' needs a value");
+        error(at, "flag '" + flag + "' needs a value");
         continue;
       }
-      if (!values.try_emplace(flag, value).second)
-        error("flag '" + flag + "' is given more than once");
+      if (!values.try_emplace(flag, value).second) {
+        error(at, "flag '" + flag + "' is given more than once");
+        continue;
+      }
+      // Workload-neutral flags change no count, so no lineage leads to them.
+      fields.add(flag, word.line, word.column, /*inLineage=*/modelled);
     }
     return !hasFailed;
   }
@@ -135,23 +152,28 @@ public:
     return llvm::StringRef(it->second);
   }
 
-  /// A positive-or-not 64-bit integer flag value; range rules are the
-  /// contracts' own (reported later, naming the field).
+  /// A 64-bit integer flag value; range rules are the contracts' own
+  /// (reported later, naming the field). A value that is no integer is
+  /// reported here and read as `fallback`, so the import goes on to report
+  /// every other problem and then fails.
+  int64_t integerOr(llvm::StringRef flag, int64_t fallback) {
+    return integer(flag).value_or(fallback);
+  }
+
+  /// The integer value of `flag`, or std::nullopt if it is absent or (then
+  /// reported) not an integer.
   std::optional<int64_t> integer(llvm::StringRef flag) {
     std::optional<llvm::StringRef> text = value(flag);
     if (!text)
       return std::nullopt;
     int64_t result;
     if (text->getAsInteger(10, result)) {
-      error("flag '" + flag + "' expects an integer in [-2^63, 2^63 - 1], got '" +
-            *text + "'");
+      error(flag, "flag '" + flag +
+                      "' expects an integer in [-2^63, 2^63 - 1], got '" +
+                      *text + "'");
       return std::nullopt;
     }
     return result;
-  }
-
-  int64_t integerOr(llvm::StringRef flag, int64_t fallback) {
-    return integer(flag).value_or(fallback);
   }
 
   /// A probability flag; only whether it is zero matters to the workload.
@@ -160,46 +182,66 @@ public:
     if (!text)
       return std::nullopt;
     double probability;
-    if (text->getAsDouble(probability) || probability < 0 ||
-        probability >= 1) {
-      error("flag '" + flag + "' expects a probability in [0, 1), got '" +
-            *text + "'");
+    // Written so that NaN, which compares false with everything, fails.
+    if (text->getAsDouble(probability) ||
+        !(probability >= 0 && probability < 1)) {
+      error(flag, "flag '" + flag + "' expects a probability in [0, 1), got '" +
+                      *text + "'");
       return std::nullopt;
     }
     return probability != 0;
   }
 
-  void error(const llvm::Twine &message) {
-    emitError(loc) << "import: " << message.str();
+  /// Reports `message` at the location of `flag` (the document's start if
+  /// it was not given).
+  void error(llvm::StringRef flag, const llvm::Twine &message) {
+    error(fields.locationOf(flag), message);
+  }
+  void error(Location at, const llvm::Twine &message) {
+    emitError(at) << "import: " << message.str();
     hasFailed = true;
   }
   bool failed() const { return hasFailed; }
 
   /// Value flags that map to contract fields.
   static const llvm::StringSet<> kModelledValueFlags;
+  /// Switches that map to contract fields.
+  static const llvm::StringSet<> kModelledSwitches;
 
 private:
-  /// Splits on white space; drops `#` comments, shell line continuations and
-  /// a leading launcher word (e.g. `pretrain_gpt.py`) is not allowed: the
-  /// file holds flags only.
-  static llvm::SmallVector<llvm::StringRef> tokenize(llvm::StringRef text) {
-    llvm::SmallVector<llvm::StringRef> words;
-    llvm::SmallVector<llvm::StringRef> lines;
-    text.split(lines, '\n');
-    for (llvm::StringRef line : lines) {
-      line = line.split('#').first;
-      llvm::SmallVector<llvm::StringRef> lineWords;
-      line.split(lineWords, ' ', -1, /*KeepEmpty=*/false);
-      for (llvm::StringRef word : lineWords) {
-        word = word.trim();
-        if (!word.empty() && word != "\\")
-          words.push_back(word);
+  Location locationOf(const Word &word) const {
+    return FileLineColLoc::get(
+        llvm::cast<FileLineColLoc>(fields.documentLocation()).getFilename(),
+        word.line, word.column);
+  }
+
+  /// Splits on white space (spaces, tabs, carriage returns), dropping `#`
+  /// comments and shell line continuations. A leading launcher word (e.g.
+  /// `pretrain_gpt.py`) is not allowed: the file holds flags only.
+  static std::vector<Word> tokenize(llvm::StringRef text) {
+    std::vector<Word> words;
+    unsigned lineNumber = 0;
+    while (!text.empty()) {
+      auto [line, rest] = text.split('\n');
+      text = rest;
+      ++lineNumber;
+      llvm::StringRef content = line.split('#').first;
+      constexpr llvm::StringLiteral kSpace = " \t\r\v\f";
+      for (size_t start = content.find_first_not_of(kSpace);
+           start != llvm::StringRef::npos;) {
+        size_t end = content.find_first_of(kSpace, start);
+        llvm::StringRef word = content.slice(start, end);
+        if (word != "\\")
+          words.push_back({word, lineNumber, static_cast<unsigned>(start + 1)});
+        start = end == llvm::StringRef::npos
+                    ? end
+                    : content.find_first_not_of(kSpace, end);
       }
     }
     return words;
   }
 
-  Location loc;
+  import::SourceFields &fields;
   bool hasFailed = false;
   llvm::StringMap<std::string> values;
 };
@@ -214,6 +256,11 @@ const llvm::StringSet<> ArgumentList::kModelledValueFlags = {
     "--recompute-granularity", "--recompute-method", "--recompute-num-layers",
     "--normalization", "--attention-dropout", "--hidden-dropout",
     "--world-size"};
+
+const llvm::StringSet<> ArgumentList::kModelledSwitches = {
+    "--sequence-parallel", "--bf16", "--fp16", "--swiglu",
+    "--group-query-attention", "--recompute-activations",
+    "--accumulate-allreduce-grads-in-fp32"};
 
 /// Megatron pads the vocabulary to a multiple of
 /// make-vocab-size-divisible-by x TP (megatron/training/tokenizer:
@@ -237,8 +284,9 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
   const llvm::MemoryBuffer *buffer =
       sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
   llvm::StringRef fileName = buffer->getBufferIdentifier();
-  Location loc = FileLineColLoc::get(context, fileName, 1, 1);
-  ArgumentList args(loc);
+  import::SourceFields fields(context, fileName);
+  Location loc = fields.documentLocation();
+  ArgumentList args(fields);
   if (!args.parse(buffer->getBuffer()))
     return nullptr;
 
@@ -246,7 +294,7 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
        {"--num-layers", "--hidden-size", "--num-attention-heads",
         "--seq-length", "--micro-batch-size", "--vocab-size", "--world-size"})
     if (!args.has(required))
-      args.error("missing required flag '" + required + "'" +
+      args.error(loc, "missing required flag '" + required + "'" +
                  (required == "--vocab-size"
                       ? " (Megatron reads it from the tokenizer; Blueprint "
                         "needs it given)"
@@ -257,50 +305,69 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
   if (args.failed())
     return nullptr;
 
+  // Every required flag is present; one that is no integer has been
+  // reported and reads as 0 until the import fails below.
   ModelSpec model;
-  model.blocks = *args.integer("--num-layers");
-  model.hidden = *args.integer("--hidden-size");
-  model.heads = *args.integer("--num-attention-heads");
-  model.seqLength = *args.integer("--seq-length");
+  model.blocks = args.integerOr("--num-layers", 0);
+  model.hidden = args.integerOr("--hidden-size", 0);
+  model.heads = args.integerOr("--num-attention-heads", 0);
+  model.seqLength = args.integerOr("--seq-length", 0);
   model.maxPositions = args.integerOr("--max-position-embeddings",
                                       model.seqLength);
   model.kvHeads = args.has("--group-query-attention")
                       ? args.integerOr("--num-query-groups", 1)
                       : model.heads;
   if (args.has("--num-query-groups") && !args.has("--group-query-attention"))
-    args.error("flag '--num-query-groups' needs '--group-query-attention'");
+    args.error("--num-query-groups",
+               "flag '--num-query-groups' needs '--group-query-attention'");
   bool gated = args.has("--swiglu");
   model.activation = gated ? ActivationKind::SwiGLU : ActivationKind::GeLU;
-  // Megatron's default FFN width: 4h, or for SwiGLU 4h x 2/3 rounded down to
-  // a multiple of 64 (megatron/training/arguments.py).
-  int64_t defaultFfn = 0;
-  if (std::optional<int64_t> fourH = llvm::checkedMul<int64_t>(4, model.hidden))
-    defaultFfn = gated ? *fourH * 2 / 3 / 64 * 64 : *fourH;
-  model.ffnHidden = args.integerOr("--ffn-hidden-size", defaultFfn);
-  model.headDim = args.integerOr(
-      "--kv-channels", model.heads > 0 ? model.hidden / model.heads : 0);
-  if (!args.has("--kv-channels") && model.heads > 0 &&
-      model.hidden % model.heads != 0)
-    args.error("--hidden-size = " + llvm::Twine(model.hidden) +
-               " is not divisible by --num-attention-heads = " +
-               llvm::Twine(model.heads) + " (transformer_model_c4)");
+  if (std::optional<int64_t> ffn = args.integer("--ffn-hidden-size")) {
+    model.ffnHidden = *ffn;
+  } else if (!args.has("--ffn-hidden-size")) {
+    // Megatron's default FFN width: 4h, or for SwiGLU 4h x 2/3 rounded down
+    // to a multiple of 64 (megatron/training/arguments.py), i.e. 8h / 3.
+    std::optional<int64_t> width =
+        llvm::checkedMul<int64_t>(gated ? 8 : 4, model.hidden);
+    if (!width)
+      args.error("--hidden-size",
+                 "Megatron's default --ffn-hidden-size " +
+                     llvm::Twine(gated ? "8h / 3 (--swiglu)" : "4h") +
+                     " overflows a 64-bit integer at --hidden-size = " +
+                     llvm::Twine(model.hidden));
+    else
+      model.ffnHidden = gated ? *width / 3 / 64 * 64 : *width;
+  }
+  std::variant<int64_t, RuleViolation> implicit =
+      implicitHeadDim(model.hidden, model.heads);
+  if (std::optional<int64_t> channels = args.integer("--kv-channels"))
+    model.headDim = *channels;
+  else if (auto *dimension = std::get_if<int64_t>(&implicit))
+    model.headDim = *dimension;
+  else if (!args.has("--kv-channels"))
+    args.error("--hidden-size", "model (--hidden-size, --num-attention-heads, "
+                                "no --kv-channels): " +
+                                    std::get<RuleViolation>(implicit).rule +
+                                    ": " +
+                                    std::get<RuleViolation>(implicit).message);
   if (std::optional<llvm::StringRef> norm = args.value("--normalization")) {
     if (*norm == "LayerNorm")
       model.norm = NormKind::LayerNorm;
     else if (*norm == "RMSNorm")
       model.norm = NormKind::RMSNorm;
     else
-      args.error("flag '--normalization' expects LayerNorm or RMSNorm, got '" +
-                 *norm + "'");
+      args.error("--normalization",
+                 "flag '--normalization' expects LayerNorm or RMSNorm, got '" +
+                     *norm + "'");
   }
 
   MappingSpec mapping;
   mapping.tp = args.integerOr("--tensor-model-parallel-size", 1);
   mapping.pp = args.integerOr("--pipeline-model-parallel-size", 1);
-  mapping.world = *args.integer("--world-size");
+  mapping.world = args.integerOr("--world-size", 0);
   std::optional<int64_t> tpTimesPp = llvm::checkedMul(mapping.tp, mapping.pp);
   if (!tpTimesPp || *tpTimesPp <= 0 || mapping.world % *tpTimesPp != 0)
-    args.error("--world-size = " + llvm::Twine(mapping.world) +
+    args.error("--world-size", "--world-size = " + llvm::Twine(mapping.world) +
                " is not divisible by --tensor-model-parallel-size x "
                "--pipeline-model-parallel-size (transformer_mapping_c2)");
   else
@@ -313,7 +380,8 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
     if (*layersPerChunk <= 0 || mapping.pp <= 0 ||
         model.blocks % mapping.pp != 0 ||
         (model.blocks / mapping.pp) % *layersPerChunk != 0)
-      args.error("--num-layers-per-virtual-pipeline-stage = " +
+      args.error("--num-layers-per-virtual-pipeline-stage",
+                 "--num-layers-per-virtual-pipeline-stage = " +
                  llvm::Twine(*layersPerChunk) +
                  " must divide --num-layers / --pipeline-model-parallel-size");
     else
@@ -335,20 +403,24 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
       llvm::StringRef method = args.value("--recompute-method").value_or("");
       int64_t layers = args.integerOr("--recompute-num-layers", 1);
       if (method != "uniform" || layers != 1)
-        args.error("'--recompute-granularity full' with --recompute-method '" +
+        args.error("--recompute-granularity",
+                   "'--recompute-granularity full' with --recompute-method '" +
                    method + "' and --recompute-num-layers " +
                    llvm::Twine(layers) +
                    " recomputes only some blocks: not modelled by Blueprint "
                    "yet (use --recompute-method uniform "
                    "--recompute-num-layers 1)");
     } else {
-      args.error("flag '--recompute-granularity' expects full or selective, "
+      args.error("--recompute-granularity",
+                 "flag '--recompute-granularity' expects full or selective, "
                  "got '" +
                  *granularity + "'");
     }
   } else if (args.has("--recompute-method") ||
              args.has("--recompute-num-layers")) {
-    args.error("flags '--recompute-method'/'--recompute-num-layers' need "
+    args.error(args.has("--recompute-method") ? "--recompute-method"
+                                              : "--recompute-num-layers",
+               "flags '--recompute-method'/'--recompute-num-layers' need "
                "'--recompute-granularity full'");
   }
 
@@ -357,20 +429,20 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
         *vocab, args.integerOr("--make-vocab-size-divisible-by", 128),
         mapping.tp);
     if (!padded)
-      args.error("padding --vocab-size = " + llvm::Twine(*vocab) +
+      args.error("--vocab-size", "padding --vocab-size = " + llvm::Twine(*vocab) +
                  " overflows a 64-bit integer");
     model.vocab = padded.value_or(0);
   }
 
   TrainingSpec training;
-  training.microBatch = *args.integer("--micro-batch-size");
+  training.microBatch = args.integerOr("--micro-batch-size", 0);
   // Megatron's default global batch: one micro-batch per data-parallel rank.
   std::optional<int64_t> defaultGlobal =
       llvm::checkedMul(training.microBatch, mapping.dp);
   training.globalBatch =
       args.integerOr("--global-batch-size", defaultGlobal.value_or(0));
   if (args.has("--bf16") && args.has("--fp16"))
-    args.error("flags '--bf16' and '--fp16' exclude each other");
+    args.error("--fp16", "flags '--bf16' and '--fp16' exclude each other");
   DataType low = args.has("--bf16")   ? DataType::BF16
                  : args.has("--fp16") ? DataType::F16
                                       : DataType::F32;
@@ -390,10 +462,11 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
     return nullptr;
 
   return import::buildTrainingModule(
-      loc, import::sanitizeSymbolName(llvm::sys::path::stem(fileName)), model,
+      fields.specLocation(),
+      import::sanitizeSymbolName(llvm::sys::path::stem(fileName)), model,
       training, mapping,
-      {"model (--num-layers, --hidden-size, ...)",
-       "training (--global-batch-size, --micro-batch-size, ...)",
-       "mapping (--tensor-model-parallel-size, --world-size, ...)",
-       "composition"});
+      {{"model (--num-layers, --hidden-size, ...)", loc},
+       {"training (--global-batch-size, --micro-batch-size, ...)", loc},
+       {"mapping (--tensor-model-parallel-size, --world-size, ...)", loc},
+       {"composition", loc}});
 }

@@ -12,36 +12,30 @@
 using namespace mlir;
 using namespace blueprint;
 
-/// Reports every violated rule, `<origin>: <rule>: <message>`, contracts
-/// first and their composition only when they hold; then builds the module
-/// with `create` and verifies it.
+/// Reports every broken rule of the run, `<origin>: <rule>: <message>`
+/// (contracts first, their composition only when they hold); then builds
+/// the module with `create` and verifies it.
 static OwningOpRef<ModuleOp>
 checkAndBuild(Location loc, const import::ContractOrigins &origins,
-              std::vector<workload::RuleViolation> modelRules,
-              std::vector<workload::RuleViolation> workloadRules,
-              std::vector<workload::RuleViolation> mappingRules,
-              llvm::function_ref<std::vector<workload::RuleViolation>()>
-                  compositionRules,
+              const workload::RunViolations &violations,
               llvm::function_ref<void(OpBuilder &)> create) {
-  bool valid = true;
-  auto report = [&](const std::string &origin,
-                    const std::vector<workload::RuleViolation> &violations) {
-    for (const workload::RuleViolation &violation : violations)
-      emitError(loc) << "import: " << origin << ": " << violation.rule << ": "
-                     << violation.message;
-    valid &= violations.empty();
+  auto report = [&](const import::ContractOrigin &origin,
+                    const std::vector<workload::RuleViolation> &rules) {
+    for (const workload::RuleViolation &violation : rules)
+      emitError(origin.location) << "import: " << origin.name << ": "
+                                 << violation.rule << ": "
+                                 << violation.message;
   };
-  report(origins.model, modelRules);
-  report(origins.training, workloadRules);
-  report(origins.mapping, mappingRules);
-  if (!valid)
-    return nullptr;
-  report(origins.composition, compositionRules());
-  if (!valid)
+  report(origins.model, violations.model);
+  report(origins.training, violations.workload);
+  report(origins.mapping, violations.mapping);
+  report(origins.composition, violations.composition);
+  if (!violations.empty())
     return nullptr;
 
   loc.getContext()->getOrLoadDialect<transformer::TransformerDialect>();
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  // The module is the document; the op carries the fields' lineage.
+  OwningOpRef<ModuleOp> module = ModuleOp::create(origins.composition.location);
   OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
   create(builder);
   // The rules above are the verifier's rules; verifying again guards the
@@ -57,11 +51,7 @@ OwningOpRef<ModuleOp> blueprint::import::buildTrainingModule(
     const workload::MappingSpec &mapping, const ContractOrigins &origins) {
   MLIRContext *context = loc.getContext();
   return checkAndBuild(
-      loc, origins, workload::checkModel(model),
-      workload::checkTraining(training), workload::checkMapping(mapping),
-      [&] {
-        return workload::checkTrainingComposition(model, training, mapping);
-      },
+      loc, origins, workload::checkTrainingRun(model, training, mapping),
       [&](OpBuilder &builder) {
         transformer::DecoderTrainingOp::create(
             builder, loc, builder.getStringAttr(name),
@@ -77,11 +67,7 @@ OwningOpRef<ModuleOp> blueprint::import::buildInferenceModule(
     const workload::MappingSpec &mapping, const ContractOrigins &origins) {
   MLIRContext *context = loc.getContext();
   return checkAndBuild(
-      loc, origins, workload::checkModel(model),
-      workload::checkInference(inference), workload::checkMapping(mapping),
-      [&] {
-        return workload::checkInferenceComposition(model, inference, mapping);
-      },
+      loc, origins, workload::checkInferenceRun(model, inference, mapping),
       [&](OpBuilder &builder) {
         transformer::DecoderInferenceOp::create(
             builder, loc, builder.getStringAttr(name),
@@ -89,6 +75,46 @@ OwningOpRef<ModuleOp> blueprint::import::buildInferenceModule(
             transformer::getInferenceAttr(context, inference),
             transformer::getMappingAttr(context, mapping));
       });
+}
+
+import::SourceFields::SourceFields(MLIRContext *context, StringRef fileName)
+    : context(context), fileName(StringAttr::get(context, fileName)),
+      document(FileLineColLoc::get(this->fileName, 1, 1)) {}
+
+void import::SourceFields::add(StringRef field, unsigned line, unsigned column,
+                               bool inLineage) {
+  // A repeated field (a JSON object with a duplicate key, which the parser
+  // resolves to the last value) keeps its last position.
+  Location location = FileLineColLoc::get(fileName, line, column);
+  auto [it, inserted] = indexOf.try_emplace(field, fields.size());
+  if (inserted)
+    fields.push_back({field.str(), location, inLineage});
+  else
+    fields[it->second] = {field.str(), location, inLineage};
+}
+
+Location import::SourceFields::locationOf(StringRef field) const {
+  for (StringRef name = field; !name.empty();) {
+    auto it = indexOf.find(name);
+    if (it != indexOf.end())
+      return fields[it->second].location;
+    size_t dot = name.rfind('.');
+    if (dot == StringRef::npos)
+      break;
+    name = name.take_front(dot);
+  }
+  return document;
+}
+
+Location import::SourceFields::specLocation() const {
+  llvm::SmallVector<Location> parts;
+  for (const Field &field : fields)
+    if (field.inLineage)
+      parts.push_back(
+          NameLoc::get(StringAttr::get(context, field.name), field.location));
+  if (parts.empty())
+    return document;
+  return FusedLoc::get(context, parts, StringAttr::get(context, "spec"));
 }
 
 std::string blueprint::import::sanitizeSymbolName(StringRef label) {

@@ -1,8 +1,9 @@
 //===- TransformerJSON.cpp - Import a JSON training spec ------------------===//
 //
 // Reads the JSON schema of docs/ImportJSON.md. Every error names the JSON
-// path of the offending field; unknown fields are rejected so that a typo
-// never silently falls back to a default.
+// path of the offending field and is reported at its line and column;
+// unknown fields are rejected so that a typo never silently falls back to a
+// default. The imported op's location names every field it was read from.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,17 +26,119 @@ using namespace blueprint::workload;
 
 namespace {
 
+/// Deeper nesting is rejected before parsing. llvm::json::parse recurses once
+/// per level of `[` or `{` and overflows the stack at about 100k levels; a
+/// spec needs 2 (docs/ImportJSON.md), and no JSON a user writes by hand or
+/// generates for a spec comes near this bound.
+constexpr unsigned kMaxNestingDepth = 64;
+
+/// Scans a JSON document without recursion, before llvm::json::parse: checks
+/// that its nesting stays within kMaxNestingDepth and records where each
+/// object member starts, by JSON path (`$.model.hidden`), in `fields`. The
+/// scan only follows strings and brackets; malformed JSON is left to the
+/// parser to report (positions are then never used).
+class LayoutScanner {
+public:
+  LayoutScanner(llvm::StringRef text, import::SourceFields &fields)
+      : text(text), fields(fields) {}
+
+  /// Fails, reporting at `loc`, if the document nests too deeply.
+  LogicalResult scan(Location loc) {
+    // One frame per open object or array: its path, whether it is an
+    // object, the index of the array element being read.
+    struct Frame {
+      std::string path;
+      bool object;
+      size_t index = 0;
+    };
+    llvm::SmallVector<Frame> stack;
+    std::string lastKey;
+    bool expectingKey = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '"') {
+        size_t start = i;
+        unsigned line = currentLine, column = columnOf(start);
+        for (++i; i < text.size() && text[i] != '"'; ++i)
+          if (text[i] == '\\')
+            ++i;
+        if (!stack.empty() && stack.back().object && expectingKey) {
+          lastKey = stack.back().path + "." +
+                    text.slice(start + 1, std::min(i, text.size())).str();
+          // A member whose value is an object or array is a container,
+          // not a value of the contracts.
+          size_t next = text.find_first_not_of(" \t\r\n:", i + 1);
+          bool container = next != llvm::StringRef::npos &&
+                           (text[next] == '{' || text[next] == '[');
+          fields.add(lastKey, line, column, !container && stack.size() == 2);
+          expectingKey = false;
+        }
+        continue;
+      }
+      switch (c) {
+      case '\n':
+        ++currentLine;
+        lineStart = i + 1;
+        break;
+      case '{':
+      case '[': {
+        std::string path = stack.empty() ? std::string("$")
+                           : stack.back().object
+                               ? lastKey
+                               : stack.back().path + "[" +
+                                     std::to_string(stack.back().index) + "]";
+        if (stack.size() >= kMaxNestingDepth)
+          return emitError(loc)
+                 << "import: invalid JSON: nesting deeper than "
+                 << kMaxNestingDepth << " levels at line " << currentLine
+                 << ", column " << columnOf(i)
+                 << " (a spec nests 2 levels; deeper documents are refused "
+                    "before parsing)";
+        stack.push_back({std::move(path), c == '{'});
+        expectingKey = c == '{';
+        break;
+      }
+      case '}':
+      case ']':
+        if (!stack.empty())
+          stack.pop_back();
+        expectingKey = false;
+        break;
+      case ',':
+        if (!stack.empty()) {
+          expectingKey = stack.back().object;
+          ++stack.back().index;
+        }
+        break;
+      default:
+        break;
+      }
+    }
+    return success();
+  }
+
+private:
+  unsigned columnOf(size_t offset) const { return offset - lineStart + 1; }
+
+  llvm::StringRef text;
+  import::SourceFields &fields;
+  unsigned currentLine = 1;
+  size_t lineStart = 0;
+};
+
 /// Reads typed fields out of JSON objects, reporting each problem with its
-/// JSON path. After the first problem `failed()` is true; reading goes on so
-/// that one run reports every malformed field.
+/// JSON path at the field's line and column. After the first problem
+/// `failed()` is true; reading goes on so that one run reports every
+/// malformed field.
 class FieldReader {
 public:
-  explicit FieldReader(Location loc) : loc(loc) {}
+  explicit FieldReader(const import::SourceFields &fields) : fields(fields) {}
 
   bool failed() const { return hasFailed; }
 
   void error(const std::string &path, const llvm::Twine &message) {
-    emitError(loc) << "import: " << path << ": " << message.str();
+    emitError(fields.locationOf(path))
+        << "import: " << path << ": " << message.str();
     hasFailed = true;
   }
 
@@ -144,7 +247,7 @@ private:
     return text;
   }
 
-  Location loc;
+  const import::SourceFields &fields;
   bool hasFailed = false;
 };
 
@@ -167,14 +270,15 @@ ModelSpec readModel(FieldReader &reader, const llvm::json::Object &object) {
   model.kvHeads = reader.integer(object, "kv_heads", path, model.heads);
   std::optional<int64_t> headDim =
       reader.optionalInteger(object, "head_dim", path);
-  if (!headDim && model.heads > 0 && model.hidden % model.heads != 0)
-    reader.error(path, "transformer_model_c4: hidden = " +
-                           llvm::Twine(model.hidden) +
-                           " is not divisible by heads = " +
-                           llvm::Twine(model.heads) +
-                           " and no head_dim is given");
-  model.headDim = headDim.value_or(model.heads > 0 ? model.hidden / model.heads
-                                                   : 0);
+  std::variant<int64_t, RuleViolation> implicit =
+      implicitHeadDim(model.hidden, model.heads);
+  if (headDim)
+    model.headDim = *headDim;
+  else if (auto *dimension = std::get_if<int64_t>(&implicit))
+    model.headDim = *dimension;
+  else
+    reader.error(path, std::get<RuleViolation>(implicit).rule + ": " +
+                           std::get<RuleViolation>(implicit).message);
   model.maxPositions =
       reader.integer(object, "max_positions", path, model.seqLength);
   model.norm = reader.enumeration<NormKind>(
@@ -287,15 +391,17 @@ blueprint::importTransformerJSON(llvm::SourceMgr &sourceMgr,
                                  MLIRContext *context) {
   const llvm::MemoryBuffer *buffer =
       sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-  Location loc =
-      FileLineColLoc::get(context, buffer->getBufferIdentifier(), 1, 1);
+  import::SourceFields fields(context, buffer->getBufferIdentifier());
+  Location loc = fields.documentLocation();
+  if (failed(LayoutScanner(buffer->getBuffer(), fields).scan(loc)))
+    return nullptr;
   llvm::Expected<llvm::json::Value> parsed =
       llvm::json::parse(buffer->getBuffer());
   if (!parsed) {
     emitError(loc) << "import: invalid JSON: " << llvm::toString(parsed.takeError());
     return nullptr;
   }
-  FieldReader reader(loc);
+  FieldReader reader(fields);
   const llvm::json::Object *root = reader.object(&*parsed, "$");
   if (!root)
     return nullptr;
@@ -321,18 +427,23 @@ blueprint::importTransformerJSON(llvm::SourceMgr &sourceMgr,
     return nullptr;
   ModelSpec model = readModel(reader, *modelObject);
   MappingSpec mapping = readMapping(reader, *mappingObject);
-  import::ContractOrigins origins{"$.model", workloadPath, "$.mapping", "$"};
+  import::ContractOrigins origins{
+      {"$.model", fields.locationOf("$.model")},
+      {workloadPath, fields.locationOf(workloadPath)},
+      {"$.mapping", fields.locationOf("$.mapping")},
+      {"$", loc}};
   std::string symbol = import::sanitizeSymbolName(*name);
+  Location opLoc = fields.specLocation();
   if (inference) {
     InferenceSpec spec = readInference(reader, *workloadObject);
     if (reader.failed())
       return nullptr;
-    return import::buildInferenceModule(loc, symbol, model, spec, mapping,
+    return import::buildInferenceModule(opLoc, symbol, model, spec, mapping,
                                         origins);
   }
   TrainingSpec training = readTraining(reader, *workloadObject);
   if (reader.failed())
     return nullptr;
-  return import::buildTrainingModule(loc, symbol, model, training, mapping,
+  return import::buildTrainingModule(opLoc, symbol, model, training, mapping,
                                      origins);
 }

@@ -34,9 +34,7 @@ blueprint::figuresOf(WorkFactsOpInterface op) {
   figures.writeBytes = sumTensorBytes(guard, op.getWrites(), "write bytes");
   figures.stashBytes = sumTensorBytes(guard, op.getStashed(), "stash bytes");
   if (guard.failed())
-    return llvm::createStringError("%s of '%s' overflows a 64-bit integer",
-                                   guard.overflowedQuantity().str().c_str(),
-                                   figures.primitive.str().c_str());
+    return guard.error("'" + figures.primitive.str() + "'");
   figures.collective = op.getCollectiveFacts();
   return figures;
 }
@@ -67,9 +65,7 @@ blueprint::toInvocation(WorkFactsOpInterface op) {
   workload::OverflowGuard guard;
   invocation.stashBytes = sumTensorBytes(guard, op.getStashed(), "stash bytes");
   if (guard.failed())
-    return llvm::createStringError("%s of '%s' overflows a 64-bit integer",
-                                   guard.overflowedQuantity().str().c_str(),
-                                   invocation.primitive.c_str());
+    return guard.error("'" + invocation.primitive + "'");
   invocation.collective = op.getCollectiveFacts();
   return invocation;
 }

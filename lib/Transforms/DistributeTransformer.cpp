@@ -22,6 +22,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <map>
 #include <numeric>
 
 namespace blueprint {
@@ -37,20 +38,6 @@ namespace {
 constexpr llvm::StringLiteral kMeshName = "tp_mesh";
 constexpr llvm::StringLiteral kTPAxis = "tp";
 
-Type elementTypeOf(MLIRContext *context, workload::DataType type) {
-  switch (type) {
-  case workload::DataType::F32:
-    return Float32Type::get(context);
-  case workload::DataType::BF16:
-    return BFloat16Type::get(context);
-  case workload::DataType::F16:
-    return Float16Type::get(context);
-  case workload::DataType::FP8:
-    return Float8E4M3FNType::get(context);
-  }
-  llvm_unreachable("unknown DataType");
-}
-
 /// The invocations of every block work in conservative stage order
 /// (forward, recompute, backward, per-iteration; prefill, decode), keeping
 /// the algebra's order within each stage. Valid because recompute reads only
@@ -65,14 +52,17 @@ inStageOrder(llvm::ArrayRef<workload::BlockWork> blocks) {
       keys.push_back({invocation.phase, block.cadence});
     }
   std::vector<workload::Stage> stages = workload::assignStages(keys);
-  std::vector<size_t> order(work.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return stages[a] < stages[b]; });
+  // A stable bucket sort by stage: the stages are few and ordered.
+  std::map<workload::Stage,
+           std::vector<std::pair<const workload::Invocation *,
+                                 workload::Cadence>>>
+      byStage;
+  for (auto [entry, stage] : llvm::zip(work, stages))
+    byStage[stage].push_back(entry);
   std::vector<std::pair<const workload::Invocation *, workload::Cadence>>
       ordered;
-  for (size_t index : order)
-    ordered.push_back(work[index]);
+  for (auto &[stage, entries] : byStage)
+    llvm::append_range(ordered, entries);
   return ordered;
 }
 
@@ -85,7 +75,7 @@ public:
 
   /// A program with `source`'s contracts (`workload` is its training or
   /// inference attribute) holding `blocks`.
-  dist::ProgramOp build(transformer::ModelAttr model,
+  FailureOr<dist::ProgramOp> build(transformer::ModelAttr model,
                         transformer::TrainingAttr training,
                         transformer::InferenceAttr inference,
                         std::optional<int64_t> decodeContext,
@@ -103,11 +93,18 @@ public:
     dist::MeshOp::create(builder, loc, kMeshName,
                          builder.getStrArrayAttr({kTPAxis}),
                          builder.getDenseI64ArrayAttr({mapping.getTp()}));
+    // The block's work runs on, and its boundary values are held by, every
+    // logical rank of the tensor-parallel mesh: ranks 0 .. tp-1, named
+    // explicitly so that each task says on which ranks it runs.
+    llvm::SmallVector<int64_t> meshRanks(mapping.getTp());
+    std::iota(meshRanks.begin(), meshRanks.end(), 0);
+    ranks = builder.getDenseI64ArrayAttr(meshRanks);
     for (const workload::BoundaryTensor &tensor : boundaries)
       if (!tensor.isOutput())
         createBoundary(tensor, Value());
     for (auto [invocation, cadence] : inStageOrder(blocks))
-      createWork(*invocation, cadence);
+      if (failed(createWork(*invocation, cadence)))
+        return failure();
     for (const workload::BoundaryTensor &tensor : boundaries)
       if (tensor.isOutput())
         createBoundary(tensor, lastWriter(tensor));
@@ -127,8 +124,8 @@ private:
         context, {NameLoc::get(locationName), source->getLoc()}, lineage);
   }
 
-  void createWork(const workload::Invocation &invocation,
-                  workload::Cadence cadence) {
+  LogicalResult createWork(const workload::Invocation &invocation,
+                           workload::Cadence cadence) {
     StringAttr primitive = builder.getStringAttr(invocation.primitive);
     Location loc = lineageLoc(invocation, primitive);
     TensorBytesList reads = getTensorBytes(context, invocation.reads);
@@ -139,20 +136,21 @@ private:
       deps.push_back(previous);
     workload::Phase phase = invocation.phase;
     int64_t ops = invocation.ops;
-    Operation *op;
+    // Every path below sets `op`; a CollectiveKind the switch does not know
+    // (only a cast can make one) leaves it null and is reported.
+    Operation *op = nullptr;
     if (!invocation.collective) {
-      op = dist::TaskOp::create(
-          builder, loc, token, primitive, phase, cadence, mesh,
-          DenseI64ArrayAttr(), ops, reads, writes, stashed, deps,
-          invocation.engine);
+      op = dist::TaskOp::create(builder, loc, token, primitive, phase, cadence,
+                                mesh, ranks, ops, reads, writes, stashed, deps,
+                                invocation.engine);
     } else {
       const workload::CollectiveFacts &facts = *invocation.collective;
       auto createReducing = [&](auto opTag) {
         using OpT = decltype(opTag);
         return OpT::create(builder, loc, token, primitive, phase, cadence,
-                           mesh, DenseI64ArrayAttr(), ops, reads, writes,
-                           stashed, deps, axes, facts.participants,
-                           facts.messageBytes, facts.reduction)
+                           mesh, ranks, ops, reads, writes, stashed, deps,
+                           axes, facts.participants, facts.messageBytes,
+                           facts.reduction)
             .getOperation();
       };
       switch (facts.kind) {
@@ -164,15 +162,20 @@ private:
         break;
       case workload::CollectiveKind::AllGather:
         op = dist::AllGatherOp::create(
-            builder, loc, token, primitive, phase, cadence, mesh,
-            DenseI64ArrayAttr(), ops, reads, writes, stashed, deps, axes,
-            facts.participants, facts.messageBytes);
+            builder, loc, token, primitive, phase, cadence, mesh, ranks, ops,
+            reads, writes, stashed, deps, axes, facts.participants,
+            facts.messageBytes);
         break;
       }
     }
+    if (!op)
+      return source->emitOpError()
+             << "derivation: collective " << invocation.primitive
+             << " has no collective kind of the dist dialect";
     previous = op->getResult(0);
     for (const workload::TensorAccess &write : invocation.writes)
       writers[write.tensor].push_back({invocation.phase, previous});
+    return success();
   }
 
   /// The token of the last op of the output's producing phase that writes
@@ -186,19 +189,11 @@ private:
   }
 
   void createBoundary(const workload::BoundaryTensor &tensor, Value producer) {
-    auto type = RankedTensorType::get(tensor.shape,
-                                      elementTypeOf(context, tensor.type));
-    llvm::SmallVector<Attribute> splitAxes;
-    if (tensor.tpSplitDim) {
-      splitAxes.assign(*tensor.tpSplitDim + 1, builder.getArrayAttr({}));
-      splitAxes.back() = builder.getStrArrayAttr({kTPAxis});
-    }
-    auto sharding =
-        dist::ShardingAttr::get(context, mesh, builder.getArrayAttr(splitAxes));
     dist::BoundaryOp::create(
         builder, source->getLoc(), builder.getStringAttr(tensor.name),
-        tensor.role, TypeAttr::get(type),
-        sharding, DenseI64ArrayAttr(), producer);
+        tensor.role, TypeAttr::get(dist::getBoundaryType(context, tensor)),
+        dist::getBoundarySharding(context, mesh, kTPAxis, tensor), ranks,
+        producer);
   }
 
   Operation *source;
@@ -209,6 +204,7 @@ private:
   FlatSymbolRefAttr mesh = FlatSymbolRefAttr::get(context, kMeshName);
   ArrayAttr axes = builder.getStrArrayAttr({kTPAxis});
   Type token = dist::TokenType::get(context);
+  DenseI64ArrayAttr ranks;
   Value previous;
   llvm::StringMap<llvm::SmallVector<std::pair<workload::Phase, Value>>>
       writers;
@@ -232,11 +228,16 @@ struct DistributeTransformerPass
                 return distribute(op, op.getModel(), op.getTraining(), {},
                                   std::nullopt, op.getMapping(), workload);
               })
-              .Case([&](transformer::DecoderInferenceOp op) {
+              .Case([&](transformer::DecoderInferenceOp op) -> LogicalResult {
                 workload::WorkloadContract workload;
                 workload.inference = op.getInference().getSpec();
-                workload.decodeContext =
+                llvm::Expected<std::optional<int64_t>> decodeContext =
                     workload::defaultDecodeContext(*workload.inference);
+                if (!decodeContext)
+                  return op.emitOpError()
+                         << "derivation: "
+                         << llvm::toString(decodeContext.takeError());
+                workload.decodeContext = *decodeContext;
                 return distribute(op, op.getModel(), {}, op.getInference(),
                                   workload.decodeContext, op.getMapping(),
                                   workload);
@@ -266,9 +267,12 @@ struct DistributeTransformerPass
              << "derivation: " << llvm::toString(boundaries.takeError());
 
     OpBuilder builder(source);
-    ProgramBuilder(source, builder)
-        .build(model, training, inference, decodeContext, mapping, *blocks,
-               *boundaries);
+    FailureOr<dist::ProgramOp> program =
+        ProgramBuilder(source, builder)
+            .build(model, training, inference, decodeContext, mapping, *blocks,
+                   *boundaries);
+    if (failed(program))
+      return failure();
     source->erase();
     return success();
   }

@@ -12,6 +12,7 @@
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
 #include "Blueprint/Support/Digest.h"
+#include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/Plan.h"
 
@@ -30,15 +31,12 @@ using namespace blueprint;
 namespace {
 
 /// Per-rank bytes of a boundary: its global size divided among the ranks
-/// its sharding splits it over.
-FailureOr<int64_t> bytesPerRank(dist::BoundaryOp boundary, dist::MeshOp mesh) {
+/// its sharding splits it over (workload::shardBytes, as the conservation
+/// check computes it from the derived tensor).
+llvm::Expected<int64_t> bytesPerRank(dist::BoundaryOp boundary,
+                                     dist::MeshOp mesh) {
   auto type = llvm::cast<RankedTensorType>(boundary.getType());
   workload::OverflowGuard guard;
-  int64_t bytes =
-      guard.product({type.getNumElements(),
-                     static_cast<int64_t>(
-                         type.getElementTypeBitWidth() / 8)},
-                    "boundary bytes");
   int64_t shards = 1;
   for (Attribute axes : boundary.getSharding().getSplitAxes())
     for (StringRef axis :
@@ -46,8 +44,11 @@ FailureOr<int64_t> bytesPerRank(dist::BoundaryOp boundary, dist::MeshOp mesh) {
       shards = guard.mul(shards, mesh.getAxisSize(axis).value_or(1),
                          "boundary shards");
   if (guard.failed())
-    return failure();
-  return bytes / shards;
+    return guard.error("planning");
+  return workload::shardBytes(
+      type.getShape(),
+      static_cast<int64_t>(llvm::divideCeil(type.getElementTypeBitWidth(), 8)),
+      shards, boundary.getSymName());
 }
 
 workload::CapabilityKind
@@ -152,10 +153,10 @@ public:
     for (dist::BoundaryOp boundary : program.getBody().getOps<dist::BoundaryOp>()) {
       auto mesh = llvm::dyn_cast_or_null<dist::MeshOp>(SymbolTable::lookupSymbolIn(
           program, boundary.getSharding().getMesh().getAttr()));
-      FailureOr<int64_t> bytes = bytesPerRank(boundary, mesh);
-      if (failed(bytes))
+      llvm::Expected<int64_t> bytes = bytesPerRank(boundary, mesh);
+      if (!bytes)
         return boundary.emitOpError()
-               << "planning: the per-rank size overflows a 64-bit integer";
+               << "planning: " << llvm::toString(bytes.takeError());
       Value producer;
       llvm::SmallVector<Value> consumers;
       if (Value distProducer = boundary.getProducer())

@@ -12,6 +12,7 @@
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Transforms/ProgramContracts.h"
 #include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Boundaries.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -151,6 +152,83 @@ LogicalResult verifyDerivedWork(Operation *program,
   return success();
 }
 
+/// The boundary values of a program and the boundary buffers of a plan
+/// against the boundary tensors derived from its contracts: the same names,
+/// and for each its role, global type and sharding (`dist.boundary`) or its
+/// per-rank bytes (`pplan.buffer`).
+LogicalResult verifyDerivedBoundaries(Operation *program,
+                                      const ProgramContracts &contracts) {
+  llvm::Expected<std::vector<workload::BoundaryTensor>> derived =
+      workload::programBoundaries(contracts.model, contracts.mapping,
+                                  contracts.workload);
+  if (!derived)
+    return program->emitError()
+           << "conservation: " << llvm::toString(derived.takeError());
+  llvm::StringMap<std::pair<const workload::BoundaryTensor *, bool>> expected;
+  for (const workload::BoundaryTensor &tensor : *derived)
+    expected.try_emplace(tensor.name, &tensor, false);
+  MLIRContext *context = program->getContext();
+  // The derived tensor named `name`, marked as matched; reports a boundary
+  // the contracts do not derive, or one listed twice.
+  auto match = [&](Operation *op,
+                   StringRef name) -> const workload::BoundaryTensor * {
+    auto it = expected.find(name);
+    if (it == expected.end() || it->second.second) {
+      op->emitError() << "conservation: boundary '" << name
+                      << "' has no counterpart in the boundary tensors "
+                         "derived from the contracts (or appears twice)";
+      return nullptr;
+    }
+    it->second.second = true;
+    return it->second.first;
+  };
+  for (Operation &op : program->getRegion(0).front()) {
+    if (auto boundary = llvm::dyn_cast<dist::BoundaryOp>(op)) {
+      const workload::BoundaryTensor *want =
+          match(boundary, boundary.getSymName());
+      if (!want)
+        return failure();
+      Type type = dist::getBoundaryType(context, *want);
+      dist::ShardingAttr sharding = dist::getBoundarySharding(
+          context, boundary.getSharding().getMesh(), "tp", *want);
+      if (boundary.getRole() != want->role)
+        return boundary.emitError()
+               << "conservation: boundary '" << want->name << "' role: "
+               << "expected " << workload::stringifyEnum(want->role)
+               << " (derived from the contracts), found "
+               << workload::stringifyEnum(boundary.getRole());
+      if (boundary.getType() != type || boundary.getSharding() != sharding)
+        return boundary.emitError()
+               << "conservation: boundary '" << want->name << "': expected "
+               << type << " sharded " << sharding
+               << " (derived from the contracts), found " << boundary.getType()
+               << " sharded " << boundary.getSharding();
+    } else if (auto buffer = llvm::dyn_cast<pplan::BufferOp>(op)) {
+      if (buffer.getKind() != workload::BufferKind::Boundary)
+        continue;
+      const workload::BoundaryTensor *want = match(buffer, buffer.getSymName());
+      if (!want)
+        return failure();
+      llvm::Expected<int64_t> bytes =
+          workload::bytesPerRank(*want, contracts.mapping.tp);
+      if (!bytes)
+        return buffer.emitError()
+               << "conservation: " << llvm::toString(bytes.takeError());
+      if (buffer.getBytes() != *bytes)
+        return buffer.emitError()
+               << "conservation: buffer '" << want->name
+               << "' bytes per rank: expected " << *bytes
+               << " (derived from the contracts), found " << buffer.getBytes();
+    }
+  }
+  for (const workload::BoundaryTensor &tensor : *derived)
+    if (!expected.lookup(tensor.name).second)
+      return program->emitError()
+             << "conservation: the derived boundary tensor '" << tensor.name
+             << "' has no boundary in the program";
+  return success();
+}
+
 struct VerifyConservationPass
     : blueprint::impl::VerifyConservationBase<VerifyConservationPass> {
   void runOnOperation() override {
@@ -167,5 +245,7 @@ LogicalResult blueprint::verifyConservation(Operation *op) {
   std::optional<ProgramContracts> contracts = getProgramContracts(op);
   if (!contracts)
     return success();
-  return verifyDerivedWork(op, *contracts);
+  if (failed(verifyDerivedWork(op, *contracts)))
+    return failure();
+  return verifyDerivedBoundaries(op, *contracts);
 }

@@ -91,7 +91,7 @@ blueprint::workload::figuresOf(const Invocation &invocation) {
       guard, invocation.writes,
       llvm::Twine(invocation.primitive) + " " + phase + " write bytes");
   if (guard.failed())
-    return overflowError("summarize", guard);
+    return guard.error("summarize");
   return figures;
 }
 
@@ -172,7 +172,7 @@ llvm::Error WorkSummary::add(const InvocationFigures &figures) {
   accumulate(sums[2] = *totals[2], figures, transferBytes, namedAdd(engine));
   accumulate(sums[3] = *totals[3], figures, transferBytes,
              namedAdd("block total"));
-  return overflowError("summarize", guard);
+  return guard.error("summarize");
 }
 
 llvm::Expected<WorkSummary>
@@ -216,25 +216,36 @@ blueprint::workload::minimumTransferBytes(const CollectiveFacts &facts) {
                       ? guard.mul(2, oneWay, "all-reduce transfer bytes")
                       : oneWay;
   if (guard.failed())
-    return overflowError("minimumTransferBytes", guard);
+    return guard.error("minimumTransferBytes");
   return bytes;
 }
 
-/// Success when the three contracts compose (composeTraining), otherwise an
-/// error listing every broken rule with its label.
+std::optional<std::string>
+blueprint::workload::collectiveBytesViolation(const CollectiveFacts &facts,
+                                              int64_t readBytes,
+                                              int64_t writeBytes) {
+  int64_t message = facts.messageBytes;
+  int64_t shard = message / facts.participants;
+  int64_t expectedRead =
+      facts.kind == CollectiveKind::AllGather ? shard : message;
+  int64_t expectedWrite =
+      facts.kind == CollectiveKind::ReduceScatter ? shard : message;
+  if (readBytes == expectedRead && writeBytes == expectedWrite)
+    return std::nullopt;
+  return ("a " + stringifyEnum(facts.kind) + " of message " +
+          llvm::Twine(message) + " over " + llvm::Twine(facts.participants) +
+          " participants reads " + llvm::Twine(expectedRead) +
+          " bytes and writes " + llvm::Twine(expectedWrite) +
+          " on each participant, but this one reads " + llvm::Twine(readBytes) +
+          " and writes " + llvm::Twine(writeBytes))
+      .str();
+}
+
 static llvm::Error checkComposes(const ModelSpec &model,
                                  const TrainingSpec &training,
                                  const MappingSpec &mapping,
                                  llvm::StringRef who) {
-  if (composeTraining(model, training, mapping))
-    return llvm::Error::success();
-  std::vector<RuleViolation> violations = checkModel(model);
-  llvm::append_range(violations, checkTraining(training));
-  llvm::append_range(violations, checkMapping(mapping));
-  if (violations.empty())
-    violations = checkTrainingComposition(model, training, mapping);
-  return violationsError(who + ": the specification does not compose:",
-                         violations);
+  return runError(who, checkTrainingRun(model, training, mapping));
 }
 
 namespace {
@@ -702,7 +713,9 @@ void BlockBuilder::backwardAttentionInput() {
 llvm::Expected<BlockWork> BlockBuilder::build() {
   work.cadence = Cadence::PerMicroBatch;
   attentionInput();
-  attentionCore(newKeysOrValues("k"), newKeysOrValues("v"));
+  TensorAccess keys = newKeysOrValues("k");
+  TensorAccess values = newKeysOrValues("v");
+  attentionCore(std::move(keys), std::move(values));
   attentionOutput();
   forwardMlp();
   size_t forwardEnd = work.invocations.size();
@@ -790,7 +803,7 @@ blueprint::workload::blockParametersPerRank(const ModelSpec &model,
   OverflowGuard guard;
   RankParameters parameters = rankParameters(model, mapping.tp, guard);
   if (guard.failed())
-    return overflowError("blockParametersPerRank", guard);
+    return guard.error("blockParametersPerRank");
   return parameters.total;
 }
 
@@ -869,7 +882,7 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
     sumBytes(guard, invocation.writes, invocation.primitive + " write bytes");
   }
   if (guard.failed())
-    return overflowError("deriveOptimizerWork", guard);
+    return guard.error("deriveOptimizerWork");
   return work;
 }
 

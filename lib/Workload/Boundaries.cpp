@@ -30,10 +30,9 @@ std::optional<Phase> blueprint::workload::producingPhase(BoundaryRole role) {
 static std::vector<BoundaryTensor>
 blockParameters(const ModelSpec &model, DataType weightType,
                 OverflowGuard &guard) {
-  int64_t qkvColumns = guard.mul(
-      guard.add(model.heads, guard.mul(2, model.kvHeads, "qkv heads"),
-                "qkv heads"),
-      model.headDim, "qkv columns");
+  int64_t keyValueHeads = guard.mul(2, model.kvHeads, "qkv heads");
+  int64_t qkvHeads = guard.add(model.heads, keyValueHeads, "qkv heads");
+  int64_t qkvColumns = guard.mul(qkvHeads, model.headDim, "qkv columns");
   int64_t attentionWidth =
       guard.mul(model.heads, model.headDim, "attention width");
   int64_t fc1Columns = model.activation == ActivationKind::SwiGLU
@@ -62,11 +61,28 @@ blockParameters(const ModelSpec &model, DataType weightType,
   return parameters;
 }
 
-static llvm::Error overflowError(llvm::StringRef who,
-                                 const OverflowGuard &guard) {
-  return llvm::createStringError("%s: %s overflows a 64-bit integer",
-                                 who.str().c_str(),
-                                 guard.overflowedQuantity().str().c_str());
+llvm::Expected<int64_t>
+blueprint::workload::shardBytes(llvm::ArrayRef<int64_t> shape,
+                                int64_t elementBytes, int64_t shards,
+                                llvm::StringRef what) {
+  OverflowGuard guard;
+  int64_t bytes = elementBytes;
+  for (int64_t size : shape)
+    bytes = guard.mul(bytes, size, what + " bytes");
+  if (guard.failed())
+    return guard.error("shardBytes");
+  if (shards <= 0 || bytes % shards != 0)
+    return llvm::createStringError(
+        ("shardBytes: " + what + " of " + llvm::Twine(bytes) +
+         " bytes does not split into " + llvm::Twine(shards) + " shards")
+            .str());
+  return bytes / shards;
+}
+
+llvm::Expected<int64_t>
+blueprint::workload::bytesPerRank(const BoundaryTensor &tensor, int64_t tp) {
+  return shardBytes(tensor.shape, bytesOf(tensor.type),
+                    tensor.tpSplitDim ? tp : 1, tensor.name);
 }
 
 llvm::Expected<std::vector<BoundaryTensor>>
@@ -116,7 +132,7 @@ blueprint::workload::blockBoundaries(const ModelSpec &model,
         training.gradientType, parameter.tpSplitDim);
 
   if (guard.failed())
-    return overflowError("blockBoundaries", guard);
+    return guard.error("blockBoundaries");
   return tensors;
 }
 
@@ -146,6 +162,6 @@ blueprint::workload::inferenceBoundaries(const ModelSpec &model,
                        {composition->localBatch, positions, width},
                        inference.kvCacheType, 2});
   if (guard.failed())
-    return overflowError("inferenceBoundaries", guard);
+    return guard.error("inferenceBoundaries");
   return tensors;
 }

@@ -22,13 +22,6 @@ llvm::Error blueprint::workload::detail::makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
 }
 
-llvm::Error
-blueprint::workload::detail::overflowError(llvm::StringRef who,
-                                           const OverflowGuard &guard) {
-  return makeError(who + ": 64-bit overflow computing " +
-                   guard.overflowedQuantity() +
-                   "; exact counts of this block do not fit in int64_t");
-}
 
 llvm::Error blueprint::workload::detail::violationsError(
     const llvm::Twine &preamble, const std::vector<RuleViolation> &violations) {
@@ -36,6 +29,15 @@ llvm::Error blueprint::workload::detail::violationsError(
   for (const RuleViolation &violation : violations)
     message += " [" + violation.rule + "] " + violation.message + ";";
   return makeError(message);
+}
+
+llvm::Error
+blueprint::workload::detail::runError(llvm::StringRef who,
+                                      const RunViolations &violations) {
+  if (violations.empty())
+    return llvm::Error::success();
+  return violationsError(who + ": the specification does not compose:",
+                         violations.all());
 }
 
 int64_t
@@ -57,9 +59,9 @@ RankColumns blueprint::workload::detail::makeRankColumns(const ModelSpec &model,
   columns.qCols = guard.mul(columns.heads, model.headDim, "query columns");
   columns.kvCols =
       guard.mul(columns.kvHeads, model.headDim, "key/value columns");
-  columns.qkvCols = guard.add(columns.qCols,
-                              guard.mul(2, columns.kvCols, "key/value columns"),
-                              "qkv_proj output columns");
+  int64_t keyValueCols = guard.mul(2, columns.kvCols, "key/value columns");
+  columns.qkvCols =
+      guard.add(columns.qCols, keyValueCols, "qkv_proj output columns");
   columns.ffnCols = model.ffnHidden / tp;
   columns.fc1Cols = model.activation == ActivationKind::SwiGLU
                         ? guard.mul(2, columns.ffnCols, "fc1 output columns")
@@ -185,7 +187,8 @@ int64_t ForwardBuilder::rowwiseOps(llvm::StringRef what, int64_t rows,
                                    int64_t width, int64_t perElement,
                                    int64_t perRow) {
   int64_t elementOps = guard.product({rows, width, perElement}, what);
-  return guard.add(elementOps, guard.mul(rows, perRow, what), what);
+  int64_t rowOps = guard.mul(rows, perRow, what);
+  return guard.add(elementOps, rowOps, what);
 }
 
 int64_t ForwardBuilder::elementwiseOps(llvm::StringRef what, int64_t count,
@@ -523,6 +526,6 @@ llvm::Expected<BlockWork> ForwardBuilder::finish(llvm::StringRef who) {
              llvm::Twine(invocation.primitive) + " " + phase + " write bytes");
   }
   if (guard.failed())
-    return overflowError(who, guard);
+    return guard.error(who);
   return std::move(work);
 }

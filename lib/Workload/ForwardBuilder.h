@@ -31,12 +31,13 @@ namespace blueprint::workload::detail {
 
 llvm::Error makeError(const llvm::Twine &message);
 
-/// "`who`: 64-bit overflow computing <the guard's first quantity>; ...".
-llvm::Error overflowError(llvm::StringRef who, const OverflowGuard &guard);
-
 /// `preamble` followed by every violation as " [label] message;".
 llvm::Error violationsError(const llvm::Twine &preamble,
                             const std::vector<RuleViolation> &violations);
+
+/// Success when `violations` is empty, otherwise "`who`: the specification
+/// does not compose:" and every broken rule with its label.
+llvm::Error runError(llvm::StringRef who, const RunViolations &violations);
 
 /// Checked sum of the bytes of `accesses`; `what` names the sum.
 int64_t sumBytes(OverflowGuard &guard,

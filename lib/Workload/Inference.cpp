@@ -88,13 +88,19 @@ blueprint::workload::checkInferenceComposition(const ModelSpec &model,
   return sink.take();
 }
 
+RunViolations blueprint::workload::checkInferenceRun(
+    const ModelSpec &model, const InferenceSpec &inference,
+    const MappingSpec &mapping) {
+  return checkRun(model, checkInference(inference), mapping, [&] {
+    return checkInferenceComposition(model, inference, mapping);
+  });
+}
+
 std::optional<InferenceComposition>
 blueprint::workload::composeInference(const ModelSpec &model,
                                       const InferenceSpec &inference,
                                       const MappingSpec &mapping) {
-  if (!checkModel(model).empty() || !checkInference(inference).empty() ||
-      !checkMapping(mapping).empty() ||
-      !checkInferenceComposition(model, inference, mapping).empty())
+  if (!checkInferenceRun(model, inference, mapping).empty())
     return std::nullopt;
   InferenceComposition composition;
   composition.localBatch = inference.batch / mapping.dp;
@@ -102,21 +108,11 @@ blueprint::workload::composeInference(const ModelSpec &model,
   return composition;
 }
 
-/// Success when the three contracts compose (composeInference), otherwise an
-/// error listing every broken rule with its label.
 static llvm::Error checkComposes(const ModelSpec &model,
                                  const InferenceSpec &inference,
                                  const MappingSpec &mapping,
                                  llvm::StringRef who) {
-  if (composeInference(model, inference, mapping))
-    return llvm::Error::success();
-  std::vector<RuleViolation> violations = checkModel(model);
-  llvm::append_range(violations, checkInference(inference));
-  llvm::append_range(violations, checkMapping(mapping));
-  if (violations.empty())
-    violations = checkInferenceComposition(model, inference, mapping);
-  return violationsError(who + ": the specification does not compose:",
-                         violations);
+  return runError(who, checkInferenceRun(model, inference, mapping));
 }
 
 /// Success when the contracts compose and a decode step at `contextLength`
@@ -220,10 +216,11 @@ llvm::Expected<BlockWork> InferenceBuilder::build() {
   kvCacheWrite();
   // The prefill attends to the prompt's fresh keys and values; a decode step
   // reads every cached position, the one it just appended included.
-  if (decode)
-    attentionCore(cached("k_cache", shape.keys), cached("v_cache", shape.keys));
-  else
-    attentionCore(newKeysOrValues("k"), newKeysOrValues("v"));
+  TensorAccess keys =
+      decode ? cached("k_cache", shape.keys) : newKeysOrValues("k");
+  TensorAccess values =
+      decode ? cached("v_cache", shape.keys) : newKeysOrValues("v");
+  attentionCore(std::move(keys), std::move(values));
   attentionOutput();
   forwardMlp();
   return finish(decode ? "deriveInferenceDecodeStep"
@@ -268,7 +265,7 @@ llvm::Expected<int64_t> blueprint::workload::kvCacheBytesPerRank(
                   columns.kvCols, inference.kvCacheType, "KV-cache bytes");
   int64_t bytes = guard.mul(2, keys, "KV-cache bytes");
   if (guard.failed())
-    return overflowError("kvCacheBytesPerRank", guard);
+    return guard.error("kvCacheBytesPerRank");
   return bytes;
 }
 
@@ -286,7 +283,7 @@ blueprint::workload::weightBytesPerRank(const ModelSpec &model,
   int64_t bytes =
       guard.mul(*parameters, bytesOf(inference.weightType), "weight bytes");
   if (guard.failed())
-    return overflowError("weightBytesPerRank", guard);
+    return guard.error("weightBytesPerRank");
   return bytes;
 }
 
@@ -426,6 +423,6 @@ blueprint::workload::deriveInferenceGeneration(const ModelSpec &model,
   generation.finalKvCacheBytes = *finalCache;
 
   if (guard.failed())
-    return overflowError("deriveInferenceGeneration", guard);
+    return guard.error("deriveInferenceGeneration");
   return generation;
 }

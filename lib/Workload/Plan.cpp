@@ -37,8 +37,7 @@ blueprint::workload::demandOf(const InvocationFigures &figures) {
   demand.memory = guard.add(figures.readBytes, figures.writeBytes,
                             figures.primitive + " memory demand");
   if (guard.failed())
-    return llvm::createStringError("%s overflows a 64-bit integer",
-                                   guard.overflowedQuantity().str().c_str());
+    return guard.error("demandOf");
   if (figures.collective) {
     llvm::Expected<int64_t> network = minimumTransferBytes(*figures.collective);
     if (!network)

@@ -2,23 +2,32 @@
 
 #include "Blueprint/Workload/ProgramWork.h"
 
+#include "Blueprint/Workload/Checked.h"
+
 #include "llvm/ADT/Twine.h"
 
 using namespace blueprint::workload;
 
-std::optional<int64_t>
+llvm::Expected<std::optional<int64_t>>
 blueprint::workload::defaultDecodeContext(const InferenceSpec &inference) {
   if (inference.generatedTokens <= 1)
     return std::nullopt;
-  // Sizes are verified positive and their sum within max_positions, so this
-  // does not overflow.
-  return inference.promptLength + inference.generatedTokens - 1;
+  OverflowGuard guard;
+  int64_t tokens = guard.add(inference.promptLength, inference.generatedTokens,
+                             "prompt_length + generated_tokens - 1");
+  int64_t last = guard.sub(tokens, 1, "prompt_length + generated_tokens - 1");
+  if (guard.failed())
+    return guard.error("defaultDecodeContext");
+  return last;
 }
 
 std::optional<std::string> blueprint::workload::decodeContextViolation(
     const InferenceSpec &inference, std::optional<int64_t> decodeContext) {
-  std::optional<int64_t> last = defaultDecodeContext(inference);
-  if (!last) {
+  llvm::Expected<std::optional<int64_t>> last =
+      defaultDecodeContext(inference);
+  if (!last)
+    return llvm::toString(last.takeError());
+  if (!*last) {
     if (decodeContext)
       return "generated_tokens = 1 has no decode step, but decode_context = " +
              std::to_string(*decodeContext) + " is given";
@@ -27,12 +36,24 @@ std::optional<std::string> blueprint::workload::decodeContextViolation(
   if (!decodeContext)
     return "generated_tokens = " + std::to_string(inference.generatedTokens) +
            " has decode steps: decode_context is required";
+  // first <= last, which did not overflow, and generated_tokens > 1.
   int64_t first = inference.promptLength + 1;
-  if (*decodeContext < first || *decodeContext > *last)
+  if (*decodeContext < first || *decodeContext > **last)
     return "decode_context = " + std::to_string(*decodeContext) +
            " is not a decode step of this generation (context lengths " +
-           std::to_string(first) + " .. " + std::to_string(*last) + ")";
+           std::to_string(first) + " .. " + std::to_string(**last) + ")";
   return std::nullopt;
+}
+
+RunViolations
+blueprint::workload::checkProgramRun(const ModelSpec &model,
+                                     const MappingSpec &mapping,
+                                     const WorkloadContract &workload) {
+  if (workload.training)
+    return checkTrainingRun(model, *workload.training, mapping);
+  if (workload.inference)
+    return checkInferenceRun(model, *workload.inference, mapping);
+  return {};
 }
 
 llvm::Expected<std::vector<BlockWork>>

@@ -166,13 +166,53 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
   return sink.take();
 }
 
+std::vector<RuleViolation> RunViolations::all() const {
+  std::vector<RuleViolation> violations;
+  for (const std::vector<RuleViolation> *part :
+       {&model, &workload, &mapping, &composition})
+    llvm::append_range(violations, *part);
+  return violations;
+}
+
+RunViolations blueprint::workload::checkRun(
+    const ModelSpec &model, std::vector<RuleViolation> workloadRules,
+    const MappingSpec &mapping,
+    llvm::function_ref<std::vector<RuleViolation>()> checkComposition) {
+  RunViolations violations;
+  violations.model = checkModel(model);
+  violations.workload = std::move(workloadRules);
+  violations.mapping = checkMapping(mapping);
+  if (violations.empty())
+    violations.composition = checkComposition();
+  return violations;
+}
+
+RunViolations blueprint::workload::checkTrainingRun(
+    const ModelSpec &model, const TrainingSpec &training,
+    const MappingSpec &mapping) {
+  return checkRun(model, checkTraining(training), mapping, [&] {
+    return checkTrainingComposition(model, training, mapping);
+  });
+}
+
+std::variant<int64_t, RuleViolation>
+blueprint::workload::implicitHeadDim(int64_t hidden, int64_t heads) {
+  if (hidden <= 0 || heads <= 0)
+    return int64_t(0);
+  if (hidden % heads == 0)
+    return hidden / heads;
+  return RuleViolation{"transformer_model_c4",
+                       "hidden = " + std::to_string(hidden) +
+                           " is not divisible by heads = " +
+                           std::to_string(heads) +
+                           " and no head_dim is given"};
+}
+
 std::optional<TrainingComposition>
 blueprint::workload::composeTraining(const ModelSpec &model,
                                      const TrainingSpec &training,
                                      const MappingSpec &mapping) {
-  if (!checkModel(model).empty() || !checkTraining(training).empty() ||
-      !checkMapping(mapping).empty() ||
-      !checkTrainingComposition(model, training, mapping).empty())
+  if (!checkTrainingRun(model, training, mapping).empty())
     return std::nullopt;
   TrainingComposition composition;
   composition.localBatch = training.globalBatch / mapping.dp;

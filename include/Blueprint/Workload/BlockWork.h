@@ -305,6 +305,15 @@ llvm::Expected<int64_t> blockParametersPerRank(const ModelSpec &model,
 /// derived from a valid spec).
 llvm::Expected<int64_t> minimumTransferBytes(const CollectiveFacts &facts);
 
+/// Why a collective's local read and write bytes do not fit its message, if
+/// they do not. Each participant reads its input buffer and writes its
+/// output buffer: an all-reduce reads and writes the whole logical message
+/// M, a reduce-scatter reads M and writes its shard M/n, an all-gather reads
+/// its shard M/n and writes M. Precondition: participants > 0 divide M.
+std::optional<std::string>
+collectiveBytesViolation(const CollectiveFacts &facts, int64_t readBytes,
+                         int64_t writeBytes);
+
 } // namespace blueprint::workload
 
 #endif // BLUEPRINT_WORKLOAD_BLOCKWORK_H

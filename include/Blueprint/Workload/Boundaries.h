@@ -39,6 +39,18 @@ struct BoundaryTensor {
   bool isOutput() const { return producingPhase(role).has_value(); }
 };
 
+/// Bytes one rank holds of a tensor of `shape` with `elementBytes`-byte
+/// elements split into `shards` equal shards: product(shape) x elementBytes
+/// / shards. Fails, naming `what`, if the product overflows int64_t, if
+/// `shards` is not positive or does not divide it.
+llvm::Expected<int64_t> shardBytes(llvm::ArrayRef<int64_t> shape,
+                                   int64_t elementBytes, int64_t shards,
+                                   llvm::StringRef what);
+
+/// Bytes one TP rank holds of `tensor` (split over `tp` ranks along its
+/// tpSplitDim, replicated otherwise): the size of its per-rank buffer.
+llvm::Expected<int64_t> bytesPerRank(const BoundaryTensor &tensor, int64_t tp);
+
 /// The boundary tensors of one block for one micro-batch under `mapping`.
 /// Fails if the contracts do not compose or a size overflows.
 llvm::Expected<std::vector<BoundaryTensor>>

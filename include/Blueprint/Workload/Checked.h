@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cstdint>
@@ -25,20 +26,34 @@ namespace blueprint::workload {
 
 /// Records the first overflow of a derivation. Results after an overflow are
 /// meaningless (zero) and must not be used; check `failed()` before reading.
+///
+/// "First" is in program order, so two guarded computations must never be
+/// sibling arguments of one call (`f(guard.mul(..), guard.mul(..))`): C++
+/// leaves their order unspecified and GCC and clang differ, which would make
+/// the named quantity depend on the compiler. Compute each into a named
+/// local; utils/check-evaluation-order.py (run by the test suite) finds
+/// violations.
 class OverflowGuard {
 public:
   /// a * b, or 0 after recording `what` as the overflowing quantity.
+  ///
+  /// Each builtin writes `result` before record() reads it: the two are
+  /// separate statements, because the order in which a call's arguments are
+  /// evaluated is unspecified (GCC and clang differ).
   int64_t mul(int64_t a, int64_t b, const llvm::Twine &what) {
-    int64_t result;
-    return record(!llvm::MulOverflow(a, b, result), result, what);
+    int64_t result = 0;
+    bool overflowed = llvm::MulOverflow(a, b, result);
+    return record(!overflowed, result, what);
   }
   int64_t add(int64_t a, int64_t b, const llvm::Twine &what) {
-    int64_t result;
-    return record(!llvm::AddOverflow(a, b, result), result, what);
+    int64_t result = 0;
+    bool overflowed = llvm::AddOverflow(a, b, result);
+    return record(!overflowed, result, what);
   }
   int64_t sub(int64_t a, int64_t b, const llvm::Twine &what) {
-    int64_t result;
-    return record(!llvm::SubOverflow(a, b, result), result, what);
+    int64_t result = 0;
+    bool overflowed = llvm::SubOverflow(a, b, result);
+    return record(!overflowed, result, what);
   }
   /// Product of several factors, checked at every step.
   int64_t product(std::initializer_list<int64_t> factors,
@@ -50,6 +65,14 @@ public:
   }
 
   bool failed() const { return overflowed.has_value(); }
+  /// The one wording of an overflow: "`who`: 64-bit overflow computing
+  /// <the first quantity that overflowed>". Precondition: failed().
+  llvm::Error error(llvm::StringRef who) const {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   (who + ": 64-bit overflow computing " +
+                                    overflowedQuantity())
+                                       .str());
+  }
   /// The name of the first quantity that overflowed.
   llvm::StringRef overflowedQuantity() const {
     return overflowed ? llvm::StringRef(*overflowed) : llvm::StringRef();

@@ -70,9 +70,14 @@ checkInferenceComposition(const ModelSpec &model,
                           const InferenceSpec &inference,
                           const MappingSpec &mapping);
 
+/// checkRun for an inference run (checkInference,
+/// checkInferenceComposition).
+RunViolations checkInferenceRun(const ModelSpec &model,
+                                const InferenceSpec &inference,
+                                const MappingSpec &mapping);
+
 /// The composition's integral quantities, or std::nullopt if any rule of
-/// checkModel, checkInference, checkMapping or checkInferenceComposition
-/// fails.
+/// checkInferenceRun fails.
 std::optional<InferenceComposition>
 composeInference(const ModelSpec &model, const InferenceSpec &inference,
                  const MappingSpec &mapping);

@@ -32,8 +32,10 @@ struct WorkloadContract {
 
 /// The decode step an inference program holds by default: the generation's
 /// last, at L = prompt_length + generated_tokens - 1, the largest cache;
-/// none if generated_tokens = 1.
-std::optional<int64_t> defaultDecodeContext(const InferenceSpec &inference);
+/// none if generated_tokens = 1. Fails if L overflows int64_t (only a
+/// contract that breaks decoder_inference_c8 can make it).
+llvm::Expected<std::optional<int64_t>>
+defaultDecodeContext(const InferenceSpec &inference);
 
 /// Why `decodeContext` does not fit `inference`'s generation, if it does
 /// not: a decode step exists exactly when generated_tokens > 1, at a context
@@ -41,6 +43,13 @@ std::optional<int64_t> defaultDecodeContext(const InferenceSpec &inference);
 std::optional<std::string>
 decodeContextViolation(const InferenceSpec &inference,
                        std::optional<int64_t> decodeContext);
+
+/// The broken rules of a program's run (checkTrainingRun or
+/// checkInferenceRun); a program without a workload contract has none here
+/// (decodeContextViolation and the program verifiers report that).
+RunViolations checkProgramRun(const ModelSpec &model,
+                              const MappingSpec &mapping,
+                              const WorkloadContract &workload);
 
 /// All the block work of a program: for training the per-micro-batch and
 /// the per-iteration work; for inference the prefill and, if any, the decode

@@ -14,12 +14,14 @@
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseMapInfo.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 // The closed vocabularies (NormKind, ActivationKind, DataType, TPCommMode,
@@ -78,6 +80,46 @@ struct RuleViolation {
   std::string rule;
   std::string message;
 };
+
+/// The broken rules of one run, by contract. A composition rule assumes the
+/// contracts it composes are valid (it divides by their degrees), so the
+/// composition is checked only when the model, workload and mapping
+/// contracts' own rules all hold. This is the one statement of "check the
+/// contracts, then their composition" that the op verifiers, the importers
+/// and the work algebra share.
+struct RunViolations {
+  std::vector<RuleViolation> model;
+  /// The training or inference contract's own rules.
+  std::vector<RuleViolation> workload;
+  std::vector<RuleViolation> mapping;
+  std::vector<RuleViolation> composition;
+
+  bool empty() const {
+    return model.empty() && workload.empty() && mapping.empty() &&
+           composition.empty();
+  }
+  /// Every violation: model, workload, mapping, then composition.
+  std::vector<RuleViolation> all() const;
+};
+
+/// Checks a run's model and mapping, the already-checked rules of its
+/// workload contract, and, when those all hold, `checkComposition()`.
+RunViolations
+checkRun(const ModelSpec &model, std::vector<RuleViolation> workloadRules,
+         const MappingSpec &mapping,
+         llvm::function_ref<std::vector<RuleViolation>()> checkComposition);
+
+/// checkRun for a training run (checkTraining, checkTrainingComposition).
+RunViolations checkTrainingRun(const ModelSpec &model,
+                               const TrainingSpec &training,
+                               const MappingSpec &mapping);
+
+/// The per-head dimension a model without an explicit `head_dim` has,
+/// hidden / heads (Megatron's kv_channels default), or the violation of
+/// `transformer_model_c4` when heads does not divide hidden. Sizes that are
+/// not positive are transformer_model_c1's to report: they give 0 here.
+std::variant<int64_t, RuleViolation> implicitHeadDim(int64_t hidden,
+                                                     int64_t heads);
 
 /// The integral quantities a valid training composition defines.
 struct TrainingComposition {

@@ -486,3 +486,71 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
   // expected-error @+1 {{invalid value for property reads, expected bytes per logical tensor}}
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 9223372036854775808} writes {y = 8} stashed {}
 }
+
+// -----
+
+// dist_program_c4: the contracts compose (tp = 3 divides neither heads = 4
+// nor hidden = 64); each broken rule is reported.
+// expected-error @+5 {{dist_program_c4: decoder_training_c4: heads = 4 is not divisible by tp = 3}}
+// expected-error @+4 {{dist_program_c4: decoder_training_c5: kv_heads = 4 is not divisible by tp = 3}}
+// expected-error @+3 {{dist_program_c4: decoder_training_c6: hidden = 64 is not divisible by tp = 3}}
+// expected-error @+2 {{dist_program_c4: decoder_training_c7: ffn_hidden = 256 is not divisible by tp = 3}}
+// expected-error @+1 {{dist_program_c4: decoder_training_c8: vocab = 128 is not divisible by tp = 3}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 3, tp = 3, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [3]
+}
+
+// -----
+
+// dist_program_c4 for an inference program: prompt_length + generated_tokens
+// overflows, which decoder_inference_c8 reports instead of a wrapped context.
+// expected-error @+1 {{dist_program_c4: decoder_inference_c8: prompt_length + generated_tokens overflows a 64-bit integer}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 9223372036854775807, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> decode_context = 3 mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [1]
+}
+
+// -----
+
+// dist_collective_c5: ranks [0, 2] are half of the one tp group of 4.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_collective_c5: ranks must run the collective in whole groups of 4 participants along axes ["tp"], but the group of rank 0 has 2 of its ranks listed}}
+  %0 = dist.all_reduce "s" forward per_micro_batch on @tp_mesh ranks [0, 2] axes = ["tp"] reduction = sum participants = 4 message = 64 ops = 12 reads {x = 64} writes {x = 64} stashed {}
+}
+
+// -----
+
+// dist_collective_c6: an all-reduce reads and writes the whole message.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_collective_c6: a all_reduce of message 64 over 4 participants reads 64 bytes and writes 64 on each participant, but this one reads 64 and writes 16}}
+  %0 = dist.all_reduce "s" forward per_micro_batch on @tp_mesh axes = ["tp"] reduction = sum participants = 4 message = 64 ops = 12 reads {x = 64} writes {x = 16} stashed {}
+}
+
+// -----
+
+// dist_collective_c6: a reduce-scatter writes its shard.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_collective_c6: a reduce_scatter of message 64 over 4 participants reads 64 bytes and writes 16 on each participant, but this one reads 64 and writes 64}}
+  %0 = dist.reduce_scatter "s" forward per_micro_batch on @tp_mesh axes = ["tp"] reduction = sum participants = 4 message = 64 ops = 12 reads {x = 64} writes {x = 64} stashed {}
+}
+
+// -----
+
+// dist_collective_c6: an all-gather reads its shard.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_collective_c6: a all_gather of message 64 over 4 participants reads 16 bytes and writes 64 on each participant, but this one reads 8 and writes 64}}
+  %0 = dist.all_gather "g" forward per_micro_batch on @tp_mesh axes = ["tp"] participants = 4 message = 64 ops = 0 reads {x = 8} writes {x = 64} stashed {}
+}
+
+// -----
+
+// dist_boundary_c5: the element type is a datatype of the work algebra.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_boundary_c5: element type 'index' is not a datatype of the work algebra (f32, bf16, f16, f8E4M3FN)}}
+  dist.boundary @x activation_in : tensor<4xindex> sharding = <@tp_mesh, []>
+  %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+}

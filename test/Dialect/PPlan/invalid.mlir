@@ -632,3 +632,25 @@ pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789
   // expected-error @+1 {{the bytes of tensor 'x' must be a 64-bit integer}}
   %0 = "pplan.task"() <{capability = @matmul, group = @forward, demand = #pplan.demand<compute = 16, memory = 32, network = 0>, primitive = "fc", phase = 0 : i32, engine = 0 : i32, cadence = 0 : i32, ops = 16 : i64, reads = {x = 1.0 : f32}, writes = {h = 16 : i64}, stashed = {}}> : () -> !pplan.token
 }
+
+// -----
+
+// pplan_plan_c4: the contracts compose (tp = 3 does not divide hidden = 64).
+// expected-error @+5 {{pplan_plan_c4: decoder_training_c4: heads = 4 is not divisible by tp = 3}}
+// expected-error @+4 {{pplan_plan_c4: decoder_training_c5: kv_heads = 4 is not divisible by tp = 3}}
+// expected-error @+3 {{pplan_plan_c4: decoder_training_c6: hidden = 64 is not divisible by tp = 3}}
+// expected-error @+2 {{pplan_plan_c4: decoder_training_c7: ffn_hidden = 256 is not divisible by tp = 3}}
+// expected-error @+1 {{pplan_plan_c4: decoder_training_c8: vocab = 128 is not divisible by tp = 3}}
+pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 3, tp = 3, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+}
+
+// -----
+
+// pplan_task_c7: a collective's buffers fit its message (a reduce-scatter
+// writes its 1/participants shard).
+pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @reduce_scatter collective_reduce_scatter
+  pplan.group @any parallel
+  // expected-error @+1 {{pplan_task_c7: a reduce_scatter of message 16 over 2 participants reads 16 bytes and writes 8 on each participant, but this one reads 16 and writes 16}}
+  %0 = pplan.task "sync" forward collective per_micro_batch requires @reduce_scatter group @any demand = <compute = 8, memory = 32, network = 8> collective = <kind = reduce_scatter, reduction = sum, participants = 2, message = 16> ops = 8 reads {h = 16} writes {h = 16} stashed {}
+}

@@ -79,6 +79,12 @@ LogicalResult ProgramOp::verify() {
                             "'sha256:' followed by 64 lowercase hex digits, "
                             "got '"
                          << getSourceDigest() << "'";
+  // The composition first: the decode-context rule of dist_program_c3 computes
+  // with the inference contract's lengths, which dist_program_c4 bounds.
+  if (failed(transformer::verifyProgramRun(*this, getModel(), getMapping(),
+                                           getTrainingAttr(),
+                                           getInferenceAttr(), "dist_program_c4")))
+    return failure();
   if (std::optional<std::string> violation =
           transformer::workloadContractViolation(
               getTrainingAttr(), getInferenceAttr(), getDecodeContext()))
@@ -189,6 +195,19 @@ std::optional<int64_t> MeshOp::getAxisSize(StringRef axis) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult BoundaryOp::verify() {
+  // dist_boundary_c5: a value of the work algebra has one of its datatypes.
+  auto tensorType = llvm::cast<RankedTensorType>(getType());
+  Type elementType = tensorType.getElementType();
+  if (llvm::none_of(
+          std::initializer_list<workload::DataType>{
+              workload::DataType::F32, workload::DataType::BF16,
+              workload::DataType::F16, workload::DataType::FP8},
+          [&](workload::DataType type) {
+            return getElementType(getContext(), type) == elementType;
+          }))
+    return emitOpError() << "dist_boundary_c5: element type " << elementType
+                         << " is not a datatype of the work algebra (f32, "
+                            "bf16, f16, f8E4M3FN)";
   ShardingAttr sharding = getSharding();
   MeshOp mesh = lookupMesh(*this, sharding.getMesh());
   if (!mesh)
@@ -317,7 +336,46 @@ std::optional<workload::CollectiveFacts> TaskOp::getCollectiveFacts() {
   return std::nullopt;
 }
 
-/// dist_collective_c1 .. c4 on top of the work rules.
+/// dist_collective_c5: `ranks`, when given, run the collective in whole
+/// groups: with every rank, each rank that differs from it only along the
+/// collective's axes (its group of `participants` ranks) is listed too.
+static LogicalResult verifyWholeGroups(Operation *op,
+                                       std::optional<ArrayRef<int64_t>> ranks,
+                                       MeshOp mesh, ArrayAttr axes,
+                                       int64_t participants) {
+  if (!ranks)
+    return success();
+  // A rank's group is named by its row-major coordinates with those along
+  // the collective's axes set to 0; each group must appear `participants`
+  // times. Sizes are bounded by the mesh's checked rank count.
+  llvm::SmallVector<bool> collectiveAxis;
+  for (StringRef axis : mesh.getAxes().getAsValueRange<StringAttr>())
+    collectiveAxis.push_back(
+        llvm::is_contained(axes.getAsValueRange<StringAttr>(), axis));
+  llvm::DenseMap<int64_t, int64_t> membersOfGroup;
+  for (int64_t rank : *ranks) {
+    int64_t group = 0, stride = 1, rest = rank;
+    for (size_t dim = mesh.getShape().size(); dim-- > 0;) {
+      int64_t size = mesh.getShape()[dim];
+      if (!collectiveAxis[dim])
+        group += (rest % size) * stride;
+      rest /= size;
+      stride *= size;
+    }
+    ++membersOfGroup[group];
+  }
+  for (auto [group, members] : membersOfGroup)
+    if (members != participants)
+      return op->emitOpError()
+             << "dist_collective_c5: ranks must run the collective in whole "
+                "groups of "
+             << participants << " participants along axes " << axes
+             << ", but the group of rank " << group << " has " << members
+             << " of its ranks listed";
+  return success();
+}
+
+/// dist_collective_c1 .. c6 on top of the work rules.
 template <typename CollectiveOpT>
 static LogicalResult verifyCollective(CollectiveOpT op) {
   FailureOr<MeshOp> mesh =
@@ -361,6 +419,17 @@ static LogicalResult verifyCollective(CollectiveOpT op) {
                             << facts.messageBytes
                             << " are not divisible by participants = "
                             << participants;
+  if (failed(verifyWholeGroups(op, op.getRanks(), *mesh, axes, participants)))
+    return failure();
+  // Byte sums fit: dist_work_c3 checked them.
+  llvm::Expected<workload::InvocationFigures> figures = figuresOf(op);
+  if (!figures)
+    return op.emitOpError()
+           << "dist_work_c3: " << llvm::toString(figures.takeError());
+  if (std::optional<std::string> violation =
+          workload::collectiveBytesViolation(facts, figures->readBytes,
+                                             figures->writeBytes))
+    return op.emitOpError() << "dist_collective_c6: " << *violation;
   return success();
 }
 
@@ -390,6 +459,45 @@ DEFINE_COLLECTIVE(AllReduceOp)
 DEFINE_COLLECTIVE(ReduceScatterOp)
 DEFINE_COLLECTIVE(AllGatherOp)
 #undef DEFINE_COLLECTIVE
+
+//===----------------------------------------------------------------------===//
+// Boundaries of derived tensors
+//===----------------------------------------------------------------------===//
+
+Type blueprint::dist::getElementType(MLIRContext *context,
+                                     workload::DataType type) {
+  switch (type) {
+  case workload::DataType::F32:
+    return Float32Type::get(context);
+  case workload::DataType::BF16:
+    return BFloat16Type::get(context);
+  case workload::DataType::F16:
+    return Float16Type::get(context);
+  case workload::DataType::FP8:
+    return Float8E4M3FNType::get(context);
+  }
+  llvm_unreachable("unknown DataType");
+}
+
+RankedTensorType
+blueprint::dist::getBoundaryType(MLIRContext *context,
+                                 const workload::BoundaryTensor &tensor) {
+  return RankedTensorType::get(tensor.shape,
+                               getElementType(context, tensor.type));
+}
+
+ShardingAttr
+blueprint::dist::getBoundarySharding(MLIRContext *context,
+                                     FlatSymbolRefAttr mesh, StringRef axis,
+                                     const workload::BoundaryTensor &tensor) {
+  Builder builder(context);
+  llvm::SmallVector<Attribute> splitAxes;
+  if (tensor.tpSplitDim) {
+    splitAxes.assign(*tensor.tpSplitDim + 1, builder.getArrayAttr({}));
+    splitAxes.back() = builder.getStrArrayAttr({axis});
+  }
+  return ShardingAttr::get(context, mesh, builder.getArrayAttr(splitAxes));
+}
 
 #define GET_OP_CLASSES
 #include "Blueprint/Dialect/Dist/IR/DistOps.cpp.inc"

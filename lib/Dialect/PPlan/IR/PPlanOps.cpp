@@ -41,6 +41,12 @@ LogicalResult PlanOp::verify() {
     return emitOpError() << "pplan_plan_c1: source_digest must be 'sha256:' "
                             "followed by 64 lowercase hex digits, got '"
                          << getSourceDigest() << "'";
+  // The composition first: the decode-context rule of pplan_plan_c3 computes
+  // with the inference contract's lengths, which pplan_plan_c4 bounds.
+  if (failed(transformer::verifyProgramRun(*this, getModel(), getMapping(),
+                                           getTrainingAttr(),
+                                           getInferenceAttr(), "pplan_plan_c4")))
+    return failure();
   if (std::optional<std::string> violation =
           transformer::workloadContractViolation(
               getTrainingAttr(), getInferenceAttr(), getDecodeContext()))
@@ -249,6 +255,12 @@ LogicalResult TaskOp::verify() {
   if (!figures)
     return emitOpError() << "pplan_task_c3: "
                          << llvm::toString(figures.takeError());
+  // pplan_task_c7: a collective's buffers fit its message.
+  if (collective)
+    if (std::optional<std::string> violation =
+            workload::collectiveBytesViolation(
+                *collective, figures->readBytes, figures->writeBytes))
+      return emitOpError() << "pplan_task_c7: " << *violation;
   llvm::Expected<workload::Demand> implied = workload::demandOf(*figures);
   if (!implied)
     return emitOpError() << "pplan_task_c3: "

@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Operation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -53,8 +54,12 @@ toModelSpec(int64_t hidden, int64_t heads, int64_t ffnHidden, int64_t seqLength,
   spec.hidden = hidden;
   spec.heads = heads;
   spec.kvHeads = kvHeads.value_or(heads);
-  spec.headDim = headDim.value_or(
-      heads > 0 && hidden % heads == 0 ? hidden / heads : 0);
+  std::variant<int64_t, workload::RuleViolation> implicit =
+      workload::implicitHeadDim(hidden, heads);
+  if (headDim)
+    spec.headDim = *headDim;
+  else if (auto *dimension = std::get_if<int64_t>(&implicit))
+    spec.headDim = *dimension;
   spec.ffnHidden = ffnHidden;
   spec.seqLength = seqLength;
   spec.maxPositions = maxPositions.value_or(seqLength);
@@ -76,12 +81,11 @@ LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 std::optional<int64_t> maxPositions) {
   // transformer_model_c4 concerns only the implicit head_dim, which the plain
   // spec no longer distinguishes from an explicit one.
-  if (!headDim && heads > 0 && hidden > 0 && hidden % heads != 0) {
-    emitError() << "transformer_model_c4: hidden = " << hidden
-                << " is not divisible by heads = " << heads
-                << " and no head_dim is given";
-    return failure();
-  }
+  std::variant<int64_t, workload::RuleViolation> implicit =
+      workload::implicitHeadDim(hidden, heads);
+  if (auto *violation = std::get_if<workload::RuleViolation>(&implicit);
+      violation && !headDim)
+    return reportViolations(emitError, *violation);
   return reportViolations(
       emitError,
       workload::checkModel(toModelSpec(hidden, heads, ffnHidden, seqLength,
@@ -256,4 +260,20 @@ std::optional<std::string> blueprint::transformer::workloadContractViolation(
                                "decode_context belongs to inference programs")
                          : std::nullopt;
   return workload::decodeContextViolation(inference.getSpec(), decodeContext);
+}
+
+LogicalResult blueprint::transformer::verifyProgramRun(
+    Operation *program, ModelAttr model, MappingAttr mapping,
+    TrainingAttr training, InferenceAttr inference, llvm::StringRef label) {
+  workload::WorkloadContract workload;
+  if (training)
+    workload.training = training.getSpec();
+  if (inference)
+    workload.inference = inference.getSpec();
+  workload::RunViolations violations =
+      workload::checkProgramRun(model.getSpec(), mapping.getSpec(), workload);
+  for (const workload::RuleViolation &violation : violations.all())
+    program->emitOpError() << label << ": " << violation.rule << ": "
+                           << violation.message;
+  return failure(!violations.empty());
 }

@@ -7,6 +7,7 @@
 #include "Blueprint/Dialect/Transformer/IR/TransformerAttrs.h"
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Boundaries.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -32,5 +33,21 @@ struct WorkResource
 
 #define GET_OP_CLASSES
 #include "Blueprint/Dialect/Dist/IR/DistOps.h.inc"
+
+namespace blueprint::dist {
+/// The MLIR element type of a work-algebra datatype.
+mlir::Type getElementType(mlir::MLIRContext *context,
+                          workload::DataType type);
+
+/// What a `dist.boundary` of a derived boundary tensor declares: its global
+/// type, and its sharding over the `axis` of `mesh` (split along the
+/// tensor's TP dimension, replicated without one).
+mlir::RankedTensorType getBoundaryType(mlir::MLIRContext *context,
+                                       const workload::BoundaryTensor &tensor);
+ShardingAttr getBoundarySharding(mlir::MLIRContext *context,
+                                 mlir::FlatSymbolRefAttr mesh,
+                                 llvm::StringRef axis,
+                                 const workload::BoundaryTensor &tensor);
+} // namespace blueprint::dist
 
 #endif // BLUEPRINT_DIALECT_DIST_IR_DISTOPS_H

@@ -33,6 +33,14 @@ MappingAttr getMappingAttr(mlir::MLIRContext *context,
 std::optional<std::string>
 workloadContractViolation(TrainingAttr training, InferenceAttr inference,
                           std::optional<int64_t> decodeContext);
+/// The composition rule of programs (`dist_program_c4`, `pplan_plan_c4`):
+/// the contracts a program carries compose, exactly as those of the ModelIR
+/// op it was derived from had to (workload::checkProgramRun). Emits
+/// "<label>: <rule>: <message>" on `program` for every broken rule.
+mlir::LogicalResult verifyProgramRun(mlir::Operation *program, ModelAttr model,
+                                     MappingAttr mapping, TrainingAttr training,
+                                     InferenceAttr inference,
+                                     llvm::StringRef label);
 } // namespace blueprint::transformer
 
 #endif // BLUEPRINT_DIALECT_TRANSFORMER_IR_TRANSFORMERATTRS_H

@@ -65,8 +65,10 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
         return value == defaultValue ? std::nullopt : value;
       };
       std::optional<int64_t> defaultHeadDim;
-      if (heads > 0 && hidden % heads == 0)
-        defaultHeadDim = hidden / heads;
+      std::variant<int64_t, ::blueprint::workload::RuleViolation> implicit =
+          ::blueprint::workload::implicitHeadDim(hidden, heads);
+      if (auto *dimension = std::get_if<int64_t>(&implicit))
+        defaultHeadDim = *dimension;
       return $_get($_ctxt, hidden, heads, ffn_hidden, seq_length, vocab,
                    blocks, norm, activation, unlessDefault(kv_heads, heads),
                    unlessDefault(head_dim, defaultHeadDim),
