@@ -16,6 +16,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
@@ -57,20 +58,30 @@ static double nowSeconds() {
       .count();
 }
 
+static std::string renderFileLocation(FileLineColLoc file) {
+  return llvm::formatv("{0}:{1}:{2}", file.getFilename().getValue(),
+                       file.getLine(), file.getColumn())
+      .str();
+}
+
 /// "name" for a NameLoc, "file:line:col" for a file location, the pieces of
-/// a fused location in order.
+/// a fused location in order. A spec field an importer named after its
+/// source (`"$.model.hidden"(file:4:5)`) is one entry, "file:4:5:
+/// $.model.hidden", as a compiler names a place in a file.
 static void renderLocation(Location loc, std::vector<std::string> &chain) {
   if (auto fused = llvm::dyn_cast<FusedLoc>(loc)) {
     for (Location part : fused.getLocations())
       renderLocation(part, chain);
   } else if (auto name = llvm::dyn_cast<NameLoc>(loc)) {
+    if (auto file = llvm::dyn_cast<FileLineColLoc>(name.getChildLoc())) {
+      chain.push_back(renderFileLocation(file) + ": " + name.getName().str());
+      return;
+    }
     chain.push_back(name.getName().str());
     if (!llvm::isa<UnknownLoc>(name.getChildLoc()))
       renderLocation(name.getChildLoc(), chain);
   } else if (auto file = llvm::dyn_cast<FileLineColLoc>(loc)) {
-    chain.push_back(llvm::formatv("{0}:{1}:{2}", file.getFilename().getValue(),
-                                  file.getLine(), file.getColumn())
-                        .str());
+    chain.push_back(renderFileLocation(file));
   } else if (!llvm::isa<UnknownLoc>(loc)) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -120,38 +131,112 @@ static std::vector<DialectSchema> collectSchema(ModuleOp module) {
   return schema;
 }
 
-llvm::json::Value Checkpoint::toJSON(llvm::StringRef irFile) const {
-  llvm::json::Array schemaArray, lineageArray;
-  for (const DialectSchema &dialect : schema)
-    schemaArray.push_back(llvm::json::Object{{"dialect", dialect.dialect},
-                                             {"version", dialect.version}});
-  for (const LineageEntry &entry : lineage) {
-    llvm::json::Object object{{"op", entry.op},
-                              {"name", entry.name},
-                              {"chain", llvm::json::Array(entry.chain)}};
-    if (!entry.model.empty()) {
-      object["model"] = entry.model;
-      object["phase"] = entry.phase;
-      object["cause"] = entry.cause;
-    }
-    lineageArray.push_back(std::move(object));
+void Checkpoint::writeJSON(llvm::raw_ostream &os,
+                           llvm::StringRef irFile) const {
+  // Keys in name order, as llvm::json::Object prints them.
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  json.object([&] {
+    json.attribute("digest", digest);
+    json.attribute("format", "blueprint-checkpoint/1");
+    json.attribute("ir_file", irFile);
+    json.attributeArray("lineage", [&] {
+      for (const LineageEntry &entry : lineage)
+        json.object([&] {
+          if (!entry.model.empty())
+            json.attribute("cause", entry.cause);
+          json.attributeArray("chain", [&] {
+            for (const std::string &link : entry.chain)
+              json.value(link);
+          });
+          if (!entry.model.empty())
+            json.attribute("model", entry.model);
+          json.attribute("name", entry.name);
+          json.attribute("op", entry.op);
+          if (!entry.model.empty())
+            json.attribute("phase", entry.phase);
+        });
+    });
+    json.attributeObject("pass", [&] {
+      json.attribute("argument", record.argument);
+      json.attribute("host_seconds", record.hostSeconds);
+      json.attribute("input_digest", record.inputDigest);
+      json.attribute("name", record.name);
+      json.attribute("options", record.options);
+      json.attribute("output_digest", record.outputDigest);
+    });
+    json.attributeArray("schema", [&] {
+      for (const DialectSchema &dialect : schema)
+        json.object([&] {
+          json.attribute("dialect", dialect.dialect);
+          json.attribute("version", dialect.version);
+        });
+    });
+    json.attribute("sequence", sequence);
+    json.attribute("session_fingerprint", sessionFingerprint);
+    json.attribute("stage", stage);
+  });
+  os << "\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Session fingerprint
+//===----------------------------------------------------------------------===//
+
+std::string blueprint::digestFileContents(llvm::StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return "unreadable";
+  return "sha256:" +
+         llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(
+                         (*buffer)->getBuffer())),
+                     /*LowerCase=*/true);
+}
+
+/// The options of Blueprint passes that name a file the pass reads.
+static constexpr llvm::StringLiteral kInputFileOptions[] = {"profile",
+                                                            "binding-file"};
+
+std::string blueprint::computeSessionFingerprint(
+    llvm::StringRef toolName, llvm::StringRef pipeline,
+    llvm::ArrayRef<std::string> observerIdentities) {
+  // Options print as `name=value` inside `{...}`, a value with spaces or
+  // braces quoted or braced.
+  static const std::regex option(
+      R"(([A-Za-z][A-Za-z0-9_-]*)=("[^"]*"|\{[^}]*\}|[^ }]*))");
+  std::string normalized;
+  std::string text = pipeline.str();
+  auto last = text.cbegin();
+  for (std::sregex_iterator it(text.begin(), text.end(), option), end;
+       it != end; ++it) {
+    const std::smatch &match = *it;
+    normalized.append(last, match[0].first);
+    last = match[0].second;
+    std::string name = match[1].str();
+    std::string valueText = match[2].str();
+    llvm::StringRef value = llvm::StringRef(valueText).trim('"');
+    if (name == "output")
+      continue;
+    if (llvm::is_contained(kInputFileOptions, name))
+      normalized += name + "=" + digestFileContents(value);
+    else
+      normalized += match[0].str();
   }
-  return llvm::json::Object{
-      {"format", "blueprint-checkpoint/1"},
-      {"sequence", sequence},
-      {"stage", stage},
-      {"digest", digest},
-      {"ir_file", irFile.str()},
-      {"pass",
-       llvm::json::Object{{"name", record.name},
-                          {"argument", record.argument},
-                          {"options", record.options},
-                          {"input_digest", record.inputDigest},
-                          {"output_digest", record.outputDigest},
-                          {"host_seconds", record.hostSeconds}}},
-      {"schema", std::move(schemaArray)},
-      {"session_fingerprint", sessionFingerprint},
-      {"lineage", std::move(lineageArray)}};
+  normalized.append(last, text.cend());
+
+  llvm::SHA256 hasher;
+  auto add = [&](llvm::StringRef part) {
+    hasher.update(part);
+    hasher.update(llvm::StringRef("\0", 1));
+  };
+  for (llvm::StringRef part :
+       {toolName, llvm::StringRef("blueprint-0.1"),
+        llvm::StringRef("llvm-" LLVM_VERSION_STRING),
+        llvm::StringRef(normalized)})
+    add(part);
+  for (const std::string &identity : observerIdentities)
+    add(identity);
+  return "sha256:" + llvm::toHex(hasher.final(), /*LowerCase=*/true);
 }
 
 //===----------------------------------------------------------------------===//
@@ -191,22 +276,61 @@ static bool isTopLevelModule(Operation *op) {
   return llvm::isa<ModuleOp>(op) && !op->getParentOp();
 }
 
-void CheckpointSession::instrument(PassManager &pm) {
-  // The fingerprint identifies the tool and the pipeline, not the machine:
-  // no paths (an `output=` option names a file) and no clock.
+/// Whether `name` is a file a checkpoint session writes: `NN-<pass>.mlir`
+/// or `NN-<pass>.json`, or the temporary file of one (`NN-<pass>.mlir-xxx`,
+/// llvm::writeToOutput's).
+static bool isCheckpointFileName(llvm::StringRef name) {
+  static const std::regex pattern(
+      R"([0-9]{2,}-[a-z][a-z0-9-]*\.(mlir|json)(-[A-Za-z0-9]+)?)");
+  return std::regex_match(name.begin(), name.end(), pattern);
+}
+
+/// Removes the checkpoint files of an earlier run from `directory`; fails
+/// if it holds anything else.
+static LogicalResult clearCheckpointDirectory(llvm::StringRef directory,
+                                              Location loc) {
+  if (!llvm::sys::fs::is_directory(directory))
+    return success(); // created on the first publication
+  std::error_code error;
+  llvm::SmallVector<std::string> stale;
+  for (llvm::sys::fs::directory_iterator it(directory, error), end;
+       !error && it != end; it.increment(error)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    if (!isCheckpointFileName(name) ||
+        it->type() != llvm::sys::fs::file_type::regular_file)
+      return emitError(loc)
+             << "checkpoint: directory '" << directory << "' holds '" << name
+             << "', which is not a checkpoint file; checkpoints of one run "
+                "are never mixed with other files: choose an empty or new "
+                "directory";
+    stale.push_back(it->path());
+  }
+  if (error)
+    return emitError(loc) << "checkpoint: cannot read directory '" << directory
+                          << "': " << error.message();
+  for (const std::string &path : stale)
+    if (std::error_code removal = llvm::sys::fs::remove(path))
+      return emitError(loc) << "checkpoint: cannot remove '" << path
+                            << "' of an earlier run: " << removal.message();
+  return success();
+}
+
+LogicalResult CheckpointSession::instrument(PassManager &pm) {
+  if (!options.directory.empty() &&
+      failed(clearCheckpointDirectory(options.directory,
+                                      UnknownLoc::get(pm.getContext()))))
+    return failure();
+
+  // The fingerprint identifies the tool, the pipeline and what it reads,
+  // not the machine: no path and no clock enter it.
   std::string pipeline;
   llvm::raw_string_ostream os(pipeline);
   pm.printAsTextualPipeline(os);
-  pipeline = std::regex_replace(pipeline, std::regex("output=[^ }]*"),
-                                "output=<path>");
-  llvm::SHA256 hasher;
-  for (llvm::StringRef part :
-       {llvm::StringRef(options.toolName), llvm::StringRef("blueprint-0.1"),
-        llvm::StringRef("llvm-" LLVM_VERSION_STRING), llvm::StringRef(pipeline)}) {
-    hasher.update(part);
-    hasher.update(llvm::StringRef("\0", 1));
-  }
-  fingerprint = "sha256:" + llvm::toHex(hasher.final(), /*LowerCase=*/true);
+  std::vector<std::string> identities;
+  for (const std::unique_ptr<CheckpointObserver> &observer : observers)
+    identities.push_back(observer->getIdentity());
+  fingerprint =
+      computeSessionFingerprint(options.toolName, pipeline, identities);
 
   pm.addInstrumentation(std::make_unique<Instrumentation>(*this));
   // After a rejected or failed transition no later pass runs, so nothing of
@@ -221,6 +345,7 @@ void CheckpointSession::instrument(PassManager &pm) {
             return;
           transform();
         });
+  return success();
 }
 
 void CheckpointSession::beforePass(Pass *pass, Operation *op) {
@@ -313,20 +438,26 @@ CheckpointSession::publish(std::unique_ptr<Checkpoint> checkpoint,
     llvm::sys::path::append(jsonPath, stem + ".json");
     // llvm::writeToOutput writes a temporary file and renames it over the
     // target, so a crash never leaves a half-written checkpoint; the JSON
-    // record, written last, marks the checkpoint complete.
+    // record, written last, marks the checkpoint complete. If the record
+    // cannot be written, the IR file goes too: a checkpoint is both or
+    // neither.
     if (llvm::Error error =
             llvm::writeToOutput(irPath, [&](llvm::raw_ostream &os) {
               os << checkpoint->ir;
               return llvm::Error::success();
             }))
       return emitError(loc) << "checkpoint: " << llvm::toString(std::move(error));
-    llvm::json::Value record = checkpoint->toJSON(stem + ".mlir");
     if (llvm::Error error =
             llvm::writeToOutput(jsonPath, [&](llvm::raw_ostream &os) {
-              os << llvm::formatv("{0:2}", record) << "\n";
+              checkpoint->writeJSON(os, stem + ".mlir");
               return llvm::Error::success();
-            }))
-      return emitError(loc) << "checkpoint: " << llvm::toString(std::move(error));
+            })) {
+      std::string message = llvm::toString(std::move(error));
+      if (std::error_code removal = llvm::sys::fs::remove(irPath))
+        message += "; removing " + irPath.str().str() +
+                   " failed too: " + removal.message();
+      return emitError(loc) << "checkpoint: " << message;
+    }
   }
   // The snapshot lives only while it is observed (its context may not
   // outlive the pipeline run); the published checkpoint keeps its text.

@@ -187,10 +187,14 @@ public:
 /// Keys under a (cadence, phase, engine) are those of --work-summary's JSON.
 class ReferenceObserver : public CheckpointObserver {
 public:
-  explicit ReferenceObserver(llvm::json::Value reference)
-      : reference(std::move(reference)) {}
+  ReferenceObserver(llvm::json::Value reference, std::string contentsDigest)
+      : reference(std::move(reference)),
+        contentsDigest(std::move(contentsDigest)) {}
 
   llvm::StringRef getName() const override { return "reference"; }
+  std::string getIdentity() const override {
+    return "reference " + contentsDigest;
+  }
 
   llvm::Error observe(const Checkpoint &checkpoint) override {
     const llvm::json::Array *entries =
@@ -263,6 +267,8 @@ private:
   }
 
   llvm::json::Value reference;
+  /// digestFileContents of the reference file.
+  std::string contentsDigest;
 };
 
 /// Validates the reference file's shape, naming the JSON path of a problem.
@@ -347,7 +353,8 @@ blueprint::createBuiltinObserver(llvm::StringRef name,
       return reference.takeError();
     if (llvm::Error error = checkReferenceShape(*reference))
       return error;
-    return std::make_unique<ReferenceObserver>(std::move(*reference));
+    return std::make_unique<ReferenceObserver>(
+        std::move(*reference), digestFileContents(referenceFile));
   }
   return llvm::createStringError(
       "unknown observer '%s' (known: conservation, mesh, recompute, "

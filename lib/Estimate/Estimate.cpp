@@ -294,6 +294,43 @@ private:
                        axisName + "' has " + llvm::Twine(axis->size) +
                        " ranks");
     }
+    return checkTiersHoldTheirAxes();
+  }
+
+  /// The binding must be physically possible. A tier is a fabric level
+  /// whose groups of group_size ranks nest inside the groups of every
+  /// larger tier; the ranks an axis connects over a tier lie in one group of
+  /// it. So for each tier, the axes bound to it and to every tier no larger
+  /// than it together span at most its group_size ranks: two axes bound to
+  /// an 8-GPU NVLink domain, tp = 8 and dp = 2, span 16 ranks and cannot
+  /// both stay inside one domain (docs/Estimate.md).
+  llvm::Error checkTiersHoldTheirAxes() {
+    for (const NetworkTier &tier : profile.networkTiers) {
+      int64_t spanned = 1;
+      std::string axes;
+      bool overflowed = false;
+      for (const auto &[axisName, tierName] : binding.tierOfAxis) {
+        const NetworkTier *bound = profile.tier(tierName);
+        if (bound->groupSize.value > tier.groupSize.value)
+          continue;
+        int64_t size = meshAxis(axisName)->size;
+        int64_t product = 0;
+        overflowed |= llvm::MulOverflow(spanned, size, product);
+        spanned = product;
+        axes += (axes.empty() ? "" : " x ") + axisName + " (" +
+                std::to_string(size) + ", on '" + tierName + "')";
+      }
+      if (overflowed || spanned > tier.groupSize.value)
+        return failure(
+            "network tier binding: tier '" + tier.name + "' holds " +
+            llvm::Twine(tier.groupSize.value) + " ranks per group (" +
+            tierPath(tier) +
+            ".group_size), but the axes bound to it and to the tiers "
+            "within it span " +
+            (overflowed ? std::string("more than 2^63")
+                        : std::to_string(spanned)) +
+            " ranks: " + axes);
+    }
     return llvm::Error::success();
   }
 

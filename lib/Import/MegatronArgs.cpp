@@ -118,6 +118,10 @@ public:
                       "': not in Blueprint's flag table "
                       "(docs/ImportMegatron.md), so its effect on the "
                       "workload is unknown");
+        // Its value, if it has one, is not another problem.
+        if (!hasInlineValue && i + 1 < words.size() &&
+            !words[i + 1].text.starts_with("--"))
+          ++i;
         continue;
       }
       std::string value;

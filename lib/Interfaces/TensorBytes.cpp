@@ -148,7 +148,7 @@ ParseResult blueprint::parseTensorBytes(OpAsmParser &parser,
   auto parseEntry = [&]() -> ParseResult {
     std::string name;
     llvm::SMLoc loc = parser.getCurrentLocation();
-    int64_t bytes;
+    int64_t bytes = 0;
     if (parser.parseKeywordOrString(&name) || parser.parseEqual() ||
         parser.parseInteger(bytes))
       return failure();

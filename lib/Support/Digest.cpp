@@ -3,6 +3,7 @@
 #include "Blueprint/Support/Digest.h"
 #include "Blueprint/Support/SHA256.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/StringExtras.h"
@@ -58,7 +59,11 @@ std::string blueprint::computeDigest(mlir::Operation *op) {
   SHA256Hasher hasher;
   {
     SHA256Stream os(hasher);
-    op->print(os, flags);
+    // Number values and collect aliases within `op` alone. Operation::print
+    // would number from the nearest op isolated from above, the whole module
+    // for a ModelIR op, which made digesting every op of a module quadratic.
+    mlir::AsmState state(op, flags);
+    op->print(os, state);
   }
   std::array<uint8_t, 32> hash = hasher.final();
   return "sha256:" + llvm::toHex(hash, /*LowerCase=*/true);

@@ -18,6 +18,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include "gtest/gtest.h"
 
@@ -93,7 +95,8 @@ protected:
     PassManager pm(&context);
     pm.addPass(createDistributeTransformer());
     pm.addPass(createPlanPortable());
-    session.instrument(pm);
+    if (failed(session.instrument(pm)))
+      return failure();
     return pm.run(module);
   }
 
@@ -192,4 +195,87 @@ TEST_F(CheckpointTest, AnObserverThatMutatesIsRejected) {
       << diagnostic;
   // The pipeline's own IR is untouched by the observer.
   EXPECT_FALSE((*module)->hasAttr("sneaky"));
+}
+
+namespace {
+/// Makes the record of the first checkpoint impossible to write: while the
+/// checkpoint is observed (before its files are written), a directory
+/// takes the name of its JSON record.
+class BlockingObserver : public CheckpointObserver {
+public:
+  explicit BlockingObserver(std::string recordPath)
+      : recordPath(std::move(recordPath)) {}
+  llvm::StringRef getName() const override { return "blocking"; }
+  llvm::Error observe(const Checkpoint &) override {
+    if (std::error_code error =
+            llvm::sys::fs::create_directories(recordPath + "/occupied"))
+      return llvm::errorCodeToError(error);
+    return llvm::Error::success();
+  }
+
+private:
+  std::string recordPath;
+};
+} // namespace
+
+TEST_F(CheckpointTest, AFailedRecordWriteLeavesNoIRFile) {
+  llvm::SmallString<128> directory;
+  ASSERT_FALSE(
+      llvm::sys::fs::createUniqueDirectory("blueprint-checkpoint", directory));
+  std::string irPath = (directory + "/01-distribute-transformer.mlir").str();
+  std::string recordPath = (directory + "/01-distribute-transformer.json").str();
+  OwningOpRef<ModuleOp> module = buildModule();
+  CheckpointSession session({directory.str().str(), "test"});
+  session.addObserver(std::make_unique<BlockingObserver>(recordPath));
+  std::string diagnostic;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostic = d.str();
+    return success();
+  });
+  (void)run(session, *module);
+  EXPECT_TRUE(failed(session.status()));
+  EXPECT_TRUE(session.getCheckpoints().empty());
+  EXPECT_NE(diagnostic.find("checkpoint: "), std::string::npos) << diagnostic;
+  EXPECT_FALSE(llvm::sys::fs::exists(irPath))
+      << "a checkpoint whose record failed must not leave its IR behind";
+  (void)llvm::sys::fs::remove_directories(directory);
+}
+
+TEST(SessionFingerprint, NamesFileContentsNotPaths) {
+  llvm::SmallString<128> directory;
+  ASSERT_FALSE(
+      llvm::sys::fs::createUniqueDirectory("blueprint-fingerprint", directory));
+  auto write = [&](llvm::StringRef name, llvm::StringRef text) {
+    std::string path = (directory + "/" + name).str();
+    std::error_code error;
+    llvm::raw_fd_ostream(path, error) << text;
+    EXPECT_FALSE(error);
+    return path;
+  };
+  std::string first = write("one.json", "{\"a\": 1}");
+  std::string copy = write("elsewhere.json", "{\"a\": 1}");
+  std::string other = write("other.json", "{\"a\": 2}");
+  auto fingerprint = [](llvm::StringRef pipeline) {
+    return computeSessionFingerprint("tool", pipeline, {"mesh"});
+  };
+  auto pipeline = [](llvm::StringRef profile, llvm::StringRef output) {
+    return ("builtin.module(estimate{binding=tp:nvlink format=table output=" +
+            output + " profile=" + profile + "})")
+        .str();
+  };
+  EXPECT_EQ(fingerprint(pipeline(first, "a.txt")),
+            fingerprint(pipeline(copy, "elsewhere/b.txt")));
+  EXPECT_NE(fingerprint(pipeline(first, "a.txt")),
+            fingerprint(pipeline(other, "a.txt")));
+  // Other options still count, and so do the observers.
+  EXPECT_NE(fingerprint(pipeline(first, "a.txt")),
+            fingerprint("builtin.module(estimate{binding=tp:infiniband "
+                        "format=table profile=" +
+                        first + "})"));
+  EXPECT_NE(computeSessionFingerprint("tool", "p", {"mesh"}),
+            computeSessionFingerprint("tool", "p", {"mesh", "recompute"}));
+  EXPECT_EQ(digestFileContents(first), digestFileContents(copy));
+  EXPECT_EQ(digestFileContents((directory + "/missing.json").str()),
+            "unreadable");
+  (void)llvm::sys::fs::remove_directories(directory);
 }

@@ -75,8 +75,7 @@ int main(int argc, char **argv) {
     config.setPassPipelineSetupFn([&, cliPipeline](mlir::PassManager &pm) {
       if (mlir::failed(cliPipeline.setupPassPipeline(pm)))
         return mlir::failure();
-      session.instrument(pm);
-      return mlir::success();
+      return session.instrument(pm);
     });
   }
 

@@ -79,8 +79,10 @@ struct Checkpoint {
   /// The snapshot printed with locations: the checkpoint's IR file.
   std::string ir;
 
-  /// The JSON record (docs/Checkpoints.md), without the snapshot itself.
-  llvm::json::Value toJSON(llvm::StringRef irFile) const;
+  /// Writes the JSON record (docs/Checkpoints.md), without the snapshot
+  /// itself, streamed (a record of a large program is never held as a JSON
+  /// tree).
+  void writeJSON(llvm::raw_ostream &os, llvm::StringRef irFile) const;
 };
 
 /// A synchronous, read-only observer of checkpoints.
@@ -88,6 +90,10 @@ class CheckpointObserver {
 public:
   virtual ~CheckpointObserver();
   virtual llvm::StringRef getName() const = 0;
+  /// What identifies the observer's configuration in the session
+  /// fingerprint: its name, plus the digest of the contents of any file it
+  /// reads (never a path).
+  virtual std::string getIdentity() const { return getName().str(); }
   /// Returns an error to reject the transition; its message becomes the
   /// pipeline's diagnostic.
   virtual llvm::Error observe(const Checkpoint &checkpoint) = 0;
@@ -111,11 +117,16 @@ public:
   void addObserver(std::unique_ptr<CheckpointObserver> observer);
 
   /// Adds the instrumentation to `pm` and fixes the session fingerprint from
-  /// its pipeline. Unless the context already has an action handler (e.g.
-  /// --log-actions-to), also installs one that skips every pass after a
-  /// rejected or failed transition; without it, later passes still run but
-  /// nothing after the halt is published.
-  void instrument(mlir::PassManager &pm);
+  /// its pipeline and observers. Unless the context already has an action
+  /// handler (e.g. --log-actions-to), also installs one that skips every
+  /// pass after a rejected or failed transition; without it, later passes
+  /// still run but nothing after the halt is published.
+  ///
+  /// With a checkpoint directory, first removes the checkpoint files an
+  /// earlier run left there, so the directory never mixes runs; fails,
+  /// with a diagnostic, if it holds anything else (it is then not a
+  /// checkpoint directory and is left untouched) or cannot be cleared.
+  mlir::LogicalResult instrument(mlir::PassManager &pm);
 
   /// The checkpoints published so far, in order.
   llvm::ArrayRef<std::unique_ptr<Checkpoint>> getCheckpoints() const {
@@ -149,6 +160,20 @@ private:
   std::string pendingInputDigest;
   double pendingStart = 0;
 };
+
+/// The session fingerprint of a run (docs/Checkpoints.md): SHA-256 over the
+/// tool name, the Blueprint and LLVM versions, the textual pipeline and the
+/// observers' identities, where every option that names a file the
+/// pipeline reads (`profile=`, `binding-file=`) stands for the digest of the
+/// file's contents and every output path (`output=`) is dropped. The same
+/// inputs give the same fingerprint wherever their files are.
+std::string
+computeSessionFingerprint(llvm::StringRef toolName, llvm::StringRef pipeline,
+                          llvm::ArrayRef<std::string> observerIdentities);
+
+/// `sha256:<hex>` of a file's contents, or `unreadable` (a digest names
+/// contents, never a path).
+std::string digestFileContents(llvm::StringRef path);
 
 /// The stage a Blueprint pass argument produces ("distribution",
 /// "planning"), or empty for passes that publish no checkpoint.
