@@ -14,7 +14,13 @@
    in-process benchmarks (blueprint-bench) do not: they are what a user sees
    from a shell, not the cost of one configuration in batch mode.
 
-2. It runs blueprint-sweep with one worker on two grids over
+2. It runs blueprint-opt on modules of 300, 1,000, 3,000 and 10,000
+   decoder ops (copies of one small model), with and without checkpoints,
+   and prints seconds, microseconds per op and peak memory: the pipeline,
+   its digests and its checkpoint records must grow linearly with the
+   module (a flat microseconds-per-op column).
+
+3. It runs blueprint-sweep with one worker on two grids over
    examples/gpt3-175b.json, one about 18 times larger than the other, and
    prints configurations per second and the peak resident memory of each
    run: batch mode's throughput per core and whether its memory stays flat as
@@ -94,6 +100,43 @@ def pipeline_per_example(args):
             1e3 * statistics.median(opt_alone)))
 
 
+# One small decoder op; the module holds `count` of them, each its own symbol.
+SCALING_OP = (
+    "transformer.decoder_training @m{index} model = <hidden = 64, heads = 4, "
+    "ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, "
+    "norm = layernorm, activation = gelu> training = <global_batch = 4, "
+    "micro_batch = 2, activation_type = bf16, weight_type = bf16, "
+    "gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, "
+    "tp = 2, pp = 1, dp = 1, virtual_stages = 1, "
+    "tp_comm = reduce_scatter_all_gather, recompute = selective, "
+    "schedule = one_f_one_b>\n")
+
+
+def module_scaling(args):
+    opt = os.path.join(args.bin, "blueprint-opt")
+    pipeline = ["--distribute-transformer", "--plan-portable",
+                "--verify-conservation"]
+    print("\nmodule size: blueprint-opt %s on N decoder ops" %
+          " ".join(pipeline))
+    print("%-8s %-12s %10s %10s %10s" % ("ops", "checkpoints", "seconds",
+                                         "us/op", "peak MiB"))
+    with tempfile.TemporaryDirectory() as workdir:
+        for count in args.module_sizes:
+            module = os.path.join(workdir, "module-%d.mlir" % count)
+            with open(module, "w") as f:
+                f.writelines(SCALING_OP.format(index=index)
+                             for index in range(count))
+            for checkpoints in (False, True):
+                command = [opt, module, *pipeline, "-o", os.devnull]
+                if checkpoints:
+                    command.append("--blueprint-checkpoint-dir=" +
+                                   os.path.join(workdir, "ck-%d" % count))
+                seconds, peak = peak_rss_run(command)
+                print("%-8d %-12s %10.2f %10.1f %10.1f" % (
+                    count, "yes" if checkpoints else "no", seconds,
+                    1e6 * seconds / count, peak))
+
+
 def batch_mode(args):
     with open(os.path.join(ROOT, "examples", "gpt3-175b.json")) as f:
         spec = json.load(f)
@@ -140,10 +183,15 @@ def main():
     parser.add_argument("--profile",
                         default=os.path.join(ROOT, "profiles",
                                              "a100-80gb.json"))
+    parser.add_argument("--module-sizes", type=int, nargs="+",
+                        default=[300, 1000, 3000, 10000],
+                        help="decoder ops per module for the module-size "
+                             "benchmark (default: 300 1000 3000 10000)")
     args = parser.parse_args()
     if args.runs < 1:
         sys.exit("run-cli: --runs must be at least 1")
     pipeline_per_example(args)
+    module_scaling(args)
     batch_mode(args)
 
 
