@@ -8,7 +8,7 @@ config.name = "Blueprint"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test", ".json"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit",
-                   "Inputs", "reference", "consumer"]
+                   "Inputs", "reference", "consumer", "corpus", "dict"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.blueprint_obj_root, "test")
 
@@ -22,7 +22,13 @@ config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%cc", config.c_compiler))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
-                                     "CCACHE_DIR", "CCACHE_BASEDIR"])
+                                     "CCACHE_DIR", "CCACHE_BASEDIR",
+                                     "ASAN_OPTIONS", "UBSAN_OPTIONS"])
+# A sanitized build (BLUEPRINT_SANITIZERS, BLUEPRINT_BUILD_FUZZERS): tests
+# that link an uninstrumented program against its libraries (the install
+# test's consumer) cannot run.
+if config.blueprint_sanitized:
+    config.available_features.add("sanitized")
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.blueprint_tools_dir, config.llvm_tools_dir]

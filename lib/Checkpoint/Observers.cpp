@@ -17,6 +17,7 @@
 #include "Blueprint/Transforms/Passes.h"
 #include "Blueprint/Transforms/ProgramContracts.h"
 #include "Blueprint/Transforms/WorkTotals.h"
+#include "Blueprint/Workload/Primitives.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
@@ -128,12 +129,12 @@ public:
       if (policy == workload::RecomputePolicy::Full)
         for (const auto &entry : forwardOps)
           expected.insert(entry.getKey().str());
-      if (policy == workload::RecomputePolicy::Selective) {
-        expected = {"qk_matmul", "softmax", "attn_v_matmul"};
-        if (contracts.workload.training &&
-            contracts.workload.training->attentionDropout)
-          expected.insert("attn_dropout");
-      }
+      if (policy == workload::RecomputePolicy::Selective)
+        for (llvm::StringRef core : workload::primitive::kAttentionCore)
+          if (core != workload::primitive::kAttnDropout ||
+              (contracts.workload.training &&
+               contracts.workload.training->attentionDropout))
+            expected.insert(core.str());
       if (recomputed != expected) {
         std::string want, got;
         for (const std::string &name : expected)

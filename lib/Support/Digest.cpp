@@ -1,24 +1,22 @@
 //===- Digest.cpp - Stable digests of IR ----------------------------------===//
 
 #include "Blueprint/Support/Digest.h"
-#include "Blueprint/Support/SHA256.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
-
-using blueprint::SHA256Hasher;
 
 namespace {
 /// Feeds everything written to it into a SHA-256, so the printed form is
 /// hashed as it is produced instead of being held as a string first.
 class SHA256Stream : public llvm::raw_ostream {
 public:
-  explicit SHA256Stream(SHA256Hasher &hasher) : hasher(hasher) {}
+  explicit SHA256Stream(llvm::SHA256 &hasher) : hasher(hasher) {}
   ~SHA256Stream() override { flush(); }
 
 private:
@@ -29,7 +27,7 @@ private:
   }
   uint64_t current_pos() const override { return position; }
 
-  SHA256Hasher &hasher;
+  llvm::SHA256 &hasher;
   uint64_t position = 0;
 };
 } // namespace
@@ -56,7 +54,7 @@ std::string blueprint::computeDigest(mlir::Operation *op) {
   // every digested op has just been verified (a parsed input, a pass output
   // under the pass manager's verifier, a checkpoint).
   flags.assumeVerified();
-  SHA256Hasher hasher;
+  llvm::SHA256 hasher;
   {
     SHA256Stream os(hasher);
     // Number values and collect aliases within `op` alone. Operation::print

@@ -13,6 +13,7 @@
 
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/Primitives.h"
 #include "ForwardBuilder.h"
 #include "Rules.h"
 
@@ -327,9 +328,7 @@ void BlockBuilder::recomputeFullForward(size_t forwardEnd) {
 /// (reference README def. 3).
 void BlockBuilder::recomputeAttentionCore(size_t forwardEnd) {
   for (size_t index = 0; index < forwardEnd; ++index) {
-    llvm::StringRef primitive = work.invocations[index].primitive;
-    if (primitive != "qk_matmul" && primitive != "softmax" &&
-        primitive != "attn_dropout" && primitive != "attn_v_matmul")
+    if (!primitive::isAttentionCore(work.invocations[index].primitive))
       continue;
     Invocation clone = work.invocations[index];
     clone.phase = Phase::Recompute;
@@ -391,7 +390,7 @@ void BlockBuilder::backwardMlp() {
   // The residual add passes d_y unchanged to the dropout and to h_attn.
   llvm::StringRef biasedGrad = "d_y";
   if (training.hiddenDropout) {
-    emit({"mlp_dropout",
+    emit({primitive::kMLPDropout,
           Phase::ActivationGrad,
           Engine::Vector,
           elementwiseOps("mlp_dropout input-gradient ops", rowElements,
@@ -403,7 +402,7 @@ void BlockBuilder::backwardMlp() {
     biasedGrad = "d_mlp_out";
   }
   emit(
-      {"fc2_bias",
+      {primitive::kFC2Bias,
        Phase::WeightGrad,
        Engine::Vector,
        elementwiseOps("fc2_bias gradient ops", rowElements,
@@ -413,13 +412,13 @@ void BlockBuilder::backwardMlp() {
        "backward of fc2_bias: bias gradient, the column sums of " + biasedGrad +
            " accumulated into the gradient buffer"});
   if (hasCollectives() && shape.sequenceParallel)
-    tpCollective("mlp_tp_g", Phase::ActivationGrad, CollectiveKind::AllGather,
+    tpCollective(primitive::kMLPTPG, Phase::ActivationGrad, CollectiveKind::AllGather,
                  biasedGrad,
                  "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
                  "all-gather the sequence-sharded " +
                      biasedGrad + " for the fc2 backward");
 
-  emit({"fc2",
+  emit({primitive::kFC2,
         Phase::ActivationGrad,
         Engine::Matmul,
         linearOps("fc2 input-gradient ops", shape.tokens, shape.hidden,
@@ -429,7 +428,7 @@ void BlockBuilder::backwardMlp() {
         {activation("d_act_out", actElements)},
         "backward of fc2: input gradient d_act_out = " + biasedGrad +
             " W_fc2^T"});
-  emit({"fc2",
+  emit({primitive::kFC2,
         Phase::WeightGrad,
         Engine::Matmul,
         linearOps("fc2 weight-gradient ops", shape.ffnCols, shape.tokens,
@@ -443,7 +442,7 @@ void BlockBuilder::backwardMlp() {
         "backward of fc2: weight gradient act_out^T " + biasedGrad +
             " accumulated into the gradient buffer"});
 
-  emit({"activation",
+  emit({primitive::kActivation,
         Phase::ActivationGrad,
         Engine::Vector,
         elementwiseOps("activation input-gradient ops", actElements,
@@ -454,7 +453,7 @@ void BlockBuilder::backwardMlp() {
         {activation("d_fc1_out", fc1Elements)},
         "backward of activation: gradient with respect to fc1_out"});
 
-  emit({"fc1",
+  emit({primitive::kFC1,
         Phase::ActivationGrad,
         Engine::Matmul,
         linearOps("fc1 input-gradient ops", shape.tokens, shape.fc1Cols,
@@ -466,24 +465,24 @@ void BlockBuilder::backwardMlp() {
         "tp > 1)"});
   if (hasCollectives()) {
     if (shape.sequenceParallel) {
-      tpCollective("mlp_tp_f", Phase::ActivationGrad,
+      tpCollective(primitive::kMLPTPF, Phase::ActivationGrad,
                    CollectiveKind::ReduceScatter, "d_x_norm2",
                    "sequence parallelism (SeqSel Sec. 4.2.2, g backward): "
                    "reduce-scatter the partial sums of d_x_norm2 onto the "
                    "sequence shards");
-      tpCollective("fc1_wgrad_gather", Phase::Recommunication,
+      tpCollective(primitive::kFC1WgradGather, Phase::Recommunication,
                    CollectiveKind::AllGather, "x_norm2",
                    "sequence-parallel all-gather of x_norm2 redone in "
                    "backward for the fc1 weight gradient (only the shard is "
                    "stashed)");
     } else {
-      tpCollective("mlp_tp_f", Phase::ActivationGrad, CollectiveKind::AllReduce,
+      tpCollective(primitive::kMLPTPF, Phase::ActivationGrad, CollectiveKind::AllReduce,
                    "d_x_norm2",
                    "tensor parallelism (MLM2019 Sec. 3, f backward): "
                    "all-reduce the partial sums of d_x_norm2");
     }
   }
-  emit({"fc1",
+  emit({primitive::kFC1,
         Phase::WeightGrad,
         Engine::Matmul,
         linearOps("fc1 weight-gradient ops", shape.hidden, shape.tokens,
@@ -496,7 +495,7 @@ void BlockBuilder::backwardMlp() {
                   elements({shape.hidden, shape.fc1Cols}, "d_w_fc1"))},
         "backward of fc1: weight gradient x_norm2^T d_fc1_out accumulated "
         "into the gradient buffer"});
-  emit({"fc1_bias",
+  emit({primitive::kFC1Bias,
         Phase::WeightGrad,
         Engine::Vector,
         elementwiseOps("fc1_bias gradient ops", fc1Elements,
@@ -507,8 +506,8 @@ void BlockBuilder::backwardMlp() {
         "backward of fc1_bias: the fc1 bias gradient, the column sums of "
         "d_fc1_out accumulated into the gradient buffer"});
 
-  normBackward("norm2", "h_attn", "x_norm2");
-  emit({"mlp_residual",
+  normBackward(primitive::kNorm2, "h_attn", "x_norm2");
+  emit({primitive::kMLPResidual,
         Phase::ActivationGrad,
         Engine::Vector,
         elementwiseOps("mlp_residual gradient ops", rowElements,
@@ -529,7 +528,7 @@ void BlockBuilder::backwardAttentionProjection() {
   // The residual add passes d_h_attn unchanged to the dropout and to x.
   llvm::StringRef biasedGrad = "d_h_attn";
   if (training.hiddenDropout) {
-    emit({"attn_residual_dropout",
+    emit({primitive::kAttnResidualDropout,
           Phase::ActivationGrad,
           Engine::Vector,
           elementwiseOps("attn_residual_dropout input-gradient ops",
@@ -542,7 +541,7 @@ void BlockBuilder::backwardAttentionProjection() {
     biasedGrad = "d_attn_out";
   }
   emit(
-      {"out_proj_bias",
+      {primitive::kOutProjBias,
        Phase::WeightGrad,
        Engine::Vector,
        elementwiseOps("out_proj_bias gradient ops", rowElements,
@@ -552,14 +551,14 @@ void BlockBuilder::backwardAttentionProjection() {
        "backward of out_proj_bias: bias gradient, the column sums of " +
            biasedGrad + " accumulated into the gradient buffer"});
   if (hasCollectives() && shape.sequenceParallel)
-    tpCollective("attn_tp_g", Phase::ActivationGrad, CollectiveKind::AllGather,
+    tpCollective(primitive::kAttnTPG, Phase::ActivationGrad, CollectiveKind::AllGather,
                  biasedGrad,
                  "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
                  "all-gather the sequence-sharded " +
                      biasedGrad + " for the out_proj backward");
 
   int64_t weightElements = elements({shape.qCols, shape.hidden}, "w_out");
-  emit({"out_proj",
+  emit({primitive::kOutProj,
         Phase::ActivationGrad,
         Engine::Matmul,
         linearOps("out_proj input-gradient ops", shape.tokens, shape.hidden,
@@ -568,7 +567,7 @@ void BlockBuilder::backwardAttentionProjection() {
         {activation("d_context", qElements)},
         "backward of out_proj: input gradient d_context = " + biasedGrad +
             " W_out^T"});
-  emit({"out_proj",
+  emit({primitive::kOutProj,
         Phase::WeightGrad,
         Engine::Matmul,
         linearOps("out_proj weight-gradient ops", shape.qCols, shape.tokens,
@@ -593,7 +592,7 @@ void BlockBuilder::backwardAttentionCore() {
   std::string attendedGrad = ("d_" + attended).str();
 
   emit(
-      {"attn_v_matmul",
+      {primitive::kAttnVMatmul,
        Phase::ActivationGrad,
        Engine::Matmul,
        guard.mul(2, attentionMatmulOps("attn_v_matmul input-gradient ops"),
@@ -606,7 +605,7 @@ void BlockBuilder::backwardAttentionCore() {
            "^T d_context (summed over the query heads sharing a key/value "
            "head)"});
   if (training.attentionDropout)
-    emit({"attn_dropout",
+    emit({primitive::kAttnDropout,
           Phase::ActivationGrad,
           Engine::Vector,
           elementwiseOps("attn_dropout input-gradient ops", scoreElements,
@@ -615,7 +614,7 @@ void BlockBuilder::backwardAttentionCore() {
            mask("attn_dropout_mask", scoreElements)},
           {activation("d_probs", scoreElements)},
           "backward of attn_dropout: d_probs_dropped masked and scaled"});
-  emit({"softmax",
+  emit({primitive::kSoftmax,
         Phase::ActivationGrad,
         Engine::Vector,
         elementwiseOps("softmax input-gradient ops", scoreElements,
@@ -625,7 +624,7 @@ void BlockBuilder::backwardAttentionCore() {
         {activation("d_scores", scoreElements)},
         "backward of softmax: gradient of the scaled, masked scores from the "
         "softmax output"});
-  emit({"qk_matmul",
+  emit({primitive::kQKMatmul,
         Phase::ActivationGrad,
         Engine::Matmul,
         guard.mul(2, attentionMatmulOps("qk_matmul input-gradient ops"),
@@ -646,7 +645,7 @@ void BlockBuilder::backwardAttentionInput() {
   int64_t rowElements = elements({shape.localTokens, shape.hidden}, "d_x");
   int64_t weightElements = elements({shape.hidden, shape.qkvCols}, "w_qkv");
 
-  emit({"qkv_proj",
+  emit({primitive::kQKVProj,
         Phase::ActivationGrad,
         Engine::Matmul,
         linearOps("qkv_proj input-gradient ops", shape.tokens, shape.qkvCols,
@@ -658,24 +657,24 @@ void BlockBuilder::backwardAttentionInput() {
         "sums when tp > 1)"});
   if (hasCollectives()) {
     if (shape.sequenceParallel) {
-      tpCollective("attn_tp_f", Phase::ActivationGrad,
+      tpCollective(primitive::kAttnTPF, Phase::ActivationGrad,
                    CollectiveKind::ReduceScatter, "d_x_norm1",
                    "sequence parallelism (SeqSel Sec. 4.2.2, g backward): "
                    "reduce-scatter the partial sums of d_x_norm1 onto the "
                    "sequence shards");
-      tpCollective("qkv_wgrad_gather", Phase::Recommunication,
+      tpCollective(primitive::kQKVWgradGather, Phase::Recommunication,
                    CollectiveKind::AllGather, "x_norm1",
                    "sequence-parallel all-gather of x_norm1 redone in "
                    "backward for the qkv_proj weight gradient (only the "
                    "shard is stashed)");
     } else {
-      tpCollective("attn_tp_f", Phase::ActivationGrad,
+      tpCollective(primitive::kAttnTPF, Phase::ActivationGrad,
                    CollectiveKind::AllReduce, "d_x_norm1",
                    "tensor parallelism (MLM2019 Sec. 3, f backward): "
                    "all-reduce the partial sums of d_x_norm1");
     }
   }
-  emit({"qkv_proj",
+  emit({primitive::kQKVProj,
         Phase::WeightGrad,
         Engine::Matmul,
         linearOps("qkv_proj weight-gradient ops", shape.hidden, shape.tokens,
@@ -687,7 +686,7 @@ void BlockBuilder::backwardAttentionInput() {
         "backward of qkv_proj: weight gradient x_norm1^T [d_q d_k d_v] "
         "accumulated into the gradient buffer"});
   int64_t qkvElements = elements({shape.tokens, shape.qkvCols}, "d_qkv");
-  emit({"qkv_bias",
+  emit({primitive::kQKVBias,
         Phase::WeightGrad,
         Engine::Vector,
         elementwiseOps("qkv_bias gradient ops", qkvElements,
@@ -698,8 +697,8 @@ void BlockBuilder::backwardAttentionInput() {
         "backward of qkv_bias: the qkv_proj bias gradient, the column sums "
         "of d_q, d_k, d_v accumulated into the gradient buffer"});
 
-  normBackward("norm1", "x", "x_norm1");
-  emit({"attn_residual",
+  normBackward(primitive::kNorm1, "x", "x_norm1");
+  emit({primitive::kAttnResidual,
         Phase::ActivationGrad,
         Engine::Vector,
         elementwiseOps("attn_residual gradient ops", rowElements,
@@ -840,7 +839,7 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
     // iteration (finalize_model_grads, _allreduce_layernorm_grads).
     int64_t count = parameters.sequenceParallel;
     Invocation sync;
-    sync.primitive = "sp_param_grad_sync";
+    sync.primitive = primitive::kSPParamGradSync;
     sync.phase = Phase::WeightGrad;
     sync.engine = Engine::Collective;
     sync.ops = guard.mul(count / tp, tp - 1, "sp_param_grad_sync ops");
@@ -860,7 +859,7 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
 
   int64_t count = parameters.total;
   Invocation step;
-  step.primitive = "adamw_step";
+  step.primitive = primitive::kAdamWStep;
   step.phase = Phase::Optimizer;
   step.engine = Engine::Vector;
   step.ops = guard.mul(count, opcount::kAdamWPerParameter, "adamw_step ops");

@@ -12,6 +12,7 @@
 #include "ForwardBuilder.h"
 
 #include "Blueprint/Workload/Inference.h"
+#include "Blueprint/Workload/Primitives.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -262,21 +263,20 @@ void ForwardBuilder::norm(llvm::StringRef primitive, llvm::StringRef input,
 /// dropout if the run has one, and the residual add. Under SP these run on
 /// the sequence shard.
 void ForwardBuilder::rowParallelTail(
-    llvm::StringRef prefix, llvm::StringRef biasPrimitive,
+    llvm::StringRef collectivePrimitive, llvm::StringRef biasPrimitive,
     llvm::StringRef partial, llvm::StringRef bias, llvm::StringRef biased,
     llvm::StringRef dropoutPrimitive, llvm::StringRef dropoutMask,
     llvm::StringRef dropped, llvm::StringRef residualPrimitive,
     llvm::StringRef skip, llvm::StringRef residualOutput) {
-  std::string collective = (prefix + "_tp_g").str();
   if (hasCollectives()) {
     if (shape.sequenceParallel)
-      tpCollective(collective, run.phase, CollectiveKind::ReduceScatter,
+      tpCollective(collectivePrimitive, run.phase, CollectiveKind::ReduceScatter,
                    partial,
                    "sequence parallelism (SeqSel Sec. 4.2.2, g-bar): "
                    "reduce-scatter the partial sums of " +
                        partial + " onto each rank's sequence shard");
     else
-      tpCollective(collective, run.phase, CollectiveKind::AllReduce, partial,
+      tpCollective(collectivePrimitive, run.phase, CollectiveKind::AllReduce, partial,
                    "tensor parallelism (MLM2019 Sec. 3, g): all-reduce the "
                    "row-parallel partial sums of " +
                        partial);
@@ -321,9 +321,9 @@ void ForwardBuilder::rowParallelTail(
 /// of its output, and qkv_proj producing this rank's q, k and v for the
 /// run's new positions.
 void ForwardBuilder::attentionInput() {
-  norm("norm1", "x", "x_norm1", StashRole::BlockInput);
+  norm(primitive::kNorm1, "x", "x_norm1", StashRole::BlockInput);
   if (hasCollectives() && shape.sequenceParallel)
-    tpCollective("attn_tp_f", run.phase, CollectiveKind::AllGather, "x_norm1",
+    tpCollective(primitive::kAttnTPF, run.phase, CollectiveKind::AllGather, "x_norm1",
                  "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
                  "sequence-sharded x_norm1 so qkv_proj sees the whole "
                  "sequence");
@@ -334,10 +334,10 @@ void ForwardBuilder::attentionInput() {
   int64_t kvElements = elements({shape.tokens, shape.kvCols}, "k");
 
   Invocation &invocation = emit(
-      {"qkv_proj",
+      {primitive::kQKVProj,
        run.phase,
        Engine::Matmul,
-       linearOps(opsName("qkv_proj"), shape.tokens, shape.hidden,
+       linearOps(opsName(primitive::kQKVProj), shape.tokens, shape.hidden,
                  shape.qkvCols),
        {activation("x_norm1", inputElements),
         weight("w_qkv", elements({shape.hidden, shape.qkvCols}, "w_qkv")),
@@ -367,10 +367,10 @@ void ForwardBuilder::attentionCore(TensorAccess keys, TensorAccess values) {
       elements({shape.batch, shape.heads, shape.queries}, "score rows");
 
   Invocation *invocation = &emit(
-      {"qk_matmul",
+      {primitive::kQKMatmul,
        run.phase,
        Engine::Matmul,
-       attentionMatmulOps(opsName("qk_matmul")),
+       attentionMatmulOps(opsName(primitive::kQKMatmul)),
        {activation("q", qElements), keys},
        {activation("scores", scoreElements)},
        "forward of qk_matmul: attention scores Q K^T of this rank's heads"});
@@ -378,10 +378,10 @@ void ForwardBuilder::attentionCore(TensorAccess keys, TensorAccess values) {
   stash(*invocation, std::move(keys), StashRole::Kept);
 
   invocation = &emit(
-      {"softmax",
+      {primitive::kSoftmax,
        run.phase,
        Engine::Vector,
-       rowwiseOps(opsName("softmax"), scoreRows, shape.keys,
+       rowwiseOps(opsName(primitive::kSoftmax), scoreRows, shape.keys,
                   run.causalMask ? opcount::kSoftmaxForwardPerElement
                                  : opcount::kUnmaskedSoftmaxForwardPerElement,
                   opcount::kSoftmaxForwardPerRow),
@@ -400,10 +400,10 @@ void ForwardBuilder::attentionCore(TensorAccess keys, TensorAccess values) {
   llvm::StringRef attended = "probs";
   if (run.attentionDropout) {
     invocation = &emit(
-        {"attn_dropout",
+        {primitive::kAttnDropout,
          run.phase,
          Engine::Vector,
-         elementwiseOps(opsName("attn_dropout"), scoreElements,
+         elementwiseOps(opsName(primitive::kAttnDropout), scoreElements,
                         opcount::kDropoutForwardPerElement),
          {activation("probs", scoreElements)},
          {activation("probs_dropped", scoreElements),
@@ -414,10 +414,10 @@ void ForwardBuilder::attentionCore(TensorAccess keys, TensorAccess values) {
     attended = "probs_dropped";
   }
 
-  invocation = &emit({"attn_v_matmul",
+  invocation = &emit({primitive::kAttnVMatmul,
                       run.phase,
                       Engine::Matmul,
-                      attentionMatmulOps(opsName("attn_v_matmul")),
+                      attentionMatmulOps(opsName(primitive::kAttnVMatmul)),
                       {activation(attended, scoreElements), values},
                       {activation("context", qElements)},
                       "forward of attn_v_matmul: attention-weighted values " +
@@ -435,10 +435,10 @@ void ForwardBuilder::attentionOutput() {
   int64_t inputElements = elements({shape.tokens, shape.hidden}, "attn_proj");
   int64_t qElements = elements({shape.tokens, shape.qCols}, "context");
   Invocation &invocation = emit(
-      {"out_proj",
+      {primitive::kOutProj,
        run.phase,
        Engine::Matmul,
-       linearOps(opsName("out_proj"), shape.tokens, shape.qCols, shape.hidden),
+       linearOps(opsName(primitive::kOutProj), shape.tokens, shape.qCols, shape.hidden),
        {activation("context", qElements),
         weight("w_out", elements({shape.qCols, shape.hidden}, "w_out"))},
        {activation("attn_proj", inputElements)},
@@ -446,21 +446,22 @@ void ForwardBuilder::attentionOutput() {
        "heads (partial sums when tp > 1)"});
   stash(invocation, activation("context", qElements), StashRole::Kept);
 
-  rowParallelTail(/*prefix=*/"attn", /*biasPrimitive=*/"out_proj_bias",
+  rowParallelTail(/*collectivePrimitive=*/primitive::kAttnTPG,
+                  /*biasPrimitive=*/primitive::kOutProjBias,
                   /*partial=*/"attn_proj", /*bias=*/"b_out",
                   /*biased=*/"attn_out",
-                  /*dropoutPrimitive=*/"attn_residual_dropout",
+                  /*dropoutPrimitive=*/primitive::kAttnResidualDropout,
                   /*dropoutMask=*/"attn_residual_dropout_mask",
                   /*dropped=*/"attn_out_dropped",
-                  /*residualPrimitive=*/"attn_residual", /*skip=*/"x",
+                  /*residualPrimitive=*/primitive::kAttnResidual, /*skip=*/"x",
                   /*residualOutput=*/"h_attn");
 }
 
 /// MLP half of the forward (SeqSel Sec. 4.1, Fig. 4 and 5).
 void ForwardBuilder::forwardMlp() {
-  norm("norm2", "h_attn", "x_norm2", StashRole::Kept);
+  norm(primitive::kNorm2, "h_attn", "x_norm2", StashRole::Kept);
   if (hasCollectives() && shape.sequenceParallel)
-    tpCollective("mlp_tp_f", run.phase, CollectiveKind::AllGather, "x_norm2",
+    tpCollective(primitive::kMLPTPF, run.phase, CollectiveKind::AllGather, "x_norm2",
                  "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
                  "sequence-sharded x_norm2 so fc1 sees the whole sequence");
 
@@ -470,10 +471,10 @@ void ForwardBuilder::forwardMlp() {
   int64_t actElements = elements({shape.tokens, shape.ffnCols}, "act_out");
 
   Invocation *invocation = &emit(
-      {"fc1",
+      {primitive::kFC1,
        run.phase,
        Engine::Matmul,
-       linearOps(opsName("fc1"), shape.tokens, shape.hidden, shape.fc1Cols),
+       linearOps(opsName(primitive::kFC1), shape.tokens, shape.hidden, shape.fc1Cols),
        {activation("x_norm2", inputElements),
         weight("w_fc1", elements({shape.hidden, shape.fc1Cols}, "w_fc1")),
         weight("b_fc1", shape.fc1Cols)},
@@ -483,10 +484,10 @@ void ForwardBuilder::forwardMlp() {
   stash(*invocation, activation("x_norm2", stashedInput), StashRole::Kept);
 
   invocation =
-      &emit({"activation",
+      &emit({primitive::kActivation,
              run.phase,
              Engine::Vector,
-             elementwiseOps(opsName("activation"), actElements,
+             elementwiseOps(opsName(primitive::kActivation), actElements,
                             activationOpsPerElement(model.activation,
                                                     /*inputGradient=*/false)),
              {activation("fc1_out", fc1Elements)},
@@ -496,10 +497,10 @@ void ForwardBuilder::forwardMlp() {
   stash(*invocation, activation("fc1_out", fc1Elements), StashRole::Kept);
 
   invocation = &emit(
-      {"fc2",
+      {primitive::kFC2,
        run.phase,
        Engine::Matmul,
-       linearOps(opsName("fc2"), shape.tokens, shape.ffnCols, shape.hidden),
+       linearOps(opsName(primitive::kFC2), shape.tokens, shape.ffnCols, shape.hidden),
        {activation("act_out", actElements),
         weight("w_fc2", elements({shape.ffnCols, shape.hidden}, "w_fc2"))},
        {activation("mlp_proj", inputElements)},
@@ -507,13 +508,14 @@ void ForwardBuilder::forwardMlp() {
        "tp > 1)"});
   stash(*invocation, activation("act_out", actElements), StashRole::Kept);
 
-  rowParallelTail(/*prefix=*/"mlp", /*biasPrimitive=*/"fc2_bias",
+  rowParallelTail(/*collectivePrimitive=*/primitive::kMLPTPG,
+                  /*biasPrimitive=*/primitive::kFC2Bias,
                   /*partial=*/"mlp_proj", /*bias=*/"b_fc2",
                   /*biased=*/"mlp_out",
-                  /*dropoutPrimitive=*/"mlp_dropout",
+                  /*dropoutPrimitive=*/primitive::kMLPDropout,
                   /*dropoutMask=*/"mlp_dropout_mask",
                   /*dropped=*/"mlp_out_dropped",
-                  /*residualPrimitive=*/"mlp_residual", /*skip=*/"h_attn",
+                  /*residualPrimitive=*/primitive::kMLPResidual, /*skip=*/"h_attn",
                   /*residualOutput=*/"y");
 }
 

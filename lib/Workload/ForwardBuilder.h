@@ -207,7 +207,8 @@ protected:
   void attentionCore(TensorAccess keys, TensorAccess values);
   void attentionOutput();
   void forwardMlp();
-  void rowParallelTail(llvm::StringRef prefix, llvm::StringRef biasPrimitive,
+  void rowParallelTail(llvm::StringRef collectivePrimitive,
+                       llvm::StringRef biasPrimitive,
                        llvm::StringRef partial, llvm::StringRef bias,
                        llvm::StringRef biased, llvm::StringRef dropoutPrimitive,
                        llvm::StringRef dropoutMask, llvm::StringRef dropped,

@@ -12,6 +12,7 @@
 
 #include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/Primitives.h"
 #include "ForwardBuilder.h"
 #include "Rules.h"
 
@@ -198,7 +199,7 @@ private:
 /// position per decode step. The store moves data and converts it to
 /// kv_cache_type, which counts no operation (opcount conventions).
 void InferenceBuilder::kvCacheWrite() {
-  emit({"kv_cache_write",
+  emit({primitive::kKVCacheWrite,
         run.phase,
         Engine::Vector,
         0,

@@ -4,19 +4,16 @@
 // into their specs, rows do not depend on the thread count or on context
 // replacement, rejected configurations carry their diagnostics, and bad
 // batch input names the field. The speed-ups it relies on keep results
-// exact: SHA-256 on the SHA extensions equals llvm::SHA256, and an estimate
-// without explanations has the same figures.
+// exact: an estimate without explanations has the same figures.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Sweep/Sweep.h"
 #include "Blueprint/Estimate/Estimate.h"
-#include "Blueprint/Support/SHA256.h"
 #include "Blueprint/Workload/BlockWork.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SHA256.h"
 
 #include "gtest/gtest.h"
 
@@ -270,41 +267,6 @@ TEST(SweepResultTest, ContractsBuiltInCppEvaluateLikeTheImportedSpec) {
 //===----------------------------------------------------------------------===//
 // The exactness of the speed-ups
 //===----------------------------------------------------------------------===//
-
-TEST(SweepSpeedTest, SHA256HasherEqualsLLVMsSHA256) {
-  RecordProperty("sha_extensions",
-                 SHA256Hasher::usesSHAExtensions() ? "yes" : "no");
-  std::vector<uint8_t> data(3 * 64 * 1024 + 17);
-  uint32_t seed = 12345;
-  for (uint8_t &byte : data) {
-    seed = seed * 1103515245u + 12345u;
-    byte = static_cast<uint8_t>(seed >> 16);
-  }
-  // Every length around the block and padding boundaries, in one update and
-  // in uneven pieces, and one long input.
-  std::vector<size_t> lengths;
-  for (size_t length = 0; length <= 200; ++length)
-    lengths.push_back(length);
-  lengths.push_back(data.size());
-  for (size_t length : lengths) {
-    llvm::ArrayRef<uint8_t> input(data.data(), length);
-    SHA256Hasher whole, pieces;
-    whole.update(input);
-    for (size_t offset = 0; offset < length;) {
-      size_t piece = std::min<size_t>(1 + offset % 71, length - offset);
-      pieces.update(input.slice(offset, piece));
-      offset += piece;
-    }
-    std::array<uint8_t, 32> expected = llvm::SHA256::hash(input);
-    EXPECT_EQ(whole.final(), expected) << "length " << length;
-    EXPECT_EQ(pieces.final(), expected) << "length " << length;
-  }
-  // FIPS 180-4 example "abc".
-  SHA256Hasher abc;
-  abc.update(llvm::arrayRefFromStringRef("abc"));
-  EXPECT_EQ(llvm::toHex(abc.final(), /*LowerCase=*/true),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-}
 
 TEST(SweepSpeedTest, EstimateWithoutExplanationsHasTheSameFigures) {
   llvm::Expected<workload::BlockWork> work = workload::deriveBlockWork(

@@ -1,4 +1,4 @@
-//===- ModelSummary.cpp - Model-level quantities of a training run --------===//
+//===- ModelQuantities.cpp - Model-level quantities of a training run -----===//
 //
 // One function per formula, each naming its source; the model is Megatron-LM
 // GPT (MLM2019, MLM2021) as trained in Korthikanti et al. 2022 ("SeqSel",
@@ -9,6 +9,7 @@
 #include "Blueprint/Analysis/ModelSummary.h"
 
 #include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/Primitives.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -19,6 +20,7 @@
 
 using namespace blueprint;
 using namespace blueprint::analysis;
+namespace primitive = workload::primitive;
 using workload::Cadence;
 using workload::CollectiveFacts;
 using workload::CollectiveKind;
@@ -176,7 +178,7 @@ analysis::deriveLogitsWork(const workload::ModelSpec &model,
   auto gemm = [&](Phase phase, std::vector<TensorAccess> reads,
                   std::vector<TensorAccess> writes, const char *cause) {
     Invocation invocation;
-    invocation.primitive = "lm_head_logits";
+    invocation.primitive = primitive::kLMHeadLogits;
     invocation.phase = phase;
     invocation.engine = Engine::Matmul;
     invocation.ops = ops;
@@ -248,7 +250,7 @@ Invocation pipelineGather(const workload::TrainingSpec &training,
                           const workload::MappingSpec &mapping,
                           int64_t blockOutputBytes) {
   return collectiveInvocation(
-      "pipeline_gather", Phase::Forward, CollectiveKind::AllGather, mapping.tp,
+      primitive::kPipelineGather, Phase::Forward, CollectiveKind::AllGather, mapping.tp,
       blockOutputBytes, workload::bytesOf(training.activationType),
       "scatter/gather: the receiving stage all-gathers the 1/t slices of a "
       "TP-replicated pipeline message");
@@ -268,7 +270,7 @@ Invocation dataParallelAllReduce(int64_t paddedElements,
                                  OverflowGuard &guard) {
   int64_t gradientBytes = workload::bytesOf(training.gradientType);
   return collectiveInvocation(
-      "dp_grad_allreduce", Phase::WeightGrad, CollectiveKind::AllReduce,
+      primitive::kDPGradAllReduce, Phase::WeightGrad, CollectiveKind::AllReduce,
       mapping.dp,
       guard.mul(paddedElements, gradientBytes, "data-parallel message bytes"),
       gradientBytes,
@@ -506,7 +508,7 @@ analysis::deriveModelQuantities(const PlanWork &work) {
       accumulate(tensorParallel, *gathers, guard, "TP bytes");
     }
     Invocation embeddingSync = collectiveInvocation(
-        "embedding_grad_sync", Phase::WeightGrad, CollectiveKind::AllReduce,
+        primitive::kEmbeddingGradSync, Phase::WeightGrad, CollectiveKind::AllReduce,
         /*participants=*/2,
         guard.mul(parameters.wordEmbedding / tp, gradientBytes,
                   "embedding gradient bytes"),
@@ -533,7 +535,7 @@ analysis::deriveModelQuantities(const PlanWork &work) {
          {std::pair(CollectiveKind::ReduceScatter, gradientBytes),
           std::pair(CollectiveKind::AllGather, weightBytes)}) {
       Invocation half = collectiveInvocation(
-          "dp_sharded_optimizer", Phase::WeightGrad, kind, dp,
+          primitive::kDPShardedOptimizer, Phase::WeightGrad, kind, dp,
           guard.mul(paddedElements, width, "sharded optimizer bytes"), width,
           "distributed optimizer");
       llvm::Expected<CommunicationVolume> volume = volumeOf(half, 1, guard);
@@ -739,8 +741,8 @@ llvm::Expected<IterationTime> analysis::composeIterationTime(
        "m " + std::to_string(pipeline.microbatches) +
            " * the last stage's logits GEMMs " +
            milliseconds(time.logitsSeconds)},
-      {"embedding_grad_sync", embeddingSeconds, embeddingText},
-      {"dp_grad_allreduce", dataParallelSeconds,
+      {primitive::kEmbeddingGradSync.str(), embeddingSeconds, embeddingText},
+      {primitive::kDPGradAllReduce.str(), dataParallelSeconds,
        mapping.dp > 1 ? "ring all_reduce of the first stage's gradients over "
                         "mesh axis 'dp'"
                       : "dp = 1"},

@@ -1,0 +1,75 @@
+//===- Primitives.h - The primitive ids of the work algebra -----*- C++ -*-===//
+//
+// One table of every primitive id a derivation emits (docs/WorkAlgebra.md,
+// docs/Inference.md, docs/ModelSummary.md). Derivations name primitives by
+// these constants, never by string literals, so a misspelt id is a compile
+// error rather than a silently different task; and what selective recompute
+// clones is a property of this table, which the recompute observer reads
+// too.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_WORKLOAD_PRIMITIVES_H
+#define BLUEPRINT_WORKLOAD_PRIMITIVES_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace blueprint::workload::primitive {
+
+// X(constant, id): every primitive, in the order a training block emits
+// them, then inference's, then the model level's.
+#define BLUEPRINT_WORKLOAD_PRIMITIVES(X)                                       \
+  X(kNorm1, "norm1")                                                           \
+  X(kAttnTPF, "attn_tp_f")                                                     \
+  X(kQKVProj, "qkv_proj")                                                      \
+  X(kQKMatmul, "qk_matmul")                                                    \
+  X(kSoftmax, "softmax")                                                       \
+  X(kAttnDropout, "attn_dropout")                                              \
+  X(kAttnVMatmul, "attn_v_matmul")                                             \
+  X(kOutProj, "out_proj")                                                      \
+  X(kAttnTPG, "attn_tp_g")                                                     \
+  X(kOutProjBias, "out_proj_bias")                                             \
+  X(kAttnResidualDropout, "attn_residual_dropout")                             \
+  X(kAttnResidual, "attn_residual")                                            \
+  X(kNorm2, "norm2")                                                           \
+  X(kMLPTPF, "mlp_tp_f")                                                       \
+  X(kFC1, "fc1")                                                               \
+  X(kActivation, "activation")                                                 \
+  X(kFC2, "fc2")                                                               \
+  X(kMLPTPG, "mlp_tp_g")                                                       \
+  X(kFC2Bias, "fc2_bias")                                                      \
+  X(kMLPDropout, "mlp_dropout")                                                \
+  X(kMLPResidual, "mlp_residual")                                              \
+  X(kFC1WgradGather, "fc1_wgrad_gather")                                       \
+  X(kFC1Bias, "fc1_bias")                                                      \
+  X(kQKVWgradGather, "qkv_wgrad_gather")                                       \
+  X(kQKVBias, "qkv_bias")                                                      \
+  X(kSPParamGradSync, "sp_param_grad_sync")                                    \
+  X(kAdamWStep, "adamw_step")                                                  \
+  X(kKVCacheWrite, "kv_cache_write")                                           \
+  X(kLMHeadLogits, "lm_head_logits")                                           \
+  X(kPipelineGather, "pipeline_gather")                                        \
+  X(kDPGradAllReduce, "dp_grad_allreduce")                                     \
+  X(kEmbeddingGradSync, "embedding_grad_sync")                                 \
+  X(kDPShardedOptimizer, "dp_sharded_optimizer")
+
+#define BLUEPRINT_WORKLOAD_PRIMITIVE_CONSTANT(constant, id)                    \
+  inline constexpr llvm::StringLiteral constant = id;
+BLUEPRINT_WORKLOAD_PRIMITIVES(BLUEPRINT_WORKLOAD_PRIMITIVE_CONSTANT)
+#undef BLUEPRINT_WORKLOAD_PRIMITIVE_CONSTANT
+
+/// Every primitive id of the table, in its order.
+llvm::ArrayRef<llvm::StringLiteral> all();
+
+/// The attention core (SeqSel Sec. 5): QK^T, softmax, attention dropout and
+/// probs x V, what selective recompute reruns before its backward.
+inline constexpr llvm::StringLiteral kAttentionCore[] = {
+    kQKMatmul, kSoftmax, kAttnDropout, kAttnVMatmul};
+
+/// Whether `id` is a primitive of the attention core.
+bool isAttentionCore(llvm::StringRef id);
+
+} // namespace blueprint::workload::primitive
+
+#endif // BLUEPRINT_WORKLOAD_PRIMITIVES_H
