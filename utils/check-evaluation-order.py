@@ -1,12 +1,20 @@
 #!/usr/bin/env python3
-"""Finds calls whose arguments are unsequenced overflow-checked computations.
+"""Finds calls whose arguments depend on an unspecified evaluation order.
 
 The order in which C++ evaluates a call's arguments is unspecified: GCC and
-clang differ. An OverflowGuard (or WideGuard) remembers the *first* quantity
-that overflows, so `guard.add(guard.mul(a, b, "x"), guard.mul(c, d, "y"))`
-names "x" under one compiler and "y" under the other. This script lists every
-parenthesised call with two or more arguments that each run a guarded
-computation; the fix is to compute them into named locals first. Braced
+clang differ. Two patterns of it have produced compiler-dependent results
+here, and this script lists every parenthesised call that has one:
+
+1. Two or more arguments that each run an overflow-checked computation. An
+   OverflowGuard (or WideGuard) remembers the *first* quantity that
+   overflows, so `guard.add(guard.mul(a, b, "x"), guard.mul(c, d, "y"))`
+   names "x" under one compiler and "y" under the other.
+2. An argument that calls an overflow builtin writing its out-parameter
+   (`llvm::MulOverflow(a, b, result)`) next to an argument that reads that
+   out-parameter: `record(!MulOverflow(a, b, result), result)` read
+   `result` before it was written under GCC.
+
+The fix is to compute the arguments into named locals first. Braced
 initialisers (`{f(), g()}`) are sequenced left to right and are not flagged.
 
 Usage: check-evaluation-order.py ROOT...   (exit status 1 if any is found)
@@ -73,17 +81,37 @@ def top_level_arguments(text, open_index):
     return args
 
 
+# An overflow builtin and its out-parameter, the last argument.
+OVERFLOW_BUILTIN = re.compile(
+    r"\b(?:Mul|Add|Sub)Overflow\s*\([^()]*,\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)")
+
+
+def unsequenced(args):
+    """Why a call with these argument texts depends on evaluation order."""
+    guarded = [a for a in args if GUARDED.search(a) and "(" in a]
+    if len(guarded) >= 2:
+        return "two or more unsequenced guarded arguments"
+    for index, arg in enumerate(args):
+        for written in OVERFLOW_BUILTIN.findall(arg):
+            reads = re.compile(r"\b%s\b" % re.escape(written))
+            if any(reads.search(other)
+                   for other_index, other in enumerate(args)
+                   if other_index != index):
+                return ("an argument reads '%s', which a sibling argument's "
+                        "overflow builtin writes" % written)
+    return None
+
+
 def findings(path):
     text = strip_comments_and_strings(path.read_text())
     for match in re.finditer(r"[A-Za-z_][A-Za-z0-9_]*\s*\(", text):
         keyword = match.group(0).rstrip("( \t\n")
         if keyword in {"if", "for", "while", "switch", "return", "sizeof"}:
             continue
-        args = top_level_arguments(text, match.end() - 1)
-        guarded = [a for a in args if GUARDED.search(a) and "(" in a]
-        if len(guarded) >= 2:
+        why = unsequenced(top_level_arguments(text, match.end() - 1))
+        if why:
             line = text.count("\n", 0, match.start()) + 1
-            yield line, keyword
+            yield line, keyword, why
 
 
 def main(roots):
@@ -92,10 +120,9 @@ def main(roots):
         for path in sorted(pathlib.Path(root).rglob("*")):
             if path.suffix not in {".cpp", ".h"}:
                 continue
-            for line, callee in findings(path):
-                print(f"{path}:{line}: '{callee}(...)' has two or more "
-                      "unsequenced guarded arguments; compute them into "
-                      "named locals first")
+            for line, callee, why in findings(path):
+                print(f"{path}:{line}: '{callee}(...)': {why}; compute the "
+                      "arguments into named locals first")
                 found += 1
     return 1 if found else 0
 

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Workload/Inference.h"
+#include "Blueprint/Workload/ProgramWork.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -909,3 +910,24 @@ TEST(InferenceDiagnostics, Spellings) {
 }
 
 } // namespace
+
+// The context length of the last decode step is computed with overflow
+// checks: a contract that breaks decoder_inference_c8 by overflowing gets a
+// diagnostic, never a negative length.
+TEST(InferenceDiagnostics, DecodeContextOverflowIsReported) {
+  InferenceSpec huge = inferenceFor(2, std::numeric_limits<int64_t>::max(), 2);
+  llvm::Expected<std::optional<int64_t>> context =
+      defaultDecodeContext(huge);
+  ASSERT_FALSE(static_cast<bool>(context));
+  EXPECT_EQ(llvm::toString(context.takeError()),
+            "defaultDecodeContext: 64-bit overflow computing prompt_length + "
+            "generated_tokens - 1");
+  std::optional<std::string> violation = decodeContextViolation(huge, 3);
+  ASSERT_TRUE(violation.has_value());
+  EXPECT_NE(violation->find("64-bit overflow"), std::string::npos) << *violation;
+  // In range, the last step's context is prompt + generated - 1.
+  llvm::Expected<std::optional<int64_t>> last =
+      defaultDecodeContext(inferenceFor(2, 8, 4));
+  ASSERT_TRUE(static_cast<bool>(last));
+  EXPECT_EQ(**last, 11);
+}

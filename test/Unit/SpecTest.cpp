@@ -145,3 +145,50 @@ TEST(Model, RulesAndDatatypeWidths) {
   EXPECT_EQ(bytesOf(DataType::F16), 2);
   EXPECT_EQ(bytesOf(DataType::FP8), 1);
 }
+
+// One statement of "the contracts, then their composition": the
+// composition is checked only when every contract holds, and the
+// violations are kept by contract.
+TEST(SpecRules, RunChecksContractsThenComposition) {
+  // tp = 3 divides neither heads nor hidden: composition violations only.
+  RunViolations badTP =
+      checkTrainingRun(smallModel(), trainingWith(8, 1), mappingWith(3, 1, 1));
+  EXPECT_TRUE(badTP.model.empty() && badTP.workload.empty() &&
+              badTP.mapping.empty());
+  EXPECT_EQ(rulesOf(badTP.composition),
+            (std::vector<std::string>{"decoder_training_c4",
+                                      "decoder_training_c5",
+                                      "decoder_training_c6",
+                                      "decoder_training_c7",
+                                      "decoder_training_c8"}));
+  EXPECT_EQ(rulesOf(badTP.all()), rulesOf(badTP.composition));
+  // A broken contract hides the composition (it would divide by zero).
+  ModelSpec zero = smallModel();
+  zero.hidden = 0;
+  RunViolations broken =
+      checkTrainingRun(zero, trainingWith(0, 1), mappingWith(3, 1, 1));
+  EXPECT_EQ(rulesOf(broken.model),
+            std::vector<std::string>{"transformer_model_c1"});
+  EXPECT_EQ(rulesOf(broken.workload),
+            std::vector<std::string>{"transformer_training_c1"});
+  EXPECT_TRUE(broken.composition.empty());
+  EXPECT_EQ(rulesOf(broken.all()),
+            (std::vector<std::string>{"transformer_model_c1",
+                                      "transformer_training_c1"}));
+  EXPECT_TRUE(checkTrainingRun(smallModel(), trainingWith(8, 1),
+                               mappingWith(4, 2, 2))
+                  .empty());
+}
+
+TEST(SpecRules, ImplicitHeadDim) {
+  EXPECT_EQ(std::get<int64_t>(implicitHeadDim(1024, 16)), 64);
+  std::variant<int64_t, RuleViolation> odd = implicitHeadDim(100, 3);
+  ASSERT_TRUE(std::holds_alternative<RuleViolation>(odd));
+  EXPECT_EQ(std::get<RuleViolation>(odd).rule, "transformer_model_c4");
+  EXPECT_EQ(std::get<RuleViolation>(odd).message,
+            "hidden = 100 is not divisible by heads = 3 and no head_dim is "
+            "given");
+  // Sizes that are not positive are transformer_model_c1's to report.
+  EXPECT_EQ(std::get<int64_t>(implicitHeadDim(0, 3)), 0);
+  EXPECT_EQ(std::get<int64_t>(implicitHeadDim(64, 0)), 0);
+}

@@ -46,7 +46,13 @@ def Dist_ProgramOp : Dist_Op<"program", [
        `training` or `inference`; an inference program has a
        `decode_context` exactly when its generation has decode steps, and it
        is one of their context lengths (the program holds the prefill and
-       that decode step).
+       that decode step);
+    4. `dist_program_c4`: the contracts compose: every rule of the ModelIR
+       op they came from holds (`decoder_training_c*` or
+       `decoder_inference_c*`, reported under this label), so a program
+       edited or written by hand cannot describe a run that could not be
+       imported. It is checked before the decode context of `c3`, which
+       computes with the lengths `decoder_inference_c8` bounds.
 
     ```mlir
     dist.program @gpt source_digest = "sha256:0123...cdef"
@@ -139,7 +145,9 @@ def Dist_BoundaryOp : Dist_Op<"boundary", [Symbol, HasParent<"ProgramOp">]> {
        `weight_grad` work (so optimizer work can never pose as the producer
        of an activation) — and an input has none;
     4. `dist_boundary_c4` (references): some work op of the program reads an
-       input, and the producer writes its output.
+       input, and the producer writes its output;
+    5. `dist_boundary_c5`: the element type is a datatype of the work
+       algebra (`f32`, `bf16`, `f16`, `f8E4M3FN`).
 
     ```mlir
     dist.boundary @x activation_in : tensor<4x2048x6144xbf16>
@@ -261,7 +269,14 @@ defvar Dist_CollectiveRules = [{
     3. `dist_collective_c3`: an all-reduce or reduce-scatter reduces
        (`sum`), never `none`;
     4. `dist_collective_c4`: `message` (the logical, unsharded tensor in
-       bytes) is non-negative and divisible by `participants`.
+       bytes) is non-negative and divisible by `participants`;
+    5. `dist_collective_c5`: `ranks`, when given, run the collective in
+       whole groups: with each rank, every rank that differs from it only
+       along `axes` (its group of `participants` ranks) is listed;
+    6. `dist_collective_c6`: the bytes each participant reads and writes
+       fit the message M: an all-reduce reads and writes M, a
+       reduce-scatter reads M and writes M / participants, an all-gather
+       reads M / participants and writes M.
 }];
 
 def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", "AllReduce", 1> {

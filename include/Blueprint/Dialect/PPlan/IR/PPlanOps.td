@@ -42,7 +42,8 @@ def PPlan_PlanOp : PPlan_Op<"plan", [
        the ledger row equals the totals of the plan's tasks, and every
        group of tasks has a row;
     4. `pplan_plan_c3`: exactly one workload contract, `training` or
-       `inference`, with a `decode_context` as for `dist.program`.
+       `inference`, with a `decode_context` as for `dist.program`;
+    5. `pplan_plan_c4`: the contracts compose, as `dist_program_c4`.
 
     ```mlir
     pplan.plan @gpt source_digest = "sha256:..." model = <...>
@@ -138,7 +139,9 @@ def PPlan_TaskOp : PPlan_PlanMember<"task", [
        `participants > 0`, non-negative `message` divisible by
        `participants`, and a reduction unless it is an all-gather;
     5. `pplan_task_c5`: dependencies are tokens of tasks of the same plan;
-    6. `pplan_task_c6`: only forward work stashes.
+    6. `pplan_task_c6`: only forward work stashes;
+    7. `pplan_task_c7`: a collective's read and write bytes fit its message,
+       as `dist_collective_c6`.
   }];
   let arguments = (ins
     StrAttr:$primitive,
