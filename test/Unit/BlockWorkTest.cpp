@@ -1160,9 +1160,10 @@ TEST(BlockWorkStructure, EveryPrimitiveIsInTheTable) {
         EXPECT_TRUE(llvm::is_contained(table, invocation.primitive))
             << where << ": '" << invocation.primitive << "'";
         if (invocation.phase == Phase::Recompute &&
-            policy == RecomputePolicy::Selective)
+            policy == RecomputePolicy::Selective) {
           EXPECT_TRUE(primitive::isAttentionCore(invocation.primitive))
               << where << ": '" << invocation.primitive << "'";
+        }
       }
   });
 }
@@ -1179,13 +1180,15 @@ TEST(BlockWorkCollectives, BytesFitTheMessage) {
     for (const BlockWork &work :
          {derive(model, training, mapping),
           cantFail(deriveOptimizerWork(model, training, mapping))})
-      for (const Invocation &invocation : work.invocations)
-        if (invocation.collective)
-          EXPECT_EQ(collectiveBytesViolation(*invocation.collective,
-                                             invocation.readBytes(),
-                                             invocation.writeBytes()),
-                    std::nullopt)
-              << label(model, mapping) << " " << invocation.primitive;
+      for (const Invocation &invocation : work.invocations) {
+        if (!invocation.collective)
+          continue;
+        EXPECT_EQ(collectiveBytesViolation(*invocation.collective,
+                                           invocation.readBytes(),
+                                           invocation.writeBytes()),
+                  std::nullopt)
+            << label(model, mapping) << " " << invocation.primitive;
+      }
   });
   CollectiveFacts gather{CollectiveKind::AllGather, ReductionKind::None, 4, 64};
   EXPECT_EQ(collectiveBytesViolation(gather, 16, 64), std::nullopt);
