@@ -652,7 +652,8 @@ llvm::Expected<IterationTime> analysis::composeIterationTime(
     if (guard.failed())
       return guard.error("composeIterationTime");
     if (llvm::Error error = estimate::appendInvocation(
-            modelInput, allReduce, Cadence::PerIteration, "dp"))
+            modelInput, allReduce, Cadence::PerIteration,
+            workload::kDataParallelAxis))
       return std::move(error);
   }
   llvm::Expected<estimate::EstimateReport> modelReport =
@@ -672,7 +673,7 @@ llvm::Expected<IterationTime> analysis::composeIterationTime(
   double embeddingSeconds = 0;
   if (pipeline.stages > 1) {
     llvm::Expected<BoundTier> sendTier =
-        boundTier("pp", pipeline.stages, communication.pipelineSendBytes,
+        boundTier(workload::kPipelineParallelAxis, pipeline.stages, communication.pipelineSendBytes,
                   "pipeline messages", profile, binding);
     if (!sendTier)
       return sendTier.takeError();
@@ -694,7 +695,7 @@ llvm::Expected<IterationTime> analysis::composeIterationTime(
 
     int64_t syncBytes = communication.embeddingGradSync.messageBytes;
     llvm::Expected<BoundTier> syncTier =
-        boundTier("pp", pipeline.stages, syncBytes,
+        boundTier(workload::kPipelineParallelAxis, pipeline.stages, syncBytes,
                   "tied-embedding gradient all-reduces", profile, binding);
     if (!syncTier)
       return syncTier.takeError();

@@ -213,8 +213,12 @@ std::string blueprint::computeSessionFingerprint(
     normalized.append(last, match[0].first);
     last = match[0].second;
     std::string name = match[1].str();
+    // A value with spaces prints braced (`profile={my dir/p.json}`).
     std::string valueText = match[2].str();
-    llvm::StringRef value = llvm::StringRef(valueText).trim('"');
+    llvm::StringRef value = valueText;
+    if (value.starts_with("{") && value.ends_with("}"))
+      value = value.drop_front().drop_back();
+    value = value.trim('"');
     if (name == "output")
       continue;
     if (llvm::is_contained(kInputFileOptions, name))
@@ -277,12 +281,22 @@ static bool isTopLevelModule(Operation *op) {
 }
 
 /// Whether `name` is a file a checkpoint session writes: `NN-<pass>.mlir`
-/// or `NN-<pass>.json`, or the temporary file of one (`NN-<pass>.mlir-xxx`,
-/// llvm::writeToOutput's).
+/// or `NN-<pass>.json` of a pass that publishes checkpoints, or the
+/// temporary file llvm::writeToOutput writes it through
+/// (`NN-<pass>.mlir.temp-stream-XXXXXX`, left behind by a crash). A user's
+/// `01-gpt.json` is none of these.
 static bool isCheckpointFileName(llvm::StringRef name) {
-  static const std::regex pattern(
-      R"([0-9]{2,}-[a-z][a-z0-9-]*\.(mlir|json)(-[A-Za-z0-9]+)?)");
-  return std::regex_match(name.begin(), name.end(), pattern);
+  auto [number, rest] = name.split('-');
+  if (number.size() < 2 || !llvm::all_of(number, llvm::isDigit))
+    return false;
+  llvm::StringRef pass = rest.take_until([](char c) { return c == '.'; });
+  if (checkpointStageOf(pass).empty())
+    return false;
+  llvm::StringRef suffix = rest.drop_front(pass.size());
+  if (!suffix.consume_front(".mlir") && !suffix.consume_front(".json"))
+    return false;
+  return suffix.empty() || (suffix.consume_front(".temp-stream-") &&
+                            !suffix.empty() && llvm::all_of(suffix, llvm::isAlnum));
 }
 
 /// Removes the checkpoint files of an earlier run from `directory`; fails
@@ -296,8 +310,9 @@ static LogicalResult clearCheckpointDirectory(llvm::StringRef directory,
   for (llvm::sys::fs::directory_iterator it(directory, error), end;
        !error && it != end; it.increment(error)) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
-    if (!isCheckpointFileName(name) ||
-        it->type() != llvm::sys::fs::file_type::regular_file)
+    // status(), not the directory entry's type: some file systems report
+    // no type in directory entries.
+    if (!isCheckpointFileName(name) || !llvm::sys::fs::is_regular_file(it->path()))
       return emitError(loc)
              << "checkpoint: directory '" << directory << "' holds '" << name
              << "', which is not a checkpoint file; checkpoints of one run "
@@ -316,10 +331,14 @@ static LogicalResult clearCheckpointDirectory(llvm::StringRef directory,
 }
 
 LogicalResult CheckpointSession::instrument(PassManager &pm) {
-  if (!options.directory.empty() &&
-      failed(clearCheckpointDirectory(options.directory,
-                                      UnknownLoc::get(pm.getContext()))))
-    return failure();
+  // Once per session: with --split-input-file the driver sets up a pipeline
+  // for every chunk, and the chunks' checkpoints are one run's.
+  if (!options.directory.empty() && !directoryCleared) {
+    if (failed(clearCheckpointDirectory(options.directory,
+                                        UnknownLoc::get(pm.getContext()))))
+      return failure();
+    directoryCleared = true;
+  }
 
   // The fingerprint identifies the tool, the pipeline and what it reads,
   // not the machine: no path and no clock enter it.

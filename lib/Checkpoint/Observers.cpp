@@ -14,6 +14,7 @@
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
+#include "Blueprint/Support/JSON.h"
 #include "Blueprint/Transforms/Passes.h"
 #include "Blueprint/Transforms/ProgramContracts.h"
 #include "Blueprint/Transforms/WorkTotals.h"
@@ -77,12 +78,12 @@ public:
             programName(program).c_str(),
             static_cast<long long>(mapping.world));
       for (auto mesh : program->getRegion(0).getOps<dist::MeshOp>())
-        if (mesh.getAxisSize("tp").value_or(mapping.tp) !=
+        if (mesh.getAxisSize(workload::kTensorParallelAxis).value_or(mapping.tp) !=
             mapping.tp)
           return llvm::createStringError(
               "program @%s: mesh @%s has %lld tp ranks, the mapping %lld",
               programName(program).c_str(), mesh.getSymName().str().c_str(),
-              static_cast<long long>(*mesh.getAxisSize("tp")),
+              static_cast<long long>(*mesh.getAxisSize(workload::kTensorParallelAxis)),
               static_cast<long long>(mapping.tp));
       // Every collective of today's block spans the tensor-parallel group.
       llvm::Error error = llvm::Error::success();
@@ -349,7 +350,7 @@ blueprint::createBuiltinObserver(llvm::StringRef name,
                                      referenceFile.str().c_str(),
                                      buffer.getError().message().c_str());
     llvm::Expected<llvm::json::Value> reference =
-        llvm::json::parse((*buffer)->getBuffer());
+        parseJSON((*buffer)->getBuffer());
     if (!reference)
       return reference.takeError();
     if (llvm::Error error = checkReferenceShape(*reference))

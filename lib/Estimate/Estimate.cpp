@@ -297,39 +297,66 @@ private:
     return checkTiersHoldTheirAxes();
   }
 
-  /// The binding must be physically possible. A tier is a fabric level
-  /// whose groups of group_size ranks nest inside the groups of every
-  /// larger tier; the ranks an axis connects over a tier lie in one group of
-  /// it. So for each tier, the axes bound to it and to every tier no larger
-  /// than it together span at most its group_size ranks: two axes bound to
-  /// an 8-GPU NVLink domain, tp = 8 and dp = 2, span 16 ranks and cannot
-  /// both stay inside one domain (docs/Estimate.md).
+  /// The binding must be physically possible. The tiers of a profile nest:
+  /// each group of a tier is made of whole groups of every smaller tier
+  /// (an 8-GPU NVLink domain inside an InfiniBand fabric), and the ranks a
+  /// mesh axis connects over its tier lie in one group of that tier. So,
+  /// from the smallest tier up, the axes bound to a tier form blocks, each
+  /// of its axes' product of the blocks of the tier below, and a block must
+  /// fit in one group: a group of the smallest tier holds group_size ranks;
+  /// a group of the next holds group_size / (the smaller tier's group_size)
+  /// groups of it, so as many blocks of the tier below as those groups
+  /// hold together. Ranks may stay idle (three tp ranks per 8-GPU domain
+  /// use 6 of its 8 GPUs), and blocks of one tier may share a group of a
+  /// smaller tier (docs/Estimate.md).
   llvm::Error checkTiersHoldTheirAxes() {
-    for (const NetworkTier &tier : profile.networkTiers) {
-      int64_t spanned = 1;
+    // Smallest first; tiers of one size in declaration order.
+    std::vector<std::pair<int64_t, const NetworkTier *>> bySize;
+    for (const NetworkTier &tier : profile.networkTiers)
+      bySize.push_back({tier.groupSize.value, &tier});
+    llvm::sort(bySize, [](const auto &a, const auto &b) {
+      return a.first != b.first ? a.first < b.first
+                                : a.second < b.second; // declaration order
+    });
+    std::vector<const NetworkTier *> tiers;
+    for (const auto &entry : bySize)
+      tiers.push_back(entry.second);
+    // Blocks of the tier below that one group of the current tier holds,
+    // and the group size of the tier below (1: a rank).
+    int64_t belowGroup = 1;
+    int64_t blocksBelow = 1;
+    std::string belowName = "rank";
+    for (const NetworkTier *tier : tiers) {
+      workload::OverflowGuard guard;
+      int64_t axesProduct = 1;
       std::string axes;
-      bool overflowed = false;
       for (const auto &[axisName, tierName] : binding.tierOfAxis) {
-        const NetworkTier *bound = profile.tier(tierName);
-        if (bound->groupSize.value > tier.groupSize.value)
+        if (tierName != tier->name)
           continue;
         int64_t size = meshAxis(axisName)->size;
-        int64_t product = 0;
-        overflowed |= llvm::MulOverflow(spanned, size, product);
-        spanned = product;
+        axesProduct = guard.mul(axesProduct, size, "the axes' product");
         axes += (axes.empty() ? "" : " x ") + axisName + " (" +
-                std::to_string(size) + ", on '" + tierName + "')";
+                std::to_string(size) + ")";
       }
-      if (overflowed || spanned > tier.groupSize.value)
+      if (guard.failed())
+        return guard.error("network tier binding: tier '" + tier->name + "'");
+      int64_t groupsBelow = tier->groupSize.value / belowGroup;
+      int64_t capacity = groupsBelow * blocksBelow; // <= group_size
+      int64_t blocks = capacity / axesProduct;
+      if (blocks == 0)
         return failure(
-            "network tier binding: tier '" + tier.name + "' holds " +
-            llvm::Twine(tier.groupSize.value) + " ranks per group (" +
-            tierPath(tier) +
-            ".group_size), but the axes bound to it and to the tiers "
-            "within it span " +
-            (overflowed ? std::string("more than 2^63")
-                        : std::to_string(spanned)) +
-            " ranks: " + axes);
+            "network tier binding: a group of tier '" + tier->name +
+            "' (" + tierPath(*tier) + ".group_size " +
+            llvm::Twine(tier->groupSize.value) + ") holds " +
+            llvm::Twine(capacity) + " " +
+            (belowGroup == 1 ? "ranks"
+                             : "blocks of the axes on tier '" + belowName +
+                                   "' and below") +
+            ", but the axes bound to it, " + axes + ", need " +
+            llvm::Twine(axesProduct));
+      belowGroup = tier->groupSize.value;
+      blocksBelow = blocks;
+      belowName = tier->name;
     }
     return llvm::Error::success();
   }

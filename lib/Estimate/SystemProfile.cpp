@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Estimate/SystemProfile.h"
+#include "Blueprint/Support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -466,7 +467,7 @@ llvm::Error prefixed(llvm::StringRef path, llvm::Error error) {
 
 llvm::Expected<SystemProfile>
 estimate::parseSystemProfile(llvm::StringRef json) {
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  llvm::Expected<llvm::json::Value> parsed = parseJSON(json);
   if (!parsed)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "invalid system profile: " +
@@ -509,7 +510,7 @@ estimate::loadSystemProfile(llvm::StringRef path) {
 
 llvm::Expected<NetworkTierBinding>
 estimate::parseNetworkTierBinding(llvm::StringRef json) {
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  llvm::Expected<llvm::json::Value> parsed = parseJSON(json);
   if (!parsed)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "invalid network tier binding: " +

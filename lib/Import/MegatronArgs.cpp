@@ -33,12 +33,9 @@ using namespace blueprint::workload;
 
 namespace {
 
-/// Flags that take no value.
-const llvm::StringSet<> kSwitchFlags = {
-    "--sequence-parallel", "--bf16", "--fp16", "--swiglu",
-    "--group-query-attention", "--recompute-activations",
-    "--accumulate-allreduce-grads-in-fp32",
-    // Workload-neutral switches.
+/// Switches (flags without a value) that change no operation, byte or
+/// message; the modelled switches are ArgumentList::kModelledSwitches.
+const llvm::StringSet<> kNeutralSwitches = {
     "--use-mcore-models", "--no-masked-softmax-fusion",
     "--no-bias-gelu-fusion", "--no-bias-dropout-fusion",
     "--no-gradient-accumulation-fusion", "--overlap-grad-reduce",
@@ -105,12 +102,11 @@ public:
         error(at, "Megatron flag '" + flag +
                       "' changes the workload but is not modelled by "
                       "Blueprint yet");
-        if (!hasInlineValue && i + 1 < words.size() &&
-            !words[i + 1].text.starts_with("--"))
-          ++i;
+        takeSeparateValue(words, i, hasInlineValue);
         continue;
       }
-      bool isSwitch = kSwitchFlags.contains(flag);
+      bool isSwitch =
+          kModelledSwitches.contains(flag) || kNeutralSwitches.contains(flag);
       bool modelled =
           kModelledSwitches.contains(flag) || kModelledValueFlags.contains(flag);
       if (!isSwitch && !kNeutralValueFlags.contains(flag) && !modelled) {
@@ -119,9 +115,7 @@ public:
                       "(docs/ImportMegatron.md), so its effect on the "
                       "workload is unknown");
         // Its value, if it has one, is not another problem.
-        if (!hasInlineValue && i + 1 < words.size() &&
-            !words[i + 1].text.starts_with("--"))
-          ++i;
+        takeSeparateValue(words, i, hasInlineValue);
         continue;
       }
       std::string value;
@@ -130,9 +124,9 @@ public:
           error(at, "flag '" + flag + "' takes no value");
       } else if (hasInlineValue) {
         value = inlineValue.str();
-      } else if (i + 1 < words.size() &&
-                 !words[i + 1].text.starts_with("--")) {
-        value = words[++i].text.str();
+      } else if (std::optional<llvm::StringRef> separate =
+                     takeSeparateValue(words, i, hasInlineValue)) {
+        value = separate->str();
       } else {
         error(at, "flag '" + flag + "' needs a value");
         continue;
@@ -213,6 +207,18 @@ public:
   static const llvm::StringSet<> kModelledSwitches;
 
 private:
+  /// The value written as the word after the flag at `index` (the next word,
+  /// unless it is a flag or the value was given inline), advancing `index`
+  /// past it.
+  static std::optional<llvm::StringRef>
+  takeSeparateValue(llvm::ArrayRef<Word> words, size_t &index,
+                    bool hasInlineValue) {
+    if (hasInlineValue || index + 1 >= words.size() ||
+        words[index + 1].text.starts_with("--"))
+      return std::nullopt;
+    return words[++index].text;
+  }
+
   Location locationOf(const Word &word) const {
     return FileLineColLoc::get(
         llvm::cast<FileLineColLoc>(fields.documentLocation()).getFilename(),

@@ -21,10 +21,9 @@ checkAndBuild(Location loc, const import::ContractOrigins &origins,
               llvm::function_ref<void(OpBuilder &)> create) {
   auto report = [&](const import::ContractOrigin &origin,
                     const std::vector<workload::RuleViolation> &rules) {
-    for (const workload::RuleViolation &violation : rules)
-      emitError(origin.location) << "import: " << origin.name << ": "
-                                 << violation.rule << ": "
-                                 << violation.message;
+    (void)transformer::reportViolations(
+        [&] { return emitError(origin.location); }, rules,
+        "import: " + origin.name + ": ");
   };
   report(origins.model, violations.model);
   report(origins.training, violations.workload);

@@ -10,6 +10,7 @@
 #include "TrainingModule.h"
 
 #include "Blueprint/Import/Import.h"
+#include "Blueprint/Support/JSON.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
@@ -25,106 +26,6 @@ using namespace blueprint;
 using namespace blueprint::workload;
 
 namespace {
-
-/// Deeper nesting is rejected before parsing. llvm::json::parse recurses once
-/// per level of `[` or `{` and overflows the stack at about 100k levels; a
-/// spec needs 2 (docs/ImportJSON.md), and no JSON a user writes by hand or
-/// generates for a spec comes near this bound.
-constexpr unsigned kMaxNestingDepth = 64;
-
-/// Scans a JSON document without recursion, before llvm::json::parse: checks
-/// that its nesting stays within kMaxNestingDepth and records where each
-/// object member starts, by JSON path (`$.model.hidden`), in `fields`. The
-/// scan only follows strings and brackets; malformed JSON is left to the
-/// parser to report (positions are then never used).
-class LayoutScanner {
-public:
-  LayoutScanner(llvm::StringRef text, import::SourceFields &fields)
-      : text(text), fields(fields) {}
-
-  /// Fails, reporting at `loc`, if the document nests too deeply.
-  LogicalResult scan(Location loc) {
-    // One frame per open object or array: its path, whether it is an
-    // object, the index of the array element being read.
-    struct Frame {
-      std::string path;
-      bool object;
-      size_t index = 0;
-    };
-    llvm::SmallVector<Frame> stack;
-    std::string lastKey;
-    bool expectingKey = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-      char c = text[i];
-      if (c == '"') {
-        size_t start = i;
-        unsigned line = currentLine, column = columnOf(start);
-        for (++i; i < text.size() && text[i] != '"'; ++i)
-          if (text[i] == '\\')
-            ++i;
-        if (!stack.empty() && stack.back().object && expectingKey) {
-          lastKey = stack.back().path + "." +
-                    text.slice(start + 1, std::min(i, text.size())).str();
-          // A member whose value is an object or array is a container,
-          // not a value of the contracts.
-          size_t next = text.find_first_not_of(" \t\r\n:", i + 1);
-          bool container = next != llvm::StringRef::npos &&
-                           (text[next] == '{' || text[next] == '[');
-          fields.add(lastKey, line, column, !container && stack.size() == 2);
-          expectingKey = false;
-        }
-        continue;
-      }
-      switch (c) {
-      case '\n':
-        ++currentLine;
-        lineStart = i + 1;
-        break;
-      case '{':
-      case '[': {
-        std::string path = stack.empty() ? std::string("$")
-                           : stack.back().object
-                               ? lastKey
-                               : stack.back().path + "[" +
-                                     std::to_string(stack.back().index) + "]";
-        if (stack.size() >= kMaxNestingDepth)
-          return emitError(loc)
-                 << "import: invalid JSON: nesting deeper than "
-                 << kMaxNestingDepth << " levels at line " << currentLine
-                 << ", column " << columnOf(i)
-                 << " (a spec nests 2 levels; deeper documents are refused "
-                    "before parsing)";
-        stack.push_back({std::move(path), c == '{'});
-        expectingKey = c == '{';
-        break;
-      }
-      case '}':
-      case ']':
-        if (!stack.empty())
-          stack.pop_back();
-        expectingKey = false;
-        break;
-      case ',':
-        if (!stack.empty()) {
-          expectingKey = stack.back().object;
-          ++stack.back().index;
-        }
-        break;
-      default:
-        break;
-      }
-    }
-    return success();
-  }
-
-private:
-  unsigned columnOf(size_t offset) const { return offset - lineStart + 1; }
-
-  llvm::StringRef text;
-  import::SourceFields &fields;
-  unsigned currentLine = 1;
-  size_t lineStart = 0;
-};
 
 /// Reads typed fields out of JSON objects, reporting each problem with its
 /// JSON path at the field's line and column. After the first problem
@@ -393,14 +294,18 @@ blueprint::importTransformerJSON(llvm::SourceMgr &sourceMgr,
       sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
   import::SourceFields fields(context, buffer->getBufferIdentifier());
   Location loc = fields.documentLocation();
-  if (failed(LayoutScanner(buffer->getBuffer(), fields).scan(loc)))
-    return nullptr;
+  std::vector<JSONMember> members;
   llvm::Expected<llvm::json::Value> parsed =
-      llvm::json::parse(buffer->getBuffer());
+      parseJSON(buffer->getBuffer(), &members);
   if (!parsed) {
-    emitError(loc) << "import: invalid JSON: " << llvm::toString(parsed.takeError());
+    emitError(loc) << "import: " << llvm::toString(parsed.takeError());
     return nullptr;
   }
+  // The contracts' own values are the members of their objects (depth 2)
+  // that hold no object or array.
+  for (const JSONMember &member : members)
+    fields.add(member.path, member.line, member.column,
+               /*inLineage=*/member.depth == 2 && !member.container);
   FieldReader reader(fields);
   const llvm::json::Object *root = reader.object(&*parsed, "$");
   if (!root)

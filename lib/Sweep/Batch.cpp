@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Sweep/Sweep.h"
+#include "Blueprint/Support/JSON.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Threading.h"
@@ -252,11 +253,9 @@ llvm::Expected<Batch> Batch::parse(llvm::StringRef json) {
     batch.specRanges = std::move(*ranges);
     return batch;
   }
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  llvm::Expected<llvm::json::Value> parsed = parseJSON(json);
   if (!parsed)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "invalid JSON: " +
-                                       llvm::toString(parsed.takeError()));
+    return parsed.takeError();
   if (!parsed->getAsObject())
     return joinedError({"$: expected a JSON list of specs "
                         "(docs/ImportJSON.md) or a grid object {\"spec\": "

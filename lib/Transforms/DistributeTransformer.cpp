@@ -36,7 +36,6 @@ using namespace blueprint;
 namespace {
 
 constexpr llvm::StringLiteral kMeshName = "tp_mesh";
-constexpr llvm::StringLiteral kTPAxis = "tp";
 
 /// The invocations of every block work in conservative stage order
 /// (forward, recompute, backward, per-iteration; prefill, decode), keeping
@@ -75,7 +74,7 @@ public:
 
   /// A program with `source`'s contracts (`workload` is its training or
   /// inference attribute) holding `blocks`.
-  FailureOr<dist::ProgramOp> build(transformer::ModelAttr model,
+  dist::ProgramOp build(transformer::ModelAttr model,
                         transformer::TrainingAttr training,
                         transformer::InferenceAttr inference,
                         std::optional<int64_t> decodeContext,
@@ -91,7 +90,7 @@ public:
         mapping);
     builder.setInsertionPointToStart(&program.getBody().emplaceBlock());
     dist::MeshOp::create(builder, loc, kMeshName,
-                         builder.getStrArrayAttr({kTPAxis}),
+                         builder.getStrArrayAttr({workload::kTensorParallelAxis}),
                          builder.getDenseI64ArrayAttr({mapping.getTp()}));
     // The block's work runs on, and its boundary values are held by, every
     // logical rank of the tensor-parallel mesh: ranks 0 .. tp-1, named
@@ -103,8 +102,7 @@ public:
       if (!tensor.isOutput())
         createBoundary(tensor, Value());
     for (auto [invocation, cadence] : inStageOrder(blocks))
-      if (failed(createWork(*invocation, cadence)))
-        return failure();
+      createWork(*invocation, cadence);
     for (const workload::BoundaryTensor &tensor : boundaries)
       if (tensor.isOutput())
         createBoundary(tensor, lastWriter(tensor));
@@ -124,8 +122,17 @@ private:
         context, {NameLoc::get(locationName), source->getLoc()}, lineage);
   }
 
-  LogicalResult createWork(const workload::Invocation &invocation,
-                           workload::Cadence cadence) {
+  void createWork(const workload::Invocation &invocation,
+                  workload::Cadence cadence) {
+    Operation *op = createWorkOp(invocation, cadence);
+    previous = op->getResult(0);
+    for (const workload::TensorAccess &write : invocation.writes)
+      writers[write.tensor].push_back({invocation.phase, previous});
+  }
+
+  /// The task or collective op of `invocation`, after the previous one.
+  Operation *createWorkOp(const workload::Invocation &invocation,
+                          workload::Cadence cadence) {
     StringAttr primitive = builder.getStringAttr(invocation.primitive);
     Location loc = lineageLoc(invocation, primitive);
     TensorBytesList reads = getTensorBytes(context, invocation.reads);
@@ -136,46 +143,31 @@ private:
       deps.push_back(previous);
     workload::Phase phase = invocation.phase;
     int64_t ops = invocation.ops;
-    // Every path below sets `op`; a CollectiveKind the switch does not know
-    // (only a cast can make one) leaves it null and is reported.
-    Operation *op = nullptr;
-    if (!invocation.collective) {
-      op = dist::TaskOp::create(builder, loc, token, primitive, phase, cadence,
-                                mesh, ranks, ops, reads, writes, stashed, deps,
-                                invocation.engine);
-    } else {
-      const workload::CollectiveFacts &facts = *invocation.collective;
-      auto createReducing = [&](auto opTag) {
-        using OpT = decltype(opTag);
-        return OpT::create(builder, loc, token, primitive, phase, cadence,
-                           mesh, ranks, ops, reads, writes, stashed, deps,
-                           axes, facts.participants, facts.messageBytes,
-                           facts.reduction)
-            .getOperation();
-      };
-      switch (facts.kind) {
-      case workload::CollectiveKind::AllReduce:
-        op = createReducing(dist::AllReduceOp());
-        break;
-      case workload::CollectiveKind::ReduceScatter:
-        op = createReducing(dist::ReduceScatterOp());
-        break;
-      case workload::CollectiveKind::AllGather:
-        op = dist::AllGatherOp::create(
-            builder, loc, token, primitive, phase, cadence, mesh, ranks, ops,
-            reads, writes, stashed, deps, axes, facts.participants,
-            facts.messageBytes);
-        break;
-      }
+    if (!invocation.collective)
+      return dist::TaskOp::create(builder, loc, token, primitive, phase,
+                                  cadence, mesh, ranks, ops, reads, writes,
+                                  stashed, deps, invocation.engine);
+    const workload::CollectiveFacts &facts = *invocation.collective;
+    auto createReducing = [&](auto opTag) {
+      using OpT = decltype(opTag);
+      return OpT::create(builder, loc, token, primitive, phase, cadence, mesh,
+                         ranks, ops, reads, writes, stashed, deps, axes,
+                         facts.participants, facts.messageBytes,
+                         facts.reduction)
+          .getOperation();
+    };
+    switch (facts.kind) {
+    case workload::CollectiveKind::AllReduce:
+      return createReducing(dist::AllReduceOp());
+    case workload::CollectiveKind::ReduceScatter:
+      return createReducing(dist::ReduceScatterOp());
+    case workload::CollectiveKind::AllGather:
+      return dist::AllGatherOp::create(builder, loc, token, primitive, phase,
+                                       cadence, mesh, ranks, ops, reads,
+                                       writes, stashed, deps, axes,
+                                       facts.participants, facts.messageBytes);
     }
-    if (!op)
-      return source->emitOpError()
-             << "derivation: collective " << invocation.primitive
-             << " has no collective kind of the dist dialect";
-    previous = op->getResult(0);
-    for (const workload::TensorAccess &write : invocation.writes)
-      writers[write.tensor].push_back({invocation.phase, previous});
-    return success();
+    llvm_unreachable("unknown CollectiveKind");
   }
 
   /// The token of the last op of the output's producing phase that writes
@@ -192,7 +184,7 @@ private:
     dist::BoundaryOp::create(
         builder, source->getLoc(), builder.getStringAttr(tensor.name),
         tensor.role, TypeAttr::get(dist::getBoundaryType(context, tensor)),
-        dist::getBoundarySharding(context, mesh, kTPAxis, tensor), ranks,
+        dist::getBoundarySharding(context, mesh, workload::kTensorParallelAxis, tensor), ranks,
         producer);
   }
 
@@ -202,7 +194,7 @@ private:
   StringAttr name;
   // What every work op of the program shares.
   FlatSymbolRefAttr mesh = FlatSymbolRefAttr::get(context, kMeshName);
-  ArrayAttr axes = builder.getStrArrayAttr({kTPAxis});
+  ArrayAttr axes = builder.getStrArrayAttr({workload::kTensorParallelAxis});
   Type token = dist::TokenType::get(context);
   DenseI64ArrayAttr ranks;
   Value previous;
@@ -267,12 +259,9 @@ struct DistributeTransformerPass
              << "derivation: " << llvm::toString(boundaries.takeError());
 
     OpBuilder builder(source);
-    FailureOr<dist::ProgramOp> program =
-        ProgramBuilder(source, builder)
-            .build(model, training, inference, decodeContext, mapping, *blocks,
-                   *boundaries);
-    if (failed(program))
-      return failure();
+    ProgramBuilder(source, builder)
+        .build(model, training, inference, decodeContext, mapping, *blocks,
+               *boundaries);
     source->erase();
     return success();
   }

@@ -45,10 +45,10 @@ llvm::Expected<int64_t> bytesPerRank(dist::BoundaryOp boundary,
                          "boundary shards");
   if (guard.failed())
     return guard.error("planning");
-  return workload::shardBytes(
-      type.getShape(),
-      static_cast<int64_t>(llvm::divideCeil(type.getElementTypeBitWidth(), 8)),
-      shards, boundary.getSymName());
+  // dist_boundary_c5: the element type is a work-algebra datatype.
+  workload::DataType dataType = *dist::getDataType(type.getElementType());
+  return workload::shardBytes(type.getShape(), workload::bytesOf(dataType),
+                              shards, boundary.getSymName());
 }
 
 workload::CapabilityKind

@@ -190,7 +190,8 @@ LogicalResult verifyDerivedBoundaries(Operation *program,
         return failure();
       Type type = dist::getBoundaryType(context, *want);
       dist::ShardingAttr sharding = dist::getBoundarySharding(
-          context, boundary.getSharding().getMesh(), "tp", *want);
+          context, boundary.getSharding().getMesh(),
+          workload::kTensorParallelAxis, *want);
       if (boundary.getRole() != want->role)
         return boundary.emitError()
                << "conservation: boundary '" << want->name << "' role: "

@@ -233,12 +233,12 @@ blueprint::workload::collectiveBytesViolation(const CollectiveFacts &facts,
       facts.kind == CollectiveKind::ReduceScatter ? shard : message;
   if (readBytes == expectedRead && writeBytes == expectedWrite)
     return std::nullopt;
-  return ("a " + stringifyEnum(facts.kind) + " of message " +
-          llvm::Twine(message) + " over " + llvm::Twine(facts.participants) +
-          " participants reads " + llvm::Twine(expectedRead) +
+  return (stringifyEnum(facts.kind) + " of message " + llvm::Twine(message) +
+          " over " + llvm::Twine(facts.participants) +
+          " participants: each reads " + llvm::Twine(expectedRead) +
           " bytes and writes " + llvm::Twine(expectedWrite) +
-          " on each participant, but this one reads " + llvm::Twine(readBytes) +
-          " and writes " + llvm::Twine(writeBytes))
+          ", but this one reads " + llvm::Twine(readBytes) + " and writes " +
+          llvm::Twine(writeBytes))
       .str();
 }
 

@@ -274,6 +274,10 @@ TEST(SessionFingerprint, NamesFileContentsNotPaths) {
                         first + "})"));
   EXPECT_NE(computeSessionFingerprint("tool", "p", {"mesh"}),
             computeSessionFingerprint("tool", "p", {"mesh", "recompute"}));
+  // A path with spaces prints braced in a textual pipeline.
+  std::string spaced = write("with space.json", "{\"a\": 1}");
+  EXPECT_EQ(fingerprint(pipeline("{" + spaced + "}", "a.txt")),
+            fingerprint(pipeline(first, "a.txt")));
   EXPECT_EQ(digestFileContents(first), digestFileContents(copy));
   EXPECT_EQ(digestFileContents((directory + "/missing.json").str()),
             "unreadable");

@@ -523,6 +523,46 @@ TEST(Estimate, BindingAndInputErrorsNameTheirCause) {
             "estimate: mesh axis 'tp' has size 0; sizes must be positive");
 }
 
+// A binding must be physically possible: tiers nest (a 'slow' group of 64
+// ranks is 16 'fast' groups of 4), an axis's ranks lie in one group of its
+// tier, and the blocks the smaller tiers form must fit in the larger tiers'
+// groups.
+TEST(Estimate, BindingMustBePhysicallyPossible) {
+  SystemProfile profile = handProfile();
+  auto meshOf = [](int64_t tp, int64_t dp) {
+    EstimateInput input = inputOnTensorParallel(tp);
+    input.mesh[2].size = dp;
+    return input;
+  };
+  auto bind = [](llvm::StringRef tpTier, llvm::StringRef dpTier) {
+    NetworkTierBinding binding;
+    binding.tierOfAxis["tp"] = tpTier.str();
+    binding.tierOfAxis["dp"] = dpTier.str();
+    return binding;
+  };
+  // Both axes on a fast group of 4: 2 x 2 fits, 4 x 2 does not (each axis
+  // alone would).
+  EXPECT_TRUE(static_cast<bool>(
+      estimateWork(meshOf(2, 2), profile, bind("fast", "fast"))));
+  EXPECT_EQ(errorOf(estimateWork(meshOf(4, 2), profile, bind("fast", "fast"))),
+            "estimate: network tier binding: a group of tier 'fast' "
+            "(network_tiers[fast].group_size 4) holds 4 ranks, but the axes "
+            "bound to it, dp (2) x tp (4), need 8");
+  // tp = 3 uses 3 of a fast group's 4 ranks: a slow group holds 16 such
+  // blocks, so dp = 16 fits and dp = 17 does not, although 3 x 17 = 51
+  // ranks are fewer than the slow group's 64.
+  EXPECT_TRUE(static_cast<bool>(
+      estimateWork(meshOf(3, 16), profile, bind("fast", "slow"))));
+  EXPECT_EQ(errorOf(estimateWork(meshOf(3, 17), profile, bind("fast", "slow"))),
+            "estimate: network tier binding: a group of tier 'slow' "
+            "(network_tiers[slow].group_size 64) holds 16 blocks of the axes "
+            "on tier 'fast' and below, but the axes bound to it, dp (17), "
+            "need 17");
+  // tp = 2 leaves room for two blocks per fast group: 32 per slow group.
+  EXPECT_TRUE(static_cast<bool>(
+      estimateWork(meshOf(2, 32), profile, bind("fast", "slow"))));
+}
+
 //===----------------------------------------------------------------------===//
 // Loader rules, one case per rule
 //===----------------------------------------------------------------------===//

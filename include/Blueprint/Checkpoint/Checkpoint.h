@@ -156,6 +156,8 @@ private:
   /// outlive the session and reads it from pass-manager worker threads.
   std::shared_ptr<std::atomic<bool>> halted =
       std::make_shared<std::atomic<bool>>(false);
+  /// Whether instrument() has cleared the checkpoint directory.
+  bool directoryCleared = false;
   /// Input digest and start time of the Blueprint pass now running.
   std::string pendingInputDigest;
   double pendingStart = 0;

@@ -65,7 +65,7 @@ double ringReduceScatterOrAllGatherSeconds(int64_t participants,
 //===----------------------------------------------------------------------===//
 
 /// The mesh axis every tensor-parallel collective of the block spans.
-inline constexpr llvm::StringLiteral kTensorParallelAxis = "tp";
+using workload::kTensorParallelAxis;
 
 /// One axis of the logical mesh.
 struct MeshAxis {

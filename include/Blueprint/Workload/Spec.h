@@ -63,6 +63,11 @@ struct TrainingSpec {
   bool hiddenDropout = true;
 };
 
+/// The axes of the logical mesh, one per parallel degree of the mapping.
+inline constexpr llvm::StringLiteral kTensorParallelAxis = "tp";
+inline constexpr llvm::StringLiteral kPipelineParallelAxis = "pp";
+inline constexpr llvm::StringLiteral kDataParallelAxis = "dp";
+
 struct MappingSpec {
   int64_t tp = 1;
   int64_t pp = 1;

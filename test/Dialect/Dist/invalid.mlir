@@ -514,8 +514,18 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // dist_collective_c5: ranks [0, 2] are half of the one tp group of 4.
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
-  // expected-error @+1 {{dist_collective_c5: ranks must run the collective in whole groups of 4 participants along axes ["tp"], but the group of rank 0 has 2 of its ranks listed}}
+  // expected-error @+1 {{dist_collective_c5: ranks must run the collective in whole groups of 4 participants along axes ["tp"], but of the group of rank 0 only 2 listed}}
   %0 = dist.all_reduce "s" forward per_micro_batch on @tp_mesh ranks [0, 2] axes = ["tp"] reduction = sum participants = 4 message = 64 ops = 12 reads {x = 64} writes {x = 64} stashed {}
+}
+
+// -----
+
+// dist_collective_c5: on a [dp, tp] mesh of 2 x 2, ranks [1, 2] are as many
+// as a group of 2 but half of each of two tp groups ({0, 1} and {2, 3}).
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 2, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["dp", "tp"] shape = [2, 2]
+  // expected-error @+1 {{dist_collective_c5: ranks must run the collective in whole groups of 2 participants along axes ["tp"], but of the group of rank 1 only 1 listed}}
+  %0 = dist.all_reduce "s" forward per_micro_batch on @mesh ranks [1, 2] axes = ["tp"] reduction = sum participants = 2 message = 8 ops = 2 reads {b = 8} writes {b = 8} stashed {}
 }
 
 // -----
@@ -523,7 +533,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // dist_collective_c6: an all-reduce reads and writes the whole message.
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
-  // expected-error @+1 {{dist_collective_c6: a all_reduce of message 64 over 4 participants reads 64 bytes and writes 64 on each participant, but this one reads 64 and writes 16}}
+  // expected-error @+1 {{dist_collective_c6: all_reduce of message 64 over 4 participants: each reads 64 bytes and writes 64, but this one reads 64 and writes 16}}
   %0 = dist.all_reduce "s" forward per_micro_batch on @tp_mesh axes = ["tp"] reduction = sum participants = 4 message = 64 ops = 12 reads {x = 64} writes {x = 16} stashed {}
 }
 
@@ -532,7 +542,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // dist_collective_c6: a reduce-scatter writes its shard.
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
-  // expected-error @+1 {{dist_collective_c6: a reduce_scatter of message 64 over 4 participants reads 64 bytes and writes 16 on each participant, but this one reads 64 and writes 64}}
+  // expected-error @+1 {{dist_collective_c6: reduce_scatter of message 64 over 4 participants: each reads 64 bytes and writes 16, but this one reads 64 and writes 64}}
   %0 = dist.reduce_scatter "s" forward per_micro_batch on @tp_mesh axes = ["tp"] reduction = sum participants = 4 message = 64 ops = 12 reads {x = 64} writes {x = 64} stashed {}
 }
 
@@ -541,7 +551,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // dist_collective_c6: an all-gather reads its shard.
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
-  // expected-error @+1 {{dist_collective_c6: a all_gather of message 64 over 4 participants reads 16 bytes and writes 64 on each participant, but this one reads 8 and writes 64}}
+  // expected-error @+1 {{dist_collective_c6: all_gather of message 64 over 4 participants: each reads 16 bytes and writes 64, but this one reads 8 and writes 64}}
   %0 = dist.all_gather "g" forward per_micro_batch on @tp_mesh axes = ["tp"] participants = 4 message = 64 ops = 0 reads {x = 8} writes {x = 64} stashed {}
 }
 

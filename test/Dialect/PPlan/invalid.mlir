@@ -651,6 +651,6 @@ pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789
 pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   pplan.capability @reduce_scatter collective_reduce_scatter
   pplan.group @any parallel
-  // expected-error @+1 {{pplan_task_c7: a reduce_scatter of message 16 over 2 participants reads 16 bytes and writes 8 on each participant, but this one reads 16 and writes 16}}
+  // expected-error @+1 {{pplan_task_c7: reduce_scatter of message 16 over 2 participants: each reads 16 bytes and writes 8, but this one reads 16 and writes 16}}
   %0 = pplan.task "sync" forward collective per_micro_batch requires @reduce_scatter group @any demand = <compute = 8, memory = 32, network = 8> collective = <kind = reduce_scatter, reduction = sum, participants = 2, message = 16> ops = 8 reads {h = 16} writes {h = 16} stashed {}
 }

@@ -128,9 +128,9 @@ LogicalResult ProgramOp::verifyRegions() {
                    mesh.getShape())) {
       std::optional<int64_t> degree =
           llvm::StringSwitch<std::optional<int64_t>>(axis)
-              .Case("tp", mapping.getTp())
-              .Case("pp", mapping.getPp())
-              .Case("dp", mapping.getDp())
+              .Case(workload::kTensorParallelAxis, mapping.getTp())
+              .Case(workload::kPipelineParallelAxis, mapping.getPp())
+              .Case(workload::kDataParallelAxis, mapping.getDp())
               .Default(std::nullopt);
       if (!degree)
         return mesh.emitOpError()
@@ -196,15 +196,8 @@ std::optional<int64_t> MeshOp::getAxisSize(StringRef axis) {
 
 LogicalResult BoundaryOp::verify() {
   // dist_boundary_c5: a value of the work algebra has one of its datatypes.
-  auto tensorType = llvm::cast<RankedTensorType>(getType());
-  Type elementType = tensorType.getElementType();
-  if (llvm::none_of(
-          std::initializer_list<workload::DataType>{
-              workload::DataType::F32, workload::DataType::BF16,
-              workload::DataType::F16, workload::DataType::FP8},
-          [&](workload::DataType type) {
-            return getElementType(getContext(), type) == elementType;
-          }))
+  Type elementType = llvm::cast<RankedTensorType>(getType()).getElementType();
+  if (!getDataType(elementType))
     return emitOpError() << "dist_boundary_c5: element type " << elementType
                          << " is not a datatype of the work algebra (f32, "
                             "bf16, f16, f8E4M3FN)";
@@ -352,8 +345,7 @@ static LogicalResult verifyWholeGroups(Operation *op,
   for (StringRef axis : mesh.getAxes().getAsValueRange<StringAttr>())
     collectiveAxis.push_back(
         llvm::is_contained(axes.getAsValueRange<StringAttr>(), axis));
-  llvm::DenseMap<int64_t, int64_t> membersOfGroup;
-  for (int64_t rank : *ranks) {
+  auto groupOf = [&](int64_t rank) {
     int64_t group = 0, stride = 1, rest = rank;
     for (size_t dim = mesh.getShape().size(); dim-- > 0;) {
       int64_t size = mesh.getShape()[dim];
@@ -362,16 +354,22 @@ static LogicalResult verifyWholeGroups(Operation *op,
       rest /= size;
       stride *= size;
     }
-    ++membersOfGroup[group];
-  }
-  for (auto [group, members] : membersOfGroup)
+    return group;
+  };
+  llvm::DenseMap<int64_t, int64_t> membersOfGroup;
+  for (int64_t rank : *ranks)
+    ++membersOfGroup[groupOf(rank)];
+  // Reported for the first listed rank whose group is incomplete.
+  for (int64_t rank : *ranks) {
+    int64_t members = membersOfGroup.lookup(groupOf(rank));
     if (members != participants)
       return op->emitOpError()
              << "dist_collective_c5: ranks must run the collective in whole "
                 "groups of "
              << participants << " participants along axes " << axes
-             << ", but the group of rank " << group << " has " << members
-             << " of its ranks listed";
+             << ", but of the group of rank " << rank << " only " << members
+             << " listed";
+  }
   return success();
 }
 
@@ -477,6 +475,17 @@ Type blueprint::dist::getElementType(MLIRContext *context,
     return Float8E4M3FNType::get(context);
   }
   llvm_unreachable("unknown DataType");
+}
+
+std::optional<workload::DataType> blueprint::dist::getDataType(Type type) {
+  for (uint32_t value = 0; value <= workload::getMaxEnumValForDataType();
+       ++value) {
+    std::optional<workload::DataType> dataType =
+        workload::symbolizeDataType(value);
+    if (dataType && getElementType(type.getContext(), *dataType) == type)
+      return dataType;
+  }
+  return std::nullopt;
 }
 
 RankedTensorType

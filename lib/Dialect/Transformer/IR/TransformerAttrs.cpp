@@ -28,12 +28,12 @@ void TransformerDialect::registerAttributes() {
       >();
 }
 
-/// Emits one diagnostic per violated rule, `<rule>: <message>`.
-static LogicalResult
-reportViolations(function_ref<InFlightDiagnostic()> emitError,
-                 llvm::ArrayRef<workload::RuleViolation> violations) {
+LogicalResult blueprint::transformer::reportViolations(
+    function_ref<InFlightDiagnostic()> emitError,
+    llvm::ArrayRef<workload::RuleViolation> violations,
+    llvm::StringRef prefix) {
   for (const workload::RuleViolation &violation : violations)
-    emitError() << violation.rule << ": " << violation.message;
+    emitError() << prefix << violation.rule << ": " << violation.message;
   return failure(!violations.empty());
 }
 
@@ -270,10 +270,9 @@ LogicalResult blueprint::transformer::verifyProgramRun(
     workload.training = training.getSpec();
   if (inference)
     workload.inference = inference.getSpec();
-  workload::RunViolations violations =
-      workload::checkProgramRun(model.getSpec(), mapping.getSpec(), workload);
-  for (const workload::RuleViolation &violation : violations.all())
-    program->emitOpError() << label << ": " << violation.rule << ": "
-                           << violation.message;
-  return failure(!violations.empty());
+  return reportViolations(
+      [program] { return program->emitOpError(); },
+      workload::checkProgramRun(model.getSpec(), mapping.getSpec(), workload)
+          .all(),
+      (label + ": ").str());
 }

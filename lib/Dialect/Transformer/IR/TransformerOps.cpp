@@ -17,9 +17,8 @@ using namespace blueprint::transformer;
 /// verifier unverified, hence the contracts' own rules are checked again.
 static LogicalResult reportRules(Operation *op,
                                  const workload::RunViolations &violations) {
-  for (const workload::RuleViolation &violation : violations.all())
-    op->emitOpError() << violation.rule << ": " << violation.message;
-  return failure(!violations.empty());
+  return reportViolations([op] { return op->emitOpError(); },
+                          violations.all());
 }
 
 LogicalResult DecoderTrainingOp::verify() {

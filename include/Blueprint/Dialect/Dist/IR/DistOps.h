@@ -38,6 +38,8 @@ namespace blueprint::dist {
 /// The MLIR element type of a work-algebra datatype.
 mlir::Type getElementType(mlir::MLIRContext *context,
                           workload::DataType type);
+/// The work-algebra datatype of an MLIR element type, if it is one.
+std::optional<workload::DataType> getDataType(mlir::Type type);
 
 /// What a `dist.boundary` of a derived boundary tensor declares: its global
 /// type, and its sharding over the `axis` of `mesh` (split along the

@@ -33,6 +33,15 @@ MappingAttr getMappingAttr(mlir::MLIRContext *context,
 std::optional<std::string>
 workloadContractViolation(TrainingAttr training, InferenceAttr inference,
                           std::optional<int64_t> decodeContext);
+/// Emits one diagnostic per violated rule through `emitError`,
+/// `<prefix><rule>: <message>`; failure if there is any. The one way rule
+/// violations become diagnostics: attribute and op verifiers, program
+/// verifiers and importers.
+mlir::LogicalResult
+reportViolations(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                 llvm::ArrayRef<workload::RuleViolation> violations,
+                 llvm::StringRef prefix = "");
+
 /// The composition rule of programs (`dist_program_c4`, `pplan_plan_c4`):
 /// the contracts a program carries compose, exactly as those of the ModelIR
 /// op it was derived from had to (workload::checkProgramRun). Emits
