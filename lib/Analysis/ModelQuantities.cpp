@@ -155,9 +155,9 @@ analysis::deriveLogitsWork(const workload::ModelSpec &model,
   int64_t vocabPerRank = model.vocab / mapping.tp;
   int64_t ops =
       guard.product({2, rows, model.hidden, vocabPerRank}, "logits ops");
-  TensorAccess hidden{"x_final",
-                      guard.product({rows, model.hidden, activationBytes},
-                                    "x_final bytes")};
+  TensorAccess hidden{
+      "x_final",
+      guard.product({rows, model.hidden, activationBytes}, "x_final bytes")};
   TensorAccess weight{"w_word_embedding",
                       guard.product({model.hidden, vocabPerRank,
                                      workload::bytesOf(training.weightType)},
@@ -167,9 +167,9 @@ analysis::deriveLogitsWork(const workload::ModelSpec &model,
       guard.product({model.hidden, vocabPerRank,
                      workload::bytesOf(training.gradientType)},
                     "d_w_word_embedding bytes")};
-  TensorAccess logits{"logits", guard.product({rows, vocabPerRank,
-                                               activationBytes},
-                                              "logits bytes")};
+  TensorAccess logits{
+      "logits",
+      guard.product({rows, vocabPerRank, activationBytes}, "logits bytes")};
   TensorAccess logitsGrad{"d_logits", logits.bytes};
   TensorAccess hiddenGrad{"d_x_final", hidden.bytes};
   if (guard.failed())
@@ -219,9 +219,9 @@ Invocation collectiveInvocation(llvm::StringRef primitive, Phase phase,
   bool reduces = kind != CollectiveKind::AllGather;
   // A reduction of n partial tensors of E elements adds (n-1)E/n per rank
   // (docs/WorkAlgebra.md, collective messages and traffic).
-  invocation.ops = reduces ? messageBytes / elementBytes / participants *
-                                 (participants - 1)
-                           : 0;
+  invocation.ops =
+      reduces ? messageBytes / elementBytes / participants * (participants - 1)
+              : 0;
   int64_t shardBytes = messageBytes / participants;
   invocation.reads = {{primitive.str(), kind == CollectiveKind::AllGather
                                             ? shardBytes
@@ -229,9 +229,9 @@ Invocation collectiveInvocation(llvm::StringRef primitive, Phase phase,
   invocation.writes = {{primitive.str(), kind == CollectiveKind::ReduceScatter
                                              ? shardBytes
                                              : messageBytes}};
-  invocation.collective = CollectiveFacts{
-      kind, reduces ? ReductionKind::Sum : ReductionKind::None, participants,
-      messageBytes};
+  invocation.collective =
+      CollectiveFacts{kind, reduces ? ReductionKind::Sum : ReductionKind::None,
+                      participants, messageBytes};
   invocation.cause = cause.str();
   return invocation;
 }
@@ -250,8 +250,8 @@ Invocation pipelineGather(const workload::TrainingSpec &training,
                           const workload::MappingSpec &mapping,
                           int64_t blockOutputBytes) {
   return collectiveInvocation(
-      primitive::kPipelineGather, Phase::Forward, CollectiveKind::AllGather, mapping.tp,
-      blockOutputBytes, workload::bytesOf(training.activationType),
+      primitive::kPipelineGather, Phase::Forward, CollectiveKind::AllGather,
+      mapping.tp, blockOutputBytes, workload::bytesOf(training.activationType),
       "scatter/gather: the receiving stage all-gathers the 1/t slices of a "
       "TP-replicated pipeline message");
 }
@@ -294,8 +294,7 @@ volumeOf(const Invocation &invocation, int64_t times, OverflowGuard &guard) {
 
 void accumulate(CommunicationVolume &total, const CommunicationVolume &part,
                 OverflowGuard &guard, llvm::StringRef what) {
-  total.messageBytes =
-      guard.add(total.messageBytes, part.messageBytes, what);
+  total.messageBytes = guard.add(total.messageBytes, part.messageBytes, what);
   total.transferBytes =
       guard.add(total.transferBytes, part.transferBytes, what);
 }
@@ -364,8 +363,8 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   parameters.perBlockPerRank = *perBlockPerRank;
   parameters.wordEmbedding =
       guard.mul(model.vocab, model.hidden, "word embedding parameters");
-  parameters.positionEmbedding = guard.mul(
-      model.maxPositions, model.hidden, "position embedding parameters");
+  parameters.positionEmbedding = guard.mul(model.maxPositions, model.hidden,
+                                           "position embedding parameters");
   parameters.finalNorm = model.norm == workload::NormKind::LayerNorm
                              ? guard.mul(2, model.hidden, "final norm")
                              : model.hidden;
@@ -373,21 +372,20 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   // not depend on the order a compiler evaluates call arguments in.
   int64_t blockParameters =
       guard.mul(model.blocks, parameters.perBlock, "block parameters");
-  int64_t embeddingParameters = guard.add(
-      parameters.wordEmbedding, parameters.positionEmbedding,
-      "model parameters");
+  int64_t embeddingParameters =
+      guard.add(parameters.wordEmbedding, parameters.positionEmbedding,
+                "model parameters");
   parameters.model = guard.add(
       guard.add(blockParameters, embeddingParameters, "model parameters"),
       parameters.finalNorm, "model parameters");
-  int64_t stageBlockParameters = guard.mul(
-      pipeline.blocksPerStage, parameters.perBlockPerRank,
-      "first-stage block parameters");
+  int64_t stageBlockParameters =
+      guard.mul(pipeline.blocksPerStage, parameters.perBlockPerRank,
+                "first-stage block parameters");
   int64_t stageEmbeddingParameters =
       guard.add(parameters.wordEmbedding / tp, parameters.positionEmbedding,
                 "first-stage embedding parameters");
-  parameters.firstStagePerRank =
-      guard.add(stageBlockParameters, stageEmbeddingParameters,
-                "first-stage parameters");
+  parameters.firstStagePerRank = guard.add(
+      stageBlockParameters, stageEmbeddingParameters, "first-stage parameters");
 
   // Training state of one first-stage rank.
   StateBytes &state = result.state;
@@ -400,13 +398,12 @@ analysis::deriveModelQuantities(const PlanWork &work) {
       guard.mul(parameters.firstStagePerRank, weightBytes, "weight bytes");
   state.gradients =
       guard.mul(parameters.firstStagePerRank, gradientBytes, "gradient bytes");
-  state.optimizerState = guard.mul(parameters.firstStagePerRank,
-                                   optimizerBytes, "optimizer state bytes");
+  state.optimizerState = guard.mul(parameters.firstStagePerRank, optimizerBytes,
+                                   "optimizer state bytes");
   int64_t paddedElements =
       paddedStageElements(parameters.firstStagePerRank, dp, guard);
-  state.optimizerStateSharded =
-      guard.mul(paddedElements / dp, optimizerBytes,
-                "sharded optimizer state bytes");
+  state.optimizerStateSharded = guard.mul(paddedElements / dp, optimizerBytes,
+                                          "sharded optimizer state bytes");
   int64_t stateBytesPerParameter =
       guard.add(weightBytes, gradientBytes, "state bytes");
   stateBytesPerParameter =
@@ -435,11 +432,10 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   if (!logitsSummary)
     return logitsSummary.takeError();
   int64_t modelOpsPerRank = 0;
-  for (Phase phase :
-       {Phase::Forward, Phase::ActivationGrad, Phase::WeightGrad})
-    modelOpsPerRank = guard.add(modelOpsPerRank,
-                                block->at(phase, Engine::Matmul).ops,
-                                "block matmul ops");
+  for (Phase phase : {Phase::Forward, Phase::ActivationGrad, Phase::WeightGrad})
+    modelOpsPerRank =
+        guard.add(modelOpsPerRank, block->at(phase, Engine::Matmul).ops,
+                  "block matmul ops");
   int64_t recomputeOpsPerRank = block->at(Phase::Recompute, Engine::Matmul).ops;
   if (guard.failed())
     return guard.error("deriveModelQuantities");
@@ -449,9 +445,8 @@ analysis::deriveModelQuantities(const PlanWork &work) {
                               "block model FLOPs");
   flops.recompute = wide.product({recomputeOpsPerRank, tp, model.blocks, m, dp},
                                  "recompute FLOPs");
-  flops.logits =
-      wide.product({logitsSummary->of(Engine::Matmul).ops, tp, m, dp},
-                   "logits FLOPs");
+  flops.logits = wide.product(
+      {logitsSummary->of(Engine::Matmul).ops, tp, m, dp}, "logits FLOPs");
   flops.model = wide.add(flops.blocks, flops.logits, "model FLOPs");
   flops.hardware = wide.add(flops.model, flops.recompute, "hardware FLOPs");
   if (wide.failed())
@@ -466,16 +461,15 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   int64_t blockRuns =
       guard.mul(pipeline.blocksPerStage, m, "block runs per iteration");
   CommunicationVolume &tensorParallel = communication.tensorParallel;
-  int64_t blockMessageBytes = guard.mul(blockCollectives.messageBytes,
-                                        blockRuns, "TP message bytes");
+  int64_t blockMessageBytes =
+      guard.mul(blockCollectives.messageBytes, blockRuns, "TP message bytes");
   int64_t iterationMessageBytes =
       guard.mul(iterationCollectives.messageBytes, pipeline.blocksPerStage,
                 "TP message bytes");
-  tensorParallel.messageBytes = guard.add(
-      blockMessageBytes, iterationMessageBytes, "TP message bytes");
-  int64_t blockTransferBytes =
-      guard.mul(blockCollectives.minimumTransferBytes, blockRuns,
-                "TP transfer bytes");
+  tensorParallel.messageBytes =
+      guard.add(blockMessageBytes, iterationMessageBytes, "TP message bytes");
+  int64_t blockTransferBytes = guard.mul(blockCollectives.minimumTransferBytes,
+                                         blockRuns, "TP transfer bytes");
   int64_t iterationTransferBytes =
       guard.mul(iterationCollectives.minimumTransferBytes,
                 pipeline.blocksPerStage, "TP transfer bytes");
@@ -485,10 +479,9 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   communication.pipelineBoundaryBytes = work.blockOutputBytesPerRank;
   bool scattered = scattersPipelineMessages(mapping);
   if (scattered && work.blockOutputBytesPerRank % tp != 0)
-    return failure("the block output of " +
-                   llvm::Twine(work.blockOutputBytesPerRank) +
-                   " bytes does not split into tp = " + llvm::Twine(tp) +
-                   " slices");
+    return failure(
+        "the block output of " + llvm::Twine(work.blockOutputBytesPerRank) +
+        " bytes does not split into tp = " + llvm::Twine(tp) + " slices");
   communication.pipelineSendBytes = scattered
                                         ? work.blockOutputBytesPerRank / tp
                                         : work.blockOutputBytesPerRank;
@@ -508,7 +501,8 @@ analysis::deriveModelQuantities(const PlanWork &work) {
       accumulate(tensorParallel, *gathers, guard, "TP bytes");
     }
     Invocation embeddingSync = collectiveInvocation(
-        primitive::kEmbeddingGradSync, Phase::WeightGrad, CollectiveKind::AllReduce,
+        primitive::kEmbeddingGradSync, Phase::WeightGrad,
+        CollectiveKind::AllReduce,
         /*participants=*/2,
         guard.mul(parameters.wordEmbedding / tp, gradientBytes,
                   "embedding gradient bytes"),
@@ -598,10 +592,11 @@ double secondsOf(const estimate::EstimateReport &report, size_t first,
 
 } // namespace
 
-llvm::Expected<IterationTime> analysis::composeIterationTime(
-    const PlanWork &work, const ModelQuantities &quantities,
-    const estimate::SystemProfile &profile,
-    const estimate::NetworkTierBinding &binding) {
+llvm::Expected<IterationTime>
+analysis::composeIterationTime(const PlanWork &work,
+                               const ModelQuantities &quantities,
+                               const estimate::SystemProfile &profile,
+                               const estimate::NetworkTierBinding &binding) {
   const workload::MappingSpec &mapping = work.mapping;
   const PipelineShape &pipeline = quantities.pipeline;
   const IterationCommunication &communication = quantities.communication;
@@ -646,8 +641,8 @@ llvm::Expected<IterationTime> analysis::composeIterationTime(
   if (mapping.dp > 1) {
     OverflowGuard guard;
     Invocation allReduce = dataParallelAllReduce(
-        paddedStageElements(quantities.parameters.firstStagePerRank,
-                            mapping.dp, guard),
+        paddedStageElements(quantities.parameters.firstStagePerRank, mapping.dp,
+                            guard),
         work.training, mapping, guard);
     if (guard.failed())
       return guard.error("composeIterationTime");
@@ -672,21 +667,20 @@ llvm::Expected<IterationTime> analysis::composeIterationTime(
   std::string embeddingText = "no pipeline";
   double embeddingSeconds = 0;
   if (pipeline.stages > 1) {
-    llvm::Expected<BoundTier> sendTier =
-        boundTier(workload::kPipelineParallelAxis, pipeline.stages, communication.pipelineSendBytes,
-                  "pipeline messages", profile, binding);
+    llvm::Expected<BoundTier> sendTier = boundTier(
+        workload::kPipelineParallelAxis, pipeline.stages,
+        communication.pipelineSendBytes, "pipeline messages", profile, binding);
     if (!sendTier)
       return sendTier.takeError();
     double latency = sendTier->tier->latencySeconds.value;
     double sendSeconds = pointToPointSeconds(communication.pipelineSendBytes,
                                              sendTier->bandwidth, latency);
     time.pipelineMessageSeconds = sendSeconds + gatherSeconds;
-    messageText =
-        "point-to-point send_bytes " +
-        std::to_string(communication.pipelineSendBytes) + " / " +
-        sendTier->bandwidthText + " + network_tiers[" + sendTier->tier->name +
-        "].latency_seconds " + formatNumber(latency) + " = " +
-        milliseconds(sendSeconds);
+    messageText = "point-to-point send_bytes " +
+                  std::to_string(communication.pipelineSendBytes) + " / " +
+                  sendTier->bandwidthText + " + network_tiers[" +
+                  sendTier->tier->name + "].latency_seconds " +
+                  formatNumber(latency) + " = " + milliseconds(sendSeconds);
     if (scattered)
       messageText += ", then the receiver's ring all_gather of " +
                      std::to_string(communication.pipelineBoundaryBytes) +
@@ -710,16 +704,14 @@ llvm::Expected<IterationTime> analysis::composeIterationTime(
                     formatNumber(syncTier->tier->latencySeconds.value);
   }
 
-  std::string slotText = "stage slot " + milliseconds(time.stageSlotSeconds) +
-                         " = blocks per stage " +
-                         std::to_string(pipeline.blocksPerStage) +
-                         " * block per micro-batch " +
-                         milliseconds(blockSeconds);
+  std::string slotText =
+      "stage slot " + milliseconds(time.stageSlotSeconds) +
+      " = blocks per stage " + std::to_string(pipeline.blocksPerStage) +
+      " * block per micro-batch " + milliseconds(blockSeconds);
   double v = static_cast<double>(pipeline.virtualStages);
-  double messages =
-      pipeline.stages > 1
-          ? 2 * (m * v + static_cast<double>(pipeline.stages - 1))
-          : 0;
+  double messages = pipeline.stages > 1
+                        ? 2 * (m * v + static_cast<double>(pipeline.stages - 1))
+                        : 0;
   std::string bubbleRule =
       pipeline.schedule == PipelineSchedule::Interleaved1F1B
           ? "(pp-1)/v = " + std::to_string(pipeline.stages - 1) + "/" +
@@ -732,12 +724,11 @@ llvm::Expected<IterationTime> analysis::composeIterationTime(
        bubbleRule + " stage slots of " + milliseconds(time.stageSlotSeconds) +
            " (" + workload::stringifyEnum(pipeline.schedule).str() + ")"},
       {"pipeline_transfers", messages * time.pipelineMessageSeconds,
-       pipeline.stages > 1
-           ? "2*(m*v + pp-1) = " + formatNumber(messages) +
-                 " messages on the critical path * " +
-                 milliseconds(time.pipelineMessageSeconds) + " (" +
-                 messageText + ")"
-           : messageText},
+       pipeline.stages > 1 ? "2*(m*v + pp-1) = " + formatNumber(messages) +
+                                 " messages on the critical path * " +
+                                 milliseconds(time.pipelineMessageSeconds) +
+                                 " (" + messageText + ")"
+                           : messageText},
       {"lm_head", m * time.logitsSeconds,
        "m " + std::to_string(pipeline.microbatches) +
            " * the last stage's logits GEMMs " +
@@ -761,8 +752,8 @@ llvm::Expected<IterationTime> analysis::composeIterationTime(
                    workload::stringifyEnum(work.training.activationType).str() +
                    ".peak_ops_per_second";
   time.peakOpsPerSecond = peak->peakOpsPerSecond.value;
-  double capacity = time.totalSeconds *
-                    static_cast<double>(mapping.world) * time.peakOpsPerSecond;
+  double capacity = time.totalSeconds * static_cast<double>(mapping.world) *
+                    time.peakOpsPerSecond;
   time.modelFlopsUtilization =
       quantities.flops.model.roundToDouble() / capacity;
   time.hardwareFlopsUtilization =

@@ -187,10 +187,9 @@ std::string blueprint::digestFileContents(llvm::StringRef path) {
       llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return "unreadable";
-  return "sha256:" +
-         llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(
-                         (*buffer)->getBuffer())),
-                     /*LowerCase=*/true);
+  return "sha256:" + llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(
+                                     (*buffer)->getBuffer())),
+                                 /*LowerCase=*/true);
 }
 
 /// The options of Blueprint passes that name a file the pass reads.
@@ -233,10 +232,9 @@ std::string blueprint::computeSessionFingerprint(
     hasher.update(part);
     hasher.update(llvm::StringRef("\0", 1));
   };
-  for (llvm::StringRef part :
-       {toolName, llvm::StringRef("blueprint-0.1"),
-        llvm::StringRef("llvm-" LLVM_VERSION_STRING),
-        llvm::StringRef(normalized)})
+  for (llvm::StringRef part : {toolName, llvm::StringRef("blueprint-0.1"),
+                               llvm::StringRef("llvm-" LLVM_VERSION_STRING),
+                               llvm::StringRef(normalized)})
     add(part);
   for (const std::string &identity : observerIdentities)
     add(identity);
@@ -295,8 +293,9 @@ static bool isCheckpointFileName(llvm::StringRef name) {
   llvm::StringRef suffix = rest.drop_front(pass.size());
   if (!suffix.consume_front(".mlir") && !suffix.consume_front(".json"))
     return false;
-  return suffix.empty() || (suffix.consume_front(".temp-stream-") &&
-                            !suffix.empty() && llvm::all_of(suffix, llvm::isAlnum));
+  return suffix.empty() ||
+         (suffix.consume_front(".temp-stream-") && !suffix.empty() &&
+          llvm::all_of(suffix, llvm::isAlnum));
 }
 
 /// Removes the checkpoint files of an earlier run from `directory`; fails
@@ -312,7 +311,8 @@ static LogicalResult clearCheckpointDirectory(llvm::StringRef directory,
     llvm::StringRef name = llvm::sys::path::filename(it->path());
     // status(), not the directory entry's type: some file systems report
     // no type in directory entries.
-    if (!isCheckpointFileName(name) || !llvm::sys::fs::is_regular_file(it->path()))
+    if (!isCheckpointFileName(name) ||
+        !llvm::sys::fs::is_regular_file(it->path()))
       return emitError(loc)
              << "checkpoint: directory '" << directory << "' holds '" << name
              << "', which is not a checkpoint file; checkpoints of one run "
@@ -465,7 +465,8 @@ CheckpointSession::publish(std::unique_ptr<Checkpoint> checkpoint,
               os << checkpoint->ir;
               return llvm::Error::success();
             }))
-      return emitError(loc) << "checkpoint: " << llvm::toString(std::move(error));
+      return emitError(loc)
+             << "checkpoint: " << llvm::toString(std::move(error));
     if (llvm::Error error =
             llvm::writeToOutput(jsonPath, [&](llvm::raw_ostream &os) {
               checkpoint->writeJSON(os, stem + ".mlir");

@@ -78,12 +78,13 @@ public:
             programName(program).c_str(),
             static_cast<long long>(mapping.world));
       for (auto mesh : program->getRegion(0).getOps<dist::MeshOp>())
-        if (mesh.getAxisSize(workload::kTensorParallelAxis).value_or(mapping.tp) !=
-            mapping.tp)
+        if (mesh.getAxisSize(workload::kTensorParallelAxis)
+                .value_or(mapping.tp) != mapping.tp)
           return llvm::createStringError(
               "program @%s: mesh @%s has %lld tp ranks, the mapping %lld",
               programName(program).c_str(), mesh.getSymName().str().c_str(),
-              static_cast<long long>(*mesh.getAxisSize(workload::kTensorParallelAxis)),
+              static_cast<long long>(
+                  *mesh.getAxisSize(workload::kTensorParallelAxis)),
               static_cast<long long>(mapping.tp));
       // Every collective of today's block spans the tensor-parallel group.
       llvm::Error error = llvm::Error::success();

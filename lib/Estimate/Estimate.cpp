@@ -344,16 +344,15 @@ private:
       int64_t capacity = groupsBelow * blocksBelow; // <= group_size
       int64_t blocks = capacity / axesProduct;
       if (blocks == 0)
-        return failure(
-            "network tier binding: a group of tier '" + tier->name +
-            "' (" + tierPath(*tier) + ".group_size " +
-            llvm::Twine(tier->groupSize.value) + ") holds " +
-            llvm::Twine(capacity) + " " +
-            (belowGroup == 1 ? "ranks"
-                             : "blocks of the axes on tier '" + belowName +
-                                   "' and below") +
-            ", but the axes bound to it, " + axes + ", need " +
-            llvm::Twine(axesProduct));
+        return failure("network tier binding: a group of tier '" + tier->name +
+                       "' (" + tierPath(*tier) + ".group_size " +
+                       llvm::Twine(tier->groupSize.value) + ") holds " +
+                       llvm::Twine(capacity) + " " +
+                       (belowGroup == 1 ? "ranks"
+                                        : "blocks of the axes on tier '" +
+                                              belowName + "' and below") +
+                       ", but the axes bound to it, " + axes + ", need " +
+                       llvm::Twine(axesProduct));
       belowGroup = tier->groupSize.value;
       blocksBelow = blocks;
       belowName = tier->name;

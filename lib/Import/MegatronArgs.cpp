@@ -36,14 +36,25 @@ namespace {
 /// Switches (flags without a value) that change no operation, byte or
 /// message; the modelled switches are ArgumentList::kModelledSwitches.
 const llvm::StringSet<> kNeutralSwitches = {
-    "--use-mcore-models", "--no-masked-softmax-fusion",
-    "--no-bias-gelu-fusion", "--no-bias-dropout-fusion",
-    "--no-gradient-accumulation-fusion", "--overlap-grad-reduce",
-    "--overlap-param-gather", "--log-timers-to-tensorboard",
-    "--log-validation-ppl-to-tensorboard", "--log-memory-to-tensorboard",
-    "--log-num-zeros-in-grad", "--log-params-norm", "--log-throughput",
-    "--no-load-optim", "--no-load-rng", "--no-save-optim", "--no-save-rng",
-    "--use-checkpoint-args", "--exit-on-missing-checkpoint"};
+    "--use-mcore-models",
+    "--no-masked-softmax-fusion",
+    "--no-bias-gelu-fusion",
+    "--no-bias-dropout-fusion",
+    "--no-gradient-accumulation-fusion",
+    "--overlap-grad-reduce",
+    "--overlap-param-gather",
+    "--log-timers-to-tensorboard",
+    "--log-validation-ppl-to-tensorboard",
+    "--log-memory-to-tensorboard",
+    "--log-num-zeros-in-grad",
+    "--log-params-norm",
+    "--log-throughput",
+    "--no-load-optim",
+    "--no-load-rng",
+    "--no-save-optim",
+    "--no-save-rng",
+    "--use-checkpoint-args",
+    "--exit-on-missing-checkpoint"};
 
 /// Flags with a value that change no operation, byte or message.
 const llvm::StringSet<> kNeutralValueFlags = {
@@ -107,8 +118,8 @@ public:
       }
       bool isSwitch =
           kModelledSwitches.contains(flag) || kNeutralSwitches.contains(flag);
-      bool modelled =
-          kModelledSwitches.contains(flag) || kModelledValueFlags.contains(flag);
+      bool modelled = kModelledSwitches.contains(flag) ||
+                      kModelledValueFlags.contains(flag);
       if (!isSwitch && !kNeutralValueFlags.contains(flag) && !modelled) {
         error(at, "unknown Megatron flag '" + flag +
                       "': not in Blueprint's flag table "
@@ -268,8 +279,12 @@ const llvm::StringSet<> ArgumentList::kModelledValueFlags = {
     "--world-size"};
 
 const llvm::StringSet<> ArgumentList::kModelledSwitches = {
-    "--sequence-parallel", "--bf16", "--fp16", "--swiglu",
-    "--group-query-attention", "--recompute-activations",
+    "--sequence-parallel",
+    "--bf16",
+    "--fp16",
+    "--swiglu",
+    "--group-query-attention",
+    "--recompute-activations",
     "--accumulate-allreduce-grads-in-fp32"};
 
 /// Megatron pads the vocabulary to a multiple of
@@ -304,14 +319,15 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
        {"--num-layers", "--hidden-size", "--num-attention-heads",
         "--seq-length", "--micro-batch-size", "--vocab-size", "--world-size"})
     if (!args.has(required))
-      args.error(loc, "missing required flag '" + required + "'" +
-                 (required == "--vocab-size"
-                      ? " (Megatron reads it from the tokenizer; Blueprint "
-                        "needs it given)"
+      args.error(loc,
+                 "missing required flag '" + required + "'" +
+                     (required == "--vocab-size"
+                          ? " (Megatron reads it from the tokenizer; Blueprint "
+                            "needs it given)"
                       : required == "--world-size"
-                            ? " (Megatron reads it from the launcher; "
-                              "Blueprint needs it given)"
-                            : ""));
+                          ? " (Megatron reads it from the launcher; "
+                            "Blueprint needs it given)"
+                          : ""));
   if (args.failed())
     return nullptr;
 
@@ -377,9 +393,10 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
   mapping.world = args.integerOr("--world-size", 0);
   std::optional<int64_t> tpTimesPp = llvm::checkedMul(mapping.tp, mapping.pp);
   if (!tpTimesPp || *tpTimesPp <= 0 || mapping.world % *tpTimesPp != 0)
-    args.error("--world-size", "--world-size = " + llvm::Twine(mapping.world) +
-               " is not divisible by --tensor-model-parallel-size x "
-               "--pipeline-model-parallel-size (transformer_mapping_c2)");
+    args.error("--world-size",
+               "--world-size = " + llvm::Twine(mapping.world) +
+                   " is not divisible by --tensor-model-parallel-size x "
+                   "--pipeline-model-parallel-size (transformer_mapping_c2)");
   else
     mapping.dp = mapping.world / *tpTimesPp;
   if (args.has("--sequence-parallel"))
@@ -390,10 +407,11 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
     if (*layersPerChunk <= 0 || mapping.pp <= 0 ||
         model.blocks % mapping.pp != 0 ||
         (model.blocks / mapping.pp) % *layersPerChunk != 0)
-      args.error("--num-layers-per-virtual-pipeline-stage",
-                 "--num-layers-per-virtual-pipeline-stage = " +
-                 llvm::Twine(*layersPerChunk) +
-                 " must divide --num-layers / --pipeline-model-parallel-size");
+      args.error(
+          "--num-layers-per-virtual-pipeline-stage",
+          "--num-layers-per-virtual-pipeline-stage = " +
+              llvm::Twine(*layersPerChunk) +
+              " must divide --num-layers / --pipeline-model-parallel-size");
     else
       mapping.virtualStages = model.blocks / mapping.pp / *layersPerChunk;
     mapping.schedule = PipelineSchedule::Interleaved1F1B;
@@ -413,18 +431,18 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
       llvm::StringRef method = args.value("--recompute-method").value_or("");
       int64_t layers = args.integerOr("--recompute-num-layers", 1);
       if (method != "uniform" || layers != 1)
-        args.error("--recompute-granularity",
-                   "'--recompute-granularity full' with --recompute-method '" +
-                   method + "' and --recompute-num-layers " +
-                   llvm::Twine(layers) +
-                   " recomputes only some blocks: not modelled by Blueprint "
-                   "yet (use --recompute-method uniform "
-                   "--recompute-num-layers 1)");
+        args.error(
+            "--recompute-granularity",
+            "'--recompute-granularity full' with --recompute-method '" +
+                method + "' and --recompute-num-layers " + llvm::Twine(layers) +
+                " recomputes only some blocks: not modelled by Blueprint "
+                "yet (use --recompute-method uniform "
+                "--recompute-num-layers 1)");
     } else {
       args.error("--recompute-granularity",
                  "flag '--recompute-granularity' expects full or selective, "
                  "got '" +
-                 *granularity + "'");
+                     *granularity + "'");
     }
   } else if (args.has("--recompute-method") ||
              args.has("--recompute-num-layers")) {
@@ -439,8 +457,9 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
         *vocab, args.integerOr("--make-vocab-size-divisible-by", 128),
         mapping.tp);
     if (!padded)
-      args.error("--vocab-size", "padding --vocab-size = " + llvm::Twine(*vocab) +
-                 " overflows a 64-bit integer");
+      args.error("--vocab-size",
+                 "padding --vocab-size = " + llvm::Twine(*vocab) +
+                     " overflows a 64-bit integer");
     model.vocab = padded.value_or(0);
   }
 

@@ -76,20 +76,21 @@ OwningOpRef<ModuleOp> blueprint::import::buildInferenceModule(
       });
 }
 
-import::SourceFields::SourceFields(MLIRContext *context, StringRef fileName)
-    : context(context), fileName(StringAttr::get(context, fileName)),
-      document(FileLineColLoc::get(this->fileName, 1, 1)) {}
+import::SourceFields::SourceFields(MLIRContext *context,
+                                   StringRef fileName) :context(context),
+    fileName(StringAttr::get(context, fileName)),
+    document(FileLineColLoc::get(this->fileName, 1, 1)){}
 
 void import::SourceFields::add(StringRef field, unsigned line, unsigned column,
-                               bool inLineage) {
-  // A repeated field (a JSON object with a duplicate key, which the parser
-  // resolves to the last value) keeps its last position.
-  Location location = FileLineColLoc::get(fileName, line, column);
-  auto [it, inserted] = indexOf.try_emplace(field, fields.size());
-  if (inserted)
-    fields.push_back({field.str(), location, inLineage});
-  else
-    fields[it->second] = {field.str(), location, inLineage};
+                               bool inLineage){
+    // A repeated field (a JSON object with a duplicate key, which the parser
+    // resolves to the last value) keeps its last position.
+    Location location = FileLineColLoc::get(fileName, line, column);
+auto [it, inserted] = indexOf.try_emplace(field, fields.size());
+if (inserted)
+  fields.push_back({field.str(), location, inLineage});
+else
+  fields[it->second] = {field.str(), location, inLineage};
 }
 
 Location import::SourceFields::locationOf(StringRef field) const {

@@ -336,7 +336,8 @@ blueprint::importTransformerJSON(llvm::SourceMgr &sourceMgr,
       {"$.model", fields.locationOf("$.model")},
       {workloadPath, fields.locationOf(workloadPath)},
       {"$.mapping", fields.locationOf("$.mapping")},
-      {"$", loc}};
+      { "$",
+        loc }};
   std::string symbol = import::sanitizeSymbolName(*name);
   Location opLoc = fields.specLocation();
   if (inference) {

@@ -43,8 +43,7 @@ static llvm::Error scanLayout(llvm::StringRef text,
           bool container = next != llvm::StringRef::npos &&
                            (text[next] == '{' || text[next] == '[');
           members->push_back({lastKey, line, columnOf(start),
-                              static_cast<unsigned>(stack.size()),
-                              container});
+                              static_cast<unsigned>(stack.size()), container});
         }
         expectingKey = false;
       }

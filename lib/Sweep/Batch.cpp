@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Blueprint/Sweep/Sweep.h"
 #include "Blueprint/Support/JSON.h"
+#include "Blueprint/Sweep/Sweep.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Threading.h"

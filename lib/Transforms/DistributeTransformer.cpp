@@ -52,9 +52,9 @@ inStageOrder(llvm::ArrayRef<workload::BlockWork> blocks) {
     }
   std::vector<workload::Stage> stages = workload::assignStages(keys);
   // A stable bucket sort by stage: the stages are few and ordered.
-  std::map<workload::Stage,
-           std::vector<std::pair<const workload::Invocation *,
-                                 workload::Cadence>>>
+  std::map<
+      workload::Stage,
+      std::vector<std::pair<const workload::Invocation *, workload::Cadence>>>
       byStage;
   for (auto [entry, stage] : llvm::zip(work, stages))
     byStage[stage].push_back(entry);
@@ -89,9 +89,10 @@ public:
                       : IntegerAttr(),
         mapping);
     builder.setInsertionPointToStart(&program.getBody().emplaceBlock());
-    dist::MeshOp::create(builder, loc, kMeshName,
-                         builder.getStrArrayAttr({workload::kTensorParallelAxis}),
-                         builder.getDenseI64ArrayAttr({mapping.getTp()}));
+    dist::MeshOp::create(
+        builder, loc, kMeshName,
+        builder.getStrArrayAttr({workload::kTensorParallelAxis}),
+        builder.getDenseI64ArrayAttr({mapping.getTp()}));
     // The block's work runs on, and its boundary values are held by, every
     // logical rank of the tensor-parallel mesh: ranks 0 .. tp-1, named
     // explicitly so that each task says on which ranks it runs.
@@ -163,9 +164,9 @@ private:
       return createReducing(dist::ReduceScatterOp());
     case workload::CollectiveKind::AllGather:
       return dist::AllGatherOp::create(builder, loc, token, primitive, phase,
-                                       cadence, mesh, ranks, ops, reads,
-                                       writes, stashed, deps, axes,
-                                       facts.participants, facts.messageBytes);
+                                       cadence, mesh, ranks, ops, reads, writes,
+                                       stashed, deps, axes, facts.participants,
+                                       facts.messageBytes);
     }
     llvm_unreachable("unknown CollectiveKind");
   }
@@ -184,8 +185,9 @@ private:
     dist::BoundaryOp::create(
         builder, source->getLoc(), builder.getStringAttr(tensor.name),
         tensor.role, TypeAttr::get(dist::getBoundaryType(context, tensor)),
-        dist::getBoundarySharding(context, mesh, workload::kTensorParallelAxis, tensor), ranks,
-        producer);
+        dist::getBoundarySharding(context, mesh, workload::kTensorParallelAxis,
+                                  tensor),
+        ranks, producer);
   }
 
   Operation *source;

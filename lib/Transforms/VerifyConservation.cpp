@@ -189,9 +189,9 @@ LogicalResult verifyDerivedBoundaries(Operation *program,
       if (!want)
         return failure();
       Type type = dist::getBoundaryType(context, *want);
-      dist::ShardingAttr sharding = dist::getBoundarySharding(
-          context, boundary.getSharding().getMesh(),
-          workload::kTensorParallelAxis, *want);
+      dist::ShardingAttr sharding =
+          dist::getBoundarySharding(context, boundary.getSharding().getMesh(),
+                                    workload::kTensorParallelAxis, *want);
       if (boundary.getRole() != want->role)
         return boundary.emitError()
                << "conservation: boundary '" << want->name << "' role: "

@@ -221,10 +221,8 @@ blueprint::workload::minimumTransferBytes(const CollectiveFacts &facts) {
   return bytes;
 }
 
-std::optional<std::string>
-blueprint::workload::collectiveBytesViolation(const CollectiveFacts &facts,
-                                              int64_t readBytes,
-                                              int64_t writeBytes) {
+std::optional<std::string> blueprint::workload::collectiveBytesViolation(
+    const CollectiveFacts &facts, int64_t readBytes, int64_t writeBytes) {
   int64_t message = facts.messageBytes;
   int64_t shard = message / facts.participants;
   int64_t expectedRead =
@@ -412,8 +410,8 @@ void BlockBuilder::backwardMlp() {
        "backward of fc2_bias: bias gradient, the column sums of " + biasedGrad +
            " accumulated into the gradient buffer"});
   if (hasCollectives() && shape.sequenceParallel)
-    tpCollective(primitive::kMLPTPG, Phase::ActivationGrad, CollectiveKind::AllGather,
-                 biasedGrad,
+    tpCollective(primitive::kMLPTPG, Phase::ActivationGrad,
+                 CollectiveKind::AllGather, biasedGrad,
                  "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
                  "all-gather the sequence-sharded " +
                      biasedGrad + " for the fc2 backward");
@@ -476,8 +474,8 @@ void BlockBuilder::backwardMlp() {
                    "backward for the fc1 weight gradient (only the shard is "
                    "stashed)");
     } else {
-      tpCollective(primitive::kMLPTPF, Phase::ActivationGrad, CollectiveKind::AllReduce,
-                   "d_x_norm2",
+      tpCollective(primitive::kMLPTPF, Phase::ActivationGrad,
+                   CollectiveKind::AllReduce, "d_x_norm2",
                    "tensor parallelism (MLM2019 Sec. 3, f backward): "
                    "all-reduce the partial sums of d_x_norm2");
     }
@@ -551,8 +549,8 @@ void BlockBuilder::backwardAttentionProjection() {
        "backward of out_proj_bias: bias gradient, the column sums of " +
            biasedGrad + " accumulated into the gradient buffer"});
   if (hasCollectives() && shape.sequenceParallel)
-    tpCollective(primitive::kAttnTPG, Phase::ActivationGrad, CollectiveKind::AllGather,
-                 biasedGrad,
+    tpCollective(primitive::kAttnTPG, Phase::ActivationGrad,
+                 CollectiveKind::AllGather, biasedGrad,
                  "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
                  "all-gather the sequence-sharded " +
                      biasedGrad + " for the out_proj backward");

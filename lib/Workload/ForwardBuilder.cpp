@@ -23,7 +23,6 @@ llvm::Error blueprint::workload::detail::makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
 }
 
-
 llvm::Error blueprint::workload::detail::violationsError(
     const llvm::Twine &preamble, const std::vector<RuleViolation> &violations) {
   std::string message = preamble.str();
@@ -270,13 +269,14 @@ void ForwardBuilder::rowParallelTail(
     llvm::StringRef skip, llvm::StringRef residualOutput) {
   if (hasCollectives()) {
     if (shape.sequenceParallel)
-      tpCollective(collectivePrimitive, run.phase, CollectiveKind::ReduceScatter,
-                   partial,
+      tpCollective(collectivePrimitive, run.phase,
+                   CollectiveKind::ReduceScatter, partial,
                    "sequence parallelism (SeqSel Sec. 4.2.2, g-bar): "
                    "reduce-scatter the partial sums of " +
                        partial + " onto each rank's sequence shard");
     else
-      tpCollective(collectivePrimitive, run.phase, CollectiveKind::AllReduce, partial,
+      tpCollective(collectivePrimitive, run.phase, CollectiveKind::AllReduce,
+                   partial,
                    "tensor parallelism (MLM2019 Sec. 3, g): all-reduce the "
                    "row-parallel partial sums of " +
                        partial);
@@ -323,7 +323,8 @@ void ForwardBuilder::rowParallelTail(
 void ForwardBuilder::attentionInput() {
   norm(primitive::kNorm1, "x", "x_norm1", StashRole::BlockInput);
   if (hasCollectives() && shape.sequenceParallel)
-    tpCollective(primitive::kAttnTPF, run.phase, CollectiveKind::AllGather, "x_norm1",
+    tpCollective(primitive::kAttnTPF, run.phase, CollectiveKind::AllGather,
+                 "x_norm1",
                  "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
                  "sequence-sharded x_norm1 so qkv_proj sees the whole "
                  "sequence");
@@ -438,7 +439,8 @@ void ForwardBuilder::attentionOutput() {
       {primitive::kOutProj,
        run.phase,
        Engine::Matmul,
-       linearOps(opsName(primitive::kOutProj), shape.tokens, shape.qCols, shape.hidden),
+       linearOps(opsName(primitive::kOutProj), shape.tokens, shape.qCols,
+                 shape.hidden),
        {activation("context", qElements),
         weight("w_out", elements({shape.qCols, shape.hidden}, "w_out"))},
        {activation("attn_proj", inputElements)},
@@ -461,7 +463,8 @@ void ForwardBuilder::attentionOutput() {
 void ForwardBuilder::forwardMlp() {
   norm(primitive::kNorm2, "h_attn", "x_norm2", StashRole::Kept);
   if (hasCollectives() && shape.sequenceParallel)
-    tpCollective(primitive::kMLPTPF, run.phase, CollectiveKind::AllGather, "x_norm2",
+    tpCollective(primitive::kMLPTPF, run.phase, CollectiveKind::AllGather,
+                 "x_norm2",
                  "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
                  "sequence-sharded x_norm2 so fc1 sees the whole sequence");
 
@@ -474,7 +477,8 @@ void ForwardBuilder::forwardMlp() {
       {primitive::kFC1,
        run.phase,
        Engine::Matmul,
-       linearOps(opsName(primitive::kFC1), shape.tokens, shape.hidden, shape.fc1Cols),
+       linearOps(opsName(primitive::kFC1), shape.tokens, shape.hidden,
+                 shape.fc1Cols),
        {activation("x_norm2", inputElements),
         weight("w_fc1", elements({shape.hidden, shape.fc1Cols}, "w_fc1")),
         weight("b_fc1", shape.fc1Cols)},
@@ -500,7 +504,8 @@ void ForwardBuilder::forwardMlp() {
       {primitive::kFC2,
        run.phase,
        Engine::Matmul,
-       linearOps(opsName(primitive::kFC2), shape.tokens, shape.ffnCols, shape.hidden),
+       linearOps(opsName(primitive::kFC2), shape.tokens, shape.ffnCols,
+                 shape.hidden),
        {activation("act_out", actElements),
         weight("w_fc2", elements({shape.ffnCols, shape.hidden}, "w_fc2"))},
        {activation("mlp_proj", inputElements)},
@@ -515,7 +520,8 @@ void ForwardBuilder::forwardMlp() {
                   /*dropoutPrimitive=*/primitive::kMLPDropout,
                   /*dropoutMask=*/"mlp_dropout_mask",
                   /*dropped=*/"mlp_out_dropped",
-                  /*residualPrimitive=*/primitive::kMLPResidual, /*skip=*/"h_attn",
+                  /*residualPrimitive=*/primitive::kMLPResidual,
+                  /*skip=*/"h_attn",
                   /*residualOutput=*/"y");
 }
 

@@ -208,9 +208,9 @@ protected:
   void attentionOutput();
   void forwardMlp();
   void rowParallelTail(llvm::StringRef collectivePrimitive,
-                       llvm::StringRef biasPrimitive,
-                       llvm::StringRef partial, llvm::StringRef bias,
-                       llvm::StringRef biased, llvm::StringRef dropoutPrimitive,
+                       llvm::StringRef biasPrimitive, llvm::StringRef partial,
+                       llvm::StringRef bias, llvm::StringRef biased,
+                       llvm::StringRef dropoutPrimitive,
                        llvm::StringRef dropoutMask, llvm::StringRef dropped,
                        llvm::StringRef residualPrimitive, llvm::StringRef skip,
                        llvm::StringRef residualOutput);

@@ -89,9 +89,10 @@ blueprint::workload::checkInferenceComposition(const ModelSpec &model,
   return sink.take();
 }
 
-RunViolations blueprint::workload::checkInferenceRun(
-    const ModelSpec &model, const InferenceSpec &inference,
-    const MappingSpec &mapping) {
+RunViolations
+blueprint::workload::checkInferenceRun(const ModelSpec &model,
+                                       const InferenceSpec &inference,
+                                       const MappingSpec &mapping) {
   return checkRun(model, checkInference(inference), mapping, [&] {
     return checkInferenceComposition(model, inference, mapping);
   });

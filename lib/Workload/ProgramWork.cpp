@@ -23,8 +23,7 @@ blueprint::workload::defaultDecodeContext(const InferenceSpec &inference) {
 
 std::optional<std::string> blueprint::workload::decodeContextViolation(
     const InferenceSpec &inference, std::optional<int64_t> decodeContext) {
-  llvm::Expected<std::optional<int64_t>> last =
-      defaultDecodeContext(inference);
+  llvm::Expected<std::optional<int64_t>> last = defaultDecodeContext(inference);
   if (!last)
     return llvm::toString(last.takeError());
   if (!*last) {

@@ -187,9 +187,10 @@ RunViolations blueprint::workload::checkRun(
   return violations;
 }
 
-RunViolations blueprint::workload::checkTrainingRun(
-    const ModelSpec &model, const TrainingSpec &training,
-    const MappingSpec &mapping) {
+RunViolations
+blueprint::workload::checkTrainingRun(const ModelSpec &model,
+                                      const TrainingSpec &training,
+                                      const MappingSpec &mapping) {
   return checkRun(model, checkTraining(training), mapping, [&] {
     return checkTrainingComposition(model, training, mapping);
   });
@@ -204,8 +205,7 @@ blueprint::workload::implicitHeadDim(int64_t hidden, int64_t heads) {
   return RuleViolation{"transformer_model_c4",
                        "hidden = " + std::to_string(hidden) +
                            " is not divisible by heads = " +
-                           std::to_string(heads) +
-                           " and no head_dim is given"};
+                           std::to_string(heads) + " and no head_dim is given"};
 }
 
 std::optional<TrainingComposition>

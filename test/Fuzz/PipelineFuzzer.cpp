@@ -51,8 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // llvm::MemoryBuffer guarantees); libFuzzer's data does not.
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   sourceMgr->AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz.mlir"),
-      llvm::SMLoc());
+      llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz.mlir"), llvm::SMLoc());
   mlir::ParserConfig config(&blueprint::fuzz::context());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, config);

@@ -223,7 +223,8 @@ TEST(BlockWorkVector, ClosedFormsOverGrid) {
     // Recompute clones the forward's counts (selective: the attention
     // core; full: everything).
     if (policy != RecomputePolicy::None) {
-      EXPECT_EQ(ops("softmax", Phase::Recompute), ops("softmax", Phase::Forward))
+      EXPECT_EQ(ops("softmax", Phase::Recompute),
+                ops("softmax", Phase::Forward))
           << where;
       EXPECT_EQ(ops("attn_dropout", Phase::Recompute),
                 ops("attn_dropout", Phase::Forward))
@@ -1183,15 +1184,15 @@ TEST(BlockWorkCollectives, BytesFitTheMessage) {
 // makes; an overflow or an uneven split is an error, never a wrapped or
 // truncated size.
 TEST(BlockWorkBoundaries, BytesPerRank) {
-  BoundaryTensor x{"x", BoundaryRole::ActivationIn, {2, 32, 64},
-                   DataType::BF16, 1};
+  BoundaryTensor x{
+      "x", BoundaryRole::ActivationIn, {2, 32, 64}, DataType::BF16, 1};
   EXPECT_EQ(cantFail(bytesPerRank(x, 4)), 2 * 32 * 64 * 2 / 4);
-  BoundaryTensor gamma{"g", BoundaryRole::Parameter, {64}, DataType::F32,
-                       std::nullopt};
+  BoundaryTensor gamma{
+      "g", BoundaryRole::Parameter, {64}, DataType::F32, std::nullopt};
   EXPECT_EQ(cantFail(bytesPerRank(gamma, 4)), 64 * 4);
-  EXPECT_EQ(llvm::toString(shardBytes({int64_t(1) << 40, int64_t(1) << 40}, 2,
-                                      1, "huge")
-                               .takeError()),
+  EXPECT_EQ(llvm::toString(
+                shardBytes({int64_t(1) << 40, int64_t(1) << 40}, 2, 1, "huge")
+                    .takeError()),
             "shardBytes: 64-bit overflow computing huge bytes");
   EXPECT_EQ(llvm::toString(shardBytes({6}, 1, 4, "odd").takeError()),
             "shardBytes: odd of 6 bytes does not split into 4 shards");

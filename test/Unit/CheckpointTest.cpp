@@ -223,7 +223,8 @@ TEST_F(CheckpointTest, AFailedRecordWriteLeavesNoIRFile) {
   ASSERT_FALSE(
       llvm::sys::fs::createUniqueDirectory("blueprint-checkpoint", directory));
   std::string irPath = (directory + "/01-distribute-transformer.mlir").str();
-  std::string recordPath = (directory + "/01-distribute-transformer.json").str();
+  std::string recordPath =
+      (directory + "/01-distribute-transformer.json").str();
   OwningOpRef<ModuleOp> module = buildModule();
   CheckpointSession session({directory.str().str(), "test"});
   session.addObserver(std::make_unique<BlockingObserver>(recordPath));

@@ -916,15 +916,15 @@ TEST(InferenceDiagnostics, Spellings) {
 // diagnostic, never a negative length.
 TEST(InferenceDiagnostics, DecodeContextOverflowIsReported) {
   InferenceSpec huge = inferenceFor(2, std::numeric_limits<int64_t>::max(), 2);
-  llvm::Expected<std::optional<int64_t>> context =
-      defaultDecodeContext(huge);
+  llvm::Expected<std::optional<int64_t>> context = defaultDecodeContext(huge);
   ASSERT_FALSE(static_cast<bool>(context));
   EXPECT_EQ(llvm::toString(context.takeError()),
             "defaultDecodeContext: 64-bit overflow computing prompt_length + "
             "generated_tokens - 1");
   std::optional<std::string> violation = decodeContextViolation(huge, 3);
   ASSERT_TRUE(violation.has_value());
-  EXPECT_NE(violation->find("64-bit overflow"), std::string::npos) << *violation;
+  EXPECT_NE(violation->find("64-bit overflow"), std::string::npos)
+      << *violation;
   // In range, the last step's context is prompt + generated - 1.
   llvm::Expected<std::optional<int64_t>> last =
       defaultDecodeContext(inferenceFor(2, 8, 4));

@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Blueprint/Support/JSON.h"
 #include "Blueprint/Checkpoint/Checkpoint.h"
 #include "Blueprint/Estimate/SystemProfile.h"
-#include "Blueprint/Support/JSON.h"
 #include "Blueprint/Sweep/Sweep.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -35,7 +35,9 @@ std::string nestedObjects(unsigned depth) {
   return text + "1" + std::string(depth, '}');
 }
 
-std::string errorOf(llvm::Error error) { return llvm::toString(std::move(error)); }
+std::string errorOf(llvm::Error error) {
+  return llvm::toString(std::move(error));
+}
 
 const char kTooDeep[] = "invalid JSON: nesting deeper than 64 levels";
 
@@ -84,9 +86,9 @@ TEST(BoundedJSON, ListsWhereEveryMemberStarts) {
 // Every JSON input of Blueprint is read through parseJSON.
 TEST(BoundedJSON, EveryReaderIsBounded) {
   std::string deep = nestedArrays(100000);
-  EXPECT_NE(errorOf(estimate::parseSystemProfile(deep).takeError())
-                .find(kTooDeep),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(estimate::parseSystemProfile(deep).takeError()).find(kTooDeep),
+      std::string::npos);
   EXPECT_NE(errorOf(estimate::parseNetworkTierBinding(deep).takeError())
                 .find(kTooDeep),
             std::string::npos);

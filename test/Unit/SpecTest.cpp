@@ -155,12 +155,11 @@ TEST(SpecRules, RunChecksContractsThenComposition) {
       checkTrainingRun(smallModel(), trainingWith(8, 1), mappingWith(3, 1, 1));
   EXPECT_TRUE(badTP.model.empty() && badTP.workload.empty() &&
               badTP.mapping.empty());
-  EXPECT_EQ(rulesOf(badTP.composition),
-            (std::vector<std::string>{"decoder_training_c4",
-                                      "decoder_training_c5",
-                                      "decoder_training_c6",
-                                      "decoder_training_c7",
-                                      "decoder_training_c8"}));
+  EXPECT_EQ(
+      rulesOf(badTP.composition),
+      (std::vector<std::string>{"decoder_training_c4", "decoder_training_c5",
+                                "decoder_training_c6", "decoder_training_c7",
+                                "decoder_training_c8"}));
   EXPECT_EQ(rulesOf(badTP.all()), rulesOf(badTP.composition));
   // A broken contract hides the composition (it would divide by zero).
   ModelSpec zero = smallModel();
@@ -175,9 +174,9 @@ TEST(SpecRules, RunChecksContractsThenComposition) {
   EXPECT_EQ(rulesOf(broken.all()),
             (std::vector<std::string>{"transformer_model_c1",
                                       "transformer_training_c1"}));
-  EXPECT_TRUE(checkTrainingRun(smallModel(), trainingWith(8, 1),
-                               mappingWith(4, 2, 2))
-                  .empty());
+  EXPECT_TRUE(
+      checkTrainingRun(smallModel(), trainingWith(8, 1), mappingWith(4, 2, 2))
+          .empty());
 }
 
 TEST(SpecRules, ImplicitHeadDim) {

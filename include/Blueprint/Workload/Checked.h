@@ -68,10 +68,9 @@ public:
   /// The one wording of an overflow: "`who`: 64-bit overflow computing
   /// <the first quantity that overflowed>". Precondition: failed().
   llvm::Error error(llvm::StringRef who) const {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   (who + ": 64-bit overflow computing " +
-                                    overflowedQuantity())
-                                       .str());
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        (who + ": 64-bit overflow computing " + overflowedQuantity()).str());
   }
   /// The name of the first quantity that overflowed.
   llvm::StringRef overflowedQuantity() const {

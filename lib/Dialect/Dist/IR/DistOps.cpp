@@ -81,9 +81,9 @@ LogicalResult ProgramOp::verify() {
                          << getSourceDigest() << "'";
   // The composition first: the decode-context rule of dist_program_c3 computes
   // with the inference contract's lengths, which dist_program_c4 bounds.
-  if (failed(transformer::verifyProgramRun(*this, getModel(), getMapping(),
-                                           getTrainingAttr(),
-                                           getInferenceAttr(), "dist_program_c4")))
+  if (failed(transformer::verifyProgramRun(
+          *this, getModel(), getMapping(), getTrainingAttr(),
+          getInferenceAttr(), "dist_program_c4")))
     return failure();
   if (std::optional<std::string> violation =
           transformer::workloadContractViolation(
@@ -424,9 +424,8 @@ static LogicalResult verifyCollective(CollectiveOpT op) {
   if (!figures)
     return op.emitOpError()
            << "dist_work_c3: " << llvm::toString(figures.takeError());
-  if (std::optional<std::string> violation =
-          workload::collectiveBytesViolation(facts, figures->readBytes,
-                                             figures->writeBytes))
+  if (std::optional<std::string> violation = workload::collectiveBytesViolation(
+          facts, figures->readBytes, figures->writeBytes))
     return op.emitOpError() << "dist_collective_c6: " << *violation;
   return success();
 }

@@ -43,9 +43,9 @@ LogicalResult PlanOp::verify() {
                          << getSourceDigest() << "'";
   // The composition first: the decode-context rule of pplan_plan_c3 computes
   // with the inference contract's lengths, which pplan_plan_c4 bounds.
-  if (failed(transformer::verifyProgramRun(*this, getModel(), getMapping(),
-                                           getTrainingAttr(),
-                                           getInferenceAttr(), "pplan_plan_c4")))
+  if (failed(transformer::verifyProgramRun(
+          *this, getModel(), getMapping(), getTrainingAttr(),
+          getInferenceAttr(), "pplan_plan_c4")))
     return failure();
   if (std::optional<std::string> violation =
           transformer::workloadContractViolation(
@@ -258,8 +258,8 @@ LogicalResult TaskOp::verify() {
   // pplan_task_c7: a collective's buffers fit its message.
   if (collective)
     if (std::optional<std::string> violation =
-            workload::collectiveBytesViolation(
-                *collective, figures->readBytes, figures->writeBytes))
+            workload::collectiveBytesViolation(*collective, figures->readBytes,
+                                               figures->writeBytes))
       return emitOpError() << "pplan_task_c7: " << *violation;
   llvm::Expected<workload::Demand> implied = workload::demandOf(*figures);
   if (!implied)

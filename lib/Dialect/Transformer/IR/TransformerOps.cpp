@@ -17,14 +17,13 @@ using namespace blueprint::transformer;
 /// verifier unverified, hence the contracts' own rules are checked again.
 static LogicalResult reportRules(Operation *op,
                                  const workload::RunViolations &violations) {
-  return reportViolations([op] { return op->emitOpError(); },
-                          violations.all());
+  return reportViolations([op] { return op->emitOpError(); }, violations.all());
 }
 
 LogicalResult DecoderTrainingOp::verify() {
-  return reportRules(*this, workload::checkTrainingRun(
-                                getModel().getSpec(), getTraining().getSpec(),
-                                getMapping().getSpec()));
+  return reportRules(*this, workload::checkTrainingRun(getModel().getSpec(),
+                                                       getTraining().getSpec(),
+                                                       getMapping().getSpec()));
 }
 
 LogicalResult DecoderInferenceOp::verify() {

@@ -36,8 +36,7 @@ struct WorkResource
 
 namespace blueprint::dist {
 /// The MLIR element type of a work-algebra datatype.
-mlir::Type getElementType(mlir::MLIRContext *context,
-                          workload::DataType type);
+mlir::Type getElementType(mlir::MLIRContext *context, workload::DataType type);
 /// The work-algebra datatype of an MLIR element type, if it is one.
 std::optional<workload::DataType> getDataType(mlir::Type type);
 
