@@ -10,6 +10,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -56,4 +57,18 @@ void blueprint::fuzz::runPipeline(ModuleOp module) {
     return;
   require(succeeded(verify(module)), "a successful pipeline's output verifies");
   (void)computeDigest(module);
+}
+
+void blueprint::fuzz::runImporter(
+    const uint8_t *data, size_t size, llvm::StringRef bufferName,
+    llvm::function_ref<OwningOpRef<ModuleOp>(llvm::SourceMgr &, MLIRContext *)>
+        importer) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(reinterpret_cast<const char *>(data), size),
+          bufferName),
+      llvm::SMLoc());
+  if (OwningOpRef<ModuleOp> module = importer(sourceMgr, &context()))
+    runPipeline(*module);
 }

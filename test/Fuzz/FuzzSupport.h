@@ -13,6 +13,9 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/SourceMgr.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +35,13 @@ void require(bool holds, const char *invariant);
 /// the digest. Any stage may reject the input with a diagnostic; none may
 /// crash, and a verified output must stay verified.
 void runPipeline(mlir::ModuleOp module);
+
+/// Gives the input, as a buffer named `bufferName`, to `importer` (one of
+/// Blueprint's importers), and runs what it imports through runPipeline.
+void runImporter(const uint8_t *data, size_t size, llvm::StringRef bufferName,
+                 llvm::function_ref<mlir::OwningOpRef<mlir::ModuleOp>(
+                     llvm::SourceMgr &, mlir::MLIRContext *)>
+                     importer);
 
 } // namespace blueprint::fuzz
 

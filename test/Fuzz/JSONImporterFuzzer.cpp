@@ -11,19 +11,8 @@
 
 #include "Blueprint/Import/Import.h"
 
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(reinterpret_cast<const char *>(data), size),
-          "fuzz.json"),
-      llvm::SMLoc());
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      blueprint::importTransformerJSON(sourceMgr, &blueprint::fuzz::context());
-  if (module)
-    blueprint::fuzz::runPipeline(*module);
+  blueprint::fuzz::runImporter(data, size, "fuzz.json",
+                               blueprint::importTransformerJSON);
   return 0;
 }
