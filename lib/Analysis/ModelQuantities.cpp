@@ -9,6 +9,8 @@
 #include "Blueprint/Analysis/ModelSummary.h"
 
 #include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/EdgeWork.h"
+#include "Blueprint/Workload/Pipeline.h"
 #include "Blueprint/Workload/Primitives.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -90,6 +92,9 @@ int64_t analysis::inFlightChunks(PipelineSchedule schedule,
   case PipelineSchedule::GPipe:
     return microbatches;
   case PipelineSchedule::OneFOneB:
+  // ZB-H1 runs 1F1B's forwards and input-gradient passes; the deferred
+  // weight-gradient passes free no stashed activation of the forward.
+  case PipelineSchedule::ZeroBubbleH1:
     return std::min(microbatches, stages);
   case PipelineSchedule::Interleaved1F1B: {
     // (v+1)pp - 1 <= 2 * pp * v <= 2 * blocks: it cannot overflow, while
@@ -147,56 +152,19 @@ analysis::deriveLogitsWork(const workload::ModelSpec &model,
   if (!workload::composeTraining(model, training, mapping))
     return failure("deriveLogitsWork: the model, training and mapping "
                    "contracts do not compose");
-  OverflowGuard guard;
-  int64_t activationBytes = workload::bytesOf(training.activationType);
-  // The LM head sees every token on every TP rank: under sequence
-  // parallelism Megatron all-gathers the final hidden states first.
-  int64_t rows = guard.mul(training.microBatch, model.seqLength, "logits rows");
-  int64_t vocabPerRank = model.vocab / mapping.tp;
-  int64_t ops =
-      guard.product({2, rows, model.hidden, vocabPerRank}, "logits ops");
-  TensorAccess hidden{
-      "x_final",
-      guard.product({rows, model.hidden, activationBytes}, "x_final bytes")};
-  TensorAccess weight{"w_word_embedding",
-                      guard.product({model.hidden, vocabPerRank,
-                                     workload::bytesOf(training.weightType)},
-                                    "w_word_embedding bytes")};
-  TensorAccess weightGrad{
-      "d_w_word_embedding",
-      guard.product({model.hidden, vocabPerRank,
-                     workload::bytesOf(training.gradientType)},
-                    "d_w_word_embedding bytes")};
-  TensorAccess logits{
-      "logits",
-      guard.product({rows, vocabPerRank, activationBytes}, "logits bytes")};
-  TensorAccess logitsGrad{"d_logits", logits.bytes};
-  TensorAccess hiddenGrad{"d_x_final", hidden.bytes};
-  if (guard.failed())
-    return guard.error("deriveLogitsWork");
-
-  auto gemm = [&](Phase phase, std::vector<TensorAccess> reads,
-                  std::vector<TensorAccess> writes, const char *cause) {
-    Invocation invocation;
-    invocation.primitive = primitive::kLMHeadLogits;
-    invocation.phase = phase;
-    invocation.engine = Engine::Matmul;
-    invocation.ops = ops;
-    invocation.reads = std::move(reads);
-    invocation.writes = std::move(writes);
-    invocation.cause = cause;
-    return invocation;
-  };
+  // The LM head GEMMs have one formula, the last stage's (EdgeWork.h):
+  // forward, activation_grad and weight_grad of lm_head_logits, 2*b*s*h*V/t
+  // each, over every token (under sequence parallelism Megatron all-gathers
+  // the final hidden states first).
+  llvm::Expected<workload::BlockWork> head =
+      workload::deriveHeadWork(model, training, mapping);
+  if (!head)
+    return head.takeError();
   workload::BlockWork work;
-  work.cadence = Cadence::PerMicroBatch;
-  work.invocations = {
-      gemm(Phase::Forward, {hidden, weight}, {logits},
-           "the LM head: final hidden states times this rank's vocabulary "
-           "slice of the tied word embedding"),
-      gemm(Phase::ActivationGrad, {logitsGrad, weight}, {hiddenGrad},
-           "gradient of the final hidden states through the LM head"),
-      gemm(Phase::WeightGrad, {hidden, logitsGrad, weightGrad}, {weightGrad},
-           "LM head gradient, accumulated into the tied word embedding's")};
+  work.cadence = head->cadence;
+  for (Invocation &invocation : head->invocations)
+    if (invocation.primitive == primitive::kLMHeadLogits)
+      work.invocations.push_back(std::move(invocation));
   return work;
 }
 
@@ -339,7 +307,15 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   pipeline.microbatches = m;
   pipeline.stages = pp;
   pipeline.virtualStages = v;
-  pipeline.blocksPerChunk = composition->blocksPerVirtualChunk;
+  // The closed forms hold one block count for every chunk: an explicit
+  // layout must be uniform here (the whole-run program handles any).
+  workload::PipelineLayout layout = workload::layoutOf(model, mapping);
+  if (!layout.isUniform())
+    return failure("the model summary's closed forms assume the same number "
+                   "of blocks in every model chunk; pipeline_layout is "
+                   "uneven (the whole-run program, docs/WholeRun.md, derives "
+                   "uneven layouts)");
+  pipeline.blocksPerChunk = layout.chunkBlocks.front();
   pipeline.blocksPerStage =
       guard.mul(pipeline.blocksPerChunk, v, "blocks per stage");
   pipeline.inFlightChunks = inFlightChunks(mapping.schedule, m, pp, v);
@@ -601,6 +577,12 @@ analysis::composeIterationTime(const PlanWork &work,
   const PipelineShape &pipeline = quantities.pipeline;
   const IterationCommunication &communication = quantities.communication;
   IterationTime time;
+  // ZB-H1's bubble depends on how long the deferred weight-gradient passes
+  // are against the other passes: no stage-slot multiple states it.
+  if (mapping.schedule == PipelineSchedule::ZeroBubbleH1)
+    return failure("the closed-form iteration time has no zero_bubble_h1 "
+                   "bubble term: its bubble is not a multiple of a stage "
+                   "slot");
 
   // The block, exactly as --estimate costs it; this also checks the binding
   // against the profile and the mesh.

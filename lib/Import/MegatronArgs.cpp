@@ -15,6 +15,7 @@
 #include "TrainingModule.h"
 
 #include "Blueprint/Import/Import.h"
+#include "Blueprint/Workload/Pipeline.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
@@ -73,15 +74,25 @@ const llvm::StringSet<> kNeutralValueFlags = {
 
 /// Flags that change the workload in ways Blueprint does not derive yet.
 const llvm::StringSet<> kUnmodelledFlags = {
-    "--num-experts", "--moe-router-topk", "--expert-model-parallel-size",
-    "--moe-ffn-hidden-size", "--context-parallel-size",
-    "--use-distributed-optimizer", "--untie-embeddings-and-output-weights",
-    "--position-embedding-type", "--fp8-format", "--disable-bias-linear",
-    "--add-qkv-bias", "--use-flash-attn", "--multi-latent-attention",
-    "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
-    "--num-virtual-stages-per-pipeline-rank", "--squared-relu",
-    "--rampup-batch-size", "--apply-layernorm-1p", "--qk-layernorm",
-    "--cpu-offloading", "--recompute-modules"};
+    "--num-experts",
+    "--moe-router-topk",
+    "--expert-model-parallel-size",
+    "--moe-ffn-hidden-size",
+    "--context-parallel-size",
+    "--untie-embeddings-and-output-weights",
+    "--position-embedding-type",
+    "--fp8-format",
+    "--disable-bias-linear",
+    "--add-qkv-bias",
+    "--use-flash-attn",
+    "--multi-latent-attention",
+    "--num-virtual-stages-per-pipeline-rank",
+    "--squared-relu",
+    "--rampup-batch-size",
+    "--apply-layernorm-1p",
+    "--qk-layernorm",
+    "--cpu-offloading",
+    "--recompute-modules"};
 
 /// One whitespace-separated word of the argument list and where it starts.
 struct Word {
@@ -268,15 +279,31 @@ private:
 };
 
 const llvm::StringSet<> ArgumentList::kModelledValueFlags = {
-    "--num-layers", "--hidden-size", "--ffn-hidden-size",
-    "--num-attention-heads", "--num-query-groups", "--kv-channels",
-    "--seq-length", "--max-position-embeddings", "--vocab-size",
-    "--make-vocab-size-divisible-by", "--micro-batch-size",
-    "--global-batch-size", "--tensor-model-parallel-size",
-    "--pipeline-model-parallel-size", "--num-layers-per-virtual-pipeline-stage",
-    "--recompute-granularity", "--recompute-method", "--recompute-num-layers",
-    "--normalization", "--attention-dropout", "--hidden-dropout",
-    "--world-size"};
+    "--num-layers",
+    "--hidden-size",
+    "--ffn-hidden-size",
+    "--num-attention-heads",
+    "--num-query-groups",
+    "--kv-channels",
+    "--seq-length",
+    "--max-position-embeddings",
+    "--vocab-size",
+    "--make-vocab-size-divisible-by",
+    "--micro-batch-size",
+    "--global-batch-size",
+    "--tensor-model-parallel-size",
+    "--pipeline-model-parallel-size",
+    "--num-layers-per-virtual-pipeline-stage",
+    "--recompute-granularity",
+    "--recompute-method",
+    "--recompute-num-layers",
+    "--normalization",
+    "--attention-dropout",
+    "--hidden-dropout",
+    "--world-size",
+    "--decoder-first-pipeline-num-layers",
+    "--decoder-last-pipeline-num-layers",
+    "--ddp-bucket-size"};
 
 const llvm::StringSet<> ArgumentList::kModelledSwitches = {
     "--sequence-parallel",
@@ -285,7 +312,8 @@ const llvm::StringSet<> ArgumentList::kModelledSwitches = {
     "--swiglu",
     "--group-query-attention",
     "--recompute-activations",
-    "--accumulate-allreduce-grads-in-fp32"};
+    "--accumulate-allreduce-grads-in-fp32",
+    "--use-distributed-optimizer"};
 
 /// Megatron pads the vocabulary to a multiple of
 /// make-vocab-size-divisible-by x TP (megatron/training/tokenizer:
@@ -487,6 +515,41 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
       args.nonZeroProbability("--attention-dropout").value_or(true);
   training.hiddenDropout =
       args.nonZeroProbability("--hidden-dropout").value_or(true);
+  // Megatron-LM's distributed optimizer shards the optimizer state over
+  // the data-parallel ranks (ZeRO stage 1); its DDP buckets hold
+  // --ddp-bucket-size gradient elements.
+  if (args.has("--use-distributed-optimizer"))
+    mapping.zeroStage = 1;
+  if (std::optional<int64_t> bucketElements =
+          args.integer("--ddp-bucket-size")) {
+    std::optional<int64_t> bucketBytes =
+        llvm::checkedMul(*bucketElements, bytesOf(training.gradientType));
+    if (*bucketElements <= 0 || !bucketBytes)
+      args.error("--ddp-bucket-size",
+                 "--ddp-bucket-size = " + llvm::Twine(*bucketElements) +
+                     " must be positive and its bytes fit 64 bits");
+    else
+      mapping.bucketBytes = *bucketBytes;
+  }
+  std::optional<int64_t> firstStageBlocks =
+      args.integer("--decoder-first-pipeline-num-layers");
+  std::optional<int64_t> lastStageBlocks =
+      args.integer("--decoder-last-pipeline-num-layers");
+  if (firstStageBlocks || lastStageBlocks) {
+    llvm::StringRef flag = firstStageBlocks
+                               ? "--decoder-first-pipeline-num-layers"
+                               : "--decoder-last-pipeline-num-layers";
+    std::variant<std::vector<int64_t>, RuleViolation> layout = firstLastLayout(
+        model.blocks, mapping.pp, firstStageBlocks, lastStageBlocks);
+    if (mapping.virtualStages != 1)
+      args.error(flag, "flag '" + flag +
+                           "' with virtual pipeline stages is not modelled: "
+                           "Blueprint lays out one model chunk per stage");
+    else if (auto *violation = std::get_if<RuleViolation>(&layout))
+      args.error(flag, violation->rule + ": " + violation->message);
+    else
+      mapping.pipelineLayout = std::get<std::vector<int64_t>>(layout);
+  }
   if (args.failed())
     return nullptr;
 

@@ -11,6 +11,7 @@
 
 #include "Blueprint/Import/Import.h"
 #include "Blueprint/Support/JSON.h"
+#include "Blueprint/Workload/Pipeline.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
@@ -101,6 +102,32 @@ public:
     if (!object.get(key))
       return std::nullopt;
     return integer(object, key, path);
+  }
+
+  /// An optional list of 64-bit integers; empty when not given.
+  std::vector<int64_t> integerList(const llvm::json::Object &object,
+                                   llvm::StringRef key,
+                                   const std::string &path) {
+    std::string fieldPath = path + "." + key.str();
+    const llvm::json::Value *value = object.get(key);
+    if (!value)
+      return {};
+    const llvm::json::Array *array = value->getAsArray();
+    if (!array) {
+      error(fieldPath, "expected a list of integers, got " + printed(*value));
+      return {};
+    }
+    std::vector<int64_t> result;
+    for (auto [index, element] : llvm::enumerate(*array)) {
+      std::optional<int64_t> number = element.getAsInteger();
+      if (!number) {
+        error(fieldPath + "[" + std::to_string(index) + "]",
+              "expected an integer, got " + printed(element));
+        continue;
+      }
+      result.push_back(*number);
+    }
+    return result;
   }
 
   bool boolean(const llvm::json::Object &object, llvm::StringRef key,
@@ -236,11 +263,14 @@ InferenceSpec readInference(FieldReader &reader,
   return inference;
 }
 
-MappingSpec readMapping(FieldReader &reader, const llvm::json::Object &object) {
+MappingSpec readMapping(FieldReader &reader, const llvm::json::Object &object,
+                        int64_t blocks) {
   const std::string path = "$.mapping";
-  reader.rejectUnknownFields(object, path,
-                             {"world", "tp", "pp", "dp", "virtual_stages",
-                              "tp_comm", "recompute", "schedule"});
+  reader.rejectUnknownFields(
+      object, path,
+      {"world", "tp", "pp", "dp", "virtual_stages", "tp_comm", "recompute",
+       "schedule", "pipeline_layout", "first_stage_blocks", "last_stage_blocks",
+       "zero_stage", "bucket_bytes"});
   MappingSpec mapping;
   mapping.tp = reader.integer(object, "tp", path);
   mapping.pp = reader.integer(object, "pp", path);
@@ -281,7 +311,36 @@ MappingSpec readMapping(FieldReader &reader, const llvm::json::Object &object) {
   mapping.schedule = reader.enumeration<PipelineSchedule>(
       object, "schedule", path, PipelineSchedule::OneFOneB,
       {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
-       PipelineSchedule::Interleaved1F1B});
+       PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1});
+  mapping.zeroStage = reader.integer(object, "zero_stage", path, 0);
+  mapping.bucketBytes = reader.integer(object, "bucket_bytes", path, 0);
+  // An uneven layout is given in full, or as Megatron-LM's first- and
+  // last-stage block counts with the rest split evenly.
+  mapping.pipelineLayout = reader.integerList(object, "pipeline_layout", path);
+  std::optional<int64_t> first =
+      reader.optionalInteger(object, "first_stage_blocks", path);
+  std::optional<int64_t> last =
+      reader.optionalInteger(object, "last_stage_blocks", path);
+  if ((first || last) && object.get("pipeline_layout")) {
+    reader.error(path + ".pipeline_layout",
+                 "give pipeline_layout or first_stage_blocks / "
+                 "last_stage_blocks, not both");
+  } else if ((first || last) && mapping.virtualStages != 1) {
+    reader.error(path + (first ? ".first_stage_blocks" : ".last_stage_blocks"),
+                 "first_stage_blocks and last_stage_blocks lay out one model "
+                 "chunk per stage; with virtual_stages = " +
+                     llvm::Twine(mapping.virtualStages) +
+                     " give pipeline_layout");
+  } else if (first || last) {
+    std::variant<std::vector<int64_t>, RuleViolation> layout =
+        firstLastLayout(blocks, mapping.pp, first, last);
+    if (auto *violation = std::get_if<RuleViolation>(&layout))
+      reader.error(path +
+                       (first ? ".first_stage_blocks" : ".last_stage_blocks"),
+                   violation->rule + ": " + violation->message);
+    else
+      mapping.pipelineLayout = std::get<std::vector<int64_t>>(layout);
+  }
   return mapping;
 }
 
@@ -331,7 +390,7 @@ blueprint::importTransformerJSON(llvm::SourceMgr &sourceMgr,
   if (reader.failed())
     return nullptr;
   ModelSpec model = readModel(reader, *modelObject);
-  MappingSpec mapping = readMapping(reader, *mappingObject);
+  MappingSpec mapping = readMapping(reader, *mappingObject, model.blocks);
   import::ContractOrigins origins{
       {"$.model", fields.locationOf("$.model")},
       {workloadPath, fields.locationOf(workloadPath)},

@@ -16,6 +16,7 @@
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Plan.h"
 #include "Blueprint/Workload/ProgramWork.h"
+#include "Blueprint/Workload/WholeRun.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -65,6 +66,60 @@ inStageOrder(llvm::ArrayRef<workload::BlockWork> blocks) {
   return ordered;
 }
 
+/// `fused<#dist.lineage<...>>["<primitive>.<phase>", <source location>]`.
+Location workLineage(Operation *source, StringAttr model,
+                     const workload::Invocation &invocation) {
+  MLIRContext *context = source->getContext();
+  Builder builder(context);
+  auto lineage = dist::LineageAttr::get(
+      context, model, builder.getStringAttr(invocation.primitive),
+      invocation.phase, builder.getStringAttr(invocation.cause));
+  StringAttr locationName = builder.getStringAttr(
+      invocation.primitive + "." + workload::stringifyEnum(invocation.phase));
+  return FusedLoc::get(context, {NameLoc::get(locationName), source->getLoc()},
+                       lineage);
+}
+
+/// The task or collective op of `invocation`.
+Operation *buildWorkOp(OpBuilder &builder, Location loc,
+                       const workload::Invocation &invocation,
+                       workload::Cadence cadence, FlatSymbolRefAttr mesh,
+                       DenseI64ArrayAttr ranks, ArrayAttr axes,
+                       DenseI64ArrayAttr group, ValueRange deps) {
+  MLIRContext *context = builder.getContext();
+  Type token = dist::TokenType::get(context);
+  StringAttr primitive = builder.getStringAttr(invocation.primitive);
+  TensorBytesList reads = getTensorBytes(context, invocation.reads);
+  TensorBytesList writes = getTensorBytes(context, invocation.writes);
+  TensorBytesList stashed = getTensorBytes(context, invocation.stashed);
+  workload::Phase phase = invocation.phase;
+  int64_t ops = invocation.ops;
+  if (!invocation.collective)
+    return dist::TaskOp::create(builder, loc, token, primitive, phase, cadence,
+                                mesh, ranks, ops, reads, writes, stashed, deps,
+                                invocation.engine);
+  const workload::CollectiveFacts &facts = *invocation.collective;
+  auto createReducing = [&](auto opTag) {
+    using OpT = decltype(opTag);
+    return OpT::create(builder, loc, token, primitive, phase, cadence, mesh,
+                       ranks, ops, reads, writes, stashed, deps, axes, group,
+                       facts.participants, facts.messageBytes, facts.reduction)
+        .getOperation();
+  };
+  switch (facts.kind) {
+  case workload::CollectiveKind::AllReduce:
+    return createReducing(dist::AllReduceOp());
+  case workload::CollectiveKind::ReduceScatter:
+    return createReducing(dist::ReduceScatterOp());
+  case workload::CollectiveKind::AllGather:
+    return dist::AllGatherOp::create(builder, loc, token, primitive, phase,
+                                     cadence, mesh, ranks, ops, reads, writes,
+                                     stashed, deps, axes, group,
+                                     facts.participants, facts.messageBytes);
+  }
+  llvm_unreachable("unknown CollectiveKind");
+}
+
 /// Builds the program of one source op from its derived work.
 class ProgramBuilder {
 public:
@@ -112,15 +167,8 @@ public:
 
 private:
   /// `fused<#dist.lineage<...>>["<primitive>.<phase>", <source location>]`.
-  Location lineageLoc(const workload::Invocation &invocation,
-                      StringAttr primitive) {
-    auto lineage =
-        dist::LineageAttr::get(context, name, primitive, invocation.phase,
-                               builder.getStringAttr(invocation.cause));
-    StringAttr locationName = builder.getStringAttr(
-        invocation.primitive + "." + workload::stringifyEnum(invocation.phase));
-    return FusedLoc::get(
-        context, {NameLoc::get(locationName), source->getLoc()}, lineage);
+  Location lineageLoc(const workload::Invocation &invocation) {
+    return workLineage(source, name, invocation);
   }
 
   void createWork(const workload::Invocation &invocation,
@@ -134,41 +182,11 @@ private:
   /// The task or collective op of `invocation`, after the previous one.
   Operation *createWorkOp(const workload::Invocation &invocation,
                           workload::Cadence cadence) {
-    StringAttr primitive = builder.getStringAttr(invocation.primitive);
-    Location loc = lineageLoc(invocation, primitive);
-    TensorBytesList reads = getTensorBytes(context, invocation.reads);
-    TensorBytesList writes = getTensorBytes(context, invocation.writes);
-    TensorBytesList stashed = getTensorBytes(context, invocation.stashed);
     llvm::SmallVector<Value, 1> deps;
     if (previous)
       deps.push_back(previous);
-    workload::Phase phase = invocation.phase;
-    int64_t ops = invocation.ops;
-    if (!invocation.collective)
-      return dist::TaskOp::create(builder, loc, token, primitive, phase,
-                                  cadence, mesh, ranks, ops, reads, writes,
-                                  stashed, deps, invocation.engine);
-    const workload::CollectiveFacts &facts = *invocation.collective;
-    auto createReducing = [&](auto opTag) {
-      using OpT = decltype(opTag);
-      return OpT::create(builder, loc, token, primitive, phase, cadence, mesh,
-                         ranks, ops, reads, writes, stashed, deps, axes,
-                         facts.participants, facts.messageBytes,
-                         facts.reduction)
-          .getOperation();
-    };
-    switch (facts.kind) {
-    case workload::CollectiveKind::AllReduce:
-      return createReducing(dist::AllReduceOp());
-    case workload::CollectiveKind::ReduceScatter:
-      return createReducing(dist::ReduceScatterOp());
-    case workload::CollectiveKind::AllGather:
-      return dist::AllGatherOp::create(builder, loc, token, primitive, phase,
-                                       cadence, mesh, ranks, ops, reads, writes,
-                                       stashed, deps, axes, facts.participants,
-                                       facts.messageBytes);
-    }
-    llvm_unreachable("unknown CollectiveKind");
+    return buildWorkOp(builder, lineageLoc(invocation), invocation, cadence,
+                       mesh, ranks, axes, DenseI64ArrayAttr(), deps);
   }
 
   /// The token of the last op of the output's producing phase that writes
@@ -197,16 +215,170 @@ private:
   // What every work op of the program shares.
   FlatSymbolRefAttr mesh = FlatSymbolRefAttr::get(context, kMeshName);
   ArrayAttr axes = builder.getStrArrayAttr({workload::kTensorParallelAxis});
-  Type token = dist::TokenType::get(context);
   DenseI64ArrayAttr ranks;
   Value previous;
   llvm::StringMap<llvm::SmallVector<std::pair<workload::Phase, Value>>>
       writers;
 };
 
+/// Builds the whole-run program of one training op (docs/WholeRun.md) from
+/// workload::deriveWholeRun: one template per model part and pass, one
+/// stage op per pipeline stage.
+class WholeRunBuilder {
+public:
+  WholeRunBuilder(transformer::DecoderTrainingOp source, OpBuilder &builder)
+      : source(source), builder(builder), context(builder.getContext()),
+        name(source.getSymNameAttr()) {}
+
+  void build(const workload::WholeRun &run) {
+    transformer::MappingAttr mapping = source.getMapping();
+    Location loc = source.getLoc();
+    auto program = dist::ProgramOp::create(
+        builder, loc, name, builder.getStringAttr(computeDigest(source)),
+        source.getModel(), source.getTraining(), transformer::InferenceAttr(),
+        IntegerAttr(), mapping);
+    builder.setInsertionPointToStart(&program.getBody().emplaceBlock());
+    dist::MeshOp::create(
+        builder, loc, kWholeRunMesh,
+        builder.getStrArrayAttr({workload::kPipelineParallelAxis,
+                                 workload::kDataParallelAxis,
+                                 workload::kTensorParallelAxis}),
+        builder.getDenseI64ArrayAttr(
+            {mapping.getPp(), mapping.getDp(), mapping.getTp()}));
+    for (const workload::RunTemplate &runTemplate : run.templates)
+      buildTemplate(runTemplate);
+    for (const workload::StageProgram &stage : run.stages)
+      buildStage(run, stage);
+  }
+
+private:
+  void buildTemplate(const workload::RunTemplate &runTemplate) {
+    OpBuilder::InsertionGuard guard(builder);
+    auto templateOp =
+        dist::TemplateOp::create(builder, source.getLoc(), runTemplate.name,
+                                 runTemplate.part, runTemplate.pass);
+    builder.setInsertionPointToStart(&templateOp.getBody().emplaceBlock());
+    Value previous;
+    for (const workload::Invocation &invocation :
+         runTemplate.work.invocations) {
+      llvm::SmallVector<Value, 1> deps;
+      if (previous)
+        deps.push_back(previous);
+      previous = buildWorkOp(builder, workLineage(source, name, invocation),
+                             invocation, runTemplate.work.cadence, mesh,
+                             DenseI64ArrayAttr(), axesOf(kTensorParallelAxis),
+                             DenseI64ArrayAttr(), deps)
+                     ->getResult(0);
+    }
+  }
+
+  ArrayAttr axesOf(llvm::StringRef axis) {
+    return builder.getStrArrayAttr({axis});
+  }
+
+  /// `stage S chunk C micro_batch M blocks [F, E) <what>`, fused with the
+  /// model source: where in the run an op of a stage belongs.
+  Location placement(int64_t stage, const llvm::Twine &what) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "stage " << stage << " " << what;
+    return FusedLoc::get(
+        context, {NameLoc::get(builder.getStringAttr(text)), source.getLoc()});
+  }
+
+  void buildStage(const workload::WholeRun &run,
+                  const workload::StageProgram &stage) {
+    OpBuilder::InsertionGuard guard(builder);
+    auto stageOp = dist::StageOp::create(builder, source.getLoc(), stage.stage);
+    builder.setInsertionPointToStart(&stageOp.getBody().emplaceBlock());
+    llvm::SmallVector<Value> tokens;
+    for (const workload::RunStep &step : stage.steps) {
+      llvm::SmallVector<Value, 2> deps;
+      for (size_t dep : step.deps)
+        deps.push_back(tokens[dep]);
+      tokens.push_back(buildStep(run, stage.stage, step, deps));
+    }
+  }
+
+  Value buildStep(const workload::WholeRun &run, int64_t stage,
+                  const workload::RunStep &step, ValueRange deps) {
+    if (const auto *instance =
+            std::get_if<workload::RunInstance>(&step.action)) {
+      const workload::RunTemplate &runTemplate =
+          run.templates[instance->templateIndex];
+      std::string what;
+      llvm::raw_string_ostream os(what);
+      os << "chunk " << instance->chunk;
+      if (instance->microBatch)
+        os << " micro_batch " << *instance->microBatch;
+      if (instance->hasBlocks)
+        os << " blocks [" << instance->firstBlock << ", " << instance->endBlock
+           << ")";
+      os << " " << runTemplate.name;
+      return dist::InstanceOp::create(
+          builder, placement(stage, what), token,
+          FlatSymbolRefAttr::get(context, runTemplate.name), instance->chunk,
+          instance->microBatch
+              ? builder.getI64IntegerAttr(*instance->microBatch)
+              : IntegerAttr(),
+          instance->hasBlocks ? builder.getDenseI64ArrayAttr(
+                                    {instance->firstBlock, instance->endBlock})
+                              : DenseI64ArrayAttr(),
+          deps);
+    }
+    if (const auto *message = std::get_if<workload::RunMessage>(&step.action)) {
+      std::string what = (llvm::Twine("chunk ") + llvm::Twine(message->chunk) +
+                          " micro_batch " + llvm::Twine(message->microBatch) +
+                          " " + (message->send ? "send " : "recv ") +
+                          workload::stringifyEnum(message->message))
+                             .str();
+      Location loc = placement(stage, what);
+      if (message->send)
+        return dist::SendOp::create(builder, loc, token, message->message,
+                                    message->microBatch, message->chunk,
+                                    message->peer, message->bytes, deps);
+      return dist::RecvOp::create(builder, loc, token, message->message,
+                                  message->microBatch, message->chunk,
+                                  message->peer, message->bytes, deps);
+    }
+    const auto &work = std::get<workload::RunWork>(step.action);
+    Location loc =
+        FusedLoc::get(context, {placement(stage, work.invocation.primitive),
+                                workLineage(source, name, work.invocation)});
+    DenseI64ArrayAttr group = work.group.empty()
+                                  ? DenseI64ArrayAttr()
+                                  : builder.getDenseI64ArrayAttr(work.group);
+    return buildWorkOp(builder, loc, work.invocation, work.cadence, mesh,
+                       DenseI64ArrayAttr(),
+                       work.axis.empty() ? axesOf(kTensorParallelAxis)
+                                         : axesOf(work.axis),
+                       group, deps)
+        ->getResult(0);
+  }
+
+  static constexpr llvm::StringLiteral kWholeRunMesh = "mesh";
+  static constexpr llvm::StringLiteral kTensorParallelAxis =
+      workload::kTensorParallelAxis;
+  transformer::DecoderTrainingOp source;
+  OpBuilder &builder;
+  MLIRContext *context;
+  StringAttr name;
+  FlatSymbolRefAttr mesh = FlatSymbolRefAttr::get(context, kWholeRunMesh);
+  Type token = dist::TokenType::get(context);
+};
+
 struct DistributeTransformerPass
     : blueprint::impl::DistributeTransformerBase<DistributeTransformerPass> {
+  using DistributeTransformerBase::DistributeTransformerBase;
+
   void runOnOperation() override {
+    if (scope != "block" && scope != "iteration") {
+      getOperation().emitError()
+          << "distribute-transformer: scope must be 'block' or 'iteration', "
+             "got '"
+          << scope << "'";
+      return signalPassFailure();
+    }
     // One-to-many expansion: collect first, then rewrite.
     llvm::SmallVector<Operation *> sources;
     for (Operation &op : getOperation().getBody()->getOperations())
@@ -217,6 +389,8 @@ struct DistributeTransformerPass
       LogicalResult result =
           llvm::TypeSwitch<Operation *, LogicalResult>(source)
               .Case([&](transformer::DecoderTrainingOp op) {
+                if (scope == "iteration")
+                  return distributeWholeRun(op);
                 workload::WorkloadContract workload;
                 workload.training = op.getTraining().getSpec();
                 return distribute(op, op.getModel(), op.getTraining(), {},
@@ -239,6 +413,19 @@ struct DistributeTransformerPass
       if (failed(result))
         return signalPassFailure();
     }
+  }
+
+  LogicalResult distributeWholeRun(transformer::DecoderTrainingOp source) {
+    llvm::Expected<workload::WholeRun> run = workload::deriveWholeRun(
+        source.getModel().getSpec(), source.getTraining().getSpec(),
+        source.getMapping().getSpec());
+    if (!run)
+      return source->emitOpError()
+             << "derivation: " << llvm::toString(run.takeError());
+    OpBuilder builder(source);
+    WholeRunBuilder(source, builder).build(*run);
+    source->erase();
+    return success();
   }
 
   LogicalResult distribute(Operation *source, transformer::ModelAttr model,

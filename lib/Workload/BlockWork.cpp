@@ -176,6 +176,39 @@ llvm::Error WorkSummary::add(const InvocationFigures &figures) {
   return guard.error("summarize");
 }
 
+llvm::Error WorkSummary::addScaled(const WorkSummary &other, int64_t times,
+                                   llvm::StringRef what) {
+  OverflowGuard guard;
+  auto scaledAdd = [&](WorkTotals &total, const WorkTotals &term) {
+    auto add = [&](int64_t &sum, int64_t value, const char *quantity) {
+      int64_t scaled = guard.mul(value, times, what + quantity);
+      sum = guard.add(sum, scaled, what + quantity);
+    };
+    add(total.invocations, term.invocations, " invocation count");
+    add(total.ops, term.ops, " ops");
+    add(total.readBytes, term.readBytes, " read bytes");
+    add(total.writeBytes, term.writeBytes, " write bytes");
+    add(total.messageBytes, term.messageBytes, " message bytes");
+    add(total.minimumTransferBytes, term.minimumTransferBytes,
+        " transfer bytes");
+    add(total.stashBytes, term.stashBytes, " stash bytes");
+  };
+  WorkSummary result = *this;
+  for (size_t phase = 0; phase < kNumPhases; ++phase) {
+    for (size_t engine = 0; engine < kNumEngines; ++engine)
+      scaledAdd(result.byPhaseEngine[phase][engine],
+                other.byPhaseEngine[phase][engine]);
+    scaledAdd(result.byPhase[phase], other.byPhase[phase]);
+  }
+  for (size_t engine = 0; engine < kNumEngines; ++engine)
+    scaledAdd(result.byEngine[engine], other.byEngine[engine]);
+  scaledAdd(result.overall, other.overall);
+  if (guard.failed())
+    return guard.error("summarize");
+  *this = result;
+  return llvm::Error::success();
+}
+
 llvm::Expected<WorkSummary>
 blueprint::workload::summarize(const BlockWork &work) {
   WorkSummary summary(work.cadence);
@@ -819,9 +852,7 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
     return error;
   OverflowGuard guard;
   RankParameters parameters = rankParameters(model, mapping.tp, guard);
-  int64_t stateBytes = bytesOf(training.optimizerStateType);
   int64_t gradBytes = bytesOf(training.gradientType);
-  int64_t weightBytes = bytesOf(training.weightType);
   auto bytes = [&](llvm::StringRef name, int64_t elements, int64_t width) {
     return TensorAccess{name.str(),
                         guard.mul(elements, width, name + " bytes")};
@@ -855,24 +886,16 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
     work.invocations.push_back(std::move(sync));
   }
 
-  int64_t count = parameters.total;
-  Invocation step;
-  step.primitive = primitive::kAdamWStep;
-  step.phase = Phase::Optimizer;
-  step.engine = Engine::Vector;
-  step.ops = guard.mul(count, opcount::kAdamWPerParameter, "adamw_step ops");
-  step.reads = {bytes("params_master", count, stateBytes),
-                bytes("adam_m", count, stateBytes),
-                bytes("adam_v", count, stateBytes),
-                bytes("d_params", count, gradBytes)};
-  step.writes = {
-      bytes("params_master", count, stateBytes),
-      bytes("adam_m", count, stateBytes), bytes("adam_v", count, stateBytes),
-      bytes("params", count, weightBytes), bytes("d_params", count, gradBytes)};
-  step.cause = "mixed-precision AdamW step over this rank's block parameters, "
-               "once per iteration; the gradient buffer is zeroed for the "
-               "next iteration's accumulation";
-  work.invocations.push_back(std::move(step));
+  if (guard.failed())
+    return guard.error("deriveOptimizerWork");
+  llvm::Expected<Invocation> step = deriveAdamWStep(
+      parameters.total, training, primitive::kAdamWStep,
+      "mixed-precision AdamW step over this rank's block parameters, once "
+      "per iteration; the gradient buffer is zeroed for the next "
+      "iteration's accumulation");
+  if (!step)
+    return step.takeError();
+  work.invocations.push_back(std::move(*step));
 
   for (const Invocation &invocation : work.invocations) {
     sumBytes(guard, invocation.reads, invocation.primitive + " read bytes");
@@ -881,6 +904,36 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
   if (guard.failed())
     return guard.error("deriveOptimizerWork");
   return work;
+}
+
+llvm::Expected<Invocation> blueprint::workload::deriveAdamWStep(
+    int64_t parameters, const TrainingSpec &training, llvm::StringRef primitive,
+    llvm::StringRef cause) {
+  OverflowGuard guard;
+  int64_t stateBytes = bytesOf(training.optimizerStateType);
+  int64_t gradBytes = bytesOf(training.gradientType);
+  int64_t weightBytes = bytesOf(training.weightType);
+  auto bytes = [&](llvm::StringRef name, int64_t width) {
+    return TensorAccess{name.str(),
+                        guard.mul(parameters, width, name + " bytes")};
+  };
+  Invocation step;
+  step.primitive = primitive.str();
+  step.phase = Phase::Optimizer;
+  step.engine = Engine::Vector;
+  step.ops = guard.mul(parameters, opcount::kAdamWPerParameter,
+                       step.primitive + " ops");
+  step.reads = {bytes("params_master", stateBytes), bytes("adam_m", stateBytes),
+                bytes("adam_v", stateBytes), bytes("d_params", gradBytes)};
+  step.writes = {bytes("params_master", stateBytes),
+                 bytes("adam_m", stateBytes), bytes("adam_v", stateBytes),
+                 bytes("params", weightBytes), bytes("d_params", gradBytes)};
+  step.cause = cause.str();
+  sumBytes(guard, step.reads, step.primitive + " read bytes");
+  sumBytes(guard, step.writes, step.primitive + " write bytes");
+  if (guard.failed())
+    return guard.error("deriveAdamWStep");
+  return step;
 }
 
 /// The values 0 .. N-1 of a generated enum, which are all its cases.

@@ -76,6 +76,15 @@ blueprint::workload::checkInferenceComposition(const ModelSpec &model,
                "inference runs no interleaved pipeline schedule: "
                "virtual_stages must be 1, got " +
                    llvm::Twine(mapping.virtualStages));
+  // Optimizer sharding and gradient buckets have nothing to act on without
+  // a backward pass; the inference pipeline holds blocks / pp blocks per
+  // stage.
+  sink.require(mapping.zeroStage == 0 && mapping.bucketBytes == 0 &&
+                   mapping.pipelineLayout.empty(),
+               "decoder_inference_c12",
+               "zero_stage, bucket_bytes and pipeline_layout are training "
+               "fields: inference needs zero_stage = 0, bucket_bytes = 0 and "
+               "no pipeline_layout");
   // A decode step has one position per sequence, which sequence parallelism
   // cannot split across the TP ranks; at tp = 1 there are no collectives and
   // the two modes are the same work.

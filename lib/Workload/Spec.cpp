@@ -8,6 +8,7 @@
 
 #include "Blueprint/Workload/Spec.h"
 #include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/Pipeline.h"
 #include "Rules.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -120,6 +121,13 @@ blueprint::workload::checkMapping(const MappingSpec &mapping) {
                      " has no virtual stages: virtual_stages must be 1, got " +
                      llvm::Twine(mapping.virtualStages));
   }
+  sink.require(mapping.zeroStage >= 0 && mapping.zeroStage <= 3,
+               "transformer_mapping_c5",
+               "zero_stage must be 0, 1, 2 or 3, got " +
+                   llvm::Twine(mapping.zeroStage));
+  sink.require(mapping.bucketBytes >= 0, "transformer_mapping_c6",
+               "bucket_bytes must not be negative, got " +
+                   llvm::Twine(mapping.bucketBytes));
   return sink.take();
 }
 
@@ -135,13 +143,17 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
     sink.requireDivides(training.globalBatch / mapping.dp,
                         "local batch global_batch / dp", training.microBatch,
                         "micro_batch", "decoder_training_c2");
-  // blocks_per_virtual_chunk = blocks / (pp * virtual_stages)
+  // blocks_per_virtual_chunk = blocks / (pp * virtual_stages), unless the
+  // mapping lays the blocks out explicitly.
   OverflowGuard guard;
   int64_t chunks =
       guard.mul(mapping.pp, mapping.virtualStages, "pp * virtual_stages");
   if (guard.failed())
     sink.require(false, "decoder_training_c3",
                  "pp * virtual_stages overflows a 64-bit integer");
+  else if (!mapping.pipelineLayout.empty())
+    sink.append(
+        checkPipelineLayout(mapping.pipelineLayout, model.blocks, chunks));
   else
     sink.requireDivides(model.blocks, "blocks", chunks,
                         "pp * virtual_stages", "decoder_training_c3");
@@ -217,7 +229,8 @@ blueprint::workload::composeTraining(const ModelSpec &model,
   TrainingComposition composition;
   composition.localBatch = training.globalBatch / mapping.dp;
   composition.microbatches = composition.localBatch / training.microBatch;
-  composition.blocksPerVirtualChunk =
-      model.blocks / (mapping.pp * mapping.virtualStages);
+  if (mapping.pipelineLayout.empty())
+    composition.blocksPerVirtualChunk =
+        model.blocks / (mapping.pp * mapping.virtualStages);
   return composition;
 }

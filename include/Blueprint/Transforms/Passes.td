@@ -41,7 +41,24 @@ def DistributeTransformer
     ```
     An overflowing count or an invalid source is a diagnostic at the source
     op ("derivation: ..."); the module is then left unchanged.
+
+    With `scope=iteration` a training op becomes the program of one whole
+    training iteration instead (docs/WholeRun.md): a mesh of the `pp`,
+    `dp` and `tp` axes; one `dist.template` per model part and pass (the
+    block's forward, backward or, under zero-bubble, input- and
+    weight-gradient passes, and its once-per-iteration step); and one
+    `dist.stage` per pipeline stage holding, in the order the mapping's
+    schedule runs them, the instances of those templates for each
+    micro-batch and model chunk, the pipeline sends and receives between
+    adjacent chunks, and the data-parallel gradient reductions in buckets.
+    Each op's location names its stage, model chunk, micro-batch and
+    blocks. Inference ops keep the block scope.
   }];
+  let options = [
+    Option<"scope", "scope", "std::string", /*default=*/"\"block\"",
+           "What a training program holds: `block` (one block, one "
+           "micro-batch) or `iteration` (the whole training iteration)">
+  ];
   let dependentDialects = ["::blueprint::dist::DistDialect"];
 }
 

@@ -255,6 +255,11 @@ public:
   /// total, if one would overflow int64_t, or if its phase or engine is no
   /// case of its enum. A failed add leaves the totals as they were.
   llvm::Error add(const InvocationFigures &figures);
+  /// Adds every total of `other` `times` over (a template's work run for
+  /// several blocks or micro-batches); an overflow names `what` and leaves
+  /// the totals as they were.
+  llvm::Error addScaled(const WorkSummary &other, int64_t times,
+                        llvm::StringRef what);
 
   const WorkTotals &at(Phase phase, Engine engine) const;
   const WorkTotals &of(Phase phase) const;
@@ -289,6 +294,16 @@ llvm::Expected<BlockWork> deriveBlockWork(const ModelSpec &model,
 llvm::Expected<BlockWork> deriveOptimizerWork(const ModelSpec &model,
                                               const TrainingSpec &training,
                                               const MappingSpec &mapping);
+
+/// The mixed-precision AdamW step over `parameters` parameters of one rank
+/// (master weights, m and v at optimizer_state_type): reads master weights,
+/// m, v and the accumulated gradient; writes master weights, m, v, the
+/// low-precision weight copy and the zeroed gradient buffer. The one
+/// statement of the optimizer step that block, edge and sharded steps share.
+llvm::Expected<Invocation> deriveAdamWStep(int64_t parameters,
+                                           const TrainingSpec &training,
+                                           llvm::StringRef primitive,
+                                           llvm::StringRef cause);
 
 /// Parameters of one block held by one TP rank: column-parallel weights and
 /// biases (qkv_proj, fc1) and row-parallel weights (out_proj, fc2) divided by

@@ -18,7 +18,8 @@
 namespace blueprint::workload::primitive {
 
 // X(constant, id): every primitive, in the order a training block emits
-// them, then inference's, then the model level's.
+// them, then inference's, then the model level's, then the model edges'
+// (EdgeWork.h).
 #define BLUEPRINT_WORKLOAD_PRIMITIVES(X)                                       \
   X(kNorm1, "norm1")                                                           \
   X(kAttnTPF, "attn_tp_f")                                                     \
@@ -52,7 +53,27 @@ namespace blueprint::workload::primitive {
   X(kPipelineGather, "pipeline_gather")                                        \
   X(kDPGradAllReduce, "dp_grad_allreduce")                                     \
   X(kEmbeddingGradSync, "embedding_grad_sync")                                 \
-  X(kDPShardedOptimizer, "dp_sharded_optimizer")
+  X(kDPShardedOptimizer, "dp_sharded_optimizer")                               \
+  X(kDPGradReduceScatter, "dp_grad_reduce_scatter")                            \
+  X(kDPParamAllGather, "dp_param_all_gather")                                  \
+  X(kFSDPParamGather, "fsdp_param_gather")                                     \
+  X(kWordEmbedding, "word_embedding")                                          \
+  X(kEmbeddingTPG, "embedding_tp_g")                                           \
+  X(kPositionEmbedding, "position_embedding")                                  \
+  X(kEmbeddingDropout, "embedding_dropout")                                    \
+  X(kEmbeddingSPScatter, "embedding_sp_scatter")                               \
+  X(kFinalNorm, "final_norm")                                                  \
+  X(kLMHeadTPF, "lm_head_tp_f")                                                \
+  X(kLMHeadWgradGather, "lm_head_wgrad_gather")                                \
+  X(kCrossEntropyMax, "cross_entropy_max")                                     \
+  X(kLossMaxAllReduce, "loss_max_allreduce")                                   \
+  X(kCrossEntropyExp, "cross_entropy_exp")                                     \
+  X(kLossTargetAllReduce, "loss_target_allreduce")                             \
+  X(kLossSumAllReduce, "loss_sum_allreduce")                                   \
+  X(kCrossEntropy, "cross_entropy")                                            \
+  X(kLossAverage, "loss_average")                                              \
+  X(kFinalNormGradSync, "final_norm_grad_sync")                                \
+  X(kEdgeAdamWStep, "edge_adamw_step")
 
 #define BLUEPRINT_WORKLOAD_PRIMITIVE_CONSTANT(constant, id)                    \
   inline constexpr llvm::StringLiteral constant = id;

@@ -77,6 +77,16 @@ struct MappingSpec {
   TPCommMode tpComm = TPCommMode::AllReduce;
   RecomputePolicy recompute = RecomputePolicy::None;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  /// Blocks of each model chunk in model order (pp * virtual_stages
+  /// entries, docs/WholeRun.md); empty for the uniform layout of
+  /// blocks / (pp * virtual_stages) blocks per chunk.
+  std::vector<int64_t> pipelineLayout;
+  /// ZeRO stage of the data-parallel ranks: 0 none, 1 optimizer state
+  /// sharded (Megatron-LM's distributed optimizer), 2 and gradients, 3 and
+  /// parameters (FSDP).
+  int64_t zeroStage = 0;
+  /// Gradient bytes per data-parallel reduction bucket; 0 is one bucket.
+  int64_t bucketBytes = 0;
 };
 
 /// One broken composition rule: its label (as cited in docs/ and tests) and a
@@ -130,7 +140,9 @@ std::variant<int64_t, RuleViolation> implicitHeadDim(int64_t hidden,
 struct TrainingComposition {
   int64_t localBatch = 0;           // global_batch / dp
   int64_t microbatches = 0;         // global_batch / (dp * micro_batch)
-  int64_t blocksPerVirtualChunk = 0; // blocks / (pp * virtual_stages)
+  /// blocks / (pp * virtual_stages) under the uniform layout; 0 under an
+  /// explicit pipeline_layout (workload::layoutOf gives each chunk's).
+  int64_t blocksPerVirtualChunk = 0;
 };
 
 /// Rules that involve only the model contract (docs/TransformerSpec.md,

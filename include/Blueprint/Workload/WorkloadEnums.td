@@ -57,7 +57,38 @@ def Workload_PipelineSchedule : Workload_Enum<"PipelineSchedule",
     "pipeline schedule", [
   I32EnumAttrCase<"GPipe", 0, "gpipe">,
   I32EnumAttrCase<"OneFOneB", 1, "one_f_one_b">,
-  I32EnumAttrCase<"Interleaved1F1B", 2, "interleaved_one_f_one_b">
+  I32EnumAttrCase<"Interleaved1F1B", 2, "interleaved_one_f_one_b">,
+  I32EnumAttrCase<"ZeroBubbleH1", 3, "zero_bubble_h1">
+]>;
+
+// The passes of one micro-batch through one model chunk in a pipeline
+// schedule: a forward, and a backward that is one pass (GPipe, 1F1B,
+// interleaved 1F1B) or, under zero-bubble schedules, an input-gradient pass
+// followed later by a weight-gradient pass (Qi et al. 2023, "B" and "W").
+def Workload_PipelinePass : Workload_Enum<"PipelinePass", "pipeline pass", [
+  I32EnumAttrCase<"Forward", 0, "forward">,
+  I32EnumAttrCase<"Backward", 1, "backward">,
+  I32EnumAttrCase<"InputGrad", 2, "input_grad">,
+  I32EnumAttrCase<"WeightGrad", 3, "weight_grad">,
+  // The once-per-iteration work after the last pass: gradient reductions and
+  // the optimizer step. Never part of a stage's micro-batch order.
+  I32EnumAttrCase<"Step", 4, "step">
+]>;
+
+// What a template of the whole-run program holds: a decoder block, or the
+// model's edges on the first stage (embeddings) and the last (final norm,
+// LM head and loss).
+def Workload_ModelPart : Workload_Enum<"ModelPart", "model part", [
+  I32EnumAttrCase<"Block", 0, "block">,
+  I32EnumAttrCase<"Embedding", 1, "embedding">,
+  I32EnumAttrCase<"Head", 2, "head">
+]>;
+
+// What a pipeline message carries between adjacent model chunks.
+def Workload_PipelineMessage : Workload_Enum<"PipelineMessage",
+    "pipeline message", [
+  I32EnumAttrCase<"Activation", 0, "activation">,
+  I32EnumAttrCase<"ActivationGrad", 1, "activation_grad">
 ]>;
 
 // Training work is forward, recompute, backward (activation_grad,
@@ -91,7 +122,8 @@ def Workload_CollectiveKind : Workload_Enum<"CollectiveKind",
 // plus `none` for collectives that do not reduce (all-gather).
 def Workload_ReductionKind : Workload_Enum<"ReductionKind", "reduction kind", [
   I32EnumAttrCase<"Sum", 0, "sum">,
-  I32EnumAttrCase<"None", 1, "none">
+  I32EnumAttrCase<"None", 1, "none">,
+  I32EnumAttrCase<"Max", 2, "max">
 ]>;
 
 // How often a BlockWork happens, so totals are never multiplied by the wrong
@@ -192,6 +224,9 @@ def Workload_CapabilityKindProp : Workload_EnumProp<Workload_CapabilityKind>;
 def Workload_BufferKindProp : Workload_EnumProp<Workload_BufferKind>;
 def Workload_ConcurrencyKindProp : Workload_EnumProp<Workload_ConcurrencyKind>;
 def Workload_ObjectiveKindProp : Workload_EnumProp<Workload_ObjectiveKind>;
+def Workload_PipelinePassProp : Workload_EnumProp<Workload_PipelinePass>;
+def Workload_ModelPartProp : Workload_EnumProp<Workload_ModelPart>;
+def Workload_PipelineMessageProp : Workload_EnumProp<Workload_PipelineMessage>;
 
 // An integer fact (an operation or byte count, a participant count): an
 // `int64_t` property, an i64 in the generic form. Its storage starts at

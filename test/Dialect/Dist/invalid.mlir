@@ -216,7 +216,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
   %t = builtin.unrealized_conversion_cast to !dist.token
-  // expected-error @+1 {{dist_work_c4: every dependency must be the token of a work op of the same program}}
+  // expected-error @+1 {{dist_work_c4: every dependency must be the token of an op of the same program, template or stage}}
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {} after(%t)
 }
 
@@ -279,7 +279,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // dist_collective_c3
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
-  // expected-error @+1 {{dist_collective_c3: a all_reduce must reduce (reduction = sum)}}
+  // expected-error @+1 {{dist_collective_c3: a all_reduce must reduce (reduction = sum or max)}}
   %0 = dist.all_reduce "ar" forward per_micro_batch on @tp_mesh axes = ["tp"] reduction = none participants = 4 message = 64 ops = 48 reads {y = 64} writes {y = 64} stashed {}
 }
 
@@ -288,7 +288,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // dist_collective_c3
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @tp_mesh axes = ["tp"] shape = [4]
-  // expected-error @+1 {{dist_collective_c3: a reduce_scatter must reduce (reduction = sum)}}
+  // expected-error @+1 {{dist_collective_c3: a reduce_scatter must reduce (reduction = sum or max)}}
   %0 = dist.reduce_scatter "ar" forward per_micro_batch on @tp_mesh axes = ["tp"] reduction = none participants = 4 message = 64 ops = 48 reads {y = 64} writes {y = 64} stashed {}
 }
 

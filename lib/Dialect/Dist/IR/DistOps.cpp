@@ -9,6 +9,7 @@
 #include "Blueprint/Interfaces/TensorBytes.h"
 #include "Blueprint/Support/Digest.h"
 #include "Blueprint/Workload/Boundaries.h"
+#include "Blueprint/Workload/Pipeline.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -18,6 +19,9 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
+
+#include <map>
+#include <tuple>
 
 using namespace mlir;
 using namespace blueprint;
@@ -69,6 +73,24 @@ static LogicalResult verifyRankGroup(Operation *op,
   return success();
 }
 
+/// Every dependency is the token of an op of the same region: the program
+/// body, a template or a stage (tokens never cross a stage: messages do).
+static LogicalResult verifyDependencies(Operation *op, OperandRange deps,
+                                        StringRef rule) {
+  for (Value dep : deps) {
+    Operation *producer = dep.getDefiningOp();
+    if (!producer ||
+        !llvm::isa<WorkFactsOpInterface, InstanceOp, SendOp, RecvOp>(
+            producer) ||
+        producer->getParentRegion() != op->getParentRegion())
+      return op->emitOpError()
+             << rule
+             << ": every dependency must be the token of an op of the same "
+                "program, template or stage";
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // ProgramOp
 //===----------------------------------------------------------------------===//
@@ -89,6 +111,210 @@ LogicalResult ProgramOp::verify() {
           transformer::workloadContractViolation(
               getTrainingAttr(), getInferenceAttr(), getDecodeContext()))
     return emitOpError() << "dist_program_c3: " << *violation;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The whole run
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// What the rules of a whole-run program need of its contracts.
+struct RunShape {
+  int64_t microbatches = 0;
+  workload::PipelineLayout layout;
+  workload::PipelineSchedule schedule = workload::PipelineSchedule::OneFOneB;
+};
+} // namespace
+
+/// The shape of the run of the program enclosing `op`, if it is a training
+/// program whose contracts compose (dist_program_c4 reports otherwise).
+static std::optional<RunShape> runShapeOf(Operation *op) {
+  auto program = llvm::dyn_cast<ProgramOp>(op);
+  if (!program)
+    program = op->getParentOfType<ProgramOp>();
+  if (!program || !program.getTrainingAttr())
+    return std::nullopt;
+  workload::ModelSpec model = program.getModel().getSpec();
+  workload::MappingSpec mapping = program.getMapping().getSpec();
+  std::optional<workload::TrainingComposition> composition =
+      workload::composeTraining(model, program.getTrainingAttr().getSpec(),
+                                mapping);
+  if (!composition)
+    return std::nullopt;
+  return RunShape{composition->microbatches, workload::layoutOf(model, mapping),
+                  mapping.schedule};
+}
+
+static std::string describe(workload::PipelineMessage message,
+                            int64_t microBatch, int64_t chunk) {
+  return (workload::stringifyEnum(message) + " of micro-batch " +
+          llvm::Twine(microBatch) + " leaving model chunk " +
+          llvm::Twine(chunk))
+      .str();
+}
+
+/// The key of a message in the channel space of workload::findDeadlock.
+static int64_t channelOf(workload::PipelineMessage message, int64_t microBatch,
+                         int64_t chunk, int64_t chunks) {
+  return workload::pipelineChannel(
+      microBatch, chunk, message == workload::PipelineMessage::ActivationGrad,
+      chunks);
+}
+
+/// dist_program_c5 .. c9 (docs/WholeRun.md): a program with stages holds
+/// its whole run and nothing of block scope; its messages pair up; its
+/// stages do not deadlock; each stage's order is well formed and the one
+/// its schedule generates.
+static LogicalResult verifyWholeRun(ProgramOp program) {
+  Block &body = program.getBody().front();
+  llvm::SmallVector<StageOp> stages(body.getOps<StageOp>());
+  if (stages.empty() && body.getOps<TemplateOp>().empty())
+    return success();
+  for (Operation &op : body)
+    if (!llvm::isa<MeshOp, TemplateOp, StageOp>(op))
+      return op.emitOpError()
+             << "dist_program_c5: a whole-run program holds meshes, "
+                "templates and stages only, not block-scope work or "
+                "boundaries";
+  std::optional<RunShape> shape = runShapeOf(program);
+  if (!shape)
+    return program.emitOpError()
+           << "dist_program_c5: a whole-run program describes a training "
+              "run";
+  const workload::PipelineLayout &layout = shape->layout;
+  llvm::SmallVector<StageOp> byIndex(layout.stages);
+  for (StageOp stage : stages) {
+    // dist_stage_c1 bounds the index.
+    StageOp &slot = byIndex[stage.getIndex()];
+    if (slot)
+      return stage.emitOpError() << "dist_program_c5: stage "
+                                 << stage.getIndex() << " appears twice";
+    slot = stage;
+  }
+  for (auto [index, stage] : llvm::enumerate(byIndex))
+    if (!stage)
+      return program.emitOpError() << "dist_program_c5: pipeline stage "
+                                   << index << " has no dist.stage";
+
+  // dist_program_c6: messages pair up, by (message, micro-batch, chunk).
+  struct Ends {
+    Operation *send = nullptr;
+    Operation *recv = nullptr;
+  };
+  std::map<std::tuple<int, int64_t, int64_t>, Ends> messages;
+  for (StageOp stage : byIndex)
+    for (Operation &op : stage.getBody().front()) {
+      auto record = [&](auto message, Operation *Ends::*end) -> LogicalResult {
+        Ends &ends = messages[{static_cast<int>(message.getMessage()),
+                               message.getMicroBatch(), message.getChunk()}];
+        if (ends.*end)
+          return message.emitOpError()
+                 << "dist_program_c6: the "
+                 << describe(message.getMessage(), message.getMicroBatch(),
+                             message.getChunk())
+                 << " is " << (end == &Ends::send ? "sent" : "received")
+                 << " twice";
+        ends.*end = message;
+        return success();
+      };
+      if (auto send = llvm::dyn_cast<SendOp>(op)) {
+        if (failed(record(send, &Ends::send)))
+          return failure();
+      } else if (auto recv = llvm::dyn_cast<RecvOp>(op)) {
+        if (failed(record(recv, &Ends::recv)))
+          return failure();
+      }
+    }
+  for (auto &[key, ends] : messages) {
+    Operation *present = ends.send ? ends.send : ends.recv;
+    auto [message, microBatch, chunk] = key;
+    std::string what = describe(static_cast<workload::PipelineMessage>(message),
+                                microBatch, chunk);
+    if (!ends.send || !ends.recv)
+      return present->emitOpError() << "dist_program_c6: the " << what << " is "
+                                    << (ends.send ? "sent but never received"
+                                                  : "received but never sent");
+    int64_t sent = llvm::cast<SendOp>(ends.send).getBytes();
+    int64_t received = llvm::cast<RecvOp>(ends.recv).getBytes();
+    if (sent != received)
+      return ends.recv->emitOpError()
+             << "dist_program_c6: the " << what << " is sent as " << sent
+             << " bytes but received as " << received;
+  }
+
+  // dist_program_c7: the stages run to completion. Only messages make a
+  // stage wait, so they are the progress steps.
+  std::vector<std::vector<workload::ProgressStep>> progress(layout.stages);
+  std::vector<std::vector<Operation *>> stepOps(layout.stages);
+  for (auto [index, stage] : llvm::enumerate(byIndex))
+    for (Operation &op : stage.getBody().front()) {
+      workload::ProgressStep step;
+      if (auto send = llvm::dyn_cast<SendOp>(op))
+        step.signals.push_back(channelOf(send.getMessage(),
+                                         send.getMicroBatch(), send.getChunk(),
+                                         layout.chunks()));
+      else if (auto recv = llvm::dyn_cast<RecvOp>(op))
+        step.waits.push_back(channelOf(recv.getMessage(), recv.getMicroBatch(),
+                                       recv.getChunk(), layout.chunks()));
+      else
+        continue;
+      progress[index].push_back(step);
+      stepOps[index].push_back(&op);
+    }
+  if (std::optional<workload::Deadlock> deadlock =
+          workload::findDeadlock(progress)) {
+    InFlightDiagnostic diagnostic =
+        program.emitOpError()
+        << "dist_program_c7: the stages deadlock through their messages:";
+    for (const workload::Deadlock::Blocked &blocked : deadlock->blocked) {
+      auto recv = llvm::cast<RecvOp>(stepOps[blocked.stage][blocked.step]);
+      diagnostic << " stage " << blocked.stage << " waits for the "
+                 << describe(recv.getMessage(), recv.getMicroBatch(),
+                             recv.getChunk())
+                 << " from stage " << recv.getPeer() << ";";
+      diagnostic.attachNote(recv.getLoc())
+          << "stage " << blocked.stage << " is blocked here";
+    }
+    return diagnostic;
+  }
+
+  // dist_program_c8 and c9: the order of each stage's block passes.
+  std::vector<workload::StageOrder> orders(layout.stages);
+  std::vector<std::vector<InstanceOp>> slotOps(layout.stages);
+  for (auto [index, stage] : llvm::enumerate(byIndex))
+    for (InstanceOp instance : stage.getBody().getOps<InstanceOp>()) {
+      auto templateOp = SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
+          instance, instance.getTemplateNameAttr());
+      // dist_instance_c1 holds: the instance verified.
+      if (templateOp.getPart() != workload::ModelPart::Block ||
+          templateOp.getPass() == workload::PipelinePass::Step)
+        continue;
+      orders[index].push_back({instance.getMicroBatchAttr().getInt(),
+                               layout.virtualIndexOf(instance.getChunk()),
+                               templateOp.getPass()});
+      slotOps[index].push_back(instance);
+    }
+  for (const workload::RuleViolation &violation : workload::checkStageOrders(
+           shape->schedule, layout.stages, layout.virtualStages,
+           shape->microbatches, orders))
+    return program.emitOpError() << "dist_program_c8: " << violation.rule
+                                 << ": " << violation.message;
+  std::vector<workload::StageOrder> expected =
+      workload::generateStageOrders(shape->schedule, layout.stages,
+                                    layout.virtualStages, shape->microbatches);
+  for (int64_t stage = 0; stage < layout.stages; ++stage)
+    for (auto [slot, entry] : llvm::enumerate(orders[stage]))
+      if (!(entry == expected[stage][slot]))
+        return slotOps[stage][slot].emitOpError()
+               << "dist_program_c9: stage " << stage << " slot " << slot
+               << " runs the " << workload::stringifyEnum(entry.pass)
+               << " of micro-batch " << entry.microBatch << ", virtual chunk "
+               << entry.virtualIndex << ", but schedule "
+               << workload::stringifyEnum(shape->schedule) << " runs the "
+               << workload::stringifyEnum(expected[stage][slot].pass)
+               << " of micro-batch " << expected[stage][slot].microBatch
+               << ", virtual chunk " << expected[stage][slot].virtualIndex;
   return success();
 }
 
@@ -119,7 +345,7 @@ static LogicalResult verifyInputsAreUsed(ProgramOp program) {
 }
 
 LogicalResult ProgramOp::verifyRegions() {
-  if (failed(verifyInputsAreUsed(*this)))
+  if (failed(verifyInputsAreUsed(*this)) || failed(verifyWholeRun(*this)))
     return failure();
   transformer::MappingAttr mapping = getMapping();
   for (MeshOp mesh : getBody().getOps<MeshOp>()) {
@@ -295,14 +521,8 @@ static FailureOr<MeshOp> verifyWork(WorkFactsOpInterface work,
       failed(verifyTensorBytes(work.getWrites(), "write bytes", emit)) ||
       failed(verifyTensorBytes(work.getStashed(), "stash bytes", emit)))
     return failure();
-  for (Value dep : deps) {
-    Operation *producer = dep.getDefiningOp();
-    if (!producer || !llvm::isa<WorkFactsOpInterface>(producer) ||
-        producer->getParentOp() != op->getParentOp())
-      return op->emitOpError() << "dist_work_c4: every dependency must be "
-                                  "the token of a work op of the same "
-                                  "program";
-  }
+  if (failed(verifyDependencies(op, deps, "dist_work_c4")))
+    return failure();
   if (!work.getStashed().empty() &&
       work.getPhase() != workload::Phase::Forward)
     return op->emitOpError() << "dist_work_c5: only forward work stashes, but "
@@ -397,6 +617,34 @@ static LogicalResult verifyCollective(CollectiveOpT op) {
                               << "' is named twice";
     participants *= *size; // bounded by the mesh's checked rank count
   }
+  if (std::optional<ArrayRef<int64_t>> group = op.getGroup()) {
+    if (axes.size() != 1 || group->size() < 2)
+      return op.emitOpError() << "dist_collective_c7: a group names at least "
+                                 "two positions along a single axis";
+    int64_t previous = -1;
+    for (int64_t position : *group) {
+      if (position <= previous || position >= participants)
+        return op.emitOpError()
+               << "dist_collective_c7: group positions must be distinct "
+                  "positions of axis "
+               << axes[0] << " (0.." << participants - 1
+               << ") in increasing order, got " << position;
+      previous = position;
+    }
+    if (op.getRanks())
+      return op.emitOpError() << "dist_collective_c7: a group collective "
+                                 "lists no ranks: the group names them";
+    // In a stage, the pipeline group must hold the stage itself.
+    auto stage = llvm::dyn_cast<StageOp>(op->getParentOp());
+    if (stage &&
+        llvm::cast<StringAttr>(axes[0]).getValue() ==
+            workload::kPipelineParallelAxis &&
+        !llvm::is_contained(*group, stage.getIndex()))
+      return op.emitOpError()
+             << "dist_collective_c7: stage " << stage.getIndex()
+             << " is not a position of the group";
+    participants = static_cast<int64_t>(group->size());
+  }
   int64_t declared = op.getParticipants();
   if (declared != participants)
     return op.emitOpError() << "dist_collective_c2: participants = "
@@ -405,9 +653,9 @@ static LogicalResult verifyCollective(CollectiveOpT op) {
   workload::CollectiveFacts facts = *op.getCollectiveFacts();
   if (facts.kind != workload::CollectiveKind::AllGather &&
       facts.reduction == workload::ReductionKind::None)
-    return op.emitOpError() << "dist_collective_c3: a "
-                            << workload::stringifyEnum(facts.kind)
-                            << " must reduce (reduction = sum)";
+    return op.emitOpError()
+           << "dist_collective_c3: a " << workload::stringifyEnum(facts.kind)
+           << " must reduce (reduction = sum or max)";
   if (facts.messageBytes < 0)
     return op.emitOpError() << "dist_collective_c4: message bytes must be "
                                "non-negative, got "
@@ -456,6 +704,193 @@ DEFINE_COLLECTIVE(AllReduceOp)
 DEFINE_COLLECTIVE(ReduceScatterOp)
 DEFINE_COLLECTIVE(AllGatherOp)
 #undef DEFINE_COLLECTIVE
+
+//===----------------------------------------------------------------------===//
+// TemplateOp, StageOp, InstanceOp, SendOp, RecvOp
+//===----------------------------------------------------------------------===//
+
+workload::Cadence TemplateOp::getCadence() {
+  return getPass() == workload::PipelinePass::Step
+             ? workload::Cadence::PerIteration
+             : workload::Cadence::PerMicroBatch;
+}
+
+/// Whether work of `phase` belongs to a template of `pass`
+/// (dist_template_c2).
+static bool belongsToPass(workload::Phase phase, workload::PipelinePass pass) {
+  using workload::Phase;
+  switch (pass) {
+  case workload::PipelinePass::Forward:
+    return phase == Phase::Forward;
+  case workload::PipelinePass::Backward:
+    return phase == Phase::Recompute || phase == Phase::ActivationGrad ||
+           phase == Phase::WeightGrad || phase == Phase::Recommunication;
+  case workload::PipelinePass::InputGrad:
+    return phase == Phase::Recompute || phase == Phase::ActivationGrad ||
+           phase == Phase::Recommunication;
+  case workload::PipelinePass::WeightGrad:
+    return phase == Phase::WeightGrad || phase == Phase::Recommunication;
+  case workload::PipelinePass::Step:
+    return phase == Phase::Optimizer || phase == Phase::WeightGrad;
+  }
+  llvm_unreachable("unknown PipelinePass");
+}
+
+LogicalResult TemplateOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.empty())
+    return emitOpError() << "dist_template_c3: a template holds at least one "
+                            "work op";
+  for (Operation &op : body) {
+    auto work = llvm::dyn_cast<WorkFactsOpInterface>(op);
+    if (!work)
+      return op.emitOpError() << "dist_template_c3: a template holds work "
+                                 "ops only";
+    if (work.getCadence() != getCadence())
+      return op.emitOpError()
+             << "dist_template_c1: " << work.getPrimitive() << " is "
+             << workload::stringifyEnum(work.getCadence())
+             << " work but template @" << getSymName() << " ("
+             << workload::stringifyEnum(getPass()) << ") runs "
+             << workload::stringifyEnum(getCadence());
+    if (!belongsToPass(work.getPhase(), getPass()))
+      return op.emitOpError()
+             << "dist_template_c2: " << work.getPrimitive() << " ("
+             << workload::stringifyEnum(work.getPhase())
+             << ") does not belong to a " << workload::stringifyEnum(getPass())
+             << " template";
+  }
+  return success();
+}
+
+LogicalResult StageOp::verify() {
+  auto program = (*this)->getParentOfType<ProgramOp>();
+  int64_t stages = program.getMapping().getPp();
+  if (getIndex() < 0 || getIndex() >= stages)
+    return emitOpError() << "dist_stage_c1: index " << getIndex()
+                         << " is not a pipeline stage (pp = " << stages << ")";
+  return success();
+}
+
+LogicalResult StageOp::verifyRegions() {
+  for (Operation &op : getBody().front())
+    if (!llvm::isa<InstanceOp, SendOp, RecvOp, AllReduceOp, ReduceScatterOp,
+                   AllGatherOp>(op))
+      return op.emitOpError() << "dist_stage_c2: a stage holds instances, "
+                                 "sends, receives and collectives only";
+  return success();
+}
+
+int64_t InstanceOp::getRepetitions() {
+  std::optional<ArrayRef<int64_t>> blocks = getBlocks();
+  return blocks && blocks->size() == 2 ? (*blocks)[1] - (*blocks)[0] : 1;
+}
+
+LogicalResult InstanceOp::verify() {
+  auto templateOp = SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
+      *this, getTemplateNameAttr());
+  if (!templateOp)
+    return emitOpError() << "dist_instance_c1: " << getTemplateNameAttr()
+                         << " does not name a dist.template of the program";
+  std::optional<RunShape> shape = runShapeOf(*this);
+  if (!shape)
+    return success(); // dist_program_c4 or c5 reports the program.
+  const workload::PipelineLayout &layout = shape->layout;
+  bool perMicroBatch =
+      templateOp.getCadence() == workload::Cadence::PerMicroBatch;
+  std::optional<int64_t> microBatch;
+  if (IntegerAttr attr = getMicroBatchAttr())
+    microBatch = attr.getInt();
+  if (perMicroBatch != microBatch.has_value())
+    return emitOpError() << "dist_instance_c2: template @"
+                         << templateOp.getSymName()
+                         << (perMicroBatch ? " runs per micro-batch: give "
+                                             "micro_batch"
+                                           : " runs once per iteration: no "
+                                             "micro_batch");
+  if (microBatch && (*microBatch < 0 || *microBatch >= shape->microbatches))
+    return emitOpError() << "dist_instance_c2: micro_batch " << *microBatch
+                         << " is not a micro-batch of the iteration (0.."
+                         << shape->microbatches - 1 << ")";
+  int64_t stage = (*this)->getParentOfType<StageOp>().getIndex();
+  int64_t chunk = getChunk();
+  if (chunk < 0 || chunk >= layout.chunks() || layout.stageOf(chunk) != stage)
+    return emitOpError() << "dist_instance_c3: model chunk " << chunk
+                         << " is not held by stage " << stage;
+  std::optional<ArrayRef<int64_t>> blocks = getBlocks();
+  switch (templateOp.getPart()) {
+  case workload::ModelPart::Block: {
+    int64_t first = layout.firstBlock(chunk);
+    int64_t end = first + layout.chunkBlocks[chunk];
+    if (!blocks || blocks->size() != 2 || (*blocks)[0] != first ||
+        (*blocks)[1] != end)
+      return emitOpError() << "dist_instance_c3: a block instance of model "
+                              "chunk "
+                           << chunk << " runs its blocks [" << first << ", "
+                           << end << ")";
+    break;
+  }
+  case workload::ModelPart::Embedding:
+  case workload::ModelPart::Head: {
+    bool embedding = templateOp.getPart() == workload::ModelPart::Embedding;
+    int64_t edgeChunk = embedding ? 0 : layout.chunks() - 1;
+    if (blocks || chunk != edgeChunk)
+      return emitOpError() << "dist_instance_c3: the "
+                           << workload::stringifyEnum(templateOp.getPart())
+                           << " runs on model chunk " << edgeChunk
+                           << ", without blocks";
+    break;
+  }
+  }
+  return verifyDependencies(*this, getDeps(), "dist_instance_c4");
+}
+
+/// dist_message_c1 .. c4 of a send (`sending`) or a receive.
+template <typename MessageOpT>
+static LogicalResult verifyMessage(MessageOpT op, bool sending) {
+  std::optional<RunShape> shape = runShapeOf(op);
+  if (shape) {
+    const workload::PipelineLayout &layout = shape->layout;
+    bool forward = op.getMessage() == workload::PipelineMessage::Activation;
+    int64_t chunk = op.getChunk();
+    int64_t stage = op->template getParentOfType<StageOp>().getIndex();
+    int64_t neighbour = forward ? chunk + 1 : chunk - 1;
+    if (op.getMicroBatch() < 0 || op.getMicroBatch() >= shape->microbatches)
+      return op.emitOpError()
+             << "dist_message_c1: micro_batch " << op.getMicroBatch()
+             << " is not a micro-batch of the iteration (0.."
+             << shape->microbatches - 1 << ")";
+    if (chunk < 0 || chunk >= layout.chunks() || neighbour < 0 ||
+        neighbour >= layout.chunks())
+      return op.emitOpError()
+             << "dist_message_c1: model chunk " << chunk << " sends no "
+             << workload::stringifyEnum(op.getMessage()) << " (model chunks 0.."
+             << layout.chunks() - 1 << ")";
+    int64_t sender = layout.stageOf(chunk);
+    int64_t receiver = layout.stageOf(neighbour);
+    if ((sending ? sender : receiver) != stage)
+      return op.emitOpError()
+             << "dist_message_c1: the "
+             << describe(op.getMessage(), op.getMicroBatch(), chunk) << " "
+             << (sending ? "is sent by stage " : "is received by stage ")
+             << (sending ? sender : receiver) << ", not " << stage;
+    int64_t peer = sending ? receiver : sender;
+    if (op.getPeer() != peer)
+      return op.emitOpError()
+             << "dist_message_c2: the "
+             << describe(op.getMessage(), op.getMicroBatch(), chunk) << " "
+             << (sending ? "goes to stage " : "comes from stage ") << peer
+             << ", not " << op.getPeer();
+  }
+  if (op.getBytes() < 0)
+    return op.emitOpError() << "dist_message_c3: bytes must be non-negative, "
+                               "got "
+                            << op.getBytes();
+  return verifyDependencies(op, op.getDeps(), "dist_message_c4");
+}
+
+LogicalResult SendOp::verify() { return verifyMessage(*this, true); }
+LogicalResult RecvOp::verify() { return verifyMessage(*this, false); }
 
 //===----------------------------------------------------------------------===//
 // Boundaries of derived tensors

@@ -206,11 +206,11 @@ blueprint::transformer::getInferenceAttr(MLIRContext *context,
 // MappingAttr
 //===----------------------------------------------------------------------===//
 
-static workload::MappingSpec
-toMappingSpec(int64_t world, int64_t tp, int64_t pp, int64_t dp,
-              int64_t virtualStages, workload::TPCommMode tpComm,
-              workload::RecomputePolicy recompute,
-              workload::PipelineSchedule schedule) {
+static workload::MappingSpec toMappingSpec(
+    int64_t world, int64_t tp, int64_t pp, int64_t dp, int64_t virtualStages,
+    workload::TPCommMode tpComm, workload::RecomputePolicy recompute,
+    workload::PipelineSchedule schedule, ArrayRef<int64_t> pipelineLayout,
+    int64_t zeroStage, int64_t bucketBytes) {
   workload::MappingSpec spec;
   spec.world = world;
   spec.tp = tp;
@@ -220,25 +220,28 @@ toMappingSpec(int64_t world, int64_t tp, int64_t pp, int64_t dp,
   spec.tpComm = tpComm;
   spec.recompute = recompute;
   spec.schedule = schedule;
+  spec.pipelineLayout.assign(pipelineLayout.begin(), pipelineLayout.end());
+  spec.zeroStage = zeroStage;
+  spec.bucketBytes = bucketBytes;
   return spec;
 }
 
-LogicalResult MappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                  int64_t world, int64_t tp, int64_t pp,
-                                  int64_t dp, int64_t virtualStages,
-                                  workload::TPCommMode tpComm,
-                                  workload::RecomputePolicy recompute,
-                                  workload::PipelineSchedule schedule) {
+LogicalResult MappingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, int64_t world, int64_t tp,
+    int64_t pp, int64_t dp, int64_t virtualStages, workload::TPCommMode tpComm,
+    workload::RecomputePolicy recompute, workload::PipelineSchedule schedule,
+    ArrayRef<int64_t> layout, int64_t zeroStage, int64_t bucketBytes) {
   return reportViolations(
       emitError, workload::checkMapping(toMappingSpec(
                      world, tp, pp, dp, virtualStages, tpComm, recompute,
-                     schedule)));
+                     schedule, layout, zeroStage, bucketBytes)));
 }
 
 workload::MappingSpec MappingAttr::getSpec() const {
   return toMappingSpec(getWorld(), getTp(), getPp(), getDp(),
                        getVirtualStages(), getTpComm(), getRecompute(),
-                       getSchedule());
+                       getSchedule(), getPipelineLayout(), getZeroStage(),
+                       getBucketBytes());
 }
 
 MappingAttr
@@ -246,7 +249,8 @@ blueprint::transformer::getMappingAttr(MLIRContext *context,
                                        const workload::MappingSpec &spec) {
   return MappingAttr::get(context, spec.world, spec.tp, spec.pp, spec.dp,
                           spec.virtualStages, spec.tpComm, spec.recompute,
-                          spec.schedule);
+                          spec.schedule, spec.pipelineLayout, spec.zeroStage,
+                          spec.bucketBytes);
 }
 
 std::optional<std::string> blueprint::transformer::workloadContractViolation(

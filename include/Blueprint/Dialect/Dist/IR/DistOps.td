@@ -192,7 +192,7 @@ defvar Dist_WorkArguments = (ins
 
 class Dist_WorkOp<string mnemonic, list<Trait> traits = []>
     : Dist_Op<mnemonic, !listconcat(traits, [
-        HasParent<"ProgramOp">,
+        ParentOneOf<["ProgramOp", "TemplateOp", "StageOp"]>,
         MemoryEffects<[MemWrite<Dist_WorkResource>]>,
         DeclareOpInterfaceMethods<WorkFactsOpInterface>])> {
   let results = (outs Dist_TokenType:$done);
@@ -241,12 +241,13 @@ class Dist_CollectiveOp<string mnemonic, string kind, bit reduces>
     : Dist_WorkOp<mnemonic> {
   let arguments = !con(Dist_WorkArguments, (ins
     StrArrayAttr:$mesh_axes,
+    OptionalAttr<DenseI64ArrayAttr>:$group,
     Workload_I64Prop:$participants,
     Workload_I64Prop:$message_bytes),
     !if(reduces, (ins Workload_ReductionKindProp:$reduction), (ins)));
   let assemblyFormat = !strconcat([{
     $primitive prop-dict `` $phase $cadence `on` $mesh (`ranks` $ranks^)?
-    `axes` `=` $mesh_axes }], !if(reduces, "`reduction` `=` $reduction", ""), [{
+    `axes` `=` $mesh_axes (`group` $group^)? }], !if(reduces, "`reduction` `=` $reduction", ""), [{
     `participants` `=` $participants `message` `=` $message_bytes
     `ops` `=` $ops `reads` $reads
     `writes` $writes
@@ -265,9 +266,9 @@ defvar Dist_CollectiveRules = [{
     1. `dist_collective_c1`: `axes` is non-empty and names distinct axes of
        the mesh;
     2. `dist_collective_c2`: `participants` is the product of those axes'
-       sizes;
+       sizes, or, with a `group`, the number of its positions;
     3. `dist_collective_c3`: an all-reduce or reduce-scatter reduces
-       (`sum`), never `none`;
+       (`sum` or `max`), never `none`;
     4. `dist_collective_c4`: `message` (the logical, unsharded tensor in
        bytes) is non-negative and divisible by `participants`;
     5. `dist_collective_c5`: `ranks`, when given, run the collective in
@@ -276,7 +277,11 @@ defvar Dist_CollectiveRules = [{
     6. `dist_collective_c6`: the bytes each participant reads and writes
        fit the message M: an all-reduce reads and writes M, a
        reduce-scatter reads M and writes M / participants, an all-gather
-       reads M / participants and writes M.
+       reads M / participants and writes M;
+    7. `dist_collective_c7`: a `group` (the positions along a single axis
+       that take part, e.g. the first and last pipeline stage of a tied
+       embedding) names distinct positions of that axis in increasing
+       order, at least two.
 }];
 
 def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", "AllReduce", 1> {
@@ -312,6 +317,211 @@ def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", "AllGather", 0> {
     Every participant contributes its shard and receives the whole tensor
     of `message` bytes. An all-gather does not reduce.
   }] # Dist_CollectiveRules;
+}
+
+//===----------------------------------------------------------------------===//
+// The whole run: templates, stages and their order
+//===----------------------------------------------------------------------===//
+
+def Dist_TemplateOp : Dist_Op<"template", [
+    Symbol, HasParent<"ProgramOp">, IsolatedFromAbove, NoTerminator,
+    SingleBlock, NoRegionArguments]> {
+  let summary = "the work of one block or model edge in one pass, once";
+  let description = [{
+    The tasks and collectives one rank of a pipeline stage runs for one
+    decoder block (`block`), the embeddings of the first stage
+    (`embedding`) or the final norm, LM head and loss of the last (`head`),
+    in one pass of one micro-batch (`forward`, `backward`, or under
+    zero-bubble schedules `input_grad` and `weight_grad`) or once per
+    iteration (`step`: gradient synchronisation and the optimizer step).
+    A whole-run program states each such piece of work once; every
+    `dist.instance` of a stage runs it, for one micro-batch and a range of
+    blocks (docs/WholeRun.md). The work ops inside say nothing of
+    micro-batch or block: the instance does.
+
+    Rules (`dist_template_c*`):
+    1. `dist_template_c1`: the work has the template's cadence:
+       `per_iteration` for `step`, `per_micro_batch` otherwise;
+    2. `dist_template_c2`: the work's phases belong to the pass: `forward`
+       holds forward work; `backward` recompute, gradients and
+       recommunication; `input_grad` the same without weight gradients;
+       `weight_grad` weight gradients and the recommunication they need;
+       `step` optimizer and weight-gradient synchronisation;
+    3. `dist_template_c3`: the template holds only work ops and at least
+       one.
+
+    ```mlir
+    dist.template @block_forward block forward {
+      %0 = dist.task "norm1" forward vector per_micro_batch on @mesh
+          ops = 229376 reads {x = 65536} writes {x_norm1 = 65536}
+          stashed {x = 65536}
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    Workload_ModelPartProp:$part,
+    Workload_PipelinePassProp:$pass
+  );
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name prop-dict `` $part $pass attr-dict-with-keyword $body";
+  let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
+    /// The cadence of the template's work: per iteration for `step`.
+    ::blueprint::workload::Cadence getCadence();
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def Dist_StageOp : Dist_Op<"stage", [
+    HasParent<"ProgramOp">, IsolatedFromAbove, NoTerminator, SingleBlock,
+    NoRegionArguments]> {
+  let summary = "what every rank of one pipeline stage runs, in order";
+  let description = [{
+    The program of the ranks whose `pp` coordinate is `index`: instances of
+    templates, pipeline sends and receives, and the data-parallel and
+    tied-embedding collectives, in the order the stage runs them. Tokens
+    (`after`) are the dependencies within the stage; a receive depends on
+    its send through the message they share (micro-batch, model chunk and
+    what it carries), which the program verifier matches
+    (docs/WholeRun.md). The TP and DP coordinates are not cloned: every
+    rank of the stage runs this program on its own shard.
+
+    Rules: `dist_stage_c1`: `index` is a pipeline stage, 0 <= index < pp;
+    `dist_stage_c2`: the stage holds only instances, sends, receives and
+    collectives.
+
+    ```mlir
+    dist.stage 1 {
+      %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 65536
+      %1 = dist.instance @block_forward chunk 1 micro_batch 0
+          blocks [2, 4] after(%0)
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins Workload_I64Prop:$index);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "prop-dict `` $index attr-dict-with-keyword $body";
+  let extraClassDeclaration = Blueprint_PropertiesInFormat;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Dist_InstanceOp : Dist_Op<"instance", [
+    HasParent<"StageOp">, MemoryEffects<[MemWrite<Dist_WorkResource>]>]> {
+  let summary = "a stage runs a template for a micro-batch and blocks";
+  let description = [{
+    Runs the work of `template` once for each block of `blocks` (the
+    half-open range [first, end) of model block indices, for a `block`
+    template; absent for an edge template, which runs once), for
+    micro-batch `micro_batch` (absent for a `step` template) of model chunk
+    `chunk`. Runs after the work producing `deps`.
+
+    Rules (`dist_instance_c*`):
+    1. `dist_instance_c1`: `template` names a `dist.template` of the
+       program;
+    2. `dist_instance_c2`: `micro_batch` is given exactly for a
+       per-micro-batch template, and is a micro-batch of the iteration;
+    3. `dist_instance_c3`: `chunk` is a model chunk of the enclosing stage;
+       a `block` instance's `blocks` are exactly that chunk's blocks under
+       the mapping's layout; an `embedding` instance runs on the first
+       model chunk and a `head` instance on the last, without `blocks`;
+    4. `dist_instance_c4`: every dependency is the token of an op of the
+       same stage.
+
+    ```mlir
+    %3 = dist.instance @block_backward chunk 1 micro_batch 0 blocks [2, 4]
+        after(%2)
+    ```
+  }];
+  let arguments = (ins
+    FlatSymbolRefAttr:$template_name,
+    Workload_I64Prop:$chunk,
+    OptionalAttr<I64Attr>:$micro_batch,
+    OptionalAttr<DenseI64ArrayAttr>:$blocks,
+    Variadic<Dist_TokenType>:$deps
+  );
+  let results = (outs Dist_TokenType:$done);
+  let assemblyFormat = [{
+    $template_name prop-dict `` `chunk` $chunk
+    (`micro_batch` $micro_batch^)? (`blocks` $blocks^)?
+    (`after` `(` $deps^ `)`)? attr-dict
+  }];
+  let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
+    /// How many times the template's work runs: the blocks of the range,
+    /// or 1 for an edge template.
+    int64_t getRepetitions();
+  }];
+  let hasVerifier = 1;
+}
+
+class Dist_PipelineMessageOp<string mnemonic, string peer>
+    : Dist_Op<mnemonic, [HasParent<"StageOp">,
+                         MemoryEffects<[MemWrite<Dist_WorkResource>]>]> {
+  let arguments = (ins
+    Workload_PipelineMessageProp:$message,
+    Workload_I64Prop:$micro_batch,
+    Workload_I64Prop:$chunk,
+    Workload_I64Prop:$peer,
+    Workload_I64Prop:$bytes,
+    Variadic<Dist_TokenType>:$deps
+  );
+  let results = (outs Dist_TokenType:$done);
+  let assemblyFormat = !strconcat([{
+    prop-dict `` $message `micro_batch` $micro_batch `chunk` $chunk }],
+    "`" # peer # "`", [{ $peer `bytes` `=` $bytes
+    (`after` `(` $deps^ `)`)? attr-dict
+  }]);
+  let extraClassDeclaration = Blueprint_PropertiesInFormat;
+  let hasVerifier = 1;
+}
+
+defvar Dist_PipelineMessageRules = [{
+    A message is named by what it carries (`activation` forward,
+    `activation_grad` backward), its micro-batch and the model chunk that
+    sends it; `bytes` is what each rank of the sending stage sends to its
+    counterpart (same TP and DP coordinates) of the peer stage.
+
+    Rules (`dist_message_c*`):
+    1. `dist_message_c1`: `micro_batch` is a micro-batch of the iteration
+       and `chunk` a model chunk of the sending stage that has a neighbour
+       in the message's direction (an activation leaves chunk g for chunk
+       g + 1, a gradient for chunk g - 1);
+    2. `dist_message_c2`: the peer stage holds that neighbour;
+    3. `dist_message_c3`: `bytes` is non-negative;
+    4. `dist_message_c4`: every dependency is the token of an op of the
+       same stage.
+    The program pairs them: every send has exactly one receive of the same
+    message with the same bytes, and the reverse (`dist_program_c6`).
+}];
+
+def Dist_SendOp : Dist_PipelineMessageOp<"send", "to"> {
+  let summary = "send a pipeline message to the next or previous stage";
+  let description = [{
+    The stage sends the activation (or activation gradient) of one
+    micro-batch leaving model chunk `chunk` to stage `to`. Sends are
+    asynchronous: a send never waits for its receive.
+  }] # Dist_PipelineMessageRules # [{
+
+    ```mlir
+    %2 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 65536
+        after(%1)
+    ```
+  }];
+}
+
+def Dist_RecvOp : Dist_PipelineMessageOp<"recv", "from"> {
+  let summary = "receive a pipeline message from another stage";
+  let description = [{
+    The stage waits for the activation (or activation gradient) of one
+    micro-batch that model chunk `chunk` of stage `from` sends.
+  }] # Dist_PipelineMessageRules # [{
+
+    ```mlir
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 65536
+    ```
+  }];
 }
 
 #endif // BLUEPRINT_DIST_OPS

@@ -155,16 +155,28 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     communication mode (`all_reduce`, Megatron's f/g all-reduces, or
     `reduce_scatter_all_gather`, i.e. sequence parallelism), the activation
     recompute policy and the pipeline schedule, a closed set: `gpipe`,
-    `one_f_one_b` and `interleaved_one_f_one_b` with `virtual_stages`
-    model chunks per pipeline rank. No network tier or device appears: those
+    `one_f_one_b`, `interleaved_one_f_one_b` with `virtual_stages` model
+    chunks per pipeline rank, and `zero_bubble_h1` (Qi et al. 2023, which
+    defers weight-gradient passes). No network tier or device appears: those
     are bound only when a plan is costed.
+
+    Optional fields, printed only when they differ from their default
+    (docs/WholeRun.md): `pipeline_layout`, the blocks of each of the
+    `pp * virtual_stages` model chunks in model order (default: the same
+    number in every chunk); `zero_stage`, the data-parallel sharding of
+    optimizer state (1), gradients (2) and parameters (3) (default 0: every
+    DP rank holds everything); `bucket_bytes`, the gradient bytes per
+    data-parallel reduction bucket (default 0: one bucket per stage).
 
     Rules (`transformer_mapping_c*`):
     1. `tp`, `pp`, `dp`, `world` and `virtual_stages` are positive;
     2. `world = tp * pp * dp`;
-    3. `gpipe` and `one_f_one_b` have `virtual_stages = 1`;
-       `interleaved_one_f_one_b` has `virtual_stages >= 2`;
-    4. `interleaved_one_f_one_b` has `pp >= 2`.
+    3. `gpipe`, `one_f_one_b` and `zero_bubble_h1` have
+       `virtual_stages = 1`; `interleaved_one_f_one_b` has
+       `virtual_stages >= 2`;
+    4. `interleaved_one_f_one_b` has `pp >= 2`;
+    5. `zero_stage` is 0, 1, 2 or 3;
+    6. `bucket_bytes` is not negative.
 
     ```mlir
     #transformer.mapping<world = 64, tp = 8, pp = 8, dp = 1,
@@ -180,7 +192,10 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     "int64_t":$virtual_stages,
     EnumParameter<Workload_TPCommMode>:$tp_comm,
     EnumParameter<Workload_RecomputePolicy>:$recompute,
-    EnumParameter<Workload_PipelineSchedule>:$schedule
+    EnumParameter<Workload_PipelineSchedule>:$schedule,
+    OptionalArrayRefParameter<"int64_t">:$pipeline_layout,
+    DefaultValuedParameter<"int64_t", "0">:$zero_stage,
+    DefaultValuedParameter<"int64_t", "0">:$bucket_bytes
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -38,6 +38,9 @@ def Transformer_DecoderTrainingOp
     10. `decoder_training_c10`: under `interleaved_one_f_one_b`, `pp`
         divides the micro-batch count (Megatron runs micro-batches in groups
         of `pp`).
+    11. `decoder_training_c11` .. `c13`: a `pipeline_layout` replaces `c3`:
+        it has `pp * virtual_stages` entries (`c11`), none of them zero
+        (`c12`), summing to `blocks` (`c13`) (docs/WholeRun.md).
 
     ```mlir
     transformer.decoder_training @gpt3_175b
@@ -94,6 +97,8 @@ def Transformer_DecoderInferenceOp
     6. `decoder_inference_c10`: `virtual_stages = 1`;
     7. `decoder_inference_c11`: `tp_comm = all_reduce` when `tp > 1` (a
        decode step's single position cannot be split along the sequence).
+    8. `decoder_inference_c12`: `zero_stage = 0`, `bucket_bytes = 0` and no
+       `pipeline_layout` (training fields).
 
     ```mlir
     transformer.decoder_inference @serve

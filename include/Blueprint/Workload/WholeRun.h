@@ -1,0 +1,137 @@
+//===- WholeRun.h - The work of one whole training iteration ----*- C++ -*-===//
+//
+// One training iteration of every pipeline stage, micro-batch and model
+// chunk, in the compact form the whole-run `dist.program` materialises
+// (docs/WholeRun.md): each piece of work once, as a template (a block's
+// forward, backward, ... or its once-per-iteration step), and for each stage
+// the sequence of what its ranks run: template instances for a micro-batch
+// and a range of blocks, pipeline sends and receives, and stage-level work
+// (data-parallel gradient reductions, the sharded optimizer step). TP and DP
+// ranks are not cloned: every rank of a stage runs its stage's sequence on
+// its own shard. The pass and a search read the same derivation, and the
+// totals of a run are computed here once, for both.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_WORKLOAD_WHOLERUN_H
+#define BLUEPRINT_WORKLOAD_WHOLERUN_H
+
+#include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Pipeline.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace blueprint::workload {
+
+/// The work of one model part in one pass (or the once-per-iteration step),
+/// on one rank, for one block (a block template) or once (an edge).
+struct RunTemplate {
+  /// Symbol of the template in the IR, e.g. "block_forward".
+  std::string name;
+  ModelPart part = ModelPart::Block;
+  PipelinePass pass = PipelinePass::Forward;
+  BlockWork work;
+};
+
+/// A stage runs template `templateIndex` for one micro-batch (none for a
+/// step) of model chunk `chunk`, once per block of [firstBlock, endBlock)
+/// (a block template) or once (an edge template: firstBlock = endBlock = 0).
+struct RunInstance {
+  size_t templateIndex = 0;
+  int64_t chunk = 0;
+  std::optional<int64_t> microBatch;
+  bool hasBlocks = false;
+  int64_t firstBlock = 0;
+  int64_t endBlock = 0;
+
+  int64_t repetitions() const { return hasBlocks ? endBlock - firstBlock : 1; }
+};
+
+/// A pipeline send or receive (docs/WholeRun.md): the message is named by
+/// what it carries, its micro-batch and the model chunk that sends it.
+struct RunMessage {
+  bool send = true;
+  PipelineMessage message = PipelineMessage::Activation;
+  int64_t microBatch = 0;
+  int64_t chunk = 0;
+  /// The stage it goes to (a send) or comes from (a receive).
+  int64_t peer = 0;
+  /// Bytes each rank of the sending stage sends to its counterpart.
+  int64_t bytes = 0;
+};
+
+/// Work a stage runs itself, once per iteration or for one micro-batch: a
+/// collective over one mesh axis (optionally a group of its positions), or
+/// a stage-level task.
+struct RunWork {
+  Invocation invocation;
+  Cadence cadence = Cadence::PerIteration;
+  /// The mesh axis a collective runs over.
+  std::string axis;
+  /// For a collective over some positions of `axis` only.
+  std::vector<int64_t> group;
+};
+
+/// One step of a stage's sequence and the earlier steps of the same stage
+/// it depends on (a send gates nothing: sends are asynchronous).
+struct RunStep {
+  using Action = std::variant<RunInstance, RunMessage, RunWork>;
+  Action action;
+  std::vector<size_t> deps;
+};
+
+struct StageProgram {
+  int64_t stage = 0;
+  std::vector<RunStep> steps;
+};
+
+struct WholeRun {
+  PipelineLayout layout;
+  int64_t microbatches = 0;
+  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  std::vector<RunTemplate> templates;
+  std::vector<StageProgram> stages;
+};
+
+/// The whole training iteration of a composing run. Fails if the contracts
+/// do not compose or a count overflows.
+llvm::Expected<WholeRun> deriveWholeRun(const ModelSpec &model,
+                                        const TrainingSpec &training,
+                                        const MappingSpec &mapping);
+
+/// True when a pipeline message is scattered over the TP ranks and
+/// all-gathered by the receiver (MLM2021 Sec. 4.1): the block output is
+/// TP-replicated (no sequence parallelism), tp > 1 and pp > 1.
+bool scattersPipelineMessages(const MappingSpec &mapping);
+
+/// The receiver's all-gather that reassembles a scattered pipeline message
+/// of `messageBytes` (the whole block output one rank holds) over the TP
+/// ranks.
+Invocation pipelineGather(const TrainingSpec &training,
+                          const MappingSpec &mapping, int64_t messageBytes,
+                          PipelineMessage message);
+
+/// The totals of one rank of one stage over the iteration.
+struct StageTotals {
+  int64_t stage = 0;
+  /// Every instance's template work times its repetitions, and the stage's
+  /// own work, by phase and engine.
+  WorkSummary work{Cadence::PerIteration};
+  int64_t messagesSent = 0;
+  int64_t bytesSent = 0;
+  int64_t messagesReceived = 0;
+  int64_t bytesReceived = 0;
+};
+
+/// The totals of every stage of `run`; an overflow names the stage.
+llvm::Expected<std::vector<StageTotals>> summarizeWholeRun(const WholeRun &run);
+
+} // namespace blueprint::workload
+
+#endif // BLUEPRINT_WORKLOAD_WHOLERUN_H

@@ -1,0 +1,479 @@
+//===- WholeRun.cpp - The work of one whole training iteration ------------===//
+//
+// docs/WholeRun.md states what each stage runs and why; this file is its
+// one implementation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Workload/WholeRun.h"
+#include "Blueprint/Workload/Boundaries.h"
+#include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/Plan.h"
+#include "Blueprint/Workload/Primitives.h"
+
+#include "llvm/ADT/Twine.h"
+
+using namespace blueprint::workload;
+
+static llvm::Error failure(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "deriveWholeRun: " + message);
+}
+
+bool blueprint::workload::scattersPipelineMessages(const MappingSpec &mapping) {
+  return mapping.pp > 1 && mapping.tp > 1 &&
+         mapping.tpComm == TPCommMode::AllReduce;
+}
+
+/// A collective over `participants` ranks whose logical message is
+/// `messageBytes`: it reads and writes the tensor in both shardings
+/// (collectiveBytesViolation) and a reduction of n partial tensors of E
+/// elements adds (n-1)E/n per rank (docs/WorkAlgebra.md).
+static Invocation collective(llvm::StringRef primitive, Phase phase,
+                             CollectiveKind kind, int64_t participants,
+                             int64_t messageBytes, int64_t elementBytes,
+                             llvm::StringRef tensor, llvm::StringRef cause) {
+  Invocation invocation;
+  invocation.primitive = primitive.str();
+  invocation.phase = phase;
+  invocation.engine = Engine::Collective;
+  bool reduces = kind != CollectiveKind::AllGather;
+  invocation.ops =
+      reduces ? messageBytes / elementBytes / participants * (participants - 1)
+              : 0;
+  int64_t shard = messageBytes / participants;
+  invocation.reads = {
+      {tensor.str(), kind == CollectiveKind::AllGather ? shard : messageBytes}};
+  invocation.writes = {{tensor.str(), kind == CollectiveKind::ReduceScatter
+                                          ? shard
+                                          : messageBytes}};
+  invocation.collective =
+      CollectiveFacts{kind, reduces ? ReductionKind::Sum : ReductionKind::None,
+                      participants, messageBytes};
+  invocation.cause = cause.str();
+  return invocation;
+}
+
+Invocation blueprint::workload::pipelineGather(const TrainingSpec &training,
+                                               const MappingSpec &mapping,
+                                               int64_t messageBytes,
+                                               PipelineMessage message) {
+  bool forward = message == PipelineMessage::Activation;
+  return collective(
+      primitive::kPipelineGather,
+      forward ? Phase::Forward : Phase::ActivationGrad,
+      CollectiveKind::AllGather, mapping.tp, messageBytes,
+      bytesOf(training.activationType), forward ? "x" : "d_y",
+      "scatter/gather: the receiving stage all-gathers the 1/t slices of a "
+      "TP-replicated pipeline message");
+}
+
+namespace {
+
+/// Which template each kind of block work goes to.
+struct BlockTemplates {
+  std::optional<size_t> forward;
+  std::optional<size_t> backward;
+  std::optional<size_t> inputGrad;
+  std::optional<size_t> weightGrad;
+  std::optional<size_t> step;
+};
+
+/// Builds the stage sequences of one run.
+class RunBuilder {
+public:
+  RunBuilder(const ModelSpec &model, const TrainingSpec &training,
+             const MappingSpec &mapping, WholeRun &run)
+      : model(model), training(training), mapping(mapping), run(run) {}
+
+  llvm::Error build() {
+    if (llvm::Error error = buildTemplates())
+      return error;
+    if (llvm::Error error = deriveMessageBytes())
+      return error;
+    if (llvm::Error error = deriveStageParameters())
+      return error;
+    std::vector<StageOrder> orders = generateStageOrders(
+        mapping.schedule, mapping.pp, mapping.virtualStages, run.microbatches);
+    for (int64_t stage = 0; stage < mapping.pp; ++stage) {
+      StageProgram program;
+      program.stage = stage;
+      current = &program;
+      gate.reset();
+      for (const ScheduleSlot &slot : orders[stage])
+        addSlot(stage, slot);
+      if (llvm::Error error = addStep(stage))
+        return error;
+      run.stages.push_back(std::move(program));
+    }
+    if (guard.failed())
+      return guard.error("deriveWholeRun");
+    return llvm::Error::success();
+  }
+
+private:
+  size_t addTemplate(llvm::StringRef name, ModelPart part, PipelinePass pass,
+                     std::vector<Invocation> invocations) {
+    RunTemplate result;
+    result.name = name.str();
+    result.part = part;
+    result.pass = pass;
+    result.work.cadence = pass == PipelinePass::Step ? Cadence::PerIteration
+                                                     : Cadence::PerMicroBatch;
+    result.work.invocations = std::move(invocations);
+    run.templates.push_back(std::move(result));
+    return run.templates.size() - 1;
+  }
+
+  /// The block's per-micro-batch work split by pass: forward, and the rest
+  /// as one backward or, under ZB-H1, as the input-gradient pass and the
+  /// weight-gradient pass (weight gradients and the re-gathers that serve
+  /// them, Qi et al. 2023's "W").
+  llvm::Error buildTemplates() {
+    llvm::Expected<BlockWork> block = deriveBlockWork(model, training, mapping);
+    if (!block)
+      return block.takeError();
+    std::vector<std::pair<Phase, Cadence>> keys;
+    for (const Invocation &invocation : block->invocations)
+      keys.push_back({invocation.phase, Cadence::PerMicroBatch});
+    std::vector<Stage> stages = assignStages(keys);
+    std::vector<Invocation> forward, backward, inputGrad, weightGrad;
+    const std::vector<Invocation> &work = block->invocations;
+    for (size_t i = 0; i < work.size(); ++i) {
+      if (stages[i] == Stage::Forward) {
+        forward.push_back(work[i]);
+        continue;
+      }
+      backward.push_back(work[i]);
+      bool servesWeightGrad =
+          work[i].phase == Phase::WeightGrad ||
+          (work[i].phase == Phase::Recommunication && i + 1 < work.size() &&
+           work[i + 1].phase == Phase::WeightGrad);
+      (servesWeightGrad ? weightGrad : inputGrad).push_back(work[i]);
+    }
+    blocks.forward = addTemplate("block_forward", ModelPart::Block,
+                                 PipelinePass::Forward, std::move(forward));
+    if (mapping.schedule == PipelineSchedule::ZeroBubbleH1) {
+      blocks.inputGrad =
+          addTemplate("block_input_grad", ModelPart::Block,
+                      PipelinePass::InputGrad, std::move(inputGrad));
+      blocks.weightGrad =
+          addTemplate("block_weight_grad", ModelPart::Block,
+                      PipelinePass::WeightGrad, std::move(weightGrad));
+    } else {
+      blocks.backward =
+          addTemplate("block_backward", ModelPart::Block,
+                      PipelinePass::Backward, std::move(backward));
+    }
+
+    // The once-per-iteration block work. With a sharded optimizer
+    // (zero_stage >= 1) the AdamW step covers the rank's shard of the
+    // stage's flat gradient buffer, which no single block's step is: the
+    // stage runs it itself (addStep).
+    llvm::Expected<BlockWork> step =
+        deriveOptimizerWork(model, training, mapping);
+    if (!step)
+      return step.takeError();
+    std::vector<Invocation> stepWork;
+    for (Invocation &invocation : step->invocations)
+      if (mapping.zeroStage == 0 || mapping.dp == 1 ||
+          invocation.primitive != primitive::kAdamWStep)
+        stepWork.push_back(std::move(invocation));
+    if (!stepWork.empty())
+      blocks.step = addTemplate("block_step", ModelPart::Block,
+                                PipelinePass::Step, std::move(stepWork));
+    return llvm::Error::success();
+  }
+
+  /// What each rank sends per pipeline message: the block output (or its
+  /// gradient, the same shape) it holds, or 1/t of it when scattered.
+  llvm::Error deriveMessageBytes() {
+    llvm::Expected<std::vector<BoundaryTensor>> boundaries =
+        blockBoundaries(model, training, mapping);
+    if (!boundaries)
+      return boundaries.takeError();
+    for (const BoundaryTensor &tensor : *boundaries) {
+      if (tensor.role != BoundaryRole::ActivationOut)
+        continue;
+      llvm::Expected<int64_t> bytes = bytesPerRank(tensor, mapping.tp);
+      if (!bytes)
+        return bytes.takeError();
+      heldBytes = *bytes;
+    }
+    if (heldBytes <= 0)
+      return failure("the block has no output activation");
+    scattered = scattersPipelineMessages(mapping);
+    if (scattered && heldBytes % mapping.tp != 0)
+      return failure("the block output of " + llvm::Twine(heldBytes) +
+                     " bytes does not split into tp = " +
+                     llvm::Twine(mapping.tp) + " slices");
+    sendBytes = scattered ? heldBytes / mapping.tp : heldBytes;
+    return llvm::Error::success();
+  }
+
+  /// The parameters one rank of each stage holds, as gradient units in the
+  /// order backward produces them (the stage's last block first): the
+  /// buckets are cut from this list.
+  llvm::Error deriveStageParameters() {
+    llvm::Expected<int64_t> perBlock = blockParametersPerRank(model, mapping);
+    if (!perBlock)
+      return perBlock.takeError();
+    const PipelineLayout &layout = run.layout;
+    stageUnits.assign(mapping.pp, {});
+    for (int64_t stage = 0; stage < mapping.pp; ++stage)
+      for (int64_t virtualIndex = mapping.virtualStages; virtualIndex-- > 0;) {
+        int64_t chunk = layout.chunkAt(stage, virtualIndex);
+        for (int64_t block = 0; block < layout.chunkBlocks[chunk]; ++block)
+          stageUnits[stage].push_back(*perBlock);
+      }
+    return llvm::Error::success();
+  }
+
+  /// Appends a step depending on the stage's last gating step; every step
+  /// but a send gates what follows.
+  void append(RunStep::Action action, bool gates = true);
+
+  void addSlot(int64_t stage, const ScheduleSlot &slot) {
+    const PipelineLayout &layout = run.layout;
+    int64_t chunk = layout.chunkAt(stage, slot.virtualIndex);
+    int64_t last = layout.chunks() - 1;
+    auto instance = [&](size_t templateIndex) {
+      RunInstance result;
+      result.templateIndex = templateIndex;
+      result.chunk = chunk;
+      result.microBatch = slot.microBatch;
+      result.hasBlocks = true;
+      result.firstBlock = layout.firstBlock(chunk);
+      result.endBlock = result.firstBlock + layout.chunkBlocks[chunk];
+      return result;
+    };
+    switch (slot.pass) {
+    case PipelinePass::Forward:
+      if (chunk > 0)
+        receive(PipelineMessage::Activation, slot.microBatch, chunk - 1);
+      append(instance(*blocks.forward));
+      if (chunk < last)
+        send(PipelineMessage::Activation, slot.microBatch, chunk,
+             layout.stageOf(chunk + 1));
+      return;
+    case PipelinePass::Backward:
+    case PipelinePass::InputGrad:
+      if (chunk < last)
+        receive(PipelineMessage::ActivationGrad, slot.microBatch, chunk + 1);
+      append(instance(slot.pass == PipelinePass::Backward ? *blocks.backward
+                                                          : *blocks.inputGrad));
+      if (chunk > 0)
+        send(PipelineMessage::ActivationGrad, slot.microBatch, chunk,
+             layout.stageOf(chunk - 1));
+      return;
+    case PipelinePass::WeightGrad:
+      append(instance(*blocks.weightGrad));
+      return;
+    case PipelinePass::Step:
+      break;
+    }
+    llvm_unreachable("a stage order holds no step");
+  }
+
+  void send(PipelineMessage message, int64_t microBatch, int64_t chunk,
+            int64_t peer) {
+    append(RunMessage{true, message, microBatch, chunk, peer, sendBytes},
+           /*gates=*/false);
+  }
+
+  /// Receives the message `chunk` sends, and reassembles it when scattered.
+  void receive(PipelineMessage message, int64_t microBatch, int64_t chunk) {
+    append(RunMessage{false, message, microBatch, chunk,
+                      run.layout.stageOf(chunk), sendBytes});
+    if (scattered)
+      append(RunWork{pipelineGather(training, mapping, heldBytes, message),
+                     Cadence::PerMicroBatch,
+                     std::string(kTensorParallelAxis),
+                     {}});
+  }
+
+  /// The once-per-iteration work of a stage (Megatron-LM's
+  /// finalize_model_grads, then the optimizer step): the data-parallel
+  /// gradient reduction bucket by bucket, the blocks' own step work, and
+  /// with a sharded optimizer the step over the rank's shard and the
+  /// all-gather of the updated parameters.
+  llvm::Error addStep(int64_t stage) {
+    std::vector<int64_t> buckets = bucketElements(stageUnits[stage]);
+    int64_t dp = mapping.dp;
+    int64_t gradientBytes = bytesOf(training.gradientType);
+    int64_t weightBytes = bytesOf(training.weightType);
+    bool sharded = mapping.zeroStage >= 1 && dp > 1;
+    int64_t shardElements = 0;
+    if (dp > 1)
+      for (auto [index, elements] : llvm::enumerate(buckets)) {
+        int64_t message = guard.mul(elements, gradientBytes,
+                                    "data-parallel gradient bucket bytes");
+        shardElements = guard.add(shardElements, elements / dp,
+                                  "sharded optimizer parameters");
+        append(RunWork{
+            sharded
+                ? collective(primitive::kDPGradReduceScatter, Phase::WeightGrad,
+                             CollectiveKind::ReduceScatter, dp, message,
+                             gradientBytes, "d_params",
+                             "distributed optimizer: each data-parallel rank "
+                             "receives the sum of its shard of the bucket's "
+                             "gradients")
+                : collective(primitive::kDPGradAllReduce, Phase::WeightGrad,
+                             CollectiveKind::AllReduce, dp, message,
+                             gradientBytes, "d_params",
+                             "data parallelism: the bucket's gradients are "
+                             "summed over the data-parallel replicas"),
+            Cadence::PerIteration,
+            std::string(kDataParallelAxis),
+            {}});
+      }
+    if (blocks.step) {
+      const PipelineLayout &layout = run.layout;
+      for (int64_t virtualIndex = 0; virtualIndex < mapping.virtualStages;
+           ++virtualIndex) {
+        int64_t chunk = layout.chunkAt(stage, virtualIndex);
+        RunInstance instance;
+        instance.templateIndex = *blocks.step;
+        instance.chunk = chunk;
+        instance.hasBlocks = true;
+        instance.firstBlock = layout.firstBlock(chunk);
+        instance.endBlock = instance.firstBlock + layout.chunkBlocks[chunk];
+        append(instance);
+      }
+    }
+    if (!sharded)
+      return llvm::Error::success();
+    llvm::Expected<Invocation> step = deriveAdamWStep(
+        shardElements, training, primitive::kDPShardedOptimizer,
+        "distributed optimizer: the AdamW step over this rank's 1/dp shard "
+        "of the stage's gradient buckets");
+    if (!step)
+      return step.takeError();
+    append(RunWork{std::move(*step), Cadence::PerIteration, "", {}});
+    for (int64_t elements : buckets)
+      append(
+          RunWork{collective(primitive::kDPParamAllGather, Phase::Optimizer,
+                             CollectiveKind::AllGather, dp,
+                             guard.mul(elements, weightBytes,
+                                       "data-parallel parameter bucket bytes"),
+                             weightBytes, "params",
+                             "distributed optimizer: every data-parallel rank "
+                             "gathers the updated parameters of the bucket"),
+                  Cadence::PerIteration,
+                  std::string(kDataParallelAxis),
+                  {}});
+    return llvm::Error::success();
+  }
+
+  /// The buckets' elements, each padded to a multiple of dp (Megatron-LM
+  /// pads its gradient buffers so every rank's shard is equal): units are
+  /// added in backward order and a bucket is closed once it holds at least
+  /// bucket_bytes (Megatron-LM's DDP bucketing; a unit is never split). No
+  /// bucket_bytes is one bucket.
+  std::vector<int64_t> bucketElements(llvm::ArrayRef<int64_t> units) {
+    int64_t gradientBytes = bytesOf(training.gradientType);
+    std::vector<int64_t> buckets;
+    int64_t open = 0;
+    auto close = [&] {
+      int64_t perRank = open / mapping.dp + (open % mapping.dp != 0);
+      buckets.push_back(
+          guard.mul(perRank, mapping.dp, "padded gradient bucket elements"));
+      open = 0;
+    };
+    for (int64_t unit : units) {
+      open = guard.add(open, unit, "gradient bucket elements");
+      int64_t bytes = guard.mul(open, gradientBytes, "gradient bucket bytes");
+      if (mapping.bucketBytes > 0 && bytes >= mapping.bucketBytes)
+        close();
+    }
+    if (open > 0)
+      close();
+    return buckets;
+  }
+
+  const ModelSpec &model;
+  const TrainingSpec &training;
+  const MappingSpec &mapping;
+  WholeRun &run;
+  OverflowGuard guard;
+  BlockTemplates blocks;
+  int64_t heldBytes = 0;
+  int64_t sendBytes = 0;
+  bool scattered = false;
+  std::vector<std::vector<int64_t>> stageUnits;
+  StageProgram *current = nullptr;
+  std::optional<size_t> gate;
+};
+
+void RunBuilder::append(RunStep::Action action, bool gates) {
+  RunStep step;
+  step.action = std::move(action);
+  if (gate)
+    step.deps.push_back(*gate);
+  current->steps.push_back(std::move(step));
+  if (gates)
+    gate = current->steps.size() - 1;
+}
+
+} // namespace
+
+llvm::Expected<WholeRun>
+blueprint::workload::deriveWholeRun(const ModelSpec &model,
+                                    const TrainingSpec &training,
+                                    const MappingSpec &mapping) {
+  std::optional<TrainingComposition> composition =
+      composeTraining(model, training, mapping);
+  if (!composition)
+    return failure("the model, training and mapping contracts do not compose");
+  WholeRun run;
+  run.layout = layoutOf(model, mapping);
+  run.microbatches = composition->microbatches;
+  run.schedule = mapping.schedule;
+  if (llvm::Error error = RunBuilder(model, training, mapping, run).build())
+    return std::move(error);
+  return run;
+}
+
+llvm::Expected<std::vector<StageTotals>>
+blueprint::workload::summarizeWholeRun(const WholeRun &run) {
+  std::vector<WorkSummary> templates;
+  for (const RunTemplate &runTemplate : run.templates) {
+    llvm::Expected<WorkSummary> summary = summarize(runTemplate.work);
+    if (!summary)
+      return summary.takeError();
+    templates.push_back(*summary);
+  }
+  std::vector<StageTotals> result;
+  for (const StageProgram &program : run.stages) {
+    StageTotals totals;
+    totals.stage = program.stage;
+    OverflowGuard guard;
+    std::string what = "stage " + std::to_string(program.stage);
+    for (const RunStep &step : program.steps) {
+      if (const auto *instance = std::get_if<RunInstance>(&step.action)) {
+        if (llvm::Error error =
+                totals.work.addScaled(templates[instance->templateIndex],
+                                      instance->repetitions(), what))
+          return std::move(error);
+      } else if (const auto *message = std::get_if<RunMessage>(&step.action)) {
+        int64_t &count =
+            message->send ? totals.messagesSent : totals.messagesReceived;
+        int64_t &bytes =
+            message->send ? totals.bytesSent : totals.bytesReceived;
+        count = guard.add(count, 1, what + " messages");
+        bytes = guard.add(bytes, message->bytes, what + " message bytes");
+      } else {
+        llvm::Expected<InvocationFigures> figures =
+            figuresOf(std::get<RunWork>(step.action).invocation);
+        if (!figures)
+          return figures.takeError();
+        if (llvm::Error error = totals.work.add(*figures))
+          return std::move(error);
+      }
+    }
+    if (guard.failed())
+      return guard.error("summarizeWholeRun");
+    result.push_back(std::move(totals));
+  }
+  return result;
+}
