@@ -204,6 +204,13 @@ struct PlanPortablePass
     llvm::SmallVector<dist::ProgramOp> programs(
         getOperation().getOps<dist::ProgramOp>());
     for (dist::ProgramOp program : programs) {
+      if (dist::isWholeRun(program)) {
+        program.emitOpError()
+            << "plan-portable: whole-run programs (scope=iteration, "
+               "docs/WholeRun.md) are not planned yet; plan the block-scope "
+               "program";
+        return signalPassFailure();
+      }
       OpBuilder builder(program);
       if (failed(PlanBuilder(program, builder).build()))
         return signalPassFailure();

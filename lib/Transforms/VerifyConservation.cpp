@@ -246,6 +246,13 @@ LogicalResult blueprint::verifyConservation(Operation *op) {
   std::optional<ProgramContracts> contracts = getProgramContracts(op);
   if (!contracts)
     return success();
+  if (auto program = llvm::dyn_cast<dist::ProgramOp>(op);
+      program && dist::isWholeRun(program))
+    return op->emitOpError()
+           << "conservation: whole-run programs (scope=iteration, "
+              "docs/WholeRun.md) are checked by their verifier and "
+              "--work-summary's stage totals; --verify-conservation checks "
+              "block-scope programs";
   if (failed(verifyDerivedWork(op, *contracts)))
     return failure();
   return verifyDerivedBoundaries(op, *contracts);

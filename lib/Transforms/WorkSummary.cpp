@@ -8,10 +8,12 @@
 
 #include "Blueprint/Transforms/Passes.h"
 
+#include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Transforms/ProgramContracts.h"
 #include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Checked.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -37,6 +39,31 @@ void printJSON(llvm::ArrayRef<ProgramTotals> programs, llvm::raw_ostream &os) {
   for (const ProgramTotals &program : programs) {
     llvm::json::Object object{{"program", program.name},
                               {"cadences", toJSON(program)}};
+    if (!program.stages.empty()) {
+      llvm::json::Array stages;
+      for (const workload::StageTotals &stage : program.stages) {
+        llvm::json::Object byEngine;
+        for (workload::Engine engine : workload::allEngines())
+          if (stage.work.of(engine).invocations)
+            byEngine[workload::stringifyEnum(engine)] =
+                toJSON(stage.work.of(engine));
+        llvm::json::Object byPhase;
+        for (workload::Phase phase : workload::allPhases())
+          if (stage.work.of(phase).invocations)
+            byPhase[workload::stringifyEnum(phase)] =
+                toJSON(stage.work.of(phase));
+        stages.push_back(llvm::json::Object{
+            {"stage", stage.stage},
+            {"by_engine", std::move(byEngine)},
+            {"by_phase", std::move(byPhase)},
+            {"total", toJSON(stage.work.total())},
+            {"pipeline_messages_sent", stage.messagesSent},
+            {"pipeline_bytes_sent", stage.bytesSent},
+            {"pipeline_messages_received", stage.messagesReceived},
+            {"pipeline_bytes_received", stage.bytesReceived}});
+      }
+      object["stages"] = std::move(stages);
+    }
     if (program.generation) {
       const workload::GenerationWork &generation = *program.generation;
       llvm::json::Object decodeByEngine;
@@ -96,6 +123,25 @@ void printTable(llvm::ArrayRef<ProgramTotals> programs,
       printRow(os, "total", "", summary.total());
       os << "\n";
     }
+    for (const workload::StageTotals &stage : program.stages) {
+      os << "program @" << program.name << ", stage " << stage.stage
+         << " (one rank, the whole iteration): " << stage.messagesSent
+         << " pipeline messages sent (" << stage.bytesSent << " bytes), "
+         << stage.messagesReceived << " received (" << stage.bytesReceived
+         << " bytes)\n";
+      os << llvm::format("%-16s %-10s %5s %22s %18s %18s %16s %16s %16s\n",
+                         "phase", "engine", "count", "ops", "read_bytes",
+                         "write_bytes", "message_bytes", "transfer_bytes",
+                         "stash_bytes");
+      for (workload::Phase phase : workload::allPhases())
+        for (workload::Engine engine : workload::allEngines())
+          if (stage.work.at(phase, engine).invocations)
+            printRow(os, workload::stringifyEnum(phase),
+                     workload::stringifyEnum(engine),
+                     stage.work.at(phase, engine));
+      printRow(os, "total", "", stage.work.total());
+      os << "\n";
+    }
     if (!program.generation)
       continue;
     const workload::GenerationWork &generation = *program.generation;
@@ -140,7 +186,7 @@ struct WorkSummaryPass
       FailureOr<ProgramTotals> summary = summarizeProgram(&op);
       if (failed(summary))
         return signalPassFailure();
-      if (!summary->cadences.empty())
+      if (!summary->cadences.empty() || !summary->stages.empty())
         programs.push_back(std::move(*summary));
     }
     std::string error;
@@ -269,11 +315,83 @@ llvm::json::Object blueprint::toJSON(const ProgramTotals &program) {
   return std::move(*cantFail(llvm::json::parse(os.str())).getAsObject());
 }
 
+FailureOr<std::vector<workload::StageTotals>>
+blueprint::summarizeStages(Operation *program) {
+  llvm::DenseMap<Operation *, workload::WorkSummary> templates;
+  auto fail = [&](Operation *op, llvm::Error error) {
+    op->emitError() << "work-summary: " << llvm::toString(std::move(error));
+    return failure();
+  };
+  auto summarizeTemplate =
+      [&](dist::TemplateOp templateOp) -> FailureOr<workload::WorkSummary *> {
+    auto [entry, inserted] = templates.try_emplace(
+        templateOp, workload::WorkSummary(templateOp.getCadence()));
+    if (!inserted)
+      return &entry->second;
+    for (WorkFactsOpInterface work :
+         templateOp.getBody().getOps<WorkFactsOpInterface>()) {
+      llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
+      if (!figures)
+        return fail(work, figures.takeError());
+      if (llvm::Error error = entry->second.add(*figures))
+        return fail(work, std::move(error));
+    }
+    return &entry->second;
+  };
+  std::vector<workload::StageTotals> result;
+  for (auto stage : program->getRegion(0).getOps<dist::StageOp>()) {
+    workload::StageTotals totals;
+    totals.stage = stage.getIndex();
+    workload::OverflowGuard guard;
+    std::string what = "stage " + std::to_string(totals.stage);
+    for (Operation &op : stage.getBody().front()) {
+      if (auto instance = llvm::dyn_cast<dist::InstanceOp>(op)) {
+        auto templateOp =
+            SymbolTable::lookupNearestSymbolFrom<dist::TemplateOp>(
+                instance, instance.getTemplateNameAttr());
+        FailureOr<workload::WorkSummary *> summary =
+            summarizeTemplate(templateOp);
+        if (failed(summary))
+          return failure();
+        if (llvm::Error error = totals.work.addScaled(
+                **summary, instance.getRepetitions(), what))
+          return fail(instance, std::move(error));
+      } else if (auto send = llvm::dyn_cast<dist::SendOp>(op)) {
+        totals.messagesSent = guard.add(totals.messagesSent, 1, what);
+        totals.bytesSent = guard.add(totals.bytesSent, send.getBytes(), what);
+      } else if (auto recv = llvm::dyn_cast<dist::RecvOp>(op)) {
+        totals.messagesReceived = guard.add(totals.messagesReceived, 1, what);
+        totals.bytesReceived =
+            guard.add(totals.bytesReceived, recv.getBytes(), what);
+      } else if (auto work = llvm::dyn_cast<WorkFactsOpInterface>(op)) {
+        llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
+        if (!figures)
+          return fail(work, figures.takeError());
+        if (llvm::Error error = totals.work.add(*figures))
+          return fail(work, std::move(error));
+      }
+    }
+    if (guard.failed())
+      return fail(stage, guard.error("work-summary"));
+    result.push_back(std::move(totals));
+  }
+  return result;
+}
+
 FailureOr<ProgramTotals> blueprint::summarizeProgram(Operation *program) {
   ProgramTotals result;
   if (auto name = program->getAttrOfType<StringAttr>(
           SymbolTable::getSymbolAttrName()))
     result.name = name.str();
+  if (program->getNumRegions() == 1 &&
+      !program->getRegion(0).getOps<dist::StageOp>().empty()) {
+    FailureOr<std::vector<workload::StageTotals>> stages =
+        summarizeStages(program);
+    if (failed(stages))
+      return failure();
+    result.stages = std::move(*stages);
+    return result;
+  }
   CadenceSummaries byCadence;
   WalkResult walk = program->walk([&](WorkFactsOpInterface work) {
     llvm::Expected<workload::InvocationFigures> figures =

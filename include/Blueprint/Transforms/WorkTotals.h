@@ -11,6 +11,7 @@
 
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Inference.h"
+#include "Blueprint/Workload/WholeRun.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/Support/JSON.h"
@@ -24,12 +25,23 @@ struct ProgramTotals {
   /// For an inference program: the whole generation (the prefill plus every
   /// decode step), in closed form from its contracts.
   std::optional<workload::GenerationWork> generation;
+  /// For a whole-run program: each stage's per-rank totals over the
+  /// iteration (summarizeStages); `cadences` is then empty.
+  std::vector<workload::StageTotals> stages;
 };
 
 /// Sums the work ops nested in `program` (and, for an inference program,
 /// derives its whole generation); an overflow is reported on the program
 /// and yields failure.
 mlir::FailureOr<ProgramTotals> summarizeProgram(mlir::Operation *program);
+
+/// The per-rank totals of every stage of a whole-run `dist.program`
+/// (docs/WholeRun.md), read off the IR: each instance adds its template's
+/// work times its repetitions, each stage-level op its own. The same
+/// totals as workload::summarizeWholeRun computes without IR; an overflow
+/// is reported on the program and yields failure.
+mlir::FailureOr<std::vector<workload::StageTotals>>
+summarizeStages(mlir::Operation *program);
 
 /// Streams `{"<cadence>": {"by_engine": {...}, "by_phase": {...},
 /// "by_phase_engine": [...], "total": {...}}}` (docs/DistSpec.md), keys in

@@ -196,3 +196,109 @@ transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = batchnorm, activation = gelu>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
     mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_mapping_c5
+// expected-error @+4 {{transformer_mapping_c5: zero_stage must be 0, 1, 2 or 3, got 4}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, zero_stage = 4>
+
+// -----
+
+// transformer_mapping_c6
+// expected-error @+4 {{transformer_mapping_c6: bucket_bytes must not be negative, got -1}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, bucket_bytes = -1>
+
+// -----
+
+// decoder_training_c11: one entry per model chunk (pp * virtual_stages)
+// expected-error @+1 {{decoder_training_c11: pipeline_layout has 3 entries; it needs pp * virtual_stages = 2, one per model chunk}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, pipeline_layout = [2, 3, 3]>
+
+// -----
+
+// decoder_training_c12
+// expected-error @+1 {{decoder_training_c12: pipeline_layout[0] = 0: model chunk 0 holds no block}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, pipeline_layout = [0, 8]>
+
+// -----
+
+// decoder_training_c12: a negative entry
+// expected-error @+2 {{decoder_training_c12: pipeline_layout[1] = -1: model chunk 1 holds no block}}
+// expected-error @+1 {{decoder_training_c13: pipeline_layout sums to 7 blocks; the model has blocks = 8}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, pipeline_layout = [8, -1]>
+
+// -----
+
+// decoder_training_c13
+// expected-error @+1 {{decoder_training_c13: pipeline_layout sums to 7 blocks; the model has blocks = 8}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, pipeline_layout = [3, 4]>
+
+// -----
+
+// decoder_training_c11 .. c13 replace c3: 7 blocks over pp = 2 compose with
+// an explicit layout ...
+transformer.decoder_training @ok
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 7, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, pipeline_layout = [3, 4]>
+// ... but not without one.
+// expected-error @+1 {{decoder_training_c3: blocks = 7 is not divisible by pp * virtual_stages = 2}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 7, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_training_c11 with virtual stages: one entry per model chunk
+// expected-error @+1 {{decoder_training_c11: pipeline_layout has 2 entries; it needs pp * virtual_stages = 4, one per model chunk}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 2, tp_comm = all_reduce, recompute = none, schedule = interleaved_one_f_one_b, pipeline_layout = [4, 4]>
+
+// -----
+
+// decoder_inference_c12: zero_stage is a training field
+// expected-error @+1 {{decoder_inference_c12: zero_stage, bucket_bytes and pipeline_layout are training fields: inference needs zero_stage = 0, bucket_bytes = 0 and no pipeline_layout}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    inference = <batch = 2, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, zero_stage = 1>
+
+// -----
+
+// decoder_inference_c12: bucket_bytes is a training field
+// expected-error @+1 {{decoder_inference_c12: zero_stage, bucket_bytes and pipeline_layout are training fields: inference needs zero_stage = 0, bucket_bytes = 0 and no pipeline_layout}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    inference = <batch = 2, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, bucket_bytes = 1024>
+
+// -----
+
+// decoder_inference_c12: pipeline_layout is a training field
+// expected-error @+1 {{decoder_inference_c12: zero_stage, bucket_bytes and pipeline_layout are training fields: inference needs zero_stage = 0, bucket_bytes = 0 and no pipeline_layout}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    inference = <batch = 2, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 4, tp = 2, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, pipeline_layout = [4, 4]>

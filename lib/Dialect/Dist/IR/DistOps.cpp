@@ -774,10 +774,11 @@ LogicalResult StageOp::verify() {
 
 LogicalResult StageOp::verifyRegions() {
   for (Operation &op : getBody().front())
-    if (!llvm::isa<InstanceOp, SendOp, RecvOp, AllReduceOp, ReduceScatterOp,
-                   AllGatherOp>(op))
+    if (!llvm::isa<InstanceOp, SendOp, RecvOp, TaskOp, AllReduceOp,
+                   ReduceScatterOp, AllGatherOp>(op))
       return op.emitOpError() << "dist_stage_c2: a stage holds instances, "
-                                 "sends, receives and collectives only";
+                                 "sends, receives, tasks and collectives "
+                                 "only";
   return success();
 }
 
@@ -895,6 +896,11 @@ LogicalResult RecvOp::verify() { return verifyMessage(*this, false); }
 //===----------------------------------------------------------------------===//
 // Boundaries of derived tensors
 //===----------------------------------------------------------------------===//
+
+bool blueprint::dist::isWholeRun(ProgramOp program) {
+  return !program.getBody().getOps<StageOp>().empty() ||
+         !program.getBody().getOps<TemplateOp>().empty();
+}
 
 Type blueprint::dist::getElementType(MLIRContext *context,
                                      workload::DataType type) {

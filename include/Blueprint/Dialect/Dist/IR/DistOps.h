@@ -35,6 +35,10 @@ struct WorkResource
 #include "Blueprint/Dialect/Dist/IR/DistOps.h.inc"
 
 namespace blueprint::dist {
+/// Whether `program` holds a whole training iteration (dist.stage ops,
+/// docs/WholeRun.md) rather than one block.
+bool isWholeRun(ProgramOp program);
+
 /// The MLIR element type of a work-algebra datatype.
 mlir::Type getElementType(mlir::MLIRContext *context, workload::DataType type);
 /// The work-algebra datatype of an MLIR element type, if it is one.

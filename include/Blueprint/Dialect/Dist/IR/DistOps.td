@@ -388,7 +388,8 @@ def Dist_StageOp : Dist_Op<"stage", [
     rank of the stage runs this program on its own shard.
 
     Rules: `dist_stage_c1`: `index` is a pipeline stage, 0 <= index < pp;
-    `dist_stage_c2`: the stage holds only instances, sends, receives and
+    `dist_stage_c2`: the stage holds only instances, sends, receives,
+    tasks (stage-level work such as the sharded optimizer step) and
     collectives.
 
     ```mlir

@@ -147,6 +147,27 @@ def Transformer_InferenceAttr : Transformer_Attr<"Inference", "inference"> {
   }];
 }
 
+/// A list of integers written `[5, 6, 6, 5]`; empty (and not printed) when
+/// absent.
+def Transformer_IntegerListParameter : OptionalArrayRefParameter<"int64_t"> {
+  let parser = [{
+    [&]() -> ::mlir::FailureOr<::llvm::SmallVector<int64_t>> {
+      ::llvm::SmallVector<int64_t> values;
+      if (::mlir::failed($_parser.parseCommaSeparatedList(
+              ::mlir::AsmParser::Delimiter::Square, [&] {
+                return $_parser.parseInteger(values.emplace_back());
+              })))
+        return ::mlir::failure();
+      return values;
+    }()
+  }];
+  let printer = [{
+    $_printer << '[';
+    ::llvm::interleaveComma($_self, $_printer);
+    $_printer << ']';
+  }];
+}
+
 def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
   let summary = "the mapping contract: TP x PP x DP, recompute and schedule";
   let description = [{
@@ -193,7 +214,7 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     EnumParameter<Workload_TPCommMode>:$tp_comm,
     EnumParameter<Workload_RecomputePolicy>:$recompute,
     EnumParameter<Workload_PipelineSchedule>:$schedule,
-    OptionalArrayRefParameter<"int64_t">:$pipeline_layout,
+    Transformer_IntegerListParameter:$pipeline_layout,
     DefaultValuedParameter<"int64_t", "0">:$zero_stage,
     DefaultValuedParameter<"int64_t", "0">:$bucket_bytes
   );

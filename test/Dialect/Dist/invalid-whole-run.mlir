@@ -1,0 +1,1562 @@
+// RUN: blueprint-opt %s -split-input-file -verify-diagnostics
+
+// dist_template_c1: per-iteration work in a forward template
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    // expected-error @+1 {{dist_template_c1: fc is per_iteration work but template @fwd (forward) runs per_micro_batch}}
+    %0 = dist.task "fc" forward matmul per_iteration on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+}
+
+// -----
+
+// dist_template_c1: per-micro-batch work in a step template
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @step block step {
+    // expected-error @+1 {{dist_template_c1: adamw_step is per_micro_batch work but template @step (step) runs per_iteration}}
+    %0 = dist.task "adamw_step" optimizer vector per_micro_batch on @mesh ops = 4 reads {w = 8} writes {w = 8} stashed {}
+  }
+}
+
+// -----
+
+// dist_template_c2: gradient work in a forward template
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    // expected-error @+1 {{dist_template_c2: fc (activation_grad) does not belong to a forward template}}
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+}
+
+// -----
+
+// dist_template_c2: a weight gradient in an input_grad template
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @bi block input_grad {
+    // expected-error @+1 {{dist_template_c2: fc (weight_grad) does not belong to a input_grad template}}
+    %0 = dist.task "fc" weight_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_w = 8} stashed {}
+  }
+}
+
+// -----
+
+// dist_template_c2: an optimizer step in a weight_grad template
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @bw block weight_grad {
+    // expected-error @+1 {{dist_template_c2: adamw_step (optimizer) does not belong to a weight_grad template}}
+    %0 = dist.task "adamw_step" optimizer vector per_micro_batch on @mesh ops = 4 reads {w = 8} writes {w = 8} stashed {}
+  }
+}
+
+// -----
+
+// dist_template_c3: an empty template
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  // expected-error @+1 {{dist_template_c3: a template holds at least one work op}}
+  dist.template @fwd block forward {
+  }
+}
+
+// -----
+
+// dist_template_c3: a template holds work ops only
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+    // expected-error @+1 {{dist_template_c3: a template holds work ops only}}
+    builtin.module {}
+  }
+}
+
+// -----
+
+// dist_stage_c1: index past the last stage
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  // expected-error @+1 {{dist_stage_c1: index 1 is not a pipeline stage (pp = 1)}}
+  dist.stage 1 {
+  }
+}
+
+// -----
+
+// dist_stage_c1: negative index
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  // expected-error @+1 {{dist_stage_c1: index -1 is not a pipeline stage (pp = 1)}}
+  dist.stage -1 {
+  }
+}
+
+// -----
+
+// dist_stage_c2: an op other than an instance, send, receive, task or collective in a stage
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+    // expected-error @+1 {{dist_stage_c2: a stage holds instances, sends, receives, tasks and collectives only}}
+    builtin.module {}
+  }
+}
+
+// -----
+
+// dist_instance_c1: no such template
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    // expected-error @+1 {{dist_instance_c1: @nope does not name a dist.template of the program}}
+    %3 = dist.instance @nope chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+    %9 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_instance_c2: a per-micro-batch template without micro_batch
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    // expected-error @+1 {{dist_instance_c2: template @fwd runs per micro-batch: give micro_batch}}
+    %0 = dist.instance @fwd chunk 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_instance_c2: a step template with micro_batch
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.template @step block step {
+    %0 = dist.task "adamw_step" optimizer vector per_iteration on @mesh ops = 4 reads {w = 8} writes {w = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+    // expected-error @+1 {{dist_instance_c2: template @step runs once per iteration: no micro_batch}}
+    %4 = dist.instance @step chunk 0 micro_batch 0 blocks [0, 2] after(%3)
+  }
+}
+
+// -----
+
+// dist_instance_c2: micro_batch out of range
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    // expected-error @+1 {{dist_instance_c2: micro_batch 2 is not a micro-batch of the iteration (0..1)}}
+    %3 = dist.instance @bwd chunk 0 micro_batch 2 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_instance_c2: negative micro_batch
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    // expected-error @+1 {{dist_instance_c2: micro_batch -1 is not a micro-batch of the iteration (0..1)}}
+    %0 = dist.instance @fwd chunk 0 micro_batch -1 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_instance_c3: the model chunk of another stage
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    // expected-error @+1 {{dist_instance_c3: model chunk 1 is not held by stage 0}}
+    %0 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_instance_c3: a model chunk past the last
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    // expected-error @+1 {{dist_instance_c3: model chunk 3 is not held by stage 1}}
+    %1 = dist.instance @fwd chunk 3 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_instance_c3: blocks other than the chunk's
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    // expected-error @+1 {{dist_instance_c3: a block instance of model chunk 0 runs its blocks [0, 1)}}
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_instance_c3: a block instance without blocks
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    // expected-error @+1 {{dist_instance_c3: a block instance of model chunk 1 runs its blocks [1, 2)}}
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_instance_c3: the embedding on the last model chunk
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.template @emb embedding forward {
+    %0 = dist.task "embedding" forward vector per_micro_batch on @mesh ops = 4 reads {tokens = 8} writes {x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    // expected-error @+1 {{dist_instance_c3: the embedding runs on model chunk 0, without blocks}}
+    %9 = dist.instance @emb chunk 1 micro_batch 0 after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_instance_c3: the head on the first model chunk
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.template @head head forward {
+    %0 = dist.task "lm_head" forward matmul per_micro_batch on @mesh ops = 4 reads {y = 8} writes {logits = 8} stashed {y = 8}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    // expected-error @+1 {{dist_instance_c3: the head runs on model chunk 1, without blocks}}
+    %9 = dist.instance @head chunk 0 micro_batch 0
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_instance_c3: an edge instance with blocks
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.template @emb embedding forward {
+    %0 = dist.task "embedding" forward vector per_micro_batch on @mesh ops = 4 reads {tokens = 8} writes {x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    // expected-error @+1 {{dist_instance_c3: the embedding runs on model chunk 0, without blocks}}
+    %9 = dist.instance @emb chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_instance_c4: a dependency that is no dist op's token
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %t = builtin.unrealized_conversion_cast to !dist.token
+    // expected-error @+1 {{dist_instance_c4: every dependency must be the token of an op of the same program, template or stage}}
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0, %t)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_message_c1: micro_batch out of range
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    // expected-error @+1 {{dist_message_c1: micro_batch 2 is not a micro-batch of the iteration (0..1)}}
+    %1 = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_message_c1: the last model chunk sends no activation
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+    // expected-error @+1 {{dist_message_c1: model chunk 1 sends no activation (model chunks 0..1)}}
+    %8 = dist.send activation micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_message_c1: the first model chunk receives no gradient
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    // expected-error @+1 {{dist_message_c1: model chunk 0 sends no activation_grad (model chunks 0..1)}}
+    %4 = dist.recv activation_grad micro_batch 0 chunk 0 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_message_c1: a stage sends for a chunk it does not hold
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    // expected-error @+1 {{dist_message_c1: the activation of micro-batch 0 leaving model chunk 0 is sent by stage 0, not 1}}
+    %9 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_message_c1: a stage receives what another stage receives
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    // expected-error @+1 {{dist_message_c1: the activation of micro-batch 0 leaving model chunk 0 is received by stage 1, not 0}}
+    %9 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_message_c2: a send to the wrong peer
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    // expected-error @+1 {{dist_message_c2: the activation of micro-batch 0 leaving model chunk 0 goes to stage 1, not 0}}
+    %1 = dist.send activation micro_batch 0 chunk 0 to 0 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_message_c2: a receive from the wrong peer
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    // expected-error @+1 {{dist_message_c2: the activation of micro-batch 0 leaving model chunk 0 comes from stage 0, not 1}}
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 1 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_message_c3: negative bytes
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    // expected-error @+1 {{dist_message_c3: bytes must be non-negative, got -1}}
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = -1 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_message_c4: a dependency that is no dist op's token
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %t = builtin.unrealized_conversion_cast to !dist.token
+    // expected-error @+1 {{dist_message_c4: every dependency must be the token of an op of the same program, template or stage}}
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%t)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_program_c5: block-scope work in a whole-run program
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  // expected-error @+1 {{dist_program_c5: a whole-run program holds meshes, templates and stages only, not block-scope work or boundaries}}
+  %t = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_program_c5: a boundary in a whole-run program (read by block-scope work, which follows it)
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  // expected-error @+1 {{dist_program_c5: a whole-run program holds meshes, templates and stages only, not block-scope work or boundaries}}
+  dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@mesh, []>
+  %t = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_program_c5: a pipeline stage without its dist.stage
+// expected-error @+1 {{dist_program_c5: pipeline stage 1 has no dist.stage}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+}
+
+// -----
+
+// dist_program_c5: a stage twice
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+  // expected-error @+1 {{dist_program_c5: stage 0 appears twice}}
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_program_c5: templates without stages are a whole-run program too
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  // expected-error @+1 {{dist_program_c5: a whole-run program holds meshes, templates and stages only, not block-scope work or boundaries}}
+  %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+}
+
+// -----
+
+// dist_program_c5: an inference program with stages
+// expected-error @+1 {{dist_program_c5: a whole-run program describes a training run}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 1, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+  }
+}
+
+// -----
+
+// dist_program_c6: a send without its receive
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    // expected-error @+1 {{dist_program_c6: the activation of micro-batch 0 leaving model chunk 0 is sent but never received}}
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2]
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_program_c6: a receive without its send
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    // expected-error @+1 {{dist_program_c6: the activation of micro-batch 1 leaving model chunk 0 is received but never sent}}
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_program_c6: sent and received bytes differ
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    // expected-error @+1 {{dist_program_c6: the activation_grad of micro-batch 1 leaving model chunk 1 is sent as 8192 bytes but received as 4096}}
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 4096 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_program_c6: a message sent twice
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    // expected-error @+1 {{dist_program_c6: the activation of micro-batch 0 leaving model chunk 0 is sent twice}}
+    %9 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_program_c6: a message received twice
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    // expected-error @+1 {{dist_program_c6: the activation of micro-batch 0 leaving model chunk 0 is received twice}}
+    %9 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_program_c7: stage 0 runs F0 B0 F1 B1, stage 1 runs F0 F1 B0 B1:
+// stage 0 waits for the gradient of micro-batch 0 before sending the
+// activation of micro-batch 1, which stage 1 waits for first.
+// expected-error @+1 {{dist_program_c7: the stages deadlock through their messages: stage 0 waits for the activation_grad of micro-batch 0 leaving model chunk 1 from stage 1; stage 1 waits for the activation of micro-batch 1 leaving model chunk 0 from stage 0;}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    // expected-note @+1 {{stage 0 is blocked here}}
+    %2 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%0)
+    %3 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%3)
+    %5 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%4)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    // expected-note @+1 {{stage 1 is blocked here}}
+    %2 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%1)
+    %3 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%2)
+    %4 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%3)
+    %5 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_program_c8: a stage order missing a backward
+// expected-error @+1 {{dist_program_c8: pipeline_order_c2: stage 0 has no slot for backward of micro-batch 1, virtual chunk 0}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+  }
+}
+
+// -----
+
+// dist_program_c8: a backward before its forward
+// expected-error @+1 {{dist_program_c8: pipeline_order_c3: stage 0 slot 0: backward of micro-batch 0, virtual chunk 0 precedes its forward (slot 1)}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_program_c8: a pass twice
+// expected-error @+1 {{dist_program_c8: pipeline_order_c2: stage 0 slot 4: forward of micro-batch 1, virtual chunk 0 repeats slot 2}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+    %4 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%3)
+  }
+}
+
+// -----
+
+// dist_program_c8: a pass the schedule does not run
+// expected-error @+1 {{dist_program_c8: pipeline_order_c1: stage 0 slot 1: input_grad of micro-batch 0, virtual chunk 0: schedule one_f_one_b runs no input_grad pass}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.template @bi block input_grad {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bi chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_program_c9: the GPipe order in a one_f_one_b program
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    // expected-error @+1 {{dist_program_c9: stage 0 slot 1 runs the forward of micro-batch 1, virtual chunk 0, but schedule one_f_one_b runs the backward of micro-batch 0, virtual chunk 0}}
+    %1 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%0)
+    %2 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_program_c9: the one_f_one_b order in a gpipe program
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = gpipe> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    // expected-error @+1 {{dist_program_c9: stage 0 slot 1 runs the backward of micro-batch 0, virtual chunk 0, but schedule gpipe runs the forward of micro-batch 1, virtual chunk 0}}
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_collective_c7: a group along two axes
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+    // expected-error @+1 {{dist_collective_c7: a group names at least two positions along a single axis}}
+    %9 = dist.all_reduce "tied_embedding_grad" weight_grad per_iteration on @mesh axes = ["pp", "dp"] group [0, 1] reduction = sum participants = 2 message = 16 ops = 8 reads {d_w = 16} writes {d_w = 16} stashed {} after(%7)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_collective_c7: a group of one position
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+    // expected-error @+1 {{dist_collective_c7: a group names at least two positions along a single axis}}
+    %9 = dist.all_reduce "tied_embedding_grad" weight_grad per_iteration on @mesh axes = ["pp"] group [0] reduction = sum participants = 1 message = 16 ops = 8 reads {d_w = 16} writes {d_w = 16} stashed {} after(%7)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_collective_c7: unsorted group
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+    // expected-error @+1 {{dist_collective_c7: group positions must be distinct positions of axis "pp" (0..1) in increasing order, got 0}}
+    %9 = dist.all_reduce "tied_embedding_grad" weight_grad per_iteration on @mesh axes = ["pp"] group [1, 0] reduction = sum participants = 2 message = 16 ops = 8 reads {d_w = 16} writes {d_w = 16} stashed {} after(%7)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_collective_c7: a repeated position
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+    // expected-error @+1 {{dist_collective_c7: group positions must be distinct positions of axis "pp" (0..1) in increasing order, got 0}}
+    %9 = dist.all_reduce "tied_embedding_grad" weight_grad per_iteration on @mesh axes = ["pp"] group [0, 0] reduction = sum participants = 2 message = 16 ops = 8 reads {d_w = 16} writes {d_w = 16} stashed {} after(%7)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_collective_c7: a position out of range
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+    // expected-error @+1 {{dist_collective_c7: group positions must be distinct positions of axis "pp" (0..1) in increasing order, got 2}}
+    %9 = dist.all_reduce "tied_embedding_grad" weight_grad per_iteration on @mesh axes = ["pp"] group [0, 2] reduction = sum participants = 2 message = 16 ops = 8 reads {d_w = 16} writes {d_w = 16} stashed {} after(%7)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_collective_c7: a group with ranks
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+    // expected-error @+1 {{dist_collective_c7: a group collective lists no ranks: the group names them}}
+    %9 = dist.all_reduce "tied_embedding_grad" weight_grad per_iteration on @mesh ranks [0, 1] axes = ["pp"] group [0, 1] reduction = sum participants = 2 message = 16 ops = 8 reads {d_w = 16} writes {d_w = 16} stashed {} after(%7)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_collective_c2: participants count the group's positions
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+    // expected-error @+1 {{dist_collective_c2: participants = 4 but axes ["pp"] span 2 ranks}}
+    %9 = dist.all_reduce "tied_embedding_grad" weight_grad per_iteration on @mesh axes = ["pp"] group [0, 1] reduction = sum participants = 4 message = 16 ops = 8 reads {d_w = 16} writes {d_w = 16} stashed {} after(%7)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
+// dist_collective_c7: stage 0 not in the group of stages 1 and 2
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 3, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 3, tp = 1, pp = 3, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [3, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    // expected-error @+1 {{dist_collective_c7: stage 0 is not a position of the group}}
+    %1 = dist.all_reduce "tied_embedding_grad" weight_grad per_iteration on @mesh axes = ["pp"] group [1, 2] reduction = sum participants = 2 message = 16 ops = 8 reads {d_w = 16} writes {d_w = 16} stashed {} after(%0)
+  }
+}
+
+// -----
+
+// dist_collective_c3: a grouped all-reduce must reduce
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+    // expected-error @+1 {{dist_collective_c3: a all_reduce must reduce (reduction = sum or max)}}
+    %9 = dist.all_reduce "tied_embedding_grad" weight_grad per_iteration on @mesh axes = ["pp"] group [0, 1] reduction = none participants = 2 message = 16 ops = 8 reads {d_w = 16} writes {d_w = 16} stashed {} after(%7)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
