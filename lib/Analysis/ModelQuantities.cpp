@@ -12,6 +12,7 @@
 #include "Blueprint/Workload/EdgeWork.h"
 #include "Blueprint/Workload/Pipeline.h"
 #include "Blueprint/Workload/Primitives.h"
+#include "Blueprint/Workload/WholeRun.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -174,56 +175,6 @@ analysis::deriveLogitsWork(const workload::ModelSpec &model,
 
 namespace {
 
-/// A collective of the model level (not of the block) as an invocation the
-/// estimator can cost: reads and writes the tensor in both shardings.
-Invocation collectiveInvocation(llvm::StringRef primitive, Phase phase,
-                                CollectiveKind kind, int64_t participants,
-                                int64_t messageBytes, int64_t elementBytes,
-                                llvm::StringRef cause) {
-  Invocation invocation;
-  invocation.primitive = primitive.str();
-  invocation.phase = phase;
-  invocation.engine = Engine::Collective;
-  bool reduces = kind != CollectiveKind::AllGather;
-  // A reduction of n partial tensors of E elements adds (n-1)E/n per rank
-  // (docs/WorkAlgebra.md, collective messages and traffic).
-  invocation.ops =
-      reduces ? messageBytes / elementBytes / participants * (participants - 1)
-              : 0;
-  int64_t shardBytes = messageBytes / participants;
-  invocation.reads = {{primitive.str(), kind == CollectiveKind::AllGather
-                                            ? shardBytes
-                                            : messageBytes}};
-  invocation.writes = {{primitive.str(), kind == CollectiveKind::ReduceScatter
-                                             ? shardBytes
-                                             : messageBytes}};
-  invocation.collective =
-      CollectiveFacts{kind, reduces ? ReductionKind::Sum : ReductionKind::None,
-                      participants, messageBytes};
-  invocation.cause = cause.str();
-  return invocation;
-}
-
-/// True when a pipeline message is scattered over the TP ranks and
-/// all-gathered by the receiver: the block output is TP-replicated (no
-/// sequence parallelism) and there is a pipeline.
-bool scattersPipelineMessages(const workload::MappingSpec &mapping) {
-  return mapping.pp > 1 && mapping.tp > 1 &&
-         mapping.tpComm == workload::TPCommMode::AllReduce;
-}
-
-/// The all-gather that reassembles a scattered pipeline message of the
-/// block output (b*s*h) on the receiving stage (MLM2021 Sec. 4.1).
-Invocation pipelineGather(const workload::TrainingSpec &training,
-                          const workload::MappingSpec &mapping,
-                          int64_t blockOutputBytes) {
-  return collectiveInvocation(
-      primitive::kPipelineGather, Phase::Forward, CollectiveKind::AllGather,
-      mapping.tp, blockOutputBytes, workload::bytesOf(training.activationType),
-      "scatter/gather: the receiving stage all-gathers the 1/t slices of a "
-      "TP-replicated pipeline message");
-}
-
 /// The first stage's gradients as the DP all-reduce sees them: padded to a
 /// multiple of dp elements, as Megatron-LM pads its gradient buffers.
 int64_t paddedStageElements(int64_t parameters, int64_t dp,
@@ -237,11 +188,11 @@ Invocation dataParallelAllReduce(int64_t paddedElements,
                                  const workload::MappingSpec &mapping,
                                  OverflowGuard &guard) {
   int64_t gradientBytes = workload::bytesOf(training.gradientType);
-  return collectiveInvocation(
+  return workload::collectiveInvocation(
       primitive::kDPGradAllReduce, Phase::WeightGrad, CollectiveKind::AllReduce,
       mapping.dp,
       guard.mul(paddedElements, gradientBytes, "data-parallel message bytes"),
-      gradientBytes,
+      gradientBytes, primitive::kDPGradAllReduce,
       "data parallelism: the first stage's gradients are summed over the "
       "DP replicas once per iteration");
 }
@@ -453,7 +404,7 @@ analysis::deriveModelQuantities(const PlanWork &work) {
       blockTransferBytes, iterationTransferBytes, "TP transfer bytes");
 
   communication.pipelineBoundaryBytes = work.blockOutputBytesPerRank;
-  bool scattered = scattersPipelineMessages(mapping);
+  bool scattered = workload::scattersPipelineMessages(mapping);
   if (scattered && work.blockOutputBytesPerRank % tp != 0)
     return failure(
         "the block output of " + llvm::Twine(work.blockOutputBytesPerRank) +
@@ -469,24 +420,21 @@ analysis::deriveModelQuantities(const PlanWork &work) {
                   communication.pipelineSendBytes, "pipeline bytes");
     communication.pipeline = {pipelineBytes, pipelineBytes};
     if (scattered) {
-      llvm::Expected<CommunicationVolume> gathers = volumeOf(
-          pipelineGather(training, mapping, work.blockOutputBytesPerRank),
-          communication.pipelineMessages, guard);
+      llvm::Expected<CommunicationVolume> gathers =
+          volumeOf(workload::pipelineGather(
+                       training, mapping, work.blockOutputBytesPerRank,
+                       workload::PipelineMessage::Activation),
+                   communication.pipelineMessages, guard);
       if (!gathers)
         return gathers.takeError();
       accumulate(tensorParallel, *gathers, guard, "TP bytes");
     }
-    Invocation embeddingSync = collectiveInvocation(
-        primitive::kEmbeddingGradSync, Phase::WeightGrad,
-        CollectiveKind::AllReduce,
-        /*participants=*/2,
-        guard.mul(parameters.wordEmbedding / tp, gradientBytes,
-                  "embedding gradient bytes"),
-        gradientBytes,
-        "tied embeddings: the first stage's word embedding and the last "
-        "stage's LM head are one parameter, so their gradients are summed");
+    llvm::Expected<Invocation> embeddingSync =
+        workload::embeddingGradSync(model, training, mapping);
+    if (!embeddingSync)
+      return embeddingSync.takeError();
     llvm::Expected<CommunicationVolume> sync =
-        volumeOf(embeddingSync, 1, guard);
+        volumeOf(*embeddingSync, 1, guard);
     if (!sync)
       return sync.takeError();
     communication.embeddingGradSync = *sync;
@@ -504,10 +452,10 @@ analysis::deriveModelQuantities(const PlanWork &work) {
     for (auto [kind, width] :
          {std::pair(CollectiveKind::ReduceScatter, gradientBytes),
           std::pair(CollectiveKind::AllGather, weightBytes)}) {
-      Invocation half = collectiveInvocation(
+      Invocation half = workload::collectiveInvocation(
           primitive::kDPShardedOptimizer, Phase::WeightGrad, kind, dp,
           guard.mul(paddedElements, width, "sharded optimizer bytes"), width,
-          "distributed optimizer");
+          primitive::kDPShardedOptimizer, "distributed optimizer");
       llvm::Expected<CommunicationVolume> volume = volumeOf(half, 1, guard);
       if (!volume)
         return volume.takeError();
@@ -612,12 +560,13 @@ analysis::composeIterationTime(const PlanWork &work,
   if (llvm::Error error = estimate::appendWork(modelInput, quantities.logits))
     return std::move(error);
   size_t logitsTasks = quantities.logits.invocations.size();
-  bool scattered = scattersPipelineMessages(mapping);
+  bool scattered = workload::scattersPipelineMessages(mapping);
   if (scattered)
     if (llvm::Error error = estimate::appendInvocation(
             modelInput,
-            pipelineGather(work.training, mapping,
-                           communication.pipelineBoundaryBytes),
+            workload::pipelineGather(work.training, mapping,
+                                     communication.pipelineBoundaryBytes,
+                                     workload::PipelineMessage::Activation),
             Cadence::PerMicroBatch))
       return std::move(error);
   if (mapping.dp > 1) {

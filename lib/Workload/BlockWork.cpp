@@ -273,13 +273,6 @@ std::optional<std::string> blueprint::workload::collectiveBytesViolation(
       .str();
 }
 
-static llvm::Error checkComposes(const ModelSpec &model,
-                                 const TrainingSpec &training,
-                                 const MappingSpec &mapping,
-                                 llvm::StringRef who) {
-  return runError(who, checkTrainingRun(model, training, mapping));
-}
-
 namespace {
 
 /// The forward of a training micro-batch: b = micro_batch sequences of
@@ -321,8 +314,6 @@ private:
 
   void recomputeFullForward(size_t forwardEnd);
   void recomputeAttentionCore(size_t forwardEnd);
-  void normBackward(llvm::StringRef primitive, llvm::StringRef input,
-                    llvm::StringRef output);
   void backwardMlp();
   void backwardAttentionProjection();
   void backwardAttentionCore();
@@ -369,46 +360,6 @@ void BlockBuilder::recomputeAttentionCore(size_t forwardEnd) {
     clone.stashed.clear();
     work.invocations.push_back(std::move(clone));
   }
-}
-
-/// Norm backward: input gradient (ActivationGrad) and gamma/beta gradients
-/// accumulated into the gradient buffer (WeightGrad).
-void BlockBuilder::normBackward(llvm::StringRef primitive,
-                                llvm::StringRef input, llvm::StringRef output) {
-  bool layerNorm = model.norm == NormKind::LayerNorm;
-  int64_t rowElements = elements({shape.localTokens, shape.hidden}, input);
-  std::string gamma = (primitive + "_gamma").str();
-  std::string beta = (primitive + "_beta").str();
-  std::string outputGrad = ("d_" + output).str();
-  std::string inputGrad = ("d_" + input).str();
-  emit({primitive,
-        Phase::ActivationGrad,
-        Engine::Vector,
-        rowwiseOps((primitive + " input-gradient ops").str(), shape.localTokens,
-                   shape.hidden,
-                   layerNorm ? opcount::kLayerNormInputGradPerElement
-                             : opcount::kRMSNormInputGradPerElement,
-                   layerNorm ? opcount::kLayerNormInputGradPerRow
-                             : opcount::kRMSNormInputGradPerRow),
-        {activation(input, rowElements), activation(outputGrad, rowElements),
-         weight(gamma, shape.hidden)},
-        {activation(inputGrad, rowElements)},
-        "backward of " + primitive + ": gradient with respect to " + input});
-
-  std::vector<TensorAccess> paramGrads = {gradient("d_" + gamma, shape.hidden)};
-  if (layerNorm)
-    paramGrads.push_back(gradient("d_" + beta, shape.hidden));
-  std::vector<TensorAccess> reads = {activation(input, rowElements),
-                                     activation(outputGrad, rowElements)};
-  llvm::append_range(reads, paramGrads);
-  emit({primitive, Phase::WeightGrad, Engine::Vector,
-        elementwiseOps((primitive + " parameter-gradient ops").str(),
-                       rowElements,
-                       layerNorm ? opcount::kLayerNormParamGradPerElement
-                                 : opcount::kRMSNormParamGradPerElement),
-        std::move(reads), std::move(paramGrads),
-        "backward of " + primitive +
-            ": norm parameter gradients accumulated over this rank's rows"});
 }
 
 /// MLP half of the backward, in reverse.
@@ -537,7 +488,7 @@ void BlockBuilder::backwardMlp() {
         "backward of fc1_bias: the fc1 bias gradient, the column sums of "
         "d_fc1_out accumulated into the gradient buffer"});
 
-  normBackward(primitive::kNorm2, "h_attn", "x_norm2");
+  normBackward(primitive::kNorm2, "h_attn", "x_norm2", gradBytes);
   emit({primitive::kMLPResidual,
         Phase::ActivationGrad,
         Engine::Vector,
@@ -728,7 +679,7 @@ void BlockBuilder::backwardAttentionInput() {
         "backward of qkv_bias: the qkv_proj bias gradient, the column sums "
         "of d_q, d_k, d_v accumulated into the gradient buffer"});
 
-  normBackward(primitive::kNorm1, "x", "x_norm1");
+  normBackward(primitive::kNorm1, "x", "x_norm1", gradBytes);
   emit({primitive::kAttnResidual,
         Phase::ActivationGrad,
         Engine::Vector,
@@ -809,7 +760,7 @@ blueprint::workload::deriveBlockWork(const ModelSpec &model,
                                      const TrainingSpec &training,
                                      const MappingSpec &mapping) {
   if (llvm::Error error =
-          checkComposes(model, training, mapping, "deriveBlockWork"))
+          checkTrainingComposes(model, training, mapping, "deriveBlockWork"))
     return error;
   return BlockBuilder(model, training, mapping).build();
 }
@@ -847,8 +798,8 @@ llvm::Expected<BlockWork>
 blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
                                          const TrainingSpec &training,
                                          const MappingSpec &mapping) {
-  if (llvm::Error error =
-          checkComposes(model, training, mapping, "deriveOptimizerWork"))
+  if (llvm::Error error = checkTrainingComposes(model, training, mapping,
+                                                "deriveOptimizerWork"))
     return error;
   OverflowGuard guard;
   RankParameters parameters = rankParameters(model, mapping.tp, guard);

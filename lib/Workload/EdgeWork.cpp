@@ -82,8 +82,6 @@ private:
   void lossAllReduce(llvm::StringRef primitive, ReductionKind reduction,
                      llvm::StringRef tensor, const llvm::Twine &cause);
 
-  void finalNormBackward();
-
   const TrainingSpec &training;
   int64_t gradBytes;
   int64_t vocabPerRank;
@@ -230,42 +228,6 @@ llvm::Expected<BlockWork> EdgeBuilder::buildEmbedding() {
             : "backward of word_embedding: scatter-add of the b*s gradient "
               "rows into their tokens' rows of the gradient buffer"});
   return finish("deriveEmbeddingWork");
-}
-
-/// The final norm's input and parameter gradients, with the block norms'
-/// declared counts (BlockWork.h), over this rank's rows.
-void EdgeBuilder::finalNormBackward() {
-  bool layerNorm = model.norm == NormKind::LayerNorm;
-  int64_t rowElements = elements({shape.localTokens, shape.hidden}, "h_final");
-  emit({primitive::kFinalNorm,
-        Phase::ActivationGrad,
-        Engine::Vector,
-        rowwiseOps("final_norm input-gradient ops", shape.localTokens,
-                   shape.hidden,
-                   layerNorm ? opcount::kLayerNormInputGradPerElement
-                             : opcount::kRMSNormInputGradPerElement,
-                   layerNorm ? opcount::kLayerNormInputGradPerRow
-                             : opcount::kRMSNormInputGradPerRow),
-        {activation("h_final", rowElements),
-         activation("d_x_final", rowElements),
-         weight("final_norm_gamma", shape.hidden)},
-        {activation("d_h_final", rowElements)},
-        "backward of final_norm: gradient with respect to h_final, the last "
-        "block's output"});
-  std::vector<TensorAccess> paramGrads = {
-      gradient("d_final_norm_gamma", shape.hidden)};
-  if (layerNorm)
-    paramGrads.push_back(gradient("d_final_norm_beta", shape.hidden));
-  std::vector<TensorAccess> reads = {activation("h_final", rowElements),
-                                     activation("d_x_final", rowElements)};
-  llvm::append_range(reads, paramGrads);
-  emit({primitive::kFinalNorm, Phase::WeightGrad, Engine::Vector,
-        elementwiseOps("final_norm parameter-gradient ops", rowElements,
-                       layerNorm ? opcount::kLayerNormParamGradPerElement
-                                 : opcount::kRMSNormParamGradPerElement),
-        std::move(reads), std::move(paramGrads),
-        "backward of final_norm: norm parameter gradients accumulated over "
-        "this rank's rows"});
 }
 
 /// The last stage (GPTModel.forward after the decoder,
@@ -446,7 +408,7 @@ llvm::Expected<BlockWork> EdgeBuilder::buildHead() {
          gradient("d_w_word_embedding", weightElements)},
         {gradient("d_w_word_embedding", weightElements)},
         "LM head gradient, accumulated into the tied word embedding's"});
-  finalNormBackward();
+  normBackward(primitive::kFinalNorm, "h_final", "x_final", gradBytes);
   return finish("deriveHeadWork");
 }
 
@@ -467,19 +429,14 @@ EdgeParameters edgeParameters(const ModelSpec &model, int64_t tp,
   return parameters;
 }
 
-llvm::Error checkComposes(const ModelSpec &model, const TrainingSpec &training,
-                          const MappingSpec &mapping, llvm::StringRef who) {
-  return runError(who, checkTrainingRun(model, training, mapping));
-}
-
 } // namespace
 
 llvm::Expected<BlockWork>
 blueprint::workload::deriveEmbeddingWork(const ModelSpec &model,
                                          const TrainingSpec &training,
                                          const MappingSpec &mapping) {
-  if (llvm::Error error =
-          checkComposes(model, training, mapping, "deriveEmbeddingWork"))
+  if (llvm::Error error = checkTrainingComposes(model, training, mapping,
+                                                "deriveEmbeddingWork"))
     return error;
   return EdgeBuilder(model, training, mapping).buildEmbedding();
 }
@@ -489,7 +446,7 @@ blueprint::workload::deriveHeadWork(const ModelSpec &model,
                                     const TrainingSpec &training,
                                     const MappingSpec &mapping) {
   if (llvm::Error error =
-          checkComposes(model, training, mapping, "deriveHeadWork"))
+          checkTrainingComposes(model, training, mapping, "deriveHeadWork"))
     return error;
   return EdgeBuilder(model, training, mapping).buildHead();
 }
@@ -520,8 +477,8 @@ blueprint::workload::edgeParametersPerRank(const ModelSpec &model,
 llvm::Expected<BlockWork> blueprint::workload::deriveEdgeOptimizerWork(
     const ModelSpec &model, const TrainingSpec &training,
     const MappingSpec &mapping, bool firstStage, bool lastStage) {
-  if (llvm::Error error =
-          checkComposes(model, training, mapping, "deriveEdgeOptimizerWork"))
+  if (llvm::Error error = checkTrainingComposes(model, training, mapping,
+                                                "deriveEdgeOptimizerWork"))
     return error;
   bool oneStage = mapping.pp == 1;
   if ((firstStage && lastStage) != oneStage)

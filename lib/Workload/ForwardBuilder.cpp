@@ -537,3 +537,51 @@ llvm::Expected<BlockWork> ForwardBuilder::finish(llvm::StringRef who) {
     return guard.error(who);
   return std::move(work);
 }
+
+void ForwardBuilder::normBackward(llvm::StringRef primitive,
+                                  llvm::StringRef input, llvm::StringRef output,
+                                  int64_t gradientBytes) {
+  auto gradient = [&](const std::string &name, int64_t count) {
+    return TensorAccess{name, guard.mul(count, gradientBytes, name + " bytes")};
+  };
+  bool layerNorm = model.norm == NormKind::LayerNorm;
+  int64_t rowElements = elements({shape.localTokens, shape.hidden}, input);
+  std::string gamma = (primitive + "_gamma").str();
+  std::string beta = (primitive + "_beta").str();
+  std::string outputGrad = ("d_" + output).str();
+  std::string inputGrad = ("d_" + input).str();
+  emit({primitive,
+        Phase::ActivationGrad,
+        Engine::Vector,
+        rowwiseOps((primitive + " input-gradient ops").str(), shape.localTokens,
+                   shape.hidden,
+                   layerNorm ? opcount::kLayerNormInputGradPerElement
+                             : opcount::kRMSNormInputGradPerElement,
+                   layerNorm ? opcount::kLayerNormInputGradPerRow
+                             : opcount::kRMSNormInputGradPerRow),
+        {activation(input, rowElements), activation(outputGrad, rowElements),
+         weight(gamma, shape.hidden)},
+        {activation(inputGrad, rowElements)},
+        "backward of " + primitive + ": gradient with respect to " + input});
+
+  std::vector<TensorAccess> paramGrads = {gradient("d_" + gamma, shape.hidden)};
+  if (layerNorm)
+    paramGrads.push_back(gradient("d_" + beta, shape.hidden));
+  std::vector<TensorAccess> reads = {activation(input, rowElements),
+                                     activation(outputGrad, rowElements)};
+  llvm::append_range(reads, paramGrads);
+  emit({primitive, Phase::WeightGrad, Engine::Vector,
+        elementwiseOps((primitive + " parameter-gradient ops").str(),
+                       rowElements,
+                       layerNorm ? opcount::kLayerNormParamGradPerElement
+                                 : opcount::kRMSNormParamGradPerElement),
+        std::move(reads), std::move(paramGrads),
+        "backward of " + primitive +
+            ": norm parameter gradients accumulated over this rank's rows"});
+}
+
+llvm::Error blueprint::workload::detail::checkTrainingComposes(
+    const ModelSpec &model, const TrainingSpec &training,
+    const MappingSpec &mapping, llvm::StringRef who) {
+  return runError(who, checkTrainingRun(model, training, mapping));
+}

@@ -39,6 +39,13 @@ llvm::Error violationsError(const llvm::Twine &preamble,
 /// does not compose:" and every broken rule with its label.
 llvm::Error runError(llvm::StringRef who, const RunViolations &violations);
 
+/// runError of checkTrainingRun: what every training derivation checks
+/// first.
+llvm::Error checkTrainingComposes(const ModelSpec &model,
+                                  const TrainingSpec &training,
+                                  const MappingSpec &mapping,
+                                  llvm::StringRef who);
+
 /// Checked sum of the bytes of `accesses`; `what` names the sum.
 int64_t sumBytes(OverflowGuard &guard,
                  const std::vector<TensorAccess> &accesses,
@@ -200,6 +207,11 @@ protected:
   // The forward, in execution order.
   void norm(llvm::StringRef primitive, llvm::StringRef input,
             llvm::StringRef output, StashRole inputRole);
+  /// The norm's backward: its input gradient (activation_grad) and its
+  /// parameter gradients, `gradientBytes` per element, accumulated over this
+  /// rank's rows (weight_grad).
+  void normBackward(llvm::StringRef primitive, llvm::StringRef input,
+                    llvm::StringRef output, int64_t gradientBytes);
   void attentionInput();
   /// The keys (or values) `name` that qkv_proj produced for the run's new
   /// positions, at the activation type.

@@ -25,14 +25,10 @@ bool blueprint::workload::scattersPipelineMessages(const MappingSpec &mapping) {
          mapping.tpComm == TPCommMode::AllReduce;
 }
 
-/// A collective over `participants` ranks whose logical message is
-/// `messageBytes`: it reads and writes the tensor in both shardings
-/// (collectiveBytesViolation) and a reduction of n partial tensors of E
-/// elements adds (n-1)E/n per rank (docs/WorkAlgebra.md).
-static Invocation collective(llvm::StringRef primitive, Phase phase,
-                             CollectiveKind kind, int64_t participants,
-                             int64_t messageBytes, int64_t elementBytes,
-                             llvm::StringRef tensor, llvm::StringRef cause) {
+Invocation blueprint::workload::collectiveInvocation(
+    llvm::StringRef primitive, Phase phase, CollectiveKind kind,
+    int64_t participants, int64_t messageBytes, int64_t elementBytes,
+    llvm::StringRef tensor, llvm::StringRef cause) {
   Invocation invocation;
   invocation.primitive = primitive.str();
   invocation.phase = phase;
@@ -54,16 +50,35 @@ static Invocation collective(llvm::StringRef primitive, Phase phase,
   return invocation;
 }
 
+llvm::Expected<Invocation>
+blueprint::workload::embeddingGradSync(const ModelSpec &model,
+                                       const TrainingSpec &training,
+                                       const MappingSpec &mapping) {
+  OverflowGuard guard;
+  int64_t gradientBytes = bytesOf(training.gradientType);
+  int64_t message =
+      guard.product({model.vocab / mapping.tp, model.hidden, gradientBytes},
+                    "embedding gradient bytes");
+  if (guard.failed())
+    return guard.error("embeddingGradSync");
+  return collectiveInvocation(
+      primitive::kEmbeddingGradSync, Phase::WeightGrad,
+      CollectiveKind::AllReduce, /*participants=*/2, message, gradientBytes,
+      primitive::kEmbeddingGradSync,
+      "tied embeddings: the first stage's word embedding and the last "
+      "stage's LM head are one parameter, so their gradients are summed");
+}
+
 Invocation blueprint::workload::pipelineGather(const TrainingSpec &training,
                                                const MappingSpec &mapping,
                                                int64_t messageBytes,
                                                PipelineMessage message) {
   bool forward = message == PipelineMessage::Activation;
-  return collective(
+  return collectiveInvocation(
       primitive::kPipelineGather,
       forward ? Phase::Forward : Phase::ActivationGrad,
       CollectiveKind::AllGather, mapping.tp, messageBytes,
-      bytesOf(training.activationType), forward ? "x" : "d_y",
+      bytesOf(training.activationType), primitive::kPipelineGather,
       "scatter/gather: the receiving stage all-gathers the 1/t slices of a "
       "TP-replicated pipeline message");
 }
@@ -311,18 +326,19 @@ private:
         shardElements = guard.add(shardElements, elements / dp,
                                   "sharded optimizer parameters");
         append(RunWork{
-            sharded
-                ? collective(primitive::kDPGradReduceScatter, Phase::WeightGrad,
-                             CollectiveKind::ReduceScatter, dp, message,
-                             gradientBytes, "d_params",
-                             "distributed optimizer: each data-parallel rank "
-                             "receives the sum of its shard of the bucket's "
-                             "gradients")
-                : collective(primitive::kDPGradAllReduce, Phase::WeightGrad,
-                             CollectiveKind::AllReduce, dp, message,
-                             gradientBytes, "d_params",
-                             "data parallelism: the bucket's gradients are "
-                             "summed over the data-parallel replicas"),
+            sharded ? collectiveInvocation(
+                          primitive::kDPGradReduceScatter, Phase::WeightGrad,
+                          CollectiveKind::ReduceScatter, dp, message,
+                          gradientBytes, "d_params",
+                          "distributed optimizer: each data-parallel rank "
+                          "receives the sum of its shard of the bucket's "
+                          "gradients")
+                    : collectiveInvocation(
+                          primitive::kDPGradAllReduce, Phase::WeightGrad,
+                          CollectiveKind::AllReduce, dp, message, gradientBytes,
+                          "d_params",
+                          "data parallelism: the bucket's gradients are "
+                          "summed over the data-parallel replicas"),
             Cadence::PerIteration,
             std::string(kDataParallelAxis),
             {}});
@@ -351,17 +367,17 @@ private:
       return step.takeError();
     append(RunWork{std::move(*step), Cadence::PerIteration, "", {}});
     for (int64_t elements : buckets)
-      append(
-          RunWork{collective(primitive::kDPParamAllGather, Phase::Optimizer,
-                             CollectiveKind::AllGather, dp,
-                             guard.mul(elements, weightBytes,
-                                       "data-parallel parameter bucket bytes"),
-                             weightBytes, "params",
-                             "distributed optimizer: every data-parallel rank "
-                             "gathers the updated parameters of the bucket"),
-                  Cadence::PerIteration,
-                  std::string(kDataParallelAxis),
-                  {}});
+      append(RunWork{collectiveInvocation(
+                         primitive::kDPParamAllGather, Phase::Optimizer,
+                         CollectiveKind::AllGather, dp,
+                         guard.mul(elements, weightBytes,
+                                   "data-parallel parameter bucket bytes"),
+                         weightBytes, "params",
+                         "distributed optimizer: every data-parallel rank "
+                         "gathers the updated parameters of the bucket"),
+                     Cadence::PerIteration,
+                     std::string(kDataParallelAxis),
+                     {}});
     return llvm::Error::success();
   }
 

@@ -105,6 +105,23 @@ llvm::Expected<WholeRun> deriveWholeRun(const ModelSpec &model,
                                         const TrainingSpec &training,
                                         const MappingSpec &mapping);
 
+/// A collective of the model level (not of the block), as an invocation
+/// the estimator can cost: it reads and writes `tensor` in both shardings
+/// (collectiveBytesViolation holds), and a reduction of n partial tensors
+/// of E elements adds (n-1)E/n per rank (docs/WorkAlgebra.md).
+/// Preconditions: participants > 0 divides messageBytes, elementBytes > 0.
+Invocation collectiveInvocation(llvm::StringRef primitive, Phase phase,
+                                CollectiveKind kind, int64_t participants,
+                                int64_t messageBytes, int64_t elementBytes,
+                                llvm::StringRef tensor, llvm::StringRef cause);
+
+/// The all-reduce of the tied word-embedding gradient between the first and
+/// the last pipeline stage (Megatron-LM `_allreduce_embedding_grads`): the
+/// V/t x h gradient one TP rank holds, over 2 ranks. Fails on overflow.
+llvm::Expected<Invocation> embeddingGradSync(const ModelSpec &model,
+                                             const TrainingSpec &training,
+                                             const MappingSpec &mapping);
+
 /// True when a pipeline message is scattered over the TP ranks and
 /// all-gathered by the receiver (MLM2021 Sec. 4.1): the block output is
 /// TP-replicated (no sequence parallelism), tp > 1 and pp > 1.
