@@ -8,6 +8,7 @@
 #include "Blueprint/Workload/WholeRun.h"
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/EdgeWork.h"
 #include "Blueprint/Workload/Plan.h"
 #include "Blueprint/Workload/Primitives.h"
 
@@ -92,6 +93,18 @@ struct BlockTemplates {
   std::optional<size_t> inputGrad;
   std::optional<size_t> weightGrad;
   std::optional<size_t> step;
+};
+
+/// The templates of the model's edges: the embeddings on the first model
+/// chunk, the final norm, LM head and loss on the last, and their
+/// once-per-iteration steps (on the first and last stage; one at pp = 1).
+struct EdgeTemplates {
+  std::optional<size_t> embeddingForward;
+  std::optional<size_t> embeddingBackward;
+  std::optional<size_t> headForward;
+  std::optional<size_t> headBackward;
+  std::optional<size_t> firstStageStep;
+  std::optional<size_t> lastStageStep;
 };
 
 /// Builds the stage sequences of one run.
@@ -191,13 +204,71 @@ private:
       return step.takeError();
     std::vector<Invocation> stepWork;
     for (Invocation &invocation : step->invocations)
-      if (mapping.zeroStage == 0 || mapping.dp == 1 ||
-          invocation.primitive != primitive::kAdamWStep)
+      if (keptInStep(invocation))
         stepWork.push_back(std::move(invocation));
     if (!stepWork.empty())
       blocks.step = addTemplate("block_step", ModelPart::Block,
                                 PipelinePass::Step, std::move(stepWork));
-    return llvm::Error::success();
+    return buildEdgeTemplates();
+  }
+
+  /// Whether an invocation of a step stays in its template: the optimizer
+  /// step does not when the stage steps its shard itself (zero_stage >= 1).
+  bool keptInStep(const Invocation &invocation) const {
+    return !sharded() || invocation.phase != Phase::Optimizer;
+  }
+  bool sharded() const { return mapping.zeroStage >= 1 && mapping.dp > 1; }
+
+  /// The edges' per-micro-batch work split into forward and the rest (the
+  /// edges' backward runs whole, also in ZB-H1's input-gradient pass), and
+  /// their steps.
+  llvm::Error buildEdgeTemplates() {
+    auto split = [&](llvm::Expected<BlockWork> work, ModelPart part,
+                     llvm::StringRef prefix, std::optional<size_t> &forward,
+                     std::optional<size_t> &backward) -> llvm::Error {
+      if (!work)
+        return work.takeError();
+      std::vector<Invocation> forwardWork, backwardWork;
+      for (Invocation &invocation : work->invocations)
+        (invocation.phase == Phase::Forward ? forwardWork : backwardWork)
+            .push_back(std::move(invocation));
+      if (!forwardWork.empty())
+        forward = addTemplate((prefix + "_forward").str(), part,
+                              PipelinePass::Forward, std::move(forwardWork));
+      if (!backwardWork.empty())
+        backward = addTemplate((prefix + "_backward").str(), part,
+                               PipelinePass::Backward, std::move(backwardWork));
+      return llvm::Error::success();
+    };
+    if (llvm::Error error = split(
+            deriveEmbeddingWork(model, training, mapping), ModelPart::Embedding,
+            "embedding", edges.embeddingForward, edges.embeddingBackward))
+      return error;
+    if (llvm::Error error =
+            split(deriveHeadWork(model, training, mapping), ModelPart::Head,
+                  "head", edges.headForward, edges.headBackward))
+      return error;
+    auto step = [&](bool first, bool last, ModelPart part, llvm::StringRef name,
+                    std::optional<size_t> &index) -> llvm::Error {
+      llvm::Expected<BlockWork> work =
+          deriveEdgeOptimizerWork(model, training, mapping, first, last);
+      if (!work)
+        return work.takeError();
+      std::vector<Invocation> kept;
+      for (Invocation &invocation : work->invocations)
+        if (keptInStep(invocation))
+          kept.push_back(std::move(invocation));
+      if (!kept.empty())
+        index = addTemplate(name, part, PipelinePass::Step, std::move(kept));
+      return llvm::Error::success();
+    };
+    if (mapping.pp == 1)
+      return step(true, true, ModelPart::Embedding, "edge_step",
+                  edges.firstStageStep);
+    if (llvm::Error error = step(true, false, ModelPart::Embedding,
+                                 "embedding_step", edges.firstStageStep))
+      return error;
+    return step(false, true, ModelPart::Head, "head_step", edges.lastStageStep);
   }
 
   /// What each rank sends per pipeline message: the block output (or its
@@ -233,14 +304,28 @@ private:
     llvm::Expected<int64_t> perBlock = blockParametersPerRank(model, mapping);
     if (!perBlock)
       return perBlock.takeError();
+    llvm::Expected<EdgeParameters> edge = edgeParametersPerRank(model, mapping);
+    if (!edge)
+      return edge.takeError();
     const PipelineLayout &layout = run.layout;
+    int64_t last = mapping.pp - 1;
     stageUnits.assign(mapping.pp, {});
+    // The last stage's backward starts with the head: the final norm and,
+    // at pp > 1, its copy of the tied word embedding (the LM head weight).
+    stageUnits[last].push_back(
+        mapping.pp == 1 ? edge->finalNorm
+                        : guard.add(edge->finalNorm, edge->wordEmbedding,
+                                    "head gradient elements"));
     for (int64_t stage = 0; stage < mapping.pp; ++stage)
       for (int64_t virtualIndex = mapping.virtualStages; virtualIndex-- > 0;) {
         int64_t chunk = layout.chunkAt(stage, virtualIndex);
         for (int64_t block = 0; block < layout.chunkBlocks[chunk]; ++block)
           stageUnits[stage].push_back(*perBlock);
       }
+    // The first stage's backward ends with the embeddings.
+    stageUnits[0].push_back(guard.add(edge->wordEmbedding,
+                                      edge->positionEmbedding,
+                                      "embedding gradient elements"));
     return llvm::Error::success();
   }
 
@@ -262,12 +347,26 @@ private:
       result.endBlock = result.firstBlock + layout.chunkBlocks[chunk];
       return result;
     };
+    // An edge runs once per micro-batch on its chunk, without blocks.
+    auto edge = [&](std::optional<size_t> templateIndex) {
+      if (!templateIndex)
+        return;
+      RunInstance result;
+      result.templateIndex = *templateIndex;
+      result.chunk = chunk;
+      result.microBatch = slot.microBatch;
+      append(result);
+    };
     switch (slot.pass) {
     case PipelinePass::Forward:
       if (chunk > 0)
         receive(PipelineMessage::Activation, slot.microBatch, chunk - 1);
+      if (chunk == 0)
+        edge(edges.embeddingForward);
       append(instance(*blocks.forward));
-      if (chunk < last)
+      if (chunk == last)
+        edge(edges.headForward);
+      else
         send(PipelineMessage::Activation, slot.microBatch, chunk,
              layout.stageOf(chunk + 1));
       return;
@@ -275,11 +374,15 @@ private:
     case PipelinePass::InputGrad:
       if (chunk < last)
         receive(PipelineMessage::ActivationGrad, slot.microBatch, chunk + 1);
+      else
+        edge(edges.headBackward);
       append(instance(slot.pass == PipelinePass::Backward ? *blocks.backward
                                                           : *blocks.inputGrad));
       if (chunk > 0)
         send(PipelineMessage::ActivationGrad, slot.microBatch, chunk,
              layout.stageOf(chunk - 1));
+      else
+        edge(edges.embeddingBackward);
       return;
     case PipelinePass::WeightGrad:
       append(instance(*blocks.weightGrad));
@@ -317,7 +420,7 @@ private:
     int64_t dp = mapping.dp;
     int64_t gradientBytes = bytesOf(training.gradientType);
     int64_t weightBytes = bytesOf(training.weightType);
-    bool sharded = mapping.zeroStage >= 1 && dp > 1;
+    bool sharded = this->sharded();
     int64_t shardElements = 0;
     if (dp > 1)
       for (auto [index, elements] : llvm::enumerate(buckets)) {
@@ -343,6 +446,19 @@ private:
             std::string(kDataParallelAxis),
             {}});
       }
+    // The tied word embedding's two copies, on the first and the last
+    // stage, sum their gradients.
+    int64_t lastStage = mapping.pp - 1;
+    if (mapping.pp > 1 && (stage == 0 || stage == lastStage)) {
+      llvm::Expected<Invocation> sync =
+          embeddingGradSync(model, training, mapping);
+      if (!sync)
+        return sync.takeError();
+      append(RunWork{std::move(*sync),
+                     Cadence::PerIteration,
+                     std::string(kPipelineParallelAxis),
+                     {0, lastStage}});
+    }
     if (blocks.step) {
       const PipelineLayout &layout = run.layout;
       for (int64_t virtualIndex = 0; virtualIndex < mapping.virtualStages;
@@ -357,6 +473,18 @@ private:
         append(instance);
       }
     }
+    auto edgeStep = [&](std::optional<size_t> templateIndex, int64_t chunk) {
+      if (!templateIndex)
+        return;
+      RunInstance instance;
+      instance.templateIndex = *templateIndex;
+      instance.chunk = chunk;
+      append(instance);
+    };
+    if (stage == 0)
+      edgeStep(edges.firstStageStep, 0);
+    if (stage == lastStage && mapping.pp > 1)
+      edgeStep(edges.lastStageStep, run.layout.chunks() - 1);
     if (!sharded)
       return llvm::Error::success();
     llvm::Expected<Invocation> step = deriveAdamWStep(
@@ -413,6 +541,7 @@ private:
   WholeRun &run;
   OverflowGuard guard;
   BlockTemplates blocks;
+  EdgeTemplates edges;
   int64_t heldBytes = 0;
   int64_t sendBytes = 0;
   bool scattered = false;

@@ -60,45 +60,97 @@
 // CHECK-NEXT: dist.template @block_step block step {
 // CHECK-NEXT: %{{[0-9]+}} = dist.task "adamw_step" optimizer vector per_iteration on @mesh ops = 799744 reads {adam_m = 199936, adam_v = 199936, d_params = 199936, params_master = 199936} writes {adam_m = 199936, adam_v = 199936, d_params = 199936, params = 99968, params_master = 199936} stashed {}
 // CHECK-NEXT: }
+// CHECK-NEXT: dist.template @embedding_forward embedding forward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "word_embedding" forward vector per_micro_batch on @mesh ops = 0 reads {tokens = 512, w_word_embedding = 8192} writes {word_embeddings = 8192} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "position_embedding" forward vector per_micro_batch on @mesh ops = 4096 reads {position_ids = 512, w_position_embedding = 8192, word_embeddings = 8192} writes {embeddings = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "embedding_dropout" forward vector per_micro_batch on @mesh ops = 12288 reads {embeddings = 8192} writes {embedding_dropout_mask = 4096, embeddings_dropped = 8192} stashed {embedding_dropout_mask = 4096} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @embedding_backward embedding backward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "embedding_dropout" activation_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings_dropped = 8192, embedding_dropout_mask = 4096} writes {d_embeddings = 8192} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "position_embedding" weight_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings = 8192, d_w_position_embedding = 16384, position_ids = 512} writes {d_w_position_embedding = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "word_embedding" weight_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings = 8192, d_w_word_embedding = 16384, tokens = 512} writes {d_w_word_embedding = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @head_forward head forward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" forward vector per_micro_batch on @mesh ops = 28928 reads {final_norm_beta = 128, final_norm_gamma = 128, h_final = 8192} writes {x_final = 8192} stashed {h_final = 8192}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" forward matmul per_micro_batch on @mesh ops = 1048576 reads {w_word_embedding = 16384, x_final = 8192} writes {logits = 16384} stashed {x_final = 8192} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy_max" forward vector per_micro_batch on @mesh ops = 8192 reads {logits = 16384} writes {logits_max = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy_exp" forward vector per_micro_batch on @mesh ops = 24960 reads {labels = 512, logits = 16384, logits_max = 256} writes {exp_logits = 32768, loss_target = 512, loss_target_mask = 64, sum_exp_logits = 256, target_logits = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy" forward vector per_micro_batch on @mesh ops = 8320 reads {exp_logits = 32768, sum_exp_logits = 256, target_logits = 256} writes {loss = 256, loss_softmax = 32768} stashed {loss_softmax = 32768} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "loss_average" forward vector per_micro_batch on @mesh ops = 194 reads {loss = 256, loss_mask = 256} writes {lm_loss = 4} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @head_backward head backward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "loss_average" activation_grad vector per_micro_batch on @mesh ops = 66 reads {loss_mask = 256} writes {d_loss = 256} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy" activation_grad vector per_micro_batch on @mesh ops = 8320 reads {d_loss = 256, loss_softmax = 32768, loss_target = 512, loss_target_mask = 64} writes {d_logits = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" activation_grad matmul per_micro_batch on @mesh ops = 1048576 reads {d_logits = 16384, w_word_embedding = 16384} writes {d_x_final = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" weight_grad matmul per_micro_batch on @mesh ops = 1048576 reads {d_logits = 16384, d_w_word_embedding = 32768, x_final = 8192} writes {d_w_word_embedding = 32768} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" activation_grad vector per_micro_batch on @mesh ops = 41088 reads {d_x_final = 8192, final_norm_gamma = 128, h_final = 8192} writes {d_h_final = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" weight_grad vector per_micro_batch on @mesh ops = 20480 reads {d_final_norm_beta = 256, d_final_norm_gamma = 256, d_x_final = 8192, h_final = 8192} writes {d_final_norm_beta = 256, d_final_norm_gamma = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @embedding_step embedding step {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "edge_adamw_step" optimizer vector per_iteration on @mesh ops = 163840 reads {adam_m = 40960, adam_v = 40960, d_params = 40960, params_master = 40960} writes {adam_m = 40960, adam_v = 40960, d_params = 40960, params = 20480, params_master = 40960} stashed {}
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @head_step head step {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "edge_adamw_step" optimizer vector per_iteration on @mesh ops = 133120 reads {adam_m = 33280, adam_v = 33280, d_params = 33280, params_master = 33280} writes {adam_m = 33280, adam_v = 33280, d_params = 33280, params = 16640, params_master = 33280} stashed {}
+// CHECK-NEXT: }
 // CHECK-NEXT: dist.stage 0 {
-// CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 0 blocks [0, 2]
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 0
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 0 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 1 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 1 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 0 blocks [0, 2] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 0 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 2 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 1 blocks [0, 2] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 1 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 3 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 3 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 3 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 2 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 2 blocks [0, 2] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 3 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 3 blocks [0, 2] after(%{{[0-9]+}})
-// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 399872 ops = 49984 reads {d_params = 399872} writes {d_params = 399872} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 3 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 440832 ops = 55104 reads {d_params = 440832} writes {d_params = 440832} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "embedding_grad_sync" weight_grad per_iteration on @mesh axes = ["pp"] group [0, 1] reduction = sum participants = 2 message = 32768 ops = 4096 reads {embedding_grad_sync = 32768} writes {embedding_grad_sync = 32768} stashed {} after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_step chunk 0 blocks [0, 2] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_step chunk 0 after(%{{[0-9]+}})
 // CHECK-NEXT: }
 // CHECK-NEXT: dist.stage 1 {
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 0 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 0 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 0 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 1 micro_batch 0 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 1 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 1 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 1 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 1 micro_batch 1 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 2 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 2 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 1 micro_batch 2 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 2 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 3 chunk 0 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 3 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 3 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 3 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 1 micro_batch 3 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 3 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
-// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 399872 ops = 49984 reads {d_params = 399872} writes {d_params = 399872} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 433152 ops = 54144 reads {d_params = 433152} writes {d_params = 433152} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "embedding_grad_sync" weight_grad per_iteration on @mesh axes = ["pp"] group [0, 1] reduction = sum participants = 2 message = 32768 ops = 4096 reads {embedding_grad_sync = 32768} writes {embedding_grad_sync = 32768} stashed {} after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_step chunk 1 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_step chunk 1 after(%{{[0-9]+}})
 transformer.decoder_training @one_f_one_b
     model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 4, norm = layernorm, activation = gelu>
     training = <global_batch = 16, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -157,45 +209,97 @@ transformer.decoder_training @one_f_one_b
 // CHECK-NEXT: dist.template @block_step block step {
 // CHECK-NEXT: %{{[0-9]+}} = dist.task "adamw_step" optimizer vector per_iteration on @mesh ops = 799744 reads {adam_m = 199936, adam_v = 199936, d_params = 199936, params_master = 199936} writes {adam_m = 199936, adam_v = 199936, d_params = 199936, params = 99968, params_master = 199936} stashed {}
 // CHECK-NEXT: }
+// CHECK-NEXT: dist.template @embedding_forward embedding forward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "word_embedding" forward vector per_micro_batch on @mesh ops = 0 reads {tokens = 512, w_word_embedding = 8192} writes {word_embeddings = 8192} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "position_embedding" forward vector per_micro_batch on @mesh ops = 4096 reads {position_ids = 512, w_position_embedding = 8192, word_embeddings = 8192} writes {embeddings = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "embedding_dropout" forward vector per_micro_batch on @mesh ops = 12288 reads {embeddings = 8192} writes {embedding_dropout_mask = 4096, embeddings_dropped = 8192} stashed {embedding_dropout_mask = 4096} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @embedding_backward embedding backward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "embedding_dropout" activation_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings_dropped = 8192, embedding_dropout_mask = 4096} writes {d_embeddings = 8192} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "position_embedding" weight_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings = 8192, d_w_position_embedding = 16384, position_ids = 512} writes {d_w_position_embedding = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "word_embedding" weight_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings = 8192, d_w_word_embedding = 16384, tokens = 512} writes {d_w_word_embedding = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @head_forward head forward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" forward vector per_micro_batch on @mesh ops = 28928 reads {final_norm_beta = 128, final_norm_gamma = 128, h_final = 8192} writes {x_final = 8192} stashed {h_final = 8192}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" forward matmul per_micro_batch on @mesh ops = 1048576 reads {w_word_embedding = 16384, x_final = 8192} writes {logits = 16384} stashed {x_final = 8192} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy_max" forward vector per_micro_batch on @mesh ops = 8192 reads {logits = 16384} writes {logits_max = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy_exp" forward vector per_micro_batch on @mesh ops = 24960 reads {labels = 512, logits = 16384, logits_max = 256} writes {exp_logits = 32768, loss_target = 512, loss_target_mask = 64, sum_exp_logits = 256, target_logits = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy" forward vector per_micro_batch on @mesh ops = 8320 reads {exp_logits = 32768, sum_exp_logits = 256, target_logits = 256} writes {loss = 256, loss_softmax = 32768} stashed {loss_softmax = 32768} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "loss_average" forward vector per_micro_batch on @mesh ops = 194 reads {loss = 256, loss_mask = 256} writes {lm_loss = 4} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @head_backward head backward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "loss_average" activation_grad vector per_micro_batch on @mesh ops = 66 reads {loss_mask = 256} writes {d_loss = 256} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy" activation_grad vector per_micro_batch on @mesh ops = 8320 reads {d_loss = 256, loss_softmax = 32768, loss_target = 512, loss_target_mask = 64} writes {d_logits = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" activation_grad matmul per_micro_batch on @mesh ops = 1048576 reads {d_logits = 16384, w_word_embedding = 16384} writes {d_x_final = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" weight_grad matmul per_micro_batch on @mesh ops = 1048576 reads {d_logits = 16384, d_w_word_embedding = 32768, x_final = 8192} writes {d_w_word_embedding = 32768} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" activation_grad vector per_micro_batch on @mesh ops = 41088 reads {d_x_final = 8192, final_norm_gamma = 128, h_final = 8192} writes {d_h_final = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" weight_grad vector per_micro_batch on @mesh ops = 20480 reads {d_final_norm_beta = 256, d_final_norm_gamma = 256, d_x_final = 8192, h_final = 8192} writes {d_final_norm_beta = 256, d_final_norm_gamma = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @embedding_step embedding step {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "edge_adamw_step" optimizer vector per_iteration on @mesh ops = 163840 reads {adam_m = 40960, adam_v = 40960, d_params = 40960, params_master = 40960} writes {adam_m = 40960, adam_v = 40960, d_params = 40960, params = 20480, params_master = 40960} stashed {}
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @head_step head step {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "edge_adamw_step" optimizer vector per_iteration on @mesh ops = 133120 reads {adam_m = 33280, adam_v = 33280, d_params = 33280, params_master = 33280} writes {adam_m = 33280, adam_v = 33280, d_params = 33280, params = 16640, params_master = 33280} stashed {}
+// CHECK-NEXT: }
 // CHECK-NEXT: dist.stage 0 {
-// CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 0 blocks [0, 2]
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 0
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 0 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 1 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 1 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 2 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 3 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 3 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 3 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 0 blocks [0, 2] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 0 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 1 blocks [0, 2] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 1 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 2 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 2 blocks [0, 2] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 3 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 3 blocks [0, 2] after(%{{[0-9]+}})
-// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 399872 ops = 49984 reads {d_params = 399872} writes {d_params = 399872} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 3 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 440832 ops = 55104 reads {d_params = 440832} writes {d_params = 440832} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "embedding_grad_sync" weight_grad per_iteration on @mesh axes = ["pp"] group [0, 1] reduction = sum participants = 2 message = 32768 ops = 4096 reads {embedding_grad_sync = 32768} writes {embedding_grad_sync = 32768} stashed {} after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_step chunk 0 blocks [0, 2] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_step chunk 0 after(%{{[0-9]+}})
 // CHECK-NEXT: }
 // CHECK-NEXT: dist.stage 1 {
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 0 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 0 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 1 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 1 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 2 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 3 chunk 0 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 3 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 3 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 0 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 1 micro_batch 0 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 1 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 1 micro_batch 1 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 1 micro_batch 2 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 2 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 3 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 1 micro_batch 3 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 3 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
-// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 399872 ops = 49984 reads {d_params = 399872} writes {d_params = 399872} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 433152 ops = 54144 reads {d_params = 433152} writes {d_params = 433152} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "embedding_grad_sync" weight_grad per_iteration on @mesh axes = ["pp"] group [0, 1] reduction = sum participants = 2 message = 32768 ops = 4096 reads {embedding_grad_sync = 32768} writes {embedding_grad_sync = 32768} stashed {} after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_step chunk 1 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_step chunk 1 after(%{{[0-9]+}})
 transformer.decoder_training @gpipe
     model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 4, norm = layernorm, activation = gelu>
     training = <global_batch = 16, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -254,9 +358,43 @@ transformer.decoder_training @gpipe
 // CHECK-NEXT: dist.template @block_step block step {
 // CHECK-NEXT: %{{[0-9]+}} = dist.task "adamw_step" optimizer vector per_iteration on @mesh ops = 799744 reads {adam_m = 199936, adam_v = 199936, d_params = 199936, params_master = 199936} writes {adam_m = 199936, adam_v = 199936, d_params = 199936, params = 99968, params_master = 199936} stashed {}
 // CHECK-NEXT: }
+// CHECK-NEXT: dist.template @embedding_forward embedding forward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "word_embedding" forward vector per_micro_batch on @mesh ops = 0 reads {tokens = 512, w_word_embedding = 8192} writes {word_embeddings = 8192} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "position_embedding" forward vector per_micro_batch on @mesh ops = 4096 reads {position_ids = 512, w_position_embedding = 8192, word_embeddings = 8192} writes {embeddings = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "embedding_dropout" forward vector per_micro_batch on @mesh ops = 12288 reads {embeddings = 8192} writes {embedding_dropout_mask = 4096, embeddings_dropped = 8192} stashed {embedding_dropout_mask = 4096} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @embedding_backward embedding backward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "embedding_dropout" activation_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings_dropped = 8192, embedding_dropout_mask = 4096} writes {d_embeddings = 8192} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "position_embedding" weight_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings = 8192, d_w_position_embedding = 16384, position_ids = 512} writes {d_w_position_embedding = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "word_embedding" weight_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings = 8192, d_w_word_embedding = 16384, tokens = 512} writes {d_w_word_embedding = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @head_forward head forward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" forward vector per_micro_batch on @mesh ops = 28928 reads {final_norm_beta = 128, final_norm_gamma = 128, h_final = 8192} writes {x_final = 8192} stashed {h_final = 8192}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" forward matmul per_micro_batch on @mesh ops = 1048576 reads {w_word_embedding = 16384, x_final = 8192} writes {logits = 16384} stashed {x_final = 8192} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy_max" forward vector per_micro_batch on @mesh ops = 8192 reads {logits = 16384} writes {logits_max = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy_exp" forward vector per_micro_batch on @mesh ops = 24960 reads {labels = 512, logits = 16384, logits_max = 256} writes {exp_logits = 32768, loss_target = 512, loss_target_mask = 64, sum_exp_logits = 256, target_logits = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy" forward vector per_micro_batch on @mesh ops = 8320 reads {exp_logits = 32768, sum_exp_logits = 256, target_logits = 256} writes {loss = 256, loss_softmax = 32768} stashed {loss_softmax = 32768} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "loss_average" forward vector per_micro_batch on @mesh ops = 194 reads {loss = 256, loss_mask = 256} writes {lm_loss = 4} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @head_backward head backward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "loss_average" activation_grad vector per_micro_batch on @mesh ops = 66 reads {loss_mask = 256} writes {d_loss = 256} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy" activation_grad vector per_micro_batch on @mesh ops = 8320 reads {d_loss = 256, loss_softmax = 32768, loss_target = 512, loss_target_mask = 64} writes {d_logits = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" activation_grad matmul per_micro_batch on @mesh ops = 1048576 reads {d_logits = 16384, w_word_embedding = 16384} writes {d_x_final = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" weight_grad matmul per_micro_batch on @mesh ops = 1048576 reads {d_logits = 16384, d_w_word_embedding = 32768, x_final = 8192} writes {d_w_word_embedding = 32768} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" activation_grad vector per_micro_batch on @mesh ops = 41088 reads {d_x_final = 8192, final_norm_gamma = 128, h_final = 8192} writes {d_h_final = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" weight_grad vector per_micro_batch on @mesh ops = 20480 reads {d_final_norm_beta = 256, d_final_norm_gamma = 256, d_x_final = 8192, h_final = 8192} writes {d_final_norm_beta = 256, d_final_norm_gamma = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @embedding_step embedding step {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "edge_adamw_step" optimizer vector per_iteration on @mesh ops = 163840 reads {adam_m = 40960, adam_v = 40960, d_params = 40960, params_master = 40960} writes {adam_m = 40960, adam_v = 40960, d_params = 40960, params = 20480, params_master = 40960} stashed {}
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @head_step head step {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "edge_adamw_step" optimizer vector per_iteration on @mesh ops = 133120 reads {adam_m = 33280, adam_v = 33280, d_params = 33280, params_master = 33280} writes {adam_m = 33280, adam_v = 33280, d_params = 33280, params = 16640, params_master = 33280} stashed {}
+// CHECK-NEXT: }
 // CHECK-NEXT: dist.stage 0 {
-// CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 0
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 1 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 1 blocks [0, 1] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 0 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
@@ -265,11 +403,13 @@ transformer.decoder_training @gpipe
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 1 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 2 micro_batch 1 blocks [2, 3] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 1 chunk 2 to 1 bytes = 8192 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 2 blocks [0, 1] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 0 chunk 3 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 2 micro_batch 0 blocks [2, 3] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 0 chunk 2 to 1 bytes = 8192 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 3 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 3 blocks [0, 1] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 3 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 1 chunk 3 from 1 bytes = 8192 after(%{{[0-9]+}})
@@ -280,11 +420,13 @@ transformer.decoder_training @gpipe
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 2 chunk 2 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 0 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 3 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 2 micro_batch 3 blocks [2, 3] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 3 chunk 2 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 1 blocks [0, 1] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 1 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 2 chunk 3 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 2 micro_batch 2 blocks [2, 3] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 2 chunk 2 to 1 bytes = 8192 after(%{{[0-9]+}})
@@ -293,11 +435,15 @@ transformer.decoder_training @gpipe
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 3 chunk 2 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 2 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 2 blocks [0, 1] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 3 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 3 blocks [0, 1] after(%{{[0-9]+}})
-// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 399872 ops = 49984 reads {d_params = 399872} writes {d_params = 399872} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 3 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 440832 ops = 55104 reads {d_params = 440832} writes {d_params = 440832} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "embedding_grad_sync" weight_grad per_iteration on @mesh axes = ["pp"] group [0, 1] reduction = sum participants = 2 message = 32768 ops = 4096 reads {embedding_grad_sync = 32768} writes {embedding_grad_sync = 32768} stashed {} after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_step chunk 0 blocks [0, 1] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_step chunk 2 blocks [2, 3] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_step chunk 0 after(%{{[0-9]+}})
 // CHECK-NEXT: }
 // CHECK-NEXT: dist.stage 1 {
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
@@ -308,10 +454,14 @@ transformer.decoder_training @gpipe
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 1 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 0 chunk 2 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 3 micro_batch 0 blocks [3, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 3 micro_batch 0 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 3 micro_batch 0 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 3 micro_batch 0 blocks [3, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 0 chunk 3 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 1 chunk 2 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 3 micro_batch 1 blocks [3, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 3 micro_batch 1 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 3 micro_batch 1 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 3 micro_batch 1 blocks [3, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 1 chunk 3 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 8192 after(%{{[0-9]+}})
@@ -328,10 +478,14 @@ transformer.decoder_training @gpipe
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 2 chunk 2 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 3 micro_batch 2 blocks [3, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 3 micro_batch 2 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 3 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 3 micro_batch 2 blocks [3, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 2 chunk 3 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 3 chunk 2 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 3 micro_batch 3 blocks [3, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 3 micro_batch 3 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 3 micro_batch 3 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 3 micro_batch 3 blocks [3, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 3 chunk 3 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 2 chunk 2 from 0 bytes = 8192 after(%{{[0-9]+}})
@@ -340,9 +494,11 @@ transformer.decoder_training @gpipe
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 3 chunk 2 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 1 micro_batch 3 blocks [1, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 3 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
-// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 399872 ops = 49984 reads {d_params = 399872} writes {d_params = 399872} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 433152 ops = 54144 reads {d_params = 433152} writes {d_params = 433152} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "embedding_grad_sync" weight_grad per_iteration on @mesh axes = ["pp"] group [0, 1] reduction = sum participants = 2 message = 32768 ops = 4096 reads {embedding_grad_sync = 32768} writes {embedding_grad_sync = 32768} stashed {} after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_step chunk 1 blocks [1, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_step chunk 3 blocks [3, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_step chunk 3 after(%{{[0-9]+}})
 transformer.decoder_training @interleaved
     model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 4, norm = layernorm, activation = gelu>
     training = <global_batch = 16, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -403,53 +559,105 @@ transformer.decoder_training @interleaved
 // CHECK-NEXT: dist.template @block_step block step {
 // CHECK-NEXT: %{{[0-9]+}} = dist.task "adamw_step" optimizer vector per_iteration on @mesh ops = 799744 reads {adam_m = 199936, adam_v = 199936, d_params = 199936, params_master = 199936} writes {adam_m = 199936, adam_v = 199936, d_params = 199936, params = 99968, params_master = 199936} stashed {}
 // CHECK-NEXT: }
+// CHECK-NEXT: dist.template @embedding_forward embedding forward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "word_embedding" forward vector per_micro_batch on @mesh ops = 0 reads {tokens = 512, w_word_embedding = 8192} writes {word_embeddings = 8192} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "position_embedding" forward vector per_micro_batch on @mesh ops = 4096 reads {position_ids = 512, w_position_embedding = 8192, word_embeddings = 8192} writes {embeddings = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "embedding_dropout" forward vector per_micro_batch on @mesh ops = 12288 reads {embeddings = 8192} writes {embedding_dropout_mask = 4096, embeddings_dropped = 8192} stashed {embedding_dropout_mask = 4096} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @embedding_backward embedding backward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "embedding_dropout" activation_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings_dropped = 8192, embedding_dropout_mask = 4096} writes {d_embeddings = 8192} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "position_embedding" weight_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings = 8192, d_w_position_embedding = 16384, position_ids = 512} writes {d_w_position_embedding = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "word_embedding" weight_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings = 8192, d_w_word_embedding = 16384, tokens = 512} writes {d_w_word_embedding = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @head_forward head forward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" forward vector per_micro_batch on @mesh ops = 28928 reads {final_norm_beta = 128, final_norm_gamma = 128, h_final = 8192} writes {x_final = 8192} stashed {h_final = 8192}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" forward matmul per_micro_batch on @mesh ops = 1048576 reads {w_word_embedding = 16384, x_final = 8192} writes {logits = 16384} stashed {x_final = 8192} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy_max" forward vector per_micro_batch on @mesh ops = 8192 reads {logits = 16384} writes {logits_max = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy_exp" forward vector per_micro_batch on @mesh ops = 24960 reads {labels = 512, logits = 16384, logits_max = 256} writes {exp_logits = 32768, loss_target = 512, loss_target_mask = 64, sum_exp_logits = 256, target_logits = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy" forward vector per_micro_batch on @mesh ops = 8320 reads {exp_logits = 32768, sum_exp_logits = 256, target_logits = 256} writes {loss = 256, loss_softmax = 32768} stashed {loss_softmax = 32768} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "loss_average" forward vector per_micro_batch on @mesh ops = 194 reads {loss = 256, loss_mask = 256} writes {lm_loss = 4} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @head_backward head backward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "loss_average" activation_grad vector per_micro_batch on @mesh ops = 66 reads {loss_mask = 256} writes {d_loss = 256} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy" activation_grad vector per_micro_batch on @mesh ops = 8320 reads {d_loss = 256, loss_softmax = 32768, loss_target = 512, loss_target_mask = 64} writes {d_logits = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" activation_grad matmul per_micro_batch on @mesh ops = 1048576 reads {d_logits = 16384, w_word_embedding = 16384} writes {d_x_final = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" weight_grad matmul per_micro_batch on @mesh ops = 1048576 reads {d_logits = 16384, d_w_word_embedding = 32768, x_final = 8192} writes {d_w_word_embedding = 32768} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" activation_grad vector per_micro_batch on @mesh ops = 41088 reads {d_x_final = 8192, final_norm_gamma = 128, h_final = 8192} writes {d_h_final = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" weight_grad vector per_micro_batch on @mesh ops = 20480 reads {d_final_norm_beta = 256, d_final_norm_gamma = 256, d_x_final = 8192, h_final = 8192} writes {d_final_norm_beta = 256, d_final_norm_gamma = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @embedding_step embedding step {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "edge_adamw_step" optimizer vector per_iteration on @mesh ops = 163840 reads {adam_m = 40960, adam_v = 40960, d_params = 40960, params_master = 40960} writes {adam_m = 40960, adam_v = 40960, d_params = 40960, params = 20480, params_master = 40960} stashed {}
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @head_step head step {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "edge_adamw_step" optimizer vector per_iteration on @mesh ops = 133120 reads {adam_m = 33280, adam_v = 33280, d_params = 33280, params_master = 33280} writes {adam_m = 33280, adam_v = 33280, d_params = 33280, params = 16640, params_master = 33280} stashed {}
+// CHECK-NEXT: }
 // CHECK-NEXT: dist.stage 0 {
-// CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 0 blocks [0, 2]
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 0
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 0 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 1 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 1 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_input_grad chunk 0 micro_batch 0 blocks [0, 2] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 0 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 2 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_input_grad chunk 0 micro_batch 1 blocks [0, 2] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 1 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_weight_grad chunk 0 micro_batch 0 blocks [0, 2] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 3 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 3 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 3 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 2 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_input_grad chunk 0 micro_batch 2 blocks [0, 2] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_weight_grad chunk 0 micro_batch 1 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 3 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_input_grad chunk 0 micro_batch 3 blocks [0, 2] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 3 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_weight_grad chunk 0 micro_batch 2 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_weight_grad chunk 0 micro_batch 3 blocks [0, 2] after(%{{[0-9]+}})
-// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 399872 ops = 49984 reads {d_params = 399872} writes {d_params = 399872} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 440832 ops = 55104 reads {d_params = 440832} writes {d_params = 440832} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "embedding_grad_sync" weight_grad per_iteration on @mesh axes = ["pp"] group [0, 1] reduction = sum participants = 2 message = 32768 ops = 4096 reads {embedding_grad_sync = 32768} writes {embedding_grad_sync = 32768} stashed {} after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_step chunk 0 blocks [0, 2] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_step chunk 0 after(%{{[0-9]+}})
 // CHECK-NEXT: }
 // CHECK-NEXT: dist.stage 1 {
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 0 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 0 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 0 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_input_grad chunk 1 micro_batch 0 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_weight_grad chunk 1 micro_batch 0 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 1 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 1 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 1 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_input_grad chunk 1 micro_batch 1 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_weight_grad chunk 1 micro_batch 1 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 2 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 2 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_input_grad chunk 1 micro_batch 2 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 2 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_weight_grad chunk 1 micro_batch 2 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 3 chunk 0 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 3 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 3 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 3 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_input_grad chunk 1 micro_batch 3 blocks [2, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 3 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_weight_grad chunk 1 micro_batch 3 blocks [2, 4] after(%{{[0-9]+}})
-// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 399872 ops = 49984 reads {d_params = 399872} writes {d_params = 399872} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "dp_grad_allreduce" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 433152 ops = 54144 reads {d_params = 433152} writes {d_params = 433152} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "embedding_grad_sync" weight_grad per_iteration on @mesh axes = ["pp"] group [0, 1] reduction = sum participants = 2 message = 32768 ops = 4096 reads {embedding_grad_sync = 32768} writes {embedding_grad_sync = 32768} stashed {} after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_step chunk 1 blocks [2, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_step chunk 1 after(%{{[0-9]+}})
 transformer.decoder_training @zero_bubble
     model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 4, norm = layernorm, activation = gelu>
     training = <global_batch = 16, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -505,48 +713,92 @@ transformer.decoder_training @zero_bubble
 // CHECK-NEXT: %{{[0-9]+}} = dist.task "norm1" weight_grad vector per_micro_batch on @mesh ops = 20480 reads {d_norm1_beta = 256, d_norm1_gamma = 256, d_x_norm1 = 8192, x = 8192} writes {d_norm1_beta = 256, d_norm1_gamma = 256} stashed {} after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.task "attn_residual" activation_grad vector per_micro_batch on @mesh ops = 4096 reads {d_h_attn = 8192, d_x = 8192} writes {d_x = 8192} stashed {} after(%{{[0-9]+}})
 // CHECK-NEXT: }
+// CHECK-NEXT: dist.template @embedding_forward embedding forward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "word_embedding" forward vector per_micro_batch on @mesh ops = 0 reads {tokens = 512, w_word_embedding = 8192} writes {word_embeddings = 8192} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "position_embedding" forward vector per_micro_batch on @mesh ops = 4096 reads {position_ids = 512, w_position_embedding = 8192, word_embeddings = 8192} writes {embeddings = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "embedding_dropout" forward vector per_micro_batch on @mesh ops = 12288 reads {embeddings = 8192} writes {embedding_dropout_mask = 4096, embeddings_dropped = 8192} stashed {embedding_dropout_mask = 4096} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @embedding_backward embedding backward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "embedding_dropout" activation_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings_dropped = 8192, embedding_dropout_mask = 4096} writes {d_embeddings = 8192} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "position_embedding" weight_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings = 8192, d_w_position_embedding = 16384, position_ids = 512} writes {d_w_position_embedding = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "word_embedding" weight_grad vector per_micro_batch on @mesh ops = 4096 reads {d_embeddings = 8192, d_w_word_embedding = 16384, tokens = 512} writes {d_w_word_embedding = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @head_forward head forward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" forward vector per_micro_batch on @mesh ops = 28928 reads {final_norm_beta = 128, final_norm_gamma = 128, h_final = 8192} writes {x_final = 8192} stashed {h_final = 8192}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" forward matmul per_micro_batch on @mesh ops = 1048576 reads {w_word_embedding = 16384, x_final = 8192} writes {logits = 16384} stashed {x_final = 8192} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy_max" forward vector per_micro_batch on @mesh ops = 8192 reads {logits = 16384} writes {logits_max = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy_exp" forward vector per_micro_batch on @mesh ops = 24960 reads {labels = 512, logits = 16384, logits_max = 256} writes {exp_logits = 32768, loss_target = 512, loss_target_mask = 64, sum_exp_logits = 256, target_logits = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy" forward vector per_micro_batch on @mesh ops = 8320 reads {exp_logits = 32768, sum_exp_logits = 256, target_logits = 256} writes {loss = 256, loss_softmax = 32768} stashed {loss_softmax = 32768} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "loss_average" forward vector per_micro_batch on @mesh ops = 194 reads {loss = 256, loss_mask = 256} writes {lm_loss = 4} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
+// CHECK-NEXT: dist.template @head_backward head backward {
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "loss_average" activation_grad vector per_micro_batch on @mesh ops = 66 reads {loss_mask = 256} writes {d_loss = 256} stashed {}
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "cross_entropy" activation_grad vector per_micro_batch on @mesh ops = 8320 reads {d_loss = 256, loss_softmax = 32768, loss_target = 512, loss_target_mask = 64} writes {d_logits = 16384} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" activation_grad matmul per_micro_batch on @mesh ops = 1048576 reads {d_logits = 16384, w_word_embedding = 16384} writes {d_x_final = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "lm_head_logits" weight_grad matmul per_micro_batch on @mesh ops = 1048576 reads {d_logits = 16384, d_w_word_embedding = 32768, x_final = 8192} writes {d_w_word_embedding = 32768} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" activation_grad vector per_micro_batch on @mesh ops = 41088 reads {d_x_final = 8192, final_norm_gamma = 128, h_final = 8192} writes {d_h_final = 8192} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "final_norm" weight_grad vector per_micro_batch on @mesh ops = 20480 reads {d_final_norm_beta = 256, d_final_norm_gamma = 256, d_x_final = 8192, h_final = 8192} writes {d_final_norm_beta = 256, d_final_norm_gamma = 256} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: }
 // CHECK-NEXT: dist.stage 0 {
-// CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 0
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 1 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 1 blocks [0, 1] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 0 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 2 blocks [0, 1] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 1 blocks [0, 1] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 1 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_forward chunk 0 micro_batch 3 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 0 micro_batch 3 blocks [0, 1] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation micro_batch 3 chunk 0 to 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 2 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 2 blocks [0, 1] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation_grad micro_batch 3 chunk 1 from 1 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 0 micro_batch 3 blocks [0, 1] after(%{{[0-9]+}})
-// CHECK-NEXT: %{{[0-9]+}} = dist.reduce_scatter "dp_grad_reduce_scatter" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 199936 ops = 24992 reads {d_params = 199936} writes {d_params = 99968} stashed {} after(%{{[0-9]+}})
-// CHECK-NEXT: %{{[0-9]+}} = dist.task "dp_sharded_optimizer" optimizer vector per_iteration on @mesh ops = 399872 reads {adam_m = 99968, adam_v = 99968, d_params = 99968, params_master = 99968} writes {adam_m = 99968, adam_v = 99968, d_params = 99968, params = 49984, params_master = 99968} stashed {} after(%{{[0-9]+}})
-// CHECK-NEXT: %{{[0-9]+}} = dist.all_gather "dp_param_all_gather" optimizer per_iteration on @mesh axes = ["dp"] participants = 2 message = 99968 ops = 0 reads {params = 49984} writes {params = 99968} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @embedding_backward chunk 0 micro_batch 3 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.reduce_scatter "dp_grad_reduce_scatter" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 240896 ops = 30112 reads {d_params = 240896} writes {d_params = 120448} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "embedding_grad_sync" weight_grad per_iteration on @mesh axes = ["pp"] group [0, 1] reduction = sum participants = 2 message = 32768 ops = 4096 reads {embedding_grad_sync = 32768} writes {embedding_grad_sync = 32768} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "dp_sharded_optimizer" optimizer vector per_iteration on @mesh ops = 481792 reads {adam_m = 120448, adam_v = 120448, d_params = 120448, params_master = 120448} writes {adam_m = 120448, adam_v = 120448, d_params = 120448, params = 60224, params_master = 120448} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_gather "dp_param_all_gather" optimizer per_iteration on @mesh axes = ["dp"] participants = 2 message = 120448 ops = 0 reads {params = 60224} writes {params = 120448} stashed {} after(%{{[0-9]+}})
 // CHECK-NEXT: }
 // CHECK-NEXT: dist.stage 1 {
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 0 blocks [1, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 0 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 0 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 1 micro_batch 0 blocks [1, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 1 blocks [1, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 1 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 1 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 1 micro_batch 1 blocks [1, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 2 blocks [1, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 2 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 2 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 1 micro_batch 2 blocks [1, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 2 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.recv activation micro_batch 3 chunk 0 from 0 bytes = 8192 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_forward chunk 1 micro_batch 3 blocks [1, 4] after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_forward chunk 1 micro_batch 3 after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.instance @head_backward chunk 1 micro_batch 3 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.instance @block_backward chunk 1 micro_batch 3 blocks [1, 4] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.send activation_grad micro_batch 3 chunk 1 to 0 bytes = 8192 after(%{{[0-9]+}})
-// CHECK-NEXT: %{{[0-9]+}} = dist.reduce_scatter "dp_grad_reduce_scatter" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 399872 ops = 49984 reads {d_params = 399872} writes {d_params = 199936} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.reduce_scatter "dp_grad_reduce_scatter" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 433152 ops = 54144 reads {d_params = 433152} writes {d_params = 216576} stashed {} after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.reduce_scatter "dp_grad_reduce_scatter" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 199936 ops = 24992 reads {d_params = 199936} writes {d_params = 99968} stashed {} after(%{{[0-9]+}})
-// CHECK-NEXT: %{{[0-9]+}} = dist.task "dp_sharded_optimizer" optimizer vector per_iteration on @mesh ops = 1199616 reads {adam_m = 299904, adam_v = 299904, d_params = 299904, params_master = 299904} writes {adam_m = 299904, adam_v = 299904, d_params = 299904, params = 149952, params_master = 299904} stashed {} after(%{{[0-9]+}})
-// CHECK-NEXT: %{{[0-9]+}} = dist.all_gather "dp_param_all_gather" optimizer per_iteration on @mesh axes = ["dp"] participants = 2 message = 199936 ops = 0 reads {params = 99968} writes {params = 199936} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_reduce "embedding_grad_sync" weight_grad per_iteration on @mesh axes = ["pp"] group [0, 1] reduction = sum participants = 2 message = 32768 ops = 4096 reads {embedding_grad_sync = 32768} writes {embedding_grad_sync = 32768} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.task "dp_sharded_optimizer" optimizer vector per_iteration on @mesh ops = 1266176 reads {adam_m = 316544, adam_v = 316544, d_params = 316544, params_master = 316544} writes {adam_m = 316544, adam_v = 316544, d_params = 316544, params = 158272, params_master = 316544} stashed {} after(%{{[0-9]+}})
+// CHECK-NEXT: %{{[0-9]+}} = dist.all_gather "dp_param_all_gather" optimizer per_iteration on @mesh axes = ["dp"] participants = 2 message = 216576 ops = 0 reads {params = 108288} writes {params = 216576} stashed {} after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = dist.all_gather "dp_param_all_gather" optimizer per_iteration on @mesh axes = ["dp"] participants = 2 message = 99968 ops = 0 reads {params = 49984} writes {params = 99968} stashed {} after(%{{[0-9]+}})
 transformer.decoder_training @uneven_zero1
     model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 4, norm = layernorm, activation = gelu>

@@ -11,11 +11,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Workload/WholeRun.h"
+#include "Blueprint/Analysis/ModelSummary.h"
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
 #include "Blueprint/InitAll.h"
 #include "Blueprint/Transforms/Passes.h"
 #include "Blueprint/Transforms/WorkTotals.h"
+#include "Blueprint/Workload/EdgeWork.h"
+#include "Blueprint/Workload/Primitives.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -168,11 +171,23 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
     llvm::Expected<BlockWork> step =
         deriveOptimizerWork(run.model, run.training, run.mapping);
     ASSERT_TRUE(static_cast<bool>(step));
-    llvm::Expected<WorkSummary> perBlockStep = summarize(*step);
-    ASSERT_TRUE(static_cast<bool>(perBlockStep));
     llvm::Expected<int64_t> parameters =
         blockParametersPerRank(run.model, run.mapping);
     ASSERT_TRUE(static_cast<bool>(parameters));
+    llvm::Expected<BlockWork> embeddingWork =
+        deriveEmbeddingWork(run.model, run.training, run.mapping);
+    ASSERT_TRUE(static_cast<bool>(embeddingWork));
+    llvm::Expected<WorkSummary> embedding = summarize(*embeddingWork);
+    ASSERT_TRUE(static_cast<bool>(embedding));
+    llvm::Expected<BlockWork> headWork =
+        deriveHeadWork(run.model, run.training, run.mapping);
+    ASSERT_TRUE(static_cast<bool>(headWork));
+    llvm::Expected<WorkSummary> head = summarize(*headWork);
+    ASSERT_TRUE(static_cast<bool>(head));
+    llvm::Expected<EdgeParameters> edge =
+        edgeParametersPerRank(run.model, run.mapping);
+    ASSERT_TRUE(static_cast<bool>(edge));
+    int64_t modelOps = 0, recomputeOps = 0;
     const PipelineLayout &layout = derived->layout;
     int64_t m = derived->microbatches;
     ASSERT_EQ(m, 4);
@@ -194,55 +209,101 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
       EXPECT_EQ(fromIR.messagesReceived, fromPlain.messagesReceived) << at;
       EXPECT_EQ(fromIR.bytesReceived, fromPlain.bytesReceived) << at;
 
-      // Closed forms: blocks x micro-batches x the block's work.
-      int64_t blocks = layout.stageBlocks(static_cast<int64_t>(s));
-      for (Phase phase :
-           {Phase::Forward, Phase::Recompute, Phase::ActivationGrad})
-        for (Engine engine : {Engine::Matmul, Engine::Vector})
-          EXPECT_EQ(fromIR.work.at(phase, engine).ops,
-                    blocks * m * perBlock->at(phase, engine).ops)
-              << at << " " << stringifyEnum(phase).str();
-      EXPECT_EQ(fromIR.work.at(Phase::WeightGrad, Engine::Matmul).ops,
-                blocks * m *
-                    perBlock->at(Phase::WeightGrad, Engine::Matmul).ops)
-          << at;
-      EXPECT_EQ(fromIR.work.at(Phase::Forward, Engine::Matmul).stashBytes,
-                blocks * m *
-                    perBlock->at(Phase::Forward, Engine::Matmul).stashBytes)
-          << at;
+      // Closed forms: blocks x micro-batches x the block's work, and the
+      // edges' once per micro-batch on the first and last stage.
+      int64_t stage = static_cast<int64_t>(s);
+      bool first = stage == 0, last = stage == run.mapping.pp - 1;
+      int64_t blocks = layout.stageBlocks(stage);
+      for (Phase phase : {Phase::Forward, Phase::Recompute,
+                          Phase::ActivationGrad, Phase::WeightGrad})
+        for (Engine engine : {Engine::Matmul, Engine::Vector}) {
+          int64_t expected = blocks * m * perBlock->at(phase, engine).ops;
+          if (first)
+            expected += m * embedding->at(phase, engine).ops;
+          if (last)
+            expected += m * head->at(phase, engine).ops;
+          EXPECT_EQ(fromIR.work.at(phase, engine).ops, expected)
+              << at << " " << stringifyEnum(phase).str() << " "
+              << stringifyEnum(engine).str();
+        }
+      int64_t stash = blocks * m * perBlock->total().stashBytes;
+      if (first)
+        stash += m * embedding->total().stashBytes;
+      if (last)
+        stash += m * head->total().stashBytes;
+      EXPECT_EQ(fromIR.work.total().stashBytes, stash) << at;
       // One message per micro-batch leaves every chunk boundary in each
       // direction: the stage's chunks that have a successor send
       // activations, those with a predecessor send gradients.
       int64_t sends = 0;
       for (int64_t k = 0; k < run.mapping.virtualStages; ++k) {
-        int64_t chunk = layout.chunkAt(static_cast<int64_t>(s), k);
+        int64_t chunk = layout.chunkAt(stage, k);
         sends += (chunk + 1 < layout.chunks()) + (chunk > 0);
       }
       EXPECT_EQ(fromIR.messagesSent, sends * m) << at;
       EXPECT_EQ(fromIR.messagesReceived, sends * m) << at;
-      // The stage's gradients are reduced once, padded to a multiple of dp
-      // per bucket: at least the unpadded bytes, less than one more element
-      // per rank per bucket.
+      // The stage's gradients (its blocks' and edges') are reduced once,
+      // each bucket padded to a multiple of dp elements: at least the
+      // unpadded bytes, less than one more element per rank per bucket.
       int64_t gradientBytes = bytesOf(run.training.gradientType);
-      int64_t reduced =
-          fromIR.work.at(Phase::WeightGrad, Engine::Collective).messageBytes -
-          perBlock->at(Phase::WeightGrad, Engine::Collective).messageBytes *
-              blocks * m -
-          perBlockStep->at(Phase::WeightGrad, Engine::Collective).messageBytes *
-              blocks;
-      int64_t unpadded = blocks * *parameters * gradientBytes;
-      EXPECT_GE(reduced, unpadded) << at;
-      EXPECT_LT(reduced, unpadded + 3 * dp * gradientBytes) << at;
-      // A sharded optimizer steps over 1/dp of the padded gradients.
-      if (run.mapping.zeroStage >= 1)
-        EXPECT_EQ(fromIR.work.at(Phase::Optimizer, Engine::Vector).ops,
-                  reduced / gradientBytes / dp * opcount::kAdamWPerParameter)
-            << at;
-      else
-        EXPECT_EQ(fromIR.work.at(Phase::Optimizer, Engine::Vector).ops,
-                  blocks * *parameters * opcount::kAdamWPerParameter)
-            << at;
+      int64_t elements = blocks * *parameters;
+      if (first)
+        elements += edge->wordEmbedding + edge->positionEmbedding;
+      if (last)
+        elements +=
+            edge->finalNorm + (run.mapping.pp > 1 ? edge->wordEmbedding : 0);
+      int64_t reduced = 0, buckets = 0, syncs = 0;
+      for (const RunStep &step : derived->stages[s].steps)
+        if (const auto *work = std::get_if<RunWork>(&step.action)) {
+          llvm::StringRef id = work->invocation.primitive;
+          if (id == primitive::kDPGradAllReduce ||
+              id == primitive::kDPGradReduceScatter) {
+            reduced += work->invocation.collective->messageBytes;
+            ++buckets;
+          }
+          syncs += id == primitive::kEmbeddingGradSync;
+        }
+      EXPECT_GE(reduced, elements * gradientBytes) << at;
+      EXPECT_LT(reduced, (elements + buckets * dp) * gradientBytes) << at;
+      EXPECT_EQ(reduced % (dp * gradientBytes), 0) << at;
+      // The tied embedding's copies sum their gradients once.
+      EXPECT_EQ(syncs, run.mapping.pp > 1 && (first || last) ? 1 : 0) << at;
+      // A sharded optimizer steps over 1/dp of the padded gradients;
+      // otherwise every parameter the stage holds is stepped.
+      int64_t stepped =
+          run.mapping.zeroStage >= 1 ? reduced / gradientBytes / dp : elements;
+      EXPECT_EQ(fromIR.work.at(Phase::Optimizer, Engine::Vector).ops,
+                stepped * opcount::kAdamWPerParameter)
+          << at;
+      for (Phase phase :
+           {Phase::Forward, Phase::ActivationGrad, Phase::WeightGrad})
+        modelOps += fromIR.work.at(phase, Engine::Matmul).ops;
+      recomputeOps += fromIR.work.at(Phase::Recompute, Engine::Matmul).ops;
     }
+
+    // The model summary's FLOPs (its closed forms, SeqSel Eq. 7) are the
+    // graph's matmul operations over every stage, TP and DP rank.
+    if (!run.mapping.pipelineLayout.empty())
+      continue; // the closed forms hold uniform layouts only
+    analysis::PlanWork plan;
+    plan.model = run.model;
+    plan.training = run.training;
+    plan.mapping = run.mapping;
+    plan.perMicroBatch = *block;
+    plan.perIteration = *step;
+    // What the FLOPs do not read: any size the TP ranks can split.
+    plan.blockOutputBytesPerRank = 8192;
+    llvm::Expected<analysis::ModelQuantities> quantities =
+        analysis::deriveModelQuantities(plan);
+    ASSERT_TRUE(static_cast<bool>(quantities))
+        << where << ": " << llvm::toString(quantities.takeError());
+    int64_t ranksPerStage = run.mapping.tp * run.mapping.dp;
+    EXPECT_EQ(quantities->flops.model,
+              llvm::APInt(128, modelOps * ranksPerStage))
+        << where;
+    EXPECT_EQ(quantities->flops.recompute,
+              llvm::APInt(128, recomputeOps * ranksPerStage))
+        << where;
   }
 }
 
@@ -268,7 +329,17 @@ TEST(WholeRun, BucketsCloseOnceTheyReachBucketBytes) {
     if (const auto *work = std::get_if<RunWork>(&step.action))
       if (work->invocation.collective)
         messages.push_back(work->invocation.collective->messageBytes);
-  EXPECT_EQ(messages, (std::vector<int64_t>{2 * blockBytes, 2 * blockBytes}));
+  // With pp = 1 the head's gradients (the final norm) come first and the
+  // embeddings' last: [norm, block] closes the first bucket, [block, block]
+  // the second, [block, embeddings] the third.
+  llvm::Expected<EdgeParameters> edge =
+      edgeParametersPerRank(run.model, run.mapping);
+  ASSERT_TRUE(static_cast<bool>(edge));
+  int64_t normBytes = edge->finalNorm * 4;
+  int64_t embeddingBytes = (edge->wordEmbedding + edge->positionEmbedding) * 4;
+  EXPECT_EQ(messages,
+            (std::vector<int64_t>{normBytes + blockBytes, 2 * blockBytes,
+                                  blockBytes + embeddingBytes}));
   // No bucket size: one bucket.
   run.mapping.bucketBytes = 0;
   derived = deriveWholeRun(run.model, run.training, run.mapping);
@@ -278,7 +349,8 @@ TEST(WholeRun, BucketsCloseOnceTheyReachBucketBytes) {
     if (const auto *work = std::get_if<RunWork>(&step.action))
       if (work->invocation.collective)
         messages.push_back(work->invocation.collective->messageBytes);
-  EXPECT_EQ(messages, (std::vector<int64_t>{4 * blockBytes}));
+  EXPECT_EQ(messages, (std::vector<int64_t>{normBytes + 4 * blockBytes +
+                                            embeddingBytes}));
 }
 
 TEST(WholeRun, RefusesRunsThatDoNotCompose) {
