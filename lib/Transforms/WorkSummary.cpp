@@ -345,7 +345,22 @@ blueprint::summarizeStages(Operation *program) {
     workload::OverflowGuard guard;
     std::string what = "stage " + std::to_string(totals.stage);
     for (Operation &op : stage.getBody().front()) {
-      if (auto instance = llvm::dyn_cast<dist::InstanceOp>(op)) {
+      auto addWork = [&](WorkFactsOpInterface work) -> LogicalResult {
+        llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
+        if (!figures)
+          return fail(work, figures.takeError());
+        if (llvm::Error error = totals.work.add(*figures))
+          return fail(work, std::move(error));
+        return success();
+      };
+      auto instance = llvm::dyn_cast<dist::InstanceOp>(op);
+      if (instance && instance.isExpanded()) {
+        // The expanded form's copies are the work (dist_instance_c5 keeps
+        // them equal to the template's).
+        for (auto work : instance.getBody().getOps<WorkFactsOpInterface>())
+          if (failed(addWork(work)))
+            return failure();
+      } else if (instance) {
         auto templateOp =
             SymbolTable::lookupNearestSymbolFrom<dist::TemplateOp>(
                 instance, instance.getTemplateNameAttr());
@@ -364,11 +379,8 @@ blueprint::summarizeStages(Operation *program) {
         totals.bytesReceived =
             guard.add(totals.bytesReceived, recv.getBytes(), what);
       } else if (auto work = llvm::dyn_cast<WorkFactsOpInterface>(op)) {
-        llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
-        if (!figures)
-          return fail(work, figures.takeError());
-        if (llvm::Error error = totals.work.add(*figures))
-          return fail(work, std::move(error));
+        if (failed(addWork(work)))
+          return failure();
       }
     }
     if (guard.failed())

@@ -62,6 +62,29 @@ def DistributeTransformer
   let dependentDialects = ["::blueprint::dist::DistDialect"];
 }
 
+def ExpandWholeRun : Pass<"expand-whole-run", "::mlir::ModuleOp"> {
+  let summary = "Write every instance of a whole-run program out in full";
+  let description = [{
+    The expanded form of a whole-run `dist.program` (docs/WholeRun.md), for
+    small runs and for export: every `dist.instance` gets a body holding its
+    template's work once per block of its range (once for an edge or a
+    step), in order, each repetition after the previous one. The templates
+    stay, as the reference `dist_instance_c5` checks each copy against; the
+    totals are unchanged (`--work-summary` reads the copies). Each copy's
+    location adds `block <index>` (or `once`) and the instance's placement
+    (stage, chunk, micro-batch) to the template op's lineage. A block-scope
+    program is left as it is; an instance already expanded is kept.
+
+    ```mlir
+    %1 = dist.instance @block_forward chunk 0 micro_batch 0 blocks [0, 2] {
+      %2 = dist.task "norm1" forward vector per_micro_batch on @mesh ...
+      ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::blueprint::dist::DistDialect"];
+}
+
 def PlanPortable : Pass<"plan-portable", "::mlir::ModuleOp"> {
   let summary = "Convert distributed work into a target-neutral portable plan";
   let description = [{

@@ -1560,3 +1560,48 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
   }
 }
+
+// -----
+
+// dist_instance_c5: an expanded instance with one copy for two blocks
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    // expected-error @+1 {{dist_instance_c5: an expanded instance holds 1 ops of template @fwd x 2 repetitions, but its body holds 1}}
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2] {
+      %4 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+    }
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_instance_c5: a copy whose facts differ from the template
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2] {
+      %4 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+      // expected-error @+1 {{dist_instance_c5: the expanded work differs from template @fwd's fc (forward)}}
+      %5 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 5 reads {x = 8} writes {y = 8} stashed {x = 8} after(%4)
+    }
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}

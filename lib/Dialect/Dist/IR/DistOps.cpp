@@ -846,6 +846,53 @@ LogicalResult InstanceOp::verify() {
   return verifyDependencies(*this, getDeps(), "dist_instance_c4");
 }
 
+/// Whether two work ops state the same work: dist_instance_c5 compares an
+/// expanded copy with its template op.
+static bool sameWork(WorkFactsOpInterface lhs, WorkFactsOpInterface rhs) {
+  return lhs->getName() == rhs->getName() &&
+         lhs.getPrimitiveAttr() == rhs.getPrimitiveAttr() &&
+         lhs.getPhase() == rhs.getPhase() &&
+         lhs.getWorkEngine() == rhs.getWorkEngine() &&
+         lhs.getCadence() == rhs.getCadence() && lhs.getOps() == rhs.getOps() &&
+         llvm::equal(lhs.getReads(), rhs.getReads()) &&
+         llvm::equal(lhs.getWrites(), rhs.getWrites()) &&
+         llvm::equal(lhs.getStashed(), rhs.getStashed()) &&
+         lhs.getCollectiveFacts() == rhs.getCollectiveFacts();
+}
+
+LogicalResult InstanceOp::verifyRegions() {
+  if (!isExpanded())
+    return success();
+  auto templateOp = SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
+      *this, getTemplateNameAttr());
+  // dist_instance_c1 holds: verify() ran first.
+  Block &work = templateOp.getBody().front();
+  int64_t perRepetition =
+      static_cast<int64_t>(std::distance(work.begin(), work.end()));
+  Block &body = getBody().front();
+  int64_t copies =
+      static_cast<int64_t>(std::distance(body.begin(), body.end()));
+  if (copies != perRepetition * getRepetitions())
+    return emitOpError() << "dist_instance_c5: an expanded instance holds "
+                         << perRepetition << " ops of template @"
+                         << templateOp.getSymName() << " x " << getRepetitions()
+                         << " repetitions, but its body "
+                         << "holds " << copies;
+  Block::iterator expected = work.begin();
+  for (Operation &op : body) {
+    auto copy = llvm::dyn_cast<WorkFactsOpInterface>(op);
+    auto original = llvm::cast<WorkFactsOpInterface>(*expected);
+    if (!copy || !sameWork(copy, original))
+      return op.emitOpError()
+             << "dist_instance_c5: the expanded work differs from template @"
+             << templateOp.getSymName() << "'s " << original.getPrimitive()
+             << " (" << workload::stringifyEnum(original.getPhase()) << ")";
+    if (++expected == work.end())
+      expected = work.begin();
+  }
+  return success();
+}
+
 /// dist_message_c1 .. c4 of a send (`sending`) or a receive.
 template <typename MessageOpT>
 static LogicalResult verifyMessage(MessageOpT op, bool sending) {

@@ -192,7 +192,7 @@ defvar Dist_WorkArguments = (ins
 
 class Dist_WorkOp<string mnemonic, list<Trait> traits = []>
     : Dist_Op<mnemonic, !listconcat(traits, [
-        ParentOneOf<["ProgramOp", "TemplateOp", "StageOp"]>,
+        ParentOneOf<["ProgramOp", "TemplateOp", "StageOp", "InstanceOp"]>,
         MemoryEffects<[MemWrite<Dist_WorkResource>]>,
         DeclareOpInterfaceMethods<WorkFactsOpInterface>])> {
   let results = (outs Dist_TokenType:$done);
@@ -410,7 +410,8 @@ def Dist_StageOp : Dist_Op<"stage", [
 }
 
 def Dist_InstanceOp : Dist_Op<"instance", [
-    HasParent<"StageOp">, MemoryEffects<[MemWrite<Dist_WorkResource>]>]> {
+    HasParent<"StageOp">, MemoryEffects<[MemWrite<Dist_WorkResource>]>,
+    NoTerminator, SingleBlock, NoRegionArguments]> {
   let summary = "a stage runs a template for a micro-batch and blocks";
   let description = [{
     Runs the work of `template` once for each block of `blocks` (the
@@ -429,7 +430,11 @@ def Dist_InstanceOp : Dist_Op<"instance", [
        the mapping's layout; an `embedding` instance runs on the first
        model chunk and a `head` instance on the last, without `blocks`;
     4. `dist_instance_c4`: every dependency is the token of an op of the
-       same stage.
+       same stage;
+    5. `dist_instance_c5`: an expanded instance (one with a body, as
+       `--expand-whole-run` writes it) holds the template's work once per
+       repetition, in order: the same ops with the same facts (primitive,
+       phase, engine, cadence, operations, bytes, collective).
 
     ```mlir
     %3 = dist.instance @block_backward chunk 1 micro_batch 0 blocks [2, 4]
@@ -444,17 +449,21 @@ def Dist_InstanceOp : Dist_Op<"instance", [
     Variadic<Dist_TokenType>:$deps
   );
   let results = (outs Dist_TokenType:$done);
+  let regions = (region MaxSizedRegion<1>:$body);
   let assemblyFormat = [{
     $template_name prop-dict `` `chunk` $chunk
     (`micro_batch` $micro_batch^)? (`blocks` $blocks^)?
-    (`after` `(` $deps^ `)`)? attr-dict
+    (`after` `(` $deps^ `)`)? attr-dict-with-keyword ($body^)?
   }];
   let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
     /// How many times the template's work runs: the blocks of the range,
     /// or 1 for an edge template.
     int64_t getRepetitions();
+    /// Whether the body holds the expanded work.
+    bool isExpanded() { return !getBody().empty(); }
   }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
 class Dist_PipelineMessageOp<string mnemonic, string peer>
