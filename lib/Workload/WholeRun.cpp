@@ -323,9 +323,22 @@ private:
           stageUnits[stage].push_back(*perBlock);
       }
     // The first stage's backward ends with the embeddings.
-    stageUnits[0].push_back(guard.add(edge->wordEmbedding,
-                                      edge->positionEmbedding,
-                                      "embedding gradient elements"));
+    int64_t embedding = guard.add(edge->wordEmbedding, edge->positionEmbedding,
+                                  "embedding gradient elements");
+    stageUnits[0].push_back(embedding);
+    // What ZeRO-3 gathers for a pass through a chunk: its blocks' and
+    // edges' parameters, padded like the buckets.
+    chunkParameters.assign(layout.chunks(), 0);
+    for (int64_t chunk = 0; chunk < layout.chunks(); ++chunk) {
+      int64_t elements =
+          guard.mul(layout.chunkBlocks[chunk], *perBlock, "chunk parameters");
+      if (chunk == 0)
+        elements = guard.add(elements, embedding, "chunk parameters");
+      if (chunk == layout.chunks() - 1)
+        elements =
+            guard.add(elements, stageUnits[last].front(), "chunk parameters");
+      chunkParameters[chunk] = paddedToRanks(elements);
+    }
     return llvm::Error::success();
   }
 
@@ -361,6 +374,7 @@ private:
     case PipelinePass::Forward:
       if (chunk > 0)
         receive(PipelineMessage::Activation, slot.microBatch, chunk - 1);
+      gatherParameters(chunk, /*backward=*/false);
       if (chunk == 0)
         edge(edges.embeddingForward);
       append(instance(*blocks.forward));
@@ -374,7 +388,8 @@ private:
     case PipelinePass::InputGrad:
       if (chunk < last)
         receive(PipelineMessage::ActivationGrad, slot.microBatch, chunk + 1);
-      else
+      gatherParameters(chunk, /*backward=*/true);
+      if (chunk == last)
         edge(edges.headBackward);
       append(instance(slot.pass == PipelinePass::Backward ? *blocks.backward
                                                           : *blocks.inputGrad));
@@ -494,6 +509,9 @@ private:
     if (!step)
       return step.takeError();
     append(RunWork{std::move(*step), Cadence::PerIteration, "", {}});
+    // Under ZeRO-3 the parameters stay sharded: the passes gather them.
+    if (mapping.zeroStage == 3)
+      return llvm::Error::success();
     for (int64_t elements : buckets)
       append(RunWork{collectiveInvocation(
                          primitive::kDPParamAllGather, Phase::Optimizer,
@@ -509,6 +527,38 @@ private:
     return llvm::Error::success();
   }
 
+  /// `elements` padded to a multiple of dp, as Megatron-LM pads its
+  /// gradient and parameter buffers so every rank's shard is equal.
+  int64_t paddedToRanks(int64_t elements) {
+    int64_t perRank = elements / mapping.dp + (elements % mapping.dp != 0);
+    return guard.mul(perRank, mapping.dp, "padded elements");
+  }
+
+  /// ZeRO-3 (FSDP): before a forward or backward pass through `chunk` the
+  /// rank all-gathers the chunk's parameters from their dp shards, and
+  /// frees them after (FSDP's reshard-after-forward default, DeepSpeed's
+  /// stage 3 without prefetch caching).
+  void gatherParameters(int64_t chunk, bool backward) {
+    if (mapping.zeroStage != 3 || mapping.dp == 1)
+      return;
+    int64_t weightBytes = bytesOf(training.weightType);
+    append(RunWork{
+        collectiveInvocation(
+            primitive::kFSDPParamGather,
+            backward ? Phase::Recommunication : Phase::Forward,
+            CollectiveKind::AllGather, mapping.dp,
+            guard.mul(chunkParameters[chunk], weightBytes,
+                      "fsdp_param_gather bytes"),
+            weightBytes, "params",
+            backward ? "ZeRO-3: the backward gathers the chunk's parameters "
+                       "again from their data-parallel shards"
+                     : "ZeRO-3: the forward gathers the chunk's parameters "
+                       "from their data-parallel shards"),
+        Cadence::PerMicroBatch,
+        std::string(kDataParallelAxis),
+        {}});
+  }
+
   /// The buckets' elements, each padded to a multiple of dp (Megatron-LM
   /// pads its gradient buffers so every rank's shard is equal): units are
   /// added in backward order and a bucket is closed once it holds at least
@@ -519,9 +569,7 @@ private:
     std::vector<int64_t> buckets;
     int64_t open = 0;
     auto close = [&] {
-      int64_t perRank = open / mapping.dp + (open % mapping.dp != 0);
-      buckets.push_back(
-          guard.mul(perRank, mapping.dp, "padded gradient bucket elements"));
+      buckets.push_back(paddedToRanks(open));
       open = 0;
     };
     for (int64_t unit : units) {
@@ -546,6 +594,7 @@ private:
   int64_t sendBytes = 0;
   bool scattered = false;
   std::vector<std::vector<int64_t>> stageUnits;
+  std::vector<int64_t> chunkParameters;
   StageProgram *current = nullptr;
   std::optional<size_t> gate;
 };

@@ -71,7 +71,7 @@ std::vector<RunSpecs> grid() {
     for (int64_t pp : {1, 2, 4})
       for (std::vector<int64_t> layout :
            {std::vector<int64_t>{}, std::vector<int64_t>{3, 1, 1, 3}})
-        for (int64_t zero : {0, 1})
+        for (int64_t zero : {0, 1, 3})
           for (TPCommMode mode :
                {TPCommMode::AllReduce, TPCommMode::ReduceScatterAllGather}) {
             bool interleaved = schedule == PipelineSchedule::Interleaved1F1B;
@@ -252,7 +252,8 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
       if (last)
         elements +=
             edge->finalNorm + (run.mapping.pp > 1 ? edge->wordEmbedding : 0);
-      int64_t reduced = 0, buckets = 0, syncs = 0;
+      int64_t reduced = 0, buckets = 0, syncs = 0, parameterGathers = 0,
+              fsdpGathers = 0;
       for (const RunStep &step : derived->stages[s].steps)
         if (const auto *work = std::get_if<RunWork>(&step.action)) {
           llvm::StringRef id = work->invocation.primitive;
@@ -262,7 +263,16 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
             ++buckets;
           }
           syncs += id == primitive::kEmbeddingGradSync;
+          parameterGathers += id == primitive::kDPParamAllGather;
+          fsdpGathers += id == primitive::kFSDPParamGather;
         }
+      // ZeRO-1/2 gather the updated parameters once per bucket; ZeRO-3
+      // gathers a chunk's parameters before each forward and backward pass
+      // of each micro-batch instead.
+      int64_t zero = run.mapping.zeroStage;
+      EXPECT_EQ(parameterGathers, zero == 1 || zero == 2 ? buckets : 0) << at;
+      EXPECT_EQ(fsdpGathers, zero == 3 ? 2 * m * run.mapping.virtualStages : 0)
+          << at;
       EXPECT_GE(reduced, elements * gradientBytes) << at;
       EXPECT_LT(reduced, (elements + buckets * dp) * gradientBytes) << at;
       EXPECT_EQ(reduced % (dp * gradientBytes), 0) << at;
