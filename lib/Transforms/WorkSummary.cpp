@@ -8,6 +8,7 @@
 
 #include "Blueprint/Transforms/Passes.h"
 
+#include "Blueprint/Analysis/ModelSummary.h"
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Transforms/ProgramContracts.h"
@@ -34,60 +35,110 @@ using namespace blueprint;
 
 namespace {
 
-void printJSON(llvm::ArrayRef<ProgramTotals> programs, llvm::raw_ostream &os) {
-  llvm::json::Array programArray;
-  for (const ProgramTotals &program : programs) {
-    llvm::json::Object object{{"program", program.name},
-                              {"cadences", toJSON(program)}};
-    if (!program.stages.empty()) {
-      llvm::json::Array stages;
-      for (const workload::StageTotals &stage : program.stages) {
-        llvm::json::Object byEngine;
-        for (workload::Engine engine : workload::allEngines())
-          if (stage.work.of(engine).invocations)
-            byEngine[workload::stringifyEnum(engine)] =
-                toJSON(stage.work.of(engine));
-        llvm::json::Object byPhase;
-        for (workload::Phase phase : workload::allPhases())
-          if (stage.work.of(phase).invocations)
-            byPhase[workload::stringifyEnum(phase)] =
-                toJSON(stage.work.of(phase));
-        stages.push_back(llvm::json::Object{
-            {"stage", stage.stage},
-            {"by_engine", std::move(byEngine)},
-            {"by_phase", std::move(byPhase)},
-            {"total", toJSON(stage.work.total())},
-            {"pipeline_messages_sent", stage.messagesSent},
-            {"pipeline_bytes_sent", stage.bytesSent},
-            {"pipeline_messages_received", stage.messagesReceived},
-            {"pipeline_bytes_received", stage.bytesReceived}});
-      }
-      object["stages"] = std::move(stages);
-    }
-    if (program.generation) {
-      const workload::GenerationWork &generation = *program.generation;
-      llvm::json::Object decodeByEngine;
-      for (workload::Engine engine : workload::allEngines())
-        if (generation.decodeOf(engine).invocations)
-          decodeByEngine[workload::stringifyEnum(engine)] =
-              toJSON(generation.decodeOf(engine));
-      object["generation"] = llvm::json::Object{
-          {"decode_steps", generation.decodeSteps},
-          {"first_context", generation.firstContext},
-          {"last_context", generation.lastContext},
-          {"prefill", toJSON(generation.prefill.total())},
-          {"decode", toJSON(generation.decode)},
-          {"decode_by_engine", std::move(decodeByEngine)},
-          {"total", toJSON(generation.total)},
-          {"weight_read_bytes", generation.weightReadBytes},
-          {"kv_cache_read_bytes", generation.kvCacheReadBytes},
-          {"final_kv_cache_bytes", generation.finalKvCacheBytes}};
-    }
-    programArray.push_back(std::move(object));
+/// The attributes of one program's JSON object.
+void writeWideRow(llvm::json::OStream &json, const IterationTotals::Row &row);
+
+void writeProgramJSON(llvm::json::OStream &json, const ProgramTotals &program) {
+  json.attribute("cadences", toJSON(program));
+  if (program.generation) {
+    const workload::GenerationWork &generation = *program.generation;
+    llvm::json::Object decodeByEngine;
+    for (workload::Engine engine : workload::allEngines())
+      if (generation.decodeOf(engine).invocations)
+        decodeByEngine[workload::stringifyEnum(engine)] =
+            toJSON(generation.decodeOf(engine));
+    json.attribute("generation",
+                   llvm::json::Object{
+                       {"decode_steps", generation.decodeSteps},
+                       {"first_context", generation.firstContext},
+                       {"last_context", generation.lastContext},
+                       {"prefill", toJSON(generation.prefill.total())},
+                       {"decode", toJSON(generation.decode)},
+                       {"decode_by_engine", std::move(decodeByEngine)},
+                       {"total", toJSON(generation.total)},
+                       {"weight_read_bytes", generation.weightReadBytes},
+                       {"kv_cache_read_bytes", generation.kvCacheReadBytes},
+                       {"final_kv_cache_bytes", generation.finalKvCacheBytes}});
   }
-  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                   {"programs", std::move(programArray)}}))
-     << "\n";
+  if (program.iteration) {
+    const IterationTotals &iteration = *program.iteration;
+    json.attributeObject("iteration", [&] {
+      json.attributeObject("by_engine", [&] {
+        llvm::SmallVector<workload::Engine> engines;
+        for (workload::Engine engine : workload::allEngines())
+          if (!iteration.byEngine[static_cast<size_t>(engine)][0].isZero())
+            engines.push_back(engine);
+        llvm::sort(engines, [](workload::Engine a, workload::Engine b) {
+          return workload::stringifyEnum(a) < workload::stringifyEnum(b);
+        });
+        for (workload::Engine engine : engines) {
+          json.attributeBegin(workload::stringifyEnum(engine));
+          writeWideRow(json, iteration.byEngine[static_cast<size_t>(engine)]);
+          json.attributeEnd();
+        }
+      });
+      json.attributeBegin("pipeline_bytes_sent");
+      json.rawValue(analysis::toDecimal(iteration.pipelineBytes));
+      json.attributeEnd();
+      json.attributeBegin("pipeline_messages_sent");
+      json.rawValue(analysis::toDecimal(iteration.pipelineMessages));
+      json.attributeEnd();
+      json.attribute("ranks_per_stage", iteration.ranks);
+      json.attributeBegin("total");
+      writeWideRow(json, iteration.total);
+      json.attributeEnd();
+    });
+  }
+  json.attribute("program", program.name);
+  if (!program.stages.empty()) {
+    llvm::json::Array stages;
+    for (const workload::StageTotals &stage : program.stages) {
+      llvm::json::Object byEngine;
+      for (workload::Engine engine : workload::allEngines())
+        if (stage.work.of(engine).invocations)
+          byEngine[workload::stringifyEnum(engine)] =
+              toJSON(stage.work.of(engine));
+      llvm::json::Object byPhase;
+      for (workload::Phase phase : workload::allPhases())
+        if (stage.work.of(phase).invocations)
+          byPhase[workload::stringifyEnum(phase)] =
+              toJSON(stage.work.of(phase));
+      stages.push_back(llvm::json::Object{
+          {"stage", stage.stage},
+          {"by_engine", std::move(byEngine)},
+          {"by_phase", std::move(byPhase)},
+          {"total", toJSON(stage.work.total())},
+          {"pipeline_messages_sent", stage.messagesSent},
+          {"pipeline_bytes_sent", stage.bytesSent},
+          {"pipeline_messages_received", stage.messagesReceived},
+          {"pipeline_bytes_received", stage.bytesReceived}});
+    }
+    json.attribute("stages", std::move(stages));
+  }
+}
+
+/// One IterationTotals row as a JSON object of exact 128-bit integers.
+void writeWideRow(llvm::json::OStream &json, const IterationTotals::Row &row) {
+  json.object([&] {
+    for (auto [name, value] : llvm::zip(totalsFieldNames(), row)) {
+      json.attributeBegin(name);
+      json.rawValue(analysis::toDecimal(value));
+      json.attributeEnd();
+    }
+  });
+}
+
+/// Streamed in sorted key order, as a json::Object prints, because the
+/// iteration's 128-bit counts are raw JSON integers no json::Value holds.
+void printJSON(llvm::ArrayRef<ProgramTotals> programs, llvm::raw_ostream &os) {
+  llvm::json::OStream json(os, 2);
+  json.object([&] {
+    json.attributeArray("programs", [&] {
+      for (const ProgramTotals &program : programs)
+        json.object([&] { writeProgramJSON(json, program); });
+    });
+  });
+  os << "\n";
 }
 
 void printRow(llvm::raw_ostream &os, llvm::StringRef phase,
@@ -140,6 +191,31 @@ void printTable(llvm::ArrayRef<ProgramTotals> programs,
                      workload::stringifyEnum(engine),
                      stage.work.at(phase, engine));
       printRow(os, "total", "", stage.work.total());
+      os << "\n";
+    }
+    if (program.iteration) {
+      const IterationTotals &iteration = *program.iteration;
+      os << "program @" << program.name << ", the whole iteration ("
+         << program.stages.size() << " stages x " << iteration.ranks
+         << " ranks): " << analysis::toDecimal(iteration.pipelineMessages)
+         << " pipeline messages ("
+         << analysis::toDecimal(iteration.pipelineBytes) << " bytes)\n";
+      os << llvm::format("%-16s %-10s", "", "engine");
+      for (llvm::StringLiteral name : totalsFieldNames())
+        os << llvm::format(" %24s", name.str().c_str());
+      os << "\n";
+      auto wideRow = [&](llvm::StringRef engine,
+                         const IterationTotals::Row &row) {
+        os << llvm::format("%-16s %-10s", "iteration", engine.str().c_str());
+        for (const llvm::APInt &value : row)
+          os << llvm::format(" %24s", analysis::toDecimal(value).c_str());
+        os << "\n";
+      };
+      for (workload::Engine engine : workload::allEngines())
+        if (!iteration.byEngine[static_cast<size_t>(engine)][0].isZero())
+          wideRow(workload::stringifyEnum(engine),
+                  iteration.byEngine[static_cast<size_t>(engine)]);
+      wideRow("total", iteration.total);
       os << "\n";
     }
     if (!program.generation)
@@ -390,6 +466,63 @@ blueprint::summarizeStages(Operation *program) {
   return result;
 }
 
+/// Each stage's per-rank totals times the stage's tp x dp ranks, summed.
+static FailureOr<IterationTotals>
+iterationTotals(Operation *program,
+                llvm::ArrayRef<workload::StageTotals> stages) {
+  std::optional<ProgramContracts> contracts = getProgramContracts(program);
+  if (!contracts)
+    return failure(); // the program verifier requires its contracts
+  analysis::WideGuard wide;
+  IterationTotals result;
+  result.ranks = contracts->mapping.tp * contracts->mapping.dp;
+  auto zero = [] { return llvm::APInt(analysis::WideGuard::kBits, 0); };
+  auto zeroRow = [&] {
+    IterationTotals::Row row;
+    row.fill(zero());
+    return row;
+  };
+  result.byEngine.fill(zeroRow());
+  result.total = zeroRow();
+  result.pipelineMessages = zero();
+  result.pipelineBytes = zero();
+  auto accumulate = [&](IterationTotals::Row &row,
+                        const workload::WorkTotals &totals) {
+    for (auto [sum, field] : llvm::zip(row, fieldsOf(totals))) {
+      llvm::APInt scaled =
+          wide.product({field.second, result.ranks}, field.first);
+      sum = wide.add(sum, scaled, field.first);
+    }
+  };
+  for (const workload::StageTotals &stage : stages) {
+    for (workload::Engine engine : workload::allEngines())
+      accumulate(result.byEngine[static_cast<size_t>(engine)],
+                 stage.work.of(engine));
+    accumulate(result.total, stage.work.total());
+    llvm::APInt messages =
+        wide.product({stage.messagesSent, result.ranks}, "pipeline messages");
+    result.pipelineMessages =
+        wide.add(result.pipelineMessages, messages, "pipeline messages");
+    llvm::APInt bytes =
+        wide.product({stage.bytesSent, result.ranks}, "pipeline bytes");
+    result.pipelineBytes =
+        wide.add(result.pipelineBytes, bytes, "pipeline bytes");
+  }
+  if (wide.failed()) {
+    program->emitError() << "work-summary: the iteration's "
+                         << wide.failureMessage();
+    return failure();
+  }
+  return result;
+}
+
+std::array<llvm::StringLiteral, 7> blueprint::totalsFieldNames() {
+  std::array<llvm::StringLiteral, 7> names{"", "", "", "", "", "", ""};
+  for (auto [name, field] : llvm::zip(names, fieldsOf(workload::WorkTotals())))
+    name = field.first;
+  return names;
+}
+
 FailureOr<ProgramTotals> blueprint::summarizeProgram(Operation *program) {
   ProgramTotals result;
   if (auto name = program->getAttrOfType<StringAttr>(
@@ -402,6 +535,11 @@ FailureOr<ProgramTotals> blueprint::summarizeProgram(Operation *program) {
     if (failed(stages))
       return failure();
     result.stages = std::move(*stages);
+    FailureOr<IterationTotals> iteration =
+        iterationTotals(program, result.stages);
+    if (failed(iteration))
+      return failure();
+    result.iteration = std::move(*iteration);
     return result;
   }
   CadenceSummaries byCadence;

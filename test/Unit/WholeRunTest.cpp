@@ -107,8 +107,8 @@ protected:
     context.loadAllAvailableDialects();
   }
 
-  /// The stage totals read off the IR the pass builds for `run`.
-  std::vector<StageTotals> throughIR(const RunSpecs &run) {
+  /// The totals --work-summary reads off the IR the pass builds for `run`.
+  std::optional<ProgramTotals> programTotals(const RunSpecs &run) {
     OpBuilder builder(&context);
     OwningOpRef<ModuleOp> module = ModuleOp::create(builder.getUnknownLoc());
     builder.setInsertionPointToEnd(module->getBody());
@@ -126,12 +126,12 @@ protected:
       return {};
     }
     auto program = *module->getBody()->getOps<dist::ProgramOp>().begin();
-    FailureOr<std::vector<StageTotals>> stages = summarizeStages(program);
-    if (failed(stages)) {
-      ADD_FAILURE() << "summarizeStages failed on " << describe(run);
-      return {};
+    FailureOr<ProgramTotals> totals = summarizeProgram(program);
+    if (failed(totals)) {
+      ADD_FAILURE() << "summarizeProgram failed on " << describe(run);
+      return std::nullopt;
     }
-    return *stages;
+    return *totals;
   }
 
   MLIRContext context;
@@ -160,8 +160,11 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
     llvm::Expected<std::vector<StageTotals>> plain =
         summarizeWholeRun(*derived);
     ASSERT_TRUE(static_cast<bool>(plain)) << llvm::toString(plain.takeError());
-    std::vector<StageTotals> ir = throughIR(run);
+    std::optional<ProgramTotals> totals = programTotals(run);
+    ASSERT_TRUE(totals.has_value());
+    const std::vector<StageTotals> &ir = totals->stages;
     ASSERT_EQ(ir.size(), plain->size()) << where;
+    ASSERT_TRUE(totals->iteration.has_value()) << where;
 
     llvm::Expected<BlockWork> block =
         deriveBlockWork(run.model, run.training, run.mapping);
@@ -313,6 +316,14 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
         << where;
     EXPECT_EQ(quantities->flops.recompute,
               llvm::APInt(128, recomputeOps * ranksPerStage))
+        << where;
+    // --work-summary's whole-iteration matmul operations are what the
+    // hardware executes: the model's FLOPs and the recompute.
+    size_t opsField = 3;
+    ASSERT_EQ(totalsFieldNames()[opsField], "ops");
+    EXPECT_EQ(totals->iteration
+                  ->byEngine[static_cast<size_t>(Engine::Matmul)][opsField],
+              quantities->flops.hardware)
         << where;
   }
 }

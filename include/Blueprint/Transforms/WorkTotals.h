@@ -14,9 +14,25 @@
 #include "Blueprint/Workload/WholeRun.h"
 
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/APInt.h"
 #include "llvm/Support/JSON.h"
 
 namespace blueprint {
+
+/// The totals of one whole iteration over every rank of a whole-run
+/// program: each stage's per-rank totals times its tp x dp ranks, as exact
+/// 128-bit counts (a full-scale iteration's operations exceed 64 bits).
+struct IterationTotals {
+  /// The fields of a WorkTotals, in the order of its JSON keys
+  /// (invocations, message_bytes, min_transfer_bytes, ops, read_bytes,
+  /// stash_bytes, write_bytes).
+  using Row = std::array<llvm::APInt, 7>;
+  int64_t ranks = 0;
+  std::array<Row, workload::kNumEngines> byEngine;
+  Row total;
+  llvm::APInt pipelineMessages;
+  llvm::APInt pipelineBytes;
+};
 
 /// The totals of one program, per cadence present.
 struct ProgramTotals {
@@ -28,6 +44,8 @@ struct ProgramTotals {
   /// For a whole-run program: each stage's per-rank totals over the
   /// iteration (summarizeStages); `cadences` is then empty.
   std::vector<workload::StageTotals> stages;
+  /// For a whole-run program: the iteration over every rank.
+  std::optional<IterationTotals> iteration;
 };
 
 /// Sums the work ops nested in `program` (and, for an inference program,
@@ -42,6 +60,9 @@ mlir::FailureOr<ProgramTotals> summarizeProgram(mlir::Operation *program);
 /// is reported on the program and yields failure.
 mlir::FailureOr<std::vector<workload::StageTotals>>
 summarizeStages(mlir::Operation *program);
+
+/// The key of each field of IterationTotals::Row, in order.
+std::array<llvm::StringLiteral, 7> totalsFieldNames();
 
 /// Streams `{"<cadence>": {"by_engine": {...}, "by_phase": {...},
 /// "by_phase_engine": [...], "total": {...}}}` (docs/DistSpec.md), keys in
