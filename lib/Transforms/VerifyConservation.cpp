@@ -11,8 +11,12 @@
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Transforms/ProgramContracts.h"
+#include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Boundaries.h"
+#include "Blueprint/Workload/EdgeWork.h"
+#include "Blueprint/Workload/Primitives.h"
+#include "Blueprint/Workload/WholeRun.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -29,8 +33,7 @@ namespace {
 
 /// A derived invocation's identity; the primitive names the derived work's
 /// own string, so building a key allocates nothing.
-using WorkKey =
-    std::tuple<workload::Cadence, workload::Phase, llvm::StringRef>;
+using WorkKey = std::tuple<workload::Cadence, workload::Phase, llvm::StringRef>;
 
 std::string describe(const WorkKey &key) {
   auto [cadence, phase, primitive] = key;
@@ -112,8 +115,7 @@ LogicalResult verifyDerivedWork(Operation *program,
         want.collective.value_or(noCollective);
     const workload::CollectiveFacts foundCollective =
         op.getCollectiveFacts().value_or(noCollective);
-    if (failed(expectEqual(op, key, "engine",
-                           static_cast<int64_t>(want.engine),
+    if (failed(expectEqual(op, key, "engine", static_cast<int64_t>(want.engine),
                            static_cast<int64_t>(op.getWorkEngine()))) ||
         failed(expectEqual(op, key, "ops", want.ops, op.getOps())) ||
         failed(expectSameTensors(op, key, "read bytes", want.reads,
@@ -125,8 +127,7 @@ LogicalResult verifyDerivedWork(Operation *program,
         failed(expectEqual(op, key, "message bytes",
                            wantCollective.messageBytes,
                            foundCollective.messageBytes)) ||
-        failed(expectEqual(op, key, "participants",
-                           wantCollective.participants,
+        failed(expectEqual(op, key, "participants", wantCollective.participants,
                            foundCollective.participants)) ||
         failed(expectEqual(op, key, "collective kind",
                            static_cast<int64_t>(wantCollective.kind),
@@ -230,6 +231,212 @@ LogicalResult verifyDerivedBoundaries(Operation *program,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Whole-run programs
+//===----------------------------------------------------------------------===//
+
+/// A summary of `work` with the optimizer step left out when the stage
+/// steps its shard itself (zero_stage >= 1 over dp > 1 ranks).
+llvm::Expected<workload::WorkSummary>
+stepSummary(llvm::Expected<workload::BlockWork> work, bool sharded) {
+  if (!work)
+    return work.takeError();
+  workload::WorkSummary summary(workload::Cadence::PerIteration);
+  for (const workload::Invocation &invocation : work->invocations) {
+    if (sharded && invocation.phase == workload::Phase::Optimizer)
+      continue;
+    llvm::Expected<workload::InvocationFigures> figures =
+        workload::figuresOf(invocation);
+    if (!figures)
+      return figures.takeError();
+    if (llvm::Error error = summary.add(*figures))
+      return std::move(error);
+  }
+  return summary;
+}
+
+/// What a whole-run program's stages must hold, re-derived from its
+/// contracts without the whole-run derivation: each stage's instances run
+/// its blocks' per-micro-batch work once per micro-batch and their step
+/// once, and the edges' work once per micro-batch and their step once on
+/// the first and last stage; each stage sends one pipeline message per
+/// micro-batch and direction across each boundary of its chunks, of the
+/// block output's bytes (1/t of it when scattered); and reduces over dp
+/// every gradient it holds, each bucket padded to a multiple of dp.
+LogicalResult verifyWholeRun(dist::ProgramOp program,
+                             const ProgramContracts &contracts) {
+  const workload::ModelSpec &model = contracts.model;
+  const workload::MappingSpec &mapping = contracts.mapping;
+  const workload::TrainingSpec &training = *contracts.workload.training;
+  auto fail = [&](llvm::Error error) {
+    return program.emitError()
+           << "conservation: " << llvm::toString(std::move(error));
+  };
+  std::optional<workload::TrainingComposition> composition =
+      workload::composeTraining(model, training, mapping);
+  if (!composition)
+    return program.emitError() << "conservation: the contracts do not compose";
+  int64_t m = composition->microbatches;
+  workload::PipelineLayout layout = workload::layoutOf(model, mapping);
+  bool sharded = mapping.zeroStage >= 1 && mapping.dp > 1;
+  int64_t last = mapping.pp - 1;
+
+  llvm::Expected<workload::BlockWork> blockWork =
+      workload::deriveBlockWork(model, training, mapping);
+  if (!blockWork)
+    return fail(blockWork.takeError());
+  llvm::Expected<workload::WorkSummary> block = workload::summarize(*blockWork);
+  llvm::Expected<workload::WorkSummary> blockStep = stepSummary(
+      workload::deriveOptimizerWork(model, training, mapping), sharded);
+  llvm::Expected<workload::BlockWork> embeddingWork =
+      workload::deriveEmbeddingWork(model, training, mapping);
+  if (!embeddingWork)
+    return fail(embeddingWork.takeError());
+  llvm::Expected<workload::WorkSummary> embedding =
+      workload::summarize(*embeddingWork);
+  llvm::Expected<workload::BlockWork> headWork =
+      workload::deriveHeadWork(model, training, mapping);
+  if (!headWork)
+    return fail(headWork.takeError());
+  llvm::Expected<workload::WorkSummary> head = workload::summarize(*headWork);
+  llvm::Expected<workload::WorkSummary> firstStep =
+      stepSummary(workload::deriveEdgeOptimizerWork(model, training, mapping,
+                                                    true, mapping.pp == 1),
+                  sharded);
+  llvm::Expected<workload::WorkSummary> lastStep =
+      mapping.pp == 1
+          ? llvm::Expected<workload::WorkSummary>(
+                workload::WorkSummary(workload::Cadence::PerIteration))
+          : stepSummary(workload::deriveEdgeOptimizerWork(model, training,
+                                                          mapping, false, true),
+                        sharded);
+  for (llvm::Expected<workload::WorkSummary> *summary :
+       {&block, &blockStep, &embedding, &head, &firstStep, &lastStep})
+    if (!*summary)
+      return fail(summary->takeError());
+  llvm::Expected<int64_t> perBlock =
+      workload::blockParametersPerRank(model, mapping);
+  if (!perBlock)
+    return fail(perBlock.takeError());
+  llvm::Expected<workload::EdgeParameters> edge =
+      workload::edgeParametersPerRank(model, mapping);
+  if (!edge)
+    return fail(edge.takeError());
+  llvm::Expected<std::vector<workload::BoundaryTensor>> boundaries =
+      workload::blockBoundaries(model, training, mapping);
+  if (!boundaries)
+    return fail(boundaries.takeError());
+  int64_t outputBytes = 0;
+  for (const workload::BoundaryTensor &tensor : *boundaries)
+    if (tensor.role == workload::BoundaryRole::ActivationOut) {
+      llvm::Expected<int64_t> bytes =
+          workload::bytesPerRank(tensor, mapping.tp);
+      if (!bytes)
+        return fail(bytes.takeError());
+      outputBytes = *bytes;
+    }
+  int64_t messageBytes = workload::scattersPipelineMessages(mapping)
+                             ? outputBytes / mapping.tp
+                             : outputBytes;
+
+  FailureOr<std::vector<workload::StageTotals>> stages =
+      summarizeStages(program);
+  if (failed(stages))
+    return failure();
+  int64_t gradientBytes = workload::bytesOf(training.gradientType);
+  for (const workload::StageTotals &stage : *stages) {
+    int64_t index = stage.stage;
+    std::string what = "stage " + std::to_string(index);
+    int64_t blocks = layout.stageBlocks(index);
+    workload::WorkSummary expected(workload::Cadence::PerIteration);
+    std::vector<std::pair<const workload::WorkSummary *, int64_t>> parts = {
+        {&*block, blocks * m}, {&*blockStep, blocks}};
+    if (index == 0)
+      llvm::append_range(
+          parts, std::vector<std::pair<const workload::WorkSummary *, int64_t>>{
+                     {&*embedding, m}, {&*firstStep, 1}});
+    if (index == last)
+      llvm::append_range(
+          parts, std::vector<std::pair<const workload::WorkSummary *, int64_t>>{
+                     {&*head, m}, {&*lastStep, 1}});
+    for (auto [summary, times] : parts)
+      if (llvm::Error error = expected.addScaled(*summary, times, what))
+        return fail(std::move(error));
+    for (workload::Phase phase : workload::allPhases())
+      for (workload::Engine engine : workload::allEngines()) {
+        const workload::WorkTotals &found =
+            stage.instanceWork.at(phase, engine);
+        const workload::WorkTotals &derived = expected.at(phase, engine);
+        for (auto [quantity, lhs, rhs] :
+             {std::tuple("invocations", found.invocations, derived.invocations),
+              std::tuple("ops", found.ops, derived.ops),
+              std::tuple("read bytes", found.readBytes, derived.readBytes),
+              std::tuple("write bytes", found.writeBytes, derived.writeBytes),
+              std::tuple("message bytes", found.messageBytes,
+                         derived.messageBytes),
+              std::tuple("stash bytes", found.stashBytes, derived.stashBytes)})
+          if (lhs != rhs)
+            return program.emitError()
+                   << "conservation: " << what << ", "
+                   << workload::stringifyEnum(phase) << " "
+                   << workload::stringifyEnum(engine) << " " << quantity
+                   << ": the instances hold " << lhs << ", blocks x "
+                   << "micro-batches x the block's work plus the edges' is "
+                   << rhs;
+      }
+
+    // Pipeline messages: one per micro-batch and direction across each
+    // boundary of the stage's chunks.
+    int64_t boundariesCrossed = 0;
+    for (int64_t k = 0; k < mapping.virtualStages; ++k) {
+      int64_t chunk = layout.chunkAt(index, k);
+      boundariesCrossed += (chunk + 1 < layout.chunks()) + (chunk > 0);
+    }
+    int64_t messages = boundariesCrossed * m;
+    if (stage.messagesSent != messages || stage.messagesReceived != messages ||
+        stage.bytesSent != messages * messageBytes ||
+        stage.bytesReceived != messages * messageBytes)
+      return program.emitError()
+             << "conservation: " << what << " sends " << stage.messagesSent
+             << " pipeline messages (" << stage.bytesSent << " bytes) and "
+             << "receives " << stage.messagesReceived << " ("
+             << stage.bytesReceived << " bytes); its chunks' boundaries "
+             << "need " << messages << " of " << messageBytes
+             << " bytes each way";
+
+    // Data parallelism: every gradient the stage holds is reduced once,
+    // each bucket padded by less than dp elements.
+    if (mapping.dp == 1)
+      continue;
+    int64_t elements = blocks * *perBlock;
+    if (index == 0)
+      elements += edge->wordEmbedding + edge->positionEmbedding;
+    if (index == last)
+      elements += edge->finalNorm + (mapping.pp > 1 ? edge->wordEmbedding : 0);
+    int64_t reduced = 0, buckets = 0;
+    for (auto work : program.getBody().getOps<dist::StageOp>())
+      if (work.getIndex() == index)
+        for (WorkFactsOpInterface op :
+             work.getBody().getOps<WorkFactsOpInterface>())
+          if (op.getPrimitive() == workload::primitive::kDPGradAllReduce ||
+              op.getPrimitive() == workload::primitive::kDPGradReduceScatter) {
+            reduced += op.getCollectiveFacts()->messageBytes;
+            ++buckets;
+          }
+    int64_t unpadded = elements * gradientBytes;
+    if (reduced < unpadded ||
+        reduced >= unpadded + buckets * mapping.dp * gradientBytes ||
+        reduced % (mapping.dp * gradientBytes) != 0)
+      return program.emitError()
+             << "conservation: " << what << " reduces " << reduced
+             << " gradient bytes over dp in " << buckets
+             << " buckets; it holds " << unpadded
+             << " (each bucket padded by less than dp = " << mapping.dp
+             << " elements)";
+  }
+  return success();
+}
+
 struct VerifyConservationPass
     : blueprint::impl::VerifyConservationBase<VerifyConservationPass> {
   void runOnOperation() override {
@@ -248,11 +455,7 @@ LogicalResult blueprint::verifyConservation(Operation *op) {
     return success();
   if (auto program = llvm::dyn_cast<dist::ProgramOp>(op);
       program && dist::isWholeRun(program))
-    return op->emitOpError()
-           << "conservation: whole-run programs (scope=iteration, "
-              "docs/WholeRun.md) are checked by their verifier and "
-              "--work-summary's stage totals; --verify-conservation checks "
-              "block-scope programs";
+    return verifyWholeRun(program, *contracts);
   if (failed(verifyDerivedWork(op, *contracts)))
     return failure();
   return verifyDerivedBoundaries(op, *contracts);

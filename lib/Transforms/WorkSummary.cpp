@@ -421,12 +421,16 @@ blueprint::summarizeStages(Operation *program) {
     workload::OverflowGuard guard;
     std::string what = "stage " + std::to_string(totals.stage);
     for (Operation &op : stage.getBody().front()) {
-      auto addWork = [&](WorkFactsOpInterface work) -> LogicalResult {
+      auto addWork = [&](WorkFactsOpInterface work,
+                         bool ofInstance) -> LogicalResult {
         llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
         if (!figures)
           return fail(work, figures.takeError());
         if (llvm::Error error = totals.work.add(*figures))
           return fail(work, std::move(error));
+        if (ofInstance)
+          if (llvm::Error error = totals.instanceWork.add(*figures))
+            return fail(work, std::move(error));
         return success();
       };
       auto instance = llvm::dyn_cast<dist::InstanceOp>(op);
@@ -434,7 +438,7 @@ blueprint::summarizeStages(Operation *program) {
         // The expanded form's copies are the work (dist_instance_c5 keeps
         // them equal to the template's).
         for (auto work : instance.getBody().getOps<WorkFactsOpInterface>())
-          if (failed(addWork(work)))
+          if (failed(addWork(work, /*ofInstance=*/true)))
             return failure();
       } else if (instance) {
         auto templateOp =
@@ -444,9 +448,10 @@ blueprint::summarizeStages(Operation *program) {
             summarizeTemplate(templateOp);
         if (failed(summary))
           return failure();
-        if (llvm::Error error = totals.work.addScaled(
-                **summary, instance.getRepetitions(), what))
-          return fail(instance, std::move(error));
+        for (workload::WorkSummary *sum : {&totals.work, &totals.instanceWork})
+          if (llvm::Error error =
+                  sum->addScaled(**summary, instance.getRepetitions(), what))
+            return fail(instance, std::move(error));
       } else if (auto send = llvm::dyn_cast<dist::SendOp>(op)) {
         totals.messagesSent = guard.add(totals.messagesSent, 1, what);
         totals.bytesSent = guard.add(totals.bytesSent, send.getBytes(), what);
@@ -455,7 +460,7 @@ blueprint::summarizeStages(Operation *program) {
         totals.bytesReceived =
             guard.add(totals.bytesReceived, recv.getBytes(), what);
       } else if (auto work = llvm::dyn_cast<WorkFactsOpInterface>(op)) {
-        if (failed(addWork(work)))
+        if (failed(addWork(work, /*ofInstance=*/false)))
           return failure();
       }
     }

@@ -645,10 +645,11 @@ blueprint::workload::summarizeWholeRun(const WholeRun &run) {
     std::string what = "stage " + std::to_string(program.stage);
     for (const RunStep &step : program.steps) {
       if (const auto *instance = std::get_if<RunInstance>(&step.action)) {
-        if (llvm::Error error =
-                totals.work.addScaled(templates[instance->templateIndex],
-                                      instance->repetitions(), what))
-          return std::move(error);
+        for (WorkSummary *summary : {&totals.work, &totals.instanceWork})
+          if (llvm::Error error =
+                  summary->addScaled(templates[instance->templateIndex],
+                                     instance->repetitions(), what))
+            return std::move(error);
       } else if (const auto *message = std::get_if<RunMessage>(&step.action)) {
         int64_t &count =
             message->send ? totals.messagesSent : totals.messagesReceived;

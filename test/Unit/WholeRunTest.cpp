@@ -126,6 +126,8 @@ protected:
       return {};
     }
     auto program = *module->getBody()->getOps<dist::ProgramOp>().begin();
+    // The whole-run conservation check re-derives the same totals.
+    EXPECT_TRUE(succeeded(verifyConservation(program))) << describe(run);
     FailureOr<ProgramTotals> totals = summarizeProgram(program);
     if (failed(totals)) {
       ADD_FAILURE() << "summarizeProgram failed on " << describe(run);

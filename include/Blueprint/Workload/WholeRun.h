@@ -140,6 +140,9 @@ struct StageTotals {
   /// Every instance's template work times its repetitions, and the stage's
   /// own work, by phase and engine.
   WorkSummary work{Cadence::PerIteration};
+  /// The instances' part of `work` alone (what --verify-conservation
+  /// re-derives from blocks x micro-batches x the per-block work).
+  WorkSummary instanceWork{Cadence::PerIteration};
   int64_t messagesSent = 0;
   int64_t bytesSent = 0;
   int64_t messagesReceived = 0;
