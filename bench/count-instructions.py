@@ -16,7 +16,15 @@ grid over examples/gpt3-175b.json instead, collecting inside
 `sweep::runBatch`, and prints the instructions per row: import from the
 spec's JSON, the pipeline, and the row.
 
-Usage: bench/count-instructions.py [--bin build/bin] [--min-time 2] [--batch]
+With --whole-run it runs `blueprint-opt --distribute-transformer=scope=iteration
+--work-summary` on the ModelIR of GPT-3 175B (TP 8, DP 12, micro-batch 1)
+at each pipeline depth x micro-batch count of the issue-15 curve, and prints
+the instructions of the whole process (parse, pass, verifier, totals,
+start-up) with a least-squares line against stages x micro-batches: the
+noise-free form of the curve bench/run-cli.py times.
+
+Usage: bench/count-instructions.py [--bin build/bin] [--min-time 2]
+                                   [--batch | --whole-run]
 Needs valgrind (apt-get install valgrind).
 """
 
@@ -24,6 +32,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -112,6 +121,61 @@ def profile_batch(args, workdir):
     return profile, rows
 
 
+def whole_run_instructions(args):
+    """Instructions of blueprint-opt --distribute-transformer=scope=iteration
+    --work-summary per curve configuration, and the line they fit."""
+    with open(os.path.join(ROOT, "examples", "gpt3-175b.json")) as f:
+        spec = json.load(f)
+    print("whole-run program: blueprint-opt "
+          "--distribute-transformer=scope=iteration --work-summary, "
+          "GPT-3 175B, instructions of the process")
+    print("%4s %6s %10s %14s %16s" % ("pp", "mb", "pp x mb", "M instr",
+                                      "K instr/(pp x mb)"))
+    points = []
+    with tempfile.TemporaryDirectory() as workdir:
+        for pp in args.pp:
+            for microbatches in args.microbatches:
+                curve = json.loads(json.dumps(spec))
+                mapping, training = curve["mapping"], curve["training"]
+                mapping["pp"] = pp
+                mapping["world"] = mapping["tp"] * pp * mapping["dp"]
+                training["global_batch"] = (microbatches * mapping["dp"] *
+                                            training["micro_batch"])
+                spec_path = os.path.join(workdir, "spec.json")
+                model_ir = os.path.join(workdir, "model.mlir")
+                with open(spec_path, "w") as f:
+                    json.dump(curve, f)
+                subprocess.run([os.path.join(args.bin, "blueprint-translate"),
+                                "--import-transformer-json", spec_path, "-o",
+                                model_ir], check=True)
+                done = subprocess.run(
+                    ["valgrind", "--tool=callgrind",
+                     "--callgrind-out-file=" +
+                     os.path.join(workdir, "callgrind.out"),
+                     os.path.join(args.bin, "blueprint-opt"), model_ir,
+                     "--distribute-transformer=scope=iteration",
+                     "--work-summary", "-o", os.devnull],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                    text=True, check=True)
+                m = re.search(r"Collected : (\d+)", done.stderr)
+                if not m:
+                    sys.exit("callgrind printed no instruction count")
+                count = int(m.group(1))
+                points.append((pp * microbatches, count))
+                print("%4d %6d %10d %14.1f %16.1f" % (
+                    pp, microbatches, pp * microbatches, count / 1e6,
+                    count / 1e3 / (pp * microbatches)))
+    xs = [x for x, _ in points]
+    if len(set(xs)) < 2:
+        return
+    fit = statistics.linear_regression(xs, [count for _, count in points])
+    worst = max(abs(count - (fit.intercept + fit.slope * x)) / count
+                for x, count in points)
+    print("fit: instructions = %.1f M + %.1f K x (pp x mb), largest "
+          "deviation %.1f%%" % (fit.intercept / 1e6, fit.slope / 1e3,
+                                100 * worst))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
@@ -121,7 +185,21 @@ def main():
                         help="--benchmark_min_time under valgrind, seconds")
     parser.add_argument("--batch", action="store_true",
                         help="profile batch mode instead (blueprint-sweep)")
+    parser.add_argument("--whole-run", action="store_true",
+                        help="count the whole-run program's curve instead "
+                             "(blueprint-opt --distribute-transformer="
+                             "scope=iteration)")
+    parser.add_argument("--pp", type=int, nargs="+", default=[2, 4, 8, 16],
+                        help="--whole-run: pipeline stages (default: 2 4 8 "
+                             "16)")
+    parser.add_argument("--microbatches", type=int, nargs="+",
+                        default=[16, 32, 64, 128, 256],
+                        help="--whole-run: micro-batches (default: 16 32 64 "
+                             "128 256)")
     args = parser.parse_args()
+    if args.whole_run:
+        whole_run_instructions(args)
+        return
     with tempfile.TemporaryDirectory() as workdir:
         if args.batch:
             profile, calls = profile_batch(args, workdir)

@@ -25,6 +25,23 @@
    prints configurations per second and the peak resident memory of each
    run: batch mode's throughput per core and whether its memory stays flat as
    the batch grows.
+
+4. Whole-run program (issue 15): it times
+
+       blueprint-translate --import-transformer-json examples/gpt3-175b.json |
+         blueprint-opt --distribute-transformer=scope=iteration
+                       --work-summary -o /dev/null
+
+   pinned to one core (taskset -c 0, when available), `--whole-run-runs`
+   times after one warm-up, and prints the median, minimum and maximum wall
+   time and the median peak resident memory of the pipe (the largest
+   process of it), then blueprint-opt alone on the imported ModelIR. Then the
+   same pipe over pipeline stages x micro-batches for the same model
+   (pp in 2, 4, 8, 16 and 16 to 256 micro-batches: the spec's pp, world and
+   global batch changed, TP 8, DP 12, micro-batch 1 kept), with the time per
+   (stage x micro-batch): a flat column is cost linear in their product.
+
+`--only` runs one of these parts.
 """
 
 import argparse
@@ -172,6 +189,113 @@ def batch_mode(args):
                 name, len(rows), valid, seconds, len(rows) / seconds, peak))
 
 
+def one_core():
+    """The command prefix that pins a run to one core (empty if unavailable)."""
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        if os.access(os.path.join(directory, "taskset"), os.X_OK):
+            return ["taskset", "-c", "0"]
+    return []
+
+
+def shell_quote(part):
+    return "'%s'" % part if " " in part or "=" in part else part
+
+
+def whole_run_measure(pipe, runs):
+    """Runs the shell pipeline `pipe` runs + 1 times (the first a warm-up);
+    returns the wall times and peak resident sets (MiB) of the timed runs."""
+    seconds, peaks = [], []
+    for run in range(runs + 1):
+        elapsed, peak = peak_rss_run(one_core() +
+                                     ["bash", "-c", "set -o pipefail; " +
+                                      pipe])
+        if run == 0:
+            continue
+        seconds.append(elapsed)
+        peaks.append(peak)
+    return seconds, peaks
+
+
+def whole_run(args):
+    translate = os.path.join(args.bin, "blueprint-translate")
+    opt = [os.path.join(args.bin, "blueprint-opt"),
+           "--distribute-transformer=scope=iteration", "--work-summary",
+           "-o", os.devnull]
+    # --work-summary writes to stdout: discarded, as the output is.
+    opt_text = " ".join(shell_quote(part) for part in opt) + " >/dev/null"
+    with open(os.path.join(ROOT, "examples", "gpt3-175b.json")) as f:
+        spec = json.load(f)
+    pinned = "one core (taskset -c 0)" if one_core() else "not pinned"
+    print("\nwhole-run program: blueprint-translate --import-transformer-json "
+          "<spec> | %s, %s, %d runs" % (" ".join(opt[1:3]), pinned,
+                                        args.whole_run_runs))
+    print("%-34s %9s %9s %9s %10s" % ("", "median s", "min s", "max s",
+                                      "peak MiB"))
+    gpt3 = os.path.join(ROOT, "examples", "gpt3-175b.json")
+    seconds, peaks = whole_run_measure(
+        "%s --import-transformer-json %s | %s" % (translate, gpt3, opt_text),
+        args.whole_run_runs)
+    print("%-34s %9.3f %9.3f %9.3f %10.1f" % (
+        "gpt3-175b.json (pipe)", statistics.median(seconds), min(seconds),
+        max(seconds), statistics.median(peaks)))
+    with tempfile.TemporaryDirectory() as workdir:
+        model_ir = os.path.join(workdir, "gpt3-175b.mlir")
+        timed([translate, "--import-transformer-json", gpt3, "-o", model_ir])
+        opt_alone = " ".join(shell_quote(part) for part in
+                             [opt[0], model_ir] + opt[1:]) + " >/dev/null"
+        seconds, peaks = whole_run_measure(opt_alone, args.whole_run_runs)
+        print("%-34s %9.3f %9.3f %9.3f %10.1f" % (
+            "gpt3-175b (blueprint-opt alone)", statistics.median(seconds),
+            min(seconds), max(seconds), statistics.median(peaks)))
+
+        print("\ncurve: the same pipe for GPT-3 175B (TP 8, DP 12, "
+              "micro-batch 1) by pipeline stages and micro-batches, medians")
+        print("%4s %6s %10s %10s %10s %16s" % ("pp", "mb", "pp x mb",
+                                               "seconds", "peak MiB",
+                                               "us/(pp x mb)"))
+        points = []
+        for pp in args.whole_run_pp:
+            for microbatches in args.whole_run_microbatches:
+                curve = json.loads(json.dumps(spec))
+                curve["name"] = "gpt3-175b-pp%d-mb%d" % (pp, microbatches)
+                mapping, training = curve["mapping"], curve["training"]
+                mapping["pp"] = pp
+                mapping["world"] = mapping["tp"] * pp * mapping["dp"]
+                training["global_batch"] = (microbatches * mapping["dp"] *
+                                            training["micro_batch"])
+                path = os.path.join(workdir, curve["name"] + ".json")
+                with open(path, "w") as f:
+                    json.dump(curve, f)
+                seconds, peaks = whole_run_measure(
+                    "%s --import-transformer-json %s | %s" % (
+                        translate, path, opt_text), args.whole_run_runs)
+                median = statistics.median(seconds)
+                points.append((pp * microbatches, median,
+                               statistics.median(peaks)))
+                print("%4d %6d %10d %10.3f %10.1f %16.1f" % (
+                    pp, microbatches, pp * microbatches, median,
+                    statistics.median(peaks),
+                    1e6 * median / (pp * microbatches)))
+    whole_run_fit(points)
+
+
+def whole_run_fit(points):
+    """Least-squares fits of seconds and peak MiB against pp x mb: the fixed
+    cost (process start-up, templates) and the cost per stage x micro-batch,
+    with the largest relative deviation of a point from the time's line."""
+    xs = [product for product, _, _ in points]
+    if len(set(xs)) < 2:
+        return
+    time_fit = statistics.linear_regression(xs, [s for _, s, _ in points])
+    rss_fit = statistics.linear_regression(xs, [m for _, _, m in points])
+    worst = max(abs(s - (time_fit.intercept + time_fit.slope * x)) / s
+                for x, s, _ in points)
+    print("fit: seconds = %.4f + %.2f us x (pp x mb), largest deviation "
+          "%.0f%%; peak MiB = %.1f + %.2f KiB x (pp x mb)" % (
+              time_fit.intercept, 1e6 * time_fit.slope, 100 * worst,
+              rss_fit.intercept, 1024 * rss_fit.slope))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"),
@@ -187,12 +311,29 @@ def main():
                         default=[300, 1000, 3000, 10000],
                         help="decoder ops per module for the module-size "
                              "benchmark (default: 300 1000 3000 10000)")
+    parser.add_argument("--whole-run-runs", type=int, default=5,
+                        help="timed runs per whole-run configuration "
+                             "(default: 5)")
+    parser.add_argument("--whole-run-pp", type=int, nargs="+",
+                        default=[2, 4, 8, 16],
+                        help="pipeline stages of the whole-run curve "
+                             "(default: 2 4 8 16)")
+    parser.add_argument("--whole-run-microbatches", type=int, nargs="+",
+                        default=[16, 32, 64, 128, 256],
+                        help="micro-batches of the whole-run curve "
+                             "(default: 16 32 64 128 256)")
+    parser.add_argument("--only", choices=["pipeline", "module-size",
+                                           "batch", "whole-run"],
+                        help="run only this part")
     args = parser.parse_args()
-    if args.runs < 1:
-        sys.exit("run-cli: --runs must be at least 1")
-    pipeline_per_example(args)
-    module_scaling(args)
-    batch_mode(args)
+    if args.runs < 1 or args.whole_run_runs < 1:
+        sys.exit("run-cli: --runs and --whole-run-runs must be at least 1")
+    parts = [("pipeline", pipeline_per_example),
+             ("module-size", module_scaling), ("batch", batch_mode),
+             ("whole-run", whole_run)]
+    for name, part in parts:
+        if args.only in (None, name):
+            part(args)
 
 
 if __name__ == "__main__":

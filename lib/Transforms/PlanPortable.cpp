@@ -3,7 +3,11 @@
 // A thin pass: every `dist` work op becomes a `pplan.task` with the same
 // facts and location; the capabilities, demand and stages come from the
 // plain helpers of Blueprint/Workload/Plan.h, the ledger from the algebra's
-// own summarize().
+// own summarize(). A whole-run program (docs/WholeRun.md) keeps its compact
+// form: templates become `pplan.template`s, stages `pplan.stage`s of
+// instances, transfers and stage-level tasks, with one communication buffer
+// per pipeline message and one ledger row per stage, phase and engine
+// (summarizeStages).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +16,7 @@
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
 #include "Blueprint/Support/Digest.h"
+#include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/Plan.h"
@@ -85,12 +90,7 @@ public:
     }
     std::vector<workload::Stage> stages = workload::assignStages(keys);
 
-    auto plan = pplan::PlanOp::create(
-        builder, program.getLoc(), program.getSymNameAttr(),
-        builder.getStringAttr(computeDigest(program)), program.getModel(),
-        program.getTrainingAttr(), program.getInferenceAttr(),
-        program.getDecodeContextAttr(), program.getMapping());
-    builder.setInsertionPointToStart(&plan.getBody().emplaceBlock());
+    createPlan();
 
     // Capabilities, then groups, each declared once in first-use order.
     llvm::MapVector<workload::CapabilityKind, FlatSymbolRefAttr> capabilities;
@@ -99,19 +99,7 @@ public:
       capabilities.insert({capabilityOf(invocation), nullptr});
       groups.insert({stage, nullptr});
     }
-    for (auto &[kind, symbol] : capabilities) {
-      StringRef name = workload::stringifyEnum(kind);
-      pplan::CapabilityOp::create(
-          builder, program.getLoc(), builder.getStringAttr(name), kind);
-      symbol = FlatSymbolRefAttr::get(context, name);
-    }
-    for (auto &[stage, symbol] : groups) {
-      StringRef name = workload::stringifyStage(stage);
-      pplan::GroupOp::create(builder, program.getLoc(),
-                             builder.getStringAttr(name),
-                             workload::ConcurrencyKind::Serial);
-      symbol = FlatSymbolRefAttr::get(context, name);
-    }
+    declareSymbols(capabilities, groups);
 
     // Tasks, serial in program order.
     Value previous;
@@ -120,39 +108,26 @@ public:
     llvm::DenseMap<Value, Value> planTokenOf;
     for (auto [facts, invocation, stage] :
          llvm::zip(work, invocations, stages)) {
-      llvm::Expected<workload::Demand> demand = workload::demandOf(invocation);
-      if (!demand)
-        return facts->emitOpError()
-               << "planning: " << llvm::toString(demand.takeError());
-      pplan::CollectiveAttr collective;
-      if (invocation.collective)
-        collective = pplan::CollectiveAttr::get(
-            context, invocation.collective->kind,
-            invocation.collective->reduction,
-            invocation.collective->participants,
-            invocation.collective->messageBytes);
       llvm::SmallVector<Value, 1> deps;
       if (previous)
         deps.push_back(previous);
-      auto task = pplan::TaskOp::create(
-          builder, facts->getLoc(), pplan::TokenType::get(context),
-          facts.getPrimitiveAttr(),
-          invocation.phase, invocation.engine, facts.getCadence(),
-          capabilities[capabilityOf(invocation)], groups[stage],
-          pplan::DemandAttr::get(context, demand->compute, demand->memory,
-                                 demand->network),
-          collective, invocation.ops,
-          facts.getReads(), facts.getWrites(), facts.getStashed(), deps);
-      previous = task.getDone();
+      FailureOr<pplan::TaskOp> task = createTask(
+          facts, invocation, capabilities.lookup(capabilityOf(invocation)),
+          groups.lookup(stage), deps);
+      if (failed(task))
+        return failure();
+      previous = task->getDone();
       planTokenOf[facts->getResult(0)] = previous;
       for (const TensorBytes &read : facts.getReads())
         readers[read.tensor.getValue()].push_back(previous);
     }
 
     // Boundary buffers.
-    for (dist::BoundaryOp boundary : program.getBody().getOps<dist::BoundaryOp>()) {
-      auto mesh = llvm::dyn_cast_or_null<dist::MeshOp>(SymbolTable::lookupSymbolIn(
-          program, boundary.getSharding().getMesh().getAttr()));
+    for (dist::BoundaryOp boundary :
+         program.getBody().getOps<dist::BoundaryOp>()) {
+      auto mesh =
+          llvm::dyn_cast_or_null<dist::MeshOp>(SymbolTable::lookupSymbolIn(
+              program, boundary.getSharding().getMesh().getAttr()));
       llvm::Expected<int64_t> bytes = bytesPerRank(boundary, mesh);
       if (!bytes)
         return boundary.emitOpError()
@@ -177,7 +152,272 @@ public:
     return success();
   }
 
+  /// The plan of a whole-run program: its templates and stages in the
+  /// compact form, the per-stage ledger from summarizeStages.
+  LogicalResult buildWholeRun() {
+    FailureOr<std::vector<workload::StageTotals>> stageTotals =
+        summarizeStages(program);
+    if (failed(stageTotals))
+      return failure();
+    Block &body = program.getBody().front();
+    llvm::SmallVector<dist::TemplateOp> templates(
+        body.getOps<dist::TemplateOp>());
+    llvm::SmallVector<dist::StageOp> stages(body.getOps<dist::StageOp>());
+
+    // Figures and groups of every template task, then of every stage-level
+    // task, in program order.
+    llvm::DenseMap<Operation *, workload::InvocationFigures> figuresOfOp;
+    llvm::DenseMap<Operation *, workload::Stage> groupOfOp;
+    llvm::MapVector<workload::CapabilityKind, FlatSymbolRefAttr> capabilities;
+    llvm::MapVector<workload::Stage, FlatSymbolRefAttr> groups;
+    auto record = [&](WorkFactsOpInterface facts) -> LogicalResult {
+      llvm::Expected<workload::InvocationFigures> figures = figuresOf(facts);
+      if (!figures)
+        return facts->emitOpError()
+               << "planning: " << llvm::toString(figures.takeError());
+      capabilities.insert({capabilityOf(*figures), nullptr});
+      figuresOfOp[facts] = *figures;
+      return success();
+    };
+    for (dist::TemplateOp templateOp : templates) {
+      llvm::SmallVector<WorkFactsOpInterface> work(
+          templateOp.getBody().getOps<WorkFactsOpInterface>());
+      std::vector<std::pair<workload::Phase, workload::Cadence>> keys;
+      for (WorkFactsOpInterface facts : work) {
+        if (failed(record(facts)))
+          return failure();
+        keys.push_back({facts.getPhase(), facts.getCadence()});
+      }
+      for (auto [facts, stage] :
+           llvm::zip(work, workload::assignStages(keys))) {
+        groupOfOp[facts] = stage;
+        groups.insert({stage, nullptr});
+      }
+    }
+    for (dist::StageOp stage : stages)
+      for (WorkFactsOpInterface facts :
+           stage.getBody().getOps<WorkFactsOpInterface>())
+        if (failed(record(facts)))
+          return failure();
+
+    createPlan();
+    declareSymbols(capabilities, groups);
+    llvm::SmallVector<FlatSymbolRefAttr> stageGroups;
+    for (dist::StageOp stage : stages) {
+      std::string name = "stage_" + std::to_string(stage.getIndex());
+      pplan::GroupOp::create(builder, stage.getLoc(),
+                             builder.getStringAttr(name),
+                             workload::ConcurrencyKind::Serial);
+      stageGroups.push_back(FlatSymbolRefAttr::get(context, name));
+    }
+
+    // Templates: their tasks in order, each after the previous.
+    for (dist::TemplateOp templateOp : templates) {
+      auto planTemplate = pplan::TemplateOp::create(
+          builder, templateOp.getLoc(), templateOp.getSymNameAttr(),
+          templateOp.getPart(), templateOp.getPass());
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(&planTemplate.getBody().emplaceBlock());
+      Value previous;
+      for (WorkFactsOpInterface facts :
+           templateOp.getBody().getOps<WorkFactsOpInterface>()) {
+        const workload::InvocationFigures &invocation =
+            figuresOfOp.find(facts)->second;
+        llvm::SmallVector<Value, 1> deps;
+        if (previous)
+          deps.push_back(previous);
+        FailureOr<pplan::TaskOp> task = createTask(
+            facts, invocation, capabilities.lookup(capabilityOf(invocation)),
+            groups.lookup(groupOfOp.lookup(facts)), deps);
+        if (failed(task))
+          return failure();
+        previous = task->getDone();
+      }
+    }
+
+    // Stages: every op with the dependencies of the distributed IR.
+    for (auto [stage, group] : llvm::zip(stages, stageGroups))
+      if (failed(buildStage(stage, group, figuresOfOp, capabilities)))
+        return failure();
+
+    for (workload::ObjectiveKind objective :
+         {workload::ObjectiveKind::MinimizeStepLatency,
+          workload::ObjectiveKind::MinimizePeakMemory})
+      pplan::ObjectiveOp::create(builder, program.getLoc(), objective);
+
+    // One ledger row per stage, phase and engine with work.
+    for (const workload::StageTotals &stage : *stageTotals)
+      for (workload::Phase phase : workload::allPhases())
+        for (workload::Engine engine : workload::allEngines()) {
+          const workload::WorkTotals &totals = stage.work.at(phase, engine);
+          if (totals.invocations == 0)
+            continue;
+          pplan::LedgerOp::create(
+              builder, program.getLoc(), workload::Cadence::PerIteration, phase,
+              engine, totals.invocations, totals.ops, totals.readBytes,
+              totals.writeBytes, totals.messageBytes, totals.stashBytes,
+              builder.getI64IntegerAttr(stage.stage));
+        }
+    return success();
+  }
+
 private:
+  pplan::PlanOp createPlan() {
+    auto plan = pplan::PlanOp::create(
+        builder, program.getLoc(), program.getSymNameAttr(),
+        builder.getStringAttr(computeDigest(program)), program.getModel(),
+        program.getTrainingAttr(), program.getInferenceAttr(),
+        program.getDecodeContextAttr(), program.getMapping());
+    builder.setInsertionPointToStart(&plan.getBody().emplaceBlock());
+    return plan;
+  }
+
+  /// Declares each capability and group once, in first-use order.
+  void
+  declareSymbols(llvm::MapVector<workload::CapabilityKind, FlatSymbolRefAttr>
+                     &capabilities,
+                 llvm::MapVector<workload::Stage, FlatSymbolRefAttr> &groups) {
+    for (auto &[kind, symbol] : capabilities) {
+      StringRef name = workload::stringifyEnum(kind);
+      pplan::CapabilityOp::create(builder, program.getLoc(),
+                                  builder.getStringAttr(name), kind);
+      symbol = FlatSymbolRefAttr::get(context, name);
+    }
+    for (auto &[stage, symbol] : groups) {
+      StringRef name = workload::stringifyStage(stage);
+      pplan::GroupOp::create(builder, program.getLoc(),
+                             builder.getStringAttr(name),
+                             workload::ConcurrencyKind::Serial);
+      symbol = FlatSymbolRefAttr::get(context, name);
+    }
+  }
+
+  /// The task of one distributed work op, with its demand.
+  FailureOr<pplan::TaskOp> createTask(
+      WorkFactsOpInterface facts, const workload::InvocationFigures &invocation,
+      FlatSymbolRefAttr capability, FlatSymbolRefAttr group, ValueRange deps) {
+    llvm::Expected<workload::Demand> demand = workload::demandOf(invocation);
+    if (!demand)
+      return facts->emitOpError()
+             << "planning: " << llvm::toString(demand.takeError());
+    pplan::CollectiveAttr collective;
+    if (invocation.collective)
+      collective = pplan::CollectiveAttr::get(
+          context, invocation.collective->kind,
+          invocation.collective->reduction, invocation.collective->participants,
+          invocation.collective->messageBytes);
+    return pplan::TaskOp::create(
+        builder, facts->getLoc(), pplan::TokenType::get(context),
+        facts.getPrimitiveAttr(), invocation.phase, invocation.engine,
+        facts.getCadence(), capability, group,
+        pplan::DemandAttr::get(context, demand->compute, demand->memory,
+                               demand->network),
+        collective, invocation.ops, facts.getReads(), facts.getWrites(),
+        facts.getStashed(), deps);
+  }
+
+  /// The pplan.stage of `stage`: instances, transfers and stage-level tasks
+  /// in order, then one communication buffer per pipeline message.
+  LogicalResult
+  buildStage(dist::StageOp stage, FlatSymbolRefAttr group,
+             const llvm::DenseMap<Operation *, workload::InvocationFigures>
+                 &figuresOfOp,
+             const llvm::MapVector<workload::CapabilityKind, FlatSymbolRefAttr>
+                 &capabilities) {
+    auto planStage = pplan::StageOp::create(builder, stage.getLoc(),
+                                            stage.getIndex(), group);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(&planStage.getBody().emplaceBlock());
+    Type token = pplan::TokenType::get(context);
+    llvm::DenseMap<Value, Value> tokenOf;
+    auto depsOf = [&](ValueRange distDeps) {
+      llvm::SmallVector<Value, 1> deps;
+      for (Value dep : distDeps)
+        deps.push_back(tokenOf.lookup(dep));
+      return deps;
+    };
+    // Block instances that make or read a message, by (forward pass,
+    // micro-batch, chunk), and the stage's transfers.
+    std::map<std::tuple<bool, int64_t, int64_t>, Value> blockPasses;
+    llvm::SmallVector<Operation *> transfers;
+    for (Operation &op : stage.getBody().front()) {
+      Value done;
+      if (auto instance = llvm::dyn_cast<dist::InstanceOp>(op)) {
+        auto planInstance = pplan::InstanceOp::create(
+            builder, instance.getLoc(), token, instance.getTemplateNameAttr(),
+            instance.getChunk(), instance.getMicroBatchAttr(),
+            instance.getBlocksAttr(), depsOf(instance.getDeps()));
+        done = planInstance.getDone();
+        auto templateOp =
+            SymbolTable::lookupNearestSymbolFrom<dist::TemplateOp>(
+                instance, instance.getTemplateNameAttr());
+        workload::PipelinePass pass = templateOp.getPass();
+        if (templateOp.getPart() == workload::ModelPart::Block &&
+            pass != workload::PipelinePass::Step &&
+            pass != workload::PipelinePass::WeightGrad)
+          blockPasses[{pass == workload::PipelinePass::Forward,
+                       instance.getMicroBatchAttr().getInt(),
+                       instance.getChunk()}] = done;
+      } else if (auto send = llvm::dyn_cast<dist::SendOp>(op)) {
+        auto planSend = pplan::SendOp::create(
+            builder, send.getLoc(), token, send.getMessage(),
+            send.getMicroBatch(), send.getChunk(), send.getPeer(),
+            send.getBytes(), depsOf(send.getDeps()));
+        done = planSend.getDone();
+        transfers.push_back(planSend);
+      } else if (auto recv = llvm::dyn_cast<dist::RecvOp>(op)) {
+        auto planRecv = pplan::RecvOp::create(
+            builder, recv.getLoc(), token, recv.getMessage(),
+            recv.getMicroBatch(), recv.getChunk(), recv.getPeer(),
+            recv.getBytes(), depsOf(recv.getDeps()));
+        done = planRecv.getDone();
+        transfers.push_back(planRecv);
+      } else if (auto facts = llvm::dyn_cast<WorkFactsOpInterface>(op)) {
+        const workload::InvocationFigures &invocation =
+            figuresOfOp.find(facts)->second;
+        FailureOr<pplan::TaskOp> task = createTask(
+            facts, invocation, capabilities.lookup(capabilityOf(invocation)),
+            group, depsOf(op.getOperands()));
+        if (failed(task))
+          return failure();
+        done = task->getDone();
+      } else {
+        return op.emitOpError() << "planning: not a stage op of a whole run";
+      }
+      if (op.getNumResults() == 1)
+        tokenOf[op.getResult(0)] = done;
+    }
+
+    // Communication buffers: what the send drains or the receive fills.
+    for (Operation *op : transfers) {
+      auto send = llvm::dyn_cast<pplan::SendOp>(op);
+      auto recv = llvm::dyn_cast<pplan::RecvOp>(op);
+      workload::PipelineMessage message =
+          send ? send.getMessage() : recv.getMessage();
+      int64_t microBatch = send ? send.getMicroBatch() : recv.getMicroBatch();
+      int64_t chunk = send ? send.getChunk() : recv.getChunk();
+      bool forward = message == workload::PipelineMessage::Activation;
+      int64_t instanceChunk = send ? chunk : (forward ? chunk + 1 : chunk - 1);
+      auto instance = blockPasses.find({forward, microBatch, instanceChunk});
+      if (instance == blockPasses.end())
+        return op->emitOpError()
+               << "planning: no block instance makes or reads this message";
+      std::string name =
+          (llvm::Twine(send ? "send_" : "recv_") +
+           workload::stringifyEnum(message) + "_mb" + llvm::Twine(microBatch) +
+           "_chunk" + llvm::Twine(chunk))
+              .str();
+      Value transfer = op->getResult(0);
+      Value block = instance->second;
+      pplan::BufferOp::create(
+          builder, op->getLoc(), builder.getStringAttr(name),
+          workload::BufferKind::Communication,
+          send ? send.getBytes() : recv.getBytes(), send ? block : transfer,
+          ValueRange(send ? transfer : block));
+    }
+    return success();
+  }
+
   /// One ledger row per (cadence, phase, engine) the program has work in.
   void buildLedger(const CadenceSummaries &byCadence) {
     for (const auto &[cadence, summary] : byCadence)
@@ -189,7 +429,8 @@ private:
           pplan::LedgerOp::create(builder, program.getLoc(), cadence, phase,
                                   engine, totals.invocations, totals.ops,
                                   totals.readBytes, totals.writeBytes,
-                                  totals.messageBytes, totals.stashBytes);
+                                  totals.messageBytes, totals.stashBytes,
+                                  IntegerAttr());
         }
   }
 
@@ -198,21 +439,15 @@ private:
   MLIRContext *context;
 };
 
-struct PlanPortablePass
-    : blueprint::impl::PlanPortableBase<PlanPortablePass> {
+struct PlanPortablePass : blueprint::impl::PlanPortableBase<PlanPortablePass> {
   void runOnOperation() override {
     llvm::SmallVector<dist::ProgramOp> programs(
         getOperation().getOps<dist::ProgramOp>());
     for (dist::ProgramOp program : programs) {
-      if (dist::isWholeRun(program)) {
-        program.emitOpError()
-            << "plan-portable: whole-run programs (scope=iteration, "
-               "docs/WholeRun.md) are not planned yet; plan the block-scope "
-               "program";
-        return signalPassFailure();
-      }
       OpBuilder builder(program);
-      if (failed(PlanBuilder(program, builder).build()))
+      PlanBuilder planBuilder(program, builder);
+      if (failed(dist::isWholeRun(program) ? planBuilder.buildWholeRun()
+                                           : planBuilder.build()))
         return signalPassFailure();
       program.erase();
     }

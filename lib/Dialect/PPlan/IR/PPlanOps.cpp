@@ -9,6 +9,7 @@
 
 #include "Blueprint/Interfaces/TensorBytes.h"
 #include "Blueprint/Support/Digest.h"
+#include "Blueprint/Workload/Pipeline.h"
 #include "Blueprint/Workload/Plan.h"
 
 #include "mlir/IR/Builders.h"
@@ -90,6 +91,205 @@ verifyTaskReferences(TaskOp task,
   return success();
 }
 
+/// The ledger quantities of `row` against `found`, in the order rows print
+/// them.
+static std::array<std::pair<llvm::StringRef, std::pair<int64_t, int64_t>>, 6>
+ledgerQuantities(LedgerOp row, const workload::WorkTotals &found) {
+  return {
+      {{"invocations",
+        {static_cast<int64_t>(row.getInvocations()), found.invocations}},
+       {"ops", {static_cast<int64_t>(row.getOps()), found.ops}},
+       {"read bytes", {static_cast<int64_t>(row.getRead()), found.readBytes}},
+       {"write bytes",
+        {static_cast<int64_t>(row.getWrite()), found.writeBytes}},
+       {"message bytes",
+        {static_cast<int64_t>(row.getMessage()), found.messageBytes}},
+       {"stash bytes",
+        {static_cast<int64_t>(row.getStash()), found.stashBytes}}}};
+}
+
+namespace {
+/// What the whole-run rules need of a plan's contracts.
+struct RunShape {
+  int64_t microbatches = 0;
+  workload::PipelineLayout layout;
+};
+} // namespace
+
+/// The shape of the run of the plan enclosing `op`, if it is a training plan
+/// whose contracts compose (pplan_plan_c4 or c5 report otherwise).
+static std::optional<RunShape> runShapeOf(Operation *op) {
+  auto plan = llvm::dyn_cast<PlanOp>(op);
+  if (!plan)
+    plan = op->getParentOfType<PlanOp>();
+  if (!plan || !plan.getTrainingAttr())
+    return std::nullopt;
+  workload::ModelSpec model = plan.getModel().getSpec();
+  workload::MappingSpec mapping = plan.getMapping().getSpec();
+  std::optional<workload::TrainingComposition> composition =
+      workload::composeTraining(model, plan.getTrainingAttr().getSpec(),
+                                mapping);
+  if (!composition)
+    return std::nullopt;
+  return RunShape{composition->microbatches,
+                  workload::layoutOf(model, mapping)};
+}
+
+static std::string describe(workload::PipelineMessage message,
+                            int64_t microBatch, int64_t chunk) {
+  return (workload::stringifyEnum(message) + " of micro-batch " +
+          llvm::Twine(microBatch) + " leaving model chunk " +
+          llvm::Twine(chunk))
+      .str();
+}
+
+/// pplan_plan_c5 .. c7 and pplan_stage_c2 of a whole-run plan.
+static LogicalResult
+verifyWholeRun(PlanOp plan,
+               const llvm::DenseMap<StringAttr, Operation *> &symbols) {
+  Block &body = plan.getBody().front();
+  // pplan_plan_c5: the compact form only, one stage per pipeline stage.
+  for (Operation &op : body) {
+    if (!llvm::isa<CapabilityOp, GroupOp, TemplateOp, StageOp, ObjectiveOp,
+                   LedgerOp>(op))
+      return op.emitOpError()
+             << "pplan_plan_c5: a whole-run plan holds capabilities, groups, "
+                "templates, stages, objectives and ledger rows only, not "
+                "block-scope tasks or buffers";
+    if (auto row = llvm::dyn_cast<LedgerOp>(op); row && !row.getStage())
+      return row.emitOpError() << "pplan_plan_c5: every ledger row of a "
+                                  "whole-run plan names a stage";
+  }
+  std::optional<RunShape> shape = runShapeOf(plan);
+  if (!shape)
+    return plan.emitOpError()
+           << "pplan_plan_c5: a whole-run plan describes a training run";
+  const workload::PipelineLayout &layout = shape->layout;
+  llvm::SmallVector<StageOp> byIndex(layout.stages);
+  for (StageOp stage : body.getOps<StageOp>()) {
+    // pplan_stage_c1 bounds the index.
+    StageOp &slot = byIndex[stage.getIndex()];
+    if (slot)
+      return stage.emitOpError()
+             << "pplan_plan_c5: stage " << stage.getIndex() << " appears twice";
+    slot = stage;
+  }
+  for (auto [index, stage] : llvm::enumerate(byIndex))
+    if (!stage)
+      return plan.emitOpError() << "pplan_plan_c5: pipeline stage " << index
+                                << " has no pplan.stage";
+
+  // pplan_stage_c2: each stage runs in one serial group.
+  for (StageOp stage : byIndex) {
+    auto group = llvm::dyn_cast_or_null<GroupOp>(
+        symbols.lookup(stage.getGroupAttr().getAttr()));
+    if (!group || group.getConcurrency() != workload::ConcurrencyKind::Serial)
+      return stage.emitOpError()
+             << "pplan_stage_c2: " << stage.getGroupAttr()
+             << " does not name a serial pplan.group of the plan";
+    for (TaskOp task : stage.getBody().getOps<TaskOp>())
+      if (task.getGroupAttr() != stage.getGroupAttr())
+        return task.emitOpError()
+               << "pplan_stage_c2: stage-level task " << task.getPrimitive()
+               << " joins " << task.getGroupAttr() << ", not its stage's "
+               << stage.getGroupAttr();
+  }
+
+  // pplan_plan_c6: transfers pair up, by (message, micro-batch, chunk).
+  struct Ends {
+    Operation *send = nullptr;
+    Operation *recv = nullptr;
+  };
+  std::map<std::tuple<int, int64_t, int64_t>, Ends> messages;
+  for (StageOp stage : byIndex)
+    for (Operation &op : stage.getBody().front()) {
+      auto record = [&](auto message, Operation *Ends::*end) -> LogicalResult {
+        Ends &ends = messages[{static_cast<int>(message.getMessage()),
+                               message.getMicroBatch(), message.getChunk()}];
+        if (ends.*end)
+          return message.emitOpError()
+                 << "pplan_plan_c6: the "
+                 << describe(message.getMessage(), message.getMicroBatch(),
+                             message.getChunk())
+                 << " is " << (end == &Ends::send ? "sent" : "received")
+                 << " twice";
+        ends.*end = message;
+        return success();
+      };
+      if (auto send = llvm::dyn_cast<SendOp>(op)) {
+        if (failed(record(send, &Ends::send)))
+          return failure();
+      } else if (auto recv = llvm::dyn_cast<RecvOp>(op)) {
+        if (failed(record(recv, &Ends::recv)))
+          return failure();
+      }
+    }
+  for (auto &[key, ends] : messages) {
+    Operation *present = ends.send ? ends.send : ends.recv;
+    auto [message, microBatch, chunk] = key;
+    std::string what = describe(static_cast<workload::PipelineMessage>(message),
+                                microBatch, chunk);
+    if (!ends.send || !ends.recv)
+      return present->emitOpError() << "pplan_plan_c6: the " << what << " is "
+                                    << (ends.send ? "sent but never received"
+                                                  : "received but never sent");
+    int64_t sent = llvm::cast<SendOp>(ends.send).getBytes();
+    int64_t received = llvm::cast<RecvOp>(ends.recv).getBytes();
+    if (sent != received)
+      return ends.recv->emitOpError()
+             << "pplan_plan_c6: the " << what << " is sent as " << sent
+             << " bytes but received as " << received;
+  }
+
+  // pplan_plan_c7: each stage's totals equal its ledger rows.
+  std::map<std::tuple<int64_t, workload::Phase, workload::Engine>, LedgerOp>
+      rows;
+  for (LedgerOp row : body.getOps<LedgerOp>()) {
+    int64_t stage = *row.getStage();
+    if (row.getCadence() != workload::Cadence::PerIteration)
+      return row.emitOpError()
+             << "pplan_plan_c7: a stage's ledger row holds its totals over "
+                "the iteration (per_iteration), not "
+             << workload::stringifyEnum(row.getCadence());
+    if (stage < 0 || stage >= layout.stages)
+      return row.emitOpError() << "pplan_plan_c7: the ledger records stage "
+                               << stage << ", which is not a pipeline stage";
+    if (!rows.try_emplace({stage, row.getPhase(), row.getEngine()}, row).second)
+      return row.emitOpError() << "pplan_plan_c7: a second ledger row for "
+                                  "the same stage, phase and engine";
+  }
+  for (StageOp stage : byIndex) {
+    llvm::Expected<workload::WorkSummary> summary = stage.summarizeWork();
+    if (!summary)
+      return stage.emitOpError()
+             << "pplan_plan_c7: " << llvm::toString(summary.takeError());
+    int64_t index = stage.getIndex();
+    for (workload::Phase phase : workload::allPhases())
+      for (workload::Engine engine : workload::allEngines()) {
+        const workload::WorkTotals &found = summary->at(phase, engine);
+        auto row = rows.find({index, phase, engine});
+        if (row == rows.end()) {
+          if (found.invocations != 0)
+            return stage.emitOpError()
+                   << "pplan_plan_c7: no ledger row records stage " << index
+                   << "'s " << workload::stringifyEnum(phase) << " "
+                   << workload::stringifyEnum(engine)
+                   << " work, so it cannot be checked for conservation";
+          continue;
+        }
+        for (auto [quantity, values] : ledgerQuantities(row->second, found))
+          if (values.first != values.second)
+            return row->second.emitOpError()
+                   << "pplan_plan_c7: conservation of stage " << index << " "
+                   << workload::stringifyEnum(phase) << " "
+                   << workload::stringifyEnum(engine) << " " << quantity
+                   << ": the distributed IR has " << values.first
+                   << ", the plan's stage has " << values.second;
+      }
+  }
+  return success();
+}
+
 LogicalResult PlanOp::verifyRegions() {
   Dialect *dialect = (*this)->getDialect();
   for (Operation &op : getBody().front())
@@ -97,16 +297,30 @@ LogicalResult PlanOp::verifyRegions() {
       return op.emitOpError()
              << "pplan_c1: only pplan ops may appear in a portable plan";
 
-  // Only capabilities and groups are named by tasks (the SymbolTable trait
-  // has already rejected duplicate names).
+  // Only capabilities and groups are named by tasks and stages (the
+  // SymbolTable trait has already rejected duplicate names).
   llvm::DenseMap<StringAttr, Operation *> symbols;
   for (CapabilityOp capability : getBody().getOps<CapabilityOp>())
     symbols.try_emplace(capability.getSymNameAttr(), capability);
   for (GroupOp group : getBody().getOps<GroupOp>())
     symbols.try_emplace(group.getSymNameAttr(), group);
-  for (TaskOp task : getBody().getOps<TaskOp>())
-    if (failed(verifyTaskReferences(task, symbols)))
-      return failure();
+  for (Operation &op : getBody().front()) {
+    if (auto task = llvm::dyn_cast<TaskOp>(op)) {
+      if (failed(verifyTaskReferences(task, symbols)))
+        return failure();
+    } else if (llvm::isa<TemplateOp, StageOp>(op)) {
+      for (TaskOp task : op.getRegion(0).getOps<TaskOp>())
+        if (failed(verifyTaskReferences(task, symbols)))
+          return failure();
+    }
+  }
+
+  if (isWholeRun())
+    return verifyWholeRun(*this, symbols);
+  for (LedgerOp row : getBody().getOps<LedgerOp>())
+    if (row.getStage())
+      return row.emitOpError() << "pplan_plan_c5: only a whole-run plan has "
+                                  "ledger rows of a stage";
 
   // pplan_plan_c2: the tasks' totals equal the ledger.
   std::map<LedgerKey, LedgerOp> rows;
@@ -137,23 +351,11 @@ LogicalResult PlanOp::verifyRegions() {
     auto [cadence, phase, engine] = key;
     auto summary = byCadence.find(cadence);
     if (summary == byCadence.end())
-      return row.emitOpError()
-             << "pplan_plan_c2: the ledger records "
-             << workload::stringifyEnum(cadence)
-             << " work the plan has no task for";
+      return row.emitOpError() << "pplan_plan_c2: the ledger records "
+                               << workload::stringifyEnum(cadence)
+                               << " work the plan has no task for";
     const workload::WorkTotals &found = summary->second.at(phase, engine);
-    std::pair<llvm::StringRef, std::pair<int64_t, int64_t>> quantities[] = {
-        {"invocations",
-         {static_cast<int64_t>(row.getInvocations()), found.invocations}},
-        {"ops", {static_cast<int64_t>(row.getOps()), found.ops}},
-        {"read bytes", {static_cast<int64_t>(row.getRead()), found.readBytes}},
-        {"write bytes",
-         {static_cast<int64_t>(row.getWrite()), found.writeBytes}},
-        {"message bytes",
-         {static_cast<int64_t>(row.getMessage()), found.messageBytes}},
-        {"stash bytes",
-         {static_cast<int64_t>(row.getStash()), found.stashBytes}}};
-    for (auto [quantity, values] : quantities)
+    for (auto [quantity, values] : ledgerQuantities(row, found))
       if (values.first != values.second)
         return row.emitOpError()
                << "pplan_plan_c2: conservation of "
@@ -166,6 +368,11 @@ LogicalResult PlanOp::verifyRegions() {
   return success();
 }
 
+bool PlanOp::isWholeRun() {
+  return !getBody().getOps<TemplateOp>().empty() ||
+         !getBody().getOps<StageOp>().empty();
+}
+
 //===----------------------------------------------------------------------===//
 // CapabilityOp, GroupOp, ObjectiveOp, LedgerOp
 //===----------------------------------------------------------------------===//
@@ -176,9 +383,7 @@ LogicalResult CapabilityOp::verify() {
 
 LogicalResult GroupOp::verify() { return verifyNoForeignAttributes(*this); }
 
-LogicalResult ObjectiveOp::verify() {
-  return verifyNoForeignAttributes(*this);
-}
+LogicalResult ObjectiveOp::verify() { return verifyNoForeignAttributes(*this); }
 
 LogicalResult LedgerOp::verify() {
   if (failed(verifyNoForeignAttributes(*this)))
@@ -278,20 +483,28 @@ LogicalResult TaskOp::verify() {
                            << values.first << " but its facts imply "
                            << values.second;
 
-  // pplan_task_c5
+  // pplan_task_c5: in a plan or a template, tasks depend on tasks; in a
+  // stage, on any op of the stage.
+  Operation *parent = (*this)->getParentOp();
+  bool inStage = llvm::isa<StageOp>(parent);
   for (Value dep : getDeps()) {
-    auto producer = dep.getDefiningOp<TaskOp>();
-    if (!producer || producer->getParentOp() != (*this)->getParentOp())
-      return emitOpError() << "pplan_task_c5: every dependency must be the "
-                              "token of a task of the same plan";
+    Operation *producer = dep.getDefiningOp();
+    if (!producer || producer->getParentOp() != parent ||
+        (!inStage && !llvm::isa<TaskOp>(producer)))
+      return emitOpError()
+             << "pplan_task_c5: every dependency must be the token of "
+             << (llvm::isa<PlanOp>(parent)       ? "a task of the same plan"
+                 : llvm::isa<TemplateOp>(parent) ? "a task of the same "
+                                                   "template"
+                                                 : "an op of the same stage");
   }
 
   // pplan_task_c6
   if (!getStashed().empty() && getPhase() != workload::Phase::Forward)
     return emitOpError() << "pplan_task_c6: only forward work stashes, but "
                          << getPrimitive() << " ("
-                         << workload::stringifyEnum(getPhase())
-                         << ") stashes " << getStashed().size() << " tensors";
+                         << workload::stringifyEnum(getPhase()) << ") stashes "
+                         << getStashed().size() << " tensors";
   return success();
 }
 
@@ -299,12 +512,96 @@ LogicalResult TaskOp::verify() {
 // BufferOp
 //===----------------------------------------------------------------------===//
 
+/// Whether a block instance of `pass` makes or reads a pipeline message:
+/// the forward an activation, the backward (or input gradient) an
+/// activation gradient.
+static bool carriesMessage(workload::PipelinePass pass, bool forward) {
+  return forward ? pass == workload::PipelinePass::Forward
+                 : pass == workload::PipelinePass::Backward ||
+                       pass == workload::PipelinePass::InputGrad;
+}
+
+/// pplan_buffer_c5: a stage's communication buffer holds one pipeline
+/// message between the transfer and the block instances making or reading
+/// it.
+static LogicalResult verifyCommunicationBuffer(BufferOp buffer) {
+  auto fail = [&]() { return buffer.emitOpError() << "pplan_buffer_c5: "; };
+  if (buffer.getKind() != workload::BufferKind::Communication)
+    return fail() << "a buffer of a stage is a communication buffer, not "
+                  << workload::stringifyEnum(buffer.getKind());
+  Operation *stage = buffer->getParentOp();
+  auto opOf = [&](Value token) -> Operation * {
+    Operation *op = token.getDefiningOp();
+    return op && op->getParentOp() == stage ? op : nullptr;
+  };
+  Value producer = buffer.getProducer();
+  if (!producer || buffer.getConsumers().empty())
+    return fail() << "a communication buffer has a producer and consumers";
+  Operation *source = opOf(producer);
+  llvm::SmallVector<Operation *> sinks;
+  for (Value consumer : buffer.getConsumers())
+    sinks.push_back(opOf(consumer));
+  if (!source || llvm::is_contained(sinks, nullptr))
+    return fail() << "the producer and consumers are ops of the same stage";
+  // The message end and the instances on the other side.
+  workload::PipelineMessage message;
+  int64_t microBatch = 0, messageChunk = 0, bytes = 0;
+  llvm::SmallVector<Operation *> instances;
+  bool sending = false;
+  if (auto recv = llvm::dyn_cast<RecvOp>(source)) {
+    message = recv.getMessage();
+    microBatch = recv.getMicroBatch();
+    messageChunk = recv.getChunk();
+    bytes = recv.getBytes();
+    instances = sinks;
+  } else if (auto send = sinks.size() == 1 ? llvm::dyn_cast<SendOp>(sinks[0])
+                                           : SendOp()) {
+    message = send.getMessage();
+    microBatch = send.getMicroBatch();
+    messageChunk = send.getChunk();
+    bytes = send.getBytes();
+    instances.push_back(source);
+    sending = true;
+  } else {
+    return fail() << "a communication buffer is filled by a pplan.recv or "
+                     "drained by one pplan.send";
+  }
+  bool forward = message == workload::PipelineMessage::Activation;
+  // The sending chunk makes the message, the receiving chunk reads it.
+  int64_t chunk =
+      sending ? messageChunk : (forward ? messageChunk + 1 : messageChunk - 1);
+  for (Operation *op : instances) {
+    auto instance = llvm::dyn_cast<InstanceOp>(op);
+    TemplateOp templateOp = instance ? instance.lookupTemplate() : nullptr;
+    if (!templateOp || templateOp.getPart() != workload::ModelPart::Block ||
+        !carriesMessage(templateOp.getPass(), forward) ||
+        !instance.getMicroBatchAttr() ||
+        instance.getMicroBatchAttr().getInt() != microBatch ||
+        instance.getChunk() != chunk)
+      return fail() << "the " << describe(message, microBatch, messageChunk)
+                    << " must be " << (sending ? "made" : "read")
+                    << " by a block " << (forward ? "forward" : "backward")
+                    << " instance of micro-batch " << microBatch
+                    << " on model chunk " << chunk;
+  }
+  if (static_cast<int64_t>(buffer.getBytes()) != bytes)
+    return fail() << "the buffer holds "
+                  << static_cast<int64_t>(buffer.getBytes())
+                  << " bytes but the message is " << bytes;
+  return success();
+}
+
 LogicalResult BufferOp::verify() {
   if (failed(verifyNoForeignAttributes(*this)))
     return failure();
   if (static_cast<int64_t>(getBytes()) < 0)
     return emitOpError() << "pplan_buffer_c1: bytes must be non-negative, got "
                          << static_cast<int64_t>(getBytes());
+  if (llvm::isa<StageOp>((*this)->getParentOp()))
+    return verifyCommunicationBuffer(*this);
+  if (getKind() == workload::BufferKind::Communication)
+    return emitOpError() << "pplan_buffer_c5: a communication buffer "
+                            "belongs to a pplan.stage";
   auto taskOf = [&](Value token) -> TaskOp {
     auto task = token.getDefiningOp<TaskOp>();
     if (!task || task->getParentOp() != (*this)->getParentOp())
@@ -317,8 +614,9 @@ LogicalResult BufferOp::verify() {
       return emitOpError() << "pplan_buffer_c2: the producer must be a task "
                               "of the plan";
     if (!findTensor(task.getWrites(), getSymName()))
-      return emitOpError() << "pplan_buffer_c2: producer " << task.getPrimitive()
-                           << " (" << workload::stringifyEnum(task.getPhase())
+      return emitOpError() << "pplan_buffer_c2: producer "
+                           << task.getPrimitive() << " ("
+                           << workload::stringifyEnum(task.getPhase())
                            << ") does not write '" << getSymName() << "'";
   }
   for (Value consumer : getConsumers()) {
@@ -327,8 +625,9 @@ LogicalResult BufferOp::verify() {
       return emitOpError() << "pplan_buffer_c3: every consumer must be a task "
                               "of the plan";
     if (!findTensor(task.getReads(), getSymName()))
-      return emitOpError() << "pplan_buffer_c3: consumer " << task.getPrimitive()
-                           << " (" << workload::stringifyEnum(task.getPhase())
+      return emitOpError() << "pplan_buffer_c3: consumer "
+                           << task.getPrimitive() << " ("
+                           << workload::stringifyEnum(task.getPhase())
                            << ") does not read '" << getSymName() << "'";
   }
   if (!getProducer() && getConsumers().empty())
@@ -336,6 +635,222 @@ LogicalResult BufferOp::verify() {
                          << "' has neither a producer nor a consumer";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// TemplateOp, StageOp, InstanceOp, SendOp, RecvOp
+//===----------------------------------------------------------------------===//
+
+workload::Cadence TemplateOp::getCadence() {
+  return getPass() == workload::PipelinePass::Step
+             ? workload::Cadence::PerIteration
+             : workload::Cadence::PerMicroBatch;
+}
+
+LogicalResult TemplateOp::verify() { return verifyNoForeignAttributes(*this); }
+
+LogicalResult TemplateOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.empty())
+    return emitOpError() << "pplan_template_c1: a template holds at least "
+                            "one task";
+  for (Operation &op : body) {
+    auto task = llvm::dyn_cast<TaskOp>(op);
+    if (!task)
+      return op.emitOpError()
+             << "pplan_template_c1: a template holds pplan.task ops only";
+    if (task.getCadence() != getCadence())
+      return task.emitOpError()
+             << "pplan_template_c1: " << task.getPrimitive() << " is "
+             << workload::stringifyEnum(task.getCadence())
+             << " work but template @" << getSymName() << " ("
+             << workload::stringifyEnum(getPass()) << ") runs "
+             << workload::stringifyEnum(getCadence());
+  }
+  return success();
+}
+
+LogicalResult StageOp::verify() {
+  if (failed(verifyNoForeignAttributes(*this)))
+    return failure();
+  auto plan = (*this)->getParentOfType<PlanOp>();
+  int64_t stages = plan.getMapping().getPp();
+  if (getIndex() < 0 || getIndex() >= stages)
+    return emitOpError() << "pplan_stage_c1: index " << getIndex()
+                         << " is not a pipeline stage (pp = " << stages << ")";
+  return success();
+}
+
+LogicalResult StageOp::verifyRegions() {
+  for (Operation &op : getBody().front())
+    if (!llvm::isa<InstanceOp, SendOp, RecvOp, TaskOp, BufferOp>(op))
+      return op.emitOpError() << "pplan_stage_c3: a stage holds instances, "
+                                 "sends, receives, tasks and buffers only";
+  return success();
+}
+
+llvm::Expected<workload::WorkSummary> StageOp::summarizeWork() {
+  std::string what = "stage " + std::to_string(getIndex());
+  workload::WorkSummary totals(workload::Cadence::PerIteration);
+  llvm::DenseMap<Operation *, workload::WorkSummary> templates;
+  auto add = [](workload::WorkSummary &summary, TaskOp task) -> llvm::Error {
+    llvm::Expected<workload::InvocationFigures> figures =
+        figuresOf(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
+    if (!figures)
+      return figures.takeError();
+    return summary.add(*figures);
+  };
+  for (Operation &op : getBody().front()) {
+    if (auto instance = llvm::dyn_cast<InstanceOp>(op)) {
+      TemplateOp templateOp = instance.lookupTemplate();
+      if (!templateOp)
+        return llvm::createStringError(
+            "%s: instance of @%s names no pplan.template", what.c_str(),
+            instance.getTemplateName().str().c_str());
+      auto [entry, inserted] = templates.try_emplace(
+          templateOp, workload::WorkSummary(templateOp.getCadence()));
+      if (inserted)
+        for (TaskOp task : templateOp.getBody().getOps<TaskOp>())
+          if (llvm::Error error = add(entry->second, task))
+            return error;
+      if (llvm::Error error =
+              totals.addScaled(entry->second, instance.getRepetitions(), what))
+        return error;
+    } else if (auto task = llvm::dyn_cast<TaskOp>(op)) {
+      if (llvm::Error error = add(totals, task))
+        return error;
+    }
+  }
+  return totals;
+}
+
+int64_t InstanceOp::getRepetitions() {
+  std::optional<ArrayRef<int64_t>> blocks = getBlocks();
+  return blocks && blocks->size() == 2 ? (*blocks)[1] - (*blocks)[0] : 1;
+}
+
+TemplateOp InstanceOp::lookupTemplate() {
+  // The stage is the symbol table of its buffers: templates are the plan's.
+  auto plan = (*this)->getParentOfType<PlanOp>();
+  return plan ? llvm::dyn_cast_or_null<TemplateOp>(SymbolTable::lookupSymbolIn(
+                    plan, getTemplateNameAttr().getAttr()))
+              : nullptr;
+}
+
+/// The dependency rule of a stage op: every token is of an op of the same
+/// stage.
+static LogicalResult verifyStageDependencies(Operation *op, ValueRange deps,
+                                             llvm::StringRef rule) {
+  for (Value dep : deps) {
+    Operation *producer = dep.getDefiningOp();
+    if (!producer || producer->getParentOp() != op->getParentOp())
+      return op->emitOpError() << rule
+                               << ": every dependency must be the token of "
+                                  "an op of the same stage";
+  }
+  return success();
+}
+
+LogicalResult InstanceOp::verify() {
+  if (failed(verifyNoForeignAttributes(*this)))
+    return failure();
+  TemplateOp templateOp = lookupTemplate();
+  if (!templateOp)
+    return emitOpError() << "pplan_instance_c1: " << getTemplateNameAttr()
+                         << " does not name a pplan.template of the plan";
+  std::optional<RunShape> shape = runShapeOf(*this);
+  if (!shape)
+    return success(); // pplan_plan_c4 or c5 reports the plan.
+  const workload::PipelineLayout &layout = shape->layout;
+  bool perMicroBatch =
+      templateOp.getCadence() == workload::Cadence::PerMicroBatch;
+  std::optional<int64_t> microBatch;
+  if (IntegerAttr attr = getMicroBatchAttr())
+    microBatch = attr.getInt();
+  if (perMicroBatch != microBatch.has_value())
+    return emitOpError() << "pplan_instance_c2: template @"
+                         << templateOp.getSymName()
+                         << (perMicroBatch ? " runs per micro-batch: give "
+                                             "micro_batch"
+                                           : " runs once per iteration: no "
+                                             "micro_batch");
+  if (microBatch && (*microBatch < 0 || *microBatch >= shape->microbatches))
+    return emitOpError() << "pplan_instance_c2: micro_batch " << *microBatch
+                         << " is not a micro-batch of the iteration (0.."
+                         << shape->microbatches - 1 << ")";
+  int64_t stage = (*this)->getParentOfType<StageOp>().getIndex();
+  int64_t chunk = getChunk();
+  if (chunk < 0 || chunk >= layout.chunks() || layout.stageOf(chunk) != stage)
+    return emitOpError() << "pplan_instance_c3: model chunk " << chunk
+                         << " is not held by stage " << stage;
+  std::optional<ArrayRef<int64_t>> blocks = getBlocks();
+  if (templateOp.getPart() == workload::ModelPart::Block) {
+    int64_t first = layout.firstBlock(chunk);
+    int64_t end = first + layout.chunkBlocks[chunk];
+    if (!blocks || blocks->size() != 2 || (*blocks)[0] != first ||
+        (*blocks)[1] != end)
+      return emitOpError() << "pplan_instance_c3: a block instance of model "
+                              "chunk "
+                           << chunk << " runs its blocks [" << first << ", "
+                           << end << ")";
+  } else {
+    bool embedding = templateOp.getPart() == workload::ModelPart::Embedding;
+    int64_t edgeChunk = embedding ? 0 : layout.chunks() - 1;
+    if (blocks || chunk != edgeChunk)
+      return emitOpError() << "pplan_instance_c3: the "
+                           << workload::stringifyEnum(templateOp.getPart())
+                           << " runs on model chunk " << edgeChunk
+                           << ", without blocks";
+  }
+  return verifyStageDependencies(*this, getDeps(), "pplan_instance_c4");
+}
+
+/// pplan_transfer_c1 .. c4 of a send (`sending`) or a receive.
+template <typename TransferOpT>
+static LogicalResult verifyTransfer(TransferOpT op, bool sending) {
+  if (failed(verifyNoForeignAttributes(op)))
+    return failure();
+  if (std::optional<RunShape> shape = runShapeOf(op)) {
+    const workload::PipelineLayout &layout = shape->layout;
+    bool forward = op.getMessage() == workload::PipelineMessage::Activation;
+    int64_t chunk = op.getChunk();
+    int64_t stage = op->template getParentOfType<StageOp>().getIndex();
+    int64_t neighbour = forward ? chunk + 1 : chunk - 1;
+    if (op.getMicroBatch() < 0 || op.getMicroBatch() >= shape->microbatches)
+      return op.emitOpError()
+             << "pplan_transfer_c1: micro_batch " << op.getMicroBatch()
+             << " is not a micro-batch of the iteration (0.."
+             << shape->microbatches - 1 << ")";
+    if (chunk < 0 || chunk >= layout.chunks() || neighbour < 0 ||
+        neighbour >= layout.chunks())
+      return op.emitOpError()
+             << "pplan_transfer_c1: model chunk " << chunk << " sends no "
+             << workload::stringifyEnum(op.getMessage()) << " (model chunks 0.."
+             << layout.chunks() - 1 << ")";
+    int64_t sender = layout.stageOf(chunk);
+    int64_t receiver = layout.stageOf(neighbour);
+    if ((sending ? sender : receiver) != stage)
+      return op.emitOpError()
+             << "pplan_transfer_c1: the "
+             << describe(op.getMessage(), op.getMicroBatch(), chunk)
+             << (sending ? " is sent by stage " : " is received by stage ")
+             << (sending ? sender : receiver) << ", not " << stage;
+    if ((sending ? receiver : sender) != op.getPeer())
+      return op.emitOpError()
+             << "pplan_transfer_c2: the "
+             << describe(op.getMessage(), op.getMicroBatch(), chunk)
+             << (sending ? " goes to stage " : " comes from stage ")
+             << (sending ? receiver : sender) << ", not " << op.getPeer();
+  }
+  if (op.getBytes() < 0)
+    return op.emitOpError()
+           << "pplan_transfer_c3: bytes must be non-negative, got "
+           << op.getBytes();
+  return verifyStageDependencies(op, op.getDeps(), "pplan_transfer_c4");
+}
+
+LogicalResult SendOp::verify() { return verifyTransfer(*this, true); }
+
+LogicalResult RecvOp::verify() { return verifyTransfer(*this, false); }
 
 #define GET_OP_CLASSES
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.cpp.inc"

@@ -30,7 +30,10 @@ def PPlan_PlanOp : PPlan_Op<"plan", [
     The portable plan derived from one `dist.program` (recorded by the
     SHA-256 digest of that program printed without locations), with the
     ModelIR contracts it descends from. It holds capabilities, concurrency
-    groups, tasks, buffers, objectives and the conservation ledger.
+    groups, tasks, buffers, objectives and the conservation ledger. From a
+    whole-run program it holds, instead of tasks and boundary buffers,
+    templates and stages (the compact form of docs/WholeRun.md) and one
+    ledger row per stage, phase and engine.
 
     Rules (`pplan_c1` applies to every op of the dialect):
     1. `pplan_c1`: only `pplan` ops appear in a plan, and no `pplan` op
@@ -43,7 +46,21 @@ def PPlan_PlanOp : PPlan_Op<"plan", [
        group of tasks has a row;
     4. `pplan_plan_c3`: exactly one workload contract, `training` or
        `inference`, with a `decode_context` as for `dist.program`;
-    5. `pplan_plan_c4`: the contracts compose, as `dist_program_c4`.
+    5. `pplan_plan_c4`: the contracts compose, as `dist_program_c4`;
+    6. `pplan_plan_c5`: a whole-run plan (one with templates or stages,
+       from a whole-run `dist.program`, docs/WholeRun.md) describes a
+       training run and holds capabilities, groups, templates, stages,
+       objectives and ledger rows only, one stage per pipeline stage, and
+       every ledger row names a stage; a block-scope plan has no row with a
+       stage;
+    7. `pplan_plan_c6`: every `pplan.send` has exactly one `pplan.recv` of
+       the same message (what, micro-batch, chunk) with the same bytes, and
+       the reverse;
+    8. `pplan_plan_c7` (stage conservation): for every stage and (phase,
+       engine), the stage's ledger row equals the stage's totals: each
+       instance's template tasks times its repetitions plus the stage-level
+       tasks; every (stage, phase, engine) with work has exactly one row,
+       of cadence `per_iteration`.
 
     ```mlir
     pplan.plan @gpt source_digest = "sha256:..." model = <...>
@@ -75,6 +92,11 @@ def PPlan_PlanOp : PPlan_Op<"plan", [
     (`training` `=` $training^)? (`inference` `=` $inference^)?
     (`decode_context` `=` $decode_context^)? `mapping` `=` $mapping
     attr-dict-with-keyword $body
+  }];
+  let extraClassDeclaration = [{
+    /// Whether the plan is of a whole training iteration (it holds
+    /// templates or stages, docs/WholeRun.md) rather than of one block.
+    bool isWholeRun();
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
@@ -114,7 +136,8 @@ def PPlan_GroupOp : PPlan_PlanMember<"group", [Symbol]> {
   let hasVerifier = 1;
 }
 
-def PPlan_TaskOp : PPlan_PlanMember<"task", [
+def PPlan_TaskOp : PPlan_Op<"task", [
+    ParentOneOf<["PlanOp", "TemplateOp", "StageOp"]>,
     MemoryEffects<[MemWrite<PPlan_WorkResource>]>,
     DeclareOpInterfaceMethods<WorkFactsOpInterface>]> {
   let summary = "a unit of exact work with its requirements";
@@ -123,7 +146,10 @@ def PPlan_TaskOp : PPlan_PlanMember<"task", [
     written and stashed per logical tensor, and for a collective its kind,
     reduction, participants and message bytes), the capability it requires,
     the concurrency group it belongs to and its abstract resource demand.
-    Its location carries the lineage of the distributed task.
+    Its location carries the lineage of the distributed task. In a
+    whole-run plan a task is the work of a `pplan.template` (run by every
+    `pplan.instance` of it) or stage-level work of a `pplan.stage` (a
+    data-parallel reduction, the sharded optimizer step).
 
     Rules:
     1. `pplan_task_c1` (resource coverage): `requires` names a
@@ -138,7 +164,8 @@ def PPlan_TaskOp : PPlan_PlanMember<"task", [
        `collective` is present exactly for collective work, with
        `participants > 0`, non-negative `message` divisible by
        `participants`, and a reduction unless it is an all-gather;
-    5. `pplan_task_c5`: dependencies are tokens of tasks of the same plan;
+    5. `pplan_task_c5`: dependencies are tokens of tasks of the same plan
+       (of the same template, or of ops of the same stage);
     6. `pplan_task_c6`: only forward work stashes;
     7. `pplan_task_c7`: a collective's read and write bytes fit its message,
        as `dist_collective_c6`.
@@ -172,26 +199,49 @@ def PPlan_TaskOp : PPlan_PlanMember<"task", [
   let hasVerifier = 1;
 }
 
-def PPlan_BufferOp : PPlan_PlanMember<"buffer", [
-    Symbol, AttrSizedOperandSegments]> {
+def PPlan_BufferOp : PPlan_Op<"buffer", [
+    ParentOneOf<["PlanOp", "StageOp"]>, Symbol, AttrSizedOperandSegments]> {
   let summary = "a buffer with its size, producer and consumers";
   let description = [{
     A logical buffer of `bytes` per rank. Its symbol name is the logical
     tensor it holds; `producer` is the task writing it (none for a plan
     input) and `consumers` the tasks reading it. Today only `boundary`
-    buffers are derived (the block's inputs and outputs); `persistent`,
-    `stash`, `temporary` and `communication` buffers name the lifetimes
-    later plans will materialize.
+    buffers are derived for a block-scope plan (the block's inputs and
+    outputs) and `communication` buffers for a whole-run plan (the pipeline
+    messages of each stage); `persistent`, `stash` and `temporary` buffers
+    name the lifetimes later plans will materialize.
+
+    A `communication` buffer lives in a `pplan.stage` and holds one pipeline
+    message on one rank of the stage. Its symbol names the message
+    (`send_<what>_mb<M>_chunk<C>` or `recv_...`). Outgoing: the producer is
+    the block instance whose pass makes the message (a forward instance for
+    an activation, a backward or input-gradient instance for an activation
+    gradient) of the message's micro-batch and chunk, the one consumer the
+    `pplan.send`. Incoming: the producer is the `pplan.recv`, the consumers
+    the block instances of the receiving chunk (chunk + 1 for an activation,
+    chunk - 1 for a gradient) and the same micro-batch that read it.
 
     Rules (`pplan_buffer_c*`):
     1. `bytes` is non-negative;
     2. the producer is a task of the plan that writes the buffer;
     3. every consumer is a task of the plan that reads the buffer;
-    4. a buffer has a producer or at least one consumer.
+    4. a buffer has a producer or at least one consumer;
+    5. `pplan_buffer_c5`: a buffer in a stage is a `communication` buffer
+       and a `communication` buffer is in a stage, with exactly one message
+       end: a `pplan.send` consumer fed by one block instance producer, or
+       a `pplan.recv` producer feeding block instances; the instances run
+       the pass and micro-batch of the message on the chunk that makes
+       (sends) or reads (receives) it, and `bytes` are the message's bytes;
+       rules 2 and 3 apply to plan-level buffers.
 
     ```mlir
     pplan.buffer @x boundary bytes = 4096 consumers(%0, %11)
     pplan.buffer @y boundary bytes = 4096 producer(%20)
+    pplan.stage 0 group @stage_0 {
+      ...
+      pplan.buffer @send_activation_mb0_chunk0 communication bytes = 8192
+          producer(%1) consumers(%2)
+    }
     ```
   }];
   let arguments = (ins
@@ -233,9 +283,17 @@ def PPlan_LedgerOp : PPlan_PlanMember<"ledger"> {
     and stashed, and logical message bytes. Rule `pplan_plan_c2` keeps the
     plan's tasks equal to them.
 
+    In a whole-run plan every row names a `stage`: the per-rank totals of
+    that pipeline stage over the whole iteration (cadence `per_iteration`),
+    as `--work-summary` reads them off the `dist.program`
+    (`summarizeStages`). Rule `pplan_plan_c7` keeps the stage's instances
+    times their templates' tasks, plus its stage-level tasks, equal to them.
+
     ```mlir
     pplan.ledger per_micro_batch forward matmul invocations = 6
         ops = 3407872 read = 106944 write = 57344 message = 0 stash = 40960
+    pplan.ledger stage 1 per_iteration forward matmul invocations = 28
+        ops = ... read = ... write = ... message = 0 stash = ...
     ```
   }];
   let arguments = (ins
@@ -247,16 +305,231 @@ def PPlan_LedgerOp : PPlan_PlanMember<"ledger"> {
     Workload_I64Prop:$read,
     Workload_I64Prop:$write,
     Workload_I64Prop:$message,
-    Workload_I64Prop:$stash
+    Workload_I64Prop:$stash,
+    OptionalAttr<I64Attr>:$stage
   );
   let assemblyFormat = [{
-    $cadence prop-dict `` $phase
+    (`stage` $stage^)? $cadence prop-dict `` $phase
     $engine `invocations` `=` $invocations `ops` `=` $ops
     `read` `=` $read `write` `=` $write `message` `=` $message
     `stash` `=` $stash attr-dict
   }];
   let extraClassDeclaration = Blueprint_PropertiesInFormat;
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// The whole run (docs/WholeRun.md): templates, stages, instances, transfers
+//===----------------------------------------------------------------------===//
+
+def PPlan_TemplateOp : PPlan_PlanMember<"template", [
+    Symbol, IsolatedFromAbove, NoTerminator, SingleBlock,
+    NoRegionArguments]> {
+  let summary = "the tasks of one block or model edge in one pass, once";
+  let description = [{
+    The plan of a `dist.template`: the tasks one rank runs for one decoder
+    block (`block`), the embeddings (`embedding`) or the final norm, LM
+    head and loss (`head`) in one pass of one micro-batch (`forward`,
+    `backward`, `input_grad`, `weight_grad`) or once per iteration
+    (`step`). Its tasks have their capability, concurrency group and
+    demand as in a block-scope plan, and depend on one another in template
+    order; every `pplan.instance` of a stage runs them.
+
+    Rules: `pplan_template_c1`: the template holds `pplan.task` ops only
+    and at least one, each of the template's cadence (`per_iteration` for
+    `step`, `per_micro_batch` otherwise).
+
+    ```mlir
+    pplan.template @block_forward block forward {
+      %0 = pplan.task "norm1" forward vector per_micro_batch
+          requires @vector_elementwise group @forward demand = <...> ...
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    Workload_ModelPartProp:$part,
+    Workload_PipelinePassProp:$pass
+  );
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat =
+      "$sym_name prop-dict `` $part $pass attr-dict-with-keyword $body";
+  let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
+    /// The cadence of the template's tasks: per iteration for `step`.
+    ::blueprint::workload::Cadence getCadence();
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def PPlan_StageOp : PPlan_PlanMember<"stage", [
+    SymbolTable, IsolatedFromAbove, NoTerminator, SingleBlock, NoRegionArguments]> {
+  let summary = "what every rank of one pipeline stage runs, in order";
+  let description = [{
+    The plan of a `dist.stage`: the instances of templates, the
+    point-to-point transfers of pipeline messages, the stage-level tasks
+    (data-parallel and tied-embedding collectives, the sharded optimizer
+    step) and the communication buffers of the ranks whose `pp` coordinate
+    is `index`. The stage is serial: its ops run one after another in
+    order, which its concurrency group `group` (a `serial` group) states;
+    tokens (`after`) are the dependencies within the stage, and a receive
+    depends on the send of the same message in another stage. An
+    instance's template tasks keep their own groups. The stage is the
+    symbol table of its buffers (one per pipeline message it sends or
+    receives); the templates, groups and capabilities its ops name are
+    the plan's, resolved in the plan.
+
+    Rules (`pplan_stage_c*`):
+    1. `pplan_stage_c1`: `index` is a pipeline stage, 0 <= index < pp;
+    2. `pplan_stage_c2`: `group` names a `serial` `pplan.group` of the
+       plan, and every stage-level task joins it;
+    3. `pplan_stage_c3`: the stage holds only instances, sends, receives,
+       tasks and (communication) buffers.
+
+    ```mlir
+    pplan.stage 1 group @stage_1 {
+      %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+      %1 = pplan.instance @block_forward chunk 1 micro_batch 0
+          blocks [2, 4] after(%0)
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins Workload_I64Prop:$index, FlatSymbolRefAttr:$group);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat =
+      "prop-dict `` $index `group` $group attr-dict-with-keyword $body";
+  let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
+    /// The stage's per-rank totals over the iteration: every instance's
+    /// template tasks times its repetitions, plus the stage-level tasks
+    /// (the pplan mirror of blueprint::summarizeStages). An overflow or a
+    /// missing template is an error naming the op.
+    ::llvm::Expected<::blueprint::workload::WorkSummary> summarizeWork();
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def PPlan_InstanceOp : PPlan_Op<"instance", [
+    HasParent<"StageOp">, MemoryEffects<[MemWrite<PPlan_WorkResource>]>]> {
+  let summary = "a stage runs a template for a micro-batch and blocks";
+  let description = [{
+    Runs the tasks of `template` once for each block of `blocks` (the
+    half-open range [first, end) of model block indices, for a `block`
+    template; absent for an edge template, which runs once), for
+    micro-batch `micro_batch` (absent for a `step` template) of model chunk
+    `chunk`, after the ops producing `deps`.
+
+    Rules (`pplan_instance_c*`, as `dist_instance_c1..c4`):
+    1. `pplan_instance_c1`: `template` names a `pplan.template` of the
+       plan;
+    2. `pplan_instance_c2`: `micro_batch` is given exactly for a
+       per-micro-batch template, and is a micro-batch of the iteration;
+    3. `pplan_instance_c3`: `chunk` is a model chunk of the enclosing
+       stage; a `block` instance's `blocks` are exactly that chunk's blocks
+       under the mapping's layout; an `embedding` instance runs on the
+       first model chunk and a `head` instance on the last, without
+       `blocks`;
+    4. `pplan_instance_c4`: every dependency is the token of an op of the
+       same stage.
+
+    ```mlir
+    %3 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [2, 4]
+        after(%2)
+    ```
+  }];
+  let arguments = (ins
+    FlatSymbolRefAttr:$template_name,
+    Workload_I64Prop:$chunk,
+    OptionalAttr<I64Attr>:$micro_batch,
+    OptionalAttr<DenseI64ArrayAttr>:$blocks,
+    Variadic<PPlan_TokenType>:$deps
+  );
+  let results = (outs PPlan_TokenType:$done);
+  let assemblyFormat = [{
+    $template_name prop-dict `` `chunk` $chunk
+    (`micro_batch` $micro_batch^)? (`blocks` $blocks^)?
+    (`after` `(` $deps^ `)`)? attr-dict
+  }];
+  let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
+    /// How many times the template's tasks run: the blocks of the range,
+    /// or 1 for an edge template.
+    int64_t getRepetitions();
+    /// The template it runs, if `template` names one.
+    TemplateOp lookupTemplate();
+  }];
+  let hasVerifier = 1;
+}
+
+class PPlan_TransferOp<string mnemonic, string peer>
+    : PPlan_Op<mnemonic, [HasParent<"StageOp">,
+                          MemoryEffects<[MemWrite<PPlan_WorkResource>]>]> {
+  let arguments = (ins
+    Workload_PipelineMessageProp:$message,
+    Workload_I64Prop:$micro_batch,
+    Workload_I64Prop:$chunk,
+    Workload_I64Prop:$peer,
+    Workload_I64Prop:$bytes,
+    Variadic<PPlan_TokenType>:$deps
+  );
+  let results = (outs PPlan_TokenType:$done);
+  let assemblyFormat = !strconcat([{
+    prop-dict `` $message `micro_batch` $micro_batch `chunk` $chunk }],
+    "`" # peer # "`", [{ $peer `bytes` `=` $bytes
+    (`after` `(` $deps^ `)`)? attr-dict
+  }]);
+  let extraClassDeclaration = Blueprint_PropertiesInFormat;
+  let hasVerifier = 1;
+}
+
+defvar PPlan_TransferRules = [{
+    A point-to-point transfer of one pipeline message, named by what it
+    carries (`activation` forward, `activation_grad` backward), its
+    micro-batch and the model chunk that sends it; `bytes` is what each
+    rank of the sending stage sends to its counterpart (same TP and DP
+    coordinates) on the peer stage. The op itself is the requirement of a
+    point-to-point transfer capability (no `pplan.capability` kind names
+    one); its abstract demand is `bytes` of network, no compute.
+
+    Rules (`pplan_transfer_c*`, as `dist_message_c1..c4`):
+    1. `pplan_transfer_c1`: `micro_batch` is a micro-batch of the iteration
+       and `chunk` a model chunk that has a neighbour in the message's
+       direction (an activation leaves chunk g for chunk g + 1, a gradient
+       for chunk g - 1), held by the sending stage;
+    2. `pplan_transfer_c2`: the peer stage holds the other end (the
+       neighbour for a send, the chunk for a receive);
+    3. `pplan_transfer_c3`: `bytes` is non-negative;
+    4. `pplan_transfer_c4`: every dependency is the token of an op of the
+       same stage.
+    The plan pairs them (`pplan_plan_c6`).
+}];
+
+def PPlan_SendOp : PPlan_TransferOp<"send", "to"> {
+  let summary = "transfer a pipeline message to another stage";
+  let description = [{
+    The stage sends the activation (or activation gradient) of one
+    micro-batch leaving model chunk `chunk` to stage `to`, asynchronously.
+  }] # PPlan_TransferRules # [{
+
+    ```mlir
+    %2 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 8192
+        after(%1)
+    ```
+  }];
+}
+
+def PPlan_RecvOp : PPlan_TransferOp<"recv", "from"> {
+  let summary = "receive a pipeline message from another stage";
+  let description = [{
+    The stage waits for the activation (or activation gradient) of one
+    micro-batch that model chunk `chunk` of stage `from` sends.
+  }] # PPlan_TransferRules # [{
+
+    ```mlir
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    ```
+  }];
 }
 
 #endif // BLUEPRINT_PPLAN_OPS

@@ -1,0 +1,1400 @@
+// RUN: blueprint-opt %s -split-input-file -verify-diagnostics
+
+// The rules of a whole-run plan (docs/PPlanSpec.md, "Whole run"), one
+// violation each, on the plan of test/Dialect/PPlan/ops-whole-run.mlir.
+
+// pplan_c1: a device on an instance
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    // expected-error @+1 {{pplan_c1: attribute 'device' is not a field of pplan.instance; a portable plan cannot carry target fields}}
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1] {device = 3}
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c5: a block-scope task in a whole-run plan
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  // expected-error @+1 {{pplan_plan_c5: a whole-run plan holds capabilities, groups, templates, stages, objectives and ledger rows only, not block-scope tasks or buffers}}
+  %9 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c5: a ledger row without a stage
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  // expected-error @+1 {{pplan_plan_c5: every ledger row of a whole-run plan names a stage}}
+  pplan.ledger per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c5: a pipeline stage without its pplan.stage
+// expected-error @+1 {{pplan_plan_c5: pipeline stage 1 has no pplan.stage}}
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+    pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c5: a stage's row in a block-scope plan
+pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.group @forward serial
+  %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 1024, memory = 48, network = 0> ops = 1024 reads {w = 16, x = 16} writes {h = 16} stashed {x = 16}
+  pplan.buffer @x boundary bytes = 16 consumers(%0)
+  pplan.ledger per_micro_batch forward matmul invocations = 1 ops = 1024 read = 32 write = 16 message = 0 stash = 16
+  // expected-error @+1 {{pplan_plan_c5: only a whole-run plan has ledger rows of a stage}}
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 1024 read = 32 write = 16 message = 0 stash = 16
+}
+
+// -----
+
+// pplan_plan_c6: a message sent twice
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    // expected-error @+1 {{pplan_plan_c6: the activation of micro-batch 0 leaving model chunk 0 is sent twice}}
+    %9 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c6: bytes differ
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    // expected-error @+1 {{pplan_plan_c6: the activation of micro-batch 0 leaving model chunk 0 is sent as 10 bytes but received as 12}}
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 12
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 12 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c6: a send never received
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 8, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    // expected-error @+1 {{pplan_plan_c6: the activation of micro-batch 1 leaving model chunk 0 is sent but never received}}
+    %9 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c7: a stage's ops edited
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  // expected-error @+1 {{pplan_plan_c7: conservation of stage 0 forward matmul ops: the distributed IR has 101, the plan's stage has 100}}
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 101 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c7: a stage's work without a row
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  // expected-error @+1 {{pplan_plan_c7: no ledger row records stage 0's forward matmul work, so it cannot be checked for conservation}}
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c7: a stage's row per micro-batch
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  // expected-error @+1 {{pplan_plan_c7: a stage's ledger row holds its totals over the iteration (per_iteration), not per_micro_batch}}
+  pplan.ledger stage 0 per_micro_batch forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c7: a second row
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  // expected-error @+1 {{pplan_plan_c7: a second ledger row for the same stage, phase and engine}}
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 2 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c7: a row of no stage
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  // expected-error @+1 {{pplan_plan_c7: the ledger records stage 2, which is not a pipeline stage}}
+  pplan.ledger stage 2 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_template_c1: an empty template
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  // expected-error @+1 {{pplan_template_c1: a template holds at least one task}}
+  pplan.template @empty block backward {
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_template_c1: per-iteration work in a forward template
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    // expected-error @+1 {{pplan_template_c1: fc is per_iteration work but template @block_forward (forward) runs per_micro_batch}}
+    %0 = pplan.task "fc" forward matmul per_iteration requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_stage_c1: index out of range
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  // expected-error @+1 {{pplan_stage_c1: index 2 is not a pipeline stage (pp = 2)}}
+  pplan.stage 2 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_stage_c2: a parallel stage group
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 parallel
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  // expected-error @+1 {{pplan_stage_c2: @stage_1 does not name a serial pplan.group of the plan}}
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_stage_c2: a stage task in another group
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    // expected-error @+1 {{pplan_stage_c2: stage-level task dp_grad_allreduce joins @backward, not its stage's @stage_0}}
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @backward demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_stage_c3: a foreign op in a stage
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    // expected-error @+1 {{pplan_stage_c3: a stage holds instances, sends, receives, tasks and buffers only}}
+    builtin.module {}
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_instance_c1: no such template
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    // expected-error @+1 {{pplan_instance_c1: @block_step does not name a pplan.template of the plan}}
+    %3 = pplan.instance @block_step chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_instance_c2: a micro-batch out of range
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    // expected-error @+1 {{pplan_instance_c2: micro_batch 1 is not a micro-batch of the iteration (0..0)}}
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 1 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_instance_c2: no micro-batch
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    // expected-error @+1 {{pplan_instance_c2: template @block_forward runs per micro-batch: give micro_batch}}
+    %0 = pplan.instance @block_forward chunk 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_instance_c3: the chunk of another stage
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    // expected-error @+1 {{pplan_instance_c3: model chunk 1 is not held by stage 0}}
+    %0 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_instance_c3: blocks of another chunk
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    // expected-error @+1 {{pplan_instance_c3: a block instance of model chunk 0 runs its blocks [0, 1)}}
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_transfer_c1: a micro-batch out of range
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    // expected-error @+1 {{pplan_transfer_c1: micro_batch 3 is not a micro-batch of the iteration (0..0)}}
+    %1 = pplan.send activation micro_batch 3 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_transfer_c1: the last chunk sends no activation
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    // expected-error @+1 {{pplan_transfer_c1: model chunk 1 sends no activation (model chunks 0..1)}}
+    %1 = pplan.send activation micro_batch 0 chunk 1 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_transfer_c1: sent by the wrong stage
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    // expected-error @+1 {{pplan_transfer_c1: the activation_grad of micro-batch 0 leaving model chunk 1 is sent by stage 1, not 0}}
+    %2 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_transfer_c2: the wrong peer
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    // expected-error @+1 {{pplan_transfer_c2: the activation of micro-batch 0 leaving model chunk 0 comes from stage 0, not 1}}
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 1 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_transfer_c3: negative bytes
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    // expected-error @+1 {{pplan_transfer_c3: bytes must be non-negative, got -1}}
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = -1 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c5: a communication buffer outside a stage
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  // expected-error @+1 {{pplan_buffer_c5: a communication buffer belongs to a pplan.stage}}
+  pplan.buffer @m communication bytes = 10
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c5: a boundary buffer in a stage
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    // expected-error @+1 {{pplan_buffer_c5: a buffer of a stage is a communication buffer, not boundary}}
+    pplan.buffer @send_activation_mb0_chunk0 boundary bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c5: the wrong producer
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    // expected-error @+1 {{pplan_buffer_c5: the activation of micro-batch 0 leaving model chunk 0 must be made by a block forward instance of micro-batch 0 on model chunk 0}}
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%3) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c5: no message end
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    // expected-error @+1 {{pplan_buffer_c5: a communication buffer is filled by a pplan.recv or drained by one pplan.send}}
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%3)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c5: the buffer's bytes differ from the message's
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    // expected-error @+1 {{pplan_buffer_c5: the buffer holds 20 bytes but the message is 10}}
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 20 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
