@@ -63,6 +63,12 @@ struct EstimatePass : blueprint::impl::EstimateBase<EstimatePass> {
       auto plan = llvm::dyn_cast<pplan::PlanOp>(op);
       if (!plan)
         continue;
+      if (plan.isWholeRun())
+        return fail("@" + plan.getSymName() +
+                    " is a whole-run plan (docs/WholeRun.md); --estimate "
+                    "costs the block-scope plan of one block and one "
+                    "micro-batch (--distribute-transformer without "
+                    "scope=iteration)");
       llvm::Expected<estimate::EstimateReport> report =
           estimatePlan(plan, *profile, *tiers);
       if (!report)

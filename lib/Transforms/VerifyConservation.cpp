@@ -263,19 +263,19 @@ stepSummary(llvm::Expected<workload::BlockWork> work, bool sharded) {
 /// micro-batch and direction across each boundary of its chunks, of the
 /// block output's bytes (1/t of it when scattered); and reduces over dp
 /// every gradient it holds, each bucket padded to a multiple of dp.
-LogicalResult verifyWholeRun(dist::ProgramOp program,
+LogicalResult verifyWholeRun(Operation *program,
                              const ProgramContracts &contracts) {
   const workload::ModelSpec &model = contracts.model;
   const workload::MappingSpec &mapping = contracts.mapping;
   const workload::TrainingSpec &training = *contracts.workload.training;
   auto fail = [&](llvm::Error error) {
-    return program.emitError()
+    return program->emitError()
            << "conservation: " << llvm::toString(std::move(error));
   };
   std::optional<workload::TrainingComposition> composition =
       workload::composeTraining(model, training, mapping);
   if (!composition)
-    return program.emitError() << "conservation: the contracts do not compose";
+    return program->emitError() << "conservation: the contracts do not compose";
   int64_t m = composition->microbatches;
   workload::PipelineLayout layout = workload::layoutOf(model, mapping);
   bool sharded = mapping.zeroStage >= 1 && mapping.dp > 1;
@@ -376,7 +376,7 @@ LogicalResult verifyWholeRun(dist::ProgramOp program,
                          derived.messageBytes),
               std::tuple("stash bytes", found.stashBytes, derived.stashBytes)})
           if (lhs != rhs)
-            return program.emitError()
+            return program->emitError()
                    << "conservation: " << what << ", "
                    << workload::stringifyEnum(phase) << " "
                    << workload::stringifyEnum(engine) << " " << quantity
@@ -396,7 +396,7 @@ LogicalResult verifyWholeRun(dist::ProgramOp program,
     if (stage.messagesSent != messages || stage.messagesReceived != messages ||
         stage.bytesSent != messages * messageBytes ||
         stage.bytesReceived != messages * messageBytes)
-      return program.emitError()
+      return program->emitError()
              << "conservation: " << what << " sends " << stage.messagesSent
              << " pipeline messages (" << stage.bytesSent << " bytes) and "
              << "receives " << stage.messagesReceived << " ("
@@ -414,20 +414,25 @@ LogicalResult verifyWholeRun(dist::ProgramOp program,
     if (index == last)
       elements += edge->finalNorm + (mapping.pp > 1 ? edge->wordEmbedding : 0);
     int64_t reduced = 0, buckets = 0;
-    for (auto work : program.getBody().getOps<dist::StageOp>())
-      if (work.getIndex() == index)
-        for (WorkFactsOpInterface op :
-             work.getBody().getOps<WorkFactsOpInterface>())
-          if (op.getPrimitive() == workload::primitive::kDPGradAllReduce ||
-              op.getPrimitive() == workload::primitive::kDPGradReduceScatter) {
-            reduced += op.getCollectiveFacts()->messageBytes;
-            ++buckets;
-          }
+    for (Operation &stageOp : program->getRegion(0).front()) {
+      auto dist = llvm::dyn_cast<dist::StageOp>(stageOp);
+      auto plan = llvm::dyn_cast<pplan::StageOp>(stageOp);
+      if ((!dist || dist.getIndex() != index) &&
+          (!plan || plan.getIndex() != index))
+        continue;
+      for (WorkFactsOpInterface op :
+           stageOp.getRegion(0).getOps<WorkFactsOpInterface>())
+        if (op.getPrimitive() == workload::primitive::kDPGradAllReduce ||
+            op.getPrimitive() == workload::primitive::kDPGradReduceScatter) {
+          reduced += op.getCollectiveFacts()->messageBytes;
+          ++buckets;
+        }
+    }
     int64_t unpadded = elements * gradientBytes;
     if (reduced < unpadded ||
         reduced >= unpadded + buckets * mapping.dp * gradientBytes ||
         reduced % (mapping.dp * gradientBytes) != 0)
-      return program.emitError()
+      return program->emitError()
              << "conservation: " << what << " reduces " << reduced
              << " gradient bytes over dp in " << buckets
              << " buckets; it holds " << unpadded
@@ -453,9 +458,11 @@ LogicalResult blueprint::verifyConservation(Operation *op) {
   std::optional<ProgramContracts> contracts = getProgramContracts(op);
   if (!contracts)
     return success();
-  if (auto program = llvm::dyn_cast<dist::ProgramOp>(op);
-      program && dist::isWholeRun(program))
-    return verifyWholeRun(program, *contracts);
+  auto distProgram = llvm::dyn_cast<dist::ProgramOp>(op);
+  auto plan = llvm::dyn_cast<pplan::PlanOp>(op);
+  if ((distProgram && dist::isWholeRun(distProgram)) ||
+      (plan && plan.isWholeRun()))
+    return verifyWholeRun(op, *contracts);
   if (failed(verifyDerivedWork(op, *contracts)))
     return failure();
   return verifyDerivedBoundaries(op, *contracts);

@@ -10,6 +10,8 @@
 
 #include "Blueprint/Analysis/ModelSummary.h"
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
+#include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
+#include "Blueprint/Interfaces/StageTotals.h"
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Transforms/ProgramContracts.h"
 #include "Blueprint/Transforms/WorkTotals.h"
@@ -155,8 +157,7 @@ void printRow(llvm::raw_ostream &os, llvm::StringRef phase,
                      static_cast<long long>(totals.stashBytes));
 }
 
-void printTable(llvm::ArrayRef<ProgramTotals> programs,
-                llvm::raw_ostream &os) {
+void printTable(llvm::ArrayRef<ProgramTotals> programs, llvm::raw_ostream &os) {
   for (const ProgramTotals &program : programs) {
     for (const auto &[cadence, summary] : program.cadences) {
       os << "program @" << program.name << ", "
@@ -221,10 +222,10 @@ void printTable(llvm::ArrayRef<ProgramTotals> programs,
     if (!program.generation)
       continue;
     const workload::GenerationWork &generation = *program.generation;
-    os << "program @" << program.name
-       << ", whole generation: prefill + " << generation.decodeSteps
-       << " decode steps (context " << generation.firstContext << ".."
-       << generation.lastContext << ", one block, one rank)\n";
+    os << "program @" << program.name << ", whole generation: prefill + "
+       << generation.decodeSteps << " decode steps (context "
+       << generation.firstContext << ".." << generation.lastContext
+       << ", one block, one rank)\n";
     os << llvm::format("%-16s %-10s %5s %22s %18s %18s %16s %16s %16s\n",
                        "phase", "engine", "count", "ops", "read_bytes",
                        "write_bytes", "message_bytes", "transfer_bytes",
@@ -242,8 +243,7 @@ void printTable(llvm::ArrayRef<ProgramTotals> programs,
   }
 }
 
-struct WorkSummaryPass
-    : blueprint::impl::WorkSummaryBase<WorkSummaryPass> {
+struct WorkSummaryPass : blueprint::impl::WorkSummaryBase<WorkSummaryPass> {
   using WorkSummaryBase::WorkSummaryBase;
 
   void runOnOperation() override {
@@ -279,7 +279,6 @@ struct WorkSummaryPass
     output->keep();
     markAllAnalysesPreserved();
   }
-
 };
 
 } // namespace
@@ -311,10 +310,9 @@ llvm::json::Object blueprint::toJSON(const workload::WorkTotals &totals) {
 // against --work-summary's serialized object.
 
 /// `totals` as an object, with `labels` (key, text) among its fields.
-static void
-writeTotals(llvm::json::OStream &json, const workload::WorkTotals &totals,
-            llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>>
-                labels = {}) {
+static void writeTotals(
+    llvm::json::OStream &json, const workload::WorkTotals &totals,
+    llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>> labels = {}) {
   llvm::SmallVector<std::pair<llvm::StringRef, llvm::json::Value>, 9> members;
   for (auto [key, value] : fieldsOf(totals))
     members.emplace_back(key, value);
@@ -391,82 +389,37 @@ llvm::json::Object blueprint::toJSON(const ProgramTotals &program) {
   return std::move(*cantFail(llvm::json::parse(os.str())).getAsObject());
 }
 
+/// The totals of `op` if it is a stage of a whole-run program or plan.
+static std::optional<llvm::Expected<workload::StageTotals>>
+stageTotalsOf(Operation &op,
+              llvm::DenseMap<Operation *, workload::WorkSummary> &templates) {
+  if (auto stage = llvm::dyn_cast<dist::StageOp>(op))
+    return summarizeStage<dist::InstanceOp, dist::SendOp, dist::RecvOp>(
+        stage.getBody().front(), stage.getIndex(),
+        [](dist::InstanceOp instance) -> Operation * {
+          return SymbolTable::lookupNearestSymbolFrom(
+              instance, instance.getTemplateNameAttr());
+        },
+        templates);
+  if (auto stage = llvm::dyn_cast<pplan::StageOp>(op))
+    return stage.summarizeWork();
+  return std::nullopt;
+}
+
 FailureOr<std::vector<workload::StageTotals>>
 blueprint::summarizeStages(Operation *program) {
   llvm::DenseMap<Operation *, workload::WorkSummary> templates;
-  auto fail = [&](Operation *op, llvm::Error error) {
-    op->emitError() << "work-summary: " << llvm::toString(std::move(error));
-    return failure();
-  };
-  auto summarizeTemplate =
-      [&](dist::TemplateOp templateOp) -> FailureOr<workload::WorkSummary *> {
-    auto [entry, inserted] = templates.try_emplace(
-        templateOp, workload::WorkSummary(templateOp.getCadence()));
-    if (!inserted)
-      return &entry->second;
-    for (WorkFactsOpInterface work :
-         templateOp.getBody().getOps<WorkFactsOpInterface>()) {
-      llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
-      if (!figures)
-        return fail(work, figures.takeError());
-      if (llvm::Error error = entry->second.add(*figures))
-        return fail(work, std::move(error));
-    }
-    return &entry->second;
-  };
   std::vector<workload::StageTotals> result;
-  for (auto stage : program->getRegion(0).getOps<dist::StageOp>()) {
-    workload::StageTotals totals;
-    totals.stage = stage.getIndex();
-    workload::OverflowGuard guard;
-    std::string what = "stage " + std::to_string(totals.stage);
-    for (Operation &op : stage.getBody().front()) {
-      auto addWork = [&](WorkFactsOpInterface work,
-                         bool ofInstance) -> LogicalResult {
-        llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
-        if (!figures)
-          return fail(work, figures.takeError());
-        if (llvm::Error error = totals.work.add(*figures))
-          return fail(work, std::move(error));
-        if (ofInstance)
-          if (llvm::Error error = totals.instanceWork.add(*figures))
-            return fail(work, std::move(error));
-        return success();
-      };
-      auto instance = llvm::dyn_cast<dist::InstanceOp>(op);
-      if (instance && instance.isExpanded()) {
-        // The expanded form's copies are the work (dist_instance_c5 keeps
-        // them equal to the template's).
-        for (auto work : instance.getBody().getOps<WorkFactsOpInterface>())
-          if (failed(addWork(work, /*ofInstance=*/true)))
-            return failure();
-      } else if (instance) {
-        auto templateOp =
-            SymbolTable::lookupNearestSymbolFrom<dist::TemplateOp>(
-                instance, instance.getTemplateNameAttr());
-        FailureOr<workload::WorkSummary *> summary =
-            summarizeTemplate(templateOp);
-        if (failed(summary))
-          return failure();
-        for (workload::WorkSummary *sum : {&totals.work, &totals.instanceWork})
-          if (llvm::Error error =
-                  sum->addScaled(**summary, instance.getRepetitions(), what))
-            return fail(instance, std::move(error));
-      } else if (auto send = llvm::dyn_cast<dist::SendOp>(op)) {
-        totals.messagesSent = guard.add(totals.messagesSent, 1, what);
-        totals.bytesSent = guard.add(totals.bytesSent, send.getBytes(), what);
-      } else if (auto recv = llvm::dyn_cast<dist::RecvOp>(op)) {
-        totals.messagesReceived = guard.add(totals.messagesReceived, 1, what);
-        totals.bytesReceived =
-            guard.add(totals.bytesReceived, recv.getBytes(), what);
-      } else if (auto work = llvm::dyn_cast<WorkFactsOpInterface>(op)) {
-        if (failed(addWork(work, /*ofInstance=*/false)))
-          return failure();
-      }
+  for (Operation &op : program->getRegion(0).front()) {
+    std::optional<llvm::Expected<workload::StageTotals>> totals =
+        stageTotalsOf(op, templates);
+    if (!totals)
+      continue;
+    if (!*totals) {
+      op.emitError() << "work-summary: " << llvm::toString(totals->takeError());
+      return failure();
     }
-    if (guard.failed())
-      return fail(stage, guard.error("work-summary"));
-    result.push_back(std::move(totals));
+    result.push_back(std::move(**totals));
   }
   return result;
 }
@@ -530,11 +483,12 @@ std::array<llvm::StringLiteral, 7> blueprint::totalsFieldNames() {
 
 FailureOr<ProgramTotals> blueprint::summarizeProgram(Operation *program) {
   ProgramTotals result;
-  if (auto name = program->getAttrOfType<StringAttr>(
-          SymbolTable::getSymbolAttrName()))
+  if (auto name =
+          program->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
     result.name = name.str();
   if (program->getNumRegions() == 1 &&
-      !program->getRegion(0).getOps<dist::StageOp>().empty()) {
+      (!program->getRegion(0).getOps<dist::StageOp>().empty() ||
+       !program->getRegion(0).getOps<pplan::StageOp>().empty())) {
     FailureOr<std::vector<workload::StageTotals>> stages =
         summarizeStages(program);
     if (failed(stages))

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
+#include "Blueprint/Interfaces/StageTotals.h"
 
 #include "Blueprint/Interfaces/TensorBytes.h"
 #include "Blueprint/Support/Digest.h"
@@ -259,10 +260,11 @@ verifyWholeRun(PlanOp plan,
                                   "the same stage, phase and engine";
   }
   for (StageOp stage : byIndex) {
-    llvm::Expected<workload::WorkSummary> summary = stage.summarizeWork();
-    if (!summary)
+    llvm::Expected<workload::StageTotals> totals = stage.summarizeWork();
+    if (!totals)
       return stage.emitOpError()
-             << "pplan_plan_c7: " << llvm::toString(summary.takeError());
+             << "pplan_plan_c7: " << llvm::toString(totals.takeError());
+    const workload::WorkSummary *summary = &totals->work;
     int64_t index = stage.getIndex();
     for (workload::Phase phase : workload::allPhases())
       for (workload::Engine engine : workload::allEngines()) {
@@ -688,39 +690,14 @@ LogicalResult StageOp::verifyRegions() {
   return success();
 }
 
-llvm::Expected<workload::WorkSummary> StageOp::summarizeWork() {
-  std::string what = "stage " + std::to_string(getIndex());
-  workload::WorkSummary totals(workload::Cadence::PerIteration);
+llvm::Expected<workload::StageTotals> StageOp::summarizeWork() {
   llvm::DenseMap<Operation *, workload::WorkSummary> templates;
-  auto add = [](workload::WorkSummary &summary, TaskOp task) -> llvm::Error {
-    llvm::Expected<workload::InvocationFigures> figures =
-        figuresOf(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
-    if (!figures)
-      return figures.takeError();
-    return summary.add(*figures);
-  };
-  for (Operation &op : getBody().front()) {
-    if (auto instance = llvm::dyn_cast<InstanceOp>(op)) {
-      TemplateOp templateOp = instance.lookupTemplate();
-      if (!templateOp)
-        return llvm::createStringError(
-            "%s: instance of @%s names no pplan.template", what.c_str(),
-            instance.getTemplateName().str().c_str());
-      auto [entry, inserted] = templates.try_emplace(
-          templateOp, workload::WorkSummary(templateOp.getCadence()));
-      if (inserted)
-        for (TaskOp task : templateOp.getBody().getOps<TaskOp>())
-          if (llvm::Error error = add(entry->second, task))
-            return error;
-      if (llvm::Error error =
-              totals.addScaled(entry->second, instance.getRepetitions(), what))
-        return error;
-    } else if (auto task = llvm::dyn_cast<TaskOp>(op)) {
-      if (llvm::Error error = add(totals, task))
-        return error;
-    }
-  }
-  return totals;
+  return summarizeStage<InstanceOp, SendOp, RecvOp>(
+      getBody().front(), getIndex(),
+      [](InstanceOp instance) -> Operation * {
+        return instance.lookupTemplate();
+      },
+      templates);
 }
 
 int64_t InstanceOp::getRepetitions() {

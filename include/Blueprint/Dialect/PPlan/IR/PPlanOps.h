@@ -7,6 +7,7 @@
 #include "Blueprint/Dialect/Transformer/IR/TransformerAttrs.h"
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/WholeRun.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"

@@ -405,7 +405,7 @@ def PPlan_StageOp : PPlan_PlanMember<"stage", [
     /// template tasks times its repetitions, plus the stage-level tasks
     /// (the pplan mirror of blueprint::summarizeStages). An overflow or a
     /// missing template is an error naming the op.
-    ::llvm::Expected<::blueprint::workload::WorkSummary> summarizeWork();
+    ::llvm::Expected<::blueprint::workload::StageTotals> summarizeWork();
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

@@ -1,0 +1,98 @@
+//===- StageTotals.h - The totals of one stage of a whole run ---*- C++ -*-===//
+//
+// The per-rank totals of one stage of a whole-run program (`dist.stage`) or
+// plan (`pplan.stage`), read off the IR: each instance adds its template's
+// work times its repetitions (or, expanded, its body's copies), each
+// stage-level work op its own figures, each send and receive its message.
+// Written once over the op types of both dialects, which share the shape
+// (docs/WholeRun.md); the dialects' libraries cannot depend on each other,
+// so the one statement is this header.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_INTERFACES_STAGETOTALS_H
+#define BLUEPRINT_INTERFACES_STAGETOTALS_H
+
+#include "Blueprint/Interfaces/WorkFactsInterface.h"
+#include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/WholeRun.h"
+
+#include "mlir/IR/Block.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <string>
+
+namespace blueprint {
+
+/// The totals of the stage `index` whose ops are `stage`. `lookupTemplate`
+/// maps an instance to its template op (or null); `templates` caches each
+/// template's summary across the stages of one program. An overflow, or an
+/// instance whose template is missing, is an error naming the stage.
+template <typename InstanceOpT, typename SendOpT, typename RecvOpT,
+          typename LookupT>
+llvm::Expected<workload::StageTotals> summarizeStage(
+    mlir::Block &stage, int64_t index, LookupT lookupTemplate,
+    llvm::DenseMap<mlir::Operation *, workload::WorkSummary> &templates) {
+  workload::StageTotals totals;
+  totals.stage = index;
+  std::string what = "stage " + std::to_string(index);
+  auto add = [&](WorkFactsOpInterface work, bool ofInstance) -> llvm::Error {
+    llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
+    if (!figures)
+      return figures.takeError();
+    if (llvm::Error error = totals.work.add(*figures))
+      return error;
+    return ofInstance ? totals.instanceWork.add(*figures)
+                      : llvm::Error::success();
+  };
+  workload::OverflowGuard guard;
+  for (mlir::Operation &op : stage) {
+    if (auto instance = llvm::dyn_cast<InstanceOpT>(op)) {
+      // An expanded instance's copies are its work (its verifier keeps them
+      // equal to the template's).
+      if (op.getNumRegions() == 1 && !op.getRegion(0).empty()) {
+        for (auto work : op.getRegion(0).getOps<WorkFactsOpInterface>())
+          if (llvm::Error error = add(work, /*ofInstance=*/true))
+            return error;
+        continue;
+      }
+      mlir::Operation *templateOp = lookupTemplate(instance);
+      if (!templateOp)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       what +
+                                           ": an instance names no template");
+      auto [entry, inserted] = templates.try_emplace(
+          templateOp, workload::WorkSummary(workload::Cadence::PerIteration));
+      if (inserted)
+        for (auto work :
+             templateOp->getRegion(0).getOps<WorkFactsOpInterface>()) {
+          llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
+          if (!figures)
+            return figures.takeError();
+          if (llvm::Error error = entry->second.add(*figures))
+            return error;
+        }
+      for (workload::WorkSummary *sum : {&totals.work, &totals.instanceWork})
+        if (llvm::Error error =
+                sum->addScaled(entry->second, instance.getRepetitions(), what))
+          return error;
+    } else if (auto send = llvm::dyn_cast<SendOpT>(op)) {
+      totals.messagesSent = guard.add(totals.messagesSent, 1, what);
+      totals.bytesSent = guard.add(totals.bytesSent, send.getBytes(), what);
+    } else if (auto recv = llvm::dyn_cast<RecvOpT>(op)) {
+      totals.messagesReceived = guard.add(totals.messagesReceived, 1, what);
+      totals.bytesReceived =
+          guard.add(totals.bytesReceived, recv.getBytes(), what);
+    } else if (auto work = llvm::dyn_cast<WorkFactsOpInterface>(op)) {
+      if (llvm::Error error = add(work, /*ofInstance=*/false))
+        return error;
+    }
+  }
+  if (guard.failed())
+    return guard.error("summarizeStage");
+  return totals;
+}
+
+} // namespace blueprint
+
+#endif // BLUEPRINT_INTERFACES_STAGETOTALS_H
