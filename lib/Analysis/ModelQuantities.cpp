@@ -258,14 +258,16 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   pipeline.microbatches = m;
   pipeline.stages = pp;
   pipeline.virtualStages = v;
-  // The closed forms hold one block count for every chunk: an explicit
-  // layout must be uniform here (the whole-run program handles any).
+  // The per-rank quantities are the first stage's: its chunk's blocks. With
+  // interleaving, the in-flight chunks of an uneven layout have different
+  // sizes, which no single count states (the whole-run program,
+  // docs/WholeRun.md, derives any layout).
   workload::PipelineLayout layout = workload::layoutOf(model, mapping);
-  if (!layout.isUniform())
-    return failure("the model summary's closed forms assume the same number "
-                   "of blocks in every model chunk; pipeline_layout is "
-                   "uneven (the whole-run program, docs/WholeRun.md, derives "
-                   "uneven layouts)");
+  if (!layout.isUniform() && v != 1)
+    return failure("the model summary's closed forms hold an uneven "
+                   "pipeline_layout only with one model chunk per stage; "
+                   "virtual_stages = " +
+                   llvm::Twine(v));
   pipeline.blocksPerChunk = layout.chunkBlocks.front();
   pipeline.blocksPerStage =
       guard.mul(pipeline.blocksPerChunk, v, "blocks per stage");
@@ -526,11 +528,16 @@ analysis::composeIterationTime(const PlanWork &work,
   const IterationCommunication &communication = quantities.communication;
   IterationTime time;
   // ZB-H1's bubble depends on how long the deferred weight-gradient passes
-  // are against the other passes: no stage-slot multiple states it.
+  // are against the other passes, and an uneven layout's on its slowest
+  // stage: no multiple of the first stage's slot states either.
   if (mapping.schedule == PipelineSchedule::ZeroBubbleH1)
     return failure("the closed-form iteration time has no zero_bubble_h1 "
                    "bubble term: its bubble is not a multiple of a stage "
                    "slot");
+  if (!workload::layoutOf(work.model, mapping).isUniform())
+    return failure("the closed-form iteration time composes the first "
+                   "stage's slot; an uneven pipeline_layout has stages of "
+                   "different lengths");
 
   // The block, exactly as --estimate costs it; this also checks the binding
   // against the profile and the mesh.

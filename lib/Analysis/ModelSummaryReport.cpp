@@ -79,6 +79,15 @@ void analysis::writeModelSummaryAttributes(const ModelSummary &summary,
     wideAttribute(json, "model", flops.model);
     wideAttribute(json, "hardware", flops.hardware);
   });
+  if (summary.graph)
+    json.attributeObject("graph", [&] {
+      wideAttribute(json, "model_flops", summary.graph->modelFlops);
+      wideAttribute(json, "recompute_flops", summary.graph->recomputeFlops);
+      json.attributeArray("pipeline_bytes_sent_per_rank", [&] {
+        for (int64_t bytes : summary.graph->pipelineBytesSent)
+          json.value(bytes);
+      });
+    });
   const IterationCommunication &communication = quantities.communication;
   json.attributeObject("communication_per_rank", [&] {
     volumeAttribute(json, "tensor_parallel", communication.tensorParallel);
@@ -220,6 +229,13 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
   row(os, "logits", toDecimal(flops.logits), "6 B s h V (LM head)");
   row(os, "model", toDecimal(flops.model), "blocks + logits (SeqSel Eq. 7)");
   row(os, "hardware", toDecimal(flops.hardware), "model + recompute");
+  if (summary.graph) {
+    row(os, "model (graph)", toDecimal(summary.graph->modelFlops),
+        "the whole-run plan's fwd + act-grad + weight-grad matmul ops * tp "
+        "* dp, over its stages: equals model");
+    row(os, "recompute (graph)", toDecimal(summary.graph->recomputeFlops),
+        "the plan's recompute matmul ops * tp * dp: equals recompute");
+  }
 
   const IterationCommunication &communication = quantities.communication;
   os << "\ncommunication per rank per iteration (bytes: message / transfer)\n";
@@ -239,12 +255,18 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
       "scatter/gather: boundary / tp when TP-replicated");
   row(os, "pipeline messages", communication.pipelineMessages, "2 * m * v");
   volume("pipeline", communication.pipeline, "messages * send");
+  if (summary.graph)
+    for (auto [stage, bytes] :
+         llvm::enumerate(summary.graph->pipelineBytesSent))
+      row(os, "pipeline sent, stage " + std::to_string(stage) + " (graph)",
+          bytes,
+          "the plan's sends: a middle stage's equal the pipeline message "
+          "bytes");
   volume("tied-embedding gradient sync", communication.embeddingGradSync,
          "all-reduce of V h / tp gradients, first and last stage");
   volume("data parallel", communication.dataParallel,
          "all-reduce of the first stage's gradients");
-  volume("data parallel, sharded optimizer",
-         communication.dataParallelSharded,
+  volume("data parallel, sharded optimizer", communication.dataParallelSharded,
          "reduce-scatter gradients + all-gather weights");
 
   if (!summary.time)
@@ -258,10 +280,8 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
   for (const IterationTerm &term : time.terms)
     row(os, term.name, seconds(term.seconds), term.provenance);
   row(os, "total", seconds(time.totalSeconds), "sum of the terms");
-  row(os, "model FLOPs utilization",
-      percent(time.modelFlopsUtilization),
+  row(os, "model FLOPs utilization", percent(time.modelFlopsUtilization),
       "model FLOPs / (total * world * " + time.peakField + ")");
-  row(os, "hardware FLOPs utilization",
-      percent(time.hardwareFlopsUtilization),
+  row(os, "hardware FLOPs utilization", percent(time.hardwareFlopsUtilization),
       "hardware FLOPs / (total * world * " + time.peakField + ")");
 }

@@ -16,6 +16,8 @@
 #include "Blueprint/Estimate/SystemProfile.h"
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Transforms/WorkTotals.h"
+#include "Blueprint/Workload/Boundaries.h"
+#include "Blueprint/Workload/WholeRun.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/FileUtilities.h"
@@ -33,6 +35,83 @@ using namespace blueprint;
 namespace {
 
 /// The block work, contracts and block-output buffer of a training plan.
+/// The block output one rank holds, read off a whole-run plan: what a stage
+/// sends per activation message (times tp when Megatron-LM's scatter/gather
+/// sends 1/t of it); without a pipeline, from the contracts' boundaries.
+llvm::Expected<int64_t> wholeRunOutputBytes(pplan::PlanOp plan,
+                                            const analysis::PlanWork &work) {
+  for (pplan::StageOp stage : plan.getBody().getOps<pplan::StageOp>())
+    for (pplan::SendOp send : stage.getBody().getOps<pplan::SendOp>())
+      if (send.getMessage() == workload::PipelineMessage::Activation)
+        return workload::scattersPipelineMessages(work.mapping)
+                   ? send.getBytes() * work.mapping.tp
+                   : send.getBytes();
+  llvm::Expected<std::vector<workload::BoundaryTensor>> boundaries =
+      workload::blockBoundaries(work.model, work.training, work.mapping);
+  if (!boundaries)
+    return boundaries.takeError();
+  for (const workload::BoundaryTensor &tensor : *boundaries)
+    if (tensor.role == workload::BoundaryRole::ActivationOut)
+      return workload::bytesPerRank(tensor, work.mapping.tp);
+  return llvm::createStringError("the block has no output activation");
+}
+
+/// The graph's figures of a whole-run plan, each checked against the
+/// closed form the model summary derives independently.
+llvm::Expected<analysis::GraphFigures>
+readGraph(const ProgramTotals &totals,
+          const analysis::ModelQuantities &quantities,
+          const workload::MappingSpec &mapping) {
+  analysis::WideGuard wide;
+  analysis::GraphFigures graph;
+  graph.modelFlops = wide.count(0, "model FLOPs");
+  graph.recomputeFlops = wide.count(0, "recompute FLOPs");
+  for (const workload::StageTotals &stage : totals.stages) {
+    for (workload::Phase phase :
+         {workload::Phase::Forward, workload::Phase::ActivationGrad,
+          workload::Phase::WeightGrad}) {
+      llvm::APInt ops =
+          wide.product({stage.work.at(phase, workload::Engine::Matmul).ops,
+                        mapping.tp, mapping.dp},
+                       "model FLOPs");
+      graph.modelFlops = wide.add(graph.modelFlops, ops, "model FLOPs");
+    }
+    llvm::APInt recompute = wide.product(
+        {stage.work.at(workload::Phase::Recompute, workload::Engine::Matmul)
+             .ops,
+         mapping.tp, mapping.dp},
+        "recompute FLOPs");
+    graph.recomputeFlops =
+        wide.add(graph.recomputeFlops, recompute, "recompute FLOPs");
+    graph.pipelineBytesSent.push_back(stage.bytesSent);
+  }
+  if (wide.failed())
+    return llvm::createStringError("the graph's " +
+                                   wide.failureMessage().str());
+  auto disagree = [](llvm::StringRef what, const llvm::Twine &graph,
+                     const llvm::Twine &closed) {
+    return llvm::createStringError(("the whole-run graph's " + what + " " +
+                                    graph + " differ from the closed form's " +
+                                    closed)
+                                       .str());
+  };
+  if (graph.modelFlops != quantities.flops.model)
+    return disagree("model FLOPs", analysis::toDecimal(graph.modelFlops),
+                    analysis::toDecimal(quantities.flops.model));
+  if (graph.recomputeFlops != quantities.flops.recompute)
+    return disagree("recompute FLOPs",
+                    analysis::toDecimal(graph.recomputeFlops),
+                    analysis::toDecimal(quantities.flops.recompute));
+  // A middle stage (no model edge on any of its chunks) sends what the
+  // closed form counts for one.
+  if (mapping.pp >= 3 && graph.pipelineBytesSent[1] !=
+                             quantities.communication.pipeline.messageBytes)
+    return disagree(
+        "pipeline bytes of stage 1", llvm::Twine(graph.pipelineBytesSent[1]),
+        llvm::Twine(quantities.communication.pipeline.messageBytes));
+  return graph;
+}
+
 llvm::Expected<analysis::PlanWork> readPlanWork(pplan::PlanOp plan) {
   analysis::PlanWork work;
   work.model = plan.getModel().getSpec();
@@ -40,7 +119,17 @@ llvm::Expected<analysis::PlanWork> readPlanWork(pplan::PlanOp plan) {
   work.mapping = plan.getMapping().getSpec();
   work.perMicroBatch.cadence = workload::Cadence::PerMicroBatch;
   work.perIteration.cadence = workload::Cadence::PerIteration;
-  for (pplan::TaskOp task : plan.getBody().getOps<pplan::TaskOp>()) {
+  // A whole-run plan states the block's work once, in its block templates.
+  llvm::SmallVector<pplan::TaskOp> tasks;
+  if (plan.isWholeRun()) {
+    for (pplan::TemplateOp templateOp :
+         plan.getBody().getOps<pplan::TemplateOp>())
+      if (templateOp.getPart() == workload::ModelPart::Block)
+        llvm::append_range(tasks, templateOp.getBody().getOps<pplan::TaskOp>());
+  } else {
+    llvm::append_range(tasks, plan.getBody().getOps<pplan::TaskOp>());
+  }
+  for (pplan::TaskOp task : tasks) {
     llvm::Expected<workload::Invocation> invocation =
         toInvocation(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
     if (!invocation)
@@ -58,6 +147,13 @@ llvm::Expected<analysis::PlanWork> readPlanWork(pplan::PlanOp plan) {
           invocation->primitive.c_str(),
           workload::stringifyEnum(task.getCadence()).str().c_str());
     }
+  }
+  if (plan.isWholeRun()) {
+    llvm::Expected<int64_t> outputBytes = wholeRunOutputBytes(plan, work);
+    if (!outputBytes)
+      return outputBytes.takeError();
+    work.blockOutputBytesPerRank = *outputBytes;
+    return work;
   }
   // The block output is the boundary buffer forward work writes
   // (dist_boundary_c3: activation_out is produced by forward work).
@@ -83,8 +179,7 @@ llvm::Expected<analysis::PlanWork> readPlanWork(pplan::PlanOp plan) {
   return work;
 }
 
-struct ModelSummaryPass
-    : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
+struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
   using ModelSummaryBase::ModelSummaryBase;
 
   void runOnOperation() override {
@@ -142,10 +237,17 @@ struct ModelSummaryPass
           return fail(where + llvm::toString(time.takeError()));
         summary.time = std::move(*time);
       }
-      summary.quantities = std::move(*quantities);
       FailureOr<ProgramTotals> totals = summarizeProgram(plan);
       if (failed(totals))
         return signalPassFailure();
+      if (plan.isWholeRun()) {
+        llvm::Expected<analysis::GraphFigures> graph =
+            readGraph(*totals, *quantities, work->mapping);
+        if (!graph)
+          return fail(where + llvm::toString(graph.takeError()));
+        summary.graph = std::move(*graph);
+      }
+      summary.quantities = std::move(*quantities);
       summaries.emplace_back(std::move(summary), std::move(*totals));
     }
 

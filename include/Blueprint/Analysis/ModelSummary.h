@@ -308,6 +308,19 @@ composeIterationTime(const PlanWork &work, const ModelQuantities &quantities,
 // Report
 //===----------------------------------------------------------------------===//
 
+/// What the model summary reads off a whole-run plan's graph
+/// (docs/WholeRun.md), each checked equal to its closed form.
+struct GraphFigures {
+  /// Matmul operations of the forward, activation-gradient and
+  /// weight-gradient passes over every stage and its tp x dp ranks: the
+  /// closed forms' model FLOPs.
+  llvm::APInt modelFlops;
+  /// The recompute passes' matmul operations: the closed forms' recompute.
+  llvm::APInt recomputeFlops;
+  /// Pipeline bytes each rank of each stage sends in the iteration.
+  std::vector<int64_t> pipelineBytesSent;
+};
+
 struct ModelSummary {
   std::string planName;
   workload::ModelSpec model;
@@ -315,6 +328,8 @@ struct ModelSummary {
   ModelQuantities quantities;
   /// Present when a profile was given.
   std::optional<IterationTime> time;
+  /// Present when the plan is a whole-run plan.
+  std::optional<GraphFigures> graph;
 };
 
 /// Writes the summary's attributes into the JSON object `json` is in
