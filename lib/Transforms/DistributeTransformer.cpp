@@ -217,26 +217,28 @@ private:
   ArrayAttr axes = builder.getStrArrayAttr({workload::kTensorParallelAxis});
   DenseI64ArrayAttr ranks;
   Value previous;
-  llvm::StringMap<llvm::SmallVector<std::pair<workload::Phase, Value>>>
-      writers;
+  llvm::StringMap<llvm::SmallVector<std::pair<workload::Phase, Value>>> writers;
 };
 
-/// Builds the whole-run program of one training op (docs/WholeRun.md) from
-/// workload::deriveWholeRun: one template per model part and pass, one
-/// stage op per pipeline stage.
+/// Builds the whole-run program of one training or inference op
+/// (docs/WholeRun.md) from workload::deriveWholeRun or
+/// workload::deriveInferenceRun: one template per model part and pass (per
+/// decode step for inference), one stage op per pipeline stage.
 class WholeRunBuilder {
 public:
-  WholeRunBuilder(transformer::DecoderTrainingOp source, OpBuilder &builder)
+  WholeRunBuilder(Operation *source, OpBuilder &builder)
       : source(source), builder(builder), context(builder.getContext()),
-        name(source.getSymNameAttr()) {}
+        name(SymbolTable::getSymbolName(source)) {}
 
-  void build(const workload::WholeRun &run) {
-    transformer::MappingAttr mapping = source.getMapping();
-    Location loc = source.getLoc();
+  /// `training` or `inference` is the source's workload contract.
+  void build(const workload::WholeRun &run, transformer::ModelAttr model,
+             transformer::TrainingAttr training,
+             transformer::InferenceAttr inference,
+             transformer::MappingAttr mapping) {
+    Location loc = source->getLoc();
     auto program = dist::ProgramOp::create(
-        builder, loc, name, builder.getStringAttr(computeDigest(source)),
-        source.getModel(), source.getTraining(), transformer::InferenceAttr(),
-        IntegerAttr(), mapping);
+        builder, loc, name, builder.getStringAttr(computeDigest(source)), model,
+        training, inference, IntegerAttr(), mapping);
     builder.setInsertionPointToStart(&program.getBody().emplaceBlock());
     dist::MeshOp::create(
         builder, loc, kWholeRunMesh,
@@ -254,9 +256,11 @@ public:
 private:
   void buildTemplate(const workload::RunTemplate &runTemplate) {
     OpBuilder::InsertionGuard guard(builder);
-    auto templateOp =
-        dist::TemplateOp::create(builder, source.getLoc(), runTemplate.name,
-                                 runTemplate.part, runTemplate.pass);
+    auto templateOp = dist::TemplateOp::create(
+        builder, source->getLoc(), runTemplate.name, runTemplate.part,
+        runTemplate.pass,
+        runTemplate.context ? builder.getI64IntegerAttr(*runTemplate.context)
+                            : IntegerAttr());
     builder.setInsertionPointToStart(&templateOp.getBody().emplaceBlock());
     Value previous;
     for (const workload::Invocation &invocation :
@@ -283,13 +287,14 @@ private:
     llvm::raw_string_ostream os(text);
     os << "stage " << stage << " " << what;
     return FusedLoc::get(
-        context, {NameLoc::get(builder.getStringAttr(text)), source.getLoc()});
+        context, {NameLoc::get(builder.getStringAttr(text)), source->getLoc()});
   }
 
   void buildStage(const workload::WholeRun &run,
                   const workload::StageProgram &stage) {
     OpBuilder::InsertionGuard guard(builder);
-    auto stageOp = dist::StageOp::create(builder, source.getLoc(), stage.stage);
+    auto stageOp =
+        dist::StageOp::create(builder, source->getLoc(), stage.stage);
     builder.setInsertionPointToStart(&stageOp.getBody().emplaceBlock());
     llvm::SmallVector<Value> tokens;
     for (const workload::RunStep &step : stage.steps) {
@@ -359,7 +364,7 @@ private:
   static constexpr llvm::StringLiteral kWholeRunMesh = "mesh";
   static constexpr llvm::StringLiteral kTensorParallelAxis =
       workload::kTensorParallelAxis;
-  transformer::DecoderTrainingOp source;
+  Operation *source;
   OpBuilder &builder;
   MLIRContext *context;
   StringAttr name;
@@ -397,6 +402,8 @@ struct DistributeTransformerPass
                                   std::nullopt, op.getMapping(), workload);
               })
               .Case([&](transformer::DecoderInferenceOp op) -> LogicalResult {
+                if (scope == "iteration")
+                  return distributeInferenceRun(op);
                 workload::WorkloadContract workload;
                 workload.inference = op.getInference().getSpec();
                 llvm::Expected<std::optional<int64_t>> decodeContext =
@@ -423,7 +430,26 @@ struct DistributeTransformerPass
       return source->emitOpError()
              << "derivation: " << llvm::toString(run.takeError());
     OpBuilder builder(source);
-    WholeRunBuilder(source, builder).build(*run);
+    WholeRunBuilder(source, builder)
+        .build(*run, source.getModel(), source.getTraining(),
+               transformer::InferenceAttr(), source.getMapping());
+    source->erase();
+    return success();
+  }
+
+  /// The whole generation of an inference op (docs/WholeRun.md, "Inference
+  /// runs").
+  LogicalResult distributeInferenceRun(transformer::DecoderInferenceOp source) {
+    llvm::Expected<workload::WholeRun> run = workload::deriveInferenceRun(
+        source.getModel().getSpec(), source.getInference().getSpec(),
+        source.getMapping().getSpec());
+    if (!run)
+      return source->emitOpError()
+             << "derivation: " << llvm::toString(run.takeError());
+    OpBuilder builder(source);
+    WholeRunBuilder(source, builder)
+        .build(*run, source.getModel(), transformer::TrainingAttr(),
+               source.getInference(), source.getMapping());
     source->erase();
     return success();
   }

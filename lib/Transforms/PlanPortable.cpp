@@ -215,7 +215,8 @@ public:
     for (dist::TemplateOp templateOp : templates) {
       auto planTemplate = pplan::TemplateOp::create(
           builder, templateOp.getLoc(), templateOp.getSymNameAttr(),
-          templateOp.getPart(), templateOp.getPass());
+          templateOp.getPart(), templateOp.getPass(),
+          templateOp.getContextLengthAttr());
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointToStart(&planTemplate.getBody().emplaceBlock());
       Value previous;
@@ -245,18 +246,22 @@ public:
           workload::ObjectiveKind::MinimizePeakMemory})
       pplan::ObjectiveOp::create(builder, program.getLoc(), objective);
 
-    // One ledger row per stage, phase and engine with work.
+    // One ledger row per stage, phase and engine with work, over the
+    // iteration (the generation of an inference run).
+    workload::Cadence runCadence = program.getInferenceAttr()
+                                       ? workload::Cadence::PerGeneration
+                                       : workload::Cadence::PerIteration;
     for (const workload::StageTotals &stage : *stageTotals)
       for (workload::Phase phase : workload::allPhases())
         for (workload::Engine engine : workload::allEngines()) {
           const workload::WorkTotals &totals = stage.work.at(phase, engine);
           if (totals.invocations == 0)
             continue;
-          pplan::LedgerOp::create(
-              builder, program.getLoc(), workload::Cadence::PerIteration, phase,
-              engine, totals.invocations, totals.ops, totals.readBytes,
-              totals.writeBytes, totals.messageBytes, totals.stashBytes,
-              builder.getI64IntegerAttr(stage.stage));
+          pplan::LedgerOp::create(builder, program.getLoc(), runCadence, phase,
+                                  engine, totals.invocations, totals.ops,
+                                  totals.readBytes, totals.writeBytes,
+                                  totals.messageBytes, totals.stashBytes,
+                                  builder.getI64IntegerAttr(stage.stage));
         }
     return success();
   }
@@ -337,7 +342,8 @@ private:
       return deps;
     };
     // Block instances that make or read a message, by (forward pass,
-    // micro-batch, chunk), and the stage's transfers.
+    // micro-batch, chunk), and the stage's transfers. A prefill or decode
+    // step is a forward pass: it makes and reads activations and tokens.
     std::map<std::tuple<bool, int64_t, int64_t>, Value> blockPasses;
     llvm::SmallVector<Operation *> transfers;
     for (Operation &op : stage.getBody().front()) {
@@ -355,7 +361,9 @@ private:
         if (templateOp.getPart() == workload::ModelPart::Block &&
             pass != workload::PipelinePass::Step &&
             pass != workload::PipelinePass::WeightGrad)
-          blockPasses[{pass == workload::PipelinePass::Forward,
+          blockPasses[{pass == workload::PipelinePass::Forward ||
+                           pass == workload::PipelinePass::Prefill ||
+                           pass == workload::PipelinePass::Decode,
                        instance.getMicroBatchAttr().getInt(),
                        instance.getChunk()}] = done;
       } else if (auto send = llvm::dyn_cast<dist::SendOp>(op)) {
@@ -396,9 +404,14 @@ private:
           send ? send.getMessage() : recv.getMessage();
       int64_t microBatch = send ? send.getMicroBatch() : recv.getMicroBatch();
       int64_t chunk = send ? send.getChunk() : recv.getChunk();
-      bool forward = message == workload::PipelineMessage::Activation;
-      int64_t instanceChunk = send ? chunk : (forward ? chunk + 1 : chunk - 1);
-      auto instance = blockPasses.find({forward, microBatch, instanceChunk});
+      bool token = message == workload::PipelineMessage::Token;
+      bool forward = token || message == workload::PipelineMessage::Activation;
+      // A token of step t is read by the first chunk's step t + 1.
+      int64_t instanceChunk = send    ? chunk
+                              : token ? 0
+                                      : (forward ? chunk + 1 : chunk - 1);
+      int64_t instanceStep = token && !send ? microBatch + 1 : microBatch;
+      auto instance = blockPasses.find({forward, instanceStep, instanceChunk});
       if (instance == blockPasses.end())
         return op->emitOpError()
                << "planning: no block instance makes or reads this message";

@@ -14,6 +14,7 @@
 #include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Boundaries.h"
+#include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/EdgeWork.h"
 #include "Blueprint/Workload/Primitives.h"
 #include "Blueprint/Workload/WholeRun.h"
@@ -255,6 +256,173 @@ stepSummary(llvm::Expected<workload::BlockWork> work, bool sharded) {
   return summary;
 }
 
+/// The instance totals of one stage against what the contracts derive.
+LogicalResult expectInstanceWork(
+    Operation *program, const workload::StageTotals &stage,
+    llvm::function_ref<workload::WorkTotals(workload::Phase, workload::Engine)>
+        expectedAt,
+    llvm::StringRef derivedText) {
+  std::string what = "stage " + std::to_string(stage.stage);
+  for (workload::Phase phase : workload::allPhases())
+    for (workload::Engine engine : workload::allEngines()) {
+      const workload::WorkTotals &found = stage.instanceWork.at(phase, engine);
+      workload::WorkTotals derived = expectedAt(phase, engine);
+      for (auto [quantity, lhs, rhs] :
+           {std::tuple("invocations", found.invocations, derived.invocations),
+            std::tuple("ops", found.ops, derived.ops),
+            std::tuple("read bytes", found.readBytes, derived.readBytes),
+            std::tuple("write bytes", found.writeBytes, derived.writeBytes),
+            std::tuple("message bytes", found.messageBytes,
+                       derived.messageBytes),
+            std::tuple("stash bytes", found.stashBytes, derived.stashBytes)})
+        if (lhs != rhs)
+          return program->emitError()
+                 << "conservation: " << what << ", "
+                 << workload::stringifyEnum(phase) << " "
+                 << workload::stringifyEnum(engine) << " " << quantity
+                 << ": the instances hold " << lhs << ", " << derivedText
+                 << " is " << rhs;
+    }
+  return success();
+}
+
+/// What a whole-run inference program's stages must hold, re-derived from
+/// its contracts without the whole-run derivation and without a loop over
+/// the tokens: each stage's instances hold blocks x (the prefill + the sum
+/// of the decode steps), the closed-form series of
+/// deriveInferenceGeneration; it runs no stage-level work; every stage but
+/// the last sends one activation per step (the prompt's block output for
+/// the prefill, one position's per decode step) and every stage but the
+/// first receives them; at pp > 1 the last stage sends the first one token
+/// message per step but the last; and the stage's KV cache at the end is
+/// blocks x kvCacheBytesPerRank(prompt_length + generated_tokens - 1).
+LogicalResult verifyInferenceRun(Operation *program,
+                                 const ProgramContracts &contracts) {
+  const workload::ModelSpec &model = contracts.model;
+  const workload::MappingSpec &mapping = contracts.mapping;
+  const workload::InferenceSpec &inference = *contracts.workload.inference;
+  auto fail = [&](llvm::Error error) {
+    return program->emitError()
+           << "conservation: " << llvm::toString(std::move(error));
+  };
+  std::optional<workload::InferenceComposition> composition =
+      workload::composeInference(model, inference, mapping);
+  if (!composition)
+    return program->emitError() << "conservation: the contracts do not compose";
+  llvm::Expected<workload::GenerationWork> generation =
+      workload::deriveInferenceGeneration(model, inference, mapping);
+  if (!generation)
+    return fail(generation.takeError());
+  int64_t finalContext = inference.promptLength + inference.generatedTokens - 1;
+  llvm::Expected<int64_t> kvPerBlock =
+      workload::kvCacheBytesPerRank(model, inference, mapping, finalContext);
+  if (!kvPerBlock)
+    return fail(kvPerBlock.takeError());
+  // The generation of one block, by phase and engine: the prefill's
+  // summary, and in phase decode the decode steps' closed-form sums.
+  auto perBlock = [&](workload::Phase phase, workload::Engine engine) {
+    return phase == workload::Phase::Decode
+               ? generation->decodeOf(engine)
+               : generation->prefill.at(phase, engine);
+  };
+
+  workload::OverflowGuard guard;
+  int64_t steps = inference.generatedTokens;
+  int64_t sequences = composition->localBatch;
+  int64_t elementBytes = workload::bytesOf(inference.activationType);
+  int64_t prefillBytes = guard.product(
+      {sequences, inference.promptLength, model.hidden, elementBytes},
+      "prefill activation bytes");
+  int64_t decodeBytes =
+      guard.product({steps - 1, sequences, model.hidden, elementBytes},
+                    "decode activation bytes");
+  int64_t activationBytes =
+      guard.add(prefillBytes, decodeBytes, "activation bytes");
+  int64_t tokenBytes = guard.product(
+      {steps - 1, sequences, workload::kTokenIdBytes}, "token bytes");
+  if (guard.failed())
+    return fail(guard.error("conservation"));
+  workload::PipelineLayout layout = workload::layoutOf(model, mapping);
+  int64_t last = mapping.pp - 1;
+
+  FailureOr<std::vector<workload::StageTotals>> stages =
+      summarizeStages(program);
+  if (failed(stages))
+    return failure();
+  for (const workload::StageTotals &stage : *stages) {
+    int64_t index = stage.stage;
+    std::string what = "stage " + std::to_string(index);
+    int64_t blocks = layout.stageBlocks(index);
+    auto expectedAt = [&](workload::Phase phase, workload::Engine engine) {
+      workload::WorkTotals cell = perBlock(phase, engine);
+      std::string quantity = what + " generation work";
+      for (int64_t *field :
+           {&cell.invocations, &cell.ops, &cell.readBytes, &cell.writeBytes,
+            &cell.messageBytes, &cell.stashBytes})
+        *field = guard.mul(*field, blocks, quantity);
+      return cell;
+    };
+    if (failed(expectInstanceWork(
+            program, stage, expectedAt,
+            "blocks x (the prefill + the decode steps' closed-form sum)")))
+      return failure();
+    if (guard.failed())
+      return fail(guard.error("conservation"));
+    if (stage.work.total().invocations !=
+        stage.instanceWork.total().invocations)
+      return program->emitError()
+             << "conservation: " << what << " runs "
+             << stage.work.total().invocations -
+                    stage.instanceWork.total().invocations
+             << " stage-level work ops; an inference stage runs instances "
+                "and messages only";
+
+    // Messages: activations down the pipeline, tokens back to the first
+    // stage.
+    int64_t sentMessages = 0, sentBytes = 0, receivedMessages = 0,
+            receivedBytes = 0;
+    if (index < last) {
+      sentMessages += steps;
+      sentBytes += activationBytes;
+    }
+    if (index > 0) {
+      receivedMessages += steps;
+      receivedBytes += activationBytes;
+    }
+    if (last > 0 && index == last) {
+      sentMessages += steps - 1;
+      sentBytes += tokenBytes;
+    }
+    if (last > 0 && index == 0) {
+      receivedMessages += steps - 1;
+      receivedBytes += tokenBytes;
+    }
+    if (stage.messagesSent != sentMessages || stage.bytesSent != sentBytes ||
+        stage.messagesReceived != receivedMessages ||
+        stage.bytesReceived != receivedBytes)
+      return program->emitError()
+             << "conservation: " << what << " sends " << stage.messagesSent
+             << " pipeline messages (" << stage.bytesSent << " bytes) and "
+             << "receives " << stage.messagesReceived << " ("
+             << stage.bytesReceived << " bytes); the generation's " << steps
+             << " steps need " << sentMessages << " sent (" << sentBytes
+             << " bytes) and " << receivedMessages << " received ("
+             << receivedBytes << " bytes)";
+
+    // The KV cache: every position the prefill and the decode steps wrote.
+    int64_t kvCache = guard.mul(blocks, *kvPerBlock, what + " KV cache");
+    if (guard.failed())
+      return fail(guard.error("conservation"));
+    if (stage.kvCacheBytes != kvCache)
+      return program->emitError()
+             << "conservation: " << what << " writes " << stage.kvCacheBytes
+             << " KV-cache bytes per rank; its " << blocks
+             << " blocks' cache at context " << finalContext << " is "
+             << kvCache;
+  }
+  return success();
+}
+
 /// What a whole-run program's stages must hold, re-derived from its
 /// contracts without the whole-run derivation: each stage's instances run
 /// its blocks' per-micro-batch work once per micro-batch and their step
@@ -265,6 +433,8 @@ stepSummary(llvm::Expected<workload::BlockWork> work, bool sharded) {
 /// every gradient it holds, each bucket padded to a multiple of dp.
 LogicalResult verifyWholeRun(Operation *program,
                              const ProgramContracts &contracts) {
+  if (contracts.workload.inference)
+    return verifyInferenceRun(program, contracts);
   const workload::ModelSpec &model = contracts.model;
   const workload::MappingSpec &mapping = contracts.mapping;
   const workload::TrainingSpec &training = *contracts.workload.training;
@@ -362,28 +532,13 @@ LogicalResult verifyWholeRun(Operation *program,
     for (auto [summary, times] : parts)
       if (llvm::Error error = expected.addScaled(*summary, times, what))
         return fail(std::move(error));
-    for (workload::Phase phase : workload::allPhases())
-      for (workload::Engine engine : workload::allEngines()) {
-        const workload::WorkTotals &found =
-            stage.instanceWork.at(phase, engine);
-        const workload::WorkTotals &derived = expected.at(phase, engine);
-        for (auto [quantity, lhs, rhs] :
-             {std::tuple("invocations", found.invocations, derived.invocations),
-              std::tuple("ops", found.ops, derived.ops),
-              std::tuple("read bytes", found.readBytes, derived.readBytes),
-              std::tuple("write bytes", found.writeBytes, derived.writeBytes),
-              std::tuple("message bytes", found.messageBytes,
-                         derived.messageBytes),
-              std::tuple("stash bytes", found.stashBytes, derived.stashBytes)})
-          if (lhs != rhs)
-            return program->emitError()
-                   << "conservation: " << what << ", "
-                   << workload::stringifyEnum(phase) << " "
-                   << workload::stringifyEnum(engine) << " " << quantity
-                   << ": the instances hold " << lhs << ", blocks x "
-                   << "micro-batches x the block's work plus the edges' is "
-                   << rhs;
-      }
+    if (failed(expectInstanceWork(
+            program, stage,
+            [&](workload::Phase phase, workload::Engine engine) {
+              return expected.at(phase, engine);
+            },
+            "blocks x micro-batches x the block's work plus the edges'")))
+      return failure();
 
     // Pipeline messages: one per micro-batch and direction across each
     // boundary of the stage's chunks.

@@ -105,7 +105,7 @@ void writeProgramJSON(llvm::json::OStream &json, const ProgramTotals &program) {
         if (stage.work.of(phase).invocations)
           byPhase[workload::stringifyEnum(phase)] =
               toJSON(stage.work.of(phase));
-      stages.push_back(llvm::json::Object{
+      llvm::json::Object object{
           {"stage", stage.stage},
           {"by_engine", std::move(byEngine)},
           {"by_phase", std::move(byPhase)},
@@ -113,7 +113,11 @@ void writeProgramJSON(llvm::json::OStream &json, const ProgramTotals &program) {
           {"pipeline_messages_sent", stage.messagesSent},
           {"pipeline_bytes_sent", stage.bytesSent},
           {"pipeline_messages_received", stage.messagesReceived},
-          {"pipeline_bytes_received", stage.bytesReceived}});
+          {"pipeline_bytes_received", stage.bytesReceived}};
+      // An inference stage's KV cache per rank when the generation ends.
+      if (program.inferenceRun)
+        object["kv_cache_bytes"] = stage.kvCacheBytes;
+      stages.push_back(std::move(object));
     }
     json.attribute("stages", std::move(stages));
   }
@@ -177,10 +181,14 @@ void printTable(llvm::ArrayRef<ProgramTotals> programs, llvm::raw_ostream &os) {
     }
     for (const workload::StageTotals &stage : program.stages) {
       os << "program @" << program.name << ", stage " << stage.stage
-         << " (one rank, the whole iteration): " << stage.messagesSent
-         << " pipeline messages sent (" << stage.bytesSent << " bytes), "
-         << stage.messagesReceived << " received (" << stage.bytesReceived
-         << " bytes)\n";
+         << " (one rank, the whole "
+         << (program.inferenceRun ? "generation" : "iteration")
+         << "): " << stage.messagesSent << " pipeline messages sent ("
+         << stage.bytesSent << " bytes), " << stage.messagesReceived
+         << " received (" << stage.bytesReceived << " bytes)";
+      if (program.inferenceRun)
+        os << ", KV cache at the end " << stage.kvCacheBytes << " bytes";
+      os << "\n";
       os << llvm::format("%-16s %-10s %5s %22s %18s %18s %16s %16s %16s\n",
                          "phase", "engine", "count", "ops", "read_bytes",
                          "write_bytes", "message_bytes", "transfer_bytes",
@@ -196,7 +204,8 @@ void printTable(llvm::ArrayRef<ProgramTotals> programs, llvm::raw_ostream &os) {
     }
     if (program.iteration) {
       const IterationTotals &iteration = *program.iteration;
-      os << "program @" << program.name << ", the whole iteration ("
+      os << "program @" << program.name << ", the whole "
+         << (program.inferenceRun ? "generation" : "iteration") << " ("
          << program.stages.size() << " stages x " << iteration.ranks
          << " ranks): " << analysis::toDecimal(iteration.pipelineMessages)
          << " pipeline messages ("
@@ -494,6 +503,8 @@ FailureOr<ProgramTotals> blueprint::summarizeProgram(Operation *program) {
     if (failed(stages))
       return failure();
     result.stages = std::move(*stages);
+    std::optional<ProgramContracts> contracts = getProgramContracts(program);
+    result.inferenceRun = contracts && contracts->workload.inference;
     FailureOr<IterationTotals> iteration =
         iterationTotals(program, result.stages);
     if (failed(iteration))

@@ -88,9 +88,9 @@ blueprint::workload::figuresOf(const Invocation &invocation) {
   figures.readBytes =
       sumBytes(guard, invocation.reads,
                llvm::Twine(invocation.primitive) + " " + phase + " read bytes");
-  figures.writeBytes = sumBytes(
-      guard, invocation.writes,
-      llvm::Twine(invocation.primitive) + " " + phase + " write bytes");
+  figures.writeBytes = sumBytes(guard, invocation.writes,
+                                llvm::Twine(invocation.primitive) + " " +
+                                    phase + " write bytes");
   if (guard.failed())
     return guard.error("summarize");
   return figures;
@@ -108,9 +108,9 @@ static void accumulate(WorkTotals &totals, const InvocationFigures &figures,
   totals.writeBytes =
       add(totals.writeBytes, figures.writeBytes, " write bytes");
   if (figures.collective)
-    totals.messageBytes = add(totals.messageBytes,
-                              figures.collective->messageBytes,
-                              " message bytes");
+    totals.messageBytes =
+        add(totals.messageBytes, figures.collective->messageBytes,
+            " message bytes");
   totals.minimumTransferBytes =
       add(totals.minimumTransferBytes, transferBytes, " transfer bytes");
   totals.stashBytes =
@@ -131,11 +131,11 @@ llvm::Error WorkSummary::add(const InvocationFigures &figures) {
   // Only unverified IR (or a caller's cast) can hold another value.
   if (phaseIndex >= kNumPhases || engineIndex >= kNumEngines)
     return makeError("summarize: phase " + llvm::Twine(phaseIndex) +
-                     " or engine " + llvm::Twine(engineIndex) +
-                     " of '" + figures.primitive + "' is no case");
-  std::array<WorkTotals *, 4> totals = {
-      &byPhaseEngine[phaseIndex][engineIndex], &byPhase[phaseIndex],
-      &byEngine[engineIndex], &overall};
+                     " or engine " + llvm::Twine(engineIndex) + " of '" +
+                     figures.primitive + "' is no case");
+  std::array<WorkTotals *, 4> totals = {&byPhaseEngine[phaseIndex][engineIndex],
+                                        &byPhase[phaseIndex],
+                                        &byEngine[engineIndex], &overall};
 
   // Sums that fit, the rule, are added without naming anything (this runs
   // for every op of every stage); the totals change only if all fit.
@@ -160,8 +160,7 @@ llvm::Error WorkSummary::add(const InvocationFigures &figures) {
   // first total that overflows.
   OverflowGuard guard;
   auto namedAdd = [&guard](const llvm::Twine &scope) {
-    return [&guard, &scope](int64_t total, int64_t term,
-                            const char *quantity) {
+    return [&guard, &scope](int64_t total, int64_t term, const char *quantity) {
       return guard.add(total, term, scope + quantity);
     };
   };
@@ -308,8 +307,7 @@ public:
 
 private:
   TensorAccess gradient(llvm::StringRef name, int64_t elements) {
-    return {name.str(),
-            guard.mul(elements, gradBytes, name + " bytes")};
+    return {name.str(), guard.mul(elements, gradBytes, name + " bytes")};
   }
 
   void recomputeFullForward(size_t forwardEnd);
@@ -804,10 +802,6 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
   OverflowGuard guard;
   RankParameters parameters = rankParameters(model, mapping.tp, guard);
   int64_t gradBytes = bytesOf(training.gradientType);
-  auto bytes = [&](llvm::StringRef name, int64_t elements, int64_t width) {
-    return TensorAccess{name.str(),
-                        guard.mul(elements, width, name + " bytes")};
-  };
 
   BlockWork work;
   work.cadence = Cadence::PerIteration;
@@ -818,23 +812,14 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
     // parameters marked sequence_parallel across the TP group once per
     // iteration (finalize_model_grads, _allreduce_layernorm_grads).
     int64_t count = parameters.sequenceParallel;
-    Invocation sync;
-    sync.primitive = primitive::kSPParamGradSync;
-    sync.phase = Phase::WeightGrad;
-    sync.engine = Engine::Collective;
-    sync.ops = guard.mul(count / tp, tp - 1, "sp_param_grad_sync ops");
-    sync.reads = {bytes("d_sequence_parallel_params", count, gradBytes)};
-    sync.writes = {bytes("d_sequence_parallel_params", count, gradBytes)};
-    CollectiveFacts facts;
-    facts.kind = CollectiveKind::AllReduce;
-    facts.reduction = ReductionKind::Sum;
-    facts.participants = tp;
-    facts.messageBytes = sync.reads.front().bytes;
-    sync.collective = facts;
-    sync.cause = "sequence parallelism: norm and row-parallel bias gradients "
-                 "are partial sums over each rank's sequence shard and are "
-                 "all-reduced across the TP group once per iteration";
-    work.invocations.push_back(std::move(sync));
+    work.invocations.push_back(collectiveInvocation(
+        primitive::kSPParamGradSync, Phase::WeightGrad,
+        CollectiveKind::AllReduce, tp,
+        guard.mul(count, gradBytes, "d_sequence_parallel_params bytes"),
+        gradBytes, "d_sequence_parallel_params",
+        "sequence parallelism: norm and row-parallel bias gradients are "
+        "partial sums over each rank's sequence shard and are all-reduced "
+        "across the TP group once per iteration"));
   }
 
   if (guard.failed())
@@ -855,6 +840,31 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
   if (guard.failed())
     return guard.error("deriveOptimizerWork");
   return work;
+}
+
+Invocation blueprint::workload::collectiveInvocation(
+    llvm::StringRef primitive, Phase phase, CollectiveKind kind,
+    int64_t participants, int64_t messageBytes, int64_t elementBytes,
+    llvm::StringRef tensor, llvm::StringRef cause) {
+  Invocation invocation;
+  invocation.primitive = primitive.str();
+  invocation.phase = phase;
+  invocation.engine = Engine::Collective;
+  bool reduces = kind != CollectiveKind::AllGather;
+  invocation.ops =
+      reduces ? messageBytes / elementBytes / participants * (participants - 1)
+              : 0;
+  int64_t shard = messageBytes / participants;
+  invocation.reads = {
+      {tensor.str(), kind == CollectiveKind::AllGather ? shard : messageBytes}};
+  invocation.writes = {{tensor.str(), kind == CollectiveKind::ReduceScatter
+                                          ? shard
+                                          : messageBytes}};
+  invocation.collective =
+      CollectiveFacts{kind, reduces ? ReductionKind::Sum : ReductionKind::None,
+                      participants, messageBytes};
+  invocation.cause = cause.str();
+  return invocation;
 }
 
 llvm::Expected<Invocation> blueprint::workload::deriveAdamWStep(
@@ -888,8 +898,7 @@ llvm::Expected<Invocation> blueprint::workload::deriveAdamWStep(
 }
 
 /// The values 0 .. N-1 of a generated enum, which are all its cases.
-template <typename EnumT, size_t N>
-static std::array<EnumT, N> enumValues() {
+template <typename EnumT, size_t N> static std::array<EnumT, N> enumValues() {
   std::array<EnumT, N> values;
   for (size_t i = 0; i < N; ++i)
     values[i] = static_cast<EnumT>(i);

@@ -489,10 +489,6 @@ llvm::Expected<BlockWork> blueprint::workload::deriveEdgeOptimizerWork(
   OverflowGuard guard;
   EdgeParameters parameters = edgeParameters(model, mapping.tp, guard);
   int64_t gradBytes = bytesOf(training.gradientType);
-  auto bytes = [&](llvm::StringRef name, int64_t elements, int64_t width) {
-    return TensorAccess{name.str(),
-                        guard.mul(elements, width, name + " bytes")};
-  };
 
   BlockWork work;
   work.cadence = Cadence::PerIteration;
@@ -503,23 +499,14 @@ llvm::Expected<BlockWork> blueprint::workload::deriveEdgeOptimizerWork(
     // partial sums, all-reduced over TP once per iteration with the blocks'
     // (finalize_model_grads, _allreduce_layernorm_grads).
     int64_t count = parameters.finalNorm;
-    Invocation sync;
-    sync.primitive = primitive::kFinalNormGradSync;
-    sync.phase = Phase::WeightGrad;
-    sync.engine = Engine::Collective;
-    sync.ops = guard.mul(count / tp, tp - 1, "final_norm_grad_sync ops");
-    sync.reads = {bytes("d_final_norm_params", count, gradBytes)};
-    sync.writes = {bytes("d_final_norm_params", count, gradBytes)};
-    CollectiveFacts facts;
-    facts.kind = CollectiveKind::AllReduce;
-    facts.reduction = ReductionKind::Sum;
-    facts.participants = tp;
-    facts.messageBytes = sync.reads.front().bytes;
-    sync.collective = facts;
-    sync.cause = "sequence parallelism: the final norm's gradients are "
-                 "partial sums over each rank's sequence shard and are "
-                 "all-reduced across the TP group once per iteration";
-    work.invocations.push_back(std::move(sync));
+    work.invocations.push_back(collectiveInvocation(
+        primitive::kFinalNormGradSync, Phase::WeightGrad,
+        CollectiveKind::AllReduce, tp,
+        guard.mul(count, gradBytes, "d_final_norm_params bytes"), gradBytes,
+        "d_final_norm_params",
+        "sequence parallelism: the final norm's gradients are partial sums "
+        "over each rank's sequence shard and are all-reduced across the TP "
+        "group once per iteration"));
   }
 
   // The word embedding slice is held once per stage that uses it: the first

@@ -386,7 +386,9 @@ std::optional<PipelinePass> prerequisiteOf(PipelinePass pass) {
   case PipelinePass::WeightGrad:
     return PipelinePass::InputGrad;
   case PipelinePass::Step:
-    // Never in a stage's order: pipeline_order_c1 rejects it.
+  case PipelinePass::Prefill:
+  case PipelinePass::Decode:
+    // Never in a training stage's order: pipeline_order_c1 rejects them.
     return std::nullopt;
   }
   llvm_unreachable("unknown pipeline pass");
@@ -691,6 +693,9 @@ blueprint::workload::progressOf(const PipelineLayout &layout,
         // Needs only the stage's own input_grad, an order rule (c3).
       case PipelinePass::Step:
         // The iteration's step is no micro-batch pass (pipeline_order_c1).
+      case PipelinePass::Prefill:
+      case PipelinePass::Decode:
+        // Inference passes are no training pass (pipeline_order_c1).
         break;
       }
     }

@@ -26,31 +26,6 @@ bool blueprint::workload::scattersPipelineMessages(const MappingSpec &mapping) {
          mapping.tpComm == TPCommMode::AllReduce;
 }
 
-Invocation blueprint::workload::collectiveInvocation(
-    llvm::StringRef primitive, Phase phase, CollectiveKind kind,
-    int64_t participants, int64_t messageBytes, int64_t elementBytes,
-    llvm::StringRef tensor, llvm::StringRef cause) {
-  Invocation invocation;
-  invocation.primitive = primitive.str();
-  invocation.phase = phase;
-  invocation.engine = Engine::Collective;
-  bool reduces = kind != CollectiveKind::AllGather;
-  invocation.ops =
-      reduces ? messageBytes / elementBytes / participants * (participants - 1)
-              : 0;
-  int64_t shard = messageBytes / participants;
-  invocation.reads = {
-      {tensor.str(), kind == CollectiveKind::AllGather ? shard : messageBytes}};
-  invocation.writes = {{tensor.str(), kind == CollectiveKind::ReduceScatter
-                                          ? shard
-                                          : messageBytes}};
-  invocation.collective =
-      CollectiveFacts{kind, reduces ? ReductionKind::Sum : ReductionKind::None,
-                      participants, messageBytes};
-  invocation.cause = cause.str();
-  return invocation;
-}
-
 llvm::Expected<Invocation>
 blueprint::workload::embeddingGradSync(const ModelSpec &model,
                                        const TrainingSpec &training,
@@ -403,9 +378,11 @@ private:
       append(instance(*blocks.weightGrad));
       return;
     case PipelinePass::Step:
+    case PipelinePass::Prefill:
+    case PipelinePass::Decode:
       break;
     }
-    llvm_unreachable("a stage order holds no step");
+    llvm_unreachable("a training stage order holds no step or inference pass");
   }
 
   void send(PipelineMessage message, int64_t microBatch, int64_t chunk,
@@ -628,14 +605,129 @@ blueprint::workload::deriveWholeRun(const ModelSpec &model,
   return run;
 }
 
+llvm::Expected<WholeRun>
+blueprint::workload::deriveInferenceRun(const ModelSpec &model,
+                                        const InferenceSpec &inference,
+                                        const MappingSpec &mapping) {
+  auto fail = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "deriveInferenceRun: " + message);
+  };
+  std::optional<InferenceComposition> composition =
+      composeInference(model, inference, mapping);
+  if (!composition)
+    return fail("the model, inference and mapping contracts do not compose");
+  WholeRun run;
+  run.layout = layoutOf(model, mapping);
+  run.microbatches = inference.generatedTokens;
+  run.schedule = mapping.schedule;
+  run.inference = inference;
+
+  // The templates: the prefill, then one per decode step.
+  llvm::Expected<BlockWork> prefill =
+      deriveInferencePrefill(model, inference, mapping);
+  if (!prefill)
+    return prefill.takeError();
+  run.templates.push_back(RunTemplate{"block_prefill", ModelPart::Block,
+                                      PipelinePass::Prefill, std::nullopt,
+                                      std::move(*prefill)});
+  int64_t steps = inference.generatedTokens;
+  for (int64_t step = 1; step < steps; ++step) {
+    int64_t context = inference.promptLength + step;
+    llvm::Expected<BlockWork> decode =
+        deriveInferenceDecodeStep(model, inference, mapping, context);
+    if (!decode)
+      return decode.takeError();
+    run.templates.push_back(
+        RunTemplate{"block_decode_" + std::to_string(context), ModelPart::Block,
+                    PipelinePass::Decode, context, std::move(*decode)});
+  }
+
+  // What each rank sends: the block output it holds for the step (the
+  // whole prompt in the prefill, one position per sequence in a decode
+  // step), and the sampled token ids of its sequences.
+  OverflowGuard guard;
+  int64_t sequences = composition->localBatch;
+  int64_t elementBytes = bytesOf(inference.activationType);
+  int64_t prefillBytes = guard.product(
+      {sequences, inference.promptLength, model.hidden, elementBytes},
+      "prefill activation bytes");
+  int64_t decodeBytes = guard.product({sequences, model.hidden, elementBytes},
+                                      "decode activation bytes");
+  int64_t tokenBytes = guard.mul(sequences, kTokenIdBytes, "token bytes");
+  if (guard.failed())
+    return guard.error("deriveInferenceRun");
+
+  const PipelineLayout &layout = run.layout;
+  int64_t last = mapping.pp - 1;
+  for (int64_t stage = 0; stage < mapping.pp; ++stage) {
+    StageProgram program;
+    program.stage = stage;
+    std::optional<size_t> gate;
+    // Every step but a send gates what follows (sends are asynchronous).
+    auto append = [&](RunStep::Action action, bool gates) {
+      RunStep runStep;
+      runStep.action = std::move(action);
+      if (gate)
+        runStep.deps.push_back(*gate);
+      program.steps.push_back(std::move(runStep));
+      if (gates)
+        gate = program.steps.size() - 1;
+    };
+    int64_t chunk = layout.chunkAt(stage, 0);
+    for (int64_t step = 0; step < steps; ++step) {
+      int64_t bytes = step == 0 ? prefillBytes : decodeBytes;
+      // A decode step starts from the token the previous step sampled on
+      // the last stage; any other stage from the block output of the one
+      // before it.
+      if (chunk > 0)
+        append(RunMessage{false, PipelineMessage::Activation, step, chunk - 1,
+                          layout.stageOf(chunk - 1), bytes},
+               true);
+      else if (step > 0 && last > 0)
+        append(RunMessage{false, PipelineMessage::Token, step - 1, last,
+                          layout.stageOf(last), tokenBytes},
+               true);
+      RunInstance instance;
+      instance.templateIndex = static_cast<size_t>(step);
+      instance.chunk = chunk;
+      instance.microBatch = step;
+      instance.hasBlocks = true;
+      instance.firstBlock = layout.firstBlock(chunk);
+      instance.endBlock = instance.firstBlock + layout.chunkBlocks[chunk];
+      append(instance, true);
+      if (chunk < last)
+        append(RunMessage{true, PipelineMessage::Activation, step, chunk,
+                          layout.stageOf(chunk + 1), bytes},
+               false);
+      else if (last > 0 && step + 1 < steps)
+        append(RunMessage{true, PipelineMessage::Token, step, chunk,
+                          layout.stageOf(0), tokenBytes},
+               false);
+    }
+    run.stages.push_back(std::move(program));
+  }
+  return run;
+}
+
 llvm::Expected<std::vector<StageTotals>>
 blueprint::workload::summarizeWholeRun(const WholeRun &run) {
   std::vector<WorkSummary> templates;
+  std::vector<int64_t> kvCacheWrites;
   for (const RunTemplate &runTemplate : run.templates) {
     llvm::Expected<WorkSummary> summary = summarize(runTemplate.work);
     if (!summary)
       return summary.takeError();
     templates.push_back(*summary);
+    OverflowGuard guard;
+    int64_t written = 0;
+    for (const Invocation &invocation : runTemplate.work.invocations)
+      if (invocation.primitive == primitive::kKVCacheWrite)
+        for (const TensorAccess &write : invocation.writes)
+          written = guard.add(written, write.bytes, "KV-cache write bytes");
+    if (guard.failed())
+      return guard.error("summarizeWholeRun");
+    kvCacheWrites.push_back(written);
   }
   std::vector<StageTotals> result;
   for (const StageProgram &program : run.stages) {
@@ -650,6 +742,11 @@ blueprint::workload::summarizeWholeRun(const WholeRun &run) {
                   summary->addScaled(templates[instance->templateIndex],
                                      instance->repetitions(), what))
             return std::move(error);
+        int64_t written =
+            guard.mul(kvCacheWrites[instance->templateIndex],
+                      instance->repetitions(), what + " KV-cache bytes");
+        totals.kvCacheBytes =
+            guard.add(totals.kvCacheBytes, written, what + " KV-cache bytes");
       } else if (const auto *message = std::get_if<RunMessage>(&step.action)) {
         int64_t &count =
             message->send ? totals.messagesSent : totals.messagesReceived;

@@ -30,6 +30,10 @@ char letterOf(PipelinePass pass) {
     return 'W';
   case PipelinePass::Step:
     return 'S';
+  case PipelinePass::Prefill:
+    return 'P';
+  case PipelinePass::Decode:
+    return 'D';
   }
   return '?';
 }

@@ -6,7 +6,9 @@
 // field, and both equal the closed forms: every stage runs its blocks'
 // per-micro-batch work once per micro-batch, sends one message per
 // micro-batch and direction across each boundary of its chunks, and reduces
-// its padded gradients once.
+// its padded gradients once. An inference run's generation (the prefill and
+// every decode step) agrees the same way with deriveInferenceGeneration's
+// closed-form series.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 
 #include "gtest/gtest.h"
@@ -394,3 +397,156 @@ TEST(WholeRun, RefusesRunsThatDoNotCompose) {
 }
 
 } // namespace
+
+/// The whole generation of an inference run (docs/WholeRun.md, "Inference
+/// runs"), over pp, tp and generated tokens: the totals read off the IR equal
+/// the plain derivation's field by field; each stage's instance work is
+/// blocks x (the prefill + the closed-form sum of the decode steps); every
+/// stage but the last sends one activation per step, the last sends one
+/// token per step but the last (pp > 1); and the stage's KV cache at the end
+/// is blocks x kvCacheBytesPerRank(prompt_length + generated_tokens - 1).
+TEST_F(WholeRunTest, InferenceRunsAgreeWithTheGenerationClosedForms) {
+  ModelSpec model;
+  model.hidden = 64;
+  model.heads = 4;
+  model.kvHeads = 2;
+  model.headDim = 16;
+  model.ffnHidden = 256;
+  model.seqLength = 32;
+  model.maxPositions = 32;
+  model.vocab = 128;
+  model.blocks = 8;
+  for (int64_t pp : {1, 2, 4})
+    for (int64_t tp : {1, 2})
+      for (int64_t generated : {1, 2, 5}) {
+        InferenceSpec inference;
+        inference.batch = 4;
+        inference.promptLength = 8;
+        inference.generatedTokens = generated;
+        inference.kvCacheType = DataType::FP8;
+        MappingSpec mapping;
+        mapping.pp = pp;
+        mapping.tp = tp;
+        mapping.dp = 2;
+        mapping.world = pp * tp * 2;
+        std::string where = "pp=" + std::to_string(pp) +
+                            " tp=" + std::to_string(tp) +
+                            " generated=" + std::to_string(generated);
+        llvm::Expected<WholeRun> derived =
+            deriveInferenceRun(model, inference, mapping);
+        ASSERT_TRUE(static_cast<bool>(derived))
+            << where << ": " << llvm::toString(derived.takeError());
+        EXPECT_EQ(derived->microbatches, generated) << where;
+        EXPECT_EQ(derived->templates.size(), static_cast<size_t>(generated))
+            << where;
+        llvm::Expected<std::vector<StageTotals>> plain =
+            summarizeWholeRun(*derived);
+        ASSERT_TRUE(static_cast<bool>(plain))
+            << llvm::toString(plain.takeError());
+
+        // The IR the pass builds, its conservation check and its totals.
+        OpBuilder builder(&context);
+        OwningOpRef<ModuleOp> module =
+            ModuleOp::create(builder.getUnknownLoc());
+        builder.setInsertionPointToEnd(module->getBody());
+        transformer::DecoderInferenceOp::create(
+            builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
+            transformer::getModelAttr(&context, model),
+            transformer::getInferenceAttr(&context, inference),
+            transformer::getMappingAttr(&context, mapping));
+        PassManager pm(&context);
+        DistributeTransformerOptions options;
+        options.scope = "iteration";
+        pm.addPass(createDistributeTransformer(options));
+        ASSERT_TRUE(succeeded(pm.run(*module))) << where;
+        auto program = *module->getBody()->getOps<dist::ProgramOp>().begin();
+        EXPECT_TRUE(succeeded(verify(program))) << where;
+        EXPECT_TRUE(succeeded(verifyConservation(program))) << where;
+        FailureOr<ProgramTotals> totals = summarizeProgram(program);
+        ASSERT_TRUE(succeeded(totals)) << where;
+        EXPECT_TRUE(totals->inferenceRun) << where;
+        const std::vector<StageTotals> &ir = totals->stages;
+        ASSERT_EQ(ir.size(), plain->size()) << where;
+        ASSERT_EQ(ir.size(), static_cast<size_t>(pp)) << where;
+
+        llvm::Expected<GenerationWork> generation =
+            deriveInferenceGeneration(model, inference, mapping);
+        ASSERT_TRUE(static_cast<bool>(generation))
+            << llvm::toString(generation.takeError());
+        int64_t finalContext = inference.promptLength + generated - 1;
+        llvm::Expected<int64_t> kvPerBlock =
+            kvCacheBytesPerRank(model, inference, mapping, finalContext);
+        ASSERT_TRUE(static_cast<bool>(kvPerBlock));
+        int64_t b = inference.batch / mapping.dp;
+        int64_t activationBytes =
+            b * inference.promptLength * model.hidden * 2 +
+            (generated - 1) * b * model.hidden * 2;
+        int64_t tokenBytes = (generated - 1) * b * kTokenIdBytes;
+        int64_t blocks = model.blocks / pp;
+        for (size_t s = 0; s < ir.size(); ++s) {
+          std::string at = where + ", stage " + std::to_string(s);
+          const StageTotals &fromIR = ir[s];
+          const StageTotals &fromPlain = (*plain)[s];
+          for (Phase phase : allPhases())
+            for (Engine engine : allEngines()) {
+              std::string cell = at + " " + stringifyEnum(phase).str() + " " +
+                                 stringifyEnum(engine).str();
+              expectEqual(fromIR.work.at(phase, engine),
+                          fromPlain.work.at(phase, engine), cell);
+              // blocks x GenerationWork, from the closed-form series.
+              WorkTotals expected = phase == Phase::Decode
+                                        ? generation->decodeOf(engine)
+                                        : generation->prefill.at(phase, engine);
+              const WorkTotals &found = fromIR.instanceWork.at(phase, engine);
+              EXPECT_EQ(found.invocations, blocks * expected.invocations)
+                  << cell;
+              EXPECT_EQ(found.ops, blocks * expected.ops) << cell;
+              EXPECT_EQ(found.readBytes, blocks * expected.readBytes) << cell;
+              EXPECT_EQ(found.writeBytes, blocks * expected.writeBytes) << cell;
+              EXPECT_EQ(found.messageBytes, blocks * expected.messageBytes)
+                  << cell;
+            }
+          expectEqual(fromIR.work.total(), fromIR.instanceWork.total(), at);
+          EXPECT_EQ(fromIR.messagesSent, fromPlain.messagesSent) << at;
+          EXPECT_EQ(fromIR.bytesSent, fromPlain.bytesSent) << at;
+          EXPECT_EQ(fromIR.messagesReceived, fromPlain.messagesReceived) << at;
+          EXPECT_EQ(fromIR.bytesReceived, fromPlain.bytesReceived) << at;
+          EXPECT_EQ(fromIR.kvCacheBytes, fromPlain.kvCacheBytes) << at;
+          EXPECT_EQ(fromIR.kvCacheBytes, blocks * *kvPerBlock) << at;
+          EXPECT_EQ(fromIR.kvCacheBytes, blocks * generation->finalKvCacheBytes)
+              << at;
+
+          bool first = s == 0;
+          bool last = s + 1 == ir.size();
+          int64_t sent =
+              (last ? 0 : generated) + (last && pp > 1 ? generated - 1 : 0);
+          int64_t sentBytes =
+              (last ? 0 : activationBytes) + (last && pp > 1 ? tokenBytes : 0);
+          int64_t received =
+              (first ? 0 : generated) + (first && pp > 1 ? generated - 1 : 0);
+          int64_t receivedBytes = (first ? 0 : activationBytes) +
+                                  (first && pp > 1 ? tokenBytes : 0);
+          EXPECT_EQ(fromIR.messagesSent, sent) << at;
+          EXPECT_EQ(fromIR.bytesSent, sentBytes) << at;
+          EXPECT_EQ(fromIR.messagesReceived, received) << at;
+          EXPECT_EQ(fromIR.bytesReceived, receivedBytes) << at;
+        }
+      }
+}
+
+TEST(WholeRun, RefusesInferenceRunsThatDoNotCompose) {
+  ModelSpec model{64, 4, 4, 16, 256, 32, 32, 128, 4};
+  InferenceSpec inference;
+  inference.batch = 3;
+  inference.promptLength = 8;
+  inference.generatedTokens = 2;
+  MappingSpec mapping;
+  mapping.dp = 2;
+  mapping.world = 2;
+  llvm::Expected<WholeRun> derived =
+      deriveInferenceRun(model, inference, mapping);
+  ASSERT_FALSE(static_cast<bool>(derived));
+  EXPECT_EQ(llvm::toString(derived.takeError()),
+            "deriveInferenceRun: the model, inference and mapping contracts do "
+            "not compose");
+}

@@ -15,6 +15,7 @@
 
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/Primitives.h"
 #include "Blueprint/Workload/WholeRun.h"
 
 #include "mlir/IR/Block.h"
@@ -46,14 +47,28 @@ llvm::Expected<workload::StageTotals> summarizeStage(
                       : llvm::Error::success();
   };
   workload::OverflowGuard guard;
+  // The KV-cache bytes `work` writes (an inference step's kv_cache_write).
+  std::string kvWhat = what + " KV-cache bytes";
+  auto kvCacheWrites = [&](WorkFactsOpInterface work) -> int64_t {
+    if (work.getPrimitive() != workload::primitive::kKVCacheWrite)
+      return 0;
+    int64_t bytes = 0;
+    for (const TensorBytes &write : work.getWrites())
+      bytes = guard.add(bytes, write.bytes, kvWhat);
+    return bytes;
+  };
+  llvm::DenseMap<mlir::Operation *, int64_t> kvOfTemplate;
   for (mlir::Operation &op : stage) {
     if (auto instance = llvm::dyn_cast<InstanceOpT>(op)) {
       // An expanded instance's copies are its work (its verifier keeps them
       // equal to the template's).
       if (op.getNumRegions() == 1 && !op.getRegion(0).empty()) {
-        for (auto work : op.getRegion(0).getOps<WorkFactsOpInterface>())
+        for (auto work : op.getRegion(0).getOps<WorkFactsOpInterface>()) {
           if (llvm::Error error = add(work, /*ofInstance=*/true))
             return error;
+          int64_t written = kvCacheWrites(work);
+          totals.kvCacheBytes = guard.add(totals.kvCacheBytes, written, kvWhat);
+        }
         continue;
       }
       mlir::Operation *templateOp = lookupTemplate(instance);
@@ -76,6 +91,16 @@ llvm::Expected<workload::StageTotals> summarizeStage(
         if (llvm::Error error =
                 sum->addScaled(entry->second, instance.getRepetitions(), what))
           return error;
+      auto [kv, fresh] = kvOfTemplate.try_emplace(templateOp, 0);
+      if (fresh)
+        for (auto work :
+             templateOp->getRegion(0).getOps<WorkFactsOpInterface>()) {
+          int64_t written = kvCacheWrites(work);
+          kv->second = guard.add(kv->second, written, kvWhat);
+        }
+      int64_t written =
+          guard.mul(kv->second, instance.getRepetitions(), kvWhat);
+      totals.kvCacheBytes = guard.add(totals.kvCacheBytes, written, kvWhat);
     } else if (auto send = llvm::dyn_cast<SendOpT>(op)) {
       totals.messagesSent = guard.add(totals.messagesSent, 1, what);
       totals.bytesSent = guard.add(totals.bytesSent, send.getBytes(), what);

@@ -52,12 +52,18 @@ def DistributeTransformer
     micro-batch and model chunk, the pipeline sends and receives between
     adjacent chunks, and the data-parallel gradient reductions in buckets.
     Each op's location names its stage, model chunk, micro-batch and
-    blocks. Inference ops keep the block scope.
+    blocks. An inference op becomes the program of its whole generation
+    (docs/WholeRun.md, "Inference runs"): a `block_prefill` template and
+    one `block_decode_<L>` template per decode step, and on each stage the
+    prefill then every decode step, with the block outputs sent down the
+    pipeline and the sampled tokens sent back from the last stage to the
+    first.
   }];
   let options = [
     Option<"scope", "scope", "std::string", /*default=*/"\"block\"",
-           "What a training program holds: `block` (one block, one "
-           "micro-batch) or `iteration` (the whole training iteration)">
+           "What a program holds: `block` (one block, one micro-batch or "
+           "decode step) or `iteration` (the whole training iteration or "
+           "generation)">
   ];
   let dependentDialects = ["::blueprint::dist::DistDialect"];
 }

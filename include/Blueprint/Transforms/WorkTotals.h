@@ -46,6 +46,10 @@ struct ProgramTotals {
   std::vector<workload::StageTotals> stages;
   /// For a whole-run program: the iteration over every rank.
   std::optional<IterationTotals> iteration;
+  /// A whole-run inference program: its stages' totals cover the whole
+  /// generation, and each states its KV cache per rank at the end of it
+  /// (StageTotals::kvCacheBytes).
+  bool inferenceRun = false;
 };
 
 /// Sums the work ops nested in `program` (and, for an inference program,

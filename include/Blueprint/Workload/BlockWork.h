@@ -295,6 +295,16 @@ llvm::Expected<BlockWork> deriveOptimizerWork(const ModelSpec &model,
                                               const TrainingSpec &training,
                                               const MappingSpec &mapping);
 
+/// A collective as an invocation: over `participants` ranks, it reads and
+/// writes `tensor` in both shardings (collectiveBytesViolation holds), and a
+/// reduction of n partial tensors of E elements adds (n-1)E/n per rank
+/// (docs/WorkAlgebra.md). Preconditions: participants > 0 divides messageBytes,
+/// elementBytes > 0.
+Invocation collectiveInvocation(llvm::StringRef primitive, Phase phase,
+                                CollectiveKind kind, int64_t participants,
+                                int64_t messageBytes, int64_t elementBytes,
+                                llvm::StringRef tensor, llvm::StringRef cause);
+
 /// The mixed-precision AdamW step over `parameters` parameters of one rank
 /// (master weights, m and v at optimizer_state_type): reads master weights,
 /// m, v and the accumulated gradient; writes master weights, m, v, the

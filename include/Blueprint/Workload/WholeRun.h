@@ -17,6 +17,7 @@
 #define BLUEPRINT_WORKLOAD_WHOLERUN_H
 
 #include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/Pipeline.h"
 
 #include "llvm/Support/Error.h"
@@ -36,6 +37,9 @@ struct RunTemplate {
   std::string name;
   ModelPart part = ModelPart::Block;
   PipelinePass pass = PipelinePass::Forward;
+  /// The context length L of a decode template (pass decode), none for
+  /// any other.
+  std::optional<int64_t> context;
   BlockWork work;
 };
 
@@ -93,8 +97,13 @@ struct StageProgram {
 
 struct WholeRun {
   PipelineLayout layout;
+  /// Micro-batches of a training iteration; for an inference run, the
+  /// generation's steps (the prefill, step 0, and the decode steps 1 ..
+  /// generated_tokens - 1), which its "micro_batch" numbers.
   int64_t microbatches = 0;
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  /// The inference contract of an inference run (deriveInferenceRun).
+  std::optional<InferenceSpec> inference;
   std::vector<RunTemplate> templates;
   std::vector<StageProgram> stages;
 };
@@ -105,15 +114,16 @@ llvm::Expected<WholeRun> deriveWholeRun(const ModelSpec &model,
                                         const TrainingSpec &training,
                                         const MappingSpec &mapping);
 
-/// A collective of the model level (not of the block), as an invocation
-/// the estimator can cost: it reads and writes `tensor` in both shardings
-/// (collectiveBytesViolation holds), and a reduction of n partial tensors
-/// of E elements adds (n-1)E/n per rank (docs/WorkAlgebra.md).
-/// Preconditions: participants > 0 divides messageBytes, elementBytes > 0.
-Invocation collectiveInvocation(llvm::StringRef primitive, Phase phase,
-                                CollectiveKind kind, int64_t participants,
-                                int64_t messageBytes, int64_t elementBytes,
-                                llvm::StringRef tensor, llvm::StringRef cause);
+/// The whole generation of an inference run (docs/WholeRun.md, "Inference
+/// runs"): the templates `block_prefill` and one `block_decode_<L>` per
+/// decode step, and on each stage the prefill (step 0) then every decode
+/// step t at context prompt_length + t, with the block outputs sent down the
+/// pipeline and, at pp > 1, the sampled token ids of steps 0 ..
+/// generated_tokens - 2 sent back from the last stage to the first. Fails if
+/// the contracts do not compose or a count overflows.
+llvm::Expected<WholeRun> deriveInferenceRun(const ModelSpec &model,
+                                            const InferenceSpec &inference,
+                                            const MappingSpec &mapping);
 
 /// The all-reduce of the tied word-embedding gradient between the first and
 /// the last pipeline stage (Megatron-LM `_allreduce_embedding_grads`): the
@@ -147,6 +157,10 @@ struct StageTotals {
   int64_t bytesSent = 0;
   int64_t messagesReceived = 0;
   int64_t bytesReceived = 0;
+  /// The write bytes of the instances' `kv_cache_write` work: in an
+  /// inference run, the stage's KV cache per rank at the end of the
+  /// generation (0 in training).
+  int64_t kvCacheBytes = 0;
 };
 
 /// The totals of every stage of `run`; an overflow names the stage.

@@ -72,7 +72,13 @@ def Workload_PipelinePass : Workload_Enum<"PipelinePass", "pipeline pass", [
   I32EnumAttrCase<"WeightGrad", 3, "weight_grad">,
   // The once-per-iteration work after the last pass: gradient reductions and
   // the optimizer step. Never part of a stage's micro-batch order.
-  I32EnumAttrCase<"Step", 4, "step">
+  I32EnumAttrCase<"Step", 4, "step">,
+  // Inference (docs/WholeRun.md, "Inference runs"): the forward of the whole
+  // prompt, once per generation, and the forward of one new token per
+  // sequence at one context length. Never part of a training order
+  // (pipeline_order_c1 rejects them).
+  I32EnumAttrCase<"Prefill", 5, "prefill">,
+  I32EnumAttrCase<"Decode", 6, "decode">
 ]>;
 
 // What a template of the whole-run program holds: a decoder block, or the
@@ -84,11 +90,14 @@ def Workload_ModelPart : Workload_Enum<"ModelPart", "model part", [
   I32EnumAttrCase<"Head", 2, "head">
 ]>;
 
-// What a pipeline message carries between adjacent model chunks.
+// What a pipeline message carries between adjacent model chunks, or, in an
+// inference run, the sampled token ids the last stage sends back to the
+// first stage for the next generation step.
 def Workload_PipelineMessage : Workload_Enum<"PipelineMessage",
     "pipeline message", [
   I32EnumAttrCase<"Activation", 0, "activation">,
-  I32EnumAttrCase<"ActivationGrad", 1, "activation_grad">
+  I32EnumAttrCase<"ActivationGrad", 1, "activation_grad">,
+  I32EnumAttrCase<"Token", 2, "token">
 ]>;
 
 // Training work is forward, recompute, backward (activation_grad,

@@ -923,14 +923,14 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 
 // -----
 
-// dist_program_c5: an inference program with stages
-// expected-error @+1 {{dist_program_c5: a whole-run program describes a training run}}
+// dist_program_c8: an inference run's stage runs a training pass
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 1, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
   dist.template @fwd block forward {
     %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
   }
   dist.stage 0 {
+    // expected-error @+1 {{dist_program_c8: an inference run's stages run block prefill and decode instances only, not a block forward}}
     %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
   }
 }
@@ -1603,5 +1603,529 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
     %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
     %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+
+// dist_template_c4: a decode template states its context
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  // expected-error @+1 {{dist_template_c4: decode template @decode_17 states its positive context length}}
+  dist.template @decode_17 block decode {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 4096 after(%0)
+    %2 = dist.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    %5 = dist.recv token micro_batch 1 chunk 1 from 1 bytes = 16 after(%3)
+    %6 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 1] after(%5)
+    %7 = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 256 after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 4096
+    %1 = dist.instance @prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = dist.instance @decode_17 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    %5 = dist.send token micro_batch 1 chunk 1 to 0 bytes = 16 after(%4)
+    %6 = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 256 after(%4)
+    %7 = dist.instance @decode_18 chunk 1 micro_batch 2 blocks [1, 2] after(%6)
+  }
+}
+
+// -----
+
+// dist_template_c4: only a decode template has a context
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  // expected-error @+1 {{dist_template_c4: only a decode template has a context, not a prefill template}}
+  dist.template @prefill block prefill context 16 {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 4096 after(%0)
+    %2 = dist.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    %5 = dist.recv token micro_batch 1 chunk 1 from 1 bytes = 16 after(%3)
+    %6 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 1] after(%5)
+    %7 = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 256 after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 4096
+    %1 = dist.instance @prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = dist.instance @decode_17 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    %5 = dist.send token micro_batch 1 chunk 1 to 0 bytes = 16 after(%4)
+    %6 = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 256 after(%4)
+    %7 = dist.instance @decode_18 chunk 1 micro_batch 2 blocks [1, 2] after(%6)
+  }
+}
+
+// -----
+
+// dist_template_c1: a prefill template holds per-generation work
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @prefill block prefill {
+// expected-error @+1 {{dist_template_c1: fc is per_micro_batch work but template @prefill (prefill) runs per_generation}}
+    %0 = dist.task "fc" prefill matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 4096 after(%0)
+    %2 = dist.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    %5 = dist.recv token micro_batch 1 chunk 1 from 1 bytes = 16 after(%3)
+    %6 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 1] after(%5)
+    %7 = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 256 after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 4096
+    %1 = dist.instance @prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = dist.instance @decode_17 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    %5 = dist.send token micro_batch 1 chunk 1 to 0 bytes = 16 after(%4)
+    %6 = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 256 after(%4)
+    %7 = dist.instance @decode_18 chunk 1 micro_batch 2 blocks [1, 2] after(%6)
+  }
+}
+
+// -----
+
+// dist_template_c2: a decode template holds decode work
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+// expected-error @+1 {{dist_template_c2: fc (prefill) does not belong to a decode template}}
+    %0 = dist.task "fc" prefill matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 4096 after(%0)
+    %2 = dist.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    %5 = dist.recv token micro_batch 1 chunk 1 from 1 bytes = 16 after(%3)
+    %6 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 1] after(%5)
+    %7 = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 256 after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 4096
+    %1 = dist.instance @prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = dist.instance @decode_17 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    %5 = dist.send token micro_batch 1 chunk 1 to 0 bytes = 16 after(%4)
+    %6 = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 256 after(%4)
+    %7 = dist.instance @decode_18 chunk 1 micro_batch 2 blocks [1, 2] after(%6)
+  }
+}
+
+// -----
+
+// dist_program_c3: a whole-run inference program has no decode_context
+// expected-error @+1 {{dist_program_c3: a whole-run inference program holds every step of the generation, so it has no decode_context}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> decode_context = 17 mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 4096 after(%0)
+    %2 = dist.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    %5 = dist.recv token micro_batch 1 chunk 1 from 1 bytes = 16 after(%3)
+    %6 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 1] after(%5)
+    %7 = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 256 after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 4096
+    %1 = dist.instance @prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = dist.instance @decode_17 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    %5 = dist.send token micro_batch 1 chunk 1 to 0 bytes = 16 after(%4)
+    %6 = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 256 after(%4)
+    %7 = dist.instance @decode_18 chunk 1 micro_batch 2 blocks [1, 2] after(%6)
+  }
+}
+
+// -----
+
+// dist_instance_c2: an inference instance runs a step of the generation
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 2] after(%0)
+// expected-error @+1 {{dist_instance_c2: micro_batch 3 is not a step of the generation (0..2)}}
+    %2 = dist.instance @decode_18 chunk 0 micro_batch 3 blocks [0, 2] after(%1)
+  }
+}
+
+// -----
+
+// dist_program_c8: a stage runs every step of the generation
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  // expected-error @+1 {{dist_program_c8: stage 0 runs 2 steps of the generation, which has 3 (the prefill and 2 decode steps)}}
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 2] after(%0)
+  }
+}
+
+// -----
+
+// dist_program_c8: no step twice
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 2] after(%0)
+    %2 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 2] after(%1)
+    // expected-error @+1 {{dist_program_c8: stage 0 runs more than the generation's 3 steps}}
+    %3 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_program_c9: the prefill runs first
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    // expected-error @+1 {{dist_program_c9: stage 0 slot 0 runs the decode of step 1, but the generation runs the prefill of step 0}}
+    %0 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 2]
+    %1 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 2] after(%1)
+  }
+}
+
+// -----
+
+// dist_program_c9: decode steps in order
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 2]
+    // expected-error @+1 {{dist_program_c9: stage 0 slot 1 runs the decode of step 2, but the generation runs the decode of step 1}}
+    %1 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 2] after(%0)
+    %2 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+  }
+}
+
+// -----
+
+// dist_program_c9: a decode step runs the template of its context
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 2]
+    // expected-error @+1 {{dist_program_c9: decode step 1 runs at context 17 (prompt_length + step), but template @decode_18 is the decode step at context 18}}
+    %1 = dist.instance @decode_18 chunk 0 micro_batch 1 blocks [0, 2] after(%0)
+    %2 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 2] after(%1)
+  }
+}
+
+// -----
+
+// dist_message_c1: only an inference run sends tokens
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.stage 0 {
+    // expected-error @+1 {{dist_message_c1: only an inference run sends tokens}}
+    %0 = dist.recv token micro_batch 0 chunk 1 from 1 bytes = 16
+  }
+  dist.stage 1 {
+  }
+}
+
+// -----
+
+// dist_message_c1: an inference run sends no activation gradient
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 4096 after(%0)
+    %2 = dist.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    %5 = dist.recv token micro_batch 1 chunk 1 from 1 bytes = 16 after(%3)
+    %6 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 1] after(%5)
+    %7 = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 256 after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 4096
+    %1 = dist.instance @prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = dist.instance @decode_17 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    %5 = dist.send token micro_batch 1 chunk 1 to 0 bytes = 16 after(%4)
+    %6 = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 256 after(%4)
+    %7 = dist.instance @decode_18 chunk 1 micro_batch 2 blocks [1, 2] after(%6)
+    // expected-error @+1 {{dist_message_c1: an inference run sends no activation_grad}}
+    %8 = dist.send activation_grad micro_batch 2 chunk 1 to 0 bytes = 256 after(%7)
+  }
+}
+
+// -----
+
+// dist_message_c1: a token leaves the last model chunk
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 4096 after(%0)
+    // expected-error @+1 {{dist_message_c1: a token leaves the last model chunk (1) for the first, at pp > 1, not model chunk 0}}
+    %2 = dist.recv token micro_batch 0 chunk 0 from 1 bytes = 16 after(%0)
+    %3 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    %5 = dist.recv token micro_batch 1 chunk 1 from 1 bytes = 16 after(%3)
+    %6 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 1] after(%5)
+    %7 = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 256 after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 4096
+    %1 = dist.instance @prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = dist.instance @decode_17 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    %5 = dist.send token micro_batch 1 chunk 1 to 0 bytes = 16 after(%4)
+    %6 = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 256 after(%4)
+    %7 = dist.instance @decode_18 chunk 1 micro_batch 2 blocks [1, 2] after(%6)
+  }
+}
+
+// -----
+
+// dist_message_c1: the last token is never fed back
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 4096 after(%0)
+    %2 = dist.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    %5 = dist.recv token micro_batch 1 chunk 1 from 1 bytes = 16 after(%3)
+    %6 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 1] after(%5)
+    %7 = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 256 after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 4096
+    %1 = dist.instance @prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = dist.instance @decode_17 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    %5 = dist.send token micro_batch 1 chunk 1 to 0 bytes = 16 after(%4)
+    %6 = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 256 after(%4)
+    %7 = dist.instance @decode_18 chunk 1 micro_batch 2 blocks [1, 2] after(%6)
+    // expected-error @+1 {{dist_message_c1: the token of step 2 feeds step 3, which the generation does not run (the last token is never fed back)}}
+    %8 = dist.send token micro_batch 2 chunk 1 to 0 bytes = 16 after(%7)
+  }
+}
+
+// -----
+
+// dist_message_c2: a token goes to the first stage
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 4096 after(%0)
+    %2 = dist.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    %5 = dist.recv token micro_batch 1 chunk 1 from 1 bytes = 16 after(%3)
+    %6 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 1] after(%5)
+    %7 = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 256 after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 4096
+    %1 = dist.instance @prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = dist.instance @decode_17 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    // expected-error @+1 {{dist_message_c2: the token of micro-batch 1 leaving model chunk 1 goes to stage 0, not 1}}
+    %5 = dist.send token micro_batch 1 chunk 1 to 1 bytes = 16 after(%4)
+    %6 = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 256 after(%4)
+    %7 = dist.instance @decode_18 chunk 1 micro_batch 2 blocks [1, 2] after(%6)
+  }
+}
+
+// -----
+
+// dist_program_c7: a token channel is not an activation channel: stage 0 waits
+// for the token before it sends the activation stage 1 needs
+// expected-error @+1 {{dist_program_c7: the stages deadlock through their messages: stage 0 waits for the token of micro-batch 0 leaving model chunk 1 from stage 1; stage 1 waits for the activation of micro-batch 0 leaving model chunk 0 from stage 0;}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> inference = <batch = 2, prompt_length = 16, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_17 block decode context 17 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.template @decode_18 block decode context 18 {
+    %0 = dist.task "fc" decode matmul per_decode_step on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 1]
+    // expected-note @+1 {{stage 0 is blocked here}}
+    %2 = dist.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 4096 after(%0)
+    %3 = dist.instance @decode_17 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    %5 = dist.recv token micro_batch 1 chunk 1 from 1 bytes = 16 after(%3)
+    %6 = dist.instance @decode_18 chunk 0 micro_batch 2 blocks [0, 1] after(%5)
+    %7 = dist.send activation micro_batch 2 chunk 0 to 1 bytes = 256 after(%6)
+  }
+  dist.stage 1 {
+    // expected-note @+1 {{stage 1 is blocked here}}
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 4096
+    %1 = dist.instance @prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = dist.instance @decode_17 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    %5 = dist.send token micro_batch 1 chunk 1 to 0 bytes = 16 after(%4)
+    %6 = dist.recv activation micro_batch 2 chunk 0 from 0 bytes = 256 after(%4)
+    %7 = dist.instance @decode_18 chunk 1 micro_batch 2 blocks [1, 2] after(%6)
   }
 }

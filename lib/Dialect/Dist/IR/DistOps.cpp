@@ -16,8 +16,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
 #include <map>
@@ -107,6 +107,14 @@ LogicalResult ProgramOp::verify() {
           *this, getModel(), getMapping(), getTrainingAttr(),
           getInferenceAttr(), "dist_program_c4")))
     return failure();
+  // A whole-run inference program holds every step of the generation.
+  if (isWholeRun(*this) && getInferenceAttr() && !getTrainingAttr()) {
+    if (getDecodeContext())
+      return emitOpError() << "dist_program_c3: a whole-run inference program "
+                              "holds every step of the generation, so it "
+                              "has no decode_context";
+    return success();
+  }
   if (std::optional<std::string> violation =
           transformer::workloadContractViolation(
               getTrainingAttr(), getInferenceAttr(), getDecodeContext()))
@@ -121,29 +129,54 @@ LogicalResult ProgramOp::verify() {
 namespace {
 /// What the rules of a whole-run program need of its contracts.
 struct RunShape {
+  /// Micro-batches of a training iteration; steps of a generation (the
+  /// prefill and the decode steps) for an inference run.
   int64_t microbatches = 0;
   workload::PipelineLayout layout;
   workload::PipelineSchedule schedule = workload::PipelineSchedule::OneFOneB;
+  /// The prompt length of an inference run; none for training.
+  std::optional<int64_t> promptLength;
+
+  bool inference() const { return promptLength.has_value(); }
+  /// "micro-batch of the iteration (0..m-1)" or "step of the generation".
+  std::string rangeText() const {
+    return (llvm::Twine(inference() ? "a step of the generation (0.."
+                                    : "a micro-batch of the iteration (0..") +
+            llvm::Twine(microbatches - 1) + ")")
+        .str();
+  }
 };
 } // namespace
 
 /// The shape of the run of the program enclosing `op`, if it is a training
-/// program whose contracts compose (dist_program_c4 reports otherwise).
+/// or inference program whose contracts compose (dist_program_c4 reports
+/// otherwise). An inference run's micro-batches are its generation steps,
+/// one chunk of blocks / pp blocks per stage.
 static std::optional<RunShape> runShapeOf(Operation *op) {
   auto program = llvm::dyn_cast<ProgramOp>(op);
   if (!program)
     program = op->getParentOfType<ProgramOp>();
-  if (!program || !program.getTrainingAttr())
+  if (!program)
     return std::nullopt;
   workload::ModelSpec model = program.getModel().getSpec();
   workload::MappingSpec mapping = program.getMapping().getSpec();
+  if (transformer::InferenceAttr inference = program.getInferenceAttr()) {
+    workload::InferenceSpec spec = inference.getSpec();
+    if (program.getTrainingAttr() ||
+        !workload::composeInference(model, spec, mapping))
+      return std::nullopt;
+    return RunShape{spec.generatedTokens, workload::layoutOf(model, mapping),
+                    mapping.schedule, spec.promptLength};
+  }
+  if (!program.getTrainingAttr())
+    return std::nullopt;
   std::optional<workload::TrainingComposition> composition =
       workload::composeTraining(model, program.getTrainingAttr().getSpec(),
                                 mapping);
   if (!composition)
     return std::nullopt;
   return RunShape{composition->microbatches, workload::layoutOf(model, mapping),
-                  mapping.schedule};
+                  mapping.schedule, std::nullopt};
 }
 
 static std::string describe(workload::PipelineMessage message,
@@ -154,13 +187,27 @@ static std::string describe(workload::PipelineMessage message,
       .str();
 }
 
-/// The key of a message in the channel space of workload::findDeadlock.
-static int64_t channelOf(workload::PipelineMessage message, int64_t microBatch,
-                         int64_t chunk, int64_t chunks) {
-  return workload::pipelineChannel(
-      microBatch, chunk, message == workload::PipelineMessage::ActivationGrad,
-      chunks);
-}
+namespace {
+/// Dense channel keys for workload::findDeadlock: one per message (what it
+/// carries, micro-batch, chunk), so a token and an activation of the same
+/// step and chunk are different channels.
+class Channels {
+public:
+  template <typename MessageOpT> int64_t of(MessageOpT op) {
+    std::tuple<int, int64_t, int64_t> key{static_cast<int>(op.getMessage()),
+                                          op.getMicroBatch(), op.getChunk()};
+    int64_t next = static_cast<int64_t>(ids.size());
+    return ids.try_emplace(key, next).first->second;
+  }
+
+private:
+  std::map<std::tuple<int, int64_t, int64_t>, int64_t> ids;
+};
+} // namespace
+
+static LogicalResult verifyInferenceOrder(ProgramOp program,
+                                          const RunShape &shape,
+                                          llvm::ArrayRef<StageOp> stages);
 
 /// dist_program_c5 .. c9 (docs/WholeRun.md): a program with stages holds
 /// its whole run and nothing of block scope; its messages pair up; its
@@ -181,7 +228,7 @@ static LogicalResult verifyWholeRun(ProgramOp program) {
   if (!shape)
     return program.emitOpError()
            << "dist_program_c5: a whole-run program describes a training "
-              "run";
+              "or inference run";
   const workload::PipelineLayout &layout = shape->layout;
   llvm::SmallVector<StageOp> byIndex(layout.stages);
   for (StageOp stage : stages) {
@@ -247,16 +294,14 @@ static LogicalResult verifyWholeRun(ProgramOp program) {
   // stage wait, so they are the progress steps.
   std::vector<std::vector<workload::ProgressStep>> progress(layout.stages);
   std::vector<std::vector<Operation *>> stepOps(layout.stages);
+  Channels channels;
   for (auto [index, stage] : llvm::enumerate(byIndex))
     for (Operation &op : stage.getBody().front()) {
       workload::ProgressStep step;
       if (auto send = llvm::dyn_cast<SendOp>(op))
-        step.signals.push_back(channelOf(send.getMessage(),
-                                         send.getMicroBatch(), send.getChunk(),
-                                         layout.chunks()));
+        step.signals.push_back(channels.of(send));
       else if (auto recv = llvm::dyn_cast<RecvOp>(op))
-        step.waits.push_back(channelOf(recv.getMessage(), recv.getMicroBatch(),
-                                       recv.getChunk(), layout.chunks()));
+        step.waits.push_back(channels.of(recv));
       else
         continue;
       progress[index].push_back(step);
@@ -280,6 +325,8 @@ static LogicalResult verifyWholeRun(ProgramOp program) {
   }
 
   // dist_program_c8 and c9: the order of each stage's block passes.
+  if (shape->inference())
+    return verifyInferenceOrder(program, *shape, byIndex);
   std::vector<workload::StageOrder> orders(layout.stages);
   std::vector<std::vector<InstanceOp>> slotOps(layout.stages);
   for (auto [index, stage] : llvm::enumerate(byIndex))
@@ -318,6 +365,63 @@ static LogicalResult verifyWholeRun(ProgramOp program) {
   return success();
 }
 
+/// dist_program_c8 and c9 of an inference run: each stage's block instances
+/// are the prefill (step 0), then the decode steps 1 .. generated_tokens - 1
+/// in order, each of the decode template at context prompt_length + step.
+static LogicalResult verifyInferenceOrder(ProgramOp program,
+                                          const RunShape &shape,
+                                          llvm::ArrayRef<StageOp> stages) {
+  for (StageOp stage : stages) {
+    int64_t slot = 0;
+    for (InstanceOp instance : stage.getBody().getOps<InstanceOp>()) {
+      auto templateOp = SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
+          instance, instance.getTemplateNameAttr());
+      workload::PipelinePass pass = templateOp.getPass();
+      if (templateOp.getPart() != workload::ModelPart::Block ||
+          (pass != workload::PipelinePass::Prefill &&
+           pass != workload::PipelinePass::Decode))
+        return instance.emitOpError()
+               << "dist_program_c8: an inference run's stages run block "
+                  "prefill and decode instances only, not a "
+               << workload::stringifyEnum(templateOp.getPart()) << " "
+               << workload::stringifyEnum(pass);
+      if (slot == shape.microbatches)
+        return instance.emitOpError()
+               << "dist_program_c8: stage " << stage.getIndex()
+               << " runs more than the generation's " << shape.microbatches
+               << " steps";
+      // dist_instance_c2 gave the instance its step.
+      int64_t step = instance.getMicroBatchAttr().getInt();
+      workload::PipelinePass expected = slot == 0
+                                            ? workload::PipelinePass::Prefill
+                                            : workload::PipelinePass::Decode;
+      if (step != slot || pass != expected)
+        return instance.emitOpError()
+               << "dist_program_c9: stage " << stage.getIndex() << " slot "
+               << slot << " runs the " << workload::stringifyEnum(pass)
+               << " of step " << step << ", but the generation runs the "
+               << workload::stringifyEnum(expected) << " of step " << slot;
+      int64_t context = *shape.promptLength + step;
+      if (pass == workload::PipelinePass::Decode &&
+          templateOp.getContextLength() != context)
+        return instance.emitOpError()
+               << "dist_program_c9: decode step " << step << " runs at context "
+               << context << " (prompt_length + step), but template @"
+               << templateOp.getSymName() << " is the decode step at context "
+               << *templateOp.getContextLength();
+      ++slot;
+    }
+    if (slot != shape.microbatches)
+      return stage.emitOpError()
+             << "dist_program_c8: stage " << stage.getIndex() << " runs "
+             << slot << " steps of the generation, which has "
+             << shape.microbatches << " (the prefill and "
+             << shape.microbatches - 1 << " decode steps)";
+  }
+  (void)program;
+  return success();
+}
+
 /// dist_boundary_c4 for inputs: some work of `program` reads each input
 /// boundary (a KV cache, state the work appends to and reads, may be
 /// written instead).
@@ -349,9 +453,8 @@ LogicalResult ProgramOp::verifyRegions() {
     return failure();
   transformer::MappingAttr mapping = getMapping();
   for (MeshOp mesh : getBody().getOps<MeshOp>()) {
-    for (auto [axis, size] :
-         llvm::zip(mesh.getAxes().getAsValueRange<StringAttr>(),
-                   mesh.getShape())) {
+    for (auto [axis, size] : llvm::zip(
+             mesh.getAxes().getAsValueRange<StringAttr>(), mesh.getShape())) {
       std::optional<int64_t> degree =
           llvm::StringSwitch<std::optional<int64_t>>(axis)
               .Case(workload::kTensorParallelAxis, mapping.getTp())
@@ -449,9 +552,8 @@ LogicalResult BoundaryOp::verify() {
     for (StringRef axis : axes.getAsValueRange<StringAttr>()) {
       std::optional<int64_t> size = mesh.getAxisSize(axis);
       if (!size)
-        return emitOpError() << "dist_boundary_c1: mesh @"
-                             << mesh.getSymName() << " has no axis '" << axis
-                             << "'";
+        return emitOpError() << "dist_boundary_c1: mesh @" << mesh.getSymName()
+                             << " has no axis '" << axis << "'";
       if (!used.insert(axis).second)
         return emitOpError() << "dist_boundary_c1: axis '" << axis
                              << "' splits more than one dimension";
@@ -487,8 +589,8 @@ LogicalResult BoundaryOp::verify() {
     return emitOpError() << "dist_boundary_c3: output '"
                          << workload::stringifyEnum(getRole())
                          << "' must be produced by "
-                         << workload::stringifyEnum(*phase)
-                         << " work, not by " << work.getPrimitive() << " ("
+                         << workload::stringifyEnum(*phase) << " work, not by "
+                         << work.getPrimitive() << " ("
                          << workload::stringifyEnum(work.getPhase()) << ")";
   if (!findTensor(work.getWrites(), getSymName()))
     return emitOpError() << "dist_boundary_c4: producer " << work.getPrimitive()
@@ -514,8 +616,8 @@ static FailureOr<MeshOp> verifyWork(WorkFactsOpInterface work,
   if (failed(verifyRankGroup(op, ranks, mesh, "dist_work_c2", "ranks")))
     return failure();
   if (work.getOps() < 0)
-    return op->emitOpError() << "dist_work_c3: ops must be non-negative, got "
-                             << work.getOps();
+    return op->emitOpError()
+           << "dist_work_c3: ops must be non-negative, got " << work.getOps();
   auto emit = [&]() { return op->emitOpError() << "dist_work_c3: "; };
   if (failed(verifyTensorBytes(work.getReads(), "read bytes", emit)) ||
       failed(verifyTensorBytes(work.getWrites(), "write bytes", emit)) ||
@@ -523,13 +625,12 @@ static FailureOr<MeshOp> verifyWork(WorkFactsOpInterface work,
     return failure();
   if (failed(verifyDependencies(op, deps, "dist_work_c4")))
     return failure();
-  if (!work.getStashed().empty() &&
-      work.getPhase() != workload::Phase::Forward)
-    return op->emitOpError() << "dist_work_c5: only forward work stashes, but "
-                             << work.getPrimitive() << " ("
-                             << workload::stringifyEnum(work.getPhase())
-                             << ") stashes " << work.getStashed().size()
-                             << " tensors";
+  if (!work.getStashed().empty() && work.getPhase() != workload::Phase::Forward)
+    return op->emitOpError()
+           << "dist_work_c5: only forward work stashes, but "
+           << work.getPrimitive() << " ("
+           << workload::stringifyEnum(work.getPhase()) << ") stashes "
+           << work.getStashed().size() << " tensors";
   return mesh;
 }
 
@@ -609,12 +710,12 @@ static LogicalResult verifyCollective(CollectiveOpT op) {
   for (StringRef axis : axes.getAsValueRange<StringAttr>()) {
     std::optional<int64_t> size = mesh->getAxisSize(axis);
     if (!size)
-      return op.emitOpError() << "dist_collective_c1: mesh @"
-                              << mesh->getSymName() << " has no axis '"
-                              << axis << "'";
+      return op.emitOpError()
+             << "dist_collective_c1: mesh @" << mesh->getSymName()
+             << " has no axis '" << axis << "'";
     if (!seen.insert(axis).second)
-      return op.emitOpError() << "dist_collective_c1: axis '" << axis
-                              << "' is named twice";
+      return op.emitOpError()
+             << "dist_collective_c1: axis '" << axis << "' is named twice";
     participants *= *size; // bounded by the mesh's checked rank count
   }
   if (std::optional<ArrayRef<int64_t>> group = op.getGroup()) {
@@ -647,9 +748,9 @@ static LogicalResult verifyCollective(CollectiveOpT op) {
   }
   int64_t declared = op.getParticipants();
   if (declared != participants)
-    return op.emitOpError() << "dist_collective_c2: participants = "
-                            << declared << " but axes " << axes << " span "
-                            << participants << " ranks";
+    return op.emitOpError()
+           << "dist_collective_c2: participants = " << declared << " but axes "
+           << axes << " span " << participants << " ranks";
   workload::CollectiveFacts facts = *op.getCollectiveFacts();
   if (facts.kind != workload::CollectiveKind::AllGather &&
       facts.reduction == workload::ReductionKind::None)
@@ -661,10 +762,9 @@ static LogicalResult verifyCollective(CollectiveOpT op) {
                                "non-negative, got "
                             << facts.messageBytes;
   if (facts.messageBytes % participants != 0)
-    return op.emitOpError() << "dist_collective_c4: message bytes "
-                            << facts.messageBytes
-                            << " are not divisible by participants = "
-                            << participants;
+    return op.emitOpError()
+           << "dist_collective_c4: message bytes " << facts.messageBytes
+           << " are not divisible by participants = " << participants;
   if (failed(verifyWholeGroups(op, op.getRanks(), *mesh, axes, participants)))
     return failure();
   // Byte sums fit: dist_work_c3 checked them.
@@ -710,9 +810,16 @@ DEFINE_COLLECTIVE(AllGatherOp)
 //===----------------------------------------------------------------------===//
 
 workload::Cadence TemplateOp::getCadence() {
-  return getPass() == workload::PipelinePass::Step
-             ? workload::Cadence::PerIteration
-             : workload::Cadence::PerMicroBatch;
+  switch (getPass()) {
+  case workload::PipelinePass::Step:
+    return workload::Cadence::PerIteration;
+  case workload::PipelinePass::Prefill:
+    return workload::Cadence::PerGeneration;
+  case workload::PipelinePass::Decode:
+    return workload::Cadence::PerDecodeStep;
+  default:
+    return workload::Cadence::PerMicroBatch;
+  }
 }
 
 /// Whether work of `phase` belongs to a template of `pass`
@@ -732,8 +839,26 @@ static bool belongsToPass(workload::Phase phase, workload::PipelinePass pass) {
     return phase == Phase::WeightGrad || phase == Phase::Recommunication;
   case workload::PipelinePass::Step:
     return phase == Phase::Optimizer || phase == Phase::WeightGrad;
+  case workload::PipelinePass::Prefill:
+    return phase == Phase::Prefill;
+  case workload::PipelinePass::Decode:
+    return phase == Phase::Decode;
   }
   llvm_unreachable("unknown PipelinePass");
+}
+
+LogicalResult TemplateOp::verify() {
+  bool decode = getPass() == workload::PipelinePass::Decode;
+  std::optional<int64_t> context = getContextLength();
+  if (decode && (!context || *context < 1))
+    return emitOpError() << "dist_template_c4: decode template @"
+                         << getSymName()
+                         << " states its positive context length";
+  if (!decode && context)
+    return emitOpError() << "dist_template_c4: only a decode template has a "
+                            "context, not a "
+                         << workload::stringifyEnum(getPass()) << " template";
+  return success();
 }
 
 LogicalResult TemplateOp::verifyRegions() {
@@ -798,7 +923,7 @@ LogicalResult InstanceOp::verify() {
     return success(); // dist_program_c4 or c5 reports the program.
   const workload::PipelineLayout &layout = shape->layout;
   bool perMicroBatch =
-      templateOp.getCadence() == workload::Cadence::PerMicroBatch;
+      templateOp.getCadence() != workload::Cadence::PerIteration;
   std::optional<int64_t> microBatch;
   if (IntegerAttr attr = getMicroBatchAttr())
     microBatch = attr.getInt();
@@ -811,8 +936,7 @@ LogicalResult InstanceOp::verify() {
                                              "micro_batch");
   if (microBatch && (*microBatch < 0 || *microBatch >= shape->microbatches))
     return emitOpError() << "dist_instance_c2: micro_batch " << *microBatch
-                         << " is not a micro-batch of the iteration (0.."
-                         << shape->microbatches - 1 << ")";
+                         << " is not " << shape->rangeText();
   int64_t stage = (*this)->getParentOfType<StageOp>().getIndex();
   int64_t chunk = getChunk();
   if (chunk < 0 || chunk >= layout.chunks() || layout.stageOf(chunk) != stage)
@@ -899,15 +1023,35 @@ static LogicalResult verifyMessage(MessageOpT op, bool sending) {
   std::optional<RunShape> shape = runShapeOf(op);
   if (shape) {
     const workload::PipelineLayout &layout = shape->layout;
-    bool forward = op.getMessage() == workload::PipelineMessage::Activation;
+    workload::PipelineMessage message = op.getMessage();
+    bool token = message == workload::PipelineMessage::Token;
+    bool forward = message == workload::PipelineMessage::Activation;
     int64_t chunk = op.getChunk();
     int64_t stage = op->template getParentOfType<StageOp>().getIndex();
-    int64_t neighbour = forward ? chunk + 1 : chunk - 1;
+    int64_t last = layout.chunks() - 1;
+    // A token goes from the last model chunk back to the first.
+    int64_t neighbour = token ? 0 : forward ? chunk + 1 : chunk - 1;
     if (op.getMicroBatch() < 0 || op.getMicroBatch() >= shape->microbatches)
       return op.emitOpError()
              << "dist_message_c1: micro_batch " << op.getMicroBatch()
-             << " is not a micro-batch of the iteration (0.."
-             << shape->microbatches - 1 << ")";
+             << " is not " << shape->rangeText();
+    if (token && !shape->inference())
+      return op.emitOpError()
+             << "dist_message_c1: only an inference run sends tokens";
+    if (shape->inference() &&
+        message == workload::PipelineMessage::ActivationGrad)
+      return op.emitOpError()
+             << "dist_message_c1: an inference run sends no activation_grad";
+    if (token && (chunk != last || last == 0))
+      return op.emitOpError()
+             << "dist_message_c1: a token leaves the last model chunk (" << last
+             << ") for the first, at pp > 1, not model chunk " << chunk;
+    if (token && op.getMicroBatch() >= shape->microbatches - 1)
+      return op.emitOpError()
+             << "dist_message_c1: the token of step " << op.getMicroBatch()
+             << " feeds step " << op.getMicroBatch() + 1
+             << ", which the generation does not run (the last token is "
+                "never fed back)";
     if (chunk < 0 || chunk >= layout.chunks() || neighbour < 0 ||
         neighbour >= layout.chunks())
       return op.emitOpError()

@@ -49,6 +49,14 @@ LogicalResult PlanOp::verify() {
           *this, getModel(), getMapping(), getTrainingAttr(),
           getInferenceAttr(), "pplan_plan_c4")))
     return failure();
+  // A whole-run inference plan holds every step of the generation.
+  if (isWholeRun() && getInferenceAttr() && !getTrainingAttr()) {
+    if (getDecodeContext())
+      return emitOpError() << "pplan_plan_c3: a whole-run inference plan "
+                              "holds every step of the generation, so it has "
+                              "no decode_context";
+    return success();
+  }
   if (std::optional<std::string> violation =
           transformer::workloadContractViolation(
               getTrainingAttr(), getInferenceAttr(), getDecodeContext()))
@@ -112,28 +120,51 @@ ledgerQuantities(LedgerOp row, const workload::WorkTotals &found) {
 namespace {
 /// What the whole-run rules need of a plan's contracts.
 struct RunShape {
+  /// Micro-batches of a training iteration; generation steps of an
+  /// inference run.
   int64_t microbatches = 0;
   workload::PipelineLayout layout;
+  bool inference = false;
+
+  /// "a micro-batch of the iteration (0..m-1)" or "a step of the
+  /// generation (0..G-1)".
+  std::string rangeText() const {
+    return (llvm::Twine(inference ? "a step of the generation (0.."
+                                  : "a micro-batch of the iteration (0..") +
+            llvm::Twine(microbatches - 1) + ")")
+        .str();
+  }
 };
 } // namespace
 
-/// The shape of the run of the plan enclosing `op`, if it is a training plan
-/// whose contracts compose (pplan_plan_c4 or c5 report otherwise).
+/// The shape of the run of the plan enclosing `op`, if it is a training or
+/// inference plan whose contracts compose (pplan_plan_c4 or c5 report
+/// otherwise).
 static std::optional<RunShape> runShapeOf(Operation *op) {
   auto plan = llvm::dyn_cast<PlanOp>(op);
   if (!plan)
     plan = op->getParentOfType<PlanOp>();
-  if (!plan || !plan.getTrainingAttr())
+  if (!plan)
     return std::nullopt;
   workload::ModelSpec model = plan.getModel().getSpec();
   workload::MappingSpec mapping = plan.getMapping().getSpec();
+  if (transformer::InferenceAttr inference = plan.getInferenceAttr()) {
+    workload::InferenceSpec spec = inference.getSpec();
+    if (plan.getTrainingAttr() ||
+        !workload::composeInference(model, spec, mapping))
+      return std::nullopt;
+    return RunShape{spec.generatedTokens, workload::layoutOf(model, mapping),
+                    true};
+  }
+  if (!plan.getTrainingAttr())
+    return std::nullopt;
   std::optional<workload::TrainingComposition> composition =
       workload::composeTraining(model, plan.getTrainingAttr().getSpec(),
                                 mapping);
   if (!composition)
     return std::nullopt;
-  return RunShape{composition->microbatches,
-                  workload::layoutOf(model, mapping)};
+  return RunShape{composition->microbatches, workload::layoutOf(model, mapping),
+                  false};
 }
 
 static std::string describe(workload::PipelineMessage message,
@@ -164,7 +195,8 @@ verifyWholeRun(PlanOp plan,
   std::optional<RunShape> shape = runShapeOf(plan);
   if (!shape)
     return plan.emitOpError()
-           << "pplan_plan_c5: a whole-run plan describes a training run";
+           << "pplan_plan_c5: a whole-run plan describes a training or "
+              "inference run";
   const workload::PipelineLayout &layout = shape->layout;
   llvm::SmallVector<StageOp> byIndex(layout.stages);
   for (StageOp stage : body.getOps<StageOp>()) {
@@ -245,12 +277,16 @@ verifyWholeRun(PlanOp plan,
   // pplan_plan_c7: each stage's totals equal its ledger rows.
   std::map<std::tuple<int64_t, workload::Phase, workload::Engine>, LedgerOp>
       rows;
+  workload::Cadence runCadence = shape->inference
+                                     ? workload::Cadence::PerGeneration
+                                     : workload::Cadence::PerIteration;
   for (LedgerOp row : body.getOps<LedgerOp>()) {
     int64_t stage = *row.getStage();
-    if (row.getCadence() != workload::Cadence::PerIteration)
+    if (row.getCadence() != runCadence)
       return row.emitOpError()
              << "pplan_plan_c7: a stage's ledger row holds its totals over "
-                "the iteration (per_iteration), not "
+             << (shape->inference ? "the generation" : "the iteration") << " ("
+             << workload::stringifyEnum(runCadence) << "), not "
              << workload::stringifyEnum(row.getCadence());
     if (stage < 0 || stage >= layout.stages)
       return row.emitOpError() << "pplan_plan_c7: the ledger records stage "
@@ -514,13 +550,24 @@ LogicalResult TaskOp::verify() {
 // BufferOp
 //===----------------------------------------------------------------------===//
 
-/// Whether a block instance of `pass` makes or reads a pipeline message:
-/// the forward an activation, the backward (or input gradient) an
-/// activation gradient.
-static bool carriesMessage(workload::PipelinePass pass, bool forward) {
-  return forward ? pass == workload::PipelinePass::Forward
-                 : pass == workload::PipelinePass::Backward ||
-                       pass == workload::PipelinePass::InputGrad;
+/// Whether a block instance of `pass` makes or reads a pipeline message of
+/// `message`: the forward (or an inference step) an activation, the
+/// backward (or input gradient) an activation gradient, an inference step
+/// a token.
+static bool carriesMessage(workload::PipelinePass pass,
+                           workload::PipelineMessage message) {
+  using workload::PipelinePass;
+  bool inference =
+      pass == PipelinePass::Prefill || pass == PipelinePass::Decode;
+  switch (message) {
+  case workload::PipelineMessage::Activation:
+    return pass == PipelinePass::Forward || inference;
+  case workload::PipelineMessage::ActivationGrad:
+    return pass == PipelinePass::Backward || pass == PipelinePass::InputGrad;
+  case workload::PipelineMessage::Token:
+    return inference;
+  }
+  llvm_unreachable("unknown PipelineMessage");
 }
 
 /// pplan_buffer_c5: a stage's communication buffer holds one pipeline
@@ -569,22 +616,29 @@ static LogicalResult verifyCommunicationBuffer(BufferOp buffer) {
                      "drained by one pplan.send";
   }
   bool forward = message == workload::PipelineMessage::Activation;
-  // The sending chunk makes the message, the receiving chunk reads it.
-  int64_t chunk =
-      sending ? messageChunk : (forward ? messageChunk + 1 : messageChunk - 1);
+  bool token = message == workload::PipelineMessage::Token;
+  // The sending chunk makes the message, the receiving chunk reads it; a
+  // token of step t is read by the first chunk's step t + 1.
+  int64_t chunk = sending ? messageChunk
+                  : token ? 0
+                          : (forward ? messageChunk + 1 : messageChunk - 1);
+  int64_t step = token && !sending ? microBatch + 1 : microBatch;
   for (Operation *op : instances) {
     auto instance = llvm::dyn_cast<InstanceOp>(op);
     TemplateOp templateOp = instance ? instance.lookupTemplate() : nullptr;
     if (!templateOp || templateOp.getPart() != workload::ModelPart::Block ||
-        !carriesMessage(templateOp.getPass(), forward) ||
+        !carriesMessage(templateOp.getPass(), message) ||
         !instance.getMicroBatchAttr() ||
-        instance.getMicroBatchAttr().getInt() != microBatch ||
+        instance.getMicroBatchAttr().getInt() != step ||
         instance.getChunk() != chunk)
       return fail() << "the " << describe(message, microBatch, messageChunk)
                     << " must be " << (sending ? "made" : "read")
-                    << " by a block " << (forward ? "forward" : "backward")
-                    << " instance of micro-batch " << microBatch
-                    << " on model chunk " << chunk;
+                    << " by a block "
+                    << (token     ? "prefill or decode"
+                        : forward ? "forward"
+                                  : "backward")
+                    << " instance of micro-batch " << step << " on model chunk "
+                    << chunk;
   }
   if (static_cast<int64_t>(buffer.getBytes()) != bytes)
     return fail() << "the buffer holds "
@@ -643,12 +697,33 @@ LogicalResult BufferOp::verify() {
 //===----------------------------------------------------------------------===//
 
 workload::Cadence TemplateOp::getCadence() {
-  return getPass() == workload::PipelinePass::Step
-             ? workload::Cadence::PerIteration
-             : workload::Cadence::PerMicroBatch;
+  switch (getPass()) {
+  case workload::PipelinePass::Step:
+    return workload::Cadence::PerIteration;
+  case workload::PipelinePass::Prefill:
+    return workload::Cadence::PerGeneration;
+  case workload::PipelinePass::Decode:
+    return workload::Cadence::PerDecodeStep;
+  default:
+    return workload::Cadence::PerMicroBatch;
+  }
 }
 
-LogicalResult TemplateOp::verify() { return verifyNoForeignAttributes(*this); }
+LogicalResult TemplateOp::verify() {
+  if (failed(verifyNoForeignAttributes(*this)))
+    return failure();
+  bool decode = getPass() == workload::PipelinePass::Decode;
+  std::optional<int64_t> context = getContextLength();
+  if (decode && (!context || *context < 1))
+    return emitOpError() << "pplan_template_c2: decode template @"
+                         << getSymName()
+                         << " states its positive context length";
+  if (!decode && context)
+    return emitOpError() << "pplan_template_c2: only a decode template has "
+                            "a context, not a "
+                         << workload::stringifyEnum(getPass()) << " template";
+  return success();
+}
 
 LogicalResult TemplateOp::verifyRegions() {
   Block &body = getBody().front();
@@ -739,7 +814,7 @@ LogicalResult InstanceOp::verify() {
     return success(); // pplan_plan_c4 or c5 reports the plan.
   const workload::PipelineLayout &layout = shape->layout;
   bool perMicroBatch =
-      templateOp.getCadence() == workload::Cadence::PerMicroBatch;
+      templateOp.getCadence() != workload::Cadence::PerIteration;
   std::optional<int64_t> microBatch;
   if (IntegerAttr attr = getMicroBatchAttr())
     microBatch = attr.getInt();
@@ -752,8 +827,7 @@ LogicalResult InstanceOp::verify() {
                                              "micro_batch");
   if (microBatch && (*microBatch < 0 || *microBatch >= shape->microbatches))
     return emitOpError() << "pplan_instance_c2: micro_batch " << *microBatch
-                         << " is not a micro-batch of the iteration (0.."
-                         << shape->microbatches - 1 << ")";
+                         << " is not " << shape->rangeText();
   int64_t stage = (*this)->getParentOfType<StageOp>().getIndex();
   int64_t chunk = getChunk();
   if (chunk < 0 || chunk >= layout.chunks() || layout.stageOf(chunk) != stage)
@@ -788,15 +862,30 @@ static LogicalResult verifyTransfer(TransferOpT op, bool sending) {
     return failure();
   if (std::optional<RunShape> shape = runShapeOf(op)) {
     const workload::PipelineLayout &layout = shape->layout;
-    bool forward = op.getMessage() == workload::PipelineMessage::Activation;
+    workload::PipelineMessage message = op.getMessage();
+    bool token = message == workload::PipelineMessage::Token;
+    bool forward = message == workload::PipelineMessage::Activation;
     int64_t chunk = op.getChunk();
     int64_t stage = op->template getParentOfType<StageOp>().getIndex();
-    int64_t neighbour = forward ? chunk + 1 : chunk - 1;
+    int64_t last = layout.chunks() - 1;
+    int64_t neighbour = token ? 0 : forward ? chunk + 1 : chunk - 1;
     if (op.getMicroBatch() < 0 || op.getMicroBatch() >= shape->microbatches)
       return op.emitOpError()
              << "pplan_transfer_c1: micro_batch " << op.getMicroBatch()
-             << " is not a micro-batch of the iteration (0.."
-             << shape->microbatches - 1 << ")";
+             << " is not " << shape->rangeText();
+    if (token && !shape->inference)
+      return op.emitOpError()
+             << "pplan_transfer_c1: only an inference run sends tokens";
+    if (shape->inference &&
+        message == workload::PipelineMessage::ActivationGrad)
+      return op.emitOpError() << "pplan_transfer_c1: an inference run sends no "
+                                 "activation_grad";
+    if (token && (chunk != last || last == 0 ||
+                  op.getMicroBatch() >= shape->microbatches - 1))
+      return op.emitOpError()
+             << "pplan_transfer_c1: a token leaves the last model chunk ("
+             << last << ") for the first, at pp > 1, for steps 0.."
+             << shape->microbatches - 2;
     if (chunk < 0 || chunk >= layout.chunks() || neighbour < 0 ||
         neighbour >= layout.chunks())
       return op.emitOpError()

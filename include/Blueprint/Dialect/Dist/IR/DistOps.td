@@ -43,10 +43,12 @@ def Dist_ProgramOp : Dist_Op<"program", [
     2. `dist_program_c2`: every mesh axis is named `tp`, `pp` or `dp` and its
        size equals that degree of `mapping`;
     3. `dist_program_c3`: the program carries exactly one workload contract,
-       `training` or `inference`; an inference program has a
+       `training` or `inference`; a block-scope inference program has a
        `decode_context` exactly when its generation has decode steps, and it
        is one of their context lengths (the program holds the prefill and
-       that decode step);
+       that decode step); a whole-run inference program (one with templates
+       or stages) holds every step of the generation and has no
+       `decode_context`;
     4. `dist_program_c4`: the contracts compose: every rule of the ModelIR
        op they came from holds (`decoder_training_c*` or
        `decoder_inference_c*`, reported under this label), so a program
@@ -334,21 +336,31 @@ def Dist_TemplateOp : Dist_Op<"template", [
     in one pass of one micro-batch (`forward`, `backward`, or under
     zero-bubble schedules `input_grad` and `weight_grad`) or once per
     iteration (`step`: gradient synchronisation and the optimizer step).
+    In an inference run a block template is the prefill of the whole
+    prompt (`prefill`, once per generation) or one decode step (`decode`)
+    at the context length `context_length` (printed `context L`;
+    docs/WholeRun.md, "Inference runs").
     A whole-run program states each such piece of work once; every
-    `dist.instance` of a stage runs it, for one micro-batch and a range of
-    blocks (docs/WholeRun.md). The work ops inside say nothing of
-    micro-batch or block: the instance does.
+    `dist.instance` of a stage runs it, for one micro-batch (generation
+    step) and a range of blocks (docs/WholeRun.md). The work ops inside say
+    nothing of micro-batch or block: the instance does.
 
     Rules (`dist_template_c*`):
     1. `dist_template_c1`: the work has the template's cadence:
-       `per_iteration` for `step`, `per_micro_batch` otherwise;
+       `per_iteration` for `step`, `per_generation` for `prefill`,
+       `per_decode_step` for `decode`, `per_micro_batch` otherwise;
     2. `dist_template_c2`: the work's phases belong to the pass: `forward`
        holds forward work; `backward` recompute, gradients and
        recommunication; `input_grad` the same without weight gradients;
        `weight_grad` weight gradients and the recommunication they need;
-       `step` optimizer and weight-gradient synchronisation;
+       `step` optimizer and weight-gradient synchronisation; `prefill`
+       prefill work; `decode` decode work;
     3. `dist_template_c3`: the template holds only work ops and at least
-       one.
+       one;
+    4. `dist_template_c4`: a `decode` template states its
+       `context_length` (positive), any other template none. That its work is
+       the decode step at that context is checked by the program
+       (`dist_program_c9`) and by `--verify-conservation`.
 
     ```mlir
     dist.template @block_forward block forward {
@@ -357,19 +369,29 @@ def Dist_TemplateOp : Dist_Op<"template", [
           stashed {x = 65536}
       ...
     }
+    dist.template @block_decode_17 block decode context 17 {
+      %0 = dist.task "norm1" decode vector per_decode_step on @mesh ...
+      ...
+    }
     ```
   }];
   let arguments = (ins
     SymbolNameAttr:$sym_name,
     Workload_ModelPartProp:$part,
-    Workload_PipelinePassProp:$pass
+    Workload_PipelinePassProp:$pass,
+    OptionalAttr<I64Attr>:$context_length
   );
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$sym_name prop-dict `` $part $pass attr-dict-with-keyword $body";
+  let assemblyFormat = [{
+    $sym_name prop-dict `` $part $pass (`context` $context_length^)?
+    attr-dict-with-keyword $body
+  }];
   let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
-    /// The cadence of the template's work: per iteration for `step`.
+    /// The cadence of the template's work: per iteration for `step`, per
+    /// generation for `prefill`, per decode step for `decode`.
     ::blueprint::workload::Cadence getCadence();
   }];
+  let hasVerifier = 1;
   let hasRegionVerifier = 1;
 }
 
@@ -418,13 +440,16 @@ def Dist_InstanceOp : Dist_Op<"instance", [
     half-open range [first, end) of model block indices, for a `block`
     template; absent for an edge template, which runs once), for
     micro-batch `micro_batch` (absent for a `step` template) of model chunk
-    `chunk`. Runs after the work producing `deps`.
+    `chunk`. In an inference run `micro_batch` is the generation step: 0
+    for the prefill, t for the t-th decode step (context prompt_length +
+    t). Runs after the work producing `deps`.
 
     Rules (`dist_instance_c*`):
     1. `dist_instance_c1`: `template` names a `dist.template` of the
        program;
-    2. `dist_instance_c2`: `micro_batch` is given exactly for a
-       per-micro-batch template, and is a micro-batch of the iteration;
+    2. `dist_instance_c2`: `micro_batch` is given exactly for a template
+       that is not a `step`, and is a micro-batch of the iteration (a step
+       of the generation, 0 .. generated_tokens - 1);
     3. `dist_instance_c3`: `chunk` is a model chunk of the enclosing stage;
        a `block` instance's `blocks` are exactly that chunk's blocks under
        the mapping's layout; an `embedding` instance runs on the first
@@ -489,16 +514,24 @@ class Dist_PipelineMessageOp<string mnemonic, string peer>
 
 defvar Dist_PipelineMessageRules = [{
     A message is named by what it carries (`activation` forward,
-    `activation_grad` backward), its micro-batch and the model chunk that
-    sends it; `bytes` is what each rank of the sending stage sends to its
-    counterpart (same TP and DP coordinates) of the peer stage.
+    `activation_grad` backward, or in an inference run `token`: the token
+    ids step `micro_batch` sampled, which the last stage sends back to the
+    first for the next step), its micro-batch (generation step) and the
+    model chunk that sends it; `bytes` is what each rank of the sending
+    stage sends to its counterpart (same TP and DP coordinates) of the peer
+    stage.
 
     Rules (`dist_message_c*`):
     1. `dist_message_c1`: `micro_batch` is a micro-batch of the iteration
-       and `chunk` a model chunk of the sending stage that has a neighbour
-       in the message's direction (an activation leaves chunk g for chunk
-       g + 1, a gradient for chunk g - 1);
-    2. `dist_message_c2`: the peer stage holds that neighbour;
+       (a step of the generation) and `chunk` a model chunk of the sending
+       stage that has a neighbour in the message's direction (an activation
+       leaves chunk g for chunk g + 1, a gradient for chunk g - 1); a
+       `token` is sent only in an inference run with pp > 1, by the last
+       model chunk to the first, for the steps 0 .. generated_tokens - 2
+       (the last token is never fed back); an inference run sends no
+       `activation_grad`;
+    2. `dist_message_c2`: the peer stage holds that neighbour (for a
+       `token`, the first model chunk's stage receives it from the last's);
     3. `dist_message_c3`: `bytes` is non-negative;
     4. `dist_message_c4`: every dependency is the token of an op of the
        same stage.
@@ -509,8 +542,9 @@ defvar Dist_PipelineMessageRules = [{
 def Dist_SendOp : Dist_PipelineMessageOp<"send", "to"> {
   let summary = "send a pipeline message to the next or previous stage";
   let description = [{
-    The stage sends the activation (or activation gradient) of one
-    micro-batch leaving model chunk `chunk` to stage `to`. Sends are
+    The stage sends the activation (or activation gradient, or sampled
+    token ids) of one micro-batch leaving model chunk `chunk` to stage
+    `to`. Sends are
     asynchronous: a send never waits for its receive.
   }] # Dist_PipelineMessageRules # [{
 
@@ -524,8 +558,9 @@ def Dist_SendOp : Dist_PipelineMessageOp<"send", "to"> {
 def Dist_RecvOp : Dist_PipelineMessageOp<"recv", "from"> {
   let summary = "receive a pipeline message from another stage";
   let description = [{
-    The stage waits for the activation (or activation gradient) of one
-    micro-batch that model chunk `chunk` of stage `from` sends.
+    The stage waits for the activation (or activation gradient, or sampled
+    token ids) of one micro-batch that model chunk `chunk` of stage `from`
+    sends.
   }] # Dist_PipelineMessageRules # [{
 
     ```mlir

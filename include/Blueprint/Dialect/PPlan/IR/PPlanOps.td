@@ -45,11 +45,12 @@ def PPlan_PlanOp : PPlan_Op<"plan", [
        the ledger row equals the totals of the plan's tasks, and every
        group of tasks has a row;
     4. `pplan_plan_c3`: exactly one workload contract, `training` or
-       `inference`, with a `decode_context` as for `dist.program`;
+       `inference`, with a `decode_context` as for `dist.program` (none in
+       a whole-run inference plan);
     5. `pplan_plan_c4`: the contracts compose, as `dist_program_c4`;
     6. `pplan_plan_c5`: a whole-run plan (one with templates or stages,
        from a whole-run `dist.program`, docs/WholeRun.md) describes a
-       training run and holds capabilities, groups, templates, stages,
+       training or inference run and holds capabilities, groups, templates, stages,
        objectives and ledger rows only, one stage per pipeline stage, and
        every ledger row names a stage; a block-scope plan has no row with a
        stage;
@@ -60,7 +61,8 @@ def PPlan_PlanOp : PPlan_Op<"plan", [
        engine), the stage's ledger row equals the stage's totals: each
        instance's template tasks times its repetitions plus the stage-level
        tasks; every (stage, phase, engine) with work has exactly one row,
-       of cadence `per_iteration`.
+       of cadence `per_iteration` (`per_generation` in an inference run:
+       the stage's totals over the whole generation).
 
     ```mlir
     pplan.plan @gpt source_digest = "sha256:..." model = <...>
@@ -231,7 +233,9 @@ def PPlan_BufferOp : PPlan_Op<"buffer", [
        end: a `pplan.send` consumer fed by one block instance producer, or
        a `pplan.recv` producer feeding block instances; the instances run
        the pass and micro-batch of the message on the chunk that makes
-       (sends) or reads (receives) it, and `bytes` are the message's bytes;
+       (sends) or reads (receives) it (a token of step t is made by the last
+       chunk's prefill or decode of step t and read by the first chunk's
+       decode of step t + 1), and `bytes` are the message's bytes;
        rules 2 and 3 apply to plan-level buffers.
 
     ```mlir
@@ -331,13 +335,16 @@ def PPlan_TemplateOp : PPlan_PlanMember<"template", [
     block (`block`), the embeddings (`embedding`) or the final norm, LM
     head and loss (`head`) in one pass of one micro-batch (`forward`,
     `backward`, `input_grad`, `weight_grad`) or once per iteration
-    (`step`). Its tasks have their capability, concurrency group and
+    (`step`), or in an inference run the prefill (`prefill`) or one decode
+    step at context length `context_length` (`decode`, printed `context L`). Its tasks have their capability, concurrency group and
     demand as in a block-scope plan, and depend on one another in template
     order; every `pplan.instance` of a stage runs them.
 
     Rules: `pplan_template_c1`: the template holds `pplan.task` ops only
     and at least one, each of the template's cadence (`per_iteration` for
-    `step`, `per_micro_batch` otherwise).
+    `step`, `per_generation` for `prefill`, `per_decode_step` for
+    `decode`, `per_micro_batch` otherwise); `pplan_template_c2`: a `decode`
+    template states its positive `context_length`, any other template none.
 
     ```mlir
     pplan.template @block_forward block forward {
@@ -350,13 +357,17 @@ def PPlan_TemplateOp : PPlan_PlanMember<"template", [
   let arguments = (ins
     SymbolNameAttr:$sym_name,
     Workload_ModelPartProp:$part,
-    Workload_PipelinePassProp:$pass
+    Workload_PipelinePassProp:$pass,
+    OptionalAttr<I64Attr>:$context_length
   );
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat =
-      "$sym_name prop-dict `` $part $pass attr-dict-with-keyword $body";
+  let assemblyFormat = [{
+    $sym_name prop-dict `` $part $pass (`context` $context_length^)?
+    attr-dict-with-keyword $body
+  }];
   let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
-    /// The cadence of the template's tasks: per iteration for `step`.
+    /// The cadence of the template's tasks: per iteration for `step`, per
+    /// generation for `prefill`, per decode step for `decode`.
     ::blueprint::workload::Cadence getCadence();
   }];
   let hasVerifier = 1;
@@ -424,8 +435,9 @@ def PPlan_InstanceOp : PPlan_Op<"instance", [
     Rules (`pplan_instance_c*`, as `dist_instance_c1..c4`):
     1. `pplan_instance_c1`: `template` names a `pplan.template` of the
        plan;
-    2. `pplan_instance_c2`: `micro_batch` is given exactly for a
-       per-micro-batch template, and is a micro-batch of the iteration;
+    2. `pplan_instance_c2`: `micro_batch` is given exactly for a template
+       that is not a `step`, and is a micro-batch of the iteration (in an
+       inference run, a step of the generation);
     3. `pplan_instance_c3`: `chunk` is a model chunk of the enclosing
        stage; a `block` instance's `blocks` are exactly that chunk's blocks
        under the mapping's layout; an `embedding` instance runs on the
@@ -485,8 +497,9 @@ class PPlan_TransferOp<string mnemonic, string peer>
 
 defvar PPlan_TransferRules = [{
     A point-to-point transfer of one pipeline message, named by what it
-    carries (`activation` forward, `activation_grad` backward), its
-    micro-batch and the model chunk that sends it; `bytes` is what each
+    carries (`activation` forward, `activation_grad` backward, `token` the
+    sampled token ids of an inference step, back to the first stage), its
+    micro-batch (generation step) and the model chunk that sends it; `bytes` is what each
     rank of the sending stage sends to its counterpart (same TP and DP
     coordinates) on the peer stage. The op itself is the requirement of a
     point-to-point transfer capability (no `pplan.capability` kind names
@@ -496,7 +509,9 @@ defvar PPlan_TransferRules = [{
     1. `pplan_transfer_c1`: `micro_batch` is a micro-batch of the iteration
        and `chunk` a model chunk that has a neighbour in the message's
        direction (an activation leaves chunk g for chunk g + 1, a gradient
-       for chunk g - 1), held by the sending stage;
+       for chunk g - 1, a token the last chunk for the first), held by the
+       sending stage; tokens only in an inference run at pp > 1, for steps
+       0 .. generated_tokens - 2, and no activation gradient in one;
     2. `pplan_transfer_c2`: the peer stage holds the other end (the
        neighbour for a send, the chunk for a receive);
     3. `pplan_transfer_c3`: `bytes` is non-negative;
