@@ -21,6 +21,43 @@ static llvm::Error failure(const llvm::Twine &message) {
                                  "deriveWholeRun: " + message);
 }
 
+std::string RunShape::rangeText() const {
+  return (llvm::Twine(inference() ? "a step of the generation (0.."
+                                  : "a micro-batch of the iteration (0..") +
+          llvm::Twine(microbatches - 1) + ")")
+      .str();
+}
+
+std::optional<RunShape>
+blueprint::workload::runShapeOf(const ModelSpec &model,
+                                const MappingSpec &mapping,
+                                const std::optional<TrainingSpec> &training,
+                                const std::optional<InferenceSpec> &inference) {
+  if (training.has_value() == inference.has_value())
+    return std::nullopt;
+  if (inference) {
+    if (!composeInference(model, *inference, mapping))
+      return std::nullopt;
+    return RunShape{inference->generatedTokens, layoutOf(model, mapping),
+                    mapping.schedule, inference->promptLength};
+  }
+  std::optional<TrainingComposition> composition =
+      composeTraining(model, *training, mapping);
+  if (!composition)
+    return std::nullopt;
+  return RunShape{composition->microbatches, layoutOf(model, mapping),
+                  mapping.schedule, std::nullopt};
+}
+
+std::string blueprint::workload::describeMessage(PipelineMessage message,
+                                                 int64_t microBatch,
+                                                 int64_t chunk) {
+  return (stringifyEnum(message) + " of micro-batch " +
+          llvm::Twine(microBatch) + " leaving model chunk " +
+          llvm::Twine(chunk))
+      .str();
+}
+
 bool blueprint::workload::scattersPipelineMessages(const MappingSpec &mapping) {
   return mapping.pp > 1 && mapping.tp > 1 &&
          mapping.tpComm == TPCommMode::AllReduce;

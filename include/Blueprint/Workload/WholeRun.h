@@ -132,6 +132,36 @@ llvm::Expected<Invocation> embeddingGradSync(const ModelSpec &model,
                                              const TrainingSpec &training,
                                              const MappingSpec &mapping);
 
+/// What the rules of a whole-run program or plan need of its contracts.
+struct RunShape {
+  /// Micro-batches of a training iteration; steps of a generation (the
+  /// prefill and the decode steps) for an inference run.
+  int64_t microbatches = 0;
+  PipelineLayout layout;
+  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  /// The prompt length of an inference run; none for training.
+  std::optional<int64_t> promptLength;
+
+  bool inference() const { return promptLength.has_value(); }
+  /// "a micro-batch of the iteration (0..m-1)" or "a step of the
+  /// generation (0..G-1)".
+  std::string rangeText() const;
+};
+
+/// The shape of a run whose contracts are `model`, `mapping` and exactly
+/// one of `training` and `inference`, if they compose: an inference run's
+/// micro-batches are its generation steps, one chunk of blocks / pp blocks
+/// per stage.
+std::optional<RunShape>
+runShapeOf(const ModelSpec &model, const MappingSpec &mapping,
+           const std::optional<TrainingSpec> &training,
+           const std::optional<InferenceSpec> &inference);
+
+/// "<what> of micro-batch M leaving model chunk C": how the rules name a
+/// pipeline message.
+std::string describeMessage(PipelineMessage message, int64_t microBatch,
+                            int64_t chunk);
+
 /// True when a pipeline message is scattered over the TP ranks and
 /// all-gathered by the receiver (MLM2021 Sec. 4.1): the block output is
 /// TP-replicated (no sequence parallelism), tp > 1 and pp > 1.

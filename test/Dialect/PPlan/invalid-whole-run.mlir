@@ -1398,3 +1398,972 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
   pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
   pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
 }
+
+// -----
+
+// The inference rules (docs/WholeRun.md, "Inference runs"), on a trimmed
+// plan of --distribute-transformer=scope=iteration --plan-portable: pp 2,
+// G = 2 (the prefill and one decode step), one block per stage and one task
+// per template.
+
+// pplan_template_c1: per_decode_step work in the prefill template (per_generation)
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    // expected-error @+1 {{pplan_template_c1: norm1 is per_decode_step work but template @block_prefill (prefill) runs per_generation}}
+    %0 = pplan.task "norm1" prefill vector per_decode_step requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_template_c1: per_generation work in a decode template (per_decode_step)
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    // expected-error @+1 {{pplan_template_c1: norm1 is per_generation work but template @block_decode_9 (decode) runs per_decode_step}}
+    %0 = pplan.task "norm1" decode vector per_generation requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_template_c2: a decode template without its context
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  // expected-error @+1 {{pplan_template_c2: decode template @block_decode_9 states its positive context length}}
+  pplan.template @block_decode_9 block decode {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_template_c2: a decode template with context 0
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  // expected-error @+1 {{pplan_template_c2: decode template @block_decode_9 states its positive context length}}
+  pplan.template @block_decode_9 block decode context 0 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_template_c2: a context on the prefill template
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  // expected-error @+1 {{pplan_template_c2: only a decode template has a context, not a prefill template}}
+  pplan.template @block_prefill block prefill context 8 {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c3: a whole-run inference plan with a decode_context
+// expected-error @+1 {{pplan_plan_c3: a whole-run inference plan holds every step of the generation, so it has no decode_context}}
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> decode_context = 9 mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c5: an inference run without its last stage
+// expected-error @+1 {{pplan_plan_c5: pipeline stage 1 has no pplan.stage}}
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_instance_c2: a step beyond the generation
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    // expected-error @+1 {{pplan_instance_c2: micro_batch 2 is not a step of the generation (0..1)}}
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 2 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_instance_c2: a decode instance without its step
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    // expected-error @+1 {{pplan_instance_c2: template @block_decode_9 runs per micro-batch: give micro_batch}}
+    %3 = pplan.instance @block_decode_9 chunk 0 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_transfer_c1: a step beyond the generation
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    // expected-error @+1 {{pplan_transfer_c1: micro_batch 2 is not a step of the generation (0..1)}}
+    %4 = pplan.send activation micro_batch 2 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_transfer_c1: a token in a training plan
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    // expected-error @+1 {{pplan_transfer_c1: only an inference run sends tokens}}
+    %4 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+
+// -----
+
+// pplan_transfer_c1: a token not from the last model chunk
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    // expected-error @+1 {{pplan_transfer_c1: a token leaves the last model chunk (1) for the first, at pp > 1, for steps 0..0}}
+    %2 = pplan.recv token micro_batch 0 chunk 0 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_transfer_c1: a token after the last step
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    // expected-error @+1 {{pplan_transfer_c1: a token leaves the last model chunk (1) for the first, at pp > 1, for steps 0..0}}
+    %5 = pplan.send token micro_batch 1 chunk 1 to 0 bytes = 16 after(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_transfer_c1: a token at pp = 1
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 2]
+    // expected-error @+1 {{pplan_transfer_c1: a token leaves the last model chunk (0) for the first, at pp > 1, for steps 0..0}}
+    %1 = pplan.send token micro_batch 0 chunk 0 to 0 bytes = 16 after(%0)
+    %2 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 2] after(%0)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 2 ops = 14464 read = 4608 write = 4096 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 2 ops = 1808 read = 1024 write = 512 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_transfer_c1: an activation_grad in an inference plan
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    // expected-error @+1 {{pplan_transfer_c1: an inference run sends no activation_grad}}
+    %5 = pplan.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 256 after(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_transfer_c1: a token sent by the first stage
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    // expected-error @+1 {{pplan_transfer_c1: the token of micro-batch 0 leaving model chunk 1 is sent by stage 1, not 0}}
+    %5 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_transfer_c2: a token from the wrong stage
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    // expected-error @+1 {{pplan_transfer_c2: the token of micro-batch 0 leaving model chunk 1 comes from stage 1, not 0}}
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 0 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c5: a received token read by the step that sampled it
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    // expected-error @+1 {{pplan_buffer_c5: the token of micro-batch 0 leaving model chunk 1 must be read by a block prefill or decode instance of micro-batch 1 on model chunk 0}}
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%0)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c5: a sent token made by the next step
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    // expected-error @+1 {{pplan_buffer_c5: the token of micro-batch 0 leaving model chunk 1 must be made by a block prefill or decode instance of micro-batch 0 on model chunk 1}}
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%4) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c7: an inference stage row per decode step
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  // expected-error @+1 {{pplan_plan_c7: a stage's ledger row holds its totals over the generation (per_generation), not per_decode_step}}
+  pplan.ledger stage 0 per_decode_step decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c7: an inference stage row of the iteration
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  // expected-error @+1 {{pplan_plan_c7: a stage's ledger row holds its totals over the generation (per_generation), not per_iteration}}
+  pplan.ledger stage 1 per_iteration prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c7: an inference stage row with the wrong ops
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  // expected-error @+1 {{pplan_plan_c7: conservation of stage 0 decode vector ops: the distributed IR has 905, the plan's stage has 904}}
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 905 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_plan_c7: an inference stage without its decode row
+pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu, max_positions = 64> inference = <batch = 2, prompt_length = 8, generated_tokens = 2, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @prefill serial
+  pplan.group @decode serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_prefill block prefill {
+    %0 = pplan.task "norm1" prefill vector per_generation requires @vector_elementwise group @prefill demand = <compute = 7232, memory = 4352, network = 0> ops = 7232 reads {norm1_beta = 128, norm1_gamma = 128, x = 2048} writes {x_norm1 = 2048} stashed {}
+  }
+  pplan.template @block_decode_9 block decode context 9 {
+    %0 = pplan.task "norm1" decode vector per_decode_step requires @vector_elementwise group @decode demand = <compute = 904, memory = 768, network = 0> ops = 904 reads {norm1_beta = 128, norm1_gamma = 128, x = 256} writes {x_norm1 = 256} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
+    %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
+    %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
+    %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  // expected-error @+1 {{pplan_plan_c7: no ledger row records stage 1's decode vector work, so it cannot be checked for conservation}}
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
+    %1 = pplan.instance @block_prefill chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
+    %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
+    %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+  pplan.ledger stage 0 per_generation decode vector invocations = 1 ops = 904 read = 512 write = 256 message = 0 stash = 0
+  pplan.ledger stage 1 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
+}

@@ -7,9 +7,11 @@
 
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Interfaces/TensorBytes.h"
+#include "Blueprint/Interfaces/WholeRunRules.h"
 #include "Blueprint/Support/Digest.h"
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Pipeline.h"
+#include "Blueprint/Workload/WholeRun.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -126,65 +128,25 @@ LogicalResult ProgramOp::verify() {
 // The whole run
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// What the rules of a whole-run program need of its contracts.
-struct RunShape {
-  /// Micro-batches of a training iteration; steps of a generation (the
-  /// prefill and the decode steps) for an inference run.
-  int64_t microbatches = 0;
-  workload::PipelineLayout layout;
-  workload::PipelineSchedule schedule = workload::PipelineSchedule::OneFOneB;
-  /// The prompt length of an inference run; none for training.
-  std::optional<int64_t> promptLength;
-
-  bool inference() const { return promptLength.has_value(); }
-  /// "micro-batch of the iteration (0..m-1)" or "step of the generation".
-  std::string rangeText() const {
-    return (llvm::Twine(inference() ? "a step of the generation (0.."
-                                    : "a micro-batch of the iteration (0..") +
-            llvm::Twine(microbatches - 1) + ")")
-        .str();
-  }
-};
-} // namespace
-
 /// The shape of the run of the program enclosing `op`, if it is a training
 /// or inference program whose contracts compose (dist_program_c4 reports
 /// otherwise). An inference run's micro-batches are its generation steps,
 /// one chunk of blocks / pp blocks per stage.
-static std::optional<RunShape> runShapeOf(Operation *op) {
+static std::optional<workload::RunShape> runShapeOf(Operation *op) {
   auto program = llvm::dyn_cast<ProgramOp>(op);
   if (!program)
     program = op->getParentOfType<ProgramOp>();
   if (!program)
     return std::nullopt;
-  workload::ModelSpec model = program.getModel().getSpec();
-  workload::MappingSpec mapping = program.getMapping().getSpec();
-  if (transformer::InferenceAttr inference = program.getInferenceAttr()) {
-    workload::InferenceSpec spec = inference.getSpec();
-    if (program.getTrainingAttr() ||
-        !workload::composeInference(model, spec, mapping))
-      return std::nullopt;
-    return RunShape{spec.generatedTokens, workload::layoutOf(model, mapping),
-                    mapping.schedule, spec.promptLength};
-  }
-  if (!program.getTrainingAttr())
-    return std::nullopt;
-  std::optional<workload::TrainingComposition> composition =
-      workload::composeTraining(model, program.getTrainingAttr().getSpec(),
-                                mapping);
-  if (!composition)
-    return std::nullopt;
-  return RunShape{composition->microbatches, workload::layoutOf(model, mapping),
-                  mapping.schedule, std::nullopt};
-}
-
-static std::string describe(workload::PipelineMessage message,
-                            int64_t microBatch, int64_t chunk) {
-  return (workload::stringifyEnum(message) + " of micro-batch " +
-          llvm::Twine(microBatch) + " leaving model chunk " +
-          llvm::Twine(chunk))
-      .str();
+  std::optional<workload::TrainingSpec> training;
+  if (transformer::TrainingAttr attr = program.getTrainingAttr())
+    training = attr.getSpec();
+  std::optional<workload::InferenceSpec> inference;
+  if (transformer::InferenceAttr attr = program.getInferenceAttr())
+    inference = attr.getSpec();
+  return workload::runShapeOf(program.getModel().getSpec(),
+                              program.getMapping().getSpec(), training,
+                              inference);
 }
 
 namespace {
@@ -206,7 +168,7 @@ private:
 } // namespace
 
 static LogicalResult verifyInferenceOrder(ProgramOp program,
-                                          const RunShape &shape,
+                                          const workload::RunShape &shape,
                                           llvm::ArrayRef<StageOp> stages);
 
 /// dist_program_c5 .. c9 (docs/WholeRun.md): a program with stages holds
@@ -224,7 +186,7 @@ static LogicalResult verifyWholeRun(ProgramOp program) {
              << "dist_program_c5: a whole-run program holds meshes, "
                 "templates and stages only, not block-scope work or "
                 "boundaries";
-  std::optional<RunShape> shape = runShapeOf(program);
+  std::optional<workload::RunShape> shape = runShapeOf(program);
   if (!shape)
     return program.emitOpError()
            << "dist_program_c5: a whole-run program describes a training "
@@ -245,50 +207,12 @@ static LogicalResult verifyWholeRun(ProgramOp program) {
                                    << index << " has no dist.stage";
 
   // dist_program_c6: messages pair up, by (message, micro-batch, chunk).
-  struct Ends {
-    Operation *send = nullptr;
-    Operation *recv = nullptr;
-  };
-  std::map<std::tuple<int, int64_t, int64_t>, Ends> messages;
+  llvm::SmallVector<Block *> stageBodies;
   for (StageOp stage : byIndex)
-    for (Operation &op : stage.getBody().front()) {
-      auto record = [&](auto message, Operation *Ends::*end) -> LogicalResult {
-        Ends &ends = messages[{static_cast<int>(message.getMessage()),
-                               message.getMicroBatch(), message.getChunk()}];
-        if (ends.*end)
-          return message.emitOpError()
-                 << "dist_program_c6: the "
-                 << describe(message.getMessage(), message.getMicroBatch(),
-                             message.getChunk())
-                 << " is " << (end == &Ends::send ? "sent" : "received")
-                 << " twice";
-        ends.*end = message;
-        return success();
-      };
-      if (auto send = llvm::dyn_cast<SendOp>(op)) {
-        if (failed(record(send, &Ends::send)))
-          return failure();
-      } else if (auto recv = llvm::dyn_cast<RecvOp>(op)) {
-        if (failed(record(recv, &Ends::recv)))
-          return failure();
-      }
-    }
-  for (auto &[key, ends] : messages) {
-    Operation *present = ends.send ? ends.send : ends.recv;
-    auto [message, microBatch, chunk] = key;
-    std::string what = describe(static_cast<workload::PipelineMessage>(message),
-                                microBatch, chunk);
-    if (!ends.send || !ends.recv)
-      return present->emitOpError() << "dist_program_c6: the " << what << " is "
-                                    << (ends.send ? "sent but never received"
-                                                  : "received but never sent");
-    int64_t sent = llvm::cast<SendOp>(ends.send).getBytes();
-    int64_t received = llvm::cast<RecvOp>(ends.recv).getBytes();
-    if (sent != received)
-      return ends.recv->emitOpError()
-             << "dist_program_c6: the " << what << " is sent as " << sent
-             << " bytes but received as " << received;
-  }
+    stageBodies.push_back(&stage.getBody().front());
+  if (failed(
+          verifyMessagePairs<SendOp, RecvOp>(stageBodies, "dist_program_c6")))
+    return failure();
 
   // dist_program_c7: the stages run to completion. Only messages make a
   // stage wait, so they are the progress steps.
@@ -315,8 +239,9 @@ static LogicalResult verifyWholeRun(ProgramOp program) {
     for (const workload::Deadlock::Blocked &blocked : deadlock->blocked) {
       auto recv = llvm::cast<RecvOp>(stepOps[blocked.stage][blocked.step]);
       diagnostic << " stage " << blocked.stage << " waits for the "
-                 << describe(recv.getMessage(), recv.getMicroBatch(),
-                             recv.getChunk())
+                 << workload::describeMessage(recv.getMessage(),
+                                              recv.getMicroBatch(),
+                                              recv.getChunk())
                  << " from stage " << recv.getPeer() << ";";
       diagnostic.attachNote(recv.getLoc())
           << "stage " << blocked.stage << " is blocked here";
@@ -369,7 +294,7 @@ static LogicalResult verifyWholeRun(ProgramOp program) {
 /// are the prefill (step 0), then the decode steps 1 .. generated_tokens - 1
 /// in order, each of the decode template at context prompt_length + step.
 static LogicalResult verifyInferenceOrder(ProgramOp program,
-                                          const RunShape &shape,
+                                          const workload::RunShape &shape,
                                           llvm::ArrayRef<StageOp> stages) {
   for (StageOp stage : stages) {
     int64_t slot = 0;
@@ -918,7 +843,7 @@ LogicalResult InstanceOp::verify() {
   if (!templateOp)
     return emitOpError() << "dist_instance_c1: " << getTemplateNameAttr()
                          << " does not name a dist.template of the program";
-  std::optional<RunShape> shape = runShapeOf(*this);
+  std::optional<workload::RunShape> shape = runShapeOf(*this);
   if (!shape)
     return success(); // dist_program_c4 or c5 reports the program.
   const workload::PipelineLayout &layout = shape->layout;
@@ -1020,7 +945,7 @@ LogicalResult InstanceOp::verifyRegions() {
 /// dist_message_c1 .. c4 of a send (`sending`) or a receive.
 template <typename MessageOpT>
 static LogicalResult verifyMessage(MessageOpT op, bool sending) {
-  std::optional<RunShape> shape = runShapeOf(op);
+  std::optional<workload::RunShape> shape = runShapeOf(op);
   if (shape) {
     const workload::PipelineLayout &layout = shape->layout;
     workload::PipelineMessage message = op.getMessage();
@@ -1063,16 +988,18 @@ static LogicalResult verifyMessage(MessageOpT op, bool sending) {
     if ((sending ? sender : receiver) != stage)
       return op.emitOpError()
              << "dist_message_c1: the "
-             << describe(op.getMessage(), op.getMicroBatch(), chunk) << " "
-             << (sending ? "is sent by stage " : "is received by stage ")
+             << workload::describeMessage(op.getMessage(), op.getMicroBatch(),
+                                          chunk)
+             << " " << (sending ? "is sent by stage " : "is received by stage ")
              << (sending ? sender : receiver) << ", not " << stage;
     int64_t peer = sending ? receiver : sender;
     if (op.getPeer() != peer)
       return op.emitOpError()
              << "dist_message_c2: the "
-             << describe(op.getMessage(), op.getMicroBatch(), chunk) << " "
-             << (sending ? "goes to stage " : "comes from stage ") << peer
-             << ", not " << op.getPeer();
+             << workload::describeMessage(op.getMessage(), op.getMicroBatch(),
+                                          chunk)
+             << " " << (sending ? "goes to stage " : "comes from stage ")
+             << peer << ", not " << op.getPeer();
   }
   if (op.getBytes() < 0)
     return op.emitOpError() << "dist_message_c3: bytes must be non-negative, "

@@ -9,6 +9,7 @@
 #include "Blueprint/Interfaces/StageTotals.h"
 
 #include "Blueprint/Interfaces/TensorBytes.h"
+#include "Blueprint/Interfaces/WholeRunRules.h"
 #include "Blueprint/Support/Digest.h"
 #include "Blueprint/Workload/Pipeline.h"
 #include "Blueprint/Workload/Plan.h"
@@ -117,62 +118,23 @@ ledgerQuantities(LedgerOp row, const workload::WorkTotals &found) {
         {static_cast<int64_t>(row.getStash()), found.stashBytes}}}};
 }
 
-namespace {
-/// What the whole-run rules need of a plan's contracts.
-struct RunShape {
-  /// Micro-batches of a training iteration; generation steps of an
-  /// inference run.
-  int64_t microbatches = 0;
-  workload::PipelineLayout layout;
-  bool inference = false;
-
-  /// "a micro-batch of the iteration (0..m-1)" or "a step of the
-  /// generation (0..G-1)".
-  std::string rangeText() const {
-    return (llvm::Twine(inference ? "a step of the generation (0.."
-                                  : "a micro-batch of the iteration (0..") +
-            llvm::Twine(microbatches - 1) + ")")
-        .str();
-  }
-};
-} // namespace
-
 /// The shape of the run of the plan enclosing `op`, if it is a training or
 /// inference plan whose contracts compose (pplan_plan_c4 or c5 report
 /// otherwise).
-static std::optional<RunShape> runShapeOf(Operation *op) {
+static std::optional<workload::RunShape> runShapeOf(Operation *op) {
   auto plan = llvm::dyn_cast<PlanOp>(op);
   if (!plan)
     plan = op->getParentOfType<PlanOp>();
   if (!plan)
     return std::nullopt;
-  workload::ModelSpec model = plan.getModel().getSpec();
-  workload::MappingSpec mapping = plan.getMapping().getSpec();
-  if (transformer::InferenceAttr inference = plan.getInferenceAttr()) {
-    workload::InferenceSpec spec = inference.getSpec();
-    if (plan.getTrainingAttr() ||
-        !workload::composeInference(model, spec, mapping))
-      return std::nullopt;
-    return RunShape{spec.generatedTokens, workload::layoutOf(model, mapping),
-                    true};
-  }
-  if (!plan.getTrainingAttr())
-    return std::nullopt;
-  std::optional<workload::TrainingComposition> composition =
-      workload::composeTraining(model, plan.getTrainingAttr().getSpec(),
-                                mapping);
-  if (!composition)
-    return std::nullopt;
-  return RunShape{composition->microbatches, workload::layoutOf(model, mapping),
-                  false};
-}
-
-static std::string describe(workload::PipelineMessage message,
-                            int64_t microBatch, int64_t chunk) {
-  return (workload::stringifyEnum(message) + " of micro-batch " +
-          llvm::Twine(microBatch) + " leaving model chunk " +
-          llvm::Twine(chunk))
-      .str();
+  std::optional<workload::TrainingSpec> training;
+  if (transformer::TrainingAttr attr = plan.getTrainingAttr())
+    training = attr.getSpec();
+  std::optional<workload::InferenceSpec> inference;
+  if (transformer::InferenceAttr attr = plan.getInferenceAttr())
+    inference = attr.getSpec();
+  return workload::runShapeOf(plan.getModel().getSpec(),
+                              plan.getMapping().getSpec(), training, inference);
 }
 
 /// pplan_plan_c5 .. c7 and pplan_stage_c2 of a whole-run plan.
@@ -192,7 +154,7 @@ verifyWholeRun(PlanOp plan,
       return row.emitOpError() << "pplan_plan_c5: every ledger row of a "
                                   "whole-run plan names a stage";
   }
-  std::optional<RunShape> shape = runShapeOf(plan);
+  std::optional<workload::RunShape> shape = runShapeOf(plan);
   if (!shape)
     return plan.emitOpError()
            << "pplan_plan_c5: a whole-run plan describes a training or "
@@ -228,56 +190,17 @@ verifyWholeRun(PlanOp plan,
                << stage.getGroupAttr();
   }
 
-  // pplan_plan_c6: transfers pair up, by (message, micro-batch, chunk).
-  struct Ends {
-    Operation *send = nullptr;
-    Operation *recv = nullptr;
-  };
-  std::map<std::tuple<int, int64_t, int64_t>, Ends> messages;
+  // pplan_plan_c6: messages pair up, by (message, micro-batch, chunk).
+  llvm::SmallVector<Block *> stageBodies;
   for (StageOp stage : byIndex)
-    for (Operation &op : stage.getBody().front()) {
-      auto record = [&](auto message, Operation *Ends::*end) -> LogicalResult {
-        Ends &ends = messages[{static_cast<int>(message.getMessage()),
-                               message.getMicroBatch(), message.getChunk()}];
-        if (ends.*end)
-          return message.emitOpError()
-                 << "pplan_plan_c6: the "
-                 << describe(message.getMessage(), message.getMicroBatch(),
-                             message.getChunk())
-                 << " is " << (end == &Ends::send ? "sent" : "received")
-                 << " twice";
-        ends.*end = message;
-        return success();
-      };
-      if (auto send = llvm::dyn_cast<SendOp>(op)) {
-        if (failed(record(send, &Ends::send)))
-          return failure();
-      } else if (auto recv = llvm::dyn_cast<RecvOp>(op)) {
-        if (failed(record(recv, &Ends::recv)))
-          return failure();
-      }
-    }
-  for (auto &[key, ends] : messages) {
-    Operation *present = ends.send ? ends.send : ends.recv;
-    auto [message, microBatch, chunk] = key;
-    std::string what = describe(static_cast<workload::PipelineMessage>(message),
-                                microBatch, chunk);
-    if (!ends.send || !ends.recv)
-      return present->emitOpError() << "pplan_plan_c6: the " << what << " is "
-                                    << (ends.send ? "sent but never received"
-                                                  : "received but never sent");
-    int64_t sent = llvm::cast<SendOp>(ends.send).getBytes();
-    int64_t received = llvm::cast<RecvOp>(ends.recv).getBytes();
-    if (sent != received)
-      return ends.recv->emitOpError()
-             << "pplan_plan_c6: the " << what << " is sent as " << sent
-             << " bytes but received as " << received;
-  }
+    stageBodies.push_back(&stage.getBody().front());
+  if (failed(verifyMessagePairs<SendOp, RecvOp>(stageBodies, "pplan_plan_c6")))
+    return failure();
 
   // pplan_plan_c7: each stage's totals equal its ledger rows.
   std::map<std::tuple<int64_t, workload::Phase, workload::Engine>, LedgerOp>
       rows;
-  workload::Cadence runCadence = shape->inference
+  workload::Cadence runCadence = shape->inference()
                                      ? workload::Cadence::PerGeneration
                                      : workload::Cadence::PerIteration;
   for (LedgerOp row : body.getOps<LedgerOp>()) {
@@ -285,8 +208,8 @@ verifyWholeRun(PlanOp plan,
     if (row.getCadence() != runCadence)
       return row.emitOpError()
              << "pplan_plan_c7: a stage's ledger row holds its totals over "
-             << (shape->inference ? "the generation" : "the iteration") << " ("
-             << workload::stringifyEnum(runCadence) << "), not "
+             << (shape->inference() ? "the generation" : "the iteration")
+             << " (" << workload::stringifyEnum(runCadence) << "), not "
              << workload::stringifyEnum(row.getCadence());
     if (stage < 0 || stage >= layout.stages)
       return row.emitOpError() << "pplan_plan_c7: the ledger records stage "
@@ -631,7 +554,9 @@ static LogicalResult verifyCommunicationBuffer(BufferOp buffer) {
         !instance.getMicroBatchAttr() ||
         instance.getMicroBatchAttr().getInt() != step ||
         instance.getChunk() != chunk)
-      return fail() << "the " << describe(message, microBatch, messageChunk)
+      return fail() << "the "
+                    << workload::describeMessage(message, microBatch,
+                                                 messageChunk)
                     << " must be " << (sending ? "made" : "read")
                     << " by a block "
                     << (token     ? "prefill or decode"
@@ -809,7 +734,7 @@ LogicalResult InstanceOp::verify() {
   if (!templateOp)
     return emitOpError() << "pplan_instance_c1: " << getTemplateNameAttr()
                          << " does not name a pplan.template of the plan";
-  std::optional<RunShape> shape = runShapeOf(*this);
+  std::optional<workload::RunShape> shape = runShapeOf(*this);
   if (!shape)
     return success(); // pplan_plan_c4 or c5 reports the plan.
   const workload::PipelineLayout &layout = shape->layout;
@@ -860,7 +785,7 @@ template <typename TransferOpT>
 static LogicalResult verifyTransfer(TransferOpT op, bool sending) {
   if (failed(verifyNoForeignAttributes(op)))
     return failure();
-  if (std::optional<RunShape> shape = runShapeOf(op)) {
+  if (std::optional<workload::RunShape> shape = runShapeOf(op)) {
     const workload::PipelineLayout &layout = shape->layout;
     workload::PipelineMessage message = op.getMessage();
     bool token = message == workload::PipelineMessage::Token;
@@ -873,10 +798,10 @@ static LogicalResult verifyTransfer(TransferOpT op, bool sending) {
       return op.emitOpError()
              << "pplan_transfer_c1: micro_batch " << op.getMicroBatch()
              << " is not " << shape->rangeText();
-    if (token && !shape->inference)
+    if (token && !shape->inference())
       return op.emitOpError()
              << "pplan_transfer_c1: only an inference run sends tokens";
-    if (shape->inference &&
+    if (shape->inference() &&
         message == workload::PipelineMessage::ActivationGrad)
       return op.emitOpError() << "pplan_transfer_c1: an inference run sends no "
                                  "activation_grad";
@@ -897,13 +822,15 @@ static LogicalResult verifyTransfer(TransferOpT op, bool sending) {
     if ((sending ? sender : receiver) != stage)
       return op.emitOpError()
              << "pplan_transfer_c1: the "
-             << describe(op.getMessage(), op.getMicroBatch(), chunk)
+             << workload::describeMessage(op.getMessage(), op.getMicroBatch(),
+                                          chunk)
              << (sending ? " is sent by stage " : " is received by stage ")
              << (sending ? sender : receiver) << ", not " << stage;
     if ((sending ? receiver : sender) != op.getPeer())
       return op.emitOpError()
              << "pplan_transfer_c2: the "
-             << describe(op.getMessage(), op.getMicroBatch(), chunk)
+             << workload::describeMessage(op.getMessage(), op.getMicroBatch(),
+                                          chunk)
              << (sending ? " goes to stage " : " comes from stage ")
              << (sending ? receiver : sender) << ", not " << op.getPeer();
   }
