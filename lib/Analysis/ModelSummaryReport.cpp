@@ -83,6 +83,9 @@ void analysis::writeModelSummaryAttributes(const ModelSummary &summary,
     json.attributeObject("graph", [&] {
       wideAttribute(json, "model_flops", summary.graph->modelFlops);
       wideAttribute(json, "recompute_flops", summary.graph->recomputeFlops);
+      if (summary.graph->firstStageParameters)
+        json.attribute("first_stage_parameters",
+                       *summary.graph->firstStageParameters);
       json.attributeArray("pipeline_bytes_sent_per_rank", [&] {
         for (int64_t bytes : summary.graph->pipelineBytesSent)
           json.value(bytes);
@@ -202,6 +205,11 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
       "blocks * per block + embeddings + final norm");
   row(os, "first stage per rank", parameters.firstStagePerRank,
       "blocks per stage * per block per rank + V h / tp + max_positions h");
+  if (summary.graph && summary.graph->firstStageParameters)
+    row(os, "first stage per rank (graph)",
+        *summary.graph->firstStageParameters,
+        "the first stage's optimizer ops / 16: equals first stage per rank "
+        "(+ the final norm at pp = 1)");
 
   os << "\nmemory per rank of the first stage (bytes)\n";
   row(os, "weights", quantities.state.weights,

@@ -102,6 +102,21 @@ readGraph(const ProgramTotals &totals,
     return disagree("recompute FLOPs",
                     analysis::toDecimal(graph.recomputeFlops),
                     analysis::toDecimal(quantities.flops.recompute));
+  // Without a sharded optimizer the first stage steps every parameter it
+  // holds, once: the closed forms' first-stage parameters, with the final
+  // norm when the first stage is also the last.
+  if (mapping.zeroStage == 0 || mapping.dp == 1) {
+    const workload::WorkTotals &step = totals.stages.front().work.at(
+        workload::Phase::Optimizer, workload::Engine::Vector);
+    graph.firstStageParameters =
+        step.ops / workload::opcount::kAdamWPerParameter;
+    int64_t expected = quantities.parameters.firstStagePerRank +
+                       (mapping.pp == 1 ? quantities.parameters.finalNorm : 0);
+    if (*graph.firstStageParameters != expected)
+      return disagree("first-stage parameters per rank",
+                      llvm::Twine(*graph.firstStageParameters),
+                      llvm::Twine(expected));
+  }
   // A middle stage (no model edge on any of its chunks) sends what the
   // closed form counts for one.
   if (mapping.pp >= 3 && graph.pipelineBytesSent[1] !=

@@ -319,6 +319,10 @@ struct GraphFigures {
   llvm::APInt recomputeFlops;
   /// Pipeline bytes each rank of each stage sends in the iteration.
   std::vector<int64_t> pipelineBytesSent;
+  /// Parameters one rank of the first stage steps (its optimizer
+  /// operations / 16), without a sharded optimizer: the closed forms'
+  /// first-stage parameters (and the final norm at pp = 1).
+  std::optional<int64_t> firstStageParameters;
 };
 
 struct ModelSummary {

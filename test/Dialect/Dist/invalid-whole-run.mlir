@@ -2129,3 +2129,46 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %7 = dist.instance @decode_18 chunk 1 micro_batch 2 blocks [1, 2] after(%6)
   }
 }
+
+// -----
+
+// dist_stage_c3: the sharded step covers more than the rank's shard
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 8, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, zero_stage = 1> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 2, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+    %4 = dist.reduce_scatter "dp_grad_reduce_scatter" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 800 ops = 100 reads {d_params = 800} writes {d_params = 400} stashed {} after(%3)
+    // expected-error @+1 {{dist_stage_c3: the optimizer step covers 101 parameters (ops / 16), but the rank's shard of the reduce-scattered gradients holds 100}}
+    %5 = dist.task "dp_sharded_optimizer" optimizer vector per_iteration on @mesh ops = 1616 reads {params_master = 404} writes {params_master = 404} stashed {} after(%4)
+  }
+}
+
+// -----
+
+// dist_stage_c3: gradients reduce-scattered but no step over the shard
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 8, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, zero_stage = 1> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 2, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  // expected-error @+1 {{dist_stage_c3: the stage reduce-scatters its gradients but runs no optimizer step over its shard}}
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+    %4 = dist.reduce_scatter "dp_grad_reduce_scatter" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 800 ops = 100 reads {d_params = 800} writes {d_params = 400} stashed {} after(%3)
+  }
+}

@@ -822,6 +822,49 @@ LogicalResult StageOp::verify() {
   return success();
 }
 
+/// dist_stage_c3: with a sharded optimizer, the stage's own optimizer step
+/// covers exactly the rank's shard of the gradients it reduce-scatters
+/// over dp: one parameter per gradient element of its 1/dp shard of every
+/// bucket (docs/WholeRun.md, "Data parallelism and ZeRO").
+static LogicalResult verifyShardedStep(StageOp stage) {
+  auto program = stage->getParentOfType<ProgramOp>();
+  transformer::TrainingAttr training = program.getTrainingAttr();
+  if (!training)
+    return success();
+  int64_t gradientBytes = workload::bytesOf(training.getGradientType());
+  int64_t shard = 0;
+  bool reduceScatters = false;
+  TaskOp step;
+  for (Operation &op : stage.getBody().front()) {
+    if (auto scatter = llvm::dyn_cast<ReduceScatterOp>(op);
+        scatter && scatter.getPhase() == workload::Phase::WeightGrad) {
+      reduceScatters = true;
+      // Sizes are bounded by the verified collective's facts.
+      shard +=
+          scatter.getMessageBytes() / scatter.getParticipants() / gradientBytes;
+    } else if (auto task = llvm::dyn_cast<TaskOp>(op);
+               task && task.getPhase() == workload::Phase::Optimizer) {
+      step = task;
+    }
+  }
+  if (!reduceScatters && !step)
+    return success();
+  if (!step)
+    return stage.emitOpError()
+           << "dist_stage_c3: the stage reduce-scatters its gradients but "
+              "runs no optimizer step over its shard";
+  int64_t covered = step.getOps() / workload::opcount::kAdamWPerParameter;
+  if (covered != shard ||
+      step.getOps() % workload::opcount::kAdamWPerParameter != 0)
+    return step.emitOpError()
+           << "dist_stage_c3: the optimizer step covers " << covered
+           << " parameters (ops / " << workload::opcount::kAdamWPerParameter
+           << "), but the rank's shard of the reduce-scattered gradients "
+              "holds "
+           << shard;
+  return success();
+}
+
 LogicalResult StageOp::verifyRegions() {
   for (Operation &op : getBody().front())
     if (!llvm::isa<InstanceOp, SendOp, RecvOp, TaskOp, AllReduceOp,
@@ -829,7 +872,7 @@ LogicalResult StageOp::verifyRegions() {
       return op.emitOpError() << "dist_stage_c2: a stage holds instances, "
                                  "sends, receives, tasks and collectives "
                                  "only";
-  return success();
+  return verifyShardedStep(*this);
 }
 
 int64_t InstanceOp::getRepetitions() {

@@ -412,7 +412,10 @@ def Dist_StageOp : Dist_Op<"stage", [
     Rules: `dist_stage_c1`: `index` is a pipeline stage, 0 <= index < pp;
     `dist_stage_c2`: the stage holds only instances, sends, receives,
     tasks (stage-level work such as the sharded optimizer step) and
-    collectives.
+    collectives; `dist_stage_c3`: when the stage reduce-scatters its
+    gradients (a sharded optimizer), its optimizer step covers exactly the
+    rank's shard of them, one parameter per gradient element of its 1/dp
+    of every bucket.
 
     ```mlir
     dist.stage 1 {
