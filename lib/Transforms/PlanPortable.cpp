@@ -5,9 +5,10 @@
 // plain helpers of Blueprint/Workload/Plan.h, the ledger from the algebra's
 // own summarize(). A whole-run program (docs/WholeRun.md) keeps its compact
 // form: templates become `pplan.template`s, stages `pplan.stage`s of
-// instances, transfers and stage-level tasks, with one communication buffer
-// per pipeline message and one ledger row per stage, phase and engine
-// (summarizeStages).
+// instances, transfers and stage-level tasks (a collective with its mesh
+// axis), with one communication buffer per pipeline message (its cause and
+// lifetime in the stage's order) and one ledger row per stage, phase and
+// engine (summarizeStages).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,11 +20,13 @@
 #include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/Lifetimes.h"
 #include "Blueprint/Workload/Plan.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace blueprint {
 #define GEN_PASS_DEF_PLANPORTABLE
@@ -138,9 +141,10 @@ public:
         producer = planTokenOf.lookup(distProducer);
       else
         consumers = readers.lookup(boundary.getSymName());
-      pplan::BufferOp::create(
-          builder, boundary.getLoc(), boundary.getSymNameAttr(),
-          workload::BufferKind::Boundary, *bytes, producer, consumers);
+      pplan::BufferOp::create(builder, boundary.getLoc(),
+                              boundary.getSymNameAttr(),
+                              workload::BufferKind::Boundary, std::nullopt,
+                              *bytes, DenseI64ArrayAttr(), producer, consumers);
     }
 
     for (workload::ObjectiveKind objective :
@@ -236,9 +240,16 @@ public:
       }
     }
 
-    // Stages: every op with the dependencies of the distributed IR.
+    // Stages: every op with the dependencies of the distributed IR, and
+    // the buffers of the run the contracts define.
+    FailureOr<std::pair<workload::WholeRun, std::vector<workload::StageBuffers>>>
+        derived = deriveRunBuffers();
+    if (failed(derived))
+      return failure();
     for (auto [stage, group] : llvm::zip(stages, stageGroups))
-      if (failed(buildStage(stage, group, figuresOfOp, capabilities)))
+      if (failed(buildStage(
+              stage, group, figuresOfOp, capabilities, derived->first,
+              derived->second[static_cast<size_t>(stage.getIndex())])))
         return failure();
 
     for (workload::ObjectiveKind objective :
@@ -267,6 +278,29 @@ public:
   }
 
 private:
+  /// The whole run of the program's contracts and its buffers.
+  FailureOr<std::pair<workload::WholeRun, std::vector<workload::StageBuffers>>>
+  deriveRunBuffers() {
+    workload::ModelSpec model = program.getModel().getSpec();
+    workload::MappingSpec mapping = program.getMapping().getSpec();
+    std::optional<workload::TrainingSpec> training;
+    if (program.getTrainingAttr())
+      training = program.getTrainingAttr().getSpec();
+    llvm::Expected<workload::WholeRun> run =
+        training ? workload::deriveWholeRun(model, *training, mapping)
+                 : workload::deriveInferenceRun(
+                       model, program.getInferenceAttr().getSpec(), mapping);
+    if (!run)
+      return program.emitOpError()
+             << "planning: " << llvm::toString(run.takeError());
+    llvm::Expected<std::vector<workload::StageBuffers>> buffers =
+        workload::deriveBuffers(*run, mapping, training);
+    if (!buffers)
+      return program.emitOpError()
+             << "planning: " << llvm::toString(buffers.takeError());
+    return std::make_pair(std::move(*run), std::move(*buffers));
+  }
+
   pplan::PlanOp createPlan() {
     auto plan = pplan::PlanOp::create(
         builder, program.getLoc(), program.getSymNameAttr(),
@@ -297,38 +331,59 @@ private:
     }
   }
 
-  /// The task of one distributed work op, with its demand.
-  FailureOr<pplan::TaskOp> createTask(
-      WorkFactsOpInterface facts, const workload::InvocationFigures &invocation,
-      FlatSymbolRefAttr capability, FlatSymbolRefAttr group, ValueRange deps) {
+  /// The task of one distributed work op, with its demand; a stage-level
+  /// collective (`inStage`) keeps its mesh axis and group (pplan_task_c8).
+  FailureOr<pplan::TaskOp>
+  createTask(WorkFactsOpInterface facts,
+             const workload::InvocationFigures &invocation,
+             FlatSymbolRefAttr capability, FlatSymbolRefAttr group,
+             ValueRange deps, bool inStage = false) {
     llvm::Expected<workload::Demand> demand = workload::demandOf(invocation);
     if (!demand)
       return facts->emitOpError()
              << "planning: " << llvm::toString(demand.takeError());
     pplan::CollectiveAttr collective;
-    if (invocation.collective)
+    StringAttr axis;
+    DenseI64ArrayAttr axisGroup;
+    if (invocation.collective) {
       collective = pplan::CollectiveAttr::get(
           context, invocation.collective->kind,
           invocation.collective->reduction, invocation.collective->participants,
           invocation.collective->messageBytes);
+      if (inStage) {
+        ArrayAttr axes;
+        llvm::TypeSwitch<Operation *>(facts)
+            .Case<dist::AllReduceOp, dist::ReduceScatterOp, dist::AllGatherOp>(
+                [&](auto op) {
+                  axes = op.getMeshAxes();
+                  axisGroup = op.getGroupAttr();
+                });
+        if (!axes || axes.size() != 1)
+          return facts->emitOpError() << "planning: a stage-level collective "
+                                         "runs along one mesh axis";
+        axis = llvm::cast<StringAttr>(axes[0]);
+      }
+    }
     return pplan::TaskOp::create(
         builder, facts->getLoc(), pplan::TokenType::get(context),
         facts.getPrimitiveAttr(), invocation.phase, invocation.engine,
         facts.getCadence(), capability, group,
         pplan::DemandAttr::get(context, demand->compute, demand->memory,
                                demand->network),
-        collective, invocation.ops, facts.getReads(), facts.getWrites(),
-        facts.getStashed(), deps);
+        collective, axis, axisGroup, invocation.ops, facts.getReads(),
+        facts.getWrites(), facts.getStashed(), deps);
   }
 
   /// The pplan.stage of `stage`: instances, transfers and stage-level tasks
-  /// in order, then one communication buffer per pipeline message.
+  /// in order, then its buffers (createBuffers), `buffers` of `run`.
   LogicalResult
   buildStage(dist::StageOp stage, FlatSymbolRefAttr group,
              const llvm::DenseMap<Operation *, workload::InvocationFigures>
                  &figuresOfOp,
              const llvm::MapVector<workload::CapabilityKind, FlatSymbolRefAttr>
-                 &capabilities) {
+                 &capabilities,
+             const workload::WholeRun &run,
+             const workload::StageBuffers &buffers) {
     auto planStage = pplan::StageOp::create(builder, stage.getLoc(),
                                             stage.getIndex(), group);
     OpBuilder::InsertionGuard guard(builder);
@@ -341,11 +396,6 @@ private:
         deps.push_back(tokenOf.lookup(dep));
       return deps;
     };
-    // Block instances that make or read a message, by (forward pass,
-    // micro-batch, chunk), and the stage's transfers. A prefill or decode
-    // step is a forward pass: it makes and reads activations and tokens.
-    std::map<std::tuple<bool, int64_t, int64_t>, Value> blockPasses;
-    llvm::SmallVector<Operation *> transfers;
     for (Operation &op : stage.getBody().front()) {
       Value done;
       if (auto instance = llvm::dyn_cast<dist::InstanceOp>(op)) {
@@ -354,38 +404,24 @@ private:
             instance.getChunk(), instance.getMicroBatchAttr(),
             instance.getBlocksAttr(), depsOf(instance.getDeps()));
         done = planInstance.getDone();
-        auto templateOp =
-            SymbolTable::lookupNearestSymbolFrom<dist::TemplateOp>(
-                instance, instance.getTemplateNameAttr());
-        workload::PipelinePass pass = templateOp.getPass();
-        if (templateOp.getPart() == workload::ModelPart::Block &&
-            pass != workload::PipelinePass::Step &&
-            pass != workload::PipelinePass::WeightGrad)
-          blockPasses[{pass == workload::PipelinePass::Forward ||
-                           pass == workload::PipelinePass::Prefill ||
-                           pass == workload::PipelinePass::Decode,
-                       instance.getMicroBatchAttr().getInt(),
-                       instance.getChunk()}] = done;
       } else if (auto send = llvm::dyn_cast<dist::SendOp>(op)) {
         auto planSend = pplan::SendOp::create(
             builder, send.getLoc(), token, send.getMessage(),
             send.getMicroBatch(), send.getChunk(), send.getPeer(),
             send.getBytes(), depsOf(send.getDeps()));
         done = planSend.getDone();
-        transfers.push_back(planSend);
       } else if (auto recv = llvm::dyn_cast<dist::RecvOp>(op)) {
         auto planRecv = pplan::RecvOp::create(
             builder, recv.getLoc(), token, recv.getMessage(),
             recv.getMicroBatch(), recv.getChunk(), recv.getPeer(),
             recv.getBytes(), depsOf(recv.getDeps()));
         done = planRecv.getDone();
-        transfers.push_back(planRecv);
       } else if (auto facts = llvm::dyn_cast<WorkFactsOpInterface>(op)) {
         const workload::InvocationFigures &invocation =
             figuresOfOp.find(facts)->second;
         FailureOr<pplan::TaskOp> task = createTask(
             facts, invocation, capabilities.lookup(capabilityOf(invocation)),
-            group, depsOf(op.getOperands()));
+            group, depsOf(op.getOperands()), /*inStage=*/true);
         if (failed(task))
           return failure();
         done = task->getDone();
@@ -396,39 +432,82 @@ private:
         tokenOf[op.getResult(0)] = done;
     }
 
-    // Communication buffers: what the send drains or the receive fills.
-    for (Operation *op : transfers) {
-      auto send = llvm::dyn_cast<pplan::SendOp>(op);
-      auto recv = llvm::dyn_cast<pplan::RecvOp>(op);
-      workload::PipelineMessage message =
-          send ? send.getMessage() : recv.getMessage();
-      int64_t microBatch = send ? send.getMicroBatch() : recv.getMicroBatch();
-      int64_t chunk = send ? send.getChunk() : recv.getChunk();
-      bool token = message == workload::PipelineMessage::Token;
-      bool forward = token || message == workload::PipelineMessage::Activation;
-      // A token of step t is read by the first chunk's step t + 1.
-      int64_t instanceChunk = send    ? chunk
-                              : token ? 0
-                                      : (forward ? chunk + 1 : chunk - 1);
-      int64_t instanceStep = token && !send ? microBatch + 1 : microBatch;
-      auto instance = blockPasses.find({forward, instanceStep, instanceChunk});
-      if (instance == blockPasses.end())
+    return createBuffers(planStage, run, buffers);
+  }
+
+  /// The buffers of `stage`, after its ops: what deriveBuffers derives for
+  /// the same stage of the run its contracts define (docs/Memory.md), each
+  /// with its producer, consumers and lifetime over the stage's positions
+  /// (pplan_buffer_c6 .. c10). The stage's ops must be the derivation's
+  /// steps, one for one.
+  LogicalResult createBuffers(pplan::StageOp stage,
+                              const workload::WholeRun &run,
+                              const workload::StageBuffers &buffers) {
+    llvm::SmallVector<Operation *> ops;
+    for (Operation &op : stage.getBody().front())
+      if (!llvm::isa<pplan::BufferOp>(op))
+        ops.push_back(&op);
+    const workload::StageProgram &program =
+        run.stages[static_cast<size_t>(stage.getIndex())];
+    if (ops.size() != program.steps.size())
+      return stage.emitOpError()
+             << "planning: the stage has " << ops.size()
+             << " ops where the derivation of its contracts has "
+             << program.steps.size()
+             << " steps; its buffers are derived from the contracts";
+    for (auto [op, step] : llvm::zip(ops, program.steps))
+      if (!isStep(op, step, run))
         return op->emitOpError()
-               << "planning: no block instance makes or reads this message";
-      std::string name =
-          (llvm::Twine(send ? "send_" : "recv_") +
-           workload::stringifyEnum(message) + "_mb" + llvm::Twine(microBatch) +
-           "_chunk" + llvm::Twine(chunk))
-              .str();
-      Value transfer = op->getResult(0);
-      Value block = instance->second;
+               << "planning: not the step the derivation of the contracts "
+                  "has at this position; its buffers are derived from the "
+                  "contracts";
+    for (const workload::RunBuffer &buffer : buffers.buffers) {
+      Value producer;
+      if (buffer.producer)
+        producer = ops[*buffer.producer]->getResult(0);
+      llvm::SmallVector<Value> consumers;
+      for (size_t consumer : buffer.consumers)
+        consumers.push_back(ops[consumer]->getResult(0));
+      Location loc =
+          buffer.producer ? ops[*buffer.producer]->getLoc() : stage.getLoc();
       pplan::BufferOp::create(
-          builder, op->getLoc(), builder.getStringAttr(name),
-          workload::BufferKind::Communication,
-          send ? send.getBytes() : recv.getBytes(), send ? block : transfer,
-          ValueRange(send ? transfer : block));
+          builder, loc, builder.getStringAttr(buffer.name), buffer.kind(),
+          buffer.cause, buffer.bytes,
+          builder.getDenseI64ArrayAttr({static_cast<int64_t>(buffer.start),
+                                        static_cast<int64_t>(buffer.end)}),
+          producer, consumers);
     }
     return success();
+  }
+
+  /// Whether `op` is the plan of `step`: the same instance (template,
+  /// chunk, micro-batch), message, or stage-level work.
+  static bool isStep(Operation *op, const workload::RunStep &step,
+                     const workload::WholeRun &run) {
+    if (const auto *instance = std::get_if<workload::RunInstance>(&step.action)) {
+      auto planInstance = llvm::dyn_cast<pplan::InstanceOp>(op);
+      std::optional<int64_t> microBatch;
+      if (planInstance && planInstance.getMicroBatchAttr())
+        microBatch = planInstance.getMicroBatchAttr().getInt();
+      return planInstance &&
+             planInstance.getTemplateName() ==
+                 run.templates[instance->templateIndex].name &&
+             planInstance.getChunk() == instance->chunk &&
+             microBatch == instance->microBatch;
+    }
+    if (const auto *message = std::get_if<workload::RunMessage>(&step.action)) {
+      auto matches = [&](auto transfer) {
+        return transfer && transfer.getMessage() == message->message &&
+               transfer.getMicroBatch() == message->microBatch &&
+               transfer.getChunk() == message->chunk;
+      };
+      return message->send ? matches(llvm::dyn_cast<pplan::SendOp>(op))
+                           : matches(llvm::dyn_cast<pplan::RecvOp>(op));
+    }
+    auto task = llvm::dyn_cast<pplan::TaskOp>(op);
+    return task && task.getPrimitive() ==
+                       std::get<workload::RunWork>(step.action)
+                           .invocation.primitive;
   }
 
   /// One ledger row per (cadence, phase, engine) the program has work in.

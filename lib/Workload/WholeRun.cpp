@@ -446,6 +446,10 @@ private:
   /// all-gather of the updated parameters.
   llvm::Error addStep(int64_t stage) {
     std::vector<int64_t> buckets = bucketElements(stageUnits[stage]);
+    current->bucketElements = buckets;
+    for (int64_t unit : stageUnits[stage])
+      current->parameters =
+          guard.add(current->parameters, unit, "stage parameters");
     int64_t dp = mapping.dp;
     int64_t gradientBytes = bytesOf(training.gradientType);
     int64_t weightBytes = bytesOf(training.weightType);
@@ -692,6 +696,12 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
   int64_t decodeBytes = guard.product({sequences, model.hidden, elementBytes},
                                       "decode activation bytes");
   int64_t tokenBytes = guard.mul(sequences, kTokenIdBytes, "token bytes");
+  // The weights each rank of a stage holds: its blocks' share (an inference
+  // run has no edge work).
+  llvm::Expected<int64_t> blockParameters =
+      blockParametersPerRank(model, mapping);
+  if (!blockParameters)
+    return blockParameters.takeError();
   if (guard.failed())
     return guard.error("deriveInferenceRun");
 
@@ -700,6 +710,9 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
   for (int64_t stage = 0; stage < mapping.pp; ++stage) {
     StageProgram program;
     program.stage = stage;
+    program.parameters = guard.mul(*blockParameters,
+                                   run.layout.stageBlocks(stage),
+                                   "stage parameters");
     std::optional<size_t> gate;
     // Every step but a send gates what follows (sends are asynchronous).
     auto append = [&](RunStep::Action action, bool gates) {
@@ -744,6 +757,8 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
     }
     run.stages.push_back(std::move(program));
   }
+  if (guard.failed())
+    return guard.error("deriveInferenceRun");
   return run;
 }
 

@@ -84,11 +84,18 @@
 // CHECK-NEXT: %{{[0-9]+}} = pplan.recv token micro_batch 1 chunk 1 from 1 bytes = 16 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = pplan.instance @block_decode_10 chunk 0 micro_batch 2 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = pplan.send activation micro_batch 2 chunk 0 to 1 bytes = 256 after(%{{[0-9]+}})
-// CHECK-NEXT: pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
-// CHECK-NEXT: pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
-// CHECK-NEXT: pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
-// CHECK-NEXT: pplan.buffer @recv_token_mb1_chunk1 communication bytes = 16 producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
-// CHECK-NEXT: pplan.buffer @send_activation_mb2_chunk0 communication bytes = 256 producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @weights persistent cause weights bytes = 92416 live [0, 7]
+// CHECK-NEXT: pplan.buffer @work_0 temporary cause working_set bytes = 10240 live [0, 0] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @kv_cache_mb0_chunk0 stash cause kv_cache bytes = 2048 live [0, 6] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @work_3 temporary cause working_set bytes = 1280 live [3, 3] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @kv_cache_mb1_chunk0 stash cause kv_cache bytes = 256 live [3, 6] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @recv_token_mb1_chunk1 communication cause pipeline_receive bytes = 16 live [5, 6] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @work_6 temporary cause working_set bytes = 1280 live [6, 6] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @kv_cache_mb2_chunk0 stash cause kv_cache bytes = 256 live [6, 6] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @send_activation_mb2_chunk0 communication cause pipeline_send bytes = 256 live [6, 7] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
 // CHECK-NEXT: }
 // CHECK-NEXT: pplan.stage 1 group @stage_1 {
 // CHECK-NEXT: %{{[0-9]+}} = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -99,11 +106,18 @@
 // CHECK-NEXT: %{{[0-9]+}} = pplan.send token micro_batch 1 chunk 1 to 0 bytes = 16 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = pplan.recv activation micro_batch 2 chunk 0 from 0 bytes = 256 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = pplan.instance @block_decode_10 chunk 1 micro_batch 2 blocks [2, 4] after(%{{[0-9]+}})
-// CHECK-NEXT: pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
-// CHECK-NEXT: pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
-// CHECK-NEXT: pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
-// CHECK-NEXT: pplan.buffer @send_token_mb1_chunk1 communication bytes = 16 producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
-// CHECK-NEXT: pplan.buffer @recv_activation_mb2_chunk0 communication bytes = 256 producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @weights persistent cause weights bytes = 92416 live [0, 7]
+// CHECK-NEXT: pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @work_1 temporary cause working_set bytes = 10240 live [1, 1] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @kv_cache_mb0_chunk1 stash cause kv_cache bytes = 2048 live [1, 7] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @work_4 temporary cause working_set bytes = 1280 live [4, 4] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @kv_cache_mb1_chunk1 stash cause kv_cache bytes = 256 live [4, 7] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @send_token_mb1_chunk1 communication cause pipeline_send bytes = 16 live [4, 5] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @recv_activation_mb2_chunk0 communication cause pipeline_receive bytes = 256 live [6, 7] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @work_7 temporary cause working_set bytes = 1280 live [7, 7] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
+// CHECK-NEXT: pplan.buffer @kv_cache_mb2_chunk1 stash cause kv_cache bytes = 256 live [7, 7] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
 // CHECK-NEXT: }
 // CHECK-NEXT: pplan.objective minimize_step_latency
 // CHECK-NEXT: pplan.objective minimize_peak_memory

@@ -93,6 +93,14 @@ struct RunStep {
 struct StageProgram {
   int64_t stage = 0;
   std::vector<RunStep> steps;
+  /// Parameters one rank of the stage holds (its blocks' and edges' share,
+  /// unpadded): what its weights, and without sharding its gradients and
+  /// optimizer state, hold.
+  int64_t parameters = 0;
+  /// The stage's gradient buckets in reduction order, in elements, each
+  /// padded to a multiple of dp (training only): the gradient buffer is
+  /// their sum, a rank's shard their sum / dp.
+  std::vector<int64_t> bucketElements;
 };
 
 struct WholeRun {

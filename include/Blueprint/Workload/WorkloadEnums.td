@@ -174,14 +174,39 @@ def Workload_CapabilityKind : Workload_Enum<"CapabilityKind", "capability", [
   I32EnumAttrCase<"CollectiveAllGather", 4, "collective_all_gather">
 ]>;
 
-// What a plan buffer holds. Only `boundary` buffers are derived today; the
-// others name the lifetimes later plans will materialize.
+// What a plan buffer holds (seed 004's buffer classes, docs/Memory.md): a
+// block-scope plan's `boundary` tensors; in a whole-run plan's stages the
+// `persistent` training state, the `stash` (checkpoint) one pass keeps for
+// a later pass, a pass's `temporary` working set and the `communication`
+// buffers of messages and collectives.
 def Workload_BufferKind : Workload_Enum<"BufferKind", "buffer kind", [
   I32EnumAttrCase<"Boundary", 0, "boundary">,
   I32EnumAttrCase<"Persistent", 1, "persistent">,
   I32EnumAttrCase<"Stash", 2, "stash">,
   I32EnumAttrCase<"Temporary", 3, "temporary">,
   I32EnumAttrCase<"Communication", 4, "communication">
+]>;
+
+// Why a whole-run buffer exists (docs/Memory.md): each cause belongs to one
+// buffer kind (workload::kindOf).
+def Workload_BufferCause : Workload_Enum<"BufferCause", "buffer cause", [
+  // persistent
+  I32EnumAttrCase<"Weights", 0, "weights">,
+  I32EnumAttrCase<"Gradients", 1, "gradients">,
+  I32EnumAttrCase<"OptimizerState", 2, "optimizer_state">,
+  // stash
+  I32EnumAttrCase<"BlockActivations", 3, "block_activations">,
+  I32EnumAttrCase<"EdgeActivations", 4, "edge_activations">,
+  I32EnumAttrCase<"WeightGradInputs", 5, "weight_grad_inputs">,
+  I32EnumAttrCase<"KVCache", 6, "kv_cache">,
+  // temporary
+  I32EnumAttrCase<"WorkingSet", 7, "working_set">,
+  // communication
+  I32EnumAttrCase<"PipelineSend", 8, "pipeline_send">,
+  I32EnumAttrCase<"PipelineReceive", 9, "pipeline_receive">,
+  I32EnumAttrCase<"GatheredMessage", 10, "gathered_message">,
+  I32EnumAttrCase<"GradientBucket", 11, "gradient_bucket">,
+  I32EnumAttrCase<"GatheredParameters", 12, "gathered_parameters">
 ]>;
 
 def Workload_ConcurrencyKind : Workload_Enum<"ConcurrencyKind",
@@ -231,6 +256,7 @@ def Workload_ReductionKindProp : Workload_EnumProp<Workload_ReductionKind>;
 def Workload_BoundaryRoleProp : Workload_EnumProp<Workload_BoundaryRole>;
 def Workload_CapabilityKindProp : Workload_EnumProp<Workload_CapabilityKind>;
 def Workload_BufferKindProp : Workload_EnumProp<Workload_BufferKind>;
+def Workload_BufferCauseProp : Workload_EnumProp<Workload_BufferCause>;
 def Workload_ConcurrencyKindProp : Workload_EnumProp<Workload_ConcurrencyKind>;
 def Workload_ObjectiveKindProp : Workload_EnumProp<Workload_ObjectiveKind>;
 def Workload_PipelinePassProp : Workload_EnumProp<Workload_PipelinePass>;

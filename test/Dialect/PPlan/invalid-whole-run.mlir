@@ -23,17 +23,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -64,17 +64,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   // expected-error @+1 {{pplan_plan_c5: a whole-run plan holds capabilities, groups, templates, stages, objectives and ledger rows only, not block-scope tasks or buffers}}
   %9 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
@@ -107,17 +107,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   // expected-error @+1 {{pplan_plan_c5: every ledger row of a whole-run plan names a stage}}
@@ -150,9 +150,9 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
     pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -198,17 +198,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %9 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [3, 4] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -239,9 +239,9 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     // expected-error @+1 {{pplan_plan_c6: the activation of micro-batch 0 leaving model chunk 0 is sent as 10 bytes but received as 12}}
@@ -249,8 +249,8 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 12 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 12 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -283,17 +283,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %9 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [3, 4] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -324,17 +324,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   // expected-error @+1 {{pplan_plan_c7: conservation of stage 0 forward matmul ops: the distributed IR has 101, the plan's stage has 100}}
@@ -367,17 +367,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
@@ -407,17 +407,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   // expected-error @+1 {{pplan_plan_c7: a stage's ledger row holds its totals over the iteration (per_iteration), not per_micro_batch}}
@@ -449,17 +449,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -492,17 +492,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   // expected-error @+1 {{pplan_plan_c7: the ledger records stage 2, which is not a pipeline stage}}
@@ -537,17 +537,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -579,17 +579,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -620,9 +620,9 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   // expected-error @+1 {{pplan_stage_c1: index 2 is not a pipeline stage (pp = 2)}}
   pplan.stage 2 group @stage_1 {
@@ -630,8 +630,8 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -662,9 +662,9 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   // expected-error @+1 {{pplan_stage_c2: @stage_1 does not name a serial pplan.group of the plan}}
   pplan.stage 1 group @stage_1 {
@@ -672,8 +672,8 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -705,17 +705,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
     // expected-error @+1 {{pplan_stage_c2: stage-level task dp_grad_allreduce joins @backward, not its stage's @stage_0}}
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @backward demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @backward demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -746,9 +746,9 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
@@ -757,8 +757,8 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 2] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [3, 4] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -790,17 +790,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     // expected-error @+1 {{pplan_instance_c1: @block_step does not name a pplan.template of the plan}}
     %3 = pplan.instance @block_step chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -832,17 +832,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -874,17 +874,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -916,17 +916,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -958,17 +958,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -1000,17 +1000,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 3 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -1042,17 +1042,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 1 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -1084,17 +1084,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     // expected-error @+1 {{pplan_transfer_c1: the activation_grad of micro-batch 0 leaving model chunk 1 is sent by stage 1, not 0}}
     %2 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -1125,9 +1125,9 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     // expected-error @+1 {{pplan_transfer_c2: the activation of micro-batch 0 leaving model chunk 0 comes from stage 0, not 1}}
@@ -1135,8 +1135,8 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -1168,17 +1168,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = -1 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -1209,17 +1209,17 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   // expected-error @+1 {{pplan_buffer_c5: a communication buffer belongs to a pplan.stage}}
   pplan.buffer @m communication bytes = 10
@@ -1233,7 +1233,7 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 
 // -----
 
-// pplan_buffer_c5: a boundary buffer in a stage
+// pplan_buffer_c6: a boundary buffer in a stage
 pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   pplan.capability @matmul matmul
   pplan.capability @all_reduce collective_all_reduce
@@ -1252,18 +1252,18 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    // expected-error @+1 {{pplan_buffer_c5: a buffer of a stage is a communication buffer, not boundary}}
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    // expected-error @+1 {{pplan_buffer_c6: a boundary buffer belongs to a block-scope plan, not to a pplan.stage}}
     pplan.buffer @send_activation_mb0_chunk0 boundary bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -1294,18 +1294,18 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
     // expected-error @+1 {{pplan_buffer_c5: the activation of micro-batch 0 leaving model chunk 0 must be made by a block forward instance of micro-batch 0 on model chunk 0}}
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%3) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [3, 3] producer(%3) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -1336,18 +1336,18 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    // expected-error @+1 {{pplan_buffer_c5: a communication buffer is filled by a pplan.recv or drained by one pplan.send}}
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%3)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    // expected-error @+1 {{pplan_buffer_c5: a pipeline_send buffer is drained by one pplan.send}}
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 3] producer(%0) consumers(%3)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -1378,18 +1378,1139 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
     // expected-error @+1 {{pplan_buffer_c5: the buffer holds 20 bytes but the message is 10}}
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 20 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 20 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
     %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
     %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_task_c8: a group without an axis
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    // expected-error @+1 {{pplan_task_c8: a group names positions along a mesh axis: give the axis}}
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> group [0, 1] ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_task_c8: a stage-level collective without its axis
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    // expected-error @+1 {{pplan_task_c8: stage-level collective dp_grad_allreduce names its mesh axis (axis "tp", "pp" or "dp")}}
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_task_c8: not a mesh axis
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    // expected-error @+1 {{pplan_task_c8: axis must be "tp", "pp" or "dp", got "ep"}}
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "ep" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_task_c8: participants are not the axis size
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    // expected-error @+1 {{pplan_task_c8: the collective has 4 participants but axis dp spans 2 ranks}}
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 24> collective = <kind = all_reduce, reduction = sum, participants = 4, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_task_c8: a group of one position
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    // expected-error @+1 {{pplan_task_c8: a group names at least two positions of axis pp}}
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 0> collective = <kind = all_reduce, reduction = sum, participants = 1, message = 16> axis "pp" group [0] ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_task_c8: group positions out of order
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    // expected-error @+1 {{pplan_task_c8: group positions must be distinct positions of axis pp (0..1) in increasing order, got 0}}
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "pp" group [1, 0] ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_task_c8: a group position beyond the axis
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    // expected-error @+1 {{pplan_task_c8: group positions must be distinct positions of axis pp (0..1) in increasing order, got 2}}
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "pp" group [0, 2] ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_task_c8: participants are not the group size
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    // expected-error @+1 {{pplan_task_c8: the collective has 4 participants but its group along axis pp has 2 positions}}
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 24> collective = <kind = all_reduce, reduction = sum, participants = 4, message = 16> axis "pp" group [0, 1] ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_task_c8: a mesh axis on work that is not a collective
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    // expected-error @+1 {{pplan_task_c8: only a collective of a pplan.stage names a mesh axis; this task is not a collective}}
+    %4 = pplan.task "fc" weight_grad matmul per_iteration requires @matmul group @stage_0 demand = <compute = 8, memory = 32, network = 0> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_task_c8: a mesh axis on a template's collective
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+    // expected-error @+1 {{pplan_task_c8: only a collective of a pplan.stage names a mesh axis; a collective of a template or a block-scope plan spans tp}}
+    %1 = pplan.task "sync" forward collective per_micro_batch requires @all_reduce group @forward demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "tp" ops = 8 reads {y = 16} writes {y = 16} stashed {} after(%0)
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_task_c8: a pipeline group without the stage (the plan stops at the
+// task, before pplan_plan_c5 would ask for the other stages)
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 4, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 8, tp = 1, pp = 4, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @stage_2 serial
+  pplan.stage 2 group @stage_2 {
+    // expected-error @+1 {{pplan_task_c8: stage 2 is not a position of the group}}
+    %0 = pplan.task "embedding_grad_sync" weight_grad collective per_iteration requires @all_reduce group @stage_2 demand = <compute = 4, memory = 16, network = 8> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 8> axis "pp" group [0, 3] ops = 4 reads {e = 8} writes {e = 8} stashed {}
+  }
+}
+
+// -----
+
+// pplan_buffer_c5: a pipeline_receive buffer drained by a send
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    // expected-error @+1 {{pplan_buffer_c5: a pipeline_receive buffer is filled by a pplan.recv}}
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c6: a stage buffer without a cause
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c6: a buffer of a stage has a cause and a live interval}}
+    pplan.buffer @stash_mb0_chunk0 stash bytes = 10 live [0, 3] producer(%0) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c6: a stage buffer without a lifetime
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c6: a buffer of a stage has a cause and a live interval}}
+    pplan.buffer @stash_mb0_chunk0 stash cause block_activations bytes = 10 producer(%0) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c6: a cause of another kind
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c6: a weights buffer is persistent, not stash}}
+    pplan.buffer @stash_mb0_chunk0 stash cause weights bytes = 10 live [0, 3] producer(%0) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c6: a pipeline message that is not a communication buffer
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c6: a pipeline_send buffer is communication, not temporary}}
+    pplan.buffer @x temporary cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c7: one position
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c7: live names two positions [start, end], got 1}}
+    pplan.buffer @stash_mb0_chunk0 stash cause block_activations bytes = 10 live [0] producer(%0) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c7: beyond the stage
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c7: buffer 'weights' lives over [0, 5], which is not an interval 0 <= start <= end < 5 of the stage's positions}}
+    pplan.buffer @weights persistent cause weights bytes = 40 live [0, 5]
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c7: start after end
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c7: buffer 'stash_mb0_chunk0' lives over [3, 0], which is not an interval 0 <= start <= end < 5 of the stage's positions}}
+    pplan.buffer @stash_mb0_chunk0 stash cause block_activations bytes = 10 live [3, 0] producer(%0) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c7: a negative start
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c7: buffer 'stash_mb0_chunk0' lives over [-1, 3], which is not an interval 0 <= start <= end < 5 of the stage's positions}}
+    pplan.buffer @stash_mb0_chunk0 stash cause block_activations bytes = 10 live [-1, 3] producer(%0) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c8: persistent state with a producer
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c8: buffer 'gradients' is persistent: it has no producer and no consumers}}
+    pplan.buffer @gradients persistent cause gradients bytes = 16 live [0, 4] producer(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c8: persistent state over part of the stage
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c8: buffer 'weights' is persistent: it lives over the whole stage, [0, 4], not [0, 3]}}
+    pplan.buffer @weights persistent cause weights bytes = 40 live [0, 3]
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c8: a stash without a producer
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c8: buffer 'stash_mb0_chunk0' is stash: it has a producer, whose position starts its lifetime}}
+    pplan.buffer @stash_mb0_chunk0 stash cause block_activations bytes = 10 live [0, 3] consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c8: a lifetime that starts before its producer
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c8: buffer 'stash_mb0_chunk0' starts at position 0 but its producer is at position 1}}
+    pplan.buffer @stash_mb0_chunk0 stash cause block_activations bytes = 10 live [0, 3] producer(%1) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c9: read before it is produced
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c9: buffer 'bucket' is read before it is produced: the consumer at position 0 runs before the producer at position 3}}
+    pplan.buffer @bucket communication cause gradient_bucket bytes = 16 live [3, 3] producer(%3) consumers(%0)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c10: freed before its last consumer
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c10: buffer 'stash_mb0_chunk0' is freed before its last consumer: it lives until position 2 but its last consumer is at position 3}}
+    pplan.buffer @stash_mb0_chunk0 stash cause block_activations bytes = 10 live [0, 2] producer(%0) consumers(%1, %3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c10: outlives its last consumer
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+    // expected-error @+1 {{pplan_buffer_c10: buffer 'bucket' outlives its last consumer: it lives until position 4 but its last use, its producer, is at position 3}}
+    pplan.buffer @bucket communication cause gradient_bucket bytes = 16 live [3, 4] producer(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -1426,9 +2547,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -1436,9 +2557,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -1469,9 +2590,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -1479,9 +2600,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -1512,9 +2633,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -1522,9 +2643,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -1555,9 +2676,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -1565,9 +2686,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -1598,9 +2719,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -1608,9 +2729,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -1641,9 +2762,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -1651,9 +2772,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -1684,9 +2805,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -1717,9 +2838,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     // expected-error @+1 {{pplan_instance_c2: micro_batch 2 is not a step of the generation (0..1)}}
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 2 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -1727,9 +2848,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -1760,9 +2881,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     // expected-error @+1 {{pplan_instance_c2: template @block_decode_9 runs per micro-batch: give micro_batch}}
     %3 = pplan.instance @block_decode_9 chunk 0 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -1770,9 +2891,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -1803,9 +2924,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     // expected-error @+1 {{pplan_transfer_c1: micro_batch 2 is not a step of the generation (0..1)}}
     %4 = pplan.send activation micro_batch 2 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -1813,9 +2934,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -1845,9 +2966,9 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @recv_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
@@ -1856,8 +2977,8 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
     // expected-error @+1 {{pplan_transfer_c1: only an inference run sends tokens}}
     %4 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%2)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 10 producer(%0) consumers(%1)
-    pplan.buffer @send_activation_grad_mb0_chunk1 communication bytes = 10 producer(%2) consumers(%3)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
@@ -1890,9 +3011,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 0 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -1900,9 +3021,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -1932,9 +3053,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -1944,9 +3065,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
     // expected-error @+1 {{pplan_transfer_c1: a token leaves the last model chunk (1) for the first, at pp > 1, for steps 0..0}}
     %5 = pplan.send token micro_batch 1 chunk 1 to 0 bytes = 16 after(%4)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -2001,9 +3122,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -2013,9 +3134,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
     // expected-error @+1 {{pplan_transfer_c1: an inference run sends no activation_grad}}
     %5 = pplan.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 256 after(%4)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -2047,9 +3168,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
     // expected-error @+1 {{pplan_transfer_c1: the token of micro-batch 0 leaving model chunk 1 is sent by stage 1, not 0}}
     %5 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -2057,9 +3178,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -2090,9 +3211,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 0 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -2100,9 +3221,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -2132,10 +3253,10 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
     // expected-error @+1 {{pplan_buffer_c5: the token of micro-batch 0 leaving model chunk 1 must be read by a block prefill or decode instance of micro-batch 1 on model chunk 0}}
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%0)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 2] producer(%2) consumers(%0)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -2143,9 +3264,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -2175,9 +3296,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -2185,10 +3306,10 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
     // expected-error @+1 {{pplan_buffer_c5: the token of micro-batch 0 leaving model chunk 1 must be made by a block prefill or decode instance of micro-batch 0 on model chunk 1}}
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%4) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [4, 4] producer(%4) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -2218,9 +3339,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -2228,9 +3349,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -2261,9 +3382,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -2271,9 +3392,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -2304,9 +3425,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.stage 1 group @stage_1 {
     %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 2048
@@ -2314,9 +3435,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0
@@ -2347,9 +3468,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.recv token micro_batch 0 chunk 1 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
-    pplan.buffer @send_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @recv_token_mb0_chunk1 communication bytes = 16 producer(%2) consumers(%3)
-    pplan.buffer @send_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_token_mb0_chunk1 communication cause pipeline_receive bytes = 16 live [2, 3] producer(%2) consumers(%3)
+    pplan.buffer @send_activation_mb1_chunk0 communication cause pipeline_send bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   // expected-error @+1 {{pplan_plan_c7: no ledger row records stage 1's decode vector work, so it cannot be checked for conservation}}
   pplan.stage 1 group @stage_1 {
@@ -2358,9 +3479,9 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    pplan.buffer @recv_activation_mb0_chunk0 communication bytes = 2048 producer(%0) consumers(%1)
-    pplan.buffer @send_token_mb0_chunk1 communication bytes = 16 producer(%1) consumers(%2)
-    pplan.buffer @recv_activation_mb1_chunk0 communication bytes = 256 producer(%3) consumers(%4)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
+    pplan.buffer @recv_activation_mb1_chunk0 communication cause pipeline_receive bytes = 256 live [3, 4] producer(%3) consumers(%4)
   }
   pplan.objective minimize_step_latency
   pplan.ledger stage 0 per_generation prefill vector invocations = 1 ops = 7232 read = 2304 write = 2048 message = 0 stash = 0

@@ -477,6 +477,25 @@ pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789
 
 // -----
 
+// pplan_task_c8: a mesh axis in a block-scope plan
+pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @any parallel
+  %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 1024, memory = 48, network = 0> ops = 1024 reads {w = 16, x = 16} writes {h = 16} stashed {x = 16}
+  // expected-error @+1 {{pplan_task_c8: only a collective of a pplan.stage names a mesh axis; a collective of a template or a block-scope plan spans tp}}
+  %1 = pplan.task "sync" forward collective per_micro_batch requires @all_reduce group @any demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "tp" ops = 8 reads {h = 16} writes {h = 16} stashed {} after(%0)
+  pplan.buffer @x boundary bytes = 16 consumers(%0)
+  pplan.buffer @h persistent bytes = 16 producer(%1)
+  pplan.objective minimize_step_latency
+  pplan.objective minimize_peak_memory
+  pplan.ledger per_micro_batch forward matmul invocations = 1 ops = 1024 read = 32 write = 16 message = 0 stash = 16
+  pplan.ledger per_micro_batch forward collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+}
+
+// -----
+
 // pplan_buffer_c1
 pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   pplan.capability @matmul matmul
@@ -545,6 +564,44 @@ pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789
   // expected-error @+1 {{pplan_buffer_c4: buffer 'x' has neither a producer nor a consumer}}
   pplan.buffer @x boundary bytes = 16
   pplan.buffer @h persistent bytes = 16 producer(%1)
+  pplan.objective minimize_step_latency
+  pplan.objective minimize_peak_memory
+  pplan.ledger per_micro_batch forward matmul invocations = 1 ops = 1024 read = 32 write = 16 message = 0 stash = 16
+  pplan.ledger per_micro_batch forward collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c6: a cause at plan level
+pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @any parallel
+  %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 1024, memory = 48, network = 0> ops = 1024 reads {w = 16, x = 16} writes {h = 16} stashed {x = 16}
+  %1 = pplan.task "sync" forward collective per_micro_batch requires @all_reduce group @any demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {h = 16} writes {h = 16} stashed {} after(%0)
+  pplan.buffer @x boundary bytes = 16 consumers(%0)
+  // expected-error @+1 {{pplan_buffer_c6: a plan-level buffer has no cause and no live interval: its tasks are its producer and consumers}}
+  pplan.buffer @h persistent cause weights bytes = 16 live [0, 1] producer(%1)
+  pplan.objective minimize_step_latency
+  pplan.objective minimize_peak_memory
+  pplan.ledger per_micro_batch forward matmul invocations = 1 ops = 1024 read = 32 write = 16 message = 0 stash = 16
+  pplan.ledger per_micro_batch forward collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+}
+
+// -----
+
+// pplan_buffer_c6: a lifetime at plan level
+pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @any parallel
+  %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 1024, memory = 48, network = 0> ops = 1024 reads {w = 16, x = 16} writes {h = 16} stashed {x = 16}
+  %1 = pplan.task "sync" forward collective per_micro_batch requires @all_reduce group @any demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {h = 16} writes {h = 16} stashed {} after(%0)
+  pplan.buffer @x boundary bytes = 16 consumers(%0)
+  // expected-error @+1 {{pplan_buffer_c6: a plan-level buffer has no cause and no live interval: its tasks are its producer and consumers}}
+  pplan.buffer @h persistent bytes = 16 live [0, 1] producer(%1)
   pplan.objective minimize_step_latency
   pplan.objective minimize_peak_memory
   pplan.ledger per_micro_batch forward matmul invocations = 1 ops = 1024 read = 32 write = 16 message = 0 stash = 16

@@ -11,8 +11,10 @@
 #include "Blueprint/Interfaces/TensorBytes.h"
 #include "Blueprint/Interfaces/WholeRunRules.h"
 #include "Blueprint/Support/Digest.h"
+#include "Blueprint/Workload/Lifetimes.h"
 #include "Blueprint/Workload/Pipeline.h"
 #include "Blueprint/Workload/Plan.h"
+#include "Blueprint/Workload/Spec.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -376,6 +378,74 @@ std::optional<workload::CollectiveFacts> TaskOp::getCollectiveFacts() {
   return facts;
 }
 
+/// pplan_task_c8: a stage-level collective keeps the mesh axis (and the
+/// group of positions along it) of its `dist` collective, as
+/// dist_collective_c1, c2 and c7 state them for one axis.
+static LogicalResult
+verifyMeshAxis(TaskOp task,
+               const std::optional<workload::CollectiveFacts> &collective) {
+  std::optional<llvm::StringRef> axis = task.getAxis();
+  std::optional<ArrayRef<int64_t>> group = task.getAxisGroup();
+  auto fail = [&]() { return task.emitOpError() << "pplan_task_c8: "; };
+  if (group && !axis)
+    return fail() << "a group names positions along a mesh axis: give the "
+                     "axis";
+  auto stage = llvm::dyn_cast<StageOp>(task->getParentOp());
+  bool stageCollective = stage && collective;
+  if (!stageCollective) {
+    if (axis)
+      return fail() << "only a collective of a pplan.stage names a mesh "
+                       "axis; "
+                    << (collective ? "a collective of a template or a "
+                                     "block-scope plan spans tp"
+                                   : "this task is not a collective");
+    return success();
+  }
+  if (!axis)
+    return fail() << "stage-level collective " << task.getPrimitive()
+                  << " names its mesh axis (axis \"tp\", \"pp\" or \"dp\")";
+  auto plan = stage->getParentOfType<PlanOp>();
+  if (!plan)
+    return success();
+  transformer::MappingAttr mapping = plan.getMapping();
+  int64_t size = 0;
+  if (*axis == workload::kTensorParallelAxis)
+    size = mapping.getTp();
+  else if (*axis == workload::kPipelineParallelAxis)
+    size = mapping.getPp();
+  else if (*axis == workload::kDataParallelAxis)
+    size = mapping.getDp();
+  else
+    return fail() << "axis must be \"tp\", \"pp\" or \"dp\", got \"" << *axis
+                  << "\"";
+  int64_t participants = size;
+  if (group) {
+    if (group->size() < 2)
+      return fail() << "a group names at least two positions of axis " << *axis;
+    int64_t previous = -1;
+    for (int64_t position : *group) {
+      if (position <= previous || position >= size)
+        return fail() << "group positions must be distinct positions of "
+                         "axis "
+                      << *axis << " (0.." << size - 1
+                      << ") in increasing order, got " << position;
+      previous = position;
+    }
+    if (*axis == workload::kPipelineParallelAxis &&
+        !llvm::is_contained(*group, stage.getIndex()))
+      return fail() << "stage " << stage.getIndex()
+                    << " is not a position of the group";
+    participants = static_cast<int64_t>(group->size());
+  }
+  if (collective->participants != participants)
+    return fail() << "the collective has " << collective->participants
+                  << " participants but "
+                  << (group ? "its group along axis " : "axis ") << *axis
+                  << (group ? " has " : " spans ") << participants
+                  << (group ? " positions" : " ranks");
+  return success();
+}
+
 LogicalResult TaskOp::verify() {
   if (failed(verifyNoForeignAttributes(*this)))
     return failure();
@@ -466,7 +536,7 @@ LogicalResult TaskOp::verify() {
                          << getPrimitive() << " ("
                          << workload::stringifyEnum(getPhase()) << ") stashes "
                          << getStashed().size() << " tensors";
-  return success();
+  return verifyMeshAxis(*this, collective);
 }
 
 //===----------------------------------------------------------------------===//
@@ -493,50 +563,48 @@ static bool carriesMessage(workload::PipelinePass pass,
   llvm_unreachable("unknown PipelineMessage");
 }
 
-/// pplan_buffer_c5: a stage's communication buffer holds one pipeline
-/// message between the transfer and the block instances making or reading
-/// it.
-static LogicalResult verifyCommunicationBuffer(BufferOp buffer) {
+/// pplan_buffer_c5: a pipeline message buffer of a stage holds one message
+/// between the transfer and the block instances making (`sending`) or
+/// reading it (or the pipeline_gather task reassembling it). pplan_buffer_c2 and c3 have checked that its producer and
+/// consumers are ops of the stage.
+static LogicalResult verifyMessageBuffer(BufferOp buffer, bool sending) {
   auto fail = [&]() { return buffer.emitOpError() << "pplan_buffer_c5: "; };
-  if (buffer.getKind() != workload::BufferKind::Communication)
-    return fail() << "a buffer of a stage is a communication buffer, not "
-                  << workload::stringifyEnum(buffer.getKind());
-  Operation *stage = buffer->getParentOp();
-  auto opOf = [&](Value token) -> Operation * {
-    Operation *op = token.getDefiningOp();
-    return op && op->getParentOp() == stage ? op : nullptr;
-  };
   Value producer = buffer.getProducer();
   if (!producer || buffer.getConsumers().empty())
-    return fail() << "a communication buffer has a producer and consumers";
-  Operation *source = opOf(producer);
+    return fail() << "a pipeline message buffer has a producer and "
+                     "consumers";
+  Operation *source = producer.getDefiningOp();
   llvm::SmallVector<Operation *> sinks;
   for (Value consumer : buffer.getConsumers())
-    sinks.push_back(opOf(consumer));
-  if (!source || llvm::is_contained(sinks, nullptr))
-    return fail() << "the producer and consumers are ops of the same stage";
+    sinks.push_back(consumer.getDefiningOp());
   // The message end and the instances on the other side.
   workload::PipelineMessage message;
   int64_t microBatch = 0, messageChunk = 0, bytes = 0;
   llvm::SmallVector<Operation *> instances;
-  bool sending = false;
-  if (auto recv = llvm::dyn_cast<RecvOp>(source)) {
+  if (!sending) {
+    auto recv = llvm::dyn_cast<RecvOp>(source);
+    if (!recv)
+      return fail() << "a pipeline_receive buffer is filled by a pplan.recv";
     message = recv.getMessage();
     microBatch = recv.getMicroBatch();
     messageChunk = recv.getChunk();
     bytes = recv.getBytes();
-    instances = sinks;
-  } else if (auto send = sinks.size() == 1 ? llvm::dyn_cast<SendOp>(sinks[0])
-                                           : SendOp()) {
+    // A scattered message is read by the task that all-gathers it; the
+    // gathered copy is a gathered_message buffer of its own.
+    for (Operation *sink : sinks) {
+      auto task = llvm::dyn_cast<TaskOp>(sink);
+      if (!task || task.getPrimitive() != workload::primitive::kPipelineGather)
+        instances.push_back(sink);
+    }
+  } else {
+    auto send = sinks.size() == 1 ? llvm::dyn_cast<SendOp>(sinks[0]) : SendOp();
+    if (!send)
+      return fail() << "a pipeline_send buffer is drained by one pplan.send";
     message = send.getMessage();
     microBatch = send.getMicroBatch();
     messageChunk = send.getChunk();
     bytes = send.getBytes();
     instances.push_back(source);
-    sending = true;
-  } else {
-    return fail() << "a communication buffer is filled by a pplan.recv or "
-                     "drained by one pplan.send";
   }
   bool forward = message == workload::PipelineMessage::Activation;
   bool token = message == workload::PipelineMessage::Token;
@@ -572,6 +640,46 @@ static LogicalResult verifyCommunicationBuffer(BufferOp buffer) {
   return success();
 }
 
+/// pplan_buffer_c2, c3, c5 and c6 of a buffer in a stage; the stage checks
+/// the lifetime (c7 .. c10, verifyBufferLifetimes).
+static LogicalResult verifyStageBuffer(BufferOp buffer) {
+  std::optional<workload::BufferCause> cause = buffer.getCause();
+  workload::BufferKind kind = buffer.getKind();
+  if (kind == workload::BufferKind::Boundary)
+    return buffer.emitOpError()
+           << "pplan_buffer_c6: a boundary buffer belongs to a block-scope "
+              "plan, not to a pplan.stage";
+  if (!cause || !buffer.getLive())
+    return buffer.emitOpError()
+           << "pplan_buffer_c6: a buffer of a stage has a cause and a live "
+              "interval";
+  if (workload::kindOf(*cause) != kind)
+    return buffer.emitOpError()
+           << "pplan_buffer_c6: a " << workload::stringifyEnum(*cause)
+           << " buffer is " << workload::stringifyEnum(workload::kindOf(*cause))
+           << ", not " << workload::stringifyEnum(kind);
+  if (buffer.getLive()->size() != 2)
+    return buffer.emitOpError() << "pplan_buffer_c7: live names two "
+                                   "positions [start, end], got "
+                                << buffer.getLive()->size();
+  Operation *stage = buffer->getParentOp();
+  auto ofStage = [&](Value token) {
+    Operation *op = token.getDefiningOp();
+    return op && op->getParentOp() == stage;
+  };
+  if (Value producer = buffer.getProducer(); producer && !ofStage(producer))
+    return buffer.emitOpError() << "pplan_buffer_c2: the producer of a "
+                                   "stage's buffer is an op of the stage";
+  if (!llvm::all_of(buffer.getConsumers(), ofStage))
+    return buffer.emitOpError() << "pplan_buffer_c3: every consumer of a "
+                                   "stage's buffer is an op of the stage";
+  if (*cause == workload::BufferCause::PipelineSend ||
+      *cause == workload::BufferCause::PipelineReceive)
+    return verifyMessageBuffer(buffer,
+                               *cause == workload::BufferCause::PipelineSend);
+  return success();
+}
+
 LogicalResult BufferOp::verify() {
   if (failed(verifyNoForeignAttributes(*this)))
     return failure();
@@ -579,7 +687,11 @@ LogicalResult BufferOp::verify() {
     return emitOpError() << "pplan_buffer_c1: bytes must be non-negative, got "
                          << static_cast<int64_t>(getBytes());
   if (llvm::isa<StageOp>((*this)->getParentOp()))
-    return verifyCommunicationBuffer(*this);
+    return verifyStageBuffer(*this);
+  if (getCause() || getLive())
+    return emitOpError() << "pplan_buffer_c6: a plan-level buffer has no "
+                            "cause and no live interval: its tasks are its "
+                            "producer and consumers";
   if (getKind() == workload::BufferKind::Communication)
     return emitOpError() << "pplan_buffer_c5: a communication buffer "
                             "belongs to a pplan.stage";
@@ -614,6 +726,84 @@ LogicalResult BufferOp::verify() {
   if (!getProducer() && getConsumers().empty())
     return emitOpError() << "pplan_buffer_c4: buffer '" << getSymName()
                          << "' has neither a producer nor a consumer";
+  return success();
+}
+
+/// pplan_buffer_c7 .. c10: every buffer of `stage` lives from its producer
+/// to its last consumer (over the whole stage if persistent). The stage
+/// numbers its positions once, so the check is linear in the stage's ops
+/// and the buffers' operands. The buffers' own verifiers (c2, c3, c6) have
+/// run before: their tokens are of ops of the stage.
+static LogicalResult verifyBufferLifetimes(StageOp stage) {
+  Block &body = stage.getBody().front();
+  llvm::DenseMap<Operation *, int64_t> positionOf;
+  int64_t positions = 0;
+  for (Operation &op : body)
+    if (!llvm::isa<BufferOp>(op))
+      positionOf[&op] = positions++;
+  auto position = [&](Value token) -> std::optional<int64_t> {
+    auto it = positionOf.find(token.getDefiningOp());
+    if (it == positionOf.end())
+      return std::nullopt;
+    return it->second;
+  };
+  for (BufferOp buffer : body.getOps<BufferOp>()) {
+    std::optional<ArrayRef<int64_t>> live = buffer.getLive();
+    if (!live || live->size() != 2 || !buffer.getCause())
+      continue; // pplan_buffer_c6 and c7 report the buffer.
+    int64_t start = (*live)[0], end = (*live)[1];
+    auto fail = [&](llvm::StringRef rule) {
+      return buffer.emitOpError()
+             << rule << ": buffer '" << buffer.getSymName() << "' ";
+    };
+    if (start < 0 || start > end || end >= positions)
+      return fail("pplan_buffer_c7")
+             << "lives over [" << start << ", " << end
+             << "], which is not an interval 0 <= start <= end < " << positions
+             << " of the stage's positions";
+    if (buffer.getKind() == workload::BufferKind::Persistent) {
+      if (buffer.getProducer() || !buffer.getConsumers().empty())
+        return fail("pplan_buffer_c8")
+               << "is persistent: it has no producer and no consumers";
+      if (start != 0 || end != positions - 1)
+        return fail("pplan_buffer_c8")
+               << "is persistent: it lives over the whole stage, [0, "
+               << positions - 1 << "], not [" << start << ", " << end << "]";
+      continue;
+    }
+    Value producer = buffer.getProducer();
+    if (!producer)
+      return fail("pplan_buffer_c8")
+             << "is " << workload::stringifyEnum(buffer.getKind())
+             << ": it has a producer, whose position starts its lifetime";
+    std::optional<int64_t> made = position(producer);
+    if (!made)
+      continue; // pplan_buffer_c2 reports the buffer.
+    if (start != *made)
+      return fail("pplan_buffer_c8")
+             << "starts at position " << start
+             << " but its producer is at position " << *made;
+    int64_t last = *made;
+    bool read = false;
+    for (Value consumer : buffer.getConsumers()) {
+      std::optional<int64_t> at = position(consumer);
+      if (!at)
+        continue; // pplan_buffer_c3 reports the buffer.
+      if (*at < *made)
+        return fail("pplan_buffer_c9")
+               << "is read before it is produced: the consumer at position "
+               << *at << " runs before the producer at position " << *made;
+      last = std::max(last, *at);
+      read = true;
+    }
+    if (end != last)
+      return fail("pplan_buffer_c10")
+             << (end < last ? "is freed before its last consumer"
+                            : "outlives its last consumer")
+             << ": it lives until position " << end << " but its last "
+             << (read ? "consumer" : "use, its producer,") << " is at position "
+             << last;
+  }
   return success();
 }
 
@@ -687,7 +877,7 @@ LogicalResult StageOp::verifyRegions() {
     if (!llvm::isa<InstanceOp, SendOp, RecvOp, TaskOp, BufferOp>(op))
       return op.emitOpError() << "pplan_stage_c3: a stage holds instances, "
                                  "sends, receives, tasks and buffers only";
-  return success();
+  return verifyBufferLifetimes(*this);
 }
 
 llvm::Expected<workload::StageTotals> StageOp::summarizeWork() {

@@ -151,7 +151,8 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     Its location carries the lineage of the distributed task. In a
     whole-run plan a task is the work of a `pplan.template` (run by every
     `pplan.instance` of it) or stage-level work of a `pplan.stage` (a
-    data-parallel reduction, the sharded optimizer step).
+    data-parallel reduction, the sharded optimizer step); a stage-level
+    collective keeps the mesh `axis` and `group` of its `dist` collective.
 
     Rules:
     1. `pplan_task_c1` (resource coverage): `requires` names a
@@ -170,7 +171,27 @@ def PPlan_TaskOp : PPlan_Op<"task", [
        (of the same template, or of ops of the same stage);
     6. `pplan_task_c6`: only forward work stashes;
     7. `pplan_task_c7`: a collective's read and write bytes fit its message,
-       as `dist_collective_c6`.
+       as `dist_collective_c6`;
+    8. `pplan_task_c8` (mesh axis): a collective task that is a direct child
+       of a `pplan.stage` names the mesh `axis` it runs along (`tp`, `pp` or
+       `dp`, as the `dist` collective's `axes`) and, for a subset of that
+       axis, its `group` of positions (as `dist_collective_c7`); no other
+       task carries `axis` or `group` (a template's or a block-scope plan's
+       collectives span `tp`); a `group` comes only with an `axis` and names
+       at least two distinct positions of the axis, `0 .. size - 1` under
+       the plan's mapping, in increasing order (a `pp` group holds the
+       stage's own index); the collective's `participants` are the group's
+       positions (with a group) or the axis size (without).
+
+    ```mlir
+    %12 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration
+        requires @collective_all_reduce group @stage_1 demand = <...>
+        collective = <kind = all_reduce, reduction = sum, participants = 2,
+                      message = 433152> axis "dp" ops = ...
+    %13 = pplan.task "embedding_grad_sync" weight_grad collective
+        per_iteration requires @collective_all_reduce group @stage_1
+        demand = <...> collective = <...> axis "pp" group [0, 3] ops = ...
+    ```
   }];
   let arguments = (ins
     StrAttr:$primitive,
@@ -181,6 +202,8 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     FlatSymbolRefAttr:$group,
     PPlan_DemandAttr:$demand,
     OptionalAttr<PPlan_CollectiveAttr>:$collective,
+    OptionalAttr<StrAttr>:$axis,
+    OptionalAttr<DenseI64ArrayAttr>:$axis_group,
     Workload_I64Prop:$ops,
     Blueprint_TensorBytesProp:$reads,
     Blueprint_TensorBytesProp:$writes,
@@ -192,6 +215,7 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     $primitive prop-dict `` $phase $engine
     $cadence `requires` $capability `group` $group
     `demand` `=` $demand (`collective` `=` $collective^)?
+    (`axis` $axis^)? (`group` $axis_group^)?
     `ops` `=` $ops `reads` $reads
     `writes` $writes
     `stashed` $stashed
@@ -203,60 +227,115 @@ def PPlan_TaskOp : PPlan_Op<"task", [
 
 def PPlan_BufferOp : PPlan_Op<"buffer", [
     ParentOneOf<["PlanOp", "StageOp"]>, Symbol, AttrSizedOperandSegments]> {
-  let summary = "a buffer with its size, producer and consumers";
+  let summary = "a buffer with its size, producer, consumers and lifetime";
   let description = [{
     A logical buffer of `bytes` per rank. Its symbol name is the logical
-    tensor it holds; `producer` is the task writing it (none for a plan
-    input) and `consumers` the tasks reading it. Today only `boundary`
-    buffers are derived for a block-scope plan (the block's inputs and
-    outputs) and `communication` buffers for a whole-run plan (the pipeline
-    messages of each stage); `persistent`, `stash` and `temporary` buffers
-    name the lifetimes later plans will materialize.
+    tensor it holds; `producer` is the op writing it (none for a plan input
+    or for persistent state) and `consumers` the ops reading it.
 
-    A `communication` buffer lives in a `pplan.stage` and holds one pipeline
-    message on one rank of the stage. Its symbol names the message
-    (`send_<what>_mb<M>_chunk<C>` or `recv_...`). Outgoing: the producer is
-    the block instance whose pass makes the message (a forward instance for
-    an activation, a backward or input-gradient instance for an activation
-    gradient) of the message's micro-batch and chunk, the one consumer the
-    `pplan.send`. Incoming: the producer is the `pplan.recv`, the consumers
-    the block instances of the receiving chunk (chunk + 1 for an activation,
-    chunk - 1 for a gradient) and the same micro-batch that read it.
+    A block-scope plan derives `boundary` buffers (the block's inputs and
+    outputs) at plan level, with no cause and no lifetime: its tasks are
+    the producer and consumers. A whole-run plan holds its buffers in the
+    `pplan.stage`s, one per buffer of one rank of the stage, each with the
+    `cause` it exists for and its lifetime `live [start, end]`: the buffer
+    is live at every position from `start` to `end`, both included. A
+    stage's positions are the indices, in order and from 0, of its ops
+    that are not buffers (instances, sends, receives, stage-level tasks);
+    the producer and consumers are ops of the stage. Each cause belongs to
+    one kind:
+
+    | kind | causes |
+    |---|---|
+    | `persistent` | `weights`, `gradients`, `optimizer_state` |
+    | `stash` | `block_activations`, `edge_activations`, `weight_grad_inputs`, `kv_cache` |
+    | `temporary` | `working_set` |
+    | `communication` | `pipeline_send`, `pipeline_receive`, `gathered_message`, `gradient_bucket`, `gathered_parameters` |
+
+    A `persistent` buffer lives over the whole stage and has no producer or
+    consumers; every other buffer of a stage lives from its producer to
+    its last consumer.
+
+    A pipeline message buffer (`pipeline_send` or `pipeline_receive`)
+    holds one pipeline message on one rank of the stage. Its symbol names
+    the message (`send_<what>_mb<M>_chunk<C>` or `recv_...`). Outgoing
+    (`pipeline_send`): the producer is the block instance whose pass makes
+    the message (a forward instance for an activation, a backward or
+    input-gradient instance for an activation gradient) of the message's
+    micro-batch and chunk, the one consumer the `pplan.send`. Incoming
+    (`pipeline_receive`): the producer is the `pplan.recv`, the consumers
+    the block instances of the receiving chunk (chunk + 1 for an
+    activation, chunk - 1 for a gradient) and the same micro-batch that
+    read it.
 
     Rules (`pplan_buffer_c*`):
-    1. `bytes` is non-negative;
-    2. the producer is a task of the plan that writes the buffer;
-    3. every consumer is a task of the plan that reads the buffer;
-    4. a buffer has a producer or at least one consumer;
-    5. `pplan_buffer_c5`: a buffer in a stage is a `communication` buffer
-       and a `communication` buffer is in a stage, with exactly one message
-       end: a `pplan.send` consumer fed by one block instance producer, or
-       a `pplan.recv` producer feeding block instances; the instances run
-       the pass and micro-batch of the message on the chunk that makes
-       (sends) or reads (receives) it (a token of step t is made by the last
-       chunk's prefill or decode of step t and read by the first chunk's
-       decode of step t + 1), and `bytes` are the message's bytes;
-       rules 2 and 3 apply to plan-level buffers.
+    1. `pplan_buffer_c1`: `bytes` is non-negative;
+    2. `pplan_buffer_c2`: the producer of a plan-level buffer is a task of
+       the plan that writes the buffer; of a stage's buffer, an op of the
+       same stage;
+    3. `pplan_buffer_c3`: every consumer of a plan-level buffer is a task
+       of the plan that reads the buffer; of a stage's buffer, an op of the
+       same stage;
+    4. `pplan_buffer_c4`: a plan-level buffer has a producer or at least
+       one consumer;
+    5. `pplan_buffer_c5`: a `communication` buffer is in a stage; a
+       pipeline message buffer has exactly one message end: a
+       `pipeline_send` buffer a `pplan.send` consumer fed by one block
+       instance producer, a `pipeline_receive` buffer a `pplan.recv`
+       producer feeding block instances (or, for a message scattered over
+       the TP ranks, the `pipeline_gather` task that reassembles it into a
+       `gathered_message` buffer); the instances run the pass and
+       micro-batch of the message on the chunk that makes (sends) or reads
+       (receives) it (a token of step t is made by the last chunk's prefill
+       or decode of step t and read by the first chunk's decode of step
+       t + 1), and `bytes` are the message's bytes;
+    6. `pplan_buffer_c6`: a buffer in a stage has a `cause` and a `live`
+       interval, and the cause belongs to the buffer's kind (the table
+       above); a stage holds buffers of every kind but `boundary`; a
+       plan-level buffer has neither a cause nor a lifetime;
+    7. `pplan_buffer_c7`: `live` is two positions `[start, end]` of the
+       stage with `0 <= start <= end < positions`;
+    8. `pplan_buffer_c8`: a `persistent` buffer has no producer and no
+       consumers and lives over the whole stage, `[0, positions - 1]`;
+       every other buffer of a stage has a producer, whose position is
+       `start`;
+    9. `pplan_buffer_c9`: no consumer runs before the producer;
+    10. `pplan_buffer_c10`: `end` is the position of the last consumer (of
+        the producer when there is none): a buffer is neither freed before
+        its last consumer nor outlives it.
+
+    Rules 7 to 10 are checked by the stage, which numbers its positions
+    once.
 
     ```mlir
     pplan.buffer @x boundary bytes = 4096 consumers(%0, %11)
     pplan.buffer @y boundary bytes = 4096 producer(%20)
     pplan.stage 0 group @stage_0 {
+      %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 2]
+      %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 8192
+          after(%0)
       ...
-      pplan.buffer @send_activation_mb0_chunk0 communication bytes = 8192
-          producer(%1) consumers(%2)
+      pplan.buffer @weights persistent cause weights bytes = 65536
+          live [0, 9]
+      pplan.buffer @send_activation_mb0_chunk0 communication
+          cause pipeline_send bytes = 8192 live [0, 1] producer(%0)
+          consumers(%1)
+      pplan.buffer @stash_mb0_chunk0 stash cause block_activations
+          bytes = 8192 live [0, 7] producer(%0) consumers(%7)
     }
     ```
   }];
   let arguments = (ins
     SymbolNameAttr:$sym_name,
     Workload_BufferKindProp:$kind,
+    OptionalProp<Workload_BufferCauseProp>:$cause,
     Workload_I64Prop:$bytes,
+    OptionalAttr<DenseI64ArrayAttr>:$live,
     Optional<PPlan_TokenType>:$producer,
     Variadic<PPlan_TokenType>:$consumers
   );
   let assemblyFormat = [{
-    $sym_name prop-dict `` $kind `bytes` `=` $bytes
+    $sym_name prop-dict `` $kind (`cause` $cause^)? `bytes` `=` $bytes
+    (`live` $live^)?
     (`producer` `(` $producer^ `)`)? (`consumers` `(` $consumers^ `)`)?
     attr-dict
   }];
@@ -381,22 +460,25 @@ def PPlan_StageOp : PPlan_PlanMember<"stage", [
     The plan of a `dist.stage`: the instances of templates, the
     point-to-point transfers of pipeline messages, the stage-level tasks
     (data-parallel and tied-embedding collectives, the sharded optimizer
-    step) and the communication buffers of the ranks whose `pp` coordinate
-    is `index`. The stage is serial: its ops run one after another in
+    step, each naming its mesh axis) and the buffers, with their
+    lifetimes, of the ranks whose `pp` coordinate is `index`. The stage is serial: its ops run one after another in
     order, which its concurrency group `group` (a `serial` group) states;
     tokens (`after`) are the dependencies within the stage, and a receive
     depends on the send of the same message in another stage. An
-    instance's template tasks keep their own groups. The stage is the
-    symbol table of its buffers (one per pipeline message it sends or
-    receives); the templates, groups and capabilities its ops name are
-    the plan's, resolved in the plan.
+    instance's template tasks keep their own groups. The stage's
+    positions are the indices, in order and from 0, of its ops that are
+    not buffers; a buffer's lifetime `live [start, end]` is an interval of
+    them (`pplan_buffer_c7` .. `c10`, checked here, which numbers the
+    positions once). The stage is the symbol table of its buffers; the
+    templates, groups and capabilities its ops name are the plan's,
+    resolved in the plan.
 
     Rules (`pplan_stage_c*`):
     1. `pplan_stage_c1`: `index` is a pipeline stage, 0 <= index < pp;
     2. `pplan_stage_c2`: `group` names a `serial` `pplan.group` of the
        plan, and every stage-level task joins it;
     3. `pplan_stage_c3`: the stage holds only instances, sends, receives,
-       tasks and (communication) buffers.
+       tasks and buffers.
 
     ```mlir
     pplan.stage 1 group @stage_1 {
@@ -404,6 +486,9 @@ def PPlan_StageOp : PPlan_PlanMember<"stage", [
       %1 = pplan.instance @block_forward chunk 1 micro_batch 0
           blocks [2, 4] after(%0)
       ...
+      pplan.buffer @recv_activation_mb0_chunk0 communication
+          cause pipeline_receive bytes = 8192 live [0, 1] producer(%0)
+          consumers(%1)
     }
     ```
   }];

@@ -1,0 +1,216 @@
+//===- CriticalPath.h - Iteration time from the whole-run graph -*- C++ -*-===//
+//
+// The time of one whole run as the longest path through its dependency
+// graph (docs/Memory.md, "Time"): every stage runs its steps one after
+// another, each as soon as the steps it depends on have finished; a send
+// costs its stage nothing (sends are asynchronous) and its message arrives
+// at the peer a point-to-point transfer later; a receive finishes when both
+// its stage reached it and its message arrived. Steps last what
+// `--estimate` gives their work under a SystemProfile. The result is the
+// iteration time with the critical path as a list of steps, the
+// communication on it, and each stage's busy and bubble time.
+//
+// The graph is plain data: runGraphOf builds it from a WholeRun without IR,
+// `--critical-path` builds it from a whole-run `pplan.plan`, and both call
+// longestPath.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_ANALYSIS_CRITICALPATH_H
+#define BLUEPRINT_ANALYSIS_CRITICALPATH_H
+
+#include "Blueprint/Estimate/Estimate.h"
+#include "Blueprint/Estimate/SystemProfile.h"
+#include "Blueprint/Workload/WholeRun.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <string>
+#include <vector>
+
+namespace blueprint::analysis {
+
+/// What a step of a stage does, for the time it takes and for reports.
+enum class StepKind {
+  /// A template instance: compute (its TP collectives included).
+  Compute,
+  /// A stage-level collective (DP reductions, parameter gathers, the tied
+  /// embedding sync, a scattered message's gather).
+  Collective,
+  /// Stage-level work that is not a collective (the sharded optimizer).
+  StageWork,
+  Send,
+  Receive,
+};
+
+/// "compute", "collective", "stage_work", "send" or "receive".
+llvm::StringRef stringifyStepKind(StepKind kind);
+
+struct GraphStep {
+  /// Names the step in reports, e.g. "block_forward chunk 0 micro_batch 3
+  /// blocks [0, 2)".
+  std::string label;
+  StepKind kind = StepKind::Compute;
+  /// The pass of an instance (forward, backward, ...); Step for stage work.
+  workload::PipelinePass pass = workload::PipelinePass::Forward;
+  std::optional<int64_t> microBatch;
+  /// Time on the stage (0 for a send and a receive).
+  double seconds = 0;
+  /// Earlier steps of the same stage it waits for.
+  std::vector<size_t> deps;
+  /// A send signals, a receive waits for, this channel
+  /// (workload::pipelineChannel or the run's message key).
+  std::optional<int64_t> channel;
+  /// For a send: the transfer's time on the link.
+  double transferSeconds = 0;
+};
+
+struct RunGraph {
+  std::vector<std::vector<GraphStep>> stages;
+};
+
+/// When a step ran.
+struct StepTiming {
+  double start = 0;
+  double end = 0;
+};
+
+/// One segment of the critical path: a step, or the transfer of a message
+/// from a send (stage, step) to the receive that waited for it.
+struct PathSegment {
+  int64_t stage = 0;
+  size_t step = 0;
+  /// True for a message's transfer (stage and step are the send's).
+  bool transfer = false;
+  double start = 0;
+  double end = 0;
+};
+
+struct StageTime {
+  /// Time the stage computes (instances and stage work).
+  double computeSeconds = 0;
+  /// Time the stage runs collectives.
+  double collectiveSeconds = 0;
+  /// The iteration time minus both: waiting for messages, before its
+  /// first step and after its last.
+  double bubbleSeconds = 0;
+};
+
+struct CriticalPathReport {
+  double iterationSeconds = 0;
+  /// timing[stage][step].
+  std::vector<std::vector<StepTiming>> timing;
+  /// From the first step to the one that finishes last.
+  std::vector<PathSegment> path;
+  /// Time on the path spent in collectives and message transfers.
+  double exposedCommunicationSeconds = 0;
+  /// Time on the path spent computing.
+  double pathComputeSeconds = 0;
+  std::vector<StageTime> stages;
+};
+
+/// Times every step of `graph` and finds its longest path. Fails, naming
+/// the stage and step, if the stages cannot all finish (a receive whose
+/// channel no send signals, or a cycle) or a duration is negative.
+llvm::Expected<CriticalPathReport> longestPath(const RunGraph &graph);
+
+//===----------------------------------------------------------------------===//
+// Building a graph (both paths)
+//===----------------------------------------------------------------------===//
+
+/// The channel of a pipeline message: unique per what it carries, its
+/// micro-batch and the model chunk that sends it, among `chunks` chunks.
+int64_t messageChannel(workload::PipelineMessage message, int64_t microBatch,
+                       int64_t chunk, int64_t chunks);
+
+/// The step of an instance of template `templateName` (pass `pass`) for
+/// `microBatch` of `chunk`, over `blocks` [first, end) when a block
+/// template, lasting `seconds`.
+GraphStep instanceStep(llvm::StringRef templateName,
+                       workload::PipelinePass pass, int64_t chunk,
+                       std::optional<int64_t> microBatch,
+                       std::optional<std::pair<int64_t, int64_t>> blocks,
+                       double seconds);
+
+/// The step of a pipeline send (with its transfer time) or receive.
+GraphStep messageStep(bool send, workload::PipelineMessage message,
+                      int64_t microBatch, int64_t chunk, int64_t peer,
+                      int64_t chunks, double transferSeconds);
+
+/// The step of stage-level work: a collective over `axis`, or other work
+/// (`collective` false), run at `cadence` in `phase`.
+GraphStep workStep(llvm::StringRef primitive, bool collective,
+                   llvm::StringRef axis, workload::Cadence cadence,
+                   workload::Phase phase, double seconds);
+
+/// What steps last under a profile: each distinct piece of work costed once.
+class StepCoster {
+public:
+  /// `computeType` is the run's activation type.
+  StepCoster(const workload::MappingSpec &mapping,
+             workload::DataType computeType,
+             const estimate::SystemProfile &profile,
+             const estimate::NetworkTierBinding &binding);
+
+  /// The seconds of `tasks` run one after another on one rank; a
+  /// collective over a group of `groupSize` positions of its axis spans
+  /// that many ranks (0: the whole axis).
+  llvm::Expected<double> seconds(std::vector<estimate::EstimateTask> tasks,
+                                 size_t groupSize = 0);
+  /// seconds() of one stage-level task, memoised on what its estimate
+  /// reads.
+  llvm::Expected<double> workSeconds(const estimate::EstimateTask &task,
+                                     size_t groupSize);
+  /// A pipeline message of `bytes`, point to point on the tier of axis
+  /// `pp`, memoised.
+  llvm::Expected<double> transferSeconds(int64_t bytes);
+
+private:
+  const workload::MappingSpec &mapping;
+  workload::DataType computeType;
+  const estimate::SystemProfile &profile;
+  const estimate::NetworkTierBinding &binding;
+  std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t,
+                      std::string, size_t>,
+           double>
+      works;
+  std::map<int64_t, double> transfers;
+};
+
+/// The graph of `run` with every step's time under `profile` and
+/// `binding`: an instance lasts its template's estimated tasks times its
+/// repetitions, a collective its estimate over its mesh axis (its group,
+/// when it has one), a send transfers its bytes point to point on the tier
+/// of axis `pp`. `computeType` is the run's activation type.
+llvm::Expected<RunGraph> runGraphOf(const workload::WholeRun &run,
+                                    const workload::MappingSpec &mapping,
+                                    workload::DataType computeType,
+                                    const estimate::SystemProfile &profile,
+                                    const estimate::NetworkTierBinding &binding);
+
+/// The time of one point-to-point pipeline message of `bytes` on the tier
+/// bound to axis `pp`. Fails if the axis is not bound.
+llvm::Expected<double>
+pipelineTransferSeconds(int64_t bytes, const workload::MappingSpec &mapping,
+                        const estimate::SystemProfile &profile,
+                        const estimate::NetworkTierBinding &binding);
+
+/// The report as a text table (iteration time, per-stage busy and bubble
+/// time, the critical path) and as JSON (docs/Memory.md).
+void printCriticalPathTable(const RunGraph &graph,
+                            const CriticalPathReport &report,
+                            llvm::raw_ostream &os);
+void writeCriticalPathJSON(const RunGraph &graph,
+                           const CriticalPathReport &report,
+                           llvm::json::OStream &json);
+
+} // namespace blueprint::analysis
+
+#endif // BLUEPRINT_ANALYSIS_CRITICALPATH_H

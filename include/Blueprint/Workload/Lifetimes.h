@@ -1,0 +1,111 @@
+//===- Lifetimes.h - Buffers of a whole run and their lifetimes -*- C++ -*-===//
+//
+// What each rank of a pipeline stage holds in memory over one whole run, as
+// buffers with a producer, consumers and a lifetime in the stage's program
+// order (docs/Memory.md): the persistent training state under each ZeRO
+// stage, the activations one pass stashes for a later pass (per recompute
+// policy, and under ZB-H1 the weight-gradient inputs), each pass's working
+// set, and the communication buffers of pipeline messages and data-parallel
+// collectives. The peak of a stage is the largest sum of live buffers at
+// one position. `--plan-portable` writes these buffers into a whole-run
+// plan, `--memory-report` sweeps the plan's buffers with analyzeMemory, and
+// a search calls both functions without IR: one derivation, one sweep.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_WORKLOAD_LIFETIMES_H
+#define BLUEPRINT_WORKLOAD_LIFETIMES_H
+
+#include "Blueprint/Workload/WholeRun.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace blueprint::workload {
+
+inline constexpr size_t kNumBufferKinds = getMaxEnumValForBufferKind() + 1;
+inline constexpr size_t kNumBufferCauses = getMaxEnumValForBufferCause() + 1;
+
+/// The kind (class) every buffer of `cause` has.
+BufferKind kindOf(BufferCause cause);
+
+/// One buffer of one rank of a stage. Positions are indices into the
+/// stage's steps (StageProgram::steps, in order).
+struct RunBuffer {
+  /// Unique within the stage, e.g. "stash_mb3_chunk0" (docs/Memory.md).
+  std::string name;
+  BufferCause cause = BufferCause::Weights;
+  int64_t bytes = 0;
+  /// The step that writes it first; none for the persistent state, which
+  /// outlives the run.
+  std::optional<size_t> producer;
+  /// The steps that read it, ascending; none for the persistent state.
+  std::vector<size_t> consumers;
+  /// Live at every position of [start, end]: from its producer (the first
+  /// position for persistent state) to its last consumer (the last
+  /// position for persistent state).
+  size_t start = 0;
+  size_t end = 0;
+
+  BufferKind kind() const { return kindOf(cause); }
+};
+
+/// The buffers of one stage.
+struct StageBuffers {
+  int64_t stage = 0;
+  /// Positions of the stage's program (its number of steps).
+  size_t positions = 0;
+  std::vector<RunBuffer> buffers;
+};
+
+/// The buffers of every stage of `run`, a training run of `training` or
+/// the inference run of `run.inference`, under `mapping` (its ZeRO stage
+/// and dp). Fails if a size overflows.
+llvm::Expected<std::vector<StageBuffers>>
+deriveBuffers(const WholeRun &run, const MappingSpec &mapping,
+              const std::optional<TrainingSpec> &training);
+
+/// The bytes of one pass's working set on one rank: the largest sum, over
+/// the positions of its invocations in order, of the tensors the pass
+/// produces and someone still reads (a tensor is live from the invocation
+/// that first writes it, when no earlier invocation of the pass touched
+/// it, to its last access, or to the pass's end when the pass never reads
+/// it again: its output). Tensors in `kept` (what a later pass reads: the
+/// stash, weight-gradient inputs) are counted by their own buffers. Fails
+/// on overflow.
+llvm::Expected<int64_t> workingSetBytes(const BlockWork &work,
+                                        llvm::ArrayRef<std::string> kept);
+
+/// The peak of one stage's buffers.
+struct StageMemory {
+  int64_t stage = 0;
+  /// Live bytes at every position.
+  std::vector<int64_t> liveBytes;
+  /// Live bytes of each kind at every position (liveByKind[position][kind]).
+  std::vector<std::array<int64_t, kNumBufferKinds>> liveByKind;
+  /// The largest live bytes and the first position that reaches it.
+  int64_t peakBytes = 0;
+  size_t peakPosition = 0;
+  /// Indices (into StageBuffers::buffers) of the buffers live at the peak.
+  std::vector<size_t> liveAtPeak;
+  /// Live bytes at the peak by kind and by cause.
+  std::array<int64_t, kNumBufferKinds> peakByKind{};
+  std::array<int64_t, kNumBufferCauses> peakByCause{};
+  /// For each cause, the largest live bytes of that cause alone at any
+  /// position (what a closed form for one cause states).
+  std::array<int64_t, kNumBufferCauses> maxByCause{};
+};
+
+/// Sweeps the lifetimes of `stage`. Fails, naming the buffer, if a lifetime
+/// is not within the stage's positions or a sum overflows.
+llvm::Expected<StageMemory> analyzeMemory(const StageBuffers &stage);
+
+} // namespace blueprint::workload
+
+#endif // BLUEPRINT_WORKLOAD_LIFETIMES_H

@@ -1,0 +1,520 @@
+//===- CriticalPath.cpp - Iteration time from the whole-run graph ---------===//
+//
+// docs/Memory.md ("Time") states the model: the graph, the step times and
+// what overlaps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Analysis/CriticalPath.h"
+
+#include "Blueprint/Analysis/ModelSummary.h"
+#include "Blueprint/Workload/Primitives.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+
+#include <cmath>
+#include <deque>
+#include <map>
+#include <tuple>
+
+using namespace blueprint;
+using namespace blueprint::analysis;
+using workload::PipelinePass;
+
+llvm::StringRef blueprint::analysis::stringifyStepKind(StepKind kind) {
+  switch (kind) {
+  case StepKind::Compute:
+    return "compute";
+  case StepKind::Collective:
+    return "collective";
+  case StepKind::StageWork:
+    return "stage_work";
+  case StepKind::Send:
+    return "send";
+  case StepKind::Receive:
+    return "receive";
+  }
+  llvm_unreachable("every step kind has a name");
+}
+
+namespace {
+
+llvm::Error failure(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "critical path: " + message);
+}
+
+/// Where a step's start (or a receive's end) came from.
+struct Predecessor {
+  enum class Kind { None, Step, Transfer } kind = Kind::None;
+  int64_t stage = 0;
+  size_t step = 0;
+};
+
+struct Arrival {
+  double seconds = 0;
+  double sent = 0;
+  int64_t stage = 0;
+  size_t step = 0;
+};
+
+std::string where(int64_t stage, size_t step, const GraphStep &graphStep) {
+  return "stage " + std::to_string(stage) + " step " + std::to_string(step) +
+         " (" + graphStep.label + ")";
+}
+
+} // namespace
+
+llvm::Expected<CriticalPathReport>
+blueprint::analysis::longestPath(const RunGraph &graph) {
+  size_t stageCount = graph.stages.size();
+  CriticalPathReport report;
+  report.timing.resize(stageCount);
+  std::vector<std::vector<Predecessor>> predecessors(stageCount);
+  for (size_t stage = 0; stage < stageCount; ++stage) {
+    report.timing[stage].resize(graph.stages[stage].size());
+    predecessors[stage].resize(graph.stages[stage].size());
+  }
+  std::map<int64_t, Arrival> arrivals;
+  std::map<int64_t, size_t> waiting;
+  std::vector<size_t> next(stageCount, 0);
+  std::deque<size_t> ready;
+  for (size_t stage = 0; stage < stageCount; ++stage)
+    ready.push_back(stage);
+
+  // Runs each stage as far as its messages allow; a receive whose message
+  // has not been sent parks the stage until the send runs. Every step is
+  // timed once: linear in the steps and dependencies.
+  while (!ready.empty()) {
+    size_t stage = ready.front();
+    ready.pop_front();
+    const std::vector<GraphStep> &steps = graph.stages[stage];
+    while (next[stage] < steps.size()) {
+      size_t index = next[stage];
+      const GraphStep &step = steps[index];
+      if (!(step.seconds >= 0) || !std::isfinite(step.seconds) ||
+          !(step.transferSeconds >= 0) || !std::isfinite(step.transferSeconds))
+        return failure(where(stage, index, step) +
+                       " has a negative or non-finite time");
+      double start = 0;
+      Predecessor predecessor;
+      for (size_t dep : step.deps) {
+        if (dep >= index)
+          return failure(where(stage, index, step) +
+                         " depends on a step that does not precede it");
+        if (predecessor.kind == Predecessor::Kind::None ||
+            report.timing[stage][dep].end > start) {
+          start = report.timing[stage][dep].end;
+          predecessor = {Predecessor::Kind::Step, static_cast<int64_t>(stage),
+                         dep};
+        }
+      }
+      double end = start + step.seconds;
+      if (step.kind == StepKind::Receive || step.kind == StepKind::Send)
+        if (!step.channel)
+          return failure(where(stage, index, step) + " names no message");
+      if (step.kind == StepKind::Receive) {
+        auto arrival = arrivals.find(*step.channel);
+        if (arrival == arrivals.end()) {
+          waiting[*step.channel] = stage;
+          break;
+        }
+        if (arrival->second.seconds > end) {
+          end = arrival->second.seconds;
+          predecessor = {Predecessor::Kind::Transfer, arrival->second.stage,
+                         arrival->second.step};
+        }
+      }
+      report.timing[stage][index] = {start, end};
+      predecessors[stage][index] = predecessor;
+      ++next[stage];
+      if (step.kind == StepKind::Send) {
+        bool fresh =
+            arrivals
+                .insert({*step.channel,
+                         Arrival{start + step.transferSeconds, start,
+                                 static_cast<int64_t>(stage), index}})
+                .second;
+        if (!fresh)
+          return failure(where(stage, index, step) +
+                         " sends a message another send already sent");
+        auto parked = waiting.find(*step.channel);
+        if (parked != waiting.end()) {
+          ready.push_back(parked->second);
+          waiting.erase(parked);
+        }
+      }
+    }
+  }
+  for (size_t stage = 0; stage < stageCount; ++stage)
+    if (next[stage] < graph.stages[stage].size())
+      return failure(where(stage, next[stage],
+                           graph.stages[stage][next[stage]]) +
+                     " never runs: it receives a message no step sends "
+                     "before it (a deadlock)");
+
+  // The step that finishes last (the first such in stage order), and the
+  // chain of predecessors that made it so.
+  std::optional<std::pair<size_t, size_t>> last;
+  for (size_t stage = 0; stage < stageCount; ++stage)
+    for (size_t index = 0; index < report.timing[stage].size(); ++index)
+      if (!last ||
+          report.timing[stage][index].end >
+              report.timing[last->first][last->second].end)
+        last = {stage, index};
+  if (!last)
+    return report;
+  report.iterationSeconds = report.timing[last->first][last->second].end;
+  std::vector<PathSegment> path;
+  std::optional<std::pair<size_t, size_t>> at = last;
+  while (at) {
+    auto [stage, index] = *at;
+    const StepTiming &timing = report.timing[stage][index];
+    // A step occupies the path from its start to its end; a receive that
+    // waited for its message only at its end, where the transfer arrives.
+    bool waited = predecessors[stage][index].kind ==
+                  Predecessor::Kind::Transfer;
+    path.push_back({static_cast<int64_t>(stage), index, false,
+                    waited ? timing.end : timing.start, timing.end});
+    const Predecessor &predecessor = predecessors[stage][index];
+    switch (predecessor.kind) {
+    case Predecessor::Kind::None:
+      at.reset();
+      break;
+    case Predecessor::Kind::Step:
+      at = {stage, predecessor.step};
+      break;
+    case Predecessor::Kind::Transfer: {
+      size_t sender = static_cast<size_t>(predecessor.stage);
+      double sent = report.timing[sender][predecessor.step].start;
+      path.push_back({predecessor.stage, predecessor.step, true, sent,
+                      timing.end});
+      at = {sender, predecessor.step};
+      break;
+    }
+    }
+  }
+  std::reverse(path.begin(), path.end());
+  for (const PathSegment &segment : path) {
+    double seconds = segment.end - segment.start;
+    const GraphStep &step =
+        graph.stages[static_cast<size_t>(segment.stage)][segment.step];
+    if (segment.transfer || step.kind == StepKind::Collective)
+      report.exposedCommunicationSeconds += seconds;
+    else if (step.kind == StepKind::Compute || step.kind == StepKind::StageWork)
+      report.pathComputeSeconds += seconds;
+  }
+  report.path = std::move(path);
+  for (const std::vector<GraphStep> &steps : graph.stages) {
+    StageTime time;
+    for (const GraphStep &step : steps) {
+      if (step.kind == StepKind::Collective)
+        time.collectiveSeconds += step.seconds;
+      else
+        time.computeSeconds += step.seconds;
+    }
+    time.bubbleSeconds =
+        report.iterationSeconds - time.computeSeconds - time.collectiveSeconds;
+    report.stages.push_back(time);
+  }
+  return report;
+}
+
+llvm::Expected<double> blueprint::analysis::pipelineTransferSeconds(
+    int64_t bytes, const workload::MappingSpec &mapping,
+    const estimate::SystemProfile &profile,
+    const estimate::NetworkTierBinding &binding) {
+  llvm::StringRef axis = workload::kPipelineParallelAxis;
+  auto bound = binding.tierOfAxis.find(axis.str());
+  if (bound == binding.tierOfAxis.end())
+    return failure("pipeline messages span mesh axis 'pp' (" +
+                   llvm::Twine(mapping.pp) +
+                   " ranks), which the binding does not bind; bind it to a "
+                   "network tier, e.g. binding=pp:infiniband");
+  const estimate::NetworkTier *tier = profile.tier(bound->second);
+  if (!tier)
+    return failure("the binding binds mesh axis 'pp' to network tier '" +
+                   bound->second + "', which profile '" + profile.name +
+                   "' does not declare");
+  estimate::TierBandwidth bandwidth =
+      estimate::effectiveTierBandwidth(*tier, bytes);
+  return pointToPointSeconds(bytes, bandwidth.bytesPerSecond,
+                             tier->latencySeconds.value);
+}
+
+int64_t blueprint::analysis::messageChannel(workload::PipelineMessage message,
+                                            int64_t microBatch, int64_t chunk,
+                                            int64_t chunks) {
+  int64_t what = static_cast<int64_t>(message);
+  return (microBatch * 3 + what) * chunks + chunk;
+}
+
+GraphStep blueprint::analysis::instanceStep(
+    llvm::StringRef templateName, PipelinePass pass, int64_t chunk,
+    std::optional<int64_t> microBatch,
+    std::optional<std::pair<int64_t, int64_t>> blocks, double seconds) {
+  GraphStep step;
+  step.kind = StepKind::Compute;
+  step.pass = pass;
+  step.microBatch = microBatch;
+  step.seconds = seconds;
+  step.label = templateName.str() + " chunk " + std::to_string(chunk);
+  if (microBatch)
+    step.label += " micro_batch " + std::to_string(*microBatch);
+  if (blocks)
+    step.label += " blocks [" + std::to_string(blocks->first) + ", " +
+                  std::to_string(blocks->second) + ")";
+  return step;
+}
+
+GraphStep blueprint::analysis::messageStep(bool send,
+                                           workload::PipelineMessage message,
+                                           int64_t microBatch, int64_t chunk,
+                                           int64_t peer, int64_t chunks,
+                                           double transferSeconds) {
+  GraphStep step;
+  step.kind = send ? StepKind::Send : StepKind::Receive;
+  step.pass = message == workload::PipelineMessage::ActivationGrad
+                  ? PipelinePass::Backward
+                  : PipelinePass::Forward;
+  step.microBatch = microBatch;
+  step.channel = messageChannel(message, microBatch, chunk, chunks);
+  step.transferSeconds = send ? transferSeconds : 0;
+  step.label = (send ? "send " : "recv ") +
+               workload::stringifyEnum(message).str() + " micro_batch " +
+               std::to_string(microBatch) + " chunk " + std::to_string(chunk) +
+               (send ? " to " : " from ") + std::to_string(peer);
+  return step;
+}
+
+GraphStep blueprint::analysis::workStep(llvm::StringRef primitive,
+                                        bool collective, llvm::StringRef axis,
+                                        workload::Cadence cadence,
+                                        workload::Phase phase, double seconds) {
+  GraphStep step;
+  step.kind = collective ? StepKind::Collective : StepKind::StageWork;
+  step.pass = cadence == workload::Cadence::PerIteration ? PipelinePass::Step
+              : phase == workload::Phase::Forward        ? PipelinePass::Forward
+                                                         : PipelinePass::Backward;
+  step.seconds = seconds;
+  step.label = primitive.str();
+  if (collective)
+    step.label += " over " + axis.str();
+  return step;
+}
+
+StepCoster::StepCoster(const workload::MappingSpec &mapping,
+                       workload::DataType computeType,
+                       const estimate::SystemProfile &profile,
+                       const estimate::NetworkTierBinding &binding)
+    : mapping(mapping), computeType(computeType), profile(profile),
+      binding(binding) {}
+
+llvm::Expected<double>
+StepCoster::seconds(std::vector<estimate::EstimateTask> tasks,
+                    size_t groupSize) {
+  estimate::EstimateInput input =
+      estimate::makeEstimateInput(computeType, mapping);
+  for (estimate::MeshAxis &meshAxis : input.mesh)
+    for (const estimate::EstimateTask &task : tasks)
+      if (groupSize > 0 && meshAxis.name == task.meshAxis)
+        meshAxis.size = static_cast<int64_t>(groupSize);
+  input.tasks = std::move(tasks);
+  estimate::EstimateOptions options;
+  options.explain = false;
+  llvm::Expected<estimate::EstimateReport> report =
+      estimate::estimateWork(input, profile, binding, options);
+  if (!report)
+    return report.takeError();
+  double total = 0;
+  for (const estimate::TaskEstimate &task : report->tasks)
+    total += task.seconds;
+  return total;
+}
+
+llvm::Expected<double>
+StepCoster::workSeconds(const estimate::EstimateTask &task, size_t groupSize) {
+  auto key = std::make_tuple(
+      task.primitive, task.ops, task.readBytes, task.writeBytes,
+      task.collective ? task.collective->messageBytes : -1, task.meshAxis,
+      groupSize);
+  auto known = works.find(key);
+  if (known != works.end())
+    return known->second;
+  llvm::Expected<double> result = seconds({task}, groupSize);
+  if (result)
+    works[key] = *result;
+  return result;
+}
+
+llvm::Expected<double> StepCoster::transferSeconds(int64_t bytes) {
+  auto known = transfers.find(bytes);
+  if (known != transfers.end())
+    return known->second;
+  llvm::Expected<double> result =
+      pipelineTransferSeconds(bytes, mapping, profile, binding);
+  if (result)
+    transfers[bytes] = *result;
+  return result;
+}
+
+llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
+    const workload::WholeRun &run, const workload::MappingSpec &mapping,
+    workload::DataType computeType, const estimate::SystemProfile &profile,
+    const estimate::NetworkTierBinding &binding) {
+  StepCoster coster(mapping, computeType, profile, binding);
+  // A task of a template or a stage, as the estimate costs it.
+  auto taskOf = [](const workload::Invocation &invocation,
+                   workload::Cadence cadence, llvm::StringRef axis)
+      -> llvm::Expected<estimate::EstimateTask> {
+    llvm::Expected<workload::InvocationFigures> figures =
+        workload::figuresOf(invocation);
+    if (!figures)
+      return figures.takeError();
+    return estimate::makeEstimateTask(*figures, cadence, axis);
+  };
+  std::vector<double> templateSeconds;
+  for (const workload::RunTemplate &runTemplate : run.templates) {
+    std::vector<estimate::EstimateTask> tasks;
+    for (const workload::Invocation &invocation :
+         runTemplate.work.invocations) {
+      llvm::Expected<estimate::EstimateTask> task =
+          taskOf(invocation, runTemplate.work.cadence,
+                 workload::kTensorParallelAxis);
+      if (!task)
+        return task.takeError();
+      tasks.push_back(std::move(*task));
+    }
+    llvm::Expected<double> seconds = coster.seconds(std::move(tasks));
+    if (!seconds)
+      return seconds.takeError();
+    templateSeconds.push_back(*seconds);
+  }
+  RunGraph graph;
+  int64_t chunks = run.layout.chunks();
+  for (const workload::StageProgram &program : run.stages) {
+    std::vector<GraphStep> steps;
+    steps.reserve(program.steps.size());
+    for (const workload::RunStep &runStep : program.steps) {
+      GraphStep step;
+      if (const auto *instance =
+              std::get_if<workload::RunInstance>(&runStep.action)) {
+        const workload::RunTemplate &runTemplate =
+            run.templates[instance->templateIndex];
+        std::optional<std::pair<int64_t, int64_t>> blocks;
+        if (instance->hasBlocks)
+          blocks = {instance->firstBlock, instance->endBlock};
+        step = instanceStep(runTemplate.name, runTemplate.pass,
+                            instance->chunk, instance->microBatch, blocks,
+                            templateSeconds[instance->templateIndex] *
+                                static_cast<double>(instance->repetitions()));
+      } else if (const auto *message =
+                     std::get_if<workload::RunMessage>(&runStep.action)) {
+        double transfer = 0;
+        if (message->send) {
+          llvm::Expected<double> seconds =
+              coster.transferSeconds(message->bytes);
+          if (!seconds)
+            return seconds.takeError();
+          transfer = *seconds;
+        }
+        step = messageStep(message->send, message->message,
+                           message->microBatch, message->chunk, message->peer,
+                           chunks, transfer);
+      } else {
+        const auto &work = std::get<workload::RunWork>(runStep.action);
+        llvm::Expected<estimate::EstimateTask> task =
+            taskOf(work.invocation, work.cadence, work.axis);
+        if (!task)
+          return task.takeError();
+        llvm::Expected<double> seconds =
+            coster.workSeconds(*task, work.group.size());
+        if (!seconds)
+          return seconds.takeError();
+        step = workStep(work.invocation.primitive,
+                        work.invocation.collective.has_value(), work.axis,
+                        work.cadence, work.invocation.phase, *seconds);
+      }
+      step.deps = runStep.deps;
+      steps.push_back(std::move(step));
+    }
+    graph.stages.push_back(std::move(steps));
+  }
+  return graph;
+}
+
+namespace {
+
+std::string milliseconds(double seconds) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("%.6f", seconds * 1e3);
+  return text;
+}
+
+} // namespace
+
+void blueprint::analysis::printCriticalPathTable(
+    const RunGraph &graph, const CriticalPathReport &report,
+    llvm::raw_ostream &os) {
+  os << "iteration " << milliseconds(report.iterationSeconds)
+     << " ms: the longest path through " << graph.stages.size()
+     << " stages\n";
+  os << "  exposed communication " +
+            milliseconds(report.exposedCommunicationSeconds) +
+            " ms, compute on the path " +
+            milliseconds(report.pathComputeSeconds) + " ms\n";
+  os << "stage  compute_ms  collective_ms  bubble_ms\n";
+  for (auto [stage, time] : llvm::enumerate(report.stages))
+    os << "  " << stage << "  " << milliseconds(time.computeSeconds) << "  "
+       << milliseconds(time.collectiveSeconds) << "  "
+       << milliseconds(time.bubbleSeconds) << "\n";
+  os << "critical path (" << report.path.size() << " segments):\n";
+  for (const PathSegment &segment : report.path) {
+    const GraphStep &step =
+        graph.stages[static_cast<size_t>(segment.stage)][segment.step];
+    os << "  stage " << segment.stage << " step " << segment.step << "  "
+       << (segment.transfer ? llvm::StringRef("transfer")
+                            : stringifyStepKind(step.kind))
+       << "  " << milliseconds(segment.start) << " - "
+       << milliseconds(segment.end) << " ms  " << step.label << "\n";
+  }
+}
+
+void blueprint::analysis::writeCriticalPathJSON(
+    const RunGraph &graph, const CriticalPathReport &report,
+    llvm::json::OStream &json) {
+  json.attribute("iteration_seconds", report.iterationSeconds);
+  json.attribute("exposed_communication_seconds",
+                 report.exposedCommunicationSeconds);
+  json.attribute("path_compute_seconds", report.pathComputeSeconds);
+  json.attributeArray("stages", [&] {
+    for (size_t stage = 0; stage < report.stages.size(); ++stage)
+      json.object([&] {
+        const StageTime &time = report.stages[stage];
+        json.attribute("stage", static_cast<int64_t>(stage));
+        json.attribute("steps",
+                       static_cast<int64_t>(graph.stages[stage].size()));
+        json.attribute("compute_seconds", time.computeSeconds);
+        json.attribute("collective_seconds", time.collectiveSeconds);
+        json.attribute("bubble_seconds", time.bubbleSeconds);
+      });
+  });
+  json.attributeArray("path", [&] {
+    for (const PathSegment &segment : report.path) {
+      const GraphStep &step =
+          graph.stages[static_cast<size_t>(segment.stage)][segment.step];
+      json.object([&] {
+        json.attribute("stage", segment.stage);
+        json.attribute("step", static_cast<int64_t>(segment.step));
+        json.attribute("kind", segment.transfer
+                                   ? llvm::StringRef("transfer")
+                                   : stringifyStepKind(step.kind));
+        json.attribute("label", step.label);
+        json.attribute("start_seconds", segment.start);
+        json.attribute("end_seconds", segment.end);
+      });
+    }
+  });
+}

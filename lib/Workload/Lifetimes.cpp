@@ -1,0 +1,564 @@
+//===- Lifetimes.cpp - Buffers of a whole run and their lifetimes ---------===//
+//
+// docs/Memory.md states the buffers, their producers, consumers and
+// lifetimes, and the sweep.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Workload/Lifetimes.h"
+
+#include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/Primitives.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
+#include <tuple>
+
+using namespace blueprint;
+using namespace blueprint::workload;
+
+BufferKind blueprint::workload::kindOf(BufferCause cause) {
+  switch (cause) {
+  case BufferCause::Weights:
+  case BufferCause::Gradients:
+  case BufferCause::OptimizerState:
+    return BufferKind::Persistent;
+  case BufferCause::BlockActivations:
+  case BufferCause::EdgeActivations:
+  case BufferCause::WeightGradInputs:
+  case BufferCause::KVCache:
+    return BufferKind::Stash;
+  case BufferCause::WorkingSet:
+    return BufferKind::Temporary;
+  case BufferCause::PipelineSend:
+  case BufferCause::PipelineReceive:
+  case BufferCause::GatheredMessage:
+  case BufferCause::GradientBucket:
+  case BufferCause::GatheredParameters:
+    return BufferKind::Communication;
+  }
+  llvm_unreachable("every buffer cause has a kind");
+}
+
+llvm::Expected<int64_t>
+blueprint::workload::workingSetBytes(const BlockWork &work,
+                                     llvm::ArrayRef<std::string> kept) {
+  llvm::StringSet<> keptNames;
+  for (const std::string &name : kept)
+    keptNames.insert(name);
+  // The tensors the pass produces: first touched by a write of an
+  // invocation that does not also read them.
+  struct Transient {
+    size_t birth = 0;
+    size_t last = 0;
+    bool readAfterBirth = false;
+    int64_t bytes = 0;
+  };
+  llvm::StringMap<Transient> transients;
+  llvm::StringSet<> inputs;
+  size_t count = work.invocations.size();
+  for (auto [index, invocation] : llvm::enumerate(work.invocations)) {
+    for (const TensorAccess &read : invocation.reads) {
+      auto it = transients.find(read.tensor);
+      if (it != transients.end()) {
+        it->second.last = index;
+        it->second.readAfterBirth |= index > it->second.birth;
+        it->second.bytes = std::max(it->second.bytes, read.bytes);
+      } else {
+        inputs.insert(read.tensor);
+      }
+    }
+    for (const TensorAccess &write : invocation.writes) {
+      if (inputs.contains(write.tensor) || keptNames.contains(write.tensor))
+        continue;
+      auto [it, inserted] = transients.try_emplace(write.tensor);
+      if (inserted)
+        it->second.birth = index;
+      it->second.last = index;
+      it->second.bytes = std::max(it->second.bytes, write.bytes);
+    }
+  }
+  // Live bytes at each invocation: +bytes at birth, -bytes after the end.
+  std::vector<int64_t> delta(count + 1, 0);
+  OverflowGuard guard;
+  for (const auto &entry : transients) {
+    const Transient &tensor = entry.second;
+    // Never read again by the pass: its output, held to the pass's end.
+    size_t end = tensor.readAfterBirth ? tensor.last : count - 1;
+    delta[tensor.birth] =
+        guard.add(delta[tensor.birth], tensor.bytes, "working-set bytes");
+    delta[end + 1] =
+        guard.sub(delta[end + 1], tensor.bytes, "working-set bytes");
+  }
+  int64_t live = 0;
+  int64_t peak = 0;
+  for (size_t index = 0; index < count; ++index) {
+    live = guard.add(live, delta[index], "working-set bytes");
+    peak = std::max(peak, live);
+  }
+  if (guard.failed())
+    return guard.error("workingSetBytes");
+  return peak;
+}
+
+namespace {
+
+/// What a block or edge instance is, to find the instance of a later pass
+/// of the same micro-batch and chunk.
+using InstanceKey = std::tuple<ModelPart, PipelinePass, int64_t, int64_t>;
+
+/// The buffers of one stage, built step by step.
+class StageBufferBuilder {
+public:
+  StageBufferBuilder(const WholeRun &run, const StageProgram &program,
+                     const MappingSpec &mapping,
+                     const std::optional<TrainingSpec> &training,
+                     const std::vector<int64_t> &workingSets,
+                     const std::vector<std::vector<std::string>> &carried,
+                     OverflowGuard &guard)
+      : run(run), program(program), mapping(mapping), training(training),
+        workingSets(workingSets), carried(carried), guard(guard) {}
+
+  StageBuffers build() {
+    result.stage = program.stage;
+    result.positions = program.steps.size();
+    indexInstances();
+    addPersistent();
+    for (size_t position = 0; position < program.steps.size(); ++position) {
+      const RunStep &step = program.steps[position];
+      if (const auto *instance = std::get_if<RunInstance>(&step.action))
+        addInstanceBuffers(position, *instance);
+      else if (const auto *message = std::get_if<RunMessage>(&step.action))
+        addMessageBuffers(position, *message);
+      else
+        addWorkBuffers(position, std::get<RunWork>(step.action));
+    }
+    return std::move(result);
+  }
+
+private:
+  const RunTemplate &templateOf(const RunInstance &instance) const {
+    return run.templates[instance.templateIndex];
+  }
+
+  void indexInstances() {
+    for (auto [position, step] : llvm::enumerate(program.steps)) {
+      const auto *instance = std::get_if<RunInstance>(&step.action);
+      if (!instance)
+        continue;
+      const RunTemplate &runTemplate = templateOf(*instance);
+      lastInstance = position;
+      if (instance->microBatch)
+        instances[{runTemplate.part, runTemplate.pass, *instance->microBatch,
+                   instance->chunk}] = position;
+      bool writesGradients =
+          llvm::any_of(runTemplate.work.invocations, [](const Invocation &i) {
+            return i.phase == Phase::WeightGrad;
+          });
+      if (writesGradients && runTemplate.pass != PipelinePass::Step &&
+          !firstGradientWriter)
+        firstGradientWriter = position;
+    }
+  }
+
+  std::optional<size_t> findInstance(ModelPart part, PipelinePass pass,
+                                     int64_t microBatch, int64_t chunk) const {
+    auto it = instances.find({part, pass, microBatch, chunk});
+    if (it == instances.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  void add(std::string name, BufferCause cause, int64_t bytes,
+           std::optional<size_t> producer, std::vector<size_t> consumers) {
+    if (bytes == 0)
+      return;
+    RunBuffer buffer;
+    buffer.name = std::move(name);
+    buffer.cause = cause;
+    buffer.bytes = bytes;
+    buffer.producer = producer;
+    llvm::sort(consumers);
+    buffer.consumers = std::move(consumers);
+    if (producer) {
+      buffer.start = *producer;
+      buffer.end = buffer.consumers.empty()
+                       ? *producer
+                       : std::max(*producer, buffer.consumers.back());
+    } else {
+      buffer.start = 0;
+      buffer.end = result.positions == 0 ? 0 : result.positions - 1;
+    }
+    result.buffers.push_back(std::move(buffer));
+  }
+
+  /// Weights, gradients and optimizer state of the stage's parameters
+  /// under the ZeRO stage (sharding needs dp > 1): ZeRO-1 shards the
+  /// optimizer state, ZeRO-2 also the gradients, ZeRO-3 also the weights.
+  void addPersistent() {
+    if (run.inference) {
+      add("weights", BufferCause::Weights,
+          guard.mul(program.parameters, bytesOf(run.inference->weightType),
+                    "stage weight bytes"),
+          std::nullopt, {});
+      return;
+    }
+    int64_t bucketed = 0;
+    for (int64_t elements : program.bucketElements)
+      bucketed = guard.add(bucketed, elements, "gradient buffer elements");
+    int64_t zero = mapping.dp > 1 ? mapping.zeroStage : 0;
+    int64_t shard = bucketed / mapping.dp;
+    add("weights", BufferCause::Weights,
+        guard.mul(zero >= 3 ? shard : program.parameters,
+                  bytesOf(training->weightType), "stage weight bytes"),
+        std::nullopt, {});
+    add("gradients", BufferCause::Gradients,
+        guard.mul(zero >= 2 ? shard : bucketed,
+                  bytesOf(training->gradientType), "stage gradient bytes"),
+        std::nullopt, {});
+    // Master weights, Adam m and v (deriveAdamWStep).
+    add("optimizer_state", BufferCause::OptimizerState,
+        guard.product({zero >= 1 ? shard : program.parameters, 3,
+                       bytesOf(training->optimizerStateType)},
+                      "stage optimizer-state bytes"),
+        std::nullopt, {});
+  }
+
+  /// The bytes one block of a forward template stashes, of the tensors the
+  /// weight-gradient pass reads (`carriedToWeightGrad`) or of the rest.
+  int64_t stashedBytes(const RunTemplate &forward, bool carriedToWeightGrad) {
+    const std::vector<std::string> &toWeightGrad =
+        carried[&forward - run.templates.data()];
+    int64_t bytes = 0;
+    for (const Invocation &invocation : forward.work.invocations)
+      for (const TensorAccess &tensor : invocation.stashed)
+        if (llvm::is_contained(toWeightGrad, tensor.tensor) ==
+            carriedToWeightGrad)
+          bytes = guard.add(bytes, tensor.bytes, "stash bytes");
+    return bytes;
+  }
+
+  void addInstanceBuffers(size_t position, const RunInstance &instance) {
+    const RunTemplate &runTemplate = templateOf(instance);
+    int64_t repetitions = instance.repetitions();
+    std::string suffix =
+        instance.microBatch ? "_mb" + std::to_string(*instance.microBatch) +
+                                  "_chunk" + std::to_string(instance.chunk)
+                            : "_chunk" + std::to_string(instance.chunk);
+    add("work_" + std::to_string(position), BufferCause::WorkingSet,
+        workingSets[instance.templateIndex], position, {position});
+
+    if (run.inference) {
+      int64_t written = 0;
+      for (const Invocation &invocation : runTemplate.work.invocations)
+        if (invocation.primitive == primitive::kKVCacheWrite)
+          for (const TensorAccess &write : invocation.writes)
+            written = guard.add(written, write.bytes, "KV-cache bytes");
+      // Every later step of the generation reads the cache: it lives to
+      // the stage's last instance.
+      add("kv_cache" + suffix, BufferCause::KVCache,
+          guard.mul(written, repetitions, "KV-cache bytes"), position,
+          {lastInstance});
+      return;
+    }
+    if (!instance.microBatch)
+      return;
+    int64_t microBatch = *instance.microBatch;
+    bool zeroBubble = run.schedule == PipelineSchedule::ZeroBubbleH1;
+    PipelinePass backward =
+        zeroBubble && runTemplate.part == ModelPart::Block
+            ? PipelinePass::InputGrad
+            : PipelinePass::Backward;
+    if (runTemplate.pass == PipelinePass::Forward) {
+      std::optional<size_t> consumer = findInstance(
+          runTemplate.part, backward, microBatch, instance.chunk);
+      std::vector<size_t> consumers;
+      if (consumer)
+        consumers.push_back(*consumer);
+      bool block = runTemplate.part == ModelPart::Block;
+      std::string prefix =
+          block ? "stash"
+                : stringifyEnum(runTemplate.part).str() + "_stash";
+      add(prefix + suffix,
+          block ? BufferCause::BlockActivations : BufferCause::EdgeActivations,
+          guard.mul(stashedBytes(runTemplate, false), repetitions,
+                    "stash bytes"),
+          position, consumers);
+      if (!zeroBubble || !block)
+        return;
+      // ZB-H1: what the deferred weight-gradient pass reads of the stash
+      // stays until it runs.
+      std::optional<size_t> weightGrad = findInstance(
+          ModelPart::Block, PipelinePass::WeightGrad, microBatch,
+          instance.chunk);
+      add("weight_grad_stash" + suffix, BufferCause::WeightGradInputs,
+          guard.mul(stashedBytes(runTemplate, true), repetitions,
+                    "stash bytes"),
+          position,
+          weightGrad ? std::vector<size_t>{*weightGrad}
+                     : std::vector<size_t>{});
+      return;
+    }
+    if (runTemplate.pass == PipelinePass::InputGrad) {
+      // ZB-H1: the output gradients the input-gradient pass computes and
+      // the weight-gradient pass reads.
+      std::optional<size_t> weightGrad = findInstance(
+          ModelPart::Block, PipelinePass::WeightGrad, microBatch,
+          instance.chunk);
+      int64_t bytes = 0;
+      const std::vector<std::string> &toWeightGrad =
+          carried[instance.templateIndex];
+      llvm::StringSet<> counted;
+      for (const Invocation &invocation : runTemplate.work.invocations)
+        for (const TensorAccess &write : invocation.writes)
+          if (llvm::is_contained(toWeightGrad, write.tensor) &&
+              counted.insert(write.tensor).second)
+            bytes = guard.add(bytes, write.bytes, "weight-gradient inputs");
+      add("weight_grad_inputs" + suffix, BufferCause::WeightGradInputs,
+          guard.mul(bytes, repetitions, "weight-gradient inputs"), position,
+          weightGrad ? std::vector<size_t>{*weightGrad}
+                     : std::vector<size_t>{});
+    }
+  }
+
+  /// The next block instance at or after `position`: what reads a received
+  /// message (after its gathers).
+  std::optional<size_t> nextBlockInstance(size_t position) const {
+    for (size_t next = position; next < program.steps.size(); ++next) {
+      const auto *instance =
+          std::get_if<RunInstance>(&program.steps[next].action);
+      if (instance && instance->hasBlocks)
+        return next;
+    }
+    return std::nullopt;
+  }
+
+  static std::string messageName(const RunMessage &message) {
+    return stringifyEnum(message.message).str() + "_mb" +
+           std::to_string(message.microBatch) + "_chunk" +
+           std::to_string(message.chunk);
+  }
+
+  void addMessageBuffers(size_t position, const RunMessage &message) {
+    const RunStep &step = program.steps[position];
+    if (message.send) {
+      // The send depends on the instance that made the message.
+      std::optional<size_t> producer;
+      if (!step.deps.empty())
+        producer = step.deps.front();
+      add("send_" + messageName(message), BufferCause::PipelineSend,
+          message.bytes, producer.value_or(position), {position});
+      return;
+    }
+    // A scattered message is read by the gather right after the receive.
+    std::optional<size_t> reader = nextBlockInstance(position + 1);
+    const RunWork *next =
+        position + 1 < program.steps.size()
+            ? std::get_if<RunWork>(&program.steps[position + 1].action)
+            : nullptr;
+    bool gathered =
+        next && next->invocation.primitive == primitive::kPipelineGather;
+    std::optional<size_t> consumer = gathered ? position + 1 : reader;
+    add("recv_" + messageName(message), BufferCause::PipelineReceive,
+        message.bytes, position,
+        consumer ? std::vector<size_t>{*consumer} : std::vector<size_t>{});
+    if (gathered)
+      gatheredMessages[position + 1] = messageName(message);
+  }
+
+  void addWorkBuffers(size_t position, const RunWork &work) {
+    const Invocation &invocation = work.invocation;
+    auto gatheredMessage = gatheredMessages.find(position);
+    if (gatheredMessage != gatheredMessages.end()) {
+      std::optional<size_t> reader = nextBlockInstance(position + 1);
+      add("gathered_" + gatheredMessage->second, BufferCause::GatheredMessage,
+          invocation.writeBytes(), position,
+          reader ? std::vector<size_t>{*reader} : std::vector<size_t>{});
+      return;
+    }
+    if (invocation.primitive == primitive::kFSDPParamGather) {
+      // The pass's instances right after the gather read the parameters.
+      std::vector<size_t> readers;
+      for (size_t next = position + 1; next < program.steps.size(); ++next) {
+        const auto *instance =
+            std::get_if<RunInstance>(&program.steps[next].action);
+        if (!instance || templateOf(*instance).pass == PipelinePass::WeightGrad)
+          break;
+        readers.push_back(next);
+      }
+      add("gathered_parameters_" + std::to_string(position),
+          BufferCause::GatheredParameters, invocation.writeBytes(), position,
+          readers);
+      return;
+    }
+    if (invocation.primitive == primitive::kDPGradReduceScatter &&
+        mapping.zeroStage >= 2) {
+      // ZeRO-2/3 keep only their gradient shard: the bucket's full
+      // gradients live from the first pass that accumulates them to its
+      // reduce-scatter.
+      add("gradient_bucket_" + std::to_string(bucket++),
+          BufferCause::GradientBucket, invocation.readBytes(),
+          firstGradientWriter.value_or(position), {position});
+    }
+  }
+
+  const WholeRun &run;
+  const StageProgram &program;
+  const MappingSpec &mapping;
+  const std::optional<TrainingSpec> &training;
+  const std::vector<int64_t> &workingSets;
+  const std::vector<std::vector<std::string>> &carried;
+  OverflowGuard &guard;
+  StageBuffers result;
+  std::map<InstanceKey, size_t> instances;
+  std::map<size_t, std::string> gatheredMessages;
+  size_t lastInstance = 0;
+  std::optional<size_t> firstGradientWriter;
+  int64_t bucket = 0;
+};
+
+/// The tensors a weight-gradient template reads that an earlier pass made:
+/// what the forward and the input-gradient pass keep for it under ZB-H1.
+std::vector<std::string> weightGradInputs(const WholeRun &run) {
+  std::vector<std::string> names;
+  for (const RunTemplate &runTemplate : run.templates) {
+    if (runTemplate.pass != PipelinePass::WeightGrad)
+      continue;
+    llvm::StringSet<> written;
+    for (const Invocation &invocation : runTemplate.work.invocations) {
+      for (const TensorAccess &read : invocation.reads)
+        if (!written.contains(read.tensor) &&
+            !llvm::is_contained(names, read.tensor))
+          names.push_back(read.tensor);
+      for (const TensorAccess &write : invocation.writes)
+        written.insert(write.tensor);
+    }
+  }
+  return names;
+}
+
+} // namespace
+
+llvm::Expected<std::vector<StageBuffers>>
+blueprint::workload::deriveBuffers(const WholeRun &run,
+                                   const MappingSpec &mapping,
+                                   const std::optional<TrainingSpec> &training) {
+  if (!run.inference && !training)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "deriveBuffers: a training run needs its "
+                                   "training contract");
+  // What each template keeps for a later pass (not its working set): a
+  // forward's stash, an inference pass's KV cache, a step's updated state,
+  // and under ZB-H1 what the weight-gradient pass reads.
+  std::vector<std::string> toWeightGrad = weightGradInputs(run);
+  std::vector<std::vector<std::string>> carried;
+  std::vector<int64_t> workingSets;
+  for (const RunTemplate &runTemplate : run.templates) {
+    std::vector<std::string> kept;
+    bool weightGradOwner = runTemplate.part == ModelPart::Block &&
+                           (runTemplate.pass == PipelinePass::Forward ||
+                            runTemplate.pass == PipelinePass::InputGrad);
+    for (const Invocation &invocation : runTemplate.work.invocations) {
+      for (const TensorAccess &tensor : invocation.stashed)
+        kept.push_back(tensor.tensor);
+      // A step updates the persistent state in place, element by element.
+      if (runTemplate.pass == PipelinePass::Step)
+        for (const TensorAccess &write : invocation.writes)
+          kept.push_back(write.tensor);
+      if (invocation.primitive == primitive::kKVCacheWrite)
+        for (const TensorAccess &write : invocation.writes)
+          kept.push_back(write.tensor);
+    }
+    std::vector<std::string> carriedHere;
+    if (weightGradOwner)
+      for (const std::string &name : toWeightGrad)
+        carriedHere.push_back(name);
+    llvm::append_range(kept, carriedHere);
+    llvm::Expected<int64_t> workingSet =
+        workingSetBytes(runTemplate.work, kept);
+    if (!workingSet)
+      return workingSet.takeError();
+    workingSets.push_back(*workingSet);
+    carried.push_back(std::move(carriedHere));
+  }
+  OverflowGuard guard;
+  std::vector<StageBuffers> result;
+  for (const StageProgram &program : run.stages)
+    result.push_back(StageBufferBuilder(run, program, mapping, training,
+                                        workingSets, carried, guard)
+                         .build());
+  if (guard.failed())
+    return guard.error("deriveBuffers");
+  return result;
+}
+
+llvm::Expected<StageMemory>
+blueprint::workload::analyzeMemory(const StageBuffers &stage) {
+  StageMemory memory;
+  memory.stage = stage.stage;
+  size_t positions = stage.positions;
+  auto fail = [&](const RunBuffer &buffer, const llvm::Twine &why) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "analyzeMemory: stage " + llvm::Twine(stage.stage) + " buffer '" +
+            buffer.name + "' " + why);
+  };
+  // Live bytes by cause: +bytes at start, -bytes after the end.
+  std::vector<std::array<int64_t, kNumBufferCauses>> delta(positions + 1);
+  OverflowGuard guard;
+  for (const RunBuffer &buffer : stage.buffers) {
+    if (buffer.start > buffer.end || buffer.end >= positions)
+      return fail(buffer, "lives over [" + llvm::Twine(buffer.start) + ", " +
+                              llvm::Twine(buffer.end) +
+                              "], not within the stage's " +
+                              llvm::Twine(positions) + " positions");
+    if (buffer.bytes < 0)
+      return fail(buffer, "has negative bytes");
+    size_t cause = static_cast<size_t>(buffer.cause);
+    delta[buffer.start][cause] = guard.add(delta[buffer.start][cause],
+                                           buffer.bytes, "live bytes");
+    delta[buffer.end + 1][cause] = guard.sub(delta[buffer.end + 1][cause],
+                                             buffer.bytes, "live bytes");
+  }
+  std::array<int64_t, kNumBufferCauses> live{};
+  memory.liveBytes.resize(positions);
+  memory.liveByKind.resize(positions);
+  std::vector<std::array<int64_t, kNumBufferCauses>> liveByCause(positions);
+  for (size_t position = 0; position < positions; ++position) {
+    int64_t total = 0;
+    std::array<int64_t, kNumBufferKinds> byKind{};
+    for (size_t cause = 0; cause < kNumBufferCauses; ++cause) {
+      live[cause] = guard.add(live[cause], delta[position][cause],
+                              "live bytes");
+      memory.maxByCause[cause] = std::max(memory.maxByCause[cause], live[cause]);
+      size_t kind =
+          static_cast<size_t>(kindOf(static_cast<BufferCause>(cause)));
+      byKind[kind] = guard.add(byKind[kind], live[cause], "live bytes");
+      total = guard.add(total, live[cause], "live bytes");
+    }
+    memory.liveBytes[position] = total;
+    memory.liveByKind[position] = byKind;
+    liveByCause[position] = live;
+    if (total > memory.peakBytes) {
+      memory.peakBytes = total;
+      memory.peakPosition = position;
+    }
+  }
+  if (guard.failed())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "analyzeMemory: stage " + llvm::Twine(stage.stage) +
+            ": 64-bit overflow computing " + guard.overflowedQuantity());
+  if (positions == 0)
+    return memory;
+  memory.peakByKind = memory.liveByKind[memory.peakPosition];
+  memory.peakByCause = liveByCause[memory.peakPosition];
+  for (auto [index, buffer] : llvm::enumerate(stage.buffers))
+    if (buffer.start <= memory.peakPosition &&
+        memory.peakPosition <= buffer.end)
+      memory.liveAtPeak.push_back(index);
+  return memory;
+}

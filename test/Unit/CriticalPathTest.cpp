@@ -1,0 +1,210 @@
+//===- CriticalPathTest.cpp - Iteration time from the whole-run graph -----===//
+//
+// The longest path through a whole run's graph equals the closed forms of
+// the pipeline schedules when every stage is the same (GPipe and 1F1B
+// (m + pp - 1)(F + B), GPipe's 2(pp - 1) transfers, interleaved 1F1B
+// (m v + pp - 1)(f + b) for chunk passes f and b, ZB-H1's
+// m(F + B + W) + (pp - 1)(F + B - W) of Qi et al. 2023 Sec. 3.1): the graph
+// is built from the derived run, its step times replaced by those unit
+// times. With the estimate's times the path is contiguous, each stage's
+// compute, collective and bubble time sum to the iteration, and a graph
+// that cannot finish is an error naming where it stops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Analysis/CriticalPath.h"
+
+#include "SmallRuns.h"
+
+#include "gtest/gtest.h"
+
+using namespace blueprint;
+using namespace blueprint::analysis;
+using namespace blueprint::workload;
+using blueprint::test::RunSpecs;
+using blueprint::test::smallRun;
+
+namespace {
+
+template <typename T> T valueOrFail(llvm::Expected<T> value) {
+  if (!value) {
+    ADD_FAILURE() << llvm::toString(value.takeError());
+    return T();
+  }
+  return std::move(*value);
+}
+
+estimate::SystemProfile a100() {
+  return valueOrFail(estimate::loadSystemProfile(
+      std::string(BLUEPRINT_PROFILES_DIR) + "/a100-80gb.json"));
+}
+
+estimate::NetworkTierBinding binding() {
+  estimate::NetworkTierBinding result;
+  result.tierOfAxis = {{"tp", "nvlink"}, {"pp", "infiniband"},
+                       {"dp", "infiniband"}};
+  return result;
+}
+
+RunGraph graphOf(const RunSpecs &run) {
+  WholeRun whole =
+      valueOrFail(deriveWholeRun(run.model, run.training, run.mapping));
+  return valueOrFail(runGraphOf(whole, run.mapping,
+                                run.training.activationType, a100(),
+                                binding()));
+}
+
+/// The graph with unit times: a block instance's pass takes `forward`,
+/// `backward` or `weightGrad` per model chunk, every message `transfer`,
+/// everything else (edges, collectives, steps) nothing.
+RunGraph withUnitTimes(RunGraph graph, double forward, double backward,
+                       double weightGrad, double transfer) {
+  for (std::vector<GraphStep> &steps : graph.stages)
+    for (GraphStep &step : steps) {
+      step.transferSeconds = step.kind == StepKind::Send ? transfer : 0;
+      step.seconds = 0;
+      if (step.kind != StepKind::Compute ||
+          llvm::StringRef(step.label).find("block_") != 0)
+        continue;
+      switch (step.pass) {
+      case PipelinePass::Forward:
+        step.seconds = forward;
+        break;
+      case PipelinePass::Backward:
+      case PipelinePass::InputGrad:
+        step.seconds = backward;
+        break;
+      case PipelinePass::WeightGrad:
+        step.seconds = weightGrad;
+        break;
+      default:
+        break;
+      }
+    }
+  return graph;
+}
+
+double iterationOf(const RunGraph &graph) {
+  return valueOrFail(longestPath(graph)).iterationSeconds;
+}
+
+TEST(CriticalPath, UniformStagesGiveTheSchedulesClosedForms) {
+  for (int64_t pp : {2, 4})
+    for (int64_t m : {4, 8}) {
+      std::string where =
+          "pp=" + std::to_string(pp) + " m=" + std::to_string(m);
+      double p = static_cast<double>(pp), mb = static_cast<double>(m);
+      // GPipe: all forwards then all backwards; each message crosses once
+      // on the path per boundary and direction.
+      RunGraph gpipe = graphOf(smallRun(PipelineSchedule::GPipe, pp, m));
+      EXPECT_EQ(iterationOf(withUnitTimes(gpipe, 1, 2, 0, 0)),
+                (mb + p - 1) * 3)
+          << where;
+      EXPECT_EQ(iterationOf(withUnitTimes(gpipe, 1, 2, 0, 0.25)),
+                (mb + p - 1) * 3 + 2 * (p - 1) * 0.25)
+          << where;
+      RunGraph oneFOneB = graphOf(smallRun(PipelineSchedule::OneFOneB, pp, m));
+      EXPECT_EQ(iterationOf(withUnitTimes(oneFOneB, 1, 2, 0, 0)),
+                (mb + p - 1) * 3)
+          << where;
+      // Interleaved: v = 2 chunks per stage, chunk passes f = 1, b = 2.
+      RunGraph interleaved =
+          graphOf(smallRun(PipelineSchedule::Interleaved1F1B, pp, m));
+      EXPECT_EQ(iterationOf(withUnitTimes(interleaved, 1, 2, 0, 0)),
+                (mb * 2 + p - 1) * 3)
+          << where;
+      // ZB-H1 with a free W is 1F1B with backward B; with F = B = W its
+      // static order (docs/WholeRun.md) runs the deferred W's after the
+      // last B, so it is never slower than 1F1B's (m + pp - 1)(F + B + W)
+      // but keeps 1F1B's bubble (docs/Memory.md, "Time").
+      RunGraph zeroBubble =
+          graphOf(smallRun(PipelineSchedule::ZeroBubbleH1, pp, m));
+      EXPECT_EQ(iterationOf(withUnitTimes(zeroBubble, 1, 2, 0, 0)),
+                (mb + p - 1) * 3)
+          << where;
+      EXPECT_EQ(iterationOf(withUnitTimes(zeroBubble, 1, 1, 1, 0)),
+                (mb + p - 1) * 3)
+          << where;
+    }
+}
+
+TEST(CriticalPath, PathIsContiguousAndStagesAddUp) {
+  for (PipelineSchedule schedule :
+       {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
+        PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1})
+    for (std::vector<int64_t> layout :
+         {std::vector<int64_t>{}, std::vector<int64_t>{3, 1, 1, 3}}) {
+      RunSpecs run = smallRun(schedule, schedule == PipelineSchedule::Interleaved1F1B
+                                      ? 2
+                                      : 4,
+                        8);
+      run.mapping.pipelineLayout = layout;
+      run.mapping.zeroStage = 1;
+      RunGraph graph = graphOf(run);
+      CriticalPathReport report = valueOrFail(longestPath(graph));
+      std::string where = stringifyEnum(schedule).str() +
+                          (layout.empty() ? " uniform" : " uneven");
+      ASSERT_FALSE(report.path.empty()) << where;
+      EXPECT_EQ(report.path.front().start, 0) << where;
+      EXPECT_EQ(report.path.back().end, report.iterationSeconds) << where;
+      for (size_t i = 1; i < report.path.size(); ++i)
+        EXPECT_EQ(report.path[i].start, report.path[i - 1].end) << where;
+      EXPECT_NEAR(report.exposedCommunicationSeconds +
+                      report.pathComputeSeconds,
+                  report.iterationSeconds, 1e-12 * report.iterationSeconds)
+          << where;
+      EXPECT_GT(report.exposedCommunicationSeconds, 0) << where;
+      for (const StageTime &stage : report.stages) {
+        EXPECT_GE(stage.bubbleSeconds, 0) << where;
+        EXPECT_GT(stage.computeSeconds, 0) << where;
+      }
+      // Some stage is never idle but for its waits on the path: the
+      // iteration is at least every stage's busy time.
+      for (auto [index, stage] : llvm::enumerate(report.stages))
+        EXPECT_LE(stage.computeSeconds + stage.collectiveSeconds,
+                  report.iterationSeconds)
+            << where << " stage " << index;
+    }
+}
+
+TEST(CriticalPath, UnevenLayoutsAreBoundByTheirLongestStage) {
+  // Stage 0 holds 6 of 8 blocks: with free messages the iteration is at
+  // least its m forwards and backwards, and more than the even layout's.
+  RunSpecs even = smallRun(PipelineSchedule::OneFOneB, 2, 8);
+  RunSpecs uneven = even;
+  uneven.mapping.pipelineLayout = {6, 2};
+  double evenTime = iterationOf(graphOf(even));
+  CriticalPathReport report = valueOrFail(longestPath(graphOf(uneven)));
+  EXPECT_GT(report.iterationSeconds, evenTime);
+  EXPECT_LT(report.stages[0].bubbleSeconds, report.stages[1].bubbleSeconds);
+}
+
+TEST(CriticalPath, ReportsGraphsThatCannotFinish) {
+  RunGraph graph;
+  GraphStep receive;
+  receive.kind = StepKind::Receive;
+  receive.label = "recv a";
+  receive.channel = 1;
+  GraphStep send;
+  send.kind = StepKind::Send;
+  send.label = "send b";
+  send.channel = 2;
+  send.deps = {0};
+  graph.stages = {{receive, send}, {receive, send}};
+  graph.stages[1][0].channel = 2;
+  graph.stages[1][1].channel = 1;
+  llvm::Expected<CriticalPathReport> report = longestPath(graph);
+  ASSERT_FALSE(report);
+  EXPECT_NE(llvm::toString(report.takeError())
+                .find("stage 0 step 0 (recv a) never runs"),
+            std::string::npos);
+
+  graph.stages[0][0].seconds = -1;
+  graph.stages[0][0].kind = StepKind::Compute;
+  report = longestPath(graph);
+  ASSERT_FALSE(report);
+  EXPECT_NE(llvm::toString(report.takeError()).find("negative"),
+            std::string::npos);
+}
+
+} // namespace

@@ -1,0 +1,65 @@
+//===- SmallRuns.h - The small whole runs the unit tests derive -*- C++ -*-===//
+//
+// The 8-block model of docs/WholeRun.md's examples on tp 2, dp 2: small
+// enough to derive a run in microseconds, large enough for every schedule,
+// layout and ZeRO stage to differ.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_TEST_UNIT_SMALLRUNS_H
+#define BLUEPRINT_TEST_UNIT_SMALLRUNS_H
+
+#include "Blueprint/Workload/Spec.h"
+
+#include <string>
+
+namespace blueprint::test {
+
+struct RunSpecs {
+  workload::ModelSpec model;
+  workload::TrainingSpec training;
+  workload::MappingSpec mapping;
+};
+
+/// The small model under `schedule` on pp stages (two model chunks per
+/// stage when interleaved), tp 2, dp 2, with `microbatches` micro-batches
+/// of 2 sequences per DP rank and fp32 gradients.
+inline RunSpecs smallRun(workload::PipelineSchedule schedule, int64_t pp,
+                         int64_t microbatches) {
+  RunSpecs run;
+  run.model.hidden = 64;
+  run.model.heads = 4;
+  run.model.kvHeads = 4;
+  run.model.headDim = 16;
+  run.model.ffnHidden = 256;
+  run.model.seqLength = 32;
+  run.model.maxPositions = 32;
+  run.model.vocab = 128;
+  run.model.blocks = 8;
+  run.training.microBatch = 2;
+  run.training.gradientType = workload::DataType::F32;
+  run.mapping.schedule = schedule;
+  run.mapping.pp = pp;
+  run.mapping.virtualStages =
+      schedule == workload::PipelineSchedule::Interleaved1F1B ? 2 : 1;
+  run.mapping.tp = 2;
+  run.mapping.dp = 2;
+  run.mapping.world = 4 * pp;
+  run.training.globalBatch = 2 * 2 * microbatches;
+  return run;
+}
+
+/// "<schedule> pp=.. v=.. zero=.. m=.." for failure messages.
+inline std::string describeRun(const RunSpecs &run) {
+  return workload::stringifyEnum(run.mapping.schedule).str() +
+         " pp=" + std::to_string(run.mapping.pp) +
+         " v=" + std::to_string(run.mapping.virtualStages) +
+         " dp=" + std::to_string(run.mapping.dp) +
+         " zero=" + std::to_string(run.mapping.zeroStage) + " m=" +
+         std::to_string(run.training.globalBatch /
+                        (run.training.microBatch * run.mapping.dp));
+}
+
+} // namespace blueprint::test
+
+#endif // BLUEPRINT_TEST_UNIT_SMALLRUNS_H
