@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Transforms/Passes.h"
+#include "Blueprint/Transforms/PlanAnalyses.h"
 #include "Blueprint/Transforms/PlanEstimate.h"
 
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
@@ -46,7 +47,8 @@ struct EstimatePass : blueprint::impl::EstimateBase<EstimatePass> {
         estimate::loadSystemProfile(profileFile);
     if (!profile)
       return fail(llvm::toString(profile.takeError()));
-    llvm::Expected<estimate::NetworkTierBinding> tiers = loadBinding();
+    llvm::Expected<estimate::NetworkTierBinding> tiers =
+        loadTierBinding(binding, bindingFile);
     if (!tiers)
       return fail(llvm::toString(tiers.takeError()));
 
@@ -82,18 +84,6 @@ struct EstimatePass : blueprint::impl::EstimateBase<EstimatePass> {
     }
     output->keep();
     markAllAnalysesPreserved();
-  }
-
-  /// The binding from `binding-file=`, or from `binding=axis:tier,...`
-  /// checked by the same loader.
-  llvm::Expected<estimate::NetworkTierBinding> loadBinding() {
-    if (!bindingFile.empty()) {
-      if (!binding.empty())
-        return llvm::createStringError(
-            "give binding= or binding-file=, not both");
-      return estimate::loadNetworkTierBinding(bindingFile);
-    }
-    return estimate::parseNetworkTierBindingEntries(binding);
   }
 };
 

@@ -257,4 +257,66 @@ def WorkSummary : Pass<"work-summary", "::mlir::ModuleOp"> {
   ];
 }
 
+def MemoryReport : Pass<"memory-report", "::mlir::ModuleOp"> {
+  let summary = "Print each stage's peak memory from a whole-run plan's buffer lifetimes";
+  let description = [{
+    A derived report, never a change to the plan: for every whole-run
+    `pplan.plan` (`--distribute-transformer=scope=iteration
+    --plan-portable`), sweeps the lifetimes of each stage's buffers
+    (docs/Memory.md) and prints, per pipeline stage (the rank class of its
+    TP and DP ranks): the peak live bytes of one rank, the position (the
+    stage op) where it first occurs, the live bytes there by buffer kind
+    and by cause, the buffers live there, and the largest bytes each cause
+    reaches alone. `memory-svg=FILE` also draws live bytes over each
+    stage's schedule, stacked by kind, the peak marked.
+
+    ```
+    blueprint-opt model.mlir --distribute-transformer=scope=iteration --plan-portable --memory-report=memory-svg=memory.svg
+    ```
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"table\"",
+           "table or json">,
+    Option<"outputFile", "output", "std::string", /*default=*/"\"-\"",
+           "where to print the report ('-' is standard output)">,
+    Option<"memorySVG", "memory-svg", "std::string", /*default=*/"",
+           "also draw live bytes over the schedule into this SVG file">
+  ];
+}
+
+def CriticalPath : Pass<"critical-path", "::mlir::ModuleOp"> {
+  let summary = "Print the iteration time as the longest path through a whole-run plan";
+  let description = [{
+    A derived report, never a change to the plan: for every whole-run
+    `pplan.plan`, costs each step against a SystemProfile (`profile=`)
+    under a NetworkTierBinding (`binding=axis:tier,...` or
+    `binding-file=`), as `--estimate` costs tasks, and walks the plan's
+    dependency graph (docs/Memory.md, "Time"): stages run their ops in
+    order, a send costs its stage nothing and its message arrives a
+    point-to-point transfer later, a receive waits for it. Prints the
+    iteration time (the longest path), the communication exposed on it,
+    each stage's compute, collective and bubble time, and the critical
+    path step by step. `timeline-svg=FILE` also draws the schedule as a
+    Gantt chart with the critical path highlighted.
+
+    ```
+    blueprint-opt model.mlir --distribute-transformer=scope=iteration --plan-portable --critical-path="profile=profiles/a100-80gb.json binding=tp:nvlink,pp:infiniband,dp:infiniband"
+    ```
+  }];
+  let options = [
+    Option<"profileFile", "profile", "std::string", /*default=*/"",
+           "SystemProfile JSON file">,
+    ListOption<"binding", "binding", "std::string",
+               "mesh axis to network tier, as axis:tier">,
+    Option<"bindingFile", "binding-file", "std::string", /*default=*/"",
+           "NetworkTierBinding JSON file (instead of binding=)">,
+    Option<"format", "format", "std::string", /*default=*/"\"table\"",
+           "table or json">,
+    Option<"outputFile", "output", "std::string", /*default=*/"\"-\"",
+           "where to print the report ('-' is standard output)">,
+    Option<"timelineSVG", "timeline-svg", "std::string", /*default=*/"",
+           "also draw the schedule as a Gantt chart into this SVG file">
+  ];
+}
+
 #endif // BLUEPRINT_TRANSFORMS_PASSES

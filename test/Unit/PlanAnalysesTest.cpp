@@ -1,0 +1,222 @@
+//===- PlanAnalysesTest.cpp - Memory and time: IR path == plain path ------===//
+//
+// For a grid of schedules, layouts, ZeRO stages and TP modes, and for
+// inference runs: the buffers --plan-portable writes into a whole-run plan
+// (read back by stageBuffersOf) equal deriveBuffers' field by field, their
+// sweeps are equal, and the plan's graph (planGraphOf) has the same steps,
+// times and longest path as the plain runGraphOf: a search that skips the
+// IR gets exactly the numbers the auditable pipeline reports.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Transforms/PlanAnalyses.h"
+#include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
+#include "Blueprint/InitAll.h"
+#include "Blueprint/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "SmallRuns.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace blueprint;
+using namespace blueprint::workload;
+using blueprint::test::RunSpecs;
+
+namespace {
+
+template <typename T> T valueOrFail(llvm::Expected<T> value) {
+  if (!value) {
+    ADD_FAILURE() << llvm::toString(value.takeError());
+    return T();
+  }
+  return std::move(*value);
+}
+
+class PlanAnalysesTest : public ::testing::Test {
+protected:
+  PlanAnalysesTest() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    profile = valueOrFail(estimate::loadSystemProfile(
+        std::string(BLUEPRINT_PROFILES_DIR) + "/a100-80gb.json"));
+    binding.tierOfAxis = {
+        {"tp", "nvlink"}, {"pp", "infiniband"}, {"dp", "infiniband"}};
+  }
+
+  /// The whole-run plan of the run `create` builds the ModelIR op of.
+  template <typename CreateT> OwningOpRef<ModuleOp> planOf(CreateT create) {
+    OpBuilder builder(&context);
+    OwningOpRef<ModuleOp> module = ModuleOp::create(builder.getUnknownLoc());
+    builder.setInsertionPointToEnd(module->getBody());
+    create(builder);
+    PassManager pm(&context);
+    DistributeTransformerOptions options;
+    options.scope = "iteration";
+    pm.addPass(createDistributeTransformer(options));
+    pm.addPass(createPlanPortable());
+    if (failed(pm.run(*module)))
+      return nullptr;
+    return module;
+  }
+
+  /// Expects the IR path and the plain path to agree on `run`.
+  void expectAgreement(ModuleOp module, const WholeRun &run,
+                       const MappingSpec &mapping,
+                       const std::optional<TrainingSpec> &training,
+                       DataType computeType, const std::string &where) {
+    auto plan = *module.getBody()->getOps<pplan::PlanOp>().begin();
+    std::vector<StageBuffers> ir = valueOrFail(stageBuffersOf(plan));
+    std::vector<StageBuffers> plain =
+        valueOrFail(deriveBuffers(run, mapping, training));
+    ASSERT_EQ(ir.size(), plain.size()) << where;
+    for (size_t stage = 0; stage < ir.size(); ++stage) {
+      const StageBuffers &lhs = ir[stage], &rhs = plain[stage];
+      EXPECT_EQ(lhs.stage, rhs.stage) << where;
+      EXPECT_EQ(lhs.positions, rhs.positions) << where;
+      ASSERT_EQ(lhs.buffers.size(), rhs.buffers.size()) << where;
+      for (size_t i = 0; i < lhs.buffers.size(); ++i) {
+        const RunBuffer &a = lhs.buffers[i], &b = rhs.buffers[i];
+        std::string at = where + " stage " + std::to_string(stage) + " " +
+                         b.name;
+        EXPECT_EQ(a.name, b.name) << at;
+        EXPECT_EQ(a.cause, b.cause) << at;
+        EXPECT_EQ(a.bytes, b.bytes) << at;
+        EXPECT_EQ(a.producer, b.producer) << at;
+        EXPECT_EQ(a.consumers, b.consumers) << at;
+        EXPECT_EQ(a.start, b.start) << at;
+        EXPECT_EQ(a.end, b.end) << at;
+      }
+      StageMemory irMemory = valueOrFail(analyzeMemory(lhs));
+      StageMemory plainMemory = valueOrFail(analyzeMemory(rhs));
+      EXPECT_EQ(irMemory.peakBytes, plainMemory.peakBytes) << where;
+      EXPECT_EQ(irMemory.peakPosition, plainMemory.peakPosition) << where;
+      EXPECT_EQ(irMemory.liveBytes, plainMemory.liveBytes) << where;
+      EXPECT_GT(irMemory.peakBytes, 0) << where;
+    }
+
+    analysis::RunGraph irGraph =
+        valueOrFail(planGraphOf(plan, profile, binding));
+    analysis::RunGraph plainGraph = valueOrFail(
+        analysis::runGraphOf(run, mapping, computeType, profile, binding));
+    ASSERT_EQ(irGraph.stages.size(), plainGraph.stages.size()) << where;
+    for (size_t stage = 0; stage < irGraph.stages.size(); ++stage) {
+      ASSERT_EQ(irGraph.stages[stage].size(), plainGraph.stages[stage].size())
+          << where;
+      for (size_t i = 0; i < irGraph.stages[stage].size(); ++i) {
+        const analysis::GraphStep &a = irGraph.stages[stage][i];
+        const analysis::GraphStep &b = plainGraph.stages[stage][i];
+        EXPECT_EQ(a.label, b.label) << where;
+        EXPECT_EQ(a.kind, b.kind) << where << " " << b.label;
+        EXPECT_EQ(a.seconds, b.seconds) << where << " " << b.label;
+        EXPECT_EQ(a.transferSeconds, b.transferSeconds) << where;
+        EXPECT_EQ(a.deps, b.deps) << where << " " << b.label;
+        EXPECT_EQ(a.channel, b.channel) << where << " " << b.label;
+      }
+    }
+    analysis::CriticalPathReport irPath =
+        valueOrFail(analysis::longestPath(irGraph));
+    analysis::CriticalPathReport plainPath =
+        valueOrFail(analysis::longestPath(plainGraph));
+    EXPECT_EQ(irPath.iterationSeconds, plainPath.iterationSeconds) << where;
+    EXPECT_GT(irPath.iterationSeconds, 0) << where;
+    EXPECT_EQ(irPath.path.size(), plainPath.path.size()) << where;
+    EXPECT_EQ(irPath.exposedCommunicationSeconds,
+              plainPath.exposedCommunicationSeconds)
+        << where;
+  }
+
+  MLIRContext context;
+  estimate::SystemProfile profile;
+  estimate::NetworkTierBinding binding;
+};
+
+TEST_F(PlanAnalysesTest, TrainingRunsAgreeThroughTheIR) {
+  int64_t count = 0;
+  for (PipelineSchedule schedule :
+       {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
+        PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1})
+    for (int64_t pp : {1, 2})
+      for (int64_t zero : {0, 2, 3})
+        for (TPCommMode mode :
+             {TPCommMode::AllReduce, TPCommMode::ReduceScatterAllGather})
+          for (bool uneven : {false, true}) {
+            bool interleaved = schedule == PipelineSchedule::Interleaved1F1B;
+            if ((interleaved && pp == 1) || (uneven && pp == 1))
+              continue;
+            RunSpecs run = test::smallRun(schedule, pp, 4);
+            run.mapping.zeroStage = zero;
+            run.mapping.bucketBytes = zero ? 300000 : 0;
+            run.mapping.tpComm = mode;
+            if (uneven)
+              run.mapping.pipelineLayout =
+                  interleaved ? std::vector<int64_t>{3, 1, 1, 3}
+                              : std::vector<int64_t>{5, 3};
+            std::string where = test::describeRun(run);
+            OwningOpRef<ModuleOp> module = planOf([&](OpBuilder &builder) {
+              transformer::DecoderTrainingOp::create(
+                  builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
+                  transformer::getModelAttr(&context, run.model),
+                  transformer::getTrainingAttr(&context, run.training),
+                  transformer::getMappingAttr(&context, run.mapping));
+            });
+            ASSERT_TRUE(module) << where;
+            WholeRun derived = valueOrFail(
+                deriveWholeRun(run.model, run.training, run.mapping));
+            expectAgreement(*module, derived, run.mapping, run.training,
+                            run.training.activationType, where);
+            ++count;
+          }
+  EXPECT_GT(count, 60);
+}
+
+TEST_F(PlanAnalysesTest, InferenceRunsAgreeThroughTheIR) {
+  RunSpecs base = test::smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  for (int64_t pp : {1, 2, 4})
+    for (int64_t tp : {1, 2}) {
+      InferenceSpec inference;
+      inference.batch = 4;
+      inference.promptLength = 8;
+      inference.generatedTokens = 4;
+      MappingSpec mapping;
+      mapping.pp = pp;
+      mapping.tp = tp;
+      mapping.dp = 2;
+      mapping.world = pp * tp * 2;
+      std::string where =
+          "inference pp=" + std::to_string(pp) + " tp=" + std::to_string(tp);
+      OwningOpRef<ModuleOp> module = planOf([&](OpBuilder &builder) {
+        transformer::DecoderInferenceOp::create(
+            builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
+            transformer::getModelAttr(&context, base.model),
+            transformer::getInferenceAttr(&context, inference),
+            transformer::getMappingAttr(&context, mapping));
+      });
+      ASSERT_TRUE(module) << where;
+      WholeRun derived =
+          valueOrFail(deriveInferenceRun(base.model, inference, mapping));
+      expectAgreement(*module, derived, mapping, std::nullopt,
+                      inference.activationType, where);
+      // Every stage holds its weights and the KV cache of every step at
+      // the end of the generation.
+      std::vector<StageBuffers> buffers =
+          valueOrFail(deriveBuffers(derived, mapping, std::nullopt));
+      llvm::Expected<std::vector<StageTotals>> totals =
+          summarizeWholeRun(derived);
+      ASSERT_TRUE(static_cast<bool>(totals)) << where;
+      for (size_t stage = 0; stage < buffers.size(); ++stage) {
+        StageMemory memory = valueOrFail(analyzeMemory(buffers[stage]));
+        EXPECT_EQ(memory.maxByCause[static_cast<size_t>(BufferCause::KVCache)],
+                  (*totals)[stage].kvCacheBytes)
+            << where;
+      }
+    }
+}
+
+} // namespace
