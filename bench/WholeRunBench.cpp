@@ -12,14 +12,22 @@
 // Everything runs on one thread: the context's threading is disabled, so
 // the verifier does not check the stages in parallel.
 //
+// For the same GPT-3 175B run, what a search pays for memory and time
+// without IR (docs/Memory.md): every stage's buffers and their peak
+// (workload::deriveBuffers + analyzeMemory), the critical path
+// (analysis::runGraphOf + longestPath on profiles/a100-80gb.json, tp on
+// nvlink, pp and dp on infiniband), and the whole chain from the contracts.
+//
 //===----------------------------------------------------------------------===//
 
+#include "Blueprint/Analysis/CriticalPath.h"
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
 #include "Blueprint/Import/Import.h"
 #include "Blueprint/InitAll.h"
 #include "Blueprint/Transforms/Passes.h"
 #include "Blueprint/Transforms/WorkTotals.h"
+#include "Blueprint/Workload/Lifetimes.h"
 #include "Blueprint/Workload/WholeRun.h"
 
 #include "mlir/IR/Builders.h"
@@ -32,7 +40,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <optional>
 
 using namespace blueprint;
 
@@ -234,5 +245,219 @@ BENCHMARK(BM_WholeRunIRCurve)
     ->ArgsProduct({{2, 4, 8, 16}, {16, 32, 64, 128, 256}})
     ->ArgNames({"pp", "mb"})
     ->Unit(benchmark::kMillisecond);
+
+//===----------------------------------------------------------------------===//
+// Lifetimes, peaks and the critical path
+//===----------------------------------------------------------------------===//
+
+/// Takes the value of `value`, or reports its error through
+/// SkipWithError (the benchmark fails loudly) and returns nothing.
+template <typename T>
+std::optional<T> valueOrSkip(benchmark::State &state, llvm::StringRef what,
+                             llvm::Expected<T> value) {
+  if (value)
+    return std::move(*value);
+  std::string message = (what + ": " + llvm::toString(value.takeError())).str();
+  llvm::errs() << "blueprint-bench: " << message << "\n";
+  state.SkipWithError(message.c_str());
+  return std::nullopt;
+}
+
+/// The profile the critical path is costed on: profiles/a100-80gb.json, tp
+/// on nvlink, pp and dp on infiniband, with the InfiniBand fabric widened to
+/// `world` ranks when it is smaller. The bundled profile models one DGX
+/// SuperPOD fabric of 1,120 GPUs (140 NVLink domains), so it cannot hold
+/// GPT-3 175B on 1,536 GPUs (192 domains; docs/Estimate.md): the estimate
+/// refuses the binding. Only that check reads a tier's group size; the
+/// times (bandwidth, latency, efficiency) are the profile's.
+struct CostTarget {
+  estimate::SystemProfile profile;
+  estimate::NetworkTierBinding binding;
+};
+
+std::optional<CostTarget> loadA100(benchmark::State &state, int64_t world) {
+  std::optional<estimate::SystemProfile> profile = valueOrSkip(
+      state, BLUEPRINT_PROFILES_DIR "/a100-80gb.json",
+      estimate::loadSystemProfile(BLUEPRINT_PROFILES_DIR "/a100-80gb.json"));
+  if (!profile)
+    return std::nullopt;
+  for (estimate::NetworkTier &tier : profile->networkTiers)
+    if (tier.name == "infiniband" && tier.groupSize.value < world) {
+      tier.groupSize.value = world;
+      tier.groupSize.source = "blueprint-bench: widened to the run's world";
+    }
+  estimate::NetworkTierBinding binding;
+  binding.tierOfAxis = {
+      {"tp", "nvlink"}, {"pp", "infiniband"}, {"dp", "infiniband"}};
+  return CostTarget{std::move(*profile), std::move(binding)};
+}
+
+/// What one pass of the memory analysis found, for the counters.
+struct MemoryFigures {
+  int64_t buffers = 0;
+  int64_t maxStageBuffers = 0;
+  int64_t worstPeakBytes = 0;
+};
+
+/// deriveBuffers, then analyzeMemory of every stage; nothing after an error
+/// (reported through SkipWithError).
+std::optional<MemoryFigures> analyseMemory(benchmark::State &state,
+                                           const RunContracts &contracts,
+                                           const workload::WholeRun &run) {
+  std::optional<std::vector<workload::StageBuffers>> buffers = valueOrSkip(
+      state, contracts.name + ": deriveBuffers",
+      workload::deriveBuffers(run, contracts.mapping, contracts.training));
+  if (!buffers)
+    return std::nullopt;
+  MemoryFigures figures;
+  for (const workload::StageBuffers &stage : *buffers) {
+    std::optional<workload::StageMemory> memory =
+        valueOrSkip(state, contracts.name + ": analyzeMemory",
+                    workload::analyzeMemory(stage));
+    if (!memory)
+      return std::nullopt;
+    benchmark::DoNotOptimize(memory->liveBytes.data());
+    auto count = static_cast<int64_t>(stage.buffers.size());
+    figures.buffers += count;
+    figures.maxStageBuffers = std::max(figures.maxStageBuffers, count);
+    figures.worstPeakBytes =
+        std::max(figures.worstPeakBytes, memory->peakBytes);
+  }
+  return figures;
+}
+
+/// runGraphOf, then longestPath; the iteration time, nothing after an
+/// error (reported through SkipWithError).
+std::optional<double> analyseTime(benchmark::State &state,
+                                  const RunContracts &contracts,
+                                  const workload::WholeRun &run,
+                                  const CostTarget &target) {
+  std::optional<analysis::RunGraph> graph =
+      valueOrSkip(state, contracts.name + ": runGraphOf",
+                  analysis::runGraphOf(run, contracts.mapping,
+                                       contracts.training.activationType,
+                                       target.profile, target.binding));
+  if (!graph)
+    return std::nullopt;
+  std::optional<analysis::CriticalPathReport> report = valueOrSkip(
+      state, contracts.name + ": longestPath", analysis::longestPath(*graph));
+  if (!report)
+    return std::nullopt;
+  benchmark::DoNotOptimize(report->path.data());
+  return report->iterationSeconds;
+}
+
+std::optional<workload::WholeRun> deriveRun(benchmark::State &state,
+                                            const RunContracts &contracts) {
+  return valueOrSkip(state, contracts.name + ": deriveWholeRun",
+                     workload::deriveWholeRun(contracts.model,
+                                              contracts.training,
+                                              contracts.mapping));
+}
+
+void setMemoryCounters(benchmark::State &state, const MemoryFigures &figures,
+                       size_t stages) {
+  state.counters["buffers"] = static_cast<double>(figures.buffers);
+  state.counters["buffers_per_stage"] =
+      static_cast<double>(figures.buffers) / static_cast<double>(stages);
+  state.counters["max_stage_buffers"] =
+      static_cast<double>(figures.maxStageBuffers);
+  state.counters["peak_bytes"] = benchmark::Counter(
+      static_cast<double>(figures.worstPeakBytes),
+      benchmark::Counter::kDefaults, benchmark::Counter::OneK::kIs1024);
+}
+
+/// deriveBuffers + analyzeMemory of every stage of the GPT-3 175B run,
+/// derived once outside the timed loop. `peak_bytes` is the worst stage's
+/// peak per rank.
+void BM_WholeRunMemoryGPT3_175B(benchmark::State &state) {
+  RunContracts contracts = loadGPT3();
+  std::optional<workload::WholeRun> run = deriveRun(state, contracts);
+  if (!run)
+    return;
+  MemoryFigures figures;
+  for (auto _ : state) {
+    std::optional<MemoryFigures> result = analyseMemory(state, contracts, *run);
+    if (!result)
+      return;
+    figures = *result;
+  }
+  state.counters["steps"] = static_cast<double>(countSteps(*run));
+  setMemoryCounters(state, figures, run->stages.size());
+}
+BENCHMARK(BM_WholeRunMemoryGPT3_175B)->Unit(benchmark::kMillisecond);
+
+/// runGraphOf + longestPath for the GPT-3 175B run, derived once outside the
+/// timed loop. `iteration_s` is the estimated iteration time.
+void BM_WholeRunCriticalPathGPT3_175B(benchmark::State &state) {
+  RunContracts contracts = loadGPT3();
+  std::optional<CostTarget> target = loadA100(state, contracts.mapping.world);
+  if (!target)
+    return;
+  std::optional<workload::WholeRun> run = deriveRun(state, contracts);
+  if (!run)
+    return;
+  double seconds = 0;
+  for (auto _ : state) {
+    std::optional<double> result = analyseTime(state, contracts, *run, *target);
+    if (!result)
+      return;
+    seconds = *result;
+  }
+  state.counters["steps"] = static_cast<double>(countSteps(*run));
+  state.counters["iteration_s"] = seconds;
+}
+BENCHMARK(BM_WholeRunCriticalPathGPT3_175B)->Unit(benchmark::kMillisecond);
+
+/// The whole chain from the contracts (the profile loaded once):
+/// deriveWholeRun, deriveBuffers, analyzeMemory of every stage, runGraphOf and
+/// longestPath. The `*_s` counters split the time per iteration between the
+/// parts (wall clock): derive, memory (buffers and peaks), graph (runGraphOf
+/// and longestPath).
+void BM_WholeRunLifetimesAndPathGPT3_175B(benchmark::State &state) {
+  using Clock = std::chrono::steady_clock;
+  RunContracts contracts = loadGPT3();
+  std::optional<CostTarget> target = loadA100(state, contracts.mapping.world);
+  if (!target)
+    return;
+  MemoryFigures figures;
+  double seconds = 0;
+  int64_t steps = 0;
+  size_t stages = 0;
+  std::chrono::duration<double> derive{}, memory{}, time{};
+  for (auto _ : state) {
+    Clock::time_point start = Clock::now();
+    std::optional<workload::WholeRun> run = deriveRun(state, contracts);
+    if (!run)
+      return;
+    Clock::time_point derived = Clock::now();
+    std::optional<MemoryFigures> memoryFigures =
+        analyseMemory(state, contracts, *run);
+    if (!memoryFigures)
+      return;
+    Clock::time_point analysed = Clock::now();
+    std::optional<double> result = analyseTime(state, contracts, *run, *target);
+    if (!result)
+      return;
+    Clock::time_point timed = Clock::now();
+    derive += derived - start;
+    memory += analysed - derived;
+    time += timed - analysed;
+    figures = *memoryFigures;
+    seconds = *result;
+    steps = countSteps(*run);
+    stages = run->stages.size();
+  }
+  state.counters["steps"] = static_cast<double>(steps);
+  setMemoryCounters(state, figures, stages);
+  state.counters["iteration_s"] = seconds;
+  state.counters["derive_s"] =
+      benchmark::Counter(derive.count(), benchmark::Counter::kAvgIterations);
+  state.counters["memory_s"] =
+      benchmark::Counter(memory.count(), benchmark::Counter::kAvgIterations);
+  state.counters["path_s"] =
+      benchmark::Counter(time.count(), benchmark::Counter::kAvgIterations);
+}
+BENCHMARK(BM_WholeRunLifetimesAndPathGPT3_175B)->Unit(benchmark::kMillisecond);
 
 } // namespace
