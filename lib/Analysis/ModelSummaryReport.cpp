@@ -90,6 +90,22 @@ void analysis::writeModelSummaryAttributes(const ModelSummary &summary,
         for (int64_t bytes : summary.graph->pipelineBytesSent)
           json.value(bytes);
       });
+      json.attributeArray("peak_bytes_per_stage", [&] {
+        for (int64_t bytes : summary.graph->peakBytesPerStage)
+          json.value(bytes);
+      });
+      json.attribute("first_stage_block_activation_bytes",
+                     summary.graph->firstStageBlockActivations);
+      if (const auto &time = summary.graph->time)
+        json.attributeObject("critical_path", [&] {
+          json.attribute("iteration_seconds", time->iterationSeconds);
+          json.attribute("exposed_communication_seconds",
+                         time->exposedCommunicationSeconds);
+          json.attribute("model_flops_utilization",
+                         time->modelFlopsUtilization);
+          json.attribute("hardware_flops_utilization",
+                         time->hardwareFlopsUtilization);
+        });
     });
   const IterationCommunication &communication = quantities.communication;
   json.attributeObject("communication_per_rank", [&] {
@@ -227,6 +243,15 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
       "the plan's stashed bytes, one micro-batch");
   row(os, "activations", quantities.activations.firstStage,
       "chunks in flight * blocks per chunk * activations per block");
+  if (summary.graph) {
+    row(os, "activations (graph)", summary.graph->firstStageBlockActivations,
+        "the most block stash buffers live at once on the first stage: "
+        "equals activations on a uniform layout outside ZB-H1");
+    for (auto [stage, bytes] :
+         llvm::enumerate(summary.graph->peakBytesPerStage))
+      row(os, "peak, stage " + std::to_string(stage) + " (graph)", bytes,
+          "the largest sum of live buffers (docs/Memory.md)");
+  }
 
   const IterationFlops &flops = quantities.flops;
   os << "\nmatmul FLOPs per iteration (all ranks)\n";
@@ -277,6 +302,19 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
   volume("data parallel, sharded optimizer", communication.dataParallelSharded,
          "reduce-scatter gradients + all-gather weights");
 
+  if (summary.graph && summary.graph->time) {
+    const GraphFigures::CriticalPathTime &path = *summary.graph->time;
+    os << "\niteration time from the whole-run graph\n";
+    row(os, "iteration (critical path)", seconds(path.iterationSeconds),
+        "the longest path through the plan's graph (--critical-path)");
+    row(os, "exposed communication", seconds(path.exposedCommunicationSeconds),
+        "collectives and transfers on the critical path");
+    row(os, "model FLOPs utilization", percent(path.modelFlopsUtilization),
+        "model FLOPs / (critical path * world * matmul peak)");
+    row(os, "hardware FLOPs utilization",
+        percent(path.hardwareFlopsUtilization),
+        "hardware FLOPs / (critical path * world * matmul peak)");
+  }
   if (!summary.time)
     return;
   const IterationTime &time = *summary.time;

@@ -15,7 +15,9 @@
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
 #include "Blueprint/Estimate/SystemProfile.h"
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
+#include "Blueprint/Transforms/PlanAnalyses.h"
 #include "Blueprint/Transforms/WorkTotals.h"
+#include "Blueprint/Workload/Pipeline.h"
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/WholeRun.h"
 
@@ -197,6 +199,64 @@ llvm::Expected<analysis::PlanWork> readPlanWork(pplan::PlanOp plan) {
 struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
   using ModelSummaryBase::ModelSummaryBase;
 
+  /// The whole-run plan's peaks from its buffer lifetimes and, with a
+  /// profile, its iteration time from the critical path; the first stage's
+  /// block activations are checked against the closed form where one
+  /// exists (a uniform layout outside ZB-H1).
+  llvm::Error readMemoryAndTime(pplan::PlanOp plan,
+                                const analysis::PlanWork &work,
+                                const analysis::ModelQuantities &quantities,
+                                const estimate::SystemProfile *profile,
+                                const estimate::NetworkTierBinding &tiers,
+                                analysis::GraphFigures &graph) {
+    const auto &memory = getChildAnalysis<PlanMemoryAnalysis>(plan);
+    if (memory.error())
+      return llvm::createStringError(*memory.error());
+    for (const workload::StageMemory &stage : memory.memory())
+      graph.peakBytesPerStage.push_back(stage.peakBytes);
+    graph.firstStageBlockActivations =
+        memory.memory().front().maxByCause[static_cast<size_t>(
+            workload::BufferCause::BlockActivations)];
+    bool closedForm =
+        work.mapping.schedule != workload::PipelineSchedule::ZeroBubbleH1 &&
+        workload::layoutOf(work.model, work.mapping).isUniform();
+    if (closedForm &&
+        graph.firstStageBlockActivations != quantities.activations.firstStage)
+      return llvm::createStringError(
+          "the whole-run graph's first-stage activations " +
+          std::to_string(graph.firstStageBlockActivations) +
+          " differ from the closed form's " +
+          std::to_string(quantities.activations.firstStage));
+    if (!profile)
+      return llvm::Error::success();
+    llvm::Expected<analysis::RunGraph> runGraph =
+        planGraphOf(plan, *profile, tiers);
+    if (!runGraph)
+      return runGraph.takeError();
+    llvm::Expected<analysis::CriticalPathReport> path =
+        analysis::longestPath(*runGraph);
+    if (!path)
+      return path.takeError();
+    const estimate::ComputeRate *peak = profile->rate(
+        estimate::Capability::Matmul, work.training.activationType);
+    if (!peak)
+      return llvm::createStringError(
+          "profile '" + profile->name + "' declares no matmul rate at " +
+          workload::stringifyEnum(work.training.activationType).str());
+    double capacity = path->iterationSeconds *
+                      static_cast<double>(work.mapping.world) *
+                      peak->peakOpsPerSecond.value;
+    analysis::GraphFigures::CriticalPathTime time;
+    time.iterationSeconds = path->iterationSeconds;
+    time.exposedCommunicationSeconds = path->exposedCommunicationSeconds;
+    time.modelFlopsUtilization = quantities.flops.model.roundToDouble() /
+                                 capacity;
+    time.hardwareFlopsUtilization =
+        quantities.flops.hardware.roundToDouble() / capacity;
+    graph.time = time;
+    return llvm::Error::success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto fail = [&](const llvm::Twine &message) {
@@ -244,7 +304,13 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
       summary.planName = plan.getSymName().str();
       summary.model = work->model;
       summary.mapping = work->mapping;
-      if (profile) {
+      // The closed form composes a uniform pipeline's slots; ZB-H1's and
+      // an uneven layout's time exists only as the whole-run graph's.
+      bool closedFormTime =
+          !plan.isWholeRun() ||
+          (work->mapping.schedule != workload::PipelineSchedule::ZeroBubbleH1 &&
+           workload::layoutOf(work->model, work->mapping).isUniform());
+      if (profile && closedFormTime) {
         llvm::Expected<analysis::IterationTime> time =
             analysis::composeIterationTime(*work, *quantities, *profile,
                                            *tiers);
@@ -260,6 +326,10 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
             readGraph(*totals, *quantities, work->mapping);
         if (!graph)
           return fail(where + llvm::toString(graph.takeError()));
+        if (llvm::Error error = readMemoryAndTime(
+                plan, *work, *quantities, profile ? &*profile : nullptr,
+                *tiers, *graph))
+          return fail(where + llvm::toString(std::move(error)));
         summary.graph = std::move(*graph);
       }
       summary.quantities = std::move(*quantities);

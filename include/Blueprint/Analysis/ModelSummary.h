@@ -323,6 +323,23 @@ struct GraphFigures {
   /// operations / 16), without a sharded optimizer: the closed forms'
   /// first-stage parameters (and the final norm at pp = 1).
   std::optional<int64_t> firstStageParameters;
+  /// Each stage's peak bytes per rank, from the plan's buffer lifetimes
+  /// (docs/Memory.md), and the position of the worst.
+  std::vector<int64_t> peakBytesPerStage;
+  /// The most block activations the first stage holds at once, from its
+  /// stash buffers: the closed forms' first-stage activations on a uniform
+  /// layout outside ZB-H1.
+  int64_t firstStageBlockActivations = 0;
+  /// With a profile: the iteration time as the longest path through the
+  /// plan's graph (docs/Memory.md, "Time"), the communication on it, and
+  /// the model and hardware FLOPs utilization at that time.
+  struct CriticalPathTime {
+    double iterationSeconds = 0;
+    double exposedCommunicationSeconds = 0;
+    double modelFlopsUtilization = 0;
+    double hardwareFlopsUtilization = 0;
+  };
+  std::optional<CriticalPathTime> time;
 };
 
 struct ModelSummary {
@@ -330,7 +347,9 @@ struct ModelSummary {
   workload::ModelSpec model;
   workload::MappingSpec mapping;
   ModelQuantities quantities;
-  /// Present when a profile was given.
+  /// The closed-form composition, present when a profile was given (and,
+  /// for a whole-run plan, when a closed form exists: a uniform layout
+  /// outside ZB-H1).
   std::optional<IterationTime> time;
   /// Present when the plan is a whole-run plan.
   std::optional<GraphFigures> graph;
