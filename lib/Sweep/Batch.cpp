@@ -381,6 +381,14 @@ std::string formatJSONRow(size_t index, llvm::ArrayRef<std::string> axes,
         for (auto [key, seconds] : blockTimes(evaluation.block))
           json.attribute(key, seconds);
       });
+    json.attributeObject("run", [&] {
+      const RunFigures &run = evaluation.run;
+      json.attribute("peak_bytes", run.peakBytes);
+      json.attribute("peak_stage", run.peakStage);
+      json.attribute("iteration_seconds", run.iterationSeconds);
+      json.attribute("exposed_communication_seconds",
+                     run.exposedCommunicationSeconds);
+    });
   });
   os.flush();
   return row;
@@ -412,6 +420,12 @@ std::string formatCSVRow(size_t index, llvm::ArrayRef<llvm::json::Value> point,
   bool blockTimesPresent = hasBlockTimes(evaluation);
   for (auto [key, seconds] : blockTimes(evaluation.block))
     cells.push_back(blockTimesPresent ? csvValue(seconds) : "");
+  const RunFigures &run = evaluation.run;
+  for (const llvm::json::Value &value :
+       {llvm::json::Value(run.peakBytes), llvm::json::Value(run.peakStage),
+        llvm::json::Value(run.iterationSeconds),
+        llvm::json::Value(run.exposedCommunicationSeconds)})
+    cells.push_back(evaluation.valid() ? csvValue(value) : "");
   return llvm::join(cells, ",");
 }
 
@@ -429,6 +443,10 @@ std::string sweep::csvHeader(llvm::ArrayRef<std::string> axes) {
   }
   for (auto [key, seconds] : blockTimes({}))
     columns.push_back(("block_" + key + "_seconds").str());
+  for (const char *column :
+       {"run_peak_bytes", "run_peak_stage", "run_iteration_seconds",
+        "run_exposed_communication_seconds"})
+    columns.push_back(column);
   return llvm::join(columns, ",");
 }
 

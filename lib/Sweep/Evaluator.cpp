@@ -11,6 +11,10 @@
 
 #include "Blueprint/Sweep/Sweep.h"
 
+#include "Blueprint/Analysis/CriticalPath.h"
+#include "Blueprint/Workload/Lifetimes.h"
+#include "Blueprint/Workload/WholeRun.h"
+
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
 #include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
 #include "Blueprint/Import/Import.h"
@@ -158,7 +162,62 @@ void Evaluator::evaluateModule(OwningOpRef<ModuleOp> &module,
     evaluation.diagnostics.push_back(llvm::toString(report.takeError()));
     return;
   }
+  std::optional<workload::TrainingSpec> training;
+  std::optional<workload::InferenceSpec> inference;
+  if (plan.getTrainingAttr())
+    training = plan.getTrainingAttr().getSpec();
+  else
+    inference = plan.getInferenceAttr().getSpec();
+  llvm::Expected<RunFigures> run =
+      evaluateWholeRun(plan.getModel().getSpec(), training, inference,
+                       plan.getMapping().getSpec(), target);
+  if (!run) {
+    evaluation.rejectedAt = Stage::Estimate;
+    evaluation.diagnostics.push_back(llvm::toString(run.takeError()));
+    return;
+  }
   evaluation.totals = std::move(*totals);
   evaluation.cadenceSeconds = report->secondsByCadence;
   evaluation.block = report->block;
+  evaluation.run = *run;
+}
+
+llvm::Expected<RunFigures> sweep::evaluateWholeRun(
+    const workload::ModelSpec &model,
+    const std::optional<workload::TrainingSpec> &training,
+    const std::optional<workload::InferenceSpec> &inference,
+    const workload::MappingSpec &mapping, const Target &target) {
+  llvm::Expected<workload::WholeRun> run =
+      training ? workload::deriveWholeRun(model, *training, mapping)
+               : workload::deriveInferenceRun(model, *inference, mapping);
+  if (!run)
+    return run.takeError();
+  llvm::Expected<std::vector<workload::StageBuffers>> buffers =
+      workload::deriveBuffers(*run, mapping, training);
+  if (!buffers)
+    return buffers.takeError();
+  RunFigures figures;
+  for (const workload::StageBuffers &stage : *buffers) {
+    llvm::Expected<workload::StageMemory> memory =
+        workload::analyzeMemory(stage);
+    if (!memory)
+      return memory.takeError();
+    if (memory->peakBytes > figures.peakBytes) {
+      figures.peakBytes = memory->peakBytes;
+      figures.peakStage = memory->stage;
+    }
+  }
+  workload::DataType computeType =
+      training ? training->activationType : inference->activationType;
+  llvm::Expected<analysis::RunGraph> graph = analysis::runGraphOf(
+      *run, mapping, computeType, target.profile, target.binding);
+  if (!graph)
+    return graph.takeError();
+  llvm::Expected<analysis::CriticalPathReport> path =
+      analysis::longestPath(*graph);
+  if (!path)
+    return path.takeError();
+  figures.iterationSeconds = path->iterationSeconds;
+  figures.exposedCommunicationSeconds = path->exposedCommunicationSeconds;
+  return figures;
 }

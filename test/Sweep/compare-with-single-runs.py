@@ -9,10 +9,13 @@ configuration runs
       blueprint-opt --distribute-transformer --plan-portable
                     --verify-conservation --work-summary=format=json
                     --estimate=format=json
+      blueprint-opt --distribute-transformer=scope=iteration --plan-portable
+                    --memory-report=format=json --critical-path=format=json
 
 then requires the sweep's row to hold the same grid point, the same
-work-summary totals (with their keys in the same order) and the same
-cadence and block times, or, for a
+work-summary totals (with their keys in the same order), the same
+cadence and block times, and the whole run's worst peak and critical path
+(docs/Memory.md), or, for a
 configuration the single run rejects, to be invalid and carry the single
 run's diagnostics.
 Prints one summary line; exits non-zero on the first difference.
@@ -68,10 +71,35 @@ def single_run(args, spec, workdir):
         input=model_ir.stdout, capture_output=True, text=True)
     if plan.returncode != 0:
         return None, plan.stderr
+    memory_path = os.path.join(workdir, "memory.json")
+    path_path = os.path.join(workdir, "path.json")
+    whole_run = subprocess.run(
+        [args.blueprint_opt, "--distribute-transformer=scope=iteration",
+         "--plan-portable",
+         "--memory-report=format=json output=%s" % memory_path,
+         "--critical-path=profile=%s binding=%s format=json output=%s" %
+         (args.profile, args.binding, path_path),
+         "-o", os.devnull],
+        input=model_ir.stdout, capture_output=True, text=True)
+    if whole_run.returncode != 0:
+        return None, whole_run.stderr
     with open(summary_path) as f:
         programs = json.load(f)["programs"]
     with open(estimate_path) as f:
         estimate = json.load(f)
+    with open(memory_path) as f:
+        (memory,) = json.load(f)["plans"]
+    with open(path_path) as f:
+        (path,) = json.load(f)["plans"]
+    peak = max(stage["peak_bytes"] for stage in memory["stages"])
+    estimate["run"] = {
+        "peak_bytes": peak,
+        "peak_stage": next(stage["stage"] for stage in memory["stages"]
+                           if stage["peak_bytes"] == peak),
+        "iteration_seconds": path["iteration_seconds"],
+        "exposed_communication_seconds":
+            path["exposed_communication_seconds"],
+    }
     return programs, estimate
 
 
@@ -125,7 +153,7 @@ def main():
             if json.dumps(row["totals"]) != json.dumps(program["cadences"]):
                 sys.exit("%s: totals differ from --work-summary (values or "
                          "key order)" % where)
-            for times in ("cadence_seconds", "block_seconds"):
+            for times in ("cadence_seconds", "block_seconds", "run"):
                 if row[times] != result[times]:
                     sys.exit("%s: %s %s, --estimate gives %s" %
                              (where, times, json.dumps(row[times]),

@@ -17,6 +17,7 @@
 #include "Blueprint/Estimate/Estimate.h"
 #include "Blueprint/Estimate/SystemProfile.h"
 #include "Blueprint/Transforms/WorkTotals.h"
+#include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/Spec.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -56,6 +57,29 @@ enum class Stage {
 /// "import", "pipeline" or "estimate".
 llvm::StringRef stringifyStage(Stage stage);
 
+/// What the whole run of a configuration needs and takes (docs/Memory.md):
+/// the peak bytes per rank of its worst pipeline stage, from the buffer
+/// lifetimes, and the iteration time (the generation's, for inference) as
+/// the longest path through its graph, both through the plain libraries
+/// the passes call.
+struct RunFigures {
+  int64_t peakBytes = 0;
+  /// The first stage that reaches peakBytes.
+  int64_t peakStage = 0;
+  double iterationSeconds = 0;
+  double exposedCommunicationSeconds = 0;
+};
+
+/// RunFigures of the run whose contracts are `model`, `mapping` and exactly
+/// one of `training` and `inference`, costed on `target`. Fails if the
+/// contracts do not compose, a count overflows, or the target cannot cost a
+/// step (a mesh axis the binding does not bind).
+llvm::Expected<RunFigures>
+evaluateWholeRun(const workload::ModelSpec &model,
+                 const std::optional<workload::TrainingSpec> &training,
+                 const std::optional<workload::InferenceSpec> &inference,
+                 const workload::MappingSpec &mapping, const Target &target);
+
 /// The outcome of one configuration.
 struct Evaluation {
   /// The symbol of the imported ModelIR op (the spec's name made a symbol,
@@ -72,6 +96,8 @@ struct Evaluation {
   /// work (training).
   std::array<double, workload::kNumCadences> cadenceSeconds{};
   estimate::StageSerialTime block;
+  /// The whole run's figures (evaluateWholeRun).
+  RunFigures run;
 
   bool valid() const { return !rejectedAt; }
 };
