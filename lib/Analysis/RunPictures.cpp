@@ -231,7 +231,7 @@ constexpr size_t kMaxLabelledSteps = 2000;
 
 constexpr double kTimelineLeft = 80;
 constexpr double kTimelinePlotWidth = 1000;
-constexpr double kTimelineRight = 200;
+constexpr double kTimelineRight = 300;
 constexpr double kTimelineTop = 64;
 constexpr double kRowHeight = 30;
 constexpr double kRowGap = 14;
@@ -432,8 +432,10 @@ void analysis::writeTimelineSVG(const RunGraph &graph,
          << formatPixels(x) << "\" y=\"" << formatPixels(top + 2)
          << "\" width=\"" << formatPixels(w) << "\" height=\""
          << formatPixels(kRowHeight - 4) << "\" fill=\"" << style.fill << "\"";
+      // A thick outline would hide a narrow step.
       if (critical)
-        os << " stroke=\"#111111\" stroke-width=\"2.5\"";
+        os << " stroke=\"#111111\" stroke-width=\""
+           << (w < 6 ? "1" : "2.5") << "\"";
       else
         os << " stroke=\"#ffffff\" stroke-width=\"0.5\"";
       os << "><title>" << escapeXML(step.label) << "\n"
