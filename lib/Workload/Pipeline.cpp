@@ -305,13 +305,18 @@ StageOrder interleavedOrder(int64_t stages, int64_t virtualStages,
 /// Parallelism", Sec. 3.1): 1F1B's order with each backward split into the
 /// input-gradient pass B, kept where 1F1B runs the backward, and the
 /// weight-gradient pass W, which nothing downstream waits for. Stage r
-/// defers p - 1 - r W passes: after the B of micro-batch k it runs the W of
-/// micro-batch k - (p - 1 - r), and after its last B the deferred ones in
-/// micro-batch order, where they fill the cooldown bubbles 1F1B leaves. The
-/// last stage runs each W right after its B; the first defers p - 1.
+/// defers r W passes: after the B of micro-batch k it runs the W of
+/// micro-batch k - r, and after its last B the deferred ones in micro-batch
+/// order. The first stage runs each W right after its B (it holds the most
+/// activations, as in 1F1B); later stages delay theirs so that their B's,
+/// which the stages before them wait for, start earlier, and the deferred
+/// W's fill the cool-down. Every stage then holds the weight-gradient
+/// inputs of pp micro-batches at most, and with passes of F, B and W the
+/// iteration takes m (F + B + W) + (pp - 1)(F + B - W), the paper's bubble
+/// (docs/Memory.md, "Time"; test/Unit/CriticalPathTest.cpp).
 StageOrder zeroBubbleH1Order(int64_t stages, int64_t stage,
                              int64_t microbatches) {
-  int64_t deferred = stages - 1 - stage;
+  int64_t deferred = stage;
   StageOrder order;
   order.reserve(3 * microbatches);
   int64_t nextWeightGrad = 0;

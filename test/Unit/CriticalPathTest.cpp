@@ -18,6 +18,8 @@
 
 #include "gtest/gtest.h"
 
+#include <tuple>
+
 using namespace blueprint;
 using namespace blueprint::analysis;
 using namespace blueprint::workload;
@@ -113,18 +115,15 @@ TEST(CriticalPath, UniformStagesGiveTheSchedulesClosedForms) {
       EXPECT_EQ(iterationOf(withUnitTimes(interleaved, 1, 2, 0, 0)),
                 (mb * 2 + p - 1) * 3)
           << where;
-      // ZB-H1 with a free W is 1F1B with backward B; with F = B = W its
-      // static order (docs/WholeRun.md) runs the deferred W's after the
-      // last B, so it is never slower than 1F1B's (m + pp - 1)(F + B + W)
-      // but keeps 1F1B's bubble (docs/Memory.md, "Time").
+      // ZB-H1: m (F + B + W) + (pp - 1)(F + B - W) (Qi et al. 2023 Sec.
+      // 3.1); a free W leaves 1F1B with backward B.
       RunGraph zeroBubble =
           graphOf(smallRun(PipelineSchedule::ZeroBubbleH1, pp, m));
-      EXPECT_EQ(iterationOf(withUnitTimes(zeroBubble, 1, 2, 0, 0)),
-                (mb + p - 1) * 3)
-          << where;
-      EXPECT_EQ(iterationOf(withUnitTimes(zeroBubble, 1, 1, 1, 0)),
-                (mb + p - 1) * 3)
-          << where;
+      for (auto [f, b, w] : {std::tuple{1.0, 1.0, 1.0}, std::tuple{1.0, 2.0, 1.0},
+                             std::tuple{1.0, 1.0, 0.5}, std::tuple{1.0, 2.0, 0.0}})
+        EXPECT_EQ(iterationOf(withUnitTimes(zeroBubble, f, b, w, 0)),
+                  mb * (f + b + w) + (p - 1) * (f + b - w))
+            << where << " F=" << f << " B=" << b << " W=" << w;
     }
 }
 

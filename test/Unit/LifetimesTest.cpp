@@ -117,7 +117,9 @@ TEST(Lifetimes, StashedActivationsAreTheSchedulesInFlightMicroBatches) {
           // ZB-H1 frees what only the input-gradient pass reads after it
           // (1F1B's count of the rest), and keeps the weight-gradient
           // pass's inputs until the deferred W runs: on stage r the W of
-          // micro-batch k runs after the B of k + pp - 1 - r.
+          // micro-batch k runs after the B of k + r, so the stash W reads
+          // lives from forward to W for pp micro-batches on every stage,
+          // the gradients B writes for W for r + 1.
           int64_t stashedWeightGrad = 0, gradients = 0;
           for (const RunBuffer &buffer : analysed.buffers[r].buffers) {
             if (buffer.name == "weight_grad_stash_mb0_chunk" +
@@ -132,10 +134,8 @@ TEST(Lifetimes, StashedActivationsAreTheSchedulesInFlightMicroBatches) {
           EXPECT_EQ(stashed,
                     chunks * (blocksPerChunk * perBlock - stashedWeightGrad))
               << test::describeRun(run) << " stage " << r;
-          int64_t deferred = pp - 1 - r;
-          EXPECT_EQ(weightGrad,
-                    std::min(m, 2 * deferred + 1) * stashedWeightGrad +
-                        std::min(m, deferred + 1) * gradients)
+          EXPECT_EQ(weightGrad, std::min(m, pp) * stashedWeightGrad +
+                                    std::min(m, r + 1) * gradients)
               << test::describeRun(run) << " stage " << r;
         }
       }

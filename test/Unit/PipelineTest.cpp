@@ -164,14 +164,14 @@ TEST(PipelineOrders, InterleavedWithOneGroupRunsAllForwardsFirst) {
                "F0.0 F1.0 F0.1 F1.1 B0.1 B1.1 B0.0 B1.0"}));
 }
 
-TEST(PipelineOrders, ZeroBubbleH1DefersWeightGradsOnEarlierStages) {
-  // 1F1B with B as input_grad; stage r runs W of micro-batch k - (2 - r)
-  // after the input_grad of k, and the rest after its last input_grad.
+TEST(PipelineOrders, ZeroBubbleH1DefersWeightGradsOnLaterStages) {
+  // 1F1B with B as input_grad; stage r runs W of micro-batch k - r after
+  // the input_grad of k, and the rest after its last input_grad.
   EXPECT_EQ(
       renderAll(generateStageOrders(PipelineSchedule::ZeroBubbleH1, 3, 1, 4)),
-      (Strings{"F0 F1 F2 I0 F3 I1 I2 W0 I3 W1 W2 W3",
+      (Strings{"F0 F1 F2 I0 W0 F3 I1 W1 I2 W2 I3 W3",
                "F0 F1 I0 F2 I1 W0 F3 I2 W1 I3 W2 W3",
-               "F0 I0 W0 F1 I1 W1 F2 I2 W2 F3 I3 W3"}));
+               "F0 I0 F1 I1 F2 I2 W0 F3 I3 W1 W2 W3"}));
 }
 
 TEST(PipelineOrders, PassesOfEachSchedule) {
