@@ -227,6 +227,30 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
           std::to_string(graph.firstStageBlockActivations) +
           " differ from the closed form's " +
           std::to_string(quantities.activations.firstStage));
+    // Unsharded, the first stage's weights and optimizer state are the
+    // closed forms' (with the final norm when it is also the last stage).
+    if (work.mapping.zeroStage == 0 || work.mapping.dp == 1) {
+      const workload::StageMemory &first = memory.memory().front();
+      int64_t finalNorm =
+          work.mapping.pp == 1 ? quantities.parameters.finalNorm : 0;
+      auto held = [&](workload::BufferCause cause) {
+        return first.peakByCause[static_cast<size_t>(cause)];
+      };
+      int64_t weights =
+          quantities.state.weights +
+          finalNorm * workload::bytesOf(work.training.weightType);
+      int64_t optimizer =
+          quantities.state.optimizerState +
+          finalNorm * 3 * workload::bytesOf(work.training.optimizerStateType);
+      if (held(workload::BufferCause::Weights) != weights ||
+          held(workload::BufferCause::OptimizerState) != optimizer)
+        return llvm::createStringError(
+            "the whole-run graph's first-stage weights and optimizer state " +
+            std::to_string(held(workload::BufferCause::Weights)) + " and " +
+            std::to_string(held(workload::BufferCause::OptimizerState)) +
+            " differ from the closed form's " + std::to_string(weights) +
+            " and " + std::to_string(optimizer));
+    }
     if (!profile)
       return llvm::Error::success();
     llvm::Expected<analysis::RunGraph> runGraph =
