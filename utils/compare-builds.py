@@ -8,9 +8,10 @@ built to fail (a count that overflows 64 bits, contracts that do not
 compose, an inference whose context overflows), through both builds (e.g.
 clang-22 and GCC 12), and compares byte for byte: the distributed and
 planned IR, their digests, the work summary (--work-summary=format=json),
-the estimate (JSON) and, for training runs, the model summary with its
-iteration time (JSON and table) on both bundled profiles, and every
-diagnostic. Which quantity an overflow names, like every count, must not
+the estimate (JSON), the whole run's memory report and critical path
+(JSON) with their pictures (SVG), and, for training runs, the model
+summary with its iteration time (JSON and table) on both bundled profiles,
+and every diagnostic. Which quantity an overflow names, like every count, must not
 depend on the compiler. Fails, showing the difference, at the first output
 that differs.
 """
@@ -25,6 +26,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLAN = ["--distribute-transformer", "--plan-portable"]
+WHOLE_RUN = ["--distribute-transformer=scope=iteration", "--plan-portable"]
 BINDING = "tp:nvlink,pp:infiniband,dp:infiniband"
 NULL = ["-o", os.devnull]
 
@@ -71,11 +73,23 @@ def outputs(failing_dir):
         yield name + " digests", importer, PLAN + ["--print-digest"] + NULL
         yield (name + " work summary", importer,
                PLAN + ["--work-summary=format=json"] + NULL)
+        yield (name + " memory report", importer,
+               WHOLE_RUN + ["--memory-report=format=json"] + NULL)
+        yield (name + " memory picture", importer,
+               WHOLE_RUN + ["--memory-report=output=%s memory-svg=-" %
+                            os.devnull] + NULL)
         for profile in profiles:
             tag = "%s on %s" % (name, os.path.basename(profile))
             yield (tag + " estimate", importer,
                    PLAN + ["--estimate=profile=%s binding=tp:nvlink "
                            "format=json" % profile] + NULL)
+            yield (tag + " critical path", importer,
+                   WHOLE_RUN + ["--critical-path=profile=%s binding=%s "
+                                "format=json" % (profile, BINDING)] + NULL)
+            yield (tag + " timeline picture", importer,
+                   WHOLE_RUN + ["--critical-path=profile=%s binding=%s "
+                                "output=%s timeline-svg=-" %
+                                (profile, BINDING, os.devnull)] + NULL)
             if training:
                 for form in ("json", "table"):
                     yield ("%s model summary (%s)" % (tag, form), importer,

@@ -130,12 +130,11 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
       predecessors[stage][index] = predecessor;
       ++next[stage];
       if (step.kind == StepKind::Send) {
-        bool fresh =
-            arrivals
-                .insert({*step.channel,
-                         Arrival{start + step.transferSeconds, start,
-                                 static_cast<int64_t>(stage), index}})
-                .second;
+        bool fresh = arrivals
+                         .insert({*step.channel,
+                                  Arrival{start + step.transferSeconds, start,
+                                          static_cast<int64_t>(stage), index}})
+                         .second;
         if (!fresh)
           return failure(where(stage, index, step) +
                          " sends a message another send already sent");
@@ -149,19 +148,18 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
   }
   for (size_t stage = 0; stage < stageCount; ++stage)
     if (next[stage] < graph.stages[stage].size())
-      return failure(where(stage, next[stage],
-                           graph.stages[stage][next[stage]]) +
-                     " never runs: it receives a message no step sends "
-                     "before it (a deadlock)");
+      return failure(
+          where(stage, next[stage], graph.stages[stage][next[stage]]) +
+          " never runs: it receives a message no step sends "
+          "before it (a deadlock)");
 
   // The step that finishes last (the first such in stage order), and the
   // chain of predecessors that made it so.
   std::optional<std::pair<size_t, size_t>> last;
   for (size_t stage = 0; stage < stageCount; ++stage)
     for (size_t index = 0; index < report.timing[stage].size(); ++index)
-      if (!last ||
-          report.timing[stage][index].end >
-              report.timing[last->first][last->second].end)
+      if (!last || report.timing[stage][index].end >
+                       report.timing[last->first][last->second].end)
         last = {stage, index};
   if (!last)
     return report;
@@ -173,8 +171,8 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
     const StepTiming &timing = report.timing[stage][index];
     // A step occupies the path from its start to its end; a receive that
     // waited for its message only at its end, where the transfer arrives.
-    bool waited = predecessors[stage][index].kind ==
-                  Predecessor::Kind::Transfer;
+    bool waited =
+        predecessors[stage][index].kind == Predecessor::Kind::Transfer;
     path.push_back({static_cast<int64_t>(stage), index, false,
                     waited ? timing.end : timing.start, timing.end});
     const Predecessor &predecessor = predecessors[stage][index];
@@ -188,8 +186,8 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
     case Predecessor::Kind::Transfer: {
       size_t sender = static_cast<size_t>(predecessor.stage);
       double sent = report.timing[sender][predecessor.step].start;
-      path.push_back({predecessor.stage, predecessor.step, true, sent,
-                      timing.end});
+      path.push_back(
+          {predecessor.stage, predecessor.step, true, sent, timing.end});
       at = {sender, predecessor.step};
       break;
     }
@@ -296,7 +294,7 @@ GraphStep blueprint::analysis::workStep(llvm::StringRef primitive,
   step.kind = collective ? StepKind::Collective : StepKind::StageWork;
   step.pass = cadence == workload::Cadence::PerIteration ? PipelinePass::Step
               : phase == workload::Phase::Forward        ? PipelinePass::Forward
-                                                         : PipelinePass::Backward;
+                                                  : PipelinePass::Backward;
   step.seconds = seconds;
   step.label = primitive.str();
   if (collective)
@@ -335,10 +333,10 @@ StepCoster::seconds(std::vector<estimate::EstimateTask> tasks,
 
 llvm::Expected<double>
 StepCoster::workSeconds(const estimate::EstimateTask &task, size_t groupSize) {
-  auto key = std::make_tuple(
-      task.primitive, task.ops, task.readBytes, task.writeBytes,
-      task.collective ? task.collective->messageBytes : -1, task.meshAxis,
-      groupSize);
+  auto key =
+      std::make_tuple(task.primitive, task.ops, task.readBytes, task.writeBytes,
+                      task.collective ? task.collective->messageBytes : -1,
+                      task.meshAxis, groupSize);
   auto known = works.find(key);
   if (known != works.end())
     return known->second;
@@ -365,9 +363,9 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
     const estimate::NetworkTierBinding &binding) {
   StepCoster coster(mapping, computeType, profile, binding);
   // A task of a template or a stage, as the estimate costs it.
-  auto taskOf = [](const workload::Invocation &invocation,
-                   workload::Cadence cadence, llvm::StringRef axis)
-      -> llvm::Expected<estimate::EstimateTask> {
+  auto taskOf =
+      [](const workload::Invocation &invocation, workload::Cadence cadence,
+         llvm::StringRef axis) -> llvm::Expected<estimate::EstimateTask> {
     llvm::Expected<workload::InvocationFigures> figures =
         workload::figuresOf(invocation);
     if (!figures)
@@ -379,9 +377,8 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
     std::vector<estimate::EstimateTask> tasks;
     for (const workload::Invocation &invocation :
          runTemplate.work.invocations) {
-      llvm::Expected<estimate::EstimateTask> task =
-          taskOf(invocation, runTemplate.work.cadence,
-                 workload::kTensorParallelAxis);
+      llvm::Expected<estimate::EstimateTask> task = taskOf(
+          invocation, runTemplate.work.cadence, workload::kTensorParallelAxis);
       if (!task)
         return task.takeError();
       tasks.push_back(std::move(*task));
@@ -405,8 +402,8 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
         std::optional<std::pair<int64_t, int64_t>> blocks;
         if (instance->hasBlocks)
           blocks = {instance->firstBlock, instance->endBlock};
-        step = instanceStep(runTemplate.name, runTemplate.pass,
-                            instance->chunk, instance->microBatch, blocks,
+        step = instanceStep(runTemplate.name, runTemplate.pass, instance->chunk,
+                            instance->microBatch, blocks,
                             templateSeconds[instance->templateIndex] *
                                 static_cast<double>(instance->repetitions()));
       } else if (const auto *message =
@@ -419,9 +416,8 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
             return seconds.takeError();
           transfer = *seconds;
         }
-        step = messageStep(message->send, message->message,
-                           message->microBatch, message->chunk, message->peer,
-                           chunks, transfer);
+        step = messageStep(message->send, message->message, message->microBatch,
+                           message->chunk, message->peer, chunks, transfer);
       } else {
         const auto &work = std::get<workload::RunWork>(runStep.action);
         llvm::Expected<estimate::EstimateTask> task =
@@ -459,8 +455,7 @@ void blueprint::analysis::printCriticalPathTable(
     const RunGraph &graph, const CriticalPathReport &report,
     llvm::raw_ostream &os) {
   os << "iteration " << milliseconds(report.iterationSeconds)
-     << " ms: the longest path through " << graph.stages.size()
-     << " stages\n";
+     << " ms: the longest path through " << graph.stages.size() << " stages\n";
   os << "  exposed communication " +
             milliseconds(report.exposedCommunicationSeconds) +
             " ms, compute on the path " +
@@ -508,9 +503,8 @@ void blueprint::analysis::writeCriticalPathJSON(
       json.object([&] {
         json.attribute("stage", segment.stage);
         json.attribute("step", static_cast<int64_t>(segment.step));
-        json.attribute("kind", segment.transfer
-                                   ? llvm::StringRef("transfer")
-                                   : stringifyStepKind(step.kind));
+        json.attribute("kind", segment.transfer ? llvm::StringRef("transfer")
+                                                : stringifyStepKind(step.kind));
         json.attribute("label", step.label);
         json.attribute("start_seconds", segment.start);
         json.attribute("end_seconds", segment.end);

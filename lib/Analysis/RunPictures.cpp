@@ -434,8 +434,8 @@ void analysis::writeTimelineSVG(const RunGraph &graph,
          << formatPixels(kRowHeight - 4) << "\" fill=\"" << style.fill << "\"";
       // A thick outline would hide a narrow step.
       if (critical)
-        os << " stroke=\"#111111\" stroke-width=\""
-           << (w < 6 ? "1" : "2.5") << "\"";
+        os << " stroke=\"#111111\" stroke-width=\"" << (w < 6 ? "1" : "2.5")
+           << "\"";
       else
         os << " stroke=\"#ffffff\" stroke-width=\"0.5\"";
       os << "><title>" << escapeXML(step.label) << "\n"

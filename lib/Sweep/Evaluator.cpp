@@ -182,11 +182,12 @@ void Evaluator::evaluateModule(OwningOpRef<ModuleOp> &module,
   evaluation.run = *run;
 }
 
-llvm::Expected<RunFigures> sweep::evaluateWholeRun(
-    const workload::ModelSpec &model,
-    const std::optional<workload::TrainingSpec> &training,
-    const std::optional<workload::InferenceSpec> &inference,
-    const workload::MappingSpec &mapping, const Target &target) {
+llvm::Expected<RunFigures>
+sweep::evaluateWholeRun(const workload::ModelSpec &model,
+                        const std::optional<workload::TrainingSpec> &training,
+                        const std::optional<workload::InferenceSpec> &inference,
+                        const workload::MappingSpec &mapping,
+                        const Target &target) {
   llvm::Expected<workload::WholeRun> run =
       training ? workload::deriveWholeRun(model, *training, mapping)
                : workload::deriveInferenceRun(model, *inference, mapping);

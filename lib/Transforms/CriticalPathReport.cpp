@@ -29,8 +29,7 @@ using namespace blueprint;
 
 namespace {
 
-struct CriticalPathPass
-    : blueprint::impl::CriticalPathBase<CriticalPathPass> {
+struct CriticalPathPass : blueprint::impl::CriticalPathBase<CriticalPathPass> {
   using CriticalPathBase::CriticalPathBase;
 
   void runOnOperation() override {
@@ -110,8 +109,7 @@ struct CriticalPathPass
       for (PlanPath &path : paths) {
         output->os() << "plan @" << path.plan.getSymName() << " on profile '"
                      << profile->name << "'\n";
-        analysis::printCriticalPathTable(path.graph, path.report,
-                                         output->os());
+        analysis::printCriticalPathTable(path.graph, path.report, output->os());
       }
     }
     if (!timelineSVG.empty()) {

@@ -67,8 +67,7 @@ llvm::SmallVector<Operation *> stageOps(pplan::PlanOp plan, int64_t index) {
   return ops;
 }
 
-struct MemoryReportPass
-    : blueprint::impl::MemoryReportBase<MemoryReportPass> {
+struct MemoryReportPass : blueprint::impl::MemoryReportBase<MemoryReportPass> {
   using MemoryReportBase::MemoryReportBase;
 
   void runOnOperation() override {
@@ -131,11 +130,10 @@ struct MemoryReportPass
           openOutputFile(memorySVG, &error);
       if (!svg)
         return fail(error);
-      analysis::writeMemorySVG(analyses.front()->buffers(),
-                               analyses.front()->memory(),
-                               "@" + plans.front().getSymName().str() +
-                                   ": live bytes per rank",
-                               svg->os());
+      analysis::writeMemorySVG(
+          analyses.front()->buffers(), analyses.front()->memory(),
+          "@" + plans.front().getSymName().str() + ": live bytes per rank",
+          svg->os());
       svg->keep();
     }
     output->keep();
@@ -157,20 +155,22 @@ struct MemoryReportPass
       os << "\n  by kind:";
       for (size_t kind = 0; kind < workload::kNumBufferKinds; ++kind)
         if (memory.peakByKind[kind] != 0)
-          os << " " << workload::stringifyEnum(
-                           static_cast<workload::BufferKind>(kind))
+          os << " "
+             << workload::stringifyEnum(static_cast<workload::BufferKind>(kind))
              << " " << memory.peakByKind[kind];
       os << "\n  by cause:";
       for (size_t cause = 0; cause < workload::kNumBufferCauses; ++cause)
         if (memory.peakByCause[cause] != 0)
-          os << " " << workload::stringifyEnum(
-                           static_cast<workload::BufferCause>(cause))
+          os << " "
+             << workload::stringifyEnum(
+                    static_cast<workload::BufferCause>(cause))
              << " " << memory.peakByCause[cause];
       os << "\n  largest alone:";
       for (size_t cause = 0; cause < workload::kNumBufferCauses; ++cause)
         if (memory.maxByCause[cause] != 0)
-          os << " " << workload::stringifyEnum(
-                           static_cast<workload::BufferCause>(cause))
+          os << " "
+             << workload::stringifyEnum(
+                    static_cast<workload::BufferCause>(cause))
              << " " << memory.maxByCause[cause];
       os << "\n  live at the peak (" << memory.liveAtPeak.size()
          << " buffers):\n";
@@ -198,8 +198,7 @@ struct MemoryReportPass
       return workload::stringifyEnum(static_cast<workload::BufferKind>(kind));
     };
     auto causeName = [](size_t cause) {
-      return workload::stringifyEnum(
-          static_cast<workload::BufferCause>(cause));
+      return workload::stringifyEnum(static_cast<workload::BufferCause>(cause));
     };
     json.object([&] {
       json.attribute("plan", plan.getSymName());

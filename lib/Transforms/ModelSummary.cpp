@@ -17,8 +17,8 @@
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Transforms/PlanAnalyses.h"
 #include "Blueprint/Transforms/WorkTotals.h"
-#include "Blueprint/Workload/Pipeline.h"
 #include "Blueprint/Workload/Boundaries.h"
+#include "Blueprint/Workload/Pipeline.h"
 #include "Blueprint/Workload/WholeRun.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -236,9 +236,8 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
       auto held = [&](workload::BufferCause cause) {
         return first.peakByCause[static_cast<size_t>(cause)];
       };
-      int64_t weights =
-          quantities.state.weights +
-          finalNorm * workload::bytesOf(work.training.weightType);
+      int64_t weights = quantities.state.weights +
+                        finalNorm * workload::bytesOf(work.training.weightType);
       int64_t optimizer =
           quantities.state.optimizerState +
           finalNorm * 3 * workload::bytesOf(work.training.optimizerStateType);
@@ -273,8 +272,8 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
     analysis::GraphFigures::CriticalPathTime time;
     time.iterationSeconds = path->iterationSeconds;
     time.exposedCommunicationSeconds = path->exposedCommunicationSeconds;
-    time.modelFlopsUtilization = quantities.flops.model.roundToDouble() /
-                                 capacity;
+    time.modelFlopsUtilization =
+        quantities.flops.model.roundToDouble() / capacity;
     time.hardwareFlopsUtilization =
         quantities.flops.hardware.roundToDouble() / capacity;
     graph.time = time;
@@ -350,9 +349,9 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
             readGraph(*totals, *quantities, work->mapping);
         if (!graph)
           return fail(where + llvm::toString(graph.takeError()));
-        if (llvm::Error error = readMemoryAndTime(
-                plan, *work, *quantities, profile ? &*profile : nullptr,
-                *tiers, *graph))
+        if (llvm::Error error = readMemoryAndTime(plan, *work, *quantities,
+                                                  profile ? &*profile : nullptr,
+                                                  *tiers, *graph))
           return fail(where + llvm::toString(std::move(error)));
         summary.graph = std::move(*graph);
       }

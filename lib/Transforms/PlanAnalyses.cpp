@@ -19,8 +19,8 @@ namespace {
 
 llvm::Error failure(Operation *op, const llvm::Twine &message) {
   std::string where;
-  if (auto symbol = op->getAttrOfType<StringAttr>(
-          SymbolTable::getSymbolAttrName()))
+  if (auto symbol =
+          op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
     where = "@" + symbol.str() + ": ";
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  where + message.str());
@@ -100,8 +100,9 @@ blueprint::planGraphOf(pplan::PlanOp plan,
       plan.getTrainingAttr() ? plan.getTrainingAttr().getActivationType()
                              : plan.getInferenceAttr().getActivationType();
   analysis::StepCoster coster(mapping, computeType, profile, binding);
-  auto taskOf = [](pplan::TaskOp task, llvm::StringRef axis)
-      -> llvm::Expected<estimate::EstimateTask> {
+  auto taskOf =
+      [](pplan::TaskOp task,
+         llvm::StringRef axis) -> llvm::Expected<estimate::EstimateTask> {
     llvm::Expected<workload::InvocationFigures> figures =
         figuresOf(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
     if (!figures)
@@ -148,8 +149,7 @@ blueprint::planGraphOf(pplan::PlanOp plan,
         if (instance.getMicroBatchAttr())
           microBatch = instance.getMicroBatchAttr().getInt();
         std::optional<std::pair<int64_t, int64_t>> blocks;
-        if (std::optional<llvm::ArrayRef<int64_t>> range =
-                instance.getBlocks())
+        if (std::optional<llvm::ArrayRef<int64_t>> range = instance.getBlocks())
           blocks = {(*range)[0], (*range)[1]};
         step = analysis::instanceStep(
             instance.getTemplateName(), found->second.first.getPass(),
@@ -184,8 +184,7 @@ blueprint::planGraphOf(pplan::PlanOp plan,
           return failure(plan, llvm::toString(seconds.takeError()));
         step = analysis::workStep(task.getPrimitive(),
                                   task.getCollective().has_value(), axis,
-                                  task.getCadence(), task.getPhase(),
-                                  *seconds);
+                                  task.getCadence(), task.getPhase(), *seconds);
       }
       for (Value dep : op->getOperands())
         step.deps.push_back(positionOf.lookup(dep));

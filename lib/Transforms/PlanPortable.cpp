@@ -242,7 +242,8 @@ public:
 
     // Stages: every op with the dependencies of the distributed IR, and
     // the buffers of the run the contracts define.
-    FailureOr<std::pair<workload::WholeRun, std::vector<workload::StageBuffers>>>
+    FailureOr<
+        std::pair<workload::WholeRun, std::vector<workload::StageBuffers>>>
         derived = deriveRunBuffers();
     if (failed(derived))
       return failure();
@@ -484,7 +485,8 @@ private:
   /// chunk, micro-batch), message, or stage-level work.
   static bool isStep(Operation *op, const workload::RunStep &step,
                      const workload::WholeRun &run) {
-    if (const auto *instance = std::get_if<workload::RunInstance>(&step.action)) {
+    if (const auto *instance =
+            std::get_if<workload::RunInstance>(&step.action)) {
       auto planInstance = llvm::dyn_cast<pplan::InstanceOp>(op);
       std::optional<int64_t> microBatch;
       if (planInstance && planInstance.getMicroBatchAttr())
@@ -505,9 +507,9 @@ private:
                            : matches(llvm::dyn_cast<pplan::RecvOp>(op));
     }
     auto task = llvm::dyn_cast<pplan::TaskOp>(op);
-    return task && task.getPrimitive() ==
-                       std::get<workload::RunWork>(step.action)
-                           .invocation.primitive;
+    return task &&
+           task.getPrimitive() ==
+               std::get<workload::RunWork>(step.action).invocation.primitive;
   }
 
   /// One ledger row per (cadence, phase, engine) the program has work in.

@@ -216,8 +216,8 @@ private:
                   bytesOf(training->weightType), "stage weight bytes"),
         std::nullopt, {});
     add("gradients", BufferCause::Gradients,
-        guard.mul(zero >= 2 ? shard : bucketed,
-                  bytesOf(training->gradientType), "stage gradient bytes"),
+        guard.mul(zero >= 2 ? shard : bucketed, bytesOf(training->gradientType),
+                  "stage gradient bytes"),
         std::nullopt, {});
     // Master weights, Adam m and v (deriveAdamWStep).
     add("optimizer_state", BufferCause::OptimizerState,
@@ -244,10 +244,10 @@ private:
   void addInstanceBuffers(size_t position, const RunInstance &instance) {
     const RunTemplate &runTemplate = templateOf(instance);
     int64_t repetitions = instance.repetitions();
-    std::string suffix =
-        instance.microBatch ? "_mb" + std::to_string(*instance.microBatch) +
-                                  "_chunk" + std::to_string(instance.chunk)
-                            : "_chunk" + std::to_string(instance.chunk);
+    std::string suffix = instance.microBatch
+                             ? "_mb" + std::to_string(*instance.microBatch) +
+                                   "_chunk" + std::to_string(instance.chunk)
+                             : "_chunk" + std::to_string(instance.chunk);
     add("work_" + std::to_string(position), BufferCause::WorkingSet,
         workingSets[instance.templateIndex], position, {position});
 
@@ -268,20 +268,18 @@ private:
       return;
     int64_t microBatch = *instance.microBatch;
     bool zeroBubble = run.schedule == PipelineSchedule::ZeroBubbleH1;
-    PipelinePass backward =
-        zeroBubble && runTemplate.part == ModelPart::Block
-            ? PipelinePass::InputGrad
-            : PipelinePass::Backward;
+    PipelinePass backward = zeroBubble && runTemplate.part == ModelPart::Block
+                                ? PipelinePass::InputGrad
+                                : PipelinePass::Backward;
     if (runTemplate.pass == PipelinePass::Forward) {
-      std::optional<size_t> consumer = findInstance(
-          runTemplate.part, backward, microBatch, instance.chunk);
+      std::optional<size_t> consumer =
+          findInstance(runTemplate.part, backward, microBatch, instance.chunk);
       std::vector<size_t> consumers;
       if (consumer)
         consumers.push_back(*consumer);
       bool block = runTemplate.part == ModelPart::Block;
       std::string prefix =
-          block ? "stash"
-                : stringifyEnum(runTemplate.part).str() + "_stash";
+          block ? "stash" : stringifyEnum(runTemplate.part).str() + "_stash";
       add(prefix + suffix,
           block ? BufferCause::BlockActivations : BufferCause::EdgeActivations,
           guard.mul(stashedBytes(runTemplate, false), repetitions,
@@ -291,9 +289,9 @@ private:
         return;
       // ZB-H1: what the deferred weight-gradient pass reads of the stash
       // stays until it runs.
-      std::optional<size_t> weightGrad = findInstance(
-          ModelPart::Block, PipelinePass::WeightGrad, microBatch,
-          instance.chunk);
+      std::optional<size_t> weightGrad =
+          findInstance(ModelPart::Block, PipelinePass::WeightGrad, microBatch,
+                       instance.chunk);
       add("weight_grad_stash" + suffix, BufferCause::WeightGradInputs,
           guard.mul(stashedBytes(runTemplate, true), repetitions,
                     "stash bytes"),
@@ -305,9 +303,9 @@ private:
     if (runTemplate.pass == PipelinePass::InputGrad) {
       // ZB-H1: the output gradients the input-gradient pass computes and
       // the weight-gradient pass reads.
-      std::optional<size_t> weightGrad = findInstance(
-          ModelPart::Block, PipelinePass::WeightGrad, microBatch,
-          instance.chunk);
+      std::optional<size_t> weightGrad =
+          findInstance(ModelPart::Block, PipelinePass::WeightGrad, microBatch,
+                       instance.chunk);
       int64_t bytes = 0;
       const std::vector<std::string> &toWeightGrad =
           carried[instance.templateIndex];
@@ -442,10 +440,9 @@ std::vector<std::string> weightGradInputs(const WholeRun &run) {
 
 } // namespace
 
-llvm::Expected<std::vector<StageBuffers>>
-blueprint::workload::deriveBuffers(const WholeRun &run,
-                                   const MappingSpec &mapping,
-                                   const std::optional<TrainingSpec> &training) {
+llvm::Expected<std::vector<StageBuffers>> blueprint::workload::deriveBuffers(
+    const WholeRun &run, const MappingSpec &mapping,
+    const std::optional<TrainingSpec> &training) {
   if (!run.inference && !training)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "deriveBuffers: a training run needs its "
@@ -501,10 +498,10 @@ blueprint::workload::analyzeMemory(const StageBuffers &stage) {
   memory.stage = stage.stage;
   size_t positions = stage.positions;
   auto fail = [&](const RunBuffer &buffer, const llvm::Twine &why) {
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "analyzeMemory: stage " + llvm::Twine(stage.stage) + " buffer '" +
-            buffer.name + "' " + why);
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "analyzeMemory: stage " +
+                                       llvm::Twine(stage.stage) + " buffer '" +
+                                       buffer.name + "' " + why);
   };
   // Live bytes by cause: +bytes at start, -bytes after the end.
   std::vector<std::array<int64_t, kNumBufferCauses>> delta(positions + 1);
@@ -518,10 +515,10 @@ blueprint::workload::analyzeMemory(const StageBuffers &stage) {
     if (buffer.bytes < 0)
       return fail(buffer, "has negative bytes");
     size_t cause = static_cast<size_t>(buffer.cause);
-    delta[buffer.start][cause] = guard.add(delta[buffer.start][cause],
-                                           buffer.bytes, "live bytes");
-    delta[buffer.end + 1][cause] = guard.sub(delta[buffer.end + 1][cause],
-                                             buffer.bytes, "live bytes");
+    delta[buffer.start][cause] =
+        guard.add(delta[buffer.start][cause], buffer.bytes, "live bytes");
+    delta[buffer.end + 1][cause] =
+        guard.sub(delta[buffer.end + 1][cause], buffer.bytes, "live bytes");
   }
   std::array<int64_t, kNumBufferCauses> live{};
   memory.liveBytes.resize(positions);
@@ -531,9 +528,10 @@ blueprint::workload::analyzeMemory(const StageBuffers &stage) {
     int64_t total = 0;
     std::array<int64_t, kNumBufferKinds> byKind{};
     for (size_t cause = 0; cause < kNumBufferCauses; ++cause) {
-      live[cause] = guard.add(live[cause], delta[position][cause],
-                              "live bytes");
-      memory.maxByCause[cause] = std::max(memory.maxByCause[cause], live[cause]);
+      live[cause] =
+          guard.add(live[cause], delta[position][cause], "live bytes");
+      memory.maxByCause[cause] =
+          std::max(memory.maxByCause[cause], live[cause]);
       size_t kind =
           static_cast<size_t>(kindOf(static_cast<BufferCause>(cause)));
       byKind[kind] = guard.add(byKind[kind], live[cause], "live bytes");

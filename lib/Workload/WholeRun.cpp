@@ -710,9 +710,8 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
   for (int64_t stage = 0; stage < mapping.pp; ++stage) {
     StageProgram program;
     program.stage = stage;
-    program.parameters = guard.mul(*blockParameters,
-                                   run.layout.stageBlocks(stage),
-                                   "stage parameters");
+    program.parameters = guard.mul(
+        *blockParameters, run.layout.stageBlocks(stage), "stage parameters");
     std::optional<size_t> gate;
     // Every step but a send gates what follows (sends are asynchronous).
     auto append = [&](RunStep::Action action, bool gates) {

@@ -43,17 +43,16 @@ estimate::SystemProfile a100() {
 
 estimate::NetworkTierBinding binding() {
   estimate::NetworkTierBinding result;
-  result.tierOfAxis = {{"tp", "nvlink"}, {"pp", "infiniband"},
-                       {"dp", "infiniband"}};
+  result.tierOfAxis = {
+      {"tp", "nvlink"}, {"pp", "infiniband"}, {"dp", "infiniband"}};
   return result;
 }
 
 RunGraph graphOf(const RunSpecs &run) {
   WholeRun whole =
       valueOrFail(deriveWholeRun(run.model, run.training, run.mapping));
-  return valueOrFail(runGraphOf(whole, run.mapping,
-                                run.training.activationType, a100(),
-                                binding()));
+  return valueOrFail(runGraphOf(whole, run.mapping, run.training.activationType,
+                                a100(), binding()));
 }
 
 /// The graph with unit times: a block instance's pass takes `forward`,
@@ -99,8 +98,7 @@ TEST(CriticalPath, UniformStagesGiveTheSchedulesClosedForms) {
       // GPipe: all forwards then all backwards; each message crosses once
       // on the path per boundary and direction.
       RunGraph gpipe = graphOf(smallRun(PipelineSchedule::GPipe, pp, m));
-      EXPECT_EQ(iterationOf(withUnitTimes(gpipe, 1, 2, 0, 0)),
-                (mb + p - 1) * 3)
+      EXPECT_EQ(iterationOf(withUnitTimes(gpipe, 1, 2, 0, 0)), (mb + p - 1) * 3)
           << where;
       EXPECT_EQ(iterationOf(withUnitTimes(gpipe, 1, 2, 0, 0.25)),
                 (mb + p - 1) * 3 + 2 * (p - 1) * 0.25)
@@ -119,8 +117,9 @@ TEST(CriticalPath, UniformStagesGiveTheSchedulesClosedForms) {
       // 3.1); a free W leaves 1F1B with backward B.
       RunGraph zeroBubble =
           graphOf(smallRun(PipelineSchedule::ZeroBubbleH1, pp, m));
-      for (auto [f, b, w] : {std::tuple{1.0, 1.0, 1.0}, std::tuple{1.0, 2.0, 1.0},
-                             std::tuple{1.0, 1.0, 0.5}, std::tuple{1.0, 2.0, 0.0}})
+      for (auto [f, b, w] :
+           {std::tuple{1.0, 1.0, 1.0}, std::tuple{1.0, 2.0, 1.0},
+            std::tuple{1.0, 1.0, 0.5}, std::tuple{1.0, 2.0, 0.0}})
         EXPECT_EQ(iterationOf(withUnitTimes(zeroBubble, f, b, w, 0)),
                   mb * (f + b + w) + (p - 1) * (f + b - w))
             << where << " F=" << f << " B=" << b << " W=" << w;
@@ -133,10 +132,8 @@ TEST(CriticalPath, PathIsContiguousAndStagesAddUp) {
         PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1})
     for (std::vector<int64_t> layout :
          {std::vector<int64_t>{}, std::vector<int64_t>{3, 1, 1, 3}}) {
-      RunSpecs run = smallRun(schedule, schedule == PipelineSchedule::Interleaved1F1B
-                                      ? 2
-                                      : 4,
-                        8);
+      RunSpecs run = smallRun(
+          schedule, schedule == PipelineSchedule::Interleaved1F1B ? 2 : 4, 8);
       run.mapping.pipelineLayout = layout;
       run.mapping.zeroStage = 1;
       RunGraph graph = graphOf(run);

@@ -71,8 +71,8 @@ int64_t at(const std::array<int64_t, kNumBufferCauses> &byCause,
 /// activations at most: every forward (GPipe), the warm-up pp - r - 1 and
 /// one more (1F1B), the interleaved warm-up 2(pp - r - 1) + (v - 1) pp and
 /// one more (all m v when m = pp); never more than all m v.
-int64_t megatronInFlightChunks(PipelineSchedule schedule, int64_t m,
-                               int64_t pp, int64_t v, int64_t r) {
+int64_t megatronInFlightChunks(PipelineSchedule schedule, int64_t m, int64_t pp,
+                               int64_t v, int64_t r) {
   switch (schedule) {
   case PipelineSchedule::GPipe:
     return m;
@@ -122,11 +122,11 @@ TEST(Lifetimes, StashedActivationsAreTheSchedulesInFlightMicroBatches) {
           // the gradients B writes for W for r + 1.
           int64_t stashedWeightGrad = 0, gradients = 0;
           for (const RunBuffer &buffer : analysed.buffers[r].buffers) {
-            if (buffer.name == "weight_grad_stash_mb0_chunk" +
-                                   std::to_string(r))
+            if (buffer.name ==
+                "weight_grad_stash_mb0_chunk" + std::to_string(r))
               stashedWeightGrad = buffer.bytes;
-            if (buffer.name == "weight_grad_inputs_mb0_chunk" +
-                                   std::to_string(r))
+            if (buffer.name ==
+                "weight_grad_inputs_mb0_chunk" + std::to_string(r))
               gradients = buffer.bytes;
           }
           EXPECT_GT(stashedWeightGrad, 0) << test::describeRun(run);
@@ -186,8 +186,7 @@ TEST(Lifetimes, PersistentStateIsZeROsPerRankBytes) {
           int64_t optimizer = (zero >= 1 ? shard : psi) * 3 * 4;
           const StageMemory &memory = analysed.memory[stage];
           std::string where =
-              test::describeRun(run) + " stage " +
-              std::to_string(stage);
+              test::describeRun(run) + " stage " + std::to_string(stage);
           EXPECT_EQ(at(memory.peakByCause, BufferCause::Weights), weights)
               << where;
           EXPECT_EQ(at(memory.peakByCause, BufferCause::Gradients), gradients)
@@ -195,9 +194,9 @@ TEST(Lifetimes, PersistentStateIsZeROsPerRankBytes) {
           EXPECT_EQ(at(memory.peakByCause, BufferCause::OptimizerState),
                     optimizer)
               << where;
-          EXPECT_EQ(memory.peakByKind[static_cast<size_t>(
-                        BufferKind::Persistent)],
-                    weights + gradients + optimizer)
+          EXPECT_EQ(
+              memory.peakByKind[static_cast<size_t>(BufferKind::Persistent)],
+              weights + gradients + optimizer)
               << where;
           // ZeRO-2/3 hold the whole gradient bucket only until its
           // reduce-scatter; ZeRO-3 gathers a chunk's weights per pass.

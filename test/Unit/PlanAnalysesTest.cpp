@@ -83,8 +83,8 @@ protected:
       ASSERT_EQ(lhs.buffers.size(), rhs.buffers.size()) << where;
       for (size_t i = 0; i < lhs.buffers.size(); ++i) {
         const RunBuffer &a = lhs.buffers[i], &b = rhs.buffers[i];
-        std::string at = where + " stage " + std::to_string(stage) + " " +
-                         b.name;
+        std::string at =
+            where + " stage " + std::to_string(stage) + " " + b.name;
         EXPECT_EQ(a.name, b.name) << at;
         EXPECT_EQ(a.cause, b.cause) << at;
         EXPECT_EQ(a.bytes, b.bytes) << at;

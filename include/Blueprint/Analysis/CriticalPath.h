@@ -30,9 +30,9 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <utility>
-#include <string>
 #include <vector>
 
 namespace blueprint::analysis {
@@ -189,11 +189,11 @@ private:
 /// repetitions, a collective its estimate over its mesh axis (its group,
 /// when it has one), a send transfers its bytes point to point on the tier
 /// of axis `pp`. `computeType` is the run's activation type.
-llvm::Expected<RunGraph> runGraphOf(const workload::WholeRun &run,
-                                    const workload::MappingSpec &mapping,
-                                    workload::DataType computeType,
-                                    const estimate::SystemProfile &profile,
-                                    const estimate::NetworkTierBinding &binding);
+llvm::Expected<RunGraph>
+runGraphOf(const workload::WholeRun &run, const workload::MappingSpec &mapping,
+           workload::DataType computeType,
+           const estimate::SystemProfile &profile,
+           const estimate::NetworkTierBinding &binding);
 
 /// The time of one point-to-point pipeline message of `bytes` on the tier
 /// bound to axis `pp`. Fails if the axis is not bound.

@@ -565,8 +565,8 @@ static bool carriesMessage(workload::PipelinePass pass,
 
 /// pplan_buffer_c5: a pipeline message buffer of a stage holds one message
 /// between the transfer and the block instances making (`sending`) or
-/// reading it (or the pipeline_gather task reassembling it). pplan_buffer_c2 and c3 have checked that its producer and
-/// consumers are ops of the stage.
+/// reading it (or the pipeline_gather task reassembling it). pplan_buffer_c2
+/// and c3 have checked that its producer and consumers are ops of the stage.
 static LogicalResult verifyMessageBuffer(BufferOp buffer, bool sending) {
   auto fail = [&]() { return buffer.emitOpError() << "pplan_buffer_c5: "; };
   Value producer = buffer.getProducer();
