@@ -40,16 +40,12 @@ struct CriticalPathPass : blueprint::impl::CriticalPathBase<CriticalPathPass> {
     };
     if (format != "table" && format != "json")
       return fail("format must be 'table' or 'json', got '" + format + "'");
-    if (profileFile.empty())
-      return fail("needs profile=<SystemProfile JSON file>");
-    llvm::Expected<estimate::SystemProfile> profile =
-        estimate::loadSystemProfile(profileFile);
-    if (!profile)
-      return fail(llvm::toString(profile.takeError()));
-    llvm::Expected<estimate::NetworkTierBinding> tiers =
-        loadTierBinding(binding, bindingFile);
-    if (!tiers)
-      return fail(llvm::toString(tiers.takeError()));
+    llvm::Expected<CostTarget> target =
+        loadCostTarget(profileFile, binding, bindingFile);
+    if (!target)
+      return fail(llvm::toString(target.takeError()));
+    const estimate::SystemProfile *profile = &target->profile;
+    const estimate::NetworkTierBinding *tiers = &target->binding;
 
     struct PlanPath {
       pplan::PlanOp plan;

@@ -195,14 +195,23 @@ blueprint::planGraphOf(pplan::PlanOp plan,
   return graph;
 }
 
-llvm::Expected<estimate::NetworkTierBinding>
-blueprint::loadTierBinding(llvm::ArrayRef<std::string> entries,
-                           llvm::StringRef file) {
-  if (!file.empty()) {
-    if (!entries.empty())
-      return llvm::createStringError(
-          "give binding= or binding-file=, not both");
-    return estimate::loadNetworkTierBinding(file);
-  }
-  return estimate::parseNetworkTierBindingEntries(entries);
+llvm::Expected<CostTarget>
+blueprint::loadCostTarget(llvm::StringRef profileFile,
+                          llvm::ArrayRef<std::string> entries,
+                          llvm::StringRef bindingFile) {
+  if (profileFile.empty())
+    return llvm::createStringError("needs profile=<SystemProfile JSON file>");
+  llvm::Expected<estimate::SystemProfile> profile =
+      estimate::loadSystemProfile(profileFile);
+  if (!profile)
+    return profile.takeError();
+  llvm::Expected<estimate::NetworkTierBinding> binding =
+      bindingFile.empty() ? estimate::parseNetworkTierBindingEntries(entries)
+      : entries.empty()
+          ? estimate::loadNetworkTierBinding(bindingFile)
+          : llvm::Expected<estimate::NetworkTierBinding>(llvm::createStringError(
+                "give binding= or binding-file=, not both"));
+  if (!binding)
+    return binding.takeError();
+  return CostTarget{std::move(*profile), std::move(*binding)};
 }

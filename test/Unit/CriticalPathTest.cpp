@@ -24,17 +24,10 @@ using namespace blueprint;
 using namespace blueprint::analysis;
 using namespace blueprint::workload;
 using blueprint::test::RunSpecs;
+using blueprint::test::valueOrFail;
 using blueprint::test::smallRun;
 
 namespace {
-
-template <typename T> T valueOrFail(llvm::Expected<T> value) {
-  if (!value) {
-    ADD_FAILURE() << llvm::toString(value.takeError());
-    return T();
-  }
-  return std::move(*value);
-}
 
 estimate::SystemProfile a100() {
   return valueOrFail(estimate::loadSystemProfile(

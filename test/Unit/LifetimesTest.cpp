@@ -22,17 +22,10 @@
 using namespace blueprint;
 using namespace blueprint::workload;
 using blueprint::test::RunSpecs;
+using blueprint::test::valueOrFail;
 using blueprint::test::smallRun;
 
 namespace {
-
-template <typename T> T valueOrFail(llvm::Expected<T> value) {
-  if (!value) {
-    ADD_FAILURE() << llvm::toString(value.takeError());
-    return T();
-  }
-  return std::move(*value);
-}
 
 struct Analysed {
   WholeRun run;

@@ -26,16 +26,9 @@ using namespace mlir;
 using namespace blueprint;
 using namespace blueprint::workload;
 using blueprint::test::RunSpecs;
+using blueprint::test::valueOrFail;
 
 namespace {
-
-template <typename T> T valueOrFail(llvm::Expected<T> value) {
-  if (!value) {
-    ADD_FAILURE() << llvm::toString(value.takeError());
-    return T();
-  }
-  return std::move(*value);
-}
 
 class PlanAnalysesTest : public ::testing::Test {
 protected:

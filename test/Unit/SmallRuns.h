@@ -2,7 +2,7 @@
 //
 // The 8-block model of docs/WholeRun.md's examples on tp 2, dp 2: small
 // enough to derive a run in microseconds, large enough for every schedule,
-// layout and ZeRO stage to differ.
+// layout and ZeRO stage to differ; and the tests' unwrapping of results.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +10,10 @@
 #define BLUEPRINT_TEST_UNIT_SMALLRUNS_H
 
 #include "Blueprint/Workload/Spec.h"
+
+#include "llvm/Support/Error.h"
+
+#include "gtest/gtest.h"
 
 #include <string>
 
@@ -58,6 +62,16 @@ inline std::string describeRun(const RunSpecs &run) {
          " zero=" + std::to_string(run.mapping.zeroStage) + " m=" +
          std::to_string(run.training.globalBatch /
                         (run.training.microBatch * run.mapping.dp));
+}
+
+/// The value of `value`, or a default one after recording its error as a
+/// test failure.
+template <typename T> T valueOrFail(llvm::Expected<T> value) {
+  if (!value) {
+    ADD_FAILURE() << llvm::toString(value.takeError());
+    return T();
+  }
+  return std::move(*value);
 }
 
 } // namespace blueprint::test

@@ -58,10 +58,18 @@ llvm::Expected<analysis::RunGraph>
 planGraphOf(pplan::PlanOp plan, const estimate::SystemProfile &profile,
             const estimate::NetworkTierBinding &binding);
 
-/// The binding of `binding-file=` (a JSON file) or `binding=axis:tier,...`;
-/// an error when both are given.
-llvm::Expected<estimate::NetworkTierBinding>
-loadTierBinding(llvm::ArrayRef<std::string> entries, llvm::StringRef file);
+/// What a report pass costs work on: the SystemProfile of `profile=` and
+/// the binding of `binding-file=` (a JSON file) or `binding=axis:tier,...`.
+struct CostTarget {
+  estimate::SystemProfile profile;
+  estimate::NetworkTierBinding binding;
+};
+
+/// Loads a CostTarget; an error when `profileFile` is empty ("needs
+/// profile=..."), a file does not load, or both binding forms are given.
+llvm::Expected<CostTarget> loadCostTarget(llvm::StringRef profileFile,
+                                          llvm::ArrayRef<std::string> entries,
+                                          llvm::StringRef bindingFile);
 
 } // namespace blueprint
 
