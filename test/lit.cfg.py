@@ -31,6 +31,19 @@ if config.blueprint_sanitized:
     config.available_features.add("sanitized")
 llvm_config.use_default_substitutions()
 
+# %xmlwf FILE: fails unless FILE is well-formed XML. xmllint (Debian's
+# libxml2-utils, which utils/build.sh installs) when present; otherwise the
+# same well-formedness check by Python's XML parser, so a plain build without
+# libxml2-utils still checks its pictures.
+import shutil
+if shutil.which("xmllint"):
+    config.substitutions.append(("%xmlwf", "xmllint --noout"))
+else:
+    config.substitutions.append(
+        ("%xmlwf", "%s -c \"import sys, xml.dom.minidom; "
+                   "xml.dom.minidom.parse(sys.argv[1])\"" %
+         config.python_executable))
+
 tool_dirs = [config.blueprint_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
     ["blueprint-opt", "blueprint-translate", "blueprint-sweep"], tool_dirs)
