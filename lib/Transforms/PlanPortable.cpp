@@ -456,12 +456,14 @@ private:
              << " ops where the derivation of its contracts has "
              << program.steps.size()
              << " steps; its buffers are derived from the contracts";
-    for (auto [op, step] : llvm::zip(ops, program.steps))
-      if (!isStep(op, step, run))
+    for (auto [position, op] : llvm::enumerate(ops))
+      if (!isStep(op, program.steps[position], run))
         return op->emitOpError()
-               << "planning: not the step the derivation of the contracts "
-                  "has at this position; its buffers are derived from the "
-                  "contracts";
+               << "planning: position " << position << " of stage "
+               << stage.getIndex() << " is not "
+               << describeStep(program.steps[position], run)
+               << ", which the derivation of the contracts has there; the "
+                  "stage's buffers are derived from the contracts";
     for (const workload::RunBuffer &buffer : buffers.buffers) {
       Value producer;
       if (buffer.producer)
@@ -479,6 +481,23 @@ private:
           producer, consumers);
     }
     return success();
+  }
+
+  /// "instance @block_forward chunk 0 micro_batch 3", "the activation of
+  /// micro-batch 0 leaving model chunk 1 (send)", "task dp_grad_allreduce".
+  static std::string describeStep(const workload::RunStep &step,
+                                  const workload::WholeRun &run) {
+    if (const auto *instance = std::get_if<workload::RunInstance>(&step.action))
+      return "instance @" + run.templates[instance->templateIndex].name +
+             " chunk " + std::to_string(instance->chunk) +
+             (instance->microBatch
+                  ? " micro_batch " + std::to_string(*instance->microBatch)
+                  : std::string());
+    if (const auto *message = std::get_if<workload::RunMessage>(&step.action))
+      return workload::describeMessage(message->message, message->microBatch,
+                                       message->chunk) +
+             (message->send ? " (send)" : " (receive)");
+    return "task " + std::get<workload::RunWork>(step.action).invocation.primitive;
   }
 
   /// Whether `op` is the plan of `step`: the same instance (template,
