@@ -77,7 +77,16 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
     predecessors[stage].resize(graph.stages[stage].size());
   }
   std::map<int64_t, Arrival> arrivals;
-  std::map<int64_t, size_t> waiting;
+  std::map<int64_t, std::vector<size_t>> waiting;
+  // A collective of several stages, by its label and occurrence: who has
+  // reached it, when each was ready, and what made each ready.
+  struct Meeting {
+    std::vector<std::pair<size_t, size_t>> members;
+    std::vector<double> readyAt;
+    std::vector<Predecessor> readyBy;
+  };
+  std::map<std::pair<std::string, int64_t>, Meeting> meetings;
+  std::vector<std::map<std::string, int64_t>> occurrences(stageCount);
   std::vector<size_t> next(stageCount, 0);
   std::deque<size_t> ready;
   for (size_t stage = 0; stage < stageCount; ++stage)
@@ -114,10 +123,40 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
       if (step.kind == StepKind::Receive || step.kind == StepKind::Send)
         if (!step.channel)
           return failure(where(stage, index, step) + " names no message");
+      if (!step.rendezvous.empty()) {
+        if (!llvm::is_contained(step.rendezvous,
+                                static_cast<int64_t>(stage)))
+          return failure(where(stage, index, step) +
+                         " joins a collective of stages that do not include "
+                         "its own");
+        // Wait for every member, then all start at the latest's ready time.
+        Meeting &meeting =
+            meetings[{step.label, occurrences[stage][step.label]++}];
+        meeting.members.push_back({stage, index});
+        meeting.readyAt.push_back(start);
+        meeting.readyBy.push_back(predecessor);
+        if (meeting.members.size() < step.rendezvous.size())
+          break;
+        size_t latest = 0;
+        for (size_t member = 1; member < meeting.members.size(); ++member)
+          if (meeting.readyAt[member] > meeting.readyAt[latest])
+            latest = member;
+        double together = meeting.readyAt[latest];
+        for (auto [memberStage, memberStep] : meeting.members) {
+          report.timing[memberStage][memberStep] = {
+              together,
+              together + graph.stages[memberStage][memberStep].seconds};
+          predecessors[memberStage][memberStep] = meeting.readyBy[latest];
+          ++next[memberStage];
+          if (memberStage != stage)
+            ready.push_back(memberStage);
+        }
+        continue;
+      }
       if (step.kind == StepKind::Receive) {
         auto arrival = arrivals.find(*step.channel);
         if (arrival == arrivals.end()) {
-          waiting[*step.channel] = stage;
+          waiting[*step.channel].push_back(stage);
           break;
         }
         if (arrival->second.seconds > end) {
@@ -140,7 +179,7 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
                          " sends a message another send already sent");
         auto parked = waiting.find(*step.channel);
         if (parked != waiting.end()) {
-          ready.push_back(parked->second);
+          llvm::append_range(ready, parked->second);
           waiting.erase(parked);
         }
       }
@@ -150,8 +189,8 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
     if (next[stage] < graph.stages[stage].size())
       return failure(
           where(stage, next[stage], graph.stages[stage][next[stage]]) +
-          " never runs: it receives a message no step sends "
-          "before it (a deadlock)");
+          " never runs: it receives a message no step sends before it, or "
+          "joins a collective another stage never reaches (a deadlock)");
 
   // The step that finishes last (the first such in stage order), and the
   // chain of predecessors that made it so.
@@ -181,7 +220,7 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
       at.reset();
       break;
     case Predecessor::Kind::Step:
-      at = {stage, predecessor.step};
+      at = {static_cast<size_t>(predecessor.stage), predecessor.step};
       break;
     case Predecessor::Kind::Transfer: {
       size_t sender = static_cast<size_t>(predecessor.stage);
@@ -286,11 +325,19 @@ GraphStep blueprint::analysis::messageStep(bool send,
   return step;
 }
 
-GraphStep blueprint::analysis::workStep(llvm::StringRef primitive,
-                                        bool collective, llvm::StringRef axis,
-                                        workload::Cadence cadence,
-                                        workload::Phase phase, double seconds) {
+GraphStep blueprint::analysis::workStep(
+    llvm::StringRef primitive, bool collective, llvm::StringRef axis,
+    llvm::ArrayRef<int64_t> group, int64_t stages, workload::Cadence cadence,
+    workload::Phase phase, double seconds) {
   GraphStep step;
+  // A collective over the pp axis joins ranks of different stages.
+  if (collective && axis == workload::kPipelineParallelAxis) {
+    if (group.empty())
+      for (int64_t stage = 0; stage < stages; ++stage)
+        step.rendezvous.push_back(stage);
+    else
+      step.rendezvous.assign(group.begin(), group.end());
+  }
   step.kind = collective ? StepKind::Collective : StepKind::StageWork;
   step.pass = cadence == workload::Cadence::PerIteration ? PipelinePass::Step
               : phase == workload::Phase::Forward        ? PipelinePass::Forward
@@ -333,10 +380,21 @@ StepCoster::seconds(std::vector<estimate::EstimateTask> tasks,
 
 llvm::Expected<double>
 StepCoster::workSeconds(const estimate::EstimateTask &task, size_t groupSize) {
-  auto key =
-      std::make_tuple(task.primitive, task.ops, task.readBytes, task.writeBytes,
-                      task.collective ? task.collective->messageBytes : -1,
-                      task.meshAxis, groupSize);
+  const std::optional<workload::CollectiveFacts> &collective =
+      task.collective;
+  WorkKey key{task.primitive,
+              static_cast<int>(task.phase),
+              static_cast<int>(task.engine),
+              static_cast<int>(task.cadence),
+              task.ops,
+              task.readBytes,
+              task.writeBytes,
+              collective ? static_cast<int>(collective->kind) : -1,
+              collective ? static_cast<int>(collective->reduction) : -1,
+              collective ? collective->participants : -1,
+              collective ? collective->messageBytes : -1,
+              task.meshAxis,
+              groupSize};
   auto known = works.find(key);
   if (known != works.end())
     return known->second;
@@ -430,7 +488,8 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
           return seconds.takeError();
         step = workStep(work.invocation.primitive,
                         work.invocation.collective.has_value(), work.axis,
-                        work.cadence, work.invocation.phase, *seconds);
+                        work.group, mapping.pp, work.cadence,
+                        work.invocation.phase, *seconds);
       }
       step.deps = runStep.deps;
       steps.push_back(std::move(step));

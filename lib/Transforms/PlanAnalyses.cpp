@@ -26,6 +26,16 @@ llvm::Error failure(Operation *op, const llvm::Twine &message) {
                                  where + message.str());
 }
 
+/// The plan's stages by index (the verifier accepts them in any order).
+llvm::SmallVector<pplan::StageOp> stagesOf(pplan::PlanOp plan) {
+  llvm::SmallVector<pplan::StageOp> stages(
+      plan.getBody().getOps<pplan::StageOp>());
+  llvm::sort(stages, [](pplan::StageOp lhs, pplan::StageOp rhs) {
+    return lhs.getIndex() < rhs.getIndex();
+  });
+  return stages;
+}
+
 /// The stage's ops that are not buffers: its positions.
 llvm::SmallVector<Operation *> positionsOf(pplan::StageOp stage) {
   llvm::SmallVector<Operation *> ops;
@@ -40,7 +50,7 @@ llvm::SmallVector<Operation *> positionsOf(pplan::StageOp stage) {
 llvm::Expected<std::vector<workload::StageBuffers>>
 blueprint::stageBuffersOf(pplan::PlanOp plan) {
   std::vector<workload::StageBuffers> result;
-  for (pplan::StageOp stage : plan.getBody().getOps<pplan::StageOp>()) {
+  for (pplan::StageOp stage : stagesOf(plan)) {
     llvm::SmallVector<Operation *> ops = positionsOf(stage);
     llvm::DenseMap<Value, size_t> positionOf;
     for (auto [position, op] : llvm::enumerate(ops))
@@ -130,7 +140,7 @@ blueprint::planGraphOf(pplan::PlanOp plan,
 
   int64_t chunks = mapping.pp * mapping.virtualStages;
   analysis::RunGraph graph;
-  for (pplan::StageOp stage : plan.getBody().getOps<pplan::StageOp>()) {
+  for (pplan::StageOp stage : stagesOf(plan)) {
     llvm::SmallVector<Operation *> ops = positionsOf(stage);
     llvm::DenseMap<Value, size_t> positionOf;
     for (auto [position, op] : llvm::enumerate(ops))
@@ -175,16 +185,19 @@ blueprint::planGraphOf(pplan::PlanOp plan,
             taskOf(task, axis);
         if (!estimateTask)
           return estimateTask.takeError();
-        size_t groupSize = 0;
-        if (std::optional<llvm::ArrayRef<int64_t>> group = task.getAxisGroup())
-          groupSize = group->size();
+        llvm::ArrayRef<int64_t> group;
+        if (std::optional<llvm::ArrayRef<int64_t>> positions =
+                task.getAxisGroup())
+          group = *positions;
+        size_t groupSize = group.size();
         llvm::Expected<double> seconds =
             coster.workSeconds(*estimateTask, groupSize);
         if (!seconds)
           return failure(plan, llvm::toString(seconds.takeError()));
         step = analysis::workStep(task.getPrimitive(),
                                   task.getCollective().has_value(), axis,
-                                  task.getCadence(), task.getPhase(), *seconds);
+                                  group, mapping.pp, task.getCadence(),
+                                  task.getPhase(), *seconds);
       }
       for (Value dep : op->getOperands())
         step.deps.push_back(positionOf.lookup(dep));

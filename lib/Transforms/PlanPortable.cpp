@@ -26,6 +26,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace blueprint {
@@ -294,12 +295,65 @@ private:
     if (!run)
       return program.emitOpError()
              << "planning: " << llvm::toString(run.takeError());
+    if (failed(checkTemplates(*run)))
+      return failure();
     llvm::Expected<std::vector<workload::StageBuffers>> buffers =
         workload::deriveBuffers(*run, mapping, training);
     if (!buffers)
       return program.emitOpError()
              << "planning: " << llvm::toString(buffers.takeError());
     return std::make_pair(std::move(*run), std::move(*buffers));
+  }
+
+  /// The buffers' bytes come from the derivation's templates: every
+  /// template of the program must hold exactly the derivation's work (the
+  /// same tasks in order, with the same operations and tensors).
+  LogicalResult checkTemplates(const workload::WholeRun &run) {
+    llvm::StringMap<dist::TemplateOp> templates;
+    for (auto templateOp : program.getBody().getOps<dist::TemplateOp>())
+      templates[templateOp.getSymName()] = templateOp;
+    auto sorted = [](std::vector<workload::TensorAccess> tensors) {
+      llvm::sort(tensors, [](const workload::TensorAccess &lhs,
+                             const workload::TensorAccess &rhs) {
+        return lhs.tensor < rhs.tensor;
+      });
+      return tensors;
+    };
+    for (const workload::RunTemplate &derived : run.templates) {
+      auto found = templates.find(derived.name);
+      if (found == templates.end())
+        return program.emitOpError()
+               << "planning: the derivation of the contracts has template @"
+               << derived.name << ", which the program does not define";
+      llvm::SmallVector<WorkFactsOpInterface> work(
+          found->second.getBody().getOps<WorkFactsOpInterface>());
+      auto differs = [&](Operation *op) {
+        return op->emitOpError()
+               << "planning: template @" << derived.name
+               << " differs from the derivation of the contracts here; the "
+                  "stages' buffers are derived from the contracts";
+      };
+      if (work.size() != derived.work.invocations.size())
+        return differs(found->second);
+      for (auto [facts, invocation] :
+           llvm::zip(work, derived.work.invocations)) {
+        llvm::Expected<workload::Invocation> held = toInvocation(facts);
+        if (!held) {
+          llvm::consumeError(held.takeError());
+          return differs(facts);
+        }
+        if (held->primitive != invocation.primitive ||
+            held->phase != invocation.phase ||
+            held->engine != invocation.engine ||
+            held->ops != invocation.ops ||
+            held->collective != invocation.collective ||
+            sorted(held->reads) != sorted(invocation.reads) ||
+            sorted(held->writes) != sorted(invocation.writes) ||
+            sorted(held->stashed) != sorted(invocation.stashed))
+          return differs(facts);
+      }
+    }
+    return success();
   }
 
   pplan::PlanOp createPlan() {
@@ -514,13 +568,15 @@ private:
              planInstance.getTemplateName() ==
                  run.templates[instance->templateIndex].name &&
              planInstance.getChunk() == instance->chunk &&
-             microBatch == instance->microBatch;
+             microBatch == instance->microBatch &&
+             planInstance.getRepetitions() == instance->repetitions();
     }
     if (const auto *message = std::get_if<workload::RunMessage>(&step.action)) {
       auto matches = [&](auto transfer) {
         return transfer && transfer.getMessage() == message->message &&
                transfer.getMicroBatch() == message->microBatch &&
-               transfer.getChunk() == message->chunk;
+               transfer.getChunk() == message->chunk &&
+               transfer.getBytes() == message->bytes;
       };
       return message->send ? matches(llvm::dyn_cast<pplan::SendOp>(op))
                            : matches(llvm::dyn_cast<pplan::RecvOp>(op));

@@ -162,6 +162,10 @@ private:
           !firstGradientWriter)
         firstGradientWriter = position;
     }
+    for (auto [position, step] : llvm::enumerate(program.steps))
+      if (const auto *work = std::get_if<RunWork>(&step.action))
+        if (work->invocation.primitive == primitive::kDPShardedOptimizer)
+          shardedStep = position;
   }
 
   std::optional<size_t> findInstance(ModelPart part, PipelinePass pass,
@@ -215,10 +219,14 @@ private:
         guard.mul(zero >= 3 ? shard : program.parameters,
                   bytesOf(training->weightType), "stage weight bytes"),
         std::nullopt, {});
-    add("gradients", BufferCause::Gradients,
-        guard.mul(zero >= 2 ? shard : bucketed, bytesOf(training->gradientType),
-                  "stage gradient bytes"),
-        std::nullopt, {});
+    // ZeRO-2/3 keep no gradient buffer across iterations: each bucket
+    // lives from the first backward to its reduce-scatter, its shard from
+    // there to the sharded step (addWorkBuffers).
+    if (zero < 2)
+      add("gradients", BufferCause::Gradients,
+          guard.mul(bucketed, bytesOf(training->gradientType),
+                    "stage gradient bytes"),
+          std::nullopt, {});
     // Master weights, Adam m and v (deriveAdamWStep).
     add("optimizer_state", BufferCause::OptimizerState,
         guard.product({zero >= 1 ? shard : program.parameters, 3,
@@ -396,10 +404,17 @@ private:
         mapping.zeroStage >= 2) {
       // ZeRO-2/3 keep only their gradient shard: the bucket's full
       // gradients live from the first pass that accumulates them to its
-      // reduce-scatter.
-      add("gradient_bucket_" + std::to_string(bucket++),
-          BufferCause::GradientBucket, invocation.readBytes(),
-          firstGradientWriter.value_or(position), {position});
+      // reduce-scatter, whose output shard lives until the sharded step
+      // reads it.
+      std::string index = std::to_string(bucket++);
+      add("gradient_bucket_" + index, BufferCause::GradientBucket,
+          invocation.readBytes(), firstGradientWriter.value_or(position),
+          {position});
+      std::vector<size_t> step;
+      if (shardedStep)
+        step.push_back(*shardedStep);
+      add("gradient_shard_" + index, BufferCause::GradientBucket,
+          invocation.writeBytes(), position, step);
     }
   }
 
@@ -415,6 +430,7 @@ private:
   std::map<size_t, std::string> gatheredMessages;
   size_t lastInstance = 0;
   std::optional<size_t> firstGradientWriter;
+  std::optional<size_t> shardedStep;
   int64_t bucket = 0;
 };
 

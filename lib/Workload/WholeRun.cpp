@@ -696,12 +696,16 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
   int64_t decodeBytes = guard.product({sequences, model.hidden, elementBytes},
                                       "decode activation bytes");
   int64_t tokenBytes = guard.mul(sequences, kTokenIdBytes, "token bytes");
-  // The weights each rank of a stage holds: its blocks' share (an inference
-  // run has no edge work).
+  // The weights each rank of a stage holds: its blocks' share, and on the
+  // first and last stage the edges' (held though an inference run states
+  // no edge work: docs/Memory.md).
   llvm::Expected<int64_t> blockParameters =
       blockParametersPerRank(model, mapping);
   if (!blockParameters)
     return blockParameters.takeError();
+  llvm::Expected<EdgeParameters> edge = edgeParametersPerRank(model, mapping);
+  if (!edge)
+    return edge.takeError();
   if (guard.failed())
     return guard.error("deriveInferenceRun");
 
@@ -712,6 +716,18 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
     program.stage = stage;
     program.parameters = guard.mul(
         *blockParameters, run.layout.stageBlocks(stage), "stage parameters");
+    if (stage == 0)
+      program.parameters =
+          guard.add(program.parameters,
+                    guard.add(edge->wordEmbedding, edge->positionEmbedding,
+                              "stage parameters"),
+                    "stage parameters");
+    if (stage == last)
+      program.parameters = guard.add(
+          program.parameters,
+          guard.add(edge->finalNorm, last > 0 ? edge->wordEmbedding : 0,
+                    "stage parameters"),
+          "stage parameters");
     std::optional<size_t> gate;
     // Every step but a send gates what follows (sends are asynchronous).
     auto append = [&](RunStep::Action action, bool gates) {

@@ -84,7 +84,7 @@
 // CHECK-NEXT: %{{[0-9]+}} = pplan.recv token micro_batch 1 chunk 1 from 1 bytes = 16 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = pplan.instance @block_decode_10 chunk 0 micro_batch 2 blocks [0, 2] after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = pplan.send activation micro_batch 2 chunk 0 to 1 bytes = 256 after(%{{[0-9]+}})
-// CHECK-NEXT: pplan.buffer @weights persistent cause weights bytes = 92416 live [0, 7]
+// CHECK-NEXT: pplan.buffer @weights persistent cause weights bytes = 102656 live [0, 7]
 // CHECK-NEXT: pplan.buffer @work_0 temporary cause working_set bytes = 10240 live [0, 0] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
 // CHECK-NEXT: pplan.buffer @kv_cache_mb0_chunk0 stash cause kv_cache bytes = 2048 live [0, 6] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
 // CHECK-NEXT: pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 2048 live [0, 1] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
@@ -106,7 +106,7 @@
 // CHECK-NEXT: %{{[0-9]+}} = pplan.send token micro_batch 1 chunk 1 to 0 bytes = 16 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = pplan.recv activation micro_batch 2 chunk 0 from 0 bytes = 256 after(%{{[0-9]+}})
 // CHECK-NEXT: %{{[0-9]+}} = pplan.instance @block_decode_10 chunk 1 micro_batch 2 blocks [2, 4] after(%{{[0-9]+}})
-// CHECK-NEXT: pplan.buffer @weights persistent cause weights bytes = 92416 live [0, 7]
+// CHECK-NEXT: pplan.buffer @weights persistent cause weights bytes = 100864 live [0, 7]
 // CHECK-NEXT: pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
 // CHECK-NEXT: pplan.buffer @work_1 temporary cause working_set bytes = 10240 live [1, 1] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})
 // CHECK-NEXT: pplan.buffer @kv_cache_mb0_chunk1 stash cause kv_cache bytes = 2048 live [1, 7] producer(%{{[0-9]+}}) consumers(%{{[0-9]+}})

@@ -152,6 +152,9 @@ TEST(Lifetimes, FirstStageStashMatchesTheModelSummaryClosedForm) {
 /// parameters held in one gradient bucket padded to dp: stage 0 keeps
 /// weights, gradients and optimizer state (master, m, v) whole; stage 1
 /// shards the optimizer state, 2 also the gradients, 3 also the weights.
+/// Under ZeRO-2/3 the gradients persist only as the sharded step's input:
+/// the whole bucket lives from the first backward to its reduce-scatter,
+/// whose output shard lives to the step (both at the reduce-scatter).
 TEST(Lifetimes, PersistentStateIsZeROsPerRankBytes) {
   for (int64_t pp : {1, 2})
     for (int64_t dp : {2, 4})
@@ -175,7 +178,7 @@ TEST(Lifetimes, PersistentStateIsZeROsPerRankBytes) {
           int64_t padded = (psi + dp - 1) / dp * dp;
           int64_t shard = padded / dp;
           int64_t weights = (zero >= 3 ? shard : psi) * 2;
-          int64_t gradients = (zero >= 2 ? shard : padded) * 4;
+          int64_t gradients = zero >= 2 ? 0 : padded * 4;
           int64_t optimizer = (zero >= 1 ? shard : psi) * 3 * 4;
           const StageMemory &memory = analysed.memory[stage];
           std::string where =
@@ -194,7 +197,7 @@ TEST(Lifetimes, PersistentStateIsZeROsPerRankBytes) {
           // ZeRO-2/3 hold the whole gradient bucket only until its
           // reduce-scatter; ZeRO-3 gathers a chunk's weights per pass.
           EXPECT_EQ(at(memory.maxByCause, BufferCause::GradientBucket),
-                    zero >= 2 ? padded * 4 : 0)
+                    zero >= 2 ? (padded + shard) * 4 : 0)
               << where;
           EXPECT_EQ(at(memory.maxByCause, BufferCause::GatheredParameters) > 0,
                     zero == 3)

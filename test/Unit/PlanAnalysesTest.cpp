@@ -169,6 +169,51 @@ TEST_F(PlanAnalysesTest, TrainingRunsAgreeThroughTheIR) {
   EXPECT_GT(count, 60);
 }
 
+/// The sweep test's grid (test/Sweep/sweep-matches-single-runs.test): one
+/// data-parallel rank, sequence parallelism, every recompute policy.
+TEST_F(PlanAnalysesTest, SweepGridAgreesThroughTheIR) {
+  RunSpecs base = test::smallRun(PipelineSchedule::OneFOneB, 1, 4);
+  base.model.hidden = 128;
+  base.model.heads = base.model.kvHeads = 16;
+  base.model.headDim = 8;
+  base.model.ffnHidden = 512;
+  base.model.seqLength = base.model.maxPositions = 64;
+  base.model.vocab = 256;
+  base.model.blocks = 4;
+  base.training.globalBatch = 8;
+  base.mapping.dp = 1;
+  for (int64_t tp : {1, 2})
+    for (int64_t pp : {1, 2})
+      for (RecomputePolicy recompute :
+           {RecomputePolicy::None, RecomputePolicy::Selective,
+            RecomputePolicy::Full})
+        for (TPCommMode mode :
+             {TPCommMode::AllReduce, TPCommMode::ReduceScatterAllGather}) {
+          RunSpecs run = base;
+          run.mapping.tp = tp;
+          run.mapping.pp = pp;
+          run.mapping.world = tp * pp;
+          run.mapping.recompute = recompute;
+          run.mapping.tpComm = mode;
+          std::string where = test::describeRun(run) + " tp=" +
+                              std::to_string(tp) + " " +
+                              stringifyEnum(recompute).str() + " " +
+                              stringifyEnum(mode).str();
+          OwningOpRef<ModuleOp> module = planOf([&](OpBuilder &builder) {
+            transformer::DecoderTrainingOp::create(
+                builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
+                transformer::getModelAttr(&context, run.model),
+                transformer::getTrainingAttr(&context, run.training),
+                transformer::getMappingAttr(&context, run.mapping));
+          });
+          ASSERT_TRUE(module) << where;
+          WholeRun derived = valueOrFail(
+              deriveWholeRun(run.model, run.training, run.mapping));
+          expectAgreement(*module, derived, run.mapping, run.training,
+                          run.training.activationType, where);
+        }
+}
+
 TEST_F(PlanAnalysesTest, InferenceRunsAgreeThroughTheIR) {
   RunSpecs base = test::smallRun(PipelineSchedule::OneFOneB, 2, 4);
   for (int64_t pp : {1, 2, 4})

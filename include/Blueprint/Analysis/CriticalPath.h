@@ -70,6 +70,10 @@ struct GraphStep {
   std::optional<int64_t> channel;
   /// For a send: the transfer's time on the link.
   double transferSeconds = 0;
+  /// For a collective over the `pp` axis: the stages that run it together
+  /// (its group, or every stage). They all start when the last of them is
+  /// ready; their k-th collective of one label meets each other's k-th.
+  std::vector<int64_t> rendezvous;
 };
 
 struct RunGraph {
@@ -144,10 +148,12 @@ GraphStep messageStep(bool send, workload::PipelineMessage message,
                       int64_t microBatch, int64_t chunk, int64_t peer,
                       int64_t chunks, double transferSeconds);
 
-/// The step of stage-level work: a collective over `axis`, or other work
-/// (`collective` false), run at `cadence` in `phase`.
+/// The step of stage-level work: a collective over `axis` (over the
+/// positions `group` of it, when given), or other work (`collective`
+/// false), run at `cadence` in `phase`, among `stages` pipeline stages.
 GraphStep workStep(llvm::StringRef primitive, bool collective,
-                   llvm::StringRef axis, workload::Cadence cadence,
+                   llvm::StringRef axis, llvm::ArrayRef<int64_t> group,
+                   int64_t stages, workload::Cadence cadence,
                    workload::Phase phase, double seconds);
 
 /// What steps last under a profile: each distinct piece of work costed once.
@@ -177,10 +183,11 @@ private:
   workload::DataType computeType;
   const estimate::SystemProfile &profile;
   const estimate::NetworkTierBinding &binding;
-  std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t,
-                      std::string, size_t>,
-           double>
-      works;
+  /// Everything estimateWork reads of one task, and its group size.
+  using WorkKey =
+      std::tuple<std::string, int, int, int, int64_t, int64_t, int64_t, int,
+                 int, int64_t, int64_t, std::string, size_t>;
+  std::map<WorkKey, double> works;
   std::map<int64_t, double> transfers;
 };
 

@@ -22,7 +22,7 @@
 
 namespace blueprint {
 
-/// The buffers of every stage of a whole-run plan, in stage order, at the
+/// The buffers of every stage of a whole-run plan, by stage index, at the
 /// positions of the stage's ops (its buffers not counted). Fails, naming the
 /// buffer, if a stage buffer has no cause or lifetime (a plan the verifier
 /// rejects).
@@ -50,7 +50,8 @@ private:
   std::optional<std::string> failure;
 };
 
-/// The dependency graph of a whole-run plan with every step's time under
+/// The dependency graph of a whole-run plan (its stages by index) with
+/// every step's time under
 /// `profile` and `binding`: an instance lasts its template's estimated
 /// tasks times its repetitions, a stage-level task its estimate over its
 /// mesh axis (its group), a send its point-to-point transfer.
