@@ -385,9 +385,13 @@ std::string formatJSONRow(size_t index, llvm::ArrayRef<std::string> axes,
       const RunFigures &run = evaluation.run;
       json.attribute("peak_bytes", run.peakBytes);
       json.attribute("peak_stage", run.peakStage);
-      json.attribute("iteration_seconds", run.iterationSeconds);
+      if (run.timeUnavailable) {
+        json.attribute("time_unavailable", *run.timeUnavailable);
+        return;
+      }
+      json.attribute("iteration_seconds", *run.iterationSeconds);
       json.attribute("exposed_communication_seconds",
-                     run.exposedCommunicationSeconds);
+                     *run.exposedCommunicationSeconds);
     });
   });
   os.flush();
@@ -421,11 +425,16 @@ std::string formatCSVRow(size_t index, llvm::ArrayRef<llvm::json::Value> point,
   for (auto [key, seconds] : blockTimes(evaluation.block))
     cells.push_back(blockTimesPresent ? csvValue(seconds) : "");
   const RunFigures &run = evaluation.run;
-  for (const llvm::json::Value &value :
-       {llvm::json::Value(run.peakBytes), llvm::json::Value(run.peakStage),
-        llvm::json::Value(run.iterationSeconds),
-        llvm::json::Value(run.exposedCommunicationSeconds)})
-    cells.push_back(evaluation.valid() ? csvValue(value) : "");
+  bool valid = evaluation.valid();
+  cells.push_back(valid ? csvValue(llvm::json::Value(run.peakBytes)) : "");
+  cells.push_back(valid ? csvValue(llvm::json::Value(run.peakStage)) : "");
+  for (const std::optional<double> &seconds :
+       {run.iterationSeconds, run.exposedCommunicationSeconds})
+    cells.push_back(valid && seconds ? csvValue(llvm::json::Value(*seconds))
+                                     : "");
+  cells.push_back(valid && run.timeUnavailable
+                      ? csvField(*run.timeUnavailable)
+                      : "");
   return llvm::join(cells, ",");
 }
 
@@ -445,7 +454,7 @@ std::string sweep::csvHeader(llvm::ArrayRef<std::string> axes) {
     columns.push_back(("block_" + key + "_seconds").str());
   for (const char *column :
        {"run_peak_bytes", "run_peak_stage", "run_iteration_seconds",
-        "run_exposed_communication_seconds"})
+        "run_exposed_communication_seconds", "run_time_unavailable"})
     columns.push_back(column);
   return llvm::join(columns, ",");
 }

@@ -212,8 +212,10 @@ sweep::evaluateWholeRun(const workload::ModelSpec &model,
       training ? training->activationType : inference->activationType;
   llvm::Expected<analysis::RunGraph> graph = analysis::runGraphOf(
       *run, mapping, computeType, target.profile, target.binding);
-  if (!graph)
-    return graph.takeError();
+  if (!graph) {
+    figures.timeUnavailable = llvm::toString(graph.takeError());
+    return figures;
+  }
   llvm::Expected<analysis::CriticalPathReport> path =
       analysis::longestPath(*graph);
   if (!path)

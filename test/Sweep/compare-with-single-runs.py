@@ -73,33 +73,42 @@ def single_run(args, spec, workdir):
         return None, plan.stderr
     memory_path = os.path.join(workdir, "memory.json")
     path_path = os.path.join(workdir, "path.json")
-    whole_run = subprocess.run(
+    memory_run = subprocess.run(
         [args.blueprint_opt, "--distribute-transformer=scope=iteration",
          "--plan-portable",
          "--memory-report=format=json output=%s" % memory_path,
+         "-o", os.devnull],
+        input=model_ir.stdout, capture_output=True, text=True)
+    if memory_run.returncode != 0:
+        return None, memory_run.stderr
+    path_run = subprocess.run(
+        [args.blueprint_opt, "--distribute-transformer=scope=iteration",
+         "--plan-portable",
          "--critical-path=profile=%s binding=%s format=json output=%s" %
          (args.profile, args.binding, path_path),
          "-o", os.devnull],
         input=model_ir.stdout, capture_output=True, text=True)
-    if whole_run.returncode != 0:
-        return None, whole_run.stderr
     with open(summary_path) as f:
         programs = json.load(f)["programs"]
     with open(estimate_path) as f:
         estimate = json.load(f)
     with open(memory_path) as f:
         (memory,) = json.load(f)["plans"]
-    with open(path_path) as f:
-        (path,) = json.load(f)["plans"]
     peak = max(stage["peak_bytes"] for stage in memory["stages"])
     estimate["run"] = {
         "peak_bytes": peak,
         "peak_stage": next(stage["stage"] for stage in memory["stages"]
                            if stage["peak_bytes"] == peak),
-        "iteration_seconds": path["iteration_seconds"],
-        "exposed_communication_seconds":
-            path["exposed_communication_seconds"],
     }
+    if path_run.returncode != 0:
+        # The row keeps the memory and says why it has no time.
+        estimate["run"]["time_unavailable"] = path_run.stderr
+        return programs, estimate
+    with open(path_path) as f:
+        (path,) = json.load(f)["plans"]
+    estimate["run"]["iteration_seconds"] = path["iteration_seconds"]
+    estimate["run"]["exposed_communication_seconds"] = \
+        path["exposed_communication_seconds"]
     return programs, estimate
 
 
@@ -153,6 +162,13 @@ def main():
             if json.dumps(row["totals"]) != json.dumps(program["cadences"]):
                 sys.exit("%s: totals differ from --work-summary (values or "
                          "key order)" % where)
+            unavailable = result["run"].pop("time_unavailable", None)
+            if unavailable is not None:
+                reason = row["run"].pop("time_unavailable", "")
+                if not reason or reason not in unavailable:
+                    sys.exit("%s: the row's reason for no time %r is not the "
+                             "single --critical-path run's:\n%s"
+                             % (where, reason, unavailable))
             for times in ("cadence_seconds", "block_seconds", "run"):
                 if row[times] != result[times]:
                     sys.exit("%s: %s %s, --estimate gives %s" %

@@ -17,7 +17,6 @@
 
 #include "gtest/gtest.h"
 
-#include <cstring>
 
 using namespace blueprint;
 
@@ -35,8 +34,7 @@ const sweep::Target &a100() {
     llvm::Expected<estimate::SystemProfile> profile =
         estimate::loadSystemProfile(BLUEPRINT_PROFILES_DIR "/a100-80gb.json");
     llvm::Expected<estimate::NetworkTierBinding> binding =
-        estimate::parseNetworkTierBindingEntries(
-            {"tp:nvlink", "pp:infiniband", "dp:infiniband"});
+        estimate::parseNetworkTierBindingEntries({"tp:nvlink"});
     if (!profile || !binding) {
       ADD_FAILURE() << "cannot load the A100 profile or the binding";
       llvm::consumeError(profile.takeError());
@@ -238,12 +236,7 @@ TEST(SweepResultTest, ReplacingTheContextChangesNoResult) {
 }
 
 TEST(SweepResultTest, ContractsBuiltInCppEvaluateLikeTheImportedSpec) {
-  // On 1,024 GPUs (dp 8): the 1,536 of the example need more NVLink
-  // domains than the profile's InfiniBand fabric connects.
   std::string spec = readFile(BLUEPRINT_EXAMPLES_DIR "/gpt3-175b.json");
-  size_t dp = spec.find("\"dp\": 12");
-  ASSERT_NE(dp, std::string::npos);
-  spec.replace(dp, std::strlen("\"dp\": 12"), "\"dp\": 8");
   sweep::Evaluator evaluator(a100());
   sweep::Evaluation imported = evaluator.evaluateSpec(spec, "gpt3-175b.json");
   ASSERT_TRUE(imported.valid()) << llvm::join(imported.diagnostics, "\n");
@@ -262,12 +255,19 @@ TEST(SweepResultTest, ContractsBuiltInCppEvaluateLikeTheImportedSpec) {
   workload::MappingSpec mapping;
   mapping.tp = 8;
   mapping.pp = 16;
-  mapping.dp = 8;
-  mapping.world = 8 * 16 * 8;
+  mapping.dp = 12;
+  mapping.world = 8 * 16 * 12;
   mapping.recompute = workload::RecomputePolicy::Full;
   sweep::Evaluation built =
       evaluator.evaluateContracts("gpt3_175b", model, training, mapping);
   ASSERT_TRUE(built.valid());
+  // The binding binds only tp: the run's memory stands, its time (which
+  // crosses the pp and dp axes) does not.
+  ASSERT_TRUE(built.run.timeUnavailable.has_value());
+  EXPECT_NE(built.run.timeUnavailable->find("mesh axis 'pp'"),
+            std::string::npos)
+      << *built.run.timeUnavailable;
+  EXPECT_GT(built.run.peakBytes, 0);
   EXPECT_EQ(sweep::formatRow(sweep::RowFormat::CSV, 0, {}, {}, built),
             sweep::formatRow(sweep::RowFormat::CSV, 0, {}, {}, imported));
 }

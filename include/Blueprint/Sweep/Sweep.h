@@ -66,14 +66,18 @@ struct RunFigures {
   int64_t peakBytes = 0;
   /// The first stage that reaches peakBytes.
   int64_t peakStage = 0;
-  double iterationSeconds = 0;
-  double exposedCommunicationSeconds = 0;
+  /// The critical path, when the target can cost every step.
+  std::optional<double> iterationSeconds;
+  std::optional<double> exposedCommunicationSeconds;
+  /// Why the target cannot cost the run (a mesh axis the binding does not
+  /// bind, a tier too small for the axes bound to it), when it cannot: the
+  /// memory figures stand, the time does not.
+  std::optional<std::string> timeUnavailable;
 };
 
 /// RunFigures of the run whose contracts are `model`, `mapping` and exactly
 /// one of `training` and `inference`, costed on `target`. Fails if the
-/// contracts do not compose, a count overflows, or the target cannot cost a
-/// step (a mesh axis the binding does not bind).
+/// contracts do not compose or a count overflows.
 llvm::Expected<RunFigures>
 evaluateWholeRun(const workload::ModelSpec &model,
                  const std::optional<workload::TrainingSpec> &training,
