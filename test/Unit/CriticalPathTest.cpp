@@ -143,29 +143,82 @@ TEST(CriticalPath, PathIsContiguousAndStagesAddUp) {
                   report.iterationSeconds, 1e-12 * report.iterationSeconds)
           << where;
       EXPECT_GT(report.exposedCommunicationSeconds, 0) << where;
-      for (const StageTime &stage : report.stages) {
-        EXPECT_GE(stage.bubbleSeconds, 0) << where;
+      // The iteration is at least every stage's busy time (its bubble is
+      // not negative), and every stage's steps lie within it.
+      for (auto [index, stage] : llvm::enumerate(report.stages)) {
+        EXPECT_GE(stage.bubbleSeconds, 0) << where << " stage " << index;
         EXPECT_GT(stage.computeSeconds, 0) << where;
+        for (const StepTiming &timing : report.timing[index])
+          EXPECT_LE(timing.end, report.iterationSeconds) << where;
       }
-      // Some stage is never idle but for its waits on the path: the
-      // iteration is at least every stage's busy time.
-      for (auto [index, stage] : llvm::enumerate(report.stages))
-        EXPECT_LE(stage.computeSeconds + stage.collectiveSeconds,
-                  report.iterationSeconds)
-            << where << " stage " << index;
     }
 }
 
 TEST(CriticalPath, UnevenLayoutsAreBoundByTheirLongestStage) {
-  // Stage 0 holds 6 of 8 blocks: with free messages the iteration is at
-  // least its m forwards and backwards, and more than the even layout's.
+  // Stage 0 holds 6 of 8 blocks: the iteration is longer than the even
+  // layout's and at least stage 0's busy time, and stage 0 idles less than
+  // stage 1.
   RunSpecs even = smallRun(PipelineSchedule::OneFOneB, 2, 8);
   RunSpecs uneven = even;
   uneven.mapping.pipelineLayout = {6, 2};
   double evenTime = iterationOf(graphOf(even));
   CriticalPathReport report = valueOrFail(longestPath(graphOf(uneven)));
   EXPECT_GT(report.iterationSeconds, evenTime);
+  EXPECT_GE(report.iterationSeconds, report.stages[0].computeSeconds +
+                                         report.stages[0].collectiveSeconds);
   EXPECT_LT(report.stages[0].bubbleSeconds, report.stages[1].bubbleSeconds);
+}
+
+/// A collective over the pp axis joins its stages: each starts when the
+/// last of them is ready. Stage 0 reaches its tied-embedding all-reduce at
+/// 1, stage 1 at 5; both run it from 5 to 7, and stage 0's step after it
+/// ends at 8, on a path through stage 1.
+TEST(CriticalPath, CollectivesOverThePipelineAxisMeet) {
+  auto step = [](double seconds, std::vector<size_t> deps) {
+    GraphStep result;
+    result.kind = StepKind::Compute;
+    result.label = "work";
+    result.seconds = seconds;
+    result.deps = std::move(deps);
+    return result;
+  };
+  GraphStep sync = workStep("embedding_grad_sync", /*collective=*/true,
+                            "pp", {0, 1}, 2, Cadence::PerIteration,
+                            Phase::WeightGrad, 2);
+  ASSERT_EQ(sync.rendezvous, (std::vector<int64_t>{0, 1}));
+  RunGraph graph;
+  graph.stages = {{step(1, {}), sync, step(1, {1})},
+                  {step(5, {}), sync, step(0.5, {1})}};
+  graph.stages[0][1].deps = {0};
+  graph.stages[1][1].deps = {0};
+  CriticalPathReport report = valueOrFail(longestPath(graph));
+  EXPECT_EQ(report.timing[0][1].start, 5);
+  EXPECT_EQ(report.timing[1][1].start, 5);
+  EXPECT_EQ(report.timing[0][1].end, 7);
+  EXPECT_EQ(report.iterationSeconds, 8);
+  ASSERT_EQ(report.path.size(), 3u);
+  EXPECT_EQ(report.path[0].stage, 1);
+  EXPECT_EQ(report.path[1].stage, 0);
+  EXPECT_EQ(report.exposedCommunicationSeconds, 2);
+  // A data-parallel collective stays within its stage.
+  EXPECT_TRUE(workStep("dp_grad_allreduce", true, "dp", {}, 2,
+                       Cadence::PerIteration, Phase::WeightGrad, 1)
+                  .rendezvous.empty());
+
+  // In a derived run with an uneven layout, the first and the last stage
+  // start their tied-embedding all-reduce together.
+  RunSpecs run = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  run.mapping.pipelineLayout = {1, 7};
+  RunGraph derived = graphOf(run);
+  CriticalPathReport timed = valueOrFail(longestPath(derived));
+  std::vector<double> starts;
+  for (size_t stage = 0; stage < derived.stages.size(); ++stage)
+    for (size_t index = 0; index < derived.stages[stage].size(); ++index)
+      if (llvm::StringRef(derived.stages[stage][index].label)
+              .starts_with("embedding_grad_sync"))
+        starts.push_back(timed.timing[stage][index].start);
+  ASSERT_EQ(starts.size(), 2u);
+  EXPECT_EQ(starts[0], starts[1]);
 }
 
 TEST(CriticalPath, ReportsGraphsThatCannotFinish) {

@@ -6,8 +6,9 @@
 // stage r, interleaved 1F1B its warm-up + 1 model chunks), ZB-H1's extra
 // weight-gradient inputs, and the persistent state per rank under each ZeRO
 // stage (Rajbhandari et al. 2020, Sec. 5). The closed forms are computed
-// here from the work algebra's per-block figures and the parameter counts,
-// never from the buffers.
+// here from the work algebra's per-block figures and the parameter counts;
+// only ZB-H1's split of one micro-batch's stash into what B and what W
+// read is taken from its buffers, and the test checks the counts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -206,6 +207,25 @@ TEST(Lifetimes, PersistentStateIsZeROsPerRankBytes) {
       }
 }
 
+/// ZeRO-2 reduce-scatters after the last backward (the program states no
+/// overlap), so its whole gradient bucket is live at the backward's peak
+/// as ZeRO-1's persistent gradients are: the same peak, and less memory
+/// outside the backward.
+TEST(Lifetimes, ZeRO2MatchesZeRO1AtTheBackwardPeak) {
+  RunSpecs one = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  one.mapping.zeroStage = 1;
+  RunSpecs two = one;
+  two.mapping.zeroStage = 2;
+  Analysed first = analyse(one), second = analyse(two);
+  for (size_t stage = 0; stage < first.memory.size(); ++stage) {
+    EXPECT_EQ(second.memory[stage].peakBytes, first.memory[stage].peakBytes)
+        << "stage " << stage;
+    EXPECT_LT(second.memory[stage].liveBytes.front(),
+              first.memory[stage].liveBytes.front())
+        << "stage " << stage;
+  }
+}
+
 TEST(Lifetimes, PeakIsTheLargestLiveSumAndNamesItsBuffers) {
   RunSpecs run = smallRun(PipelineSchedule::OneFOneB, 2, 4);
   Analysed analysed = analyse(run);
@@ -257,6 +277,31 @@ TEST(Lifetimes, BuffersLiveFromProducerToLastConsumer) {
           EXPECT_EQ(buffer.start, *buffer.producer) << where;
           EXPECT_LE(*buffer.producer, buffer.consumers.front()) << where;
           EXPECT_EQ(buffer.end, buffer.consumers.back()) << where;
+          // A block's stash goes from its forward to the backward (or
+          // input-gradient) pass of the same micro-batch and chunk.
+          if (buffer.cause != BufferCause::BlockActivations)
+            continue;
+          const auto &steps = analysed.run.stages[stage.stage].steps;
+          const auto *forward =
+              std::get_if<RunInstance>(&steps[*buffer.producer].action);
+          ASSERT_EQ(buffer.consumers.size(), 1u) << where;
+          const auto *backward =
+              std::get_if<RunInstance>(&steps[buffer.consumers[0]].action);
+          ASSERT_TRUE(forward && backward) << where;
+          EXPECT_EQ(analysed.run.templates[forward->templateIndex].pass,
+                    PipelinePass::Forward)
+              << where;
+          EXPECT_EQ(analysed.run.templates[backward->templateIndex].pass,
+                    schedule == PipelineSchedule::ZeroBubbleH1
+                        ? PipelinePass::InputGrad
+                        : PipelinePass::Backward)
+              << where;
+          EXPECT_EQ(forward->microBatch, backward->microBatch) << where;
+          EXPECT_EQ(forward->chunk, backward->chunk) << where;
+          EXPECT_EQ(buffer.name,
+                    "stash_mb" + std::to_string(*forward->microBatch) +
+                        "_chunk" + std::to_string(forward->chunk))
+              << where;
         }
     }
 }

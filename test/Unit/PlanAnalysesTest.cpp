@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 
 #include "SmallRuns.h"
@@ -167,6 +168,41 @@ TEST_F(PlanAnalysesTest, TrainingRunsAgreeThroughTheIR) {
             ++count;
           }
   EXPECT_GT(count, 60);
+}
+
+/// The verifier accepts a plan's stages in any order; the analyses read
+/// them by index.
+TEST_F(PlanAnalysesTest, StagesAreReadByIndex) {
+  RunSpecs run = test::smallRun(PipelineSchedule::OneFOneB, 4, 4);
+  OwningOpRef<ModuleOp> module = planOf([&](OpBuilder &builder) {
+    transformer::DecoderTrainingOp::create(
+        builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
+        transformer::getModelAttr(&context, run.model),
+        transformer::getTrainingAttr(&context, run.training),
+        transformer::getMappingAttr(&context, run.mapping));
+  });
+  ASSERT_TRUE(module);
+  auto plan = *module->getBody()->getOps<pplan::PlanOp>().begin();
+  std::vector<StageBuffers> inOrder = valueOrFail(stageBuffersOf(plan));
+  analysis::CriticalPathReport pathInOrder = valueOrFail(
+      analysis::longestPath(valueOrFail(planGraphOf(plan, profile, binding))));
+  // Stage 3 first, then 2, 1, 0.
+  llvm::SmallVector<pplan::StageOp> stages(
+      plan.getBody().getOps<pplan::StageOp>());
+  for (pplan::StageOp stage : stages)
+    stage->moveBefore(&plan.getBody().front().front());
+  ASSERT_EQ((*plan.getBody().getOps<pplan::StageOp>().begin()).getIndex(), 3);
+  ASSERT_TRUE(succeeded(verify(plan)));
+  std::vector<StageBuffers> reordered = valueOrFail(stageBuffersOf(plan));
+  ASSERT_EQ(reordered.size(), inOrder.size());
+  for (size_t stage = 0; stage < reordered.size(); ++stage) {
+    EXPECT_EQ(reordered[stage].stage, static_cast<int64_t>(stage));
+    EXPECT_EQ(reordered[stage].buffers.size(), inOrder[stage].buffers.size());
+  }
+  analysis::CriticalPathReport pathReordered = valueOrFail(
+      analysis::longestPath(valueOrFail(planGraphOf(plan, profile, binding))));
+  EXPECT_EQ(pathReordered.iterationSeconds, pathInOrder.iterationSeconds);
+  EXPECT_EQ(pathReordered.path.front().stage, 0);
 }
 
 /// The sweep test's grid (test/Sweep/sweep-matches-single-runs.test): one
