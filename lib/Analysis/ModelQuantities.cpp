@@ -698,3 +698,26 @@ analysis::composeIterationTime(const PlanWork &work,
       quantities.flops.hardware.roundToDouble() / capacity;
   return time;
 }
+
+llvm::Expected<RunFlops>
+analysis::runFlopsOf(llvm::ArrayRef<workload::StageTotals> stages,
+                     const workload::MappingSpec &mapping) {
+  WideGuard wide;
+  RunFlops flops{wide.count(0, "model FLOPs"), wide.count(0, "hardware FLOPs")};
+  for (const workload::StageTotals &stage : stages) {
+    int64_t matmul = stage.work.of(workload::Engine::Matmul).ops;
+    int64_t recompute =
+        stage.work.at(workload::Phase::Recompute, workload::Engine::Matmul)
+            .ops;
+    llvm::APInt hardware = wide.product({matmul, mapping.tp, mapping.dp},
+                                        "hardware FLOPs");
+    llvm::APInt recomputed = wide.product({recompute, mapping.tp, mapping.dp},
+                                          "recompute FLOPs");
+    flops.hardware = wide.add(flops.hardware, hardware, "hardware FLOPs");
+    flops.model = wide.add(flops.model, hardware - recomputed, "model FLOPs");
+  }
+  if (wide.failed())
+    return llvm::createStringError("the run's " +
+                                   wide.failureMessage().str());
+  return flops;
+}

@@ -316,6 +316,17 @@ const workload::WorkSummary *summaryOf(const ProgramTotals &totals,
 }
 
 /// Block times exist for training work, which runs per micro-batch.
+/// The timed figures of a run, in row order, each absent without a time.
+std::array<std::pair<llvm::StringLiteral, std::optional<double>>, 6>
+runTimes(const RunFigures &run) {
+  return {{{"iteration_seconds", run.iterationSeconds},
+           {"exposed_communication_seconds", run.exposedCommunicationSeconds},
+           {"model_flops_utilization", run.modelFlopsUtilization},
+           {"hardware_flops_utilization", run.hardwareFlopsUtilization},
+           {"tokens_per_second", run.tokensPerSecond},
+           {"gpu_hours_per_million_tokens", run.gpuHoursPerMillionTokens}}};
+}
+
 bool hasBlockTimes(const Evaluation &evaluation) {
   return evaluation.valid() &&
          summaryOf(evaluation.totals, workload::Cadence::PerMicroBatch);
@@ -385,13 +396,15 @@ std::string formatJSONRow(size_t index, llvm::ArrayRef<std::string> axes,
       const RunFigures &run = evaluation.run;
       json.attribute("peak_bytes", run.peakBytes);
       json.attribute("peak_stage", run.peakStage);
+      json.attribute("fits", run.fits);
+      json.attribute("margin_bytes", run.marginBytes);
       if (run.timeUnavailable) {
         json.attribute("time_unavailable", *run.timeUnavailable);
         return;
       }
-      json.attribute("iteration_seconds", *run.iterationSeconds);
-      json.attribute("exposed_communication_seconds",
-                     *run.exposedCommunicationSeconds);
+      for (auto [key, value] : runTimes(run))
+        if (value)
+          json.attribute(key, *value);
     });
   });
   os.flush();
@@ -428,10 +441,10 @@ std::string formatCSVRow(size_t index, llvm::ArrayRef<llvm::json::Value> point,
   bool valid = evaluation.valid();
   cells.push_back(valid ? csvValue(llvm::json::Value(run.peakBytes)) : "");
   cells.push_back(valid ? csvValue(llvm::json::Value(run.peakStage)) : "");
-  for (const std::optional<double> &seconds :
-       {run.iterationSeconds, run.exposedCommunicationSeconds})
-    cells.push_back(valid && seconds ? csvValue(llvm::json::Value(*seconds))
-                                     : "");
+  cells.push_back(valid ? (run.fits ? "true" : "false") : "");
+  cells.push_back(valid ? csvValue(llvm::json::Value(run.marginBytes)) : "");
+  for (auto [key, value] : runTimes(run))
+    cells.push_back(valid && value ? csvValue(llvm::json::Value(*value)) : "");
   cells.push_back(valid && run.timeUnavailable
                       ? csvField(*run.timeUnavailable)
                       : "");
@@ -453,9 +466,11 @@ std::string sweep::csvHeader(llvm::ArrayRef<std::string> axes) {
   for (auto [key, seconds] : blockTimes({}))
     columns.push_back(("block_" + key + "_seconds").str());
   for (const char *column :
-       {"run_peak_bytes", "run_peak_stage", "run_iteration_seconds",
-        "run_exposed_communication_seconds", "run_time_unavailable"})
+       {"run_peak_bytes", "run_peak_stage", "run_fits", "run_margin_bytes"})
     columns.push_back(column);
+  for (auto [key, value] : runTimes({}))
+    columns.push_back(("run_" + key).str());
+  columns.push_back("run_time_unavailable");
   return llvm::join(columns, ",");
 }
 

@@ -12,6 +12,7 @@
 #include "Blueprint/Sweep/Sweep.h"
 
 #include "Blueprint/Analysis/CriticalPath.h"
+#include "Blueprint/Analysis/ModelSummary.h"
 #include "Blueprint/Workload/Lifetimes.h"
 #include "Blueprint/Workload/WholeRun.h"
 
@@ -208,6 +209,10 @@ sweep::evaluateWholeRun(const workload::ModelSpec &model,
       figures.peakStage = memory->stage;
     }
   }
+  // Both are non-negative int64_t: the difference cannot overflow.
+  int64_t capacity = target.profile.memory.capacityBytes.value;
+  figures.fits = figures.peakBytes <= capacity;
+  figures.marginBytes = capacity - figures.peakBytes;
   workload::DataType computeType =
       training ? training->activationType : inference->activationType;
   llvm::Expected<analysis::RunGraph> graph = analysis::runGraphOf(
@@ -222,5 +227,31 @@ sweep::evaluateWholeRun(const workload::ModelSpec &model,
     return path.takeError();
   figures.iterationSeconds = path->iterationSeconds;
   figures.exposedCommunicationSeconds = path->exposedCommunicationSeconds;
+
+  llvm::Expected<std::vector<workload::StageTotals>> totals =
+      workload::summarizeWholeRun(*run);
+  if (!totals)
+    return totals.takeError();
+  llvm::Expected<analysis::RunFlops> flops =
+      analysis::runFlopsOf(*totals, mapping);
+  if (!flops)
+    return flops.takeError();
+  const estimate::ComputeRate *peak =
+      target.profile.rate(estimate::Capability::Matmul, computeType);
+  double world = static_cast<double>(mapping.world);
+  double seconds = path->iterationSeconds;
+  if (peak) {
+    double capacityOps = seconds * world * peak->peakOpsPerSecond.value;
+    figures.modelFlopsUtilization = flops->model.roundToDouble() / capacityOps;
+    figures.hardwareFlopsUtilization =
+        flops->hardware.roundToDouble() / capacityOps;
+  }
+  double tokens =
+      training ? static_cast<double>(training->globalBatch) *
+                     static_cast<double>(model.seqLength)
+               : static_cast<double>(inference->batch) *
+                     static_cast<double>(inference->generatedTokens);
+  figures.tokensPerSecond = tokens / seconds;
+  figures.gpuHoursPerMillionTokens = world * seconds / 3600 * 1e6 / tokens;
   return figures;
 }

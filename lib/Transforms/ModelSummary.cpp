@@ -64,32 +64,16 @@ llvm::Expected<analysis::GraphFigures>
 readGraph(const ProgramTotals &totals,
           const analysis::ModelQuantities &quantities,
           const workload::MappingSpec &mapping) {
-  analysis::WideGuard wide;
   analysis::GraphFigures graph;
-  graph.modelFlops = wide.count(0, "model FLOPs");
-  graph.recomputeFlops = wide.count(0, "recompute FLOPs");
-  for (const workload::StageTotals &stage : totals.stages) {
-    for (workload::Phase phase :
-         {workload::Phase::Forward, workload::Phase::ActivationGrad,
-          workload::Phase::WeightGrad}) {
-      llvm::APInt ops =
-          wide.product({stage.work.at(phase, workload::Engine::Matmul).ops,
-                        mapping.tp, mapping.dp},
-                       "model FLOPs");
-      graph.modelFlops = wide.add(graph.modelFlops, ops, "model FLOPs");
-    }
-    llvm::APInt recompute = wide.product(
-        {stage.work.at(workload::Phase::Recompute, workload::Engine::Matmul)
-             .ops,
-         mapping.tp, mapping.dp},
-        "recompute FLOPs");
-    graph.recomputeFlops =
-        wide.add(graph.recomputeFlops, recompute, "recompute FLOPs");
+  llvm::Expected<analysis::RunFlops> flops =
+      analysis::runFlopsOf(totals.stages, mapping);
+  if (!flops)
+    return flops.takeError();
+  // The recompute passes are what runs and the model does not count.
+  graph.modelFlops = flops->model;
+  graph.recomputeFlops = flops->hardware - flops->model;
+  for (const workload::StageTotals &stage : totals.stages)
     graph.pipelineBytesSent.push_back(stage.bytesSent);
-  }
-  if (wide.failed())
-    return llvm::createStringError("the graph's " +
-                                   wide.failureMessage().str());
   auto disagree = [](llvm::StringRef what, const llvm::Twine &graph,
                      const llvm::Twine &closed) {
     return llvm::createStringError(("the whole-run graph's " + what + " " +

@@ -73,10 +73,12 @@ def single_run(args, spec, workdir):
         return None, plan.stderr
     memory_path = os.path.join(workdir, "memory.json")
     path_path = os.path.join(workdir, "path.json")
+    summary_of_run_path = os.path.join(workdir, "run-summary.json")
     memory_run = subprocess.run(
         [args.blueprint_opt, "--distribute-transformer=scope=iteration",
          "--plan-portable",
          "--memory-report=format=json output=%s" % memory_path,
+         "--model-summary=format=json output=%s" % summary_of_run_path,
          "-o", os.devnull],
         input=model_ir.stdout, capture_output=True, text=True)
     if memory_run.returncode != 0:
@@ -94,11 +96,18 @@ def single_run(args, spec, workdir):
         estimate = json.load(f)
     with open(memory_path) as f:
         (memory,) = json.load(f)["plans"]
+    with open(summary_of_run_path) as f:
+        (run_summary,) = json.load(f)["plans"]
+    with open(args.profile) as f:
+        profile = json.load(f)
     peak = max(stage["peak_bytes"] for stage in memory["stages"])
+    capacity = profile["memory"]["capacity_bytes"]["value"]
     estimate["run"] = {
         "peak_bytes": peak,
         "peak_stage": next(stage["stage"] for stage in memory["stages"]
                            if stage["peak_bytes"] == peak),
+        "fits": peak <= capacity,
+        "margin_bytes": capacity - peak,
     }
     if path_run.returncode != 0:
         # The row keeps the memory and says why it has no time.
@@ -106,9 +115,29 @@ def single_run(args, spec, workdir):
         return programs, estimate
     with open(path_path) as f:
         (path,) = json.load(f)["plans"]
-    estimate["run"]["iteration_seconds"] = path["iteration_seconds"]
-    estimate["run"]["exposed_communication_seconds"] = \
-        path["exposed_communication_seconds"]
+    # The row's derived figures, in the order and with the arithmetic of
+    # docs/Sweep.md.
+    seconds = path["iteration_seconds"]
+    world = float(spec["mapping"]["tp"] * spec["mapping"]["pp"] *
+                  spec["mapping"].get("dp", 1))
+    graph = run_summary["graph"]
+    model_flops = graph["model_flops"]
+    hardware_flops = model_flops + graph["recompute_flops"]
+    matmul_peak = profile["compute"]["matmul"][
+        spec["training"]["activation_type"]]["peak_ops_per_second"]["value"]
+    capacity_ops = seconds * world * matmul_peak
+    tokens = float(spec["training"]["global_batch"]) * float(
+        spec["model"]["seq_length"])
+    estimate["run"].update({
+        "iteration_seconds": seconds,
+        "exposed_communication_seconds":
+            path["exposed_communication_seconds"],
+        "model_flops_utilization": float(model_flops) / capacity_ops,
+        "hardware_flops_utilization": float(hardware_flops) / capacity_ops,
+        "tokens_per_second": tokens / seconds,
+        "gpu_hours_per_million_tokens":
+            world * seconds / 3600 * 1e6 / tokens,
+    })
     return programs, estimate
 
 

@@ -235,6 +235,60 @@ TEST(SweepResultTest, ReplacingTheContextChangesNoResult) {
   }
 }
 
+/// A run fits when its worst stage's peak is at most the profile's memory
+/// capacity: exactly at capacity it fits with no margin, one byte over it
+/// does not.
+TEST(SweepResultTest, CapacityDecidesWhetherARunFits) {
+  workload::ModelSpec model;
+  model.hidden = 64;
+  model.heads = model.kvHeads = 4;
+  model.headDim = 16;
+  model.ffnHidden = 256;
+  model.seqLength = model.maxPositions = 32;
+  model.vocab = 128;
+  model.blocks = 4;
+  workload::TrainingSpec training;
+  training.globalBatch = 8;
+  training.microBatch = 2;
+  workload::MappingSpec mapping;
+  mapping.pp = 2;
+  mapping.dp = 2;
+  mapping.world = 4;
+  sweep::Target target = a100();
+  target.binding.tierOfAxis = {
+      {"tp", "nvlink"}, {"pp", "nvlink"}, {"dp", "nvlink"}};
+  llvm::Expected<sweep::RunFigures> figures =
+      sweep::evaluateWholeRun(model, training, std::nullopt, mapping, target);
+  ASSERT_TRUE(static_cast<bool>(figures))
+      << llvm::toString(figures.takeError());
+  ASSERT_TRUE(figures->fits);
+  int64_t peak = figures->peakBytes;
+  EXPECT_EQ(figures->marginBytes,
+            target.profile.memory.capacityBytes.value - peak);
+  // Tokens per second and GPU-hours per million tokens state one rate.
+  ASSERT_TRUE(figures->tokensPerSecond && figures->gpuHoursPerMillionTokens);
+  EXPECT_DOUBLE_EQ(*figures->tokensPerSecond,
+                   8.0 * 32.0 / *figures->iterationSeconds);
+  EXPECT_DOUBLE_EQ(*figures->gpuHoursPerMillionTokens,
+                   4.0 / 3600 * 1e6 / *figures->tokensPerSecond);
+  EXPECT_GT(*figures->hardwareFlopsUtilization, 0);
+  EXPECT_LE(*figures->modelFlopsUtilization,
+            *figures->hardwareFlopsUtilization);
+
+  target.profile.memory.capacityBytes.value = peak;
+  figures =
+      sweep::evaluateWholeRun(model, training, std::nullopt, mapping, target);
+  ASSERT_TRUE(static_cast<bool>(figures));
+  EXPECT_TRUE(figures->fits);
+  EXPECT_EQ(figures->marginBytes, 0);
+  target.profile.memory.capacityBytes.value = peak - 1;
+  figures =
+      sweep::evaluateWholeRun(model, training, std::nullopt, mapping, target);
+  ASSERT_TRUE(static_cast<bool>(figures));
+  EXPECT_FALSE(figures->fits);
+  EXPECT_EQ(figures->marginBytes, -1);
+}
+
 TEST(SweepResultTest, ContractsBuiltInCppEvaluateLikeTheImportedSpec) {
   std::string spec = readFile(BLUEPRINT_EXAMPLES_DIR "/gpt3-175b.json");
   sweep::Evaluator evaluator(a100());

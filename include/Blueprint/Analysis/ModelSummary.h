@@ -24,6 +24,7 @@
 #include "Blueprint/Estimate/SystemProfile.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Spec.h"
+#include "Blueprint/Workload/WholeRun.h"
 
 #include "llvm/ADT/APInt.h"
 #include "llvm/ADT/StringRef.h"
@@ -307,6 +308,20 @@ composeIterationTime(const PlanWork &work, const ModelQuantities &quantities,
 //===----------------------------------------------------------------------===//
 // Report
 //===----------------------------------------------------------------------===//
+
+/// The matmul FLOPs of a whole run over every rank: each stage's matmul
+/// operations per rank x tp x dp, summed over the stages. `model` leaves
+/// out the recompute passes (SeqSel's model FLOPs), `hardware` counts what
+/// runs.
+struct RunFlops {
+  llvm::APInt model;
+  llvm::APInt hardware;
+};
+
+/// RunFlops of `stages` (summarizeWholeRun or a program's stage totals)
+/// under `mapping`; an overflow of 128 bits is an error.
+llvm::Expected<RunFlops> runFlopsOf(llvm::ArrayRef<workload::StageTotals> stages,
+                                    const workload::MappingSpec &mapping);
 
 /// What the model summary reads off a whole-run plan's graph
 /// (docs/WholeRun.md), each checked equal to its closed form.

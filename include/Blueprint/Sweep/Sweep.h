@@ -66,9 +66,22 @@ struct RunFigures {
   int64_t peakBytes = 0;
   /// The first stage that reaches peakBytes.
   int64_t peakStage = 0;
+  /// peakBytes <= the profile's memory.capacity_bytes, and the capacity
+  /// minus peakBytes (negative when it does not fit).
+  bool fits = false;
+  int64_t marginBytes = 0;
   /// The critical path, when the target can cost every step.
   std::optional<double> iterationSeconds;
   std::optional<double> exposedCommunicationSeconds;
+  /// With the time: model and hardware matmul FLOPs / (iteration x world x
+  /// the matmul peak at the compute type), the tokens of an iteration (a
+  /// training iteration's global_batch x seq_length, a generation's batch x
+  /// generated_tokens) per second, and the GPU-hours one million of them
+  /// take (world x iteration / 3600 x 10^6 / tokens).
+  std::optional<double> modelFlopsUtilization;
+  std::optional<double> hardwareFlopsUtilization;
+  std::optional<double> tokensPerSecond;
+  std::optional<double> gpuHoursPerMillionTokens;
   /// Why the target cannot cost the run (a mesh axis the binding does not
   /// bind, a tier too small for the axes bound to it), when it cannot: the
   /// memory figures stand, the time does not.
