@@ -60,6 +60,17 @@ protected:
     return module;
   }
 
+  /// The whole-run plan of a training run.
+  OwningOpRef<ModuleOp> trainingPlanOf(const RunSpecs &run) {
+    return planOf([&](OpBuilder &builder) {
+      transformer::DecoderTrainingOp::create(
+          builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
+          transformer::getModelAttr(&context, run.model),
+          transformer::getTrainingAttr(&context, run.training),
+          transformer::getMappingAttr(&context, run.mapping));
+    });
+  }
+
   /// Expects the IR path and the plain path to agree on `run`.
   void expectAgreement(ModuleOp module, const WholeRun &run,
                        const MappingSpec &mapping,
@@ -153,13 +164,7 @@ TEST_F(PlanAnalysesTest, TrainingRunsAgreeThroughTheIR) {
                   interleaved ? std::vector<int64_t>{3, 1, 1, 3}
                               : std::vector<int64_t>{5, 3};
             std::string where = test::describeRun(run);
-            OwningOpRef<ModuleOp> module = planOf([&](OpBuilder &builder) {
-              transformer::DecoderTrainingOp::create(
-                  builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
-                  transformer::getModelAttr(&context, run.model),
-                  transformer::getTrainingAttr(&context, run.training),
-                  transformer::getMappingAttr(&context, run.mapping));
-            });
+            OwningOpRef<ModuleOp> module = trainingPlanOf(run);
             ASSERT_TRUE(module) << where;
             WholeRun derived = valueOrFail(
                 deriveWholeRun(run.model, run.training, run.mapping));
@@ -174,13 +179,7 @@ TEST_F(PlanAnalysesTest, TrainingRunsAgreeThroughTheIR) {
 /// them by index.
 TEST_F(PlanAnalysesTest, StagesAreReadByIndex) {
   RunSpecs run = test::smallRun(PipelineSchedule::OneFOneB, 4, 4);
-  OwningOpRef<ModuleOp> module = planOf([&](OpBuilder &builder) {
-    transformer::DecoderTrainingOp::create(
-        builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
-        transformer::getModelAttr(&context, run.model),
-        transformer::getTrainingAttr(&context, run.training),
-        transformer::getMappingAttr(&context, run.mapping));
-  });
+  OwningOpRef<ModuleOp> module = trainingPlanOf(run);
   ASSERT_TRUE(module);
   auto plan = *module->getBody()->getOps<pplan::PlanOp>().begin();
   std::vector<StageBuffers> inOrder = valueOrFail(stageBuffersOf(plan));
@@ -235,13 +234,7 @@ TEST_F(PlanAnalysesTest, SweepGridAgreesThroughTheIR) {
                               std::to_string(tp) + " " +
                               stringifyEnum(recompute).str() + " " +
                               stringifyEnum(mode).str();
-          OwningOpRef<ModuleOp> module = planOf([&](OpBuilder &builder) {
-            transformer::DecoderTrainingOp::create(
-                builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
-                transformer::getModelAttr(&context, run.model),
-                transformer::getTrainingAttr(&context, run.training),
-                transformer::getMappingAttr(&context, run.mapping));
-          });
+          OwningOpRef<ModuleOp> module = trainingPlanOf(run);
           ASSERT_TRUE(module) << where;
           WholeRun derived = valueOrFail(
               deriveWholeRun(run.model, run.training, run.mapping));
