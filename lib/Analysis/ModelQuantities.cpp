@@ -690,13 +690,26 @@ analysis::composeIterationTime(const PlanWork &work,
                    workload::stringifyEnum(work.training.activationType).str() +
                    ".peak_ops_per_second";
   time.peakOpsPerSecond = peak->peakOpsPerSecond.value;
-  double capacity = time.totalSeconds * static_cast<double>(mapping.world) *
-                    time.peakOpsPerSecond;
-  time.modelFlopsUtilization =
-      quantities.flops.model.roundToDouble() / capacity;
-  time.hardwareFlopsUtilization =
-      quantities.flops.hardware.roundToDouble() / capacity;
+  std::optional<Utilization> utilization = flopsUtilization(
+      RunFlops{quantities.flops.model, quantities.flops.hardware},
+      time.totalSeconds, mapping.world, profile, work.training.activationType);
+  time.modelFlopsUtilization = utilization->model;
+  time.hardwareFlopsUtilization = utilization->hardware;
   return time;
+}
+
+std::optional<Utilization>
+analysis::flopsUtilization(const RunFlops &flops, double seconds,
+                           int64_t world, const estimate::SystemProfile &profile,
+                           workload::DataType computeType) {
+  const estimate::ComputeRate *peak =
+      profile.rate(estimate::Capability::Matmul, computeType);
+  if (!peak)
+    return std::nullopt;
+  double capacity =
+      seconds * static_cast<double>(world) * peak->peakOpsPerSecond.value;
+  return Utilization{flops.model.roundToDouble() / capacity,
+                     flops.hardware.roundToDouble() / capacity};
 }
 
 llvm::Expected<RunFlops>

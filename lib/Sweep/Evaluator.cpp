@@ -236,15 +236,13 @@ sweep::evaluateWholeRun(const workload::ModelSpec &model,
       analysis::runFlopsOf(*totals, mapping);
   if (!flops)
     return flops.takeError();
-  const estimate::ComputeRate *peak =
-      target.profile.rate(estimate::Capability::Matmul, computeType);
   double world = static_cast<double>(mapping.world);
   double seconds = path->iterationSeconds;
-  if (peak) {
-    double capacityOps = seconds * world * peak->peakOpsPerSecond.value;
-    figures.modelFlopsUtilization = flops->model.roundToDouble() / capacityOps;
-    figures.hardwareFlopsUtilization =
-        flops->hardware.roundToDouble() / capacityOps;
+  if (std::optional<analysis::Utilization> utilization =
+          analysis::flopsUtilization(*flops, seconds, mapping.world,
+                                     target.profile, computeType)) {
+    figures.modelFlopsUtilization = utilization->model;
+    figures.hardwareFlopsUtilization = utilization->hardware;
   }
   double tokens =
       training ? static_cast<double>(training->globalBatch) *

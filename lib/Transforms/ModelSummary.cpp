@@ -244,22 +244,21 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
         analysis::longestPath(*runGraph);
     if (!path)
       return path.takeError();
-    const estimate::ComputeRate *peak = profile->rate(
-        estimate::Capability::Matmul, work.training.activationType);
-    if (!peak)
+    std::optional<analysis::Utilization> utilization =
+        analysis::flopsUtilization(
+            analysis::RunFlops{quantities.flops.model,
+                               quantities.flops.hardware},
+            path->iterationSeconds, work.mapping.world, *profile,
+            work.training.activationType);
+    if (!utilization)
       return llvm::createStringError(
           "profile '" + profile->name + "' declares no matmul rate at " +
           workload::stringifyEnum(work.training.activationType).str());
-    double capacity = path->iterationSeconds *
-                      static_cast<double>(work.mapping.world) *
-                      peak->peakOpsPerSecond.value;
     analysis::GraphFigures::CriticalPathTime time;
     time.iterationSeconds = path->iterationSeconds;
     time.exposedCommunicationSeconds = path->exposedCommunicationSeconds;
-    time.modelFlopsUtilization =
-        quantities.flops.model.roundToDouble() / capacity;
-    time.hardwareFlopsUtilization =
-        quantities.flops.hardware.roundToDouble() / capacity;
+    time.modelFlopsUtilization = utilization->model;
+    time.hardwareFlopsUtilization = utilization->hardware;
     graph.time = time;
     return llvm::Error::success();
   }

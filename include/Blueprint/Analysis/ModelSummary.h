@@ -323,6 +323,20 @@ struct RunFlops {
 llvm::Expected<RunFlops> runFlopsOf(llvm::ArrayRef<workload::StageTotals> stages,
                                     const workload::MappingSpec &mapping);
 
+/// The fractions of the ranks' matmul peak some FLOPs use.
+struct Utilization {
+  double model = 0;
+  double hardware = 0;
+};
+
+/// `flops` / (seconds x world x `profile`'s matmul peak at `computeType`):
+/// utilizations against the peak, as SeqSel Table 5 states them. None when
+/// the profile declares no matmul rate at that type.
+std::optional<Utilization> flopsUtilization(const RunFlops &flops,
+                                            double seconds, int64_t world,
+                                            const estimate::SystemProfile &profile,
+                                            workload::DataType computeType);
+
 /// What the model summary reads off a whole-run plan's graph
 /// (docs/WholeRun.md), each checked equal to its closed form.
 struct GraphFigures {
