@@ -13,12 +13,15 @@
 
 #include "Blueprint/Workload/WholeRun.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <map>
+#include <optional>
+#include <string>
 #include <tuple>
 
 namespace blueprint {
@@ -75,6 +78,127 @@ mlir::LogicalResult verifyMessagePairs(llvm::ArrayRef<mlir::Block *> stages,
              << rule << ": the " << what << " is sent as " << sent
              << " bytes but received as " << received;
   }
+  return mlir::success();
+}
+
+/// The rules of an instance of `templateOp` on stage `stage` of a run of
+/// `shape`, reported under `<rule>_c2` and `<rule>_c3` (`dist_instance`,
+/// `pplan_instance`): a micro-batch exactly for a per-micro-batch template,
+/// within the run's; a model chunk the stage holds; a block instance runs
+/// its chunk's blocks, an edge instance the first (embedding) or last (head)
+/// chunk without blocks.
+template <typename InstanceOpT, typename TemplateOpT>
+mlir::LogicalResult verifyInstanceShape(InstanceOpT op, TemplateOpT templateOp,
+                                        const workload::RunShape &shape,
+                                        int64_t stage, llvm::StringRef rule) {
+  const workload::PipelineLayout &layout = shape.layout;
+  bool perMicroBatch =
+      templateOp.getCadence() != workload::Cadence::PerIteration;
+  std::optional<int64_t> microBatch;
+  if (mlir::IntegerAttr attr = op.getMicroBatchAttr())
+    microBatch = attr.getInt();
+  if (perMicroBatch != microBatch.has_value())
+    return op.emitOpError() << rule << "_c2: template @"
+                            << templateOp.getSymName()
+                            << (perMicroBatch ? " runs per micro-batch: give "
+                                                "micro_batch"
+                                              : " runs once per iteration: no "
+                                                "micro_batch");
+  if (microBatch && (*microBatch < 0 || *microBatch >= shape.microbatches))
+    return op.emitOpError() << rule << "_c2: micro_batch " << *microBatch
+                            << " is not " << shape.rangeText();
+  int64_t chunk = op.getChunk();
+  if (chunk < 0 || chunk >= layout.chunks() || layout.stageOf(chunk) != stage)
+    return op.emitOpError() << rule << "_c3: model chunk " << chunk
+                            << " is not held by stage " << stage;
+  std::optional<llvm::ArrayRef<int64_t>> blocks = op.getBlocks();
+  if (templateOp.getPart() == workload::ModelPart::Block) {
+    int64_t first = layout.firstBlock(chunk);
+    int64_t end = first + layout.chunkBlocks[chunk];
+    if (!blocks || blocks->size() != 2 || (*blocks)[0] != first ||
+        (*blocks)[1] != end)
+      return op.emitOpError()
+             << rule << "_c3: a block instance of model chunk " << chunk
+             << " runs its blocks [" << first << ", " << end << ")";
+    return mlir::success();
+  }
+  bool embedding = templateOp.getPart() == workload::ModelPart::Embedding;
+  int64_t edgeChunk = embedding ? 0 : layout.chunks() - 1;
+  if (blocks || chunk != edgeChunk)
+    return op.emitOpError() << rule << "_c3: the "
+                            << workload::stringifyEnum(templateOp.getPart())
+                            << " runs on model chunk " << edgeChunk
+                            << ", without blocks";
+  return mlir::success();
+}
+
+/// The rules of a pipeline send (`sending`) or receive on stage `stage`,
+/// reported under `<rule>_c1` .. `c3` (`dist_message`, `pplan_transfer`):
+/// with a run shape, its micro-batch is the run's and its chunk has a
+/// neighbour in the message's direction (tokens only in an inference run,
+/// from the last chunk at pp > 1, for every step but the last; no
+/// activation gradient in one), the stage holds its end and `peer` the
+/// other end; always, its bytes are non-negative.
+template <typename TransferOpT>
+mlir::LogicalResult
+verifyTransferShape(TransferOpT op, bool sending,
+                    const std::optional<workload::RunShape> &shape,
+                    int64_t stage, llvm::StringRef rule) {
+  if (shape) {
+    const workload::PipelineLayout &layout = shape->layout;
+    workload::PipelineMessage message = op.getMessage();
+    bool token = message == workload::PipelineMessage::Token;
+    bool forward = message == workload::PipelineMessage::Activation;
+    int64_t chunk = op.getChunk();
+    int64_t last = layout.chunks() - 1;
+    // A token goes from the last model chunk back to the first.
+    int64_t neighbour = token ? 0 : forward ? chunk + 1 : chunk - 1;
+    if (op.getMicroBatch() < 0 || op.getMicroBatch() >= shape->microbatches)
+      return op.emitOpError() << rule << "_c1: micro_batch "
+                              << op.getMicroBatch() << " is not "
+                              << shape->rangeText();
+    if (token && !shape->inference())
+      return op.emitOpError()
+             << rule << "_c1: only an inference run sends tokens";
+    if (shape->inference() &&
+        message == workload::PipelineMessage::ActivationGrad)
+      return op.emitOpError()
+             << rule << "_c1: an inference run sends no activation_grad";
+    if (token && (chunk != last || last == 0))
+      return op.emitOpError()
+             << rule << "_c1: a token leaves the last model chunk (" << last
+             << ") for the first, at pp > 1, not model chunk " << chunk;
+    if (token && op.getMicroBatch() >= shape->microbatches - 1)
+      return op.emitOpError()
+             << rule << "_c1: the token of step " << op.getMicroBatch()
+             << " feeds step " << op.getMicroBatch() + 1
+             << ", which the generation does not run (the last token is "
+                "never fed back)";
+    if (chunk < 0 || chunk >= layout.chunks() || neighbour < 0 ||
+        neighbour >= layout.chunks())
+      return op.emitOpError()
+             << rule << "_c1: model chunk " << chunk << " sends no "
+             << workload::stringifyEnum(message) << " (model chunks 0.."
+             << layout.chunks() - 1 << ")";
+    int64_t sender = layout.stageOf(chunk);
+    int64_t receiver = layout.stageOf(neighbour);
+    std::string what =
+        workload::describeMessage(message, op.getMicroBatch(), chunk);
+    if ((sending ? sender : receiver) != stage)
+      return op.emitOpError()
+             << rule << "_c1: the " << what
+             << (sending ? " is sent by stage " : " is received by stage ")
+             << (sending ? sender : receiver) << ", not " << stage;
+    int64_t peer = sending ? receiver : sender;
+    if (op.getPeer() != peer)
+      return op.emitOpError()
+             << rule << "_c2: the " << what
+             << (sending ? " goes to stage " : " comes from stage ") << peer
+             << ", not " << op.getPeer();
+  }
+  if (op.getBytes() < 0)
+    return op.emitOpError() << rule << "_c3: bytes must be non-negative, got "
+                            << op.getBytes();
   return mlir::success();
 }
 

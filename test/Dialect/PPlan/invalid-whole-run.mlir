@@ -3007,7 +3007,7 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
   pplan.stage 0 group @stage_0 {
     %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 1]
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 2048 after(%0)
-    // expected-error @+1 {{pplan_transfer_c1: a token leaves the last model chunk (1) for the first, at pp > 1, for steps 0..0}}
+    // expected-error @+1 {{pplan_transfer_c1: a token leaves the last model chunk (1) for the first, at pp > 1, not model chunk 0}}
     %2 = pplan.recv token micro_batch 0 chunk 0 from 1 bytes = 16 after(%0)
     %3 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 1] after(%2)
     %4 = pplan.send activation micro_batch 1 chunk 0 to 1 bytes = 256 after(%3)
@@ -3063,7 +3063,7 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
     %2 = pplan.send token micro_batch 0 chunk 1 to 0 bytes = 16 after(%1)
     %3 = pplan.recv activation micro_batch 1 chunk 0 from 0 bytes = 256 after(%1)
     %4 = pplan.instance @block_decode_9 chunk 1 micro_batch 1 blocks [1, 2] after(%3)
-    // expected-error @+1 {{pplan_transfer_c1: a token leaves the last model chunk (1) for the first, at pp > 1, for steps 0..0}}
+    // expected-error @+1 {{pplan_transfer_c1: the token of step 1 feeds step 2, which the generation does not run (the last token is never fed back)}}
     %5 = pplan.send token micro_batch 1 chunk 1 to 0 bytes = 16 after(%4)
     pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 2048 live [0, 1] producer(%0) consumers(%1)
     pplan.buffer @send_token_mb0_chunk1 communication cause pipeline_send bytes = 16 live [1, 2] producer(%1) consumers(%2)
@@ -3092,7 +3092,7 @@ pplan.plan @serve source_digest = "sha256:0123456789abcdef0123456789abcdef012345
   }
   pplan.stage 0 group @stage_0 {
     %0 = pplan.instance @block_prefill chunk 0 micro_batch 0 blocks [0, 2]
-    // expected-error @+1 {{pplan_transfer_c1: a token leaves the last model chunk (0) for the first, at pp > 1, for steps 0..0}}
+    // expected-error @+1 {{pplan_transfer_c1: a token leaves the last model chunk (0) for the first, at pp > 1, not model chunk 0}}
     %1 = pplan.send token micro_batch 0 chunk 0 to 0 bytes = 16 after(%0)
     %2 = pplan.instance @block_decode_9 chunk 0 micro_batch 1 blocks [0, 2] after(%0)
   }

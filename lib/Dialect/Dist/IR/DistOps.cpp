@@ -889,52 +889,10 @@ LogicalResult InstanceOp::verify() {
   std::optional<workload::RunShape> shape = runShapeOf(*this);
   if (!shape)
     return success(); // dist_program_c4 or c5 reports the program.
-  const workload::PipelineLayout &layout = shape->layout;
-  bool perMicroBatch =
-      templateOp.getCadence() != workload::Cadence::PerIteration;
-  std::optional<int64_t> microBatch;
-  if (IntegerAttr attr = getMicroBatchAttr())
-    microBatch = attr.getInt();
-  if (perMicroBatch != microBatch.has_value())
-    return emitOpError() << "dist_instance_c2: template @"
-                         << templateOp.getSymName()
-                         << (perMicroBatch ? " runs per micro-batch: give "
-                                             "micro_batch"
-                                           : " runs once per iteration: no "
-                                             "micro_batch");
-  if (microBatch && (*microBatch < 0 || *microBatch >= shape->microbatches))
-    return emitOpError() << "dist_instance_c2: micro_batch " << *microBatch
-                         << " is not " << shape->rangeText();
-  int64_t stage = (*this)->getParentOfType<StageOp>().getIndex();
-  int64_t chunk = getChunk();
-  if (chunk < 0 || chunk >= layout.chunks() || layout.stageOf(chunk) != stage)
-    return emitOpError() << "dist_instance_c3: model chunk " << chunk
-                         << " is not held by stage " << stage;
-  std::optional<ArrayRef<int64_t>> blocks = getBlocks();
-  switch (templateOp.getPart()) {
-  case workload::ModelPart::Block: {
-    int64_t first = layout.firstBlock(chunk);
-    int64_t end = first + layout.chunkBlocks[chunk];
-    if (!blocks || blocks->size() != 2 || (*blocks)[0] != first ||
-        (*blocks)[1] != end)
-      return emitOpError() << "dist_instance_c3: a block instance of model "
-                              "chunk "
-                           << chunk << " runs its blocks [" << first << ", "
-                           << end << ")";
-    break;
-  }
-  case workload::ModelPart::Embedding:
-  case workload::ModelPart::Head: {
-    bool embedding = templateOp.getPart() == workload::ModelPart::Embedding;
-    int64_t edgeChunk = embedding ? 0 : layout.chunks() - 1;
-    if (blocks || chunk != edgeChunk)
-      return emitOpError() << "dist_instance_c3: the "
-                           << workload::stringifyEnum(templateOp.getPart())
-                           << " runs on model chunk " << edgeChunk
-                           << ", without blocks";
-    break;
-  }
-  }
+  if (failed(verifyInstanceShape(*this, templateOp, *shape,
+                                 (*this)->getParentOfType<StageOp>().getIndex(),
+                                 "dist_instance")))
+    return failure();
   return verifyDependencies(*this, getDeps(), "dist_instance_c4");
 }
 
@@ -988,66 +946,10 @@ LogicalResult InstanceOp::verifyRegions() {
 /// dist_message_c1 .. c4 of a send (`sending`) or a receive.
 template <typename MessageOpT>
 static LogicalResult verifyMessage(MessageOpT op, bool sending) {
-  std::optional<workload::RunShape> shape = runShapeOf(op);
-  if (shape) {
-    const workload::PipelineLayout &layout = shape->layout;
-    workload::PipelineMessage message = op.getMessage();
-    bool token = message == workload::PipelineMessage::Token;
-    bool forward = message == workload::PipelineMessage::Activation;
-    int64_t chunk = op.getChunk();
-    int64_t stage = op->template getParentOfType<StageOp>().getIndex();
-    int64_t last = layout.chunks() - 1;
-    // A token goes from the last model chunk back to the first.
-    int64_t neighbour = token ? 0 : forward ? chunk + 1 : chunk - 1;
-    if (op.getMicroBatch() < 0 || op.getMicroBatch() >= shape->microbatches)
-      return op.emitOpError()
-             << "dist_message_c1: micro_batch " << op.getMicroBatch()
-             << " is not " << shape->rangeText();
-    if (token && !shape->inference())
-      return op.emitOpError()
-             << "dist_message_c1: only an inference run sends tokens";
-    if (shape->inference() &&
-        message == workload::PipelineMessage::ActivationGrad)
-      return op.emitOpError()
-             << "dist_message_c1: an inference run sends no activation_grad";
-    if (token && (chunk != last || last == 0))
-      return op.emitOpError()
-             << "dist_message_c1: a token leaves the last model chunk (" << last
-             << ") for the first, at pp > 1, not model chunk " << chunk;
-    if (token && op.getMicroBatch() >= shape->microbatches - 1)
-      return op.emitOpError()
-             << "dist_message_c1: the token of step " << op.getMicroBatch()
-             << " feeds step " << op.getMicroBatch() + 1
-             << ", which the generation does not run (the last token is "
-                "never fed back)";
-    if (chunk < 0 || chunk >= layout.chunks() || neighbour < 0 ||
-        neighbour >= layout.chunks())
-      return op.emitOpError()
-             << "dist_message_c1: model chunk " << chunk << " sends no "
-             << workload::stringifyEnum(op.getMessage()) << " (model chunks 0.."
-             << layout.chunks() - 1 << ")";
-    int64_t sender = layout.stageOf(chunk);
-    int64_t receiver = layout.stageOf(neighbour);
-    if ((sending ? sender : receiver) != stage)
-      return op.emitOpError()
-             << "dist_message_c1: the "
-             << workload::describeMessage(op.getMessage(), op.getMicroBatch(),
-                                          chunk)
-             << " " << (sending ? "is sent by stage " : "is received by stage ")
-             << (sending ? sender : receiver) << ", not " << stage;
-    int64_t peer = sending ? receiver : sender;
-    if (op.getPeer() != peer)
-      return op.emitOpError()
-             << "dist_message_c2: the "
-             << workload::describeMessage(op.getMessage(), op.getMicroBatch(),
-                                          chunk)
-             << " " << (sending ? "goes to stage " : "comes from stage ")
-             << peer << ", not " << op.getPeer();
-  }
-  if (op.getBytes() < 0)
-    return op.emitOpError() << "dist_message_c3: bytes must be non-negative, "
-                               "got "
-                            << op.getBytes();
+  if (failed(verifyTransferShape(
+          op, sending, runShapeOf(op),
+          op->template getParentOfType<StageOp>().getIndex(), "dist_message")))
+    return failure();
   return verifyDependencies(op, op.getDeps(), "dist_message_c4");
 }
 
