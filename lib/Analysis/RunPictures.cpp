@@ -3,7 +3,9 @@
 // Hand-written SVG. Every coordinate goes through formatPixels (two decimals,
 // trailing zeros dropped, no negative zero) and every number in text through
 // a fixed printf format, so the output is byte-identical across compilers.
-// Tick steps are found by repeated multiplication by ten, not by log/pow.
+// Tick steps are found by repeated multiplication by ten, not by log/pow;
+// the search scatter's log axes likewise place values from a table of cell
+// edges (10^(i/40)), not by log10.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -827,6 +831,502 @@ void analysis::writeMemorySVG(llvm::ArrayRef<workload::StageBuffers> buffers,
      << formatPixels(legendY - 4) << "\" r=\"4\" fill=\"#d62728\"/>\n";
   os << "<text x=\"" << formatPixels(x + 19) << "\" y=\""
      << formatPixels(legendY) << "\">peak</text>\n";
+  os << "</g>\n";
+  os << "</svg>\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Search scatter
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Both axes of the scatter are cut into this many cells a decade.
+constexpr int64_t kCellsPerDecade = 40;
+
+/// 10^(i/40) for i in [0, 40]: the cell edges within a decade, so no cell
+/// depends on the libm at hand.
+constexpr std::array<double, kCellsPerDecade + 1> kCellEdges = {{
+    1.0,
+    1.0592537251772889,
+    1.1220184543019633,
+    1.1885022274370185,
+    1.2589254117941673,
+    1.333521432163324,
+    1.4125375446227544,
+    1.4962356560944334,
+    1.5848931924611134,
+    1.6788040181225603,
+    1.7782794100389228,
+    1.8836490894898006,
+    1.9952623149688795,
+    2.113489039836647,
+    2.2387211385683394,
+    2.371373705661655,
+    2.51188643150958,
+    2.6607250597988097,
+    2.8183829312644537,
+    2.9853826189179595,
+    3.1622776601683795,
+    3.3496543915782766,
+    3.5481338923357546,
+    3.7583740428844417,
+    3.9810717055349727,
+    4.216965034285822,
+    4.466835921509631,
+    4.7315125896148045,
+    5.011872336272723,
+    5.3088444423098835,
+    5.623413251903491,
+    5.956621435290105,
+    6.3095734448019325,
+    6.683439175686146,
+    7.0794578438413795,
+    7.498942093324558,
+    7.943282347242815,
+    8.413951416451951,
+    8.912509381337456,
+    9.440608762859235,
+    10.0,
+}};
+
+/// 40 log10(2) and 40 log10(5): where the ticks 2 and 5 lie in a decade.
+constexpr double kTwoPosition = 12.041199826559248;
+constexpr double kFivePosition = 27.958800173440753;
+
+int64_t floorDiv(int64_t value, int64_t divisor) {
+  int64_t quotient = value / divisor;
+  if (value % divisor != 0 && value < 0)
+    --quotient;
+  return quotient;
+}
+
+/// 10^decade by repeated multiplication or division by ten.
+double powerOfTen(int64_t decade) {
+  double power = 1;
+  for (int64_t i = 0; i < decade; ++i)
+    power *= 10;
+  for (int64_t i = 0; i > decade; --i)
+    power /= 10;
+  return power;
+}
+
+/// Where a positive value lies on a log axis of 40 units a decade: the cell
+/// it falls in and its position (40 log10 of it, interpolated linearly
+/// between the cell's edges).
+struct LogPlace {
+  int64_t cell;
+  double position;
+};
+
+LogPlace logPlace(double value) {
+  int64_t decade = 0;
+  double power = 1;
+  while (power * 10 <= value) {
+    power *= 10;
+    ++decade;
+  }
+  while (power > value) {
+    power /= 10;
+    --decade;
+  }
+  double mantissa = power > 0 ? value / power : kCellEdges.back();
+  // The last edge at or below the mantissa, in [0, 39].
+  const double *above =
+      std::upper_bound(kCellEdges.begin() + 1, kCellEdges.end() - 1, mantissa);
+  auto edge = static_cast<int64_t>(above - kCellEdges.begin()) - 1;
+  double low = kCellEdges[static_cast<size_t>(edge)];
+  double high = kCellEdges[static_cast<size_t>(edge) + 1];
+  double fraction = std::clamp((mantissa - low) / (high - low), 0.0, 1.0);
+  int64_t cell = decade * kCellsPerDecade + edge;
+  return {cell, static_cast<double>(cell) + fraction};
+}
+
+/// The lower edge of `cell` (the upper edge is that of the next cell).
+double cellValue(int64_t cell) {
+  int64_t decade = floorDiv(cell, kCellsPerDecade);
+  auto edge = static_cast<size_t>(cell - decade * kCellsPerDecade);
+  return powerOfTen(decade) * kCellEdges[edge];
+}
+
+/// Peak bytes in GiB, at least one byte (the division by 2^30 is exact).
+double gibibytesOf(int64_t bytes) {
+  return static_cast<double>(std::max<int64_t>(bytes, 1)) /
+         static_cast<double>(kGiB);
+}
+
+/// GiB back to whole bytes, for labels.
+int64_t bytesOf(double gibibytes) {
+  double bytes = gibibytes * static_cast<double>(kGiB);
+  if (!(bytes < 9.2e18))
+    return INT64_MAX;
+  return static_cast<int64_t>(bytes + 0.5);
+}
+
+/// A tick of a log axis: mantissa (1, 2 or 5) times 10^decade.
+struct Tick {
+  int64_t decade;
+  int mantissa;
+};
+
+double positionOf(Tick tick) {
+  double offset = tick.mantissa == 1   ? 0
+                  : tick.mantissa == 2 ? kTwoPosition
+                                       : kFivePosition;
+  return static_cast<double>(tick.decade * kCellsPerDecade) + offset;
+}
+
+Tick nextTick(Tick tick) {
+  if (tick.mantissa == 1)
+    return {tick.decade, 2};
+  if (tick.mantissa == 2)
+    return {tick.decade, 5};
+  return {tick.decade + 1, 1};
+}
+
+/// The decade a position lies in.
+int64_t decadeOf(double position) {
+  auto decade = static_cast<int64_t>(position / kCellsPerDecade);
+  if (static_cast<double>(decade * kCellsPerDecade) > position)
+    --decade;
+  return decade;
+}
+
+/// The greatest tick at or below `position`.
+Tick tickAtOrBelow(double position) {
+  int64_t decade = decadeOf(position);
+  double rest = position - static_cast<double>(decade * kCellsPerDecade);
+  for (int mantissa : {5, 2})
+    if (positionOf({0, mantissa}) <= rest + 1e-9)
+      return {decade, mantissa};
+  return {decade, 1};
+}
+
+/// The least tick at or above `position`.
+Tick tickAtOrAbove(double position) {
+  int64_t decade = decadeOf(position);
+  double rest = position - static_cast<double>(decade * kCellsPerDecade);
+  for (int mantissa : {1, 2, 5})
+    if (positionOf({0, mantissa}) >= rest - 1e-9)
+      return {decade, mantissa};
+  return {decade + 1, 1};
+}
+
+/// "5", "200", "0.02", "1e-15": a tick's value, written exactly.
+std::string formatTick(Tick tick) {
+  std::string digits = std::to_string(tick.mantissa);
+  if (tick.decade >= 0 && tick.decade <= 15)
+    return digits + std::string(static_cast<size_t>(tick.decade), '0');
+  if (tick.decade < 0 && tick.decade >= -12)
+    return "0." + std::string(static_cast<size_t>(-tick.decade - 1), '0') +
+           digits;
+  return digits + "e" + std::to_string(tick.decade);
+}
+
+/// A log axis from `low` to `high` (positions, 40 a decade) and its ticks.
+struct LogAxis {
+  double low;
+  double high;
+  std::vector<Tick> ticks;
+};
+
+/// The axis over [lowest, highest] rounded out to ticks at 1, 2 and 5
+/// times powers of ten, or, across more than six decades, at powers of ten
+/// (every `stride` decades, so there are at most about 17).
+LogAxis logAxisOf(double lowest, double highest) {
+  Tick low = tickAtOrBelow(lowest);
+  Tick high = tickAtOrAbove(highest);
+  LogAxis axis;
+  if (high.decade - low.decade <= 6) {
+    if (!(positionOf(high) > positionOf(low)))
+      high = nextTick(low);
+    for (Tick tick = low; positionOf(tick) <= positionOf(high) + 1e-9;
+         tick = nextTick(tick))
+      axis.ticks.push_back(tick);
+  } else {
+    int64_t stride = 1 + (high.decade - low.decade) / 16;
+    low.mantissa = 1;
+    Tick tick = low;
+    axis.ticks.push_back(tick);
+    while (positionOf(tick) < highest - 1e-9) {
+      tick.decade += stride;
+      axis.ticks.push_back(tick);
+    }
+    high = tick;
+  }
+  axis.low = positionOf(low);
+  axis.high = positionOf(high);
+  return axis;
+}
+
+std::string plural(int64_t count, llvm::StringRef noun) {
+  return std::to_string(count) + " " + noun.str() + (count == 1 ? "" : "s");
+}
+
+constexpr double kScatterLeft = 96;
+constexpr double kScatterPlotWidth = 800;
+constexpr double kScatterRight = 40;
+constexpr double kScatterTop = 70;
+constexpr double kScatterPlotHeight = 480;
+constexpr double kScatterAxis = 44;
+/// A cell is drawn as a rect of its size but between these, at its centre.
+constexpr double kCellMinPixels = 3;
+constexpr double kCellMaxPixels = 10;
+
+constexpr const char *kFitsFill = "#1f77b4";
+constexpr const char *kExceedsFill = "#b8b8b8";
+constexpr const char *kParetoFill = "#ff7f0e";
+constexpr const char *kBestFill = "#d62728";
+constexpr const char *kCapacityStroke = "#444444";
+/// A white outline under text drawn over the cells, so it stays legible.
+constexpr const char *kHalo =
+    " stroke=\"#ffffff\" stroke-width=\"3\" stroke-opacity=\"0.8\" "
+    "paint-order=\"stroke\"";
+
+} // namespace
+
+void SearchScatter::add(double seconds, int64_t peakBytes, bool fits) {
+  if (!(seconds > 0) || !std::isfinite(seconds))
+    return;
+  Counts &counts =
+      cells[{logPlace(seconds).cell, logPlace(gibibytesOf(peakBytes)).cell}];
+  ++(fits ? counts.fitting : counts.exceeding);
+  ++count;
+}
+
+size_t SearchScatter::configurations() const { return count; }
+
+void SearchScatter::write(llvm::raw_ostream &os, llvm::StringRef title,
+                          int64_t capacityBytes,
+                          llvm::ArrayRef<ScatterLabel> labels) const {
+  if (cells.empty()) {
+    beginSVG(os, 600, 80, title);
+    os << "<text x=\"20\" y=\"24\" font-size=\"16\" font-weight=\"bold\">"
+       << escapeXML(title) << "</text>\n";
+    os << "<text class=\"empty\" x=\"20\" y=\"54\">no configuration has a "
+          "time</text>\n";
+    os << "</svg>\n";
+    return;
+  }
+
+  // The range: the occupied cells, the labels and the capacity.
+  double xLowest = static_cast<double>(cells.begin()->first.first);
+  double xHighest = xLowest + 1;
+  double yLowest = static_cast<double>(cells.begin()->first.second);
+  double yHighest = yLowest + 1;
+  int64_t fitting = 0;
+  for (const auto &[cell, counts] : cells) {
+    auto x = static_cast<double>(cell.first);
+    auto y = static_cast<double>(cell.second);
+    xLowest = std::min(xLowest, x);
+    xHighest = std::max(xHighest, x + 1);
+    yLowest = std::min(yLowest, y);
+    yHighest = std::max(yHighest, y + 1);
+    fitting += counts.fitting;
+  }
+  struct Placed {
+    const ScatterLabel *label;
+    double x;
+    double y;
+  };
+  std::vector<Placed> placed;
+  for (const ScatterLabel &label : labels) {
+    if (!(label.seconds > 0) || !std::isfinite(label.seconds))
+      continue;
+    Placed place{&label, logPlace(label.seconds).position,
+                 logPlace(gibibytesOf(label.peakBytes)).position};
+    xLowest = std::min(xLowest, place.x);
+    xHighest = std::max(xHighest, place.x);
+    yLowest = std::min(yLowest, place.y);
+    yHighest = std::max(yHighest, place.y);
+    placed.push_back(place);
+  }
+  bool anyPareto = false, anyBest = false;
+  for (const Placed &place : placed)
+    (place.label->best ? anyBest : anyPareto) = true;
+  bool capacity = capacityBytes > 0;
+  double capacityY = 0;
+  if (capacity) {
+    capacityY = logPlace(gibibytesOf(capacityBytes)).position;
+    yLowest = std::min(yLowest, capacityY);
+    yHighest = std::max(yHighest, capacityY);
+  }
+  LogAxis xAxis = logAxisOf(xLowest, xHighest);
+  LogAxis yAxis = logAxisOf(yLowest, yHighest);
+
+  double plotTop = kScatterTop;
+  double plotBottom = plotTop + kScatterPlotHeight;
+  double plotRight = kScatterLeft + kScatterPlotWidth;
+  auto xOf = [&](double position) {
+    return kScatterLeft + (position - xAxis.low) / (xAxis.high - xAxis.low) *
+                              kScatterPlotWidth;
+  };
+  auto yOf = [&](double position) {
+    return plotBottom - (position - yAxis.low) / (yAxis.high - yAxis.low) *
+                            kScatterPlotHeight;
+  };
+  double legendY = plotBottom + kScatterAxis + 24;
+  double width = plotRight + kScatterRight;
+  double height = legendY + 20;
+
+  beginSVG(os, width, height, title);
+  os << "<text x=\"" << formatPixels(kScatterLeft)
+     << "\" y=\"24\" font-size=\"16\" font-weight=\"bold\">" << escapeXML(title)
+     << "</text>\n";
+  os << "<text x=\"" << formatPixels(kScatterLeft) << "\" y=\"44\">"
+     << plural(static_cast<int64_t>(count), "configuration") << ", " << fitting
+     << " fit</text>\n";
+  os << "<rect class=\"plot\" x=\"" << formatPixels(kScatterLeft) << "\" y=\""
+     << formatPixels(plotTop) << "\" width=\""
+     << formatPixels(kScatterPlotWidth) << "\" height=\""
+     << formatPixels(kScatterPlotHeight) << "\" fill=\"#f8f8f8\"/>\n";
+
+  // Axes: grid lines and ticks at the axis' ticks.
+  os << "<g class=\"xticks\" text-anchor=\"middle\" font-size=\"11\">\n";
+  for (Tick tick : xAxis.ticks) {
+    double x = xOf(positionOf(tick));
+    os << "<line x1=\"" << formatPixels(x) << "\" y1=\""
+       << formatPixels(plotTop) << "\" x2=\"" << formatPixels(x) << "\" y2=\""
+       << formatPixels(plotBottom + 4)
+       << "\" stroke=\"#dddddd\" stroke-width=\"1\"/>\n";
+    os << "<text x=\"" << formatPixels(x) << "\" y=\""
+       << formatPixels(plotBottom + 16) << "\">" << formatTick(tick)
+       << "</text>\n";
+  }
+  os << "</g>\n";
+  os << "<g class=\"yticks\" text-anchor=\"end\" font-size=\"11\">\n";
+  for (Tick tick : yAxis.ticks) {
+    double y = yOf(positionOf(tick));
+    os << "<line x1=\"" << formatPixels(kScatterLeft - 4) << "\" y1=\""
+       << formatPixels(y) << "\" x2=\"" << formatPixels(plotRight) << "\" y2=\""
+       << formatPixels(y) << "\" stroke=\"#dddddd\" stroke-width=\"1\"/>\n";
+    os << "<text x=\"" << formatPixels(kScatterLeft - 6) << "\" y=\""
+       << formatPixels(y + 4) << "\">" << formatTick(tick) << "</text>\n";
+  }
+  os << "</g>\n";
+  os << "<polyline class=\"axes\" points=\"" << formatPixels(kScatterLeft)
+     << "," << formatPixels(plotTop) << " " << formatPixels(kScatterLeft) << ","
+     << formatPixels(plotBottom) << " " << formatPixels(plotRight) << ","
+     << formatPixels(plotBottom)
+     << "\" fill=\"none\" stroke=\"#333333\" stroke-width=\"1\"/>\n";
+  os << "<text x=\"" << formatPixels(kScatterLeft + kScatterPlotWidth / 2)
+     << "\" y=\"" << formatPixels(plotBottom + 34)
+     << "\" text-anchor=\"middle\">iteration time (s, log scale)</text>\n";
+  double yTitleX = 20;
+  double yTitleY = plotTop + kScatterPlotHeight / 2;
+  os << "<text x=\"" << formatPixels(yTitleX) << "\" y=\""
+     << formatPixels(yTitleY) << "\" text-anchor=\"middle\" transform=\"rotate("
+     << "-90 " << formatPixels(yTitleX) << " " << formatPixels(yTitleY)
+     << ")\">peak memory per GPU (GiB, log scale)</text>\n";
+
+  // Cells: those where nothing fits first, so the highlighted are on top.
+  os << "<g class=\"cells\">\n";
+  for (bool fits : {false, true}) {
+    for (const auto &[cell, counts] : cells) {
+      if ((counts.fitting > 0) != fits)
+        continue;
+      double x0 = xOf(static_cast<double>(cell.first));
+      double x1 = xOf(static_cast<double>(cell.first + 1));
+      double y0 = yOf(static_cast<double>(cell.second));
+      double y1 = yOf(static_cast<double>(cell.second + 1));
+      double w = std::clamp(x1 - x0, kCellMinPixels, kCellMaxPixels);
+      double h = std::clamp(y0 - y1, kCellMinPixels, kCellMaxPixels);
+      os << "<rect class=\"cell " << (fits ? "fits" : "exceeds") << "\" x=\""
+         << formatPixels((x0 + x1 - w) / 2) << "\" y=\""
+         << formatPixels((y0 + y1 - h) / 2) << "\" width=\"" << formatPixels(w)
+         << "\" height=\"" << formatPixels(h) << "\" fill=\""
+         << (fits ? kFitsFill : kExceedsFill) << "\" fill-opacity=\"0.85\">"
+         << "<title>"
+         << plural(counts.fitting + counts.exceeding, "configuration") << ", "
+         << counts.fitting << " fit\ntime "
+         << formatMilliseconds(cellValue(cell.first)) << " to "
+         << formatMilliseconds(cellValue(cell.first + 1)) << " ms\npeak "
+         << formatBinary(bytesOf(cellValue(cell.second))) << " to "
+         << formatBinary(bytesOf(cellValue(cell.second + 1)))
+         << "</title></rect>\n";
+    }
+  }
+  os << "</g>\n";
+
+  // The capacity.
+  std::string capacityText;
+  if (capacity) {
+    double gibibytes =
+        static_cast<double>(capacityBytes) / static_cast<double>(kGiB);
+    capacityText = "capacity " + formatFixed(gibibytes, 2) + " GiB";
+    double y = yOf(capacityY);
+    os << "<line class=\"capacity\" x1=\"" << formatPixels(kScatterLeft)
+       << "\" y1=\"" << formatPixels(y) << "\" x2=\"" << formatPixels(plotRight)
+       << "\" y2=\"" << formatPixels(y) << "\" stroke=\"" << kCapacityStroke
+       << "\" stroke-width=\"1.5\" stroke-dasharray=\"6,4\"/>\n";
+    os << "<text class=\"capacity\" x=\"" << formatPixels(plotRight - 4)
+       << "\" y=\"" << formatPixels(y - 5) << "\" text-anchor=\"end\"" << kHalo
+       << " fill=\"" << kCapacityStroke << "\">" << capacityText << "</text>\n";
+  }
+
+  // The labels, the best last, on top of the Pareto front.
+  os << "<g class=\"labels\">\n";
+  for (bool best : {false, true}) {
+    for (const Placed &place : placed) {
+      if (place.label->best != best)
+        continue;
+      const ScatterLabel &label = *place.label;
+      double x = xOf(place.x);
+      double y = yOf(place.y);
+      const char *kind = label.best ? "best" : "pareto";
+      std::string text = escapeXML(label.text);
+      os << "<circle class=\"label " << kind << "\" cx=\"" << formatPixels(x)
+         << "\" cy=\"" << formatPixels(y) << "\" r=\""
+         << (label.best ? "6" : "4") << "\" fill=\""
+         << (label.best ? kBestFill : kParetoFill)
+         << "\" stroke=\"#222222\" stroke-width=\"1\"><title>" << text
+         << "\ntime " << formatMilliseconds(label.seconds) << " ms, peak "
+         << label.peakBytes << " bytes (" << formatBinary(label.peakBytes)
+         << ")</title></circle>\n";
+      bool rightPart = x > kScatterLeft + kScatterPlotWidth * 0.7;
+      os << "<text class=\"label " << kind << "\" x=\""
+         << formatPixels(rightPart ? x - 9 : x + 9) << "\" y=\""
+         << formatPixels(y + 4) << "\" text-anchor=\""
+         << (rightPart ? "end" : "start") << "\"" << kHalo
+         << (label.best ? " fill=\"#d62728\" font-weight=\"bold\""
+                        : " fill=\"#333333\" font-size=\"11\"")
+         << ">" << text << "</text>\n";
+    }
+  }
+  os << "</g>\n";
+
+  // Legend.
+  os << "<g class=\"legend\">\n";
+  double x = kScatterLeft;
+  legendEntry(os, x, legendY, kFitsFill, "fits");
+  x += 140;
+  legendEntry(os, x, legendY, kExceedsFill, "does not fit");
+  x += 140;
+  if (capacity) {
+    os << "<line x1=\"" << formatPixels(x) << "\" y1=\""
+       << formatPixels(legendY - 4) << "\" x2=\"" << formatPixels(x + 14)
+       << "\" y2=\"" << formatPixels(legendY - 4) << "\" stroke=\""
+       << kCapacityStroke
+       << "\" stroke-width=\"1.5\" stroke-dasharray=\"6,4\"/>\n";
+    os << "<text x=\"" << formatPixels(x + 19) << "\" y=\""
+       << formatPixels(legendY) << "\">" << capacityText << "</text>\n";
+    x += 180;
+  }
+  if (anyPareto) {
+    os << "<circle cx=\"" << formatPixels(x + 7) << "\" cy=\""
+       << formatPixels(legendY - 4) << "\" r=\"4\" fill=\"" << kParetoFill
+       << "\" stroke=\"#222222\" stroke-width=\"1\"/>\n";
+    os << "<text x=\"" << formatPixels(x + 19) << "\" y=\""
+       << formatPixels(legendY) << "\">Pareto front</text>\n";
+    x += 140;
+  }
+  if (anyBest) {
+    os << "<circle cx=\"" << formatPixels(x + 7) << "\" cy=\""
+       << formatPixels(legendY - 4) << "\" r=\"6\" fill=\"" << kBestFill
+       << "\" stroke=\"#222222\" stroke-width=\"1\"/>\n";
+    os << "<text x=\"" << formatPixels(x + 19) << "\" y=\""
+       << formatPixels(legendY) << "\" font-weight=\"bold\">best</text>\n";
+  }
   os << "</g>\n";
   os << "</svg>\n";
 }

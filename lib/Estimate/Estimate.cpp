@@ -226,6 +226,134 @@ std::string computeField(Capability capability, DataType type) {
 /// Names a task in diagnostics, built only when one is emitted.
 using TaskName = llvm::function_ref<std::string()>;
 
+} // namespace
+
+/// The axis of `mesh` named `name`, or null.
+static const MeshAxis *findMeshAxis(llvm::ArrayRef<MeshAxis> mesh,
+                                    llvm::StringRef name) {
+  for (const MeshAxis &axis : mesh)
+    if (axis.name == name)
+      return &axis;
+  return nullptr;
+}
+
+static std::string meshAxisNames(llvm::ArrayRef<MeshAxis> mesh) {
+  std::vector<std::string> names;
+  for (const MeshAxis &axis : mesh)
+    names.push_back("'" + axis.name + "'");
+  return "{" + llvm::join(names, ", ") + "}";
+}
+
+static std::string tierNames(const SystemProfile &profile) {
+  std::vector<std::string> names;
+  for (const NetworkTier &tier : profile.networkTiers)
+    names.push_back("'" + tier.name + "'");
+  return "{" + llvm::join(names, ", ") + "}";
+}
+
+/// The binding must be physically possible. The tiers of a profile nest:
+/// each group of a tier is made of whole groups of every smaller tier
+/// (an 8-GPU NVLink domain inside an InfiniBand fabric), and the ranks a
+/// mesh axis connects over its tier lie in one group of that tier. So,
+/// from the smallest tier up, the axes bound to a tier form blocks, each
+/// of its axes' product of the blocks of the tier below, and a block must
+/// fit in one group: a group of the smallest tier holds group_size ranks;
+/// a group of the next holds group_size / (the smaller tier's group_size)
+/// groups of it, so as many blocks of the tier below as those groups
+/// hold together. Ranks may stay idle (three tp ranks per 8-GPU domain
+/// use 6 of its 8 GPUs), and blocks of one tier may share a group of a
+/// smaller tier (docs/Estimate.md).
+static llvm::Error checkTiersHoldTheirAxes(llvm::ArrayRef<MeshAxis> mesh,
+                                           const SystemProfile &profile,
+                                           const NetworkTierBinding &binding) {
+  // Smallest first; tiers of one size in declaration order.
+  std::vector<std::pair<int64_t, const NetworkTier *>> bySize;
+  for (const NetworkTier &tier : profile.networkTiers)
+    bySize.push_back({tier.groupSize.value, &tier});
+  llvm::sort(bySize, [](const auto &a, const auto &b) {
+    return a.first != b.first ? a.first < b.first
+                              : a.second < b.second; // declaration order
+  });
+  std::vector<const NetworkTier *> tiers;
+  for (const auto &entry : bySize)
+    tiers.push_back(entry.second);
+  // Blocks of the tier below that one group of the current tier holds,
+  // and the group size of the tier below (1: a rank).
+  int64_t belowGroup = 1;
+  int64_t blocksBelow = 1;
+  std::string belowName = "rank";
+  for (const NetworkTier *tier : tiers) {
+    workload::OverflowGuard guard;
+    int64_t axesProduct = 1;
+    std::string axes;
+    for (const auto &[axisName, tierName] : binding.tierOfAxis) {
+      if (tierName != tier->name)
+        continue;
+      int64_t size = findMeshAxis(mesh, axisName)->size;
+      axesProduct = guard.mul(axesProduct, size, "the axes' product");
+      axes += (axes.empty() ? "" : " x ") + axisName + " (" +
+              std::to_string(size) + ")";
+    }
+    if (guard.failed())
+      return guard.error("network tier binding: tier '" + tier->name + "'");
+    int64_t groupsBelow = tier->groupSize.value / belowGroup;
+    int64_t capacity = groupsBelow * blocksBelow; // <= group_size
+    int64_t blocks = capacity / axesProduct;
+    if (blocks == 0)
+      return failure("network tier binding: a group of tier '" + tier->name +
+                     "' (" + tierPath(*tier) + ".group_size " +
+                     llvm::Twine(tier->groupSize.value) + ") holds " +
+                     llvm::Twine(capacity) + " " +
+                     (belowGroup == 1 ? "ranks"
+                                      : "blocks of the axes on tier '" +
+                                            belowName + "' and below") +
+                     ", but the axes bound to it, " + axes + ", need " +
+                     llvm::Twine(axesProduct));
+    belowGroup = tier->groupSize.value;
+    blocksBelow = blocks;
+    belowName = tier->name;
+  }
+  return llvm::Error::success();
+}
+
+/// Every mesh axis is named once with a positive size; every bound axis is
+/// in the mesh, names a tier of the profile, and the tier spans it.
+llvm::Error estimate::checkMeshBinding(llvm::ArrayRef<MeshAxis> mesh,
+                                       const SystemProfile &profile,
+                                       const NetworkTierBinding &binding) {
+  for (size_t i = 0; i < mesh.size(); ++i) {
+    const MeshAxis &axis = mesh[i];
+    if (axis.name.empty())
+      return failure("mesh axis #" + llvm::Twine(i) + " has no name");
+    if (axis.size <= 0)
+      return failure("mesh axis '" + axis.name + "' has size " +
+                     llvm::Twine(axis.size) + "; sizes must be positive");
+    for (size_t j = 0; j < i; ++j)
+      if (mesh[j].name == axis.name)
+        return failure("mesh axis '" + axis.name + "' is declared twice");
+  }
+  for (const auto &[axisName, tierName] : binding.tierOfAxis) {
+    std::string where = "network tier binding $." + axisName;
+    const MeshAxis *axis = findMeshAxis(mesh, axisName);
+    if (!axis)
+      return failure(where + ": no mesh axis named '" + axisName +
+                     "'; the mesh has " + meshAxisNames(mesh));
+    const NetworkTier *tier = profile.tier(tierName);
+    if (!tier)
+      return failure(where + ": profile '" + profile.name +
+                     "' has no network tier named '" + tierName +
+                     "'; its tiers are " + tierNames(profile));
+    if (tier->groupSize.value < axis->size)
+      return failure(where + ": tier '" + tierName + "' spans " +
+                     llvm::Twine(tier->groupSize.value) + " ranks (" +
+                     tierPath(*tier) + ".group_size) but mesh axis '" +
+                     axisName + "' has " + llvm::Twine(axis->size) + " ranks");
+  }
+  return checkTiersHoldTheirAxes(mesh, profile, binding);
+}
+
+namespace {
+
 /// Every figure is computed first; with options.explain the provenance of
 /// each term and the profile fields used are then spelled out.
 class Estimator {
@@ -236,8 +364,10 @@ public:
         explain(options.explain) {}
 
   llvm::Expected<EstimateReport> run() {
-    if (llvm::Error error = checkMeshAndBinding())
+    if (llvm::Error error = checkMeshBinding(input.mesh, profile, binding))
       return std::move(error);
+    if (explain)
+      useBoundTiers();
     EstimateReport report;
     report.profileName = profile.name;
     report.computeType = input.computeType;
@@ -258,106 +388,14 @@ public:
   }
 
 private:
-  /// Every mesh axis is named once with a positive size; every bound axis is
-  /// in the mesh, names a tier of the profile, and the tier spans it.
-  llvm::Error checkMeshAndBinding() {
-    for (size_t i = 0; i < input.mesh.size(); ++i) {
-      const MeshAxis &axis = input.mesh[i];
-      if (axis.name.empty())
-        return failure("mesh axis #" + llvm::Twine(i) + " has no name");
-      if (axis.size <= 0)
-        return failure("mesh axis '" + axis.name + "' has size " +
-                       llvm::Twine(axis.size) + "; sizes must be positive");
-      for (size_t j = 0; j < i; ++j)
-        if (input.mesh[j].name == axis.name)
-          return failure("mesh axis '" + axis.name + "' is declared twice");
+  /// Records the group size of every bound tier as used (the rules are
+  /// checkMeshBinding's).
+  void useBoundTiers() {
+    for (const auto &entry : binding.tierOfAxis) {
+      const NetworkTier *tier = profile.tier(entry.second);
+      use(tierPath(*tier) + ".group_size",
+          static_cast<double>(tier->groupSize.value), tier->groupSize.source);
     }
-    for (const auto &[axisName, tierName] : binding.tierOfAxis) {
-      std::string where = "network tier binding $." + axisName;
-      const MeshAxis *axis = meshAxis(axisName);
-      if (!axis)
-        return failure(where + ": no mesh axis named '" + axisName +
-                       "'; the mesh has " + meshAxisNames());
-      const NetworkTier *tier = profile.tier(tierName);
-      if (!tier)
-        return failure(where + ": profile '" + profile.name +
-                       "' has no network tier named '" + tierName +
-                       "'; its tiers are " + tierNames());
-      if (explain)
-        use(tierPath(*tier) + ".group_size",
-            static_cast<double>(tier->groupSize.value),
-            tier->groupSize.source);
-      if (tier->groupSize.value < axis->size)
-        return failure(where + ": tier '" + tierName + "' spans " +
-                       llvm::Twine(tier->groupSize.value) + " ranks (" +
-                       tierPath(*tier) + ".group_size) but mesh axis '" +
-                       axisName + "' has " + llvm::Twine(axis->size) +
-                       " ranks");
-    }
-    return checkTiersHoldTheirAxes();
-  }
-
-  /// The binding must be physically possible. The tiers of a profile nest:
-  /// each group of a tier is made of whole groups of every smaller tier
-  /// (an 8-GPU NVLink domain inside an InfiniBand fabric), and the ranks a
-  /// mesh axis connects over its tier lie in one group of that tier. So,
-  /// from the smallest tier up, the axes bound to a tier form blocks, each
-  /// of its axes' product of the blocks of the tier below, and a block must
-  /// fit in one group: a group of the smallest tier holds group_size ranks;
-  /// a group of the next holds group_size / (the smaller tier's group_size)
-  /// groups of it, so as many blocks of the tier below as those groups
-  /// hold together. Ranks may stay idle (three tp ranks per 8-GPU domain
-  /// use 6 of its 8 GPUs), and blocks of one tier may share a group of a
-  /// smaller tier (docs/Estimate.md).
-  llvm::Error checkTiersHoldTheirAxes() {
-    // Smallest first; tiers of one size in declaration order.
-    std::vector<std::pair<int64_t, const NetworkTier *>> bySize;
-    for (const NetworkTier &tier : profile.networkTiers)
-      bySize.push_back({tier.groupSize.value, &tier});
-    llvm::sort(bySize, [](const auto &a, const auto &b) {
-      return a.first != b.first ? a.first < b.first
-                                : a.second < b.second; // declaration order
-    });
-    std::vector<const NetworkTier *> tiers;
-    for (const auto &entry : bySize)
-      tiers.push_back(entry.second);
-    // Blocks of the tier below that one group of the current tier holds,
-    // and the group size of the tier below (1: a rank).
-    int64_t belowGroup = 1;
-    int64_t blocksBelow = 1;
-    std::string belowName = "rank";
-    for (const NetworkTier *tier : tiers) {
-      workload::OverflowGuard guard;
-      int64_t axesProduct = 1;
-      std::string axes;
-      for (const auto &[axisName, tierName] : binding.tierOfAxis) {
-        if (tierName != tier->name)
-          continue;
-        int64_t size = meshAxis(axisName)->size;
-        axesProduct = guard.mul(axesProduct, size, "the axes' product");
-        axes += (axes.empty() ? "" : " x ") + axisName + " (" +
-                std::to_string(size) + ")";
-      }
-      if (guard.failed())
-        return guard.error("network tier binding: tier '" + tier->name + "'");
-      int64_t groupsBelow = tier->groupSize.value / belowGroup;
-      int64_t capacity = groupsBelow * blocksBelow; // <= group_size
-      int64_t blocks = capacity / axesProduct;
-      if (blocks == 0)
-        return failure("network tier binding: a group of tier '" + tier->name +
-                       "' (" + tierPath(*tier) + ".group_size " +
-                       llvm::Twine(tier->groupSize.value) + ") holds " +
-                       llvm::Twine(capacity) + " " +
-                       (belowGroup == 1 ? "ranks"
-                                        : "blocks of the axes on tier '" +
-                                              belowName + "' and below") +
-                       ", but the axes bound to it, " + axes + ", need " +
-                       llvm::Twine(axesProduct));
-      belowGroup = tier->groupSize.value;
-      blocksBelow = blocks;
-      belowName = tier->name;
-    }
-    return llvm::Error::success();
   }
 
   llvm::Expected<TaskEstimate> estimateTask(size_t index,
@@ -504,7 +542,8 @@ private:
     const MeshAxis *axis = meshAxis(task.meshAxis);
     if (!axis)
       return failure(where() + ": spans mesh axis '" + task.meshAxis +
-                     "', which is not in the mesh " + meshAxisNames());
+                     "', which is not in the mesh " +
+                     meshAxisNames(input.mesh));
     if (facts.participants != axis->size)
       return failure(where() + ": " + llvm::Twine(facts.participants) +
                      " participants, but mesh axis '" + axis->name + "' has " +
@@ -578,24 +617,7 @@ private:
 
 
   const MeshAxis *meshAxis(llvm::StringRef name) const {
-    for (const MeshAxis &axis : input.mesh)
-      if (axis.name == name)
-        return &axis;
-    return nullptr;
-  }
-
-  std::string meshAxisNames() const {
-    std::vector<std::string> names;
-    for (const MeshAxis &axis : input.mesh)
-      names.push_back("'" + axis.name + "'");
-    return "{" + llvm::join(names, ", ") + "}";
-  }
-
-  std::string tierNames() const {
-    std::vector<std::string> names;
-    for (const NetworkTier &tier : profile.networkTiers)
-      names.push_back("'" + tier.name + "'");
-    return "{" + llvm::join(names, ", ") + "}";
+    return findMeshAxis(input.mesh, name);
   }
 
   static void addToTotals(EstimateReport &report, const TaskEstimate &task) {

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TrainingModule.h"
+#include "Blueprint/Import/TrainingModule.h"
 
 #include "Blueprint/Import/Import.h"
 #include "Blueprint/Workload/Pipeline.h"

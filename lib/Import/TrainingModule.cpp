@@ -1,6 +1,6 @@
 //===- TrainingModule.cpp - Shared tail of the ModelIR importers ----------===//
 
-#include "TrainingModule.h"
+#include "Blueprint/Import/TrainingModule.h"
 
 #include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
 
@@ -21,9 +21,8 @@ checkAndBuild(Location loc, const import::ContractOrigins &origins,
               llvm::function_ref<void(OpBuilder &)> create) {
   auto report = [&](const import::ContractOrigin &origin,
                     const std::vector<workload::RuleViolation> &rules) {
-    (void)transformer::reportViolations(
-        [&] { return emitError(origin.location); }, rules,
-        "import: " + origin.name + ": ");
+    for (const workload::RuleViolation &rule : rules)
+      emitError(origin.location) << import::violationText(origin.name, rule);
   };
   report(origins.model, violations.model);
   report(origins.training, violations.workload);
@@ -42,6 +41,14 @@ checkAndBuild(Location loc, const import::ContractOrigins &origins,
   if (failed(verify(*module)))
     return nullptr;
   return module;
+}
+
+std::string
+blueprint::import::violationText(llvm::StringRef origin,
+                                 const workload::RuleViolation &violation) {
+  return ("import: " + origin + ": " + violation.rule + ": " +
+          violation.message)
+      .str();
 }
 
 OwningOpRef<ModuleOp> blueprint::import::buildTrainingModule(

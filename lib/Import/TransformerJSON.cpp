@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TrainingModule.h"
+#include "Blueprint/Import/TrainingModule.h"
 
 #include "Blueprint/Import/Import.h"
 #include "Blueprint/Support/JSON.h"

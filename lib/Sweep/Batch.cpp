@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Rows.h"
+
 #include "Blueprint/Support/JSON.h"
 #include "Blueprint/Sweep/Sweep.h"
 
@@ -49,12 +51,6 @@ const GridAxis *findGridAxis(llvm::StringRef name) {
     if (axis.name == name)
       return &axis;
   return nullptr;
-}
-
-std::string printed(const llvm::json::Value &value) {
-  std::string text;
-  llvm::raw_string_ostream(text) << value;
-  return text;
 }
 
 llvm::Error joinedError(llvm::ArrayRef<std::string> errors) {
@@ -316,40 +312,9 @@ const workload::WorkSummary *summaryOf(const ProgramTotals &totals,
 }
 
 /// Block times exist for training work, which runs per micro-batch.
-/// The timed figures of a run, in row order, each absent without a time.
-std::array<std::pair<llvm::StringLiteral, std::optional<double>>, 6>
-runTimes(const RunFigures &run) {
-  return {{{"iteration_seconds", run.iterationSeconds},
-           {"exposed_communication_seconds", run.exposedCommunicationSeconds},
-           {"model_flops_utilization", run.modelFlopsUtilization},
-           {"hardware_flops_utilization", run.hardwareFlopsUtilization},
-           {"tokens_per_second", run.tokensPerSecond},
-           {"gpu_hours_per_million_tokens", run.gpuHoursPerMillionTokens}}};
-}
-
 bool hasBlockTimes(const Evaluation &evaluation) {
   return evaluation.valid() &&
          summaryOf(evaluation.totals, workload::Cadence::PerMicroBatch);
-}
-
-/// RFC 4180 quoting, only where needed.
-std::string csvField(llvm::StringRef text) {
-  if (text.find_first_of(",\"\n\r") == llvm::StringRef::npos)
-    return text.str();
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"')
-      quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
-/// A JSON scalar as a CSV cell: strings unquoted, numbers as JSON prints them.
-std::string csvValue(const llvm::json::Value &value) {
-  if (std::optional<llvm::StringRef> text = value.getAsString())
-    return csvField(*text);
-  return csvField(printed(value));
 }
 
 std::string formatJSONRow(size_t index, llvm::ArrayRef<std::string> axes,
@@ -392,20 +357,7 @@ std::string formatJSONRow(size_t index, llvm::ArrayRef<std::string> axes,
         for (auto [key, seconds] : blockTimes(evaluation.block))
           json.attribute(key, seconds);
       });
-    json.attributeObject("run", [&] {
-      const RunFigures &run = evaluation.run;
-      json.attribute("peak_bytes", run.peakBytes);
-      json.attribute("peak_stage", run.peakStage);
-      json.attribute("fits", run.fits);
-      json.attribute("margin_bytes", run.marginBytes);
-      if (run.timeUnavailable) {
-        json.attribute("time_unavailable", *run.timeUnavailable);
-        return;
-      }
-      for (auto [key, value] : runTimes(run))
-        if (value)
-          json.attribute(key, *value);
-    });
+    writeRunJSON(json, evaluation.run);
   });
   os.flush();
   return row;
@@ -437,17 +389,7 @@ std::string formatCSVRow(size_t index, llvm::ArrayRef<llvm::json::Value> point,
   bool blockTimesPresent = hasBlockTimes(evaluation);
   for (auto [key, seconds] : blockTimes(evaluation.block))
     cells.push_back(blockTimesPresent ? csvValue(seconds) : "");
-  const RunFigures &run = evaluation.run;
-  bool valid = evaluation.valid();
-  cells.push_back(valid ? csvValue(llvm::json::Value(run.peakBytes)) : "");
-  cells.push_back(valid ? csvValue(llvm::json::Value(run.peakStage)) : "");
-  cells.push_back(valid ? (run.fits ? "true" : "false") : "");
-  cells.push_back(valid ? csvValue(llvm::json::Value(run.marginBytes)) : "");
-  for (auto [key, value] : runTimes(run))
-    cells.push_back(valid && value ? csvValue(llvm::json::Value(*value)) : "");
-  cells.push_back(valid && run.timeUnavailable
-                      ? csvField(*run.timeUnavailable)
-                      : "");
+  appendRunCSV(cells, evaluation.valid() ? &evaluation.run : nullptr);
   return llvm::join(cells, ",");
 }
 
@@ -465,12 +407,7 @@ std::string sweep::csvHeader(llvm::ArrayRef<std::string> axes) {
   }
   for (auto [key, seconds] : blockTimes({}))
     columns.push_back(("block_" + key + "_seconds").str());
-  for (const char *column :
-       {"run_peak_bytes", "run_peak_stage", "run_fits", "run_margin_bytes"})
-    columns.push_back(column);
-  for (auto [key, value] : runTimes({}))
-    columns.push_back(("run_" + key).str());
-  columns.push_back("run_time_unavailable");
+  appendRunCSVColumns(columns);
   return llvm::join(columns, ",");
 }
 

@@ -11,6 +11,8 @@
 
 #include "Blueprint/Sweep/Sweep.h"
 
+#include "DiagnosticCapture.h"
+
 #include "Blueprint/Analysis/CriticalPath.h"
 #include "Blueprint/Analysis/ModelSummary.h"
 #include "Blueprint/Workload/Lifetimes.h"
@@ -47,23 +49,6 @@ llvm::StringRef sweep::stringifyStage(Stage stage) {
   }
   llvm_unreachable("unknown sweep stage");
 }
-
-namespace {
-/// Collects the error diagnostics emitted while it is in scope; everything
-/// else the context emits is dropped.
-class DiagnosticCapture {
-public:
-  DiagnosticCapture(MLIRContext &context, std::vector<std::string> &errors)
-      : handler(&context, [&errors](Diagnostic &diagnostic) {
-          if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
-            errors.push_back(diagnostic.str());
-          return success();
-        }) {}
-
-private:
-  ScopedDiagnosticHandler handler;
-};
-} // namespace
 
 Evaluator::Evaluator(const Target &target, unsigned configurationsPerContext)
     : target(target),
@@ -169,9 +154,9 @@ void Evaluator::evaluateModule(OwningOpRef<ModuleOp> &module,
     training = plan.getTrainingAttr().getSpec();
   else
     inference = plan.getInferenceAttr().getSpec();
-  llvm::Expected<RunFigures> run =
-      evaluateWholeRun(plan.getModel().getSpec(), training, inference,
-                       plan.getMapping().getSpec(), target);
+  llvm::Expected<RunFigures> run = evaluateWholeRun(
+      plan.getModel().getSpec(), training, inference,
+      plan.getMapping().getSpec(), target.profile, target.binding);
   if (!run) {
     evaluation.rejectedAt = Stage::Estimate;
     evaluation.diagnostics.push_back(llvm::toString(run.takeError()));
@@ -183,23 +168,11 @@ void Evaluator::evaluateModule(OwningOpRef<ModuleOp> &module,
   evaluation.run = *run;
 }
 
-llvm::Expected<RunFigures>
-sweep::evaluateWholeRun(const workload::ModelSpec &model,
-                        const std::optional<workload::TrainingSpec> &training,
-                        const std::optional<workload::InferenceSpec> &inference,
-                        const workload::MappingSpec &mapping,
-                        const Target &target) {
-  llvm::Expected<workload::WholeRun> run =
-      training ? workload::deriveWholeRun(model, *training, mapping)
-               : workload::deriveInferenceRun(model, *inference, mapping);
-  if (!run)
-    return run.takeError();
-  llvm::Expected<std::vector<workload::StageBuffers>> buffers =
-      workload::deriveBuffers(*run, mapping, training);
-  if (!buffers)
-    return buffers.takeError();
-  RunFigures figures;
-  for (const workload::StageBuffers &stage : *buffers) {
+llvm::Error
+sweep::addMemoryFigures(RunFigures &figures,
+                        llvm::ArrayRef<workload::StageBuffers> buffers,
+                        const estimate::SystemProfile &profile) {
+  for (const workload::StageBuffers &stage : buffers) {
     llvm::Expected<workload::StageMemory> memory =
         workload::analyzeMemory(stage);
     if (!memory)
@@ -210,13 +183,70 @@ sweep::evaluateWholeRun(const workload::ModelSpec &model,
     }
   }
   // Both are non-negative int64_t: the difference cannot overflow.
-  int64_t capacity = target.profile.memory.capacityBytes.value;
+  int64_t capacity = profile.memory.capacityBytes.value;
   figures.fits = figures.peakBytes <= capacity;
   figures.marginBytes = capacity - figures.peakBytes;
+  return llvm::Error::success();
+}
+
+llvm::Error
+sweep::addTimeFigures(RunFigures &figures,
+                      const analysis::CriticalPathReport &path,
+                      llvm::ArrayRef<workload::StageTotals> stages,
+                      const workload::ModelSpec &model,
+                      const std::optional<workload::TrainingSpec> &training,
+                      const std::optional<workload::InferenceSpec> &inference,
+                      const workload::MappingSpec &mapping,
+                      const estimate::SystemProfile &profile) {
+  figures.iterationSeconds = path.iterationSeconds;
+  figures.exposedCommunicationSeconds = path.exposedCommunicationSeconds;
+  llvm::Expected<analysis::RunFlops> flops =
+      analysis::runFlopsOf(stages, mapping);
+  if (!flops)
+    return flops.takeError();
+  double seconds = path.iterationSeconds;
   workload::DataType computeType =
       training ? training->activationType : inference->activationType;
-  llvm::Expected<analysis::RunGraph> graph = analysis::runGraphOf(
-      *run, mapping, computeType, target.profile, target.binding);
+  if (std::optional<analysis::Utilization> utilization =
+          analysis::flopsUtilization(*flops, seconds, mapping.world, profile,
+                                     computeType)) {
+    figures.modelFlopsUtilization = utilization->model;
+    figures.hardwareFlopsUtilization = utilization->hardware;
+  }
+  double tokens = training
+                      ? static_cast<double>(training->globalBatch) *
+                            static_cast<double>(model.seqLength)
+                      : static_cast<double>(inference->batch) *
+                            static_cast<double>(inference->generatedTokens);
+  double world = static_cast<double>(mapping.world);
+  figures.tokensPerSecond = tokens / seconds;
+  figures.gpuHoursPerMillionTokens = world * seconds / 3600 * 1e6 / tokens;
+  return llvm::Error::success();
+}
+
+llvm::Expected<RunFigures>
+sweep::evaluateWholeRun(const workload::ModelSpec &model,
+                        const std::optional<workload::TrainingSpec> &training,
+                        const std::optional<workload::InferenceSpec> &inference,
+                        const workload::MappingSpec &mapping,
+                        const estimate::SystemProfile &profile,
+                        const estimate::NetworkTierBinding &binding) {
+  llvm::Expected<workload::WholeRun> run =
+      training ? workload::deriveWholeRun(model, *training, mapping)
+               : workload::deriveInferenceRun(model, *inference, mapping);
+  if (!run)
+    return run.takeError();
+  llvm::Expected<std::vector<workload::StageBuffers>> buffers =
+      workload::deriveBuffers(*run, mapping, training);
+  if (!buffers)
+    return buffers.takeError();
+  RunFigures figures;
+  if (llvm::Error error = addMemoryFigures(figures, *buffers, profile))
+    return std::move(error);
+  workload::DataType computeType =
+      training ? training->activationType : inference->activationType;
+  llvm::Expected<analysis::RunGraph> graph =
+      analysis::runGraphOf(*run, mapping, computeType, profile, binding);
   if (!graph) {
     figures.timeUnavailable = llvm::toString(graph.takeError());
     return figures;
@@ -225,31 +255,12 @@ sweep::evaluateWholeRun(const workload::ModelSpec &model,
       analysis::longestPath(*graph);
   if (!path)
     return path.takeError();
-  figures.iterationSeconds = path->iterationSeconds;
-  figures.exposedCommunicationSeconds = path->exposedCommunicationSeconds;
-
   llvm::Expected<std::vector<workload::StageTotals>> totals =
       workload::summarizeWholeRun(*run);
   if (!totals)
     return totals.takeError();
-  llvm::Expected<analysis::RunFlops> flops =
-      analysis::runFlopsOf(*totals, mapping);
-  if (!flops)
-    return flops.takeError();
-  double world = static_cast<double>(mapping.world);
-  double seconds = path->iterationSeconds;
-  if (std::optional<analysis::Utilization> utilization =
-          analysis::flopsUtilization(*flops, seconds, mapping.world,
-                                     target.profile, computeType)) {
-    figures.modelFlopsUtilization = utilization->model;
-    figures.hardwareFlopsUtilization = utilization->hardware;
-  }
-  double tokens =
-      training ? static_cast<double>(training->globalBatch) *
-                     static_cast<double>(model.seqLength)
-               : static_cast<double>(inference->batch) *
-                     static_cast<double>(inference->generatedTokens);
-  figures.tokensPerSecond = tokens / seconds;
-  figures.gpuHoursPerMillionTokens = world * seconds / 3600 * 1e6 / tokens;
+  if (llvm::Error error = addTimeFigures(figures, *path, *totals, model,
+                                         training, inference, mapping, profile))
+    return std::move(error);
   return figures;
 }

@@ -4,7 +4,10 @@
 // their sweep): the pictures are well-formed XML, deterministic, and show
 // what they promise: one row per stage, one rect per step that takes stage
 // time, one arrow per message with the critical ones distinct, escaped
-// labels, the peak and its value, legends and axis ticks.
+// labels, the peak and its value, legends and axis ticks. The search
+// scatter: cells at fixed edges whose number does not grow with the
+// configurations, fitting and other cells apart, escaped labels, the
+// capacity line and log-scale ticks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,8 @@
 #include "gtest/gtest.h"
 
 #include <cctype>
+#include <cstdint>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -592,6 +597,262 @@ TEST(RunPicturesTest, MemoryAreasAreStepShaped) {
       << svg;
   EXPECT_NE(svg.find(">peak 20 bytes (20 B) at position 2</text>"),
             std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// The search scatter
+//===----------------------------------------------------------------------===//
+
+constexpr int64_t kGiB = int64_t(1) << 30;
+
+std::string scatterOf(const SearchScatter &scatter, llvm::StringRef title,
+                      int64_t capacityBytes,
+                      llvm::ArrayRef<ScatterLabel> labels = {}) {
+  std::string svg;
+  llvm::raw_string_ostream os(svg);
+  scatter.write(os, title, capacityBytes, labels);
+  return svg;
+}
+
+/// The value of `attribute` in the first tag starting with `tagStart`.
+std::string attributeOf(const std::string &svg, const std::string &tagStart,
+                        const std::string &attribute) {
+  size_t tag = svg.find(tagStart);
+  if (tag == std::string::npos)
+    return "";
+  size_t end = svg.find('>', tag);
+  std::string needle = " " + attribute + "=\"";
+  size_t at = svg.find(needle, tag);
+  if (at == std::string::npos || at > end)
+    return "";
+  at += needle.size();
+  return svg.substr(at, svg.find('"', at) - at);
+}
+
+/// `text` with every run of digits replaced by one '#'.
+std::string withoutNumbers(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      out += c;
+    else if (out.empty() || out.back() != '#')
+      out += '#';
+  }
+  return out;
+}
+
+/// Seven configurations, each well inside its own cell (40 cells a decade:
+/// 1.02 s lies in [1, 1.059), 2.1 s in [1.995, 2.113), 10.5 GiB in
+/// [10, 10.59) and so on), five of which fit, repeated `count` times with a
+/// jitter of at most 0.1%, in index order or reversed.
+SearchScatter sevenCells(size_t count, bool reversed = false) {
+  struct Point {
+    double seconds;
+    double gibibytes;
+    bool fits;
+  };
+  const Point points[] = {{1.02, 10.5, true}, {1.02, 40.5, true},
+                          {2.1, 10.5, true},  {2.1, 90.0, false},
+                          {0.51, 60.0, true}, {0.51, 120.0, false},
+                          {1.5, 30.0, true}};
+  SearchScatter scatter;
+  for (size_t n = 0; n < count; ++n) {
+    size_t i = reversed ? count - 1 - n : n;
+    const Point &point = points[i % 7];
+    double jitter = 1 + 1e-4 * static_cast<double>(i % 10);
+    scatter.add(point.seconds * jitter,
+                static_cast<int64_t>(point.gibibytes * jitter *
+                                     static_cast<double>(kGiB)),
+                point.fits);
+  }
+  return scatter;
+}
+
+TEST(SearchScatterTest, EmptySaysNoConfigurationHasATime) {
+  SearchScatter scatter;
+  // Configurations without a time cannot be placed and are not counted.
+  scatter.add(0, kGiB, true);
+  scatter.add(-1, kGiB, true);
+  scatter.add(std::numeric_limits<double>::quiet_NaN(), kGiB, false);
+  scatter.add(std::numeric_limits<double>::infinity(), kGiB, false);
+  EXPECT_EQ(scatter.configurations(), 0u);
+  std::string svg = scatterOf(scatter, "search <none>", 80 * kGiB);
+  EXPECT_EQ(wellFormedError(svg), "") << svg;
+  EXPECT_NE(svg.find(">no configuration has a time</text>"), std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("search &lt;none&gt;"), std::string::npos);
+  EXPECT_EQ(svg.find("<rect class=\"cell"), std::string::npos);
+}
+
+TEST(SearchScatterTest, IsWellFormedAndDeterministic) {
+  SearchScatter scatter = sevenCells(700);
+  std::vector<ScatterLabel> labels = {{0.51, 60 * kGiB, "tp=8", false},
+                                      {1.5, 30 * kGiB, "tp=4", true}};
+  std::string svg = scatterOf(scatter, "search \"a\" & 'b'", 80 * kGiB, labels);
+  EXPECT_EQ(wellFormedError(svg), "") << svg;
+  EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+  EXPECT_NE(svg.find("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+            std::string::npos);
+  EXPECT_NE(svg.find("search &quot;a&quot; &amp; &apos;b&apos;"),
+            std::string::npos);
+  EXPECT_EQ(svg, scatterOf(scatter, "search \"a\" & 'b'", 80 * kGiB, labels));
+  // The same configurations in another order draw the same.
+  EXPECT_EQ(svg, scatterOf(sevenCells(700, /*reversed=*/true),
+                           "search \"a\" & 'b'", 80 * kGiB, labels));
+  EXPECT_NE(svg.find(">700 configurations, 500 fit</text>"), std::string::npos)
+      << svg;
+}
+
+TEST(SearchScatterTest, MemoryDoesNotGrowWithConfigurations) {
+  SearchScatter few = sevenCells(1000);
+  SearchScatter many = sevenCells(100000);
+  EXPECT_EQ(few.configurations(), 1000u);
+  EXPECT_EQ(many.configurations(), 100000u);
+  std::string fewSVG = scatterOf(few, "search", 80 * kGiB);
+  std::string manySVG = scatterOf(many, "search", 80 * kGiB);
+  EXPECT_EQ(countOf(fewSVG, "<rect class=\"cell "), 7u) << fewSVG;
+  EXPECT_EQ(countOf(manySVG, "<rect class=\"cell "), 7u);
+  // Only the counts differ: the header and the cells' tooltips.
+  EXPECT_NE(manySVG.find(">100000 configurations, 71429 fit</text>"),
+            std::string::npos)
+      << manySVG;
+  EXPECT_NE(manySVG, fewSVG);
+  EXPECT_EQ(withoutNumbers(manySVG), withoutNumbers(fewSVG));
+  EXPECT_LE(manySVG.size(), fewSVG.size() + 64);
+}
+
+TEST(SearchScatterTest, CellsFollowFixedEdges) {
+  // 1 s and 1.05 s share the cell [1, 1.0593) s; 1.06 s is the next one.
+  // 10 GiB and 10.5 GiB share [10, 10.59) GiB.
+  SearchScatter scatter;
+  scatter.add(1.0, 10 * kGiB, true);
+  scatter.add(1.05, static_cast<int64_t>(10.5 * static_cast<double>(kGiB)),
+              true);
+  std::string one = scatterOf(scatter, "s", 0);
+  EXPECT_EQ(countOf(one, "<rect class=\"cell "), 1u) << one;
+  EXPECT_NE(one.find("<title>2 configurations, 2 fit\ntime 1000.000 to "
+                     "1059.254 ms\npeak 10.00 GiB to 10.59 GiB</title>"),
+            std::string::npos)
+      << one;
+  scatter.add(1.06, 10 * kGiB, false);
+  std::string two = scatterOf(scatter, "s", 0);
+  EXPECT_EQ(countOf(two, "<rect class=\"cell "), 2u) << two;
+  EXPECT_NE(two.find("<title>1 configuration, 0 fit\ntime 1059.254 to "
+                     "1122.018 ms"),
+            std::string::npos)
+      << two;
+}
+
+TEST(SearchScatterTest, FittingAndExceedingCellsDiffer) {
+  SearchScatter scatter;
+  scatter.add(1.02, 10 * kGiB, true);
+  scatter.add(2.1, 90 * kGiB, false);
+  // A cell with both is drawn as fitting.
+  scatter.add(1.5, 30 * kGiB, false);
+  scatter.add(1.5, 30 * kGiB, true);
+  std::string svg = scatterOf(scatter, "s", 80 * kGiB);
+  EXPECT_EQ(wellFormedError(svg), "") << svg;
+  EXPECT_EQ(countOf(svg, "<rect class=\"cell fits\""), 2u) << svg;
+  EXPECT_EQ(countOf(svg, "<rect class=\"cell exceeds\""), 1u);
+  std::string fits = attributeOf(svg, "<rect class=\"cell fits\"", "fill");
+  std::string exceeds =
+      attributeOf(svg, "<rect class=\"cell exceeds\"", "fill");
+  EXPECT_FALSE(fits.empty());
+  EXPECT_FALSE(exceeds.empty());
+  EXPECT_NE(fits, exceeds);
+  // The muted cells come first, so the highlighted are drawn on top.
+  EXPECT_LT(svg.find("<rect class=\"cell exceeds\""),
+            svg.find("<rect class=\"cell fits\""));
+  EXPECT_NE(svg.find("<title>2 configurations, 1 fit\n"), std::string::npos);
+  // The legend shows both.
+  EXPECT_NE(svg.find("fill=\"" + fits + "\" stroke=\"#333333\""),
+            std::string::npos);
+  EXPECT_NE(svg.find(">fits</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">does not fit</text>"), std::string::npos);
+}
+
+TEST(SearchScatterTest, LabelsAreEscapedAndTheBestStandsOut) {
+  SearchScatter scatter = sevenCells(70);
+  std::vector<ScatterLabel> labels = {
+      {1.5, 30 * kGiB, "tp=2 <pp=4> & dp=8", true},
+      {0.51, 60 * kGiB, "front \"x\"", false}};
+  std::string svg = scatterOf(scatter, "s", 80 * kGiB, labels);
+  EXPECT_EQ(wellFormedError(svg), "") << svg;
+  EXPECT_EQ(svg.find("<pp=4>"), std::string::npos);
+  EXPECT_EQ(svg.find("& dp"), std::string::npos);
+  EXPECT_NE(svg.find("\" fill=\"#d62728\" font-weight=\"bold\">tp=2 "
+                     "&lt;pp=4&gt; &amp; dp=8</text>"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find(">front &quot;x&quot;</text>"), std::string::npos);
+  EXPECT_EQ(countOf(svg, "<circle class=\"label best\""), 1u);
+  EXPECT_EQ(countOf(svg, "<circle class=\"label pareto\""), 1u);
+  EXPECT_NE(attributeOf(svg, "<circle class=\"label best\"", "fill"),
+            attributeOf(svg, "<circle class=\"label pareto\"", "fill"));
+  EXPECT_EQ(attributeOf(svg, "<circle class=\"label best\"", "r"), "6");
+  // The best is drawn last, on top.
+  EXPECT_LT(svg.find("<circle class=\"label pareto\""),
+            svg.find("<circle class=\"label best\""));
+  EXPECT_NE(svg.find(">Pareto front</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">best</text>"), std::string::npos);
+  // A label without a time is not drawn.
+  labels.push_back({0, kGiB, "no time", false});
+  EXPECT_EQ(scatterOf(scatter, "s", 80 * kGiB, labels).find("no time"),
+            std::string::npos);
+}
+
+TEST(SearchScatterTest, CapacityLineAndAxes) {
+  // Memory from 10.5 GiB (cell 40) to the 80 GiB capacity: the y axis runs
+  // from the tick 10 to the tick 100 GiB, 480 px from y 550 up to y 70, 40
+  // units (a decade) a side. 80 GiB lies at 40 log10(80) = 76.12 units,
+  // 36.12 above the bottom: y = 550 - 36.12 * 12 = 116.55.
+  SearchScatter scatter;
+  scatter.add(1.02, static_cast<int64_t>(10.5 * static_cast<double>(kGiB)),
+              true);
+  scatter.add(2.1, 40 * kGiB, true);
+  std::string svg = scatterOf(scatter, "s", 80 * kGiB);
+  EXPECT_EQ(wellFormedError(svg), "") << svg;
+  EXPECT_EQ(countOf(svg, "<line class=\"capacity\""), 1u);
+  EXPECT_NE(svg.find("<line class=\"capacity\" x1=\"96\" y1=\"116.55\" "
+                     "x2=\"896\" y2=\"116.55\""),
+            std::string::npos)
+      << svg;
+  EXPECT_EQ(attributeOf(svg, "<line class=\"capacity\"", "stroke-dasharray"),
+            "6,4");
+  EXPECT_EQ(countOf(svg, ">capacity 80.00 GiB</text>"), 2u);
+  // Y ticks at 10, 20, 50 and 100 GiB. X from 1 s (cell 0) to 2.1 s (cell
+  // 12, whose upper edge at 13 units lies above the tick 2 at 12.04), so
+  // ticks at 1, 2 and 5 s.
+  for (const char *tick :
+       {">10</text>", ">20</text>", ">50</text>", ">100</text>", ">1</text>",
+        ">2</text>", ">5</text>"})
+    EXPECT_EQ(countOf(svg, tick), 1u) << tick;
+  EXPECT_EQ(countOf(svg, ">200</text>"), 0u);
+  EXPECT_EQ(countOf(svg, ">10</text>"), 1u);
+  EXPECT_NE(svg.find(">iteration time (s, log scale)</text>"),
+            std::string::npos);
+  EXPECT_NE(svg.find(">peak memory per GPU (GiB, log scale)</text>"),
+            std::string::npos);
+  // No capacity, no line.
+  std::string without = scatterOf(scatter, "s", 0);
+  EXPECT_EQ(without.find("capacity"), std::string::npos);
+  EXPECT_EQ(countOf(without, ">100</text>"), 0u);
+}
+
+TEST(SearchScatterTest, ManyDecadesTickAtPowersOfTen) {
+  // 1 ms to 10000 s: seven decades, so ticks at powers of ten only.
+  SearchScatter scatter;
+  // Memory at 3 GiB, so the y ticks are 2 and 5.
+  scatter.add(1e-3, 3 * kGiB, true);
+  scatter.add(5e3, 3 * kGiB, true);
+  std::string svg = scatterOf(scatter, "s", 0);
+  EXPECT_EQ(wellFormedError(svg), "") << svg;
+  for (const char *tick :
+       {">0.001</text>", ">0.01</text>", ">0.1</text>", ">1</text>",
+        ">10</text>", ">100</text>", ">1000</text>", ">10000</text>"})
+    EXPECT_EQ(countOf(svg, tick), 1u) << tick;
+  EXPECT_EQ(countOf(svg, ">0.002</text>"), 0u);
+  EXPECT_EQ(countOf(svg, ">5000</text>"), 0u);
 }
 
 } // namespace

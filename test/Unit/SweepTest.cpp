@@ -257,8 +257,8 @@ TEST(SweepResultTest, CapacityDecidesWhetherARunFits) {
   sweep::Target target = a100();
   target.binding.tierOfAxis = {
       {"tp", "nvlink"}, {"pp", "nvlink"}, {"dp", "nvlink"}};
-  llvm::Expected<sweep::RunFigures> figures =
-      sweep::evaluateWholeRun(model, training, std::nullopt, mapping, target);
+  llvm::Expected<sweep::RunFigures> figures = sweep::evaluateWholeRun(
+      model, training, std::nullopt, mapping, target.profile, target.binding);
   ASSERT_TRUE(static_cast<bool>(figures))
       << llvm::toString(figures.takeError());
   ASSERT_TRUE(figures->fits);
@@ -276,14 +276,14 @@ TEST(SweepResultTest, CapacityDecidesWhetherARunFits) {
             *figures->hardwareFlopsUtilization);
 
   target.profile.memory.capacityBytes.value = peak;
-  figures =
-      sweep::evaluateWholeRun(model, training, std::nullopt, mapping, target);
+  figures = sweep::evaluateWholeRun(model, training, std::nullopt, mapping,
+                                    target.profile, target.binding);
   ASSERT_TRUE(static_cast<bool>(figures));
   EXPECT_TRUE(figures->fits);
   EXPECT_EQ(figures->marginBytes, 0);
   target.profile.memory.capacityBytes.value = peak - 1;
-  figures =
-      sweep::evaluateWholeRun(model, training, std::nullopt, mapping, target);
+  figures = sweep::evaluateWholeRun(model, training, std::nullopt, mapping,
+                                    target.profile, target.binding);
   ASSERT_TRUE(static_cast<bool>(figures));
   EXPECT_FALSE(figures->fits);
   EXPECT_EQ(figures->marginBytes, -1);

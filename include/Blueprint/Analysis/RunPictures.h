@@ -1,11 +1,12 @@
 //===- RunPictures.h - A whole run's time and memory as SVG -----*- C++ -*-===//
 //
-// Two pictures of one whole run, written as self-contained SVG (no script,
-// no external style or font) so a report can be opened in any browser and
+// Pictures of whole runs, written as self-contained SVG (no script, no
+// external style or font) so a report can be opened in any browser and
 // checked into a review: the timeline of the critical-path analysis (when
 // every step of every stage ran, the messages between stages and the
-// longest path) and the live memory of every stage over its schedule (what
-// each buffer kind holds and where the peak is).
+// longest path), the live memory of every stage over its schedule (what
+// each buffer kind holds and where the peak is), and the scatter of a
+// design-space search (every configuration's time against its memory).
 //
 // The output is a pure function of the input: coordinates and numbers are
 // written with fixed-precision formatting, every collection is walked in
@@ -24,6 +25,12 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
 
 namespace blueprint::analysis {
 
@@ -76,6 +83,80 @@ void writeTimelineSVG(const RunGraph &graph, const CriticalPathReport &report,
 void writeMemorySVG(llvm::ArrayRef<workload::StageBuffers> buffers,
                     llvm::ArrayRef<workload::StageMemory> memory,
                     llvm::StringRef title, llvm::raw_ostream &os);
+
+/// A configuration the search scatter labels (the Pareto front, the best).
+struct ScatterLabel {
+  double seconds = 0;
+  int64_t peakBytes = 0;
+  std::string text;
+  /// The best configuration (drawn and labelled prominently); otherwise a
+  /// member of the Pareto front.
+  bool best = false;
+};
+
+/// A design-space search's configurations as a scatter of iteration time
+/// (x, log scale) against peak memory per GPU (y), accumulated while rows
+/// stream: points fall into a fixed grid of cells, so memory does not grow
+/// with the number of configurations. Cells holding a configuration that
+/// fits are drawn highlighted, the others muted; the capacity is a
+/// horizontal line.
+///
+/// Binning: both axes are logarithmic and cut into 40 cells per decade,
+/// time in seconds and memory in GiB (2^30 bytes), at edges fixed
+/// independently of the data: a time t falls in cell floor(40 log10 t),
+/// cell i covering [10^(i/40), 10^((i+1)/40)) seconds (each about 5.9%
+/// wide), and likewise for memory. So 1 ms to 100 s is 200 columns and
+/// 1 GiB to 1 TiB about 120 rows, and the cells kept are at most those
+/// occupied in the data's range, however many configurations are added.
+/// The cell is found without libm: the decade by repeated multiplication by
+/// ten, the cell within it from a table of the 41 edges 10^(i/40), so the
+/// same input gives byte-identical SVG under every compiler. Each cell
+/// counts the configurations that fit and those that do not; it is drawn
+/// highlighted if any fits. A time that is not a positive finite number
+/// cannot be placed and is not added; a peak below one byte is placed at
+/// one byte.
+class SearchScatter {
+public:
+  /// Adds one configuration: its iteration time, its peak memory per GPU
+  /// and whether that fits the device.
+  void add(double seconds, int64_t peakBytes, bool fits);
+
+  /// The number of configurations added with a time (all drawn).
+  size_t configurations() const;
+
+  /// Writes the scatter as SVG:
+  ///
+  ///  - a header with `title` and "<n> configurations, <f> fit";
+  ///  - x the iteration time in seconds and y the peak memory in GiB, both
+  ///    on log scales spanning the occupied cells, the labels and the
+  ///    capacity, rounded out to 1, 2 or 5 times a power of ten, with ticks
+  ///    there (only at powers of ten across more than six decades);
+  ///  - every occupied cell as one `<rect class="cell fits">` (saturated,
+  ///    drawn on top) or `<rect class="cell exceeds">` (grey), the cell's
+  ///    size clamped to 3 to 10 px a side, at the cell's centre, with a
+  ///    tooltip of its counts and bounds;
+  ///  - unless `capacityBytes` is not positive, the capacity as a dashed
+  ///    `<line class="capacity">` labelled "capacity <c> GiB";
+  ///  - every label with a positive finite time as a marker at its point
+  ///    (placed within its cell by linear interpolation between the cell's
+  ///    edges, far under a pixel from the exact log) and its text
+  ///    (escaped), the best one red, larger, bold and drawn last;
+  ///  - a legend at the bottom.
+  ///
+  /// With no configurations it writes a valid SVG saying "no configuration
+  /// has a time".
+  void write(llvm::raw_ostream &os, llvm::StringRef title,
+             int64_t capacityBytes, llvm::ArrayRef<ScatterLabel> labels) const;
+
+private:
+  struct Counts {
+    int64_t fitting = 0;
+    int64_t exceeding = 0;
+  };
+  /// (time cell, memory cell) -> the configurations there.
+  std::map<std::pair<int64_t, int64_t>, Counts> cells;
+  size_t count = 0;
+};
 
 } // namespace blueprint::analysis
 

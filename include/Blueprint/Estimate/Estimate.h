@@ -128,6 +128,15 @@ EstimateInput makeEstimateInput(const workload::TrainingSpec &training,
 EstimateInput makeEstimateInput(workload::DataType computeType,
                                 const workload::MappingSpec &mapping);
 
+/// The binding is physically possible on `mesh` (docs/Estimate.md): every
+/// mesh axis is named once with a positive size; every bound axis is in the
+/// mesh and names a tier of the profile whose group spans it; and the tiers,
+/// from the smallest up, hold the blocks of the axes bound to them. The
+/// estimate checks it first; a search uses it to enumerate bindings.
+llvm::Error checkMeshBinding(llvm::ArrayRef<MeshAxis> mesh,
+                             const SystemProfile &profile,
+                             const NetworkTierBinding &binding);
+
 /// Appends `invocation`, run at `cadence`; a collective spans
 /// `collectiveAxis`. Fails if its byte sums overflow.
 llvm::Error

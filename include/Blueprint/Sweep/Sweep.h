@@ -36,6 +36,15 @@ class PassManager;
 template <typename OpTy> class OwningOpRef;
 } // namespace mlir
 
+namespace blueprint::analysis {
+struct CriticalPathReport;
+} // namespace blueprint::analysis
+
+namespace blueprint::workload {
+struct StageBuffers;
+struct StageTotals;
+} // namespace blueprint::workload
+
 namespace blueprint::sweep {
 
 /// What every configuration of a sweep is costed on.
@@ -89,13 +98,32 @@ struct RunFigures {
 };
 
 /// RunFigures of the run whose contracts are `model`, `mapping` and exactly
-/// one of `training` and `inference`, costed on `target`. Fails if the
-/// contracts do not compose or a count overflows.
+/// one of `training` and `inference`, costed on `profile` and `binding`.
+/// Fails if the contracts do not compose or a count overflows.
 llvm::Expected<RunFigures>
 evaluateWholeRun(const workload::ModelSpec &model,
                  const std::optional<workload::TrainingSpec> &training,
                  const std::optional<workload::InferenceSpec> &inference,
-                 const workload::MappingSpec &mapping, const Target &target);
+                 const workload::MappingSpec &mapping,
+                 const estimate::SystemProfile &profile,
+                 const estimate::NetworkTierBinding &binding);
+
+/// The memory figures of a run from every stage's buffers (derived, or read
+/// off a plan): the worst stage's peak against the profile's capacity.
+llvm::Error addMemoryFigures(RunFigures &figures,
+                             llvm::ArrayRef<workload::StageBuffers> buffers,
+                             const estimate::SystemProfile &profile);
+
+/// The timed figures of a run from its critical path and the per-rank
+/// totals of its stages (derived, or read off a plan).
+llvm::Error
+addTimeFigures(RunFigures &figures, const analysis::CriticalPathReport &path,
+               llvm::ArrayRef<workload::StageTotals> stages,
+               const workload::ModelSpec &model,
+               const std::optional<workload::TrainingSpec> &training,
+               const std::optional<workload::InferenceSpec> &inference,
+               const workload::MappingSpec &mapping,
+               const estimate::SystemProfile &profile);
 
 /// The outcome of one configuration.
 struct Evaluation {

@@ -1,7 +1,7 @@
 //===- TrainingModule.h - Shared tail of the ModelIR importers --*- C++ -*-===//
 
-#ifndef BLUEPRINT_LIB_IMPORT_TRAININGMODULE_H
-#define BLUEPRINT_LIB_IMPORT_TRAININGMODULE_H
+#ifndef BLUEPRINT_IMPORT_TRAININGMODULE_H
+#define BLUEPRINT_IMPORT_TRAININGMODULE_H
 
 #include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/Spec.h"
@@ -73,30 +73,31 @@ struct ContractOrigins {
   ContractOrigin composition;
 };
 
+/// How an importer reports a broken rule of the contract from `origin`:
+/// `import: <origin>: <rule>: <message>`.
+std::string violationText(llvm::StringRef origin,
+                          const workload::RuleViolation &violation);
+
 /// Checks every rule of the three contracts and their composition, reporting
 /// each violation at its contract's origin as `<origin>: <rule>: <message>`;
 /// on success returns a module holding the verified
 /// `transformer.decoder_training` op, located at `loc`.
-mlir::OwningOpRef<mlir::ModuleOp>
-buildTrainingModule(mlir::Location loc, llvm::StringRef name,
-                    const workload::ModelSpec &model,
-                    const workload::TrainingSpec &training,
-                    const workload::MappingSpec &mapping,
-                    const ContractOrigins &origins);
+mlir::OwningOpRef<mlir::ModuleOp> buildTrainingModule(
+    mlir::Location loc, llvm::StringRef name, const workload::ModelSpec &model,
+    const workload::TrainingSpec &training,
+    const workload::MappingSpec &mapping, const ContractOrigins &origins);
 
 /// The same for an inference run: a module holding the verified
 /// `transformer.decoder_inference` op (origins.training names the inference
 /// contract's origin).
-mlir::OwningOpRef<mlir::ModuleOp>
-buildInferenceModule(mlir::Location loc, llvm::StringRef name,
-                     const workload::ModelSpec &model,
-                     const workload::InferenceSpec &inference,
-                     const workload::MappingSpec &mapping,
-                     const ContractOrigins &origins);
+mlir::OwningOpRef<mlir::ModuleOp> buildInferenceModule(
+    mlir::Location loc, llvm::StringRef name, const workload::ModelSpec &model,
+    const workload::InferenceSpec &inference,
+    const workload::MappingSpec &mapping, const ContractOrigins &origins);
 
 /// A symbol name made of [A-Za-z0-9_] from an arbitrary label (a file name).
 std::string sanitizeSymbolName(llvm::StringRef label);
 
 } // namespace blueprint::import
 
-#endif // BLUEPRINT_LIB_IMPORT_TRAININGMODULE_H
+#endif // BLUEPRINT_IMPORT_TRAININGMODULE_H

@@ -1,0 +1,266 @@
+//===- Search.h - Design-space search over whole runs -----------*- C++ -*-===//
+//
+// The search of docs/Sweep.md ("Search"): a space of mappings of one run
+// (tp, pp, dp, micro-batch, virtual stages, schedule, layout, recompute,
+// sequence parallelism, ZeRO stage, bucket size, and the network tier of
+// every mesh axis), each configuration evaluated as a whole run - the peak
+// memory per GPU of its worst stage against the profile's capacity, and the
+// iteration time as the critical path - either on the fast path (the plain
+// libraries the passes call, no IR) or through the MLIR pipeline
+// (--distribute-transformer=scope=iteration --plan-portable
+// --verify-conservation, then the plan's analyses). Both paths call one
+// implementation of every formula; the tests require byte-identical rows.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_SWEEP_SEARCH_H
+#define BLUEPRINT_SWEEP_SEARCH_H
+
+#include "Blueprint/Estimate/SystemProfile.h"
+#include "Blueprint/Sweep/Sweep.h"
+#include "Blueprint/Workload/Inference.h"
+#include "Blueprint/Workload/Spec.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace blueprint::sweep {
+
+/// The contracts of one run: a model, exactly one workload, a mapping.
+struct RunContracts {
+  /// The ModelIR symbol (the spec's name made a symbol).
+  std::string name;
+  workload::ModelSpec model;
+  std::optional<workload::TrainingSpec> training;
+  std::optional<workload::InferenceSpec> inference;
+  workload::MappingSpec mapping;
+};
+
+/// Imports `specJSON` (docs/ImportJSON.md) with the JSON importer, naming
+/// the source `label`; fails with the importer's diagnostics, one per line.
+llvm::Expected<RunContracts> importContracts(llvm::StringRef specJSON,
+                                             llvm::StringRef label);
+
+/// One configuration of a search: the run and the network tier of each mesh
+/// axis with more than one rank.
+struct Configuration {
+  RunContracts run;
+  estimate::NetworkTierBinding binding;
+};
+
+/// How far a configuration got.
+enum class SearchStage {
+  /// A contract or composition rule (the importer's checks).
+  Contracts,
+  /// The binding is not physically possible (estimate::checkMeshBinding).
+  Binding,
+  /// The derivation, a pass or the plan's analyses failed.
+  Derivation,
+};
+
+/// "contracts", "binding" or "derivation".
+llvm::StringRef stringifySearchStage(SearchStage stage);
+
+/// The outcome of one configuration on either path.
+struct RunEvaluation {
+  std::optional<SearchStage> rejectedAt;
+  std::vector<std::string> diagnostics;
+  RunFigures run;
+
+  bool valid() const { return !rejectedAt; }
+  /// Valid, fits the capacity and has a time.
+  bool feasible() const {
+    return valid() && run.fits && run.iterationSeconds.has_value();
+  }
+};
+
+/// The fast path: the contracts' rules, the binding's, then
+/// evaluateWholeRun. No IR is built.
+RunEvaluation evaluateFast(const Configuration &configuration,
+                           const estimate::SystemProfile &profile);
+
+/// The IR path: the importer's module, the whole-run pipeline under the
+/// pass manager's verifier, then the plan's buffers, graph and totals. One
+/// context and pass manager serve every configuration (the context is
+/// replaced now and then so memory stays bounded, as for Evaluator).
+class PipelineEvaluator {
+public:
+  explicit PipelineEvaluator(const estimate::SystemProfile &profile);
+  ~PipelineEvaluator();
+
+  RunEvaluation evaluate(const Configuration &configuration);
+
+private:
+  mlir::MLIRContext &freshContext();
+
+  const estimate::SystemProfile &profile;
+  unsigned evaluationsInContext = 0;
+  std::unique_ptr<mlir::MLIRContext> context;
+  std::unique_ptr<mlir::PassManager> pipeline;
+};
+
+//===----------------------------------------------------------------------===//
+// Spaces
+//===----------------------------------------------------------------------===//
+
+/// A search space over one base run (docs/Sweep.md, "Search spaces"):
+/// `{"spec": <spec>, "grid": {"<axis>": [values], ...}}`. Every axis the grid
+/// lists takes those values; an axis it does not list keeps the base spec's
+/// value (the tiers: the base binding's) - except that with a GPU count
+/// (`gpus`) the space is every valid configuration on that many GPUs: each
+/// axis not listed ranges over all its values, tp x pp x dp = gpus,
+/// micro-batches divide the global batch, and only configurations whose
+/// contracts hold and whose binding is physically possible are enumerated
+/// (and no two that are the same run: see the docs).
+class SearchSpace {
+public:
+  /// `gpus` and `globalBatch` override the grid's own `gpus` and
+  /// `global_batch` entries (several GPU counts are searched one after
+  /// another). Every error names its JSON path.
+  static llvm::Expected<SearchSpace>
+  parse(const llvm::json::Object &grid, RunContracts base,
+        const estimate::NetworkTierBinding &baseBinding,
+        const estimate::SystemProfile &profile,
+        llvm::ArrayRef<int64_t> gpus = {},
+        std::optional<int64_t> globalBatch = std::nullopt);
+
+  /// Calls `visit` on every configuration, in enumeration order (the axes
+  /// in the order of docs/Sweep.md, the last varying fastest); stops early
+  /// when `visit` returns false.
+  void enumerate(llvm::function_ref<bool(const Configuration &)> visit) const;
+
+  /// The base run's name.
+  llvm::StringRef title() const { return base.name; }
+
+  /// Whether the space enumerates only valid configurations (a GPU count).
+  bool enumeratesValidOnly() const { return !gpuCounts.empty(); }
+
+  /// The values each axis takes, by axis name, as parsed.
+  struct AxisValues {
+    std::vector<int64_t> tp, pp, dp, microBatch, virtualStages, zeroStage,
+        bucketBytes;
+    std::vector<workload::PipelineSchedule> schedule;
+    /// Empty: uniform; {-1}: Calculon's ceiling layout; else explicit.
+    std::vector<std::vector<int64_t>> pipelineLayout;
+    std::vector<workload::RecomputePolicy> recompute;
+    std::vector<workload::TPCommMode> tpComm;
+    /// By mesh axis (tp, pp, dp): the tiers it may use.
+    std::vector<std::string> tiers[3];
+  };
+
+private:
+  RunContracts base;
+  estimate::NetworkTierBinding baseBinding;
+  const estimate::SystemProfile *profile = nullptr;
+  std::vector<int64_t> gpuCounts;
+  std::optional<int64_t> globalBatch;
+  /// Axes the grid lists (the others are the base's, or all values).
+  AxisValues listed;
+  std::vector<std::string> listedAxes;
+};
+
+/// A configuration in a few words, e.g. "64 GPUs tp8 pp8 dp1 mb1 v1
+/// one_f_one_b full ar z0".
+std::string describeMapping(const Configuration &configuration);
+
+//===----------------------------------------------------------------------===//
+// Results
+//===----------------------------------------------------------------------===//
+
+/// One row: index, point, validity (stage and diagnostics if rejected) and
+/// the whole run's figures; `rank` for the top-K.
+std::string formatSearchRow(RowFormat format, size_t index,
+                            const Configuration &configuration,
+                            const RunEvaluation &evaluation,
+                            std::optional<size_t> rank = std::nullopt);
+
+/// The CSV header of search rows.
+std::string searchCSVHeader(bool ranked);
+
+/// Orders feasible configurations: by iteration time, then peak bytes, then
+/// GPUs, then index - a total order, so the top-K does not depend on the
+/// order rows arrive in.
+struct Ranked {
+  size_t index = 0;
+  Configuration configuration;
+  RunEvaluation evaluation;
+
+  double seconds() const { return *evaluation.run.iterationSeconds; }
+  int64_t gpus() const { return configuration.run.mapping.world; }
+};
+bool rankedBefore(const Ranked &a, const Ranked &b);
+/// `a` is at least as good as `b` in time, memory and GPUs and better in
+/// one (Pareto dominance over feasible configurations).
+bool dominates(const Ranked &a, const Ranked &b);
+
+/// The K best feasible configurations seen so far.
+class TopK {
+public:
+  explicit TopK(size_t k) : k(k) {}
+  void offer(const Ranked &candidate);
+  /// Best first.
+  std::vector<Ranked> sorted() const;
+
+private:
+  size_t k;
+  std::vector<Ranked> heap;
+};
+
+/// The Pareto front of the feasible configurations seen so far over (time,
+/// peak memory per GPU, GPUs); of equal points the lowest index stays.
+class ParetoFront {
+public:
+  void offer(const Ranked &candidate);
+  /// By time, then memory, then GPUs, then index.
+  std::vector<Ranked> sorted() const;
+
+private:
+  std::vector<Ranked> front;
+};
+
+/// What a search run does (the blueprint-search options).
+struct SearchOptions {
+  unsigned threads = 1;
+  /// Evaluate every configuration through the IR instead of the fast path.
+  bool throughIR = false;
+  RowFormat format = RowFormat::JSONLines;
+  /// Emit only the K best (re-derived through the IR) ...
+  std::optional<size_t> top;
+  /// ... and/or only the Pareto front.
+  bool pareto = false;
+};
+
+/// What a search saw.
+struct SearchSummary {
+  size_t configurations = 0;
+  size_t valid = 0;
+  size_t feasible = 0;
+  /// The fastest feasible configuration (fast path), if any.
+  std::optional<Ranked> best;
+  std::vector<Ranked> top;
+  std::vector<Ranked> front;
+};
+
+/// Evaluates every configuration of `space` on `options.threads` workers and
+/// passes rows to `emit` in enumeration order: every row, or, with `top`
+/// and/or `pareto`, those rows only (after the whole space). Every row the
+/// top-K or the front reports is re-derived through the IR, and the search
+/// fails if that differs from the fast path's row. `observe` sees every
+/// evaluated configuration, in order (the scatter).
+llvm::Expected<SearchSummary>
+runSearch(const SearchSpace &space, const estimate::SystemProfile &profile,
+          const SearchOptions &options,
+          llvm::function_ref<void(llvm::StringRef row)> emit,
+          llvm::function_ref<void(const Configuration &, const RunEvaluation &)>
+              observe = nullptr);
+
+} // namespace blueprint::sweep
+
+#endif // BLUEPRINT_SWEEP_SEARCH_H

@@ -1,0 +1,1072 @@
+//===- Search.cpp - Design-space search over whole runs -------------------===//
+//
+// A search space is enumerated lazily (nested loops over the axes, the last
+// varying fastest), evaluated in chunks on a pool of workers, and reported
+// in enumeration order; the top-K and the Pareto front keep only what they
+// report, so memory does not grow with the number of configurations. The
+// fast path and the IR path end in the same figure functions
+// (addMemoryFigures, addTimeFigures) over buffers, graph and totals that the
+// plain libraries derive or the plan holds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Sweep/Search.h"
+
+#include "DiagnosticCapture.h"
+#include "Rows.h"
+
+#include "Blueprint/Analysis/CriticalPath.h"
+#include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
+#include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
+#include "Blueprint/Estimate/Estimate.h"
+#include "Blueprint/Import/Import.h"
+#include "Blueprint/Import/TrainingModule.h"
+#include "Blueprint/InitAll.h"
+#include "Blueprint/Transforms/Passes.h"
+#include "Blueprint/Transforms/PlanAnalyses.h"
+#include "Blueprint/Transforms/WorkTotals.h"
+#include "Blueprint/Workload/Lifetimes.h"
+#include "Blueprint/Workload/Pipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Threading.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ThreadPool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+using namespace mlir;
+using namespace blueprint;
+using namespace blueprint::sweep;
+
+llvm::StringRef sweep::stringifySearchStage(SearchStage stage) {
+  switch (stage) {
+  case SearchStage::Contracts:
+    return "contracts";
+  case SearchStage::Binding:
+    return "binding";
+  case SearchStage::Derivation:
+    return "derivation";
+  }
+  llvm_unreachable("unknown search stage");
+}
+
+namespace {
+
+/// The mesh axes a binding may name, in mesh order.
+constexpr llvm::StringLiteral kMeshAxes[] = {workload::kTensorParallelAxis,
+                                             workload::kPipelineParallelAxis,
+                                             workload::kDataParallelAxis};
+
+/// The origin names the search reports contract rules under (what the
+/// importer's prefix `import: <origin>: ` then names).
+import::ContractOrigins originsAt(Location loc, bool training){
+    return {{"model", loc},
+            {training ? "training" : "inference", loc},
+            {"mapping", loc},
+            {"composition", loc}};
+} // namespace
+
+/// The contracts' rules as the importer reports them.
+std::vector<std::string> contractDiagnostics(const RunContracts &run) {
+  workload::RunViolations violations =
+      run.training
+          ? workload::checkTrainingRun(run.model, *run.training, run.mapping)
+          : workload::checkInferenceRun(run.model, *run.inference, run.mapping);
+  std::vector<std::string> texts;
+  auto add = [&](llvm::StringRef origin,
+                 const std::vector<workload::RuleViolation> &rules) {
+    for (const workload::RuleViolation &rule : rules)
+      texts.push_back(import::violationText(origin, rule));
+  };
+  add("model", violations.model);
+  add(run.training ? "training" : "inference", violations.workload);
+  add("mapping", violations.mapping);
+  // The importer checks the composition only when the contracts hold.
+  if (texts.empty())
+    add("composition", violations.composition);
+  return texts;
+}
+
+std::vector<estimate::MeshAxis> meshOf(const workload::MappingSpec &mapping) {
+  return {{workload::kTensorParallelAxis.str(), mapping.tp},
+          {workload::kPipelineParallelAxis.str(), mapping.pp},
+          {workload::kDataParallelAxis.str(), mapping.dp}};
+}
+
+/// The contracts' rules and then the binding's: the rejection both paths
+/// share, or none.
+std::optional<RunEvaluation> rejection(const Configuration &configuration,
+                                       const estimate::SystemProfile &profile) {
+  RunEvaluation evaluation;
+  evaluation.diagnostics = contractDiagnostics(configuration.run);
+  if (!evaluation.diagnostics.empty()) {
+    evaluation.rejectedAt = SearchStage::Contracts;
+    return evaluation;
+  }
+  if (llvm::Error error = estimate::checkMeshBinding(
+          meshOf(configuration.run.mapping), profile, configuration.binding)) {
+    evaluation.rejectedAt = SearchStage::Binding;
+    evaluation.diagnostics.push_back(llvm::toString(std::move(error)));
+    return evaluation;
+  }
+  return std::nullopt;
+}
+
+/// Whether estimate::checkMeshBinding accepts the configuration's binding.
+bool bindingPossible(const Configuration &configuration,
+                     const estimate::SystemProfile &profile) {
+  if (llvm::Error error = estimate::checkMeshBinding(
+          meshOf(configuration.run.mapping), profile, configuration.binding)) {
+    llvm::consumeError(std::move(error));
+    return false;
+  }
+  return true;
+}
+
+RunEvaluation derivationFailure(std::string message) {
+  RunEvaluation evaluation;
+  evaluation.rejectedAt = SearchStage::Derivation;
+  evaluation.diagnostics.push_back(std::move(message));
+  return evaluation;
+}
+
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Contracts
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<RunContracts> sweep::importContracts(llvm::StringRef specJSON,
+                                                    llvm::StringRef label) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  std::vector<std::string> errors;
+  DiagnosticCapture capture(context, errors);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(specJSON, label), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = importTransformerJSON(sourceMgr, &context);
+  if (!module)
+    return llvm::createStringError(llvm::join(errors, "\n"));
+  RunContracts contracts;
+  Operation &op = module->getBody()->front();
+  contracts.name = SymbolTable::getSymbolName(&op).str();
+  if (auto training = llvm::dyn_cast<transformer::DecoderTrainingOp>(op)) {
+    contracts.model = training.getModel().getSpec();
+    contracts.training = training.getTraining().getSpec();
+    contracts.mapping = training.getMapping().getSpec();
+  } else {
+    auto inference = llvm::cast<transformer::DecoderInferenceOp>(op);
+    contracts.model = inference.getModel().getSpec();
+    contracts.inference = inference.getInference().getSpec();
+    contracts.mapping = inference.getMapping().getSpec();
+  }
+  return contracts;
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluation
+//===----------------------------------------------------------------------===//
+
+RunEvaluation sweep::evaluateFast(const Configuration &configuration,
+                                  const estimate::SystemProfile &profile) {
+  if (std::optional<RunEvaluation> rejected = rejection(configuration, profile))
+    return std::move(*rejected);
+  const RunContracts &run = configuration.run;
+  llvm::Expected<RunFigures> figures =
+      evaluateWholeRun(run.model, run.training, run.inference, run.mapping,
+                       profile, configuration.binding);
+  if (!figures)
+    return derivationFailure(llvm::toString(figures.takeError()));
+  RunEvaluation evaluation;
+  evaluation.run = std::move(*figures);
+  return evaluation;
+}
+
+PipelineEvaluator::PipelineEvaluator(const estimate::SystemProfile &profile)
+    : profile(profile) {}
+
+PipelineEvaluator::~PipelineEvaluator() = default;
+
+MLIRContext &PipelineEvaluator::freshContext() {
+  if (context &&
+      evaluationsInContext < Evaluator::kDefaultConfigurationsPerContext) {
+    ++evaluationsInContext;
+    return *context;
+  }
+  pipeline.reset();
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  context =
+      std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  context->loadAllAvailableDialects();
+  pipeline = std::make_unique<PassManager>(context.get());
+  DistributeTransformerOptions wholeRun;
+  wholeRun.scope = "iteration";
+  pipeline->addPass(createDistributeTransformer(wholeRun));
+  pipeline->addPass(createPlanPortable());
+  pipeline->addPass(createVerifyConservation());
+  evaluationsInContext = 1;
+  return *context;
+}
+
+RunEvaluation PipelineEvaluator::evaluate(const Configuration &configuration) {
+  RunEvaluation evaluation;
+  MLIRContext &current = freshContext();
+  const RunContracts &run = configuration.run;
+  Location loc = NameLoc::get(StringAttr::get(&current, run.name));
+  {
+    DiagnosticCapture capture(current, evaluation.diagnostics);
+    import::ContractOrigins origins = originsAt(loc, run.training.has_value());
+    OwningOpRef<ModuleOp> module =
+        run.training
+            ? import::buildTrainingModule(loc, run.name, run.model,
+                                          *run.training, run.mapping, origins)
+            : import::buildInferenceModule(loc, run.name, run.model,
+                                           *run.inference, run.mapping,
+                                           origins);
+    if (!module) {
+      evaluation.rejectedAt = SearchStage::Contracts;
+      return evaluation;
+    }
+    // The binding is the estimate's to check; the search rejects an
+    // impossible one before anything is derived, on either path.
+    if (std::optional<RunEvaluation> rejected =
+            rejection(configuration, profile))
+      return std::move(*rejected);
+    if (failed(pipeline->run(*module))) {
+      evaluation.rejectedAt = SearchStage::Derivation;
+      return evaluation;
+    }
+    auto plans = module->getOps<pplan::PlanOp>();
+    pplan::PlanOp plan = *plans.begin();
+    llvm::Expected<std::vector<workload::StageBuffers>> buffers =
+        stageBuffersOf(plan);
+    if (!buffers)
+      return derivationFailure(llvm::toString(buffers.takeError()));
+    if (llvm::Error error = addMemoryFigures(evaluation.run, *buffers, profile))
+      return derivationFailure(llvm::toString(std::move(error)));
+    llvm::Expected<analysis::RunGraph> graph =
+        planGraphOf(plan, profile, configuration.binding);
+    if (!graph) {
+      evaluation.run.timeUnavailable = llvm::toString(graph.takeError());
+      return evaluation;
+    }
+    llvm::Expected<analysis::CriticalPathReport> path =
+        analysis::longestPath(*graph);
+    if (!path)
+      return derivationFailure(llvm::toString(path.takeError()));
+    FailureOr<ProgramTotals> totals = summarizeProgram(plan);
+    if (failed(totals)) {
+      evaluation.rejectedAt = SearchStage::Derivation;
+      return evaluation;
+    }
+    if (llvm::Error error =
+            addTimeFigures(evaluation.run, *path, totals->stages, run.model,
+                           run.training, run.inference, run.mapping, profile))
+      return derivationFailure(llvm::toString(std::move(error)));
+  }
+  return evaluation;
+}
+
+//===----------------------------------------------------------------------===//
+// Spaces
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Grid axes in enumeration order (docs/Sweep.md): the last varies fastest.
+constexpr llvm::StringLiteral kSpaceAxes[] = {"tp",
+                                              "pp",
+                                              "dp",
+                                              "micro_batch",
+                                              "virtual_stages",
+                                              "schedule",
+                                              "pipeline_layout",
+                                              "recompute",
+                                              "tp_comm",
+                                              "zero_stage",
+                                              "bucket_bytes",
+                                              "tp_tier",
+                                              "pp_tier",
+                                              "dp_tier"};
+
+/// Axes that only a training run has.
+bool trainingOnly(llvm::StringRef axis) {
+  return axis == "micro_batch" || axis == "virtual_stages" ||
+         axis == "schedule" || axis == "pipeline_layout" ||
+         axis == "recompute" || axis == "zero_stage" || axis == "bucket_bytes";
+}
+
+/// Positive values larger than this are not a mesh; the bound keeps every
+/// product of the space's axes inside int64_t.
+constexpr int64_t kMaxDegree = int64_t(1) << 20;
+
+/// The divisors of `n` (n > 0), ascending.
+std::vector<int64_t> divisorsOf(int64_t n) {
+  std::vector<int64_t> low, high;
+  for (int64_t d = 1; d * d <= n; ++d)
+    if (n % d == 0) {
+      low.push_back(d);
+      if (d != n / d)
+        high.push_back(n / d);
+    }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  return low;
+}
+
+template <typename T>
+std::vector<T> listedOr(const std::vector<T> &listed, std::vector<T> all) {
+  if (listed.empty())
+    return all;
+  std::vector<T> kept;
+  for (const T &value : listed)
+    if (llvm::is_contained(all, value))
+      kept.push_back(value);
+  return kept;
+}
+
+} // namespace
+
+llvm::Expected<SearchSpace>
+SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
+                   const estimate::NetworkTierBinding &baseBinding,
+                   const estimate::SystemProfile &profile,
+                   llvm::ArrayRef<int64_t> gpus,
+                   std::optional<int64_t> globalBatch) {
+  std::vector<std::string> errors;
+  SearchSpace space;
+  bool training = base.training.has_value();
+  auto kindError = [&](const std::string &path, llvm::StringRef expected,
+                       const llvm::json::Value &got) {
+    errors.push_back(path + ": expected " + expected.str() + ", got " +
+                     printed(got));
+  };
+  // A positive integer of at most kMaxDegree.
+  auto readDegree = [&](const std::string &path, const llvm::json::Value &value,
+                        int64_t minimum, std::vector<int64_t> &into) {
+    std::optional<int64_t> number = value.getAsInteger();
+    if (!number || *number < minimum || *number > kMaxDegree)
+      return kindError(path,
+                       "an integer in [" + std::to_string(minimum) + ", " +
+                           std::to_string(kMaxDegree) + "]",
+                       value);
+    into.push_back(*number);
+  };
+  auto readCount = [&](const std::string &path, const llvm::json::Value &value,
+                       std::vector<int64_t> &into) {
+    std::optional<int64_t> number = value.getAsInteger();
+    if (!number || *number < 0)
+      return kindError(path, "a non-negative integer", value);
+    into.push_back(*number);
+  };
+  auto readEnum = [&](const std::string &path, const llvm::json::Value &value,
+                      auto &into) {
+    using Enum = typename std::decay_t<decltype(into)>::value_type;
+    std::optional<llvm::StringRef> text = value.getAsString();
+    std::optional<Enum> parsed;
+    if (text)
+      parsed = workload::symbolizeEnum<Enum>(*text);
+    if (!parsed) {
+      std::vector<std::string> names;
+      for (uint32_t raw = 0;; ++raw) {
+        llvm::StringRef name = workload::stringifyEnum(static_cast<Enum>(raw));
+        if (name.empty())
+          break;
+        names.push_back(name.str());
+      }
+      return kindError(path, "one of: " + llvm::join(names, ", "), value);
+    }
+    into.push_back(*parsed);
+  };
+
+  std::vector<std::string> unknown;
+  for (const auto &entry : grid) {
+    llvm::StringRef key = entry.first;
+    if (key == "gpus" || key == "global_batch" ||
+        llvm::is_contained(kSpaceAxes, key))
+      continue;
+    unknown.push_back(key.str());
+  }
+  llvm::sort(unknown);
+  std::vector<std::string> expected = {"gpus", "global_batch"};
+  for (llvm::StringLiteral axis : kSpaceAxes)
+    expected.push_back(axis.str());
+  for (const std::string &key : unknown)
+    errors.push_back(
+        "$.grid." + key +
+        ": unknown grid axis; expected one of: " + llvm::join(expected, ", "));
+
+  for (llvm::StringLiteral axis : kSpaceAxes) {
+    const llvm::json::Value *given = grid.get(axis);
+    if (!given)
+      continue;
+    std::string path = ("$.grid." + axis).str();
+    const llvm::json::Array *values = given->getAsArray();
+    if (!values || values->empty()) {
+      kindError(path, "a non-empty list of values", *given);
+      continue;
+    }
+    if (!training && trainingOnly(axis)) {
+      errors.push_back(path + ": applies to a training run; the spec is "
+                              "an inference run");
+      continue;
+    }
+    space.listedAxes.push_back(axis.str());
+    for (auto [position, value] : llvm::enumerate(*values)) {
+      std::string at = path + "[" + std::to_string(position) + "]";
+      AxisValues &listed = space.listed;
+      if (axis == "tp")
+        readDegree(at, value, 1, listed.tp);
+      else if (axis == "pp")
+        readDegree(at, value, 1, listed.pp);
+      else if (axis == "dp")
+        readDegree(at, value, 1, listed.dp);
+      else if (axis == "micro_batch")
+        readDegree(at, value, 1, listed.microBatch);
+      else if (axis == "virtual_stages")
+        readDegree(at, value, 1, listed.virtualStages);
+      else if (axis == "zero_stage")
+        readDegree(at, value, 0, listed.zeroStage);
+      else if (axis == "bucket_bytes")
+        readCount(at, value, listed.bucketBytes);
+      else if (axis == "schedule")
+        readEnum(at, value, listed.schedule);
+      else if (axis == "recompute")
+        readEnum(at, value, listed.recompute);
+      else if (axis == "tp_comm")
+        readEnum(at, value, listed.tpComm);
+      else if (axis == "pipeline_layout") {
+        if (value.getAsString() == std::optional<llvm::StringRef>("uniform")) {
+          listed.pipelineLayout.push_back({});
+        } else if (value.getAsString() ==
+                   std::optional<llvm::StringRef>("ceiling")) {
+          listed.pipelineLayout.push_back({-1});
+        } else if (const llvm::json::Array *blocks = value.getAsArray();
+                   blocks && !blocks->empty()) {
+          std::vector<int64_t> layout;
+          for (auto [chunk, count] : llvm::enumerate(*blocks))
+            readDegree(at + "[" + std::to_string(chunk) + "]", count, 1,
+                       layout);
+          listed.pipelineLayout.push_back(layout);
+        } else {
+          kindError(at,
+                    "\"uniform\", \"ceiling\" or a non-empty list of blocks "
+                    "per model chunk",
+                    value);
+        }
+      } else {
+        // tp_tier, pp_tier, dp_tier.
+        size_t mesh = axis == "tp_tier" ? 0 : axis == "pp_tier" ? 1 : 2;
+        std::optional<llvm::StringRef> tier = value.getAsString();
+        if (!tier || !profile.tier(*tier)) {
+          std::vector<std::string> tiers;
+          for (const estimate::NetworkTier &known : profile.networkTiers)
+            tiers.push_back(known.name);
+          kindError(at,
+                    "a network tier of profile '" + profile.name +
+                        "' (one of: " + llvm::join(tiers, ", ") + ")",
+                    value);
+        } else {
+          listed.tiers[mesh].push_back(tier->str());
+        }
+      }
+    }
+  }
+
+  // The GPU counts and global batch: the options override the grid's.
+  if (gpus.empty()) {
+    if (const llvm::json::Value *given = grid.get("gpus")) {
+      const llvm::json::Array *counts = given->getAsArray();
+      std::optional<int64_t> single = given->getAsInteger();
+      if (single)
+        readDegree("$.grid.gpus", *given, 1, space.gpuCounts);
+      else if (counts && !counts->empty())
+        for (auto [position, value] : llvm::enumerate(*counts))
+          readDegree("$.grid.gpus[" + std::to_string(position) + "]", value, 1,
+                     space.gpuCounts);
+      else
+        kindError("$.grid.gpus", "a GPU count or a non-empty list of them",
+                  *given);
+    }
+  } else {
+    space.gpuCounts.assign(gpus.begin(), gpus.end());
+  }
+  for (int64_t count : space.gpuCounts)
+    if (count < 1 || count > kMaxDegree)
+      errors.push_back("--gpus: " + std::to_string(count) + " is not in [1, " +
+                       std::to_string(kMaxDegree) + "]");
+  if (globalBatch) {
+    space.globalBatch = globalBatch;
+  } else if (const llvm::json::Value *given = grid.get("global_batch")) {
+    std::vector<int64_t> batch;
+    readDegree("$.grid.global_batch", *given, 1, batch);
+    if (!batch.empty())
+      space.globalBatch = batch.front();
+  }
+  if (space.globalBatch && !training)
+    errors.push_back("global_batch: applies to a training run; the spec is "
+                     "an inference run (its batch is the spec's)");
+  if (space.globalBatch &&
+      (*space.globalBatch < 1 || *space.globalBatch > (int64_t(1) << 40)))
+    errors.push_back("--global-batch: " + std::to_string(*space.globalBatch) +
+                     " is not in [1, 2^40]");
+  if (!errors.empty())
+    return llvm::createStringError(llvm::join(errors, "\n"));
+  space.base = std::move(base);
+  space.baseBinding = baseBinding;
+  space.profile = &profile;
+  return space;
+}
+
+void SearchSpace::enumerate(
+    llvm::function_ref<bool(const Configuration &)> visit) const {
+  const workload::MappingSpec &baseMapping = base.mapping;
+  bool training = base.training.has_value();
+  bool validOnly = enumeratesValidOnly();
+  auto isListed = [&](llvm::StringRef axis) {
+    return llvm::is_contained(listedAxes, axis);
+  };
+  // Grid mode: the listed values, or the base's. Valid-only mode: the
+  // listed values that can be valid, or every value that can.
+  auto values = [&](llvm::StringRef axis, const auto &listedValues, auto base,
+                    auto all) {
+    using Vector = std::decay_t<decltype(listedValues)>;
+    if (!validOnly)
+      return isListed(axis) ? listedValues : Vector{base};
+    return listedOr(listedValues, all);
+  };
+
+  std::vector<int64_t> counts = gpuCounts;
+  if (counts.empty())
+    counts.push_back(0); // grid mode: world follows tp x pp x dp
+  Configuration configuration;
+  configuration.run = base;
+  workload::MappingSpec &mapping = configuration.run.mapping;
+  const int64_t blocks = base.model.blocks;
+
+  auto bindings = [&](auto &&emit) -> bool {
+    // Grid mode without tier axes: the base binding as given.
+    std::vector<std::string> choices[3];
+    int64_t sizes[3] = {mapping.tp, mapping.pp, mapping.dp};
+    for (size_t axis = 0; axis < 3; ++axis) {
+      llvm::StringRef tierAxis = kSpaceAxes[11 + axis];
+      if (!validOnly) {
+        if (isListed(tierAxis))
+          choices[axis] = listed.tiers[axis];
+        else if (auto bound =
+                     baseBinding.tierOfAxis.find(kMeshAxes[axis].str());
+                 bound != baseBinding.tierOfAxis.end())
+          choices[axis] = {bound->second};
+        else
+          choices[axis] = {""};
+        continue;
+      }
+      // An axis of one rank communicates with no one: it is left unbound.
+      if (sizes[axis] == 1) {
+        choices[axis] = {""};
+        continue;
+      }
+      std::vector<std::string> all;
+      for (const estimate::NetworkTier &tier : profile->networkTiers)
+        all.push_back(tier.name);
+      choices[axis] = listedOr(listed.tiers[axis], all);
+    }
+    for (const std::string &tpTier : choices[0])
+      for (const std::string &ppTier : choices[1])
+        for (const std::string &dpTier : choices[2]) {
+          configuration.binding.tierOfAxis.clear();
+          const std::string *tiers[3] = {&tpTier, &ppTier, &dpTier};
+          for (size_t axis = 0; axis < 3; ++axis)
+            if (!tiers[axis]->empty())
+              configuration.binding.tierOfAxis[kMeshAxes[axis].str()] =
+                  *tiers[axis];
+          if (validOnly && !bindingPossible(configuration, *profile))
+            continue;
+          if (!emit())
+            return false;
+        }
+    return true;
+  };
+
+  for (int64_t gpus : counts) {
+    std::vector<int64_t> tps =
+        values("tp", listed.tp, baseMapping.tp,
+               validOnly ? divisorsOf(gpus) : std::vector<int64_t>{});
+    for (int64_t tp : tps) {
+      std::vector<int64_t> pps =
+          values("pp", listed.pp, baseMapping.pp,
+                 validOnly ? divisorsOf(gpus / tp) : std::vector<int64_t>{});
+      if (validOnly && gpus % tp != 0)
+        continue;
+      for (int64_t pp : pps) {
+        if (validOnly && (gpus / tp) % pp != 0)
+          continue;
+        std::vector<int64_t> dps =
+            values("dp", listed.dp, baseMapping.dp,
+                   validOnly ? std::vector<int64_t>{gpus / tp / pp}
+                             : std::vector<int64_t>{});
+        for (int64_t dp : dps) {
+          mapping.tp = tp;
+          mapping.pp = pp;
+          mapping.dp = dp;
+          // Each factor is at most kMaxDegree (2^20): no overflow.
+          mapping.world = tp * pp * dp;
+          std::vector<workload::TPCommMode> allTPComm = {
+              workload::TPCommMode::AllReduce};
+          if (tp > 1)
+            allTPComm.push_back(workload::TPCommMode::ReduceScatterAllGather);
+          std::vector<workload::TPCommMode> tpComms =
+              values("tp_comm", listed.tpComm, baseMapping.tpComm, allTPComm);
+          if (!training) {
+            for (workload::TPCommMode tpComm : tpComms) {
+              mapping.tpComm = tpComm;
+              if (validOnly && !contractDiagnostics(configuration.run).empty())
+                continue;
+              if (!bindings([&] { return visit(configuration); }))
+                return;
+            }
+            continue;
+          }
+          workload::TrainingSpec &run = *configuration.run.training;
+          if (globalBatch)
+            run.globalBatch = *globalBatch;
+          std::vector<int64_t> allMicroBatches;
+          if (validOnly && run.globalBatch % dp == 0)
+            allMicroBatches = divisorsOf(run.globalBatch / dp);
+          std::vector<int64_t> microBatches =
+              values("micro_batch", listed.microBatch,
+                     base.training->microBatch, allMicroBatches);
+          std::vector<int64_t> allVirtual = {1};
+          if (validOnly && pp > 1 && blocks % pp == 0)
+            for (int64_t v : divisorsOf(blocks / pp))
+              if (v > 1)
+                allVirtual.push_back(v);
+          std::vector<int64_t> virtualStages =
+              values("virtual_stages", listed.virtualStages,
+                     baseMapping.virtualStages, allVirtual);
+          for (int64_t microBatch : microBatches)
+            for (int64_t v : virtualStages) {
+              run.microBatch = microBatch;
+              mapping.virtualStages = v;
+              // The same run is enumerated once: one schedule without a
+              // pipeline, the interleaved one exactly with virtual stages.
+              std::vector<workload::PipelineSchedule> allSchedules;
+              if (pp == 1)
+                allSchedules = {workload::PipelineSchedule::OneFOneB};
+              else if (v > 1)
+                allSchedules = {workload::PipelineSchedule::Interleaved1F1B};
+              else
+                allSchedules = {workload::PipelineSchedule::GPipe,
+                                workload::PipelineSchedule::OneFOneB,
+                                workload::PipelineSchedule::ZeroBubbleH1};
+              std::vector<std::vector<int64_t>> allLayouts;
+              if (blocks % (pp * v) == 0)
+                allLayouts.push_back({});
+              else if (v == 1)
+                allLayouts.push_back({-1});
+              for (workload::PipelineSchedule schedule :
+                   values("schedule", listed.schedule, baseMapping.schedule,
+                          allSchedules))
+                for (const std::vector<int64_t> &layout :
+                     values("pipeline_layout", listed.pipelineLayout,
+                            baseMapping.pipelineLayout, allLayouts)) {
+                  mapping.schedule = schedule;
+                  mapping.pipelineLayout = layout;
+                  if (layout == std::vector<int64_t>{-1}) {
+                    auto ceiling = workload::ceilingLayout(blocks, pp * v);
+                    if (auto *chunks =
+                            std::get_if<std::vector<int64_t>>(&ceiling))
+                      mapping.pipelineLayout = *chunks;
+                    else if (validOnly)
+                      continue;
+                  }
+                  for (workload::RecomputePolicy recompute : values(
+                           "recompute", listed.recompute, baseMapping.recompute,
+                           std::vector<workload::RecomputePolicy>{
+                               workload::RecomputePolicy::None,
+                               workload::RecomputePolicy::Selective,
+                               workload::RecomputePolicy::Full})) {
+                    mapping.recompute = recompute;
+                    for (workload::TPCommMode tpComm : tpComms) {
+                      mapping.tpComm = tpComm;
+                      std::vector<int64_t> allZero = {0};
+                      if (dp > 1)
+                        allZero = {0, 1, 2, 3};
+                      std::vector<int64_t> allBuckets = {
+                          baseMapping.bucketBytes};
+                      if (!listed.bucketBytes.empty())
+                        allBuckets = dp > 1 ? listed.bucketBytes
+                                            : std::vector<int64_t>{
+                                                  listed.bucketBytes.front()};
+                      for (int64_t zero :
+                           values("zero_stage", listed.zeroStage,
+                                  baseMapping.zeroStage, allZero))
+                        for (int64_t bucket :
+                             values("bucket_bytes", listed.bucketBytes,
+                                    baseMapping.bucketBytes, allBuckets)) {
+                          mapping.zeroStage = zero;
+                          mapping.bucketBytes = bucket;
+                          if (validOnly &&
+                              !contractDiagnostics(configuration.run).empty())
+                            continue;
+                          if (!bindings([&] { return visit(configuration); }))
+                            return;
+                        }
+                    }
+                  }
+                }
+            }
+        }
+      }
+    }
+  }
+}
+
+std::string sweep::describeMapping(const Configuration &configuration) {
+  const RunContracts &run = configuration.run;
+  const workload::MappingSpec &mapping = run.mapping;
+  std::string text =
+      std::to_string(mapping.world) + " GPUs tp" + std::to_string(mapping.tp) +
+      " pp" + std::to_string(mapping.pp) + " dp" + std::to_string(mapping.dp);
+  if (run.training)
+    text += " mb" + std::to_string(run.training->microBatch) + " v" +
+            std::to_string(mapping.virtualStages) + " " +
+            workload::stringifyEnum(mapping.schedule).str() + " " +
+            workload::stringifyEnum(mapping.recompute).str() +
+            (mapping.pipelineLayout.empty() ? "" : " uneven") + " zero" +
+            std::to_string(mapping.zeroStage);
+  if (mapping.tpComm == workload::TPCommMode::ReduceScatterAllGather)
+    text += " sp";
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Rows
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The point's fields in row order: name and JSON value.
+std::vector<std::pair<llvm::StringLiteral, llvm::json::Value>>
+pointFields(const Configuration &configuration) {
+  const RunContracts &run = configuration.run;
+  const workload::MappingSpec &mapping = run.mapping;
+  std::vector<std::pair<llvm::StringLiteral, llvm::json::Value>> fields;
+  fields.push_back({"gpus", mapping.world});
+  if (run.training)
+    fields.push_back({"global_batch", run.training->globalBatch});
+  else
+    fields.push_back({"batch", run.inference->batch});
+  fields.push_back({"tp", mapping.tp});
+  fields.push_back({"pp", mapping.pp});
+  fields.push_back({"dp", mapping.dp});
+  if (run.training) {
+    fields.push_back({"micro_batch", run.training->microBatch});
+    fields.push_back({"virtual_stages", mapping.virtualStages});
+    fields.push_back({"schedule", workload::stringifyEnum(mapping.schedule)});
+    if (mapping.pipelineLayout.empty())
+      fields.push_back({"pipeline_layout", "uniform"});
+    else
+      fields.push_back(
+          {"pipeline_layout", llvm::json::Array(mapping.pipelineLayout)});
+    fields.push_back({"recompute", workload::stringifyEnum(mapping.recompute)});
+  }
+  fields.push_back({"tp_comm", workload::stringifyEnum(mapping.tpComm)});
+  if (run.training) {
+    fields.push_back({"zero_stage", mapping.zeroStage});
+    fields.push_back({"bucket_bytes", mapping.bucketBytes});
+  }
+  for (llvm::StringLiteral axis : kMeshAxes) {
+    auto bound = configuration.binding.tierOfAxis.find(axis.str());
+    llvm::StringLiteral column = axis == workload::kTensorParallelAxis
+                                     ? llvm::StringLiteral("tp_tier")
+                                 : axis == workload::kPipelineParallelAxis
+                                     ? llvm::StringLiteral("pp_tier")
+                                     : llvm::StringLiteral("dp_tier");
+    fields.push_back({column, bound == configuration.binding.tierOfAxis.end()
+                                  ? llvm::json::Value(nullptr)
+                                  : llvm::json::Value(bound->second)});
+  }
+  return fields;
+}
+
+/// The point columns of a training search (an inference search leaves the
+/// training-only cells empty and fills `batch`).
+constexpr llvm::StringLiteral kPointColumns[] = {
+    "gpus",        "global_batch",
+    "batch",       "tp",
+    "pp",          "dp",
+    "micro_batch", "virtual_stages",
+    "schedule",    "pipeline_layout",
+    "recompute",   "tp_comm",
+    "zero_stage",  "bucket_bytes",
+    "tp_tier",     "pp_tier",
+    "dp_tier"};
+
+} // namespace
+
+std::string sweep::searchCSVHeader(bool ranked) {
+  std::vector<std::string> columns = {"index"};
+  if (ranked)
+    columns.push_back("rank");
+  for (llvm::StringLiteral column : kPointColumns)
+    columns.push_back(column.str());
+  for (const char *column : {"valid", "stage", "diagnostics"})
+    columns.push_back(column);
+  appendRunCSVColumns(columns);
+  return llvm::join(columns, ",");
+}
+
+std::string sweep::formatSearchRow(RowFormat format, size_t index,
+                                   const Configuration &configuration,
+                                   const RunEvaluation &evaluation,
+                                   std::optional<size_t> rank) {
+  auto fields = pointFields(configuration);
+  if (format == RowFormat::CSV) {
+    std::vector<std::string> cells = {std::to_string(index)};
+    if (rank)
+      cells.push_back(std::to_string(*rank));
+    for (llvm::StringLiteral column : kPointColumns) {
+      const llvm::json::Value *value = nullptr;
+      for (const auto &field : fields)
+        if (field.first == column)
+          value = &field.second;
+      std::string cell;
+      if (value && value->getAsArray()) {
+        std::vector<std::string> entries;
+        for (const llvm::json::Value &entry : *value->getAsArray())
+          entries.push_back(printed(entry));
+        cell = llvm::join(entries, " ");
+      } else if (value && value->kind() != llvm::json::Value::Null) {
+        cell = csvValue(*value);
+      }
+      cells.push_back(cell);
+    }
+    cells.push_back(evaluation.valid() ? "true" : "false");
+    cells.push_back(evaluation.valid()
+                        ? ""
+                        : stringifySearchStage(*evaluation.rejectedAt).str());
+    cells.push_back(csvField(llvm::join(evaluation.diagnostics, "; ")));
+    appendRunCSV(cells, evaluation.valid() ? &evaluation.run : nullptr);
+    return llvm::join(cells, ",");
+  }
+  std::string row;
+  llvm::raw_string_ostream os(row);
+  os.SetBuffered();
+  llvm::json::OStream json(os);
+  json.object([&] {
+    json.attribute("index", static_cast<int64_t>(index));
+    if (rank)
+      json.attribute("rank", static_cast<int64_t>(*rank));
+    json.attributeObject("point", [&] {
+      for (const auto &field : fields)
+        json.attribute(field.first, field.second);
+    });
+    json.attribute("valid", evaluation.valid());
+    if (!evaluation.valid()) {
+      json.attribute("stage", stringifySearchStage(*evaluation.rejectedAt));
+      json.attributeArray("diagnostics", [&] {
+        for (const std::string &diagnostic : evaluation.diagnostics)
+          json.value(diagnostic);
+      });
+      return;
+    }
+    writeRunJSON(json, evaluation.run);
+  });
+  os.flush();
+  return row;
+}
+
+//===----------------------------------------------------------------------===//
+// The best and the front
+//===----------------------------------------------------------------------===//
+
+bool sweep::rankedBefore(const Ranked &a, const Ranked &b) {
+  return std::make_tuple(a.seconds(), a.evaluation.run.peakBytes, a.gpus(),
+                         a.index) < std::make_tuple(b.seconds(),
+                                                    b.evaluation.run.peakBytes,
+                                                    b.gpus(), b.index);
+}
+
+bool sweep::dominates(const Ranked &a, const Ranked &b) {
+  int64_t aBytes = a.evaluation.run.peakBytes;
+  int64_t bBytes = b.evaluation.run.peakBytes;
+  bool noWorse =
+      a.seconds() <= b.seconds() && aBytes <= bBytes && a.gpus() <= b.gpus();
+  bool better =
+      a.seconds() < b.seconds() || aBytes < bBytes || a.gpus() < b.gpus();
+  return noWorse && better;
+}
+
+void TopK::offer(const Ranked &candidate) {
+  if (k == 0)
+    return;
+  // A max-heap under rankedBefore: the worst kept is at the front.
+  if (heap.size() < k) {
+    heap.push_back(candidate);
+    std::push_heap(heap.begin(), heap.end(), rankedBefore);
+    return;
+  }
+  if (!rankedBefore(candidate, heap.front()))
+    return;
+  std::pop_heap(heap.begin(), heap.end(), rankedBefore);
+  heap.back() = candidate;
+  std::push_heap(heap.begin(), heap.end(), rankedBefore);
+}
+
+std::vector<Ranked> TopK::sorted() const {
+  std::vector<Ranked> best = heap;
+  std::sort(best.begin(), best.end(), rankedBefore);
+  return best;
+}
+
+void ParetoFront::offer(const Ranked &candidate) {
+  auto same = [&](const Ranked &kept) {
+    return kept.seconds() == candidate.seconds() &&
+           kept.evaluation.run.peakBytes ==
+               candidate.evaluation.run.peakBytes &&
+           kept.gpus() == candidate.gpus();
+  };
+  for (const Ranked &kept : front)
+    if (dominates(kept, candidate) ||
+        (same(kept) && kept.index < candidate.index))
+      return;
+  llvm::erase_if(front, [&](const Ranked &kept) {
+    return dominates(candidate, kept) || same(kept);
+  });
+  front.push_back(candidate);
+}
+
+std::vector<Ranked> ParetoFront::sorted() const {
+  std::vector<Ranked> points = front;
+  std::sort(points.begin(), points.end(), rankedBefore);
+  return points;
+}
+
+//===----------------------------------------------------------------------===//
+// The parallel search
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<SearchSummary> sweep::runSearch(
+    const SearchSpace &space, const estimate::SystemProfile &profile,
+    const SearchOptions &options,
+    llvm::function_ref<void(llvm::StringRef row)> emit,
+    llvm::function_ref<void(const Configuration &, const RunEvaluation &)>
+        observe) {
+  unsigned threads = std::clamp<unsigned>(
+      options.threads, 1u,
+      4 * std::max(1u, std::thread::hardware_concurrency()));
+  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
+  MLIRContext driver(MLIRContext::Threading::DISABLED);
+  if (threads > 1)
+    driver.setThreadPool(pool);
+  std::vector<std::unique_ptr<PipelineEvaluator>> pipelines(threads);
+  auto pipelineOf = [&](size_t worker) -> PipelineEvaluator & {
+    if (!pipelines[worker])
+      pipelines[worker] = std::make_unique<PipelineEvaluator>(profile);
+    return *pipelines[worker];
+  };
+
+  bool selecting = options.top || options.pareto;
+  SearchSummary summary;
+  TopK top(std::max<size_t>(options.top.value_or(0), 1));
+  ParetoFront front;
+  // A chunk of configurations is evaluated in parallel, then observed and
+  // emitted in order: only one chunk is ever held.
+  const size_t chunkSize = 512 * static_cast<size_t>(threads);
+  std::vector<Configuration> chunk;
+  std::vector<RunEvaluation> evaluations;
+  size_t firstIndex = 0;
+  auto flush = [&] {
+    evaluations.assign(chunk.size(), RunEvaluation());
+    std::atomic<size_t> next(0);
+    mlir::parallelFor(&driver, 0, threads, [&](size_t worker) {
+      for (size_t at = next++; at < chunk.size(); at = next++)
+        evaluations[at] = options.throughIR
+                              ? pipelineOf(worker).evaluate(chunk[at])
+                              : evaluateFast(chunk[at], profile);
+    });
+    for (size_t at = 0; at < chunk.size(); ++at) {
+      const RunEvaluation &evaluation = evaluations[at];
+      size_t index = firstIndex + at;
+      ++summary.configurations;
+      if (evaluation.valid())
+        ++summary.valid;
+      if (observe)
+        observe(chunk[at], evaluation);
+      if (!selecting)
+        emit(formatSearchRow(options.format, index, chunk[at], evaluation));
+      if (!evaluation.feasible())
+        continue;
+      ++summary.feasible;
+      Ranked ranked{index, chunk[at], evaluation};
+      top.offer(ranked);
+      if (options.pareto)
+        front.offer(ranked);
+    }
+    firstIndex += chunk.size();
+    chunk.clear();
+  };
+  space.enumerate([&](const Configuration &configuration) {
+    chunk.push_back(configuration);
+    if (chunk.size() == chunkSize)
+      flush();
+    return true;
+  });
+  flush();
+  std::vector<Ranked> best = top.sorted();
+  if (!best.empty())
+    summary.best = best.front();
+  if (!selecting)
+    return summary;
+
+  // Every reported row has its audit trail: it is derived again through the
+  // IR and must be the fast path's row, byte for byte.
+  if (options.top)
+    summary.top = std::move(best);
+  if (options.pareto)
+    summary.front = front.sorted();
+  PipelineEvaluator &audit = pipelineOf(0);
+  auto report = [&](const std::vector<Ranked> &rows,
+                    bool ranked) -> llvm::Error {
+    for (auto [position, entry] : llvm::enumerate(rows)) {
+      std::optional<size_t> rank;
+      if (ranked)
+        rank = position + 1;
+      std::string row =
+          formatSearchRow(options.format, entry.index, entry.configuration,
+                          entry.evaluation, rank);
+      if (!options.throughIR) {
+        RunEvaluation again = audit.evaluate(entry.configuration);
+        std::string derived = formatSearchRow(options.format, entry.index,
+                                              entry.configuration, again, rank);
+        if (derived != row)
+          return llvm::createStringError(
+              "configuration " + std::to_string(entry.index) +
+              ": the fast path's row\n  " + row +
+              "\ndiffers from the row derived through the IR\n  " + derived);
+      }
+      emit(row);
+    }
+    return llvm::Error::success();
+  };
+  if (options.top)
+    if (llvm::Error error = report(summary.top, /*ranked=*/true))
+      return std::move(error);
+  if (options.pareto)
+    if (llvm::Error error = report(summary.front, /*ranked=*/false))
+      return std::move(error);
+  return summary;
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Checks blueprint-search output against brute force over every row.
+
+  check-search.py coverage ROWS       each axis's distinct values and counts
+  check-search.py select ROWS TOP K   TOP is `--top=K --pareto` output: its
+                                      first K rows must be the K fastest
+                                      feasible rows of ROWS (time, then peak
+                                      bytes, then GPUs, then index) and the
+                                      rest exactly the Pareto front over
+                                      (time, peak bytes, GPUs), by brute force
+"""
+import collections
+import json
+import sys
+
+
+def rows_of(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def feasible(row):
+    run = row.get("run", {})
+    return row["valid"] and run.get("fits") and "iteration_seconds" in run
+
+
+def key(row):
+    run = row["run"]
+    return (run["iteration_seconds"], run["peak_bytes"], row["point"]["gpus"],
+            row["index"])
+
+
+def coverage(path):
+    rows = rows_of(path)
+    print(f"{len(rows)} rows, {sum(feasible(r) for r in rows)} feasible")
+    for axis in rows[0]["point"]:
+        counts = collections.Counter(
+            json.dumps(r["point"][axis]) for r in rows)
+        print(f"{axis}: " + ", ".join(f"{v}={n}" for v, n in
+                                       sorted(counts.items())))
+
+
+def select(all_path, top_path, k):
+    rows = rows_of(all_path)
+    reported = rows_of(top_path)
+    best = sorted((r for r in rows if feasible(r)), key=key)[:k]
+    by_index = {r["index"]: r for r in rows}
+    problems = []
+    top = reported[:len(best)]
+    for rank, (got, want) in enumerate(zip(top, best), start=1):
+        if got.get("rank") != rank or got["index"] != want["index"]:
+            problems.append(f"rank {rank}: got index {got['index']}, "
+                            f"want {want['index']}")
+        expected = dict(want)
+        expected = {"index": want["index"], "rank": rank,
+                    **{k2: v for k2, v in want.items() if k2 != "index"}}
+        if got != expected:
+            problems.append(f"rank {rank}: row differs from the full row")
+    front = reported[len(best):]
+    cand = [r for r in rows if feasible(r)]
+
+    def dominates(a, b):
+        ka, kb = key(a)[:3], key(b)[:3]
+        return all(x <= y for x, y in zip(ka, kb)) and ka != kb
+
+    want_front = []
+    for r in cand:
+        if any(dominates(o, r) for o in cand):
+            continue
+        if any(key(o)[:3] == key(r)[:3] and o["index"] < r["index"]
+               for o in cand):
+            continue
+        want_front.append(r)
+    want_front.sort(key=key)
+    if [r["index"] for r in front] != [r["index"] for r in want_front]:
+        problems.append("front: got " + str([r["index"] for r in front]) +
+                        ", want " + str([r["index"] for r in want_front]))
+    for r in front:
+        if r != by_index[r["index"]]:
+            problems.append(f"front row {r['index']} differs from the full row")
+    if problems:
+        print("\n".join(problems))
+        sys.exit(1)
+    print(f"top {len(best)} and front of {len(front)} equal brute force over "
+          f"{len(rows)} rows")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "coverage":
+        coverage(sys.argv[2])
+    else:
+        select(sys.argv[2], sys.argv[3], int(sys.argv[4]))

@@ -1,0 +1,206 @@
+//===- SearchTest.cpp - The design-space search ---------------------------===//
+//
+// What blueprint-search relies on (lib/Sweep/Search.cpp): the capacity is
+// honoured to the byte, the top-K and the Pareto front do not depend on the
+// order configurations arrive in, a GPU count enumerates only valid
+// configurations, each once, and both evaluation paths agree.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Sweep/Search.h"
+
+#include "llvm/Support/JSON.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+using namespace blueprint;
+
+namespace {
+
+const estimate::SystemProfile &a100() {
+  static const estimate::SystemProfile profile = [] {
+    llvm::Expected<estimate::SystemProfile> loaded =
+        estimate::loadSystemProfile(BLUEPRINT_PROFILES_DIR "/a100-80gb.json");
+    if (!loaded) {
+      ADD_FAILURE() << llvm::toString(loaded.takeError());
+      return estimate::SystemProfile();
+    }
+    return std::move(*loaded);
+  }();
+  return profile;
+}
+
+const char *kSmallSpec = R"({
+  "name": "small",
+  "model": {"hidden": 128, "heads": 16, "ffn_hidden": 512, "seq_length": 64,
+            "vocab": 256, "blocks": 8},
+  "training": {"global_batch": 8, "micro_batch": 2,
+               "activation_type": "bf16", "weight_type": "bf16",
+               "gradient_type": "f32", "optimizer_state_type": "f32"},
+  "mapping": {"tp": 2, "pp": 2, "dp": 2}
+})";
+
+sweep::Configuration smallConfiguration() {
+  llvm::Expected<sweep::RunContracts> run =
+      sweep::importContracts(kSmallSpec, "small");
+  if (!run) {
+    ADD_FAILURE() << llvm::toString(run.takeError());
+    return {};
+  }
+  sweep::Configuration configuration;
+  configuration.run = std::move(*run);
+  configuration.binding.tierOfAxis = {
+      {"tp", "nvlink"}, {"pp", "infiniband"}, {"dp", "infiniband"}};
+  return configuration;
+}
+
+sweep::SearchSpace spaceOn(llvm::ArrayRef<int64_t> gpus,
+                           const estimate::SystemProfile &profile) {
+  llvm::Expected<sweep::RunContracts> run =
+      sweep::importContracts(kSmallSpec, "small");
+  EXPECT_TRUE(static_cast<bool>(run));
+  llvm::json::Object grid{{"recompute", llvm::json::Array{"none", "full"}}};
+  llvm::Expected<sweep::SearchSpace> space = sweep::SearchSpace::parse(
+      grid, std::move(*run), {}, profile, gpus, std::nullopt);
+  EXPECT_TRUE(static_cast<bool>(space));
+  return std::move(*space);
+}
+
+TEST(SearchTest, CapacityIsHonouredToTheByte) {
+  sweep::Configuration configuration = smallConfiguration();
+  sweep::RunEvaluation measured = sweep::evaluateFast(configuration, a100());
+  ASSERT_TRUE(measured.valid());
+  int64_t peak = measured.run.peakBytes;
+  ASSERT_GT(peak, 0);
+
+  estimate::SystemProfile exact = a100();
+  exact.memory.capacityBytes.value = peak;
+  sweep::RunEvaluation atCapacity = sweep::evaluateFast(configuration, exact);
+  EXPECT_TRUE(atCapacity.run.fits);
+  EXPECT_EQ(atCapacity.run.marginBytes, 0);
+  EXPECT_TRUE(atCapacity.feasible());
+
+  estimate::SystemProfile short1 = a100();
+  short1.memory.capacityBytes.value = peak - 1;
+  sweep::RunEvaluation over = sweep::evaluateFast(configuration, short1);
+  EXPECT_TRUE(over.valid());
+  EXPECT_FALSE(over.run.fits);
+  EXPECT_EQ(over.run.marginBytes, -1);
+  EXPECT_FALSE(over.feasible());
+  // The IR path says the same.
+  sweep::PipelineEvaluator pipeline(short1);
+  sweep::RunEvaluation throughIR = pipeline.evaluate(configuration);
+  EXPECT_FALSE(throughIR.run.fits);
+  EXPECT_EQ(throughIR.run.peakBytes, peak);
+}
+
+TEST(SearchTest, ImpossibleBindingsAreRejectedOnBothPaths) {
+  sweep::Configuration configuration = smallConfiguration();
+  // tp (2) and dp (2) on NVLink are fine; with pp (2) too, 8 ranks still
+  // fit one 8-GPU domain; tp = 16 on NVLink does not.
+  configuration.binding.tierOfAxis = {
+      {"tp", "nvlink"}, {"pp", "nvlink"}, {"dp", "nvlink"}};
+  EXPECT_TRUE(sweep::evaluateFast(configuration, a100()).valid());
+  configuration.run.mapping.tp = 16;
+  configuration.run.mapping.world = 64;
+  sweep::RunEvaluation fast = sweep::evaluateFast(configuration, a100());
+  ASSERT_FALSE(fast.valid());
+  EXPECT_EQ(*fast.rejectedAt, sweep::SearchStage::Binding);
+  sweep::PipelineEvaluator pipeline(a100());
+  sweep::RunEvaluation throughIR = pipeline.evaluate(configuration);
+  ASSERT_FALSE(throughIR.valid());
+  EXPECT_EQ(*throughIR.rejectedAt, sweep::SearchStage::Binding);
+  EXPECT_EQ(fast.diagnostics, throughIR.diagnostics);
+}
+
+TEST(SearchTest, AGPUCountEnumeratesValidConfigurationsOnce) {
+  sweep::SearchSpace space = spaceOn({4}, a100());
+  std::set<std::string> seen;
+  size_t count = 0;
+  space.enumerate([&](const sweep::Configuration &configuration) {
+    ++count;
+    EXPECT_EQ(configuration.run.mapping.world, 4);
+    std::string row = sweep::formatSearchRow(
+        sweep::RowFormat::JSONLines, 0, configuration, sweep::RunEvaluation());
+    // The point is everything that varies: no two configurations share it.
+    EXPECT_TRUE(seen.insert(row).second) << row;
+    sweep::RunEvaluation evaluation =
+        sweep::evaluateFast(configuration, a100());
+    EXPECT_TRUE(evaluation.valid())
+        << row << "\n"
+        << (evaluation.diagnostics.empty() ? "" : evaluation.diagnostics[0]);
+    return true;
+  });
+  EXPECT_GT(count, 100u);
+  // Stopping early stops.
+  size_t visited = 0;
+  space.enumerate([&](const sweep::Configuration &) { return ++visited < 3; });
+  EXPECT_EQ(visited, 3u);
+}
+
+/// Feasible rankings of a real space, offered in two different orders.
+TEST(SearchTest, TheBestAndTheFrontDoNotDependOnArrivalOrder) {
+  estimate::SystemProfile tight = a100();
+  tight.memory.capacityBytes.value = 16000000;
+  sweep::SearchSpace space = spaceOn({2, 4}, tight);
+  std::vector<sweep::Ranked> feasible;
+  size_t index = 0;
+  space.enumerate([&](const sweep::Configuration &configuration) {
+    sweep::RunEvaluation evaluation = sweep::evaluateFast(configuration, tight);
+    if (evaluation.feasible())
+      feasible.push_back({index, configuration, evaluation});
+    ++index;
+    return true;
+  });
+  ASSERT_GT(feasible.size(), 20u);
+  ASSERT_LT(feasible.size(), index) << "some configurations must not fit";
+
+  auto rankAll = [](const std::vector<sweep::Ranked> &order) {
+    sweep::TopK top(7);
+    sweep::ParetoFront front;
+    for (const sweep::Ranked &entry : order) {
+      top.offer(entry);
+      front.offer(entry);
+    }
+    std::vector<size_t> indices;
+    for (const sweep::Ranked &entry : top.sorted())
+      indices.push_back(entry.index);
+    indices.push_back(~size_t(0));
+    for (const sweep::Ranked &entry : front.sorted())
+      indices.push_back(entry.index);
+    return indices;
+  };
+  std::vector<size_t> inOrder = rankAll(feasible);
+  std::vector<sweep::Ranked> shuffled = feasible;
+  std::mt19937 random(12345);
+  std::shuffle(shuffled.begin(), shuffled.end(), random);
+  EXPECT_EQ(rankAll(shuffled), inOrder);
+
+  // The top-K is the K smallest under rankedBefore; the front holds exactly
+  // the points nothing dominates (of equal points, the lowest index).
+  std::vector<sweep::Ranked> sorted = feasible;
+  std::sort(sorted.begin(), sorted.end(), sweep::rankedBefore);
+  for (size_t rank = 0; rank < 7; ++rank)
+    EXPECT_EQ(inOrder[rank], sorted[rank].index);
+  std::set<size_t> front(inOrder.begin() + 8, inOrder.end());
+  for (const sweep::Ranked &candidate : feasible) {
+    bool dominated = llvm::any_of(feasible, [&](const sweep::Ranked &other) {
+      return sweep::dominates(other, candidate);
+    });
+    bool shadowed = llvm::any_of(feasible, [&](const sweep::Ranked &other) {
+      return other.index < candidate.index &&
+             other.seconds() == candidate.seconds() &&
+             other.evaluation.run.peakBytes ==
+                 candidate.evaluation.run.peakBytes &&
+             other.gpus() == candidate.gpus();
+    });
+    EXPECT_EQ(front.count(candidate.index), !dominated && !shadowed)
+        << candidate.index;
+  }
+}
+
+} // namespace

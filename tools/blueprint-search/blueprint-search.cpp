@@ -1,0 +1,249 @@
+//===- blueprint-search.cpp - The fastest mapping that fits ---------------===//
+//
+// Design-space search (docs/Sweep.md, "Search"): reads a search space - a
+// base spec and a grid, or with --gpus every valid configuration on that
+// many GPUs - evaluates every configuration as a whole run on the fast path
+// (or through the MLIR pipeline with --through-ir), and writes every row, or
+// the K fastest that fit (--top) and the Pareto front over time, memory per
+// GPU and GPUs (--pareto), each of those re-derived through the pipeline.
+// --svg draws the space as a scatter of time against memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Analysis/RunPictures.h"
+#include "Blueprint/Sweep/Search.h"
+
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <chrono>
+
+using namespace blueprint;
+
+static llvm::cl::OptionCategory searchCategory("blueprint-search options");
+
+static llvm::cl::opt<std::string>
+    inputFile(llvm::cl::Positional,
+              llvm::cl::desc("<space: {\"spec\": ..., \"grid\": {...}}>"),
+              llvm::cl::init("-"), llvm::cl::cat(searchCategory));
+
+static llvm::cl::opt<std::string>
+    outputFile("o", llvm::cl::desc("Output file for the rows"),
+               llvm::cl::value_desc("file"), llvm::cl::init("-"),
+               llvm::cl::cat(searchCategory));
+
+static llvm::cl::opt<std::string>
+    profileFile("profile", llvm::cl::desc("SystemProfile JSON file"),
+                llvm::cl::value_desc("file"), llvm::cl::cat(searchCategory));
+
+static llvm::cl::list<std::string> bindingEntries(
+    "binding",
+    llvm::cl::desc("Base binding of mesh axes to network tiers, axis:tier"),
+    llvm::cl::CommaSeparated, llvm::cl::cat(searchCategory));
+
+static llvm::cl::opt<std::string> bindingFile(
+    "binding-file",
+    llvm::cl::desc("Base NetworkTierBinding JSON file (instead of --binding)"),
+    llvm::cl::value_desc("file"), llvm::cl::cat(searchCategory));
+
+static llvm::cl::list<int64_t>
+    gpus("gpus",
+         llvm::cl::desc("Search every valid configuration on this many GPUs "
+                        "(a list searches each count)"),
+         llvm::cl::CommaSeparated, llvm::cl::cat(searchCategory));
+
+static llvm::cl::opt<int64_t>
+    globalBatch("global-batch",
+                llvm::cl::desc("Global batch of every configuration"),
+                llvm::cl::init(0), llvm::cl::cat(searchCategory));
+
+static llvm::cl::opt<unsigned>
+    top("top",
+        llvm::cl::desc("Report the K fastest configurations that fit, "
+                       "re-derived through the MLIR pipeline"),
+        llvm::cl::init(0), llvm::cl::cat(searchCategory));
+
+static llvm::cl::opt<bool>
+    pareto("pareto",
+           llvm::cl::desc("Report the Pareto front over time, memory per GPU "
+                          "and GPUs, re-derived through the MLIR pipeline"),
+           llvm::cl::init(false), llvm::cl::cat(searchCategory));
+
+static llvm::cl::opt<bool> throughIR(
+    "through-ir",
+    llvm::cl::desc("Evaluate every configuration through the MLIR pipeline "
+                   "instead of the fast path"),
+    llvm::cl::init(false), llvm::cl::cat(searchCategory));
+
+static llvm::cl::opt<std::string>
+    format("format", llvm::cl::desc("Row format: jsonl or csv"),
+           llvm::cl::init("jsonl"), llvm::cl::cat(searchCategory));
+
+static llvm::cl::opt<std::string>
+    svgFile("svg", llvm::cl::desc("Write a scatter of time against memory"),
+            llvm::cl::value_desc("file"), llvm::cl::cat(searchCategory));
+
+static llvm::cl::opt<unsigned>
+    jobs("jobs",
+         llvm::cl::desc("Worker threads (default: one per hardware thread)"),
+         llvm::cl::init(0), llvm::cl::cat(searchCategory));
+
+static llvm::cl::opt<bool>
+    stats("search-stats",
+          llvm::cl::desc("Print configurations, valid, feasible, seconds and "
+                         "configurations per second to stderr"),
+          llvm::cl::init(false), llvm::cl::cat(searchCategory));
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "error: " << message << "\n";
+  return EXIT_FAILURE;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::cl::HideUnrelatedOptions(searchCategory);
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv, "Blueprint search: the fastest mapping that fits\n");
+
+  if (format != "jsonl" && format != "csv")
+    return fail("--format must be 'jsonl' or 'csv', got '" + format + "'");
+  if (jobs.getNumOccurrences() && jobs == 0)
+    return fail("--jobs must be at least 1");
+  if (top.getNumOccurrences() && top == 0)
+    return fail("--top must be at least 1");
+  if (globalBatch.getNumOccurrences() && globalBatch < 1)
+    return fail("--global-batch must be at least 1");
+  if (profileFile.empty())
+    return fail("--profile=<SystemProfile JSON file> is required");
+  if (!bindingEntries.empty() && !bindingFile.empty())
+    return fail("give at most one of --binding=axis:tier,... and "
+                "--binding-file=<file>");
+
+  llvm::Expected<estimate::SystemProfile> profile =
+      estimate::loadSystemProfile(profileFile);
+  if (!profile)
+    return fail(llvm::toString(profile.takeError()));
+  estimate::NetworkTierBinding baseBinding;
+  if (!bindingEntries.empty() || !bindingFile.empty()) {
+    llvm::Expected<estimate::NetworkTierBinding> binding =
+        bindingFile.empty()
+            ? estimate::parseNetworkTierBindingEntries(bindingEntries)
+            : estimate::loadNetworkTierBinding(bindingFile);
+    if (!binding)
+      return fail(llvm::toString(binding.takeError()));
+    baseBinding = std::move(*binding);
+  }
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(inputFile, &errorMessage);
+  if (!input)
+    return fail(errorMessage);
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse(input->getBuffer());
+  if (!parsed)
+    return fail(inputFile +
+                ": invalid JSON: " + llvm::toString(parsed.takeError()));
+  const llvm::json::Object *root = parsed->getAsObject();
+  if (!root)
+    return fail(inputFile + ": $: expected a space object {\"spec\": ..., "
+                            "\"grid\": {...}}");
+  for (const auto &entry : *root)
+    if (entry.first != "spec" && entry.first != "grid")
+      return fail(inputFile + ": $." + entry.first.str() +
+                  ": unknown field; expected one of: spec, grid");
+  const llvm::json::Object *spec = root->getObject("spec");
+  if (!spec)
+    return fail(inputFile + ": $.spec: expected a spec object "
+                            "(docs/ImportJSON.md)");
+  llvm::json::Object emptyGrid;
+  const llvm::json::Object *grid = &emptyGrid;
+  if (const llvm::json::Value *given = root->get("grid")) {
+    grid = given->getAsObject();
+    if (!grid)
+      return fail(inputFile + ": $.grid: expected an object from axis to "
+                              "values");
+  }
+  std::string specText;
+  llvm::raw_string_ostream(specText)
+      << llvm::json::Value(llvm::json::Object(*spec));
+  llvm::Expected<sweep::RunContracts> base =
+      sweep::importContracts(specText, inputFile + " $.spec");
+  if (!base)
+    return fail(inputFile + ": $.spec is not a valid spec:\n" +
+                llvm::toString(base.takeError()));
+  std::optional<int64_t> batch;
+  if (globalBatch.getNumOccurrences())
+    batch = globalBatch;
+  llvm::Expected<sweep::SearchSpace> space = sweep::SearchSpace::parse(
+      *grid, std::move(*base), baseBinding, *profile, gpus, batch);
+  if (!space)
+    return fail(inputFile + ": " + llvm::toString(space.takeError()));
+
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFile, &errorMessage);
+  if (!output)
+    return fail(errorMessage);
+  sweep::SearchOptions options;
+  options.threads = jobs ? jobs.getValue()
+                         : llvm::hardware_concurrency().compute_thread_count();
+  options.throughIR = throughIR;
+  options.format =
+      format == "csv" ? sweep::RowFormat::CSV : sweep::RowFormat::JSONLines;
+  if (top)
+    options.top = top;
+  options.pareto = pareto;
+  if (options.format == sweep::RowFormat::CSV)
+    output->os() << sweep::searchCSVHeader(options.top.has_value()) << "\n";
+
+  analysis::SearchScatter scatter;
+  auto started = std::chrono::steady_clock::now();
+  llvm::Expected<sweep::SearchSummary> summary = sweep::runSearch(
+      *space, *profile, options,
+      [&](llvm::StringRef row) { output->os() << row << "\n"; },
+      [&](const sweep::Configuration &, const sweep::RunEvaluation &result) {
+        if (!svgFile.empty() && result.valid() && result.run.iterationSeconds)
+          scatter.add(*result.run.iterationSeconds, result.run.peakBytes,
+                      result.run.fits);
+      });
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+          .count();
+  if (!summary)
+    return fail(llvm::toString(summary.takeError()));
+  if (stats)
+    llvm::errs() << "configurations " << summary->configurations << ", valid "
+                 << summary->valid << ", feasible " << summary->feasible
+                 << ", seconds " << llvm::format("%.3f", seconds)
+                 << ", configurations/s "
+                 << llvm::format("%.0f", summary->configurations /
+                                             std::max(seconds, 1e-9))
+                 << "\n";
+
+  if (!svgFile.empty()) {
+    std::vector<analysis::ScatterLabel> labels;
+    for (const sweep::Ranked &point : summary->front)
+      labels.push_back({point.seconds(), point.evaluation.run.peakBytes,
+                        sweep::describeMapping(point.configuration), false});
+    if (summary->best) {
+      const sweep::Ranked &best = *summary->best;
+      labels.push_back({best.seconds(), best.evaluation.run.peakBytes,
+                        "best: " + sweep::describeMapping(best.configuration),
+                        true});
+    }
+    std::unique_ptr<llvm::ToolOutputFile> svg =
+        mlir::openOutputFile(svgFile, &errorMessage);
+    if (!svg)
+      return fail(errorMessage);
+    scatter.write(svg->os(), (space->title() + " on " + profile->name).str(),
+                  profile->memory.capacityBytes.value, labels);
+    svg->keep();
+  }
+  output->keep();
+  return EXIT_SUCCESS;
+}
