@@ -190,7 +190,7 @@ sweep::addMemoryFigures(RunFigures &figures,
 }
 
 llvm::Error
-sweep::addTimeFigures(RunFigures &figures,
+sweep::addTimeFigures(RunFigures &figures, const analysis::RunGraph &graph,
                       const analysis::CriticalPathReport &path,
                       llvm::ArrayRef<workload::StageTotals> stages,
                       const workload::ModelSpec &model,
@@ -221,6 +221,21 @@ sweep::addTimeFigures(RunFigures &figures,
   double world = static_cast<double>(mapping.world);
   figures.tokensPerSecond = tokens / seconds;
   figures.gpuHoursPerMillionTokens = world * seconds / 3600 * 1e6 / tokens;
+  if (inference) {
+    // The first token exists when the last prefill step ends (the prefill
+    // ends in the last stage); the remaining generated_tokens - 1 tokens
+    // take the rest of the generation, one decode step each.
+    double firstToken = 0;
+    for (auto [steps, timing] : llvm::zip(graph.stages, path.timing))
+      for (auto [step, time] : llvm::zip(steps, timing))
+        if (step.pass == workload::PipelinePass::Prefill)
+          firstToken = std::max(firstToken, time.end);
+    figures.timeToFirstTokenSeconds = firstToken;
+    if (inference->generatedTokens > 1)
+      figures.timePerOutputTokenSeconds =
+          (seconds - firstToken) /
+          static_cast<double>(inference->generatedTokens - 1);
+  }
   return llvm::Error::success();
 }
 
@@ -259,7 +274,7 @@ sweep::evaluateWholeRun(const workload::ModelSpec &model,
       workload::summarizeWholeRun(*run);
   if (!totals)
     return totals.takeError();
-  if (llvm::Error error = addTimeFigures(figures, *path, *totals, model,
+  if (llvm::Error error = addTimeFigures(figures, *graph, *path, *totals, model,
                                          training, inference, mapping, profile))
     return std::move(error);
   return figures;

@@ -11,14 +11,16 @@ using namespace blueprint::sweep;
 
 namespace {
 /// The timed figures of a run, in row order, each absent without a time.
-std::array<std::pair<llvm::StringLiteral, std::optional<double>>, 6>
+std::array<std::pair<llvm::StringLiteral, std::optional<double>>, 8>
 runTimes(const RunFigures &run) {
   return {{{"iteration_seconds", run.iterationSeconds},
            {"exposed_communication_seconds", run.exposedCommunicationSeconds},
            {"model_flops_utilization", run.modelFlopsUtilization},
            {"hardware_flops_utilization", run.hardwareFlopsUtilization},
            {"tokens_per_second", run.tokensPerSecond},
-           {"gpu_hours_per_million_tokens", run.gpuHoursPerMillionTokens}}};
+           {"gpu_hours_per_million_tokens", run.gpuHoursPerMillionTokens},
+           {"time_to_first_token_seconds", run.timeToFirstTokenSeconds},
+           {"time_per_output_token_seconds", run.timePerOutputTokenSeconds}}};
 }
 } // namespace
 

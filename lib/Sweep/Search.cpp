@@ -272,9 +272,9 @@ RunEvaluation PipelineEvaluator::evaluate(const Configuration &configuration) {
       evaluation.rejectedAt = SearchStage::Derivation;
       return evaluation;
     }
-    if (llvm::Error error =
-            addTimeFigures(evaluation.run, *path, totals->stages, run.model,
-                           run.training, run.inference, run.mapping, profile))
+    if (llvm::Error error = addTimeFigures(
+            evaluation.run, *graph, *path, totals->stages, run.model,
+            run.training, run.inference, run.mapping, profile))
       return derivationFailure(llvm::toString(std::move(error)));
   }
   return evaluation;
@@ -893,6 +893,17 @@ std::string sweep::formatSearchRow(RowFormat format, size_t index,
 // The best and the front
 //===----------------------------------------------------------------------===//
 
+bool ServiceLevel::accepts(const RunEvaluation &evaluation) const {
+  auto within = [](std::optional<double> limit, std::optional<double> value) {
+    return !limit || (value && *value <= *limit);
+  };
+  return evaluation.feasible() &&
+         within(timeToFirstTokenSeconds,
+                evaluation.run.timeToFirstTokenSeconds) &&
+         within(timePerOutputTokenSeconds,
+                evaluation.run.timePerOutputTokenSeconds);
+}
+
 bool sweep::rankedBefore(const Ranked &a, const Ranked &b) {
   return std::make_tuple(a.seconds(), a.evaluation.run.peakBytes, a.gpus(),
                          a.index) < std::make_tuple(b.seconds(),
@@ -1011,6 +1022,9 @@ llvm::Expected<SearchSummary> sweep::runSearch(
       if (!evaluation.feasible())
         continue;
       ++summary.feasible;
+      if (!options.serviceLevel.accepts(evaluation))
+        continue;
+      ++summary.accepted;
       Ranked ranked{index, chunk[at], evaluation};
       top.offer(ranked);
       if (options.pareto)

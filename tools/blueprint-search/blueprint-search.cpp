@@ -12,16 +12,19 @@
 
 #include "Blueprint/Analysis/RunPictures.h"
 #include "Blueprint/Sweep/Search.h"
+#include "Blueprint/Sweep/Suite.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <chrono>
+#include <memory>
 
 using namespace blueprint;
 
@@ -99,6 +102,12 @@ static llvm::cl::opt<bool>
                          "configurations per second to stderr"),
           llvm::cl::init(false), llvm::cl::cat(searchCategory));
 
+static llvm::cl::opt<std::string> suiteFile(
+    "suite",
+    llvm::cl::desc("Run a scenario suite: the best mapping of every scenario "
+                   "on every candidate system, and the candidates ranked"),
+    llvm::cl::value_desc("file"), llvm::cl::cat(searchCategory));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "error: " << message << "\n";
   return EXIT_FAILURE;
@@ -109,6 +118,48 @@ int main(int argc, char **argv) {
   llvm::cl::HideUnrelatedOptions(searchCategory);
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "Blueprint search: the fastest mapping that fits\n");
+
+  unsigned threads = jobs ? jobs.getValue()
+                          : llvm::hardware_concurrency().compute_thread_count();
+  if (!suiteFile.empty()) {
+    for (llvm::cl::Option *option : std::initializer_list<llvm::cl::Option *>{
+             &inputFile, &profileFile, &bindingFile, std::addressof(gpus),
+             &globalBatch, &top, &pareto, &throughIR, &format, &svgFile})
+      if (option->getNumOccurrences())
+        return fail("--suite takes its scenarios, systems and profiles from "
+                    "the suite file; " +
+                    (option->ArgStr.empty() ? llvm::Twine("an input file")
+                                            : "--" + option->ArgStr) +
+                    " cannot be given with it");
+    if (!bindingEntries.empty())
+      return fail("--suite: the binding of every configuration is searched; "
+                  "--binding cannot be given with it");
+    std::string errorMessage;
+    std::unique_ptr<llvm::MemoryBuffer> input =
+        mlir::openInputFile(suiteFile, &errorMessage);
+    if (!input)
+      return fail(errorMessage);
+    llvm::Expected<llvm::json::Value> parsed =
+        llvm::json::parse(input->getBuffer());
+    if (!parsed)
+      return fail(suiteFile +
+                  ": invalid JSON: " + llvm::toString(parsed.takeError()));
+    llvm::Expected<sweep::Suite> suite =
+        sweep::Suite::parse(*parsed, llvm::sys::path::parent_path(suiteFile));
+    if (!suite)
+      return fail(suiteFile + ": " + llvm::toString(suite.takeError()));
+    llvm::Expected<sweep::SuiteReport> report =
+        sweep::runSuite(*suite, threads);
+    if (!report)
+      return fail(llvm::toString(report.takeError()));
+    std::unique_ptr<llvm::ToolOutputFile> output =
+        mlir::openOutputFile(outputFile, &errorMessage);
+    if (!output)
+      return fail(errorMessage);
+    sweep::writeSuiteReport(*suite, *report, output->os());
+    output->keep();
+    return EXIT_SUCCESS;
+  }
 
   if (format != "jsonl" && format != "csv")
     return fail("--format must be 'jsonl' or 'csv', got '" + format + "'");
@@ -190,8 +241,7 @@ int main(int argc, char **argv) {
   if (!output)
     return fail(errorMessage);
   sweep::SearchOptions options;
-  options.threads = jobs ? jobs.getValue()
-                         : llvm::hardware_concurrency().compute_thread_count();
+  options.threads = threads;
   options.throughIR = throughIR;
   options.format =
       format == "csv" ? sweep::RowFormat::CSV : sweep::RowFormat::JSONLines;

@@ -184,7 +184,7 @@ std::string formatSearchRow(RowFormat format, size_t index,
 /// The CSV header of search rows.
 std::string searchCSVHeader(bool ranked);
 
-/// Orders feasible configurations: by iteration time, then peak bytes, then
+/// Orders accepted configurations: by iteration time, then peak bytes, then
 /// GPUs, then index - a total order, so the top-K does not depend on the
 /// order rows arrive in.
 struct Ranked {
@@ -225,6 +225,17 @@ private:
   std::vector<Ranked> front;
 };
 
+/// Latency objectives of a serving scenario: a configuration that misses
+/// one is not a candidate for the best (docs/Sweep.md, "Suites").
+struct ServiceLevel {
+  std::optional<double> timeToFirstTokenSeconds;
+  std::optional<double> timePerOutputTokenSeconds;
+
+  /// Feasible, and within every objective given (an objective the run has
+  /// no figure for is missed).
+  bool accepts(const RunEvaluation &evaluation) const;
+};
+
 /// What a search run does (the blueprint-search options).
 struct SearchOptions {
   unsigned threads = 1;
@@ -235,6 +246,9 @@ struct SearchOptions {
   std::optional<size_t> top;
   /// ... and/or only the Pareto front.
   bool pareto = false;
+  /// Only configurations within these objectives compete for the best
+  /// and the front.
+  ServiceLevel serviceLevel;
 };
 
 /// What a search saw.
@@ -242,7 +256,9 @@ struct SearchSummary {
   size_t configurations = 0;
   size_t valid = 0;
   size_t feasible = 0;
-  /// The fastest feasible configuration (fast path), if any.
+  /// Feasible and within the service level.
+  size_t accepted = 0;
+  /// The fastest accepted configuration (fast path), if any.
   std::optional<Ranked> best;
   std::vector<Ranked> top;
   std::vector<Ranked> front;

@@ -38,6 +38,7 @@ template <typename OpTy> class OwningOpRef;
 
 namespace blueprint::analysis {
 struct CriticalPathReport;
+struct RunGraph;
 } // namespace blueprint::analysis
 
 namespace blueprint::workload {
@@ -91,6 +92,11 @@ struct RunFigures {
   std::optional<double> hardwareFlopsUtilization;
   std::optional<double> tokensPerSecond;
   std::optional<double> gpuHoursPerMillionTokens;
+  /// Inference: when the last prefill step ends (the first token), and the
+  /// rest of the generation per remaining token, (iteration - first token)
+  /// / (generated_tokens - 1), absent with one generated token.
+  std::optional<double> timeToFirstTokenSeconds;
+  std::optional<double> timePerOutputTokenSeconds;
   /// Why the target cannot cost the run (a mesh axis the binding does not
   /// bind, a tier too small for the axes bound to it), when it cannot: the
   /// memory figures stand, the time does not.
@@ -114,10 +120,11 @@ llvm::Error addMemoryFigures(RunFigures &figures,
                              llvm::ArrayRef<workload::StageBuffers> buffers,
                              const estimate::SystemProfile &profile);
 
-/// The timed figures of a run from its critical path and the per-rank
-/// totals of its stages (derived, or read off a plan).
+/// The timed figures of a run from its graph, its critical path and the
+/// per-rank totals of its stages (derived, or read off a plan).
 llvm::Error
-addTimeFigures(RunFigures &figures, const analysis::CriticalPathReport &path,
+addTimeFigures(RunFigures &figures, const analysis::RunGraph &graph,
+               const analysis::CriticalPathReport &path,
                llvm::ArrayRef<workload::StageTotals> stages,
                const workload::ModelSpec &model,
                const std::optional<workload::TrainingSpec> &training,
