@@ -239,13 +239,12 @@ sweep::addTimeFigures(RunFigures &figures, const analysis::RunGraph &graph,
   return llvm::Error::success();
 }
 
-llvm::Expected<RunFigures>
-sweep::evaluateWholeRun(const workload::ModelSpec &model,
-                        const std::optional<workload::TrainingSpec> &training,
-                        const std::optional<workload::InferenceSpec> &inference,
-                        const workload::MappingSpec &mapping,
-                        const estimate::SystemProfile &profile,
-                        const estimate::NetworkTierBinding &binding) {
+llvm::Expected<DerivedRun>
+sweep::deriveRun(const workload::ModelSpec &model,
+                 const std::optional<workload::TrainingSpec> &training,
+                 const std::optional<workload::InferenceSpec> &inference,
+                 const workload::MappingSpec &mapping,
+                 const estimate::SystemProfile &profile) {
   llvm::Expected<workload::WholeRun> run =
       training ? workload::deriveWholeRun(model, *training, mapping)
                : workload::deriveInferenceRun(model, *inference, mapping);
@@ -255,13 +254,25 @@ sweep::evaluateWholeRun(const workload::ModelSpec &model,
       workload::deriveBuffers(*run, mapping, training);
   if (!buffers)
     return buffers.takeError();
-  RunFigures figures;
-  if (llvm::Error error = addMemoryFigures(figures, *buffers, profile))
+  DerivedRun derived;
+  derived.run = std::move(*run);
+  if (llvm::Error error = addMemoryFigures(derived.memory, *buffers, profile))
     return std::move(error);
+  return derived;
+}
+
+llvm::Expected<RunFigures>
+sweep::costRun(DerivedRun &derived, const workload::ModelSpec &model,
+               const std::optional<workload::TrainingSpec> &training,
+               const std::optional<workload::InferenceSpec> &inference,
+               const workload::MappingSpec &mapping,
+               const estimate::SystemProfile &profile,
+               const estimate::NetworkTierBinding &binding) {
+  RunFigures figures = derived.memory;
   workload::DataType computeType =
       training ? training->activationType : inference->activationType;
   llvm::Expected<analysis::RunGraph> graph =
-      analysis::runGraphOf(*run, mapping, computeType, profile, binding);
+      analysis::runGraphOf(derived.run, mapping, computeType, profile, binding);
   if (!graph) {
     figures.timeUnavailable = llvm::toString(graph.takeError());
     return figures;
@@ -270,12 +281,31 @@ sweep::evaluateWholeRun(const workload::ModelSpec &model,
       analysis::longestPath(*graph);
   if (!path)
     return path.takeError();
-  llvm::Expected<std::vector<workload::StageTotals>> totals =
-      workload::summarizeWholeRun(*run);
-  if (!totals)
-    return totals.takeError();
-  if (llvm::Error error = addTimeFigures(figures, *graph, *path, *totals, model,
-                                         training, inference, mapping, profile))
+  if (!derived.totals) {
+    llvm::Expected<std::vector<workload::StageTotals>> totals =
+        workload::summarizeWholeRun(derived.run);
+    if (!totals)
+      return totals.takeError();
+    derived.totals = std::move(*totals);
+  }
+  if (llvm::Error error =
+          addTimeFigures(figures, *graph, *path, *derived.totals, model,
+                         training, inference, mapping, profile))
     return std::move(error);
   return figures;
+}
+
+llvm::Expected<RunFigures>
+sweep::evaluateWholeRun(const workload::ModelSpec &model,
+                        const std::optional<workload::TrainingSpec> &training,
+                        const std::optional<workload::InferenceSpec> &inference,
+                        const workload::MappingSpec &mapping,
+                        const estimate::SystemProfile &profile,
+                        const estimate::NetworkTierBinding &binding) {
+  llvm::Expected<DerivedRun> derived =
+      deriveRun(model, training, inference, mapping, profile);
+  if (!derived)
+    return derived.takeError();
+  return costRun(*derived, model, training, inference, mapping, profile,
+                 binding);
 }

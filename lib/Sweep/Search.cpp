@@ -179,19 +179,35 @@ llvm::Expected<RunContracts> sweep::importContracts(llvm::StringRef specJSON,
 // Evaluation
 //===----------------------------------------------------------------------===//
 
-RunEvaluation sweep::evaluateFast(const Configuration &configuration,
-                                  const estimate::SystemProfile &profile) {
+RunEvaluation FastEvaluator::evaluate(const Configuration &configuration) {
   if (std::optional<RunEvaluation> rejected = rejection(configuration, profile))
     return std::move(*rejected);
   const RunContracts &run = configuration.run;
+  if (derivedNumber != configuration.runNumber) {
+    derivedNumber = configuration.runNumber;
+    derived.reset();
+    llvm::Expected<DerivedRun> derivation =
+        deriveRun(run.model, run.training, run.inference, run.mapping, profile);
+    if (derivation)
+      derived = std::move(*derivation);
+    else
+      derivationError = llvm::toString(derivation.takeError());
+  }
+  if (!derived)
+    return derivationFailure(derivationError);
   llvm::Expected<RunFigures> figures =
-      evaluateWholeRun(run.model, run.training, run.inference, run.mapping,
-                       profile, configuration.binding);
+      costRun(*derived, run.model, run.training, run.inference, run.mapping,
+              profile, configuration.binding);
   if (!figures)
     return derivationFailure(llvm::toString(figures.takeError()));
   RunEvaluation evaluation;
   evaluation.run = std::move(*figures);
   return evaluation;
+}
+
+RunEvaluation sweep::evaluateFast(const Configuration &configuration,
+                                  const estimate::SystemProfile &profile) {
+  return FastEvaluator(profile).evaluate(configuration);
 }
 
 PipelineEvaluator::PipelineEvaluator(const estimate::SystemProfile &profile)
@@ -557,6 +573,7 @@ void SearchSpace::enumerate(
   const int64_t blocks = base.model.blocks;
 
   auto bindings = [&](auto &&emit) -> bool {
+    ++configuration.runNumber;
     // Grid mode without tier axes: the base binding as given.
     std::vector<std::string> choices[3];
     int64_t sizes[3] = {mapping.tp, mapping.pp, mapping.dp};
@@ -989,6 +1006,12 @@ llvm::Expected<SearchSummary> sweep::runSearch(
       pipelines[worker] = std::make_unique<PipelineEvaluator>(profile);
     return *pipelines[worker];
   };
+  std::vector<std::unique_ptr<FastEvaluator>> fasts(threads);
+  auto fastOf = [&](size_t worker) -> FastEvaluator & {
+    if (!fasts[worker])
+      fasts[worker] = std::make_unique<FastEvaluator>(profile);
+    return *fasts[worker];
+  };
 
   bool selecting = options.top || options.pareto;
   SearchSummary summary;
@@ -1002,12 +1025,18 @@ llvm::Expected<SearchSummary> sweep::runSearch(
   size_t firstIndex = 0;
   auto flush = [&] {
     evaluations.assign(chunk.size(), RunEvaluation());
+    // Workers take runs of consecutive configurations, which mostly share
+    // their derivation (FastEvaluator).
+    constexpr size_t kTake = 16;
     std::atomic<size_t> next(0);
     mlir::parallelFor(&driver, 0, threads, [&](size_t worker) {
-      for (size_t at = next++; at < chunk.size(); at = next++)
-        evaluations[at] = options.throughIR
-                              ? pipelineOf(worker).evaluate(chunk[at])
-                              : evaluateFast(chunk[at], profile);
+      for (size_t begin = next.fetch_add(kTake); begin < chunk.size();
+           begin = next.fetch_add(kTake))
+        for (size_t at = begin; at < std::min(begin + kTake, chunk.size());
+             ++at)
+          evaluations[at] = options.throughIR
+                                ? pipelineOf(worker).evaluate(chunk[at])
+                                : fastOf(worker).evaluate(chunk[at]);
     });
     for (size_t at = 0; at < chunk.size(); ++at) {
       const RunEvaluation &evaluation = evaluations[at];

@@ -802,18 +802,14 @@ blueprint::workload::summarizeWholeRun(const WholeRun &run) {
     totals.stage = program.stage;
     OverflowGuard guard;
     std::string what = "stage " + std::to_string(program.stage);
+    // Integer sums do not depend on their order: each template's work is
+    // added once, times the repetitions of all its instances.
+    std::vector<int64_t> repetitions(templates.size(), 0);
     for (const RunStep &step : program.steps) {
       if (const auto *instance = std::get_if<RunInstance>(&step.action)) {
-        for (WorkSummary *summary : {&totals.work, &totals.instanceWork})
-          if (llvm::Error error =
-                  summary->addScaled(templates[instance->templateIndex],
-                                     instance->repetitions(), what))
-            return std::move(error);
-        int64_t written =
-            guard.mul(kvCacheWrites[instance->templateIndex],
-                      instance->repetitions(), what + " KV-cache bytes");
-        totals.kvCacheBytes =
-            guard.add(totals.kvCacheBytes, written, what + " KV-cache bytes");
+        int64_t &count = repetitions[instance->templateIndex];
+        count = guard.add(count, instance->repetitions(),
+                          what + " instance repetitions");
       } else if (const auto *message = std::get_if<RunMessage>(&step.action)) {
         int64_t &count =
             message->send ? totals.messagesSent : totals.messagesReceived;
@@ -829,6 +825,18 @@ blueprint::workload::summarizeWholeRun(const WholeRun &run) {
         if (llvm::Error error = totals.work.add(*figures))
           return std::move(error);
       }
+    }
+    for (auto [index, count] : llvm::enumerate(repetitions)) {
+      if (count == 0)
+        continue;
+      for (WorkSummary *summary : {&totals.work, &totals.instanceWork})
+        if (llvm::Error error =
+                summary->addScaled(templates[index], count, what))
+          return std::move(error);
+      int64_t written =
+          guard.mul(kvCacheWrites[index], count, what + " KV-cache bytes");
+      totals.kvCacheBytes =
+          guard.add(totals.kvCacheBytes, written, what + " KV-cache bytes");
     }
     if (guard.failed())
       return guard.error("summarizeWholeRun");

@@ -53,6 +53,10 @@ llvm::Expected<RunContracts> importContracts(llvm::StringRef specJSON,
 struct Configuration {
   RunContracts run;
   estimate::NetworkTierBinding binding;
+  /// Configurations SearchSpace::enumerate gives one run number differ at
+  /// most in their binding (its innermost axes), so the fast path derives
+  /// their run once.
+  size_t runNumber = 0;
 };
 
 /// How far a configuration got.
@@ -82,7 +86,25 @@ struct RunEvaluation {
 };
 
 /// The fast path: the contracts' rules, the binding's, then
-/// evaluateWholeRun. No IR is built.
+/// evaluateWholeRun (deriveRun, then costRun). No IR is built. Keeps the
+/// last run it derived: a configuration of the same run number is only
+/// costed under its binding.
+class FastEvaluator {
+public:
+  explicit FastEvaluator(const estimate::SystemProfile &profile)
+      : profile(profile) {}
+
+  RunEvaluation evaluate(const Configuration &configuration);
+
+private:
+  const estimate::SystemProfile &profile;
+  std::optional<size_t> derivedNumber;
+  /// The derivation of that run, or why it failed.
+  std::optional<DerivedRun> derived;
+  std::string derivationError;
+};
+
+/// FastEvaluator on one configuration.
 RunEvaluation evaluateFast(const Configuration &configuration,
                            const estimate::SystemProfile &profile);
 

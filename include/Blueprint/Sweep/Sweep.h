@@ -19,6 +19,7 @@
 #include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/Spec.h"
+#include "Blueprint/Workload/WholeRun.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -43,7 +44,6 @@ struct RunGraph;
 
 namespace blueprint::workload {
 struct StageBuffers;
-struct StageTotals;
 } // namespace blueprint::workload
 
 namespace blueprint::sweep {
@@ -113,6 +113,34 @@ evaluateWholeRun(const workload::ModelSpec &model,
                  const workload::MappingSpec &mapping,
                  const estimate::SystemProfile &profile,
                  const estimate::NetworkTierBinding &binding);
+
+/// A run derived and its memory swept: everything of RunFigures that does
+/// not depend on the binding. A search costs it once per binding.
+struct DerivedRun {
+  workload::WholeRun run;
+  /// The memory figures (no time yet).
+  RunFigures memory;
+  /// The per-rank totals of every stage, summed when first costed.
+  std::optional<std::vector<workload::StageTotals>> totals;
+};
+
+/// The first half of evaluateWholeRun: derivation, buffers and peaks.
+llvm::Expected<DerivedRun>
+deriveRun(const workload::ModelSpec &model,
+          const std::optional<workload::TrainingSpec> &training,
+          const std::optional<workload::InferenceSpec> &inference,
+          const workload::MappingSpec &mapping,
+          const estimate::SystemProfile &profile);
+
+/// The second half: the graph costed under `binding`, its critical path and
+/// the timed figures.
+llvm::Expected<RunFigures>
+costRun(DerivedRun &derived, const workload::ModelSpec &model,
+        const std::optional<workload::TrainingSpec> &training,
+        const std::optional<workload::InferenceSpec> &inference,
+        const workload::MappingSpec &mapping,
+        const estimate::SystemProfile &profile,
+        const estimate::NetworkTierBinding &binding);
 
 /// The memory figures of a run from every stage's buffers (derived, or read
 /// off a plan): the worst stage's peak against the profile's capacity.
