@@ -68,8 +68,9 @@ def timed(command, stdin_bytes=None):
     return seconds, done.stdout
 
 
-def peak_rss_run(command):
-    """Runs `command`; returns (seconds, peak resident set in MiB)."""
+def peak_rss_run(command, with_stderr=False):
+    """Runs `command`; returns (seconds, peak resident set in MiB), and its
+    stderr with `with_stderr`."""
     start = time.perf_counter()
     child = subprocess.Popen(command, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
@@ -78,7 +79,8 @@ def peak_rss_run(command):
     child.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit("run-cli: '%s' failed:\n%s" % (" ".join(command), stderr))
-    return seconds, usage.ru_maxrss / 1024.0  # ru_maxrss is in KiB on Linux
+    peak = usage.ru_maxrss / 1024.0  # ru_maxrss is in KiB on Linux
+    return (seconds, peak, stderr) if with_stderr else (seconds, peak)
 
 
 def pipeline_per_example(args):
@@ -187,6 +189,51 @@ def batch_mode(args):
             valid = sum(1 for row in rows if row["valid"])
             print("%-6s %8d %8d %10.2f %12.0f %10.1f" % (
                 name, len(rows), valid, seconds, len(rows) / seconds, peak))
+
+
+def search(args):
+    """blueprint-search on the GPT-3 175B space of 64 GPUs, global batch 64
+    (the case Calculon's llm-optimal-execution is compared on), with one and
+    two workers, then the IR path on a slice, then Calculon if present."""
+    tool = os.path.join(args.bin, "blueprint-search")
+    spec = os.path.join(ROOT, "examples", "gpt3-175b.json")
+    print("\nsearch: blueprint-search examples/gpt3-175b.json --gpus=64 "
+          "--global-batch=64 --top=5 --pareto")
+    print("%-28s %8s %8s %10s %12s %14s %10s" % (
+        "run", "configs", "fit", "seconds", "configs/s", "configs/s/core",
+        "peak MiB"))
+    with tempfile.TemporaryDirectory() as workdir:
+        runs = [("fast path, 1 worker", [spec], 1, []),
+                ("fast path, 2 workers", [spec], 2, [])]
+        slice_path = os.path.join(workdir, "slice.json")
+        with open(slice_path, "w") as f:
+            json.dump({"spec": "%s" % spec,
+                       "grid": {"tp": [8], "pp": [8], "recompute": ["full"],
+                                "zero_stage": [0]}}, f)
+        runs.append(("tp8 pp8 full: fast path", [slice_path], 1, []))
+        runs.append(("tp8 pp8 full: --through-ir", [slice_path], 1,
+                     ["--through-ir"]))
+        for name, inputs, jobs, extra in runs:
+            command = [tool] + inputs + [
+                "--profile=" + args.profile, "--gpus=64",
+                "--global-batch=64", "--top=5", "--pareto",
+                "--jobs=%d" % jobs, "--search-stats",
+                "-o", os.path.join(workdir, "rows.jsonl")] + extra
+            seconds, peak, stderr = peak_rss_run(command, with_stderr=True)
+            fields = dict(part.strip().rsplit(" ", 1)
+                          for part in stderr.strip().split(","))
+            configs = int(fields["configurations"])
+            print("%-28s %8d %8s %10.2f %12.0f %14.0f %10.1f" % (
+                name, configs, fields["feasible"], seconds,
+                configs / seconds, configs / seconds / jobs, peak))
+    calculon = os.path.join(ROOT, "bench", "calculon", "run-calculon.py")
+    if os.path.exists(calculon):
+        print("\nCalculon's llm-optimal-execution on the same case "
+              "(bench/calculon/README.md):")
+        sys.stdout.flush()
+        subprocess.run([sys.executable, calculon] +
+                       (["--calculon", args.calculon] if args.calculon
+                        else []))
 
 
 def one_core():
@@ -322,15 +369,18 @@ def main():
                         default=[16, 32, 64, 128, 256],
                         help="micro-batches of the whole-run curve "
                              "(default: 16 32 64 128 256)")
+    parser.add_argument("--calculon",
+                        help="a Calculon work tree for the search comparison "
+                             "(bench/calculon/README.md)")
     parser.add_argument("--only", choices=["pipeline", "module-size",
-                                           "batch", "whole-run"],
+                                           "batch", "whole-run", "search"],
                         help="run only this part")
     args = parser.parse_args()
     if args.runs < 1 or args.whole_run_runs < 1:
         sys.exit("run-cli: --runs and --whole-run-runs must be at least 1")
     parts = [("pipeline", pipeline_per_example),
              ("module-size", module_scaling), ("batch", batch_mode),
-             ("whole-run", whole_run)]
+             ("whole-run", whole_run), ("search", search)]
     for name, part in parts:
         if args.only in (None, name):
             part(args)

@@ -290,12 +290,15 @@ int64_t blueprint::analysis::messageChannel(workload::PipelineMessage message,
 GraphStep blueprint::analysis::instanceStep(
     llvm::StringRef templateName, PipelinePass pass, int64_t chunk,
     std::optional<int64_t> microBatch,
-    std::optional<std::pair<int64_t, int64_t>> blocks, double seconds) {
+    std::optional<std::pair<int64_t, int64_t>> blocks, double seconds,
+    bool labelled) {
   GraphStep step;
   step.kind = StepKind::Compute;
   step.pass = pass;
   step.microBatch = microBatch;
   step.seconds = seconds;
+  if (!labelled)
+    return step;
   step.label = templateName.str() + " chunk " + std::to_string(chunk);
   if (microBatch)
     step.label += " micro_batch " + std::to_string(*microBatch);
@@ -309,7 +312,8 @@ GraphStep blueprint::analysis::messageStep(bool send,
                                            workload::PipelineMessage message,
                                            int64_t microBatch, int64_t chunk,
                                            int64_t peer, int64_t chunks,
-                                           double transferSeconds) {
+                                           double transferSeconds,
+                                           bool labelled) {
   GraphStep step;
   step.kind = send ? StepKind::Send : StepKind::Receive;
   step.pass = message == workload::PipelineMessage::ActivationGrad
@@ -318,6 +322,8 @@ GraphStep blueprint::analysis::messageStep(bool send,
   step.microBatch = microBatch;
   step.channel = messageChannel(message, microBatch, chunk, chunks);
   step.transferSeconds = send ? transferSeconds : 0;
+  if (!labelled)
+    return step;
   step.label = (send ? "send " : "recv ") +
                workload::stringifyEnum(message).str() + " micro_batch " +
                std::to_string(microBatch) + " chunk " + std::to_string(chunk) +
@@ -418,7 +424,7 @@ llvm::Expected<double> StepCoster::transferSeconds(int64_t bytes) {
 llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
     const workload::WholeRun &run, const workload::MappingSpec &mapping,
     workload::DataType computeType, const estimate::SystemProfile &profile,
-    const estimate::NetworkTierBinding &binding) {
+    const estimate::NetworkTierBinding &binding, bool labelled) {
   StepCoster coster(mapping, computeType, profile, binding);
   // A task of a template or a stage, as the estimate costs it.
   auto taskOf =
@@ -463,7 +469,8 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
         step = instanceStep(runTemplate.name, runTemplate.pass, instance->chunk,
                             instance->microBatch, blocks,
                             templateSeconds[instance->templateIndex] *
-                                static_cast<double>(instance->repetitions()));
+                                static_cast<double>(instance->repetitions()),
+                            labelled);
       } else if (const auto *message =
                      std::get_if<workload::RunMessage>(&runStep.action)) {
         double transfer = 0;
@@ -475,7 +482,8 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
           transfer = *seconds;
         }
         step = messageStep(message->send, message->message, message->microBatch,
-                           message->chunk, message->peer, chunks, transfer);
+                           message->chunk, message->peer, chunks, transfer,
+                           labelled);
       } else {
         const auto &work = std::get<workload::RunWork>(runStep.action);
         llvm::Expected<estimate::EstimateTask> task =

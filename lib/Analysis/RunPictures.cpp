@@ -1283,6 +1283,8 @@ void SearchScatter::write(llvm::raw_ostream &os, llvm::StringRef title,
          << "\ntime " << formatMilliseconds(label.seconds) << " ms, peak "
          << label.peakBytes << " bytes (" << formatBinary(label.peakBytes)
          << ")</title></circle>\n";
+      if (label.text.empty())
+        continue;
       bool rightPart = x > kScatterLeft + kScatterPlotWidth * 0.7;
       os << "<text class=\"label " << kind << "\" x=\""
          << formatPixels(rightPart ? x - 9 : x + 9) << "\" y=\""

@@ -271,8 +271,9 @@ sweep::costRun(DerivedRun &derived, const workload::ModelSpec &model,
   RunFigures figures = derived.memory;
   workload::DataType computeType =
       training ? training->activationType : inference->activationType;
-  llvm::Expected<analysis::RunGraph> graph =
-      analysis::runGraphOf(derived.run, mapping, computeType, profile, binding);
+  // Rows carry times, not step names.
+  llvm::Expected<analysis::RunGraph> graph = analysis::runGraphOf(
+      derived.run, mapping, computeType, profile, binding, /*labelled=*/false);
   if (!graph) {
     figures.timeUnavailable = llvm::toString(graph.takeError());
     return figures;

@@ -203,15 +203,38 @@ int main(int argc, char **argv) {
   const llvm::json::Object *root = parsed->getAsObject();
   if (!root)
     return fail(inputFile + ": $: expected a space object {\"spec\": ..., "
-                            "\"grid\": {...}}");
+                            "\"grid\": {...}} or a spec");
+  // A spec alone is the space of its run with no grid.
+  llvm::json::Object spaceOfSpec{{"spec", llvm::json::Object(*root)}};
+  if (!root->get("spec") && root->get("model"))
+    root = &spaceOfSpec;
   for (const auto &entry : *root)
     if (entry.first != "spec" && entry.first != "grid")
       return fail(inputFile + ": $." + entry.first.str() +
                   ": unknown field; expected one of: spec, grid");
-  const llvm::json::Object *spec = root->getObject("spec");
-  if (!spec)
+  // The spec, inline or as a path relative to the space file.
+  std::string specText;
+  std::string specLabel = inputFile + " $.spec";
+  const llvm::json::Value *specValue = root->get("spec");
+  if (std::optional<llvm::StringRef> path =
+          specValue ? specValue->getAsString() : std::nullopt) {
+    llvm::SmallString<256> resolved(*path);
+    if (llvm::sys::path::is_relative(resolved) && inputFile != "-") {
+      resolved = llvm::sys::path::parent_path(inputFile);
+      llvm::sys::path::append(resolved, *path);
+    }
+    std::unique_ptr<llvm::MemoryBuffer> spec =
+        mlir::openInputFile(resolved, &errorMessage);
+    if (!spec)
+      return fail(inputFile + ": $.spec: " + errorMessage);
+    specText = spec->getBuffer().str();
+    specLabel = resolved.str().str();
+  } else if (specValue && specValue->getAsObject()) {
+    llvm::raw_string_ostream(specText) << *specValue;
+  } else {
     return fail(inputFile + ": $.spec: expected a spec object "
-                            "(docs/ImportJSON.md)");
+                            "(docs/ImportJSON.md) or the path of a spec file");
+  }
   llvm::json::Object emptyGrid;
   const llvm::json::Object *grid = &emptyGrid;
   if (const llvm::json::Value *given = root->get("grid")) {
@@ -220,11 +243,8 @@ int main(int argc, char **argv) {
       return fail(inputFile + ": $.grid: expected an object from axis to "
                               "values");
   }
-  std::string specText;
-  llvm::raw_string_ostream(specText)
-      << llvm::json::Value(llvm::json::Object(*spec));
   llvm::Expected<sweep::RunContracts> base =
-      sweep::importContracts(specText, inputFile + " $.spec");
+      sweep::importContracts(specText, specLabel);
   if (!base)
     return fail(inputFile + ": $.spec is not a valid spec:\n" +
                 llvm::toString(base.takeError()));
@@ -277,9 +297,11 @@ int main(int argc, char **argv) {
 
   if (!svgFile.empty()) {
     std::vector<analysis::ScatterLabel> labels;
+    // The front's rows say what each point is; only the best is named in
+    // the picture, where the front's names would overlap.
     for (const sweep::Ranked &point : summary->front)
-      labels.push_back({point.seconds(), point.evaluation.run.peakBytes,
-                        sweep::describeMapping(point.configuration), false});
+      labels.push_back(
+          {point.seconds(), point.evaluation.run.peakBytes, "", false});
     if (summary->best) {
       const sweep::Ranked &best = *summary->best;
       labels.push_back({best.seconds(), best.evaluation.run.peakBytes,

@@ -136,17 +136,20 @@ int64_t messageChannel(workload::PipelineMessage message, int64_t microBatch,
 
 /// The step of an instance of template `templateName` (pass `pass`) for
 /// `microBatch` of `chunk`, over `blocks` [first, end) when a block
-/// template, lasting `seconds`.
+/// template, lasting `seconds`. Without `labelled` the label is left empty
+/// (a search needs the time, not the names).
 GraphStep instanceStep(llvm::StringRef templateName,
                        workload::PipelinePass pass, int64_t chunk,
                        std::optional<int64_t> microBatch,
                        std::optional<std::pair<int64_t, int64_t>> blocks,
-                       double seconds);
+                       double seconds, bool labelled = true);
 
-/// The step of a pipeline send (with its transfer time) or receive.
+/// The step of a pipeline send (with its transfer time) or receive; without
+/// `labelled` its label is left empty.
 GraphStep messageStep(bool send, workload::PipelineMessage message,
                       int64_t microBatch, int64_t chunk, int64_t peer,
-                      int64_t chunks, double transferSeconds);
+                      int64_t chunks, double transferSeconds,
+                      bool labelled = true);
 
 /// The step of stage-level work: a collective over `axis` (over the
 /// positions `group` of it, when given), or other work (`collective`
@@ -195,12 +198,15 @@ private:
 /// `binding`: an instance lasts its template's estimated tasks times its
 /// repetitions, a collective its estimate over its mesh axis (its group,
 /// when it has one), a send transfers its bytes point to point on the tier
-/// of axis `pp`. `computeType` is the run's activation type.
-llvm::Expected<RunGraph>
-runGraphOf(const workload::WholeRun &run, const workload::MappingSpec &mapping,
-           workload::DataType computeType,
-           const estimate::SystemProfile &profile,
-           const estimate::NetworkTierBinding &binding);
+/// of axis `pp`. `computeType` is the run's activation type. Without
+/// `labelled`, instances and messages have no labels (collectives keep
+/// theirs: pp-group rendezvous match by label); the times are the same.
+llvm::Expected<RunGraph> runGraphOf(const workload::WholeRun &run,
+                                    const workload::MappingSpec &mapping,
+                                    workload::DataType computeType,
+                                    const estimate::SystemProfile &profile,
+                                    const estimate::NetworkTierBinding &binding,
+                                    bool labelled = true);
 
 /// The time of one point-to-point pipeline message of `bytes` on the tier
 /// bound to axis `pp`. Fails if the axis is not bound.

@@ -88,6 +88,8 @@ void writeMemorySVG(llvm::ArrayRef<workload::StageBuffers> buffers,
 struct ScatterLabel {
   double seconds = 0;
   int64_t peakBytes = 0;
+  /// Written next to the marker; an empty text draws the marker only (its
+  /// tooltip still gives time and peak).
   std::string text;
   /// The best configuration (drawn and labelled prominently); otherwise a
   /// member of the Pareto front.
