@@ -179,7 +179,7 @@ TEST(CriticalPath, CollectivesOverThePipelineAxisMeet) {
     result.kind = StepKind::Compute;
     result.label = "work";
     result.seconds = seconds;
-    result.deps = std::move(deps);
+    result.deps.assign(deps.begin(), deps.end());
     return result;
   };
   GraphStep sync = workStep("embedding_grad_sync", /*collective=*/true,

@@ -23,6 +23,7 @@
 #include "Blueprint/Estimate/SystemProfile.h"
 #include "Blueprint/Workload/WholeRun.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -64,7 +65,7 @@ struct GraphStep {
   /// Time on the stage (0 for a send and a receive).
   double seconds = 0;
   /// Earlier steps of the same stage it waits for.
-  std::vector<size_t> deps;
+  llvm::SmallVector<size_t, 2> deps;
   /// A send signals, a receive waits for, this channel
   /// (workload::pipelineChannel or the run's message key).
   std::optional<int64_t> channel;

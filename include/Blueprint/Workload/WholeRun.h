@@ -20,6 +20,7 @@
 #include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/Pipeline.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -87,7 +88,7 @@ struct RunWork {
 struct RunStep {
   using Action = std::variant<RunInstance, RunMessage, RunWork>;
   Action action;
-  std::vector<size_t> deps;
+  llvm::SmallVector<size_t, 2> deps;
 };
 
 struct StageProgram {
