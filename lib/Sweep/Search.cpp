@@ -61,10 +61,12 @@ llvm::StringRef sweep::stringifySearchStage(SearchStage stage) {
 
 namespace {
 
-/// The mesh axes a binding may name, in mesh order.
+/// The mesh axes a binding may name, in mesh order, and the grid axis of
+/// each one's tier.
 constexpr llvm::StringLiteral kMeshAxes[] = {workload::kTensorParallelAxis,
                                              workload::kPipelineParallelAxis,
                                              workload::kDataParallelAxis};
+constexpr llvm::StringLiteral kTierAxes[] = {"tp_tier", "pp_tier", "dp_tier"};
 
 /// The origin names the search reports contract rules under (what the
 /// importer's prefix `import: <origin>: ` then names).
@@ -484,7 +486,7 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
         }
       } else {
         // tp_tier, pp_tier, dp_tier.
-        size_t mesh = axis == "tp_tier" ? 0 : axis == "pp_tier" ? 1 : 2;
+        size_t mesh = llvm::find(kTierAxes, axis) - std::begin(kTierAxes);
         std::optional<llvm::StringRef> tier = value.getAsString();
         if (!tier || !profile.tier(*tier)) {
           std::vector<std::string> tiers;
@@ -578,7 +580,7 @@ void SearchSpace::enumerate(
     std::vector<std::string> choices[3];
     int64_t sizes[3] = {mapping.tp, mapping.pp, mapping.dp};
     for (size_t axis = 0; axis < 3; ++axis) {
-      llvm::StringRef tierAxis = kSpaceAxes[11 + axis];
+      llvm::StringRef tierAxis = kTierAxes[axis];
       if (!validOnly) {
         if (isListed(tierAxis))
           choices[axis] = listed.tiers[axis];
@@ -805,13 +807,8 @@ pointFields(const Configuration &configuration) {
     fields.push_back({"zero_stage", mapping.zeroStage});
     fields.push_back({"bucket_bytes", mapping.bucketBytes});
   }
-  for (llvm::StringLiteral axis : kMeshAxes) {
+  for (auto [axis, column] : llvm::zip(kMeshAxes, kTierAxes)) {
     auto bound = configuration.binding.tierOfAxis.find(axis.str());
-    llvm::StringLiteral column = axis == workload::kTensorParallelAxis
-                                     ? llvm::StringLiteral("tp_tier")
-                                 : axis == workload::kPipelineParallelAxis
-                                     ? llvm::StringLiteral("pp_tier")
-                                     : llvm::StringLiteral("dp_tier");
     fields.push_back({column, bound == configuration.binding.tierOfAxis.end()
                                   ? llvm::json::Value(nullptr)
                                   : llvm::json::Value(bound->second)});
