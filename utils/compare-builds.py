@@ -11,7 +11,8 @@ planned IR, their digests, the work summary (--work-summary=format=json),
 the estimate (JSON), the whole run's memory report and critical path
 (JSON) with their pictures (SVG), and, for training runs, the model
 summary with its iteration time (JSON and table) on both bundled profiles,
-and every diagnostic. Which quantity an overflow names, like every count, must not
+every diagnostic, and blueprint-search's rows (JSON lines and CSV), its
+top-K and Pareto front, its scatter (SVG) and a scenario suite's report. Which quantity an overflow names, like every count, must not
 depend on the compiler. Fails, showing the difference, at the first output
 that differs.
 """
@@ -98,6 +99,59 @@ def outputs(failing_dir):
                            NULL)
 
 
+# A small training run for blueprint-search: every valid configuration on 4
+# GPUs, and a suite over both bundled profiles.
+SEARCH_SPEC = {"name": "small", "model": dict(SMALL_MODEL, blocks=8),
+               "training": dict(TRAINING, global_batch=8),
+               "mapping": {"tp": 1, "pp": 1, "dp": 1}}
+SEARCH_SUITE = {
+    "name": "small-suite", "model": dict(SMALL_MODEL, blocks=8),
+    "scenarios": [
+        {"name": "train", "weight": 2, "training": dict(TRAINING,
+                                                         global_batch=8)},
+        {"name": "serve", "weight": 1,
+         "inference": {"batch": 2, "prompt_length": 16, "generated_tokens": 4,
+                       "activation_type": "bf16", "weight_type": "bf16",
+                       "kv_cache_type": "bf16"},
+         "slo": {"time_to_first_token_seconds": 1.0}}],
+    "systems": [{"name": os.path.basename(profile), "profile": profile,
+                 "gpus": [2, 4]}
+                for profile in sorted(glob.glob(
+                    os.path.join(ROOT, "profiles", "*.json")))]}
+
+
+def search_outputs(work_dir):
+    """(name, blueprint-search arguments, extra output file) of every
+    search output."""
+    spec = os.path.join(work_dir, "search-spec.json")
+    with open(spec, "w") as f:
+        json.dump(SEARCH_SPEC, f)
+    suite = os.path.join(work_dir, "search-suite.json")
+    with open(suite, "w") as f:
+        json.dump(SEARCH_SUITE, f)
+    svg = os.path.join(work_dir, "scatter.svg")
+    profile = "--profile=" + os.path.join(ROOT, "profiles", "a100-80gb.json")
+    yield "search rows", [spec, profile, "--gpus=4"], None
+    yield "search rows (CSV)", [spec, profile, "--gpus=4", "--format=csv"], None
+    yield ("search top-K, front and scatter",
+           [spec, profile, "--gpus=2,4", "--top=5", "--pareto",
+            "--svg=" + svg], svg)
+    yield "search suite", ["--suite=" + suite], None
+
+
+def run_search(build, arguments, extra):
+    """blueprint-search's exit status, output and diagnostics, and the
+    extra file it wrote."""
+    done = subprocess.run([os.path.join(build, "bin", "blueprint-search"),
+                           *arguments], capture_output=True)
+    printed = (b"exit %d\n" % done.returncode) + done.stdout + done.stderr
+    if extra:
+        with open(extra, "rb") as f:
+            printed += f.read()
+        os.remove(extra)
+    return printed
+
+
 def run(build, importer, pipeline):
     """What `build` prints for the example: the import's diagnostics if it
     is rejected, otherwise blueprint-opt's exit status, output and
@@ -136,6 +190,19 @@ def main():
                 failures += 1
             elif expected_to_fail and "work summary" in name:
                 sys.exit("compare-builds: %s was accepted" % name)
+            if a != b:
+                diff = difflib.unified_diff(
+                    a.decode().splitlines(), b.decode().splitlines(), first,
+                    second, lineterm="", n=1)
+                sys.exit("compare-builds: %s differs:\n%s" %
+                         (name, "\n".join(list(diff)[:40])))
+            count += 1
+        for name, arguments, extra in search_outputs(failing_dir):
+            a = run_search(first, arguments, extra)
+            b = run_search(second, arguments, extra)
+            if not a.startswith(b"exit 0\n") or a == b"exit 0\n":
+                sys.exit("compare-builds: %s failed:\n%s" %
+                         (name, a.decode()[:2000]))
             if a != b:
                 diff = difflib.unified_diff(
                     a.decode().splitlines(), b.decode().splitlines(), first,
