@@ -167,6 +167,17 @@ def run(build, importer, pipeline):
     return (b"exit %d\n" % done.returncode) + done.stdout + done.stderr
 
 
+def require_same(name, a, b, first, second):
+    """Exits showing the first lines that differ if `a` and `b` differ."""
+    if a == b:
+        return
+    diff = difflib.unified_diff(a.decode().splitlines(),
+                                b.decode().splitlines(), first, second,
+                                lineterm="", n=1)
+    sys.exit("compare-builds: %s differs:\n%s" %
+             (name, "\n".join(list(diff)[:40])))
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__.strip().splitlines()[2].strip())
@@ -190,12 +201,7 @@ def main():
                 failures += 1
             elif expected_to_fail and "work summary" in name:
                 sys.exit("compare-builds: %s was accepted" % name)
-            if a != b:
-                diff = difflib.unified_diff(
-                    a.decode().splitlines(), b.decode().splitlines(), first,
-                    second, lineterm="", n=1)
-                sys.exit("compare-builds: %s differs:\n%s" %
-                         (name, "\n".join(list(diff)[:40])))
+            require_same(name, a, b, first, second)
             count += 1
         for name, arguments, extra in search_outputs(failing_dir):
             a = run_search(first, arguments, extra)
@@ -203,12 +209,7 @@ def main():
             if not a.startswith(b"exit 0\n") or a == b"exit 0\n":
                 sys.exit("compare-builds: %s failed:\n%s" %
                          (name, a.decode()[:2000]))
-            if a != b:
-                diff = difflib.unified_diff(
-                    a.decode().splitlines(), b.decode().splitlines(), first,
-                    second, lineterm="", n=1)
-                sys.exit("compare-builds: %s differs:\n%s" %
-                         (name, "\n".join(list(diff)[:40])))
+            require_same(name, a, b, first, second)
             count += 1
     print("compare-builds: %d outputs (%d of them diagnostics) "
           "byte-identical between %s and %s" %

@@ -336,11 +336,8 @@ std::string formatJSONRow(size_t index, llvm::ArrayRef<std::string> axes,
       });
     json.attribute("valid", evaluation.valid());
     if (!evaluation.valid()) {
-      json.attribute("stage", stringifyStage(*evaluation.rejectedAt));
-      json.attributeArray("diagnostics", [&] {
-        for (const std::string &diagnostic : evaluation.diagnostics)
-          json.value(diagnostic);
-      });
+      writeRejectionJSON(json, stringifyStage(*evaluation.rejectedAt),
+                         evaluation.diagnostics);
       return;
     }
     json.attributeBegin("totals");

@@ -48,6 +48,15 @@ std::string sweep::csvValue(const llvm::json::Value &value) {
   return csvField(printed(value));
 }
 
+void sweep::writeRejectionJSON(llvm::json::OStream &json, llvm::StringRef stage,
+                               llvm::ArrayRef<std::string> diagnostics) {
+  json.attribute("stage", stage);
+  json.attributeArray("diagnostics", [&] {
+    for (const std::string &diagnostic : diagnostics)
+      json.value(diagnostic);
+  });
+}
+
 void sweep::writeRunJSON(llvm::json::OStream &json, const RunFigures &run) {
   json.attributeObject("run", [&] {
     json.attribute("peak_bytes", run.peakBytes);

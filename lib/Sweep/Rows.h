@@ -27,6 +27,10 @@ std::string csvField(llvm::StringRef text);
 /// them.
 std::string csvValue(const llvm::json::Value &value);
 
+/// `"stage": ..., "diagnostics": [...]` of a rejected row.
+void writeRejectionJSON(llvm::json::OStream &json, llvm::StringRef stage,
+                        llvm::ArrayRef<std::string> diagnostics);
+
 /// `"run": {...}` (docs/Sweep.md): the memory figures, then the timed ones
 /// or why there are none.
 void writeRunJSON(llvm::json::OStream &json, const RunFigures &run);

@@ -890,11 +890,8 @@ std::string sweep::formatSearchRow(RowFormat format, size_t index,
     });
     json.attribute("valid", evaluation.valid());
     if (!evaluation.valid()) {
-      json.attribute("stage", stringifySearchStage(*evaluation.rejectedAt));
-      json.attributeArray("diagnostics", [&] {
-        for (const std::string &diagnostic : evaluation.diagnostics)
-          json.value(diagnostic);
-      });
+      writeRejectionJSON(json, stringifySearchStage(*evaluation.rejectedAt),
+                         evaluation.diagnostics);
       return;
     }
     writeRunJSON(json, evaluation.run);
