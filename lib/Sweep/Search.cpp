@@ -16,6 +16,7 @@
 #include "Rows.h"
 
 #include "Blueprint/Analysis/CriticalPath.h"
+#include "Blueprint/Checkpoint/Checkpoint.h"
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
 #include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
 #include "Blueprint/Estimate/Estimate.h"
@@ -36,6 +37,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ThreadPool.h"
 
@@ -122,6 +124,20 @@ std::optional<RunEvaluation> rejection(const Configuration &configuration,
   }
   return std::nullopt;
 }
+
+/// The whole-run pipeline of the IR path.
+void addWholeRunPipeline(PassManager &pm) {
+  DistributeTransformerOptions wholeRun;
+  wholeRun.scope = "iteration";
+  pm.addPass(createDistributeTransformer(wholeRun));
+  pm.addPass(createPlanPortable());
+  pm.addPass(createVerifyConservation());
+}
+
+/// The IR path on `current` with `pipeline` (PipelineEvaluator).
+RunEvaluation evaluateThroughIR(const Configuration &configuration,
+                                const estimate::SystemProfile &profile,
+                                MLIRContext &current, PassManager &pipeline);
 
 /// Whether estimate::checkMeshBinding accepts the configuration's binding.
 bool bindingPossible(const Configuration &configuration,
@@ -230,18 +246,42 @@ MLIRContext &PipelineEvaluator::freshContext() {
       std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
   context->loadAllAvailableDialects();
   pipeline = std::make_unique<PassManager>(context.get());
-  DistributeTransformerOptions wholeRun;
-  wholeRun.scope = "iteration";
-  pipeline->addPass(createDistributeTransformer(wholeRun));
-  pipeline->addPass(createPlanPortable());
-  pipeline->addPass(createVerifyConservation());
+  addWholeRunPipeline(*pipeline);
   evaluationsInContext = 1;
   return *context;
 }
 
 RunEvaluation PipelineEvaluator::evaluate(const Configuration &configuration) {
-  RunEvaluation evaluation;
   MLIRContext &current = freshContext();
+  return evaluateThroughIR(configuration, profile, current, *pipeline);
+}
+
+RunEvaluation PipelineEvaluator::evaluateWithCheckpoints(
+    const Configuration &configuration, llvm::StringRef checkpointDirectory) {
+  // A context of its own: the session installs an action handler on it.
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext audited(registry, MLIRContext::Threading::DISABLED);
+  audited.loadAllAvailableDialects();
+  PassManager pm(&audited);
+  addWholeRunPipeline(pm);
+  CheckpointSession session({checkpointDirectory.str(), "blueprint-search"});
+  RunEvaluation failed;
+  {
+    DiagnosticCapture capture(audited, failed.diagnostics);
+    if (mlir::failed(session.instrument(pm))) {
+      failed.rejectedAt = SearchStage::Derivation;
+      return failed;
+    }
+  }
+  return evaluateThroughIR(configuration, profile, audited, pm);
+}
+
+namespace {
+RunEvaluation evaluateThroughIR(const Configuration &configuration,
+                                const estimate::SystemProfile &profile,
+                                MLIRContext &current, PassManager &pipeline) {
+  RunEvaluation evaluation;
   const RunContracts &run = configuration.run;
   Location loc = NameLoc::get(StringAttr::get(&current, run.name));
   {
@@ -263,7 +303,7 @@ RunEvaluation PipelineEvaluator::evaluate(const Configuration &configuration) {
     if (std::optional<RunEvaluation> rejected =
             rejection(configuration, profile))
       return std::move(*rejected);
-    if (failed(pipeline->run(*module))) {
+    if (failed(pipeline.run(*module))) {
       evaluation.rejectedAt = SearchStage::Derivation;
       return evaluation;
     }
@@ -297,6 +337,8 @@ RunEvaluation PipelineEvaluator::evaluate(const Configuration &configuration) {
   }
   return evaluation;
 }
+
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // Spaces
@@ -1085,8 +1127,13 @@ llvm::Expected<SearchSummary> sweep::runSearch(
       std::string row =
           formatSearchRow(options.format, entry.index, entry.configuration,
                           entry.evaluation, rank);
-      if (!options.throughIR) {
-        RunEvaluation again = audit.evaluate(entry.configuration);
+      if (!options.checkpointDirectory.empty() || !options.throughIR) {
+        llvm::SmallString<256> directory(options.checkpointDirectory);
+        llvm::sys::path::append(directory, std::to_string(entry.index));
+        RunEvaluation again =
+            options.checkpointDirectory.empty()
+                ? audit.evaluate(entry.configuration)
+                : audit.evaluateWithCheckpoints(entry.configuration, directory);
         std::string derived = formatSearchRow(options.format, entry.index,
                                               entry.configuration, again, rank);
         if (derived != row)

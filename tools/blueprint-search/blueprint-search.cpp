@@ -102,6 +102,12 @@ static llvm::cl::opt<bool>
                          "configurations per second to stderr"),
           llvm::cl::init(false), llvm::cl::cat(searchCategory));
 
+static llvm::cl::opt<std::string> checkpointDir(
+    "checkpoint-dir",
+    llvm::cl::desc("Write the pipeline checkpoints of every reported "
+                   "configuration (--top, --pareto) to <dir>/<index>/"),
+    llvm::cl::value_desc("dir"), llvm::cl::cat(searchCategory));
+
 static llvm::cl::opt<std::string> suiteFile(
     "suite",
     llvm::cl::desc("Run a scenario suite: the best mapping of every scenario "
@@ -124,7 +130,8 @@ int main(int argc, char **argv) {
   if (!suiteFile.empty()) {
     for (llvm::cl::Option *option : std::initializer_list<llvm::cl::Option *>{
              &inputFile, &profileFile, &bindingFile, std::addressof(gpus),
-             &globalBatch, &top, &pareto, &throughIR, &format, &svgFile})
+             &globalBatch, &top, &pareto, &throughIR, &format, &svgFile,
+             &checkpointDir})
       if (option->getNumOccurrences())
         return fail("--suite takes its scenarios, systems and profiles from "
                     "the suite file; " +
@@ -167,6 +174,9 @@ int main(int argc, char **argv) {
     return fail("--jobs must be at least 1");
   if (top.getNumOccurrences() && top == 0)
     return fail("--top must be at least 1");
+  if (!checkpointDir.empty() && !top && !pareto)
+    return fail("--checkpoint-dir keeps the audit trail of the reported "
+                "configurations: give --top=K or --pareto");
   if (globalBatch.getNumOccurrences() && globalBatch < 1)
     return fail("--global-batch must be at least 1");
   if (profileFile.empty())
@@ -268,6 +278,7 @@ int main(int argc, char **argv) {
   if (top)
     options.top = top;
   options.pareto = pareto;
+  options.checkpointDirectory = checkpointDir;
   if (options.format == sweep::RowFormat::CSV)
     output->os() << sweep::searchCSVHeader(options.top.has_value()) << "\n";
 

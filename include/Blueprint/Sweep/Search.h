@@ -119,6 +119,12 @@ public:
 
   RunEvaluation evaluate(const Configuration &configuration);
 
+  /// evaluate() on a context of its own, with every checkpoint of the
+  /// pipeline written to `checkpointDirectory` (docs/Checkpoints.md): the
+  /// audit trail of a reported configuration.
+  RunEvaluation evaluateWithCheckpoints(const Configuration &configuration,
+                                        llvm::StringRef checkpointDirectory);
+
 private:
   mlir::MLIRContext &freshContext();
 
@@ -268,6 +274,9 @@ struct SearchOptions {
   std::optional<size_t> top;
   /// ... and/or only the Pareto front.
   bool pareto = false;
+  /// When set, the pipeline checkpoints of every reported configuration
+  /// go to `<directory>/<index>/`.
+  std::string checkpointDirectory;
   /// Only configurations within these objectives compete for the best
   /// and the front.
   ServiceLevel serviceLevel;
