@@ -34,6 +34,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace blueprint;
 using namespace blueprint::sweep;
@@ -198,6 +200,12 @@ sweep::addTimeFigures(RunFigures &figures, const analysis::RunGraph &graph,
                       const std::optional<workload::InferenceSpec> &inference,
                       const workload::MappingSpec &mapping,
                       const estimate::SystemProfile &profile) {
+  // Rates divide by the time: a run that takes no time has none.
+  if (!(path.iterationSeconds > 0) || !std::isfinite(path.iterationSeconds)) {
+    figures.timeUnavailable = "the critical path has no positive finite "
+                              "length";
+    return llvm::Error::success();
+  }
   figures.iterationSeconds = path.iterationSeconds;
   figures.exposedCommunicationSeconds = path.exposedCommunicationSeconds;
   llvm::Expected<analysis::RunFlops> flops =

@@ -303,11 +303,17 @@ RunEvaluation evaluateThroughIR(const Configuration &configuration,
     if (std::optional<RunEvaluation> rejected =
             rejection(configuration, profile))
       return std::move(*rejected);
-    if (failed(pipeline.run(*module))) {
+    // A pass that fails, or an observer (a checkpoint that cannot be
+    // written) that halts the pipeline with a diagnostic, rejects the
+    // configuration.
+    bool ran = succeeded(pipeline.run(*module));
+    auto plans = module->getOps<pplan::PlanOp>();
+    if (!ran || !evaluation.diagnostics.empty() || plans.empty()) {
+      if (evaluation.diagnostics.empty())
+        evaluation.diagnostics.push_back("the pipeline produced no plan");
       evaluation.rejectedAt = SearchStage::Derivation;
       return evaluation;
     }
-    auto plans = module->getOps<pplan::PlanOp>();
     pplan::PlanOp plan = *plans.begin();
     llvm::Expected<std::vector<workload::StageBuffers>> buffers =
         stageBuffersOf(plan);
@@ -570,18 +576,19 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
   if (globalBatch) {
     space.globalBatch = globalBatch;
   } else if (const llvm::json::Value *given = grid.get("global_batch")) {
-    std::vector<int64_t> batch;
-    readDegree("$.grid.global_batch", *given, 1, batch);
-    if (!batch.empty())
-      space.globalBatch = batch.front();
+    if (std::optional<int64_t> batch = given->getAsInteger())
+      space.globalBatch = *batch;
+    else
+      kindError("$.grid.global_batch", "an integer", *given);
   }
   if (space.globalBatch && !training)
     errors.push_back("global_batch: applies to a training run; the spec is "
                      "an inference run (its batch is the spec's)");
   if (space.globalBatch &&
       (*space.globalBatch < 1 || *space.globalBatch > (int64_t(1) << 40)))
-    errors.push_back("--global-batch: " + std::to_string(*space.globalBatch) +
-                     " is not in [1, 2^40]");
+    errors.push_back(
+        (globalBatch ? "--global-batch: " : "$.grid.global_batch: ") +
+        std::to_string(*space.globalBatch) + " is not in [1, 2^40]");
   if (!errors.empty())
     return llvm::createStringError(llvm::join(errors, "\n"));
   space.base = std::move(base);
@@ -737,12 +744,18 @@ void SearchSpace::enumerate(
                 allLayouts.push_back({});
               else if (v == 1)
                 allLayouts.push_back({-1});
+              // Listed layouts are searched as given (the contracts
+              // decide which hold); the enumeration's own are uniform or
+              // the ceiling layout.
+              std::vector<std::vector<int64_t>> layouts =
+                  validOnly && isListed("pipeline_layout")
+                      ? listed.pipelineLayout
+                      : values("pipeline_layout", listed.pipelineLayout,
+                               baseMapping.pipelineLayout, allLayouts);
               for (workload::PipelineSchedule schedule :
                    values("schedule", listed.schedule, baseMapping.schedule,
                           allSchedules))
-                for (const std::vector<int64_t> &layout :
-                     values("pipeline_layout", listed.pipelineLayout,
-                            baseMapping.pipelineLayout, allLayouts)) {
+                for (const std::vector<int64_t> &layout : layouts) {
                   mapping.schedule = schedule;
                   mapping.pipelineLayout = layout;
                   if (layout == std::vector<int64_t>{-1}) {
@@ -888,12 +901,13 @@ std::string sweep::searchCSVHeader(bool ranked) {
 std::string sweep::formatSearchRow(RowFormat format, size_t index,
                                    const Configuration &configuration,
                                    const RunEvaluation &evaluation,
-                                   std::optional<size_t> rank) {
+                                   std::optional<size_t> rank,
+                                   bool rankColumn) {
   auto fields = pointFields(configuration);
   if (format == RowFormat::CSV) {
     std::vector<std::string> cells = {std::to_string(index)};
-    if (rank)
-      cells.push_back(std::to_string(*rank));
+    if (rankColumn)
+      cells.push_back(rank ? std::to_string(*rank) : "");
     for (llvm::StringLiteral column : kPointColumns) {
       const llvm::json::Value *value = nullptr;
       for (const auto &field : fields)
@@ -1080,6 +1094,8 @@ llvm::Expected<SearchSummary> sweep::runSearch(
       ++summary.configurations;
       if (evaluation.valid())
         ++summary.valid;
+      if (evaluation.valid() && evaluation.run.fits)
+        ++summary.fitting;
       if (observe)
         observe(chunk[at], evaluation);
       if (!selecting)
@@ -1124,9 +1140,10 @@ llvm::Expected<SearchSummary> sweep::runSearch(
       std::optional<size_t> rank;
       if (ranked)
         rank = position + 1;
+      bool rankColumn = options.top.has_value();
       std::string row =
           formatSearchRow(options.format, entry.index, entry.configuration,
-                          entry.evaluation, rank);
+                          entry.evaluation, rank, rankColumn);
       if (!options.checkpointDirectory.empty() || !options.throughIR) {
         llvm::SmallString<256> directory(options.checkpointDirectory);
         llvm::sys::path::append(directory, std::to_string(entry.index));
@@ -1134,8 +1151,9 @@ llvm::Expected<SearchSummary> sweep::runSearch(
             options.checkpointDirectory.empty()
                 ? audit.evaluate(entry.configuration)
                 : audit.evaluateWithCheckpoints(entry.configuration, directory);
-        std::string derived = formatSearchRow(options.format, entry.index,
-                                              entry.configuration, again, rank);
+        std::string derived =
+            formatSearchRow(options.format, entry.index, entry.configuration,
+                            again, rank, rankColumn);
         if (derived != row)
           return llvm::createStringError(
               "configuration " + std::to_string(entry.index) +

@@ -262,6 +262,23 @@ llvm::Expected<Suite> Suite::parse(const llvm::json::Value &input,
              *profile, count});
     }
   }
+  // Each scenario's grid is checked now, on every candidate's profile (the
+  // tiers it names), not when the suite reaches it.
+  for (size_t position = 0; position < suite.scenarios.size(); ++position)
+    for (const CandidateSystem &system : suite.systems) {
+      const Scenario &scenario = suite.scenarios[position];
+      llvm::Expected<SearchSpace> space = SearchSpace::parse(
+          scenario.grid, scenario.run, {}, system.profile, {system.gpus});
+      if (space)
+        continue;
+      std::string text = llvm::toString(space.takeError());
+      std::string at = "$.scenarios[" + std::to_string(position) + "].grid";
+      for (size_t found = text.find("$.grid"); found != std::string::npos;
+           found = text.find("$.grid", found + at.size()))
+        text.replace(found, 6, at);
+      errors.push_back(text + " (on system '" + system.name + "')");
+      break;
+    }
   if (!errors.empty())
     return llvm::createStringError(llvm::join(errors, "\n"));
   return suite;
@@ -294,12 +311,19 @@ llvm::Expected<SuiteReport> sweep::runSuite(const Suite &suite,
       if (search.configurations == 0)
         result.failure = "no valid configuration on " +
                          std::to_string(system.gpus) + " GPUs";
-      else if (search.feasible == 0)
+      else if (search.valid == 0)
+        result.failure = "no configuration could be derived (run the "
+                         "scenario's space with blueprint-search for the "
+                         "diagnostics)";
+      else if (search.fitting == 0)
         result.failure =
             "nothing fits: every valid configuration needs more "
             "than memory.capacity_bytes = " +
             std::to_string(system.profile.memory.capacityBytes.value) +
             " per GPU";
+      else if (search.feasible == 0)
+        result.failure = "the profile cannot time any configuration that "
+                         "fits";
       else if (search.accepted == 0)
         result.failure = "no configuration that fits meets the service level";
     }

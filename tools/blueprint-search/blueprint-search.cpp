@@ -131,7 +131,7 @@ int main(int argc, char **argv) {
     for (llvm::cl::Option *option : std::initializer_list<llvm::cl::Option *>{
              &inputFile, &profileFile, &bindingFile, std::addressof(gpus),
              &globalBatch, &top, &pareto, &throughIR, &format, &svgFile,
-             &checkpointDir})
+             &checkpointDir, &stats})
       if (option->getNumOccurrences())
         return fail("--suite takes its scenarios, systems and profiles from "
                     "the suite file; " +
@@ -218,10 +218,14 @@ int main(int argc, char **argv) {
   llvm::json::Object spaceOfSpec{{"spec", llvm::json::Object(*root)}};
   if (!root->get("spec") && root->get("model"))
     root = &spaceOfSpec;
+  std::vector<std::string> unknown;
   for (const auto &entry : *root)
     if (entry.first != "spec" && entry.first != "grid")
-      return fail(inputFile + ": $." + entry.first.str() +
-                  ": unknown field; expected one of: spec, grid");
+      unknown.push_back(entry.first.str());
+  llvm::sort(unknown);
+  if (!unknown.empty())
+    return fail(inputFile + ": $." + unknown.front() +
+                ": unknown field; expected one of: spec, grid");
   // The spec, inline or as a path relative to the space file.
   std::string specText;
   std::string specLabel = inputFile + " $.spec";

@@ -203,13 +203,15 @@ std::string describeMapping(const Configuration &configuration);
 //===----------------------------------------------------------------------===//
 
 /// One row: index, point, validity (stage and diagnostics if rejected) and
-/// the whole run's figures; `rank` for the top-K.
+/// the whole run's figures; `rank` for the top-K. A CSV row has a rank cell
+/// (empty without a rank) exactly when `rankColumn`, as its header.
 std::string formatSearchRow(RowFormat format, size_t index,
                             const Configuration &configuration,
                             const RunEvaluation &evaluation,
-                            std::optional<size_t> rank = std::nullopt);
+                            std::optional<size_t> rank = std::nullopt,
+                            bool rankColumn = false);
 
-/// The CSV header of search rows.
+/// The CSV header of search rows, with a rank column when `ranked`.
 std::string searchCSVHeader(bool ranked);
 
 /// Orders accepted configurations: by iteration time, then peak bytes, then
@@ -286,6 +288,8 @@ struct SearchOptions {
 struct SearchSummary {
   size_t configurations = 0;
   size_t valid = 0;
+  /// Valid and within the capacity.
+  size_t fitting = 0;
   size_t feasible = 0;
   /// Feasible and within the service level.
   size_t accepted = 0;
