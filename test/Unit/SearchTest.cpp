@@ -9,7 +9,9 @@
 
 #include "Blueprint/Sweep/Search.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 
 #include "gtest/gtest.h"
 
@@ -115,6 +117,25 @@ TEST(SearchTest, ImpossibleBindingsAreRejectedOnBothPaths) {
   ASSERT_FALSE(throughIR.valid());
   EXPECT_EQ(*throughIR.rejectedAt, sweep::SearchStage::Binding);
   EXPECT_EQ(fast.diagnostics, throughIR.diagnostics);
+}
+
+TEST(SearchTest, AHaltedPipelineIsARejectionNotACrash) {
+  // A checkpoint that cannot be written halts the pipeline: later passes
+  // are skipped and no plan exists. The configuration is rejected with the
+  // checkpoint's diagnostic.
+  llvm::SmallString<128> file;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("search", "txt", file));
+  llvm::SmallString<128> directory(file);
+  llvm::sys::path::append(directory, "checkpoints");
+  sweep::PipelineEvaluator pipeline(a100());
+  sweep::RunEvaluation halted =
+      pipeline.evaluateWithCheckpoints(smallConfiguration(), directory);
+  llvm::sys::fs::remove(file);
+  ASSERT_FALSE(halted.valid());
+  EXPECT_EQ(*halted.rejectedAt, sweep::SearchStage::Derivation);
+  ASSERT_FALSE(halted.diagnostics.empty());
+  EXPECT_NE(halted.diagnostics.front().find("checkpoint"), std::string::npos)
+      << halted.diagnostics.front();
 }
 
 TEST(SearchTest, AGPUCountEnumeratesValidConfigurationsOnce) {

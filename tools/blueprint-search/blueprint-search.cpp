@@ -17,6 +17,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -177,6 +178,10 @@ int main(int argc, char **argv) {
   if (!checkpointDir.empty() && !top && !pareto)
     return fail("--checkpoint-dir keeps the audit trail of the reported "
                 "configurations: give --top=K or --pareto");
+  if (!checkpointDir.empty() && llvm::sys::fs::exists(checkpointDir) &&
+      !llvm::sys::fs::is_directory(checkpointDir))
+    return fail("--checkpoint-dir: '" + checkpointDir +
+                "' exists and is not a directory");
   if (globalBatch.getNumOccurrences() && globalBatch < 1)
     return fail("--global-batch must be at least 1");
   if (profileFile.empty())
