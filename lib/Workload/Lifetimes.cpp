@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -115,12 +116,16 @@ class StageBufferBuilder {
 public:
   StageBufferBuilder(const WholeRun &run, const StageProgram &program,
                      const MappingSpec &mapping,
-                     const std::optional<TrainingSpec> &training,
-                     const std::vector<int64_t> &workingSets,
-                     const std::vector<std::vector<std::string>> &carried,
+                     llvm::ArrayRef<TemplateBytes> templateBytes,
+                     PersistentBytes persistent, bool keepEmpty,
                      OverflowGuard &guard)
-      : run(run), program(program), mapping(mapping), training(training),
-        workingSets(workingSets), carried(carried), guard(guard) {}
+      : run(run), program(program), mapping(mapping), keepEmpty(keepEmpty),
+        guard(guard) {
+    values.templates = templateBytes;
+    values.persistent = persistent;
+    values.messageBytesAt = messageBytesAt;
+    values.workAt = workAt;
+  }
 
   StageBuffers build() {
     result.stage = program.stage;
@@ -176,14 +181,16 @@ private:
     return it->second;
   }
 
-  void add(std::string name, BufferCause cause, int64_t bytes,
+  void add(std::string name, BufferCause cause, BufferSource source,
            std::optional<size_t> producer, std::vector<size_t> consumers) {
-    if (bytes == 0)
+    int64_t bytes = sourceBytes(source, values, guard);
+    if (bytes == 0 && !keepEmpty)
       return;
     RunBuffer buffer;
     buffer.name = std::move(name);
     buffer.cause = cause;
     buffer.bytes = bytes;
+    buffer.source = source;
     buffer.producer = producer;
     llvm::sort(consumers);
     buffer.consumers = std::move(consumers);
@@ -199,77 +206,36 @@ private:
     result.buffers.push_back(std::move(buffer));
   }
 
-  /// Weights, gradients and optimizer state of the stage's parameters
-  /// under the ZeRO stage (sharding needs dp > 1): ZeRO-1 shards the
-  /// optimizer state, ZeRO-2 also the gradients, ZeRO-3 also the weights.
+  /// Weights, gradients and optimizer state (persistentBytesOf).
   void addPersistent() {
-    if (run.inference) {
-      add("weights", BufferCause::Weights,
-          guard.mul(program.parameters, bytesOf(run.inference->weightType),
-                    "stage weight bytes"),
-          std::nullopt, {});
+    using Kind = BufferSource::Kind;
+    add("weights", BufferCause::Weights, {Kind::Weights, 0, 1}, std::nullopt,
+        {});
+    if (run.inference)
       return;
-    }
-    int64_t bucketed = 0;
-    for (int64_t elements : program.bucketElements)
-      bucketed = guard.add(bucketed, elements, "gradient buffer elements");
-    int64_t zero = mapping.dp > 1 ? mapping.zeroStage : 0;
-    int64_t shard = bucketed / mapping.dp;
-    add("weights", BufferCause::Weights,
-        guard.mul(zero >= 3 ? shard : program.parameters,
-                  bytesOf(training->weightType), "stage weight bytes"),
+    add("gradients", BufferCause::Gradients, {Kind::Gradients, 0, 1},
         std::nullopt, {});
-    // ZeRO-2/3 keep no gradient buffer across iterations: each bucket
-    // lives from the first backward to its reduce-scatter, its shard from
-    // there to the sharded step (addWorkBuffers).
-    if (zero < 2)
-      add("gradients", BufferCause::Gradients,
-          guard.mul(bucketed, bytesOf(training->gradientType),
-                    "stage gradient bytes"),
-          std::nullopt, {});
-    // Master weights, Adam m and v (deriveAdamWStep).
     add("optimizer_state", BufferCause::OptimizerState,
-        guard.product({zero >= 1 ? shard : program.parameters, 3,
-                       bytesOf(training->optimizerStateType)},
-                      "stage optimizer-state bytes"),
-        std::nullopt, {});
-  }
-
-  /// The bytes one block of a forward template stashes, of the tensors the
-  /// weight-gradient pass reads (`carriedToWeightGrad`) or of the rest.
-  int64_t stashedBytes(const RunTemplate &forward, bool carriedToWeightGrad) {
-    const std::vector<std::string> &toWeightGrad =
-        carried[&forward - run.templates.data()];
-    int64_t bytes = 0;
-    for (const Invocation &invocation : forward.work.invocations)
-      for (const TensorAccess &tensor : invocation.stashed)
-        if (llvm::is_contained(toWeightGrad, tensor.tensor) ==
-            carriedToWeightGrad)
-          bytes = guard.add(bytes, tensor.bytes, "stash bytes");
-    return bytes;
+        {Kind::OptimizerState, 0, 1}, std::nullopt, {});
   }
 
   void addInstanceBuffers(size_t position, const RunInstance &instance) {
+    using Kind = BufferSource::Kind;
     const RunTemplate &runTemplate = templateOf(instance);
+    size_t index = instance.templateIndex;
     int64_t repetitions = instance.repetitions();
     std::string suffix = instance.microBatch
                              ? "_mb" + std::to_string(*instance.microBatch) +
                                    "_chunk" + std::to_string(instance.chunk)
                              : "_chunk" + std::to_string(instance.chunk);
     add("work_" + std::to_string(position), BufferCause::WorkingSet,
-        workingSets[instance.templateIndex], position, {position});
+        {Kind::WorkingSet, index, 1}, position, {position});
 
     if (run.inference) {
-      int64_t written = 0;
-      for (const Invocation &invocation : runTemplate.work.invocations)
-        if (invocation.primitive == primitive::kKVCacheWrite)
-          for (const TensorAccess &write : invocation.writes)
-            written = guard.add(written, write.bytes, "KV-cache bytes");
       // Every later step of the generation reads the cache: it lives to
       // the stage's last instance.
       add("kv_cache" + suffix, BufferCause::KVCache,
-          guard.mul(written, repetitions, "KV-cache bytes"), position,
-          {lastInstance});
+          {Kind::KVCache, index, repetitions}, position, {lastInstance});
       return;
     }
     if (!instance.microBatch)
@@ -290,9 +256,7 @@ private:
           block ? "stash" : stringifyEnum(runTemplate.part).str() + "_stash";
       add(prefix + suffix,
           block ? BufferCause::BlockActivations : BufferCause::EdgeActivations,
-          guard.mul(stashedBytes(runTemplate, false), repetitions,
-                    "stash bytes"),
-          position, consumers);
+          {Kind::Stash, index, repetitions}, position, consumers);
       if (!zeroBubble || !block)
         return;
       // ZB-H1: what the deferred weight-gradient pass reads of the stash
@@ -301,9 +265,7 @@ private:
           findInstance(ModelPart::Block, PipelinePass::WeightGrad, microBatch,
                        instance.chunk);
       add("weight_grad_stash" + suffix, BufferCause::WeightGradInputs,
-          guard.mul(stashedBytes(runTemplate, true), repetitions,
-                    "stash bytes"),
-          position,
+          {Kind::WeightGradStash, index, repetitions}, position,
           weightGrad ? std::vector<size_t>{*weightGrad}
                      : std::vector<size_t>{});
       return;
@@ -314,17 +276,8 @@ private:
       std::optional<size_t> weightGrad =
           findInstance(ModelPart::Block, PipelinePass::WeightGrad, microBatch,
                        instance.chunk);
-      int64_t bytes = 0;
-      const std::vector<std::string> &toWeightGrad =
-          carried[instance.templateIndex];
-      llvm::StringSet<> counted;
-      for (const Invocation &invocation : runTemplate.work.invocations)
-        for (const TensorAccess &write : invocation.writes)
-          if (llvm::is_contained(toWeightGrad, write.tensor) &&
-              counted.insert(write.tensor).second)
-            bytes = guard.add(bytes, write.bytes, "weight-gradient inputs");
       add("weight_grad_inputs" + suffix, BufferCause::WeightGradInputs,
-          guard.mul(bytes, repetitions, "weight-gradient inputs"), position,
+          {Kind::WeightGradInputs, index, repetitions}, position,
           weightGrad ? std::vector<size_t>{*weightGrad}
                      : std::vector<size_t>{});
     }
@@ -356,7 +309,8 @@ private:
       if (!step.deps.empty())
         producer = step.deps.front();
       add("send_" + messageName(message), BufferCause::PipelineSend,
-          message.bytes, producer.value_or(position), {position});
+          {BufferSource::Kind::Message, position, 1},
+          producer.value_or(position), {position});
       return;
     }
     // A scattered message is read by the gather right after the receive.
@@ -369,7 +323,7 @@ private:
         next && next->invocation.primitive == primitive::kPipelineGather;
     std::optional<size_t> consumer = gathered ? position + 1 : reader;
     add("recv_" + messageName(message), BufferCause::PipelineReceive,
-        message.bytes, position,
+        {BufferSource::Kind::Message, position, 1}, position,
         consumer ? std::vector<size_t>{*consumer} : std::vector<size_t>{});
     if (gathered)
       gatheredMessages[position + 1] = messageName(message);
@@ -381,7 +335,7 @@ private:
     if (gatheredMessage != gatheredMessages.end()) {
       std::optional<size_t> reader = nextBlockInstance(position + 1);
       add("gathered_" + gatheredMessage->second, BufferCause::GatheredMessage,
-          invocation.writeBytes(), position,
+          {BufferSource::Kind::WorkWrite, position, 1}, position,
           reader ? std::vector<size_t>{*reader} : std::vector<size_t>{});
       return;
     }
@@ -396,8 +350,8 @@ private:
         readers.push_back(next);
       }
       add("gathered_parameters_" + std::to_string(position),
-          BufferCause::GatheredParameters, invocation.writeBytes(), position,
-          readers);
+          BufferCause::GatheredParameters,
+          {BufferSource::Kind::WorkWrite, position, 1}, position, readers);
       return;
     }
     if (invocation.primitive == primitive::kDPGradReduceScatter &&
@@ -408,23 +362,29 @@ private:
       // reads it.
       std::string index = std::to_string(bucket++);
       add("gradient_bucket_" + index, BufferCause::GradientBucket,
-          invocation.readBytes(), firstGradientWriter.value_or(position),
-          {position});
+          {BufferSource::Kind::WorkRead, position, 1},
+          firstGradientWriter.value_or(position), {position});
       std::vector<size_t> step;
       if (shardedStep)
         step.push_back(*shardedStep);
       add("gradient_shard_" + index, BufferCause::GradientBucket,
-          invocation.writeBytes(), position, step);
+          {BufferSource::Kind::WorkWrite, position, 1}, position, step);
     }
   }
 
   const WholeRun &run;
   const StageProgram &program;
   const MappingSpec &mapping;
-  const std::optional<TrainingSpec> &training;
-  const std::vector<int64_t> &workingSets;
-  const std::vector<std::vector<std::string>> &carried;
+  bool keepEmpty;
   OverflowGuard &guard;
+  std::function<int64_t(size_t)> messageBytesAt = [this](size_t position) {
+    return std::get<RunMessage>(program.steps[position].action).bytes;
+  };
+  std::function<const RunWork &(size_t)> workAt =
+      [this](size_t position) -> const RunWork & {
+    return std::get<RunWork>(program.steps[position].action);
+  };
+  StageValues values;
   StageBuffers result;
   std::map<InstanceKey, size_t> instances;
   std::map<size_t, std::string> gatheredMessages;
@@ -456,56 +416,182 @@ std::vector<std::string> weightGradInputs(const WholeRun &run) {
 
 } // namespace
 
-llvm::Expected<std::vector<StageBuffers>> blueprint::workload::deriveBuffers(
-    const WholeRun &run, const MappingSpec &mapping,
-    const std::optional<TrainingSpec> &training) {
-  if (!run.inference && !training)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "deriveBuffers: a training run needs its "
-                                   "training contract");
+llvm::Expected<std::vector<TemplateBytes>>
+blueprint::workload::templateBytesOf(const WholeRun &run) {
   // What each template keeps for a later pass (not its working set): a
   // forward's stash, an inference pass's KV cache, a step's updated state,
   // and under ZB-H1 what the weight-gradient pass reads.
   std::vector<std::string> toWeightGrad = weightGradInputs(run);
-  std::vector<std::vector<std::string>> carried;
-  std::vector<int64_t> workingSets;
+  OverflowGuard guard;
+  std::vector<TemplateBytes> result;
   for (const RunTemplate &runTemplate : run.templates) {
+    TemplateBytes bytes;
     std::vector<std::string> kept;
     bool weightGradOwner = runTemplate.part == ModelPart::Block &&
                            (runTemplate.pass == PipelinePass::Forward ||
                             runTemplate.pass == PipelinePass::InputGrad);
     for (const Invocation &invocation : runTemplate.work.invocations) {
-      for (const TensorAccess &tensor : invocation.stashed)
+      for (const TensorAccess &tensor : invocation.stashed) {
         kept.push_back(tensor.tensor);
+        int64_t &stash =
+            weightGradOwner && llvm::is_contained(toWeightGrad, tensor.tensor)
+                ? bytes.weightGradStash
+                : bytes.stash;
+        stash = guard.add(stash, tensor.bytes, "stash bytes");
+      }
       // A step updates the persistent state in place, element by element.
       if (runTemplate.pass == PipelinePass::Step)
         for (const TensorAccess &write : invocation.writes)
           kept.push_back(write.tensor);
       if (invocation.primitive == primitive::kKVCacheWrite)
-        for (const TensorAccess &write : invocation.writes)
+        for (const TensorAccess &write : invocation.writes) {
           kept.push_back(write.tensor);
+          bytes.kvCache =
+              guard.add(bytes.kvCache, write.bytes, "KV-cache bytes");
+        }
     }
-    std::vector<std::string> carriedHere;
-    if (weightGradOwner)
-      for (const std::string &name : toWeightGrad)
-        carriedHere.push_back(name);
-    llvm::append_range(kept, carriedHere);
+    if (weightGradOwner) {
+      llvm::append_range(kept, toWeightGrad);
+      // ZB-H1: the output gradients the input-gradient pass computes and
+      // the weight-gradient pass reads.
+      llvm::StringSet<> counted;
+      for (const Invocation &invocation : runTemplate.work.invocations)
+        for (const TensorAccess &write : invocation.writes)
+          if (llvm::is_contained(toWeightGrad, write.tensor) &&
+              counted.insert(write.tensor).second)
+            bytes.weightGradInputs = guard.add(
+                bytes.weightGradInputs, write.bytes, "weight-gradient inputs");
+    }
     llvm::Expected<int64_t> workingSet =
         workingSetBytes(runTemplate.work, kept);
     if (!workingSet)
       return workingSet.takeError();
-    workingSets.push_back(*workingSet);
-    carried.push_back(std::move(carriedHere));
+    bytes.workingSet = *workingSet;
+    result.push_back(bytes);
   }
-  OverflowGuard guard;
-  std::vector<StageBuffers> result;
-  for (const StageProgram &program : run.stages)
-    result.push_back(StageBufferBuilder(run, program, mapping, training,
-                                        workingSets, carried, guard)
-                         .build());
   if (guard.failed())
     return guard.error("deriveBuffers");
   return result;
+}
+
+PersistentBytes blueprint::workload::persistentBytesOf(
+    const StageProgram &program, const MappingSpec &mapping,
+    const std::optional<TrainingSpec> &training,
+    const std::optional<InferenceSpec> &inference, OverflowGuard &guard) {
+  PersistentBytes bytes;
+  if (!training) {
+    bytes.weights =
+        guard.mul(program.parameters, bytesOf(inference->weightType),
+                  "stage weight bytes");
+    return bytes;
+  }
+  int64_t bucketed = 0;
+  for (int64_t elements : program.bucketElements)
+    bucketed = guard.add(bucketed, elements, "gradient buffer elements");
+  int64_t zero = mapping.dp > 1 ? mapping.zeroStage : 0;
+  int64_t shard = bucketed / mapping.dp;
+  bytes.weights =
+      guard.mul(zero >= 3 ? shard : program.parameters,
+                bytesOf(training->weightType), "stage weight bytes");
+  // ZeRO-2/3 keep no gradient buffer across iterations: each bucket lives
+  // from the first backward to its reduce-scatter, its shard from there to
+  // the sharded step (the gradient_bucket and gradient_shard buffers).
+  if (zero < 2)
+    bytes.gradients = guard.mul(bucketed, bytesOf(training->gradientType),
+                                "stage gradient bytes");
+  // Master weights, Adam m and v (deriveAdamWStep).
+  bytes.optimizerState =
+      guard.product({zero >= 1 ? shard : program.parameters, 3,
+                     bytesOf(training->optimizerStateType)},
+                    "stage optimizer-state bytes");
+  return bytes;
+}
+
+int64_t blueprint::workload::sourceBytes(const BufferSource &source,
+                                         const StageValues &values,
+                                         OverflowGuard &guard) {
+  using Kind = BufferSource::Kind;
+  switch (source.kind) {
+  case Kind::Weights:
+    return values.persistent.weights;
+  case Kind::Gradients:
+    return values.persistent.gradients;
+  case Kind::OptimizerState:
+    return values.persistent.optimizerState;
+  case Kind::WorkingSet:
+    return values.templates[source.index].workingSet;
+  case Kind::Stash:
+    return guard.mul(values.templates[source.index].stash, source.repetitions,
+                     "stash bytes");
+  case Kind::WeightGradStash:
+    return guard.mul(values.templates[source.index].weightGradStash,
+                     source.repetitions, "stash bytes");
+  case Kind::WeightGradInputs:
+    return guard.mul(values.templates[source.index].weightGradInputs,
+                     source.repetitions, "weight-gradient inputs");
+  case Kind::KVCache:
+    return guard.mul(values.templates[source.index].kvCache, source.repetitions,
+                     "KV-cache bytes");
+  case Kind::Message:
+    return values.messageBytesAt(source.index);
+  case Kind::WorkRead:
+    return values.workAt(source.index).invocation.readBytes();
+  case Kind::WorkWrite:
+    return values.workAt(source.index).invocation.writeBytes();
+  }
+  llvm_unreachable("every buffer source has bytes");
+}
+
+llvm::Expected<std::vector<StageBuffers>> blueprint::workload::deriveBuffers(
+    const WholeRun &run, const MappingSpec &mapping,
+    const std::optional<TrainingSpec> &training, bool keepEmpty) {
+  if (!run.inference && !training)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "deriveBuffers: a training run needs its "
+                                   "training contract");
+  llvm::Expected<std::vector<TemplateBytes>> templateBytes =
+      templateBytesOf(run);
+  if (!templateBytes)
+    return templateBytes.takeError();
+  OverflowGuard guard;
+  std::vector<StageBuffers> result;
+  for (const StageProgram &program : run.stages) {
+    PersistentBytes persistent = persistentBytesOf(
+        program, mapping, run.inference ? std::nullopt : training,
+        run.inference, guard);
+    result.push_back(StageBufferBuilder(run, program, mapping, *templateBytes,
+                                        persistent, keepEmpty, guard)
+                         .build());
+  }
+  if (guard.failed())
+    return guard.error("deriveBuffers");
+  return result;
+}
+
+llvm::Expected<std::pair<int64_t, size_t>>
+blueprint::workload::livePeak(int64_t stage, size_t positions,
+                              llvm::ArrayRef<LiveSpan> spans) {
+  // +bytes at start, -bytes after the end.
+  std::vector<int64_t> delta(positions + 1, 0);
+  OverflowGuard guard;
+  for (const LiveSpan &span : spans) {
+    delta[span.start] = guard.add(delta[span.start], span.bytes, "live bytes");
+    delta[span.end + 1] =
+        guard.sub(delta[span.end + 1], span.bytes, "live bytes");
+  }
+  std::pair<int64_t, size_t> peak{0, 0};
+  int64_t live = 0;
+  for (size_t position = 0; position < positions; ++position) {
+    live = guard.add(live, delta[position], "live bytes");
+    if (live > peak.first)
+      peak = {live, position};
+  }
+  if (guard.failed())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "analyzeMemory: stage " + llvm::Twine(stage) +
+            ": 64-bit overflow computing " + guard.overflowedQuantity());
+  return peak;
 }
 
 llvm::Expected<StageMemory>
@@ -556,16 +642,21 @@ blueprint::workload::analyzeMemory(const StageBuffers &stage) {
     memory.liveBytes[position] = total;
     memory.liveByKind[position] = byKind;
     liveByCause[position] = live;
-    if (total > memory.peakBytes) {
-      memory.peakBytes = total;
-      memory.peakPosition = position;
-    }
   }
   if (guard.failed())
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "analyzeMemory: stage " + llvm::Twine(stage.stage) +
             ": 64-bit overflow computing " + guard.overflowedQuantity());
+  std::vector<LiveSpan> spans;
+  spans.reserve(stage.buffers.size());
+  for (const RunBuffer &buffer : stage.buffers)
+    spans.push_back({buffer.start, buffer.end, buffer.bytes});
+  llvm::Expected<std::pair<int64_t, size_t>> peak =
+      livePeak(stage.stage, positions, spans);
+  if (!peak)
+    return peak.takeError();
+  std::tie(memory.peakBytes, memory.peakPosition) = *peak;
   if (positions == 0)
     return memory;
   memory.peakByKind = memory.liveByKind[memory.peakPosition];

@@ -14,6 +14,8 @@
 
 #include "llvm/ADT/Twine.h"
 
+#include <array>
+
 using namespace blueprint::workload;
 
 static llvm::Error failure(const llvm::Twine &message) {
@@ -126,22 +128,28 @@ public:
              const MappingSpec &mapping, WholeRun &run)
       : model(model), training(training), mapping(mapping), run(run) {}
 
-  llvm::Error build() {
+  /// Builds the run; without `microBatchSteps`, only its parts
+  /// (deriveRunParts).
+  llvm::Error build(bool microBatchSteps) {
     if (llvm::Error error = buildTemplates())
       return error;
     if (llvm::Error error = deriveMessageBytes())
       return error;
     if (llvm::Error error = deriveStageParameters())
       return error;
-    std::vector<StageOrder> orders = generateStageOrders(
-        mapping.schedule, mapping.pp, mapping.virtualStages, run.microbatches);
+    addSharedWorks();
+    std::vector<StageOrder> orders;
+    if (microBatchSteps)
+      orders = generateStageOrders(mapping.schedule, mapping.pp,
+                                   mapping.virtualStages, run.microbatches);
     for (int64_t stage = 0; stage < mapping.pp; ++stage) {
       StageProgram program;
       program.stage = stage;
       current = &program;
       gate.reset();
-      for (const ScheduleSlot &slot : orders[stage])
-        addSlot(stage, slot);
+      if (microBatchSteps)
+        for (const ScheduleSlot &slot : orders[stage])
+          addSlot(stage, slot);
       if (llvm::Error error = addStep(stage))
         return error;
       run.stages.push_back(std::move(program));
@@ -306,7 +314,48 @@ private:
                      " bytes does not split into tp = " +
                      llvm::Twine(mapping.tp) + " slices");
     sendBytes = scattered ? heldBytes / mapping.tp : heldBytes;
+    run.messageBytes = sendBytes;
     return llvm::Error::success();
+  }
+
+  /// The per-micro-batch works, once each (WholeRun::works): the gather of
+  /// each kind of scattered message, and under ZeRO-3 the parameter gather
+  /// of each chunk for the forward and for the backward.
+  void addSharedWorks() {
+    auto add = [&](Invocation invocation, llvm::StringRef axis) {
+      RunWork work{std::move(invocation),
+                   Cadence::PerMicroBatch,
+                   axis.str(),
+                   {},
+                   run.works.size()};
+      run.works.push_back(std::move(work));
+      return run.works.size() - 1;
+    };
+    if (scattered)
+      for (PipelineMessage message :
+           {PipelineMessage::Activation, PipelineMessage::ActivationGrad})
+        messageGathers[static_cast<size_t>(message)] =
+            add(pipelineGather(training, mapping, heldBytes, message),
+                kTensorParallelAxis);
+    if (mapping.zeroStage != 3 || mapping.dp == 1)
+      return;
+    int64_t weightBytes = bytesOf(training.weightType);
+    for (int64_t chunk = 0; chunk < run.layout.chunks(); ++chunk)
+      for (bool backward : {false, true})
+        parameterGathers.push_back(
+            add(collectiveInvocation(
+                    primitive::kFSDPParamGather,
+                    backward ? Phase::Recommunication : Phase::Forward,
+                    CollectiveKind::AllGather, mapping.dp,
+                    guard.mul(chunkParameters[chunk], weightBytes,
+                              "fsdp_param_gather bytes"),
+                    weightBytes, "params",
+                    backward
+                        ? "ZeRO-3: the backward gathers the chunk's parameters "
+                          "again from their data-parallel shards"
+                        : "ZeRO-3: the forward gathers the chunk's parameters "
+                          "from their data-parallel shards"),
+                kDataParallelAxis));
   }
 
   /// The parameters one rank of each stage holds, as gradient units in the
@@ -433,10 +482,7 @@ private:
     append(RunMessage{false, message, microBatch, chunk,
                       run.layout.stageOf(chunk), sendBytes});
     if (scattered)
-      append(RunWork{pipelineGather(training, mapping, heldBytes, message),
-                     Cadence::PerMicroBatch,
-                     std::string(kTensorParallelAxis),
-                     {}});
+      append(run.works[*messageGathers[static_cast<size_t>(message)]]);
   }
 
   /// The once-per-iteration work of a stage (Megatron-LM's
@@ -477,7 +523,8 @@ private:
                           "summed over the data-parallel replicas"),
             Cadence::PerIteration,
             std::string(kDataParallelAxis),
-            {}});
+            {},
+            std::nullopt});
       }
     // The tied word embedding's two copies, on the first and the last
     // stage, sum their gradients.
@@ -490,7 +537,8 @@ private:
       append(RunWork{std::move(*sync),
                      Cadence::PerIteration,
                      std::string(kPipelineParallelAxis),
-                     {0, lastStage}});
+                     {0, lastStage},
+                     std::nullopt});
     }
     if (blocks.step) {
       const PipelineLayout &layout = run.layout;
@@ -526,7 +574,8 @@ private:
         "of the stage's gradient buckets");
     if (!step)
       return step.takeError();
-    append(RunWork{std::move(*step), Cadence::PerIteration, "", {}});
+    append(
+        RunWork{std::move(*step), Cadence::PerIteration, "", {}, std::nullopt});
     // Under ZeRO-3 the parameters stay sharded: the passes gather them.
     if (mapping.zeroStage == 3)
       return llvm::Error::success();
@@ -541,7 +590,8 @@ private:
                          "gathers the updated parameters of the bucket"),
                      Cadence::PerIteration,
                      std::string(kDataParallelAxis),
-                     {}});
+                     {},
+                     std::nullopt});
     return llvm::Error::success();
   }
 
@@ -557,24 +607,10 @@ private:
   /// frees them after (FSDP's reshard-after-forward default, DeepSpeed's
   /// stage 3 without prefetch caching).
   void gatherParameters(int64_t chunk, bool backward) {
-    if (mapping.zeroStage != 3 || mapping.dp == 1)
+    if (parameterGathers.empty())
       return;
-    int64_t weightBytes = bytesOf(training.weightType);
-    append(RunWork{
-        collectiveInvocation(
-            primitive::kFSDPParamGather,
-            backward ? Phase::Recommunication : Phase::Forward,
-            CollectiveKind::AllGather, mapping.dp,
-            guard.mul(chunkParameters[chunk], weightBytes,
-                      "fsdp_param_gather bytes"),
-            weightBytes, "params",
-            backward ? "ZeRO-3: the backward gathers the chunk's parameters "
-                       "again from their data-parallel shards"
-                     : "ZeRO-3: the forward gathers the chunk's parameters "
-                       "from their data-parallel shards"),
-        Cadence::PerMicroBatch,
-        std::string(kDataParallelAxis),
-        {}});
+    append(run.works[parameterGathers[static_cast<size_t>(chunk) * 2 +
+                                      (backward ? 1 : 0)]]);
   }
 
   /// The buckets' elements, each padded to a multiple of dp (Megatron-LM
@@ -613,6 +649,10 @@ private:
   bool scattered = false;
   std::vector<std::vector<int64_t>> stageUnits;
   std::vector<int64_t> chunkParameters;
+  /// Indices into run.works: the gather of each scattered message kind,
+  /// and the ZeRO-3 gathers of each chunk (forward, then backward).
+  std::array<std::optional<size_t>, 3> messageGathers;
+  std::vector<size_t> parameterGathers;
   StageProgram *current = nullptr;
   std::optional<size_t> gate;
 };
@@ -629,10 +669,11 @@ void RunBuilder::append(RunStep::Action action, bool gates) {
 
 } // namespace
 
-llvm::Expected<WholeRun>
-blueprint::workload::deriveWholeRun(const ModelSpec &model,
-                                    const TrainingSpec &training,
-                                    const MappingSpec &mapping) {
+/// deriveWholeRun, or without `microBatchSteps` deriveRunParts.
+static llvm::Expected<WholeRun> deriveTrainingRun(const ModelSpec &model,
+                                                  const TrainingSpec &training,
+                                                  const MappingSpec &mapping,
+                                                  bool microBatchSteps) {
   std::optional<TrainingComposition> composition =
       composeTraining(model, training, mapping);
   if (!composition)
@@ -641,9 +682,24 @@ blueprint::workload::deriveWholeRun(const ModelSpec &model,
   run.layout = layoutOf(model, mapping);
   run.microbatches = composition->microbatches;
   run.schedule = mapping.schedule;
-  if (llvm::Error error = RunBuilder(model, training, mapping, run).build())
+  if (llvm::Error error =
+          RunBuilder(model, training, mapping, run).build(microBatchSteps))
     return std::move(error);
   return run;
+}
+
+llvm::Expected<WholeRun>
+blueprint::workload::deriveWholeRun(const ModelSpec &model,
+                                    const TrainingSpec &training,
+                                    const MappingSpec &mapping) {
+  return deriveTrainingRun(model, training, mapping, /*microBatchSteps=*/true);
+}
+
+llvm::Expected<WholeRun>
+blueprint::workload::deriveRunParts(const ModelSpec &model,
+                                    const TrainingSpec &training,
+                                    const MappingSpec &mapping) {
+  return deriveTrainingRun(model, training, mapping, /*microBatchSteps=*/false);
 }
 
 llvm::Expected<WholeRun>

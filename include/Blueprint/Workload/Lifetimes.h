@@ -18,7 +18,10 @@
 
 #include "Blueprint/Workload/WholeRun.h"
 
+#include "Blueprint/Workload/Checked.h"
+
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <array>
@@ -35,6 +38,80 @@ inline constexpr size_t kNumBufferCauses = getMaxEnumValForBufferCause() + 1;
 /// The kind (class) every buffer of `cause` has.
 BufferKind kindOf(BufferCause cause);
 
+/// What a buffer's bytes are: the same source sizes the same buffer of
+/// every run of the same shape (a search sizes the buffers of one run with
+/// the values of another, docs/Sweep.md).
+struct BufferSource {
+  enum class Kind {
+    /// The stage's persistent state (PersistentBytes).
+    Weights,
+    Gradients,
+    OptimizerState,
+    /// Per block of template `index` (TemplateBytes), times `repetitions`
+    /// (the working set is not repeated: one block runs at a time).
+    WorkingSet,
+    Stash,
+    WeightGradStash,
+    WeightGradInputs,
+    KVCache,
+    /// The message of the step at position `index`.
+    Message,
+    /// What the work of the step at position `index` reads or writes.
+    WorkRead,
+    WorkWrite,
+  };
+  Kind kind = Kind::Weights;
+  size_t index = 0;
+  int64_t repetitions = 1;
+};
+
+/// The bytes one block of a template's instance keeps, by what for.
+struct TemplateBytes {
+  /// The working set of the pass (workingSetBytes).
+  int64_t workingSet = 0;
+  /// A forward's stash, without (stash) and with (weightGradStash) what
+  /// ZB-H1's weight-gradient pass reads of it.
+  int64_t stash = 0;
+  int64_t weightGradStash = 0;
+  /// What ZB-H1's input-gradient pass writes for the weight-gradient pass.
+  int64_t weightGradInputs = 0;
+  /// What an inference pass writes to the KV cache.
+  int64_t kvCache = 0;
+};
+
+/// TemplateBytes of every template of `run`, in order. Fails on overflow.
+llvm::Expected<std::vector<TemplateBytes>> templateBytesOf(const WholeRun &run);
+
+/// The persistent state one rank of a stage holds.
+struct PersistentBytes {
+  int64_t weights = 0;
+  int64_t gradients = 0;
+  int64_t optimizerState = 0;
+};
+
+/// The persistent state of `program` (its parameters and buckets) under
+/// the ZeRO stage of `mapping` (sharding needs dp > 1): a training run's
+/// weights, gradient buffer (ZeRO 0-1) and optimizer state, an inference
+/// run's weights (`training` none). Overflows are recorded in `guard`.
+PersistentBytes persistentBytesOf(const StageProgram &program,
+                                  const MappingSpec &mapping,
+                                  const std::optional<TrainingSpec> &training,
+                                  const std::optional<InferenceSpec> &inference,
+                                  OverflowGuard &guard);
+
+/// The values the sources of one stage's buffers read.
+struct StageValues {
+  llvm::ArrayRef<TemplateBytes> templates;
+  PersistentBytes persistent;
+  /// The bytes of the message at a position, and the work at a position.
+  llvm::function_ref<int64_t(size_t)> messageBytesAt;
+  llvm::function_ref<const RunWork &(size_t)> workAt;
+};
+
+/// The bytes of `source`; overflows are recorded in `guard`.
+int64_t sourceBytes(const BufferSource &source, const StageValues &values,
+                    OverflowGuard &guard);
+
 /// One buffer of one rank of a stage. Positions are indices into the
 /// stage's steps (StageProgram::steps, in order).
 struct RunBuffer {
@@ -42,6 +119,8 @@ struct RunBuffer {
   std::string name;
   BufferCause cause = BufferCause::Weights;
   int64_t bytes = 0;
+  /// What sizes it (none for a buffer read back from a plan).
+  std::optional<BufferSource> source;
   /// The step that writes it first; none for the persistent state, which
   /// outlives the run.
   std::optional<size_t> producer;
@@ -66,10 +145,27 @@ struct StageBuffers {
 
 /// The buffers of every stage of `run`, a training run of `training` or
 /// the inference run of `run.inference`, under `mapping` (its ZeRO stage
-/// and dp). Fails if a size overflows.
+/// and dp). Fails if a size overflows. A buffer of no bytes is left out,
+/// unless `keepEmpty` (a search keeps the buffers of a run's shape, whose
+/// bytes another run gives).
 llvm::Expected<std::vector<StageBuffers>>
 deriveBuffers(const WholeRun &run, const MappingSpec &mapping,
-              const std::optional<TrainingSpec> &training);
+              const std::optional<TrainingSpec> &training,
+              bool keepEmpty = false);
+
+/// A lifetime and bytes, for livePeak.
+struct LiveSpan {
+  size_t start = 0;
+  size_t end = 0;
+  int64_t bytes = 0;
+};
+
+/// The largest sum of the bytes of the spans live at one of `positions`
+/// positions, and the first position that reaches it (0 and 0 when none
+/// is positive); the spans lie within the positions and are non-negative.
+/// Fails, naming stage `stage`, on overflow.
+llvm::Expected<std::pair<int64_t, size_t>>
+livePeak(int64_t stage, size_t positions, llvm::ArrayRef<LiveSpan> spans);
 
 /// The bytes of one pass's working set on one rank: the largest sum, over
 /// the positions of its invocations in order, of the tensors the pass

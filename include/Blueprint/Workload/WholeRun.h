@@ -81,6 +81,10 @@ struct RunWork {
   std::string axis;
   /// For a collective over some positions of `axis` only.
   std::vector<int64_t> group;
+  /// For per-micro-batch work (a scattered message's gather, a ZeRO-3
+  /// parameter gather): its index in WholeRun::works, the one copy every
+  /// step that runs it repeats.
+  std::optional<size_t> shared;
 };
 
 /// One step of a stage's sequence and the earlier steps of the same stage
@@ -114,12 +118,29 @@ struct WholeRun {
   /// The inference contract of an inference run (deriveInferenceRun).
   std::optional<InferenceSpec> inference;
   std::vector<RunTemplate> templates;
+  /// The per-micro-batch stage work, each distinct piece once (a
+  /// scattered message's gather per message kind, a ZeRO-3 gather per
+  /// chunk and pass), in the order RunWork::shared numbers it.
+  std::vector<RunWork> works;
+  /// What every pipeline message of a training run carries per rank.
+  int64_t messageBytes = 0;
   std::vector<StageProgram> stages;
 };
 
 /// The whole training iteration of a composing run. Fails if the contracts
 /// do not compose or a count overflows.
 llvm::Expected<WholeRun> deriveWholeRun(const ModelSpec &model,
+                                        const TrainingSpec &training,
+                                        const MappingSpec &mapping);
+
+/// The parts of the whole training iteration that do not depend on the
+/// micro-batch count: its templates, its shared works, its message bytes,
+/// and for each stage its parameters, buckets and once-per-iteration tail
+/// (StageProgram::steps holds the tail alone, which deriveWholeRun appends
+/// after the stage's micro-batch steps). Every value of a whole run is in
+/// its parts: a search pairs them with the steps of another run of the
+/// same shape (docs/Sweep.md, "Speed, threads, memory").
+llvm::Expected<WholeRun> deriveRunParts(const ModelSpec &model,
                                         const TrainingSpec &training,
                                         const MappingSpec &mapping);
 
