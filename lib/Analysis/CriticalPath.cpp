@@ -45,20 +45,6 @@ llvm::Error failure(const llvm::Twine &message) {
                                  "critical path: " + message);
 }
 
-/// Where a step's start (or a receive's end) came from.
-struct Predecessor {
-  enum class Kind { None, Step, Transfer } kind = Kind::None;
-  int64_t stage = 0;
-  size_t step = 0;
-};
-
-struct Arrival {
-  double seconds = 0;
-  double sent = 0;
-  int64_t stage = 0;
-  size_t step = 0;
-};
-
 std::string where(int64_t stage, size_t step, const GraphStep &graphStep) {
   return "stage " + std::to_string(stage) + " step " + std::to_string(step) +
          " (" + graphStep.label + ")";
@@ -66,26 +52,38 @@ std::string where(int64_t stage, size_t step, const GraphStep &graphStep) {
 
 } // namespace
 
-llvm::Expected<CriticalPathReport>
-blueprint::analysis::longestPath(const RunGraph &graph) {
+llvm::Expected<TimingPlan>
+blueprint::analysis::timingPlanOf(const RunGraph &graph) {
+  constexpr uint32_t none = TimingPlan::kNone;
   size_t stageCount = graph.stages.size();
-  CriticalPathReport report;
-  report.timing.resize(stageCount);
-  std::vector<std::vector<Predecessor>> predecessors(stageCount);
-  for (size_t stage = 0; stage < stageCount; ++stage) {
-    report.timing[stage].resize(graph.stages[stage].size());
-    predecessors[stage].resize(graph.stages[stage].size());
+  TimingPlan plan;
+  size_t total = 0;
+  for (const std::vector<GraphStep> &steps : graph.stages) {
+    if (total + steps.size() >= none)
+      return failure("the graph has more than 2^32 - 2 steps");
+    plan.stageBegin.push_back(static_cast<uint32_t>(total));
+    total += steps.size();
   }
-  std::map<int64_t, Arrival> arrivals;
+  plan.stageBegin.push_back(static_cast<uint32_t>(total));
+  plan.order.reserve(total);
+  plan.depBegin.reserve(total + 1);
+  plan.sender.assign(total, none);
+  plan.meeting.assign(total, none);
+  plan.kinds.reserve(total);
+  for (size_t stage = 0; stage < stageCount; ++stage)
+    for (const GraphStep &step : graph.stages[stage]) {
+      plan.depBegin.push_back(static_cast<uint32_t>(plan.deps.size()));
+      for (size_t dep : step.deps)
+        plan.deps.push_back(plan.stageBegin[stage] +
+                            static_cast<uint32_t>(dep));
+      plan.kinds.push_back(step.kind);
+    }
+  plan.depBegin.push_back(static_cast<uint32_t>(plan.deps.size()));
+
+  std::map<int64_t, uint32_t> sends;
   std::map<int64_t, std::vector<size_t>> waiting;
-  // A collective of several stages, by its label and occurrence: who has
-  // reached it, when each was ready, and what made each ready.
-  struct Meeting {
-    std::vector<std::pair<size_t, size_t>> members;
-    std::vector<double> readyAt;
-    std::vector<Predecessor> readyBy;
-  };
-  std::map<std::pair<std::string, int64_t>, Meeting> meetings;
+  // A collective of several stages, by its label and occurrence.
+  std::map<std::pair<std::string, int64_t>, uint32_t> meetings;
   std::vector<std::map<std::string, int64_t>> occurrences(stageCount);
   std::vector<size_t> next(stageCount, 0);
   std::deque<size_t> ready;
@@ -94,7 +92,7 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
 
   // Runs each stage as far as its messages allow; a receive whose message
   // has not been sent parks the stage until the send runs. Every step is
-  // timed once: linear in the steps and dependencies.
+  // ordered once: linear in the steps and dependencies.
   while (!ready.empty()) {
     size_t stage = ready.front();
     ready.pop_front();
@@ -102,24 +100,11 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
     while (next[stage] < steps.size()) {
       size_t index = next[stage];
       const GraphStep &step = steps[index];
-      if (!(step.seconds >= 0) || !std::isfinite(step.seconds) ||
-          !(step.transferSeconds >= 0) || !std::isfinite(step.transferSeconds))
-        return failure(where(stage, index, step) +
-                       " has a negative or non-finite time");
-      double start = 0;
-      Predecessor predecessor;
-      for (size_t dep : step.deps) {
+      uint32_t id = plan.stageBegin[stage] + static_cast<uint32_t>(index);
+      for (size_t dep : step.deps)
         if (dep >= index)
           return failure(where(stage, index, step) +
                          " depends on a step that does not precede it");
-        if (predecessor.kind == Predecessor::Kind::None ||
-            report.timing[stage][dep].end > start) {
-          start = report.timing[stage][dep].end;
-          predecessor = {Predecessor::Kind::Step, static_cast<int64_t>(stage),
-                         dep};
-        }
-      }
-      double end = start + step.seconds;
       if (step.kind == StepKind::Receive || step.kind == StepKind::Send)
         if (!step.channel)
           return failure(where(stage, index, step) + " names no message");
@@ -129,24 +114,22 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
           return failure(where(stage, index, step) +
                          " joins a collective of stages that do not include "
                          "its own");
-        // Wait for every member, then all start at the latest's ready time.
-        Meeting &meeting =
-            meetings[{step.label, occurrences[stage][step.label]++}];
-        meeting.members.push_back({stage, index});
-        meeting.readyAt.push_back(start);
-        meeting.readyBy.push_back(predecessor);
-        if (meeting.members.size() < step.rendezvous.size())
+        auto [found, fresh] =
+            meetings.insert({{step.label, occurrences[stage][step.label]++},
+                             static_cast<uint32_t>(plan.meetings.size())});
+        if (fresh)
+          plan.meetings.emplace_back();
+        std::vector<uint32_t> &members = plan.meetings[found->second];
+        members.push_back(id);
+        plan.meeting[id] = found->second;
+        plan.order.push_back(id);
+        if (members.size() < step.rendezvous.size())
           break;
-        size_t latest = 0;
-        for (size_t member = 1; member < meeting.members.size(); ++member)
-          if (meeting.readyAt[member] > meeting.readyAt[latest])
-            latest = member;
-        double together = meeting.readyAt[latest];
-        for (auto [memberStage, memberStep] : meeting.members) {
-          report.timing[memberStage][memberStep] = {
-              together,
-              together + graph.stages[memberStage][memberStep].seconds};
-          predecessors[memberStage][memberStep] = meeting.readyBy[latest];
+        // Every member is timed now: each stage moves past its member.
+        for (uint32_t member : members) {
+          size_t memberStage =
+              static_cast<size_t>(llvm::upper_bound(plan.stageBegin, member) -
+                                  plan.stageBegin.begin() - 1);
           ++next[memberStage];
           if (memberStage != stage)
             ready.push_back(memberStage);
@@ -154,27 +137,17 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
         continue;
       }
       if (step.kind == StepKind::Receive) {
-        auto arrival = arrivals.find(*step.channel);
-        if (arrival == arrivals.end()) {
+        auto sent = sends.find(*step.channel);
+        if (sent == sends.end()) {
           waiting[*step.channel].push_back(stage);
           break;
         }
-        if (arrival->second.seconds > end) {
-          end = arrival->second.seconds;
-          predecessor = {Predecessor::Kind::Transfer, arrival->second.stage,
-                         arrival->second.step};
-        }
+        plan.sender[id] = sent->second;
       }
-      report.timing[stage][index] = {start, end};
-      predecessors[stage][index] = predecessor;
+      plan.order.push_back(id);
       ++next[stage];
       if (step.kind == StepKind::Send) {
-        bool fresh = arrivals
-                         .insert({*step.channel,
-                                  Arrival{start + step.transferSeconds, start,
-                                          static_cast<int64_t>(stage), index}})
-                         .second;
-        if (!fresh)
+        if (!sends.insert({*step.channel, id}).second)
           return failure(where(stage, index, step) +
                          " sends a message another send already sent");
         auto parked = waiting.find(*step.channel);
@@ -191,58 +164,146 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
           where(stage, next[stage], graph.stages[stage][next[stage]]) +
           " never runs: it receives a message no step sends before it, or "
           "joins a collective another stage never reaches (a deadlock)");
+  return plan;
+}
 
-  // The step that finishes last (the first such in stage order), and the
+llvm::Error blueprint::analysis::timeSteps(
+    const TimingPlan &plan, llvm::ArrayRef<double> seconds,
+    llvm::ArrayRef<double> transferSeconds,
+    llvm::function_ref<std::string(uint32_t)> describe, PlanTiming &result) {
+  constexpr uint32_t none = TimingPlan::kNone;
+  size_t total = plan.steps();
+  result.timing.assign(total, StepTiming{});
+  result.predecessor.assign(total, none);
+  result.transferred.assign(total, false);
+  result.reversedPath.clear();
+  result.iterationSeconds = 0;
+  result.exposedCommunicationSeconds = 0;
+  result.pathComputeSeconds = 0;
+  // When each member of a meeting was ready, and what made it ready.
+  std::vector<double> readyAt(total, 0);
+  for (uint32_t id : plan.order) {
+    if (!(seconds[id] >= 0) || !std::isfinite(seconds[id]) ||
+        !(transferSeconds[id] >= 0) || !std::isfinite(transferSeconds[id]))
+      return failure(describe(id) + " has a negative or non-finite time");
+    double start = 0;
+    uint32_t predecessor = none;
+    for (uint32_t dep = plan.depBegin[id]; dep < plan.depBegin[id + 1]; ++dep) {
+      double end = result.timing[plan.deps[dep]].end;
+      if (predecessor == none || end > start) {
+        start = end;
+        predecessor = plan.deps[dep];
+      }
+    }
+    if (plan.meeting[id] != none) {
+      // Wait for every member, then all start at the latest's ready time.
+      readyAt[id] = start;
+      result.predecessor[id] = predecessor;
+      const std::vector<uint32_t> &members = plan.meetings[plan.meeting[id]];
+      if (members.back() != id)
+        continue;
+      uint32_t latest = members.front();
+      for (uint32_t member : members)
+        if (readyAt[member] > readyAt[latest])
+          latest = member;
+      double together = readyAt[latest];
+      uint32_t readyBy = result.predecessor[latest];
+      for (uint32_t member : members) {
+        result.timing[member] = {together, together + seconds[member]};
+        result.predecessor[member] = readyBy;
+      }
+      continue;
+    }
+    double end = start + seconds[id];
+    if (plan.sender[id] != none) {
+      uint32_t sender = plan.sender[id];
+      double arrival = result.timing[sender].start + transferSeconds[sender];
+      if (arrival > end) {
+        end = arrival;
+        predecessor = sender;
+        result.transferred[id] = true;
+      }
+    }
+    result.timing[id] = {start, end};
+    result.predecessor[id] = predecessor;
+  }
+
+  // The step that finishes last (the first such in step order), and the
   // chain of predecessors that made it so.
-  std::optional<std::pair<size_t, size_t>> last;
-  for (size_t stage = 0; stage < stageCount; ++stage)
-    for (size_t index = 0; index < report.timing[stage].size(); ++index)
-      if (!last || report.timing[stage][index].end >
-                       report.timing[last->first][last->second].end)
-        last = {stage, index};
-  if (!last)
-    return report;
-  report.iterationSeconds = report.timing[last->first][last->second].end;
-  std::vector<PathSegment> path;
-  std::optional<std::pair<size_t, size_t>> at = last;
-  while (at) {
-    auto [stage, index] = *at;
-    const StepTiming &timing = report.timing[stage][index];
+  if (total == 0)
+    return llvm::Error::success();
+  uint32_t last = 0;
+  for (uint32_t id = 1; id < total; ++id)
+    if (result.timing[id].end > result.timing[last].end)
+      last = id;
+  result.iterationSeconds = result.timing[last].end;
+  auto segmentOf = [&](uint32_t id, bool transfer, double start, double end) {
+    size_t stage = static_cast<size_t>(llvm::upper_bound(plan.stageBegin, id) -
+                                       plan.stageBegin.begin() - 1);
+    return PathSegment{static_cast<int64_t>(stage), id - plan.stageBegin[stage],
+                       transfer, start, end};
+  };
+  uint32_t at = last;
+  while (at != none) {
+    const StepTiming &timing = result.timing[at];
     // A step occupies the path from its start to its end; a receive that
     // waited for its message only at its end, where the transfer arrives.
-    bool waited =
-        predecessors[stage][index].kind == Predecessor::Kind::Transfer;
-    path.push_back({static_cast<int64_t>(stage), index, false,
-                    waited ? timing.end : timing.start, timing.end});
-    const Predecessor &predecessor = predecessors[stage][index];
-    switch (predecessor.kind) {
-    case Predecessor::Kind::None:
-      at.reset();
-      break;
-    case Predecessor::Kind::Step:
-      at = {static_cast<size_t>(predecessor.stage), predecessor.step};
-      break;
-    case Predecessor::Kind::Transfer: {
-      size_t sender = static_cast<size_t>(predecessor.stage);
-      double sent = report.timing[sender][predecessor.step].start;
-      path.push_back(
-          {predecessor.stage, predecessor.step, true, sent, timing.end});
-      at = {sender, predecessor.step};
-      break;
-    }
-    }
+    bool waited = result.transferred[at];
+    result.reversedPath.push_back(
+        segmentOf(at, false, waited ? timing.end : timing.start, timing.end));
+    uint32_t predecessor = result.predecessor[at];
+    if (predecessor != none && waited)
+      result.reversedPath.push_back(segmentOf(
+          predecessor, true, result.timing[predecessor].start, timing.end));
+    at = predecessor;
   }
-  std::reverse(path.begin(), path.end());
-  for (const PathSegment &segment : path) {
-    double seconds = segment.end - segment.start;
-    const GraphStep &step =
-        graph.stages[static_cast<size_t>(segment.stage)][segment.step];
-    if (segment.transfer || step.kind == StepKind::Collective)
-      report.exposedCommunicationSeconds += seconds;
-    else if (step.kind == StepKind::Compute || step.kind == StepKind::StageWork)
-      report.pathComputeSeconds += seconds;
+  for (const PathSegment &segment : llvm::reverse(result.reversedPath)) {
+    double duration = segment.end - segment.start;
+    StepKind kind =
+        plan.kinds[plan.stageBegin[static_cast<size_t>(segment.stage)] +
+                   segment.step];
+    if (segment.transfer || kind == StepKind::Collective)
+      result.exposedCommunicationSeconds += duration;
+    else if (kind == StepKind::Compute || kind == StepKind::StageWork)
+      result.pathComputeSeconds += duration;
   }
-  report.path = std::move(path);
+  return llvm::Error::success();
+}
+
+llvm::Expected<CriticalPathReport>
+blueprint::analysis::longestPath(const RunGraph &graph) {
+  llvm::Expected<TimingPlan> plan = timingPlanOf(graph);
+  if (!plan)
+    return plan.takeError();
+  std::vector<double> seconds, transfers;
+  seconds.reserve(plan->steps());
+  transfers.reserve(plan->steps());
+  for (const std::vector<GraphStep> &steps : graph.stages)
+    for (const GraphStep &step : steps) {
+      seconds.push_back(step.seconds);
+      transfers.push_back(step.transferSeconds);
+    }
+  PlanTiming timed;
+  auto describe = [&](uint32_t id) {
+    size_t stage = static_cast<size_t>(llvm::upper_bound(plan->stageBegin, id) -
+                                       plan->stageBegin.begin() - 1);
+    size_t index = id - plan->stageBegin[stage];
+    return where(static_cast<int64_t>(stage), index,
+                 graph.stages[stage][index]);
+  };
+  if (llvm::Error error = timeSteps(*plan, seconds, transfers, describe, timed))
+    return std::move(error);
+  CriticalPathReport report;
+  report.iterationSeconds = timed.iterationSeconds;
+  report.exposedCommunicationSeconds = timed.exposedCommunicationSeconds;
+  report.pathComputeSeconds = timed.pathComputeSeconds;
+  report.path.assign(timed.reversedPath.rbegin(), timed.reversedPath.rend());
+  for (size_t stage = 0; stage < graph.stages.size(); ++stage)
+    report.timing.emplace_back(timed.timing.begin() + plan->stageBegin[stage],
+                               timed.timing.begin() +
+                                   plan->stageBegin[stage + 1]);
+  if (plan->steps() == 0)
+    return report;
   for (const std::vector<GraphStep> &steps : graph.stages) {
     StageTime time;
     for (const GraphStep &step : steps) {

@@ -23,6 +23,7 @@
 #include "Blueprint/Estimate/SystemProfile.h"
 #include "Blueprint/Workload/WholeRun.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -121,9 +122,67 @@ struct CriticalPathReport {
   std::vector<StageTime> stages;
 };
 
-/// Times every step of `graph` and finds its longest path. Fails, naming
-/// the stage and step, if the stages cannot all finish (a receive whose
-/// channel no send signals, or a cycle) or a duration is negative.
+/// What the timing of a graph depends on besides its times: the order in
+/// which its steps are timed (each stage as far as its messages allow),
+/// what each waits for, and which steps meet in a collective. Steps are
+/// numbered stage by stage (stageBegin[stage] + step). Two graphs of one
+/// shape share one plan: a search times many runs with it.
+struct TimingPlan {
+  static constexpr uint32_t kNone = ~0u;
+  /// Where each stage's steps begin, and the number of steps at the end.
+  std::vector<uint32_t> stageBegin;
+  /// Every step once, in timing order.
+  std::vector<uint32_t> order;
+  /// Each step's dependencies: deps[depBegin[i] .. depBegin[i + 1]).
+  std::vector<uint32_t> depBegin;
+  std::vector<uint32_t> deps;
+  /// For a receive, the send of its message; kNone otherwise.
+  std::vector<uint32_t> sender;
+  /// For a member of a collective of several stages, its meeting; kNone
+  /// otherwise.
+  std::vector<uint32_t> meeting;
+  std::vector<StepKind> kinds;
+  /// Each meeting's members in the order they reach it; the meeting is
+  /// timed when its last member is.
+  std::vector<std::vector<uint32_t>> meetings;
+
+  size_t steps() const { return kinds.size(); }
+};
+
+/// The plan of `graph`. Fails, naming the stage and step, if the stages
+/// cannot all finish (a receive whose channel no send signals, or a
+/// cycle), or the graph is malformed.
+llvm::Expected<TimingPlan> timingPlanOf(const RunGraph &graph);
+
+/// When each step of a plan ran, and what made it start or end when it
+/// did, for durations `seconds` and send transfers `transferSeconds` (both
+/// by step number). Reused between runs: timeSteps overwrites it.
+struct PlanTiming {
+  std::vector<StepTiming> timing;
+  /// The step (or, when `transferred`, the send whose message) that
+  /// determined each step's time; TimingPlan::kNone for none.
+  std::vector<uint32_t> predecessor;
+  std::vector<bool> transferred;
+  /// The path, from the step that finishes last back to the first.
+  std::vector<PathSegment> reversedPath;
+  double iterationSeconds = 0;
+  double exposedCommunicationSeconds = 0;
+  double pathComputeSeconds = 0;
+};
+
+/// Times the steps of `plan` (docs/Memory.md, "Time"), finds the step that
+/// finishes last (the first such in step order) and the path to it, and
+/// sums the communication and the compute on it. Fails, naming the step by
+/// `describe`, if a duration is negative or not finite.
+llvm::Error timeSteps(const TimingPlan &plan, llvm::ArrayRef<double> seconds,
+                      llvm::ArrayRef<double> transferSeconds,
+                      llvm::function_ref<std::string(uint32_t)> describe,
+                      PlanTiming &result);
+
+/// Times every step of `graph` and finds its longest path (timingPlanOf,
+/// then timeSteps). Fails, naming the stage and step, if the stages cannot
+/// all finish (a receive whose channel no send signals, or a cycle) or a
+/// duration is negative.
 llvm::Expected<CriticalPathReport> longestPath(const RunGraph &graph);
 
 //===----------------------------------------------------------------------===//
