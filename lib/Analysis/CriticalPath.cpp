@@ -482,23 +482,25 @@ llvm::Expected<double> StepCoster::transferSeconds(int64_t bytes) {
   return result;
 }
 
-llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
-    const workload::WholeRun &run, const workload::MappingSpec &mapping,
-    workload::DataType computeType, const estimate::SystemProfile &profile,
-    const estimate::NetworkTierBinding &binding, bool labelled) {
-  StepCoster coster(mapping, computeType, profile, binding);
-  // A task of a template or a stage, as the estimate costs it.
-  auto taskOf =
-      [](const workload::Invocation &invocation, workload::Cadence cadence,
-         llvm::StringRef axis) -> llvm::Expected<estimate::EstimateTask> {
-    llvm::Expected<workload::InvocationFigures> figures =
-        workload::figuresOf(invocation);
-    if (!figures)
-      return figures.takeError();
-    return estimate::makeEstimateTask(*figures, cadence, axis);
-  };
-  std::vector<double> templateSeconds;
-  for (const workload::RunTemplate &runTemplate : run.templates) {
+namespace {
+
+/// A task of a template or a stage, as the estimate costs it.
+llvm::Expected<estimate::EstimateTask>
+taskOf(const workload::Invocation &invocation, workload::Cadence cadence,
+       llvm::StringRef axis) {
+  llvm::Expected<workload::InvocationFigures> figures =
+      workload::figuresOf(invocation);
+  if (!figures)
+    return figures.takeError();
+  return estimate::makeEstimateTask(*figures, cadence, axis);
+}
+
+} // namespace
+
+llvm::Expected<std::vector<double>>
+StepCoster::templateSeconds(llvm::ArrayRef<workload::RunTemplate> templates) {
+  std::vector<double> result;
+  for (const workload::RunTemplate &runTemplate : templates) {
     std::vector<estimate::EstimateTask> tasks;
     for (const workload::Invocation &invocation :
          runTemplate.work.invocations) {
@@ -508,11 +510,37 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
         return task.takeError();
       tasks.push_back(std::move(*task));
     }
-    llvm::Expected<double> seconds = coster.seconds(std::move(tasks));
+    llvm::Expected<double> seconds = this->seconds(std::move(tasks));
     if (!seconds)
       return seconds.takeError();
-    templateSeconds.push_back(*seconds);
+    result.push_back(*seconds);
   }
+  return result;
+}
+
+llvm::Expected<double>
+StepCoster::runWorkSeconds(const workload::RunWork &work) {
+  llvm::Expected<estimate::EstimateTask> task =
+      taskOf(work.invocation, work.cadence, work.axis);
+  if (!task)
+    return task.takeError();
+  return workSeconds(*task, work.group.size());
+}
+
+double StepCoster::instanceSeconds(double templateSeconds,
+                                   const workload::RunInstance &instance) {
+  return templateSeconds * static_cast<double>(instance.repetitions());
+}
+
+llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
+    const workload::WholeRun &run, const workload::MappingSpec &mapping,
+    workload::DataType computeType, const estimate::SystemProfile &profile,
+    const estimate::NetworkTierBinding &binding, bool labelled) {
+  StepCoster coster(mapping, computeType, profile, binding);
+  llvm::Expected<std::vector<double>> templateSeconds =
+      coster.templateSeconds(run.templates);
+  if (!templateSeconds)
+    return templateSeconds.takeError();
   RunGraph graph;
   int64_t chunks = run.layout.chunks();
   for (const workload::StageProgram &program : run.stages) {
@@ -527,11 +555,12 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
         std::optional<std::pair<int64_t, int64_t>> blocks;
         if (instance->hasBlocks)
           blocks = {instance->firstBlock, instance->endBlock};
-        step = instanceStep(runTemplate.name, runTemplate.pass, instance->chunk,
-                            instance->microBatch, blocks,
-                            templateSeconds[instance->templateIndex] *
-                                static_cast<double>(instance->repetitions()),
-                            labelled);
+        step = instanceStep(
+            runTemplate.name, runTemplate.pass, instance->chunk,
+            instance->microBatch, blocks,
+            StepCoster::instanceSeconds(
+                (*templateSeconds)[instance->templateIndex], *instance),
+            labelled);
       } else if (const auto *message =
                      std::get_if<workload::RunMessage>(&runStep.action)) {
         double transfer = 0;
@@ -547,12 +576,7 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
                            labelled);
       } else {
         const auto &work = std::get<workload::RunWork>(runStep.action);
-        llvm::Expected<estimate::EstimateTask> task =
-            taskOf(work.invocation, work.cadence, work.axis);
-        if (!task)
-          return task.takeError();
-        llvm::Expected<double> seconds =
-            coster.workSeconds(*task, work.group.size());
+        llvm::Expected<double> seconds = coster.runWorkSeconds(work);
         if (!seconds)
           return seconds.takeError();
         step = workStep(work.invocation.primitive,

@@ -833,15 +833,13 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
   return run;
 }
 
-llvm::Expected<std::vector<StageTotals>>
-blueprint::workload::summarizeWholeRun(const WholeRun &run) {
-  std::vector<WorkSummary> templates;
-  std::vector<int64_t> kvCacheWrites;
-  for (const RunTemplate &runTemplate : run.templates) {
+llvm::Expected<std::vector<TemplateTotals>>
+blueprint::workload::templateTotalsOf(llvm::ArrayRef<RunTemplate> templates) {
+  std::vector<TemplateTotals> result;
+  for (const RunTemplate &runTemplate : templates) {
     llvm::Expected<WorkSummary> summary = summarize(runTemplate.work);
     if (!summary)
       return summary.takeError();
-    templates.push_back(*summary);
     OverflowGuard guard;
     int64_t written = 0;
     for (const Invocation &invocation : runTemplate.work.invocations)
@@ -850,53 +848,105 @@ blueprint::workload::summarizeWholeRun(const WholeRun &run) {
           written = guard.add(written, write.bytes, "KV-cache write bytes");
     if (guard.failed())
       return guard.error("summarizeWholeRun");
-    kvCacheWrites.push_back(written);
+    result.push_back({*summary, written});
   }
+  return result;
+}
+
+llvm::Expected<StageTotals> blueprint::workload::stageTotalsOf(
+    int64_t stage, llvm::ArrayRef<TemplateTotals> templates,
+    const StageUsage &usage,
+    llvm::function_ref<const Invocation &(size_t)> work) {
+  StageTotals totals;
+  totals.stage = stage;
+  OverflowGuard guard;
+  std::string what = "stage " + std::to_string(stage);
+  for (const StageUsage::Messages &messages : usage.messages) {
+    int64_t &count =
+        messages.send ? totals.messagesSent : totals.messagesReceived;
+    int64_t &bytes = messages.send ? totals.bytesSent : totals.bytesReceived;
+    count = guard.add(count, messages.count, what + " messages");
+    bytes = guard.add(
+        bytes,
+        guard.mul(messages.bytes, messages.count, what + " message bytes"),
+        what + " message bytes");
+  }
+  for (size_t index : usage.works) {
+    llvm::Expected<InvocationFigures> figures = figuresOf(work(index));
+    if (!figures)
+      return figures.takeError();
+    if (llvm::Error error = totals.work.add(*figures))
+      return std::move(error);
+  }
+  // Integer sums do not depend on their order: each template's work is
+  // added once, times the repetitions of all its instances.
+  for (auto [index, count] : llvm::enumerate(usage.repetitions)) {
+    if (count == 0)
+      continue;
+    for (WorkSummary *summary : {&totals.work, &totals.instanceWork})
+      if (llvm::Error error =
+              summary->addScaled(templates[index].work, count, what))
+        return std::move(error);
+    int64_t written = guard.mul(templates[index].kvCacheWrites, count,
+                                what + " KV-cache bytes");
+    totals.kvCacheBytes =
+        guard.add(totals.kvCacheBytes, written, what + " KV-cache bytes");
+  }
+  if (guard.failed())
+    return guard.error("summarizeWholeRun");
+  return totals;
+}
+
+llvm::Expected<StageUsage>
+blueprint::workload::stageUsageOf(const StageProgram &program,
+                                  size_t templates) {
+  StageUsage usage;
+  usage.repetitions.assign(templates, 0);
+  OverflowGuard guard;
+  std::string what = "stage " + std::to_string(program.stage);
+  for (auto [position, step] : llvm::enumerate(program.steps)) {
+    if (const auto *instance = std::get_if<RunInstance>(&step.action)) {
+      int64_t &count = usage.repetitions[instance->templateIndex];
+      count = guard.add(count, instance->repetitions(),
+                        what + " instance repetitions");
+    } else if (const auto *message = std::get_if<RunMessage>(&step.action)) {
+      auto same = llvm::find_if(usage.messages, [&](const auto &messages) {
+        return messages.send == message->send &&
+               messages.bytes == message->bytes;
+      });
+      if (same == usage.messages.end())
+        usage.messages.push_back({message->send, message->bytes, 1});
+      else
+        ++same->count;
+    } else {
+      usage.works.push_back(position);
+    }
+  }
+  if (guard.failed())
+    return guard.error("summarizeWholeRun");
+  return usage;
+}
+
+llvm::Expected<std::vector<StageTotals>>
+blueprint::workload::summarizeWholeRun(const WholeRun &run) {
+  llvm::Expected<std::vector<TemplateTotals>> templates =
+      templateTotalsOf(run.templates);
+  if (!templates)
+    return templates.takeError();
   std::vector<StageTotals> result;
   for (const StageProgram &program : run.stages) {
-    StageTotals totals;
-    totals.stage = program.stage;
-    OverflowGuard guard;
-    std::string what = "stage " + std::to_string(program.stage);
-    // Integer sums do not depend on their order: each template's work is
-    // added once, times the repetitions of all its instances.
-    std::vector<int64_t> repetitions(templates.size(), 0);
-    for (const RunStep &step : program.steps) {
-      if (const auto *instance = std::get_if<RunInstance>(&step.action)) {
-        int64_t &count = repetitions[instance->templateIndex];
-        count = guard.add(count, instance->repetitions(),
-                          what + " instance repetitions");
-      } else if (const auto *message = std::get_if<RunMessage>(&step.action)) {
-        int64_t &count =
-            message->send ? totals.messagesSent : totals.messagesReceived;
-        int64_t &bytes =
-            message->send ? totals.bytesSent : totals.bytesReceived;
-        count = guard.add(count, 1, what + " messages");
-        bytes = guard.add(bytes, message->bytes, what + " message bytes");
-      } else {
-        llvm::Expected<InvocationFigures> figures =
-            figuresOf(std::get<RunWork>(step.action).invocation);
-        if (!figures)
-          return figures.takeError();
-        if (llvm::Error error = totals.work.add(*figures))
-          return std::move(error);
-      }
-    }
-    for (auto [index, count] : llvm::enumerate(repetitions)) {
-      if (count == 0)
-        continue;
-      for (WorkSummary *summary : {&totals.work, &totals.instanceWork})
-        if (llvm::Error error =
-                summary->addScaled(templates[index], count, what))
-          return std::move(error);
-      int64_t written =
-          guard.mul(kvCacheWrites[index], count, what + " KV-cache bytes");
-      totals.kvCacheBytes =
-          guard.add(totals.kvCacheBytes, written, what + " KV-cache bytes");
-    }
-    if (guard.failed())
-      return guard.error("summarizeWholeRun");
-    result.push_back(std::move(totals));
+    llvm::Expected<StageUsage> usage =
+        stageUsageOf(program, run.templates.size());
+    if (!usage)
+      return usage.takeError();
+    llvm::Expected<StageTotals> totals = stageTotalsOf(
+        program.stage, *templates, *usage,
+        [&](size_t position) -> const Invocation & {
+          return std::get<RunWork>(program.steps[position].action).invocation;
+        });
+    if (!totals)
+      return totals.takeError();
+    result.push_back(std::move(*totals));
   }
   return result;
 }

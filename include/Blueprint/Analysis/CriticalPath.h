@@ -240,6 +240,14 @@ public:
   /// A pipeline message of `bytes`, point to point on the tier of axis
   /// `pp`, memoised.
   llvm::Expected<double> transferSeconds(int64_t bytes);
+  /// The seconds of one block (or one edge) of each template.
+  llvm::Expected<std::vector<double>>
+  templateSeconds(llvm::ArrayRef<workload::RunTemplate> templates);
+  /// The seconds of a stage-level work (workSeconds of its task).
+  llvm::Expected<double> runWorkSeconds(const workload::RunWork &work);
+  /// An instance of a template of `templateSeconds` per block.
+  static double instanceSeconds(double templateSeconds,
+                                const workload::RunInstance &instance);
 
 private:
   const workload::MappingSpec &mapping;

@@ -20,6 +20,7 @@
 #include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/Pipeline.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
@@ -225,6 +226,42 @@ struct StageTotals {
 
 /// The totals of every stage of `run`; an overflow names the stage.
 llvm::Expected<std::vector<StageTotals>> summarizeWholeRun(const WholeRun &run);
+
+/// A template's work summed, and what it writes to the KV cache.
+struct TemplateTotals {
+  WorkSummary work{Cadence::PerIteration};
+  int64_t kvCacheWrites = 0;
+};
+
+/// TemplateTotals of each template, in order.
+llvm::Expected<std::vector<TemplateTotals>>
+templateTotalsOf(llvm::ArrayRef<RunTemplate> templates);
+
+/// What a stage runs, counted: what summarizeWholeRun needs of its steps.
+struct StageUsage {
+  /// The repetitions of each template's instances.
+  std::vector<int64_t> repetitions;
+  /// The messages the stage sends or receives, by size.
+  struct Messages {
+    bool send = true;
+    int64_t bytes = 0;
+    int64_t count = 0;
+  };
+  std::vector<Messages> messages;
+  /// The positions of its stage-level works.
+  std::vector<size_t> works;
+};
+
+/// The usage of `program`, whose run has `templates` templates.
+llvm::Expected<StageUsage> stageUsageOf(const StageProgram &program,
+                                        size_t templates);
+
+/// The totals of stage `stage` from its usage, its run's templates, and
+/// `work`, the invocation of the work at a position of usage.works.
+llvm::Expected<StageTotals>
+stageTotalsOf(int64_t stage, llvm::ArrayRef<TemplateTotals> templates,
+              const StageUsage &usage,
+              llvm::function_ref<const Invocation &(size_t)> work);
 
 } // namespace blueprint::workload
 
