@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -167,65 +168,75 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
   return plan;
 }
 
+/// A time a step may take: not negative, finite.
+static bool isDuration(double seconds) {
+  return seconds >= 0 && seconds <= std::numeric_limits<double>::max();
+}
+
 llvm::Error blueprint::analysis::timeSteps(
     const TimingPlan &plan, llvm::ArrayRef<double> seconds,
     llvm::ArrayRef<double> transferSeconds,
     llvm::function_ref<std::string(uint32_t)> describe, PlanTiming &result) {
   constexpr uint32_t none = TimingPlan::kNone;
   size_t total = plan.steps();
-  result.timing.assign(total, StepTiming{});
-  result.predecessor.assign(total, none);
+  result.timing.resize(total);
+  result.predecessor.resize(total);
   result.transferred.assign(total, false);
   result.reversedPath.clear();
   result.iterationSeconds = 0;
   result.exposedCommunicationSeconds = 0;
   result.pathComputeSeconds = 0;
-  // When each member of a meeting was ready, and what made it ready.
-  std::vector<double> readyAt(total, 0);
+  StepTiming *timing = result.timing.data();
+  uint32_t *predecessors = result.predecessor.data();
+  const uint32_t *depBegin = plan.depBegin.data();
+  const uint32_t *deps = plan.deps.data();
   for (uint32_t id : plan.order) {
-    if (!(seconds[id] >= 0) || !std::isfinite(seconds[id]) ||
-        !(transferSeconds[id] >= 0) || !std::isfinite(transferSeconds[id]))
+    double duration = seconds[id];
+    if (!isDuration(duration) || !isDuration(transferSeconds[id]))
       return failure(describe(id) + " has a negative or non-finite time");
     double start = 0;
     uint32_t predecessor = none;
-    for (uint32_t dep = plan.depBegin[id]; dep < plan.depBegin[id + 1]; ++dep) {
-      double end = result.timing[plan.deps[dep]].end;
-      if (predecessor == none || end > start) {
-        start = end;
-        predecessor = plan.deps[dep];
+    for (uint32_t dep = depBegin[id], end = depBegin[id + 1]; dep < end;
+         ++dep) {
+      double depEnd = timing[deps[dep]].end;
+      if (predecessor == none || depEnd > start) {
+        start = depEnd;
+        predecessor = deps[dep];
       }
     }
-    if (plan.meeting[id] != none) {
-      // Wait for every member, then all start at the latest's ready time.
-      readyAt[id] = start;
-      result.predecessor[id] = predecessor;
-      const std::vector<uint32_t> &members = plan.meetings[plan.meeting[id]];
+    uint32_t meeting = plan.meeting[id];
+    if (meeting != none) {
+      // Wait for every member, then all start at the latest's ready time
+      // (a member's start holds its ready time until then).
+      timing[id].start = start;
+      predecessors[id] = predecessor;
+      const std::vector<uint32_t> &members = plan.meetings[meeting];
       if (members.back() != id)
         continue;
       uint32_t latest = members.front();
       for (uint32_t member : members)
-        if (readyAt[member] > readyAt[latest])
+        if (timing[member].start > timing[latest].start)
           latest = member;
-      double together = readyAt[latest];
-      uint32_t readyBy = result.predecessor[latest];
+      double together = timing[latest].start;
+      uint32_t readyBy = predecessors[latest];
       for (uint32_t member : members) {
-        result.timing[member] = {together, together + seconds[member]};
-        result.predecessor[member] = readyBy;
+        timing[member] = {together, together + seconds[member]};
+        predecessors[member] = readyBy;
       }
       continue;
     }
-    double end = start + seconds[id];
-    if (plan.sender[id] != none) {
-      uint32_t sender = plan.sender[id];
-      double arrival = result.timing[sender].start + transferSeconds[sender];
+    double end = start + duration;
+    uint32_t sender = plan.sender[id];
+    if (sender != none) {
+      double arrival = timing[sender].start + transferSeconds[sender];
       if (arrival > end) {
         end = arrival;
         predecessor = sender;
         result.transferred[id] = true;
       }
     }
-    result.timing[id] = {start, end};
-    result.predecessor[id] = predecessor;
+    timing[id] = {start, end};
+    predecessors[id] = predecessor;
   }
 
   // The step that finishes last (the first such in step order), and the
@@ -528,8 +539,8 @@ StepCoster::runWorkSeconds(const workload::RunWork &work) {
 }
 
 double StepCoster::instanceSeconds(double templateSeconds,
-                                   const workload::RunInstance &instance) {
-  return templateSeconds * static_cast<double>(instance.repetitions());
+                                   int64_t repetitions) {
+  return templateSeconds * static_cast<double>(repetitions);
 }
 
 llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
@@ -555,12 +566,12 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
         std::optional<std::pair<int64_t, int64_t>> blocks;
         if (instance->hasBlocks)
           blocks = {instance->firstBlock, instance->endBlock};
-        step = instanceStep(
-            runTemplate.name, runTemplate.pass, instance->chunk,
-            instance->microBatch, blocks,
-            StepCoster::instanceSeconds(
-                (*templateSeconds)[instance->templateIndex], *instance),
-            labelled);
+        step = instanceStep(runTemplate.name, runTemplate.pass, instance->chunk,
+                            instance->microBatch, blocks,
+                            StepCoster::instanceSeconds(
+                                (*templateSeconds)[instance->templateIndex],
+                                instance->repetitions()),
+                            labelled);
       } else if (const auto *message =
                      std::get_if<workload::RunMessage>(&runStep.action)) {
         double transfer = 0;

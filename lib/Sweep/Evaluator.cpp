@@ -179,21 +179,46 @@ sweep::addMemoryFigures(RunFigures &figures,
         workload::analyzeMemory(stage);
     if (!memory)
       return memory.takeError();
-    if (memory->peakBytes > figures.peakBytes) {
-      figures.peakBytes = memory->peakBytes;
-      figures.peakStage = memory->stage;
-    }
+    addStagePeak(figures, memory->stage, memory->peakBytes);
   }
+  addCapacityFigures(figures, profile);
+  return llvm::Error::success();
+}
+
+void sweep::addStagePeak(RunFigures &figures, int64_t stage,
+                         int64_t peakBytes) {
+  if (peakBytes > figures.peakBytes) {
+    figures.peakBytes = peakBytes;
+    figures.peakStage = stage;
+  }
+}
+
+void sweep::addCapacityFigures(RunFigures &figures,
+                               const estimate::SystemProfile &profile) {
   // Both are non-negative int64_t: the difference cannot overflow.
   int64_t capacity = profile.memory.capacityBytes.value;
   figures.fits = figures.peakBytes <= capacity;
   figures.marginBytes = capacity - figures.peakBytes;
-  return llvm::Error::success();
+}
+
+sweep::PathFigures
+sweep::pathFiguresOf(const analysis::RunGraph &graph,
+                     const analysis::CriticalPathReport &path) {
+  PathFigures figures;
+  figures.iterationSeconds = path.iterationSeconds;
+  figures.exposedCommunicationSeconds = path.exposedCommunicationSeconds;
+  // The first token exists when the last prefill step ends (the prefill
+  // ends in the last stage).
+  for (auto [steps, timing] : llvm::zip(graph.stages, path.timing))
+    for (auto [step, time] : llvm::zip(steps, timing))
+      if (step.pass == workload::PipelinePass::Prefill)
+        figures.firstTokenSeconds =
+            std::max(figures.firstTokenSeconds, time.end);
+  return figures;
 }
 
 llvm::Error
-sweep::addTimeFigures(RunFigures &figures, const analysis::RunGraph &graph,
-                      const analysis::CriticalPathReport &path,
+sweep::addTimeFigures(RunFigures &figures, const PathFigures &path,
                       llvm::ArrayRef<workload::StageTotals> stages,
                       const workload::ModelSpec &model,
                       const std::optional<workload::TrainingSpec> &training,
@@ -230,14 +255,9 @@ sweep::addTimeFigures(RunFigures &figures, const analysis::RunGraph &graph,
   figures.tokensPerSecond = tokens / seconds;
   figures.gpuHoursPerMillionTokens = world * seconds / 3600 * 1e6 / tokens;
   if (inference) {
-    // The first token exists when the last prefill step ends (the prefill
-    // ends in the last stage); the remaining generated_tokens - 1 tokens
-    // take the rest of the generation, one decode step each.
-    double firstToken = 0;
-    for (auto [steps, timing] : llvm::zip(graph.stages, path.timing))
-      for (auto [step, time] : llvm::zip(steps, timing))
-        if (step.pass == workload::PipelinePass::Prefill)
-          firstToken = std::max(firstToken, time.end);
+    // The remaining generated_tokens - 1 tokens take the rest of the
+    // generation, one decode step each.
+    double firstToken = path.firstTokenSeconds;
     figures.timeToFirstTokenSeconds = firstToken;
     if (inference->generatedTokens > 1)
       figures.timePerOutputTokenSeconds =
@@ -298,8 +318,8 @@ sweep::costRun(DerivedRun &derived, const workload::ModelSpec &model,
     derived.totals = std::move(*totals);
   }
   if (llvm::Error error =
-          addTimeFigures(figures, *graph, *path, *derived.totals, model,
-                         training, inference, mapping, profile))
+          addTimeFigures(figures, pathFiguresOf(*graph, *path), *derived.totals,
+                         model, training, inference, mapping, profile))
     return std::move(error);
   return figures;
 }

@@ -197,6 +197,103 @@ llvm::Expected<RunContracts> sweep::importContracts(llvm::StringRef specJSON,
 // Evaluation
 //===----------------------------------------------------------------------===//
 
+/// A training run through the skeleton of its shape: its parts, and the
+/// figures that do not depend on the binding.
+struct FastEvaluator::ShapedRun {
+  workload::WholeRun parts;
+  std::shared_ptr<const RunSkeleton> skeleton;
+  RunFigures memory;
+  std::vector<workload::StageTotals> totals;
+  RunSkeleton::CostMemo costs;
+};
+
+FastEvaluator::FastEvaluator(const estimate::SystemProfile &profile)
+    : profile(profile) {}
+
+FastEvaluator::~FastEvaluator() = default;
+
+void FastEvaluator::deriveWhole(const RunContracts &run) {
+  if (derived || !derivationError.empty())
+    return;
+  llvm::Expected<DerivedRun> derivation =
+      deriveRun(run.model, run.training, run.inference, run.mapping, profile);
+  if (derivation)
+    derived = std::move(*derivation);
+  else
+    derivationError = llvm::toString(derivation.takeError());
+}
+
+std::unique_ptr<FastEvaluator::ShapedRun>
+FastEvaluator::shape(const Configuration &configuration) {
+  const RunContracts &run = configuration.run;
+  if (!run.training)
+    return nullptr;
+  auto result = std::make_unique<ShapedRun>();
+  llvm::Expected<workload::WholeRun> parts =
+      workload::deriveRunParts(run.model, *run.training, run.mapping);
+  if (!parts) {
+    llvm::consumeError(parts.takeError());
+    return nullptr;
+  }
+  result->parts = std::move(*parts);
+  ShapeKey key = shapeKeyOf(result->parts, run.mapping, names);
+  auto known = skeletons.find(key);
+  if (known == skeletons.end()) {
+    // The shape's first run: derive its steps, buffers and graph, once.
+    llvm::Expected<workload::WholeRun> whole =
+        workload::deriveWholeRun(run.model, *run.training, run.mapping);
+    if (!whole) {
+      llvm::consumeError(whole.takeError());
+      return nullptr;
+    }
+    llvm::Expected<std::vector<workload::StageBuffers>> buffers =
+        workload::deriveBuffers(*whole, run.mapping, run.training,
+                                /*shapeOnly=*/true);
+    if (!buffers) {
+      llvm::consumeError(buffers.takeError());
+      return nullptr;
+    }
+    llvm::Expected<analysis::RunGraph> graph = analysis::runGraphOf(
+        *whole, run.mapping, run.training->activationType, profile,
+        configuration.binding, /*labelled=*/false);
+    if (!graph) {
+      llvm::consumeError(graph.takeError());
+      return nullptr;
+    }
+    llvm::Expected<RunSkeleton> skeleton =
+        RunSkeleton::build(*whole, result->parts, *buffers, *graph);
+    if (!skeleton) {
+      llvm::consumeError(skeleton.takeError());
+      return nullptr;
+    }
+    ++shapeDerivations;
+    if (skeletons.size() >= kSkeletons)
+      skeletons.clear();
+    known =
+        skeletons
+            .emplace(std::move(key),
+                     std::make_shared<const RunSkeleton>(std::move(*skeleton)))
+            .first;
+  }
+  result->skeleton = known->second;
+  if (!result->skeleton->fits(result->parts))
+    return nullptr;
+  if (llvm::Error error = result->skeleton->addMemoryFigures(
+          result->memory, result->parts, run.mapping, *run.training, profile)) {
+    llvm::consumeError(std::move(error));
+    return nullptr;
+  }
+  llvm::Expected<std::vector<workload::StageTotals>> totals =
+      result->skeleton->totals(result->parts);
+  if (!totals) {
+    llvm::consumeError(totals.takeError());
+    return nullptr;
+  }
+  result->totals = std::move(*totals);
+  ++shapedRunCount;
+  return result;
+}
+
 RunEvaluation FastEvaluator::evaluate(const Configuration &configuration) {
   if (std::optional<RunEvaluation> rejected = rejection(configuration, profile))
     return std::move(*rejected);
@@ -204,13 +301,29 @@ RunEvaluation FastEvaluator::evaluate(const Configuration &configuration) {
   if (derivedNumber != configuration.runNumber) {
     derivedNumber = configuration.runNumber;
     derived.reset();
-    llvm::Expected<DerivedRun> derivation =
-        deriveRun(run.model, run.training, run.inference, run.mapping, profile);
-    if (derivation)
-      derived = std::move(*derivation);
-    else
-      derivationError = llvm::toString(derivation.takeError());
+    derivationError.clear();
+    shaped = shape(configuration);
   }
+  if (shaped) {
+    analysis::StepCoster coster(run.mapping, run.training->activationType,
+                                profile, configuration.binding);
+    llvm::Expected<PathFigures> path = shaped->skeleton->time(
+        shaped->parts, coster, configuration.binding, shaped->costs, scratch);
+    if (path) {
+      RunEvaluation evaluation;
+      evaluation.run = shaped->memory;
+      llvm::Error error =
+          addTimeFigures(evaluation.run, *path, shaped->totals, run.model,
+                         run.training, run.inference, run.mapping, profile);
+      if (!error)
+        return evaluation;
+      llvm::consumeError(std::move(error));
+    } else {
+      // The whole derivation says why (a step it cannot cost).
+      llvm::consumeError(path.takeError());
+    }
+  }
+  deriveWhole(run);
   if (!derived)
     return derivationFailure(derivationError);
   llvm::Expected<RunFigures> figures =
@@ -337,8 +450,8 @@ RunEvaluation evaluateThroughIR(const Configuration &configuration,
       return evaluation;
     }
     if (llvm::Error error = addTimeFigures(
-            evaluation.run, *graph, *path, totals->stages, run.model,
-            run.training, run.inference, run.mapping, profile))
+            evaluation.run, pathFiguresOf(*graph, *path), totals->stages,
+            run.model, run.training, run.inference, run.mapping, profile))
       return derivationFailure(llvm::toString(std::move(error)));
   }
   return evaluation;
@@ -1121,6 +1234,11 @@ llvm::Expected<SearchSummary> sweep::runSearch(
     return true;
   });
   flush();
+  for (const std::unique_ptr<FastEvaluator> &fast : fasts)
+    if (fast) {
+      summary.shapesDerived += fast->shapesDerived();
+      summary.shapedRuns += fast->shapedRuns();
+    }
   std::vector<Ranked> best = top.sorted();
   if (!best.empty())
     summary.best = best.front();

@@ -117,9 +117,9 @@ public:
   StageBufferBuilder(const WholeRun &run, const StageProgram &program,
                      const MappingSpec &mapping,
                      llvm::ArrayRef<TemplateBytes> templateBytes,
-                     PersistentBytes persistent, bool keepEmpty,
+                     PersistentBytes persistent, bool shapeOnly,
                      OverflowGuard &guard)
-      : run(run), program(program), mapping(mapping), keepEmpty(keepEmpty),
+      : run(run), program(program), mapping(mapping), shapeOnly(shapeOnly),
         guard(guard) {
     values.templates = templateBytes;
     values.persistent = persistent;
@@ -181,13 +181,16 @@ private:
     return it->second;
   }
 
-  void add(std::string name, BufferCause cause, BufferSource source,
-           std::optional<size_t> producer, std::vector<size_t> consumers) {
+  /// Adds a buffer named `name()` (unnamed for a shape).
+  void add(llvm::function_ref<std::string()> name, BufferCause cause,
+           BufferSource source, std::optional<size_t> producer,
+           std::vector<size_t> consumers) {
     int64_t bytes = sourceBytes(source, values, guard);
-    if (bytes == 0 && !keepEmpty)
+    if (bytes == 0 && !shapeOnly)
       return;
     RunBuffer buffer;
-    buffer.name = std::move(name);
+    if (!shapeOnly)
+      buffer.name = name();
     buffer.cause = cause;
     buffer.bytes = bytes;
     buffer.source = source;
@@ -209,14 +212,15 @@ private:
   /// Weights, gradients and optimizer state (persistentBytesOf).
   void addPersistent() {
     using Kind = BufferSource::Kind;
-    add("weights", BufferCause::Weights, {Kind::Weights, 0, 1}, std::nullopt,
-        {});
+    add([&] { return std::string("weights"); }, BufferCause::Weights,
+        {Kind::Weights, 0, 1}, std::nullopt, {});
     if (run.inference)
       return;
-    add("gradients", BufferCause::Gradients, {Kind::Gradients, 0, 1},
-        std::nullopt, {});
-    add("optimizer_state", BufferCause::OptimizerState,
-        {Kind::OptimizerState, 0, 1}, std::nullopt, {});
+    add([&] { return std::string("gradients"); }, BufferCause::Gradients,
+        {Kind::Gradients, 0, 1}, std::nullopt, {});
+    add([&] { return std::string("optimizer_state"); },
+        BufferCause::OptimizerState, {Kind::OptimizerState, 0, 1}, std::nullopt,
+        {});
   }
 
   void addInstanceBuffers(size_t position, const RunInstance &instance) {
@@ -224,18 +228,22 @@ private:
     const RunTemplate &runTemplate = templateOf(instance);
     size_t index = instance.templateIndex;
     int64_t repetitions = instance.repetitions();
-    std::string suffix = instance.microBatch
-                             ? "_mb" + std::to_string(*instance.microBatch) +
-                                   "_chunk" + std::to_string(instance.chunk)
-                             : "_chunk" + std::to_string(instance.chunk);
-    add("work_" + std::to_string(position), BufferCause::WorkingSet,
-        {Kind::WorkingSet, index, 1}, position, {position});
+    auto suffix = [&] {
+      return instance.microBatch
+                 ? "_mb" + std::to_string(*instance.microBatch) + "_chunk" +
+                       std::to_string(instance.chunk)
+                 : "_chunk" + std::to_string(instance.chunk);
+    };
+    add([&] { return std::string("work_" + std::to_string(position)); },
+        BufferCause::WorkingSet, {Kind::WorkingSet, index, 1}, position,
+        {position});
 
     if (run.inference) {
       // Every later step of the generation reads the cache: it lives to
       // the stage's last instance.
-      add("kv_cache" + suffix, BufferCause::KVCache,
-          {Kind::KVCache, index, repetitions}, position, {lastInstance});
+      add([&] { return std::string("kv_cache" + suffix()); },
+          BufferCause::KVCache, {Kind::KVCache, index, repetitions}, position,
+          {lastInstance});
       return;
     }
     if (!instance.microBatch)
@@ -254,7 +262,7 @@ private:
       bool block = runTemplate.part == ModelPart::Block;
       std::string prefix =
           block ? "stash" : stringifyEnum(runTemplate.part).str() + "_stash";
-      add(prefix + suffix,
+      add([&] { return std::string(prefix + suffix()); },
           block ? BufferCause::BlockActivations : BufferCause::EdgeActivations,
           {Kind::Stash, index, repetitions}, position, consumers);
       if (!zeroBubble || !block)
@@ -264,7 +272,8 @@ private:
       std::optional<size_t> weightGrad =
           findInstance(ModelPart::Block, PipelinePass::WeightGrad, microBatch,
                        instance.chunk);
-      add("weight_grad_stash" + suffix, BufferCause::WeightGradInputs,
+      add([&] { return std::string("weight_grad_stash" + suffix()); },
+          BufferCause::WeightGradInputs,
           {Kind::WeightGradStash, index, repetitions}, position,
           weightGrad ? std::vector<size_t>{*weightGrad}
                      : std::vector<size_t>{});
@@ -276,7 +285,8 @@ private:
       std::optional<size_t> weightGrad =
           findInstance(ModelPart::Block, PipelinePass::WeightGrad, microBatch,
                        instance.chunk);
-      add("weight_grad_inputs" + suffix, BufferCause::WeightGradInputs,
+      add([&] { return std::string("weight_grad_inputs" + suffix()); },
+          BufferCause::WeightGradInputs,
           {Kind::WeightGradInputs, index, repetitions}, position,
           weightGrad ? std::vector<size_t>{*weightGrad}
                      : std::vector<size_t>{});
@@ -308,8 +318,8 @@ private:
       std::optional<size_t> producer;
       if (!step.deps.empty())
         producer = step.deps.front();
-      add("send_" + messageName(message), BufferCause::PipelineSend,
-          {BufferSource::Kind::Message, position, 1},
+      add([&] { return std::string("send_" + messageName(message)); },
+          BufferCause::PipelineSend, {BufferSource::Kind::Message, position, 1},
           producer.value_or(position), {position});
       return;
     }
@@ -322,11 +332,12 @@ private:
     bool gathered =
         next && next->invocation.primitive == primitive::kPipelineGather;
     std::optional<size_t> consumer = gathered ? position + 1 : reader;
-    add("recv_" + messageName(message), BufferCause::PipelineReceive,
+    add([&] { return std::string("recv_" + messageName(message)); },
+        BufferCause::PipelineReceive,
         {BufferSource::Kind::Message, position, 1}, position,
         consumer ? std::vector<size_t>{*consumer} : std::vector<size_t>{});
     if (gathered)
-      gatheredMessages[position + 1] = messageName(message);
+      gatheredMessages[position + 1] = &message;
   }
 
   void addWorkBuffers(size_t position, const RunWork &work) {
@@ -334,7 +345,12 @@ private:
     auto gatheredMessage = gatheredMessages.find(position);
     if (gatheredMessage != gatheredMessages.end()) {
       std::optional<size_t> reader = nextBlockInstance(position + 1);
-      add("gathered_" + gatheredMessage->second, BufferCause::GatheredMessage,
+      add(
+          [&] {
+            return std::string("gathered_" +
+                               messageName(*gatheredMessage->second));
+          },
+          BufferCause::GatheredMessage,
           {BufferSource::Kind::WorkWrite, position, 1}, position,
           reader ? std::vector<size_t>{*reader} : std::vector<size_t>{});
       return;
@@ -349,7 +365,11 @@ private:
           break;
         readers.push_back(next);
       }
-      add("gathered_parameters_" + std::to_string(position),
+      add(
+          [&] {
+            return std::string("gathered_parameters_" +
+                               std::to_string(position));
+          },
           BufferCause::GatheredParameters,
           {BufferSource::Kind::WorkWrite, position, 1}, position, readers);
       return;
@@ -361,13 +381,15 @@ private:
       // reduce-scatter, whose output shard lives until the sharded step
       // reads it.
       std::string index = std::to_string(bucket++);
-      add("gradient_bucket_" + index, BufferCause::GradientBucket,
+      add([&] { return std::string("gradient_bucket_" + index); },
+          BufferCause::GradientBucket,
           {BufferSource::Kind::WorkRead, position, 1},
           firstGradientWriter.value_or(position), {position});
       std::vector<size_t> step;
       if (shardedStep)
         step.push_back(*shardedStep);
-      add("gradient_shard_" + index, BufferCause::GradientBucket,
+      add([&] { return std::string("gradient_shard_" + index); },
+          BufferCause::GradientBucket,
           {BufferSource::Kind::WorkWrite, position, 1}, position, step);
     }
   }
@@ -375,7 +397,7 @@ private:
   const WholeRun &run;
   const StageProgram &program;
   const MappingSpec &mapping;
-  bool keepEmpty;
+  bool shapeOnly;
   OverflowGuard &guard;
   std::function<int64_t(size_t)> messageBytesAt = [this](size_t position) {
     return std::get<RunMessage>(program.steps[position].action).bytes;
@@ -387,7 +409,8 @@ private:
   StageValues values;
   StageBuffers result;
   std::map<InstanceKey, size_t> instances;
-  std::map<size_t, std::string> gatheredMessages;
+  /// The gathers of scattered messages, and the message each gathers.
+  std::map<size_t, const RunMessage *> gatheredMessages;
   size_t lastInstance = 0;
   std::optional<size_t> firstGradientWriter;
   std::optional<size_t> shardedStep;
@@ -544,7 +567,7 @@ int64_t blueprint::workload::sourceBytes(const BufferSource &source,
 
 llvm::Expected<std::vector<StageBuffers>> blueprint::workload::deriveBuffers(
     const WholeRun &run, const MappingSpec &mapping,
-    const std::optional<TrainingSpec> &training, bool keepEmpty) {
+    const std::optional<TrainingSpec> &training, bool shapeOnly) {
   if (!run.inference && !training)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "deriveBuffers: a training run needs its "
@@ -560,7 +583,7 @@ llvm::Expected<std::vector<StageBuffers>> blueprint::workload::deriveBuffers(
         program, mapping, run.inference ? std::nullopt : training,
         run.inference, guard);
     result.push_back(StageBufferBuilder(run, program, mapping, *templateBytes,
-                                        persistent, keepEmpty, guard)
+                                        persistent, shapeOnly, guard)
                          .build());
   }
   if (guard.failed())

@@ -313,7 +313,8 @@ int main(int argc, char **argv) {
                  << ", configurations/s "
                  << llvm::format("%.0f", summary->configurations /
                                              std::max(seconds, 1e-9))
-                 << "\n";
+                 << ", shapes derived " << summary->shapesDerived
+                 << ", runs through a skeleton " << summary->shapedRuns << "\n";
 
   if (!svgFile.empty()) {
     std::vector<analysis::ScatterLabel> labels;

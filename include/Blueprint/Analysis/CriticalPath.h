@@ -245,9 +245,9 @@ public:
   templateSeconds(llvm::ArrayRef<workload::RunTemplate> templates);
   /// The seconds of a stage-level work (workSeconds of its task).
   llvm::Expected<double> runWorkSeconds(const workload::RunWork &work);
-  /// An instance of a template of `templateSeconds` per block.
-  static double instanceSeconds(double templateSeconds,
-                                const workload::RunInstance &instance);
+  /// An instance of `repetitions` blocks of a template of
+  /// `templateSeconds` per block.
+  static double instanceSeconds(double templateSeconds, int64_t repetitions);
 
 private:
   const workload::MappingSpec &mapping;

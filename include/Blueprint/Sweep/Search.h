@@ -17,6 +17,7 @@
 #define BLUEPRINT_SWEEP_SEARCH_H
 
 #include "Blueprint/Estimate/SystemProfile.h"
+#include "Blueprint/Sweep/RunSkeleton.h"
 #include "Blueprint/Sweep/Sweep.h"
 #include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/Spec.h"
@@ -26,6 +27,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -85,23 +87,46 @@ struct RunEvaluation {
   }
 };
 
-/// The fast path: the contracts' rules, the binding's, then
-/// evaluateWholeRun (deriveRun, then costRun). No IR is built. Keeps the
-/// last run it derived: a configuration of the same run number is only
-/// costed under its binding.
+/// The fast path: the contracts' rules, the binding's, then the run's
+/// figures through the plain libraries. No IR is built. A training run is
+/// evaluated from its parts through the skeleton of its shape
+/// (RunSkeleton), derived in whole once per shape; any other run, or one
+/// whose skeleton cannot serve it, by evaluateWholeRun (deriveRun, then
+/// costRun). Both give the same figures to the bit. Keeps the last run it
+/// derived: a configuration of the same run number is only costed under
+/// its binding.
 class FastEvaluator {
 public:
-  explicit FastEvaluator(const estimate::SystemProfile &profile)
-      : profile(profile) {}
+  explicit FastEvaluator(const estimate::SystemProfile &profile);
+  ~FastEvaluator();
 
   RunEvaluation evaluate(const Configuration &configuration);
 
+  /// Shapes derived in whole, and runs evaluated through a skeleton.
+  size_t shapesDerived() const { return shapeDerivations; }
+  size_t shapedRuns() const { return shapedRunCount; }
+
 private:
+  struct ShapedRun;
+  /// The run of `configuration` through its skeleton, or none when it
+  /// cannot be (the whole derivation then reports it).
+  std::unique_ptr<ShapedRun> shape(const Configuration &configuration);
+  /// The whole derivation of the current run (derived or derivationError).
+  void deriveWhole(const RunContracts &run);
+
   const estimate::SystemProfile &profile;
   std::optional<size_t> derivedNumber;
   /// The derivation of that run, or why it failed.
   std::optional<DerivedRun> derived;
   std::string derivationError;
+  std::unique_ptr<ShapedRun> shaped;
+  /// Skeletons by shape key (cleared when it holds kSkeletons).
+  static constexpr size_t kSkeletons = 256;
+  std::map<ShapeKey, std::shared_ptr<const RunSkeleton>> skeletons;
+  ShapeNames names;
+  RunSkeleton::TimeScratch scratch;
+  size_t shapeDerivations = 0;
+  size_t shapedRunCount = 0;
 };
 
 /// FastEvaluator on one configuration.
@@ -297,6 +322,11 @@ struct SearchSummary {
   std::optional<Ranked> best;
   std::vector<Ranked> top;
   std::vector<Ranked> front;
+  /// On the fast path: the shapes derived in whole, and the training runs
+  /// evaluated from their parts through a shape's skeleton (summed over
+  /// the workers, each of which keeps its own skeletons).
+  size_t shapesDerived = 0;
+  size_t shapedRuns = 0;
 };
 
 /// Evaluates every configuration of `space` on `options.threads` workers and

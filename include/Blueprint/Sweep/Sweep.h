@@ -148,11 +148,30 @@ llvm::Error addMemoryFigures(RunFigures &figures,
                              llvm::ArrayRef<workload::StageBuffers> buffers,
                              const estimate::SystemProfile &profile);
 
-/// The timed figures of a run from its graph, its critical path and the
-/// per-rank totals of its stages (derived, or read off a plan).
+/// A stage's peak, kept when it is the worst so far (the first stage that
+/// reaches it wins ties).
+void addStagePeak(RunFigures &figures, int64_t stage, int64_t peakBytes);
+
+/// `fits` and the margin of the peak against the profile's capacity.
+void addCapacityFigures(RunFigures &figures,
+                        const estimate::SystemProfile &profile);
+
+/// What the timed figures read of a critical path.
+struct PathFigures {
+  double iterationSeconds = 0;
+  double exposedCommunicationSeconds = 0;
+  /// When the last prefill step ends (0 without one).
+  double firstTokenSeconds = 0;
+};
+
+/// The PathFigures of `path`, the longest path through `graph`.
+PathFigures pathFiguresOf(const analysis::RunGraph &graph,
+                          const analysis::CriticalPathReport &path);
+
+/// The timed figures of a run from its critical path and the per-rank
+/// totals of its stages (derived, or read off a plan).
 llvm::Error
-addTimeFigures(RunFigures &figures, const analysis::RunGraph &graph,
-               const analysis::CriticalPathReport &path,
+addTimeFigures(RunFigures &figures, const PathFigures &path,
                llvm::ArrayRef<workload::StageTotals> stages,
                const workload::ModelSpec &model,
                const std::optional<workload::TrainingSpec> &training,

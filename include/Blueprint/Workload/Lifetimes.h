@@ -145,13 +145,14 @@ struct StageBuffers {
 
 /// The buffers of every stage of `run`, a training run of `training` or
 /// the inference run of `run.inference`, under `mapping` (its ZeRO stage
-/// and dp). Fails if a size overflows. A buffer of no bytes is left out,
-/// unless `keepEmpty` (a search keeps the buffers of a run's shape, whose
-/// bytes another run gives).
+/// and dp). Fails if a size overflows. A buffer of no bytes is left out
+/// and every buffer is named, unless `shapeOnly`: a search keeps every
+/// buffer of a run's shape, unnamed, and sizes it with another run's values
+/// (sweep::RunSkeleton).
 llvm::Expected<std::vector<StageBuffers>>
 deriveBuffers(const WholeRun &run, const MappingSpec &mapping,
               const std::optional<TrainingSpec> &training,
-              bool keepEmpty = false);
+              bool shapeOnly = false);
 
 /// A lifetime and bytes, for livePeak.
 struct LiveSpan {

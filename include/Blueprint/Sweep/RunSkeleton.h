@@ -1,0 +1,154 @@
+//===- RunSkeleton.h - The shape of a training run, shared by runs -*- C++ -*-//
+//
+// A search evaluates thousands of runs, and most share their shape: the
+// same pipeline schedule, stages, micro-batches, layout and stage tails,
+// with other templates, buckets and message sizes (another TP degree,
+// recompute policy, ZeRO shard or network tier). The steps, buffers and
+// timing plan of a run depend on its shape alone; its values (what each
+// template, work and message costs and holds) on its parts
+// (workload::deriveRunParts). A RunSkeleton keeps what one derivation of
+// the shape gives - every step's value source, every buffer's lifetime and
+// source, every stage's usage and the timing plan - and evaluates another
+// run of the shape from that run's parts, through the same functions the
+// whole derivation calls (sourceBytes and livePeak, stageTotalsOf,
+// StepCoster and timeSteps). The numbers are the same to the bit: the same
+// integer sums, and the same floating-point operations in the same order
+// (docs/Sweep.md, "Speed, threads, memory").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_SWEEP_RUNSKELETON_H
+#define BLUEPRINT_SWEEP_RUNSKELETON_H
+
+#include "Blueprint/Analysis/CriticalPath.h"
+#include "Blueprint/Sweep/Sweep.h"
+#include "Blueprint/Workload/Lifetimes.h"
+#include "Blueprint/Workload/WholeRun.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace blueprint::sweep {
+
+/// What fixes the shape of a training run, as integers: runs with equal
+/// keys have the same steps, buffers and timing plan. Names (primitives,
+/// axes) are numbered by the ShapeNames that made the key.
+using ShapeKey = std::vector<int64_t>;
+
+/// Numbers names for shape keys, in the order it first sees them.
+class ShapeNames {
+public:
+  int64_t number(llvm::StringRef name);
+
+private:
+  llvm::StringMap<int64_t> numbers;
+};
+
+/// The key of the training run whose parts are `parts` under `mapping`.
+ShapeKey shapeKeyOf(const workload::WholeRun &parts,
+                    const workload::MappingSpec &mapping, ShapeNames &names);
+
+class RunSkeleton {
+public:
+  /// The skeleton of `run` (deriveWholeRun), whose parts are `parts`, its
+  /// buffers derived shapeOnly, and `graph`, its graph (runGraphOf).
+  /// Fails if they do not line up (a stage tail that is not the end of its
+  /// stage's steps, a work neither shared nor in the tail).
+  static llvm::Expected<RunSkeleton>
+  build(const workload::WholeRun &run, const workload::WholeRun &parts,
+        llvm::ArrayRef<workload::StageBuffers> buffers,
+        const analysis::RunGraph &graph);
+
+  /// Whether `parts` has what this skeleton reads: as many templates,
+  /// shared works and tail steps per stage.
+  bool fits(const workload::WholeRun &parts) const;
+
+  /// The peak per GPU (addStagePeak, addCapacityFigures) of the run whose
+  /// parts are `parts`, as addMemoryFigures gives it.
+  llvm::Error addMemoryFigures(RunFigures &figures,
+                               const workload::WholeRun &parts,
+                               const workload::MappingSpec &mapping,
+                               const workload::TrainingSpec &training,
+                               const estimate::SystemProfile &profile) const;
+
+  /// The totals of every stage of that run, as summarizeWholeRun gives
+  /// them.
+  llvm::Expected<std::vector<workload::StageTotals>>
+  totals(const workload::WholeRun &parts) const;
+
+  /// What the pieces of one run cost, kept between its bindings. Under a
+  /// binding the estimate accepts, a template or work costs what its tasks
+  /// cost on the tier bound to their mesh axis (a compute task costs the
+  /// same on every binding): the tier is the key.
+  struct CostMemo {
+    /// By the tier of axis tp.
+    std::map<std::string, std::vector<double>> templateSeconds;
+    /// By the tier of axis pp.
+    std::map<std::string, double> transferSeconds;
+    /// By the tier of the work's axis, then its stage (0 for a shared
+    /// work, stage + 1 for a tail's) and index.
+    std::map<std::tuple<std::string, size_t, size_t>, double> workSeconds;
+  };
+
+  /// The critical path of that run under `coster` (whose binding the
+  /// estimate accepts: search rejects any other first), as longestPath
+  /// gives it; `memo` keeps the costs of that run, `scratch` is reused
+  /// between calls.
+  struct TimeScratch {
+    analysis::PlanTiming timing;
+    std::vector<double> seconds;
+    std::vector<double> transfers;
+  };
+  llvm::Expected<PathFigures> time(const workload::WholeRun &parts,
+                                   analysis::StepCoster &coster,
+                                   const estimate::NetworkTierBinding &binding,
+                                   CostMemo &memo, TimeScratch &scratch) const;
+
+  size_t steps() const { return plan.steps(); }
+
+private:
+  /// A stage-level work: WholeRun::works[index] when shared, else the
+  /// stage tail's step `index`.
+  struct WorkRef {
+    bool shared = false;
+    uint32_t index = 0;
+  };
+  /// Where a step's time comes from.
+  struct StepValue {
+    enum class Kind : uint8_t { Instance, Send, Receive, Work } kind;
+    /// The template of an instance; a work's index in stageWorks.
+    uint32_t index = 0;
+    int64_t repetitions = 0;
+  };
+  struct StageShape {
+    size_t positions = 0;
+    /// The stage's tail (its parts' steps) starts here.
+    size_t tailBegin = 0;
+    /// Buffers whose Message and Work sources index `works`.
+    std::vector<workload::LiveSpan> spans;
+    std::vector<workload::BufferSource> sources;
+    /// usage.works index `works`.
+    workload::StageUsage usage;
+    std::vector<WorkRef> works;
+  };
+
+  const workload::RunWork &workOf(const workload::WholeRun &parts, size_t stage,
+                                  WorkRef ref) const;
+
+  std::vector<StageShape> stages;
+  std::vector<StepValue> values;
+  /// Steps of values[] by stage (the plan's numbering).
+  analysis::TimingPlan plan;
+  size_t templates = 0;
+  size_t sharedWorks = 0;
+};
+
+} // namespace blueprint::sweep
+
+#endif // BLUEPRINT_SWEEP_RUNSKELETON_H

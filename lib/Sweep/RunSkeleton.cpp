@@ -1,0 +1,367 @@
+//===- RunSkeleton.cpp - The shape of a training run, shared by runs ------===//
+//
+// docs/Sweep.md ("Speed, threads, memory") states what a shape is and why
+// a run of the shape evaluated from its parts equals its whole derivation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Sweep/RunSkeleton.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <variant>
+
+using namespace blueprint;
+using namespace blueprint::sweep;
+
+static llvm::Error failure(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "run skeleton: " + message);
+}
+
+int64_t ShapeNames::number(llvm::StringRef name) {
+  return numbers.try_emplace(name, static_cast<int64_t>(numbers.size()))
+      .first->second;
+}
+
+ShapeKey sweep::shapeKeyOf(const workload::WholeRun &parts,
+                           const workload::MappingSpec &mapping,
+                           ShapeNames &names) {
+  // The expansion of the stage orders (schedule, pp, v, micro-batches)
+  // over the layout, with the parts' templates, shared works and tails, is
+  // the whole run; its buffers also read the templates' passes, the ZeRO
+  // stage and the works' primitives.
+  ShapeKey key = {static_cast<int64_t>(mapping.schedule),
+                  mapping.pp,
+                  mapping.virtualStages,
+                  parts.microbatches,
+                  mapping.dp > 1,
+                  mapping.zeroStage,
+                  static_cast<int64_t>(parts.layout.chunkBlocks.size())};
+  llvm::append_range(key, parts.layout.chunkBlocks);
+  key.push_back(static_cast<int64_t>(parts.templates.size()));
+  for (const workload::RunTemplate &runTemplate : parts.templates) {
+    key.push_back(static_cast<int64_t>(runTemplate.part));
+    key.push_back(static_cast<int64_t>(runTemplate.pass));
+    key.push_back(llvm::any_of(runTemplate.work.invocations,
+                               [](const workload::Invocation &invocation) {
+                                 return invocation.phase ==
+                                        workload::Phase::WeightGrad;
+                               }));
+  }
+  auto addWork = [&](const workload::RunWork &work) {
+    key.push_back(names.number(work.invocation.primitive));
+    key.push_back(names.number(work.axis));
+    key.push_back(static_cast<int64_t>(work.cadence));
+    key.push_back(static_cast<int64_t>(work.group.size()));
+    llvm::append_range(key, work.group);
+  };
+  key.push_back(static_cast<int64_t>(parts.works.size()));
+  for (const workload::RunWork &work : parts.works)
+    addWork(work);
+  for (const workload::StageProgram &program : parts.stages) {
+    key.push_back(static_cast<int64_t>(program.steps.size()));
+    for (const workload::RunStep &step : program.steps) {
+      key.push_back(static_cast<int64_t>(step.action.index()));
+      if (const auto *instance =
+              std::get_if<workload::RunInstance>(&step.action)) {
+        key.push_back(static_cast<int64_t>(instance->templateIndex));
+        key.push_back(instance->chunk);
+        key.push_back(instance->microBatch.value_or(-1));
+        key.push_back(instance->hasBlocks);
+        key.push_back(instance->firstBlock);
+        key.push_back(instance->endBlock);
+      } else if (const auto *work =
+                     std::get_if<workload::RunWork>(&step.action)) {
+        addWork(*work);
+      }
+    }
+  }
+  return key;
+}
+
+llvm::Expected<RunSkeleton>
+RunSkeleton::build(const workload::WholeRun &run,
+                   const workload::WholeRun &parts,
+                   llvm::ArrayRef<workload::StageBuffers> buffers,
+                   const analysis::RunGraph &graph) {
+  if (run.inference || parts.stages.size() != run.stages.size() ||
+      buffers.size() != run.stages.size() ||
+      graph.stages.size() != run.stages.size() ||
+      parts.templates.size() != run.templates.size() ||
+      parts.works.size() != run.works.size())
+    return failure("the run, its parts, buffers and graph do not line up");
+  RunSkeleton skeleton;
+  skeleton.templates = run.templates.size();
+  skeleton.sharedWorks = run.works.size();
+  for (auto [stage, program] : llvm::enumerate(run.stages)) {
+    size_t tail = parts.stages[stage].steps.size();
+    if (tail > program.steps.size() ||
+        graph.stages[stage].size() != program.steps.size() ||
+        buffers[stage].positions != program.steps.size())
+      return failure("stage " + llvm::Twine(stage) +
+                     " does not end in its tail");
+    StageShape shape;
+    shape.positions = program.steps.size();
+    shape.tailBegin = program.steps.size() - tail;
+    llvm::DenseMap<size_t, uint32_t> workAt;
+    for (auto [position, step] : llvm::enumerate(program.steps)) {
+      StepValue value{StepValue::Kind::Receive, 0, 0};
+      if (const auto *instance =
+              std::get_if<workload::RunInstance>(&step.action)) {
+        value = {StepValue::Kind::Instance,
+                 static_cast<uint32_t>(instance->templateIndex),
+                 instance->repetitions()};
+      } else if (const auto *message =
+                     std::get_if<workload::RunMessage>(&step.action)) {
+        if (message->bytes != run.messageBytes)
+          return failure("a message is not of the run's message bytes");
+        value.kind =
+            message->send ? StepValue::Kind::Send : StepValue::Kind::Receive;
+      } else {
+        const auto &work = std::get<workload::RunWork>(step.action);
+        WorkRef ref;
+        if (position >= shape.tailBegin)
+          ref = {false, static_cast<uint32_t>(position - shape.tailBegin)};
+        else if (work.shared)
+          ref = {true, static_cast<uint32_t>(*work.shared)};
+        else
+          return failure("stage " + llvm::Twine(stage) + " step " +
+                         llvm::Twine(position) +
+                         " is a work neither shared nor in the tail");
+        workAt[position] = static_cast<uint32_t>(shape.works.size());
+        value = {StepValue::Kind::Work,
+                 static_cast<uint32_t>(shape.works.size()), 0};
+        shape.works.push_back(ref);
+      }
+      skeleton.values.push_back(value);
+    }
+    for (const workload::RunBuffer &buffer : buffers[stage].buffers) {
+      if (!buffer.source)
+        return failure("a buffer has no source");
+      workload::BufferSource source = *buffer.source;
+      if (source.kind == workload::BufferSource::Kind::WorkRead ||
+          source.kind == workload::BufferSource::Kind::WorkWrite)
+        source.index = workAt.lookup(source.index);
+      shape.spans.push_back({buffer.start, buffer.end, 0});
+      shape.sources.push_back(source);
+    }
+    llvm::Expected<workload::StageUsage> usage =
+        workload::stageUsageOf(program, run.templates.size());
+    if (!usage)
+      return usage.takeError();
+    for (size_t &position : usage->works)
+      position = workAt.lookup(position);
+    shape.usage = std::move(*usage);
+    skeleton.stages.push_back(std::move(shape));
+  }
+  llvm::Expected<analysis::TimingPlan> plan = analysis::timingPlanOf(graph);
+  if (!plan)
+    return plan.takeError();
+  skeleton.plan = std::move(*plan);
+  return skeleton;
+}
+
+bool RunSkeleton::fits(const workload::WholeRun &parts) const {
+  if (parts.templates.size() != templates ||
+      parts.works.size() != sharedWorks || parts.stages.size() != stages.size())
+    return false;
+  for (auto [stage, shape] : llvm::enumerate(stages)) {
+    const std::vector<workload::RunStep> &tail = parts.stages[stage].steps;
+    if (tail.size() != shape.positions - shape.tailBegin)
+      return false;
+    for (WorkRef ref : shape.works)
+      if (!ref.shared &&
+          !std::holds_alternative<workload::RunWork>(tail[ref.index].action))
+        return false;
+  }
+  return true;
+}
+
+const workload::RunWork &RunSkeleton::workOf(const workload::WholeRun &parts,
+                                             size_t stage, WorkRef ref) const {
+  if (ref.shared)
+    return parts.works[ref.index];
+  return std::get<workload::RunWork>(
+      parts.stages[stage].steps[ref.index].action);
+}
+
+llvm::Error
+RunSkeleton::addMemoryFigures(RunFigures &figures,
+                              const workload::WholeRun &parts,
+                              const workload::MappingSpec &mapping,
+                              const workload::TrainingSpec &training,
+                              const estimate::SystemProfile &profile) const {
+  llvm::Expected<std::vector<workload::TemplateBytes>> templateBytes =
+      workload::templateBytesOf(parts);
+  if (!templateBytes)
+    return templateBytes.takeError();
+  workload::OverflowGuard guard;
+  std::vector<workload::LiveSpan> spans;
+  for (size_t stage = 0; stage < stages.size(); ++stage) {
+    const StageShape &shape = stages[stage];
+    workload::StageValues values;
+    values.templates = *templateBytes;
+    values.persistent = workload::persistentBytesOf(
+        parts.stages[stage], mapping, training, std::nullopt, guard);
+    auto messageBytesAt = [&](size_t) { return parts.messageBytes; };
+    auto workAt = [&](size_t index) -> const workload::RunWork & {
+      return workOf(parts, stage, shape.works[index]);
+    };
+    values.messageBytesAt = messageBytesAt;
+    values.workAt = workAt;
+    spans = shape.spans;
+    for (auto [span, source] : llvm::zip(spans, shape.sources))
+      span.bytes = workload::sourceBytes(source, values, guard);
+    if (guard.failed())
+      return guard.error("deriveBuffers");
+    llvm::Expected<std::pair<int64_t, size_t>> peak =
+        workload::livePeak(static_cast<int64_t>(stage), shape.positions, spans);
+    if (!peak)
+      return peak.takeError();
+    addStagePeak(figures, static_cast<int64_t>(stage), peak->first);
+  }
+  addCapacityFigures(figures, profile);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<workload::StageTotals>>
+RunSkeleton::totals(const workload::WholeRun &parts) const {
+  llvm::Expected<std::vector<workload::TemplateTotals>> templateTotals =
+      workload::templateTotalsOf(parts.templates);
+  if (!templateTotals)
+    return templateTotals.takeError();
+  std::vector<workload::StageTotals> result;
+  for (size_t stage = 0; stage < stages.size(); ++stage) {
+    const StageShape &shape = stages[stage];
+    // Every message of a training run carries the run's message bytes.
+    workload::StageUsage usage = shape.usage;
+    for (workload::StageUsage::Messages &messages : usage.messages)
+      messages.bytes = parts.messageBytes;
+    llvm::Expected<workload::StageTotals> totals = workload::stageTotalsOf(
+        static_cast<int64_t>(stage), *templateTotals, usage,
+        [&](size_t index) -> const workload::Invocation & {
+          return workOf(parts, stage, shape.works[index]).invocation;
+        });
+    if (!totals)
+      return totals.takeError();
+    result.push_back(std::move(*totals));
+  }
+  return result;
+}
+
+/// The tier `binding` binds `axis` to ("" when none).
+static std::string tierOf(const estimate::NetworkTierBinding &binding,
+                          llvm::StringRef axis) {
+  auto bound = binding.tierOfAxis.find(axis.str());
+  return bound == binding.tierOfAxis.end() ? std::string() : bound->second;
+}
+
+llvm::Expected<PathFigures>
+RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
+                  const estimate::NetworkTierBinding &binding, CostMemo &memo,
+                  TimeScratch &scratch) const {
+  std::string tpTier = tierOf(binding, workload::kTensorParallelAxis);
+  auto knownTemplates = memo.templateSeconds.find(tpTier);
+  if (knownTemplates == memo.templateSeconds.end()) {
+    llvm::Expected<std::vector<double>> costed =
+        coster.templateSeconds(parts.templates);
+    if (!costed)
+      return costed.takeError();
+    knownTemplates =
+        memo.templateSeconds.emplace(tpTier, std::move(*costed)).first;
+  }
+  const std::vector<double> &templateSeconds = knownTemplates->second;
+  auto workSecondsOf = [&](const workload::RunWork &work, size_t stage,
+                           size_t index) -> llvm::Expected<double> {
+    auto key = std::make_tuple(tierOf(binding, work.axis), stage, index);
+    auto known = memo.workSeconds.find(key);
+    if (known != memo.workSeconds.end())
+      return known->second;
+    llvm::Expected<double> costed = coster.runWorkSeconds(work);
+    if (costed)
+      memo.workSeconds.emplace(std::move(key), *costed);
+    return costed;
+  };
+  std::optional<double> transferSeconds;
+  std::vector<double> &seconds = scratch.seconds;
+  std::vector<double> &transfers = scratch.transfers;
+  seconds.resize(plan.steps());
+  transfers.assign(plan.steps(), 0);
+  // Each work is costed once: the shared ones for every stage, the tail's
+  // for its stage.
+  std::vector<double> sharedSeconds;
+  for (auto [index, work] : llvm::enumerate(parts.works)) {
+    llvm::Expected<double> workSeconds = workSecondsOf(work, 0, index);
+    if (!workSeconds)
+      return workSeconds.takeError();
+    sharedSeconds.push_back(*workSeconds);
+  }
+  std::vector<double> tailSeconds;
+  std::vector<double> workSeconds;
+  for (auto [stage, shape] : llvm::enumerate(stages)) {
+    tailSeconds.clear();
+    for (auto [index, step] : llvm::enumerate(parts.stages[stage].steps)) {
+      double stepSeconds = 0;
+      if (const auto *work = std::get_if<workload::RunWork>(&step.action)) {
+        llvm::Expected<double> costed = workSecondsOf(*work, stage + 1, index);
+        if (!costed)
+          return costed.takeError();
+        stepSeconds = *costed;
+      }
+      tailSeconds.push_back(stepSeconds);
+    }
+    workSeconds.clear();
+    for (WorkRef ref : shape.works)
+      workSeconds.push_back(ref.shared ? sharedSeconds[ref.index]
+                                       : tailSeconds[ref.index]);
+    uint32_t begin = plan.stageBegin[stage];
+    for (size_t position = 0; position < shape.positions; ++position) {
+      uint32_t id = begin + static_cast<uint32_t>(position);
+      const StepValue &value = values[id];
+      switch (value.kind) {
+      case StepValue::Kind::Instance:
+        seconds[id] = analysis::StepCoster::instanceSeconds(
+            templateSeconds[value.index], value.repetitions);
+        break;
+      case StepValue::Kind::Send:
+        if (!transferSeconds) {
+          std::string ppTier = tierOf(binding, workload::kPipelineParallelAxis);
+          auto known = memo.transferSeconds.find(ppTier);
+          if (known == memo.transferSeconds.end()) {
+            llvm::Expected<double> transfer =
+                coster.transferSeconds(parts.messageBytes);
+            if (!transfer)
+              return transfer.takeError();
+            known = memo.transferSeconds.emplace(ppTier, *transfer).first;
+          }
+          transferSeconds = known->second;
+        }
+        seconds[id] = 0;
+        transfers[id] = *transferSeconds;
+        break;
+      case StepValue::Kind::Receive:
+        seconds[id] = 0;
+        break;
+      case StepValue::Kind::Work:
+        seconds[id] = workSeconds[value.index];
+        break;
+      }
+    }
+  }
+  auto describe = [&](uint32_t id) {
+    size_t stage = static_cast<size_t>(llvm::upper_bound(plan.stageBegin, id) -
+                                       plan.stageBegin.begin() - 1);
+    return "stage " + std::to_string(stage) + " step " +
+           std::to_string(id - plan.stageBegin[stage]);
+  };
+  analysis::PlanTiming &timing = scratch.timing;
+  if (llvm::Error error =
+          analysis::timeSteps(plan, seconds, transfers, describe, timing))
+    return std::move(error);
+  PathFigures figures;
+  figures.iterationSeconds = timing.iterationSeconds;
+  figures.exposedCommunicationSeconds = timing.exposedCommunicationSeconds;
+  return figures;
+}
