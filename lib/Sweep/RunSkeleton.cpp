@@ -81,6 +81,24 @@ ShapeKey sweep::shapeKeyOf(const workload::WholeRun &parts,
   return key;
 }
 
+/// Whether two steps do the same (a tail step of a whole run and of its
+/// parts): the same instance, or a work of the same primitive.
+static bool sameStep(const workload::RunStep &a, const workload::RunStep &b) {
+  if (a.action.index() != b.action.index())
+    return false;
+  if (const auto *instance = std::get_if<workload::RunInstance>(&a.action)) {
+    const auto &other = std::get<workload::RunInstance>(b.action);
+    return instance->templateIndex == other.templateIndex &&
+           instance->chunk == other.chunk &&
+           instance->firstBlock == other.firstBlock &&
+           instance->endBlock == other.endBlock;
+  }
+  if (const auto *work = std::get_if<workload::RunWork>(&a.action))
+    return work->invocation.primitive ==
+           std::get<workload::RunWork>(b.action).invocation.primitive;
+  return true;
+}
+
 llvm::Expected<RunSkeleton>
 RunSkeleton::build(const workload::WholeRun &run,
                    const workload::WholeRun &parts,
@@ -105,6 +123,11 @@ RunSkeleton::build(const workload::WholeRun &run,
     StageShape shape;
     shape.positions = program.steps.size();
     shape.tailBegin = program.steps.size() - tail;
+    for (size_t index = 0; index < tail; ++index)
+      if (!sameStep(program.steps[shape.tailBegin + index],
+                    parts.stages[stage].steps[index]))
+        return failure("stage " + llvm::Twine(stage) +
+                       " does not end in its tail");
     llvm::DenseMap<size_t, uint32_t> workAt;
     for (auto [position, step] : llvm::enumerate(program.steps)) {
       StepValue value{StepValue::Kind::Receive, 0, 0};

@@ -268,14 +268,16 @@ FastEvaluator::shape(const Configuration &configuration) {
     }
     ++shapeDerivations;
     if (skeletons.size() >= kSkeletons)
-      skeletons.clear();
-    known =
-        skeletons
-            .emplace(std::move(key),
-                     std::make_shared<const RunSkeleton>(std::move(*skeleton)))
-            .first;
+      skeletons.erase(
+          llvm::min_element(skeletons, [](const auto &a, const auto &b) {
+            return a.second.lastUse < b.second.lastUse;
+          }));
+    CachedSkeleton cached;
+    cached.skeleton = std::make_shared<const RunSkeleton>(std::move(*skeleton));
+    known = skeletons.emplace(std::move(key), std::move(cached)).first;
   }
-  result->skeleton = known->second;
+  known->second.lastUse = ++uses;
+  result->skeleton = known->second.skeleton;
   if (!result->skeleton->fits(result->parts))
     return nullptr;
   if (llvm::Error error = result->skeleton->addMemoryFigures(

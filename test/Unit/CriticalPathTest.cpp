@@ -18,6 +18,7 @@
 
 #include "gtest/gtest.h"
 
+#include <limits>
 #include <tuple>
 
 using namespace blueprint;
@@ -250,3 +251,82 @@ TEST(CriticalPath, ReportsGraphsThatCannotFinish) {
 }
 
 } // namespace
+
+/// Two stages: stage 0 computes, then sends to stage 1, which receives and
+/// computes; compute and transfer times as given.
+static RunGraph pipeOf(double first, double transfer, double second) {
+  GraphStep compute;
+  compute.kind = StepKind::Compute;
+  compute.seconds = first;
+  GraphStep send;
+  send.kind = StepKind::Send;
+  send.channel = 7;
+  send.deps = {0};
+  send.transferSeconds = transfer;
+  GraphStep receive;
+  receive.kind = StepKind::Receive;
+  receive.channel = 7;
+  GraphStep after = compute;
+  after.seconds = second;
+  after.deps = {0};
+  RunGraph graph;
+  graph.stages = {{compute, send}, {receive, after}};
+  return graph;
+}
+
+TEST(CriticalPath, OnePlanTimesEveryGraphOfItsShape) {
+  llvm::Expected<TimingPlan> plan = timingPlanOf(pipeOf(1, 2, 3));
+  ASSERT_TRUE(static_cast<bool>(plan));
+  // Another graph of the shape, with other times.
+  RunGraph other = pipeOf(0.5, 0.25, 4);
+  llvm::Expected<CriticalPathReport> expected = longestPath(other);
+  ASSERT_TRUE(static_cast<bool>(expected));
+  PlanTiming timed;
+  std::vector<double> seconds = {0.5, 0, 0, 4};
+  std::vector<double> transfers = {0, 0.25, 0, 0};
+  ASSERT_FALSE(static_cast<bool>(timeSteps(
+      *plan, seconds, transfers, [](uint32_t id) { return std::to_string(id); },
+      timed)));
+  EXPECT_EQ(timed.iterationSeconds, expected->iterationSeconds);
+  EXPECT_EQ(timed.iterationSeconds, 4.75);
+  EXPECT_EQ(timed.exposedCommunicationSeconds,
+            expected->exposedCommunicationSeconds);
+  EXPECT_EQ(timed.exposedCommunicationSeconds, 0.25);
+  // The path runs back from stage 1's compute through the transfer.
+  ASSERT_EQ(timed.reversedPath.size(), 5u);
+  EXPECT_TRUE(timed.reversedPath[2].transfer);
+
+  // An infinite transfer is named by the caller's description.
+  transfers[1] = std::numeric_limits<double>::infinity();
+  llvm::Error error = timeSteps(
+      *plan, seconds, transfers,
+      [](uint32_t id) { return "step #" + std::to_string(id); }, timed);
+  ASSERT_TRUE(static_cast<bool>(error));
+  EXPECT_NE(llvm::toString(std::move(error))
+                .find("step #1 has a negative or non-finite time"),
+            std::string::npos);
+}
+
+TEST(CriticalPath, MalformedGraphsHaveNoPlan) {
+  auto planError = [](const RunGraph &graph) {
+    llvm::Expected<TimingPlan> plan = timingPlanOf(graph);
+    return plan ? std::string() : llvm::toString(plan.takeError());
+  };
+  RunGraph forward = pipeOf(1, 1, 1);
+  forward.stages[0][0].deps = {1};
+  EXPECT_NE(planError(forward).find("does not precede it"), std::string::npos);
+
+  RunGraph twice = pipeOf(1, 1, 1);
+  twice.stages[0].push_back(twice.stages[0][1]);
+  EXPECT_NE(planError(twice).find("already sent"), std::string::npos);
+
+  RunGraph unnamed = pipeOf(1, 1, 1);
+  unnamed.stages[0][1].channel.reset();
+  EXPECT_NE(planError(unnamed).find("names no message"), std::string::npos);
+
+  RunGraph stranger = pipeOf(1, 1, 1);
+  stranger.stages[0][0].kind = StepKind::Collective;
+  stranger.stages[0][0].rendezvous = {1};
+  EXPECT_NE(planError(stranger).find("do not include its own"),
+            std::string::npos);
+}

@@ -120,9 +120,17 @@ private:
   std::optional<DerivedRun> derived;
   std::string derivationError;
   std::unique_ptr<ShapedRun> shaped;
-  /// Skeletons by shape key (cleared when it holds kSkeletons).
-  static constexpr size_t kSkeletons = 256;
-  std::map<ShapeKey, std::shared_ptr<const RunSkeleton>> skeletons;
+  /// Skeletons by shape key, with when each last served; beyond
+  /// kSkeletons the least recently used goes. The enumeration varies the
+  /// shape-only axes (ZeRO stage, buckets, TP communication) inside the
+  /// others, so the shapes in use at once are few.
+  static constexpr size_t kSkeletons = 64;
+  struct CachedSkeleton {
+    std::shared_ptr<const RunSkeleton> skeleton;
+    size_t lastUse = 0;
+  };
+  std::map<ShapeKey, CachedSkeleton> skeletons;
+  size_t uses = 0;
   ShapeNames names;
   RunSkeleton::TimeScratch scratch;
   size_t shapeDerivations = 0;

@@ -1,0 +1,200 @@
+//===- RunSkeletonTest.cpp - Runs evaluated through their shape -----------===//
+//
+// A search evaluates a training run from its parts through the skeleton of
+// its shape (lib/Sweep/RunSkeleton.cpp), derived in whole from another run
+// of the shape. These tests hold it to the whole derivation of every run,
+// row for row, and check that shapes are told apart.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Sweep/RunSkeleton.h"
+#include "Blueprint/Sweep/Search.h"
+
+#include "llvm/Support/JSON.h"
+
+#include "gtest/gtest.h"
+
+using namespace blueprint;
+
+namespace {
+
+const estimate::SystemProfile &a100() {
+  static const estimate::SystemProfile profile = [] {
+    llvm::Expected<estimate::SystemProfile> loaded =
+        estimate::loadSystemProfile(BLUEPRINT_PROFILES_DIR "/a100-80gb.json");
+    if (!loaded) {
+      ADD_FAILURE() << llvm::toString(loaded.takeError());
+      return estimate::SystemProfile();
+    }
+    return std::move(*loaded);
+  }();
+  return profile;
+}
+
+const char *kSmallSpec = R"({
+  "name": "small",
+  "model": {"hidden": 128, "heads": 16, "ffn_hidden": 512, "seq_length": 64,
+            "vocab": 256, "blocks": 8},
+  "training": {"global_batch": 16, "micro_batch": 2,
+               "activation_type": "bf16", "weight_type": "bf16",
+               "gradient_type": "f32", "optimizer_state_type": "f32"},
+  "mapping": {"tp": 2, "pp": 2, "dp": 2}
+})";
+
+sweep::RunContracts smallRun() {
+  llvm::Expected<sweep::RunContracts> run =
+      sweep::importContracts(kSmallSpec, "small");
+  if (!run) {
+    ADD_FAILURE() << llvm::toString(run.takeError());
+    return {};
+  }
+  return std::move(*run);
+}
+
+/// Every valid configuration of the small model on `gpus` GPUs, with every
+/// recompute policy and two bucket sizes (one bucket, and small buckets).
+sweep::SearchSpace spaceOn(llvm::ArrayRef<int64_t> gpus,
+                           llvm::json::Object grid = {}) {
+  grid["recompute"] = llvm::json::Array{"none", "selective", "full"};
+  grid["bucket_bytes"] = llvm::json::Array{0, 40000};
+  llvm::Expected<sweep::SearchSpace> space = sweep::SearchSpace::parse(
+      grid, smallRun(), {}, a100(), gpus, std::nullopt);
+  EXPECT_TRUE(static_cast<bool>(space));
+  return std::move(*space);
+}
+
+/// The row of `configuration` from its whole derivation (deriveRun, then
+/// costRun, with no skeleton).
+std::string wholeRow(const sweep::Configuration &configuration) {
+  const sweep::RunContracts &run = configuration.run;
+  llvm::Expected<sweep::RunFigures> figures =
+      sweep::evaluateWholeRun(run.model, run.training, run.inference,
+                              run.mapping, a100(), configuration.binding);
+  sweep::RunEvaluation evaluation;
+  if (figures) {
+    evaluation.run = std::move(*figures);
+  } else {
+    evaluation.rejectedAt = sweep::SearchStage::Derivation;
+    evaluation.diagnostics.push_back(llvm::toString(figures.takeError()));
+  }
+  return sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0, configuration,
+                                evaluation);
+}
+
+TEST(RunSkeletonTest, EveryRunOfAShapeEqualsItsWholeDerivation) {
+  // Every valid configuration on 4 GPUs, and on 8 those with every kind
+  // of work at once (TP, PP and DP: scattered messages, ZeRO 0-3).
+  sweep::FastEvaluator fast(a100());
+  size_t count = 0;
+  for (sweep::SearchSpace space :
+       {spaceOn({4}),
+        spaceOn({8}, llvm::json::Object{{"tp", llvm::json::Array{2}},
+                                        {"pp", llvm::json::Array{2}}})})
+    space.enumerate([&](const sweep::Configuration &configuration) {
+      ++count;
+      std::string shaped =
+          sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0, configuration,
+                                 fast.evaluate(configuration));
+      EXPECT_EQ(shaped, wholeRow(configuration));
+      return true;
+    });
+  EXPECT_GT(count, 1000u) << count;
+  // Runs shared shapes: most were evaluated from a skeleton another run's
+  // derivation made.
+  EXPECT_GT(fast.shapedRuns(), 2 * fast.shapesDerived());
+  EXPECT_GT(fast.shapesDerived(), 10u);
+}
+
+/// The parts and shape key of the small run under `mapping`.
+sweep::ShapeKey keyOf(const workload::MappingSpec &mapping,
+                      sweep::ShapeNames &names) {
+  sweep::RunContracts run = smallRun();
+  llvm::Expected<workload::WholeRun> parts =
+      workload::deriveRunParts(run.model, *run.training, mapping);
+  EXPECT_TRUE(static_cast<bool>(parts));
+  return sweep::shapeKeyOf(*parts, mapping, names);
+}
+
+TEST(RunSkeletonTest, ShapeKeysTellShapesApart) {
+  sweep::ShapeNames names;
+  workload::MappingSpec base = smallRun().mapping;
+  sweep::ShapeKey key = keyOf(base, names);
+
+  // The recompute policy changes what the templates cost and keep, not
+  // the steps: one shape.
+  workload::MappingSpec recompute = base;
+  recompute.recompute = workload::RecomputePolicy::Full;
+  EXPECT_EQ(keyOf(recompute, names), key);
+
+  // A sharded optimizer adds steps to every stage's tail.
+  workload::MappingSpec zero = base;
+  zero.zeroStage = 1;
+  EXPECT_NE(keyOf(zero, names), key);
+
+  // Small buckets: more data-parallel reductions per stage.
+  workload::MappingSpec buckets = base;
+  buckets.bucketBytes = 40000;
+  EXPECT_NE(keyOf(buckets, names), key);
+
+  // Another schedule orders the same steps differently.
+  workload::MappingSpec gpipe = base;
+  gpipe.schedule = workload::PipelineSchedule::GPipe;
+  EXPECT_NE(keyOf(gpipe, names), key);
+
+  // Sequence parallelism sends whole messages: no gathers.
+  workload::MappingSpec sequenceParallel = base;
+  sequenceParallel.tpComm = workload::TPCommMode::ReduceScatterAllGather;
+  EXPECT_NE(keyOf(sequenceParallel, names), key);
+}
+
+TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
+  sweep::RunContracts run = smallRun();
+  const workload::MappingSpec &mapping = run.mapping;
+  llvm::Expected<workload::WholeRun> whole =
+      workload::deriveWholeRun(run.model, *run.training, mapping);
+  llvm::Expected<workload::WholeRun> parts =
+      workload::deriveRunParts(run.model, *run.training, mapping);
+  ASSERT_TRUE(whole && parts);
+  llvm::Expected<std::vector<workload::StageBuffers>> buffers =
+      workload::deriveBuffers(*whole, mapping, run.training,
+                              /*shapeOnly=*/true);
+  estimate::NetworkTierBinding binding;
+  binding.tierOfAxis = {
+      {"tp", "nvlink"}, {"pp", "infiniband"}, {"dp", "infiniband"}};
+  llvm::Expected<analysis::RunGraph> graph =
+      analysis::runGraphOf(*whole, mapping, run.training->activationType,
+                           a100(), binding, /*labelled=*/false);
+  ASSERT_TRUE(buffers && graph);
+
+  llvm::Expected<sweep::RunSkeleton> skeleton =
+      sweep::RunSkeleton::build(*whole, *parts, *buffers, *graph);
+  ASSERT_TRUE(static_cast<bool>(skeleton))
+      << llvm::toString(skeleton.takeError());
+  EXPECT_TRUE(skeleton->fits(*parts));
+
+  // The parts of another shape (a longer tail) do not fit it.
+  workload::MappingSpec buckets = mapping;
+  buckets.bucketBytes = 40000;
+  llvm::Expected<workload::WholeRun> otherParts =
+      workload::deriveRunParts(run.model, *run.training, buckets);
+  ASSERT_TRUE(static_cast<bool>(otherParts));
+  EXPECT_FALSE(skeleton->fits(*otherParts));
+
+  // A run whose tails are not its parts' does not make a skeleton.
+  llvm::Expected<sweep::RunSkeleton> mismatched =
+      sweep::RunSkeleton::build(*whole, *otherParts, *buffers, *graph);
+  ASSERT_FALSE(static_cast<bool>(mismatched));
+  EXPECT_NE(llvm::toString(mismatched.takeError()).find("run skeleton"),
+            std::string::npos);
+
+  // Buffers read back without their sources do not either.
+  std::vector<workload::StageBuffers> unsourced = *buffers;
+  unsourced.front().buffers.front().source.reset();
+  llvm::Expected<sweep::RunSkeleton> noSource =
+      sweep::RunSkeleton::build(*whole, *parts, unsourced, *graph);
+  ASSERT_FALSE(static_cast<bool>(noSource));
+  EXPECT_NE(llvm::toString(noSource.takeError()).find("has no source"),
+            std::string::npos);
+}
+
+} // namespace
