@@ -21,8 +21,54 @@ static llvm::Error failure(const llvm::Twine &message) {
 }
 
 int64_t ShapeNames::number(llvm::StringRef name) {
+  std::lock_guard<std::mutex> lock(mutex);
   return numbers.try_emplace(name, static_cast<int64_t>(numbers.size()))
       .first->second;
+}
+
+std::shared_ptr<const RunSkeleton> SkeletonCache::acquire(const ShapeKey &key) {
+  std::unique_lock<std::mutex> lock(mutex);
+  while (true) {
+    auto found = entries.find(key);
+    if (found == entries.end()) {
+      entries.emplace(key, Entry());
+      return nullptr;
+    }
+    if (found->second.skeleton) {
+      found->second.lastUse = ++uses;
+      return found->second.skeleton;
+    }
+    built.wait(lock);
+  }
+}
+
+std::shared_ptr<const RunSkeleton> SkeletonCache::insert(const ShapeKey &key,
+                                                         RunSkeleton skeleton) {
+  std::lock_guard<std::mutex> lock(mutex);
+  Entry &entry = entries[key];
+  entry.skeleton = std::make_shared<const RunSkeleton>(std::move(skeleton));
+  entry.lastUse = ++uses;
+  std::shared_ptr<const RunSkeleton> result = entry.skeleton;
+  // Skeletons being built are never dropped.
+  auto oldest = entries.end();
+  size_t cached = 0;
+  for (auto it = entries.begin(); it != entries.end(); ++it)
+    if (it->second.skeleton) {
+      ++cached;
+      if (oldest == entries.end() ||
+          it->second.lastUse < oldest->second.lastUse)
+        oldest = it;
+    }
+  if (cached > capacity)
+    entries.erase(oldest);
+  built.notify_all();
+  return result;
+}
+
+void SkeletonCache::abandon(const ShapeKey &key) {
+  std::lock_guard<std::mutex> lock(mutex);
+  entries.erase(key);
+  built.notify_all();
 }
 
 ShapeKey sweep::shapeKeyOf(const workload::WholeRun &parts,

@@ -207,8 +207,11 @@ struct FastEvaluator::ShapedRun {
   RunSkeleton::CostMemo costs;
 };
 
-FastEvaluator::FastEvaluator(const estimate::SystemProfile &profile)
-    : profile(profile) {}
+FastEvaluator::FastEvaluator(const estimate::SystemProfile &profile,
+                             std::shared_ptr<SkeletonCache> skeletons)
+    : profile(profile),
+      skeletons(skeletons ? std::move(skeletons)
+                          : std::make_shared<SkeletonCache>()) {}
 
 FastEvaluator::~FastEvaluator() = default;
 
@@ -221,6 +224,27 @@ void FastEvaluator::deriveWhole(const RunContracts &run) {
     derived = std::move(*derivation);
   else
     derivationError = llvm::toString(derivation.takeError());
+}
+
+llvm::Expected<RunSkeleton>
+FastEvaluator::deriveSkeleton(const Configuration &configuration,
+                              const workload::WholeRun &parts) {
+  const RunContracts &run = configuration.run;
+  llvm::Expected<workload::WholeRun> whole =
+      workload::deriveWholeRun(run.model, *run.training, run.mapping);
+  if (!whole)
+    return whole.takeError();
+  llvm::Expected<std::vector<workload::StageBuffers>> buffers =
+      workload::deriveBuffers(*whole, run.mapping, run.training,
+                              /*shapeOnly=*/true);
+  if (!buffers)
+    return buffers.takeError();
+  llvm::Expected<analysis::RunGraph> graph =
+      analysis::runGraphOf(*whole, run.mapping, run.training->activationType,
+                           profile, configuration.binding, /*labelled=*/false);
+  if (!graph)
+    return graph.takeError();
+  return RunSkeleton::build(*whole, parts, *buffers, *graph);
 }
 
 std::unique_ptr<FastEvaluator::ShapedRun>
@@ -236,48 +260,20 @@ FastEvaluator::shape(const Configuration &configuration) {
     return nullptr;
   }
   result->parts = std::move(*parts);
-  ShapeKey key = shapeKeyOf(result->parts, run.mapping, names);
-  auto known = skeletons.find(key);
-  if (known == skeletons.end()) {
+  ShapeKey key = shapeKeyOf(result->parts, run.mapping, skeletons->names());
+  result->skeleton = skeletons->acquire(key);
+  if (!result->skeleton) {
     // The shape's first run: derive its steps, buffers and graph, once.
-    llvm::Expected<workload::WholeRun> whole =
-        workload::deriveWholeRun(run.model, *run.training, run.mapping);
-    if (!whole) {
-      llvm::consumeError(whole.takeError());
-      return nullptr;
-    }
-    llvm::Expected<std::vector<workload::StageBuffers>> buffers =
-        workload::deriveBuffers(*whole, run.mapping, run.training,
-                                /*shapeOnly=*/true);
-    if (!buffers) {
-      llvm::consumeError(buffers.takeError());
-      return nullptr;
-    }
-    llvm::Expected<analysis::RunGraph> graph = analysis::runGraphOf(
-        *whole, run.mapping, run.training->activationType, profile,
-        configuration.binding, /*labelled=*/false);
-    if (!graph) {
-      llvm::consumeError(graph.takeError());
-      return nullptr;
-    }
     llvm::Expected<RunSkeleton> skeleton =
-        RunSkeleton::build(*whole, result->parts, *buffers, *graph);
+        deriveSkeleton(configuration, result->parts);
     if (!skeleton) {
       llvm::consumeError(skeleton.takeError());
+      skeletons->abandon(key);
       return nullptr;
     }
     ++shapeDerivations;
-    if (skeletons.size() >= kSkeletons)
-      skeletons.erase(
-          llvm::min_element(skeletons, [](const auto &a, const auto &b) {
-            return a.second.lastUse < b.second.lastUse;
-          }));
-    CachedSkeleton cached;
-    cached.skeleton = std::make_shared<const RunSkeleton>(std::move(*skeleton));
-    known = skeletons.emplace(std::move(key), std::move(cached)).first;
+    result->skeleton = skeletons->insert(key, std::move(*skeleton));
   }
-  known->second.lastUse = ++uses;
-  result->skeleton = known->second.skeleton;
   if (!result->skeleton->fits(result->parts))
     return nullptr;
   if (llvm::Error error = result->skeleton->addMemoryFigures(
@@ -1172,9 +1168,10 @@ llvm::Expected<SearchSummary> sweep::runSearch(
     return *pipelines[worker];
   };
   std::vector<std::unique_ptr<FastEvaluator>> fasts(threads);
+  auto skeletons = std::make_shared<SkeletonCache>();
   auto fastOf = [&](size_t worker) -> FastEvaluator & {
     if (!fasts[worker])
-      fasts[worker] = std::make_unique<FastEvaluator>(profile);
+      fasts[worker] = std::make_unique<FastEvaluator>(profile, skeletons);
     return *fasts[worker];
   };
 

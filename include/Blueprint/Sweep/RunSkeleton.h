@@ -28,8 +28,11 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
+#include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -41,12 +44,14 @@ namespace blueprint::sweep {
 /// axes) are numbered by the ShapeNames that made the key.
 using ShapeKey = std::vector<int64_t>;
 
-/// Numbers names for shape keys, in the order it first sees them.
+/// Numbers names for shape keys, in the order it first sees them; safe to
+/// share between threads.
 class ShapeNames {
 public:
   int64_t number(llvm::StringRef name);
 
 private:
+  std::mutex mutex;
   llvm::StringMap<int64_t> numbers;
 };
 
@@ -147,6 +152,40 @@ private:
   analysis::TimingPlan plan;
   size_t templates = 0;
   size_t sharedWorks = 0;
+};
+
+/// The skeletons of the shapes a search met, shared by its workers: each
+/// shape is derived in whole once, by the first worker that needs it,
+/// while the others wait for it. Holds at most `capacity` skeletons,
+/// dropping the least recently used: the enumeration varies the shape-only
+/// axes (ZeRO stage, buckets, TP communication) inside the others, so the
+/// shapes in use at once are few. A skeleton is a pure function of its key:
+/// what is cached never changes a result.
+class SkeletonCache {
+public:
+  explicit SkeletonCache(size_t capacity = 512) : capacity(capacity) {}
+
+  ShapeNames &names() { return shapeNames; }
+  /// The skeleton of `key`, waiting while another caller builds it; none
+  /// when nobody has: the caller then builds it and calls insert, or
+  /// abandon if it cannot.
+  std::shared_ptr<const RunSkeleton> acquire(const ShapeKey &key);
+  std::shared_ptr<const RunSkeleton> insert(const ShapeKey &key,
+                                            RunSkeleton skeleton);
+  void abandon(const ShapeKey &key);
+
+private:
+  struct Entry {
+    /// None while a caller builds it.
+    std::shared_ptr<const RunSkeleton> skeleton;
+    size_t lastUse = 0;
+  };
+  size_t capacity;
+  ShapeNames shapeNames;
+  std::mutex mutex;
+  std::condition_variable built;
+  std::map<ShapeKey, Entry> entries;
+  size_t uses = 0;
 };
 
 } // namespace blueprint::sweep

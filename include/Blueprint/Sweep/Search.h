@@ -97,7 +97,10 @@ struct RunEvaluation {
 /// its binding.
 class FastEvaluator {
 public:
-  explicit FastEvaluator(const estimate::SystemProfile &profile);
+  /// Keeps its skeletons in `skeletons` (shared with other evaluators of
+  /// one search), or in a cache of its own.
+  explicit FastEvaluator(const estimate::SystemProfile &profile,
+                         std::shared_ptr<SkeletonCache> skeletons = nullptr);
   ~FastEvaluator();
 
   RunEvaluation evaluate(const Configuration &configuration);
@@ -111,6 +114,10 @@ private:
   /// The run of `configuration` through its skeleton, or none when it
   /// cannot be (the whole derivation then reports it).
   std::unique_ptr<ShapedRun> shape(const Configuration &configuration);
+  /// The skeleton of the shape of `configuration`, whose parts are
+  /// `parts`, from its whole derivation.
+  llvm::Expected<RunSkeleton> deriveSkeleton(const Configuration &configuration,
+                                             const workload::WholeRun &parts);
   /// The whole derivation of the current run (derived or derivationError).
   void deriveWhole(const RunContracts &run);
 
@@ -120,18 +127,8 @@ private:
   std::optional<DerivedRun> derived;
   std::string derivationError;
   std::unique_ptr<ShapedRun> shaped;
-  /// Skeletons by shape key, with when each last served; beyond
-  /// kSkeletons the least recently used goes. The enumeration varies the
-  /// shape-only axes (ZeRO stage, buckets, TP communication) inside the
-  /// others, so the shapes in use at once are few.
-  static constexpr size_t kSkeletons = 64;
-  struct CachedSkeleton {
-    std::shared_ptr<const RunSkeleton> skeleton;
-    size_t lastUse = 0;
-  };
-  std::map<ShapeKey, CachedSkeleton> skeletons;
-  size_t uses = 0;
-  ShapeNames names;
+  /// The skeletons this evaluator uses (its own, or its search's).
+  std::shared_ptr<SkeletonCache> skeletons;
   RunSkeleton::TimeScratch scratch;
   size_t shapeDerivations = 0;
   size_t shapedRunCount = 0;
