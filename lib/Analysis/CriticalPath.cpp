@@ -18,6 +18,7 @@
 #include <limits>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 using namespace blueprint;
 using namespace blueprint::analysis;
@@ -81,8 +82,9 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
     }
   plan.depBegin.push_back(static_cast<uint32_t>(plan.deps.size()));
 
-  std::map<int64_t, uint32_t> sends;
-  std::map<int64_t, std::vector<size_t>> waiting;
+  // Channels are any int64_t (a plan names them): no reserved keys.
+  std::unordered_map<int64_t, uint32_t> sends;
+  std::unordered_map<int64_t, llvm::SmallVector<size_t, 1>> waiting;
   // A collective of several stages, by its label and occurrence.
   std::map<std::pair<std::string, int64_t>, uint32_t> meetings;
   std::vector<std::map<std::string, int64_t>> occurrences(stageCount);
@@ -552,6 +554,7 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
       coster.templateSeconds(run.templates);
   if (!templateSeconds)
     return templateSeconds.takeError();
+  std::vector<std::optional<double>> sharedSeconds(run.works.size());
   RunGraph graph;
   int64_t chunks = run.layout.chunks();
   for (const workload::StageProgram &program : run.stages) {
@@ -587,9 +590,15 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
                            labelled);
       } else {
         const auto &work = std::get<workload::RunWork>(runStep.action);
-        llvm::Expected<double> seconds = coster.runWorkSeconds(work);
+        // A shared work is costed once for all the steps that repeat it.
+        std::optional<double> *known =
+            work.shared ? &sharedSeconds[*work.shared] : nullptr;
+        llvm::Expected<double> seconds =
+            known && *known ? **known : coster.runWorkSeconds(work);
         if (!seconds)
           return seconds.takeError();
+        if (known)
+          *known = *seconds;
         step = workStep(work.invocation.primitive,
                         work.invocation.collective.has_value(), work.axis,
                         work.group, mapping.pp, work.cadence,

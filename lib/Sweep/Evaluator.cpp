@@ -219,7 +219,7 @@ sweep::pathFiguresOf(const analysis::RunGraph &graph,
 
 llvm::Error
 sweep::addTimeFigures(RunFigures &figures, const PathFigures &path,
-                      llvm::ArrayRef<workload::StageTotals> stages,
+                      const analysis::RunFlops &flops,
                       const workload::ModelSpec &model,
                       const std::optional<workload::TrainingSpec> &training,
                       const std::optional<workload::InferenceSpec> &inference,
@@ -233,15 +233,11 @@ sweep::addTimeFigures(RunFigures &figures, const PathFigures &path,
   }
   figures.iterationSeconds = path.iterationSeconds;
   figures.exposedCommunicationSeconds = path.exposedCommunicationSeconds;
-  llvm::Expected<analysis::RunFlops> flops =
-      analysis::runFlopsOf(stages, mapping);
-  if (!flops)
-    return flops.takeError();
   double seconds = path.iterationSeconds;
   workload::DataType computeType =
       training ? training->activationType : inference->activationType;
   if (std::optional<analysis::Utilization> utilization =
-          analysis::flopsUtilization(*flops, seconds, mapping.world, profile,
+          analysis::flopsUtilization(flops, seconds, mapping.world, profile,
                                      computeType)) {
     figures.modelFlopsUtilization = utilization->model;
     figures.hardwareFlopsUtilization = utilization->hardware;
@@ -317,9 +313,13 @@ sweep::costRun(DerivedRun &derived, const workload::ModelSpec &model,
       return totals.takeError();
     derived.totals = std::move(*totals);
   }
+  llvm::Expected<analysis::RunFlops> flops =
+      analysis::runFlopsOf(*derived.totals, mapping);
+  if (!flops)
+    return flops.takeError();
   if (llvm::Error error =
-          addTimeFigures(figures, pathFiguresOf(*graph, *path), *derived.totals,
-                         model, training, inference, mapping, profile))
+          addTimeFigures(figures, pathFiguresOf(*graph, *path), *flops, model,
+                         training, inference, mapping, profile))
     return std::move(error);
   return figures;
 }

@@ -203,7 +203,7 @@ struct FastEvaluator::ShapedRun {
   workload::WholeRun parts;
   std::shared_ptr<const RunSkeleton> skeleton;
   RunFigures memory;
-  std::vector<workload::StageTotals> totals;
+  analysis::RunFlops flops;
   RunSkeleton::CostMemo costs;
 };
 
@@ -287,7 +287,13 @@ FastEvaluator::shape(const Configuration &configuration) {
     llvm::consumeError(totals.takeError());
     return nullptr;
   }
-  result->totals = std::move(*totals);
+  llvm::Expected<analysis::RunFlops> flops =
+      analysis::runFlopsOf(*totals, run.mapping);
+  if (!flops) {
+    llvm::consumeError(flops.takeError());
+    return nullptr;
+  }
+  result->flops = std::move(*flops);
   ++shapedRunCount;
   return result;
 }
@@ -311,7 +317,7 @@ RunEvaluation FastEvaluator::evaluate(const Configuration &configuration) {
       RunEvaluation evaluation;
       evaluation.run = shaped->memory;
       llvm::Error error =
-          addTimeFigures(evaluation.run, *path, shaped->totals, run.model,
+          addTimeFigures(evaluation.run, *path, shaped->flops, run.model,
                          run.training, run.inference, run.mapping, profile);
       if (!error)
         return evaluation;
@@ -447,9 +453,13 @@ RunEvaluation evaluateThroughIR(const Configuration &configuration,
       evaluation.rejectedAt = SearchStage::Derivation;
       return evaluation;
     }
+    llvm::Expected<analysis::RunFlops> flops =
+        analysis::runFlopsOf(totals->stages, run.mapping);
+    if (!flops)
+      return derivationFailure(llvm::toString(flops.takeError()));
     if (llvm::Error error = addTimeFigures(
-            evaluation.run, pathFiguresOf(*graph, *path), totals->stages,
-            run.model, run.training, run.inference, run.mapping, profile))
+            evaluation.run, pathFiguresOf(*graph, *path), *flops, run.model,
+            run.training, run.inference, run.mapping, profile))
       return derivationFailure(llvm::toString(std::move(error)));
   }
   return evaluation;

@@ -10,6 +10,7 @@
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/Primitives.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -408,7 +409,7 @@ private:
   };
   StageValues values;
   StageBuffers result;
-  std::map<InstanceKey, size_t> instances;
+  llvm::DenseMap<InstanceKey, size_t> instances;
   /// The gathers of scattered messages, and the message each gathers.
   std::map<size_t, const RunMessage *> gatheredMessages;
   size_t lastInstance = 0;

@@ -147,6 +147,10 @@ public:
       program.stage = stage;
       current = &program;
       gate.reset();
+      // A slot is at most a receive, its gather, a parameter gather, two
+      // edges, the instance and a send.
+      if (microBatchSteps)
+        program.steps.reserve(orders[stage].size() * 7);
       if (microBatchSteps)
         for (const ScheduleSlot &slot : orders[stage])
           addSlot(stage, slot);

@@ -14,6 +14,7 @@
 #ifndef BLUEPRINT_SWEEP_SWEEP_H
 #define BLUEPRINT_SWEEP_SWEEP_H
 
+#include "Blueprint/Analysis/ModelSummary.h"
 #include "Blueprint/Estimate/Estimate.h"
 #include "Blueprint/Estimate/SystemProfile.h"
 #include "Blueprint/Transforms/WorkTotals.h"
@@ -168,11 +169,12 @@ struct PathFigures {
 PathFigures pathFiguresOf(const analysis::RunGraph &graph,
                           const analysis::CriticalPathReport &path);
 
-/// The timed figures of a run from its critical path and the per-rank
-/// totals of its stages (derived, or read off a plan).
+/// The timed figures of a run from its critical path and its FLOPs
+/// (analysis::runFlopsOf of the per-rank totals of its stages, derived or
+/// read off a plan).
 llvm::Error
 addTimeFigures(RunFigures &figures, const PathFigures &path,
-               llvm::ArrayRef<workload::StageTotals> stages,
+               const analysis::RunFlops &flops,
                const workload::ModelSpec &model,
                const std::optional<workload::TrainingSpec> &training,
                const std::optional<workload::InferenceSpec> &inference,
