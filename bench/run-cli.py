@@ -199,9 +199,9 @@ def search(args):
     spec = os.path.join(ROOT, "examples", "gpt3-175b.json")
     print("\nsearch: blueprint-search examples/gpt3-175b.json --gpus=64 "
           "--global-batch=64 --top=5 --pareto")
-    print("%-28s %8s %8s %10s %12s %14s %10s" % (
+    print("%-28s %8s %8s %10s %12s %14s %10s %8s" % (
         "run", "configs", "fit", "seconds", "configs/s", "configs/s/core",
-        "peak MiB"))
+        "peak MiB", "shapes"))
     with tempfile.TemporaryDirectory() as workdir:
         runs = [("fast path, 1 worker", [spec], 1, []),
                 ("fast path, 2 workers", [spec], 2, [])]
@@ -223,9 +223,12 @@ def search(args):
             fields = dict(part.strip().rsplit(" ", 1)
                           for part in stderr.strip().split(","))
             configs = int(fields["configurations"])
-            print("%-28s %8d %8s %10.2f %12.0f %14.0f %10.1f" % (
+            # Shapes derived in whole (docs/Sweep.md, "Speed, threads,
+            # memory"); none through the IR.
+            print("%-28s %8d %8s %10.2f %12.0f %14.0f %10.1f %8s" % (
                 name, configs, fields["feasible"], seconds,
-                configs / seconds, configs / seconds / jobs, peak))
+                configs / seconds, configs / seconds / jobs, peak,
+                fields.get("shapes derived", "-")))
     calculon = os.path.join(ROOT, "bench", "calculon", "run-calculon.py")
     if os.path.exists(calculon):
         print("\nCalculon's llm-optimal-execution on the same case "
