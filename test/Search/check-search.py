@@ -8,6 +8,9 @@
                                       bytes, then GPUs, then index) and the
                                       rest exactly the Pareto front over
                                       (time, peak bytes, GPUs), by brute force
+  check-search.py shapes STATS        STATS is `--search-stats` output: says
+                                      whether runs shared the shapes derived
+                                      in whole (fewer shapes than runs)
 """
 import collections
 import json
@@ -85,8 +88,21 @@ def select(all_path, top_path, k):
           f"{len(rows)} rows")
 
 
+def shapes(path):
+    with open(path) as f:
+        stats = f.read().strip().splitlines()[-1]
+    fields = dict(part.strip().rsplit(" ", 1) for part in stats.split(","))
+    derived = int(fields["shapes derived"])
+    runs = int(fields["runs through a skeleton"])
+    print(f"configurations {fields['configurations']}: "
+          f"{'runs share shapes' if 0 < derived < runs else 'no sharing'}, "
+          f"{runs} runs through skeletons of {derived} shapes")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "coverage":
         coverage(sys.argv[2])
+    elif sys.argv[1] == "shapes":
+        shapes(sys.argv[2])
     else:
         select(sys.argv[2], sys.argv[3], int(sys.argv[4]))

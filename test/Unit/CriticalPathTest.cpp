@@ -30,11 +30,6 @@ using blueprint::test::smallRun;
 
 namespace {
 
-estimate::SystemProfile a100() {
-  return valueOrFail(estimate::loadSystemProfile(
-      std::string(BLUEPRINT_PROFILES_DIR) + "/a100-80gb.json"));
-}
-
 estimate::NetworkTierBinding binding() {
   estimate::NetworkTierBinding result;
   result.tierOfAxis = {
@@ -46,7 +41,7 @@ RunGraph graphOf(const RunSpecs &run) {
   WholeRun whole =
       valueOrFail(deriveWholeRun(run.model, run.training, run.mapping));
   return valueOrFail(runGraphOf(whole, run.mapping, run.training.activationType,
-                                a100(), binding()));
+                                blueprint::test::a100Profile(), binding()));
 }
 
 /// The graph with unit times: a block instance's pass takes `forward`,

@@ -14,6 +14,8 @@
 #include "Blueprint/Estimate/SystemProfile.h"
 #include "Blueprint/Workload/BlockWork.h"
 
+#include "SmallRuns.h"
+
 #include "gtest/gtest.h"
 
 #include <limits>
@@ -26,15 +28,9 @@ using namespace blueprint;
 using namespace blueprint::analysis;
 using namespace blueprint::workload;
 
-namespace {
+using blueprint::test::valueOrFail;
 
-template <typename T> T valueOrFail(llvm::Expected<T> value) {
-  if (!value) {
-    ADD_FAILURE() << llvm::toString(value.takeError());
-    return T();
-  }
-  return std::move(*value);
-}
+namespace {
 
 std::string errorOf(llvm::Error error) {
   EXPECT_TRUE(static_cast<bool>(error)) << "expected an error";
@@ -106,11 +102,6 @@ PlanWork gpt175b(TPCommMode comm, RecomputePolicy recompute, int64_t dp = 1) {
 
 llvm::APInt wide(int64_t value) {
   return llvm::APInt(WideGuard::kBits, static_cast<uint64_t>(value));
-}
-
-estimate::SystemProfile a100() {
-  return valueOrFail(estimate::loadSystemProfile(BLUEPRINT_PROFILES_DIR
-                                                 "/a100-80gb.json"));
 }
 
 estimate::NetworkTierBinding bind(std::vector<std::string> entries) {
@@ -377,7 +368,7 @@ TEST(IterationTime, TermsComposeTheBlockEstimateAndTheSchedule) {
   PlanWork work =
       gpt175b(TPCommMode::ReduceScatterAllGather, RecomputePolicy::Selective);
   ModelQuantities quantities = valueOrFail(deriveModelQuantities(work));
-  estimate::SystemProfile profile = a100();
+  estimate::SystemProfile profile = test::a100Profile();
   estimate::NetworkTierBinding binding = bind({"tp:nvlink", "pp:infiniband"});
   IterationTime time = valueOrFail(
       composeIterationTime(work, quantities, profile, binding));
@@ -427,7 +418,7 @@ TEST(IterationTime, AxesOfOneRankNeedNoTier) {
                                    RecomputePolicy::Full));
   ModelQuantities quantities = valueOrFail(deriveModelQuantities(work));
   IterationTime time = valueOrFail(composeIterationTime(
-      work, quantities, a100(), bind({"tp:nvlink"})));
+      work, quantities, test::a100Profile(), bind({"tp:nvlink"})));
   EXPECT_EQ(term(time, "bubble"), 0);
   EXPECT_EQ(term(time, "pipeline_transfers"), 0);
   EXPECT_EQ(term(time, "embedding_grad_sync"), 0);
@@ -440,25 +431,26 @@ TEST(IterationTime, AxesOfSeveralRanksNeedATier) {
       gpt175b(TPCommMode::ReduceScatterAllGather, RecomputePolicy::Selective);
   ModelQuantities pipelineQuantities =
       valueOrFail(deriveModelQuantities(pipelined));
-  EXPECT_NE(errorOf(composeIterationTime(pipelined, pipelineQuantities,
-                                         a100(), bind({"tp:nvlink"}))
-                        .takeError())
-                .find("span mesh axis 'pp' (8 ranks), which the binding does "
-                      "not bind"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(composeIterationTime(pipelined, pipelineQuantities,
+                                   test::a100Profile(), bind({"tp:nvlink"}))
+                  .takeError())
+          .find("span mesh axis 'pp' (8 ranks), which the binding does "
+                "not bind"),
+      std::string::npos);
 
   PlanWork replicated = gpt175b(TPCommMode::ReduceScatterAllGather,
                                 RecomputePolicy::Selective, /*dp=*/2);
   ModelQuantities replicatedQuantities =
       valueOrFail(deriveModelQuantities(replicated));
   EXPECT_NE(errorOf(composeIterationTime(replicated, replicatedQuantities,
-                                         a100(),
+                                         test::a100Profile(),
                                          bind({"tp:nvlink", "pp:infiniband"}))
                         .takeError())
                 .find("mesh axis 'dp'"),
             std::string::npos);
   IterationTime time = valueOrFail(composeIterationTime(
-      replicated, replicatedQuantities, a100(),
+      replicated, replicatedQuantities, test::a100Profile(),
       bind({"tp:nvlink", "pp:infiniband", "dp:infiniband"})));
   EXPECT_GT(term(time, "dp_grad_allreduce"), 0);
 }

@@ -10,6 +10,8 @@
 #include "Blueprint/Sweep/RunSkeleton.h"
 #include "Blueprint/Sweep/Search.h"
 
+#include "SmallRuns.h"
+
 #include "llvm/Support/JSON.h"
 
 #include "gtest/gtest.h"
@@ -18,37 +20,18 @@ using namespace blueprint;
 
 namespace {
 
-const estimate::SystemProfile &a100() {
-  static const estimate::SystemProfile profile = [] {
-    llvm::Expected<estimate::SystemProfile> loaded =
-        estimate::loadSystemProfile(BLUEPRINT_PROFILES_DIR "/a100-80gb.json");
-    if (!loaded) {
-      ADD_FAILURE() << llvm::toString(loaded.takeError());
-      return estimate::SystemProfile();
-    }
-    return std::move(*loaded);
-  }();
-  return profile;
-}
+const estimate::SystemProfile &a100() { return test::a100Profile(); }
 
-const char *kSmallSpec = R"({
-  "name": "small",
-  "model": {"hidden": 128, "heads": 16, "ffn_hidden": 512, "seq_length": 64,
-            "vocab": 256, "blocks": 8},
-  "training": {"global_batch": 16, "micro_batch": 2,
-               "activation_type": "bf16", "weight_type": "bf16",
-               "gradient_type": "f32", "optimizer_state_type": "f32"},
-  "mapping": {"tp": 2, "pp": 2, "dp": 2}
-})";
-
-sweep::RunContracts smallRun() {
-  llvm::Expected<sweep::RunContracts> run =
-      sweep::importContracts(kSmallSpec, "small");
-  if (!run) {
-    ADD_FAILURE() << llvm::toString(run.takeError());
-    return {};
-  }
-  return std::move(*run);
+/// The small model of SmallRuns.h (tp 2, pp 2, dp 2, 4 micro-batches of 2).
+sweep::RunContracts smallContracts() {
+  test::RunSpecs specs =
+      test::smallRun(workload::PipelineSchedule::OneFOneB, 2, 4);
+  sweep::RunContracts run;
+  run.name = "small";
+  run.model = specs.model;
+  run.training = specs.training;
+  run.mapping = specs.mapping;
+  return run;
 }
 
 /// Every valid configuration of the small model on `gpus` GPUs, with every
@@ -58,7 +41,7 @@ sweep::SearchSpace spaceOn(llvm::ArrayRef<int64_t> gpus,
   grid["recompute"] = llvm::json::Array{"none", "selective", "full"};
   grid["bucket_bytes"] = llvm::json::Array{0, 40000};
   llvm::Expected<sweep::SearchSpace> space = sweep::SearchSpace::parse(
-      grid, smallRun(), {}, a100(), gpus, std::nullopt);
+      grid, smallContracts(), {}, a100(), gpus, std::nullopt);
   EXPECT_TRUE(static_cast<bool>(space));
   return std::move(*space);
 }
@@ -108,7 +91,7 @@ TEST(RunSkeletonTest, EveryRunOfAShapeEqualsItsWholeDerivation) {
 /// The parts and shape key of the small run under `mapping`.
 sweep::ShapeKey keyOf(const workload::MappingSpec &mapping,
                       sweep::ShapeNames &names) {
-  sweep::RunContracts run = smallRun();
+  sweep::RunContracts run = smallContracts();
   llvm::Expected<workload::WholeRun> parts =
       workload::deriveRunParts(run.model, *run.training, mapping);
   EXPECT_TRUE(static_cast<bool>(parts));
@@ -117,7 +100,7 @@ sweep::ShapeKey keyOf(const workload::MappingSpec &mapping,
 
 TEST(RunSkeletonTest, ShapeKeysTellShapesApart) {
   sweep::ShapeNames names;
-  workload::MappingSpec base = smallRun().mapping;
+  workload::MappingSpec base = smallContracts().mapping;
   sweep::ShapeKey key = keyOf(base, names);
 
   // The recompute policy changes what the templates cost and keep, not
@@ -148,7 +131,7 @@ TEST(RunSkeletonTest, ShapeKeysTellShapesApart) {
 }
 
 TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
-  sweep::RunContracts run = smallRun();
+  sweep::RunContracts run = smallContracts();
   const workload::MappingSpec &mapping = run.mapping;
   llvm::Expected<workload::WholeRun> whole =
       workload::deriveWholeRun(run.model, *run.training, mapping);

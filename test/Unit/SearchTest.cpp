@@ -9,6 +9,8 @@
 
 #include "Blueprint/Sweep/Search.h"
 
+#include "SmallRuns.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
@@ -23,18 +25,7 @@ using namespace blueprint;
 
 namespace {
 
-const estimate::SystemProfile &a100() {
-  static const estimate::SystemProfile profile = [] {
-    llvm::Expected<estimate::SystemProfile> loaded =
-        estimate::loadSystemProfile(BLUEPRINT_PROFILES_DIR "/a100-80gb.json");
-    if (!loaded) {
-      ADD_FAILURE() << llvm::toString(loaded.takeError());
-      return estimate::SystemProfile();
-    }
-    return std::move(*loaded);
-  }();
-  return profile;
-}
+const estimate::SystemProfile &a100() { return test::a100Profile(); }
 
 const char *kSmallSpec = R"({
   "name": "small",

@@ -2,13 +2,15 @@
 //
 // The 8-block model of docs/WholeRun.md's examples on tp 2, dp 2: small
 // enough to derive a run in microseconds, large enough for every schedule,
-// layout and ZeRO stage to differ; and the tests' unwrapping of results.
+// layout and ZeRO stage to differ; the tests' unwrapping of results; and
+// the profile they cost on.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef BLUEPRINT_TEST_UNIT_SMALLRUNS_H
 #define BLUEPRINT_TEST_UNIT_SMALLRUNS_H
 
+#include "Blueprint/Estimate/SystemProfile.h"
 #include "Blueprint/Workload/Spec.h"
 
 #include "llvm/Support/Error.h"
@@ -72,6 +74,13 @@ template <typename T> T valueOrFail(llvm::Expected<T> value) {
     return T();
   }
   return std::move(*value);
+}
+
+/// The bundled A100 profile (profiles/a100-80gb.json), loaded once.
+inline const estimate::SystemProfile &a100Profile() {
+  static const estimate::SystemProfile profile = valueOrFail(
+      estimate::loadSystemProfile(BLUEPRINT_PROFILES_DIR "/a100-80gb.json"));
+  return profile;
 }
 
 } // namespace blueprint::test

@@ -99,8 +99,9 @@ static llvm::cl::opt<unsigned>
 
 static llvm::cl::opt<bool>
     stats("search-stats",
-          llvm::cl::desc("Print configurations, valid, feasible, seconds and "
-                         "configurations per second to stderr"),
+          llvm::cl::desc("Print configurations, valid, feasible, seconds, "
+                         "configurations per second, shapes derived and "
+                         "runs through a skeleton to stderr"),
           llvm::cl::init(false), llvm::cl::cat(searchCategory));
 
 static llvm::cl::opt<std::string> checkpointDir(

@@ -158,12 +158,12 @@ private:
 /// shape is derived in whole once, by the first worker that needs it,
 /// while the others wait for it. Holds at most `capacity` skeletons,
 /// dropping the least recently used: the enumeration varies the shape-only
-/// axes (ZeRO stage, buckets, TP communication) inside the others, so the
-/// shapes in use at once are few. A skeleton is a pure function of its key:
+/// axes (ZeRO stage, buckets, TP communication) inside the others, so a
+/// shape's runs mostly come together. A skeleton is a pure function of its key:
 /// what is cached never changes a result.
 class SkeletonCache {
 public:
-  explicit SkeletonCache(size_t capacity = 512) : capacity(capacity) {}
+  explicit SkeletonCache(size_t capacity = 64) : capacity(capacity) {}
 
   ShapeNames &names() { return shapeNames; }
   /// The skeleton of `key`, waiting while another caller builds it; none
