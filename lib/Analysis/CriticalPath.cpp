@@ -88,6 +88,8 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
   // A collective of several stages, by its label and occurrence.
   std::map<std::pair<std::string, int64_t>, uint32_t> meetings;
   std::vector<std::map<std::string, int64_t>> occurrences(stageCount);
+  // Whether each meeting has been held (every member reached it).
+  std::vector<bool> held;
   std::vector<size_t> next(stageCount, 0);
   std::deque<size_t> ready;
   for (size_t stage = 0; stage < stageCount; ++stage)
@@ -120,14 +122,20 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
         auto [found, fresh] =
             meetings.insert({{step.label, occurrences[stage][step.label]++},
                              static_cast<uint32_t>(plan.meetings.size())});
-        if (fresh)
+        if (fresh) {
           plan.meetings.emplace_back();
+          held.push_back(false);
+        }
+        if (held[found->second])
+          return failure(where(stage, index, step) +
+                         " joins a collective its stages already held");
         std::vector<uint32_t> &members = plan.meetings[found->second];
         members.push_back(id);
         plan.meeting[id] = found->second;
         plan.order.push_back(id);
         if (members.size() < step.rendezvous.size())
           break;
+        held[found->second] = true;
         // Every member is timed now: each stage moves past its member.
         for (uint32_t member : members) {
           size_t memberStage =
@@ -382,6 +390,11 @@ GraphStep blueprint::analysis::instanceStep(
   return step;
 }
 
+MessageTimes blueprint::analysis::messageTimes(bool send,
+                                               double transferSeconds) {
+  return {0, send ? transferSeconds : 0};
+}
+
 GraphStep blueprint::analysis::messageStep(bool send,
                                            workload::PipelineMessage message,
                                            int64_t microBatch, int64_t chunk,
@@ -395,7 +408,9 @@ GraphStep blueprint::analysis::messageStep(bool send,
                   : PipelinePass::Forward;
   step.microBatch = microBatch;
   step.channel = messageChannel(message, microBatch, chunk, chunks);
-  step.transferSeconds = send ? transferSeconds : 0;
+  MessageTimes times = messageTimes(send, transferSeconds);
+  step.seconds = times.seconds;
+  step.transferSeconds = times.transferSeconds;
   if (!labelled)
     return step;
   step.label = (send ? "send " : "recv ") +

@@ -217,14 +217,14 @@ sweep::pathFiguresOf(const analysis::RunGraph &graph,
   return figures;
 }
 
-llvm::Error
-sweep::addTimeFigures(RunFigures &figures, const PathFigures &path,
-                      const analysis::RunFlops &flops,
-                      const workload::ModelSpec &model,
-                      const std::optional<workload::TrainingSpec> &training,
-                      const std::optional<workload::InferenceSpec> &inference,
-                      const workload::MappingSpec &mapping,
-                      const estimate::SystemProfile &profile) {
+llvm::Error sweep::addTimeFigures(
+    RunFigures &figures, const PathFigures &path,
+    llvm::function_ref<llvm::Expected<analysis::RunFlops>()> flops,
+    const workload::ModelSpec &model,
+    const std::optional<workload::TrainingSpec> &training,
+    const std::optional<workload::InferenceSpec> &inference,
+    const workload::MappingSpec &mapping,
+    const estimate::SystemProfile &profile) {
   // Rates divide by the time: a run that takes no time has none.
   if (!(path.iterationSeconds > 0) || !std::isfinite(path.iterationSeconds)) {
     figures.timeUnavailable = "the critical path has no positive finite "
@@ -233,11 +233,14 @@ sweep::addTimeFigures(RunFigures &figures, const PathFigures &path,
   }
   figures.iterationSeconds = path.iterationSeconds;
   figures.exposedCommunicationSeconds = path.exposedCommunicationSeconds;
+  llvm::Expected<analysis::RunFlops> runFlops = flops();
+  if (!runFlops)
+    return runFlops.takeError();
   double seconds = path.iterationSeconds;
   workload::DataType computeType =
       training ? training->activationType : inference->activationType;
   if (std::optional<analysis::Utilization> utilization =
-          analysis::flopsUtilization(flops, seconds, mapping.world, profile,
+          analysis::flopsUtilization(*runFlops, seconds, mapping.world, profile,
                                      computeType)) {
     figures.modelFlopsUtilization = utilization->model;
     figures.hardwareFlopsUtilization = utilization->hardware;
@@ -313,13 +316,10 @@ sweep::costRun(DerivedRun &derived, const workload::ModelSpec &model,
       return totals.takeError();
     derived.totals = std::move(*totals);
   }
-  llvm::Expected<analysis::RunFlops> flops =
-      analysis::runFlopsOf(*derived.totals, mapping);
-  if (!flops)
-    return flops.takeError();
-  if (llvm::Error error =
-          addTimeFigures(figures, pathFiguresOf(*graph, *path), *flops, model,
-                         training, inference, mapping, profile))
+  if (llvm::Error error = addTimeFigures(
+          figures, pathFiguresOf(*graph, *path),
+          [&] { return analysis::runFlopsOf(*derived.totals, mapping); }, model,
+          training, inference, mapping, profile))
     return std::move(error);
   return figures;
 }

@@ -26,20 +26,37 @@ int64_t ShapeNames::number(llvm::StringRef name) {
       .first->second;
 }
 
-std::shared_ptr<const RunSkeleton> SkeletonCache::acquire(const ShapeKey &key) {
+std::shared_ptr<const RunSkeleton> SkeletonCache::acquire(const ShapeKey &key,
+                                                          bool &build) {
   std::unique_lock<std::mutex> lock(mutex);
   while (true) {
     auto found = entries.find(key);
     if (found == entries.end()) {
       entries.emplace(key, Entry());
+      build = true;
       return nullptr;
     }
-    if (found->second.skeleton) {
+    if (found->second.skeleton || found->second.failed) {
       found->second.lastUse = ++uses;
+      build = false;
       return found->second.skeleton;
     }
     built.wait(lock);
   }
+}
+
+void SkeletonCache::evict() {
+  auto oldest = entries.end();
+  size_t settled = 0;
+  for (auto it = entries.begin(); it != entries.end(); ++it)
+    if (it->second.skeleton || it->second.failed) {
+      ++settled;
+      if (oldest == entries.end() ||
+          it->second.lastUse < oldest->second.lastUse)
+        oldest = it;
+    }
+  if (settled > capacity)
+    entries.erase(oldest);
 }
 
 std::shared_ptr<const RunSkeleton> SkeletonCache::insert(const ShapeKey &key,
@@ -49,25 +66,17 @@ std::shared_ptr<const RunSkeleton> SkeletonCache::insert(const ShapeKey &key,
   entry.skeleton = std::make_shared<const RunSkeleton>(std::move(skeleton));
   entry.lastUse = ++uses;
   std::shared_ptr<const RunSkeleton> result = entry.skeleton;
-  // Skeletons being built are never dropped.
-  auto oldest = entries.end();
-  size_t cached = 0;
-  for (auto it = entries.begin(); it != entries.end(); ++it)
-    if (it->second.skeleton) {
-      ++cached;
-      if (oldest == entries.end() ||
-          it->second.lastUse < oldest->second.lastUse)
-        oldest = it;
-    }
-  if (cached > capacity)
-    entries.erase(oldest);
+  evict();
   built.notify_all();
   return result;
 }
 
 void SkeletonCache::abandon(const ShapeKey &key) {
   std::lock_guard<std::mutex> lock(mutex);
-  entries.erase(key);
+  Entry &entry = entries[key];
+  entry.failed = true;
+  entry.lastUse = ++uses;
+  evict();
   built.notify_all();
 }
 
@@ -395,7 +404,9 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
             templateSeconds[value.index], value.repetitions);
         break;
       case StepValue::Kind::Send:
-        if (!transferSeconds) {
+      case StepValue::Kind::Receive: {
+        bool send = value.kind == StepValue::Kind::Send;
+        if (send && !transferSeconds) {
           std::string ppTier = tierOf(binding, workload::kPipelineParallelAxis);
           auto known = memo.transferSeconds.find(ppTier);
           if (known == memo.transferSeconds.end()) {
@@ -407,12 +418,12 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
           }
           transferSeconds = known->second;
         }
-        seconds[id] = 0;
-        transfers[id] = *transferSeconds;
+        analysis::MessageTimes times =
+            analysis::messageTimes(send, send ? *transferSeconds : 0);
+        seconds[id] = times.seconds;
+        transfers[id] = times.transferSeconds;
         break;
-      case StepValue::Kind::Receive:
-        seconds[id] = 0;
-        break;
+      }
       case StepValue::Kind::Work:
         seconds[id] = workSeconds[value.index];
         break;

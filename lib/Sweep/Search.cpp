@@ -261,7 +261,10 @@ FastEvaluator::shape(const Configuration &configuration) {
   }
   result->parts = std::move(*parts);
   ShapeKey key = shapeKeyOf(result->parts, run.mapping, skeletons->names());
-  result->skeleton = skeletons->acquire(key);
+  bool build = false;
+  result->skeleton = skeletons->acquire(key, build);
+  if (!result->skeleton && !build)
+    return nullptr;
   if (!result->skeleton) {
     // The shape's first run: derive its steps, buffers and graph, once.
     llvm::Expected<RunSkeleton> skeleton =
@@ -316,9 +319,10 @@ RunEvaluation FastEvaluator::evaluate(const Configuration &configuration) {
     if (path) {
       RunEvaluation evaluation;
       evaluation.run = shaped->memory;
-      llvm::Error error =
-          addTimeFigures(evaluation.run, *path, shaped->flops, run.model,
-                         run.training, run.inference, run.mapping, profile);
+      llvm::Error error = addTimeFigures(
+          evaluation.run, *path,
+          [&]() -> llvm::Expected<analysis::RunFlops> { return shaped->flops; },
+          run.model, run.training, run.inference, run.mapping, profile);
       if (!error)
         return evaluation;
       llvm::consumeError(std::move(error));
@@ -453,13 +457,10 @@ RunEvaluation evaluateThroughIR(const Configuration &configuration,
       evaluation.rejectedAt = SearchStage::Derivation;
       return evaluation;
     }
-    llvm::Expected<analysis::RunFlops> flops =
-        analysis::runFlopsOf(totals->stages, run.mapping);
-    if (!flops)
-      return derivationFailure(llvm::toString(flops.takeError()));
     if (llvm::Error error = addTimeFigures(
-            evaluation.run, pathFiguresOf(*graph, *path), *flops, run.model,
-            run.training, run.inference, run.mapping, profile))
+            evaluation.run, pathFiguresOf(*graph, *path),
+            [&] { return analysis::runFlopsOf(totals->stages, run.mapping); },
+            run.model, run.training, run.inference, run.mapping, profile))
       return derivationFailure(llvm::toString(std::move(error)));
   }
   return evaluation;

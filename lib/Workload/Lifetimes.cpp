@@ -503,6 +503,8 @@ PersistentBytes blueprint::workload::persistentBytesOf(
     const std::optional<TrainingSpec> &training,
     const std::optional<InferenceSpec> &inference, OverflowGuard &guard) {
   PersistentBytes bytes;
+  if (!training && !inference)
+    return bytes;
   if (!training) {
     bytes.weights =
         guard.mul(program.parameters, bytesOf(inference->weightType),
@@ -599,6 +601,13 @@ blueprint::workload::livePeak(int64_t stage, size_t positions,
   std::vector<int64_t> delta(positions + 1, 0);
   OverflowGuard guard;
   for (const LiveSpan &span : spans) {
+    if (span.bytes < 0 || span.start > span.end || span.end >= positions)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "analyzeMemory: stage " + llvm::Twine(stage) +
+              ": a buffer of negative bytes or a lifetime outside the "
+              "stage's " +
+              llvm::Twine(positions) + " positions");
     delta[span.start] = guard.add(delta[span.start], span.bytes, "live bytes");
     delta[span.end + 1] =
         guard.sub(delta[span.end + 1], span.bytes, "live bytes");

@@ -324,4 +324,19 @@ TEST(CriticalPath, MalformedGraphsHaveNoPlan) {
   stranger.stages[0][0].rendezvous = {1};
   EXPECT_NE(planError(stranger).find("do not include its own"),
             std::string::npos);
+
+  // Stages 0 and 1 hold a collective of the two of them; stage 2 then
+  // joins the same collective (its label's first occurrence).
+  GraphStep sync;
+  sync.kind = StepKind::Collective;
+  sync.label = "sync over pp";
+  sync.rendezvous = {0, 1};
+  GraphStep late = sync;
+  late.rendezvous = {0, 1, 2};
+  RunGraph overfull;
+  overfull.stages = {{sync}, {sync}, {late}};
+  EXPECT_NE(planError(overfull).find(
+                "stage 2 step 0 (sync over pp) joins a collective its stages "
+                "already held"),
+            std::string::npos);
 }

@@ -20,6 +20,8 @@
 
 #include "gtest/gtest.h"
 
+#include <limits>
+
 using namespace blueprint;
 using namespace blueprint::workload;
 using blueprint::test::RunSpecs;
@@ -355,3 +357,32 @@ TEST(Lifetimes, AnalysisRejectsLifetimesOutsideTheStage) {
 }
 
 } // namespace
+
+TEST(Lifetimes, LivePeakIsTheFirstLargestSum) {
+  // [0, 1] 5 bytes, [1, 2] 7 bytes, [2, 2] 5 bytes: 5, 12, 12 live.
+  std::vector<LiveSpan> spans = {{0, 1, 5}, {1, 2, 7}, {2, 2, 5}};
+  std::pair<int64_t, size_t> peak = valueOrFail(livePeak(3, 3, spans));
+  EXPECT_EQ(peak.first, 12);
+  EXPECT_EQ(peak.second, 1u);
+  // Nothing live: 0 at position 0.
+  peak = valueOrFail(livePeak(3, 3, {}));
+  EXPECT_EQ(peak.first, 0);
+  EXPECT_EQ(peak.second, 0u);
+
+  auto errorOf = [](int64_t positions, std::vector<LiveSpan> spans) {
+    llvm::Expected<std::pair<int64_t, size_t>> peak =
+        livePeak(3, positions, spans);
+    return peak ? std::string() : llvm::toString(peak.takeError());
+  };
+  EXPECT_NE(errorOf(3, {{0, 1, -1}})
+                .find("stage 3: a buffer of negative "
+                      "bytes"),
+            std::string::npos);
+  EXPECT_NE(errorOf(3, {{1, 3, 1}}).find("outside the stage's 3 positions"),
+            std::string::npos);
+  EXPECT_NE(errorOf(3, {{2, 1, 1}}).find("outside"), std::string::npos);
+  int64_t max = std::numeric_limits<int64_t>::max();
+  EXPECT_NE(errorOf(3, {{0, 2, max}, {1, 1, 1}})
+                .find("stage 3: 64-bit overflow computing live bytes"),
+            std::string::npos);
+}

@@ -180,4 +180,27 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
             std::string::npos);
 }
 
+TEST(RunSkeletonTest, TheCacheKeepsSkeletonsAndFailures) {
+  sweep::SkeletonCache cache(/*capacity=*/1);
+  bool build = false;
+  // A new shape: the caller builds it.
+  EXPECT_EQ(cache.acquire({1}, build), nullptr);
+  EXPECT_TRUE(build);
+  // It could not: the shape's runs are derived in whole from now on.
+  cache.abandon({1});
+  EXPECT_EQ(cache.acquire({1}, build), nullptr);
+  EXPECT_FALSE(build);
+  // Another shape, built and kept.
+  EXPECT_EQ(cache.acquire({2}, build), nullptr);
+  EXPECT_TRUE(build);
+  std::shared_ptr<const sweep::RunSkeleton> built =
+      cache.insert({2}, sweep::RunSkeleton());
+  ASSERT_NE(built, nullptr);
+  EXPECT_EQ(cache.acquire({2}, build), built);
+  EXPECT_FALSE(build);
+  // Beyond the capacity the least recently used went: the failure.
+  EXPECT_EQ(cache.acquire({1}, build), nullptr);
+  EXPECT_TRUE(build);
+}
+
 } // namespace

@@ -204,6 +204,15 @@ GraphStep instanceStep(llvm::StringRef templateName,
                        std::optional<std::pair<int64_t, int64_t>> blocks,
                        double seconds, bool labelled = true);
 
+/// What a pipeline message's step takes: a send costs its stage nothing and
+/// its message `transferSeconds` on the link; a receive costs nothing (it
+/// ends when the message arrives).
+struct MessageTimes {
+  double seconds = 0;
+  double transferSeconds = 0;
+};
+MessageTimes messageTimes(bool send, double transferSeconds);
+
 /// The step of a pipeline send (with its transfer time) or receive; without
 /// `labelled` its label is left empty.
 GraphStep messageStep(bool send, workload::PipelineMessage message,

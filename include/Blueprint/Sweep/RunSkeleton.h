@@ -166,20 +166,26 @@ public:
   explicit SkeletonCache(size_t capacity = 64) : capacity(capacity) {}
 
   ShapeNames &names() { return shapeNames; }
-  /// The skeleton of `key`, waiting while another caller builds it; none
-  /// when nobody has: the caller then builds it and calls insert, or
-  /// abandon if it cannot.
-  std::shared_ptr<const RunSkeleton> acquire(const ShapeKey &key);
+  /// The skeleton of `key`, waiting while another caller builds it. None
+  /// when the shape has no skeleton: `build` then says whether the caller
+  /// is to build it (and call insert, or abandon if it cannot) or an
+  /// earlier build failed (the shape's runs are then derived in whole).
+  std::shared_ptr<const RunSkeleton> acquire(const ShapeKey &key, bool &build);
   std::shared_ptr<const RunSkeleton> insert(const ShapeKey &key,
                                             RunSkeleton skeleton);
+  /// Records that the skeleton of `key` cannot be built.
   void abandon(const ShapeKey &key);
 
 private:
   struct Entry {
-    /// None while a caller builds it.
+    /// None while a caller builds it, or when it could not.
     std::shared_ptr<const RunSkeleton> skeleton;
+    bool failed = false;
     size_t lastUse = 0;
   };
+  /// Drops the least recently used entry beyond the capacity (never one
+  /// being built).
+  void evict();
   size_t capacity;
   ShapeNames shapeNames;
   std::mutex mutex;

@@ -328,8 +328,9 @@ struct SearchSummary {
   std::vector<Ranked> top;
   std::vector<Ranked> front;
   /// On the fast path: the shapes derived in whole, and the training runs
-  /// evaluated from their parts through a shape's skeleton (summed over
-  /// the workers, each of which keeps its own skeletons).
+  /// given a shape's skeleton (their memory, totals and, unless a step
+  /// cannot be costed, time come from it), summed over the workers, which
+  /// share one SkeletonCache.
   size_t shapesDerived = 0;
   size_t shapedRuns = 0;
 };

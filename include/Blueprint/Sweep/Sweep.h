@@ -22,6 +22,7 @@
 #include "Blueprint/Workload/Spec.h"
 #include "Blueprint/Workload/WholeRun.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -169,12 +170,12 @@ struct PathFigures {
 PathFigures pathFiguresOf(const analysis::RunGraph &graph,
                           const analysis::CriticalPathReport &path);
 
-/// The timed figures of a run from its critical path and its FLOPs
-/// (analysis::runFlopsOf of the per-rank totals of its stages, derived or
-/// read off a plan).
+/// The timed figures of a run from its critical path and, when the path
+/// has a positive finite length, its FLOPs (`flops`: analysis::runFlopsOf
+/// of the per-rank totals of its stages, derived or read off a plan).
 llvm::Error
 addTimeFigures(RunFigures &figures, const PathFigures &path,
-               const analysis::RunFlops &flops,
+               llvm::function_ref<llvm::Expected<analysis::RunFlops>()> flops,
                const workload::ModelSpec &model,
                const std::optional<workload::TrainingSpec> &training,
                const std::optional<workload::InferenceSpec> &inference,

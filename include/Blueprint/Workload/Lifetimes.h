@@ -92,7 +92,8 @@ struct PersistentBytes {
 /// The persistent state of `program` (its parameters and buckets) under
 /// the ZeRO stage of `mapping` (sharding needs dp > 1): a training run's
 /// weights, gradient buffer (ZeRO 0-1) and optimizer state, an inference
-/// run's weights (`training` none). Overflows are recorded in `guard`.
+/// run's weights (`training` none; nothing without either). Overflows are
+/// recorded in `guard`.
 PersistentBytes persistentBytesOf(const StageProgram &program,
                                   const MappingSpec &mapping,
                                   const std::optional<TrainingSpec> &training,
@@ -163,8 +164,8 @@ struct LiveSpan {
 
 /// The largest sum of the bytes of the spans live at one of `positions`
 /// positions, and the first position that reaches it (0 and 0 when none
-/// is positive); the spans lie within the positions and are non-negative.
-/// Fails, naming stage `stage`, on overflow.
+/// is positive). Fails, naming stage `stage`, on overflow, on negative
+/// bytes or on a span outside the positions.
 llvm::Expected<std::pair<int64_t, size_t>>
 livePeak(int64_t stage, size_t positions, llvm::ArrayRef<LiveSpan> spans);
 
