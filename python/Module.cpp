@@ -66,6 +66,7 @@ public:
                         std::vector<std::string>(lines.begin(), lines.end()));
 }
 
+/// The value, or the error thrown as `stage`'s.
 template <typename T> T take(llvm::StringRef stage, llvm::Expected<T> value) {
   if (!value)
     raise(stage, value.takeError());
@@ -78,6 +79,8 @@ unsigned workerCount(unsigned threads) {
                  : llvm::hardware_concurrency().compute_thread_count();
 }
 
+/// A profile and a binding checked against each other, as blueprint-sweep
+/// checks its options.
 sweep::Target parseTarget(const std::string &profileJSON,
                           const std::string &bindingJSON) {
   sweep::Target target{

@@ -99,7 +99,7 @@ class Spec:
         --work-summary=format=json` reports its program: "stages", each
         stage's per-rank totals with its pipeline messages and bytes sent
         and received, and "iteration", the totals over every rank (exact
-        ints beyond 64 bits)."""
+        ints; 128-bit counts in C++)."""
         return self._work_summary(
             "builtin.module(distribute-transformer{scope=iteration})")
 

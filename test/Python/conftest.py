@@ -11,8 +11,8 @@ import pytest
 SOURCE_DIR = os.environ["BLUEPRINT_SOURCE_DIR"]
 TOOLS_DIR = os.environ["BLUEPRINT_TOOLS_DIR"]
 
-# Two blocks on two pipeline stages and two TP ranks: every kind of work
-# and message, in milliseconds.
+# Four blocks on two pipeline stages, two TP and two DP ranks: every kind
+# of work and message, in milliseconds.
 SMALL_SPEC = {
     "name": "small",
     "model": {"hidden": 128, "heads": 16, "ffn_hidden": 512,

@@ -31,6 +31,8 @@ def test_bad_profile_raises_naming_the_field(a100_path, tmp_path):
     with pytest.raises(blueprint.BlueprintError) as raised:
         blueprint.load_profile(str(path))
     assert str(path) in raised.value.diagnostic
+    with pytest.raises(FileNotFoundError):
+        blueprint.load_profile(str(tmp_path / "missing.json"))
 
 
 def test_estimate_is_blueprint_sweep_row(a100_path, tmp_path):

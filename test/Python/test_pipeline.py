@@ -75,7 +75,8 @@ def test_pipeline_errors(small_spec_file):
     assert raised.value.stage == "pipeline"
     assert raised.value.diagnostics == [
         "work-summary: format must be 'table' or 'json', got 'xml'"]
-    spec = dict(SMALL_SPEC, mapping={"tp": 2, "pp": 2, "dp": 2, "zero_stage": 7})
+    spec = dict(SMALL_SPEC,
+                mapping={"tp": 2, "pp": 2, "dp": 2, "zero_stage": 7})
     with pytest.raises(blueprint.BlueprintError) as raised:
         blueprint.run_pipeline(spec)
     assert raised.value.rule == "transformer_mapping_c5"

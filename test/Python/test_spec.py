@@ -71,6 +71,18 @@ def test_invalid_json_text_raises():
     assert "invalid JSON" in raised.value.diagnostic
 
 
+def test_hostile_input_raises_instead_of_crashing():
+    # The importer scans the nesting before parsing: no stack overflow.
+    with pytest.raises(blueprint.BlueprintError) as raised:
+        blueprint.load_spec("[" * 100000)
+    assert "nesting deeper than 64 levels" in raised.value.diagnostic
+    spec = copy.deepcopy(SMALL_SPEC)
+    spec["model"]["hidden"] = 2**70
+    with pytest.raises(blueprint.BlueprintError) as raised:
+        blueprint.load_spec(spec)
+    assert raised.value.path == "$.model.hidden"
+
+
 def test_missing_file_and_wrong_type(tmp_path):
     with pytest.raises(FileNotFoundError):
         blueprint.load_spec(str(tmp_path / "missing.json"))

@@ -110,6 +110,13 @@ def test_bad_suite_raises(tmp_path):
         blueprint.run_suite(suite)
     assert raised.value.stage == "suite"
     assert raised.value.path == "$.scenarios[0].weight"
+    # Profile paths of a suite file are relative to it.
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps(SUITE))
+    with pytest.raises(blueprint.BlueprintError) as raised:
+        blueprint.run_suite(str(path))
+    assert raised.value.path == "$.systems[0].profile"
+    assert str(tmp_path / "a100.json") in raised.value.diagnostic
 
 
 def test_rows_as_a_dataframe(a100_path):
