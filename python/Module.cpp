@@ -204,7 +204,8 @@ std::vector<std::string> evaluateBatch(const std::string &batchJSON,
   return rows;
 }
 
-/// blueprint-search's JSON rows of a space read from `inputFile`.
+/// blueprint-search's JSON rows of a space read from `inputFile`, and its
+/// errors, which name the file.
 std::vector<std::string>
 search(const std::string &spaceJSON, const std::string &inputFile,
        const std::string &profileJSON, const std::string &bindingJSON,
@@ -217,9 +218,11 @@ search(const std::string &spaceJSON, const std::string &inputFile,
       take("binding", estimate::parseNetworkTierBinding(bindingJSON));
   sweep::SearchInput input =
       take("space", sweep::parseSearchInput(spaceJSON, inputFile));
-  sweep::SearchSpace space = take(
-      "space", sweep::SearchSpace::parse(input.grid, std::move(input.base),
-                                         binding, profile, gpus, globalBatch));
+  llvm::Expected<sweep::SearchSpace> space = sweep::SearchSpace::parse(
+      input.grid, std::move(input.base), binding, profile, gpus, globalBatch);
+  if (!space)
+    raise("space", llvm::createStringError(inputFile + ": " +
+                                           llvm::toString(space.takeError())));
   sweep::SearchOptions options;
   options.threads = workerCount(threads);
   options.throughIR = throughIR;
@@ -227,24 +230,32 @@ search(const std::string &spaceJSON, const std::string &inputFile,
   options.pareto = pareto;
   std::vector<std::string> rows;
   take("search",
-       sweep::runSearch(space, profile, options, [&](llvm::StringRef row) {
+       sweep::runSearch(*space, profile, options, [&](llvm::StringRef row) {
          rows.push_back(row.str());
        }));
   return rows;
 }
 
-/// The JSON lines of blueprint-search --suite; profile paths are relative
-/// to `directory`.
+/// The JSON lines of blueprint-search --suite on a suite read from
+/// `inputFile`, whose profile paths are relative to `directory`; errors
+/// in the suite name the file.
 std::vector<std::string> runSuite(const std::string &suiteJSON,
+                                  const std::string &inputFile,
                                   const std::string &directory,
                                   unsigned threads) {
-  llvm::json::Value parsed = take("suite", llvm::json::parse(suiteJSON));
-  sweep::Suite suite = take("suite", sweep::Suite::parse(parsed, directory));
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(suiteJSON);
+  if (!parsed)
+    raise("suite", llvm::createStringError(inputFile + ": invalid JSON: " +
+                                           llvm::toString(parsed.takeError())));
+  llvm::Expected<sweep::Suite> suite = sweep::Suite::parse(*parsed, directory);
+  if (!suite)
+    raise("suite", llvm::createStringError(inputFile + ": " +
+                                           llvm::toString(suite.takeError())));
   sweep::SuiteReport report =
-      take("suite", sweep::runSuite(suite, workerCount(threads)));
+      take("suite", sweep::runSuite(*suite, workerCount(threads)));
   std::string text;
   llvm::raw_string_ostream os(text);
-  sweep::writeSuiteReport(suite, report, os);
+  sweep::writeSuiteReport(*suite, report, os);
   llvm::SmallVector<llvm::StringRef> lines;
   llvm::StringRef(text).split(lines, '\n', -1, /*KeepEmpty=*/false);
   return std::vector<std::string>(lines.begin(), lines.end());
@@ -306,7 +317,7 @@ PYBIND11_MODULE(_blueprint, m) {
         py::arg("global_batch"), py::arg("top"), py::arg("pareto"),
         py::arg("through_ir"), py::arg("threads"), release(),
         "The blueprint-search rows of a space.");
-  m.def("run_suite", &runSuite, py::arg("suite_json"), py::arg("directory"),
-        py::arg("threads"), release(),
+  m.def("run_suite", &runSuite, py::arg("suite_json"), py::arg("input_file"),
+        py::arg("directory"), py::arg("threads"), release(),
         "The blueprint-search --suite lines of a suite.");
 }

@@ -274,9 +274,10 @@ def run_suite(suite, threads=None, as_dataframe=False):
     relative to the working directory). Returns its lines as dicts: one per
     scenario and candidate system (the best row, or why there is none), then
     one per candidate in rank order. A bad suite raises BlueprintError."""
-    text, _, path = _read_source(suite, "suite")
+    text, label, path = _read_source(suite, "suite")
     directory = os.path.dirname(path) if path else ""
-    return _rows(_blueprint.run_suite(text, directory, _threads(threads)),
+    return _rows(_blueprint.run_suite(text, label, directory,
+                                      _threads(threads)),
                  as_dataframe)
 
 

@@ -110,6 +110,7 @@ def test_bad_suite_raises(tmp_path):
         blueprint.run_suite(suite)
     assert raised.value.stage == "suite"
     assert raised.value.path == "$.scenarios[0].weight"
+    assert raised.value.diagnostic.startswith("<suite>: $.scenarios[0]")
     # Profile paths of a suite file are relative to it.
     path = tmp_path / "suite.json"
     path.write_text(json.dumps(SUITE))
