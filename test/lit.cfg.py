@@ -8,7 +8,8 @@ config.name = "Blueprint"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test", ".json"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit",
-                   "Inputs", "reference", "consumer", "corpus", "dict"]
+                   "Inputs", "reference", "consumer", "corpus", "dict",
+                   "Python"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.blueprint_obj_root, "test")
 
@@ -29,6 +30,12 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
 # test's consumer) cannot run.
 if config.blueprint_sanitized:
     config.available_features.add("sanitized")
+# The Python package is built (BLUEPRINT_BUILD_PYTHON; never in a sanitized
+# build) and installs into <prefix>/%blueprint_python_dir.
+if config.blueprint_python_package:
+    config.available_features.add("python-package")
+config.substitutions.append(("%blueprint_python_dir",
+                             config.blueprint_python_install_dir))
 llvm_config.use_default_substitutions()
 
 # %xmlwf FILE: fails unless FILE is well-formed XML. xmllint (Debian's

@@ -131,6 +131,11 @@ static std::vector<DialectSchema> collectSchema(ModuleOp module) {
   return schema;
 }
 
+std::string Checkpoint::fileStem() const {
+  return (sequence < 10 ? "0" : "") + std::to_string(sequence) + "-" +
+         record.argument;
+}
+
 void Checkpoint::writeJSON(llvm::raw_ostream &os,
                            llvm::StringRef irFile) const {
   // Keys in name order, as llvm::json::Object prints them.
@@ -445,9 +450,7 @@ CheckpointSession::publish(std::unique_ptr<Checkpoint> checkpoint,
   }
 
   if (!options.directory.empty()) {
-    std::string stem = (checkpoint->sequence < 10 ? "0" : "") +
-                       std::to_string(checkpoint->sequence) + "-" +
-                       checkpoint->record.argument;
+    std::string stem = checkpoint->fileStem();
     if (std::error_code error =
             llvm::sys::fs::create_directories(options.directory))
       return emitError(loc) << "checkpoint: cannot create directory '"

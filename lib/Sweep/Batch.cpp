@@ -10,6 +10,7 @@
 
 #include "Rows.h"
 
+#include "Blueprint/Estimate/Estimate.h"
 #include "Blueprint/Support/JSON.h"
 #include "Blueprint/Sweep/Sweep.h"
 
@@ -25,6 +26,26 @@
 
 using namespace blueprint;
 using namespace blueprint::sweep;
+
+llvm::Error sweep::checkTarget(const Target &target) {
+  std::vector<std::string> meshAxes;
+  for (const estimate::MeshAxis &axis :
+       estimate::makeEstimateInput(workload::TrainingSpec(),
+                                   workload::MappingSpec())
+           .mesh)
+    meshAxes.push_back(axis.name);
+  for (const auto &[axis, tier] : target.binding.tierOfAxis) {
+    if (!llvm::is_contained(meshAxes, axis))
+      return llvm::createStringError("binding: '" + axis +
+                                     "' is not a mesh axis; expected " +
+                                     llvm::join(meshAxes, ", "));
+    if (!target.profile.tier(tier))
+      return llvm::createStringError(
+          "binding: profile '" + target.profile.name +
+          "' has no network tier named '" + tier + "'");
+  }
+  return llvm::Error::success();
+}
 
 //===----------------------------------------------------------------------===//
 // Grid

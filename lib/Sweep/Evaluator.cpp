@@ -11,10 +11,9 @@
 
 #include "Blueprint/Sweep/Sweep.h"
 
-#include "DiagnosticCapture.h"
-
 #include "Blueprint/Analysis/CriticalPath.h"
 #include "Blueprint/Analysis/ModelSummary.h"
+#include "Blueprint/Support/DiagnosticCapture.h"
 #include "Blueprint/Workload/Lifetimes.h"
 #include "Blueprint/Workload/WholeRun.h"
 

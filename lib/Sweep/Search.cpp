@@ -12,7 +12,6 @@
 
 #include "Blueprint/Sweep/Search.h"
 
-#include "DiagnosticCapture.h"
 #include "Rows.h"
 
 #include "Blueprint/Analysis/CriticalPath.h"
@@ -23,6 +22,7 @@
 #include "Blueprint/Import/Import.h"
 #include "Blueprint/Import/TrainingModule.h"
 #include "Blueprint/InitAll.h"
+#include "Blueprint/Support/DiagnosticCapture.h"
 #include "Blueprint/Transforms/Passes.h"
 #include "Blueprint/Transforms/PlanAnalyses.h"
 #include "Blueprint/Transforms/WorkTotals.h"
@@ -34,6 +34,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Threading.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -191,6 +192,69 @@ llvm::Expected<RunContracts> sweep::importContracts(llvm::StringRef specJSON,
     contracts.mapping = inference.getMapping().getSpec();
   }
   return contracts;
+}
+
+llvm::Expected<SearchInput> sweep::parseSearchInput(llvm::StringRef input,
+                                                    llvm::StringRef inputFile) {
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError(inputFile + ": " + message);
+  };
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(input);
+  if (!parsed)
+    return fail("invalid JSON: " + llvm::toString(parsed.takeError()));
+  const llvm::json::Object *root = parsed->getAsObject();
+  if (!root)
+    return fail("$: expected a space object {\"spec\": ..., \"grid\": "
+                "{...}} or a spec");
+  // A spec alone is the space of its run with no grid.
+  llvm::json::Object spaceOfSpec{{"spec", llvm::json::Object(*root)}};
+  if (!root->get("spec") && root->get("model"))
+    root = &spaceOfSpec;
+  std::vector<std::string> unknown;
+  for (const auto &entry : *root)
+    if (entry.first != "spec" && entry.first != "grid")
+      unknown.push_back(entry.first.str());
+  llvm::sort(unknown);
+  if (!unknown.empty())
+    return fail("$." + unknown.front() +
+                ": unknown field; expected one of: spec, grid");
+  // The spec, inline or as a path relative to the space file.
+  std::string specText;
+  std::string specLabel = (inputFile + " $.spec").str();
+  const llvm::json::Value *specValue = root->get("spec");
+  if (std::optional<llvm::StringRef> path =
+          specValue ? specValue->getAsString() : std::nullopt) {
+    llvm::SmallString<256> resolved(*path);
+    if (llvm::sys::path::is_relative(resolved) && inputFile != "-") {
+      resolved = llvm::sys::path::parent_path(inputFile);
+      llvm::sys::path::append(resolved, *path);
+    }
+    std::string errorMessage;
+    std::unique_ptr<llvm::MemoryBuffer> spec =
+        mlir::openInputFile(resolved, &errorMessage);
+    if (!spec)
+      return fail("$.spec: " + errorMessage);
+    specText = spec->getBuffer().str();
+    specLabel = resolved.str().str();
+  } else if (specValue && specValue->getAsObject()) {
+    llvm::raw_string_ostream(specText) << *specValue;
+  } else {
+    return fail("$.spec: expected a spec object (docs/ImportJSON.md) or the "
+                "path of a spec file");
+  }
+  SearchInput result;
+  if (const llvm::json::Value *given = root->get("grid")) {
+    const llvm::json::Object *grid = given->getAsObject();
+    if (!grid)
+      return fail("$.grid: expected an object from axis to values");
+    result.grid = *grid;
+  }
+  llvm::Expected<RunContracts> base = importContracts(specText, specLabel);
+  if (!base)
+    return fail("$.spec is not a valid spec:\n" +
+                llvm::toString(base.takeError()));
+  result.base = std::move(*base);
+  return result;
 }
 
 //===----------------------------------------------------------------------===//

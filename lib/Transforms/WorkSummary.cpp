@@ -134,19 +134,6 @@ void writeWideRow(llvm::json::OStream &json, const IterationTotals::Row &row) {
   });
 }
 
-/// Streamed in sorted key order, as a json::Object prints, because the
-/// iteration's 128-bit counts are raw JSON integers no json::Value holds.
-void printJSON(llvm::ArrayRef<ProgramTotals> programs, llvm::raw_ostream &os) {
-  llvm::json::OStream json(os, 2);
-  json.object([&] {
-    json.attributeArray("programs", [&] {
-      for (const ProgramTotals &program : programs)
-        json.object([&] { writeProgramJSON(json, program); });
-    });
-  });
-  os << "\n";
-}
-
 void printRow(llvm::raw_ostream &os, llvm::StringRef phase,
               llvm::StringRef engine, const workload::WorkTotals &totals) {
   os << llvm::format("%-16s %-10s %5lld %22lld %18lld %18lld %16lld %16lld "
@@ -262,18 +249,10 @@ struct WorkSummaryPass : blueprint::impl::WorkSummaryBase<WorkSummaryPass> {
           << "'";
       return signalPassFailure();
     }
-    std::vector<ProgramTotals> programs;
-    // Every symbol-table op directly in the module that holds work is a
-    // program of some stage (dist.program, pplan.plan).
-    for (Operation &op : getOperation().getBody()->getOperations()) {
-      if (!op.hasTrait<OpTrait::SymbolTable>())
-        continue;
-      FailureOr<ProgramTotals> summary = summarizeProgram(&op);
-      if (failed(summary))
-        return signalPassFailure();
-      if (!summary->cadences.empty() || !summary->stages.empty())
-        programs.push_back(std::move(*summary));
-    }
+    FailureOr<std::vector<ProgramTotals>> programs =
+        summarizePrograms(getOperation());
+    if (failed(programs))
+      return signalPassFailure();
     std::string error;
     std::unique_ptr<llvm::ToolOutputFile> output =
         openOutputFile(outputFile, &error);
@@ -282,15 +261,46 @@ struct WorkSummaryPass : blueprint::impl::WorkSummaryBase<WorkSummaryPass> {
       return signalPassFailure();
     }
     if (format == "json")
-      printJSON(programs, output->os());
+      writeWorkSummaryJSON(*programs, output->os());
     else
-      printTable(programs, output->os());
+      printTable(*programs, output->os());
     output->keep();
     markAllAnalysesPreserved();
   }
 };
 
 } // namespace
+
+FailureOr<std::vector<ProgramTotals>>
+blueprint::summarizePrograms(ModuleOp module) {
+  std::vector<ProgramTotals> programs;
+  // Every symbol-table op directly in the module that holds work is a
+  // program of some stage (dist.program, pplan.plan).
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (!op.hasTrait<OpTrait::SymbolTable>())
+      continue;
+    FailureOr<ProgramTotals> summary = summarizeProgram(&op);
+    if (failed(summary))
+      return failure();
+    if (!summary->cadences.empty() || !summary->stages.empty())
+      programs.push_back(std::move(*summary));
+  }
+  return programs;
+}
+
+// Streamed in sorted key order, as a json::Object prints, because the
+// iteration's 128-bit counts are raw JSON integers no json::Value holds.
+void blueprint::writeWorkSummaryJSON(llvm::ArrayRef<ProgramTotals> programs,
+                                     llvm::raw_ostream &os) {
+  llvm::json::OStream json(os, 2);
+  json.object([&] {
+    json.attributeArray("programs", [&] {
+      for (const ProgramTotals &program : programs)
+        json.object([&] { writeProgramJSON(json, program); });
+    });
+  });
+  os << "\n";
+}
 
 /// The fields of `totals` under their JSON keys, in key order.
 static std::array<std::pair<llvm::StringLiteral, int64_t>, 7>

@@ -211,68 +211,16 @@ int main(int argc, char **argv) {
       mlir::openInputFile(inputFile, &errorMessage);
   if (!input)
     return fail(errorMessage);
-  llvm::Expected<llvm::json::Value> parsed =
-      llvm::json::parse(input->getBuffer());
-  if (!parsed)
-    return fail(inputFile +
-                ": invalid JSON: " + llvm::toString(parsed.takeError()));
-  const llvm::json::Object *root = parsed->getAsObject();
-  if (!root)
-    return fail(inputFile + ": $: expected a space object {\"spec\": ..., "
-                            "\"grid\": {...}} or a spec");
-  // A spec alone is the space of its run with no grid.
-  llvm::json::Object spaceOfSpec{{"spec", llvm::json::Object(*root)}};
-  if (!root->get("spec") && root->get("model"))
-    root = &spaceOfSpec;
-  std::vector<std::string> unknown;
-  for (const auto &entry : *root)
-    if (entry.first != "spec" && entry.first != "grid")
-      unknown.push_back(entry.first.str());
-  llvm::sort(unknown);
-  if (!unknown.empty())
-    return fail(inputFile + ": $." + unknown.front() +
-                ": unknown field; expected one of: spec, grid");
-  // The spec, inline or as a path relative to the space file.
-  std::string specText;
-  std::string specLabel = inputFile + " $.spec";
-  const llvm::json::Value *specValue = root->get("spec");
-  if (std::optional<llvm::StringRef> path =
-          specValue ? specValue->getAsString() : std::nullopt) {
-    llvm::SmallString<256> resolved(*path);
-    if (llvm::sys::path::is_relative(resolved) && inputFile != "-") {
-      resolved = llvm::sys::path::parent_path(inputFile);
-      llvm::sys::path::append(resolved, *path);
-    }
-    std::unique_ptr<llvm::MemoryBuffer> spec =
-        mlir::openInputFile(resolved, &errorMessage);
-    if (!spec)
-      return fail(inputFile + ": $.spec: " + errorMessage);
-    specText = spec->getBuffer().str();
-    specLabel = resolved.str().str();
-  } else if (specValue && specValue->getAsObject()) {
-    llvm::raw_string_ostream(specText) << *specValue;
-  } else {
-    return fail(inputFile + ": $.spec: expected a spec object "
-                            "(docs/ImportJSON.md) or the path of a spec file");
-  }
-  llvm::json::Object emptyGrid;
-  const llvm::json::Object *grid = &emptyGrid;
-  if (const llvm::json::Value *given = root->get("grid")) {
-    grid = given->getAsObject();
-    if (!grid)
-      return fail(inputFile + ": $.grid: expected an object from axis to "
-                              "values");
-  }
-  llvm::Expected<sweep::RunContracts> base =
-      sweep::importContracts(specText, specLabel);
-  if (!base)
-    return fail(inputFile + ": $.spec is not a valid spec:\n" +
-                llvm::toString(base.takeError()));
+  llvm::Expected<sweep::SearchInput> searchInput =
+      sweep::parseSearchInput(input->getBuffer(), inputFile);
+  if (!searchInput)
+    return fail(llvm::toString(searchInput.takeError()));
   std::optional<int64_t> batch;
   if (globalBatch.getNumOccurrences())
     batch = globalBatch;
-  llvm::Expected<sweep::SearchSpace> space = sweep::SearchSpace::parse(
-      *grid, std::move(*base), baseBinding, *profile, gpus, batch);
+  llvm::Expected<sweep::SearchSpace> space =
+      sweep::SearchSpace::parse(searchInput->grid, std::move(searchInput->base),
+                                baseBinding, *profile, gpus, batch);
   if (!space)
     return fail(inputFile + ": " + llvm::toString(space.takeError()));
 

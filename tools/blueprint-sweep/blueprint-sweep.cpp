@@ -16,8 +16,6 @@
 #include "Blueprint/Sweep/Sweep.h"
 
 #include "mlir/Support/FileUtilities.h"
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -93,23 +91,9 @@ int main(int argc, char **argv) {
           : estimate::loadNetworkTierBinding(bindingFile);
   if (!binding)
     return fail(llvm::toString(binding.takeError()));
-  // A binding that can apply to no configuration is bad input, not a
-  // rejected row: every axis must be one of the mesh's and every tier one of
-  // the profile's.
-  std::vector<std::string> meshAxes;
-  for (const estimate::MeshAxis &axis :
-       estimate::makeEstimateInput(workload::TrainingSpec(),
-                                   workload::MappingSpec())
-           .mesh)
-    meshAxes.push_back(axis.name);
-  for (const auto &[axis, tier] : binding->tierOfAxis) {
-    if (!llvm::is_contained(meshAxes, axis))
-      return fail("binding: '" + axis + "' is not a mesh axis; expected " +
-                  llvm::join(meshAxes, ", "));
-    if (!profile->tier(tier))
-      return fail("binding: profile '" + profile->name +
-                  "' has no network tier named '" + tier + "'");
-  }
+  sweep::Target target{std::move(*profile), std::move(*binding)};
+  if (llvm::Error error = sweep::checkTarget(target))
+    return fail(llvm::toString(std::move(error)));
 
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =
@@ -130,8 +114,7 @@ int main(int argc, char **argv) {
     output->os() << sweep::csvHeader(batch->axes()) << "\n";
   unsigned workers = jobs ? jobs.getValue()
                           : llvm::hardware_concurrency().compute_thread_count();
-  sweep::runBatch(*batch, {std::move(*profile), std::move(*binding)}, workers,
-                  rowFormat,
+  sweep::runBatch(*batch, target, workers, rowFormat,
                   [&](llvm::StringRef row) { output->os() << row << "\n"; });
   output->keep();
   return EXIT_SUCCESS;

@@ -79,6 +79,9 @@ struct Checkpoint {
   /// The snapshot printed with locations: the checkpoint's IR file.
   std::string ir;
 
+  /// `NN-<pass argument>`: the name of its files in a checkpoint directory
+  /// (`.mlir`, `.json`) without the extension.
+  std::string fileStem() const;
   /// Writes the JSON record (docs/Checkpoints.md), without the snapshot
   /// itself, streamed (a record of a large program is never held as a JSON
   /// tree).

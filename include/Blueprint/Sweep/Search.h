@@ -50,6 +50,21 @@ struct RunContracts {
 llvm::Expected<RunContracts> importContracts(llvm::StringRef specJSON,
                                              llvm::StringRef label);
 
+/// What a search reads (docs/Sweep.md, "Search spaces"): the base run and
+/// the grid over it.
+struct SearchInput {
+  RunContracts base;
+  llvm::json::Object grid;
+};
+
+/// Reads the JSON text `input` of a space, `{"spec": <spec object or path of
+/// a spec file>, "grid": {...}}`, or of a spec alone (the space of its run
+/// with no grid), and imports its spec. `inputFile` is where the text came
+/// from ("-": stdin): a relative spec path is relative to its folder. Every
+/// error starts with `inputFile` and names the JSON path.
+llvm::Expected<SearchInput> parseSearchInput(llvm::StringRef input,
+                                             llvm::StringRef inputFile);
+
 /// One configuration of a search: the run and the network tier of each mesh
 /// axis with more than one rank.
 struct Configuration {

@@ -56,6 +56,11 @@ struct Target {
   estimate::NetworkTierBinding binding;
 };
 
+/// Fails unless every axis the binding binds is a mesh axis (tp, pp, dp)
+/// and every tier is one of the profile's: a binding that can apply to no
+/// configuration is bad input, not a rejected row.
+llvm::Error checkTarget(const Target &target);
+
 /// Where the pipeline rejected a configuration.
 enum class Stage {
   /// The importer or the ModelIR verifier (a contract or composition rule).

@@ -13,6 +13,7 @@
 #include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/WholeRun.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/APInt.h"
 #include "llvm/Support/JSON.h"
@@ -56,6 +57,18 @@ struct ProgramTotals {
 /// derives its whole generation); an overflow is reported on the program
 /// and yields failure.
 mlir::FailureOr<ProgramTotals> summarizeProgram(mlir::Operation *program);
+
+/// The totals of every program directly in `module` that holds work (a
+/// `dist.program`, a `pplan.plan`), in module order: what `--work-summary`
+/// reports. An overflow is reported on its program and yields failure.
+mlir::FailureOr<std::vector<ProgramTotals>>
+summarizePrograms(mlir::ModuleOp module);
+
+/// Writes `--work-summary=format=json`: `{"programs": [...]}` with every
+/// program's cadences, stages, iteration and generation (docs/DistSpec.md),
+/// keys sorted; the iteration's 128-bit counts are exact JSON integers.
+void writeWorkSummaryJSON(llvm::ArrayRef<ProgramTotals> programs,
+                          llvm::raw_ostream &os);
 
 /// The per-rank totals of every stage of a whole-run `dist.program`
 /// (docs/WholeRun.md), read off the IR: each instance adds its template's

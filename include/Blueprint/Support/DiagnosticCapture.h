@@ -1,12 +1,13 @@
-//===- DiagnosticCapture.h - Diagnostics into rows --------------*- C++ -*-===//
+//===- DiagnosticCapture.h - Diagnostics collected, not printed -*- C++ -*-===//
 //
-// A rejected configuration is a row, not a failure of the batch: its error
+// A rejected configuration is a row, not a failure of the batch, and a
+// rejection seen from Python is an exception: either way its error
 // diagnostics are collected, never printed.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef BLUEPRINT_LIB_SWEEP_DIAGNOSTICCAPTURE_H
-#define BLUEPRINT_LIB_SWEEP_DIAGNOSTICCAPTURE_H
+#ifndef BLUEPRINT_SUPPORT_DIAGNOSTICCAPTURE_H
+#define BLUEPRINT_SUPPORT_DIAGNOSTICCAPTURE_H
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -14,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace blueprint::sweep {
+namespace blueprint {
 
 /// Collects the error diagnostics emitted while it is in scope; everything
 /// else the context emits is dropped.
@@ -32,6 +33,6 @@ private:
   mlir::ScopedDiagnosticHandler handler;
 };
 
-} // namespace blueprint::sweep
+} // namespace blueprint
 
-#endif // BLUEPRINT_LIB_SWEEP_DIAGNOSTICCAPTURE_H
+#endif // BLUEPRINT_SUPPORT_DIAGNOSTICCAPTURE_H
