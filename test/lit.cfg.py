@@ -47,5 +47,5 @@ else:
 tool_dirs = [config.blueprint_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
     ["blueprint-opt", "blueprint-translate", "blueprint-sweep",
-     "blueprint-search"], tool_dirs)
+     "blueprint-search", "blueprint-chakra"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
