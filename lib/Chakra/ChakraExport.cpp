@@ -115,8 +115,8 @@ struct GroupKind {
 
   /// The members of the group that `rank` belongs to, in increasing
   /// order; none if a group leaves `rank` out.
-  std::optional<std::vector<int64_t>> membersWith(int64_t rank,
-                                                  const RankSpace &space) const {
+  std::optional<std::vector<int64_t>>
+  membersWith(int64_t rank, const RankSpace &space) const {
     std::vector<int64_t> base = space.coordinatesOf(rank);
     if (!positions.empty() && !llvm::is_contained(positions, base[axes[0]]))
       return std::nullopt;
@@ -216,41 +216,45 @@ instanceWorkOf(dist::InstanceOp instance, dist::TemplateOp templateOp) {
   Block &templateBody = templateOp.getBody().front();
   size_t perRepetition = templateBody.getOperations().size();
   std::vector<InstanceWork> result;
+  // Appends `op` of `repetition`, waiting for the ops `index` numbers
+  // (those of its repetition, or of the whole expanded body).
+  auto append = [&](Operation &op, int64_t repetition,
+                    const llvm::DenseMap<Operation *, size_t> &index)
+      -> llvm::Expected<InstanceWork *> {
+    auto work = llvm::dyn_cast<WorkFactsOpInterface>(op);
+    if (!work)
+      return fail("an instance of @" + templateOp.getSymName() + " runs '" +
+                  op.getName().getStringRef() + "', which is not work");
+    InstanceWork &item = result.emplace_back();
+    item.work = work;
+    item.repetition = repetition;
+    for (Value dep : op.getOperands())
+      item.deps.push_back(index.lookup(dep.getDefiningOp()));
+    return &item;
+  };
+  llvm::DenseMap<Operation *, size_t> index;
   if (instance.isExpanded()) {
-    Block &body = instance.getBody().front();
-    llvm::DenseMap<Operation *, size_t> index;
-    for (auto [position, op] : llvm::enumerate(body)) {
-      auto work = llvm::dyn_cast<WorkFactsOpInterface>(op);
-      if (!work)
-        return fail("an instance of @" + templateOp.getSymName() +
-                    " holds '" + op.getName().getStringRef() +
-                    "', which is not work");
-      InstanceWork item{work,
-                        static_cast<int64_t>(position / perRepetition),
-                        {}};
-      for (Value dep : op.getOperands())
-        item.deps.push_back(index.lookup(dep.getDefiningOp()));
-      index[&op] = result.size();
-      result.push_back(std::move(item));
+    for (auto [position, op] : llvm::enumerate(instance.getBody().front())) {
+      llvm::Expected<InstanceWork *> item =
+          append(op, static_cast<int64_t>(position / perRepetition), index);
+      if (!item)
+        return item.takeError();
+      index[&op] = position;
     }
     return result;
   }
   for (int64_t repetition = 0; repetition < instance.getRepetitions();
        ++repetition) {
-    size_t offset = result.size();
-    llvm::DenseMap<Operation *, size_t> index;
+    size_t previousLast = result.size() - 1;
+    index.clear();
     for (Operation &op : templateBody) {
-      auto work = llvm::dyn_cast<WorkFactsOpInterface>(op);
-      if (!work)
-        return fail("@" + templateOp.getSymName() + " holds '" +
-                    op.getName().getStringRef() + "', which is not work");
-      InstanceWork item{work, repetition, {}};
-      for (Value dep : op.getOperands())
-        item.deps.push_back(index.lookup(dep.getDefiningOp()));
-      if (op.getNumOperands() == 0 && offset > 0)
-        item.deps.push_back(offset - 1);
-      index[&op] = result.size();
-      result.push_back(std::move(item));
+      size_t position = result.size();
+      llvm::Expected<InstanceWork *> item = append(op, repetition, index);
+      if (!item)
+        return item.takeError();
+      if (op.getNumOperands() == 0 && repetition > 0)
+        (*item)->deps.push_back(previousLast);
+      index[&op] = position;
     }
   }
   return result;
@@ -313,20 +317,18 @@ private:
     llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
     if (!figures)
       return figures.takeError();
-    std::string name =
-        (placement + work.getPrimitive() + " " +
-         workload::stringifyEnum(figures->phase))
-            .str();
+    std::string name = (placement + work.getPrimitive() + " " +
+                        workload::stringifyEnum(figures->phase))
+                           .str();
     bool collective = figures->collective.has_value();
-    PlannedNode &planned =
-        addNode(std::move(name),
-                collective ? ChakraProtoMsg::COMM_COLL_NODE
-                           : ChakraProtoMsg::COMP_NODE,
-                deps);
+    PlannedNode &planned = addNode(std::move(name),
+                                   collective ? ChakraProtoMsg::COMM_COLL_NODE
+                                              : ChakraProtoMsg::COMP_NODE,
+                                   deps);
     ChakraProtoMsg::Node &node = planned.node;
     addAttribute(node, "num_ops").set_int64_val(figures->ops);
-    addAttribute(node, "phase").set_string_val(
-        workload::stringifyEnum(figures->phase).str());
+    addAttribute(node, "phase")
+        .set_string_val(workload::stringifyEnum(figures->phase).str());
     if (collective) {
       llvm::Expected<GroupKind> group = groupKindOf(op, space);
       if (!group)
@@ -410,10 +412,9 @@ private:
     // The tag is the message's channel (messageChannel), unique per what it
     // carries, its micro-batch and the chunk that sends it; Chakra's
     // comm_tag is an int32.
-    int64_t tagBound =
-        guard.product({static_cast<int64_t>(message.getMicroBatch()) + 1, 3,
-                       chunks},
-                      what + " message tags");
+    int64_t tagBound = guard.product(
+        {static_cast<int64_t>(message.getMicroBatch()) + 1, 3, chunks},
+        what + " message tags");
     if (tagBound > std::numeric_limits<int32_t>::max())
       return fail(what + ": the tag of " +
                   workload::describeMessage(message.getMessage(),
@@ -426,11 +427,10 @@ private:
                                   message.getChunk()) +
         (send ? " to stage " : " from stage ") +
         std::to_string(message.getPeer());
-    PlannedNode &planned =
-        addNode(std::move(name),
-                send ? ChakraProtoMsg::COMM_SEND_NODE
-                     : ChakraProtoMsg::COMM_RECV_NODE,
-                entryOf(*message));
+    PlannedNode &planned = addNode(std::move(name),
+                                   send ? ChakraProtoMsg::COMM_SEND_NODE
+                                        : ChakraProtoMsg::COMM_RECV_NODE,
+                                   entryOf(*message));
     planned.peerStage = message.getPeer();
     addAttribute(planned.node, "comm_size").set_int64_val(message.getBytes());
     addAttribute(planned.node, "comm_tag")
@@ -485,9 +485,8 @@ numberGroups(const std::set<GroupKind> &kinds, const RankSpace &space) {
 
 /// Appends `message` preceded by its size as a varint (Chakra's
 /// encodeMessage, protobuf's delimited format).
-llvm::Error
-appendDelimited(const google::protobuf::MessageLite &message,
-                google::protobuf::io::CodedOutputStream &coded) {
+llvm::Error appendDelimited(const google::protobuf::MessageLite &message,
+                            google::protobuf::io::CodedOutputStream &coded) {
   size_t size = message.ByteSizeLong();
   if (size > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
     return fail("a message of " + llvm::Twine(size) +
@@ -522,8 +521,7 @@ llvm::Expected<ExportSummary> blueprint::chakra::exportTraces(
   llvm::Expected<RankSpace> space = rankSpaceOf(program);
   if (!space)
     return space.takeError();
-  int64_t chunks =
-      contracts->mapping.pp * contracts->mapping.virtualStages;
+  int64_t chunks = contracts->mapping.pp * contracts->mapping.virtualStages;
 
   std::map<int64_t, std::vector<PlannedNode>> stages;
   StagePlanner planner(*space, chunks);
@@ -552,8 +550,8 @@ llvm::Expected<ExportSummary> blueprint::chakra::exportTraces(
     summary.groups.emplace(id, members);
   for (int64_t rank = 0; rank < space->world; ++rank) {
     std::vector<int64_t> coordinates = space->coordinatesOf(rank);
-    bool representative = llvm::all_of(
-        llvm::enumerate(coordinates), [&](auto coordinate) {
+    bool representative =
+        llvm::all_of(llvm::enumerate(coordinates), [&](auto coordinate) {
           return coordinate.index() == space->ppAxis || coordinate.value() == 0;
         });
     if (selection == RankSelection::OnePerStage && !representative)
@@ -602,32 +600,32 @@ llvm::Expected<ExportSummary> blueprint::chakra::exportTraces(
     {
       google::protobuf::io::StringOutputStream stream(&trace);
       google::protobuf::io::CodedOutputStream coded(&stream);
-    if (llvm::Error error = appendDelimited(metadata, coded))
-      return std::move(error);
-    for (const PlannedNode &planned : stages[stage]) {
-      ChakraProtoMsg::Node node = planned.node;
-      if (planned.group) {
-        std::optional<std::vector<int64_t>> members =
-            planned.group->membersWith(rank, *space);
-        if (!members)
-          return fail("rank " + llvm::Twine(rank) + " runs '" + node.name() +
-                      "' over a group that leaves it out");
-        addAttribute(node, "pg_name")
-            .set_string_val(std::to_string(groupIds.at(*members)));
-      }
-      if (planned.peerStage) {
-        std::vector<int64_t> peer = coordinates;
-        peer[space->ppAxis] = *planned.peerStage;
-        int64_t peerRank = space->rankOf(peer);
-        bool send = node.type() == ChakraProtoMsg::COMM_SEND_NODE;
-        addAttribute(node, "comm_src")
-            .set_int32_val(static_cast<int32_t>(send ? rank : peerRank));
-        addAttribute(node, "comm_dst")
-            .set_int32_val(static_cast<int32_t>(send ? peerRank : rank));
-      }
-      if (llvm::Error error = appendDelimited(node, coded))
+      if (llvm::Error error = appendDelimited(metadata, coded))
         return std::move(error);
-    }
+      for (const PlannedNode &planned : stages[stage]) {
+        ChakraProtoMsg::Node node = planned.node;
+        if (planned.group) {
+          std::optional<std::vector<int64_t>> members =
+              planned.group->membersWith(rank, *space);
+          if (!members)
+            return fail("rank " + llvm::Twine(rank) + " runs '" + node.name() +
+                        "' over a group that leaves it out");
+          addAttribute(node, "pg_name")
+              .set_string_val(std::to_string(groupIds.at(*members)));
+        }
+        if (planned.peerStage) {
+          std::vector<int64_t> peer = coordinates;
+          peer[space->ppAxis] = *planned.peerStage;
+          int64_t peerRank = space->rankOf(peer);
+          bool send = node.type() == ChakraProtoMsg::COMM_SEND_NODE;
+          addAttribute(node, "comm_src")
+              .set_int32_val(static_cast<int32_t>(send ? rank : peerRank));
+          addAttribute(node, "comm_dst")
+              .set_int32_val(static_cast<int32_t>(send ? peerRank : rank));
+        }
+        if (llvm::Error error = appendDelimited(node, coded))
+          return std::move(error);
+      }
     }
     if (llvm::Error error = write(rank, trace))
       return std::move(error);

@@ -10,7 +10,8 @@
 // iteration's; every send has one receive (peer, tag, size); every
 // dependency names an earlier node (the nodes form a DAG); collectives over
 // one process group agree on every member; and a rank's trace is the same
-// whichever selection writes it.
+// whichever selection writes it, and whether the program is compact or
+// expanded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,8 +57,8 @@ std::optional<DecodedTrace> decode(llvm::StringRef bytes) {
     if (!input.ReadVarint32(&size))
       return false;
     auto limit = input.PushLimit(static_cast<int>(size));
-    bool parsed = message.ParseFromCodedStream(&input) &&
-                  input.ConsumedEntireMessage();
+    bool parsed =
+        message.ParseFromCodedStream(&input) && input.ConsumedEntireMessage();
     input.PopLimit(limit);
     return parsed;
   };
@@ -70,8 +71,8 @@ std::optional<DecodedTrace> decode(llvm::StringRef bytes) {
   return trace;
 }
 
-const ChakraProtoMsg::AttributeProto *attribute(const ChakraProtoMsg::Node &node,
-                                                llvm::StringRef name) {
+const ChakraProtoMsg::AttributeProto *
+attribute(const ChakraProtoMsg::Node &node, llvm::StringRef name) {
   for (const ChakraProtoMsg::AttributeProto &attr : node.attr())
     if (attr.name() == name)
       return &attr;
@@ -139,7 +140,8 @@ protected:
   /// Checks one decoded trace's structure and returns its totals.
   TraceTotals check(const DecodedTrace &trace, int64_t rank,
                     const chakra::ProcessGroups &groups,
-                    std::vector<Message> &sent, std::vector<Message> &received) {
+                    std::vector<Message> &sent,
+                    std::vector<Message> &received) {
     TraceTotals totals;
     EXPECT_EQ(trace.metadata.version(), "0.0.4");
     EXPECT_EQ(metadataValue(trace.metadata, "rank"), rank);
@@ -157,10 +159,10 @@ protected:
       case ChakraProtoMsg::COMP_NODE: {
         ++totals.compute;
         totals.ops += attribute(node, "num_ops")->int64_val();
-        EXPECT_EQ(attribute(node, "tensor_size")->uint64_val(),
-                  static_cast<uint64_t>(
-                      attribute(node, "read_bytes")->int64_val() +
-                      attribute(node, "write_bytes")->int64_val()));
+        EXPECT_EQ(
+            attribute(node, "tensor_size")->uint64_val(),
+            static_cast<uint64_t>(attribute(node, "read_bytes")->int64_val() +
+                                  attribute(node, "write_bytes")->int64_val()));
         break;
       }
       case ChakraProtoMsg::COMM_COLL_NODE: {
@@ -197,8 +199,8 @@ protected:
 
   /// Exports `program` with `selection` and checks every trace against
   /// --work-summary's totals; returns the traces.
-  std::map<int64_t, std::string> exportAndCheck(dist::ProgramOp program,
-                                                chakra::RankSelection selection) {
+  std::map<int64_t, std::string>
+  exportAndCheck(dist::ProgramOp program, chakra::RankSelection selection) {
     FailureOr<ProgramTotals> summary = summarizeProgram(program);
     EXPECT_TRUE(succeeded(summary));
     if (failed(summary))
@@ -218,8 +220,7 @@ protected:
       EXPECT_TRUE(trace.has_value()) << "rank " << rank;
       if (!trace)
         continue;
-      TraceTotals totals =
-          check(*trace, rank, exported.groups, sent, received);
+      TraceTotals totals = check(*trace, rank, exported.groups, sent, received);
       int64_t stage = metadataValue(trace->metadata, "stage");
       const workload::StageTotals &expected = summary->stages.at(stage);
       EXPECT_EQ(totals.ops, expected.work.total().ops) << "rank " << rank;
@@ -310,12 +311,19 @@ TEST_F(ChakraTest, EveryRankAgreesWithTheWorkSummary) {
       EXPECT_EQ(rank % 4, 0);
       EXPECT_EQ(trace, all.at(rank)) << "rank " << rank;
     }
+    // The expanded form (--expand-whole-run) holds the same work and
+    // dependencies: the same traces.
+    PassManager pm(&context);
+    pm.addPass(createExpandWholeRun());
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+    chakra::ExportSummary summary;
+    EXPECT_EQ(exportAll(program, chakra::RankSelection::All, summary), all);
   }
 }
 
 TEST_F(ChakraTest, GPT3OnePerStageAgreesWithTheWorkSummary) {
-  auto spec = llvm::MemoryBuffer::getFile(BLUEPRINT_EXAMPLES_DIR
-                                          "/gpt3-175b.json");
+  auto spec =
+      llvm::MemoryBuffer::getFile(BLUEPRINT_EXAMPLES_DIR "/gpt3-175b.json");
   ASSERT_TRUE(static_cast<bool>(spec));
   dist::ProgramOp program = wholeRun((*spec)->getBuffer());
   ASSERT_TRUE(program);

@@ -31,11 +31,11 @@ static llvm::cl::opt<std::string>
               llvm::cl::desc("<whole-run module (.mlir, '-' for stdin)>"),
               llvm::cl::init("-"), llvm::cl::cat(chakraCategory));
 
-static llvm::cl::opt<std::string> outputPrefix(
-    "o", llvm::cl::Required,
-    llvm::cl::desc("Output prefix: writes <prefix>.<rank>.et and "
-                   "<prefix>.comm_groups.json"),
-    llvm::cl::value_desc("prefix"), llvm::cl::cat(chakraCategory));
+static llvm::cl::opt<std::string>
+    outputPrefix("o", llvm::cl::Required,
+                 llvm::cl::desc("Output prefix: writes <prefix>.<rank>.et and "
+                                "<prefix>.comm_groups.json"),
+                 llvm::cl::value_desc("prefix"), llvm::cl::cat(chakraCategory));
 
 static llvm::cl::opt<std::string> ranksOption(
     "ranks",
@@ -102,8 +102,7 @@ int main(int argc, char **argv) {
         llvm::Twine(count));
 
   llvm::Expected<chakra::ExportSummary> summary = chakra::exportTraces(
-      *programs.begin(), *selection,
-      [&](int64_t rank, llvm::StringRef trace) {
+      *programs.begin(), *selection, [&](int64_t rank, llvm::StringRef trace) {
         return writeFile(outputPrefix + "." + std::to_string(rank) + ".et",
                          trace);
       });

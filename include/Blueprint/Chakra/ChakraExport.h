@@ -58,8 +58,7 @@ struct ExportSummary {
 /// not a whole-run program, a figure overflows, or `write` fails.
 llvm::Expected<ExportSummary> exportTraces(
     dist::ProgramOp program, RankSelection selection,
-    llvm::function_ref<llvm::Error(int64_t rank, llvm::StringRef trace)>
-        write);
+    llvm::function_ref<llvm::Error(int64_t rank, llvm::StringRef trace)> write);
 
 /// The process groups as ASTRA-sim's communicator-group configuration
 /// (`--comm-group-configuration`): `{"<id>": [rank, ...], ...}`.
