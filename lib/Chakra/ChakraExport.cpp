@@ -341,7 +341,8 @@ private:
     } else {
       int64_t tensorBytes =
           guard.add(figures->readBytes, figures->writeBytes,
-                    what + " tensor bytes of '" + work.getPrimitive() + "'");
+                    "the tensor_size (bytes read + written) of '" +
+                        work.getPrimitive() + "'");
       addAttribute(node, "tensor_size").set_uint64_val(tensorBytes);
       addAttribute(node, "read_bytes").set_int64_val(figures->readBytes);
       addAttribute(node, "write_bytes").set_int64_val(figures->writeBytes);
@@ -410,11 +411,14 @@ private:
   template <typename MessageOpT>
   llvm::Error planMessage(MessageOpT message, bool send) {
     // The tag is the message's channel (messageChannel), unique per what it
-    // carries, its micro-batch and the chunk that sends it; Chakra's
-    // comm_tag is an int32.
-    int64_t tagBound = guard.product(
-        {static_cast<int64_t>(message.getMicroBatch()) + 1, 3, chunks},
-        what + " message tags");
+    // carries, its micro-batch and the chunk that sends it, and below
+    // (micro_batch + 1) x 3 x chunks; Chakra's comm_tag is an int32.
+    int64_t microBatches =
+        guard.add(message.getMicroBatch(), 1, "the message tags");
+    int64_t tagBound =
+        guard.product({microBatches, 3, chunks}, "the message tags");
+    if (guard.failed())
+      return guard.error("chakra: " + what);
     if (tagBound > std::numeric_limits<int32_t>::max())
       return fail(what + ": the tag of " +
                   workload::describeMessage(message.getMessage(),
