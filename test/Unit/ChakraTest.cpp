@@ -321,6 +321,21 @@ TEST_F(ChakraTest, EveryRankAgreesWithTheWorkSummary) {
   }
 }
 
+TEST_F(ChakraTest, AnInferenceRunAgreesWithTheWorkSummary) {
+  // The prefill and three decode steps on pp 2, tp 2: activations down the
+  // pipeline, the sampled tokens back from the last stage to the first.
+  dist::ProgramOp program = wholeRun(R"({"name": "serving", "model": {
+    "hidden": 64, "heads": 4, "ffn_hidden": 256, "seq_length": 32,
+    "vocab": 128, "blocks": 4, "norm": "layernorm", "activation": "gelu"},
+    "inference": {"batch": 2, "prompt_length": 8, "generated_tokens": 4,
+    "activation_type": "bf16", "weight_type": "bf16",
+    "kv_cache_type": "bf16"},
+    "mapping": {"tp": 2, "pp": 2, "dp": 1, "tp_comm": "all_reduce",
+    "recompute": "none"}})");
+  ASSERT_TRUE(program);
+  EXPECT_EQ(exportAndCheck(program, chakra::RankSelection::All).size(), 4u);
+}
+
 TEST_F(ChakraTest, GPT3OnePerStageAgreesWithTheWorkSummary) {
   auto spec =
       llvm::MemoryBuffer::getFile(BLUEPRINT_EXAMPLES_DIR "/gpt3-175b.json");
