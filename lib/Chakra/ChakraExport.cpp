@@ -487,6 +487,79 @@ numberGroups(const std::set<GroupKind> &kinds, const RankSpace &space) {
   return ids;
 }
 
+/// The GlobalMetadata of `rank`'s trace: the program, the mesh, where the
+/// rank sits in it, and the members of each process group its collectives
+/// run over.
+ChakraProtoMsg::GlobalMetadata
+metadataOf(dist::ProgramOp program, const RankSpace &space, int64_t rank,
+           const std::set<GroupKind> &kinds,
+           const std::map<std::vector<int64_t>, int64_t> &groupIds) {
+  ChakraProtoMsg::GlobalMetadata metadata;
+  metadata.set_version(kChakraVersion.str());
+  auto attribute = [&](llvm::StringRef name) -> auto & {
+    ChakraProtoMsg::AttributeProto *added = metadata.add_attr();
+    added->set_name(name.str());
+    return *added;
+  };
+  std::vector<int64_t> coordinates = space.coordinatesOf(rank);
+  attribute("source").set_string_val("blueprint");
+  attribute("program").set_string_val(program.getSymName().str());
+  attribute("rank").set_int64_val(rank);
+  attribute("world_size").set_int64_val(space.world);
+  attribute("stage").set_int64_val(coordinates[space.ppAxis]);
+  auto &axes = *attribute("mesh_axes").mutable_string_list();
+  for (const std::string &axis : space.axes)
+    axes.add_values(axis);
+  auto &shape = *attribute("mesh_shape").mutable_int64_list();
+  for (int64_t size : space.shape)
+    shape.add_values(size);
+  auto &where = *attribute("rank_coordinates").mutable_int64_list();
+  for (int64_t coordinate : coordinates)
+    where.add_values(coordinate);
+  std::map<int64_t, const std::vector<int64_t> *> rankGroups;
+  for (const GroupKind &kind : kinds)
+    if (std::optional<std::vector<int64_t>> members =
+            kind.membersWith(rank, space)) {
+      auto found = groupIds.find(*members);
+      rankGroups.emplace(found->second, &found->first);
+    }
+  for (const auto &[id, members] : rankGroups) {
+    auto &list =
+        *attribute("pg_ranks." + std::to_string(id)).mutable_int64_list();
+    for (int64_t member : *members)
+      list.add_values(member);
+  }
+  return metadata;
+}
+
+/// `planned` as `rank` runs it: with the process group of a collective and
+/// the peers of a message.
+llvm::Expected<ChakraProtoMsg::Node>
+nodeOfRank(const PlannedNode &planned, int64_t rank, const RankSpace &space,
+           const std::map<std::vector<int64_t>, int64_t> &groupIds) {
+  ChakraProtoMsg::Node node = planned.node;
+  if (planned.group) {
+    std::optional<std::vector<int64_t>> members =
+        planned.group->membersWith(rank, space);
+    if (!members)
+      return fail("rank " + llvm::Twine(rank) + " runs '" + node.name() +
+                  "' over a group that leaves it out");
+    addAttribute(node, "pg_name")
+        .set_string_val(std::to_string(groupIds.at(*members)));
+  }
+  if (planned.peerStage) {
+    std::vector<int64_t> peer = space.coordinatesOf(rank);
+    peer[space.ppAxis] = *planned.peerStage;
+    int64_t peerRank = space.rankOf(peer);
+    bool send = node.type() == ChakraProtoMsg::COMM_SEND_NODE;
+    addAttribute(node, "comm_src")
+        .set_int32_val(static_cast<int32_t>(send ? rank : peerRank));
+    addAttribute(node, "comm_dst")
+        .set_int32_val(static_cast<int32_t>(send ? peerRank : rank));
+  }
+  return node;
+}
+
 /// Appends `message` preceded by its size as a varint (Chakra's
 /// encodeMessage, protobuf's delimited format).
 llvm::Error appendDelimited(const google::protobuf::MessageLite &message,
@@ -525,7 +598,11 @@ llvm::Expected<ExportSummary> blueprint::chakra::exportTraces(
   llvm::Expected<RankSpace> space = rankSpaceOf(program);
   if (!space)
     return space.takeError();
-  int64_t chunks = contracts->mapping.pp * contracts->mapping.virtualStages;
+  workload::OverflowGuard guard;
+  int64_t chunks = guard.mul(contracts->mapping.pp,
+                             contracts->mapping.virtualStages, "model chunks");
+  if (guard.failed())
+    return guard.error("chakra");
 
   std::map<int64_t, std::vector<PlannedNode>> stages;
   StagePlanner planner(*space, chunks);
@@ -562,41 +639,8 @@ llvm::Expected<ExportSummary> blueprint::chakra::exportTraces(
       continue;
     int64_t stage = coordinates[space->ppAxis];
 
-    ChakraProtoMsg::GlobalMetadata metadata;
-    metadata.set_version(kChakraVersion.str());
-    auto metadataAttribute = [&](llvm::StringRef name) -> auto & {
-      ChakraProtoMsg::AttributeProto *attribute = metadata.add_attr();
-      attribute->set_name(name.str());
-      return *attribute;
-    };
-    metadataAttribute("source").set_string_val("blueprint");
-    metadataAttribute("program").set_string_val(program.getSymName().str());
-    metadataAttribute("rank").set_int64_val(rank);
-    metadataAttribute("world_size").set_int64_val(space->world);
-    metadataAttribute("stage").set_int64_val(stage);
-    auto &axes = *metadataAttribute("mesh_axes").mutable_string_list();
-    for (const std::string &axis : space->axes)
-      axes.add_values(axis);
-    auto &shape = *metadataAttribute("mesh_shape").mutable_int64_list();
-    for (int64_t size : space->shape)
-      shape.add_values(size);
-    auto &where = *metadataAttribute("rank_coordinates").mutable_int64_list();
-    for (int64_t coordinate : coordinates)
-      where.add_values(coordinate);
-    // The groups this rank's collectives run over, with their members.
-    std::map<int64_t, const std::vector<int64_t> *> rankGroups;
-    for (const GroupKind &kind : kinds)
-      if (std::optional<std::vector<int64_t>> members =
-              kind.membersWith(rank, *space)) {
-        auto found = groupIds.find(*members);
-        rankGroups.emplace(found->second, &found->first);
-      }
-    for (const auto &[id, members] : rankGroups) {
-      auto &list = *metadataAttribute("pg_ranks." + std::to_string(id))
-                        .mutable_int64_list();
-      for (int64_t member : *members)
-        list.add_values(member);
-    }
+    ChakraProtoMsg::GlobalMetadata metadata =
+        metadataOf(program, *space, rank, kinds, groupIds);
 
     std::string trace;
     // One stream for the whole trace: the stream grows the string
@@ -607,27 +651,11 @@ llvm::Expected<ExportSummary> blueprint::chakra::exportTraces(
       if (llvm::Error error = appendDelimited(metadata, coded))
         return std::move(error);
       for (const PlannedNode &planned : stages[stage]) {
-        ChakraProtoMsg::Node node = planned.node;
-        if (planned.group) {
-          std::optional<std::vector<int64_t>> members =
-              planned.group->membersWith(rank, *space);
-          if (!members)
-            return fail("rank " + llvm::Twine(rank) + " runs '" + node.name() +
-                        "' over a group that leaves it out");
-          addAttribute(node, "pg_name")
-              .set_string_val(std::to_string(groupIds.at(*members)));
-        }
-        if (planned.peerStage) {
-          std::vector<int64_t> peer = coordinates;
-          peer[space->ppAxis] = *planned.peerStage;
-          int64_t peerRank = space->rankOf(peer);
-          bool send = node.type() == ChakraProtoMsg::COMM_SEND_NODE;
-          addAttribute(node, "comm_src")
-              .set_int32_val(static_cast<int32_t>(send ? rank : peerRank));
-          addAttribute(node, "comm_dst")
-              .set_int32_val(static_cast<int32_t>(send ? peerRank : rank));
-        }
-        if (llvm::Error error = appendDelimited(node, coded))
+        llvm::Expected<ChakraProtoMsg::Node> node =
+            nodeOfRank(planned, rank, *space, groupIds);
+        if (!node)
+          return node.takeError();
+        if (llvm::Error error = appendDelimited(*node, coded))
           return std::move(error);
       }
     }
