@@ -53,6 +53,6 @@ else:
 
 tool_dirs = [config.blueprint_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["blueprint-capi-test", "blueprint-opt", "blueprint-translate",
-     "blueprint-sweep", "blueprint-search"], tool_dirs)
+    ["blueprint-capi-test", "blueprint-chakra", "blueprint-opt",
+     "blueprint-translate", "blueprint-sweep", "blueprint-search"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -23,7 +23,7 @@ variant=${1:-clang}
 packages=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
           lld-22 libclang-rt-22-dev ninja-build cmake g++ libgtest-dev
           libbenchmark-dev ccache python3 libxml2-utils python3-pybind11
-          python3-dev python3-pytest)
+          python3-dev python3-pytest protobuf-compiler libprotobuf-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

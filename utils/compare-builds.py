@@ -12,13 +12,16 @@ the estimate (JSON), the whole run's memory report and critical path
 (JSON) with their pictures (SVG), and, for training runs, the model
 summary with its iteration time (JSON and table) on both bundled profiles,
 every diagnostic, and blueprint-search's rows (JSON lines and CSV), its
-top-K and Pareto front, its scatter (SVG) and a scenario suite's report. Which quantity an overflow names, like every count, must not
+top-K and Pareto front, its scatter (SVG) and a scenario suite's report,
+and the Chakra traces of two examples (blueprint-chakra, one per stage,
+compared by SHA-256 with their process groups). Which quantity an overflow names, like every count, must not
 depend on the compiler. Fails, showing the difference, at the first output
 that differs.
 """
 
 import difflib
 import glob
+import hashlib
 import json
 import os
 import subprocess
@@ -167,6 +170,42 @@ def run(build, importer, pipeline):
     return (b"exit %d\n" % done.returncode) + done.stdout + done.stderr
 
 
+# The examples whose Chakra traces are compared: a small and a full-scale
+# run (the largest examples write hundreds of megabytes of traces).
+CHAKRA_EXAMPLES = ["seqsel-22b.json", "gpt3-175b.json"]
+
+
+def run_chakra(build, importer, work_dir):
+    """The Chakra traces `build` writes for the example's whole run: each
+    file's name and SHA-256 (the traces are binary), or the diagnostics."""
+    bin_dir = os.path.join(build, "bin")
+    model = subprocess.run([os.path.join(bin_dir, "blueprint-translate"),
+                            *importer], capture_output=True)
+    if model.returncode != 0:
+        return b"import exit %d\n" % model.returncode + model.stderr
+    program = subprocess.run(
+        [os.path.join(bin_dir, "blueprint-opt"),
+         "--distribute-transformer=scope=iteration"],
+        input=model.stdout, capture_output=True)
+    if program.returncode != 0:
+        return b"blueprint-opt exit %d\n" % program.returncode + program.stderr
+    traces = os.path.join(work_dir, "chakra")
+    os.makedirs(traces)
+    done = subprocess.run([os.path.join(bin_dir, "blueprint-chakra"),
+                           "-o", os.path.join(traces, "trace")],
+                          input=program.stdout, capture_output=True)
+    printed = (b"exit %d\n" % done.returncode) + done.stdout + done.stderr
+    for name in sorted(os.listdir(traces)):
+        path = os.path.join(traces, name)
+        with open(path, "rb") as f:
+            printed += b"%s %s\n" % (name.encode(),
+                                      hashlib.sha256(f.read()).hexdigest()
+                                      .encode())
+        os.remove(path)
+    os.rmdir(traces)
+    return printed
+
+
 def require_same(name, a, b, first, second):
     """Exits showing the first lines that differ if `a` and `b` differ."""
     if a == b:
@@ -201,6 +240,17 @@ def main():
                 failures += 1
             elif expected_to_fail and "work summary" in name:
                 sys.exit("compare-builds: %s was accepted" % name)
+            require_same(name, a, b, first, second)
+            count += 1
+        for example in CHAKRA_EXAMPLES:
+            name = example + " Chakra traces"
+            importer = ["--import-transformer-json",
+                        os.path.join(ROOT, "examples", example)]
+            a = run_chakra(first, importer, failing_dir)
+            b = run_chakra(second, importer, failing_dir)
+            if not a.startswith(b"exit 0\n") or a == b"exit 0\n":
+                sys.exit("compare-builds: %s failed:\n%s" %
+                         (name, a.decode()[:2000]))
             require_same(name, a, b, first, second)
             count += 1
         for name, arguments, extra in search_outputs(failing_dir):
