@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing on a Debian machine (LLVM/MLIR 22, clang-22 and
 # its sanitizer runtimes, Ninja, CMake, GoogleTest, Google Benchmark,
-# ccache, pybind11, the Python headers and pytest), then configures and
+# ccache, pybind11, the Python headers, pytest, protobuf), then configures and
 # builds Blueprint. Safe to run again: it installs and rebuilds only what is
 # missing or stale.
 #
