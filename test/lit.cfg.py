@@ -36,6 +36,9 @@ if config.blueprint_python_package:
     config.available_features.add("python-package")
 config.substitutions.append(("%blueprint_python_dir",
                              config.blueprint_python_install_dir))
+# The Chakra exporter is built (BLUEPRINT_BUILD_CHAKRA: protobuf found).
+if config.blueprint_chakra:
+    config.available_features.add("chakra")
 llvm_config.use_default_substitutions()
 
 # %xmlwf FILE: fails unless FILE is well-formed XML. xmllint (Debian's
@@ -53,6 +56,7 @@ else:
 
 tool_dirs = [config.blueprint_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["blueprint-capi-test", "blueprint-chakra", "blueprint-opt",
-     "blueprint-translate", "blueprint-sweep", "blueprint-search"], tool_dirs)
+    ["blueprint-capi-test", "blueprint-opt", "blueprint-translate",
+     "blueprint-sweep", "blueprint-search"] +
+    (["blueprint-chakra"] if config.blueprint_chakra else []), tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

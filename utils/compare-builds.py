@@ -242,7 +242,16 @@ def main():
                 sys.exit("compare-builds: %s was accepted" % name)
             require_same(name, a, b, first, second)
             count += 1
-        for example in CHAKRA_EXAMPLES:
+        chakra_built = [os.path.exists(os.path.join(build, "bin",
+                                                    "blueprint-chakra"))
+                        for build in (first, second)]
+        if chakra_built[0] != chakra_built[1]:
+            sys.exit("compare-builds: only one build has blueprint-chakra "
+                     "(BLUEPRINT_BUILD_CHAKRA)")
+        if not chakra_built[0]:
+            print("compare-builds: neither build has blueprint-chakra "
+                  "(no protobuf); its traces are not compared")
+        for example in CHAKRA_EXAMPLES if chakra_built[0] else []:
             name = example + " Chakra traces"
             importer = ["--import-transformer-json",
                         os.path.join(ROOT, "examples", example)]
