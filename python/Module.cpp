@@ -2,15 +2,20 @@
 //
 // The C++ half of the Python package (docs/Python.md): thin functions over
 // the plain libraries the tools call. Everything crosses as text - specs,
-// profiles, bindings, grids and suites as JSON in; totals, rows, IR and
-// checkpoint records as the tools' own output - so the package's results
-// are the tools' byte for byte, and exact integers (the 128-bit totals of an
-// iteration among them) reach Python as ints through its JSON parser.
+// profiles, grids and suites as JSON in, bindings as JSON or as the tools'
+// --binding value; totals, rows, IR and checkpoint records as the tools' own
+// output - so the package's results are the tools' byte for byte, and exact
+// integers (the 128-bit totals of an iteration among them) reach Python as
+// ints through its JSON parser. A binding crosses back parsed, as an opaque
+// object, so that only the tools' parser reads it.
 //
 // This file alone is compiled with exceptions, which pybind11 needs. The
 // libraries are not: they report failure as llvm::Error or as diagnostics,
 // which this file turns into DiagnosticError, raised in Python as
-// blueprint.BlueprintError. No exception crosses a library.
+// blueprint.BlueprintError. It throws nothing through a library: the
+// callbacks the libraries call are noexcept, so an allocation failure in one
+// aborts the process, as allocation failure does in LLVM (docs/Python.md),
+// rather than unwinding through frames built without exceptions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,24 +84,39 @@ unsigned workerCount(unsigned threads) {
                  : llvm::hardware_concurrency().compute_thread_count();
 }
 
+/// A binding given as a JSON object from mesh axis to tier.
+estimate::NetworkTierBinding parseBinding(const std::string &bindingJSON) {
+  return take("binding", estimate::parseNetworkTierBinding(bindingJSON));
+}
+
+/// A binding given as the tools' --binding value, "axis:tier,...", split at
+/// every comma as their comma-separated option splits it (an empty entry is
+/// one, which the tools reject), and checked by the tools' own parser.
+estimate::NetworkTierBinding parseBindingEntries(const std::string &entries) {
+  llvm::SmallVector<llvm::StringRef> split;
+  llvm::StringRef(entries).split(split, ',', -1, /*KeepEmpty=*/true);
+  return take("binding",
+              estimate::parseNetworkTierBindingEntries(
+                  std::vector<std::string>(split.begin(), split.end())));
+}
+
 /// A profile and a binding checked against each other, as blueprint-sweep
 /// checks its options.
 sweep::Target parseTarget(const std::string &profileJSON,
-                          const std::string &bindingJSON) {
+                          const estimate::NetworkTierBinding &binding) {
   sweep::Target target{
-      take("profile", estimate::parseSystemProfile(profileJSON)),
-      take("binding", estimate::parseNetworkTierBinding(bindingJSON))};
+      take("profile", estimate::parseSystemProfile(profileJSON)), binding};
   if (llvm::Error error = sweep::checkTarget(target))
     raise("binding", std::move(error));
   return target;
 }
 
-/// The name of the profile `profileJSON`, read from `path` when given (its
-/// errors then name the file), else from the text.
+/// The name of the profile `profileJSON`, whose errors name `path`, the file
+/// it was read from, when given.
 std::string checkProfile(const std::string &profileJSON,
                          const std::optional<std::string> &path) {
-  return take("profile", path ? estimate::loadSystemProfile(*path)
-                              : estimate::parseSystemProfile(profileJSON))
+  return take("profile",
+              estimate::parseSystemProfile(profileJSON, path.value_or("")))
       .name;
 }
 
@@ -180,8 +200,8 @@ PipelineOutput runPipeline(const std::string &specJSON,
 /// list holding only that spec. A rejected spec raises.
 std::string estimateSpec(const std::string &specJSON, const std::string &label,
                          const std::string &profileJSON,
-                         const std::string &bindingJSON) {
-  sweep::Target target = parseTarget(profileJSON, bindingJSON);
+                         const estimate::NetworkTierBinding &binding) {
+  sweep::Target target = parseTarget(profileJSON, binding);
   sweep::Evaluator evaluator(target);
   sweep::Evaluation evaluation = evaluator.evaluateSpec(specJSON, label);
   if (!evaluation.valid())
@@ -191,71 +211,56 @@ std::string estimateSpec(const std::string &specJSON, const std::string &label,
 }
 
 /// blueprint-sweep's JSON rows of a batch (a list of specs or a grid).
-std::vector<std::string> evaluateBatch(const std::string &batchJSON,
-                                       const std::string &profileJSON,
-                                       const std::string &bindingJSON,
-                                       unsigned threads) {
-  sweep::Target target = parseTarget(profileJSON, bindingJSON);
+std::vector<std::string>
+evaluateBatch(const std::string &batchJSON, const std::string &profileJSON,
+              const estimate::NetworkTierBinding &binding, unsigned threads) {
+  sweep::Target target = parseTarget(profileJSON, binding);
   sweep::Batch batch = take("grid", sweep::Batch::parse(batchJSON));
   std::vector<std::string> rows;
-  sweep::runBatch(batch, target, workerCount(threads),
-                  sweep::RowFormat::JSONLines,
-                  [&](llvm::StringRef row) { rows.push_back(row.str()); });
+  sweep::runBatch(
+      batch, target, workerCount(threads), sweep::RowFormat::JSONLines,
+      [&](llvm::StringRef row) noexcept { rows.push_back(row.str()); });
   return rows;
 }
 
 /// blueprint-search's JSON rows of a space read from `inputFile`, and its
 /// errors, which name the file.
-std::vector<std::string>
-search(const std::string &spaceJSON, const std::string &inputFile,
-       const std::string &profileJSON, const std::string &bindingJSON,
-       const std::vector<int64_t> &gpus, std::optional<int64_t> globalBatch,
-       std::optional<size_t> top, bool pareto, bool throughIR,
-       unsigned threads) {
+std::vector<std::string> search(
+    const std::string &spaceJSON, const std::string &inputFile,
+    const std::string &profileJSON, const estimate::NetworkTierBinding &binding,
+    const std::vector<int64_t> &gpus, std::optional<int64_t> globalBatch,
+    std::optional<size_t> top, bool pareto, bool throughIR, unsigned threads) {
   estimate::SystemProfile profile =
       take("profile", estimate::parseSystemProfile(profileJSON));
-  estimate::NetworkTierBinding binding =
-      take("binding", estimate::parseNetworkTierBinding(bindingJSON));
-  sweep::SearchInput input =
-      take("space", sweep::parseSearchInput(spaceJSON, inputFile));
-  llvm::Expected<sweep::SearchSpace> space = sweep::SearchSpace::parse(
-      input.grid, std::move(input.base), binding, profile, gpus, globalBatch);
-  if (!space)
-    raise("space", llvm::createStringError(inputFile + ": " +
-                                           llvm::toString(space.takeError())));
+  sweep::SearchSpace space =
+      take("space", sweep::parseSearchSpace(spaceJSON, inputFile, binding,
+                                            profile, gpus, globalBatch));
   sweep::SearchOptions options;
   options.threads = workerCount(threads);
   options.throughIR = throughIR;
   options.top = top;
   options.pareto = pareto;
   std::vector<std::string> rows;
-  take("search",
-       sweep::runSearch(*space, profile, options, [&](llvm::StringRef row) {
-         rows.push_back(row.str());
-       }));
+  take("search", sweep::runSearch(space, profile, options,
+                                  [&](llvm::StringRef row) noexcept {
+                                    rows.push_back(row.str());
+                                  }));
   return rows;
 }
 
 /// The JSON lines of blueprint-search --suite on a suite read from
-/// `inputFile`, whose profile paths are relative to `directory`; errors
-/// in the suite name the file.
+/// `inputFile`, whose profile paths are relative to its folder; errors in
+/// the suite name the file.
 std::vector<std::string> runSuite(const std::string &suiteJSON,
                                   const std::string &inputFile,
-                                  const std::string &directory,
                                   unsigned threads) {
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(suiteJSON);
-  if (!parsed)
-    raise("suite", llvm::createStringError(inputFile + ": invalid JSON: " +
-                                           llvm::toString(parsed.takeError())));
-  llvm::Expected<sweep::Suite> suite = sweep::Suite::parse(*parsed, directory);
-  if (!suite)
-    raise("suite", llvm::createStringError(inputFile + ": " +
-                                           llvm::toString(suite.takeError())));
+  sweep::Suite suite =
+      take("suite", sweep::parseSuiteInput(suiteJSON, inputFile));
   sweep::SuiteReport report =
-      take("suite", sweep::runSuite(*suite, workerCount(threads)));
+      take("suite", sweep::runSuite(suite, workerCount(threads)));
   std::string text;
   llvm::raw_string_ostream os(text);
-  sweep::writeSuiteReport(*suite, report, os);
+  sweep::writeSuiteReport(suite, report, os);
   llvm::SmallVector<llvm::StringRef> lines;
   llvm::StringRef(text).split(lines, '\n', -1, /*KeepEmpty=*/false);
   return std::vector<std::string>(lines.begin(), lines.end());
@@ -284,6 +289,17 @@ PYBIND11_MODULE(_blueprint, m) {
   });
 
   using release = py::call_guard<py::gil_scoped_release>;
+  // Opaque to Python: made by parse_binding or parse_binding_entries and
+  // passed back in as is, so that only the tools' parser reads a binding.
+  py::class_<estimate::NetworkTierBinding>(
+      m, "NetworkTierBinding",
+      "A network tier binding the tools' parser accepted.");
+  m.def("parse_binding", &parseBinding, py::arg("binding_json"), release(),
+        "Parses a binding given as a JSON object from mesh axis to tier.");
+  m.def("parse_binding_entries", &parseBindingEntries, py::arg("entries"),
+        release(),
+        "Parses a binding given as the tools' --binding value, "
+        "\"axis:tier,...\".");
   m.def("check_spec", &checkSpec, py::arg("spec_json"), py::arg("label"),
         release(), "Imports a spec; returns its ModelIR symbol.");
   m.def("check_profile", &checkProfile, py::arg("profile_json"),
@@ -307,17 +323,17 @@ PYBIND11_MODULE(_blueprint, m) {
       "Imports a spec and runs a pass pipeline; returns (IR, [(record, IR)], "
       "work summary or None).");
   m.def("estimate", &estimateSpec, py::arg("spec_json"), py::arg("label"),
-        py::arg("profile_json"), py::arg("binding_json"), release(),
+        py::arg("profile_json"), py::arg("binding"), release(),
         "The blueprint-sweep row of one spec.");
   m.def("evaluate_batch", &evaluateBatch, py::arg("batch_json"),
-        py::arg("profile_json"), py::arg("binding_json"), py::arg("threads"),
+        py::arg("profile_json"), py::arg("binding"), py::arg("threads"),
         release(), "The blueprint-sweep rows of a batch.");
   m.def("search", &search, py::arg("space_json"), py::arg("input_file"),
-        py::arg("profile_json"), py::arg("binding_json"), py::arg("gpus"),
+        py::arg("profile_json"), py::arg("binding"), py::arg("gpus"),
         py::arg("global_batch"), py::arg("top"), py::arg("pareto"),
         py::arg("through_ir"), py::arg("threads"), release(),
         "The blueprint-search rows of a space.");
   m.def("run_suite", &runSuite, py::arg("suite_json"), py::arg("input_file"),
-        py::arg("directory"), py::arg("threads"), release(),
+        py::arg("threads"), release(),
         "The blueprint-search --suite lines of a suite.");
 }

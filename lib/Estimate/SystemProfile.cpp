@@ -463,10 +463,8 @@ llvm::Error prefixed(llvm::StringRef path, llvm::Error error) {
                                      llvm::toString(std::move(error)));
 }
 
-} // namespace
-
-llvm::Expected<SystemProfile>
-estimate::parseSystemProfile(llvm::StringRef json) {
+/// parseSystemProfile without a label.
+llvm::Expected<SystemProfile> parseUnlabelledProfile(llvm::StringRef json) {
   llvm::Expected<llvm::json::Value> parsed = parseJSON(json);
   if (!parsed)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -496,16 +494,22 @@ estimate::parseSystemProfile(llvm::StringRef json) {
   return profile;
 }
 
+} // namespace
+
+llvm::Expected<SystemProfile>
+estimate::parseSystemProfile(llvm::StringRef json, llvm::StringRef label) {
+  llvm::Expected<SystemProfile> profile = parseUnlabelledProfile(json);
+  if (!profile && !label.empty())
+    return prefixed(label, profile.takeError());
+  return profile;
+}
+
 llvm::Expected<SystemProfile>
 estimate::loadSystemProfile(llvm::StringRef path) {
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer = readFile(path);
   if (!buffer)
     return buffer.takeError();
-  llvm::Expected<SystemProfile> profile =
-      parseSystemProfile((*buffer)->getBuffer());
-  if (!profile)
-    return prefixed(path, profile.takeError());
-  return profile;
+  return parseSystemProfile((*buffer)->getBuffer(), path);
 }
 
 llvm::Expected<NetworkTierBinding>

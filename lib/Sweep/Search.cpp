@@ -783,6 +783,24 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
   return space;
 }
 
+llvm::Expected<SearchSpace>
+sweep::parseSearchSpace(llvm::StringRef input, llvm::StringRef inputFile,
+                        const estimate::NetworkTierBinding &baseBinding,
+                        const estimate::SystemProfile &profile,
+                        llvm::ArrayRef<int64_t> gpus,
+                        std::optional<int64_t> globalBatch) {
+  llvm::Expected<SearchInput> searchInput = parseSearchInput(input, inputFile);
+  if (!searchInput)
+    return searchInput.takeError();
+  llvm::Expected<SearchSpace> space =
+      SearchSpace::parse(searchInput->grid, std::move(searchInput->base),
+                         baseBinding, profile, gpus, globalBatch);
+  if (!space)
+    return llvm::createStringError(inputFile + ": " +
+                                   llvm::toString(space.takeError()));
+  return space;
+}
+
 void SearchSpace::enumerate(
     llvm::function_ref<bool(const Configuration &)> visit) const {
   const workload::MappingSpec &baseMapping = base.mapping;

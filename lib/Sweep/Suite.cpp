@@ -284,6 +284,21 @@ llvm::Expected<Suite> Suite::parse(const llvm::json::Value &input,
   return suite;
 }
 
+llvm::Expected<Suite> sweep::parseSuiteInput(llvm::StringRef input,
+                                             llvm::StringRef inputFile) {
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError(inputFile + ": " + message);
+  };
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(input);
+  if (!parsed)
+    return fail("invalid JSON: " + llvm::toString(parsed.takeError()));
+  llvm::Expected<Suite> suite =
+      Suite::parse(*parsed, llvm::sys::path::parent_path(inputFile));
+  if (!suite)
+    return fail(llvm::toString(suite.takeError()));
+  return suite;
+}
+
 llvm::Expected<SuiteReport> sweep::runSuite(const Suite &suite,
                                             unsigned threads) {
   SuiteReport report;

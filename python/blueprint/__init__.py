@@ -146,28 +146,28 @@ def load_profile(source):
 
 
 def _as_profile(profile):
+    """`profile` if it is a Profile, else `load_profile(profile)`."""
     return profile if isinstance(profile, Profile) else load_profile(profile)
 
 
-def _binding_json(binding):
-    """A NetworkTierBinding as JSON: None (no axis bound), a dict from mesh
-    axis to tier, or "axis:tier,..." as the tools' --binding takes it."""
+def _binding(binding):
+    """A NetworkTierBinding parsed in C++ by the tools' own parser: None (no
+    axis bound), a dict from mesh axis to tier, or "axis:tier,..." as the
+    tools' --binding takes it. A bad binding raises BlueprintError (stage
+    "binding") with the tools' wording."""
     if binding is None:
-        return "{}"
+        binding = {}
     if isinstance(binding, str):
-        entries = [entry for entry in binding.split(",") if entry]
-        pairs = [entry.split(":", 1) for entry in entries]
-        if any(len(pair) != 2 for pair in pairs):
-            raise ValueError("binding: expected axis:tier,..., got %r"
-                             % binding)
-        binding = dict(pairs)
+        return _blueprint.parse_binding_entries(binding)
     if not isinstance(binding, dict):
         raise TypeError("binding: expected a dict from mesh axis to tier or "
                         "'axis:tier,...', got %s" % type(binding).__name__)
-    return json.dumps(binding)
+    return _blueprint.parse_binding(json.dumps(binding))
 
 
 def _threads(threads):
+    """The worker count for C++: `threads`, or 0 for one per hardware
+    thread when None; raises ValueError below 1, as the tools' --jobs."""
     if threads is None:
         return 0
     if threads < 1:
@@ -176,6 +176,8 @@ def _threads(threads):
 
 
 def _rows(lines, as_dataframe):
+    """The JSON `lines` the tools write, parsed: a list of dicts, or a
+    DataFrame of them with `as_dataframe`."""
     rows = [json.loads(line) for line in lines]
     return to_dataframe(rows) if as_dataframe else rows
 
@@ -211,7 +213,7 @@ def estimate(spec, profile, binding=None):
     rejection raises BlueprintError."""
     spec = spec if isinstance(spec, Spec) else load_spec(spec)
     row = _blueprint.estimate(spec.text, spec.label, _as_profile(profile).text,
-                              _binding_json(binding))
+                              _binding(binding))
     return json.loads(row)
 
 
@@ -230,7 +232,7 @@ def evaluate_grid(batch, profile, binding=None, threads=None,
                  for item in batch]
     text, _, _ = _read_source(batch, "grid")
     return _rows(_blueprint.evaluate_batch(text, _as_profile(profile).text,
-                                           _binding_json(binding),
+                                           _binding(binding),
                                            _threads(threads)),
                  as_dataframe)
 
@@ -261,7 +263,7 @@ def search(space, profile, binding=None, gpus=None, global_batch=None,
     if top is not None and top < 1:
         raise ValueError("top must be at least 1, got %d" % top)
     return _rows(_blueprint.search(text, input_file, _as_profile(profile).text,
-                                   _binding_json(binding), list(gpus or []),
+                                   _binding(binding), list(gpus or []),
                                    global_batch, top, pareto, through_ir,
                                    _threads(threads)),
                  as_dataframe)
@@ -274,10 +276,8 @@ def run_suite(suite, threads=None, as_dataframe=False):
     relative to the working directory). Returns its lines as dicts: one per
     scenario and candidate system (the best row, or why there is none), then
     one per candidate in rank order. A bad suite raises BlueprintError."""
-    text, label, path = _read_source(suite, "suite")
-    directory = os.path.dirname(path) if path else ""
-    return _rows(_blueprint.run_suite(text, label, directory,
-                                      _threads(threads)),
+    text, label, _ = _read_source(suite, "suite")
+    return _rows(_blueprint.run_suite(text, label, _threads(threads)),
                  as_dataframe)
 
 

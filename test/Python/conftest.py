@@ -38,6 +38,16 @@ def run_tool(name, *arguments, stdin=None):
                           check=True).stdout
 
 
+def tool_error(name, *arguments):
+    """What a Blueprint tool that must fail prints after "error: ", without
+    the final newline: a BlueprintError's `diagnostic` for the same input."""
+    result = subprocess.run([os.path.join(TOOLS_DIR, name), *arguments],
+                            capture_output=True, text=True)
+    assert result.returncode != 0, result.stdout
+    assert result.stderr.startswith("error: "), result.stderr
+    return result.stderr[len("error: "):].rstrip("\n")
+
+
 def json_lines(text):
     """The objects of a JSON-lines text."""
     return [json.loads(line) for line in text.splitlines() if line]

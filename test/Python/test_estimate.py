@@ -6,7 +6,7 @@ import json
 import pytest
 
 import blueprint
-from conftest import BINDING, SMALL_SPEC, json_lines, run_tool
+from conftest import BINDING, SMALL_SPEC, json_lines, run_tool, tool_error
 
 
 def test_load_profile_from_path_and_dict(a100_path):
@@ -30,9 +30,30 @@ def test_bad_profile_raises_naming_the_field(a100_path, tmp_path):
     path.write_text(json.dumps(profile))
     with pytest.raises(blueprint.BlueprintError) as raised:
         blueprint.load_profile(str(path))
-    assert str(path) in raised.value.diagnostic
+    assert raised.value.diagnostic.startswith(str(path) + ": ")
+    # In the tools' words.
+    batch = tmp_path / "batch.json"
+    batch.write_text(json.dumps([SMALL_SPEC]))
+    assert raised.value.diagnostic == tool_error(
+        "blueprint-sweep", str(batch), "--profile=" + str(path),
+        "--binding=tp:nvlink")
     with pytest.raises(FileNotFoundError):
         blueprint.load_profile(str(tmp_path / "missing.json"))
+
+
+def test_profile_parses_the_text_it_holds(a100_path, tmp_path):
+    # The text Python read is what is checked; the path only names it in
+    # the diagnostics, and is not read again.
+    with open(a100_path) as file:
+        text = file.read()
+    broken = json.loads(text)
+    broken["memory"]["capacity_bytes"]["value"] = -1
+    with pytest.raises(blueprint.BlueprintError) as raised:
+        blueprint.Profile(json.dumps(broken), a100_path)
+    assert raised.value.diagnostic.startswith(a100_path + ": ")
+    assert raised.value.path.startswith("$.memory.capacity_bytes")
+    gone = str(tmp_path / "gone.json")
+    assert blueprint.Profile(text, gone).name == "nvidia-a100-sxm4-80gb"
 
 
 def test_estimate_is_blueprint_sweep_row(a100_path, tmp_path):
@@ -61,6 +82,37 @@ def test_estimate_needs_every_collective_axis_bound(a100_path):
         raised.value.diagnostic
 
 
+# Bindings in the tools' --binding form that their parser rejects.
+BAD_BINDING_ENTRIES = ["tp:", "tp", "tp=nvlink", ":nvlink", "tp:nvlink,",
+                       ",tp:nvlink", ""]
+
+
+@pytest.mark.parametrize("entries", BAD_BINDING_ENTRIES)
+def test_bad_binding_entries_raise_as_the_tools_reject_them(
+        entries, a100_path, tmp_path):
+    with pytest.raises(blueprint.BlueprintError) as raised:
+        blueprint.estimate(SMALL_SPEC, a100_path, entries)
+    assert raised.value.stage == "binding"
+    batch = tmp_path / "batch.json"
+    batch.write_text(json.dumps([SMALL_SPEC]))
+    assert raised.value.diagnostic == tool_error(
+        "blueprint-sweep", str(batch), "--profile=" + a100_path,
+        "--binding=" + entries)
+
+
+def test_binding_entries_mean_what_they_mean_to_the_tools(a100_path,
+                                                          tmp_path):
+    # The tools' parser accepts an axis given twice; the last tier wins.
+    entries = "tp:infiniband,tp:nvlink,pp:infiniband,dp:infiniband"
+    batch = tmp_path / "batch.json"
+    batch.write_text(json.dumps([SMALL_SPEC]))
+    (expected,) = json_lines(run_tool(
+        "blueprint-sweep", str(batch), "--profile=" + a100_path,
+        "--binding=" + entries, "--jobs=1"))
+    assert blueprint.estimate(SMALL_SPEC, a100_path, entries) == expected
+    assert expected == blueprint.estimate(SMALL_SPEC, a100_path, BINDING)
+
+
 def test_estimate_rejections(a100_path):
     with pytest.raises(blueprint.BlueprintError) as raised:
         blueprint.estimate(SMALL_SPEC, a100_path, {"ep": "nvlink"})
@@ -69,8 +121,6 @@ def test_estimate_rejections(a100_path):
     with pytest.raises(blueprint.BlueprintError) as raised:
         blueprint.estimate(SMALL_SPEC, a100_path, {"tp": "ethernet"})
     assert "no network tier named 'ethernet'" in raised.value.diagnostic
-    with pytest.raises(ValueError):
-        blueprint.estimate(SMALL_SPEC, a100_path, "tp=nvlink")
     with pytest.raises(TypeError):
         blueprint.estimate(SMALL_SPEC, a100_path, ["tp", "nvlink"])
     spec = copy.deepcopy(SMALL_SPEC)

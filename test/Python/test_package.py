@@ -1,8 +1,10 @@
-"""The package as a whole: every public function documented, errors that
-pickle, and docs/Python.md's walk-through, run as written and printing what
-the page shows."""
+"""The package as a whole: every module, class and function documented,
+errors that pickle, and docs/Python.md's walk-through, run as written and
+printing what the page shows."""
 
+import ast
 import inspect
+import os
 import pickle
 import re
 
@@ -10,16 +12,31 @@ import blueprint
 from conftest import source_path
 
 
-def test_every_export_is_documented():
-    assert blueprint.__doc__.strip()
-    for name in blueprint.__all__:
-        export = getattr(blueprint, name)
-        assert (export.__doc__ or "").strip(), name
-        if inspect.isclass(export):
-            for member_name, member in vars(export).items():
-                if inspect.isfunction(member):
-                    assert (member.__doc__ or "").strip(), \
-                        "%s.%s" % (name, member_name)
+def package_sources():
+    """The path of every Python module of the installed package."""
+    directory = os.path.dirname(inspect.getfile(blueprint))
+    return sorted(os.path.join(directory, name)
+                  for name in os.listdir(directory) if name.endswith(".py"))
+
+
+def test_every_module_class_and_function_is_documented():
+    # From the sources: private helpers, methods and nested functions too.
+    sources = package_sources()
+    assert [os.path.basename(path) for path in sources] == \
+        ["__init__.py", "errors.py"]
+    undocumented = []
+    for path in sources:
+        with open(path) as file:
+            tree = ast.parse(file.read(), path)
+        if not (ast.get_docstring(tree) or "").strip():
+            undocumented.append(path)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                 ast.ClassDef)) and \
+                    not (ast.get_docstring(node) or "").strip():
+                undocumented.append("%s:%d %s" % (path, node.lineno,
+                                                  node.name))
+    assert undocumented == []
 
 
 def test_error_pickles_with_its_attributes():

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import blueprint
-from conftest import BINDING, SMALL_SPEC, json_lines, run_tool
+from conftest import BINDING, SMALL_SPEC, json_lines, run_tool, tool_error
 
 GRID = {"spec": SMALL_SPEC,
         "grid": {"tp": [1, 2, 32], "recompute": ["none", "full"]}}
@@ -59,6 +59,22 @@ def test_search_is_blueprint_search(a100_path, tmp_path):
     assert [row.get("rank") for row in best[:3]] == [1, 2, 3]
 
 
+@pytest.mark.parametrize("space", [
+    {"spec": SMALL_SPEC, "grid": {"tp": ["two"]}},  # the grid
+    {"spec": SMALL_SPEC, "extra": 1},  # the space file
+    "{\"spec\": ",  # its JSON
+])
+def test_bad_space_raises_in_the_tools_words(space, a100_path, tmp_path):
+    path = tmp_path / "space.json"
+    path.write_text(space if isinstance(space, str) else json.dumps(space))
+    with pytest.raises(blueprint.BlueprintError) as raised:
+        blueprint.search(str(path), a100_path)
+    assert raised.value.stage == "space"
+    assert raised.value.diagnostic.startswith(str(path) + ": ")
+    assert raised.value.diagnostic == tool_error(
+        "blueprint-search", str(path), "--profile=" + a100_path)
+
+
 def test_search_on_a_gpu_count(a100_path, small_spec_file):
     rows = blueprint.search(blueprint.load_spec(small_spec_file), a100_path,
                             gpus=8, global_batch=16, top=2)
@@ -102,6 +118,22 @@ def test_run_suite_is_blueprint_search_suite(a100_path, tmp_path):
     assert lines == json_lines(run_tool("blueprint-search",
                                         "--suite=" + str(path)))
     assert lines[-1]["rank"] == 1 and lines[-1]["system"] == "a100"
+
+
+@pytest.mark.parametrize("suite", [
+    dict(SUITE, scenarios=[dict(SUITE["scenarios"][0], weight=-1)]),
+    dict(SUITE, systems=[dict(SUITE["systems"][0], profile="absent.json")]),
+    "{\"name\": ",
+])
+def test_bad_suite_raises_in_the_tools_words(suite, tmp_path):
+    path = tmp_path / "suite.json"
+    path.write_text(suite if isinstance(suite, str) else json.dumps(suite))
+    with pytest.raises(blueprint.BlueprintError) as raised:
+        blueprint.run_suite(str(path))
+    assert raised.value.stage == "suite"
+    assert raised.value.diagnostic.startswith(str(path) + ": ")
+    assert raised.value.diagnostic == tool_error("blueprint-search",
+                                                 "--suite=" + str(path))
 
 
 def test_bad_suite_raises(tmp_path):

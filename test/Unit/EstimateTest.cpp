@@ -788,6 +788,15 @@ TEST(SystemProfileLoader, RejectsMalformedJSONAndFiles) {
       << missing;
 }
 
+TEST(SystemProfileLoader, LabelPrefixesTheErrors) {
+  // The label names where the text came from, as loadSystemProfile names
+  // the file it read.
+  EXPECT_EQ(errorOf(parseSystemProfile("[1, 2]", "gpu.json")),
+            "gpu.json: invalid system profile:\n$: expected an object, got "
+            "[1,2] [profile_shape]");
+  EXPECT_EQ(errorOf(parseSystemProfile("[1, 2]")).rfind("invalid", 0), 0u);
+}
+
 TEST(NetworkTierBindingLoader, AcceptsAndRejects) {
   NetworkTierBinding binding = valueOrFail(parseNetworkTierBinding(
       R"({"tp": "nvlink", "pp": "infiniband", "dp": "infiniband"})"));

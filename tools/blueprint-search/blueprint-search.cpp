@@ -20,7 +20,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -148,15 +147,10 @@ int main(int argc, char **argv) {
         mlir::openInputFile(suiteFile, &errorMessage);
     if (!input)
       return fail(errorMessage);
-    llvm::Expected<llvm::json::Value> parsed =
-        llvm::json::parse(input->getBuffer());
-    if (!parsed)
-      return fail(suiteFile +
-                  ": invalid JSON: " + llvm::toString(parsed.takeError()));
     llvm::Expected<sweep::Suite> suite =
-        sweep::Suite::parse(*parsed, llvm::sys::path::parent_path(suiteFile));
+        sweep::parseSuiteInput(input->getBuffer(), suiteFile);
     if (!suite)
-      return fail(suiteFile + ": " + llvm::toString(suite.takeError()));
+      return fail(llvm::toString(suite.takeError()));
     llvm::Expected<sweep::SuiteReport> report =
         sweep::runSuite(*suite, threads);
     if (!report)
@@ -211,18 +205,13 @@ int main(int argc, char **argv) {
       mlir::openInputFile(inputFile, &errorMessage);
   if (!input)
     return fail(errorMessage);
-  llvm::Expected<sweep::SearchInput> searchInput =
-      sweep::parseSearchInput(input->getBuffer(), inputFile);
-  if (!searchInput)
-    return fail(llvm::toString(searchInput.takeError()));
   std::optional<int64_t> batch;
   if (globalBatch.getNumOccurrences())
     batch = globalBatch;
-  llvm::Expected<sweep::SearchSpace> space =
-      sweep::SearchSpace::parse(searchInput->grid, std::move(searchInput->base),
-                                baseBinding, *profile, gpus, batch);
+  llvm::Expected<sweep::SearchSpace> space = sweep::parseSearchSpace(
+      input->getBuffer(), inputFile, baseBinding, *profile, gpus, batch);
   if (!space)
-    return fail(inputFile + ": " + llvm::toString(space.takeError()));
+    return fail(llvm::toString(space.takeError()));
 
   std::unique_ptr<llvm::ToolOutputFile> output =
       mlir::openOutputFile(outputFile, &errorMessage);

@@ -110,9 +110,11 @@ struct SystemProfile {
 
 /// Parses the SystemProfile schema of docs/Estimate.md. Every broken rule is
 /// reported, one per line, as "$.<json path>: <rule>"; unknown fields are
-/// rejected.
-llvm::Expected<SystemProfile> parseSystemProfile(llvm::StringRef json);
-/// parseSystemProfile on the contents of `path`; errors are prefixed with it.
+/// rejected. A non-empty `label` says where the text came from (its path)
+/// and prefixes the errors.
+llvm::Expected<SystemProfile> parseSystemProfile(llvm::StringRef json,
+                                                 llvm::StringRef label = "");
+/// parseSystemProfile on the contents of `path`, labelled with it.
 llvm::Expected<SystemProfile> loadSystemProfile(llvm::StringRef path);
 
 /// Which network tier each mesh axis uses ("tp" -> "nvlink"). Supplied only

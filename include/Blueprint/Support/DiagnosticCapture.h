@@ -21,9 +21,12 @@ namespace blueprint {
 /// else the context emits is dropped.
 class DiagnosticCapture {
 public:
+  // The handler is noexcept: it runs inside library frames built without
+  // exceptions, even when it is compiled with them (in the Python module),
+  // so a failed allocation aborts, as in LLVM, instead of unwinding them.
   DiagnosticCapture(mlir::MLIRContext &context,
                     std::vector<std::string> &errors)
-      : handler(&context, [&errors](mlir::Diagnostic &diagnostic) {
+      : handler(&context, [&errors](mlir::Diagnostic &diagnostic) noexcept {
           if (diagnostic.getSeverity() == mlir::DiagnosticSeverity::Error)
             errors.push_back(diagnostic.str());
           return mlir::success();

@@ -239,6 +239,17 @@ private:
   std::vector<std::string> listedAxes;
 };
 
+/// The space blueprint-search reads from the JSON text `input` of
+/// `inputFile`: parseSearchInput, then SearchSpace::parse of its grid and
+/// base run (`profile` must outlive the space). Every error starts with
+/// `inputFile`.
+llvm::Expected<SearchSpace>
+parseSearchSpace(llvm::StringRef input, llvm::StringRef inputFile,
+                 const estimate::NetworkTierBinding &baseBinding,
+                 const estimate::SystemProfile &profile,
+                 llvm::ArrayRef<int64_t> gpus = {},
+                 std::optional<int64_t> globalBatch = std::nullopt);
+
 /// A configuration in a few words, e.g. "64 GPUs tp8 pp8 dp1 mb1 v1
 /// one_f_one_b full ar z0".
 std::string describeMapping(const Configuration &configuration);

@@ -55,6 +55,12 @@ struct Suite {
                                      llvm::StringRef directory);
 };
 
+/// Parses the JSON text `input` of a suite read from `inputFile` ("-":
+/// stdin): a relative profile path is relative to its folder. Every error
+/// starts with `inputFile`, as blueprint-search --suite reports it.
+llvm::Expected<Suite> parseSuiteInput(llvm::StringRef input,
+                                      llvm::StringRef inputFile);
+
 /// The best mapping of one scenario on one candidate, or why there is none.
 struct ScenarioResult {
   SearchSummary search;
