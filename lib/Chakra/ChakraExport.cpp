@@ -472,7 +472,7 @@ private:
 };
 
 /// Every process group of the program's collectives, on every rank,
-/// numbered in increasing order of their member lists.
+/// numbered 1, 2, ... in increasing order of their member lists.
 std::map<std::vector<int64_t>, int64_t>
 numberGroups(const std::set<GroupKind> &kinds, const RankSpace &space) {
   std::set<std::vector<int64_t>> groups;
@@ -481,9 +481,12 @@ numberGroups(const std::set<GroupKind> &kinds, const RankSpace &space) {
       if (std::optional<std::vector<int64_t>> members =
               kind.membersWith(rank, space))
         groups.insert(std::move(*members));
+  // Id 0 is not a group's: ASTRA-sim reads `pg_name` "0" (or "") as the
+  // default group over every rank and asserts that a configured group's id
+  // is positive, and PyTorch's process group "0" is the world group.
   std::map<std::vector<int64_t>, int64_t> ids;
   for (const std::vector<int64_t> &members : groups)
-    ids.emplace(members, static_cast<int64_t>(ids.size()));
+    ids.emplace(members, static_cast<int64_t>(ids.size()) + 1);
   return ids;
 }
 

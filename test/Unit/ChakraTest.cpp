@@ -8,23 +8,28 @@
 // operations, the collectives' comm_size its message bytes, the sends and
 // receives its pipeline messages; over every rank, the totals are the
 // iteration's; every send has one receive (peer, tag, size); every
-// dependency names an earlier node (the nodes form a DAG); collectives over
-// one process group agree on every member; and a rank's trace is the same
-// whichever selection writes it, and whether the program is compact or
-// expanded.
+// dependency names an earlier node (the nodes form a DAG), and the
+// dependencies are the program's `after` tokens (within and across blocks,
+// into sends, out of receives); collectives over one process group agree
+// on every member, and no group is id 0 (ASTRA-sim's default group); and a
+// rank's trace is the same whichever selection writes it, and whether the
+// program is compact or expanded.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Chakra/ChakraExport.h"
 #include "Blueprint/Import/Import.h"
 #include "Blueprint/InitAll.h"
+#include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Transforms/Passes.h"
 #include "Blueprint/Transforms/WorkTotals.h"
 
 #include "SmallRuns.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -169,7 +174,12 @@ protected:
         ++totals.collectives;
         totals.ops += attribute(node, "num_ops")->int64_val();
         totals.collectiveBytes += size->int64_val();
-        int64_t group = std::stoll(attribute(node, "pg_name")->string_val());
+        const std::string &pgName = attribute(node, "pg_name")->string_val();
+        // ASTRA-sim runs a collective whose pg_name is "" or "0" over every
+        // rank.
+        EXPECT_NE(pgName, "") << node.name();
+        EXPECT_NE(pgName, "0") << node.name();
+        int64_t group = std::stoll(pgName);
         EXPECT_TRUE(groups.count(group) &&
                     llvm::is_contained(groups.at(group), rank))
             << node.name();
@@ -209,6 +219,11 @@ protected:
     chakra::ExportSummary exported;
     std::map<int64_t, std::string> traces =
         exportAll(program, selection, exported);
+    // The groups are numbered 1, 2, ...: ASTRA-sim reserves id 0 for the
+    // default group over every rank.
+    int64_t expectedId = 1;
+    for (const auto &group : exported.groups)
+      EXPECT_EQ(group.first, expectedId++);
     std::vector<Message> sent, received;
     collectivesByGroup.clear();
     // Over every rank: each stage's per-rank totals times its tp x dp
@@ -319,6 +334,204 @@ TEST_F(ChakraTest, EveryRankAgreesWithTheWorkSummary) {
     chakra::ExportSummary summary;
     EXPECT_EQ(exportAll(program, chakra::RankSelection::All, summary), all);
   }
+}
+
+/// A template op's node name after its placement: `<primitive> <phase>`.
+std::string workName(WorkFactsOpInterface work) {
+  llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
+  if (!figures) {
+    ADD_FAILURE() << llvm::toString(figures.takeError());
+    return "";
+  }
+  return (work.getPrimitive() + " " + workload::stringifyEnum(figures->phase))
+      .str();
+}
+
+/// The nodes of one stage's trace by name, and who depends on whom.
+class StageNodes {
+public:
+  explicit StageNodes(const std::vector<ChakraProtoMsg::Node> &nodes)
+      : nodes(nodes) {
+    for (const ChakraProtoMsg::Node &node : nodes)
+      byName[node.name()].push_back(node.id());
+  }
+
+  /// The node named `name`, which must be the only one.
+  const ChakraProtoMsg::Node *named(const std::string &name) const {
+    auto found = byName.find(name);
+    if (found == byName.end() || found->second.size() != 1) {
+      ADD_FAILURE() << "not exactly one node named '" << name << "'";
+      return nullptr;
+    }
+    return &nodes[found->second.front()];
+  }
+
+  static bool dependsOn(const ChakraProtoMsg::Node &node,
+                        const ChakraProtoMsg::Node &dep) {
+    return llvm::is_contained(node.data_deps(), dep.id());
+  }
+
+  /// Whether `dependent` depends on `dep`, both named.
+  bool chained(const std::string &dependent, const std::string &dep) const {
+    const ChakraProtoMsg::Node *later = named(dependent);
+    const ChakraProtoMsg::Node *earlier = named(dep);
+    return later && earlier && dependsOn(*later, *earlier);
+  }
+
+  /// The nodes that depend on `dep`.
+  std::vector<const ChakraProtoMsg::Node *>
+  dependents(const ChakraProtoMsg::Node &dep) const {
+    std::vector<const ChakraProtoMsg::Node *> result;
+    for (const ChakraProtoMsg::Node &node : nodes)
+      if (dependsOn(node, dep))
+        result.push_back(&node);
+    return result;
+  }
+
+  const std::vector<ChakraProtoMsg::Node> &nodes;
+
+private:
+  std::map<std::string, std::vector<uint64_t>> byName;
+};
+
+/// How the trace names an instance's ops: `<template> chunk C micro_batch M
+/// block B: ` before each op's workName (no block for an edge or step).
+struct InstanceNames {
+  dist::InstanceOp instance;
+  dist::TemplateOp templateOp;
+
+  std::string of(Operation &op, int64_t repetition) {
+    std::string name = (instance.getTemplateName() + " chunk " +
+                        llvm::Twine(instance.getChunk()))
+                           .str();
+    if (std::optional<uint64_t> microBatch = instance.getMicroBatch())
+      name += " micro_batch " + std::to_string(*microBatch);
+    if (std::optional<ArrayRef<int64_t>> blocks = instance.getBlocks())
+      name += " block " + std::to_string((*blocks)[0] + repetition);
+    return name + ": " + workName(llvm::cast<WorkFactsOpInterface>(op));
+  }
+
+  Block &body() { return templateOp.getBody().front(); }
+
+  /// The names of the ops the instance ends with: its last repetition's
+  /// ops no other op of the template waits for.
+  std::vector<std::string> exits() {
+    std::vector<std::string> names;
+    for (Operation &op : body())
+      if (op.use_empty())
+        names.push_back(of(op, instance.getRepetitions() - 1));
+    return names;
+  }
+};
+
+TEST_F(ChakraTest, DependenciesFollowTheProgram) {
+  // Checks that fail if the data_deps were dropped or a chain broken: each
+  // expectation is read off the program's `after` tokens.
+  dist::ProgramOp program = wholeRun(smallSpec("one_f_one_b", 1, 0));
+  ASSERT_TRUE(program);
+  chakra::ExportSummary summary;
+  std::map<int64_t, DecodedTrace> traceOfStage;
+  for (const auto &[rank, bytes] :
+       exportAll(program, chakra::RankSelection::OnePerStage, summary)) {
+    std::optional<DecodedTrace> trace = decode(bytes);
+    ASSERT_TRUE(trace.has_value()) << "rank " << rank;
+    traceOfStage[metadataValue(trace->metadata, "stage")] = std::move(*trace);
+  }
+  for (auto stage : program.getBody().front().getOps<dist::StageOp>()) {
+    SCOPED_TRACE("stage " + std::to_string(stage.getIndex()));
+    StageNodes nodes(traceOfStage.at(stage.getIndex()).nodes);
+    ASSERT_FALSE(nodes.nodes.empty());
+    // Only the stage's first node starts without waiting for another.
+    for (const ChakraProtoMsg::Node &node : llvm::drop_begin(nodes.nodes))
+      EXPECT_FALSE(node.data_deps().empty()) << node.name();
+
+    std::vector<const ChakraProtoMsg::Node *> sendNodes, recvNodes;
+    for (const ChakraProtoMsg::Node &node : nodes.nodes) {
+      if (node.type() == ChakraProtoMsg::COMM_SEND_NODE)
+        sendNodes.push_back(&node);
+      if (node.type() == ChakraProtoMsg::COMM_RECV_NODE)
+        recvNodes.push_back(&node);
+    }
+    // The stage's sends and receives, in the order of its ops.
+    auto sendOps =
+        llvm::to_vector(stage.getBody().front().getOps<dist::SendOp>());
+    auto recvOps =
+        llvm::to_vector(stage.getBody().front().getOps<dist::RecvOp>());
+    ASSERT_EQ(sendNodes.size(), sendOps.size());
+    ASSERT_EQ(recvNodes.size(), recvOps.size());
+
+    llvm::DenseMap<Operation *, InstanceNames> instances;
+    for (auto instance : stage.getBody().front().getOps<dist::InstanceOp>()) {
+      InstanceNames names{
+          instance, SymbolTable::lookupNearestSymbolFrom<dist::TemplateOp>(
+                        instance, instance.getTemplateNameAttr())};
+      ASSERT_TRUE(names.templateOp);
+      instances.try_emplace(instance, names);
+      Operation &last = names.body().back();
+      for (int64_t repetition = 0; repetition < instance.getRepetitions();
+           ++repetition)
+        for (Operation &op : names.body()) {
+          // Within a block, an op waits for the ops its tokens name.
+          for (Value token : op.getOperands()) {
+            EXPECT_TRUE(
+                nodes.chained(names.of(op, repetition),
+                              names.of(*token.getDefiningOp(), repetition)))
+                << names.of(op, repetition);
+          }
+          // A block's first ops wait for the previous block's last.
+          if (op.getNumOperands() == 0 && repetition > 0) {
+            EXPECT_TRUE(nodes.chained(names.of(op, repetition),
+                                      names.of(last, repetition - 1)))
+                << names.of(op, repetition);
+          }
+        }
+    }
+
+    // A send waits for exactly what produced its message: the last ops of
+    // the instances its tokens name.
+    for (auto [send, node] : llvm::zip_equal(sendOps, sendNodes)) {
+      std::vector<uint64_t> producers;
+      for (Value token : send->getOperands()) {
+        auto found = instances.find(token.getDefiningOp());
+        ASSERT_TRUE(found != instances.end()) << node->name();
+        for (const std::string &exit : found->second.exits())
+          if (const ChakraProtoMsg::Node *producer = nodes.named(exit))
+            producers.push_back(producer->id());
+      }
+      llvm::sort(producers);
+      EXPECT_EQ(std::vector<uint64_t>(node->data_deps().begin(),
+                                      node->data_deps().end()),
+                producers)
+          << node->name();
+    }
+
+    // What consumes a receive's message waits for it.
+    for (auto [recv, node] : llvm::zip_equal(recvOps, recvNodes)) {
+      std::vector<const ChakraProtoMsg::Node *> dependents =
+          nodes.dependents(*node);
+      EXPECT_FALSE(dependents.empty()) << node->name();
+      for (Operation *consumer : recv->getUsers()) {
+        auto work = llvm::dyn_cast<WorkFactsOpInterface>(consumer);
+        ASSERT_TRUE(work) << node->name();
+        std::string consumerName = workName(work);
+        EXPECT_TRUE(llvm::any_of(dependents,
+                                 [&](const ChakraProtoMsg::Node *dependent) {
+                                   return dependent->name() == consumerName;
+                                 }))
+            << node->name() << " is not waited for by " << consumerName;
+      }
+    }
+  }
+
+  // One chain by name: stage 0 runs blocks 0 and 1, and sends micro-batch
+  // 0's activation when block 1 is done.
+  StageNodes stage0(traceOfStage.at(0).nodes);
+  EXPECT_TRUE(stage0.chained(
+      "block_forward chunk 0 micro_batch 0 block 1: norm1 forward",
+      "block_forward chunk 0 micro_batch 0 block 0: mlp_residual forward"));
+  EXPECT_TRUE(stage0.chained(
+      "send activation of micro-batch 0 leaving model chunk 0 to stage 1",
+      "block_forward chunk 0 micro_batch 0 block 1: mlp_residual forward"));
 }
 
 TEST_F(ChakraTest, AnInferenceRunAgreesWithTheWorkSummary) {

@@ -39,8 +39,11 @@ static llvm::cl::opt<std::string>
 
 static llvm::cl::opt<std::string> ranksOption(
     "ranks",
-    llvm::cl::desc("The ranks that get a trace: 'one-per-stage' (the lowest "
-                   "rank of each pipeline stage) or 'all'"),
+    llvm::cl::desc(
+        "The ranks that get a trace: 'all' (every rank; a simulator run "
+        "needs it, as ASTRA-sim reads <prefix>.<rank>.et for every NPU) or "
+        "'one-per-stage' (the lowest rank of each pipeline stage, for "
+        "inspection and per-stage totals)"),
     llvm::cl::value_desc("all|one-per-stage"), llvm::cl::init("one-per-stage"),
     llvm::cl::cat(chakraCategory));
 

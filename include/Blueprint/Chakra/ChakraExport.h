@@ -37,8 +37,9 @@ enum class RankSelection { All, OnePerStage };
 /// The selection `--ranks` names ("all", "one-per-stage"), if it is one.
 std::optional<RankSelection> parseRankSelection(llvm::StringRef text);
 
-/// A process group: its id (the `pg_name` of the collectives over it) and
-/// its ranks in increasing order.
+/// A process group: its id (the `pg_name` of the collectives over it; 1,
+/// 2, ..., since 0 names the default group over every rank) and its ranks
+/// in increasing order.
 using ProcessGroups = std::map<int64_t, std::vector<int64_t>>;
 
 /// What one export writes besides the traces.
