@@ -217,6 +217,14 @@ def require_same(name, a, b, first, second):
              (name, "\n".join(list(diff)[:40])))
 
 
+def require_ran_and_same(name, a, b, first, second):
+    """Exits unless the first build's run succeeded and printed something,
+    and both builds printed the same."""
+    if not a.startswith(b"exit 0\n") or a == b"exit 0\n":
+        sys.exit("compare-builds: %s failed:\n%s" % (name, a.decode()[:2000]))
+    require_same(name, a, b, first, second)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__.strip().splitlines()[2].strip())
@@ -255,20 +263,15 @@ def main():
             name = example + " Chakra traces"
             importer = ["--import-transformer-json",
                         os.path.join(ROOT, "examples", example)]
-            a = run_chakra(first, importer, failing_dir)
-            b = run_chakra(second, importer, failing_dir)
-            if not a.startswith(b"exit 0\n") or a == b"exit 0\n":
-                sys.exit("compare-builds: %s failed:\n%s" %
-                         (name, a.decode()[:2000]))
-            require_same(name, a, b, first, second)
+            require_ran_and_same(name, run_chakra(first, importer,
+                                                  failing_dir),
+                                 run_chakra(second, importer, failing_dir),
+                                 first, second)
             count += 1
         for name, arguments, extra in search_outputs(failing_dir):
-            a = run_search(first, arguments, extra)
-            b = run_search(second, arguments, extra)
-            if not a.startswith(b"exit 0\n") or a == b"exit 0\n":
-                sys.exit("compare-builds: %s failed:\n%s" %
-                         (name, a.decode()[:2000]))
-            require_same(name, a, b, first, second)
+            require_ran_and_same(name, run_search(first, arguments, extra),
+                                 run_search(second, arguments, extra),
+                                 first, second)
             count += 1
     print("compare-builds: %d outputs (%d of them diagnostics) "
           "byte-identical between %s and %s" %

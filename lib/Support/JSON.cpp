@@ -100,3 +100,16 @@ blueprint::parseJSON(llvm::StringRef text, std::vector<JSONMember> *members) {
                                    llvm::toString(parsed.takeError()));
   return parsed;
 }
+
+llvm::Error blueprint::inputError(llvm::StringRef inputFile,
+                                  const llvm::Twine &message) {
+  return llvm::createStringError(inputFile + ": " + message);
+}
+
+llvm::Expected<llvm::json::Value>
+blueprint::parseJSONInput(llvm::StringRef text, llvm::StringRef inputFile) {
+  llvm::Expected<llvm::json::Value> parsed = parseJSON(text);
+  if (!parsed)
+    return inputError(inputFile, llvm::toString(parsed.takeError()));
+  return parsed;
+}

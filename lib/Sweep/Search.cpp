@@ -23,6 +23,7 @@
 #include "Blueprint/Import/TrainingModule.h"
 #include "Blueprint/InitAll.h"
 #include "Blueprint/Support/DiagnosticCapture.h"
+#include "Blueprint/Support/JSON.h"
 #include "Blueprint/Transforms/Passes.h"
 #include "Blueprint/Transforms/PlanAnalyses.h"
 #include "Blueprint/Transforms/WorkTotals.h"
@@ -197,11 +198,11 @@ llvm::Expected<RunContracts> sweep::importContracts(llvm::StringRef specJSON,
 llvm::Expected<SearchInput> sweep::parseSearchInput(llvm::StringRef input,
                                                     llvm::StringRef inputFile) {
   auto fail = [&](const llvm::Twine &message) {
-    return llvm::createStringError(inputFile + ": " + message);
+    return inputError(inputFile, message);
   };
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(input);
+  llvm::Expected<llvm::json::Value> parsed = parseJSONInput(input, inputFile);
   if (!parsed)
-    return fail("invalid JSON: " + llvm::toString(parsed.takeError()));
+    return parsed.takeError();
   const llvm::json::Object *root = parsed->getAsObject();
   if (!root)
     return fail("$: expected a space object {\"spec\": ..., \"grid\": "
@@ -796,8 +797,7 @@ sweep::parseSearchSpace(llvm::StringRef input, llvm::StringRef inputFile,
       SearchSpace::parse(searchInput->grid, std::move(searchInput->base),
                          baseBinding, profile, gpus, globalBatch);
   if (!space)
-    return llvm::createStringError(inputFile + ": " +
-                                   llvm::toString(space.takeError()));
+    return inputError(inputFile, llvm::toString(space.takeError()));
   return space;
 }
 

@@ -11,6 +11,8 @@
 
 #include "Rows.h"
 
+#include "Blueprint/Support/JSON.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 
@@ -286,16 +288,13 @@ llvm::Expected<Suite> Suite::parse(const llvm::json::Value &input,
 
 llvm::Expected<Suite> sweep::parseSuiteInput(llvm::StringRef input,
                                              llvm::StringRef inputFile) {
-  auto fail = [&](const llvm::Twine &message) {
-    return llvm::createStringError(inputFile + ": " + message);
-  };
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(input);
+  llvm::Expected<llvm::json::Value> parsed = parseJSONInput(input, inputFile);
   if (!parsed)
-    return fail("invalid JSON: " + llvm::toString(parsed.takeError()));
+    return parsed.takeError();
   llvm::Expected<Suite> suite =
       Suite::parse(*parsed, llvm::sys::path::parent_path(inputFile));
   if (!suite)
-    return fail(llvm::toString(suite.takeError()));
+    return inputError(inputFile, llvm::toString(suite.takeError()));
   return suite;
 }
 

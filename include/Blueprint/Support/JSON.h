@@ -47,6 +47,15 @@ struct JSONMember {
 llvm::Expected<llvm::json::Value>
 parseJSON(llvm::StringRef text, std::vector<JSONMember> *members = nullptr);
 
+/// The error of the input file `inputFile` (`-` for standard input), as the
+/// tools and the Python package report one: "<inputFile>: <message>".
+llvm::Error inputError(llvm::StringRef inputFile, const llvm::Twine &message);
+
+/// parseJSON of the text of input file `inputFile`; a failure is its
+/// inputError ("<inputFile>: invalid JSON: ...").
+llvm::Expected<llvm::json::Value> parseJSONInput(llvm::StringRef text,
+                                                 llvm::StringRef inputFile);
+
 } // namespace blueprint
 
 #endif // BLUEPRINT_SUPPORT_JSON_H
