@@ -187,7 +187,8 @@ ModelSpec readModel(FieldReader &reader, const llvm::json::Object &object) {
   reader.rejectUnknownFields(
       object, path,
       {"hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "seq_length",
-       "max_positions", "vocab", "blocks", "norm", "activation"});
+       "max_positions", "vocab", "blocks", "norm", "activation", "linear_bias",
+       "position_embedding", "tied_embeddings", "attention_window"});
   ModelSpec model;
   model.hidden = reader.integer(object, "hidden", path);
   model.heads = reader.integer(object, "heads", path);
@@ -215,6 +216,15 @@ ModelSpec readModel(FieldReader &reader, const llvm::json::Object &object) {
   model.activation = reader.enumeration<ActivationKind>(
       object, "activation", path, ActivationKind::GeLU,
       {ActivationKind::GeLU, ActivationKind::ReLU, ActivationKind::SwiGLU});
+  model.linearBias = reader.enumeration<LinearBias>(
+      object, "linear_bias", path, LinearBias::All,
+      {LinearBias::All, LinearBias::QKVOnly, LinearBias::None});
+  model.positionEmbedding = reader.enumeration<PositionEmbedding>(
+      object, "position_embedding", path, PositionEmbedding::Learned,
+      {PositionEmbedding::Learned, PositionEmbedding::Rotary});
+  model.tiedEmbeddings = reader.boolean(object, "tied_embeddings", path, true);
+  model.attentionWindow =
+      reader.optionalInteger(object, "attention_window", path);
   return model;
 }
 

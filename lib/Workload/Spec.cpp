@@ -59,6 +59,8 @@ blueprint::workload::checkModel(const ModelSpec &model) {
   sink.requirePositive(model.maxPositions, "max_positions", positive);
   sink.requirePositive(model.vocab, "vocab", positive);
   sink.requirePositive(model.blocks, "blocks", positive);
+  if (model.attentionWindow)
+    sink.requirePositive(*model.attentionWindow, "attention_window", positive);
   if (!sink.empty())
     return sink.take();
   // Grouped-query attention shares each key/value head among an equal number
@@ -69,6 +71,12 @@ blueprint::workload::checkModel(const ModelSpec &model) {
                "seq_length = " + llvm::Twine(model.seqLength) +
                    " exceeds max_positions = " +
                    llvm::Twine(model.maxPositions));
+  if (model.attentionWindow)
+    sink.require(
+        *model.attentionWindow <= model.maxPositions, "transformer_model_c5",
+        "attention_window = " + llvm::Twine(*model.attentionWindow) +
+            " exceeds max_positions = " + llvm::Twine(model.maxPositions) +
+            ": a window longer than every sequence never slides");
   return sink.take();
 }
 

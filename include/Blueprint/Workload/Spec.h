@@ -50,6 +50,26 @@ struct ModelSpec {
   int64_t blocks = 0;
   NormKind norm = NormKind::LayerNorm;
   ActivationKind activation = ActivationKind::GeLU;
+  /// Which linear layers add a bias (docs/TransformerSpec.md).
+  LinearBias linearBias = LinearBias::All;
+  /// A learned absolute position table, or rotary embeddings on q and k.
+  PositionEmbedding positionEmbedding = PositionEmbedding::Learned;
+  /// Whether the LM head uses the word-embedding table as its weight.
+  bool tiedEmbeddings = true;
+  /// Sliding-window attention: each query attends to at most this many
+  /// keys, itself and the ones before it; none is full causal attention.
+  std::optional<int64_t> attentionWindow = std::nullopt;
+
+  /// Whether a learned position table exists (max_positions rows).
+  bool hasPositionTable() const {
+    return positionEmbedding == PositionEmbedding::Learned;
+  }
+  /// Keys a query at the end of a sequence of `length` tokens attends to:
+  /// `length`, or the window when that is shorter.
+  int64_t attendedKeys(int64_t length) const {
+    return attentionWindow && *attentionWindow < length ? *attentionWindow
+                                                        : length;
+  }
 };
 
 struct TrainingSpec {

@@ -33,6 +33,24 @@ def Workload_ActivationKind : Workload_Enum<"ActivationKind",
   I32EnumAttrCase<"SwiGLU", 2, "swiglu">
 ]>;
 
+// Which linear layers of a block add a bias: every one (GPT-2, GPT-3,
+// Megatron's default), only the QKV projection (Qwen2), or none (Llama,
+// Mistral, Mixtral, DeepSeek; Megatron's --disable-bias-linear).
+def Workload_LinearBias : Workload_Enum<"LinearBias", "linear-layer biases", [
+  I32EnumAttrCase<"All", 0, "all">,
+  I32EnumAttrCase<"QKVOnly", 1, "qkv">,
+  I32EnumAttrCase<"None", 2, "none">
+]>;
+
+// How token positions enter the model: a learned absolute table added to the
+// word embeddings (GPT), or rotary embeddings applied to every query and key
+// (RoPE, Su et al. 2021; Llama and its descendants).
+def Workload_PositionEmbedding : Workload_Enum<"PositionEmbedding",
+    "position embedding", [
+  I32EnumAttrCase<"Learned", 0, "learned">,
+  I32EnumAttrCase<"Rotary", 1, "rotary">
+]>;
+
 def Workload_DataType : Workload_Enum<"DataType", "element datatype", [
   I32EnumAttrCase<"F32", 0, "f32">,
   I32EnumAttrCase<"BF16", 1, "bf16">,

@@ -45,6 +45,24 @@ transformer.decoder_training @m
 
 // -----
 
+// transformer_model_c1
+// expected-error @+2 {{transformer_model_c1: attention_window must be positive, got 0}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu, attention_window = 0>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c5
+// expected-error @+2 {{transformer_model_c5: attention_window = 4096 exceeds max_positions = 2048: a window longer than every sequence never slides}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu, attention_window = 4096>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
 // transformer_model_c4
 // expected-error @+2 {{transformer_model_c4: hidden = 1000 is not divisible by heads = 16 and no head_dim is given}}
 transformer.decoder_training @m

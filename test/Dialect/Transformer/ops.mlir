@@ -38,6 +38,48 @@ transformer.decoder_training @llama_like
                tp_comm = reduce_scatter_all_gather, recompute = selective,
                schedule = interleaved_one_f_one_b>
 
+// The model semantics of today's open models (a Mistral-like block): no
+// linear biases, rotary positions, untied embeddings, a sliding window. Their
+// defaults (linear_bias = all, position_embedding = learned,
+// tied_embeddings = true, no window) are not printed.
+// CHECK-LABEL: transformer.decoder_training @mistral_like
+// CHECK-SAME: kv_heads = 8, max_positions = 32768, linear_bias = none, position_embedding = rotary, tied_embeddings = false, attention_window = 4096>
+transformer.decoder_training @mistral_like
+    model = <hidden = 4096, heads = 32, ffn_hidden = 14336, seq_length = 8192,
+             vocab = 32000, blocks = 32, norm = rmsnorm, activation = swiglu,
+             kv_heads = 8, max_positions = 32768, linear_bias = none,
+             position_embedding = rotary, tied_embeddings = false,
+             attention_window = 4096>
+    training = <global_batch = 64, micro_batch = 1, activation_type = bf16,
+                weight_type = bf16, gradient_type = f32,
+                optimizer_state_type = f32>
+    mapping = <world = 8, tp = 8, pp = 1, dp = 1, virtual_stages = 1,
+               tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// CHECK-LABEL: transformer.decoder_training @defaults_spelled_out
+// CHECK-SAME: norm = layernorm, activation = gelu>
+// CHECK-LABEL: transformer.decoder_training @qkv_bias
+// CHECK-SAME: activation = swiglu, linear_bias = qkv>
+transformer.decoder_training @defaults_spelled_out
+    model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32,
+             vocab = 128, blocks = 2, norm = layernorm, activation = gelu,
+             linear_bias = all, position_embedding = learned,
+             tied_embeddings = true>
+    training = <global_batch = 4, micro_batch = 1, activation_type = bf16,
+                weight_type = bf16, gradient_type = f32,
+                optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1,
+               tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+transformer.decoder_training @qkv_bias
+    model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32,
+             vocab = 128, blocks = 2, norm = rmsnorm, activation = swiglu,
+             linear_bias = qkv>
+    training = <global_batch = 4, micro_batch = 1, activation_type = bf16,
+                weight_type = bf16, gradient_type = f32,
+                optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1,
+               tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
 // Every remaining closed-set value.
 // CHECK-LABEL: transformer.decoder_training @small
 // CHECK-SAME: activation = relu

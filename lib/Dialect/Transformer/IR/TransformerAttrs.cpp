@@ -48,8 +48,10 @@ static workload::ModelSpec
 toModelSpec(int64_t hidden, int64_t heads, int64_t ffnHidden, int64_t seqLength,
             int64_t vocab, int64_t blocks, workload::NormKind norm,
             workload::ActivationKind activation, std::optional<int64_t> kvHeads,
-            std::optional<int64_t> headDim,
-            std::optional<int64_t> maxPositions) {
+            std::optional<int64_t> headDim, std::optional<int64_t> maxPositions,
+            workload::LinearBias linearBias,
+            workload::PositionEmbedding positionEmbedding, bool tiedEmbeddings,
+            std::optional<int64_t> attentionWindow) {
   workload::ModelSpec spec;
   spec.hidden = hidden;
   spec.heads = heads;
@@ -67,18 +69,21 @@ toModelSpec(int64_t hidden, int64_t heads, int64_t ffnHidden, int64_t seqLength,
   spec.blocks = blocks;
   spec.norm = norm;
   spec.activation = activation;
+  spec.linearBias = linearBias;
+  spec.positionEmbedding = positionEmbedding;
+  spec.tiedEmbeddings = tiedEmbeddings;
+  spec.attentionWindow = attentionWindow;
   return spec;
 }
 
-LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                int64_t hidden, int64_t heads,
-                                int64_t ffnHidden, int64_t seqLength,
-                                int64_t vocab, int64_t blocks,
-                                workload::NormKind norm,
-                                workload::ActivationKind activation,
-                                std::optional<int64_t> kvHeads,
-                                std::optional<int64_t> headDim,
-                                std::optional<int64_t> maxPositions) {
+LogicalResult ModelAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, int64_t hidden, int64_t heads,
+    int64_t ffnHidden, int64_t seqLength, int64_t vocab, int64_t blocks,
+    workload::NormKind norm, workload::ActivationKind activation,
+    std::optional<int64_t> kvHeads, std::optional<int64_t> headDim,
+    std::optional<int64_t> maxPositions, workload::LinearBias linearBias,
+    workload::PositionEmbedding positionEmbedding, bool tiedEmbeddings,
+    std::optional<int64_t> attentionWindow) {
   // transformer_model_c4 concerns only the implicit head_dim, which the plain
   // spec no longer distinguishes from an explicit one.
   std::variant<int64_t, workload::RuleViolation> implicit =
@@ -87,24 +92,27 @@ LogicalResult ModelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       violation && !headDim)
     return reportViolations(emitError, *violation);
   return reportViolations(
-      emitError,
-      workload::checkModel(toModelSpec(hidden, heads, ffnHidden, seqLength,
-                                       vocab, blocks, norm, activation,
-                                       kvHeads, headDim, maxPositions)));
+      emitError, workload::checkModel(toModelSpec(
+                     hidden, heads, ffnHidden, seqLength, vocab, blocks, norm,
+                     activation, kvHeads, headDim, maxPositions, linearBias,
+                     positionEmbedding, tiedEmbeddings, attentionWindow)));
 }
 
 workload::ModelSpec ModelAttr::getSpec() const {
   return toModelSpec(getHidden(), getHeads(), getFfnHidden(), getSeqLength(),
                      getVocab(), getBlocks(), getNorm(), getActivation(),
-                     getKvHeads(), getHeadDim(), getMaxPositions());
+                     getKvHeads(), getHeadDim(), getMaxPositions(),
+                     getLinearBias(), getPositionEmbedding(),
+                     getTiedEmbeddings(), getAttentionWindow());
 }
 
 ModelAttr blueprint::transformer::getModelAttr(MLIRContext *context,
                                                const workload::ModelSpec &spec) {
-  return ModelAttr::get(context, spec.hidden, spec.heads, spec.ffnHidden,
-                        spec.seqLength, spec.vocab, spec.blocks, spec.norm,
-                        spec.activation, spec.kvHeads, spec.headDim,
-                        spec.maxPositions);
+  return ModelAttr::get(
+      context, spec.hidden, spec.heads, spec.ffnHidden, spec.seqLength,
+      spec.vocab, spec.blocks, spec.norm, spec.activation, spec.kvHeads,
+      spec.headDim, spec.maxPositions, spec.linearBias, spec.positionEmbedding,
+      spec.tiedEmbeddings, spec.attentionWindow);
 }
 
 //===----------------------------------------------------------------------===//

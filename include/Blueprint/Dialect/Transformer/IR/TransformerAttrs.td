@@ -7,6 +7,15 @@ include "Blueprint/Dialect/Transformer/IR/TransformerDialect.td"
 include "Blueprint/Workload/WorkloadEnums.td"
 include "mlir/IR/AttrTypeBase.td"
 
+/// A closed-set parameter with a default value: left out of the printed
+/// attribute when it holds the default, so IR written before the parameter
+/// existed parses to the same attribute.
+class Transformer_DefaultValuedEnumParameter<EnumAttrInfo info, string value>
+    : EnumParameter<info> {
+  let defaultValue = value;
+  let comparator = "$_lhs == $_rhs";
+}
+
 class Transformer_Attr<string name, string attrMnemonic>
     : AttrDef<Transformer_Dialect, name> {
   let mnemonic = attrMnemonic;
@@ -20,13 +29,19 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
     `head_dim` and `max_positions` are optional and default to `heads`,
     `hidden / heads` and `seq_length`; a printed attribute omits them when
     they hold their default, so IR written before a field existed still
-    parses to the same value.
+    parses to the same value. So do the optional semantics:
+    `linear_bias` (`all`, `qkv` or `none`; default `all`),
+    `position_embedding` (`learned` or `rotary`; default `learned`),
+    `tied_embeddings` (default `true`) and `attention_window` (the keys a
+    query attends to under sliding-window attention; default: all before
+    it).
 
     Rules (`transformer_model_c*`, docs/TransformerSpec.md):
-    1. every dimension is positive;
+    1. every dimension is positive (`attention_window` too, when given);
     2. `kv_heads` divides `heads`;
     3. `seq_length <= max_positions`;
-    4. without an explicit `head_dim`, `heads` divides `hidden`.
+    4. without an explicit `head_dim`, `heads` divides `hidden`;
+    5. `attention_window <= max_positions`.
 
     ```mlir
     #transformer.model<hidden = 6144, heads = 64, ffn_hidden = 24576,
@@ -45,7 +60,13 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
     EnumParameter<Workload_ActivationKind>:$activation,
     OptionalParameter<"std::optional<int64_t>">:$kv_heads,
     OptionalParameter<"std::optional<int64_t>">:$head_dim,
-    OptionalParameter<"std::optional<int64_t>">:$max_positions
+    OptionalParameter<"std::optional<int64_t>">:$max_positions,
+    Transformer_DefaultValuedEnumParameter<Workload_LinearBias,
+        "::blueprint::workload::LinearBias::All">:$linear_bias,
+    Transformer_DefaultValuedEnumParameter<Workload_PositionEmbedding,
+        "::blueprint::workload::PositionEmbedding::Learned">:$position_embedding,
+    DefaultValuedParameter<"bool", "true">:$tied_embeddings,
+    OptionalParameter<"std::optional<int64_t>">:$attention_window
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -59,7 +80,11 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
         "int64_t":$blocks, "::blueprint::workload::NormKind":$norm,
         "::blueprint::workload::ActivationKind":$activation,
         "std::optional<int64_t>":$kv_heads, "std::optional<int64_t>":$head_dim,
-        "std::optional<int64_t>":$max_positions), [{
+        "std::optional<int64_t>":$max_positions,
+        "::blueprint::workload::LinearBias":$linear_bias,
+        "::blueprint::workload::PositionEmbedding":$position_embedding,
+        "bool":$tied_embeddings,
+        "std::optional<int64_t>":$attention_window), [{
       auto unlessDefault = [](std::optional<int64_t> value,
                               std::optional<int64_t> defaultValue) {
         return value == defaultValue ? std::nullopt : value;
@@ -72,7 +97,8 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
       return $_get($_ctxt, hidden, heads, ffn_hidden, seq_length, vocab,
                    blocks, norm, activation, unlessDefault(kv_heads, heads),
                    unlessDefault(head_dim, defaultHeadDim),
-                   unlessDefault(max_positions, seq_length));
+                   unlessDefault(max_positions, seq_length), linear_bias,
+                   position_embedding, tied_embeddings, attention_window);
     }]>
   ];
   let extraClassDeclaration = [{
