@@ -525,6 +525,16 @@ taskOf(const workload::Invocation &invocation, workload::Cadence cadence,
 
 } // namespace
 
+/// `error` of a template's work, named by the template's symbol as the
+/// analyses of the IR name it ("@block_forward: ..."), so a row costed
+/// without IR says what the same row costed through it says.
+static llvm::Error inTemplate(const workload::RunTemplate &runTemplate,
+                              llvm::Error error) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "@" + runTemplate.name + ": " +
+                                     llvm::toString(std::move(error)));
+}
+
 llvm::Expected<std::vector<double>>
 StepCoster::templateSeconds(llvm::ArrayRef<workload::RunTemplate> templates) {
   std::vector<double> result;
@@ -535,12 +545,12 @@ StepCoster::templateSeconds(llvm::ArrayRef<workload::RunTemplate> templates) {
       llvm::Expected<estimate::EstimateTask> task = taskOf(
           invocation, runTemplate.work.cadence, workload::kTensorParallelAxis);
       if (!task)
-        return task.takeError();
+        return inTemplate(runTemplate, task.takeError());
       tasks.push_back(std::move(*task));
     }
     llvm::Expected<double> seconds = this->seconds(std::move(tasks));
     if (!seconds)
-      return seconds.takeError();
+      return inTemplate(runTemplate, seconds.takeError());
     result.push_back(*seconds);
   }
   return result;

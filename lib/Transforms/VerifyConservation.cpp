@@ -294,8 +294,10 @@ LogicalResult expectInstanceWork(
 /// the last sends one activation per step (the prompt's block output for
 /// the prefill, one position's per decode step) and every stage but the
 /// first receives them; at pp > 1 the last stage sends the first one token
-/// message per step but the last; and the stage's KV cache at the end is
-/// blocks x kvCacheBytesPerRank(prompt_length + generated_tokens - 1).
+/// message per step but the last; and the stage writes blocks x the
+/// generation's KV-cache write bytes (GenerationWork::kvCacheWriteBytes; the
+/// cache at the end, blocks x kvCacheBytesPerRank(prompt_length +
+/// generated_tokens - 1), without a sliding window).
 LogicalResult verifyInferenceRun(Operation *program,
                                  const ProgramContracts &contracts) {
   const workload::ModelSpec &model = contracts.model;
@@ -313,11 +315,6 @@ LogicalResult verifyInferenceRun(Operation *program,
       workload::deriveInferenceGeneration(model, inference, mapping);
   if (!generation)
     return fail(generation.takeError());
-  int64_t finalContext = inference.promptLength + inference.generatedTokens - 1;
-  llvm::Expected<int64_t> kvPerBlock =
-      workload::kvCacheBytesPerRank(model, inference, mapping, finalContext);
-  if (!kvPerBlock)
-    return fail(kvPerBlock.takeError());
   // The generation of one block, by phase and engine: the prefill's
   // summary, and in phase decode the decode steps' closed-form sums.
   auto perBlock = [&](workload::Phase phase, workload::Engine engine) {
@@ -410,15 +407,16 @@ LogicalResult verifyInferenceRun(Operation *program,
              << receivedBytes << " bytes)";
 
     // The KV cache: every position the prefill and the decode steps wrote.
-    int64_t kvCache = guard.mul(blocks, *kvPerBlock, what + " KV cache");
+    int64_t kvWrites =
+        guard.mul(blocks, generation->kvCacheWriteBytes, what + " KV cache");
     if (guard.failed())
       return fail(guard.error("conservation"));
-    if (stage.kvCacheBytes != kvCache)
+    if (stage.kvCacheWriteBytes != kvWrites)
       return program->emitError()
-             << "conservation: " << what << " writes " << stage.kvCacheBytes
-             << " KV-cache bytes per rank; its " << blocks
-             << " blocks' cache at context " << finalContext << " is "
-             << kvCache;
+             << "conservation: " << what << " writes "
+             << stage.kvCacheWriteBytes << " KV-cache bytes per rank; the "
+             << "prefill and decode steps of its " << blocks << " blocks write "
+             << kvWrites;
   }
   return success();
 }

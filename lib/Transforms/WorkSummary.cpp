@@ -60,6 +60,7 @@ void writeProgramJSON(llvm::json::OStream &json, const ProgramTotals &program) {
                        {"total", toJSON(generation.total)},
                        {"weight_read_bytes", generation.weightReadBytes},
                        {"kv_cache_read_bytes", generation.kvCacheReadBytes},
+                       {"kv_cache_write_bytes", generation.kvCacheWriteBytes},
                        {"final_kv_cache_bytes", generation.finalKvCacheBytes}});
   }
   if (program.iteration) {
@@ -116,7 +117,7 @@ void writeProgramJSON(llvm::json::OStream &json, const ProgramTotals &program) {
           {"pipeline_bytes_received", stage.bytesReceived}};
       // An inference stage's KV cache per rank when the generation ends.
       if (program.inferenceRun)
-        object["kv_cache_bytes"] = stage.kvCacheBytes;
+        object["kv_cache_write_bytes"] = stage.kvCacheWriteBytes;
       stages.push_back(std::move(object));
     }
     json.attribute("stages", std::move(stages));
@@ -174,7 +175,7 @@ void printTable(llvm::ArrayRef<ProgramTotals> programs, llvm::raw_ostream &os) {
          << stage.bytesSent << " bytes), " << stage.messagesReceived
          << " received (" << stage.bytesReceived << " bytes)";
       if (program.inferenceRun)
-        os << ", KV cache at the end " << stage.kvCacheBytes << " bytes";
+        os << ", KV cache written " << stage.kvCacheWriteBytes << " bytes";
       os << "\n";
       os << llvm::format("%-16s %-10s %5s %22s %18s %18s %16s %16s %16s\n",
                          "phase", "engine", "count", "ops", "read_bytes",
@@ -234,6 +235,7 @@ void printTable(llvm::ArrayRef<ProgramTotals> programs, llvm::raw_ostream &os) {
     printRow(os, "total", "", generation.total);
     os << "weight bytes read " << generation.weightReadBytes
        << ", KV-cache bytes read " << generation.kvCacheReadBytes
+       << ", written " << generation.kvCacheWriteBytes
        << ", KV-cache bytes at the end " << generation.finalKvCacheBytes
        << "\n\n";
   }

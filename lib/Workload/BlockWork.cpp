@@ -565,8 +565,7 @@ void BlockBuilder::backwardAttentionProjection() {
 void BlockBuilder::backwardAttentionCore() {
   int64_t qElements = elements({shape.tokens, shape.qCols}, "d_q");
   int64_t kvElements = elements({shape.tokens, shape.kvCols}, "d_k");
-  int64_t scoreElements = elements(
-      {shape.batch, shape.heads, shape.queries, shape.keys}, "d_scores");
+  int64_t scoreElements = this->scoreElements("d_scores");
   llvm::StringRef attended =
       training.attentionDropout ? "probs_dropped" : "probs";
   std::string attendedGrad = ("d_" + attended).str();

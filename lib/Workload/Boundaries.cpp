@@ -150,12 +150,13 @@ blueprint::workload::inferenceBoundaries(const ModelSpec &model,
   std::vector<BoundaryTensor> tensors =
       blockParameters(model, inference.weightType, guard);
   // The cache at the end of the generation: every prompt position and every
-  // fed-back token, prompt_length + generated_tokens - 1 positions, each
-  // with this block's key/value heads (split over the TP ranks).
-  int64_t positions = guard.sub(
-      guard.add(inference.promptLength, inference.generatedTokens,
-                "cached positions"),
-      1, "cached positions");
+  // fed-back token, prompt_length + generated_tokens - 1 positions (the
+  // window's under a sliding window: a rolling buffer), each with this
+  // block's key/value heads (split over the TP ranks).
+  int64_t context = guard.add(inference.promptLength, inference.generatedTokens,
+                              "cached positions");
+  int64_t positions =
+      model.attendedKeys(guard.sub(context, 1, "cached positions"));
   int64_t width = guard.mul(model.kvHeads, model.headDim, "kv width");
   for (const char *cache : {"k_cache", "v_cache"})
     tensors.push_back({cache, BoundaryRole::KVCache,

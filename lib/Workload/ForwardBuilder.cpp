@@ -96,6 +96,7 @@ static RankShape makeRankShape(const ModelSpec &model,
   shape.batch = run.batch;
   shape.queries = run.queries;
   shape.keys = run.keys;
+  shape.attendedKeys = model.attendedKeys(run.keys);
   shape.hidden = model.hidden;
   shape.headDim = model.headDim;
   shape.tokens = guard.mul(run.batch, run.queries, "tokens b*s");
@@ -178,9 +179,14 @@ int64_t ForwardBuilder::linearOps(llvm::StringRef what, int64_t m, int64_t n,
 }
 
 int64_t ForwardBuilder::attentionMatmulOps(llvm::StringRef what) {
-  return guard.product(
-      {2, shape.batch, shape.heads, shape.queries, shape.keys, shape.headDim},
-      what);
+  return guard.product({2, shape.batch, shape.heads, shape.queries,
+                        shape.attendedKeys, shape.headDim},
+                       what);
+}
+
+int64_t ForwardBuilder::scoreElements(llvm::StringRef what) {
+  return elements({shape.batch, shape.heads, shape.queries, shape.attendedKeys},
+                  what);
 }
 
 int64_t ForwardBuilder::rowwiseOps(llvm::StringRef what, int64_t rows,
@@ -356,14 +362,33 @@ TensorAccess ForwardBuilder::newKeysOrValues(llvm::StringRef name) {
   return activation(name, elements({shape.tokens, shape.kvCols}, name));
 }
 
+/// What the softmax of the run's score rows masks: a causal band under a
+/// sliding window shorter than the keys, the causal triangle otherwise; a
+/// decode step's one query sees every (cached) key and needs no mask.
+std::string ForwardBuilder::softmaxCause() const {
+  if (!run.causalMask)
+    return "forward of softmax: scale by 1/sqrt(head_dim) and softmax over "
+           "each score row; no mask, the new position attends to every "
+           "cached position";
+  if (shape.attendedKeys < shape.keys)
+    return ("forward of softmax: scale by 1/sqrt(head_dim), causal "
+            "sliding-window mask (each row holds the " +
+            llvm::Twine(shape.attendedKeys) +
+            " keys of its window; generated from indices, nothing read) and "
+            "softmax over each score row")
+        .str();
+  return "forward of softmax: scale by 1/sqrt(head_dim), causal mask "
+         "(generated from indices, nothing read) and softmax over each score "
+         "row";
+}
+
 /// Attention core (SeqSel Sec. 4.1 and App. A): the scores Q K^T of the new
 /// positions against `keys`, the softmax, the attention dropout if the run
 /// has one, and probs x `values`. The keys and values are those qkv_proj
 /// just produced, or the KV cache in a decode step.
 void ForwardBuilder::attentionCore(TensorAccess keys, TensorAccess values) {
   int64_t qElements = elements({shape.tokens, shape.qCols}, "q");
-  int64_t scoreElements =
-      elements({shape.batch, shape.heads, shape.queries, shape.keys}, "scores");
+  int64_t scoreElements = this->scoreElements("scores");
   int64_t scoreRows =
       elements({shape.batch, shape.heads, shape.queries}, "score rows");
 
@@ -382,19 +407,13 @@ void ForwardBuilder::attentionCore(TensorAccess keys, TensorAccess values) {
       {primitive::kSoftmax,
        run.phase,
        Engine::Vector,
-       rowwiseOps(opsName(primitive::kSoftmax), scoreRows, shape.keys,
+       rowwiseOps(opsName(primitive::kSoftmax), scoreRows, shape.attendedKeys,
                   run.causalMask ? opcount::kSoftmaxForwardPerElement
                                  : opcount::kUnmaskedSoftmaxForwardPerElement,
                   opcount::kSoftmaxForwardPerRow),
        {activation("scores", scoreElements)},
        {activation("probs", scoreElements)},
-       run.causalMask
-           ? "forward of softmax: scale by 1/sqrt(head_dim), causal mask "
-             "(generated from indices, nothing read) and softmax over each "
-             "score row"
-           : "forward of softmax: scale by 1/sqrt(head_dim) and softmax over "
-             "each score row; no mask, the new position attends to every "
-             "cached position"});
+       softmaxCause()});
   stash(*invocation, activation("probs", scoreElements),
         StashRole::AttentionCore);
 

@@ -122,6 +122,9 @@ struct RankShape : RankColumns {
   int64_t batch = 0;
   int64_t queries = 0;
   int64_t keys = 0;
+  /// Keys each query's score row holds: `keys`, or the model's attention
+  /// window when that is shorter (ModelSpec::attendedKeys).
+  int64_t attendedKeys = 0;
   int64_t hidden = 0;
   int64_t headDim = 0;
   /// b * queries: the rows M of every linear (all-gathered under SP).
@@ -181,9 +184,12 @@ protected:
   /// forward, the accumulated gradient in the weight gradient.
   int64_t linearOps(llvm::StringRef what, int64_t m, int64_t n, int64_t k);
   /// One attention batched matmul, QK^T or probs x V: 2 b (heads/t) q k d
-  /// for q queries and k keys per sequence (SeqSel App. A: 2Bs^2h each at
-  /// q = k = s, divided by t).
+  /// for q queries and k attended keys per sequence (SeqSel App. A: 2Bs^2h
+  /// each at q = k = s, divided by t).
   int64_t attentionMatmulOps(llvm::StringRef what);
+  /// Elements of this rank's attention scores (or probabilities, or their
+  /// gradients): b (heads/t) q k for k attended keys per query.
+  int64_t scoreElements(llvm::StringRef what);
   /// A row-wise Vector primitive: rows * (perElement * width + perRow).
   int64_t rowwiseOps(llvm::StringRef what, int64_t rows, int64_t width,
                      int64_t perElement, int64_t perRow);
@@ -217,6 +223,7 @@ protected:
   /// positions, at the activation type.
   TensorAccess newKeysOrValues(llvm::StringRef name);
   void attentionCore(TensorAccess keys, TensorAccess values);
+  std::string softmaxCause() const;
   void attentionOutput();
   void forwardMlp();
   void rowParallelTail(llvm::StringRef collectivePrimitive,

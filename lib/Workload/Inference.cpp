@@ -19,7 +19,9 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
+#include <algorithm>
 #include <cassert>
+#include <optional>
 
 using namespace blueprint::workload;
 using namespace blueprint::workload::detail;
@@ -206,15 +208,19 @@ private:
 
 /// The keys and values qkv_proj produced for the run's new positions are
 /// stored into the KV cache: the prompt's positions in the prefill, one
-/// position per decode step. The store moves data and converts it to
-/// kv_cache_type, which counts no operation (opcount conventions).
+/// position per decode step. Under a sliding window the cache is a rolling
+/// buffer of the window's positions (Mistral 7B, Sec. 2), so the prefill
+/// stores only the prompt's last window of them. The store moves data and
+/// converts it to kv_cache_type, which counts no operation (opcount
+/// conventions).
 void InferenceBuilder::kvCacheWrite() {
+  int64_t stored = model.attendedKeys(shape.queries);
   emit({primitive::kKVCacheWrite,
         run.phase,
         Engine::Vector,
         0,
         {newKeysOrValues("k"), newKeysOrValues("v")},
-        {cached("k_cache", shape.queries), cached("v_cache", shape.queries)},
+        {cached("k_cache", stored), cached("v_cache", stored)},
         "append the keys and values of this rank's key/value heads for the "
         "new positions to the KV cache, stored at " +
             stringifyEnum(kvCacheType)});
@@ -226,11 +232,12 @@ llvm::Expected<BlockWork> InferenceBuilder::build() {
   attentionInput();
   kvCacheWrite();
   // The prefill attends to the prompt's fresh keys and values; a decode step
-  // reads every cached position, the one it just appended included.
+  // reads every cached position, the one it just appended included: the
+  // whole context, or under a sliding window the window's positions.
   TensorAccess keys =
-      decode ? cached("k_cache", shape.keys) : newKeysOrValues("k");
+      decode ? cached("k_cache", shape.attendedKeys) : newKeysOrValues("k");
   TensorAccess values =
-      decode ? cached("v_cache", shape.keys) : newKeysOrValues("v");
+      decode ? cached("v_cache", shape.attendedKeys) : newKeysOrValues("v");
   attentionCore(std::move(keys), std::move(values));
   attentionOutput();
   forwardMlp();
@@ -271,9 +278,9 @@ llvm::Expected<int64_t> blueprint::workload::kvCacheBytesPerRank(
     return error;
   OverflowGuard guard;
   RankColumns columns = makeRankColumns(model, mapping.tp, guard);
-  int64_t keys =
-      cachedBytes(guard, inference.batch / mapping.dp, contextLength,
-                  columns.kvCols, inference.kvCacheType, "KV-cache bytes");
+  int64_t keys = cachedBytes(guard, inference.batch / mapping.dp,
+                             model.attendedKeys(contextLength), columns.kvCols,
+                             inference.kvCacheType, "KV-cache bytes");
   int64_t bytes = guard.mul(2, keys, "KV-cache bytes");
   if (guard.failed())
     return guard.error("kvCacheBytesPerRank");
@@ -361,6 +368,19 @@ llvm::Expected<WorkSummary> summarizeDecodeStep(const ModelSpec &model,
 
 } // namespace
 
+llvm::Expected<int64_t>
+blueprint::workload::kvCacheWriteBytesOf(const BlockWork &work) {
+  OverflowGuard guard;
+  int64_t written = 0;
+  for (const Invocation &invocation : work.invocations)
+    if (invocation.primitive == primitive::kKVCacheWrite)
+      for (const TensorAccess &write : invocation.writes)
+        written = guard.add(written, write.bytes, "KV-cache write bytes");
+  if (guard.failed())
+    return guard.error("kvCacheWriteBytesOf");
+  return written;
+}
+
 llvm::Expected<GenerationWork>
 blueprint::workload::deriveInferenceGeneration(const ModelSpec &model,
                                                const InferenceSpec &inference,
@@ -387,6 +407,17 @@ blueprint::workload::deriveInferenceGeneration(const ModelSpec &model,
   OverflowGuard guard;
   int64_t steps = generation.decodeSteps;
   if (steps > 0) {
+    // A step at context L attends to min(L, window) cached positions: its
+    // totals grow affinely with L up to the window and stay at the window's
+    // afterwards. So the sum is an arithmetic series over the growing steps
+    // plus the saturated step times the steps beyond the window.
+    int64_t growingLast =
+        std::min(generation.lastContext,
+                 model.attentionWindow.value_or(generation.lastContext));
+    int64_t growingSteps = growingLast >= generation.firstContext
+                               ? growingLast - generation.firstContext + 1
+                               : 0;
+    int64_t saturatedSteps = steps - growingSteps;
     llvm::Expected<WorkSummary> first =
         summarizeDecodeStep(model, inference, mapping, generation.firstContext);
     if (!first)
@@ -395,25 +426,59 @@ blueprint::workload::deriveInferenceGeneration(const ModelSpec &model,
         summarizeDecodeStep(model, inference, mapping, generation.lastContext);
     if (!last)
       return last.takeError();
+    // The growing series ends at the last step unless the window saturates
+    // before it.
+    std::optional<WorkSummary> windowEnd;
+    if (growingSteps > 0 && growingLast != generation.lastContext) {
+      llvm::Expected<WorkSummary> atWindow =
+          summarizeDecodeStep(model, inference, mapping, growingLast);
+      if (!atWindow)
+        return atWindow.takeError();
+      windowEnd = std::move(*atWindow);
+    }
+    const WorkSummary &growingEnd = windowEnd ? *windowEnd : *last;
+    auto decodeSum = [&](const WorkTotals &growingFirstTotals,
+                         const WorkTotals &growingLastTotals,
+                         const WorkTotals &saturatedTotals,
+                         llvm::StringRef scope) {
+      WorkTotals growing = seriesTotals(guard, growingFirstTotals,
+                                        growingLastTotals, growingSteps, scope);
+      return combineTotals(
+          growing, saturatedTotals,
+          [&](int64_t growingSum, int64_t saturated, llvm::StringRef field) {
+            std::string what = (scope + " " + field).str();
+            int64_t beyondWindow = guard.mul(saturated, saturatedSteps, what);
+            return guard.add(growingSum, beyondWindow, what);
+          });
+    };
     for (size_t index = 0; index < kNumEngines; ++index) {
       auto engine = static_cast<Engine>(index);
       generation.decodeByEngine[index] =
-          seriesTotals(guard, first->of(engine), last->of(engine), steps,
-                       ("decode " + stringifyEnum(engine)).str());
+          decodeSum(first->of(engine), growingEnd.of(engine), last->of(engine),
+                    ("decode " + stringifyEnum(engine)).str());
     }
-    generation.decode = seriesTotals(guard, first->total(), last->total(),
-                                     steps, "decode total");
+    generation.decode = decodeSum(first->total(), growingEnd.total(),
+                                  last->total(), "decode total");
 
     llvm::Expected<int64_t> firstCache =
         kvCacheBytesPerRank(model, inference, mapping, generation.firstContext);
     if (!firstCache)
       return firstCache.takeError();
+    llvm::Expected<int64_t> windowCache =
+        kvCacheBytesPerRank(model, inference, mapping, growingLast);
+    if (!windowCache)
+      return windowCache.takeError();
     llvm::Expected<int64_t> lastCache =
         kvCacheBytesPerRank(model, inference, mapping, generation.lastContext);
     if (!lastCache)
       return lastCache.takeError();
-    generation.kvCacheReadBytes = arithmeticSeries(
-        guard, *firstCache, *lastCache, steps, "decode KV-cache read bytes");
+    int64_t growingReads =
+        arithmeticSeries(guard, *firstCache, *windowCache, growingSteps,
+                         "decode KV-cache read bytes");
+    int64_t saturatedReads =
+        guard.mul(*lastCache, saturatedSteps, "decode KV-cache read bytes");
+    generation.kvCacheReadBytes =
+        guard.add(growingReads, saturatedReads, "decode KV-cache read bytes");
   }
   generation.total = combineTotals(
       generation.prefill.total(), generation.decode,
@@ -432,6 +497,18 @@ blueprint::workload::deriveInferenceGeneration(const ModelSpec &model,
   if (!finalCache)
     return finalCache.takeError();
   generation.finalKvCacheBytes = *finalCache;
+  // Each decode step writes one position: a cache of context 1.
+  llvm::Expected<int64_t> prefillWrites = kvCacheWriteBytesOf(*prefill);
+  if (!prefillWrites)
+    return prefillWrites.takeError();
+  llvm::Expected<int64_t> positionBytes =
+      kvCacheBytesPerRank(model, inference, mapping, 1);
+  if (!positionBytes)
+    return positionBytes.takeError();
+  int64_t decodeWrites =
+      guard.mul(steps, *positionBytes, "generation KV-cache write bytes");
+  generation.kvCacheWriteBytes = guard.add(*prefillWrites, decodeWrites,
+                                           "generation KV-cache write bytes");
 
   if (guard.failed())
     return guard.error("deriveInferenceGeneration");

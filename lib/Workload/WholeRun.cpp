@@ -844,15 +844,10 @@ blueprint::workload::templateTotalsOf(llvm::ArrayRef<RunTemplate> templates) {
     llvm::Expected<WorkSummary> summary = summarize(runTemplate.work);
     if (!summary)
       return summary.takeError();
-    OverflowGuard guard;
-    int64_t written = 0;
-    for (const Invocation &invocation : runTemplate.work.invocations)
-      if (invocation.primitive == primitive::kKVCacheWrite)
-        for (const TensorAccess &write : invocation.writes)
-          written = guard.add(written, write.bytes, "KV-cache write bytes");
-    if (guard.failed())
-      return guard.error("summarizeWholeRun");
-    result.push_back({*summary, written});
+    llvm::Expected<int64_t> written = kvCacheWriteBytesOf(runTemplate.work);
+    if (!written)
+      return written.takeError();
+    result.push_back({*summary, *written});
   }
   return result;
 }
@@ -893,8 +888,8 @@ llvm::Expected<StageTotals> blueprint::workload::stageTotalsOf(
         return std::move(error);
     int64_t written = guard.mul(templates[index].kvCacheWrites, count,
                                 what + " KV-cache bytes");
-    totals.kvCacheBytes =
-        guard.add(totals.kvCacheBytes, written, what + " KV-cache bytes");
+    totals.kvCacheWriteBytes =
+        guard.add(totals.kvCacheWriteBytes, written, what + " KV-cache bytes");
   }
   if (guard.failed())
     return guard.error("summarizeWholeRun");

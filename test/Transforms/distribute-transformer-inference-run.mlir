@@ -14,11 +14,11 @@
 // RUN: blueprint-opt %s --distribute-transformer=scope=iteration --work-summary=format=json -o /dev/null | FileCheck %s --check-prefix=JSON
 // RUN: blueprint-opt %s --distribute-transformer=scope=iteration --expand-whole-run --verify-conservation --plan-portable --verify-conservation -o /dev/null
 
-// SUMMARY: program @serve, stage 0 (one rank, the whole generation): 3 pipeline messages sent (2560 bytes), 2 received (32 bytes), KV cache at the end 2560 bytes
-// SUMMARY: program @serve, stage 1 (one rank, the whole generation): 2 pipeline messages sent (32 bytes), 3 received (2560 bytes), KV cache at the end 2560 bytes
+// SUMMARY: program @serve, stage 0 (one rank, the whole generation): 3 pipeline messages sent (2560 bytes), 2 received (32 bytes), KV cache written 2560 bytes
+// SUMMARY: program @serve, stage 1 (one rank, the whole generation): 2 pipeline messages sent (32 bytes), 3 received (2560 bytes), KV cache written 2560 bytes
 // SUMMARY: program @serve, the whole generation (2 stages x 4 ranks): 20 pipeline messages (10368 bytes)
-// JSON: "kv_cache_bytes": 2560,
-// JSON: "kv_cache_bytes": 2560,
+// JSON: "kv_cache_write_bytes": 2560,
+// JSON: "kv_cache_write_bytes": 2560,
 
 // CHECK-LABEL: dist.program @serve source_digest = "sha256:{{[0-9a-f]+}}" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 16, vocab = 128, blocks = 4, norm = layernorm, activation = gelu, kv_heads = 2> inference = <batch = 4, prompt_length = 8, generated_tokens = 3, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 8, tp = 2, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
 // CHECK-NEXT: dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 2, 2]

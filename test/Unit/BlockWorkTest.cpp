@@ -879,6 +879,66 @@ TEST(BlockWorkVariants, GroupedQueryAttentionClosedForms) {
   }
 }
 
+// Sliding-window attention (Mistral 7B, Sec. 2): each of the s queries of a
+// sequence holds a score row of w keys, so QK^T and probs x V are
+// 2 b (a/t) s w d each way (twice that backward, again under selective
+// recompute) and the softmax, its dropout and their stash shrink from s^2
+// to s w per head; everything outside the attention core is unchanged. A
+// window of s keys is full attention.
+TEST(BlockWorkVariants, SlidingWindowClosedForms) {
+  ModelSpec model;
+  model.hidden = 256;
+  model.heads = 16;
+  model.kvHeads = 4;
+  model.headDim = 32;
+  model.ffnHidden = 1024;
+  model.seqLength = 64;
+  model.maxPositions = 128;
+  model.vocab = 1024;
+  model.blocks = 2;
+  int64_t b = 2, s = 64, a = 16, d = 32, w = 24;
+  for (int64_t t : {1, 2, 4})
+    for (TPCommMode mode : kModes)
+      for (RecomputePolicy recompute :
+           {RecomputePolicy::None, RecomputePolicy::Selective}) {
+        MappingSpec mapping = mappingFor(t, mode, recompute);
+        ModelSpec windowed = model;
+        windowed.attentionWindow = w;
+        ModelSpec whole = model;
+        whole.attentionWindow = s;
+        SCOPED_TRACE(label(windowed, mapping));
+        BlockWork full = derive(model, trainingFor(b), mapping);
+        BlockWork banded = derive(windowed, trainingFor(b), mapping);
+        EXPECT_EQ(derive(whole, trainingFor(b), mapping).invocations,
+                  full.invocations);
+        WorkSummary fullSummary = summarizeOrFail(full);
+        WorkSummary bandedSummary = summarizeOrFail(banded);
+        int64_t coreSaved = 2 * b * (a / t) * s * (s - w) * d;
+        EXPECT_EQ(fullSummary.at(Phase::Forward, Engine::Matmul).ops -
+                      bandedSummary.at(Phase::Forward, Engine::Matmul).ops,
+                  2 * coreSaved);
+        EXPECT_EQ(
+            fullSummary.at(Phase::ActivationGrad, Engine::Matmul).ops -
+                bandedSummary.at(Phase::ActivationGrad, Engine::Matmul).ops,
+            4 * coreSaved);
+        EXPECT_EQ(fullSummary.at(Phase::WeightGrad, Engine::Matmul).ops,
+                  bandedSummary.at(Phase::WeightGrad, Engine::Matmul).ops);
+        EXPECT_EQ(fullSummary.at(Phase::Recompute, Engine::Matmul).ops -
+                      bandedSummary.at(Phase::Recompute, Engine::Matmul).ops,
+                  recompute == RecomputePolicy::Selective ? 2 * coreSaved : 0);
+        const Invocation *softmax = banded.find("softmax", Phase::Forward);
+        ASSERT_NE(softmax, nullptr);
+        EXPECT_EQ(softmax->ops, b * (a / t) * s *
+                                    (w * opcount::kSoftmaxForwardPerElement +
+                                     opcount::kSoftmaxForwardPerRow));
+        // probs, the dropout mask and probs_dropped: 5 bytes per score.
+        int64_t savedScores = b * (a / t) * s * (s - w);
+        EXPECT_EQ(fullSummary.total().stashBytes -
+                      bandedSummary.total().stashBytes,
+                  recompute == RecomputePolicy::None ? 5 * savedScores : 0);
+      }
+}
+
 TEST(BlockWorkVariants, SwiGLUClosedForms) {
   for (const GptShape &gpt : kShapes) {
     ModelSpec model = gptModel(gpt);

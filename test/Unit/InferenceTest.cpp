@@ -633,6 +633,88 @@ TEST(InferenceGeneration, SymbolicClosedForm) {
     }
 }
 
+// Under a sliding window of w keys a decode step attends to the min(L, w)
+// positions of its rolling-buffer cache, so the steps' totals grow up to the
+// window and then stay constant: the generation's two-segment closed form
+// equals the explicit sum over its steps for windows below the prompt,
+// inside the decode range, and beyond it, and the cache ends at
+// min(L_last, w) positions.
+TEST(InferenceGeneration, SlidingWindowClosedFormEqualsTheExplicitSum) {
+  for (const Shape &shape : {kShapes[1], kShapes[2]})
+    for (int64_t t : {1, 8})
+      for (int64_t window : {1, 5, 7, 8, 10, 30, 4096}) {
+        int64_t prompt = 7, generated = 9;
+        ModelSpec model = modelOf(shape);
+        model.attentionWindow = window;
+        InferenceSpec inference = inferenceFor(6, prompt, generated);
+        MappingSpec mapping = mappingFor(t, 1, 3);
+        SCOPED_TRACE(label(model, inference, mapping) +
+                     " w=" + std::to_string(window));
+        llvm::Expected<GenerationWork> generation =
+            deriveInferenceGeneration(model, inference, mapping);
+        ASSERT_TRUE(static_cast<bool>(generation))
+            << llvm::toString(generation.takeError());
+
+        std::array<WorkTotals, kNumEngines> byEngine{};
+        WorkTotals decode;
+        int64_t cacheReads = 0;
+        for (int64_t context = prompt + 1; context <= prompt + generated - 1;
+             ++context) {
+          BlockWork step = stepOf(model, inference, mapping, context);
+          WorkSummary summary = summaryOf(step);
+          for (size_t engine = 0; engine < kNumEngines; ++engine)
+            byEngine[engine] =
+                plus(byEngine[engine], summary.of(static_cast<Engine>(engine)));
+          decode = plus(decode, summary.total());
+          cacheReads += readsOf(step, "k_cache") + readsOf(step, "v_cache");
+          EXPECT_EQ(readsOf(step, "k_cache"), 2 * std::min(context, window) *
+                                                  (shape.kvHeads / t) *
+                                                  shape.headDim * 2);
+        }
+        for (size_t engine = 0; engine < kNumEngines; ++engine)
+          expectTotalsEq(generation->decodeByEngine[engine], byEngine[engine],
+                         stringifyEnum(static_cast<Engine>(engine)));
+        expectTotalsEq(generation->decode, decode, "decode");
+        EXPECT_EQ(generation->kvCacheReadBytes, cacheReads);
+        int64_t last = prompt + generated - 1;
+        EXPECT_EQ(generation->finalKvCacheBytes,
+                  2 * 2 * std::min(last, window) * (shape.kvHeads / t) *
+                      shape.headDim * 2);
+        // The prefill keeps the prompt's last window of positions.
+        BlockWork prefill = prefillOf(model, inference, mapping);
+        EXPECT_EQ(writesOf(prefill, "k_cache"), 2 * std::min(prompt, window) *
+                                                    (shape.kvHeads / t) *
+                                                    shape.headDim * 2);
+      }
+}
+
+// A window at least as long as every context changes nothing: the same
+// invocations as full attention; a shorter one bounds the prefill's scores
+// to P x w per head: QK^T and probs x V are 2 x 2 b (a/t) P w d.
+TEST(InferencePrefill, SlidingWindowBoundsTheScores) {
+  for (const Shape &shape : kShapes)
+    for (int64_t t : {1, 8}) {
+      int64_t prompt = 64;
+      ModelSpec full = modelOf(shape);
+      InferenceSpec inference = inferenceFor(4, prompt, 1);
+      MappingSpec mapping = mappingFor(t);
+      SCOPED_TRACE(label(full, inference, mapping));
+      ModelSpec wide = full;
+      wide.attentionWindow = prompt;
+      EXPECT_EQ(prefillOf(full, inference, mapping).invocations,
+                prefillOf(wide, inference, mapping).invocations);
+      ModelSpec windowed = full;
+      windowed.attentionWindow = 16;
+      WorkSummary fullSummary = summaryOf(prefillOf(full, inference, mapping));
+      WorkSummary windowedSummary =
+          summaryOf(prefillOf(windowed, inference, mapping));
+      int64_t b = 4, a = shape.heads, d = shape.headDim;
+      EXPECT_EQ(fullSummary.of(Engine::Matmul).ops -
+                    windowedSummary.of(Engine::Matmul).ops,
+                2 * 2 * b * (a / t) * prompt * (prompt - 16) * d);
+    }
+}
+
 // One generated token comes from the prefill alone: no decode step.
 TEST(InferenceGeneration, OneTokenNeedsNoDecodeStep) {
   ModelSpec model = modelOf(kShapes[2]);

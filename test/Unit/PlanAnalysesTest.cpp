@@ -280,7 +280,7 @@ TEST_F(PlanAnalysesTest, InferenceRunsAgreeThroughTheIR) {
       for (size_t stage = 0; stage < buffers.size(); ++stage) {
         StageMemory memory = valueOrFail(analyzeMemory(buffers[stage]));
         EXPECT_EQ(memory.maxByCause[static_cast<size_t>(BufferCause::KVCache)],
-                  (*totals)[stage].kvCacheBytes)
+                  (*totals)[stage].kvCacheWriteBytes)
             << where;
       }
     }

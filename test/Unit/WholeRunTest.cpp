@@ -511,9 +511,14 @@ TEST_F(WholeRunTest, InferenceRunsAgreeWithTheGenerationClosedForms) {
           EXPECT_EQ(fromIR.bytesSent, fromPlain.bytesSent) << at;
           EXPECT_EQ(fromIR.messagesReceived, fromPlain.messagesReceived) << at;
           EXPECT_EQ(fromIR.bytesReceived, fromPlain.bytesReceived) << at;
-          EXPECT_EQ(fromIR.kvCacheBytes, fromPlain.kvCacheBytes) << at;
-          EXPECT_EQ(fromIR.kvCacheBytes, blocks * *kvPerBlock) << at;
-          EXPECT_EQ(fromIR.kvCacheBytes, blocks * generation->finalKvCacheBytes)
+          EXPECT_EQ(fromIR.kvCacheWriteBytes, fromPlain.kvCacheWriteBytes)
+              << at;
+          EXPECT_EQ(fromIR.kvCacheWriteBytes, blocks * *kvPerBlock) << at;
+          EXPECT_EQ(fromIR.kvCacheWriteBytes,
+                    blocks * generation->kvCacheWriteBytes)
+              << at;
+          EXPECT_EQ(fromIR.kvCacheWriteBytes,
+                    blocks * generation->finalKvCacheBytes)
               << at;
 
           bool first = s == 0;

@@ -67,7 +67,8 @@ llvm::Expected<workload::StageTotals> summarizeStage(
           if (llvm::Error error = add(work, /*ofInstance=*/true))
             return error;
           int64_t written = kvCacheWrites(work);
-          totals.kvCacheBytes = guard.add(totals.kvCacheBytes, written, kvWhat);
+          totals.kvCacheWriteBytes =
+              guard.add(totals.kvCacheWriteBytes, written, kvWhat);
         }
         continue;
       }
@@ -100,7 +101,8 @@ llvm::Expected<workload::StageTotals> summarizeStage(
         }
       int64_t written =
           guard.mul(kv->second, instance.getRepetitions(), kvWhat);
-      totals.kvCacheBytes = guard.add(totals.kvCacheBytes, written, kvWhat);
+      totals.kvCacheWriteBytes =
+          guard.add(totals.kvCacheWriteBytes, written, kvWhat);
     } else if (auto send = llvm::dyn_cast<SendOpT>(op)) {
       totals.messagesSent = guard.add(totals.messagesSent, 1, what);
       totals.bytesSent = guard.add(totals.bytesSent, send.getBytes(), what);

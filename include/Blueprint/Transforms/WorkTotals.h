@@ -48,8 +48,8 @@ struct ProgramTotals {
   /// For a whole-run program: the iteration over every rank.
   std::optional<IterationTotals> iteration;
   /// A whole-run inference program: its stages' totals cover the whole
-  /// generation, and each states its KV cache per rank at the end of it
-  /// (StageTotals::kvCacheBytes).
+  /// generation, and each states the bytes it wrote to its KV cache per
+  /// rank (StageTotals::kvCacheWriteBytes).
   bool inferenceRun = false;
 };
 

@@ -96,7 +96,9 @@ llvm::Expected<BlockWork> deriveInferencePrefill(const ModelSpec &model,
 /// decode, Cadence::PerDecodeStep): one new position per sequence, at
 /// position L-1; its keys and values are appended to the cache
 /// (`kv_cache_write`, one position), then it attends to all L cached
-/// positions, reading this rank's whole KV cache of the block. Every weight
+/// positions (min(L, w) under a sliding window of w keys, whose cache is a
+/// rolling buffer of the window), reading this rank's whole KV cache of the
+/// block. Every weight
 /// is read once. Fails if the contracts do not compose, unless
 /// 1 <= L <= max_positions, or if a count overflows.
 llvm::Expected<BlockWork>
@@ -105,8 +107,9 @@ deriveInferenceDecodeStep(const ModelSpec &model,
                           const MappingSpec &mapping, int64_t contextLength);
 
 /// KV-cache bytes of one block resident on one TP rank at context length L:
-/// 2 (keys and values) x b x L x (kv_heads/tp) x head_dim x bytes of
-/// kv_cache_type, with b = batch/dp. Same preconditions as
+/// 2 (keys and values) x b x min(L, w) x (kv_heads/tp) x head_dim x bytes of
+/// kv_cache_type, with b = batch/dp and w the attention window (L without
+/// one). Same preconditions as
 /// deriveInferenceDecodeStep.
 llvm::Expected<int64_t> kvCacheBytesPerRank(const ModelSpec &model,
                                             const InferenceSpec &inference,
@@ -147,9 +150,13 @@ struct GenerationWork {
   /// over their context lengths (the prefill attends to the fresh keys and
   /// values, not to the cache).
   int64_t kvCacheReadBytes = 0;
+  /// KV-cache bytes written: the prefill's (the prompt's positions, its last
+  /// window of them under a sliding window) and one position per decode
+  /// step. Without a window, equal to finalKvCacheBytes.
+  int64_t kvCacheWriteBytes = 0;
   /// KV-cache bytes resident when the generation ends, its peak: every
   /// position the prefill and the decode steps wrote, prompt_length +
-  /// decodeSteps of them.
+  /// decodeSteps of them, or the window's positions under a sliding window.
   int64_t finalKvCacheBytes = 0;
 
   const WorkTotals &decodeOf(Engine engine) const {
@@ -157,10 +164,15 @@ struct GenerationWork {
   }
 };
 
-/// The generation's totals. Every decode-step total is affine in L (only the
-/// attention core depends on L, linearly), so its sum over the steps is an
-/// arithmetic series, computed exactly as steps x (first + last) / 2 from the
-/// steps at the first and last context length, without a loop over tokens.
+/// Bytes the `kv_cache_write` invocations of `work` write.
+llvm::Expected<int64_t> kvCacheWriteBytesOf(const BlockWork &work);
+
+/// The generation's totals. Every decode-step total is affine in the
+/// attended positions min(L, w) (only the attention core depends on L,
+/// linearly), so its sum over the steps is an arithmetic series over the
+/// steps up to the window, computed exactly as steps x (first + last) / 2
+/// from its first and last step, plus the window's step times the steps
+/// beyond it; no loop over tokens.
 llvm::Expected<GenerationWork>
 deriveInferenceGeneration(const ModelSpec &model,
                           const InferenceSpec &inference,

@@ -218,10 +218,12 @@ struct StageTotals {
   int64_t bytesSent = 0;
   int64_t messagesReceived = 0;
   int64_t bytesReceived = 0;
-  /// The write bytes of the instances' `kv_cache_write` work: in an
-  /// inference run, the stage's KV cache per rank at the end of the
-  /// generation (0 in training).
-  int64_t kvCacheBytes = 0;
+  /// The write bytes of the instances' `kv_cache_write` work (0 in
+  /// training). In an inference run with full attention this is the stage's
+  /// KV cache per rank at the end of the generation; under a sliding window
+  /// the cache is a rolling buffer and later positions overwrite earlier
+  /// ones, so it is more.
+  int64_t kvCacheWriteBytes = 0;
 };
 
 /// The totals of every stage of `run`; an overflow names the stage.
