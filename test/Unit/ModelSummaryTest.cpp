@@ -230,6 +230,53 @@ TEST(ModelQuantities, FlopsAreSeqSelEquationsSevenAndEight) {
   EXPECT_EQ(selective175.flops.hardware, selective);
 }
 
+// Model FLOPs per token are 6N + 12 L k a d (Kaplan et al. 2020, Sec.
+// 2.1, C = 6N per token plus the attention context term; Hoffmann et al.
+// 2022, App. F): N the matmul weights, every block's four linears and the
+// LM head (the embedding lookups are no matmul), and k the keys each query
+// attends to (s, or a sliding window w). Over grouped-query attention,
+// SwiGLU, a head_dim other than h/a and windows, on several TP degrees.
+TEST(ModelQuantities, FlopsPerTokenAreSixNPlusTheAttentionTerm) {
+  struct Variant {
+    int64_t hidden, heads, kvHeads, headDim, ffn;
+    ActivationKind activation;
+    std::optional<int64_t> window;
+  };
+  const Variant variants[] = {
+      {1024, 16, 16, 64, 4096, ActivationKind::GeLU, std::nullopt},
+      {1024, 16, 4, 64, 2816, ActivationKind::SwiGLU, std::nullopt},
+      {1024, 8, 4, 256, 3072, ActivationKind::SwiGLU, 512},
+      {768, 12, 12, 64, 3072, ActivationKind::ReLU, 2048},
+  };
+  for (const Variant &variant : variants)
+    for (int64_t t : {1, 2, 4}) {
+      ModelSpec model = gpt(variant.hidden, variant.heads, 4);
+      model.kvHeads = variant.kvHeads;
+      model.headDim = variant.headDim;
+      model.ffnHidden = variant.ffn;
+      model.activation = variant.activation;
+      model.norm = NormKind::RMSNorm;
+      model.attentionWindow = variant.window;
+      int64_t B = 8, s = model.seqLength, L = model.blocks;
+      int64_t h = model.hidden, a = model.heads, g = model.kvHeads;
+      int64_t d = model.headDim, f = model.ffnHidden, V = model.vocab;
+      int64_t fc1 = variant.activation == ActivationKind::SwiGLU ? 2 * f : f;
+      int64_t k = model.attendedKeys(s);
+      int64_t matmulWeights =
+          L * (h * (a + 2 * g) * d + a * d * h + h * fc1 + f * h) + V * h;
+      SCOPED_TRACE("h=" + std::to_string(h) + " g=" + std::to_string(g) +
+                   " k=" + std::to_string(k) + " t=" + std::to_string(t));
+      ModelQuantities quantities = valueOrFail(deriveModelQuantities(
+          planWork(model, mixedPrecision(B, 1),
+                   mapping(t, 1, 1, 1, TPCommMode::AllReduce,
+                           RecomputePolicy::Selective))));
+      llvm::APInt expected =
+          wide(B * s) * wide(6 * matmulWeights + 12 * L * k * a * d);
+      EXPECT_EQ(quantities.flops.model, expected)
+          << toDecimal(quantities.flops.model) << " != " << toDecimal(expected);
+    }
+}
+
 TEST(ModelQuantities, FlopsPastInt64AreExact) {
   // The 1T model at four times SeqSel's batch: 2.6e19 FLOPs per iteration.
   int64_t B = 2048, L = 128, s = 2048, h = 25600, V = 51200;
