@@ -319,6 +319,7 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   parameters.firstStagePerRank =
       guard.add(stageBlockParameters, edgesPerRank->firstStageTotal,
                 "first-stage parameters");
+  parameters.lastStageEdgesPerRank = edgesPerRank->lastStageTotal;
 
   // Training state of one first-stage rank.
   StateBytes &state = result.state;

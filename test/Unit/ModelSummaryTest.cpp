@@ -274,6 +274,7 @@ TEST(ModelQuantities, UntiedEmbeddingsNeedNoGradientSync) {
   EXPECT_EQ(quantities.parameters.outputLayer, V * h);
   EXPECT_EQ(quantities.parameters.model,
             96 * (12 * h * h + 13 * h) + (2 * V + 2048) * h + 2 * h);
+  EXPECT_EQ(quantities.parameters.lastStageEdgesPerRank, V * h / 8 + 2 * h);
   EXPECT_EQ(quantities.communication.embeddingGradSync.messageBytes, 0);
   EXPECT_EQ(quantities.communication.embeddingGradSync.transferBytes, 0);
 }

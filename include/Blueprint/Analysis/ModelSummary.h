@@ -174,6 +174,10 @@ struct ParameterCounts {
   /// One rank of the first stage: its blocks' share, V*h/t of the word
   /// embedding and the whole position embedding.
   int64_t firstStagePerRank = 0;
+  /// The edges one rank of the last stage holds: the final norm and the
+  /// output layer (h*V/t untied or, at pp > 1, the tied copy); with pp = 1
+  /// the first stage holds them too.
+  int64_t lastStageEdgesPerRank = 0;
 };
 
 /// Bytes one rank of the first pipeline stage holds for training state.
