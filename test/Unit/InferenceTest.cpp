@@ -515,6 +515,49 @@ TEST(InferenceVariants, SwiGLU) {
   }
 }
 
+// Llama's semantics in inference: rotary on the prompt's q and k in the
+// prefill and on each new token's in a decode step (3 ops per element, the
+// fp32 cos/sin of the new positions read), before the cache is written; no
+// bias reads or bias adds; the attention core and the cache are unchanged.
+TEST(InferenceVariants, RotaryWithoutBiases) {
+  ModelSpec gpt = modelOf(kShapes[1]);
+  ModelSpec llama = gpt;
+  llama.linearBias = LinearBias::None;
+  llama.positionEmbedding = PositionEmbedding::Rotary;
+  int64_t b = 4, P = 32, a = 64, g = 8, d = 128;
+  for (int64_t t : kTensorParallel) {
+    InferenceSpec inference = inferenceFor(b, P, 2);
+    MappingSpec mapping = mappingFor(t);
+    SCOPED_TRACE(label(llama, inference, mapping));
+    BlockWork prefill = prefillOf(llama, inference, mapping);
+    BlockWork step = stepOf(llama, inference, mapping, P + 1);
+    for (auto [work, phase, rows] :
+         {std::tuple(&prefill, Phase::Prefill, b * P),
+          std::tuple(&step, Phase::Decode, b)}) {
+      const Invocation *rotary = work->find("rotary", phase);
+      ASSERT_NE(rotary, nullptr);
+      int64_t rotated = rows * (a + g) * d / t;
+      EXPECT_EQ(rotary->ops, opcount::kRotaryPerElement * rotated);
+      int64_t positions = phase == Phase::Prefill ? P : 1;
+      EXPECT_EQ(rotary->readBytes(), 2 * rotated + positions * d * 4);
+      size_t index = static_cast<size_t>(rotary - work->invocations.data());
+      ASSERT_GT(index, 0u);
+      EXPECT_EQ(work->invocations[index - 1].primitive, "qkv_proj");
+      EXPECT_EQ(work->invocations[index + 1].primitive, "kv_cache_write");
+      EXPECT_EQ(work->find("out_proj_bias", phase), nullptr);
+      EXPECT_EQ(work->find("fc2_bias", phase), nullptr);
+      EXPECT_EQ(readsOf(*work, "b_qkv") + readsOf(*work, "b_fc1"), 0);
+    }
+    // The attention core and the cache are the GPT model's.
+    BlockWork gptStep = stepOf(gpt, inference, mapping, P + 1);
+    for (const char *primitive :
+         {"qk_matmul", "softmax", "attn_v_matmul", "kv_cache_write"})
+      EXPECT_EQ(*step.find(primitive, Phase::Decode),
+                *gptStep.find(primitive, Phase::Decode))
+          << primitive;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // The whole generation
 //===----------------------------------------------------------------------===//

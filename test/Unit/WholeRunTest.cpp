@@ -50,7 +50,9 @@ std::string describe(const RunSpecs &run) {
      << " bucket=" << run.mapping.bucketBytes << " "
      << stringifyEnum(run.mapping.tpComm) << " layout=[";
   llvm::interleaveComma(run.mapping.pipelineLayout, os);
-  os << "]";
+  os << "] linear_bias=" << stringifyEnum(run.model.linearBias)
+     << " position_embedding=" << stringifyEnum(run.model.positionEmbedding)
+     << " tied=" << run.model.tiedEmbeddings;
   return text;
 }
 
@@ -97,6 +99,19 @@ std::vector<RunSpecs> grid() {
             // Four micro-batches per DP rank.
             run.training.globalBatch = 2 * 2 * 4;
             runs.push_back(run);
+            // The open models' semantics on one schedule: Llama's (no
+            // bias, rotary, untied) and Qwen2's (QKV bias, rotary, tied).
+            if (schedule != PipelineSchedule::OneFOneB)
+              continue;
+            RunSpecs llama = run;
+            llama.model.linearBias = LinearBias::None;
+            llama.model.positionEmbedding = PositionEmbedding::Rotary;
+            llama.model.tiedEmbeddings = false;
+            runs.push_back(llama);
+            RunSpecs qwen = run;
+            qwen.model.linearBias = LinearBias::QKVOnly;
+            qwen.model.positionEmbedding = PositionEmbedding::Rotary;
+            runs.push_back(qwen);
           }
   return runs;
 }
@@ -255,11 +270,12 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
       // unpadded bytes, less than one more element per rank per bucket.
       int64_t gradientBytes = bytesOf(run.training.gradientType);
       int64_t elements = blocks * *parameters;
+      bool tied = run.model.tiedEmbeddings;
       if (first)
         elements += edge->wordEmbedding + edge->positionEmbedding;
       if (last)
-        elements +=
-            edge->finalNorm + (run.mapping.pp > 1 ? edge->wordEmbedding : 0);
+        elements += edge->finalNorm +
+                    (run.mapping.pp > 1 || !tied ? edge->wordEmbedding : 0);
       int64_t reduced = 0, buckets = 0, syncs = 0, parameterGathers = 0,
               fsdpGathers = 0;
       for (const RunStep &step : derived->stages[s].steps)
@@ -284,8 +300,10 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
       EXPECT_GE(reduced, elements * gradientBytes) << at;
       EXPECT_LT(reduced, (elements + buckets * dp) * gradientBytes) << at;
       EXPECT_EQ(reduced % (dp * gradientBytes), 0) << at;
-      // The tied embedding's copies sum their gradients once.
-      EXPECT_EQ(syncs, run.mapping.pp > 1 && (first || last) ? 1 : 0) << at;
+      // The tied embedding's copies sum their gradients once; an untied
+      // output layer has no copy.
+      EXPECT_EQ(syncs, tied && run.mapping.pp > 1 && (first || last) ? 1 : 0)
+          << at;
       // A sharded optimizer steps over 1/dp of the padded gradients;
       // otherwise every parameter the stage holds is stepped.
       int64_t stepped =
@@ -537,6 +555,58 @@ TEST_F(WholeRunTest, InferenceRunsAgreeWithTheGenerationClosedForms) {
           EXPECT_EQ(fromIR.bytesReceived, receivedBytes) << at;
         }
       }
+}
+
+// The weights an inference stage holds follow the model's edges: a learned
+// table on the first stage, and the LM head weight the last stage holds
+// besides the word embedding (untied, or the tied copy at pp > 1).
+TEST(WholeRun, InferenceStagesHoldTheModelsEdges) {
+  ModelSpec gpt;
+  gpt.hidden = 64;
+  gpt.heads = 4;
+  gpt.kvHeads = 2;
+  gpt.headDim = 16;
+  gpt.ffnHidden = 256;
+  gpt.seqLength = 32;
+  gpt.maxPositions = 32;
+  gpt.vocab = 128;
+  gpt.blocks = 8;
+  ModelSpec llama = gpt;
+  llama.linearBias = LinearBias::None;
+  llama.positionEmbedding = PositionEmbedding::Rotary;
+  llama.tiedEmbeddings = false;
+  InferenceSpec inference;
+  inference.batch = 4;
+  inference.promptLength = 8;
+  inference.generatedTokens = 2;
+  int64_t h = 64, V = 128, s = 32, t = 2, norm = 2 * h;
+  for (const ModelSpec &model : {gpt, llama}) {
+    bool untied = !model.tiedEmbeddings;
+    int64_t positions = model.hasPositionTable() ? s * h : 0;
+    for (int64_t pp : {1, 2}) {
+      MappingSpec mapping;
+      mapping.pp = pp;
+      mapping.tp = t;
+      mapping.world = pp * t;
+      SCOPED_TRACE("pp=" + std::to_string(pp) + (untied ? " llama" : " gpt"));
+      llvm::Expected<WholeRun> derived =
+          deriveInferenceRun(model, inference, mapping);
+      ASSERT_TRUE(static_cast<bool>(derived))
+          << llvm::toString(derived.takeError());
+      llvm::Expected<int64_t> perBlock = blockParametersPerRank(model, mapping);
+      ASSERT_TRUE(static_cast<bool>(perBlock));
+      int64_t blocks = 8 / pp * *perBlock;
+      int64_t head = norm + (untied || pp > 1 ? V * h / t : 0);
+      if (pp == 1) {
+        EXPECT_EQ(derived->stages[0].parameters,
+                  blocks + V * h / t + positions + head);
+      } else {
+        EXPECT_EQ(derived->stages[0].parameters,
+                  blocks + V * h / t + positions);
+        EXPECT_EQ(derived->stages[1].parameters, blocks + head);
+      }
+    }
+  }
 }
 
 TEST(WholeRun, RefusesInferenceRunsThatDoNotCompose) {
