@@ -1,6 +1,7 @@
 //===- FieldReader.cpp - Typed fields of a JSON input ---------------------===//
 
 #include "Blueprint/Import/FieldReader.h"
+#include "Blueprint/Support/JSON.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
@@ -52,7 +53,7 @@ int64_t FieldReader::integer(const llvm::json::Object &object,
     error(fieldPath, "missing required integer");
     return 0;
   }
-  if (std::optional<int64_t> result = value->getAsInteger())
+  if (std::optional<int64_t> result = exactInteger(*value))
     return *result;
   if (value->getAsNumber() || value->getAsUINT64())
     error(fieldPath, "expected an integer in [-2^63, 2^63 - 1], got " +
@@ -85,7 +86,7 @@ std::vector<int64_t> FieldReader::integerList(const llvm::json::Object &object,
   }
   std::vector<int64_t> result;
   for (auto [index, element] : llvm::enumerate(*array)) {
-    std::optional<int64_t> number = element.getAsInteger();
+    std::optional<int64_t> number = exactInteger(element);
     if (!number) {
       error(fieldPath + "[" + std::to_string(index) + "]",
             "expected an integer, got " + printed(element));

@@ -114,7 +114,10 @@ ModelSpec mapLlama(FieldReader &reader, const llvm::json::Object &config) {
 
 /// MistralAttention and MistralMLP have no biases; every layer attends
 /// within `sliding_window` keys (MistralConfig's default 4096; null is full
-/// causal attention).
+/// causal attention). A window at least as long as the longest sequence the
+/// model accepts never slides: transformers' mask is then full causal
+/// attention, and so is the imported model (transformer_model_c5 refuses
+/// such a window when a spec states it).
 ModelSpec mapMistral(FieldReader &reader, const llvm::json::Object &config) {
   ModelSpec model = mapLlamaShape(reader, config);
   model.linearBias = LinearBias::None;
@@ -123,6 +126,8 @@ ModelSpec mapMistral(FieldReader &reader, const llvm::json::Object &config) {
       config.get("sliding_window")
           ? nullableInteger(reader, config, "sliding_window")
           : std::optional<int64_t>(kDefaultWindow);
+  if (model.attentionWindow && *model.attentionWindow >= model.maxPositions)
+    model.attentionWindow = std::nullopt;
   return model;
 }
 

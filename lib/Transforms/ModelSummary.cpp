@@ -89,17 +89,13 @@ readGraph(const ProgramTotals &totals,
                     analysis::toDecimal(graph.recomputeFlops),
                     analysis::toDecimal(quantities.flops.recompute));
   // Without a sharded optimizer the first stage steps every parameter it
-  // holds, once: the closed forms' first-stage parameters, with the last
-  // stage's edges (final norm, untied output layer) when it is also the
-  // last.
+  // holds, once: the closed forms' first-stage parameters.
   if (mapping.zeroStage == 0 || mapping.dp == 1) {
     const workload::WorkTotals &step = totals.stages.front().work.at(
         workload::Phase::Optimizer, workload::Engine::Vector);
     graph.firstStageParameters =
         step.ops / workload::opcount::kAdamWPerParameter;
-    int64_t expected =
-        quantities.parameters.firstStagePerRank +
-        (mapping.pp == 1 ? quantities.parameters.lastStageEdgesPerRank : 0);
+    int64_t expected = quantities.parameters.firstStagePerRank;
     if (*graph.firstStageParameters != expected)
       return disagree("first-stage parameters per rank",
                       llvm::Twine(*graph.firstStageParameters),
@@ -214,23 +210,14 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
           " differ from the closed form's " +
           std::to_string(quantities.activations.firstStage));
     // Unsharded, the first stage's weights and optimizer state are the
-    // closed forms' (with the last stage's edges when it is also the last
-    // stage).
+    // closed forms'.
     if (work.mapping.zeroStage == 0 || work.mapping.dp == 1) {
       const workload::StageMemory &first = memory.memory().front();
-      int64_t lastStageEdges = work.mapping.pp == 1
-                                   ? quantities.parameters.lastStageEdgesPerRank
-                                   : 0;
       auto held = [&](workload::BufferCause cause) {
         return first.peakByCause[static_cast<size_t>(cause)];
       };
-      int64_t weights =
-          quantities.state.weights +
-          lastStageEdges * workload::bytesOf(work.training.weightType);
-      int64_t optimizer =
-          quantities.state.optimizerState +
-          lastStageEdges * 3 *
-              workload::bytesOf(work.training.optimizerStateType);
+      int64_t weights = quantities.state.weights;
+      int64_t optimizer = quantities.state.optimizerState;
       if (held(workload::BufferCause::Weights) != weights ||
           held(workload::BufferCause::OptimizerState) != optimizer)
         return llvm::createStringError(

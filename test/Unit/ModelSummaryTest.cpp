@@ -18,6 +18,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <limits>
 
 #ifndef BLUEPRINT_PROFILES_DIR
@@ -279,6 +280,30 @@ TEST(ModelQuantities, UntiedEmbeddingsNeedNoGradientSync) {
   EXPECT_EQ(quantities.communication.embeddingGradSync.transferBytes, 0);
 }
 
+// Without a pipeline the one stage is also the last: its rank holds the
+// blocks, the word embedding's slice, the final norm and, untied, the
+// output layer's slice; its state and its data-parallel all-reduce cover
+// all of them. With a pipeline the first stage holds only its own edges.
+TEST(ModelQuantities, OneStageHoldsEveryEdge) {
+  ModelSpec model = gpt(1024, 16, 8);
+  model.norm = NormKind::RMSNorm;
+  model.positionEmbedding = PositionEmbedding::Rotary;
+  model.tiedEmbeddings = false;
+  int64_t h = 1024, V = 51200, t = 2;
+  for (int64_t pp : {1, 2}) {
+    ModelQuantities quantities = valueOrFail(deriveModelQuantities(planWork(
+        model, mixedPrecision(16, 1),
+        mapping(t, pp, 2, 1, TPCommMode::AllReduce, RecomputePolicy::None))));
+    const ParameterCounts &parameters = quantities.parameters;
+    int64_t blocks = 8 / pp * parameters.perBlockPerRank;
+    EXPECT_EQ(parameters.firstStagePerRank,
+              pp == 1 ? blocks + V * h / t + h + V * h / t : blocks + V * h / t)
+        << "pp=" << pp;
+    EXPECT_EQ(quantities.state.weights, parameters.firstStagePerRank * 2)
+        << "pp=" << pp;
+  }
+}
+
 TEST(ModelQuantities, FlopsAreSeqSelEquationsSevenAndEight) {
   int64_t B = 64, L = 96, s = 2048, h = 12288, V = 51200;
   // Eq. 7: 72BLsh^2 (1 + s/(6h) + V/(12hL)).
@@ -335,7 +360,7 @@ TEST(ModelQuantities, FlopsPerTokenAreSixNPlusTheAttentionTerm) {
       int64_t h = model.hidden, a = model.heads, g = model.kvHeads;
       int64_t d = model.headDim, f = model.ffnHidden, V = model.vocab;
       int64_t fc1 = variant.activation == ActivationKind::SwiGLU ? 2 * f : f;
-      int64_t k = model.attendedKeys(s);
+      int64_t k = variant.window ? std::min(s, *variant.window) : s;
       int64_t matmulWeights =
           L * (h * (a + 2 * g) * d + a * d * h + h * fc1 + f * h) + V * h;
       SCOPED_TRACE("h=" + std::to_string(h) + " g=" + std::to_string(g) +
