@@ -233,32 +233,30 @@ int64_t modelParameters(const ModelSpec &model) {
 // the published checkpoint totals (the sum of every tensor of the released
 // weights).
 TEST(ModelQuantities, ParametersEqualPublishedCheckpoints) {
-  ModelSpec llama2 = published(4096, 32, 32, 11008, 32000, 32, 4096);
-  llama2.norm = NormKind::RMSNorm;
-  llama2.activation = ActivationKind::SwiGLU;
-  llama2.linearBias = LinearBias::None;
-  llama2.positionEmbedding = PositionEmbedding::Rotary;
-  llama2.tiedEmbeddings = false;
-  EXPECT_EQ(modelParameters(llama2), 6738415616);
-
-  ModelSpec llama3 = published(4096, 32, 8, 14336, 128256, 32, 8192);
-  llama3.norm = NormKind::RMSNorm;
-  llama3.activation = ActivationKind::SwiGLU;
-  llama3.linearBias = LinearBias::None;
-  llama3.positionEmbedding = PositionEmbedding::Rotary;
-  llama3.tiedEmbeddings = false;
-  EXPECT_EQ(modelParameters(llama3), 8030261248);
+  // Llama's semantics: RMSNorm, SwiGLU, no linear bias, rotary, untied.
+  auto llama = [](ModelSpec model) {
+    model.norm = NormKind::RMSNorm;
+    model.activation = ActivationKind::SwiGLU;
+    model.linearBias = LinearBias::None;
+    model.positionEmbedding = PositionEmbedding::Rotary;
+    model.tiedEmbeddings = false;
+    return model;
+  };
+  EXPECT_EQ(
+      modelParameters(llama(published(4096, 32, 32, 11008, 32000, 32, 4096))),
+      6738415616);
+  EXPECT_EQ(
+      modelParameters(llama(published(4096, 32, 8, 14336, 128256, 32, 8192))),
+      8030261248);
 
   // GPT-2 small: every default (biases, learned positions, tied).
   ModelSpec gpt2 = published(768, 12, 12, 3072, 50257, 12, 1024);
   EXPECT_EQ(modelParameters(gpt2), 124439808);
 
-  ModelSpec qwen2 = published(896, 14, 2, 4864, 151936, 24, 4096);
-  qwen2.maxPositions = 32768;
-  qwen2.norm = NormKind::RMSNorm;
-  qwen2.activation = ActivationKind::SwiGLU;
+  // Qwen2: Llama's, but biases on QKV and, at 0.5B, tied.
+  ModelSpec qwen2 = llama(published(896, 14, 2, 4864, 151936, 24, 32768));
   qwen2.linearBias = LinearBias::QKVOnly;
-  qwen2.positionEmbedding = PositionEmbedding::Rotary;
+  qwen2.tiedEmbeddings = true;
   EXPECT_EQ(modelParameters(qwen2), 494032768);
 }
 
