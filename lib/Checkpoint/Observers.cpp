@@ -72,9 +72,9 @@ public:
   llvm::Error observe(const Checkpoint &checkpoint) override {
     for (Operation *program : programsOf(checkpoint.snapshot)) {
       workload::MappingSpec mapping = getProgramContracts(program)->mapping;
-      if (mapping.tp * mapping.pp * mapping.dp != mapping.world)
+      if (mapping.tp * mapping.cp * mapping.pp * mapping.dp != mapping.world)
         return llvm::createStringError(
-            "program @%s: world %lld is not tp * pp * dp",
+            "program @%s: world %lld is not tp * cp * pp * dp",
             programName(program).c_str(),
             static_cast<long long>(mapping.world));
       for (auto mesh : program->getRegion(0).getOps<dist::MeshOp>())

@@ -81,7 +81,6 @@ const llvm::StringSet<> kUnmodelledFlags = {
     "--moe-router-topk",
     "--expert-model-parallel-size",
     "--moe-ffn-hidden-size",
-    "--context-parallel-size",
     "--fp8-format",
     "--use-flash-attn",
     "--multi-latent-attention",
@@ -304,7 +303,9 @@ const llvm::StringSet<> ArgumentList::kModelledValueFlags = {
     "--decoder-last-pipeline-num-layers",
     "--ddp-bucket-size",
     "--position-embedding-type",
-    "--rotary-percent"};
+    "--rotary-percent",
+    "--context-parallel-size",
+    "--cp-comm-type"};
 
 const llvm::StringSet<> ArgumentList::kModelledSwitches = {
     "--sequence-parallel",
@@ -471,15 +472,35 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
   MappingSpec mapping;
   mapping.tp = args.integerOr("--tensor-model-parallel-size", 1);
   mapping.pp = args.integerOr("--pipeline-model-parallel-size", 1);
+  mapping.cp = args.integerOr("--context-parallel-size", 1);
   mapping.world = args.integerOr("--world-size", 0);
-  std::optional<int64_t> tpTimesPp = llvm::checkedMul(mapping.tp, mapping.pp);
-  if (!tpTimesPp || *tpTimesPp <= 0 || mapping.world % *tpTimesPp != 0)
+  // Megatron-LM's data-parallel size is world / (tp * cp * pp)
+  // (megatron/core/parallel_state.py, initialize_model_parallel).
+  std::optional<int64_t> tpCp = llvm::checkedMul(mapping.tp, mapping.cp);
+  std::optional<int64_t> tpCpPp =
+      tpCp ? llvm::checkedMul(*tpCp, mapping.pp) : std::nullopt;
+  if (!tpCpPp || *tpCpPp <= 0 || mapping.world % *tpCpPp != 0)
     args.error("--world-size",
                "--world-size = " + llvm::Twine(mapping.world) +
                    " is not divisible by --tensor-model-parallel-size x "
+                   "--context-parallel-size x "
                    "--pipeline-model-parallel-size (transformer_mapping_c2)");
   else
-    mapping.dp = mapping.world / *tpTimesPp;
+    mapping.dp = mapping.world / *tpCpPp;
+  // p2p is TransformerEngine's ring exchange; the all-to-all modes (a2a,
+  // a2a+p2p, i.e. Ulysses and hierarchical) split heads instead of the
+  // sequence's keys and are not modelled.
+  if (std::optional<llvm::StringRef> cpComm = args.value("--cp-comm-type")) {
+    if (*cpComm == "p2p")
+      mapping.cpComm = CPCommMode::Ring;
+    else if (*cpComm == "all_gather")
+      mapping.cpComm = CPCommMode::AllGather;
+    else
+      args.error("--cp-comm-type",
+                 "flag '--cp-comm-type' = '" + *cpComm +
+                     "': only p2p (the ring) and all_gather are modelled; "
+                     "the all-to-all modes (a2a, a2a+p2p) are not");
+  }
   if (args.has("--sequence-parallel"))
     mapping.tpComm = TPCommMode::ReduceScatterAllGather;
   if (std::optional<int64_t> layersPerChunk =

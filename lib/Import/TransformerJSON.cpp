@@ -251,34 +251,40 @@ MappingSpec readMapping(FieldReader &reader, const llvm::json::Object &object,
       object, path,
       {"world", "tp", "pp", "dp", "virtual_stages", "tp_comm", "recompute",
        "schedule", "pipeline_layout", "first_stage_blocks", "last_stage_blocks",
-       "zero_stage", "bucket_bytes"});
+       "zero_stage", "bucket_bytes", "cp", "cp_comm"});
   MappingSpec mapping;
   mapping.tp = reader.integer(object, "tp", path);
   mapping.pp = reader.integer(object, "pp", path);
+  mapping.cp = reader.integer(object, "cp", path, 1);
+  mapping.cpComm =
+      reader.enumeration<CPCommMode>(object, "cp_comm", path, CPCommMode::Ring,
+                                     {CPCommMode::Ring, CPCommMode::AllGather});
   std::optional<int64_t> dp = reader.optionalInteger(object, "dp", path);
   std::optional<int64_t> world = reader.optionalInteger(object, "world", path);
   if (!dp && !world)
-    reader.error(path, "give dp, world, or both (world = tp * pp * dp)");
+    reader.error(path, "give dp, world, or both (world = tp * cp * pp * dp)");
   // A world alone determines dp and a dp alone determines world; both given
   // are checked against each other by transformer_mapping_c2.
-  std::optional<int64_t> tpTimesPp = llvm::checkedMul(mapping.tp, mapping.pp);
+  std::optional<int64_t> tpCp = llvm::checkedMul(mapping.tp, mapping.cp);
+  std::optional<int64_t> tpCpPp =
+      tpCp ? llvm::checkedMul(*tpCp, mapping.pp) : std::nullopt;
   if (world && !dp) {
-    if (tpTimesPp && *tpTimesPp > 0 && *world % *tpTimesPp == 0)
-      dp = *world / *tpTimesPp;
+    if (tpCpPp && *tpCpPp > 0 && *world % *tpCpPp == 0)
+      dp = *world / *tpCpPp;
     else
       reader.error(path + ".world",
                    "transformer_mapping_c2: world = " + llvm::Twine(*world) +
-                       " is not divisible by tp * pp");
+                       " is not divisible by tp * cp * pp");
   }
   mapping.dp = dp.value_or(0);
   if (world) {
     mapping.world = *world;
   } else if (std::optional<int64_t> product =
-                 tpTimesPp ? llvm::checkedMul(*tpTimesPp, mapping.dp)
-                           : std::nullopt) {
+                 tpCpPp ? llvm::checkedMul(*tpCpPp, mapping.dp)
+                        : std::nullopt) {
     mapping.world = *product;
   } else if (dp) {
-    reader.error(path, "transformer_mapping_c2: tp * pp * dp overflows a "
+    reader.error(path, "transformer_mapping_c2: tp * cp * pp * dp overflows a "
                        "64-bit integer");
   }
   mapping.virtualStages = reader.integer(object, "virtual_stages", path, 1);

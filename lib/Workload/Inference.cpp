@@ -97,6 +97,14 @@ blueprint::workload::checkInferenceComposition(const ModelSpec &model,
                    ": a decode step's single position per sequence cannot be "
                    "split by sequence parallelism; inference needs "
                    "all_reduce");
+  // A decode step's one position per sequence cannot be split over the
+  // sequence either; context-parallel prefill (with a KV cache sharded over
+  // cp) is not modelled.
+  sink.require(mapping.cp == 1, "context_parallel_c4",
+               "cp = " + llvm::Twine(mapping.cp) +
+                   ": inference runs without context parallelism (a decode "
+                   "step's single position per sequence cannot be split); "
+                   "cp must be 1");
   return sink.take();
 }
 

@@ -74,6 +74,12 @@ void requireTensorParallelSplits(RuleSink &sink, const ModelSpec &model,
                                  int64_t tp,
                                  const TensorParallelRuleLabels &labels);
 
+/// The context-parallel composition rules every run with a sequence shares
+/// (docs/TransformerSpec.md, "Context parallelism"), `context_parallel_c1`,
+/// `c2`, `c3` and `c5`; nothing at cp = 1.
+void requireContextParallelSplits(RuleSink &sink, const ModelSpec &model,
+                                  const MappingSpec &mapping);
+
 } // namespace blueprint::workload::detail
 
 #endif // BLUEPRINT_LIB_WORKLOAD_RULES_H

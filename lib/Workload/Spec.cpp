@@ -46,6 +46,44 @@ void blueprint::workload::detail::requireTensorParallelSplits(
     sink.requireDivides(model.vocab, "vocab", tp, "tp", labels.vocab);
 }
 
+void blueprint::workload::detail::requireContextParallelSplits(
+    RuleSink &sink, const ModelSpec &model, const MappingSpec &mapping) {
+  if (mapping.cp == 1)
+    return;
+  // Causal load balancing (Megatron-LM get_batch_on_this_cp_rank,
+  // TransformerEngine's ring attention): 2 * cp equal chunks, rank i holding
+  // chunks i and 2 * cp - 1 - i.
+  OverflowGuard guard;
+  int64_t chunks = guard.mul(2, mapping.cp, "2 * cp");
+  if (guard.failed()) {
+    sink.require(false, "context_parallel_c1",
+                 "2 * cp overflows a 64-bit integer");
+    return;
+  }
+  sink.requireDivides(model.seqLength, "seq_length", chunks,
+                      "2 * cp (the load-balanced chunks)",
+                      "context_parallel_c1");
+  // Megatron allows sequence parallelism with context parallelism: the SP
+  // shard is 1/tp of each CP rank's seq_length / cp tokens.
+  if (mapping.tpComm == TPCommMode::ReduceScatterAllGather &&
+      model.seqLength % chunks == 0)
+    sink.requireDivides(model.seqLength / mapping.cp,
+                        "seq_length / cp (tp_comm = "
+                        "reduce_scatter_all_gather)",
+                        mapping.tp, "tp", "context_parallel_c2");
+  sink.require(!model.attentionWindow, "context_parallel_c3",
+               "cp = " + llvm::Twine(mapping.cp) + " with attention_window = " +
+                   llvm::Twine(model.attentionWindow.value_or(0)) +
+                   ": context parallelism is defined for full causal "
+                   "attention; a sliding window needs cp = 1");
+  sink.require(false, "context_parallel_c5",
+               "cp = " + llvm::Twine(mapping.cp) +
+                   ": the work of context parallelism (each rank's "
+                   "seq_length / cp tokens, the key/value exchange over the "
+                   "cp axis) is not derived yet; the work algebra, the dist "
+                   "and pplan programs need cp = 1");
+}
+
 std::vector<RuleViolation>
 blueprint::workload::checkModel(const ModelSpec &model) {
   RuleSink sink;
@@ -99,20 +137,22 @@ blueprint::workload::checkMapping(const MappingSpec &mapping) {
   sink.requirePositive(mapping.dp, "dp", positive);
   sink.requirePositive(mapping.world, "world", positive);
   sink.requirePositive(mapping.virtualStages, "virtual_stages", positive);
+  sink.requirePositive(mapping.cp, "cp", positive);
   if (!sink.empty())
     return sink.take();
 
   OverflowGuard guard;
-  int64_t product = guard.product({mapping.tp, mapping.pp, mapping.dp},
-                                  "tp * pp * dp");
+  int64_t product = guard.product(
+      {mapping.tp, mapping.cp, mapping.pp, mapping.dp}, "tp * cp * pp * dp");
   sink.require(!guard.failed(), "transformer_mapping_c2",
-               "tp * pp * dp overflows a 64-bit integer");
+               "tp * cp * pp * dp overflows a 64-bit integer");
   if (!guard.failed())
-    sink.require(product == mapping.world, "transformer_mapping_c2",
-                 "world = " + llvm::Twine(mapping.world) +
-                     " differs from tp * pp * dp = " + llvm::Twine(mapping.tp) +
-                     " * " + llvm::Twine(mapping.pp) + " * " +
-                     llvm::Twine(mapping.dp) + " = " + llvm::Twine(product));
+    sink.require(
+        product == mapping.world, "transformer_mapping_c2",
+        "world = " + llvm::Twine(mapping.world) +
+            " differs from tp * cp * pp * dp = " + llvm::Twine(mapping.tp) +
+            " * " + llvm::Twine(mapping.cp) + " * " + llvm::Twine(mapping.pp) +
+            " * " + llvm::Twine(mapping.dp) + " = " + llvm::Twine(product));
 
   bool interleaved = mapping.schedule == PipelineSchedule::Interleaved1F1B;
   if (interleaved) {
@@ -170,11 +210,13 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
       {/*heads=*/"decoder_training_c4", /*kvHeads=*/"decoder_training_c5",
        /*hidden=*/"decoder_training_c6", /*ffnHidden=*/"decoder_training_c7",
        /*vocab=*/"decoder_training_c8"});
-  // Sequence parallelism splits the sequence dimension across TP ranks.
-  if (mapping.tpComm == TPCommMode::ReduceScatterAllGather)
+  // Sequence parallelism splits the sequence dimension across TP ranks;
+  // under context parallelism, each CP rank's tokens (context_parallel_c2).
+  if (mapping.tpComm == TPCommMode::ReduceScatterAllGather && mapping.cp == 1)
     sink.requireDivides(model.seqLength,
                         "seq_length (tp_comm = reduce_scatter_all_gather)",
                         mapping.tp, "tp", "decoder_training_c9");
+  detail::requireContextParallelSplits(sink, model, mapping);
   // Megatron's interleaved schedule runs micro-batches in groups of pp.
   if (mapping.schedule == PipelineSchedule::Interleaved1F1B &&
       sink.empty()) {

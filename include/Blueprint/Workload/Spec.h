@@ -25,7 +25,7 @@
 #include <vector>
 
 // The closed vocabularies (NormKind, ActivationKind, DataType, TPCommMode,
-// RecomputePolicy, PipelineSchedule, Phase, Engine, CollectiveKind,
+// CPCommMode, RecomputePolicy, PipelineSchedule, Phase, Engine, CollectiveKind,
 // ReductionKind) with stringifyEnum/symbolizeEnum, generated from
 // WorkloadEnums.td.
 #include "Blueprint/Workload/WorkloadEnums.h.inc"
@@ -92,6 +92,7 @@ struct TrainingSpec {
 inline constexpr llvm::StringLiteral kTensorParallelAxis = "tp";
 inline constexpr llvm::StringLiteral kPipelineParallelAxis = "pp";
 inline constexpr llvm::StringLiteral kDataParallelAxis = "dp";
+inline constexpr llvm::StringLiteral kContextParallelAxis = "cp";
 
 struct MappingSpec {
   int64_t tp = 1;
@@ -112,6 +113,11 @@ struct MappingSpec {
   int64_t zeroStage = 0;
   /// Gradient bytes per data-parallel reduction bucket; 0 is one bucket.
   int64_t bucketBytes = 0;
+  /// Context-parallel degree: ranks that split every sequence into 2 * cp
+  /// load-balanced chunks (docs/TransformerSpec.md, "Context parallelism").
+  int64_t cp = 1;
+  /// How the cp ranks exchange keys and values.
+  CPCommMode cpComm = CPCommMode::Ring;
 };
 
 /// One broken composition rule: its label (as cited in docs/ and tests) and a

@@ -64,6 +64,17 @@ def Workload_TPCommMode : Workload_Enum<"TPCommMode",
   I32EnumAttrCase<"ReduceScatterAllGather", 1, "reduce_scatter_all_gather">
 ]>;
 
+// How the context-parallel ranks exchange keys and values (and, backward,
+// their gradients): around a ring in cp - 1 point-to-point steps
+// (TransformerEngine's AttnFuncWithCPAndKVP2P, Megatron's
+// --cp-comm-type p2p), or by an all-gather of K and V and a reduce-scatter
+// of dK and dV (AttnFuncWithCPAndKVAllGather, --cp-comm-type all_gather).
+def Workload_CPCommMode : Workload_Enum<"CPCommMode",
+    "context-parallel communication mode", [
+  I32EnumAttrCase<"Ring", 0, "ring">,
+  I32EnumAttrCase<"AllGather", 1, "all_gather">
+]>;
+
 def Workload_RecomputePolicy : Workload_Enum<"RecomputePolicy",
     "activation recompute policy", [
   I32EnumAttrCase<"None", 0, "none">,

@@ -84,3 +84,12 @@ transformer.decoder_inference @s
     model = <hidden = 1020, heads = 16, ffn_hidden = 4100, seq_length = 512, vocab = 1001, blocks = 8, norm = layernorm, activation = gelu, head_dim = 64>
     inference = <batch = 8, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
     mapping = <world = 8, tp = 8, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// context_parallel_c4: inference runs without context parallelism.
+// expected-error @+1 {{context_parallel_c4: cp = 2: inference runs without context parallelism (a decode step's single position per sequence cannot be split); cp must be 1}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    inference = <batch = 8, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 8, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, cp = 2>

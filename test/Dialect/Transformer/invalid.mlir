@@ -91,7 +91,7 @@ transformer.decoder_training @m
 // -----
 
 // transformer_mapping_c2
-// expected-error @+4 {{transformer_mapping_c2: world = 32 differs from tp * pp * dp = 4 * 2 * 2 = 16}}
+// expected-error @+4 {{transformer_mapping_c2: world = 32 differs from tp * cp * pp * dp = 4 * 1 * 2 * 2 = 16}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -100,7 +100,7 @@ transformer.decoder_training @m
 // -----
 
 // transformer_mapping_c2 (checked arithmetic)
-// expected-error @+4 {{transformer_mapping_c2: tp * pp * dp overflows a 64-bit integer}}
+// expected-error @+4 {{transformer_mapping_c2: tp * cp * pp * dp overflows a 64-bit integer}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -320,3 +320,63 @@ transformer.decoder_inference @s
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     inference = <batch = 2, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
     mapping = <world = 4, tp = 2, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, pipeline_layout = [4, 4]>
+
+// -----
+
+// transformer_mapping_c1: the context-parallel degree is positive.
+// expected-error @+4 {{transformer_mapping_c1: cp must be positive, got 0}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 8, tp = 4, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, cp = 0>
+
+// -----
+
+// transformer_mapping_c2 counts the context-parallel ranks: 4 * 2 * 1 * 2.
+// expected-error @+4 {{transformer_mapping_c2: world = 8 differs from tp * cp * pp * dp = 4 * 2 * 1 * 2 = 16}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 8, tp = 4, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, cp = 2>
+
+// -----
+
+// context_parallel_c1: 2 * cp = 8 load-balanced chunks do not divide 1020
+// positions; context_parallel_c5 refuses every cp > 1 program.
+// expected-error @+2 {{context_parallel_c1: seq_length = 1020 is not divisible by 2 * cp (the load-balanced chunks) = 8}}
+// expected-error @+1 {{context_parallel_c5: cp = 4: the work of context parallelism (each rank's seq_length / cp tokens, the key/value exchange over the cp axis) is not derived yet; the work algebra, the dist and pplan programs need cp = 1}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 1020, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 16, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, cp = 4, cp_comm = all_gather>
+
+// -----
+
+// context_parallel_c2: sequence parallelism shards each CP rank's
+// 520 / 4 = 130 tokens over tp = 4 (520 alone is divisible by tp and by 8).
+// expected-error @+2 {{context_parallel_c2: seq_length / cp (tp_comm = reduce_scatter_all_gather) = 130 is not divisible by tp = 4}}
+// expected-error @+1 {{context_parallel_c5: cp = 4}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 520, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 16, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = none, schedule = one_f_one_b, cp = 4>
+
+// -----
+
+// context_parallel_c3: no context parallelism under a sliding window.
+// expected-error @+2 {{context_parallel_c3: cp = 2 with attention_window = 128: context parallelism is defined for full causal attention; a sliding window needs cp = 1}}
+// expected-error @+1 {{context_parallel_c5: cp = 2}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, attention_window = 128>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 8, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, cp = 2>
+
+// -----
+
+// context_parallel_c5 alone: the composition rules hold, the work is not
+// derived.
+// expected-error @+1 {{context_parallel_c5: cp = 2}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 8, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = none, schedule = one_f_one_b, cp = 2>

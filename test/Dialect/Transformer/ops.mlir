@@ -108,3 +108,17 @@ transformer.decoder_inference @serve
                  kv_cache_type = fp8>
     mapping = <world = 8, tp = 4, pp = 1, dp = 2, virtual_stages = 1,
                tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// cp = 1 is the default and not printed; cp_comm is printed when it is not
+// the default ring, and cp = 1 with either exchange is today's run.
+// CHECK-LABEL: transformer.decoder_training @cp_fields
+// CHECK-SAME: mapping = <world = 16, tp = 4, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, cp_comm = all_gather>
+transformer.decoder_training @cp_fields
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512,
+             vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 32, micro_batch = 2, activation_type = bf16,
+                weight_type = bf16, gradient_type = f32,
+                optimizer_state_type = f32>
+    mapping = <world = 16, tp = 4, pp = 2, dp = 2, virtual_stages = 1,
+               tp_comm = all_reduce, recompute = none, schedule = one_f_one_b,
+               cp = 1, cp_comm = all_gather>

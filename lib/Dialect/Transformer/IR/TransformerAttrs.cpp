@@ -214,11 +214,13 @@ blueprint::transformer::getInferenceAttr(MLIRContext *context,
 // MappingAttr
 //===----------------------------------------------------------------------===//
 
-static workload::MappingSpec toMappingSpec(
-    int64_t world, int64_t tp, int64_t pp, int64_t dp, int64_t virtualStages,
-    workload::TPCommMode tpComm, workload::RecomputePolicy recompute,
-    workload::PipelineSchedule schedule, ArrayRef<int64_t> pipelineLayout,
-    int64_t zeroStage, int64_t bucketBytes) {
+static workload::MappingSpec
+toMappingSpec(int64_t world, int64_t tp, int64_t pp, int64_t dp,
+              int64_t virtualStages, workload::TPCommMode tpComm,
+              workload::RecomputePolicy recompute,
+              workload::PipelineSchedule schedule,
+              ArrayRef<int64_t> pipelineLayout, int64_t zeroStage,
+              int64_t bucketBytes, int64_t cp, workload::CPCommMode cpComm) {
   workload::MappingSpec spec;
   spec.world = world;
   spec.tp = tp;
@@ -231,6 +233,8 @@ static workload::MappingSpec toMappingSpec(
   spec.pipelineLayout.assign(pipelineLayout.begin(), pipelineLayout.end());
   spec.zeroStage = zeroStage;
   spec.bucketBytes = bucketBytes;
+  spec.cp = cp;
+  spec.cpComm = cpComm;
   return spec;
 }
 
@@ -238,18 +242,19 @@ LogicalResult MappingAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, int64_t world, int64_t tp,
     int64_t pp, int64_t dp, int64_t virtualStages, workload::TPCommMode tpComm,
     workload::RecomputePolicy recompute, workload::PipelineSchedule schedule,
-    ArrayRef<int64_t> layout, int64_t zeroStage, int64_t bucketBytes) {
+    ArrayRef<int64_t> layout, int64_t zeroStage, int64_t bucketBytes,
+    int64_t cp, workload::CPCommMode cpComm) {
   return reportViolations(
       emitError, workload::checkMapping(toMappingSpec(
                      world, tp, pp, dp, virtualStages, tpComm, recompute,
-                     schedule, layout, zeroStage, bucketBytes)));
+                     schedule, layout, zeroStage, bucketBytes, cp, cpComm)));
 }
 
 workload::MappingSpec MappingAttr::getSpec() const {
   return toMappingSpec(getWorld(), getTp(), getPp(), getDp(),
                        getVirtualStages(), getTpComm(), getRecompute(),
                        getSchedule(), getPipelineLayout(), getZeroStage(),
-                       getBucketBytes());
+                       getBucketBytes(), getCp(), getCpComm());
 }
 
 MappingAttr
@@ -258,7 +263,7 @@ blueprint::transformer::getMappingAttr(MLIRContext *context,
   return MappingAttr::get(context, spec.world, spec.tp, spec.pp, spec.dp,
                           spec.virtualStages, spec.tpComm, spec.recompute,
                           spec.schedule, spec.pipelineLayout, spec.zeroStage,
-                          spec.bucketBytes);
+                          spec.bucketBytes, spec.cp, spec.cpComm);
 }
 
 std::optional<std::string> blueprint::transformer::workloadContractViolation(

@@ -194,8 +194,14 @@ def Transformer_IntegerListParameter : OptionalArrayRefParameter<"int64_t"> {
   }];
 }
 
+// The context-parallel exchange, `ring` unless the mapping says otherwise.
+def Transformer_CPCommModeParameter : EnumParameter<Workload_CPCommMode> {
+  let defaultValue = "::blueprint::workload::CPCommMode::Ring";
+}
+
 def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
-  let summary = "the mapping contract: TP x PP x DP, recompute and schedule";
+  let summary = "the mapping contract: TP x CP x PP x DP, recompute and "
+                "schedule";
   let description = [{
     How the model is laid onto `world` logical ranks: tensor (`tp`),
     pipeline (`pp`) and data (`dp`) parallel degrees, the tensor-parallel
@@ -213,11 +219,15 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     number in every chunk); `zero_stage`, the data-parallel sharding of
     optimizer state (1), gradients (2) and parameters (3) (default 0: every
     DP rank holds everything); `bucket_bytes`, the gradient bytes per
-    data-parallel reduction bucket (default 0: one bucket per stage).
+    data-parallel reduction bucket (default 0: one bucket per stage);
+    `cp`, the context-parallel degree (default 1), and `cp_comm`, how the
+    `cp` ranks exchange keys and values, `ring` (default) or `all_gather`
+    (docs/TransformerSpec.md, "Context parallelism": programs need cp = 1
+    until its work is derived, rule `context_parallel_c5`).
 
     Rules (`transformer_mapping_c*`):
-    1. `tp`, `pp`, `dp`, `world` and `virtual_stages` are positive;
-    2. `world = tp * pp * dp`;
+    1. `tp`, `pp`, `dp`, `world`, `virtual_stages` and `cp` are positive;
+    2. `world = tp * cp * pp * dp`;
     3. `gpipe`, `one_f_one_b` and `zero_bubble_h1` have
        `virtual_stages = 1`; `interleaved_one_f_one_b` has
        `virtual_stages >= 2`;
@@ -242,7 +252,9 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     EnumParameter<Workload_PipelineSchedule>:$schedule,
     Transformer_IntegerListParameter:$pipeline_layout,
     DefaultValuedParameter<"int64_t", "0">:$zero_stage,
-    DefaultValuedParameter<"int64_t", "0">:$bucket_bytes
+    DefaultValuedParameter<"int64_t", "0">:$bucket_bytes,
+    DefaultValuedParameter<"int64_t", "1">:$cp,
+    Transformer_CPCommModeParameter:$cp_comm
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
