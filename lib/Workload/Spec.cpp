@@ -55,17 +55,16 @@ void blueprint::workload::detail::requireContextParallelSplits(
   // chunks i and 2 * cp - 1 - i.
   OverflowGuard guard;
   int64_t chunks = guard.mul(2, mapping.cp, "2 * cp");
-  if (guard.failed()) {
+  if (guard.failed())
     sink.require(false, "context_parallel_c1",
                  "2 * cp overflows a 64-bit integer");
-    return;
-  }
-  sink.requireDivides(model.seqLength, "seq_length", chunks,
-                      "2 * cp (the load-balanced chunks)",
-                      "context_parallel_c1");
+  else
+    sink.requireDivides(model.seqLength, "seq_length", chunks,
+                        "2 * cp (the load-balanced chunks)",
+                        "context_parallel_c1");
   // Megatron allows sequence parallelism with context parallelism: the SP
   // shard is 1/tp of each CP rank's seq_length / cp tokens.
-  if (mapping.tpComm == TPCommMode::ReduceScatterAllGather &&
+  if (!guard.failed() && mapping.tpComm == TPCommMode::ReduceScatterAllGather &&
       model.seqLength % chunks == 0)
     sink.requireDivides(model.seqLength / mapping.cp,
                         "seq_length / cp (tp_comm = "

@@ -191,3 +191,67 @@ TEST(SpecRules, ImplicitHeadDim) {
   EXPECT_EQ(std::get<int64_t>(implicitHeadDim(0, 3)), 0);
   EXPECT_EQ(std::get<int64_t>(implicitHeadDim(64, 0)), 0);
 }
+
+// Over a grid of sequence lengths, context-parallel degrees and TP modes,
+// the context-parallel rules fire exactly when the split they guard is not
+// integral: 2 * cp chunks of the sequence (c1), then tp shards of each CP
+// rank's chunks under sequence parallelism (c2, which replaces c9); c5
+// refuses every cp > 1 run whose work is not derived, and cp = 1 changes
+// nothing.
+TEST(Composition, ContextParallelRules) {
+  ModelSpec model = smallModel();
+  for (int64_t seq : {96, 120, 128, 136, 200})
+    for (int64_t cp : {1, 2, 3, 4})
+      for (int64_t tp : {1, 4})
+        for (bool sp : {false, true}) {
+          model.seqLength = seq;
+          model.maxPositions = seq;
+          MappingSpec mapping = mappingWith(tp, 1, 1);
+          mapping.cp = cp;
+          mapping.world = tp * cp;
+          mapping.tpComm =
+              sp ? TPCommMode::ReduceScatterAllGather : TPCommMode::AllReduce;
+          std::vector<std::string> expected;
+          if (sp && cp == 1 && seq % tp != 0)
+            expected.push_back("decoder_training_c9");
+          // Rank r of cp holds chunks r and 2cp-1-r of 2cp equal chunks.
+          bool chunked = seq % (2 * cp) == 0;
+          if (cp > 1 && !chunked)
+            expected.push_back("context_parallel_c1");
+          if (cp > 1 && chunked && sp && (seq / (2 * cp) * 2) % tp != 0)
+            expected.push_back("context_parallel_c2");
+          if (cp > 1)
+            expected.push_back("context_parallel_c5");
+          EXPECT_EQ(
+              rulesOf(
+                  checkTrainingRun(model, trainingWith(8, 1), mapping).all()),
+              expected)
+              << "seq " << seq << " cp " << cp << " tp " << tp << " sp " << sp;
+        }
+}
+
+// A sliding window is refused with context parallelism, kept without.
+TEST(Composition, ContextParallelWindow) {
+  ModelSpec model = smallModel();
+  model.attentionWindow = 128;
+  MappingSpec mapping = mappingWith(1, 1, 1);
+  EXPECT_TRUE(checkTrainingRun(model, trainingWith(8, 1), mapping).empty());
+  mapping.cp = 2;
+  mapping.world = 2;
+  EXPECT_EQ(
+      rulesOf(checkTrainingRun(model, trainingWith(8, 1), mapping).all()),
+      (std::vector<std::string>{"context_parallel_c3", "context_parallel_c5"}));
+}
+
+// world counts the context-parallel ranks: tp * cp * pp * dp.
+TEST(Composition, ContextParallelWorld) {
+  MappingSpec mapping = mappingWith(2, 2, 2);
+  mapping.cp = 3;
+  EXPECT_EQ(rulesOf(checkMapping(mapping)),
+            std::vector<std::string>{"transformer_mapping_c2"});
+  mapping.world = 2 * 3 * 2 * 2;
+  EXPECT_TRUE(checkMapping(mapping).empty());
+  mapping.cp = 0;
+  EXPECT_EQ(rulesOf(checkMapping(mapping)),
+            std::vector<std::string>{"transformer_mapping_c1"});
+}

@@ -380,3 +380,13 @@ transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
     mapping = <world = 8, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = none, schedule = one_f_one_b, cp = 2>
+
+// -----
+
+// context_parallel_c1 (checked arithmetic): 2 * cp overflows.
+// expected-error @+2 {{context_parallel_c1: 2 * cp overflows a 64-bit integer}}
+// expected-error @+1 {{context_parallel_c5: cp = 4611686018427387904}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4611686018427387904, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, cp = 4611686018427387904>
