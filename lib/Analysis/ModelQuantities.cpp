@@ -275,11 +275,14 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   pipeline.bubbleStageSlots = bubbleStageSlots(mapping.schedule, pp, v);
 
   // Parameters: MLM2021 Eq. 2 per block (blockParametersPerRank), with the
-  // embeddings of Megatron GPT: a vocabulary-parallel word embedding that
-  // the LM head reuses, learned positions, one final norm.
+  // edges of Megatron GPT (edgeParametersPerRank): a vocabulary-parallel
+  // word embedding that the LM head reuses or an output layer of its own, a
+  // learned position table or none, one final norm. The whole model is one
+  // unsharded stage.
   ParameterCounts &parameters = result.parameters;
   workload::MappingSpec unsharded = mapping;
   unsharded.tp = 1;
+  unsharded.pp = 1;
   llvm::Expected<int64_t> perBlock =
       workload::blockParametersPerRank(model, unsharded);
   if (!perBlock)
@@ -288,33 +291,34 @@ analysis::deriveModelQuantities(const PlanWork &work) {
       workload::blockParametersPerRank(model, mapping);
   if (!perBlockPerRank)
     return perBlockPerRank.takeError();
+  llvm::Expected<workload::EdgeParameters> edges =
+      workload::edgeParametersPerRank(model, unsharded);
+  if (!edges)
+    return edges.takeError();
+  llvm::Expected<workload::EdgeParameters> edgesPerRank =
+      workload::edgeParametersPerRank(model, mapping);
+  if (!edgesPerRank)
+    return edgesPerRank.takeError();
   parameters.perBlock = *perBlock;
   parameters.perBlockPerRank = *perBlockPerRank;
-  parameters.wordEmbedding =
-      guard.mul(model.vocab, model.hidden, "word embedding parameters");
-  parameters.positionEmbedding = guard.mul(model.maxPositions, model.hidden,
-                                           "position embedding parameters");
-  parameters.finalNorm = model.norm == workload::NormKind::LayerNorm
-                             ? guard.mul(2, model.hidden, "final norm")
-                             : model.hidden;
+  parameters.wordEmbedding = edges->wordEmbedding;
+  parameters.positionEmbedding = edges->positionEmbedding;
+  parameters.outputLayer = edges->outputLayer;
+  parameters.finalNorm = edges->finalNorm;
   // One checked step per statement: which quantity an overflow names must
   // not depend on the order a compiler evaluates call arguments in.
   int64_t blockParameters =
       guard.mul(model.blocks, parameters.perBlock, "block parameters");
-  int64_t embeddingParameters =
-      guard.add(parameters.wordEmbedding, parameters.positionEmbedding,
-                "model parameters");
-  parameters.model = guard.add(
-      guard.add(blockParameters, embeddingParameters, "model parameters"),
-      parameters.finalNorm, "model parameters");
+  int64_t withEmbeddings =
+      guard.add(blockParameters, edges->firstStageTotal, "model parameters");
+  parameters.model =
+      guard.add(withEmbeddings, edges->lastStageTotal, "model parameters");
   int64_t stageBlockParameters =
       guard.mul(pipeline.blocksPerStage, parameters.perBlockPerRank,
                 "first-stage block parameters");
-  int64_t stageEmbeddingParameters =
-      guard.add(parameters.wordEmbedding / tp, parameters.positionEmbedding,
-                "first-stage embedding parameters");
-  parameters.firstStagePerRank = guard.add(
-      stageBlockParameters, stageEmbeddingParameters, "first-stage parameters");
+  parameters.firstStagePerRank =
+      guard.add(stageBlockParameters, edgesPerRank->firstStageTotal,
+                "first-stage parameters");
 
   // Training state of one first-stage rank.
   StateBytes &state = result.state;
@@ -431,6 +435,9 @@ analysis::deriveModelQuantities(const PlanWork &work) {
         return gathers.takeError();
       accumulate(tensorParallel, *gathers, guard, "TP bytes");
     }
+  }
+  // Only tied embeddings have two copies on two stages to keep equal.
+  if (pp > 1 && model.tiedEmbeddings) {
     llvm::Expected<Invocation> embeddingSync =
         workload::embeddingGradSync(model, training, mapping);
     if (!embeddingSync)
@@ -602,7 +609,10 @@ analysis::composeIterationTime(const PlanWork &work,
   // Pipeline messages and the tied-embedding gradient all-reduce cross the
   // pp axis.
   std::string messageText = "no pipeline";
-  std::string embeddingText = "no pipeline";
+  std::string embeddingText = pipeline.stages == 1
+                                  ? "no pipeline"
+                                  : "untied embeddings: the output layer is a "
+                                    "parameter of its own";
   double embeddingSeconds = 0;
   if (pipeline.stages > 1) {
     llvm::Expected<BoundTier> sendTier = boundTier(
@@ -624,7 +634,8 @@ analysis::composeIterationTime(const PlanWork &work,
                      std::to_string(communication.pipelineBoundaryBytes) +
                      " bytes over mesh axis 'tp' " +
                      milliseconds(gatherSeconds);
-
+  }
+  if (pipeline.stages > 1 && work.model.tiedEmbeddings) {
     int64_t syncBytes = communication.embeddingGradSync.messageBytes;
     llvm::Expected<BoundTier> syncTier =
         boundTier(workload::kPipelineParallelAxis, pipeline.stages, syncBytes,

@@ -56,6 +56,7 @@ void analysis::writeModelSummaryAttributes(const ModelSummary &summary,
     json.attribute("per_block_per_rank", parameters.perBlockPerRank);
     json.attribute("word_embedding", parameters.wordEmbedding);
     json.attribute("position_embedding", parameters.positionEmbedding);
+    json.attribute("output_layer", parameters.outputLayer);
     json.attribute("final_norm", parameters.finalNorm);
     json.attribute("model", parameters.model);
     json.attribute("first_stage_per_rank", parameters.firstStagePerRank);
@@ -213,12 +214,13 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
   row(os, "per block per rank", parameters.perBlockPerRank,
       "column/row-parallel weights / tp, replicated biases and norms");
   row(os, "word embedding", parameters.wordEmbedding,
-      "V * h, vocabulary-parallel; the LM head is tied to it");
+      "V * h, vocabulary-parallel; the LM head is tied to it unless untied");
   row(os, "position embedding", parameters.positionEmbedding,
-      "max_positions * h");
+      "max_positions * h (learned); 0 rotary");
+  row(os, "output layer", parameters.outputLayer, "h * V untied; 0 tied");
   row(os, "final norm", parameters.finalNorm, "2h LayerNorm, h RMSNorm");
   row(os, "model", parameters.model,
-      "blocks * per block + embeddings + final norm");
+      "blocks * per block + embeddings + output layer + final norm");
   row(os, "first stage per rank", parameters.firstStagePerRank,
       "blocks per stage * per block per rank + V h / tp + max_positions h");
   if (summary.graph && summary.graph->firstStageParameters)

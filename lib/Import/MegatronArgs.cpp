@@ -79,11 +79,7 @@ const llvm::StringSet<> kUnmodelledFlags = {
     "--expert-model-parallel-size",
     "--moe-ffn-hidden-size",
     "--context-parallel-size",
-    "--untie-embeddings-and-output-weights",
-    "--position-embedding-type",
     "--fp8-format",
-    "--disable-bias-linear",
-    "--add-qkv-bias",
     "--use-flash-attn",
     "--multi-latent-attention",
     "--num-virtual-stages-per-pipeline-rank",
@@ -303,7 +299,9 @@ const llvm::StringSet<> ArgumentList::kModelledValueFlags = {
     "--world-size",
     "--decoder-first-pipeline-num-layers",
     "--decoder-last-pipeline-num-layers",
-    "--ddp-bucket-size"};
+    "--ddp-bucket-size",
+    "--position-embedding-type",
+    "--rotary-percent"};
 
 const llvm::StringSet<> ArgumentList::kModelledSwitches = {
     "--sequence-parallel",
@@ -313,7 +311,11 @@ const llvm::StringSet<> ArgumentList::kModelledSwitches = {
     "--group-query-attention",
     "--recompute-activations",
     "--accumulate-allreduce-grads-in-fp32",
-    "--use-distributed-optimizer"};
+    "--use-distributed-optimizer",
+    "--disable-bias-linear",
+    "--add-qkv-bias",
+    "--untie-embeddings-and-output-weights",
+    "--use-rotary-position-embeddings"};
 
 /// Megatron pads the vocabulary to a multiple of
 /// make-vocab-size-divisible-by x TP (megatron/training/tokenizer:
@@ -413,6 +415,42 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
       args.error("--normalization",
                  "flag '--normalization' expects LayerNorm or RMSNorm, got '" +
                      *norm + "'");
+  }
+  // Megatron's linear_qkv has a bias when add_bias_linear or add_qkv_bias
+  // is set (megatron/core/transformer/attention.py), so --add-qkv-bias
+  // matters only with --disable-bias-linear.
+  if (args.has("--disable-bias-linear"))
+    model.linearBias =
+        args.has("--add-qkv-bias") ? LinearBias::QKVOnly : LinearBias::None;
+  model.tiedEmbeddings = !args.has("--untie-embeddings-and-output-weights");
+  if (std::optional<llvm::StringRef> type =
+          args.value("--position-embedding-type")) {
+    if (*type == "learned_absolute")
+      model.positionEmbedding = PositionEmbedding::Learned;
+    else if (*type == "rope")
+      model.positionEmbedding = PositionEmbedding::Rotary;
+    else
+      args.error("--position-embedding-type",
+                 "flag '--position-embedding-type' expects learned_absolute "
+                 "or rope, got '" +
+                     *type + "'");
+  }
+  // The older switch (megatron/training/arguments.py) means rope; next to
+  // an explicit other type it is a contradiction, not a preference.
+  if (args.has("--use-rotary-position-embeddings")) {
+    if (args.value("--position-embedding-type") == "learned_absolute")
+      args.error("--use-rotary-position-embeddings",
+                 "flag '--use-rotary-position-embeddings' contradicts "
+                 "'--position-embedding-type learned_absolute'");
+    model.positionEmbedding = PositionEmbedding::Rotary;
+  }
+  if (std::optional<llvm::StringRef> percent = args.value("--rotary-percent")) {
+    double fraction;
+    if (percent->getAsDouble(fraction) || fraction != 1.0)
+      args.error("--rotary-percent",
+                 "flag '--rotary-percent' = '" + *percent +
+                     "': rotary embeddings on part of each head (partial "
+                     "rotary) are not modelled; only 1.0 is accepted");
   }
 
   MappingSpec mapping;

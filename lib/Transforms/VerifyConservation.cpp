@@ -563,9 +563,9 @@ LogicalResult verifyWholeRun(Operation *program,
       continue;
     int64_t elements = blocks * *perBlock;
     if (index == 0)
-      elements += edge->wordEmbedding + edge->positionEmbedding;
+      elements += edge->firstStageTotal;
     if (index == last)
-      elements += edge->finalNorm + (mapping.pp > 1 ? edge->wordEmbedding : 0);
+      elements += edge->lastStageTotal;
     int64_t reduced = 0, buckets = 0;
     for (Operation &stageOp : program->getRegion(0).front()) {
       auto dist = llvm::dyn_cast<dist::StageOp>(stageOp);

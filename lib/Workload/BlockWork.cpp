@@ -368,8 +368,9 @@ void BlockBuilder::backwardMlp() {
   int64_t actElements = elements({shape.tokens, shape.ffnCols}, "d_act_out");
 
   // The residual add passes d_y unchanged to the dropout and to h_attn.
-  llvm::StringRef biasedGrad = "d_y";
+  std::string biasedGrad = "d_y";
   if (training.hiddenDropout) {
+    biasedGrad = ("d_" + rowParallelOutput("mlp_proj", "mlp_out")).str();
     emit({primitive::kMLPDropout,
           Phase::ActivationGrad,
           Engine::Vector,
@@ -377,20 +378,20 @@ void BlockBuilder::backwardMlp() {
                          opcount::kDropoutInputGradPerElement),
           {activation("d_y", rowElements),
            mask("mlp_dropout_mask", rowElements)},
-          {activation("d_mlp_out", rowElements)},
+          {activation(biasedGrad, rowElements)},
           "backward of mlp_dropout: the output gradient masked and scaled"});
-    biasedGrad = "d_mlp_out";
   }
-  emit(
-      {primitive::kFC2Bias,
-       Phase::WeightGrad,
-       Engine::Vector,
-       elementwiseOps("fc2_bias gradient ops", rowElements,
-                      opcount::kBiasGradPerElement),
-       {activation(biasedGrad, rowElements), gradient("d_b_fc2", shape.hidden)},
-       {gradient("d_b_fc2", shape.hidden)},
-       "backward of fc2_bias: bias gradient, the column sums of " + biasedGrad +
-           " accumulated into the gradient buffer"});
+  if (model.hasOutputAndMLPBiases())
+    emit({primitive::kFC2Bias,
+          Phase::WeightGrad,
+          Engine::Vector,
+          elementwiseOps("fc2_bias gradient ops", rowElements,
+                         opcount::kBiasGradPerElement),
+          {activation(biasedGrad, rowElements),
+           gradient("d_b_fc2", shape.hidden)},
+          {gradient("d_b_fc2", shape.hidden)},
+          "backward of fc2_bias: bias gradient, the column sums of " +
+              biasedGrad + " accumulated into the gradient buffer"});
   if (hasCollectives() && shape.sequenceParallel)
     tpCollective(primitive::kMLPTPG, Phase::ActivationGrad,
                  CollectiveKind::AllGather, biasedGrad,
@@ -475,16 +476,17 @@ void BlockBuilder::backwardMlp() {
                   elements({shape.hidden, shape.fc1Cols}, "d_w_fc1"))},
         "backward of fc1: weight gradient x_norm2^T d_fc1_out accumulated "
         "into the gradient buffer"});
-  emit({primitive::kFC1Bias,
-        Phase::WeightGrad,
-        Engine::Vector,
-        elementwiseOps("fc1_bias gradient ops", fc1Elements,
-                       opcount::kBiasGradPerElement),
-        {activation("d_fc1_out", fc1Elements),
-         gradient("d_b_fc1", shape.fc1Cols)},
-        {gradient("d_b_fc1", shape.fc1Cols)},
-        "backward of fc1_bias: the fc1 bias gradient, the column sums of "
-        "d_fc1_out accumulated into the gradient buffer"});
+  if (model.hasOutputAndMLPBiases())
+    emit({primitive::kFC1Bias,
+          Phase::WeightGrad,
+          Engine::Vector,
+          elementwiseOps("fc1_bias gradient ops", fc1Elements,
+                         opcount::kBiasGradPerElement),
+          {activation("d_fc1_out", fc1Elements),
+           gradient("d_b_fc1", shape.fc1Cols)},
+          {gradient("d_b_fc1", shape.fc1Cols)},
+          "backward of fc1_bias: the fc1 bias gradient, the column sums of "
+          "d_fc1_out accumulated into the gradient buffer"});
 
   normBackward(primitive::kNorm2, "h_attn", "x_norm2", gradBytes);
   emit({primitive::kMLPResidual,
@@ -506,8 +508,9 @@ void BlockBuilder::backwardAttentionProjection() {
   int64_t qElements = elements({shape.tokens, shape.qCols}, "d_context");
 
   // The residual add passes d_h_attn unchanged to the dropout and to x.
-  llvm::StringRef biasedGrad = "d_h_attn";
+  std::string biasedGrad = "d_h_attn";
   if (training.hiddenDropout) {
+    biasedGrad = ("d_" + rowParallelOutput("attn_proj", "attn_out")).str();
     emit({primitive::kAttnResidualDropout,
           Phase::ActivationGrad,
           Engine::Vector,
@@ -515,21 +518,21 @@ void BlockBuilder::backwardAttentionProjection() {
                          rowElements, opcount::kDropoutInputGradPerElement),
           {activation("d_h_attn", rowElements),
            mask("attn_residual_dropout_mask", rowElements)},
-          {activation("d_attn_out", rowElements)},
+          {activation(biasedGrad, rowElements)},
           "backward of attn_residual_dropout: the gradient of h_attn masked "
           "and scaled"});
-    biasedGrad = "d_attn_out";
   }
-  emit(
-      {primitive::kOutProjBias,
-       Phase::WeightGrad,
-       Engine::Vector,
-       elementwiseOps("out_proj_bias gradient ops", rowElements,
-                      opcount::kBiasGradPerElement),
-       {activation(biasedGrad, rowElements), gradient("d_b_out", shape.hidden)},
-       {gradient("d_b_out", shape.hidden)},
-       "backward of out_proj_bias: bias gradient, the column sums of " +
-           biasedGrad + " accumulated into the gradient buffer"});
+  if (model.hasOutputAndMLPBiases())
+    emit({primitive::kOutProjBias,
+          Phase::WeightGrad,
+          Engine::Vector,
+          elementwiseOps("out_proj_bias gradient ops", rowElements,
+                         opcount::kBiasGradPerElement),
+          {activation(biasedGrad, rowElements),
+           gradient("d_b_out", shape.hidden)},
+          {gradient("d_b_out", shape.hidden)},
+          "backward of out_proj_bias: bias gradient, the column sums of " +
+              biasedGrad + " accumulated into the gradient buffer"});
   if (hasCollectives() && shape.sequenceParallel)
     tpCollective(primitive::kAttnTPG, Phase::ActivationGrad,
                  CollectiveKind::AllGather, biasedGrad,
@@ -614,12 +617,23 @@ void BlockBuilder::backwardAttentionCore() {
         "backward of qk_matmul: d_q = d_scores K and d_k = d_scores^T Q"});
 }
 
-/// Attention input backward, in reverse: qkv_proj, the TP reduction of its
-/// input gradient, the SP re-gather for its weight gradient, norm1 and the
+/// Attention input backward, in reverse: the inverse rotation of d_q and
+/// d_k under rotary embeddings, qkv_proj, the TP reduction of its input
+/// gradient, the SP re-gather for its weight gradient, norm1 and the
 /// residual fork at the block input.
 void BlockBuilder::backwardAttentionInput() {
   int64_t qElements = elements({shape.tokens, shape.qCols}, "d_q");
   int64_t kvElements = elements({shape.tokens, shape.kvCols}, "d_k");
+  if (model.positionEmbedding == PositionEmbedding::Rotary)
+    emit({primitive::kRotary,
+          Phase::ActivationGrad,
+          Engine::Vector,
+          rotaryOps("rotary input-gradient ops"),
+          {activation("d_q", qElements), activation("d_k", kvElements),
+           rotaryTable()},
+          {activation("d_q", qElements), activation("d_k", kvElements)},
+          "backward of rotary: d_q and d_k rotated back by their positions' "
+          "angles (the transposed rotation)"});
   int64_t fullElements = elements({shape.tokens, shape.hidden}, "d_x_norm1");
   int64_t rowElements = elements({shape.localTokens, shape.hidden}, "d_x");
   int64_t weightElements = elements({shape.hidden, shape.qkvCols}, "w_qkv");
@@ -664,17 +678,19 @@ void BlockBuilder::backwardAttentionInput() {
         {gradient("d_w_qkv", weightElements)},
         "backward of qkv_proj: weight gradient x_norm1^T [d_q d_k d_v] "
         "accumulated into the gradient buffer"});
-  int64_t qkvElements = elements({shape.tokens, shape.qkvCols}, "d_qkv");
-  emit({primitive::kQKVBias,
-        Phase::WeightGrad,
-        Engine::Vector,
-        elementwiseOps("qkv_bias gradient ops", qkvElements,
-                       opcount::kBiasGradPerElement),
-        {activation("d_q", qElements), activation("d_k", kvElements),
-         activation("d_v", kvElements), gradient("d_b_qkv", shape.qkvCols)},
-        {gradient("d_b_qkv", shape.qkvCols)},
-        "backward of qkv_bias: the qkv_proj bias gradient, the column sums "
-        "of d_q, d_k, d_v accumulated into the gradient buffer"});
+  if (model.hasQKVBias()) {
+    int64_t qkvElements = elements({shape.tokens, shape.qkvCols}, "d_qkv");
+    emit({primitive::kQKVBias,
+          Phase::WeightGrad,
+          Engine::Vector,
+          elementwiseOps("qkv_bias gradient ops", qkvElements,
+                         opcount::kBiasGradPerElement),
+          {activation("d_q", qElements), activation("d_k", kvElements),
+           activation("d_v", kvElements), gradient("d_b_qkv", shape.qkvCols)},
+          {gradient("d_b_qkv", shape.qkvCols)},
+          "backward of qkv_bias: the qkv_proj bias gradient, the column sums "
+          "of d_q, d_k, d_v accumulated into the gradient buffer"});
+  }
 
   normBackward(primitive::kNorm1, "x", "x_norm1", gradBytes);
   emit({primitive::kAttnResidual,
@@ -721,30 +737,34 @@ struct RankParameters {
 /// Megatron's partitioning (MLM2019 Sec. 3; parameter count MLM2021 Eq. 2
 /// per layer: 12h^2 + 13h): column-parallel qkv_proj and fc1 weights
 /// and biases split over tp, row-parallel out_proj and fc2 weights split,
-/// their biases and the norm parameters replicated.
+/// their biases and the norm parameters replicated. The model's linear_bias
+/// says which biases exist (add_bias_linear, add_qkv_bias).
 RankParameters rankParameters(const ModelSpec &model, int64_t tp,
                               OverflowGuard &guard) {
   RankColumns columns = makeRankColumns(model, tp, guard);
   int64_t hidden = model.hidden;
+  bool projectionBiases = model.hasOutputAndMLPBiases();
   int64_t normParams = model.norm == NormKind::LayerNorm
                            ? guard.mul(2, hidden, "norm parameters")
                            : hidden;
   int64_t bothNorms = guard.mul(2, normParams, "norm parameters");
-  int64_t qkv =
-      guard.add(guard.mul(hidden, columns.qkvCols, "w_qkv parameters"),
-                columns.qkvCols, "qkv_proj parameters");
+  int64_t qkv = guard.add(
+      guard.mul(hidden, columns.qkvCols, "w_qkv parameters"),
+      model.hasQKVBias() ? columns.qkvCols : 0, "qkv_proj parameters");
   int64_t out = guard.add(guard.mul(columns.qCols, hidden, "w_out parameters"),
-                          hidden, "out_proj parameters");
+                          projectionBiases ? hidden : 0, "out_proj parameters");
   int64_t fc1 =
       guard.add(guard.mul(hidden, columns.fc1Cols, "w_fc1 parameters"),
-                columns.fc1Cols, "fc1 parameters");
+                projectionBiases ? columns.fc1Cols : 0, "fc1 parameters");
   int64_t fc2 =
-      guard.add(guard.mul(columns.ffnCols, hidden, "w_fc2 parameters"), hidden,
-                "fc2 parameters");
+      guard.add(guard.mul(columns.ffnCols, hidden, "w_fc2 parameters"),
+                projectionBiases ? hidden : 0, "fc2 parameters");
+  int64_t rowParallelBiases =
+      projectionBiases ? guard.mul(2, hidden, "row-parallel bias parameters")
+                       : 0;
   RankParameters parameters;
   parameters.sequenceParallel =
-      guard.add(bothNorms, guard.mul(2, hidden, "row-parallel bias parameters"),
-                "sequence-parallel parameters");
+      guard.add(bothNorms, rowParallelBiases, "sequence-parallel parameters");
   for (int64_t count : {qkv, out, fc1, fc2, bothNorms})
     parameters.total = guard.add(parameters.total, count, "block parameters");
   return parameters;

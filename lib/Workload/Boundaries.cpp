@@ -26,7 +26,8 @@ std::optional<Phase> blueprint::workload::producingPhase(BoundaryRole role) {
 
 /// The block's parameters: column-parallel weights split their output
 /// dimension, row-parallel weights their input dimension; row-parallel
-/// biases and norm parameters are replicated.
+/// biases and norm parameters are replicated. The biases are those the
+/// model's linear_bias keeps.
 static std::vector<BoundaryTensor>
 blockParameters(const ModelSpec &model, DataType weightType,
                 OverflowGuard &guard) {
@@ -46,14 +47,19 @@ blockParameters(const ModelSpec &model, DataType weightType,
   };
   add("norm1_gamma", {model.hidden}, std::nullopt);
   add("w_qkv", {model.hidden, qkvColumns}, 1);
-  add("b_qkv", {qkvColumns}, 0);
+  if (model.hasQKVBias())
+    add("b_qkv", {qkvColumns}, 0);
   add("w_out", {attentionWidth, model.hidden}, 0);
-  add("b_out", {model.hidden}, std::nullopt);
+  bool projectionBiases = model.hasOutputAndMLPBiases();
+  if (projectionBiases)
+    add("b_out", {model.hidden}, std::nullopt);
   add("norm2_gamma", {model.hidden}, std::nullopt);
   add("w_fc1", {model.hidden, fc1Columns}, 1);
-  add("b_fc1", {fc1Columns}, 0);
+  if (projectionBiases)
+    add("b_fc1", {fc1Columns}, 0);
   add("w_fc2", {model.ffnHidden, model.hidden}, 0);
-  add("b_fc2", {model.hidden}, std::nullopt);
+  if (projectionBiases)
+    add("b_fc2", {model.hidden}, std::nullopt);
   if (model.norm == NormKind::LayerNorm) {
     add("norm1_beta", {model.hidden}, std::nullopt);
     add("norm2_beta", {model.hidden}, std::nullopt);

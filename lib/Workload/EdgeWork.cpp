@@ -1,11 +1,11 @@
 //===- EdgeWork.cpp - Exact work of the model's edges ---------------------===//
 //
 // The first and last pipeline stages' work outside the decoder blocks, as
-// Megatron-LM's GPTModel runs it with tied word embeddings and learned
-// absolute position embeddings: megatron/core/models/common/embeddings/
-// language_model_embedding.py (LanguageModelEmbedding),
-// megatron/core/tensor_parallel/layers.py (VocabParallelEmbedding,
-// ColumnParallelLinear as the output layer),
+// Megatron-LM's GPTModel runs it, with tied or untied word embeddings and
+// learned absolute or rotary position embeddings:
+// megatron/core/models/common/embeddings/language_model_embedding.py
+// (LanguageModelEmbedding), megatron/core/tensor_parallel/layers.py
+// (VocabParallelEmbedding, ColumnParallelLinear as the output layer),
 // megatron/core/tensor_parallel/cross_entropy.py
 // (_VocabParallelCrossEntropy), and the loss of pretrain_gpt.py. The
 // invocations reuse the block's forward helpers (ForwardBuilder.h) so the
@@ -113,12 +113,19 @@ void EdgeBuilder::lossAllReduce(llvm::StringRef primitive,
 /// region), the position embedding added on the whole sequence, under SP
 /// the split onto this rank's sequence shard (scatter_to_sequence_parallel_
 /// region, a view: no invocation forward, an all-gather backward) and the
-/// embedding dropout.
+/// embedding dropout. Without a position table (rotary embeddings) the
+/// lookup is the embeddings, and under SP Megatron reduce-scatters the
+/// partial lookups onto the sequence shards instead
+/// (reduce_scatter_embeddings: reduce_scatter_to_sequence_parallel_region,
+/// whose backward all-gathers the gradient).
 llvm::Expected<BlockWork> EdgeBuilder::buildEmbedding() {
   work.cadence = Cadence::PerMicroBatch;
   bool vocabParallel = shape.tp > 1;
-  int64_t fullElements =
-      elements({shape.tokens, shape.hidden}, "word_embeddings");
+  bool positionTable = model.hasPositionTable();
+  bool reduceScatter =
+      !positionTable && hasCollectives() && shape.sequenceParallel;
+  llvm::StringRef lookedUp = positionTable ? "word_embeddings" : "embeddings";
+  int64_t fullElements = elements({shape.tokens, shape.hidden}, lookedUp);
   int64_t rowElements =
       elements({shape.localTokens, shape.hidden}, "embeddings");
 
@@ -136,31 +143,42 @@ llvm::Expected<BlockWork> EdgeBuilder::buildEmbedding() {
         lookupOps,
         {perToken("tokens", kTokenIdBytes),
          weight("w_word_embedding", fullElements)},
-        {activation("word_embeddings", fullElements)},
+        {activation(lookedUp, fullElements)},
         vocabParallel
             ? "forward of word_embedding: each token's row of this rank's "
               "vocabulary slice, zero for tokens outside it (partial sums "
               "over the TP ranks)"
             : "forward of word_embedding: each token's row of the word "
               "embedding table"});
-  if (hasCollectives())
+  if (reduceScatter)
     tpCollective(primitive::kEmbeddingTPG, Phase::Forward,
-                 CollectiveKind::AllReduce, "word_embeddings",
-                 "vocabulary parallelism (VocabParallelEmbedding): "
-                 "all-reduce the partial lookups; with a learned position "
-                 "embedding Megatron all-reduces even under sequence "
-                 "parallelism");
-  emit({primitive::kPositionEmbedding,
-        Phase::Forward,
-        Engine::Vector,
-        elementwiseOps(opsName(primitive::kPositionEmbedding), fullElements,
-                       opcount::kEmbeddingAddPerElement),
-        {activation("word_embeddings", fullElements),
-         perToken("position_ids", kTokenIdBytes),
-         weight("w_position_embedding", fullElements)},
-        {activation("embeddings", fullElements)},
-        "forward of position_embedding: each position's row of the learned "
-        "position embedding added to the word embeddings"});
+                 CollectiveKind::ReduceScatter, lookedUp,
+                 "vocabulary and sequence parallelism without a position "
+                 "table (LanguageModelEmbedding.reduce_scatter_embeddings): "
+                 "reduce-scatter the partial lookups onto the sequence "
+                 "shards");
+  else if (hasCollectives())
+    tpCollective(primitive::kEmbeddingTPG, Phase::Forward,
+                 CollectiveKind::AllReduce, lookedUp,
+                 positionTable
+                     ? "vocabulary parallelism (VocabParallelEmbedding): "
+                       "all-reduce the partial lookups; with a learned "
+                       "position embedding Megatron all-reduces even under "
+                       "sequence parallelism"
+                     : "vocabulary parallelism (VocabParallelEmbedding): "
+                       "all-reduce the partial lookups");
+  if (positionTable)
+    emit({primitive::kPositionEmbedding,
+          Phase::Forward,
+          Engine::Vector,
+          elementwiseOps(opsName(primitive::kPositionEmbedding), fullElements,
+                         opcount::kEmbeddingAddPerElement),
+          {activation("word_embeddings", fullElements),
+           perToken("position_ids", kTokenIdBytes),
+           weight("w_position_embedding", fullElements)},
+          {activation("embeddings", fullElements)},
+          "forward of position_embedding: each position's row of the learned "
+          "position embedding added to the word embeddings"});
   if (training.hiddenDropout) {
     Invocation &invocation = emit(
         {primitive::kEmbeddingDropout,
@@ -191,23 +209,30 @@ llvm::Expected<BlockWork> EdgeBuilder::buildEmbedding() {
           {activation("d_embeddings", rowElements)},
           "backward of embedding_dropout: the first block's input gradient "
           "masked and scaled"});
-  if (hasCollectives() && shape.sequenceParallel)
+  if (reduceScatter)
+    tpCollective(primitive::kEmbeddingTPG, Phase::ActivationGrad,
+                 CollectiveKind::AllGather, "d_embeddings",
+                 "sequence parallelism: backward of the reduce-scatter of the "
+                 "lookups, all-gather d_embeddings for the word embedding's "
+                 "gradient");
+  else if (hasCollectives() && shape.sequenceParallel)
     tpCollective(primitive::kEmbeddingSPScatter, Phase::ActivationGrad,
                  CollectiveKind::AllGather, "d_embeddings",
                  "sequence parallelism: backward of the split onto the "
                  "sequence shards (scatter_to_sequence_parallel_region), "
                  "all-gather d_embeddings for both tables' gradients");
-  emit({primitive::kPositionEmbedding,
-        Phase::WeightGrad,
-        Engine::Vector,
-        elementwiseOps("position_embedding weight-gradient ops", fullElements,
-                       opcount::kEmbeddingGradPerElement),
-        {activation("d_embeddings", fullElements),
-         perToken("position_ids", kTokenIdBytes),
-         gradient("d_w_position_embedding", fullElements)},
-        {gradient("d_w_position_embedding", fullElements)},
-        "backward of position_embedding: scatter-add of the b*s gradient "
-        "rows into their positions' rows of the gradient buffer"});
+  if (positionTable)
+    emit({primitive::kPositionEmbedding,
+          Phase::WeightGrad,
+          Engine::Vector,
+          elementwiseOps("position_embedding weight-gradient ops", fullElements,
+                         opcount::kEmbeddingGradPerElement),
+          {activation("d_embeddings", fullElements),
+           perToken("position_ids", kTokenIdBytes),
+           gradient("d_w_position_embedding", fullElements)},
+          {gradient("d_w_position_embedding", fullElements)},
+          "backward of position_embedding: scatter-add of the b*s gradient "
+          "rows into their positions' rows of the gradient buffer"});
   int64_t gradPerElement = vocabParallel
                                ? opcount::kEmbeddingGradPerElement +
                                      opcount::kVocabRangeMaskGradPerElement
@@ -233,8 +258,9 @@ llvm::Expected<BlockWork> EdgeBuilder::buildEmbedding() {
 /// The last stage (GPTModel.forward after the decoder,
 /// compute_language_model_loss, pretrain_gpt.py loss_func): the final norm,
 /// the output layer (a ColumnParallelLinear holding the tied word
-/// embedding's vocabulary slice), the vocabulary-parallel cross-entropy and
-/// the loss averaged over the micro-batch's tokens.
+/// embedding's vocabulary slice, or with untied embeddings its own weight
+/// w_output), the vocabulary-parallel cross-entropy and the loss averaged
+/// over the micro-batch's tokens.
 llvm::Expected<BlockWork> EdgeBuilder::buildHead() {
   work.cadence = Cadence::PerMicroBatch;
   if (!guard.failed() && hasCollectives() && shape.tokens % shape.tp != 0)
@@ -246,8 +272,10 @@ llvm::Expected<BlockWork> EdgeBuilder::buildHead() {
   int64_t fullElements = elements({shape.tokens, shape.hidden}, "x_final");
   int64_t rowElements = elements({shape.localTokens, shape.hidden}, "x_final");
   int64_t logitElements = elements({shape.tokens, vocabPerRank}, "logits");
-  int64_t weightElements =
-      elements({shape.hidden, vocabPerRank}, "w_word_embedding");
+  llvm::StringRef headWeight =
+      model.tiedEmbeddings ? "w_word_embedding" : "w_output";
+  std::string headWeightGrad = ("d_" + headWeight).str();
+  int64_t weightElements = elements({shape.hidden, vocabPerRank}, headWeight);
 
   // The norm runs on the sequence shard under SP; the LM head needs every
   // token (Megatron's output layer all-gathers its input).
@@ -264,10 +292,11 @@ llvm::Expected<BlockWork> EdgeBuilder::buildHead() {
              linearOps(opsName(primitive::kLMHeadLogits), shape.tokens,
                        shape.hidden, vocabPerRank),
              {activation("x_final", fullElements),
-              weight("w_word_embedding", weightElements)},
+              weight(headWeight, weightElements)},
              {activation("logits", logitElements)},
              "the LM head: final hidden states times this rank's vocabulary "
-             "slice of the tied word embedding"});
+             "slice of " +
+                 headWeight});
   // Under SP the shard is kept and re-gathered for the weight gradient
   // (lm_head_wgrad_gather), as for qkv_proj and fc1.
   stash(*invocation, activation("x_final", rowElements), StashRole::Kept);
@@ -377,7 +406,7 @@ llvm::Expected<BlockWork> EdgeBuilder::buildHead() {
         linearOps("lm_head_logits input-gradient ops", shape.tokens,
                   vocabPerRank, shape.hidden),
         {activation("d_logits", logitElements),
-         weight("w_word_embedding", weightElements)},
+         weight(headWeight, weightElements)},
         {activation("d_x_final", fullElements)},
         "gradient of the final hidden states through the LM head"});
   if (hasCollectives()) {
@@ -405,27 +434,39 @@ llvm::Expected<BlockWork> EdgeBuilder::buildHead() {
                   shape.tokens, vocabPerRank),
         {activation("x_final", fullElements),
          activation("d_logits", logitElements),
-         gradient("d_w_word_embedding", weightElements)},
-        {gradient("d_w_word_embedding", weightElements)},
-        "LM head gradient, accumulated into the tied word embedding's"});
+         gradient(headWeightGrad, weightElements)},
+        {gradient(headWeightGrad, weightElements)},
+        "LM head gradient, accumulated into " + headWeightGrad});
   normBackward(primitive::kFinalNorm, "h_final", "x_final", gradBytes);
   return finish("deriveHeadWork");
 }
 
 /// Parameters of the edges on one TP rank (Megatron: VocabParallelEmbedding
-/// splits the vocabulary; the position embedding and the final norm are
-/// replicated).
-EdgeParameters edgeParameters(const ModelSpec &model, int64_t tp,
+/// and the output layer split the vocabulary; the position embedding and
+/// the final norm are replicated). The output layer is a parameter of its
+/// own when untied (GPTModel with share_embeddings_and_output_weights
+/// false) and, tied, a copy the last stage keeps when it is not the first.
+EdgeParameters edgeParameters(const ModelSpec &model,
+                              const MappingSpec &mapping,
                               OverflowGuard &guard) {
   EdgeParameters parameters;
-  parameters.wordEmbedding =
-      guard.mul(model.vocab / tp, model.hidden, "w_word_embedding parameters");
-  parameters.positionEmbedding = guard.mul(model.maxPositions, model.hidden,
-                                           "w_position_embedding parameters");
+  parameters.wordEmbedding = guard.mul(model.vocab / mapping.tp, model.hidden,
+                                       "w_word_embedding parameters");
+  if (model.hasPositionTable())
+    parameters.positionEmbedding = guard.mul(model.maxPositions, model.hidden,
+                                             "w_position_embedding parameters");
   parameters.finalNorm =
       model.norm == NormKind::LayerNorm
           ? guard.mul(2, model.hidden, "final_norm parameters")
           : model.hidden;
+  if (!model.tiedEmbeddings || mapping.pp > 1)
+    parameters.outputLayer = parameters.wordEmbedding;
+  parameters.firstStageTotal =
+      guard.add(parameters.wordEmbedding, parameters.positionEmbedding,
+                "first-stage edge parameters");
+  parameters.lastStageTotal =
+      guard.add(parameters.finalNorm, parameters.outputLayer,
+                "last-stage edge parameters");
   return parameters;
 }
 
@@ -457,14 +498,16 @@ blueprint::workload::edgeParametersPerRank(const ModelSpec &model,
   RuleSink sink;
   sink.append(checkModel(model));
   sink.requirePositive(mapping.tp, "tp", "transformer_mapping_c1");
+  // pp decides whether a separate last stage holds the tied table's copy.
+  sink.requirePositive(mapping.pp, "pp", "transformer_mapping_c1");
   if (mapping.tp > 0)
     sink.requireDivides(model.vocab, "vocab", mapping.tp, "tp",
                         "decoder_training_c8");
   if (!sink.empty())
-    return violationsError("edgeParametersPerRank: invalid model or tp:",
+    return violationsError("edgeParametersPerRank: invalid model, tp or pp:",
                            sink.take());
   OverflowGuard guard;
-  EdgeParameters parameters = edgeParameters(model, mapping.tp, guard);
+  EdgeParameters parameters = edgeParameters(model, mapping, guard);
   if (guard.failed())
     return guard.error("edgeParametersPerRank");
   return parameters;
@@ -487,7 +530,7 @@ llvm::Expected<BlockWork> blueprint::workload::deriveEdgeOptimizerWork(
         (oneStage ? " the one stage is both the first and the last"
                   : " no stage is both the first and the last"));
   OverflowGuard guard;
-  EdgeParameters parameters = edgeParameters(model, mapping.tp, guard);
+  EdgeParameters parameters = edgeParameters(model, mapping, guard);
   int64_t gradBytes = bytesOf(training.gradientType);
 
   BlockWork work;
@@ -509,16 +552,11 @@ llvm::Expected<BlockWork> blueprint::workload::deriveEdgeOptimizerWork(
         "group once per iteration"));
   }
 
-  // The word embedding slice is held once per stage that uses it: the first
-  // stage's lookup table and, on a separate last stage, the output layer's
-  // tied copy.
   int64_t count = 0;
-  if (firstStage || lastStage)
-    count = guard.add(count, parameters.wordEmbedding, "edge parameters");
   if (firstStage)
-    count = guard.add(count, parameters.positionEmbedding, "edge parameters");
+    count = guard.add(count, parameters.firstStageTotal, "edge parameters");
   if (lastStage)
-    count = guard.add(count, parameters.finalNorm, "edge parameters");
+    count = guard.add(count, parameters.lastStageTotal, "edge parameters");
   for (const Invocation &invocation : work.invocations) {
     sumBytes(guard, invocation.reads, invocation.primitive + " read bytes");
     sumBytes(guard, invocation.writes, invocation.primitive + " write bytes");

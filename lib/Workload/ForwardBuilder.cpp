@@ -264,15 +264,15 @@ void ForwardBuilder::norm(llvm::StringRef primitive, llvm::StringRef input,
 
 /// The output projection or FC2 tail after its row-parallel partial sums:
 /// the TP reduction (MLM2019 g: all-reduce; SeqSel g-bar: reduce-scatter),
-/// the bias (added after the reduction so it is added once), the hidden
-/// dropout if the run has one, and the residual add. Under SP these run on
-/// the sequence shard.
+/// the bias (added after the reduction so it is added once) if the model
+/// has one, the hidden dropout if the run has one, and the residual add.
+/// Under SP these run on the sequence shard.
 void ForwardBuilder::rowParallelTail(
     llvm::StringRef collectivePrimitive, llvm::StringRef biasPrimitive,
     llvm::StringRef partial, llvm::StringRef bias, llvm::StringRef biased,
     llvm::StringRef dropoutPrimitive, llvm::StringRef dropoutMask,
-    llvm::StringRef dropped, llvm::StringRef residualPrimitive,
-    llvm::StringRef skip, llvm::StringRef residualOutput) {
+    llvm::StringRef residualPrimitive, llvm::StringRef skip,
+    llvm::StringRef residualOutput) {
   if (hasCollectives()) {
     if (shape.sequenceParallel)
       tpCollective(collectivePrimitive, run.phase,
@@ -288,16 +288,19 @@ void ForwardBuilder::rowParallelTail(
                        partial);
   }
   int64_t rowElements = elements({shape.localTokens, shape.hidden}, partial);
-  emit({biasPrimitive,
-        run.phase,
-        Engine::Vector,
-        elementwiseOps(opsName(biasPrimitive), rowElements,
-                       opcount::kBiasAddPerElement),
-        {activation(partial, rowElements), weight(bias, shape.hidden)},
-        {activation(biased, rowElements)},
-        "forward of " + biasPrimitive +
-            ": the row-parallel bias is added after the reduction, once"});
-  llvm::StringRef residualInput = biased;
+  if (model.hasOutputAndMLPBiases())
+    emit({biasPrimitive,
+          run.phase,
+          Engine::Vector,
+          elementwiseOps(opsName(biasPrimitive), rowElements,
+                         opcount::kBiasAddPerElement),
+          {activation(partial, rowElements), weight(bias, shape.hidden)},
+          {activation(biased, rowElements)},
+          "forward of " + biasPrimitive +
+              ": the row-parallel bias is added after the reduction, once"});
+  llvm::StringRef projected = rowParallelOutput(partial, biased);
+  llvm::StringRef residualInput = projected;
+  std::string dropped = (projected + "_dropped").str();
   if (run.hiddenDropout) {
     Invocation &invocation = emit(
         {dropoutPrimitive,
@@ -305,9 +308,9 @@ void ForwardBuilder::rowParallelTail(
          Engine::Vector,
          elementwiseOps(opsName(dropoutPrimitive), rowElements,
                         opcount::kDropoutForwardPerElement),
-         {activation(biased, rowElements)},
+         {activation(projected, rowElements)},
          {activation(dropped, rowElements), mask(dropoutMask, rowElements)},
-         "forward of " + dropoutPrimitive + ": hidden dropout on " + biased +
+         "forward of " + dropoutPrimitive + ": hidden dropout on " + projected +
              " before the residual add"});
     stash(invocation, mask(dropoutMask, rowElements), StashRole::Kept);
     residualInput = dropped;
@@ -340,22 +343,58 @@ void ForwardBuilder::attentionInput() {
   int64_t qElements = elements({shape.tokens, shape.qCols}, "q");
   int64_t kvElements = elements({shape.tokens, shape.kvCols}, "k");
 
+  // The count before the accesses, in the order of every emitted
+  // invocation's checks: ops, reads, writes.
+  int64_t ops = linearOps(opsName(primitive::kQKVProj), shape.tokens,
+                          shape.hidden, shape.qkvCols);
+  std::vector<TensorAccess> reads = {
+      activation("x_norm1", inputElements),
+      weight("w_qkv", elements({shape.hidden, shape.qkvCols}, "w_qkv"))};
+  if (model.hasQKVBias())
+    reads.push_back(weight("b_qkv", shape.qkvCols));
   Invocation &invocation = emit(
       {primitive::kQKVProj,
        run.phase,
        Engine::Matmul,
-       linearOps(opsName(primitive::kQKVProj), shape.tokens, shape.hidden,
-                 shape.qkvCols),
-       {activation("x_norm1", inputElements),
-        weight("w_qkv", elements({shape.hidden, shape.qkvCols}, "w_qkv")),
-        weight("b_qkv", shape.qkvCols)},
+       ops,
+       std::move(reads),
        {activation("q", qElements), activation("k", kvElements),
         activation("v", kvElements)},
-       "forward of qkv_proj: column-parallel projection of x_norm1 to this "
-       "rank's query, key and value heads, bias included"});
+       model.hasQKVBias()
+           ? "forward of qkv_proj: column-parallel projection of x_norm1 to "
+             "this rank's query, key and value heads, bias included"
+           : "forward of qkv_proj: column-parallel projection of x_norm1 to "
+             "this rank's query, key and value heads"});
   // Under SP the sequence shard is kept and re-gathered for the weight
   // gradient (qkv_wgrad_gather), SeqSel Sec. 4.2.2.
   stash(invocation, activation("x_norm1", stashedInput), StashRole::Kept);
+
+  // Megatron applies rotary embeddings to q and k outside the core
+  // attention (SelfAttention.forward, apply_rotary_pos_emb), so the
+  // attention core reads the rotated q and k under their names, and its
+  // stash keeps them; the backward needs only the cos/sin table.
+  if (model.positionEmbedding == PositionEmbedding::Rotary)
+    emit({primitive::kRotary,
+          run.phase,
+          Engine::Vector,
+          rotaryOps(opsName(primitive::kRotary)),
+          {activation("q", qElements), activation("k", kvElements),
+           rotaryTable()},
+          {activation("q", qElements), activation("k", kvElements)},
+          "forward of rotary: q and k of the new positions rotated by their "
+          "positions' angles (RoPE)"});
+}
+
+TensorAccess ForwardBuilder::rotaryTable() {
+  return {"rotary_cos_sin",
+          guard.product({shape.queries, shape.headDim, kRotaryTableBytes},
+                        "rotary_cos_sin bytes")};
+}
+
+int64_t ForwardBuilder::rotaryOps(llvm::StringRef what) {
+  int64_t rotatedCols = guard.add(shape.qCols, shape.kvCols, "rotary columns");
+  int64_t rotated = elements({shape.tokens, rotatedCols}, "rotated q and k");
+  return elementwiseOps(what, rotated, opcount::kRotaryPerElement);
 }
 
 TensorAccess ForwardBuilder::newKeysOrValues(llvm::StringRef name) {
@@ -473,9 +512,17 @@ void ForwardBuilder::attentionOutput() {
                   /*biased=*/"attn_out",
                   /*dropoutPrimitive=*/primitive::kAttnResidualDropout,
                   /*dropoutMask=*/"attn_residual_dropout_mask",
-                  /*dropped=*/"attn_out_dropped",
                   /*residualPrimitive=*/primitive::kAttnResidual, /*skip=*/"x",
                   /*residualOutput=*/"h_attn");
+}
+
+std::vector<TensorAccess> ForwardBuilder::fc1Reads(int64_t inputElements) {
+  std::vector<TensorAccess> reads = {
+      activation("x_norm2", inputElements),
+      weight("w_fc1", elements({shape.hidden, shape.fc1Cols}, "w_fc1"))};
+  if (model.hasOutputAndMLPBiases())
+    reads.push_back(weight("b_fc1", shape.fc1Cols));
+  return reads;
 }
 
 /// MLP half of the forward (SeqSel Sec. 4.1, Fig. 4 and 5).
@@ -498,12 +545,12 @@ void ForwardBuilder::forwardMlp() {
        Engine::Matmul,
        linearOps(opsName(primitive::kFC1), shape.tokens, shape.hidden,
                  shape.fc1Cols),
-       {activation("x_norm2", inputElements),
-        weight("w_fc1", elements({shape.hidden, shape.fc1Cols}, "w_fc1")),
-        weight("b_fc1", shape.fc1Cols)},
+       fc1Reads(inputElements),
        {activation("fc1_out", fc1Elements)},
-       "forward of fc1: column-parallel MLP up-projection of x_norm2, bias "
-       "included"});
+       model.hasOutputAndMLPBiases()
+           ? "forward of fc1: column-parallel MLP up-projection of x_norm2, "
+             "bias included"
+           : "forward of fc1: column-parallel MLP up-projection of x_norm2"});
   stash(*invocation, activation("x_norm2", stashedInput), StashRole::Kept);
 
   invocation =
@@ -538,7 +585,6 @@ void ForwardBuilder::forwardMlp() {
                   /*biased=*/"mlp_out",
                   /*dropoutPrimitive=*/primitive::kMLPDropout,
                   /*dropoutMask=*/"mlp_dropout_mask",
-                  /*dropped=*/"mlp_out_dropped",
                   /*residualPrimitive=*/primitive::kMLPResidual,
                   /*skip=*/"h_attn",
                   /*residualOutput=*/"y");

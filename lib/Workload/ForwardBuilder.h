@@ -29,6 +29,10 @@
 
 namespace blueprint::workload::detail {
 
+/// Bytes of one value of the rotary cos/sin table: fp32, as Megatron's
+/// RotaryEmbedding computes its frequencies (inv_freq is float32).
+inline constexpr int64_t kRotaryTableBytes = 4;
+
 llvm::Error makeError(const llvm::Twine &message);
 
 /// `preamble` followed by every violation as " [label] message;".
@@ -226,13 +230,31 @@ protected:
   std::string softmaxCause() const;
   void attentionOutput();
   void forwardMlp();
+  /// fc1's reads: its input, its weight and, if the model has one, its
+  /// bias.
+  std::vector<TensorAccess> fc1Reads(int64_t inputElements);
+  /// The dropout of a row-parallel tail writes "<input>_dropped".
   void rowParallelTail(llvm::StringRef collectivePrimitive,
                        llvm::StringRef biasPrimitive, llvm::StringRef partial,
                        llvm::StringRef bias, llvm::StringRef biased,
                        llvm::StringRef dropoutPrimitive,
-                       llvm::StringRef dropoutMask, llvm::StringRef dropped,
+                       llvm::StringRef dropoutMask,
                        llvm::StringRef residualPrimitive, llvm::StringRef skip,
                        llvm::StringRef residualOutput);
+  /// What a row-parallel tail passes on to its dropout or residual add: the
+  /// biased output, or without row-parallel biases the reduced projection
+  /// `partial` itself.
+  llvm::StringRef rowParallelOutput(llvm::StringRef partial,
+                                    llvm::StringRef biased) const {
+    return model.hasOutputAndMLPBiases() ? biased : partial;
+  }
+  /// The cos/sin table of rotary embeddings for the run's new positions:
+  /// head_dim/2 angles each with a cos and a sin, head_dim fp32 values per
+  /// position (docs/WorkAlgebra.md, "Rotary embeddings").
+  TensorAccess rotaryTable();
+  /// Rotating (or inversely rotating the gradients of) this rank's q and k
+  /// over the run's tokens: kRotaryPerElement * tokens * (qCols + kvCols).
+  int64_t rotaryOps(llvm::StringRef what);
 
   /// The work, or an error naming `who` and the first overflowing quantity.
   /// Also makes readBytes()/writeBytes() safe: every invocation's byte sums

@@ -375,12 +375,9 @@ private:
     const PipelineLayout &layout = run.layout;
     int64_t last = mapping.pp - 1;
     stageUnits.assign(mapping.pp, {});
-    // The last stage's backward starts with the head: the final norm and,
-    // at pp > 1, its copy of the tied word embedding (the LM head weight).
-    stageUnits[last].push_back(
-        mapping.pp == 1 ? edge->finalNorm
-                        : guard.add(edge->finalNorm, edge->wordEmbedding,
-                                    "head gradient elements"));
+    // The last stage's backward starts with the head: the final norm and
+    // the output layer it holds apart from the word embedding.
+    stageUnits[last].push_back(edge->lastStageTotal);
     for (int64_t stage = 0; stage < mapping.pp; ++stage)
       for (int64_t virtualIndex = mapping.virtualStages; virtualIndex-- > 0;) {
         int64_t chunk = layout.chunkAt(stage, virtualIndex);
@@ -388,8 +385,7 @@ private:
           stageUnits[stage].push_back(*perBlock);
       }
     // The first stage's backward ends with the embeddings.
-    int64_t embedding = guard.add(edge->wordEmbedding, edge->positionEmbedding,
-                                  "embedding gradient elements");
+    int64_t embedding = edge->firstStageTotal;
     stageUnits[0].push_back(embedding);
     // What ZeRO-3 gathers for a pass through a chunk: its blocks' and
     // edges' parameters, padded like the buckets.
@@ -531,9 +527,11 @@ private:
             std::nullopt});
       }
     // The tied word embedding's two copies, on the first and the last
-    // stage, sum their gradients.
+    // stage, sum their gradients; an untied output layer is a parameter of
+    // its own.
     int64_t lastStage = mapping.pp - 1;
-    if (mapping.pp > 1 && (stage == 0 || stage == lastStage)) {
+    if (model.tiedEmbeddings && mapping.pp > 1 &&
+        (stage == 0 || stage == lastStage)) {
       llvm::Expected<Invocation> sync =
           embeddingGradSync(model, training, mapping);
       if (!sync)
@@ -777,17 +775,11 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
     program.parameters = guard.mul(
         *blockParameters, run.layout.stageBlocks(stage), "stage parameters");
     if (stage == 0)
-      program.parameters =
-          guard.add(program.parameters,
-                    guard.add(edge->wordEmbedding, edge->positionEmbedding,
-                              "stage parameters"),
-                    "stage parameters");
+      program.parameters = guard.add(program.parameters, edge->firstStageTotal,
+                                     "stage parameters");
     if (stage == last)
-      program.parameters = guard.add(
-          program.parameters,
-          guard.add(edge->finalNorm, last > 0 ? edge->wordEmbedding : 0,
-                    "stage parameters"),
-          "stage parameters");
+      program.parameters = guard.add(program.parameters, edge->lastStageTotal,
+                                     "stage parameters");
     std::optional<size_t> gate;
     // Every step but a send gates what follows (sends are asynchronous).
     auto append = [&](RunStep::Action action, bool gates) {

@@ -985,6 +985,184 @@ TEST(BlockWorkVariants, SwiGLUClosedForms) {
   }
 }
 
+// linear_bias: `qkv` keeps only b_qkv (Qwen2), `none` drops every bias
+// (Llama). The GEMMs keep their 2MNK; the bias parameters, their reads, the
+// row-parallel bias adds and the bias gradients go, and the SP gradient
+// sync loses the two row-parallel biases.
+TEST(BlockWorkVariants, LinearBiasKeepsOrDropsTheBiases) {
+  const LinearBias kBiases[] = {LinearBias::All, LinearBias::QKVOnly,
+                                LinearBias::None};
+  for (const GptShape &gpt : kShapes) {
+    for (int64_t t : kTensorParallel) {
+      for (TPCommMode mode : kModes) {
+        ModelSpec all = gptModel(gpt);
+        MappingSpec mapping = mappingFor(t, mode, RecomputePolicy::None);
+        TrainingSpec training = trainingFor(gpt.microBatch);
+        WorkSummary withAll = summarizeOrFail(derive(all, training, mapping));
+        int64_t b = gpt.microBatch, s = gpt.seq, h = gpt.hidden;
+        bool sp = mode == TPCommMode::ReduceScatterAllGather && t > 1;
+        int64_t rows = sp ? b * s / t : b * s;
+        for (LinearBias bias : kBiases) {
+          ModelSpec model = all;
+          model.linearBias = bias;
+          SCOPED_TRACE(label(model, mapping) +
+                       " linear_bias=" + stringifyEnum(bias).str());
+          bool qkvBias = bias != LinearBias::None;
+          bool projectionBiases = bias == LinearBias::All;
+          int64_t expected = 12 * h * h / t + (qkvBias ? 3 * h / t : 0) +
+                             (projectionBiases ? 4 * h / t + 2 * h : 0) + 4 * h;
+          llvm::Expected<int64_t> parameters =
+              blockParametersPerRank(model, mapping);
+          ASSERT_TRUE(static_cast<bool>(parameters));
+          EXPECT_EQ(*parameters, expected);
+          BlockWork work = derive(model, training, mapping);
+          WorkSummary summary = summarizeOrFail(work);
+          for (const char *primitive : {"out_proj_bias", "fc2_bias"})
+            EXPECT_EQ(work.find(primitive, Phase::Forward) != nullptr,
+                      projectionBiases)
+                << primitive;
+          for (const char *primitive :
+               {"out_proj_bias", "fc2_bias", "fc1_bias"})
+            EXPECT_EQ(work.find(primitive, Phase::WeightGrad) != nullptr,
+                      projectionBiases)
+                << primitive;
+          EXPECT_EQ(work.find("qkv_bias", Phase::WeightGrad) != nullptr,
+                    qkvBias);
+          // Matmul counts are 2MNK with or without a bias.
+          for (Phase phase :
+               {Phase::Forward, Phase::ActivationGrad, Phase::WeightGrad})
+            EXPECT_EQ(summary.at(phase, Engine::Matmul).ops,
+                      withAll.at(phase, Engine::Matmul).ops);
+          // What goes: two bias adds forward (T'h each); the bias
+          // gradients: b_out and b_fc2 over T'h, b_fc1 over T*4h/t, b_qkv
+          // over T*3h/t.
+          int64_t forwardDropped = projectionBiases ? 0 : 2 * rows * h;
+          int64_t gradDropped =
+              (projectionBiases ? 0 : 2 * rows * h + b * s * 4 * h / t) +
+              (qkvBias ? 0 : b * s * 3 * h / t);
+          EXPECT_EQ(summary.at(Phase::Forward, Engine::Vector).ops,
+                    withAll.at(Phase::Forward, Engine::Vector).ops -
+                        forwardDropped);
+          EXPECT_EQ(summary.at(Phase::WeightGrad, Engine::Vector).ops,
+                    withAll.at(Phase::WeightGrad, Engine::Vector).ops -
+                        gradDropped);
+          auto readsTensor = [&](const char *primitive, const char *tensor) {
+            const Invocation *invocation = work.find(primitive, Phase::Forward);
+            return invocation && llvm::any_of(invocation->reads,
+                                              [&](const TensorAccess &access) {
+                                                return access.tensor == tensor;
+                                              });
+          };
+          EXPECT_EQ(readsTensor("qkv_proj", "b_qkv"), qkvBias);
+          EXPECT_EQ(readsTensor("fc1", "b_fc1"), projectionBiases);
+          // Without the row-parallel bias the dropout takes the reduced
+          // projection itself and names its output after it.
+          EXPECT_TRUE(readsTensor("attn_residual_dropout",
+                                  projectionBiases ? "attn_out" : "attn_proj"));
+          EXPECT_TRUE(readsTensor("attn_residual", projectionBiases
+                                                       ? "attn_out_dropped"
+                                                       : "attn_proj_dropped"));
+          EXPECT_TRUE(readsTensor("mlp_residual", projectionBiases
+                                                      ? "mlp_out_dropped"
+                                                      : "mlp_proj_dropped"));
+          const Invocation *outGrad =
+              work.find("out_proj", Phase::ActivationGrad);
+          ASSERT_NE(outGrad, nullptr);
+          EXPECT_EQ(outGrad->reads.front().tensor,
+                    projectionBiases ? "d_attn_out" : "d_attn_proj");
+          const Invocation *fc2Grad = work.find("fc2", Phase::ActivationGrad);
+          ASSERT_NE(fc2Grad, nullptr);
+          EXPECT_EQ(fc2Grad->reads.front().tensor,
+                    projectionBiases ? "d_mlp_out" : "d_mlp_proj");
+
+          llvm::Expected<BlockWork> optimizer =
+              deriveOptimizerWork(model, training, mapping);
+          ASSERT_TRUE(static_cast<bool>(optimizer));
+          const Invocation *sync =
+              optimizer->find("sp_param_grad_sync", Phase::WeightGrad);
+          ASSERT_EQ(sync != nullptr, sp);
+          if (sp) {
+            EXPECT_EQ(sync->collective->messageBytes,
+                      (4 * h + (projectionBiases ? 2 * h : 0)) * 2);
+          }
+          const Invocation *step =
+              optimizer->find("adamw_step", Phase::Optimizer);
+          ASSERT_NE(step, nullptr);
+          EXPECT_EQ(step->ops, opcount::kAdamWPerParameter * expected);
+        }
+      }
+    }
+  }
+}
+
+// Without the hidden dropout the residual adds read the reduced
+// projections directly.
+TEST(BlockWorkVariants, NoBiasNoDropoutResidualReadsTheProjection) {
+  ModelSpec model = gptModel(kShapes[4]);
+  model.linearBias = LinearBias::None;
+  TrainingSpec training = trainingFor(2);
+  training.hiddenDropout = false;
+  BlockWork work =
+      derive(model, training,
+             mappingFor(2, TPCommMode::AllReduce, RecomputePolicy::None));
+  const Invocation *attention = work.find("attn_residual", Phase::Forward);
+  const Invocation *mlp = work.find("mlp_residual", Phase::Forward);
+  ASSERT_NE(attention, nullptr);
+  ASSERT_NE(mlp, nullptr);
+  EXPECT_EQ(attention->reads.back().tensor, "attn_proj");
+  EXPECT_EQ(mlp->reads.back().tensor, "mlp_proj");
+  const Invocation *outGrad = work.find("out_proj", Phase::ActivationGrad);
+  ASSERT_NE(outGrad, nullptr);
+  EXPECT_EQ(outGrad->reads.front().tensor, "d_h_attn");
+}
+
+// Rotary embeddings: a Vector invocation after qkv_proj rotating this
+// rank's q and k, 3 ops per element, reading the fp32 cos/sin table of s
+// positions x head_dim; the same count backward on d_q and d_k. Nothing is
+// stashed for it; full recompute reruns it, selective does not.
+TEST(BlockWorkVariants, RotaryRotatesQueriesAndKeys) {
+  forEachConfiguration([](const GptShape &gpt, int64_t t, TPCommMode mode,
+                          RecomputePolicy policy) {
+    ModelSpec learned = gptModel(gpt);
+    learned.kvHeads = gpt.heads / 2 >= t ? gpt.heads / 2 : gpt.heads;
+    ModelSpec model = learned;
+    model.positionEmbedding = PositionEmbedding::Rotary;
+    MappingSpec mapping = mappingFor(t, mode, policy);
+    TrainingSpec training = trainingFor(gpt.microBatch);
+    SCOPED_TRACE(label(model, mapping));
+    BlockWork work = derive(model, training, mapping);
+    WorkSummary summary = summarizeOrFail(work);
+    WorkSummary withoutRotary =
+        summarizeOrFail(derive(learned, training, mapping));
+    int64_t b = gpt.microBatch, s = gpt.seq, d = model.headDim;
+    int64_t rotated = b * s * (model.heads + model.kvHeads) * d / t;
+    int64_t table = s * d * 4;
+    for (Phase phase : {Phase::Forward, Phase::ActivationGrad}) {
+      const Invocation *rotary = work.find("rotary", phase);
+      ASSERT_NE(rotary, nullptr);
+      EXPECT_EQ(rotary->engine, Engine::Vector);
+      EXPECT_EQ(rotary->ops, 3 * rotated);
+      EXPECT_EQ(rotary->ops, opcount::kRotaryPerElement * rotated);
+      EXPECT_EQ(rotary->readBytes(), 2 * rotated + table);
+      EXPECT_EQ(rotary->writeBytes(), 2 * rotated);
+      EXPECT_EQ(rotary->stashBytes, 0);
+    }
+    // Right after qkv_proj, before the attention core.
+    size_t qkv = 0;
+    while (work.invocations[qkv].primitive != "qkv_proj")
+      ++qkv;
+    EXPECT_EQ(work.invocations[qkv + 1].primitive, "rotary");
+    EXPECT_EQ(work.find("rotary", Phase::Recompute) != nullptr,
+              policy == RecomputePolicy::Full);
+    EXPECT_EQ(summary.total().stashBytes, withoutRotary.total().stashBytes);
+    int64_t reruns = policy == RecomputePolicy::Full ? 1 : 0;
+    EXPECT_EQ(summary.total().ops,
+              withoutRotary.total().ops + (2 + reruns) * 3 * rotated);
+    EXPECT_EQ(summary.of(Engine::Matmul).ops,
+              withoutRotary.of(Engine::Matmul).ops);
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Optimizer (per iteration)
 //===----------------------------------------------------------------------===//

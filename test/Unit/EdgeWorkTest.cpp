@@ -590,6 +590,138 @@ TEST(EdgeOptimizerWork, StagesOfAPipeline) {
 }
 
 //===----------------------------------------------------------------------===//
+// Rotary positions and untied embeddings
+//===----------------------------------------------------------------------===//
+
+ModelSpec rotaryModel() {
+  ModelSpec model = smallModel();
+  model.positionEmbedding = PositionEmbedding::Rotary;
+  return model;
+}
+
+// Without a position table the lookup is the embeddings: no
+// position_embedding invocation, no table parameters; under SP the partial
+// lookups are reduce-scattered (reduce_scatter_embeddings) and their
+// gradient all-gathered by the same primitive, with no scatter view.
+TEST(EmbeddingWork, RotaryHasNoPositionTable) {
+  using Id = std::pair<std::string, Phase>;
+  BlockWork single = valueOrFail(deriveEmbeddingWork(
+      rotaryModel(), smallTraining(), mappingFor(1, TPCommMode::AllReduce)));
+  EXPECT_EQ(order(single),
+            (std::vector<Id>{{"word_embedding", Phase::Forward},
+                             {"embedding_dropout", Phase::Forward},
+                             {"embedding_dropout", Phase::ActivationGrad},
+                             {"word_embedding", Phase::WeightGrad}}));
+  EXPECT_EQ(at(single, "word_embedding", Phase::Forward).writes.front().tensor,
+            "embeddings");
+  checkStructure(single, 1, "rotary tp=1");
+
+  BlockWork allReduce = valueOrFail(deriveEmbeddingWork(
+      rotaryModel(), smallTraining(), mappingFor(2, TPCommMode::AllReduce)));
+  const Invocation &reduce = at(allReduce, "embedding_tp_g", Phase::Forward);
+  EXPECT_EQ(reduce.collective->kind, CollectiveKind::AllReduce);
+  EXPECT_EQ(reduce.reads.front().tensor, "embeddings");
+  EXPECT_EQ(allReduce.find("position_embedding", Phase::WeightGrad), nullptr);
+  checkStructure(allReduce, 2, "rotary tp=2");
+
+  BlockWork sequence = valueOrFail(
+      deriveEmbeddingWork(rotaryModel(), smallTraining(),
+                          mappingFor(2, TPCommMode::ReduceScatterAllGather)));
+  EXPECT_EQ(order(sequence),
+            (std::vector<Id>{{"word_embedding", Phase::Forward},
+                             {"embedding_tp_g", Phase::Forward},
+                             {"embedding_dropout", Phase::Forward},
+                             {"embedding_dropout", Phase::ActivationGrad},
+                             {"embedding_tp_g", Phase::ActivationGrad},
+                             {"word_embedding", Phase::WeightGrad}}));
+  // T h = 8 x 8 bf16 elements reduce-scattered onto T'h = 32 per rank.
+  const Invocation &scatter = at(sequence, "embedding_tp_g", Phase::Forward);
+  EXPECT_EQ(scatter.collective->kind, CollectiveKind::ReduceScatter);
+  EXPECT_EQ(scatter.collective->messageBytes, 128);
+  EXPECT_EQ(scatter.readBytes(), 128);
+  EXPECT_EQ(scatter.writeBytes(), 64);
+  EXPECT_EQ(scatter.ops, 32);
+  const Invocation &gather =
+      at(sequence, "embedding_tp_g", Phase::ActivationGrad);
+  EXPECT_EQ(gather.collective->kind, CollectiveKind::AllGather);
+  EXPECT_EQ(gather.readBytes(), 64);
+  EXPECT_EQ(gather.writeBytes(), 128);
+  EXPECT_EQ(opsOf(sequence, "word_embedding", Phase::WeightGrad), 128);
+  checkStructure(sequence, 2, "rotary tp=2 sp");
+
+  EdgeParameters parameters = valueOrFail(edgeParametersPerRank(
+      rotaryModel(), mappingFor(2, TPCommMode::AllReduce)));
+  EXPECT_EQ(parameters.positionEmbedding, 0);
+  EXPECT_EQ(parameters.firstStageTotal, 64);
+}
+
+// Untied embeddings: the LM head reads and accumulates its own w_output of
+// h V / t; the one stage of pp = 1 holds both tables, a pipeline's last
+// stage the output layer as it held the tied copy.
+TEST(HeadWork, UntiedHeadHasItsOwnWeight) {
+  ModelSpec untied = smallModel();
+  untied.tiedEmbeddings = false;
+  for (TPCommMode mode : kModes) {
+    BlockWork work = valueOrFail(
+        deriveHeadWork(untied, smallTraining(), mappingFor(2, mode)));
+    BlockWork tied = valueOrFail(
+        deriveHeadWork(smallModel(), smallTraining(), mappingFor(2, mode)));
+    // h V / t = 64 weights at bf16.
+    const Invocation &forward = at(work, "lm_head_logits", Phase::Forward);
+    EXPECT_EQ(forward.reads.back().tensor, "w_output");
+    EXPECT_EQ(forward.reads.back().bytes, 64 * 2);
+    EXPECT_EQ(
+        at(work, "lm_head_logits", Phase::ActivationGrad).reads.back().tensor,
+        "w_output");
+    const Invocation &weightGrad =
+        at(work, "lm_head_logits", Phase::WeightGrad);
+    EXPECT_EQ(weightGrad.writes.front().tensor, "d_w_output");
+    EXPECT_EQ(weightGrad.ops,
+              at(tied, "lm_head_logits", Phase::WeightGrad).ops);
+    for (const Invocation &invocation : work.invocations)
+      for (const TensorAccess &access : invocation.reads)
+        EXPECT_EQ(access.tensor.find("word_embedding"), std::string::npos)
+            << invocation.primitive;
+    checkStructure(work, 2, "untied");
+  }
+
+  EdgeParameters one = valueOrFail(
+      edgeParametersPerRank(untied, mappingFor(2, TPCommMode::AllReduce)));
+  EXPECT_EQ(one.outputLayer, 64);
+  EXPECT_EQ(one.lastStageTotal, 16 + 64);
+  EXPECT_EQ(valueOrFail(edgeParametersPerRank(
+                            smallModel(), mappingFor(2, TPCommMode::AllReduce)))
+                .outputLayer,
+            0);
+  // pp = 1: V h / t twice + max_positions h + 2h.
+  BlockWork step = valueOrFail(deriveEdgeOptimizerWork(
+      untied, smallTraining(), mappingFor(2, TPCommMode::AllReduce), true,
+      true));
+  EXPECT_EQ(opsOf(step, "edge_adamw_step", Phase::Optimizer),
+            16 * (64 + 64 + 48 + 16));
+  // pp = 4: as tied, the last stage holds h V / t and the norm.
+  MappingSpec pp4 = mappingFor(2, TPCommMode::AllReduce, 4);
+  BlockWork last = valueOrFail(
+      deriveEdgeOptimizerWork(untied, smallTraining(), pp4, false, true));
+  EXPECT_EQ(opsOf(last, "edge_adamw_step", Phase::Optimizer), 16 * (64 + 16));
+  // Rotary and untied together: the first stage holds only V h / t.
+  ModelSpec llamaLike = rotaryModel();
+  llamaLike.tiedEmbeddings = false;
+  BlockWork first = valueOrFail(
+      deriveEdgeOptimizerWork(llamaLike, smallTraining(), pp4, true, false));
+  EXPECT_EQ(opsOf(first, "edge_adamw_step", Phase::Optimizer), 16 * 64);
+}
+
+TEST(EdgeParameters, NeedAPositivePipelineDegree) {
+  MappingSpec mapping = mappingFor(1, TPCommMode::AllReduce);
+  mapping.pp = 0;
+  std::string message =
+      errorOf(edgeParametersPerRank(smallModel(), mapping).takeError());
+  EXPECT_NE(message.find("[transformer_mapping_c1] pp"), std::string::npos)
+      << message;
+}
+
+//===----------------------------------------------------------------------===//
 // Diagnostics
 //===----------------------------------------------------------------------===//
 

@@ -205,6 +205,79 @@ TEST(ModelQuantities, ParametersAreMLM2021Eq2WithTheFinalNorm) {
             12 * parameters.perBlockPerRank + V * h / t + s * h);
 }
 
+/// A decoder of published dimensions for a one-rank training run.
+ModelSpec published(int64_t hidden, int64_t heads, int64_t kvHeads, int64_t ffn,
+                    int64_t vocab, int64_t blocks, int64_t positions) {
+  ModelSpec model;
+  model.hidden = hidden;
+  model.heads = heads;
+  model.kvHeads = kvHeads;
+  model.headDim = hidden / heads;
+  model.ffnHidden = ffn;
+  model.seqLength = positions;
+  model.maxPositions = positions;
+  model.vocab = vocab;
+  model.blocks = blocks;
+  return model;
+}
+
+int64_t modelParameters(const ModelSpec &model) {
+  PlanWork work = planWork(
+      model, mixedPrecision(1, 1),
+      mapping(1, 1, 1, 1, TPCommMode::AllReduce, RecomputePolicy::None));
+  return valueOrFail(deriveModelQuantities(work)).parameters.model;
+}
+
+// The whole-model count of the pipeline's own parameter formulas equals
+// the published checkpoint totals (the sum of every tensor of the released
+// weights).
+TEST(ModelQuantities, ParametersEqualPublishedCheckpoints) {
+  ModelSpec llama2 = published(4096, 32, 32, 11008, 32000, 32, 4096);
+  llama2.norm = NormKind::RMSNorm;
+  llama2.activation = ActivationKind::SwiGLU;
+  llama2.linearBias = LinearBias::None;
+  llama2.positionEmbedding = PositionEmbedding::Rotary;
+  llama2.tiedEmbeddings = false;
+  EXPECT_EQ(modelParameters(llama2), 6738415616);
+
+  ModelSpec llama3 = published(4096, 32, 8, 14336, 128256, 32, 8192);
+  llama3.norm = NormKind::RMSNorm;
+  llama3.activation = ActivationKind::SwiGLU;
+  llama3.linearBias = LinearBias::None;
+  llama3.positionEmbedding = PositionEmbedding::Rotary;
+  llama3.tiedEmbeddings = false;
+  EXPECT_EQ(modelParameters(llama3), 8030261248);
+
+  // GPT-2 small: every default (biases, learned positions, tied).
+  ModelSpec gpt2 = published(768, 12, 12, 3072, 50257, 12, 1024);
+  EXPECT_EQ(modelParameters(gpt2), 124439808);
+
+  ModelSpec qwen2 = published(896, 14, 2, 4864, 151936, 24, 4096);
+  qwen2.maxPositions = 32768;
+  qwen2.norm = NormKind::RMSNorm;
+  qwen2.activation = ActivationKind::SwiGLU;
+  qwen2.linearBias = LinearBias::QKVOnly;
+  qwen2.positionEmbedding = PositionEmbedding::Rotary;
+  EXPECT_EQ(modelParameters(qwen2), 494032768);
+}
+
+// Untied embeddings: an output layer of V h, and no gradient all-reduce
+// between the first and the last stage.
+TEST(ModelQuantities, UntiedEmbeddingsNeedNoGradientSync) {
+  ModelSpec model = gpt(12288, 96, 96);
+  model.tiedEmbeddings = false;
+  PlanWork work = planWork(
+      model, mixedPrecision(64, 1),
+      mapping(8, 8, 1, 3, TPCommMode::AllReduce, RecomputePolicy::Full));
+  ModelQuantities quantities = valueOrFail(deriveModelQuantities(work));
+  int64_t h = 12288, V = 51200;
+  EXPECT_EQ(quantities.parameters.outputLayer, V * h);
+  EXPECT_EQ(quantities.parameters.model,
+            96 * (12 * h * h + 13 * h) + (2 * V + 2048) * h + 2 * h);
+  EXPECT_EQ(quantities.communication.embeddingGradSync.messageBytes, 0);
+  EXPECT_EQ(quantities.communication.embeddingGradSync.transferBytes, 0);
+}
+
 TEST(ModelQuantities, FlopsAreSeqSelEquationsSevenAndEight) {
   int64_t B = 64, L = 96, s = 2048, h = 12288, V = 51200;
   // Eq. 7: 72BLsh^2 (1 + s/(6h) + V/(12hL)).

@@ -50,7 +50,9 @@ std::string describe(const RunSpecs &run) {
      << " bucket=" << run.mapping.bucketBytes << " "
      << stringifyEnum(run.mapping.tpComm) << " layout=[";
   llvm::interleaveComma(run.mapping.pipelineLayout, os);
-  os << "]";
+  os << "] linear_bias=" << stringifyEnum(run.model.linearBias)
+     << " position_embedding=" << stringifyEnum(run.model.positionEmbedding)
+     << " tied=" << run.model.tiedEmbeddings;
   return text;
 }
 
@@ -97,6 +99,19 @@ std::vector<RunSpecs> grid() {
             // Four micro-batches per DP rank.
             run.training.globalBatch = 2 * 2 * 4;
             runs.push_back(run);
+            // The open models' semantics on one schedule: Llama's (no
+            // bias, rotary, untied) and Qwen2's (QKV bias, rotary, tied).
+            if (schedule != PipelineSchedule::OneFOneB)
+              continue;
+            RunSpecs llama = run;
+            llama.model.linearBias = LinearBias::None;
+            llama.model.positionEmbedding = PositionEmbedding::Rotary;
+            llama.model.tiedEmbeddings = false;
+            runs.push_back(llama);
+            RunSpecs qwen = run;
+            qwen.model.linearBias = LinearBias::QKVOnly;
+            qwen.model.positionEmbedding = PositionEmbedding::Rotary;
+            runs.push_back(qwen);
           }
   return runs;
 }
@@ -255,11 +270,12 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
       // unpadded bytes, less than one more element per rank per bucket.
       int64_t gradientBytes = bytesOf(run.training.gradientType);
       int64_t elements = blocks * *parameters;
+      bool tied = run.model.tiedEmbeddings;
       if (first)
         elements += edge->wordEmbedding + edge->positionEmbedding;
       if (last)
-        elements +=
-            edge->finalNorm + (run.mapping.pp > 1 ? edge->wordEmbedding : 0);
+        elements += edge->finalNorm +
+                    (run.mapping.pp > 1 || !tied ? edge->wordEmbedding : 0);
       int64_t reduced = 0, buckets = 0, syncs = 0, parameterGathers = 0,
               fsdpGathers = 0;
       for (const RunStep &step : derived->stages[s].steps)
@@ -284,8 +300,10 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
       EXPECT_GE(reduced, elements * gradientBytes) << at;
       EXPECT_LT(reduced, (elements + buckets * dp) * gradientBytes) << at;
       EXPECT_EQ(reduced % (dp * gradientBytes), 0) << at;
-      // The tied embedding's copies sum their gradients once.
-      EXPECT_EQ(syncs, run.mapping.pp > 1 && (first || last) ? 1 : 0) << at;
+      // The tied embedding's copies sum their gradients once; an untied
+      // output layer has no copy.
+      EXPECT_EQ(syncs, tied && run.mapping.pp > 1 && (first || last) ? 1 : 0)
+          << at;
       // A sharded optimizer steps over 1/dp of the padded gradients;
       // otherwise every parameter the stage holds is stepped.
       int64_t stepped =

@@ -158,13 +158,18 @@ struct ParameterCounts {
   int64_t perBlock = 0;
   /// One block on one TP rank.
   int64_t perBlockPerRank = 0;
-  /// V*h, vocabulary-parallel; the LM head reuses it (tied weights).
+  /// V*h, vocabulary-parallel; the LM head reuses it when tied.
   int64_t wordEmbedding = 0;
-  /// max_positions*h, learned absolute positions, replicated over TP.
+  /// max_positions*h, learned absolute positions, replicated over TP; 0
+  /// under rotary embeddings.
   int64_t positionEmbedding = 0;
+  /// h*V, the untied LM head weight; 0 when tied.
+  int64_t outputLayer = 0;
   /// The norm after the last block: 2h for LayerNorm, h for RMSNorm.
   int64_t finalNorm = 0;
-  /// blocks*perBlock + wordEmbedding + positionEmbedding + finalNorm.
+  /// blocks*perBlock + wordEmbedding + positionEmbedding + outputLayer +
+  /// finalNorm: the pipeline's own edge parameters (edgeParametersPerRank)
+  /// of one unsharded stage.
   int64_t model = 0;
   /// One rank of the first stage: its blocks' share, V*h/t of the word
   /// embedding and the whole position embedding.

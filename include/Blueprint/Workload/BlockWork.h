@@ -99,6 +99,13 @@ inline constexpr int64_t kSwiGLUForwardPerElement = 5;
 /// silu = a*sigma 1, dg = dy*silu 1, dy*g 1, silu' = sigma(1+a(1-sigma)) 4,
 /// da = (dy*g)*silu' 1.
 inline constexpr int64_t kSwiGLUInputGradPerElement = 12;
+/// Rotary position embedding (Su et al. 2021, Eq. 34; Megatron-LM
+/// _rotate_half / _apply_rotary_pos_emb_bshd: t*cos + rotate_half(t)*sin),
+/// per element of q and k: each pair (x1, x2) becomes (x1 cos - x2 sin,
+/// x2 cos + x1 sin), two multiplies and one add or subtract per output
+/// element; the negation of rotate_half folds into the subtract. The
+/// inverse rotation of the gradients (cos, -sin) costs the same.
+inline constexpr int64_t kRotaryPerElement = 3;
 /// Bias add after a row-parallel reduction, per element: add 1.
 inline constexpr int64_t kBiasAddPerElement = 1;
 /// Bias gradient db += sum over rows of dy, per element of dy: accumulate 1.

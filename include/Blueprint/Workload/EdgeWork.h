@@ -92,11 +92,12 @@ inline constexpr int64_t kLossElementBytes = 4;
 /// add, under sequence parallelism the split onto this rank's sequence shard
 /// (a view; its backward all-gathers the gradient), the embedding dropout;
 /// backward, the dropout's input gradient and the scatter-add weight
-/// gradients of both tables. Megatron all-reduces (not reduce-scatters) the
-/// word embeddings even under sequence parallelism, because the learned
-/// position embedding is added on the whole sequence
-/// (LanguageModelEmbedding.reduce_scatter_embeddings is false). No
-/// activation gradient leaves the first stage: token ids have none.
+/// gradients of both tables. With a learned position embedding Megatron
+/// all-reduces (not reduce-scatters) the word embeddings even under sequence
+/// parallelism, because the position embedding is added on the whole
+/// sequence (LanguageModelEmbedding.reduce_scatter_embeddings is false);
+/// under rotary embeddings there is no table and it reduce-scatters them.
+/// No activation gradient leaves the first stage: token ids have none.
 llvm::Expected<BlockWork> deriveEmbeddingWork(const ModelSpec &model,
                                               const TrainingSpec &training,
                                               const MappingSpec &mapping);
@@ -104,15 +105,16 @@ llvm::Expected<BlockWork> deriveEmbeddingWork(const ModelSpec &model,
 /// The last pipeline stage's work for one micro-batch on one TP rank
 /// (Cadence::PerMicroBatch): the final norm over this rank's rows (the
 /// sequence shard under sequence parallelism), the all-gather of its output
-/// under sequence parallelism, the LM head GEMMs against the tied word
-/// embedding's vocabulary slice, the vocabulary-parallel cross-entropy with
-/// its three all-reduces of b*s fp32 values (tp > 1) and the loss averaging;
-/// backward, the cross-entropy gradient, the LM head's input and weight
-/// gradients with their TP reduction (all-reduce, or reduce-scatter under
-/// sequence parallelism, which also re-gathers the LM head input for the
-/// weight gradient) and the final norm's gradients. Fails, besides on
-/// overflow and specs that do not compose, when tp > 1 does not divide the
-/// b*s tokens, whose fp32 loss statistics it all-reduces.
+/// under sequence parallelism, the LM head GEMMs against the vocabulary
+/// slice of the tied word embedding or of the untied output layer, the
+/// vocabulary-parallel cross-entropy with its three all-reduces of b*s fp32
+/// values (tp > 1) and the loss averaging; backward, the cross-entropy
+/// gradient, the LM head's input and weight gradients with their TP reduction
+/// (all-reduce, or reduce-scatter under sequence parallelism, which also
+/// re-gathers the LM head input for the weight gradient) and the final norm's
+/// gradients. Fails, besides on overflow and specs that do not compose, when
+/// tp > 1 does not divide the b*s tokens, whose fp32 loss statistics it
+/// all-reduces.
 llvm::Expected<BlockWork> deriveHeadWork(const ModelSpec &model,
                                          const TrainingSpec &training,
                                          const MappingSpec &mapping);
@@ -122,12 +124,13 @@ llvm::Expected<BlockWork> deriveHeadWork(const ModelSpec &model,
 /// tp > 1 on the last stage, the all-reduce of the final norm's gradients;
 /// then the mixed-precision AdamW step, with deriveOptimizerWork's reads and
 /// writes, over the word embedding's vocabulary slice and the position
-/// embedding (first stage), the final norm (last stage) and, on a last stage
-/// that is not also the first (pp > 1), its copy of the tied word embedding,
-/// which Megatron-LM keeps as the output layer's weight and steps like any
-/// parameter. A stage that is neither first nor last holds no edge
-/// parameter and gets no invocation. Fails unless firstStage and lastStage
-/// are both true exactly when pp = 1.
+/// embedding (first stage), the final norm and the output layer (last stage,
+/// EdgeParameters::outputLayer: the untied weight, or on a last stage that is
+/// not also the first its copy of the tied word embedding, which Megatron-LM
+/// keeps as the output layer's weight and steps like any parameter). A stage
+/// that is neither first nor last holds no edge parameter and gets no
+/// invocation. Fails unless firstStage and lastStage are both true exactly when
+/// pp = 1.
 llvm::Expected<BlockWork> deriveEdgeOptimizerWork(const ModelSpec &model,
                                                   const TrainingSpec &training,
                                                   const MappingSpec &mapping,
@@ -136,20 +139,30 @@ llvm::Expected<BlockWork> deriveEdgeOptimizerWork(const ModelSpec &model,
 
 /// Parameters of the edges held by one TP rank.
 struct EdgeParameters {
-  /// The word embedding's vocabulary slice, V*h/t: held by the first stage
-  /// and, as the tied output layer's weight, by the last.
+  /// The word embedding's vocabulary slice, V*h/t: first stage.
   int64_t wordEmbedding = 0;
   /// The learned position embedding, max_positions*h, replicated over TP:
-  /// first stage.
+  /// first stage; 0 under rotary embeddings, which have no table.
   int64_t positionEmbedding = 0;
   /// The final norm's gamma (and beta for LayerNorm), 2h or h, replicated
   /// over TP: last stage.
   int64_t finalNorm = 0;
+  /// The LM head weight's vocabulary slice h*V/t that the last stage holds
+  /// besides the word embedding: its own w_output when the embeddings are
+  /// untied, the tied table's copy on a last stage that is not the first
+  /// (pp > 1); 0 when the one stage's word embedding is the LM head weight.
+  int64_t outputLayer = 0;
+  /// What the first stage holds: wordEmbedding + positionEmbedding.
+  int64_t firstStageTotal = 0;
+  /// What the last stage holds: finalNorm + outputLayer. With pp = 1 the
+  /// one stage holds both totals.
+  int64_t lastStageTotal = 0;
 };
 
-/// The edge parameters one TP rank holds; with pp = 1 one stage holds all
-/// three, the word embedding once. At t = 1 with max_positions = s the two
-/// embeddings are MLM2021 Eq. 2's (V + s)h; Eq. 2 omits the final norm.
+/// The edge parameters one TP rank holds for the mapping's pp; with pp = 1
+/// and tied embeddings one stage holds the word embedding once. At t = 1
+/// with max_positions = s the two embeddings are MLM2021 Eq. 2's (V + s)h;
+/// Eq. 2 omits the final norm.
 llvm::Expected<EdgeParameters>
 edgeParametersPerRank(const ModelSpec &model, const MappingSpec &mapping);
 

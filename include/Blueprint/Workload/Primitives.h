@@ -24,6 +24,7 @@ namespace blueprint::workload::primitive {
   X(kNorm1, "norm1")                                                           \
   X(kAttnTPF, "attn_tp_f")                                                     \
   X(kQKVProj, "qkv_proj")                                                      \
+  X(kRotary, "rotary")                                                         \
   X(kQKMatmul, "qk_matmul")                                                    \
   X(kSoftmax, "softmax")                                                       \
   X(kAttnDropout, "attn_dropout")                                              \

@@ -64,6 +64,11 @@ struct ModelSpec {
   bool hasPositionTable() const {
     return positionEmbedding == PositionEmbedding::Learned;
   }
+  /// Whether qkv_proj adds a bias (b_qkv): `all` and `qkv`.
+  bool hasQKVBias() const { return linearBias != LinearBias::None; }
+  /// Whether fc1 and the two row-parallel projections (out_proj, fc2) add a
+  /// bias (b_fc1, b_out, b_fc2): `all` only.
+  bool hasOutputAndMLPBiases() const { return linearBias == LinearBias::All; }
   /// Keys a query at the end of a sequence of `length` tokens attends to:
   /// `length`, or the window when that is shorter.
   int64_t attendedKeys(int64_t length) const {
