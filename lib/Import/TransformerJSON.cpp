@@ -184,11 +184,27 @@ constexpr DataType kDataTypes[] = {DataType::F32, DataType::BF16, DataType::F16,
 
 ModelSpec readModel(FieldReader &reader, const llvm::json::Object &object) {
   const std::string path = "$.model";
-  reader.rejectUnknownFields(
-      object, path,
-      {"hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "seq_length",
-       "max_positions", "vocab", "blocks", "norm", "activation", "linear_bias",
-       "position_embedding", "tied_embeddings", "attention_window"});
+  reader.rejectUnknownFields(object, path,
+                             {"hidden",
+                              "heads",
+                              "kv_heads",
+                              "head_dim",
+                              "ffn_hidden",
+                              "seq_length",
+                              "max_positions",
+                              "vocab",
+                              "blocks",
+                              "norm",
+                              "activation",
+                              "linear_bias",
+                              "position_embedding",
+                              "tied_embeddings",
+                              "attention_window",
+                              "q_lora_rank",
+                              "kv_lora_rank",
+                              "qk_nope_head_dim",
+                              "qk_rope_head_dim",
+                              "v_head_dim"});
   ModelSpec model;
   model.hidden = reader.integer(object, "hidden", path);
   model.heads = reader.integer(object, "heads", path);
@@ -197,10 +213,17 @@ ModelSpec readModel(FieldReader &reader, const llvm::json::Object &object) {
   model.vocab = reader.integer(object, "vocab", path);
   model.blocks = reader.integer(object, "blocks", path);
   model.kvHeads = reader.integer(object, "kv_heads", path, model.heads);
+  model.qLoraRank = reader.optionalInteger(object, "q_lora_rank", path);
+  model.kvLoraRank = reader.optionalInteger(object, "kv_lora_rank", path);
+  model.qkNopeHeadDim =
+      reader.optionalInteger(object, "qk_nope_head_dim", path);
+  model.qkRopeHeadDim =
+      reader.optionalInteger(object, "qk_rope_head_dim", path);
+  model.vHeadDim = reader.optionalInteger(object, "v_head_dim", path);
   std::optional<int64_t> headDim =
       reader.optionalInteger(object, "head_dim", path);
-  std::variant<int64_t, RuleViolation> implicit =
-      implicitHeadDim(model.hidden, model.heads);
+  std::variant<int64_t, RuleViolation> implicit = implicitHeadDim(
+      model.hidden, model.heads, model.qkNopeHeadDim, model.qkRopeHeadDim);
   if (headDim)
     model.headDim = *headDim;
   else if (auto *dimension = std::get_if<int64_t>(&implicit))

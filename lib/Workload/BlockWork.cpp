@@ -734,6 +734,73 @@ struct RankParameters {
   int64_t sequenceParallel = 0;
 };
 
+/// Parameters of one norm over `width` features: gamma, and beta under
+/// LayerNorm.
+int64_t normParameters(const ModelSpec &model, int64_t width,
+                       OverflowGuard &guard) {
+  return model.norm == NormKind::LayerNorm
+             ? guard.mul(2, width, "norm parameters")
+             : width;
+}
+
+/// Multi-head latent attention on one TP rank (Hugging Face
+/// DeepseekV3Attention for the tensors; Megatron-LM MLASelfAttention for the
+/// split): the down-projections q_a (hidden x q_lora_rank) and kv_a
+/// (hidden x (kv_lora_rank + qk_rope_head_dim), the latent and the shared
+/// rotary key) and their norms over q_lora_rank and kv_lora_rank are
+/// replicated on every rank; the up-projections q_b (q_lora_rank x
+/// heads (qk_nope_head_dim + qk_rope_head_dim)), or q_proj (hidden x the
+/// same) without a query latent, and kv_b (kv_lora_rank x
+/// heads (qk_nope_head_dim + v_head_dim)) are column-parallel over heads;
+/// out_proj (heads v_head_dim x hidden) is row-parallel. No biases
+/// (transformer_model_c10).
+int64_t latentAttentionParameters(const ModelSpec &model, int64_t tp,
+                                  OverflowGuard &guard) {
+  int64_t heads = model.heads / tp;
+  int64_t queryColumns = guard.mul(heads, model.headDim, "MLA query columns");
+  int64_t keyValueHeadWidth = guard.add(*model.qkNopeHeadDim, *model.vHeadDim,
+                                        "MLA key/value head width");
+  int64_t keyValueColumns =
+      guard.mul(heads, keyValueHeadWidth, "MLA key/value columns");
+  int64_t latentColumns =
+      guard.add(*model.kvLoraRank, *model.qkRopeHeadDim, "kv_a output columns");
+  int64_t valueColumns = guard.mul(heads, *model.vHeadDim, "MLA value columns");
+  std::vector<int64_t> counts;
+  if (model.qLoraRank) {
+    counts.push_back(
+        guard.mul(model.hidden, *model.qLoraRank, "w_q_a parameters"));
+    counts.push_back(normParameters(model, *model.qLoraRank, guard));
+    counts.push_back(
+        guard.mul(*model.qLoraRank, queryColumns, "w_q_b parameters"));
+  } else {
+    counts.push_back(guard.mul(model.hidden, queryColumns, "w_q parameters"));
+  }
+  counts.push_back(guard.mul(model.hidden, latentColumns, "w_kv_a parameters"));
+  counts.push_back(normParameters(model, *model.kvLoraRank, guard));
+  counts.push_back(
+      guard.mul(*model.kvLoraRank, keyValueColumns, "w_kv_b parameters"));
+  counts.push_back(guard.mul(valueColumns, model.hidden, "w_out parameters"));
+  int64_t total = 0;
+  for (int64_t count : counts)
+    total = guard.add(total, count, "MLA parameters");
+  return total;
+}
+
+/// Multi-head (or grouped-query) attention on one TP rank: qkv_proj
+/// column-parallel with its bias, out_proj row-parallel with its bias
+/// replicated.
+int64_t multiHeadAttentionParameters(const ModelSpec &model,
+                                     const RankColumns &columns,
+                                     OverflowGuard &guard) {
+  int64_t qkv = guard.add(
+      guard.mul(model.hidden, columns.qkvCols, "w_qkv parameters"),
+      model.hasQKVBias() ? columns.qkvCols : 0, "qkv_proj parameters");
+  int64_t out = guard.add(
+      guard.mul(columns.qCols, model.hidden, "w_out parameters"),
+      model.hasOutputAndMLPBiases() ? model.hidden : 0, "out_proj parameters");
+  return guard.add(qkv, out, "attention parameters");
+}
+
 /// Megatron's partitioning (MLM2019 Sec. 3; parameter count MLM2021 Eq. 2
 /// per layer: 12h^2 + 13h): column-parallel qkv_proj and fc1 weights
 /// and biases split over tp, row-parallel out_proj and fc2 weights split,
@@ -744,15 +811,11 @@ RankParameters rankParameters(const ModelSpec &model, int64_t tp,
   RankColumns columns = makeRankColumns(model, tp, guard);
   int64_t hidden = model.hidden;
   bool projectionBiases = model.hasOutputAndMLPBiases();
-  int64_t normParams = model.norm == NormKind::LayerNorm
-                           ? guard.mul(2, hidden, "norm parameters")
-                           : hidden;
+  int64_t normParams = normParameters(model, hidden, guard);
   int64_t bothNorms = guard.mul(2, normParams, "norm parameters");
-  int64_t qkv = guard.add(
-      guard.mul(hidden, columns.qkvCols, "w_qkv parameters"),
-      model.hasQKVBias() ? columns.qkvCols : 0, "qkv_proj parameters");
-  int64_t out = guard.add(guard.mul(columns.qCols, hidden, "w_out parameters"),
-                          projectionBiases ? hidden : 0, "out_proj parameters");
+  int64_t attention = model.hasLatentAttention()
+                          ? latentAttentionParameters(model, tp, guard)
+                          : multiHeadAttentionParameters(model, columns, guard);
   int64_t fc1 =
       guard.add(guard.mul(hidden, columns.fc1Cols, "w_fc1 parameters"),
                 projectionBiases ? columns.fc1Cols : 0, "fc1 parameters");
@@ -765,7 +828,7 @@ RankParameters rankParameters(const ModelSpec &model, int64_t tp,
   RankParameters parameters;
   parameters.sequenceParallel =
       guard.add(bothNorms, rowParallelBiases, "sequence-parallel parameters");
-  for (int64_t count : {qkv, out, fc1, fc2, bothNorms})
+  for (int64_t count : {attention, fc1, fc2, bothNorms})
     parameters.total = guard.add(parameters.total, count, "block parameters");
   return parameters;
 }

@@ -645,8 +645,22 @@ void ForwardBuilder::normBackward(llvm::StringRef primitive,
             ": norm parameter gradients accumulated over this rank's rows"});
 }
 
+llvm::Error
+blueprint::workload::detail::requireMultiHeadAttention(const ModelSpec &model,
+                                                       llvm::StringRef who) {
+  if (!model.hasLatentAttention())
+    return llvm::Error::success();
+  return makeError(who + ": multi-head latent attention (kv_lora_rank = " +
+                   llvm::Twine(*model.kvLoraRank) +
+                   ") has no work derivation: the algebra derives "
+                   "multi-head and grouped-query attention only");
+}
+
 llvm::Error blueprint::workload::detail::checkTrainingComposes(
     const ModelSpec &model, const TrainingSpec &training,
     const MappingSpec &mapping, llvm::StringRef who) {
-  return runError(who, checkTrainingRun(model, training, mapping));
+  if (llvm::Error error =
+          runError(who, checkTrainingRun(model, training, mapping)))
+    return error;
+  return requireMultiHeadAttention(model, who);
 }

@@ -43,8 +43,14 @@ llvm::Error violationsError(const llvm::Twine &preamble,
 /// does not compose:" and every broken rule with its label.
 llvm::Error runError(llvm::StringRef who, const RunViolations &violations);
 
-/// runError of checkTrainingRun: what every training derivation checks
-/// first.
+/// Success unless the model has multi-head latent attention, which the
+/// contract describes (and blockParametersPerRank counts) but no derivation
+/// derives: refused by name rather than derived as multi-head attention.
+llvm::Error requireMultiHeadAttention(const ModelSpec &model,
+                                      llvm::StringRef who);
+
+/// runError of checkTrainingRun, then requireMultiHeadAttention: what every
+/// training derivation checks first.
 llvm::Error checkTrainingComposes(const ModelSpec &model,
                                   const TrainingSpec &training,
                                   const MappingSpec &mapping,

@@ -125,7 +125,10 @@ static llvm::Error checkComposes(const ModelSpec &model,
                                  const InferenceSpec &inference,
                                  const MappingSpec &mapping,
                                  llvm::StringRef who) {
-  return runError(who, checkInferenceRun(model, inference, mapping));
+  if (llvm::Error error =
+          runError(who, checkInferenceRun(model, inference, mapping)))
+    return error;
+  return requireMultiHeadAttention(model, who);
 }
 
 /// Success when the contracts compose and a decode step at `contextLength`

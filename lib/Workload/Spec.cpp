@@ -13,7 +13,10 @@
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/ErrorHandling.h"
+
+#include <array>
 
 #include "Blueprint/Workload/WorkloadEnums.cpp.inc"
 
@@ -46,6 +49,84 @@ void blueprint::workload::detail::requireTensorParallelSplits(
     sink.requireDivides(model.vocab, "vocab", tp, "tp", labels.vocab);
 }
 
+namespace {
+
+/// One optional dimension of multi-head latent attention, by its contract
+/// name.
+struct LatentAttentionField {
+  const char *name;
+  std::optional<int64_t> value;
+  /// Whether MLA is undefined without it (every field but q_lora_rank,
+  /// whose absence is a plain query projection).
+  bool required;
+};
+
+std::array<LatentAttentionField, 5>
+latentAttentionFields(const ModelSpec &model) {
+  return {{{"q_lora_rank", model.qLoraRank, false},
+           {"kv_lora_rank", model.kvLoraRank, true},
+           {"qk_nope_head_dim", model.qkNopeHeadDim, true},
+           {"qk_rope_head_dim", model.qkRopeHeadDim, true},
+           {"v_head_dim", model.vHeadDim, true}}};
+}
+
+/// transformer_model_c6-c10: an MLA model gives its four defining
+/// dimensions together, and the rest of the model agrees with DeepSeek-V2's
+/// definition (Sec. 2.1): rotary positions on a decoupled key, one key and
+/// value per query head, head_dim the query/key width, no biases.
+void checkLatentAttention(RuleSink &sink, const ModelSpec &model) {
+  std::string given, missing;
+  for (const LatentAttentionField &field : latentAttentionFields(model)) {
+    std::string &list = field.value ? given : missing;
+    if (field.value || field.required)
+      list += (list.empty() ? "" : ", ") + std::string(field.name);
+  }
+  if (given.empty())
+    return;
+  if (!missing.empty()) {
+    sink.require(false, "transformer_model_c6",
+                 "multi-head latent attention needs kv_lora_rank, "
+                 "qk_nope_head_dim, qk_rope_head_dim and v_head_dim "
+                 "together; given " +
+                     given + ", missing " + missing);
+    return;
+  }
+  sink.require(model.positionEmbedding == PositionEmbedding::Rotary,
+               "transformer_model_c7",
+               "multi-head latent attention (kv_lora_rank) needs "
+               "position_embedding = rotary, got " +
+                   stringifyEnum(model.positionEmbedding) +
+                   ": its positions are the decoupled rotary query and key");
+  sink.require(model.kvHeads == model.heads, "transformer_model_c8",
+               "multi-head latent attention (kv_lora_rank) needs kv_heads = "
+               "heads, got kv_heads = " +
+                   llvm::Twine(model.kvHeads) +
+                   " and heads = " + llvm::Twine(model.heads) +
+                   ": every head's key and value come from the shared latent");
+  std::optional<int64_t> queryKeyWidth =
+      llvm::checkedAdd(*model.qkNopeHeadDim, *model.qkRopeHeadDim);
+  if (!queryKeyWidth)
+    sink.require(false, "transformer_model_c9",
+                 "qk_nope_head_dim + qk_rope_head_dim overflows a 64-bit "
+                 "integer");
+  else
+    sink.require(model.headDim == *queryKeyWidth, "transformer_model_c9",
+                 "head_dim = " + llvm::Twine(model.headDim) +
+                     " differs from qk_nope_head_dim + qk_rope_head_dim = " +
+                     llvm::Twine(*model.qkNopeHeadDim) + " + " +
+                     llvm::Twine(*model.qkRopeHeadDim) + " = " +
+                     llvm::Twine(*queryKeyWidth) +
+                     ", the query/key head width of multi-head latent "
+                     "attention");
+  sink.require(model.linearBias == LinearBias::None, "transformer_model_c10",
+               "multi-head latent attention (kv_lora_rank) needs linear_bias "
+               "= none, got " +
+                   stringifyEnum(model.linearBias) +
+                   ": DeepSeek's projections carry no bias");
+}
+
+} // namespace
+
 std::vector<RuleViolation>
 blueprint::workload::checkModel(const ModelSpec &model) {
   RuleSink sink;
@@ -61,6 +142,9 @@ blueprint::workload::checkModel(const ModelSpec &model) {
   sink.requirePositive(model.blocks, "blocks", positive);
   if (model.attentionWindow)
     sink.requirePositive(*model.attentionWindow, "attention_window", positive);
+  for (const LatentAttentionField &field : latentAttentionFields(model))
+    if (field.value)
+      sink.requirePositive(*field.value, field.name, positive);
   if (!sink.empty())
     return sink.take();
   // Grouped-query attention shares each key/value head among an equal number
@@ -77,6 +161,7 @@ blueprint::workload::checkModel(const ModelSpec &model) {
         "attention_window = " + llvm::Twine(*model.attentionWindow) +
             " exceeds max_positions = " + llvm::Twine(model.maxPositions) +
             ": a window longer than every sequence never slides");
+  checkLatentAttention(sink, model);
   return sink.take();
 }
 
@@ -217,7 +302,20 @@ blueprint::workload::checkTrainingRun(const ModelSpec &model,
 }
 
 std::variant<int64_t, RuleViolation>
-blueprint::workload::implicitHeadDim(int64_t hidden, int64_t heads) {
+blueprint::workload::implicitHeadDim(int64_t hidden, int64_t heads,
+                                     std::optional<int64_t> qkNopeHeadDim,
+                                     std::optional<int64_t> qkRopeHeadDim) {
+  if (qkNopeHeadDim && qkRopeHeadDim) {
+    if (*qkNopeHeadDim <= 0 || *qkRopeHeadDim <= 0)
+      return int64_t(0);
+    std::optional<int64_t> sum =
+        llvm::checkedAdd(*qkNopeHeadDim, *qkRopeHeadDim);
+    if (!sum)
+      return RuleViolation{"transformer_model_c9",
+                           "qk_nope_head_dim + qk_rope_head_dim overflows a "
+                           "64-bit integer"};
+    return *sum;
+  }
   if (hidden <= 0 || heads <= 0)
     return int64_t(0);
   if (hidden % heads == 0)

@@ -879,6 +879,81 @@ TEST(BlockWorkVariants, GroupedQueryAttentionClosedForms) {
   }
 }
 
+// Multi-head latent attention's parameters per TP rank, DeepSeek-V3's
+// attention (Hugging Face checkpoint, per layer): q_a_proj 7168 x 1536,
+// q_a_layernorm 1536, q_b_proj 1536 x 128 (128 + 64), kv_a_proj_with_mqa
+// 7168 x (512 + 64), kv_a_layernorm 512, kv_b_proj 512 x 128 (128 + 128),
+// o_proj 128 x 128 x 7168: 187,107,328. The down-projections and their
+// norms are replicated on every TP rank, the up-projections and o_proj are
+// split over heads; the block adds two RMSNorms and a dense SwiGLU MLP of
+// DeepSeek-V3's first three layers (intermediate_size 18432). The
+// derivations refuse the model by name.
+TEST(BlockWorkVariants, LatentAttentionParameters) {
+  ModelSpec model;
+  model.hidden = 7168;
+  model.heads = 128;
+  model.kvHeads = 128;
+  model.headDim = 192;
+  model.ffnHidden = 18432;
+  model.seqLength = 4096;
+  model.maxPositions = 4096;
+  model.vocab = 129280;
+  model.blocks = 8;
+  model.norm = NormKind::RMSNorm;
+  model.activation = ActivationKind::SwiGLU;
+  model.linearBias = LinearBias::None;
+  model.positionEmbedding = PositionEmbedding::Rotary;
+  model.qLoraRank = 1536;
+  model.kvLoraRank = 512;
+  model.qkNopeHeadDim = 128;
+  model.qkRopeHeadDim = 64;
+  model.vHeadDim = 128;
+
+  const int64_t h = 7168, a = 128, qr = 1536, kvr = 512, nope = 128, rope = 64,
+                v = 128, f = 18432;
+  const int64_t replicatedAttention = h * qr + qr + h * (kvr + rope) + kvr;
+  const int64_t splitAttention =
+      qr * a * (nope + rope) + kvr * a * (nope + v) + a * v * h;
+  EXPECT_EQ(replicatedAttention + splitAttention, 187107328);
+  const int64_t mlp = 3 * h * f;
+  for (int64_t t : {1, 8}) {
+    SCOPED_TRACE("tp = " + std::to_string(t));
+    MappingSpec mapping;
+    mapping.tp = t;
+    mapping.world = t;
+    llvm::Expected<int64_t> parameters = blockParametersPerRank(model, mapping);
+    ASSERT_TRUE(static_cast<bool>(parameters))
+        << llvm::toString(parameters.takeError());
+    EXPECT_EQ(*parameters,
+              replicatedAttention + splitAttention / t + 2 * h + mlp / t);
+  }
+
+  // Without a query latent the query is one column-parallel projection.
+  ModelSpec plainQuery = model;
+  plainQuery.qLoraRank = std::nullopt;
+  MappingSpec mapping;
+  mapping.tp = 8;
+  mapping.world = 8;
+  llvm::Expected<int64_t> parameters =
+      blockParametersPerRank(plainQuery, mapping);
+  ASSERT_TRUE(static_cast<bool>(parameters))
+      << llvm::toString(parameters.takeError());
+  EXPECT_EQ(*parameters,
+            h * (kvr + rope) + kvr +
+                (h * a * (nope + rope) + kvr * a * (nope + v) + a * v * h) / 8 +
+                2 * h + mlp / 8);
+
+  TrainingSpec training;
+  training.globalBatch = 8;
+  training.microBatch = 1;
+  llvm::Expected<BlockWork> work = deriveBlockWork(model, training, mapping);
+  ASSERT_FALSE(static_cast<bool>(work));
+  EXPECT_EQ(llvm::toString(work.takeError()),
+            "deriveBlockWork: multi-head latent attention (kv_lora_rank = "
+            "512) has no work derivation: the algebra derives multi-head and "
+            "grouped-query attention only");
+}
+
 // Sliding-window attention (Mistral 7B, Sec. 2): each of the s queries of a
 // sequence holds a score row of w keys, so QK^T and probs x V are
 // 2 b (a/t) s w d each way (twice that backward, again under selective
