@@ -7,9 +7,11 @@ from lit.llvm import llvm_config
 config.name = "Blueprint"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test", ".json"]
+# huggingface/ holds the bundled Hugging Face configs and the specs that
+# name them (inputs, not tests).
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Unit",
                    "Inputs", "reference", "consumer", "corpus", "dict",
-                   "Python"]
+                   "Python", "huggingface"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.blueprint_obj_root, "test")
 

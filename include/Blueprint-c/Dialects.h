@@ -29,7 +29,9 @@ mlirBlueprintRegisterAllDialects(MlirDialectRegistry registry);
 /// Imports the JSON training or inference spec `spec` (docs/ImportJSON.md)
 /// into a module holding one verified `transformer` op, as
 /// `blueprint-translate --import-transformer-json` does. `bufferName` names
-/// the spec in locations and diagnostics (a file name). The dialects must be
+/// the spec in locations and diagnostics (a file name); a Hugging Face
+/// config the spec names by a relative path (docs/ImportHuggingFace.md) is
+/// read from the directory of `bufferName`. The dialects must be
 /// registered in `context`. On bad input the diagnostics (naming the field
 /// and the rule) go to the context's diagnostic handlers and the returned
 /// module is null (mlirModuleIsNull).

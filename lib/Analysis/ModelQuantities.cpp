@@ -316,9 +316,15 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   int64_t stageBlockParameters =
       guard.mul(pipeline.blocksPerStage, parameters.perBlockPerRank,
                 "first-stage block parameters");
-  parameters.firstStagePerRank =
-      guard.add(stageBlockParameters, edgesPerRank->firstStageTotal,
-                "first-stage parameters");
+  int64_t firstStageEdges = edgesPerRank->firstStageTotal;
+  // Without a pipeline the one stage is also the last: it holds the final
+  // norm and the output layer too.
+  if (pipeline.stages == 1)
+    firstStageEdges = guard.add(firstStageEdges, edgesPerRank->lastStageTotal,
+                                "first-stage edge parameters");
+  parameters.firstStagePerRank = guard.add(
+      stageBlockParameters, firstStageEdges, "first-stage parameters");
+  parameters.lastStageEdgesPerRank = edgesPerRank->lastStageTotal;
 
   // Training state of one first-stage rank.
   StateBytes &state = result.state;

@@ -227,7 +227,7 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
     row(os, "first stage per rank (graph)",
         *summary.graph->firstStageParameters,
         "the first stage's optimizer ops / 16: equals first stage per rank "
-        "(+ the final norm at pp = 1)");
+        "(+ the last stage's final norm and output layer at pp = 1)");
 
   os << "\nmemory per rank of the first stage (bytes)\n";
   row(os, "weights", quantities.state.weights,

@@ -239,13 +239,13 @@ private:
           for (const auto &[quantity, value] : *quantities.getAsObject()) {
             std::optional<int64_t> actual = lookup(
                 found, cadence.str(), phase.str(), engine.str(), quantity.str());
-            if (actual != value.getAsInteger())
+            if (actual != exactInteger(value))
               return llvm::createStringError(
                   "program @%s %s %s %s %s: expected %lld, found %s",
                   totals.name.c_str(), cadence.str().c_str(),
                   phase.str().c_str(), engine.str().c_str(),
                   quantity.str().c_str(),
-                  static_cast<long long>(value.getAsInteger().value_or(-1)),
+                  static_cast<long long>(exactInteger(value).value_or(-1)),
                   actual ? std::to_string(*actual).c_str() : "nothing");
           }
     return llvm::Error::success();
@@ -310,7 +310,7 @@ llvm::Error checkReferenceShape(const llvm::json::Value &value) {
           if (!quantities.getAsObject())
             return bad(enginePath, "expected an object");
           for (const auto &[quantity, figure] : *quantities.getAsObject())
-            if (!figure.getAsInteger())
+            if (!exactInteger(figure))
               return bad(enginePath + "." + quantity.str(),
                          "expected an exact integer");
         }

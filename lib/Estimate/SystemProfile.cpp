@@ -188,7 +188,7 @@ public:
       error(path, "missing required field", rule::kMissingField);
       return std::nullopt;
     }
-    std::optional<int64_t> result = value->getAsInteger();
+    std::optional<int64_t> result = exactInteger(*value);
     if (!result)
       error(path,
             "expected an integer in [-2^63, 2^63 - 1], got " + printed(*value),

@@ -66,11 +66,14 @@ const llvm::StringSet<> kNeutralValueFlags = {
     "--train-samples", "--log-interval", "--eval-interval", "--eval-iters",
     "--save", "--load", "--save-interval", "--data-path", "--split",
     "--vocab-file", "--merge-file", "--tokenizer-type", "--tokenizer-model",
-    "--seed", "--distributed-backend", "--tensorboard-dir",
-    "--wandb-project", "--wandb-exp-name", "--data-cache-path",
-    "--num-workers", "--initial-loss-scale", "--min-loss-scale",
-    "--loss-scale-window", "--hysteresis", "--distributed-timeout-minutes",
-    "--optimizer", "--attention-softmax-in-fp32"};
+    "--seed", "--distributed-backend", "--tensorboard-dir", "--wandb-project",
+    "--wandb-exp-name", "--data-cache-path", "--num-workers",
+    "--initial-loss-scale", "--min-loss-scale", "--loss-scale-window",
+    "--hysteresis", "--distributed-timeout-minutes", "--optimizer",
+    "--attention-softmax-in-fp32",
+    // The rotary base frequency changes the angles, not how many rotations
+    // are applied.
+    "--rotary-base"};
 
 /// Flags that change the workload in ways Blueprint does not derive yet.
 const llvm::StringSet<> kUnmodelledFlags = {
@@ -315,7 +318,8 @@ const llvm::StringSet<> ArgumentList::kModelledSwitches = {
     "--disable-bias-linear",
     "--add-qkv-bias",
     "--untie-embeddings-and-output-weights",
-    "--use-rotary-position-embeddings"};
+    "--use-rotary-position-embeddings",
+    "--no-position-embedding"};
 
 /// Megatron pads the vocabulary to a multiple of
 /// make-vocab-size-divisible-by x TP (megatron/training/tokenizer:
@@ -446,7 +450,18 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
                  "'--position-embedding-type learned_absolute'");
     model.positionEmbedding = PositionEmbedding::Rotary;
   }
-  if (std::optional<llvm::StringRef> percent = args.value("--rotary-percent")) {
+  // Without a learned table Megatron adds no position to the embeddings:
+  // with rope the positions enter through the rotation, without it the
+  // model would have none at all (NoPE), which the contract cannot say.
+  if (args.has("--no-position-embedding") &&
+      model.positionEmbedding != PositionEmbedding::Rotary)
+    args.error("--no-position-embedding",
+               "flag '--no-position-embedding' without rope leaves the model "
+               "no position embedding at all, which is not modelled; it is "
+               "accepted with '--position-embedding-type rope'");
+  // Megatron reads the rotary percent only for rope.
+  std::optional<llvm::StringRef> percent = args.value("--rotary-percent");
+  if (percent && model.positionEmbedding == PositionEmbedding::Rotary) {
     double fraction;
     if (percent->getAsDouble(fraction) || fraction != 1.0)
       args.error("--rotary-percent",

@@ -113,12 +113,19 @@ Location import::SourceFields::locationOf(StringRef field) const {
   return document;
 }
 
-Location import::SourceFields::specLocation() const {
+llvm::SmallVector<Location> import::SourceFields::lineage() const {
   llvm::SmallVector<Location> parts;
   for (const Field &field : fields)
     if (field.inLineage)
       parts.push_back(
           NameLoc::get(StringAttr::get(context, field.name), field.location));
+  return parts;
+}
+
+Location
+import::SourceFields::specLocation(llvm::ArrayRef<Location> imported) const {
+  llvm::SmallVector<Location> parts = lineage();
+  llvm::append_range(parts, imported);
   if (parts.empty())
     return document;
   return FusedLoc::get(context, parts, StringAttr::get(context, "spec"));

@@ -9,6 +9,8 @@
 
 #include "Blueprint/Import/TrainingModule.h"
 
+#include "Blueprint/Import/FieldReader.h"
+#include "Blueprint/Import/HuggingFaceConfig.h"
 #include "Blueprint/Import/Import.h"
 #include "Blueprint/Support/JSON.h"
 #include "Blueprint/Workload/Pipeline.h"
@@ -19,7 +21,10 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
@@ -28,183 +33,40 @@ using namespace blueprint::workload;
 
 namespace {
 
-/// Reads typed fields out of JSON objects, reporting each problem with its
-/// JSON path at the field's line and column. After the first problem
-/// `failed()` is true; reading goes on so that one run reports every
-/// malformed field.
-class FieldReader {
-public:
-  explicit FieldReader(const import::SourceFields &fields) : fields(fields) {}
-
-  bool failed() const { return hasFailed; }
-
-  void error(const std::string &path, const llvm::Twine &message) {
-    emitError(fields.locationOf(path))
-        << "import: " << path << ": " << message.str();
-    hasFailed = true;
-  }
-
-  /// The object at `path`, or nullptr (reported) if it is missing or not an
-  /// object.
-  const llvm::json::Object *object(const llvm::json::Value *value,
-                                   const std::string &path) {
-    if (!value) {
-      error(path, "missing required object");
-      return nullptr;
-    }
-    const llvm::json::Object *result = value->getAsObject();
-    if (!result)
-      error(path, "expected an object");
-    return result;
-  }
-
-  /// Rejects keys of `object` that are not in `known`.
-  void rejectUnknownFields(const llvm::json::Object &object,
-                           const std::string &path,
-                           llvm::ArrayRef<llvm::StringLiteral> known) {
-    llvm::SmallVector<std::string> unknown;
-    for (const auto &entry : object)
-      if (!llvm::is_contained(known, entry.first.str()))
-        unknown.push_back(entry.first.str());
-    llvm::sort(unknown);
-    for (const std::string &key : unknown)
-      error(path + "." + key,
-            "unknown field; expected one of: " + llvm::join(known, ", "));
-  }
-
-  /// A 64-bit integer field; `fallback` makes it optional.
-  int64_t integer(const llvm::json::Object &object, llvm::StringRef key,
-                  const std::string &path,
-                  std::optional<int64_t> fallback = std::nullopt) {
-    std::string fieldPath = path + "." + key.str();
-    const llvm::json::Value *value = object.get(key);
-    if (!value) {
-      if (fallback)
-        return *fallback;
-      error(fieldPath, "missing required integer");
-      return 0;
-    }
-    if (std::optional<int64_t> result = value->getAsInteger())
-      return *result;
-    if (value->getAsNumber() || value->getAsUINT64())
-      error(fieldPath, "expected an integer in [-2^63, 2^63 - 1], got " +
-                           printed(*value) +
-                           " (non-integral or out of 64-bit range)");
-    else
-      error(fieldPath, "expected an integer, got " + printed(*value));
-    return 0;
-  }
-
-  /// An optional integer field that stays absent when not given.
-  std::optional<int64_t> optionalInteger(const llvm::json::Object &object,
-                                         llvm::StringRef key,
-                                         const std::string &path) {
-    if (!object.get(key))
-      return std::nullopt;
-    return integer(object, key, path);
-  }
-
-  /// An optional list of 64-bit integers; empty when not given.
-  std::vector<int64_t> integerList(const llvm::json::Object &object,
-                                   llvm::StringRef key,
-                                   const std::string &path) {
-    std::string fieldPath = path + "." + key.str();
-    const llvm::json::Value *value = object.get(key);
-    if (!value)
-      return {};
-    const llvm::json::Array *array = value->getAsArray();
-    if (!array) {
-      error(fieldPath, "expected a list of integers, got " + printed(*value));
-      return {};
-    }
-    std::vector<int64_t> result;
-    for (auto [index, element] : llvm::enumerate(*array)) {
-      std::optional<int64_t> number = element.getAsInteger();
-      if (!number) {
-        error(fieldPath + "[" + std::to_string(index) + "]",
-              "expected an integer, got " + printed(element));
-        continue;
-      }
-      result.push_back(*number);
-    }
-    return result;
-  }
-
-  bool boolean(const llvm::json::Object &object, llvm::StringRef key,
-               const std::string &path, bool fallback) {
-    const llvm::json::Value *value = object.get(key);
-    if (!value)
-      return fallback;
-    if (std::optional<bool> result = value->getAsBoolean())
-      return *result;
-    error(path + "." + key.str(),
-          "expected true or false, got " + printed(*value));
-    return fallback;
-  }
-
-  /// A closed-set field spelled as in the IR (`symbolizeEnum`).
-  template <typename EnumT>
-  EnumT enumeration(const llvm::json::Object &object, llvm::StringRef key,
-                    const std::string &path, std::optional<EnumT> fallback,
-                    llvm::ArrayRef<EnumT> allowed) {
-    std::string fieldPath = path + "." + key.str();
-    const llvm::json::Value *value = object.get(key);
-    if (!value) {
-      if (fallback)
-        return *fallback;
-      error(fieldPath, "missing required field");
-      return allowed.front();
-    }
-    std::optional<llvm::StringRef> spelled = value->getAsString();
-    std::optional<EnumT> result =
-        spelled ? symbolizeEnum<EnumT>(*spelled) : std::nullopt;
-    if (result)
-      return *result;
-    std::string choices;
-    llvm::raw_string_ostream os(choices);
-    llvm::interleaveComma(allowed, os,
-                          [&](EnumT e) { os << '"' << stringifyEnum(e) << '"'; });
-    error(fieldPath, "expected one of " + choices + ", got " + printed(*value));
-    return allowed.front();
-  }
-
-private:
-  static std::string printed(const llvm::json::Value &value) {
-    std::string text;
-    llvm::raw_string_ostream(text) << value;
-    return text;
-  }
-
-  const import::SourceFields &fields;
-  bool hasFailed = false;
-};
+using import::FieldReader;
 
 constexpr DataType kDataTypes[] = {DataType::F32, DataType::BF16, DataType::F16,
                                    DataType::FP8};
 
+/// The fields of a model object that states the model itself.
+constexpr llvm::StringLiteral kModelFields[] = {"hidden",
+                                                "heads",
+                                                "kv_heads",
+                                                "head_dim",
+                                                "ffn_hidden",
+                                                "seq_length",
+                                                "max_positions",
+                                                "vocab",
+                                                "blocks",
+                                                "norm",
+                                                "activation",
+                                                "linear_bias",
+                                                "position_embedding",
+                                                "tied_embeddings",
+                                                "attention_window",
+                                                "q_lora_rank",
+                                                "kv_lora_rank",
+                                                "qk_nope_head_dim",
+                                                "qk_rope_head_dim",
+                                                "v_head_dim"};
+
+/// The fields of a model object that names a Hugging Face config instead.
+constexpr llvm::StringLiteral kNamedConfigFields[] = {
+    "huggingface_config", "seq_length", "vocab_multiple"};
+
 ModelSpec readModel(FieldReader &reader, const llvm::json::Object &object) {
   const std::string path = "$.model";
-  reader.rejectUnknownFields(object, path,
-                             {"hidden",
-                              "heads",
-                              "kv_heads",
-                              "head_dim",
-                              "ffn_hidden",
-                              "seq_length",
-                              "max_positions",
-                              "vocab",
-                              "blocks",
-                              "norm",
-                              "activation",
-                              "linear_bias",
-                              "position_embedding",
-                              "tied_embeddings",
-                              "attention_window",
-                              "q_lora_rank",
-                              "kv_lora_rank",
-                              "qk_nope_head_dim",
-                              "qk_rope_head_dim",
-                              "v_head_dim"});
+  reader.rejectUnknownFields(object, path, kModelFields);
   ModelSpec model;
   model.hidden = reader.integer(object, "hidden", path);
   model.heads = reader.integer(object, "heads", path);
@@ -222,15 +84,9 @@ ModelSpec readModel(FieldReader &reader, const llvm::json::Object &object) {
   model.vHeadDim = reader.optionalInteger(object, "v_head_dim", path);
   std::optional<int64_t> headDim =
       reader.optionalInteger(object, "head_dim", path);
-  std::variant<int64_t, RuleViolation> implicit = implicitHeadDim(
-      model.hidden, model.heads, model.qkNopeHeadDim, model.qkRopeHeadDim);
-  if (headDim)
-    model.headDim = *headDim;
-  else if (auto *dimension = std::get_if<int64_t>(&implicit))
-    model.headDim = *dimension;
-  else
-    reader.error(path, std::get<RuleViolation>(implicit).rule + ": " +
-                           std::get<RuleViolation>(implicit).message);
+  model.headDim =
+      import::headDimension(reader, headDim, model.hidden, model.heads, path,
+                            model.qkNopeHeadDim, model.qkRopeHeadDim);
   model.maxPositions =
       reader.integer(object, "max_positions", path, model.seqLength);
   model.norm = reader.enumeration<NormKind>(
@@ -249,6 +105,111 @@ ModelSpec readModel(FieldReader &reader, const llvm::json::Object &object) {
   model.attentionWindow =
       reader.optionalInteger(object, "attention_window", path);
   return model;
+}
+
+/// A model read from the Hugging Face config a model object names, with
+/// the file it was read from and the lineage of its keys.
+struct NamedConfigModel {
+  ModelSpec model;
+  std::string file;
+  llvm::SmallVector<Location> lineage;
+};
+
+/// `named` when absolute, else relative to the directory of `specFile`: the
+/// working directory for a spec read from no file (standard input, or text
+/// given a label such as `<spec>`).
+std::string resolveNamedFile(llvm::StringRef named, llvm::StringRef specFile) {
+  if (llvm::sys::path::is_absolute(named))
+    return named.str();
+  llvm::SmallString<256> resolved(llvm::sys::path::parent_path(specFile));
+  llvm::sys::path::append(resolved, named);
+  return std::string(resolved);
+}
+
+/// The model of a model object that names a Hugging Face config
+/// (docs/ImportHuggingFace.md): the config states the model, the spec the
+/// sequence length run and, optionally, the multiple the vocabulary is
+/// padded to. Nothing (reported) on error.
+std::optional<NamedConfigModel>
+readNamedConfig(FieldReader &reader, const llvm::json::Object &object,
+                llvm::StringRef specFile, MLIRContext *context) {
+  const std::string path = "$.model";
+  for (llvm::StringRef field : kModelFields)
+    if (field != "seq_length" && object.get(field))
+      reader.error(path + "." + field.str(),
+                   "not allowed with huggingface_config: the config defines "
+                   "it");
+  llvm::SmallVector<llvm::StringLiteral> known(std::begin(kModelFields),
+                                               std::end(kModelFields));
+  llvm::append_range(known, kNamedConfigFields);
+  reader.rejectUnknownFields(
+      object, path, known,
+      "unknown field; expected one of: " +
+          llvm::join(llvm::ArrayRef(kNamedConfigFields), ", "));
+  std::optional<std::string> named =
+      reader.string(object, "huggingface_config", path);
+  if (!object.get("seq_length"))
+    reader.error(path + ".seq_length",
+                 "required with huggingface_config: a config states the "
+                 "longest sequence the model accepts "
+                 "(max_position_embeddings), not the length run");
+  int64_t seqLength = reader.integer(object, "seq_length", path, 0);
+  std::optional<int64_t> vocabMultiple =
+      reader.optionalInteger(object, "vocab_multiple", path);
+  if (vocabMultiple && *vocabMultiple < 1)
+    reader.error(path + ".vocab_multiple", "expected a positive integer, got " +
+                                               llvm::Twine(*vocabMultiple));
+  if (!named || reader.failed())
+    return std::nullopt;
+
+  NamedConfigModel result;
+  result.file = resolveNamedFile(*named, specFile);
+  // Only a regular file: a device or a pipe (/dev/zero, /dev/stdin) may
+  // never end.
+  auto cannotRead = [&](const llvm::Twine &reason) {
+    reader.error(path + ".huggingface_config",
+                 "cannot read \"" + result.file + "\": " + reason);
+  };
+  llvm::sys::fs::file_status status;
+  if (std::error_code error = llvm::sys::fs::status(result.file, status)) {
+    cannotRead(error.message());
+    return std::nullopt;
+  }
+  if (!llvm::sys::fs::is_regular_file(status)) {
+    cannotRead("not a regular file");
+    return std::nullopt;
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(result.file, /*IsText=*/true);
+  if (!buffer) {
+    cannotRead(buffer.getError().message());
+    return std::nullopt;
+  }
+  std::optional<import::HuggingFaceModel> imported =
+      import::readHuggingFaceConfig((*buffer)->getBuffer(), result.file,
+                                    context);
+  if (!imported)
+    return std::nullopt;
+  result.model = imported->model;
+  result.lineage = std::move(imported->lineage);
+  result.model.seqLength = seqLength;
+  // Megatron-LM pads the vocabulary so that tensor-parallel ranks split it
+  // evenly (--make-vocab-size-divisible-by); the padded rows are real work.
+  // A vocabulary that is not positive is left for transformer_model_c1.
+  if (vocabMultiple && result.model.vocab > 0) {
+    int64_t vocab = result.model.vocab;
+    std::optional<int64_t> padded = llvm::checkedMul(
+        vocab / *vocabMultiple + (vocab % *vocabMultiple != 0), *vocabMultiple);
+    if (!padded) {
+      reader.error(path + ".vocab_multiple",
+                   "vocab_size = " + llvm::Twine(vocab) +
+                       " cannot be padded to a multiple of " +
+                       llvm::Twine(*vocabMultiple) + " in a 64-bit integer");
+      return std::nullopt;
+    }
+    result.model.vocab = *padded;
+  }
+  return result;
 }
 
 TrainingSpec readTraining(FieldReader &reader,
@@ -422,16 +383,28 @@ blueprint::importTransformerJSON(llvm::SourceMgr &sourceMgr,
       reader.object(root->get("mapping"), "$.mapping");
   if (reader.failed())
     return nullptr;
-  ModelSpec model = readModel(reader, *modelObject);
+  std::optional<NamedConfigModel> named;
+  if (modelObject->get("huggingface_config")) {
+    named = readNamedConfig(reader, *modelObject, buffer->getBufferIdentifier(),
+                            context);
+    if (!named)
+      return nullptr;
+  }
+  ModelSpec model = named ? named->model : readModel(reader, *modelObject);
   MappingSpec mapping = readMapping(reader, *mappingObject, model.blocks);
+  // A broken model rule names the config the model was read from.
+  std::string modelOrigin =
+      named ? "$.model (" + named->file + ")" : std::string("$.model");
   import::ContractOrigins origins{
-      {"$.model", fields.locationOf("$.model")},
+      {modelOrigin, fields.locationOf("$.model")},
       {workloadPath, fields.locationOf(workloadPath)},
       {"$.mapping", fields.locationOf("$.mapping")},
       { "$",
         loc }};
   std::string symbol = import::sanitizeSymbolName(*name);
-  Location opLoc = fields.specLocation();
+  Location opLoc =
+      fields.specLocation(named ? llvm::ArrayRef<Location>(named->lineage)
+                                : llvm::ArrayRef<Location>());
   if (inference) {
     InferenceSpec spec = readInference(reader, *workloadObject);
     if (reader.failed())

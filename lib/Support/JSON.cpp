@@ -113,3 +113,13 @@ blueprint::parseJSONInput(llvm::StringRef text, llvm::StringRef inputFile) {
     return inputError(inputFile, llvm::toString(parsed.takeError()));
   return parsed;
 }
+
+std::optional<int64_t> blueprint::exactInteger(const llvm::json::Value &value) {
+  // Only a double is inexact here: an integer the parser kept as int64 or
+  // uint64 answers getAsUINT64 when it is not negative, and a negative one
+  // is within range.
+  std::optional<double> number = value.getAsNumber();
+  if (number && !value.getAsUINT64() && *number >= 0x1p63)
+    return std::nullopt;
+  return value.getAsInteger();
+}

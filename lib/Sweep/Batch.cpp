@@ -137,7 +137,7 @@ llvm::Expected<Grid> Grid::parse(const llvm::json::Value &input) {
       continue;
     }
     for (auto [position, value] : llvm::enumerate(*values)) {
-      bool rightKind = axis.integral ? value.getAsInteger().has_value()
+      bool rightKind = axis.integral ? exactInteger(value).has_value()
                                      : value.getAsString().has_value();
       if (!rightKind)
         errors.push_back(path + "[" + std::to_string(position) +

@@ -609,7 +609,7 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
   // A positive integer of at most kMaxDegree.
   auto readDegree = [&](const std::string &path, const llvm::json::Value &value,
                         int64_t minimum, std::vector<int64_t> &into) {
-    std::optional<int64_t> number = value.getAsInteger();
+    std::optional<int64_t> number = exactInteger(value);
     if (!number || *number < minimum || *number > kMaxDegree)
       return kindError(path,
                        "an integer in [" + std::to_string(minimum) + ", " +
@@ -619,7 +619,7 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
   };
   auto readCount = [&](const std::string &path, const llvm::json::Value &value,
                        std::vector<int64_t> &into) {
-    std::optional<int64_t> number = value.getAsInteger();
+    std::optional<int64_t> number = exactInteger(value);
     if (!number || *number < 0)
       return kindError(path, "a non-negative integer", value);
     into.push_back(*number);
@@ -742,7 +742,7 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
   if (gpus.empty()) {
     if (const llvm::json::Value *given = grid.get("gpus")) {
       const llvm::json::Array *counts = given->getAsArray();
-      std::optional<int64_t> single = given->getAsInteger();
+      std::optional<int64_t> single = exactInteger(*given);
       if (single)
         readDegree("$.grid.gpus", *given, 1, space.gpuCounts);
       else if (counts && !counts->empty())
@@ -763,7 +763,7 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
   if (globalBatch) {
     space.globalBatch = globalBatch;
   } else if (const llvm::json::Value *given = grid.get("global_batch")) {
-    if (std::optional<int64_t> batch = given->getAsInteger())
+    if (std::optional<int64_t> batch = exactInteger(*given))
       space.globalBatch = *batch;
     else
       kindError("$.grid.global_batch", "an integer", *given);

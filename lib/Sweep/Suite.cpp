@@ -222,7 +222,7 @@ llvm::Expected<Suite> Suite::parse(const llvm::json::Value &input,
       const llvm::json::Value *gpus = object->get("gpus");
       llvm::json::Array single;
       const llvm::json::Array *list = nullptr;
-      if (gpus && gpus->getAsInteger()) {
+      if (gpus && exactInteger(*gpus)) {
         single.push_back(*gpus);
         list = &single;
       } else if (gpus) {
@@ -234,7 +234,7 @@ llvm::Expected<Suite> Suite::parse(const llvm::json::Value &input,
                          (gpus ? ", got " + printed(*gpus) : ""));
       } else {
         for (const llvm::json::Value &count : *list) {
-          std::optional<int64_t> number = count.getAsInteger();
+          std::optional<int64_t> number = exactInteger(count);
           if (!number || *number < 1 || *number > kMaxGPUs)
             errors.push_back(reader.at("gpus") +
                              ": expected GPU counts in "

@@ -89,15 +89,13 @@ readGraph(const ProgramTotals &totals,
                     analysis::toDecimal(graph.recomputeFlops),
                     analysis::toDecimal(quantities.flops.recompute));
   // Without a sharded optimizer the first stage steps every parameter it
-  // holds, once: the closed forms' first-stage parameters, with the final
-  // norm when the first stage is also the last.
+  // holds, once: the closed forms' first-stage parameters.
   if (mapping.zeroStage == 0 || mapping.dp == 1) {
     const workload::WorkTotals &step = totals.stages.front().work.at(
         workload::Phase::Optimizer, workload::Engine::Vector);
     graph.firstStageParameters =
         step.ops / workload::opcount::kAdamWPerParameter;
-    int64_t expected = quantities.parameters.firstStagePerRank +
-                       (mapping.pp == 1 ? quantities.parameters.finalNorm : 0);
+    int64_t expected = quantities.parameters.firstStagePerRank;
     if (*graph.firstStageParameters != expected)
       return disagree("first-stage parameters per rank",
                       llvm::Twine(*graph.firstStageParameters),
@@ -212,19 +210,14 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
           " differ from the closed form's " +
           std::to_string(quantities.activations.firstStage));
     // Unsharded, the first stage's weights and optimizer state are the
-    // closed forms' (with the final norm when it is also the last stage).
+    // closed forms'.
     if (work.mapping.zeroStage == 0 || work.mapping.dp == 1) {
       const workload::StageMemory &first = memory.memory().front();
-      int64_t finalNorm =
-          work.mapping.pp == 1 ? quantities.parameters.finalNorm : 0;
       auto held = [&](workload::BufferCause cause) {
         return first.peakByCause[static_cast<size_t>(cause)];
       };
-      int64_t weights = quantities.state.weights +
-                        finalNorm * workload::bytesOf(work.training.weightType);
-      int64_t optimizer =
-          quantities.state.optimizerState +
-          finalNorm * 3 * workload::bytesOf(work.training.optimizerStateType);
+      int64_t weights = quantities.state.weights;
+      int64_t optimizer = quantities.state.optimizerState;
       if (held(workload::BufferCause::Weights) != weights ||
           held(workload::BufferCause::OptimizerState) != optimizer)
         return llvm::createStringError(

@@ -294,9 +294,11 @@ llvm::Expected<BlockWork> EdgeBuilder::buildHead() {
              {activation("x_final", fullElements),
               weight(headWeight, weightElements)},
              {activation("logits", logitElements)},
-             "the LM head: final hidden states times this rank's vocabulary "
-             "slice of " +
-                 headWeight});
+             model.tiedEmbeddings
+                 ? "the LM head: final hidden states times this rank's "
+                   "vocabulary slice of the tied word embedding"
+                 : "the LM head: final hidden states times this rank's "
+                   "vocabulary slice of the untied output layer"});
   // Under SP the shard is kept and re-gathered for the weight gradient
   // (lm_head_wgrad_gather), as for qkv_proj and fc1.
   stash(*invocation, activation("x_final", rowElements), StashRole::Kept);
@@ -436,7 +438,10 @@ llvm::Expected<BlockWork> EdgeBuilder::buildHead() {
          activation("d_logits", logitElements),
          gradient(headWeightGrad, weightElements)},
         {gradient(headWeightGrad, weightElements)},
-        "LM head gradient, accumulated into " + headWeightGrad});
+        model.tiedEmbeddings
+            ? "LM head gradient, accumulated into the tied word embedding's"
+            : "LM head gradient, accumulated into the untied output "
+              "layer's"});
   normBackward(primitive::kFinalNorm, "h_final", "x_final", gradBytes);
   return finish("deriveHeadWork");
 }

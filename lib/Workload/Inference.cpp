@@ -218,11 +218,13 @@ private:
 /// conventions).
 void InferenceBuilder::kvCacheWrite() {
   int64_t stored = model.attendedKeys(shape.queries);
+  int64_t storedElements =
+      elements({shape.batch, stored, shape.kvCols}, "stored keys");
   emit({primitive::kKVCacheWrite,
         run.phase,
         Engine::Vector,
         0,
-        {newKeysOrValues("k"), newKeysOrValues("v")},
+        {activation("k", storedElements), activation("v", storedElements)},
         {cached("k_cache", stored), cached("v_cache", stored)},
         "append the keys and values of this rank's key/value heads for the "
         "new positions to the KV cache, stored at " +

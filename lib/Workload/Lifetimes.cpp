@@ -467,11 +467,16 @@ blueprint::workload::templateBytesOf(const WholeRun &run) {
       if (runTemplate.pass == PipelinePass::Step)
         for (const TensorAccess &write : invocation.writes)
           kept.push_back(write.tensor);
+      // A decode step past a sliding window overwrites the oldest position
+      // of the rolling-buffer cache: it writes, but the cache does not grow.
+      bool overwrites = runTemplate.context && run.kvCacheWindow &&
+                        *runTemplate.context > *run.kvCacheWindow;
       if (invocation.primitive == primitive::kKVCacheWrite)
         for (const TensorAccess &write : invocation.writes) {
           kept.push_back(write.tensor);
-          bytes.kvCache =
-              guard.add(bytes.kvCache, write.bytes, "KV-cache bytes");
+          if (!overwrites)
+            bytes.kvCache =
+                guard.add(bytes.kvCache, write.bytes, "KV-cache bytes");
         }
     }
     if (weightGradOwner) {

@@ -721,6 +721,7 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
   run.microbatches = inference.generatedTokens;
   run.schedule = mapping.schedule;
   run.inference = inference;
+  run.kvCacheWindow = model.attentionWindow;
 
   // The templates: the prefill, then one per decode step.
   llvm::Expected<BlockWork> prefill =

@@ -111,8 +111,10 @@ def load_spec(source):
     path-like). Every contract and composition rule is checked: a broken one
     raises BlueprintError whose `rule` is its label (e.g.
     "decoder_training_c4") and whose `path` is the JSON path it names. A
-    missing file raises OSError. Hugging Face config.json files cannot be
-    loaded: that importer does not exist yet."""
+    missing file raises OSError. The model may be a Hugging Face
+    config.json the spec names (docs/ImportHuggingFace.md): a relative path
+    is read from the spec file's directory, or, for a dict or JSON text,
+    from the working directory."""
     text, label, _ = _read_source(source, "spec")
     return Spec(text, label)
 

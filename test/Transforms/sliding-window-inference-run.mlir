@@ -13,6 +13,9 @@
 
 // CHECK: dist.template @block_prefill block prefill {
 // CHECK: dist.task "kv_cache_write" prefill vector per_generation on @mesh ops = 0 reads {k = 1536, v = 1536} writes {k_cache = 1536, v_cache = 1536}
+// With a window of 4 the prefill reads and stores the last 4 positions.
+// RUN: sed 's/attention_window = 8/attention_window = 4/' %s | blueprint-opt --distribute-transformer | FileCheck %s --check-prefix=SHORT
+// SHORT: dist.task "kv_cache_write" prefill {{.*}} ops = 0 reads {k = 1024, v = 1024} writes {k_cache = 1024, v_cache = 1024}
 // The prefill's scores: 2 sequences x 4 heads x 6 x 6 (the window does not
 // bind yet).
 // CHECK: dist.task "qk_matmul" prefill matmul per_generation on @mesh ops = 9216 reads {k = 1536, q = 1536} writes {scores = 576}

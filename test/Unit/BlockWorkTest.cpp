@@ -958,8 +958,9 @@ TEST(BlockWorkVariants, LatentAttentionParameters) {
 // sequence holds a score row of w keys, so QK^T and probs x V are
 // 2 b (a/t) s w d each way (twice that backward, again under selective
 // recompute) and the softmax, its dropout and their stash shrink from s^2
-// to s w per head; everything outside the attention core is unchanged. A
-// window of s keys is full attention.
+// to s w per head (their stash only without recompute: selective and full
+// recompute keep no score); everything outside the attention core is
+// unchanged. A window of s keys is full attention.
 TEST(BlockWorkVariants, SlidingWindowClosedForms) {
   ModelSpec model;
   model.hidden = 256;
@@ -975,7 +976,8 @@ TEST(BlockWorkVariants, SlidingWindowClosedForms) {
   for (int64_t t : {1, 2, 4})
     for (TPCommMode mode : kModes)
       for (RecomputePolicy recompute :
-           {RecomputePolicy::None, RecomputePolicy::Selective}) {
+           {RecomputePolicy::None, RecomputePolicy::Selective,
+            RecomputePolicy::Full}) {
         MappingSpec mapping = mappingFor(t, mode, recompute);
         ModelSpec windowed = model;
         windowed.attentionWindow = w;
@@ -998,9 +1000,11 @@ TEST(BlockWorkVariants, SlidingWindowClosedForms) {
             4 * coreSaved);
         EXPECT_EQ(fullSummary.at(Phase::WeightGrad, Engine::Matmul).ops,
                   bandedSummary.at(Phase::WeightGrad, Engine::Matmul).ops);
+        // Selective recompute reruns the attention core, full recompute the
+        // whole forward: both rerun QK^T and probs x V over the band.
         EXPECT_EQ(fullSummary.at(Phase::Recompute, Engine::Matmul).ops -
                       bandedSummary.at(Phase::Recompute, Engine::Matmul).ops,
-                  recompute == RecomputePolicy::Selective ? 2 * coreSaved : 0);
+                  recompute == RecomputePolicy::None ? 0 : 2 * coreSaved);
         const Invocation *softmax = banded.find("softmax", Phase::Forward);
         ASSERT_NE(softmax, nullptr);
         EXPECT_EQ(softmax->ops, b * (a / t) * s *

@@ -515,6 +515,49 @@ TEST(InferenceVariants, SwiGLU) {
   }
 }
 
+// Llama's semantics in inference: rotary on the prompt's q and k in the
+// prefill and on each new token's in a decode step (3 ops per element, the
+// fp32 cos/sin of the new positions read), before the cache is written; no
+// bias reads or bias adds; the attention core and the cache are unchanged.
+TEST(InferenceVariants, RotaryWithoutBiases) {
+  ModelSpec gpt = modelOf(kShapes[1]);
+  ModelSpec llama = gpt;
+  llama.linearBias = LinearBias::None;
+  llama.positionEmbedding = PositionEmbedding::Rotary;
+  int64_t b = 4, P = 32, a = 64, g = 8, d = 128;
+  for (int64_t t : kTensorParallel) {
+    InferenceSpec inference = inferenceFor(b, P, 2);
+    MappingSpec mapping = mappingFor(t);
+    SCOPED_TRACE(label(llama, inference, mapping));
+    BlockWork prefill = prefillOf(llama, inference, mapping);
+    BlockWork step = stepOf(llama, inference, mapping, P + 1);
+    for (auto [work, phase, rows] :
+         {std::tuple(&prefill, Phase::Prefill, b * P),
+          std::tuple(&step, Phase::Decode, b)}) {
+      const Invocation *rotary = work->find("rotary", phase);
+      ASSERT_NE(rotary, nullptr);
+      int64_t rotated = rows * (a + g) * d / t;
+      EXPECT_EQ(rotary->ops, opcount::kRotaryPerElement * rotated);
+      int64_t positions = phase == Phase::Prefill ? P : 1;
+      EXPECT_EQ(rotary->readBytes(), 2 * rotated + positions * d * 4);
+      size_t index = static_cast<size_t>(rotary - work->invocations.data());
+      ASSERT_GT(index, 0u);
+      EXPECT_EQ(work->invocations[index - 1].primitive, "qkv_proj");
+      EXPECT_EQ(work->invocations[index + 1].primitive, "kv_cache_write");
+      EXPECT_EQ(work->find("out_proj_bias", phase), nullptr);
+      EXPECT_EQ(work->find("fc2_bias", phase), nullptr);
+      EXPECT_EQ(readsOf(*work, "b_qkv") + readsOf(*work, "b_fc1"), 0);
+    }
+    // The attention core and the cache are the GPT model's.
+    BlockWork gptStep = stepOf(gpt, inference, mapping, P + 1);
+    for (const char *primitive :
+         {"qk_matmul", "softmax", "attn_v_matmul", "kv_cache_write"})
+      EXPECT_EQ(*step.find(primitive, Phase::Decode),
+                *gptStep.find(primitive, Phase::Decode))
+          << primitive;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // The whole generation
 //===----------------------------------------------------------------------===//
@@ -544,6 +587,46 @@ void expectTotalsEq(const WorkTotals &actual, const WorkTotals &expected,
   EXPECT_EQ(actual.stashBytes, expected.stashBytes);
 }
 
+/// The generation's decode steps summed one by one: the reference the
+/// closed form is checked against.
+struct ExplicitDecodeSum {
+  std::array<WorkTotals, kNumEngines> byEngine{};
+  WorkTotals decode;
+  int64_t steps = 0;
+  int64_t cacheReads = 0;
+  int64_t cacheWrites = 0;
+};
+
+ExplicitDecodeSum sumDecodeSteps(const ModelSpec &model,
+                                 const InferenceSpec &inference,
+                                 const MappingSpec &mapping) {
+  ExplicitDecodeSum sum;
+  int64_t last = inference.promptLength + inference.generatedTokens - 1;
+  for (int64_t context = inference.promptLength + 1; context <= last;
+       ++context, ++sum.steps) {
+    BlockWork step = stepOf(model, inference, mapping, context);
+    WorkSummary summary = summaryOf(step);
+    for (size_t engine = 0; engine < kNumEngines; ++engine)
+      sum.byEngine[engine] =
+          plus(sum.byEngine[engine], summary.of(static_cast<Engine>(engine)));
+    sum.decode = plus(sum.decode, summary.total());
+    sum.cacheReads += readsOf(step, "k_cache") + readsOf(step, "v_cache");
+    sum.cacheWrites += writesOf(step, "k_cache") + writesOf(step, "v_cache");
+  }
+  return sum;
+}
+
+/// Every decode total of `generation` equals the explicit sum's.
+void expectDecodeEq(const GenerationWork &generation,
+                    const ExplicitDecodeSum &sum) {
+  for (size_t engine = 0; engine < kNumEngines; ++engine)
+    expectTotalsEq(generation.decodeByEngine[engine], sum.byEngine[engine],
+                   stringifyEnum(static_cast<Engine>(engine)));
+  expectTotalsEq(generation.decode, sum.decode, "decode");
+  EXPECT_EQ(generation.decodeSteps, sum.steps);
+  EXPECT_EQ(generation.kvCacheReadBytes, sum.cacheReads);
+}
+
 // The closed form equals the explicit loop over the decode steps, for every
 // total, engine, datatype mix and TP degree; the cache written over the
 // generation is the cache resident at its end.
@@ -564,38 +647,21 @@ TEST(InferenceGeneration, ClosedFormEqualsTheExplicitSum) {
         ASSERT_TRUE(static_cast<bool>(generation))
             << llvm::toString(generation.takeError());
 
-        std::array<WorkTotals, kNumEngines> byEngine{};
-        WorkTotals decode;
-        int64_t cacheReads = 0, cacheWrites = 0, steps = 0;
-        for (int64_t context = prompt + 1; context <= prompt + generated - 1;
-             ++context, ++steps) {
-          BlockWork step = stepOf(model, inference, mapping, context);
-          WorkSummary summary = summaryOf(step);
-          for (size_t engine = 0; engine < kNumEngines; ++engine)
-            byEngine[engine] =
-                plus(byEngine[engine], summary.of(static_cast<Engine>(engine)));
-          decode = plus(decode, summary.total());
-          cacheReads += readsOf(step, "k_cache") + readsOf(step, "v_cache");
-          cacheWrites += writesOf(step, "k_cache") + writesOf(step, "v_cache");
-        }
+        ExplicitDecodeSum sum = sumDecodeSteps(model, inference, mapping);
         BlockWork prefill = prefillOf(model, inference, mapping);
-        cacheWrites +=
-            writesOf(prefill, "k_cache") + writesOf(prefill, "v_cache");
+        int64_t cacheWrites = sum.cacheWrites + writesOf(prefill, "k_cache") +
+                              writesOf(prefill, "v_cache");
 
         EXPECT_EQ(generation->decodeSteps, generated - 1);
-        EXPECT_EQ(generation->decodeSteps, steps);
         EXPECT_EQ(generation->firstContext, prompt + 1);
         EXPECT_EQ(generation->lastContext, prompt + generated - 1);
-        for (size_t engine = 0; engine < kNumEngines; ++engine)
-          expectTotalsEq(generation->decodeByEngine[engine], byEngine[engine],
-                         stringifyEnum(static_cast<Engine>(engine)));
-        expectTotalsEq(generation->decode, decode, "decode");
+        expectDecodeEq(*generation, sum);
         expectTotalsEq(generation->prefill.total(), summaryOf(prefill).total(),
                        "prefill");
         expectTotalsEq(generation->total,
-                       plus(generation->prefill.total(), decode), "total");
-        EXPECT_EQ(generation->kvCacheReadBytes, cacheReads);
+                       plus(generation->prefill.total(), sum.decode), "total");
         EXPECT_EQ(generation->finalKvCacheBytes, cacheWrites);
+        EXPECT_EQ(generation->kvCacheWriteBytes, cacheWrites);
         EXPECT_EQ(generation->weightReadBytes,
                   generated * parametersPerRank(model, t) *
                       bytesOf(inference.weightType));
@@ -655,33 +721,24 @@ TEST(InferenceGeneration, SlidingWindowClosedFormEqualsTheExplicitSum) {
         ASSERT_TRUE(static_cast<bool>(generation))
             << llvm::toString(generation.takeError());
 
-        std::array<WorkTotals, kNumEngines> byEngine{};
-        WorkTotals decode;
-        int64_t cacheReads = 0;
+        ExplicitDecodeSum sum = sumDecodeSteps(model, inference, mapping);
+        expectDecodeEq(*generation, sum);
         for (int64_t context = prompt + 1; context <= prompt + generated - 1;
-             ++context) {
-          BlockWork step = stepOf(model, inference, mapping, context);
-          WorkSummary summary = summaryOf(step);
-          for (size_t engine = 0; engine < kNumEngines; ++engine)
-            byEngine[engine] =
-                plus(byEngine[engine], summary.of(static_cast<Engine>(engine)));
-          decode = plus(decode, summary.total());
-          cacheReads += readsOf(step, "k_cache") + readsOf(step, "v_cache");
-          EXPECT_EQ(readsOf(step, "k_cache"), 2 * std::min(context, window) *
-                                                  (shape.kvHeads / t) *
-                                                  shape.headDim * 2);
-        }
-        for (size_t engine = 0; engine < kNumEngines; ++engine)
-          expectTotalsEq(generation->decodeByEngine[engine], byEngine[engine],
-                         stringifyEnum(static_cast<Engine>(engine)));
-        expectTotalsEq(generation->decode, decode, "decode");
-        EXPECT_EQ(generation->kvCacheReadBytes, cacheReads);
+             ++context)
+          EXPECT_EQ(
+              readsOf(stepOf(model, inference, mapping, context), "k_cache"),
+              2 * std::min(context, window) * (shape.kvHeads / t) *
+                  shape.headDim * 2);
         int64_t last = prompt + generated - 1;
         EXPECT_EQ(generation->finalKvCacheBytes,
                   2 * 2 * std::min(last, window) * (shape.kvHeads / t) *
                       shape.headDim * 2);
-        // The prefill keeps the prompt's last window of positions.
+        // The prefill keeps the prompt's last window of positions; every
+        // step writes one.
         BlockWork prefill = prefillOf(model, inference, mapping);
+        EXPECT_EQ(generation->kvCacheWriteBytes,
+                  sum.cacheWrites + writesOf(prefill, "k_cache") +
+                      writesOf(prefill, "v_cache"));
         EXPECT_EQ(writesOf(prefill, "k_cache"), 2 * std::min(prompt, window) *
                                                     (shape.kvHeads / t) *
                                                     shape.headDim * 2);

@@ -18,6 +18,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <limits>
 
 #ifndef BLUEPRINT_PROFILES_DIR
@@ -232,32 +233,30 @@ int64_t modelParameters(const ModelSpec &model) {
 // the published checkpoint totals (the sum of every tensor of the released
 // weights).
 TEST(ModelQuantities, ParametersEqualPublishedCheckpoints) {
-  ModelSpec llama2 = published(4096, 32, 32, 11008, 32000, 32, 4096);
-  llama2.norm = NormKind::RMSNorm;
-  llama2.activation = ActivationKind::SwiGLU;
-  llama2.linearBias = LinearBias::None;
-  llama2.positionEmbedding = PositionEmbedding::Rotary;
-  llama2.tiedEmbeddings = false;
-  EXPECT_EQ(modelParameters(llama2), 6738415616);
-
-  ModelSpec llama3 = published(4096, 32, 8, 14336, 128256, 32, 8192);
-  llama3.norm = NormKind::RMSNorm;
-  llama3.activation = ActivationKind::SwiGLU;
-  llama3.linearBias = LinearBias::None;
-  llama3.positionEmbedding = PositionEmbedding::Rotary;
-  llama3.tiedEmbeddings = false;
-  EXPECT_EQ(modelParameters(llama3), 8030261248);
+  // Llama's semantics: RMSNorm, SwiGLU, no linear bias, rotary, untied.
+  auto llama = [](ModelSpec model) {
+    model.norm = NormKind::RMSNorm;
+    model.activation = ActivationKind::SwiGLU;
+    model.linearBias = LinearBias::None;
+    model.positionEmbedding = PositionEmbedding::Rotary;
+    model.tiedEmbeddings = false;
+    return model;
+  };
+  EXPECT_EQ(
+      modelParameters(llama(published(4096, 32, 32, 11008, 32000, 32, 4096))),
+      6738415616);
+  EXPECT_EQ(
+      modelParameters(llama(published(4096, 32, 8, 14336, 128256, 32, 8192))),
+      8030261248);
 
   // GPT-2 small: every default (biases, learned positions, tied).
   ModelSpec gpt2 = published(768, 12, 12, 3072, 50257, 12, 1024);
   EXPECT_EQ(modelParameters(gpt2), 124439808);
 
-  ModelSpec qwen2 = published(896, 14, 2, 4864, 151936, 24, 4096);
-  qwen2.maxPositions = 32768;
-  qwen2.norm = NormKind::RMSNorm;
-  qwen2.activation = ActivationKind::SwiGLU;
+  // Qwen2: Llama's, but biases on QKV and, at 0.5B, tied.
+  ModelSpec qwen2 = llama(published(896, 14, 2, 4864, 151936, 24, 32768));
   qwen2.linearBias = LinearBias::QKVOnly;
-  qwen2.positionEmbedding = PositionEmbedding::Rotary;
+  qwen2.tiedEmbeddings = true;
   EXPECT_EQ(modelParameters(qwen2), 494032768);
 }
 
@@ -274,8 +273,33 @@ TEST(ModelQuantities, UntiedEmbeddingsNeedNoGradientSync) {
   EXPECT_EQ(quantities.parameters.outputLayer, V * h);
   EXPECT_EQ(quantities.parameters.model,
             96 * (12 * h * h + 13 * h) + (2 * V + 2048) * h + 2 * h);
+  EXPECT_EQ(quantities.parameters.lastStageEdgesPerRank, V * h / 8 + 2 * h);
   EXPECT_EQ(quantities.communication.embeddingGradSync.messageBytes, 0);
   EXPECT_EQ(quantities.communication.embeddingGradSync.transferBytes, 0);
+}
+
+// Without a pipeline the one stage is also the last: its rank holds the
+// blocks, the word embedding's slice, the final norm and, untied, the
+// output layer's slice; its state and its data-parallel all-reduce cover
+// all of them. With a pipeline the first stage holds only its own edges.
+TEST(ModelQuantities, OneStageHoldsEveryEdge) {
+  ModelSpec model = gpt(1024, 16, 8);
+  model.norm = NormKind::RMSNorm;
+  model.positionEmbedding = PositionEmbedding::Rotary;
+  model.tiedEmbeddings = false;
+  int64_t h = 1024, V = 51200, t = 2;
+  for (int64_t pp : {1, 2}) {
+    ModelQuantities quantities = valueOrFail(deriveModelQuantities(planWork(
+        model, mixedPrecision(16, 1),
+        mapping(t, pp, 2, 1, TPCommMode::AllReduce, RecomputePolicy::None))));
+    const ParameterCounts &parameters = quantities.parameters;
+    int64_t blocks = 8 / pp * parameters.perBlockPerRank;
+    EXPECT_EQ(parameters.firstStagePerRank,
+              pp == 1 ? blocks + V * h / t + h + V * h / t : blocks + V * h / t)
+        << "pp=" << pp;
+    EXPECT_EQ(quantities.state.weights, parameters.firstStagePerRank * 2)
+        << "pp=" << pp;
+  }
 }
 
 TEST(ModelQuantities, FlopsAreSeqSelEquationsSevenAndEight) {
@@ -334,7 +358,7 @@ TEST(ModelQuantities, FlopsPerTokenAreSixNPlusTheAttentionTerm) {
       int64_t h = model.hidden, a = model.heads, g = model.kvHeads;
       int64_t d = model.headDim, f = model.ffnHidden, V = model.vocab;
       int64_t fc1 = variant.activation == ActivationKind::SwiGLU ? 2 * f : f;
-      int64_t k = model.attendedKeys(s);
+      int64_t k = variant.window ? std::min(s, *variant.window) : s;
       int64_t matmulWeights =
           L * (h * (a + 2 * g) * d + a * d * h + h * fc1 + f * h) + V * h;
       SCOPED_TRACE("h=" + std::to_string(h) + " g=" + std::to_string(g) +

@@ -13,6 +13,7 @@
 #include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
 #include "Blueprint/InitAll.h"
 #include "Blueprint/Transforms/Passes.h"
+#include "Blueprint/Workload/Inference.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -245,45 +246,61 @@ TEST_F(PlanAnalysesTest, SweepGridAgreesThroughTheIR) {
 
 TEST_F(PlanAnalysesTest, InferenceRunsAgreeThroughTheIR) {
   RunSpecs base = test::smallRun(PipelineSchedule::OneFOneB, 2, 4);
-  for (int64_t pp : {1, 2, 4})
-    for (int64_t tp : {1, 2}) {
-      InferenceSpec inference;
-      inference.batch = 4;
-      inference.promptLength = 8;
-      inference.generatedTokens = 4;
-      MappingSpec mapping;
-      mapping.pp = pp;
-      mapping.tp = tp;
-      mapping.dp = 2;
-      mapping.world = pp * tp * 2;
-      std::string where =
-          "inference pp=" + std::to_string(pp) + " tp=" + std::to_string(tp);
-      OwningOpRef<ModuleOp> module = planOf([&](OpBuilder &builder) {
-        transformer::DecoderInferenceOp::create(
-            builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
-            transformer::getModelAttr(&context, base.model),
-            transformer::getInferenceAttr(&context, inference),
-            transformer::getMappingAttr(&context, mapping));
-      });
-      ASSERT_TRUE(module) << where;
-      WholeRun derived =
-          valueOrFail(deriveInferenceRun(base.model, inference, mapping));
-      expectAgreement(*module, derived, mapping, std::nullopt,
-                      inference.activationType, where);
-      // Every stage holds its weights and the KV cache of every step at
-      // the end of the generation.
-      std::vector<StageBuffers> buffers =
-          valueOrFail(deriveBuffers(derived, mapping, std::nullopt));
-      llvm::Expected<std::vector<StageTotals>> totals =
-          summarizeWholeRun(derived);
-      ASSERT_TRUE(static_cast<bool>(totals)) << where;
-      for (size_t stage = 0; stage < buffers.size(); ++stage) {
-        StageMemory memory = valueOrFail(analyzeMemory(buffers[stage]));
-        EXPECT_EQ(memory.maxByCause[static_cast<size_t>(BufferCause::KVCache)],
-                  (*totals)[stage].kvCacheWriteBytes)
-            << where;
+  // Without a window, and with windows below the prompt and inside the
+  // decode range (the rolling-buffer cache stops growing there).
+  for (std::optional<int64_t> window :
+       {std::optional<int64_t>(), std::optional<int64_t>(5),
+        std::optional<int64_t>(10)})
+    for (int64_t pp : {1, 2, 4})
+      for (int64_t tp : {1, 2}) {
+        base.model.attentionWindow = window;
+        InferenceSpec inference;
+        inference.batch = 4;
+        inference.promptLength = 8;
+        inference.generatedTokens = 4;
+        MappingSpec mapping;
+        mapping.pp = pp;
+        mapping.tp = tp;
+        mapping.dp = 2;
+        mapping.world = pp * tp * 2;
+        std::string where =
+            "inference pp=" + std::to_string(pp) + " tp=" + std::to_string(tp) +
+            " window=" + (window ? std::to_string(*window) : "none");
+        OwningOpRef<ModuleOp> module = planOf([&](OpBuilder &builder) {
+          transformer::DecoderInferenceOp::create(
+              builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
+              transformer::getModelAttr(&context, base.model),
+              transformer::getInferenceAttr(&context, inference),
+              transformer::getMappingAttr(&context, mapping));
+        });
+        ASSERT_TRUE(module) << where;
+        WholeRun derived =
+            valueOrFail(deriveInferenceRun(base.model, inference, mapping));
+        expectAgreement(*module, derived, mapping, std::nullopt,
+                        inference.activationType, where);
+        // Every stage holds its weights and, at the end of the generation,
+        // its blocks' KV cache at the last context: every position written
+        // without a window, the window's under one.
+        std::vector<StageBuffers> buffers =
+            valueOrFail(deriveBuffers(derived, mapping, std::nullopt));
+        llvm::Expected<std::vector<StageTotals>> totals =
+            summarizeWholeRun(derived);
+        ASSERT_TRUE(static_cast<bool>(totals)) << where;
+        int64_t lastContext =
+            inference.promptLength + inference.generatedTokens - 1;
+        int64_t cachePerBlock = valueOrFail(
+            kvCacheBytesPerRank(base.model, inference, mapping, lastContext));
+        for (size_t stage = 0; stage < buffers.size(); ++stage) {
+          StageMemory memory = valueOrFail(analyzeMemory(buffers[stage]));
+          int64_t kvCache =
+              memory.maxByCause[static_cast<size_t>(BufferCause::KVCache)];
+          EXPECT_EQ(kvCache, base.model.blocks / pp * cachePerBlock) << where;
+          if (!window)
+            EXPECT_EQ(kvCache, (*totals)[stage].kvCacheWriteBytes) << where;
+          else
+            EXPECT_LT(kvCache, (*totals)[stage].kvCacheWriteBytes) << where;
+        }
       }
-    }
 }
 
 } // namespace

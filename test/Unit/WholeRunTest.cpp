@@ -557,6 +557,58 @@ TEST_F(WholeRunTest, InferenceRunsAgreeWithTheGenerationClosedForms) {
       }
 }
 
+// The weights an inference stage holds follow the model's edges: a learned
+// table on the first stage, and the LM head weight the last stage holds
+// besides the word embedding (untied, or the tied copy at pp > 1).
+TEST(WholeRun, InferenceStagesHoldTheModelsEdges) {
+  ModelSpec gpt;
+  gpt.hidden = 64;
+  gpt.heads = 4;
+  gpt.kvHeads = 2;
+  gpt.headDim = 16;
+  gpt.ffnHidden = 256;
+  gpt.seqLength = 32;
+  gpt.maxPositions = 32;
+  gpt.vocab = 128;
+  gpt.blocks = 8;
+  ModelSpec llama = gpt;
+  llama.linearBias = LinearBias::None;
+  llama.positionEmbedding = PositionEmbedding::Rotary;
+  llama.tiedEmbeddings = false;
+  InferenceSpec inference;
+  inference.batch = 4;
+  inference.promptLength = 8;
+  inference.generatedTokens = 2;
+  int64_t h = 64, V = 128, s = 32, t = 2, norm = 2 * h;
+  for (const ModelSpec &model : {gpt, llama}) {
+    bool untied = !model.tiedEmbeddings;
+    int64_t positions = model.hasPositionTable() ? s * h : 0;
+    for (int64_t pp : {1, 2}) {
+      MappingSpec mapping;
+      mapping.pp = pp;
+      mapping.tp = t;
+      mapping.world = pp * t;
+      SCOPED_TRACE("pp=" + std::to_string(pp) + (untied ? " llama" : " gpt"));
+      llvm::Expected<WholeRun> derived =
+          deriveInferenceRun(model, inference, mapping);
+      ASSERT_TRUE(static_cast<bool>(derived))
+          << llvm::toString(derived.takeError());
+      llvm::Expected<int64_t> perBlock = blockParametersPerRank(model, mapping);
+      ASSERT_TRUE(static_cast<bool>(perBlock));
+      int64_t blocks = 8 / pp * *perBlock;
+      int64_t head = norm + (untied || pp > 1 ? V * h / t : 0);
+      if (pp == 1) {
+        EXPECT_EQ(derived->stages[0].parameters,
+                  blocks + V * h / t + positions + head);
+      } else {
+        EXPECT_EQ(derived->stages[0].parameters,
+                  blocks + V * h / t + positions);
+        EXPECT_EQ(derived->stages[1].parameters, blocks + head);
+      }
+    }
+  }
+}
+
 TEST(WholeRun, RefusesInferenceRunsThatDoNotCompose) {
   ModelSpec model{64, 4, 4, 16, 256, 32, 32, 128, 4};
   InferenceSpec inference;

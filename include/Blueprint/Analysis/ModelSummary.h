@@ -172,8 +172,12 @@ struct ParameterCounts {
   /// of one unsharded stage.
   int64_t model = 0;
   /// One rank of the first stage: its blocks' share, V*h/t of the word
-  /// embedding and the whole position embedding.
+  /// embedding and the whole position embedding; with pp = 1, where the
+  /// first stage is also the last, the last stage's edges too.
   int64_t firstStagePerRank = 0;
+  /// The edges one rank of the last stage holds: the final norm and the
+  /// output layer (h*V/t untied or, at pp > 1, the tied copy).
+  int64_t lastStageEdgesPerRank = 0;
 };
 
 /// Bytes one rank of the first pipeline stage holds for training state.

@@ -40,10 +40,15 @@ public:
   /// The document's start, `file:1:1`.
   mlir::Location documentLocation() const { return document; }
 
-  /// The location of the imported op: `fused<"spec">[...]` of a named
-  /// location per lineage field, `"<field>"(file:line:column)`, in source
-  /// order; the document's start when there is none.
-  mlir::Location specLocation() const;
+  /// A named location per lineage field, `"<field>"(file:line:column)`, in
+  /// source order.
+  llvm::SmallVector<mlir::Location> lineage() const;
+
+  /// The location of the imported op: `fused<"spec">[...]` of lineage(),
+  /// then `imported` (the lineage of a document the spec names, such as a
+  /// Hugging Face config); the document's start when there is none.
+  mlir::Location
+  specLocation(llvm::ArrayRef<mlir::Location> imported = {}) const;
 
 private:
   struct Field {

@@ -16,6 +16,8 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,14 @@ llvm::Error inputError(llvm::StringRef inputFile, const llvm::Twine &message);
 /// inputError ("<inputFile>: invalid JSON: ...").
 llvm::Expected<llvm::json::Value> parseJSONInput(llvm::StringRef text,
                                                  llvm::StringRef inputFile);
+
+/// The value as a signed 64-bit integer when it is one exactly: a JSON
+/// integer in range, or a double with no fraction strictly inside the
+/// range. llvm::json::Value::getAsInteger also takes a double of exactly
+/// 2^63 (it compares with double(INT64_MAX), which rounds up to 2^63) and
+/// converts it out of range; every reader of an input integer calls this
+/// instead.
+std::optional<int64_t> exactInteger(const llvm::json::Value &value);
 
 } // namespace blueprint
 

@@ -203,7 +203,8 @@ def ModelSummary : Pass<"model-summary", "::mlir::ModuleOp"> {
     its block-output buffer and its contracts and prints
     (docs/ModelSummary.md):
     - parameters per block and per model, with the word embedding (tied to
-      the LM head), the learned position embedding and the final norm;
+      the LM head, or an untied output layer), the learned position
+      embedding (none under rotary embeddings) and the final norm;
     - weight, gradient and optimizer-state bytes per rank of the first
       pipeline stage, with and without sharding the optimizer over DP, and
       its activation bytes under the schedule's micro-batches in flight;

@@ -2,15 +2,16 @@
 //
 // The work algebra of what lies outside the decoder blocks of Megatron-LM's
 // GPT model on one tensor-parallel rank: the vocabulary-parallel word
-// embedding, the learned absolute position embedding and the embedding
-// dropout of the first pipeline stage; the final norm, the LM head (the
-// tied word embedding as the output layer) and the vocabulary-parallel
-// cross-entropy loss of the last stage; and the once-per-iteration optimizer
-// step over the edge parameters. Invocations, tensor accesses, collective
-// facts and conventions are the block's (BlockWork.h); every count is an
-// exact int64_t computed through OverflowGuard, and an overflow is an
-// llvm::Error naming the quantity. docs/WorkAlgebra.md ("Model edges")
-// tabulates the invocations, their formulas and their provenance.
+// embedding, the learned absolute position embedding (none under rotary
+// embeddings) and the embedding dropout of the first pipeline stage; the
+// final norm, the LM head (the tied word embedding or the untied output
+// layer) and the vocabulary-parallel cross-entropy loss of the last stage; and
+// the once-per-iteration optimizer step over the edge parameters. Invocations,
+// tensor accesses, collective facts and conventions are the block's
+// (BlockWork.h); every count is an exact int64_t computed through
+// OverflowGuard, and an overflow is an llvm::Error naming the quantity.
+// docs/WorkAlgebra.md ("Model edges") tabulates the invocations, their formulas
+// and their provenance.
 //
 //===----------------------------------------------------------------------===//
 

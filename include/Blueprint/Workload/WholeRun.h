@@ -118,6 +118,9 @@ struct WholeRun {
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   /// The inference contract of an inference run (deriveInferenceRun).
   std::optional<InferenceSpec> inference;
+  /// Positions the KV cache of an inference run holds at most: the model's
+  /// sliding window (a rolling buffer), none without one.
+  std::optional<int64_t> kvCacheWindow;
   std::vector<RunTemplate> templates;
   /// The per-micro-batch stage work, each distinct piece once (a
   /// scattered message's gather per message kind, a ZeRO-3 gather per

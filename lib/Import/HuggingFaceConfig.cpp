@@ -1,0 +1,308 @@
+//===- HuggingFaceConfig.cpp - A Hugging Face config.json as a model ------===//
+//
+// Maps the keys of a Hugging Face config.json onto the model contract, one
+// family (`model_type`) at a time, as the transformers modeling code of that
+// family builds the network (docs/ImportHuggingFace.md cites the files).
+// Every key is either read or known not to change the work; any other key
+// is an error, so that a config is never silently misread.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Import/HuggingFaceConfig.h"
+
+#include "Blueprint/Import/FieldReader.h"
+#include "Blueprint/Import/TrainingModule.h"
+#include "Blueprint/Support/JSON.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+using namespace mlir;
+using namespace blueprint;
+using namespace blueprint::import;
+using namespace blueprint::workload;
+
+namespace {
+
+/// The config's own keys are members of its top-level object.
+const std::string kRoot = "$";
+
+/// Keys every PretrainedConfig may carry that say nothing about the
+/// network's shape: names, token ids, the stored datatype (the spec's
+/// workload states the datatypes run), the initialization and the
+/// generation cache.
+constexpr llvm::StringLiteral kCommonIgnored[] = {
+    "_name_or_path",        "architectures",     "bos_token_id", "eos_token_id",
+    "pad_token_id",         "initializer_range", "torch_dtype",  "dtype",
+    "transformers_version", "use_cache"};
+
+/// A supported `model_type`: the keys its mapping reads (those of the shape
+/// it shares with other families, and its own), the ones it ignores besides
+/// kCommonIgnored, and the mapping.
+struct Family {
+  llvm::StringLiteral modelType;
+  llvm::ArrayRef<llvm::StringLiteral> shape;
+  llvm::ArrayRef<llvm::StringLiteral> own;
+  llvm::ArrayRef<llvm::StringLiteral> ignored;
+  ModelSpec (*map)(FieldReader &, const llvm::json::Object &);
+
+  bool reads(llvm::StringRef key) const {
+    return llvm::is_contained(shape, key) || llvm::is_contained(own, key);
+  }
+};
+
+/// An integer key that is absent or null when the family's default applies.
+std::optional<int64_t> nullableInteger(FieldReader &reader,
+                                       const llvm::json::Object &config,
+                                       llvm::StringRef key) {
+  const llvm::json::Value *value = config.get(key);
+  if (!value || value->getAsNull())
+    return std::nullopt;
+  return reader.integer(config, key, kRoot);
+}
+
+/// Llama, Mistral and Qwen2 share the network (LlamaDecoderLayer and its
+/// copies): RMSNorm, rotary q and k, a SwiGLU MLP (gate, up and down
+/// projections); they differ in their biases and windows, which the caller
+/// sets.
+ModelSpec mapLlamaShape(FieldReader &reader, const llvm::json::Object &config) {
+  ModelSpec model;
+  model.hidden = reader.integer(config, "hidden_size", kRoot);
+  model.heads = reader.integer(config, "num_attention_heads", kRoot);
+  model.kvHeads = nullableInteger(reader, config, "num_key_value_heads")
+                      .value_or(model.heads);
+  std::optional<int64_t> headDim = nullableInteger(reader, config, "head_dim");
+  model.headDim =
+      headDimension(reader, headDim, model.hidden, model.heads, kRoot);
+  model.ffnHidden = reader.integer(config, "intermediate_size", kRoot);
+  model.blocks = reader.integer(config, "num_hidden_layers", kRoot);
+  model.vocab = reader.integer(config, "vocab_size", kRoot);
+  model.maxPositions = reader.integer(config, "max_position_embeddings", kRoot);
+  std::optional<std::string> activation =
+      reader.string(config, "hidden_act", kRoot, "silu");
+  if (activation && *activation != "silu")
+    reader.error(kRoot + ".hidden_act",
+                 "unsupported value \"" + *activation +
+                     "\": only \"silu\" (the gated MLP, activation = "
+                     "swiglu) is expressible");
+  model.activation = ActivationKind::SwiGLU;
+  model.norm = NormKind::RMSNorm;
+  model.positionEmbedding = PositionEmbedding::Rotary;
+  model.tiedEmbeddings =
+      reader.boolean(config, "tie_word_embeddings", kRoot, false);
+  return model;
+}
+
+/// LlamaAttention gives q, k, v and o a bias when `attention_bias`, LlamaMLP
+/// its three projections when `mlp_bias`.
+ModelSpec mapLlama(FieldReader &reader, const llvm::json::Object &config) {
+  ModelSpec model = mapLlamaShape(reader, config);
+  bool attentionBias = reader.boolean(config, "attention_bias", kRoot, false);
+  bool mlpBias = reader.boolean(config, "mlp_bias", kRoot, false);
+  if (attentionBias == mlpBias)
+    model.linearBias = attentionBias ? LinearBias::All : LinearBias::None;
+  else
+    reader.error(kRoot + (attentionBias ? ".attention_bias" : ".mlp_bias"),
+                 llvm::Twine("attention_bias = ") +
+                     (attentionBias ? "true" : "false") +
+                     " with mlp_bias = " + (mlpBias ? "true" : "false") +
+                     " is not expressible: linear_bias gives a bias to all "
+                     "linear layers, to the QKV projection only, or to none");
+  return model;
+}
+
+/// MistralAttention and MistralMLP have no biases; every layer attends
+/// within `sliding_window` keys (MistralConfig's default 4096; null is full
+/// causal attention). A window at least as long as the longest sequence the
+/// model accepts never slides: transformers' mask is then full causal
+/// attention, and so is the imported model (transformer_model_c5 refuses
+/// such a window when a spec states it).
+ModelSpec mapMistral(FieldReader &reader, const llvm::json::Object &config) {
+  ModelSpec model = mapLlamaShape(reader, config);
+  model.linearBias = LinearBias::None;
+  constexpr int64_t kDefaultWindow = 4096;
+  model.attentionWindow =
+      config.get("sliding_window")
+          ? nullableInteger(reader, config, "sliding_window")
+          : std::optional<int64_t>(kDefaultWindow);
+  if (model.attentionWindow && *model.attentionWindow >= model.maxPositions)
+    model.attentionWindow = std::nullopt;
+  return model;
+}
+
+/// Qwen2Attention gives q, k and v a bias and o none; the MLP has none.
+/// With `use_sliding_window` only the layers from `max_window_layers` on
+/// attend within the window, which one attention_window for every block
+/// cannot say.
+ModelSpec mapQwen2(FieldReader &reader, const llvm::json::Object &config) {
+  ModelSpec model = mapLlamaShape(reader, config);
+  model.linearBias = LinearBias::QKVOnly;
+  if (reader.boolean(config, "use_sliding_window", kRoot, false))
+    reader.error(kRoot + ".use_sliding_window",
+                 "true is not supported: Qwen2 applies the sliding window "
+                 "only to the layers from max_window_layers on, and the "
+                 "model's attention_window holds for every block");
+  return model;
+}
+
+/// GPT2Model: LayerNorm, a learned position table, biases on every linear
+/// layer (Conv1D), a plain MLP of n_inner (default 4 * n_embd) and an LM
+/// head tied to the token embeddings unless the config unties it.
+ModelSpec mapGPT2(FieldReader &reader, const llvm::json::Object &config) {
+  ModelSpec model;
+  model.hidden = reader.integer(config, "n_embd", kRoot);
+  model.heads = reader.integer(config, "n_head", kRoot);
+  model.kvHeads = model.heads;
+  model.headDim =
+      headDimension(reader, std::nullopt, model.hidden, model.heads, kRoot);
+  model.blocks = reader.integer(config, "n_layer", kRoot);
+  model.maxPositions = reader.integer(config, "n_positions", kRoot);
+  model.vocab = reader.integer(config, "vocab_size", kRoot);
+  if (std::optional<int64_t> inner = nullableInteger(reader, config, "n_inner"))
+    model.ffnHidden = *inner;
+  else if (std::optional<int64_t> fourTimes =
+               llvm::checkedMul<int64_t>(4, model.hidden))
+    model.ffnHidden = *fourTimes;
+  else
+    reader.error(kRoot + ".n_embd", "4 * n_embd (the default n_inner) "
+                                    "overflows a 64-bit integer");
+  std::optional<std::string> activation =
+      reader.string(config, "activation_function", kRoot, "gelu_new");
+  if (activation == "gelu" || activation == "gelu_new")
+    model.activation = ActivationKind::GeLU;
+  else if (activation == "relu")
+    model.activation = ActivationKind::ReLU;
+  else if (activation)
+    reader.error(kRoot + ".activation_function",
+                 "unsupported value \"" + *activation +
+                     "\": expected \"gelu_new\" or \"gelu\" (activation = "
+                     "gelu) or \"relu\"");
+  model.norm = NormKind::LayerNorm;
+  model.positionEmbedding = PositionEmbedding::Learned;
+  model.linearBias = LinearBias::All;
+  model.tiedEmbeddings =
+      reader.boolean(config, "tie_word_embeddings", kRoot, true);
+  return model;
+}
+
+constexpr llvm::StringLiteral kLlamaShape[] = {
+    "model_type",          "hidden_size",        "num_attention_heads",
+    "num_key_value_heads", "head_dim",           "intermediate_size",
+    "num_hidden_layers",   "vocab_size",         "max_position_embeddings",
+    "hidden_act",          "tie_word_embeddings"};
+constexpr llvm::StringLiteral kLlamaOwn[] = {"attention_bias", "mlp_bias"};
+constexpr llvm::StringLiteral kLlamaIgnored[] = {
+    "rms_norm_eps", "rope_theta", "rope_scaling", "pretraining_tp",
+    "attention_dropout"};
+constexpr llvm::StringLiteral kMistralOwn[] = {"sliding_window"};
+constexpr llvm::StringLiteral kMistralIgnored[] = {"rms_norm_eps", "rope_theta",
+                                                   "attention_dropout"};
+constexpr llvm::StringLiteral kQwen2Own[] = {"use_sliding_window"};
+constexpr llvm::StringLiteral kQwen2Ignored[] = {
+    "rms_norm_eps",   "rope_theta",        "rope_scaling",
+    "sliding_window", "max_window_layers", "attention_dropout"};
+constexpr llvm::StringLiteral kGPT2Shape[] = {
+    "model_type",         "n_embd",     "n_head",  "n_layer",
+    "n_positions",        "vocab_size", "n_inner", "activation_function",
+    "tie_word_embeddings"};
+constexpr llvm::StringLiteral kGPT2Ignored[] = {"n_ctx",
+                                                "layer_norm_epsilon",
+                                                "attn_pdrop",
+                                                "embd_pdrop",
+                                                "resid_pdrop",
+                                                "summary_activation",
+                                                "summary_first_dropout",
+                                                "summary_proj_to_labels",
+                                                "summary_type",
+                                                "summary_use_proj",
+                                                "task_specific_params"};
+
+const Family kFamilies[] = {
+    {"llama", kLlamaShape, kLlamaOwn, kLlamaIgnored, mapLlama},
+    {"mistral", kLlamaShape, kMistralOwn, kMistralIgnored, mapMistral},
+    {"qwen2", kLlamaShape, kQwen2Own, kQwen2Ignored, mapQwen2},
+    {"gpt2", kGPT2Shape, {}, kGPT2Ignored, mapGPT2}};
+
+/// Families the model contract cannot express yet, and why.
+struct Inexpressible {
+  llvm::StringLiteral modelType;
+  llvm::StringLiteral missing;
+};
+constexpr Inexpressible kInexpressible[] = {
+    {"mixtral", "mixture-of-experts MLPs"},
+    {"deepseek_v3", "mixture-of-experts MLPs and multi-head latent attention"}};
+
+const Family *findFamily(llvm::StringRef modelType) {
+  for (const Family &family : kFamilies)
+    if (family.modelType == modelType)
+      return &family;
+  return nullptr;
+}
+
+/// Reports why `modelType` has no family.
+void rejectModelType(FieldReader &reader, llvm::StringRef modelType) {
+  std::string path = kRoot + ".model_type";
+  for (const Inexpressible &family : kInexpressible)
+    if (family.modelType == modelType) {
+      reader.error(path, "\"" + modelType +
+                             "\" is not supported yet: the model contract "
+                             "cannot express " +
+                             family.missing);
+      return;
+    }
+  llvm::SmallVector<llvm::StringRef> supported;
+  for (const Family &family : kFamilies)
+    supported.push_back(family.modelType);
+  reader.error(path, "unsupported model type \"" + modelType +
+                         "\"; supported: " + llvm::join(supported, ", "));
+}
+
+} // namespace
+
+std::optional<HuggingFaceModel> blueprint::import::readHuggingFaceConfig(
+    llvm::StringRef text, llvm::StringRef file, MLIRContext *context) {
+  SourceFields fields(context, file);
+  std::vector<JSONMember> members;
+  llvm::Expected<llvm::json::Value> parsed = parseJSON(text, &members);
+  if (!parsed) {
+    emitError(fields.documentLocation())
+        << "import: " << file << ": " << llvm::toString(parsed.takeError());
+    return std::nullopt;
+  }
+  const llvm::json::Object *config = parsed->getAsObject();
+  std::optional<llvm::StringRef> modelType =
+      config ? config->getString("model_type") : std::nullopt;
+  const Family *family = modelType ? findFamily(*modelType) : nullptr;
+  // The lineage names the keys the model was read from.
+  for (const JSONMember &member : members)
+    fields.add(
+        member.path, member.line, member.column,
+        family && member.depth == 1 && !member.container &&
+            family->reads(
+                llvm::StringRef(member.path).drop_front(kRoot.size() + 1)));
+  FieldReader reader(fields, file);
+  if (!reader.object(&*parsed, kRoot))
+    return std::nullopt;
+  std::optional<std::string> type = reader.string(*config, "model_type", kRoot);
+  if (!type)
+    return std::nullopt;
+  if (!family) {
+    rejectModelType(reader, *type);
+    return std::nullopt;
+  }
+  llvm::SmallVector<llvm::StringLiteral> known(family->shape.begin(),
+                                               family->shape.end());
+  llvm::append_range(known, family->own);
+  llvm::append_range(known, family->ignored);
+  llvm::append_range(known, kCommonIgnored);
+  reader.rejectUnknownFields(
+      *config, kRoot, known,
+      "key not known to change or not to change the work of a \"" + *type +
+          "\" model (docs/ImportHuggingFace.md lists the keys read and the "
+          "keys ignored)");
+  HuggingFaceModel imported{family->map(reader, *config), fields.lineage()};
+  if (reader.failed())
+    return std::nullopt;
+  return imported;
+}
