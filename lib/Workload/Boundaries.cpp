@@ -3,6 +3,7 @@
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Checked.h"
+#include "ForwardBuilder.h"
 
 using namespace blueprint::workload;
 
@@ -22,6 +23,41 @@ std::optional<Phase> blueprint::workload::producingPhase(BoundaryRole role) {
     return std::nullopt;
   }
   llvm_unreachable("unknown BoundaryRole");
+}
+
+/// Multi-head latent attention's tensors (BlockWork.cpp,
+/// latentAttentionParameters): the down-projections and the latent norms
+/// duplicated on every TP rank, the up-projections column-parallel, w_out
+/// row-parallel over heads * v_head_dim.
+template <typename Add>
+static void addLatentAttentionParameters(const ModelSpec &model,
+                                         OverflowGuard &guard, Add add) {
+  int64_t queryColumns =
+      guard.mul(model.heads, model.headDim, "MLA query columns");
+  int64_t keyValueHeadWidth = guard.add(*model.qkNopeHeadDim, *model.vHeadDim,
+                                        "MLA key/value head width");
+  int64_t keyValueColumns =
+      guard.mul(model.heads, keyValueHeadWidth, "MLA key/value columns");
+  int64_t latentColumns =
+      guard.add(*model.kvLoraRank, *model.qkRopeHeadDim, "kv_a output columns");
+  int64_t valueColumns =
+      guard.mul(model.heads, *model.vHeadDim, "MLA value columns");
+  bool layerNorm = model.norm == NormKind::LayerNorm;
+  if (model.qLoraRank) {
+    add("w_q_a", {model.hidden, *model.qLoraRank}, std::nullopt);
+    add("q_a_norm_gamma", {*model.qLoraRank}, std::nullopt);
+    if (layerNorm)
+      add("q_a_norm_beta", {*model.qLoraRank}, std::nullopt);
+    add("w_q_b", {*model.qLoraRank, queryColumns}, 1);
+  } else {
+    add("w_q", {model.hidden, queryColumns}, 1);
+  }
+  add("w_kv_a", {model.hidden, latentColumns}, std::nullopt);
+  add("kv_a_norm_gamma", {*model.kvLoraRank}, std::nullopt);
+  if (layerNorm)
+    add("kv_a_norm_beta", {*model.kvLoraRank}, std::nullopt);
+  add("w_kv_b", {*model.kvLoraRank, keyValueColumns}, 1);
+  add("w_out", {valueColumns, model.hidden}, 0);
 }
 
 /// The block's parameters: column-parallel weights split their output
@@ -46,10 +82,14 @@ blockParameters(const ModelSpec &model, DataType weightType,
         {name, BoundaryRole::Parameter, std::move(shape), weightType, split});
   };
   add("norm1_gamma", {model.hidden}, std::nullopt);
-  add("w_qkv", {model.hidden, qkvColumns}, 1);
-  if (model.hasQKVBias())
-    add("b_qkv", {qkvColumns}, 0);
-  add("w_out", {attentionWidth, model.hidden}, 0);
+  if (model.hasLatentAttention())
+    addLatentAttentionParameters(model, guard, add);
+  else {
+    add("w_qkv", {model.hidden, qkvColumns}, 1);
+    if (model.hasQKVBias())
+      add("b_qkv", {qkvColumns}, 0);
+    add("w_out", {attentionWidth, model.hidden}, 0);
+  }
   bool projectionBiases = model.hasOutputAndMLPBiases();
   if (projectionBiases)
     add("b_out", {model.hidden}, std::nullopt);
@@ -146,6 +186,9 @@ llvm::Expected<std::vector<BoundaryTensor>>
 blueprint::workload::inferenceBoundaries(const ModelSpec &model,
                                          const InferenceSpec &inference,
                                          const MappingSpec &mapping) {
+  if (llvm::Error error =
+          detail::requireMultiHeadAttention(model, "inferenceBoundaries"))
+    return error;
   std::optional<InferenceComposition> composition =
       composeInference(model, inference, mapping);
   if (!composition)

@@ -243,7 +243,7 @@ llvm::Expected<BlockWork> InferenceBuilder::build() {
       decode ? cached("k_cache", shape.attendedKeys) : newKeysOrValues("k");
   TensorAccess values =
       decode ? cached("v_cache", shape.attendedKeys) : newKeysOrValues("v");
-  attentionCore(std::move(keys), std::move(values));
+  attentionCore({std::move(keys)}, std::move(values));
   attentionOutput();
   forwardMlp();
   return finish(decode ? "deriveInferenceDecodeStep"

@@ -260,6 +260,29 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
     sink.requireDivides(model.seqLength,
                         "seq_length (tp_comm = reduce_scatter_all_gather)",
                         mapping.tp, "tp", "decoder_training_c9");
+  // Megatron-Core's MLA runs its duplicated down-projections on the
+  // sequence shard and reduces the shared rotary key's gradient only on the
+  // sequence-parallel path (docs/WorkAlgebra.md, "Multi-head latent
+  // attention").
+  if (model.hasLatentAttention() && mapping.tp > 1)
+    sink.require(mapping.tpComm == TPCommMode::ReduceScatterAllGather,
+                 "decoder_training_c14",
+                 "multi-head latent attention (kv_lora_rank) under tp = " +
+                     llvm::Twine(mapping.tp) +
+                     " needs tp_comm = reduce_scatter_all_gather (sequence "
+                     "parallelism), got " +
+                     stringifyEnum(mapping.tpComm) +
+                     ": its duplicated down-projections run on each rank's "
+                     "sequence shard");
+  if (model.hasLatentAttention() && mapping.tp > 0) {
+    // The latent norms' gradients join the sequence-parallel all-reduce,
+    // whose message splits evenly over the TP ranks.
+    sink.requireDivides(*model.kvLoraRank, "kv_lora_rank", mapping.tp, "tp",
+                        "decoder_training_c15");
+    if (model.qLoraRank)
+      sink.requireDivides(*model.qLoraRank, "q_lora_rank", mapping.tp, "tp",
+                          "decoder_training_c15");
+  }
   // Megatron's interleaved schedule runs micro-batches in groups of pp.
   if (mapping.schedule == PipelineSchedule::Interleaved1F1B &&
       sink.empty()) {

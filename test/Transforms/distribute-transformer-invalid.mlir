@@ -16,25 +16,10 @@ transformer.decoder_training @huge
 
 // -----
 
-// Multi-head latent attention is in the model contract (and in
-// blockParametersPerRank) but no derivation derives it: training and
-// inference runs are refused by name, never derived as multi-head attention.
-// expected-error @+1 {{deriveBlockWork: multi-head latent attention (kv_lora_rank = 128) has no work derivation: the algebra derives multi-head and grouped-query attention only}}
-transformer.decoder_training @mla_training
-    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512,
-             vocab = 1024, blocks = 2, norm = rmsnorm, activation = swiglu,
-             linear_bias = none, position_embedding = rotary,
-             q_lora_rank = 256, kv_lora_rank = 128, qk_nope_head_dim = 64,
-             qk_rope_head_dim = 32, v_head_dim = 64>
-    training = <global_batch = 8, micro_batch = 1, activation_type = bf16,
-                weight_type = bf16, gradient_type = f32,
-                optimizer_state_type = f32>
-    mapping = <world = 8, tp = 8, pp = 1, dp = 1, virtual_stages = 1,
-               tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
-
-// -----
-
-// expected-error @+1 {{multi-head latent attention (kv_lora_rank = 128) has no work derivation}}
+// Multi-head latent attention is trained (docs/WorkAlgebra.md) but not
+// served: an inference run is refused by name, never derived as multi-head
+// attention.
+// expected-error @+1 {{multi-head latent attention (kv_lora_rank = 128) is not served: its compressed KV cache and absorbed decode are not derived}}
 transformer.decoder_inference @mla_serving
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512,
              vocab = 1024, blocks = 2, norm = rmsnorm, activation = swiglu,

@@ -98,7 +98,8 @@ transformer.decoder_training @deepseek_v3_like
                 weight_type = bf16, gradient_type = f32,
                 optimizer_state_type = f32>
     mapping = <world = 8, tp = 8, pp = 1, dp = 1, virtual_stages = 1,
-               tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+               tp_comm = reduce_scatter_all_gather, recompute = none,
+               schedule = one_f_one_b>
 transformer.decoder_training @deepseek_v2_lite_like
     model = <hidden = 2048, heads = 16, ffn_hidden = 10944, seq_length = 4096,
              vocab = 102400, blocks = 27, norm = rmsnorm, activation = swiglu,
@@ -109,7 +110,8 @@ transformer.decoder_training @deepseek_v2_lite_like
                 weight_type = bf16, gradient_type = f32,
                 optimizer_state_type = f32>
     mapping = <world = 8, tp = 8, pp = 1, dp = 1, virtual_stages = 1,
-               tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+               tp_comm = reduce_scatter_all_gather, recompute = none,
+               schedule = one_f_one_b>
 
 // Every remaining closed-set value.
 // CHECK-LABEL: transformer.decoder_training @small
