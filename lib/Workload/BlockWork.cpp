@@ -867,7 +867,7 @@ void BlockBuilder::backwardBlockInput() {
 llvm::Expected<BlockWork> BlockBuilder::build() {
   work.cadence = Cadence::PerMicroBatch;
   if (model.hasLatentAttention())
-    latentAttentionInput();
+    latentAttentionInput(/*upProjectKeys=*/true);
   else
     attentionInput();
   std::vector<TensorAccess> keys = newKeys("");

@@ -3,7 +3,6 @@
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Checked.h"
-#include "ForwardBuilder.h"
 
 using namespace blueprint::workload;
 
@@ -186,9 +185,6 @@ llvm::Expected<std::vector<BoundaryTensor>>
 blueprint::workload::inferenceBoundaries(const ModelSpec &model,
                                          const InferenceSpec &inference,
                                          const MappingSpec &mapping) {
-  if (llvm::Error error =
-          detail::requireMultiHeadAttention(model, "inferenceBoundaries"))
-    return error;
   std::optional<InferenceComposition> composition =
       composeInference(model, inference, mapping);
   if (!composition)
@@ -206,11 +202,25 @@ blueprint::workload::inferenceBoundaries(const ModelSpec &model,
                               "cached positions");
   int64_t positions =
       model.attendedKeys(guard.sub(context, 1, "cached positions"));
-  int64_t width = guard.mul(model.kvHeads, model.headDim, "kv width");
-  for (const char *cache : {"k_cache", "v_cache"})
-    tensors.push_back({cache, BoundaryRole::KVCache,
+  if (model.hasLatentAttention()) {
+    // One compressed cache of the normed latent and the rotated shared key,
+    // which every head and so every TP rank reads whole.
+    int64_t width = guard.add(*model.kvLoraRank, *model.qkRopeHeadDim,
+                              "compressed KV-cache width");
+    tensors.push_back({"kv_cache",
+                       BoundaryRole::KVCache,
                        {composition->localBatch, positions, width},
-                       inference.kvCacheType, 2});
+                       inference.kvCacheType,
+                       std::nullopt});
+  } else {
+    int64_t width = guard.mul(model.kvHeads, model.headDim, "kv width");
+    for (const char *cache : {"k_cache", "v_cache"})
+      tensors.push_back({cache,
+                         BoundaryRole::KVCache,
+                         {composition->localBatch, positions, width},
+                         inference.kvCacheType,
+                         2});
+  }
   if (guard.failed())
     return guard.error("inferenceBoundaries");
   return tensors;

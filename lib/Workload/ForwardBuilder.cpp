@@ -481,7 +481,7 @@ int64_t ForwardBuilder::latentKeyCols() {
 /// column-parallel up-projections (MLASelfAttention.get_query_key_value_
 /// tensors: the up-projections' sequence-parallel input gather and
 /// gather_from_sequence_parallel_region of k_pos_emb).
-void ForwardBuilder::latentAttentionInput() {
+void ForwardBuilder::latentAttentionInput(bool upProjectKeys) {
   norm(primitive::kNorm1, "x", "x_norm1", StashRole::BlockInput);
   int64_t kvRank = *model.kvLoraRank;
   int64_t ropeDim = shape.rotaryDim;
@@ -581,25 +581,27 @@ void ForwardBuilder::latentAttentionInput() {
           "rank's query heads (qk_nope_head_dim + qk_rope_head_dim each)"});
   }
 
-  int64_t kvbCols =
-      guard.add(latentKeyCols(), shape.valueCols, "kv_b_proj output columns");
-  std::vector<TensorAccess> keys = newKeys("");
-  Invocation &upProjection = emit(
-      {primitive::kKVBProj,
-       run.phase,
-       Engine::Matmul,
-       linearOps(opsName(primitive::kKVBProj), shape.tokens, kvRank, kvbCols),
-       {activation("kv_latent_norm",
-                   elements({shape.tokens, kvRank}, "kv_latent_norm")),
-        weight("w_kv_b", elements({kvRank, kvbCols}, "w_kv_b"))},
-       {std::move(keys.front()), newValues("v")},
-       "forward of kv_b_proj: column-parallel up-projection of "
-       "kv_latent_norm to this rank's keys (qk_nope_head_dim per head, "
-       "without their rotary part) and values (v_head_dim per head)"});
-  stash(upProjection,
-        activation("kv_latent_norm",
-                   elements({shape.localTokens, kvRank}, "kv_latent_norm")),
-        StashRole::Kept);
+  if (upProjectKeys) {
+    int64_t kvbCols =
+        guard.add(latentKeyCols(), shape.valueCols, "kv_b_proj output columns");
+    std::vector<TensorAccess> keys = newKeys("");
+    Invocation &upProjection = emit(
+        {primitive::kKVBProj,
+         run.phase,
+         Engine::Matmul,
+         linearOps(opsName(primitive::kKVBProj), shape.tokens, kvRank, kvbCols),
+         {activation("kv_latent_norm",
+                     elements({shape.tokens, kvRank}, "kv_latent_norm")),
+          weight("w_kv_b", elements({kvRank, kvbCols}, "w_kv_b"))},
+         {std::move(keys.front()), newValues("v")},
+         "forward of kv_b_proj: column-parallel up-projection of "
+         "kv_latent_norm to this rank's keys (qk_nope_head_dim per head, "
+         "without their rotary part) and values (v_head_dim per head)"});
+    stash(upProjection,
+          activation("kv_latent_norm",
+                     elements({shape.localTokens, kvRank}, "kv_latent_norm")),
+          StashRole::Kept);
+  }
 
   rotary(run.phase, "",
          "forward of rotary: the rotary parts q_rope of this rank's query "
@@ -634,33 +636,46 @@ std::string ForwardBuilder::softmaxCause() const {
 /// just produced, or the KV cache in a decode step.
 void ForwardBuilder::attentionCore(std::vector<TensorAccess> keys,
                                    TensorAccess values) {
-  int64_t qElements = elements({shape.tokens, shape.qCols}, "q");
-  int64_t contextElements =
-      elements({shape.tokens, shape.contextCols}, "context");
+  AttentionOperands operands;
+  operands.queries = {
+      activation("q", elements({shape.tokens, shape.qCols}, "q"))};
+  operands.keys = std::move(keys);
+  operands.values = std::move(values);
+  operands.scoreWidth = shape.headDim;
+  operands.valueWidth = shape.valueHeadDim;
+  operands.context = activation(
+      "context", elements({shape.tokens, shape.contextCols}, "context"));
+  operands.scoreCause =
+      model.hasLatentAttention()
+          ? "forward of qk_matmul: attention scores Q K^T of this rank's "
+            "heads over qk_nope_head_dim + qk_rope_head_dim, the rotary "
+            "part of every head against the one shared rotary key"
+          : "forward of qk_matmul: attention scores Q K^T of this rank's "
+            "heads";
+  attentionCoreOf(std::move(operands));
+}
+
+void ForwardBuilder::attentionCoreOf(AttentionOperands operands) {
   int64_t scoreElements = this->scoreElements("scores");
   int64_t scoreRows =
       elements({shape.batch, shape.heads, shape.queries}, "score rows");
 
   int64_t scoreOps =
-      attentionMatmulOps(opsName(primitive::kQKMatmul), shape.headDim);
-  std::vector<TensorAccess> scoreReads = {activation("q", qElements)};
-  llvm::append_range(scoreReads, keys);
-  Invocation *invocation = &emit(
-      {primitive::kQKMatmul,
-       run.phase,
-       Engine::Matmul,
-       scoreOps,
-       std::move(scoreReads),
-       {activation("scores", scoreElements)},
-       model.hasLatentAttention()
-           ? "forward of qk_matmul: attention scores Q K^T of this rank's "
-             "heads over qk_nope_head_dim + qk_rope_head_dim, the rotary "
-             "part of every head against the one shared rotary key"
-           : "forward of qk_matmul: attention scores Q K^T of this rank's "
-             "heads"});
-  stash(*invocation, activation("q", qElements), StashRole::Kept);
-  for (TensorAccess &key : keys)
+      attentionMatmulOps(opsName(primitive::kQKMatmul), operands.scoreWidth);
+  std::vector<TensorAccess> scoreReads = operands.queries;
+  llvm::append_range(scoreReads, operands.keys);
+  Invocation *invocation = &emit({primitive::kQKMatmul,
+                                  run.phase,
+                                  Engine::Matmul,
+                                  scoreOps,
+                                  std::move(scoreReads),
+                                  {activation("scores", scoreElements)},
+                                  operands.scoreCause});
+  for (TensorAccess &query : operands.queries)
+    stash(*invocation, std::move(query), StashRole::Kept);
+  for (TensorAccess &key : operands.keys)
     stash(*invocation, std::move(key), StashRole::Kept);
+  TensorAccess values = std::move(operands.values);
 
   invocation = &emit(
       {primitive::kSoftmax,
@@ -693,15 +708,15 @@ void ForwardBuilder::attentionCore(std::vector<TensorAccess> keys,
     attended = "probs_dropped";
   }
 
-  invocation = &emit(
-      {primitive::kAttnVMatmul,
-       run.phase,
-       Engine::Matmul,
-       attentionMatmulOps(opsName(primitive::kAttnVMatmul), shape.valueHeadDim),
-       {activation(attended, scoreElements), values},
-       {activation("context", contextElements)},
-       "forward of attn_v_matmul: attention-weighted values " + attended +
-           " x V"});
+  invocation = &emit({primitive::kAttnVMatmul,
+                      run.phase,
+                      Engine::Matmul,
+                      attentionMatmulOps(opsName(primitive::kAttnVMatmul),
+                                         operands.valueWidth),
+                      {activation(attended, scoreElements), values},
+                      {std::move(operands.context)},
+                      "forward of attn_v_matmul: attention-weighted values " +
+                          attended + " x V"});
   // Without attention dropout, `probs` is already stashed by softmax.
   if (run.attentionDropout)
     stash(*invocation, activation("probs_dropped", scoreElements),
@@ -871,18 +886,6 @@ void ForwardBuilder::normBackwardOver(llvm::StringRef primitive,
         std::move(reads), std::move(paramGrads),
         "backward of " + primitive +
             ": norm parameter gradients accumulated over this rank's rows"});
-}
-
-llvm::Error
-blueprint::workload::detail::requireMultiHeadAttention(const ModelSpec &model,
-                                                       llvm::StringRef who) {
-  if (!model.hasLatentAttention())
-    return llvm::Error::success();
-  return makeError(who + ": multi-head latent attention (kv_lora_rank = " +
-                   llvm::Twine(*model.kvLoraRank) +
-                   ") is not served: its compressed KV cache and absorbed "
-                   "decode are not derived; inference derives multi-head "
-                   "and grouped-query attention only");
 }
 
 llvm::Error blueprint::workload::detail::checkTrainingComposes(

@@ -43,13 +43,6 @@ llvm::Error violationsError(const llvm::Twine &preamble,
 /// does not compose:" and every broken rule with its label.
 llvm::Error runError(llvm::StringRef who, const RunViolations &violations);
 
-/// Success unless the model has multi-head latent attention, which the
-/// inference derivations do not serve (its compressed KV cache and absorbed
-/// decode are not derived): refused by name rather than served as
-/// multi-head attention.
-llvm::Error requireMultiHeadAttention(const ModelSpec &model,
-                                      llvm::StringRef who);
-
 /// runError of checkTrainingRun: what every training derivation checks
 /// first.
 llvm::Error checkTrainingComposes(const ModelSpec &model,
@@ -267,7 +260,9 @@ protected:
   /// and of the shared rotary key, the column-parallel up-projections
   /// q_b_proj (or q_proj) and kv_b_proj, and the rotary embedding of the
   /// rotary parts of q and k.
-  void latentAttentionInput();
+  /// `upProjectKeys` false leaves out kv_b_proj: the absorbed decode step
+  /// attends to the cached latent instead of per-head keys and values.
+  void latentAttentionInput(bool upProjectKeys);
   /// The query/key columns of this rank without their rotary part:
   /// heads/tp * qk_nope_head_dim (multi-head latent attention).
   int64_t latentKeyCols();
@@ -288,6 +283,21 @@ protected:
   /// positions, at the activation type.
   TensorAccess newKeysOrValues(llvm::StringRef name);
   void attentionCore(std::vector<TensorAccess> keys, TensorAccess values);
+  /// What the attention core reads and writes: the queries and keys of the
+  /// scores over scoreWidth columns per head, the values and the context
+  /// over valueWidth (head_dim each under multi-head attention; the latent
+  /// widths in multi-head latent attention's absorbed decode).
+  struct AttentionOperands {
+    std::vector<TensorAccess> queries;
+    std::vector<TensorAccess> keys;
+    TensorAccess values;
+    int64_t scoreWidth = 0;
+    int64_t valueWidth = 0;
+    TensorAccess context;
+    std::string scoreCause;
+  };
+  /// The attention core of attentionCore over explicit operands.
+  void attentionCoreOf(AttentionOperands operands);
   std::string softmaxCause() const;
   void attentionOutput();
   void forwardMlp();

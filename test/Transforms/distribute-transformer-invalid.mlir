@@ -13,21 +13,3 @@ transformer.decoder_training @huge
                 optimizer_state_type = f32>
     mapping = <world = 8, tp = 8, pp = 1, dp = 1, virtual_stages = 1,
                tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
-
-// -----
-
-// Multi-head latent attention is trained (docs/WorkAlgebra.md) but not
-// served: an inference run is refused by name, never derived as multi-head
-// attention.
-// expected-error @+1 {{multi-head latent attention (kv_lora_rank = 128) is not served: its compressed KV cache and absorbed decode are not derived}}
-transformer.decoder_inference @mla_serving
-    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512,
-             vocab = 1024, blocks = 2, norm = rmsnorm, activation = swiglu,
-             linear_bias = none, position_embedding = rotary,
-             kv_lora_rank = 128, qk_nope_head_dim = 64, qk_rope_head_dim = 32,
-             v_head_dim = 64>
-    inference = <batch = 2, prompt_length = 64, generated_tokens = 4,
-                 activation_type = bf16, weight_type = bf16,
-                 kv_cache_type = bf16>
-    mapping = <world = 8, tp = 8, pp = 1, dp = 1, virtual_stages = 1,
-               tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>

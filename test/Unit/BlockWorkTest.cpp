@@ -17,6 +17,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include "ReferenceCases.h"
+#include "SmallRuns.h"
 
 #include "gtest/gtest.h"
 
@@ -965,8 +966,6 @@ ModelSpec latentModel(bool queryLatent) {
   ModelSpec model;
   model.hidden = 64;
   model.heads = 8;
-  model.kvHeads = 8;
-  model.headDim = 24;
   model.ffnHidden = 128;
   model.seqLength = 32;
   model.maxPositions = 32;
@@ -974,14 +973,9 @@ ModelSpec latentModel(bool queryLatent) {
   model.blocks = 2;
   model.norm = NormKind::RMSNorm;
   model.activation = ActivationKind::SwiGLU;
-  model.linearBias = LinearBias::None;
-  model.positionEmbedding = PositionEmbedding::Rotary;
-  if (queryLatent)
-    model.qLoraRank = 48;
-  model.kvLoraRank = 32;
-  model.qkNopeHeadDim = 16;
-  model.qkRopeHeadDim = 8;
-  model.vHeadDim = 12;
+  blueprint::test::useLatentAttention(
+      model,
+      {queryLatent ? std::optional<int64_t>(48) : std::nullopt, 32, 16, 8, 12});
   return model;
 }
 

@@ -388,18 +388,12 @@ TEST(ModelQuantities, LatentAttentionFlopsPerTokenAreSixNPlusTheAttentionTerm) {
       int64_t h = 256, a = 8, dn = 32, dr = 16, dv = 24, rq = 96, rkv = 64,
               f = 512;
       ModelSpec model = gpt(h, a, 4);
-      model.headDim = dn + dr;
       model.ffnHidden = f;
       model.activation = ActivationKind::SwiGLU;
       model.norm = NormKind::RMSNorm;
-      model.linearBias = LinearBias::None;
-      model.positionEmbedding = PositionEmbedding::Rotary;
-      if (queryLatent)
-        model.qLoraRank = rq;
-      model.kvLoraRank = rkv;
-      model.qkNopeHeadDim = dn;
-      model.qkRopeHeadDim = dr;
-      model.vHeadDim = dv;
+      test::useLatentAttention(
+          model, {queryLatent ? std::optional<int64_t>(rq) : std::nullopt, rkv,
+                  dn, dr, dv});
       int64_t B = 8, s = model.seqLength, L = model.blocks, V = model.vocab;
       int64_t d = dn + dr;
       int64_t query = queryLatent ? h * rq + rq * a * d : h * a * d;

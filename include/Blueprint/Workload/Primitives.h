@@ -88,7 +88,9 @@ namespace blueprint::workload::primitive {
   X(kKVBProj, "kv_b_proj")                                                     \
   X(kKVBWgradGather, "kv_b_wgrad_gather")                                      \
   X(kQBWgradGather, "q_b_wgrad_gather")                                        \
-  X(kQWgradGather, "q_wgrad_gather")
+  X(kQWgradGather, "q_wgrad_gather")                                           \
+  X(kQAbsorb, "q_absorb")                                                      \
+  X(kVAbsorb, "v_absorb")
 
 #define BLUEPRINT_WORKLOAD_PRIMITIVE_CONSTANT(constant, id)                    \
   inline constexpr llvm::StringLiteral constant = id;
