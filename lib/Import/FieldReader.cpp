@@ -135,11 +135,13 @@ std::string FieldReader::printed(const llvm::json::Value &value) {
 
 int64_t import::headDimension(FieldReader &reader, std::optional<int64_t> given,
                               int64_t hidden, int64_t heads,
-                              const std::string &path) {
+                              const std::string &path,
+                              std::optional<int64_t> qkNopeHeadDim,
+                              std::optional<int64_t> qkRopeHeadDim) {
   if (given)
     return *given;
   std::variant<int64_t, workload::RuleViolation> implicit =
-      workload::implicitHeadDim(hidden, heads);
+      workload::implicitHeadDim(hidden, heads, qkNopeHeadDim, qkRopeHeadDim);
   if (auto *violation = std::get_if<workload::RuleViolation>(&implicit)) {
     reader.error(path, violation->rule + ": " + violation->message);
     return 0;

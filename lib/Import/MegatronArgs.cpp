@@ -400,7 +400,9 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
       model.ffnHidden = gated ? *width / 3 / 64 * 64 : *width;
   }
   std::variant<int64_t, RuleViolation> implicit =
-      implicitHeadDim(model.hidden, model.heads);
+      implicitHeadDim(model.hidden, model.heads,
+                      /*qkNopeHeadDim=*/std::nullopt,
+                      /*qkRopeHeadDim=*/std::nullopt);
   if (std::optional<int64_t> channels = args.integer("--kv-channels"))
     model.headDim = *channels;
   else if (auto *dimension = std::get_if<int64_t>(&implicit))

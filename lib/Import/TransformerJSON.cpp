@@ -53,7 +53,12 @@ constexpr llvm::StringLiteral kModelFields[] = {"hidden",
                                                 "linear_bias",
                                                 "position_embedding",
                                                 "tied_embeddings",
-                                                "attention_window"};
+                                                "attention_window",
+                                                "q_lora_rank",
+                                                "kv_lora_rank",
+                                                "qk_nope_head_dim",
+                                                "qk_rope_head_dim",
+                                                "v_head_dim"};
 
 /// The fields of a model object that names a Hugging Face config instead.
 constexpr llvm::StringLiteral kNamedConfigFields[] = {
@@ -70,10 +75,18 @@ ModelSpec readModel(FieldReader &reader, const llvm::json::Object &object) {
   model.vocab = reader.integer(object, "vocab", path);
   model.blocks = reader.integer(object, "blocks", path);
   model.kvHeads = reader.integer(object, "kv_heads", path, model.heads);
+  model.qLoraRank = reader.optionalInteger(object, "q_lora_rank", path);
+  model.kvLoraRank = reader.optionalInteger(object, "kv_lora_rank", path);
+  model.qkNopeHeadDim =
+      reader.optionalInteger(object, "qk_nope_head_dim", path);
+  model.qkRopeHeadDim =
+      reader.optionalInteger(object, "qk_rope_head_dim", path);
+  model.vHeadDim = reader.optionalInteger(object, "v_head_dim", path);
   std::optional<int64_t> headDim =
       reader.optionalInteger(object, "head_dim", path);
   model.headDim =
-      import::headDimension(reader, headDim, model.hidden, model.heads, path);
+      import::headDimension(reader, headDim, model.hidden, model.heads, path,
+                            model.qkNopeHeadDim, model.qkRopeHeadDim);
   model.maxPositions =
       reader.integer(object, "max_positions", path, model.seqLength);
   model.norm = reader.enumeration<NormKind>(

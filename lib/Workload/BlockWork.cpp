@@ -316,6 +316,32 @@ private:
   void backwardAttentionProjection();
   void backwardAttentionCore();
   void backwardAttentionInput();
+  void backwardLatentAttentionInput();
+  void backwardBlockInput();
+  /// One linear of multi-head latent attention's input whose backward
+  /// backwardLatentLinear emits.
+  struct LatentLinear {
+    llvm::StringRef projection;
+    /// The forward input (inputWidth columns) and weight.
+    llvm::StringRef input;
+    int64_t inputWidth = 0;
+    llvm::StringRef weight;
+    int64_t outputCols = 0;
+    /// The gradients of its outputs.
+    std::vector<TensorAccess> outputGrads;
+    /// Whether the input gradient adds to one already there (d_x_norm1 of
+    /// the second projection reading x_norm1).
+    bool accumulate = false;
+    /// A column-parallel up-projection's collectives under tp > 1: the
+    /// reduce-scatter of its input gradient and the re-gather of its input
+    /// for the weight gradient; both empty for a duplicated
+    /// down-projection, which runs on the rank's rows.
+    llvm::StringRef reduction;
+    llvm::StringRef regather;
+  };
+  /// The input gradient, the up-projection's collectives and the weight
+  /// gradient of `linear`.
+  void backwardLatentLinear(const LatentLinear &linear);
 
   const TrainingSpec &training;
   int64_t gradBytes;
@@ -505,7 +531,7 @@ void BlockBuilder::backwardMlp() {
 void BlockBuilder::backwardAttentionProjection() {
   int64_t rowElements = elements({shape.localTokens, shape.hidden}, "d_h_attn");
   int64_t fullElements = elements({shape.tokens, shape.hidden}, "d_attn_out");
-  int64_t qElements = elements({shape.tokens, shape.qCols}, "d_context");
+  int64_t qElements = elements({shape.tokens, shape.contextCols}, "d_context");
 
   // The residual add passes d_h_attn unchanged to the dropout and to x.
   std::string biasedGrad = "d_h_attn";
@@ -540,12 +566,12 @@ void BlockBuilder::backwardAttentionProjection() {
                  "all-gather the sequence-sharded " +
                      biasedGrad + " for the out_proj backward");
 
-  int64_t weightElements = elements({shape.qCols, shape.hidden}, "w_out");
+  int64_t weightElements = elements({shape.contextCols, shape.hidden}, "w_out");
   emit({primitive::kOutProj,
         Phase::ActivationGrad,
         Engine::Matmul,
         linearOps("out_proj input-gradient ops", shape.tokens, shape.hidden,
-                  shape.qCols),
+                  shape.contextCols),
         {activation(biasedGrad, fullElements), weight("w_out", weightElements)},
         {activation("d_context", qElements)},
         "backward of out_proj: input gradient d_context = " + biasedGrad +
@@ -553,8 +579,8 @@ void BlockBuilder::backwardAttentionProjection() {
   emit({primitive::kOutProj,
         Phase::WeightGrad,
         Engine::Matmul,
-        linearOps("out_proj weight-gradient ops", shape.qCols, shape.tokens,
-                  shape.hidden),
+        linearOps("out_proj weight-gradient ops", shape.contextCols,
+                  shape.tokens, shape.hidden),
         {activation("context", qElements), activation(biasedGrad, fullElements),
          gradient("d_w_out", weightElements)},
         {gradient("d_w_out", weightElements)},
@@ -567,25 +593,29 @@ void BlockBuilder::backwardAttentionProjection() {
 /// the dropout and softmax gradients.
 void BlockBuilder::backwardAttentionCore() {
   int64_t qElements = elements({shape.tokens, shape.qCols}, "d_q");
-  int64_t kvElements = elements({shape.tokens, shape.kvCols}, "d_k");
+  int64_t contextElements =
+      elements({shape.tokens, shape.contextCols}, "d_context");
   int64_t scoreElements = this->scoreElements("d_scores");
   llvm::StringRef attended =
       training.attentionDropout ? "probs_dropped" : "probs";
   std::string attendedGrad = ("d_" + attended).str();
+  bool latent = model.hasLatentAttention();
 
-  emit(
-      {primitive::kAttnVMatmul,
-       Phase::ActivationGrad,
-       Engine::Matmul,
-       guard.mul(2, attentionMatmulOps("attn_v_matmul input-gradient ops"),
-                 "attn_v_matmul input-gradient ops"),
-       {activation("d_context", qElements), activation("v", kvElements),
-        activation(attended, scoreElements)},
-       {activation(attendedGrad, scoreElements), activation("d_v", kvElements)},
-       "backward of attn_v_matmul: " + attendedGrad +
-           " = d_context V^T and d_v = " + attended +
-           "^T d_context (summed over the query heads sharing a key/value "
-           "head)"});
+  emit({primitive::kAttnVMatmul,
+        Phase::ActivationGrad,
+        Engine::Matmul,
+        guard.mul(2,
+                  attentionMatmulOps("attn_v_matmul input-gradient ops",
+                                     shape.valueHeadDim),
+                  "attn_v_matmul input-gradient ops"),
+        {activation("d_context", contextElements), newValues("v"),
+         activation(attended, scoreElements)},
+        {activation(attendedGrad, scoreElements), newValues("d_v")},
+        "backward of attn_v_matmul: " + attendedGrad +
+            " = d_context V^T and d_v = " + attended +
+            (latent ? "^T d_context"
+                    : "^T d_context (summed over the query heads sharing a "
+                      "key/value head)")});
   if (training.attentionDropout)
     emit({primitive::kAttnDropout,
           Phase::ActivationGrad,
@@ -606,15 +636,21 @@ void BlockBuilder::backwardAttentionCore() {
         {activation("d_scores", scoreElements)},
         "backward of softmax: gradient of the scaled, masked scores from the "
         "softmax output"});
-  emit({primitive::kQKMatmul,
-        Phase::ActivationGrad,
-        Engine::Matmul,
-        guard.mul(2, attentionMatmulOps("qk_matmul input-gradient ops"),
-                  "qk_matmul input-gradient ops"),
-        {activation("d_scores", scoreElements), activation("q", qElements),
-         activation("k", kvElements)},
-        {activation("d_q", qElements), activation("d_k", kvElements)},
-        "backward of qk_matmul: d_q = d_scores K and d_k = d_scores^T Q"});
+  int64_t scoreOps = guard.mul(
+      2, attentionMatmulOps("qk_matmul input-gradient ops", shape.headDim),
+      "qk_matmul input-gradient ops");
+  std::vector<TensorAccess> reads = {activation("d_scores", scoreElements),
+                                     activation("q", qElements)};
+  llvm::append_range(reads, newKeys(""));
+  std::vector<TensorAccess> writes = {activation("d_q", qElements)};
+  llvm::append_range(writes, newKeys("d_"));
+  emit({primitive::kQKMatmul, Phase::ActivationGrad, Engine::Matmul, scoreOps,
+        std::move(reads), std::move(writes),
+        latent ? "backward of qk_matmul: d_q = d_scores K and d_k = "
+                 "d_scores^T Q, the shared rotary key's d_k_rope summed over "
+                 "this rank's heads"
+               : "backward of qk_matmul: d_q = d_scores K and d_k = "
+                 "d_scores^T Q"});
 }
 
 /// Attention input backward, in reverse: the inverse rotation of d_q and
@@ -625,17 +661,10 @@ void BlockBuilder::backwardAttentionInput() {
   int64_t qElements = elements({shape.tokens, shape.qCols}, "d_q");
   int64_t kvElements = elements({shape.tokens, shape.kvCols}, "d_k");
   if (model.positionEmbedding == PositionEmbedding::Rotary)
-    emit({primitive::kRotary,
-          Phase::ActivationGrad,
-          Engine::Vector,
-          rotaryOps("rotary input-gradient ops"),
-          {activation("d_q", qElements), activation("d_k", kvElements),
-           rotaryTable()},
-          {activation("d_q", qElements), activation("d_k", kvElements)},
-          "backward of rotary: d_q and d_k rotated back by their positions' "
-          "angles (the transposed rotation)"});
+    rotary(Phase::ActivationGrad, "d_",
+           "backward of rotary: d_q and d_k rotated back by their positions' "
+           "angles (the transposed rotation)");
   int64_t fullElements = elements({shape.tokens, shape.hidden}, "d_x_norm1");
-  int64_t rowElements = elements({shape.localTokens, shape.hidden}, "d_x");
   int64_t weightElements = elements({shape.hidden, shape.qkvCols}, "w_qkv");
 
   emit({primitive::kQKVProj,
@@ -692,6 +721,137 @@ void BlockBuilder::backwardAttentionInput() {
           "of d_q, d_k, d_v accumulated into the gradient buffer"});
   }
 
+  backwardBlockInput();
+}
+
+/// Multi-head latent attention's input backward, in reverse of
+/// latentAttentionInput (docs/WorkAlgebra.md, "Multi-head latent
+/// attention"): the inverse rotation, the column-parallel up-projections
+/// with the reduce-scatters of their input gradients and the re-gathers of
+/// their inputs under tp > 1 (which implies sequence parallelism,
+/// decoder_training_c14), the reduce-scatter of the shared rotary key's
+/// gradient (a partial sum over each rank's heads), the latent norms, the
+/// duplicated down-projections on the sequence shard, norm1 and the
+/// residual fork.
+void BlockBuilder::backwardLatentAttentionInput() {
+  rotary(Phase::ActivationGrad, "d_",
+         "backward of rotary: d_q_rope and d_k_rope rotated back by their "
+         "positions' angles (the transposed rotation)");
+  int64_t kvRank = *model.kvLoraRank;
+  int64_t ropeDim = shape.rotaryDim;
+  int64_t kvbCols =
+      guard.add(latentKeyCols(), shape.valueCols, "kv_b_proj output columns");
+  std::vector<TensorAccess> keyValueGrads = {newKeys("d_").front(),
+                                             newValues("d_v")};
+  backwardLatentLinear({primitive::kKVBProj, "kv_latent_norm", kvRank, "w_kv_b",
+                        kvbCols, std::move(keyValueGrads),
+                        /*accumulate=*/false, primitive::kKVLatentTPF,
+                        primitive::kKVBWgradGather});
+  std::vector<TensorAccess> queryGrads = {
+      activation("d_q", elements({shape.tokens, shape.qCols}, "d_q"))};
+  if (model.qLoraRank)
+    backwardLatentLinear({primitive::kQBProj, "q_latent_norm", *model.qLoraRank,
+                          "w_q_b", shape.qCols, std::move(queryGrads),
+                          /*accumulate=*/false, primitive::kQLatentTPF,
+                          primitive::kQBWgradGather});
+  else
+    backwardLatentLinear({primitive::kQProj, "x_norm1", shape.hidden, "w_q",
+                          shape.qCols, std::move(queryGrads),
+                          /*accumulate=*/false, primitive::kAttnTPF,
+                          primitive::kQWgradGather});
+  if (hasCollectives())
+    tpCollectiveOver(primitive::kKRopeTPF, Phase::ActivationGrad,
+                     CollectiveKind::ReduceScatter, "d_k_rope", ropeDim,
+                     "sequence parallelism: reduce-scatter the shared rotary "
+                     "key's gradient d_k_rope, a partial sum over each rank's "
+                     "heads, onto the sequence shards");
+
+  normBackwardOver(primitive::kKVANorm, "kv_latent", "kv_latent_norm", kvRank,
+                   gradBytes);
+  int64_t kvaCols = guard.add(kvRank, ropeDim, "kv_a_proj output columns");
+  std::vector<TensorAccess> latentGrads = {
+      activation("d_kv_latent",
+                 elements({shape.localTokens, kvRank}, "d_kv_latent")),
+      activation("d_k_rope",
+                 elements({shape.localTokens, ropeDim}, "d_k_rope"))};
+  // Without a query latent, q_proj's input gradient is already in
+  // d_x_norm1, which kv_a_proj's adds to.
+  backwardLatentLinear({primitive::kKVAProj, "x_norm1", shape.hidden, "w_kv_a",
+                        kvaCols, std::move(latentGrads),
+                        /*accumulate=*/!model.qLoraRank, "", ""});
+  if (model.qLoraRank) {
+    int64_t qRank = *model.qLoraRank;
+    normBackwardOver(primitive::kQANorm, "q_latent", "q_latent_norm", qRank,
+                     gradBytes);
+    std::vector<TensorAccess> queryLatentGrads = {activation(
+        "d_q_latent", elements({shape.localTokens, qRank}, "d_q_latent"))};
+    backwardLatentLinear({primitive::kQAProj, "x_norm1", shape.hidden, "w_q_a",
+                          qRank, std::move(queryLatentGrads),
+                          /*accumulate=*/true, "", ""});
+  }
+  backwardBlockInput();
+}
+
+void BlockBuilder::backwardLatentLinear(const LatentLinear &linear) {
+  bool upProjection = !linear.reduction.empty();
+  int64_t rows = upProjection ? shape.tokens : shape.localTokens;
+  std::string inputGrad = ("d_" + linear.input).str();
+  int64_t inputElements = elements({rows, linear.inputWidth}, linear.input);
+  int64_t weightElements =
+      elements({linear.inputWidth, linear.outputCols}, linear.weight);
+  std::string gradName = ("d_" + linear.weight).str();
+  int64_t ops = linearOps((linear.projection + " input-gradient ops").str(),
+                          rows, linear.outputCols, linear.inputWidth);
+  std::vector<TensorAccess> reads = linear.outputGrads;
+  reads.push_back(weight(linear.weight, weightElements));
+  if (linear.accumulate)
+    reads.push_back(activation(inputGrad, inputElements));
+  emit({linear.projection,
+        Phase::ActivationGrad,
+        Engine::Matmul,
+        ops,
+        std::move(reads),
+        {activation(inputGrad, inputElements)},
+        "backward of " + linear.projection + ": input gradient " + inputGrad +
+            (upProjection ? " (partial sums when tp > 1)"
+                          : " on this rank's rows") +
+            (linear.accumulate ? ", added to the one already there" : "")});
+  if (upProjection && hasCollectives()) {
+    tpCollectiveOver(linear.reduction, Phase::ActivationGrad,
+                     CollectiveKind::ReduceScatter, inputGrad,
+                     linear.inputWidth,
+                     "sequence parallelism: reduce-scatter the partial sums "
+                     "of " +
+                         inputGrad + " onto the sequence shards");
+    tpCollectiveOver(linear.regather, Phase::Recommunication,
+                     CollectiveKind::AllGather, linear.input, linear.inputWidth,
+                     "sequence-parallel all-gather of " + linear.input +
+                         " redone in backward for the " + linear.projection +
+                         " weight gradient (only the shard is stashed)");
+  }
+  ops = linearOps((linear.projection + " weight-gradient ops").str(),
+                  linear.inputWidth, rows, linear.outputCols);
+  reads = {activation(linear.input, inputElements)};
+  llvm::append_range(reads, linear.outputGrads);
+  reads.push_back(gradient(gradName, weightElements));
+  emit({linear.projection,
+        Phase::WeightGrad,
+        Engine::Matmul,
+        ops,
+        std::move(reads),
+        {gradient(gradName, weightElements)},
+        "backward of " + linear.projection + ": weight gradient " +
+            linear.input + "^T times its output gradients" +
+            (upProjection ? ""
+                          : " over this rank's rows (a partial sum under "
+                            "sequence parallelism, all-reduced by "
+                            "sp_param_grad_sync)") +
+            ", accumulated into the gradient buffer"});
+}
+
+/// The block input's backward: norm1 and the residual fork at x.
+void BlockBuilder::backwardBlockInput() {
+  int64_t rowElements = elements({shape.localTokens, shape.hidden}, "d_x");
   normBackward(primitive::kNorm1, "x", "x_norm1", gradBytes);
   emit({primitive::kAttnResidual,
         Phase::ActivationGrad,
@@ -706,9 +866,12 @@ void BlockBuilder::backwardAttentionInput() {
 
 llvm::Expected<BlockWork> BlockBuilder::build() {
   work.cadence = Cadence::PerMicroBatch;
-  attentionInput();
-  TensorAccess keys = newKeysOrValues("k");
-  TensorAccess values = newKeysOrValues("v");
+  if (model.hasLatentAttention())
+    latentAttentionInput(/*upProjectKeys=*/true);
+  else
+    attentionInput();
+  std::vector<TensorAccess> keys = newKeys("");
+  TensorAccess values = newValues("v");
   attentionCore(std::move(keys), std::move(values));
   attentionOutput();
   forwardMlp();
@@ -722,7 +885,10 @@ llvm::Expected<BlockWork> BlockBuilder::build() {
   if (mapping.recompute == RecomputePolicy::Selective)
     recomputeAttentionCore(forwardEnd);
   backwardAttentionCore();
-  backwardAttentionInput();
+  if (model.hasLatentAttention())
+    backwardLatentAttentionInput();
+  else
+    backwardAttentionInput();
   return finish("deriveBlockWork");
 }
 
@@ -734,6 +900,80 @@ struct RankParameters {
   int64_t sequenceParallel = 0;
 };
 
+/// Parameters of one norm over `width` features: gamma, and beta under
+/// LayerNorm.
+int64_t normParameters(const ModelSpec &model, int64_t width,
+                       OverflowGuard &guard) {
+  return model.norm == NormKind::LayerNorm
+             ? guard.mul(2, width, "norm parameters")
+             : width;
+}
+
+/// Multi-head latent attention on one TP rank (Hugging Face
+/// DeepseekV3Attention for the tensors; Megatron-LM MLASelfAttention for the
+/// split): the down-projections q_a (hidden x q_lora_rank) and kv_a
+/// (hidden x (kv_lora_rank + qk_rope_head_dim), the latent and the shared
+/// rotary key) and their norms over q_lora_rank and kv_lora_rank are
+/// replicated on every rank; the up-projections q_b (q_lora_rank x
+/// heads (qk_nope_head_dim + qk_rope_head_dim)), or q_proj (hidden x the
+/// same) without a query latent, and kv_b (kv_lora_rank x
+/// heads (qk_nope_head_dim + v_head_dim)) are column-parallel over heads;
+/// out_proj (heads v_head_dim x hidden) is row-parallel. No biases
+/// (transformer_model_c10).
+RankParameters latentAttentionParameters(const ModelSpec &model, int64_t tp,
+                                         OverflowGuard &guard) {
+  int64_t heads = model.heads / tp;
+  int64_t queryColumns = guard.mul(heads, model.headDim, "MLA query columns");
+  int64_t keyValueHeadWidth = guard.add(*model.qkNopeHeadDim, *model.vHeadDim,
+                                        "MLA key/value head width");
+  int64_t keyValueColumns =
+      guard.mul(heads, keyValueHeadWidth, "MLA key/value columns");
+  int64_t latentColumns =
+      guard.add(*model.kvLoraRank, *model.qkRopeHeadDim, "kv_a output columns");
+  int64_t valueColumns = guard.mul(heads, *model.vHeadDim, "MLA value columns");
+  // The duplicated tensors (down-projections and latent norms) and the
+  // TP-split ones.
+  std::vector<int64_t> duplicated, split;
+  if (model.qLoraRank) {
+    duplicated.push_back(
+        guard.mul(model.hidden, *model.qLoraRank, "w_q_a parameters"));
+    duplicated.push_back(normParameters(model, *model.qLoraRank, guard));
+    split.push_back(
+        guard.mul(*model.qLoraRank, queryColumns, "w_q_b parameters"));
+  } else {
+    split.push_back(guard.mul(model.hidden, queryColumns, "w_q parameters"));
+  }
+  duplicated.push_back(
+      guard.mul(model.hidden, latentColumns, "w_kv_a parameters"));
+  duplicated.push_back(normParameters(model, *model.kvLoraRank, guard));
+  split.push_back(
+      guard.mul(*model.kvLoraRank, keyValueColumns, "w_kv_b parameters"));
+  split.push_back(guard.mul(valueColumns, model.hidden, "w_out parameters"));
+  RankParameters parameters;
+  for (int64_t count : duplicated)
+    parameters.sequenceParallel =
+        guard.add(parameters.sequenceParallel, count, "MLA parameters");
+  parameters.total = parameters.sequenceParallel;
+  for (int64_t count : split)
+    parameters.total = guard.add(parameters.total, count, "MLA parameters");
+  return parameters;
+}
+
+/// Multi-head (or grouped-query) attention on one TP rank: qkv_proj
+/// column-parallel with its bias, out_proj row-parallel with its bias
+/// replicated.
+int64_t multiHeadAttentionParameters(const ModelSpec &model,
+                                     const RankColumns &columns,
+                                     OverflowGuard &guard) {
+  int64_t qkv = guard.add(
+      guard.mul(model.hidden, columns.qkvCols, "w_qkv parameters"),
+      model.hasQKVBias() ? columns.qkvCols : 0, "qkv_proj parameters");
+  int64_t out = guard.add(
+      guard.mul(columns.qCols, model.hidden, "w_out parameters"),
+      model.hasOutputAndMLPBiases() ? model.hidden : 0, "out_proj parameters");
+  return guard.add(qkv, out, "attention parameters");
+}
+
 /// Megatron's partitioning (MLM2019 Sec. 3; parameter count MLM2021 Eq. 2
 /// per layer: 12h^2 + 13h): column-parallel qkv_proj and fc1 weights
 /// and biases split over tp, row-parallel out_proj and fc2 weights split,
@@ -744,15 +984,16 @@ RankParameters rankParameters(const ModelSpec &model, int64_t tp,
   RankColumns columns = makeRankColumns(model, tp, guard);
   int64_t hidden = model.hidden;
   bool projectionBiases = model.hasOutputAndMLPBiases();
-  int64_t normParams = model.norm == NormKind::LayerNorm
-                           ? guard.mul(2, hidden, "norm parameters")
-                           : hidden;
+  int64_t normParams = normParameters(model, hidden, guard);
   int64_t bothNorms = guard.mul(2, normParams, "norm parameters");
-  int64_t qkv = guard.add(
-      guard.mul(hidden, columns.qkvCols, "w_qkv parameters"),
-      model.hasQKVBias() ? columns.qkvCols : 0, "qkv_proj parameters");
-  int64_t out = guard.add(guard.mul(columns.qCols, hidden, "w_out parameters"),
-                          projectionBiases ? hidden : 0, "out_proj parameters");
+  // Megatron-Core marks the duplicated MLA tensors sequence_parallel
+  // (TELinear, parallel_mode="duplicated"), so their gradients join the
+  // norms' TP all-reduce.
+  RankParameters attention;
+  if (model.hasLatentAttention())
+    attention = latentAttentionParameters(model, tp, guard);
+  else
+    attention.total = multiHeadAttentionParameters(model, columns, guard);
   int64_t fc1 =
       guard.add(guard.mul(hidden, columns.fc1Cols, "w_fc1 parameters"),
                 projectionBiases ? columns.fc1Cols : 0, "fc1 parameters");
@@ -765,7 +1006,10 @@ RankParameters rankParameters(const ModelSpec &model, int64_t tp,
   RankParameters parameters;
   parameters.sequenceParallel =
       guard.add(bothNorms, rowParallelBiases, "sequence-parallel parameters");
-  for (int64_t count : {qkv, out, fc1, fc2, bothNorms})
+  parameters.sequenceParallel =
+      guard.add(parameters.sequenceParallel, attention.sequenceParallel,
+                "sequence-parallel parameters");
+  for (int64_t count : {attention.total, fc1, fc2, bothNorms})
     parameters.total = guard.add(parameters.total, count, "block parameters");
   return parameters;
 }
@@ -836,9 +1080,14 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
         CollectiveKind::AllReduce, tp,
         guard.mul(count, gradBytes, "d_sequence_parallel_params bytes"),
         gradBytes, "d_sequence_parallel_params",
-        "sequence parallelism: norm and row-parallel bias gradients are "
-        "partial sums over each rank's sequence shard and are all-reduced "
-        "across the TP group once per iteration"));
+        model.hasLatentAttention()
+            ? "sequence parallelism: the gradients of the norms and of "
+              "multi-head latent attention's duplicated down-projections "
+              "are partial sums over each rank's sequence shard and are "
+              "all-reduced across the TP group once per iteration"
+            : "sequence parallelism: norm and row-parallel bias gradients "
+              "are partial sums over each rank's sequence shard and are "
+              "all-reduced across the TP group once per iteration"));
   }
 
   if (guard.failed())

@@ -24,6 +24,41 @@ std::optional<Phase> blueprint::workload::producingPhase(BoundaryRole role) {
   llvm_unreachable("unknown BoundaryRole");
 }
 
+/// Multi-head latent attention's tensors (BlockWork.cpp,
+/// latentAttentionParameters): the down-projections and the latent norms
+/// duplicated on every TP rank, the up-projections column-parallel, w_out
+/// row-parallel over heads * v_head_dim.
+template <typename Add>
+static void addLatentAttentionParameters(const ModelSpec &model,
+                                         OverflowGuard &guard, Add add) {
+  int64_t queryColumns =
+      guard.mul(model.heads, model.headDim, "MLA query columns");
+  int64_t keyValueHeadWidth = guard.add(*model.qkNopeHeadDim, *model.vHeadDim,
+                                        "MLA key/value head width");
+  int64_t keyValueColumns =
+      guard.mul(model.heads, keyValueHeadWidth, "MLA key/value columns");
+  int64_t latentColumns =
+      guard.add(*model.kvLoraRank, *model.qkRopeHeadDim, "kv_a output columns");
+  int64_t valueColumns =
+      guard.mul(model.heads, *model.vHeadDim, "MLA value columns");
+  bool layerNorm = model.norm == NormKind::LayerNorm;
+  if (model.qLoraRank) {
+    add("w_q_a", {model.hidden, *model.qLoraRank}, std::nullopt);
+    add("q_a_norm_gamma", {*model.qLoraRank}, std::nullopt);
+    if (layerNorm)
+      add("q_a_norm_beta", {*model.qLoraRank}, std::nullopt);
+    add("w_q_b", {*model.qLoraRank, queryColumns}, 1);
+  } else {
+    add("w_q", {model.hidden, queryColumns}, 1);
+  }
+  add("w_kv_a", {model.hidden, latentColumns}, std::nullopt);
+  add("kv_a_norm_gamma", {*model.kvLoraRank}, std::nullopt);
+  if (layerNorm)
+    add("kv_a_norm_beta", {*model.kvLoraRank}, std::nullopt);
+  add("w_kv_b", {*model.kvLoraRank, keyValueColumns}, 1);
+  add("w_out", {valueColumns, model.hidden}, 0);
+}
+
 /// The block's parameters: column-parallel weights split their output
 /// dimension, row-parallel weights their input dimension; row-parallel
 /// biases and norm parameters are replicated. The biases are those the
@@ -46,10 +81,14 @@ blockParameters(const ModelSpec &model, DataType weightType,
         {name, BoundaryRole::Parameter, std::move(shape), weightType, split});
   };
   add("norm1_gamma", {model.hidden}, std::nullopt);
-  add("w_qkv", {model.hidden, qkvColumns}, 1);
-  if (model.hasQKVBias())
-    add("b_qkv", {qkvColumns}, 0);
-  add("w_out", {attentionWidth, model.hidden}, 0);
+  if (model.hasLatentAttention())
+    addLatentAttentionParameters(model, guard, add);
+  else {
+    add("w_qkv", {model.hidden, qkvColumns}, 1);
+    if (model.hasQKVBias())
+      add("b_qkv", {qkvColumns}, 0);
+    add("w_out", {attentionWidth, model.hidden}, 0);
+  }
   bool projectionBiases = model.hasOutputAndMLPBiases();
   if (projectionBiases)
     add("b_out", {model.hidden}, std::nullopt);
@@ -163,11 +202,25 @@ blueprint::workload::inferenceBoundaries(const ModelSpec &model,
                               "cached positions");
   int64_t positions =
       model.attendedKeys(guard.sub(context, 1, "cached positions"));
-  int64_t width = guard.mul(model.kvHeads, model.headDim, "kv width");
-  for (const char *cache : {"k_cache", "v_cache"})
-    tensors.push_back({cache, BoundaryRole::KVCache,
+  if (model.hasLatentAttention()) {
+    // One compressed cache of the normed latent and the rotated shared key,
+    // which every head and so every TP rank reads whole.
+    int64_t width = guard.add(*model.kvLoraRank, *model.qkRopeHeadDim,
+                              "compressed KV-cache width");
+    tensors.push_back({"kv_cache",
+                       BoundaryRole::KVCache,
                        {composition->localBatch, positions, width},
-                       inference.kvCacheType, 2});
+                       inference.kvCacheType,
+                       std::nullopt});
+  } else {
+    int64_t width = guard.mul(model.kvHeads, model.headDim, "kv width");
+    for (const char *cache : {"k_cache", "v_cache"})
+      tensors.push_back({cache,
+                         BoundaryRole::KVCache,
+                         {composition->localBatch, positions, width},
+                         inference.kvCacheType,
+                         2});
+  }
   if (guard.failed())
     return guard.error("inferenceBoundaries");
   return tensors;

@@ -66,6 +66,13 @@ RankColumns blueprint::workload::detail::makeRankColumns(const ModelSpec &model,
   columns.fc1Cols = model.activation == ActivationKind::SwiGLU
                         ? guard.mul(2, columns.ffnCols, "fc1 output columns")
                         : columns.ffnCols;
+  columns.valueCols = columns.kvCols;
+  columns.contextCols = columns.qCols;
+  if (model.hasLatentAttention()) {
+    columns.valueCols =
+        guard.mul(columns.heads, *model.vHeadDim, "MLA value columns");
+    columns.contextCols = columns.valueCols;
+  }
   return columns;
 }
 
@@ -102,6 +109,18 @@ static RankShape makeRankShape(const ModelSpec &model,
   shape.tokens = guard.mul(run.batch, run.queries, "tokens b*s");
   shape.localTokens =
       shape.sequenceParallel ? shape.tokens / mapping.tp : shape.tokens;
+  shape.valueHeadDim = model.headDim;
+  shape.rotaryDim = model.headDim;
+  if (model.hasLatentAttention()) {
+    shape.valueHeadDim = *model.vHeadDim;
+    shape.rotaryDim = *model.qkRopeHeadDim;
+    int64_t rotatedQueries =
+        guard.mul(shape.heads, shape.rotaryDim, "rotated query columns");
+    shape.rotatedCols =
+        guard.add(rotatedQueries, shape.rotaryDim, "rotary columns");
+  } else {
+    shape.rotatedCols = guard.add(shape.qCols, shape.kvCols, "rotary columns");
+  }
   return shape;
 }
 
@@ -178,10 +197,11 @@ int64_t ForwardBuilder::linearOps(llvm::StringRef what, int64_t m, int64_t n,
   return guard.product({2, m, n, k}, what);
 }
 
-int64_t ForwardBuilder::attentionMatmulOps(llvm::StringRef what) {
-  return guard.product({2, shape.batch, shape.heads, shape.queries,
-                        shape.attendedKeys, shape.headDim},
-                       what);
+int64_t ForwardBuilder::attentionMatmulOps(llvm::StringRef what,
+                                           int64_t width) {
+  return guard.product(
+      {2, shape.batch, shape.heads, shape.queries, shape.attendedKeys, width},
+      what);
 }
 
 int64_t ForwardBuilder::scoreElements(llvm::StringRef what) {
@@ -210,7 +230,14 @@ int64_t ForwardBuilder::reductionOps(llvm::StringRef what,
 void ForwardBuilder::tpCollective(llvm::StringRef primitive, Phase phase,
                                   CollectiveKind kind, llvm::StringRef tensor,
                                   const llvm::Twine &cause) {
-  int64_t full = elements({shape.tokens, shape.hidden}, tensor);
+  tpCollectiveOver(primitive, phase, kind, tensor, shape.hidden, cause);
+}
+
+void ForwardBuilder::tpCollectiveOver(llvm::StringRef primitive, Phase phase,
+                                      CollectiveKind kind,
+                                      llvm::StringRef tensor, int64_t width,
+                                      const llvm::Twine &cause) {
+  int64_t full = elements({shape.tokens, width}, tensor);
   int64_t shard = full / shape.tp;
   bool reduces = kind != CollectiveKind::AllGather;
   int64_t ops =
@@ -238,18 +265,25 @@ void ForwardBuilder::tpCollective(llvm::StringRef primitive, Phase phase,
 /// statistics (mean, rstd) are ignored in the stash, as in the paper.
 void ForwardBuilder::norm(llvm::StringRef primitive, llvm::StringRef input,
                           llvm::StringRef output, StashRole inputRole) {
+  normOver(primitive, input, output, shape.hidden, "the hidden dimension",
+           inputRole);
+}
+
+void ForwardBuilder::normOver(llvm::StringRef primitive, llvm::StringRef input,
+                              llvm::StringRef output, int64_t width,
+                              llvm::StringRef dimension, StashRole inputRole) {
   bool layerNorm = model.norm == NormKind::LayerNorm;
-  int64_t rowElements = elements({shape.localTokens, shape.hidden}, input);
-  int64_t ops = rowwiseOps(opsName(primitive), shape.localTokens, shape.hidden,
+  int64_t rowElements = elements({shape.localTokens, width}, input);
+  int64_t ops = rowwiseOps(opsName(primitive), shape.localTokens, width,
                            layerNorm ? opcount::kLayerNormForwardPerElement
                                      : opcount::kRMSNormForwardPerElement,
                            layerNorm ? opcount::kLayerNormForwardPerRow
                                      : opcount::kRMSNormForwardPerRow);
   std::vector<TensorAccess> reads = {
       activation(input, rowElements),
-      weight((primitive + "_gamma").str(), shape.hidden)};
+      weight((primitive + "_gamma").str(), width)};
   if (layerNorm)
-    reads.push_back(weight((primitive + "_beta").str(), shape.hidden));
+    reads.push_back(weight((primitive + "_beta").str(), width));
   Invocation &invocation =
       emit({primitive,
             run.phase,
@@ -258,7 +292,7 @@ void ForwardBuilder::norm(llvm::StringRef primitive, llvm::StringRef input,
             std::move(reads),
             {activation(output, rowElements)},
             "forward of " + primitive + ": " + stringifyEnum(model.norm) +
-                " of " + input + " over the hidden dimension"});
+                " of " + input + " over " + dimension});
   stash(invocation, activation(input, rowElements), inputRole);
 }
 
@@ -374,31 +408,206 @@ void ForwardBuilder::attentionInput() {
   // attention core reads the rotated q and k under their names, and its
   // stash keeps them; the backward needs only the cos/sin table.
   if (model.positionEmbedding == PositionEmbedding::Rotary)
-    emit({primitive::kRotary,
-          run.phase,
-          Engine::Vector,
-          rotaryOps(opsName(primitive::kRotary)),
-          {activation("q", qElements), activation("k", kvElements),
-           rotaryTable()},
-          {activation("q", qElements), activation("k", kvElements)},
-          "forward of rotary: q and k of the new positions rotated by their "
-          "positions' angles (RoPE)"});
+    rotary(run.phase, "",
+           "forward of rotary: q and k of the new positions rotated by their "
+           "positions' angles (RoPE)");
+}
+
+void ForwardBuilder::rotary(Phase phase, llvm::StringRef prefix,
+                            const llvm::Twine &cause) {
+  int64_t ops = rotaryOps(phase == run.phase ? opsName(primitive::kRotary)
+                                             : "rotary input-gradient ops");
+  std::vector<TensorAccess> reads = rotated(prefix);
+  reads.push_back(rotaryTable());
+  emit({primitive::kRotary, phase, Engine::Vector, ops, std::move(reads),
+        rotated(prefix), cause});
+}
+
+std::vector<TensorAccess> ForwardBuilder::rotated(llvm::StringRef prefix) {
+  if (model.hasLatentAttention()) {
+    std::string queries = (prefix + "q_rope").str();
+    std::string key = (prefix + "k_rope").str();
+    int64_t queryCols =
+        guard.sub(shape.rotatedCols, shape.rotaryDim, "rotated query columns");
+    return {activation(queries, elements({shape.tokens, queryCols}, queries)),
+            activation(key, elements({shape.tokens, shape.rotaryDim}, key))};
+  }
+  std::string queries = (prefix + "q").str();
+  std::string keys = (prefix + "k").str();
+  return {activation(queries, elements({shape.tokens, shape.qCols}, "q")),
+          activation(keys, elements({shape.tokens, shape.kvCols}, "k"))};
 }
 
 TensorAccess ForwardBuilder::rotaryTable() {
   return {"rotary_cos_sin",
-          guard.product({shape.queries, shape.headDim, kRotaryTableBytes},
+          guard.product({shape.queries, shape.rotaryDim, kRotaryTableBytes},
                         "rotary_cos_sin bytes")};
 }
 
 int64_t ForwardBuilder::rotaryOps(llvm::StringRef what) {
-  int64_t rotatedCols = guard.add(shape.qCols, shape.kvCols, "rotary columns");
-  int64_t rotated = elements({shape.tokens, rotatedCols}, "rotated q and k");
+  int64_t rotated =
+      elements({shape.tokens, shape.rotatedCols}, "rotated q and k");
   return elementwiseOps(what, rotated, opcount::kRotaryPerElement);
 }
 
 TensorAccess ForwardBuilder::newKeysOrValues(llvm::StringRef name) {
   return activation(name, elements({shape.tokens, shape.kvCols}, name));
+}
+
+std::vector<TensorAccess> ForwardBuilder::newKeys(llvm::StringRef prefix) {
+  if (!model.hasLatentAttention())
+    return {newKeysOrValues((prefix + "k").str())};
+  std::string keys = (prefix + "k_nope").str();
+  std::string sharedKey = (prefix + "k_rope").str();
+  return {activation(keys, elements({shape.tokens, latentKeyCols()}, keys)),
+          activation(sharedKey,
+                     elements({shape.tokens, shape.rotaryDim}, sharedKey))};
+}
+
+TensorAccess ForwardBuilder::newValues(llvm::StringRef name) {
+  return activation(name, elements({shape.tokens, shape.valueCols}, name));
+}
+
+int64_t ForwardBuilder::latentKeyCols() {
+  return guard.mul(shape.heads, *model.qkNopeHeadDim, "MLA key columns");
+}
+
+/// Multi-head latent attention's input (docs/WorkAlgebra.md, "Multi-head
+/// latent attention"). The down-projections are duplicated on every TP rank
+/// and run on the rank's rows (its sequence shard under sequence
+/// parallelism, which MLA needs under tp > 1, decoder_training_c14), as
+/// Megatron-Core's TELinear(parallel_mode="duplicated") does; the normed
+/// latents and the shared rotary key are all-gathered for the
+/// column-parallel up-projections (MLASelfAttention.get_query_key_value_
+/// tensors: the up-projections' sequence-parallel input gather and
+/// gather_from_sequence_parallel_region of k_pos_emb).
+void ForwardBuilder::latentAttentionInput(bool upProjectKeys) {
+  norm(primitive::kNorm1, "x", "x_norm1", StashRole::BlockInput);
+  int64_t kvRank = *model.kvLoraRank;
+  int64_t ropeDim = shape.rotaryDim;
+  int64_t localInput = elements({shape.localTokens, shape.hidden}, "x_norm1");
+  if (model.qLoraRank) {
+    int64_t qRank = *model.qLoraRank;
+    emit({primitive::kQAProj,
+          run.phase,
+          Engine::Matmul,
+          linearOps(opsName(primitive::kQAProj), shape.localTokens,
+                    shape.hidden, qRank),
+          {activation("x_norm1", localInput),
+           weight("w_q_a", elements({shape.hidden, qRank}, "w_q_a"))},
+          {activation("q_latent",
+                      elements({shape.localTokens, qRank}, "q_latent"))},
+          "forward of q_a_proj: the query down-projection of x_norm1 to the "
+          "q_lora_rank latent, duplicated on every TP rank over its rows"});
+    normOver(primitive::kQANorm, "q_latent", "q_latent_norm", qRank,
+             "the query latent", StashRole::Kept);
+  }
+  int64_t kvaCols = guard.add(kvRank, ropeDim, "kv_a_proj output columns");
+  Invocation &downProjection = emit(
+      {primitive::kKVAProj,
+       run.phase,
+       Engine::Matmul,
+       linearOps(opsName(primitive::kKVAProj), shape.localTokens, shape.hidden,
+                 kvaCols),
+       {activation("x_norm1", localInput),
+        weight("w_kv_a", elements({shape.hidden, kvaCols}, "w_kv_a"))},
+       {activation("kv_latent",
+                   elements({shape.localTokens, kvRank}, "kv_latent")),
+        activation("k_rope", elements({shape.localTokens, ropeDim}, "k_rope"))},
+       "forward of kv_a_proj: the key/value down-projection of x_norm1 to "
+       "the kv_lora_rank latent and the rotary key shared by every head, "
+       "duplicated on every TP rank over its rows"});
+  // The down-projections' weight gradients read x_norm1 as this rank holds
+  // it: the sequence shard under sequence parallelism, kept once.
+  stash(downProjection, activation("x_norm1", localInput), StashRole::Kept);
+  normOver(primitive::kKVANorm, "kv_latent", "kv_latent_norm", kvRank,
+           "the key/value latent", StashRole::Kept);
+
+  bool gather = hasCollectives() && shape.sequenceParallel;
+  if (gather && model.qLoraRank)
+    tpCollectiveOver(primitive::kQLatentTPF, run.phase,
+                     CollectiveKind::AllGather, "q_latent_norm",
+                     *model.qLoraRank,
+                     "sequence parallelism: all-gather the sequence-sharded "
+                     "q_latent_norm so q_b_proj sees the whole sequence");
+  if (gather && !model.qLoraRank)
+    tpCollective(primitive::kAttnTPF, run.phase, CollectiveKind::AllGather,
+                 "x_norm1",
+                 "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
+                 "sequence-sharded x_norm1 so q_proj sees the whole sequence");
+  if (gather) {
+    tpCollectiveOver(primitive::kKVLatentTPF, run.phase,
+                     CollectiveKind::AllGather, "kv_latent_norm", kvRank,
+                     "sequence parallelism: all-gather the sequence-sharded "
+                     "kv_latent_norm so kv_b_proj sees the whole sequence");
+    tpCollectiveOver(primitive::kKRopeTPF, run.phase, CollectiveKind::AllGather,
+                     "k_rope", ropeDim,
+                     "sequence parallelism: all-gather the sequence-sharded "
+                     "rotary key k_rope, which every head of every rank "
+                     "attends with");
+  }
+
+  int64_t qElements = elements({shape.tokens, shape.qCols}, "q");
+  if (model.qLoraRank) {
+    int64_t qRank = *model.qLoraRank;
+    Invocation &upProjection =
+        emit({primitive::kQBProj,
+              run.phase,
+              Engine::Matmul,
+              linearOps(opsName(primitive::kQBProj), shape.tokens, qRank,
+                        shape.qCols),
+              {activation("q_latent_norm",
+                          elements({shape.tokens, qRank}, "q_latent_norm")),
+               weight("w_q_b", elements({qRank, shape.qCols}, "w_q_b"))},
+              {activation("q", qElements)},
+              "forward of q_b_proj: column-parallel up-projection of "
+              "q_latent_norm to this rank's query heads (qk_nope_head_dim + "
+              "qk_rope_head_dim each)"});
+    stash(upProjection,
+          activation("q_latent_norm",
+                     elements({shape.localTokens, qRank}, "q_latent_norm")),
+          StashRole::Kept);
+  } else {
+    emit({primitive::kQProj,
+          run.phase,
+          Engine::Matmul,
+          linearOps(opsName(primitive::kQProj), shape.tokens, shape.hidden,
+                    shape.qCols),
+          {activation("x_norm1",
+                      elements({shape.tokens, shape.hidden}, "x_norm1")),
+           weight("w_q", elements({shape.hidden, shape.qCols}, "w_q"))},
+          {activation("q", qElements)},
+          "forward of q_proj: column-parallel projection of x_norm1 to this "
+          "rank's query heads (qk_nope_head_dim + qk_rope_head_dim each)"});
+  }
+
+  if (upProjectKeys) {
+    int64_t kvbCols =
+        guard.add(latentKeyCols(), shape.valueCols, "kv_b_proj output columns");
+    std::vector<TensorAccess> keys = newKeys("");
+    Invocation &upProjection = emit(
+        {primitive::kKVBProj,
+         run.phase,
+         Engine::Matmul,
+         linearOps(opsName(primitive::kKVBProj), shape.tokens, kvRank, kvbCols),
+         {activation("kv_latent_norm",
+                     elements({shape.tokens, kvRank}, "kv_latent_norm")),
+          weight("w_kv_b", elements({kvRank, kvbCols}, "w_kv_b"))},
+         {std::move(keys.front()), newValues("v")},
+         "forward of kv_b_proj: column-parallel up-projection of "
+         "kv_latent_norm to this rank's keys (qk_nope_head_dim per head, "
+         "without their rotary part) and values (v_head_dim per head)"});
+    stash(upProjection,
+          activation("kv_latent_norm",
+                     elements({shape.localTokens, kvRank}, "kv_latent_norm")),
+          StashRole::Kept);
+  }
+
+  rotary(run.phase, "",
+         "forward of rotary: the rotary parts q_rope of this rank's query "
+         "heads and the shared rotary key k_rope of the new positions rotated "
+         "by their positions' angles (RoPE; DeepSeek-V2's decoupled rotary "
+         "key)");
 }
 
 /// What the softmax of the run's score rows masks: a causal band under a
@@ -425,22 +634,48 @@ std::string ForwardBuilder::softmaxCause() const {
 /// positions against `keys`, the softmax, the attention dropout if the run
 /// has one, and probs x `values`. The keys and values are those qkv_proj
 /// just produced, or the KV cache in a decode step.
-void ForwardBuilder::attentionCore(TensorAccess keys, TensorAccess values) {
-  int64_t qElements = elements({shape.tokens, shape.qCols}, "q");
+void ForwardBuilder::attentionCore(std::vector<TensorAccess> keys,
+                                   TensorAccess values) {
+  AttentionOperands operands;
+  operands.queries = {
+      activation("q", elements({shape.tokens, shape.qCols}, "q"))};
+  operands.keys = std::move(keys);
+  operands.values = std::move(values);
+  operands.scoreWidth = shape.headDim;
+  operands.valueWidth = shape.valueHeadDim;
+  operands.context = activation(
+      "context", elements({shape.tokens, shape.contextCols}, "context"));
+  operands.scoreCause =
+      model.hasLatentAttention()
+          ? "forward of qk_matmul: attention scores Q K^T of this rank's "
+            "heads over qk_nope_head_dim + qk_rope_head_dim, the rotary "
+            "part of every head against the one shared rotary key"
+          : "forward of qk_matmul: attention scores Q K^T of this rank's "
+            "heads";
+  attentionCoreOf(std::move(operands));
+}
+
+void ForwardBuilder::attentionCoreOf(AttentionOperands operands) {
   int64_t scoreElements = this->scoreElements("scores");
   int64_t scoreRows =
       elements({shape.batch, shape.heads, shape.queries}, "score rows");
 
-  Invocation *invocation = &emit(
-      {primitive::kQKMatmul,
-       run.phase,
-       Engine::Matmul,
-       attentionMatmulOps(opsName(primitive::kQKMatmul)),
-       {activation("q", qElements), keys},
-       {activation("scores", scoreElements)},
-       "forward of qk_matmul: attention scores Q K^T of this rank's heads"});
-  stash(*invocation, activation("q", qElements), StashRole::Kept);
-  stash(*invocation, std::move(keys), StashRole::Kept);
+  int64_t scoreOps =
+      attentionMatmulOps(opsName(primitive::kQKMatmul), operands.scoreWidth);
+  std::vector<TensorAccess> scoreReads = operands.queries;
+  llvm::append_range(scoreReads, operands.keys);
+  Invocation *invocation = &emit({primitive::kQKMatmul,
+                                  run.phase,
+                                  Engine::Matmul,
+                                  scoreOps,
+                                  std::move(scoreReads),
+                                  {activation("scores", scoreElements)},
+                                  operands.scoreCause});
+  for (TensorAccess &query : operands.queries)
+    stash(*invocation, std::move(query), StashRole::Kept);
+  for (TensorAccess &key : operands.keys)
+    stash(*invocation, std::move(key), StashRole::Kept);
+  TensorAccess values = std::move(operands.values);
 
   invocation = &emit(
       {primitive::kSoftmax,
@@ -476,9 +711,10 @@ void ForwardBuilder::attentionCore(TensorAccess keys, TensorAccess values) {
   invocation = &emit({primitive::kAttnVMatmul,
                       run.phase,
                       Engine::Matmul,
-                      attentionMatmulOps(opsName(primitive::kAttnVMatmul)),
+                      attentionMatmulOps(opsName(primitive::kAttnVMatmul),
+                                         operands.valueWidth),
                       {activation(attended, scoreElements), values},
-                      {activation("context", qElements)},
+                      {std::move(operands.context)},
                       "forward of attn_v_matmul: attention-weighted values " +
                           attended + " x V"});
   // Without attention dropout, `probs` is already stashed by softmax.
@@ -492,15 +728,15 @@ void ForwardBuilder::attentionCore(TensorAccess keys, TensorAccess values) {
 /// its row-parallel tail into the residual stream.
 void ForwardBuilder::attentionOutput() {
   int64_t inputElements = elements({shape.tokens, shape.hidden}, "attn_proj");
-  int64_t qElements = elements({shape.tokens, shape.qCols}, "context");
+  int64_t qElements = elements({shape.tokens, shape.contextCols}, "context");
   Invocation &invocation = emit(
       {primitive::kOutProj,
        run.phase,
        Engine::Matmul,
-       linearOps(opsName(primitive::kOutProj), shape.tokens, shape.qCols,
+       linearOps(opsName(primitive::kOutProj), shape.tokens, shape.contextCols,
                  shape.hidden),
        {activation("context", qElements),
-        weight("w_out", elements({shape.qCols, shape.hidden}, "w_out"))},
+        weight("w_out", elements({shape.contextCols, shape.hidden}, "w_out"))},
        {activation("attn_proj", inputElements)},
        "forward of out_proj: row-parallel output projection of this rank's "
        "heads (partial sums when tp > 1)"});
@@ -606,11 +842,18 @@ llvm::Expected<BlockWork> ForwardBuilder::finish(llvm::StringRef who) {
 void ForwardBuilder::normBackward(llvm::StringRef primitive,
                                   llvm::StringRef input, llvm::StringRef output,
                                   int64_t gradientBytes) {
+  normBackwardOver(primitive, input, output, shape.hidden, gradientBytes);
+}
+
+void ForwardBuilder::normBackwardOver(llvm::StringRef primitive,
+                                      llvm::StringRef input,
+                                      llvm::StringRef output, int64_t width,
+                                      int64_t gradientBytes) {
   auto gradient = [&](const std::string &name, int64_t count) {
     return TensorAccess{name, guard.mul(count, gradientBytes, name + " bytes")};
   };
   bool layerNorm = model.norm == NormKind::LayerNorm;
-  int64_t rowElements = elements({shape.localTokens, shape.hidden}, input);
+  int64_t rowElements = elements({shape.localTokens, width}, input);
   std::string gamma = (primitive + "_gamma").str();
   std::string beta = (primitive + "_beta").str();
   std::string outputGrad = ("d_" + output).str();
@@ -619,19 +862,19 @@ void ForwardBuilder::normBackward(llvm::StringRef primitive,
         Phase::ActivationGrad,
         Engine::Vector,
         rowwiseOps((primitive + " input-gradient ops").str(), shape.localTokens,
-                   shape.hidden,
+                   width,
                    layerNorm ? opcount::kLayerNormInputGradPerElement
                              : opcount::kRMSNormInputGradPerElement,
                    layerNorm ? opcount::kLayerNormInputGradPerRow
                              : opcount::kRMSNormInputGradPerRow),
         {activation(input, rowElements), activation(outputGrad, rowElements),
-         weight(gamma, shape.hidden)},
+         weight(gamma, width)},
         {activation(inputGrad, rowElements)},
         "backward of " + primitive + ": gradient with respect to " + input});
 
-  std::vector<TensorAccess> paramGrads = {gradient("d_" + gamma, shape.hidden)};
+  std::vector<TensorAccess> paramGrads = {gradient("d_" + gamma, width)};
   if (layerNorm)
-    paramGrads.push_back(gradient("d_" + beta, shape.hidden));
+    paramGrads.push_back(gradient("d_" + beta, width));
   std::vector<TensorAccess> reads = {activation(input, rowElements),
                                      activation(outputGrad, rowElements)};
   llvm::append_range(reads, paramGrads);

@@ -71,6 +71,11 @@ struct RankColumns {
   /// (gate and up projection).
   int64_t ffnCols = 0;
   int64_t fc1Cols = 0;
+  /// This rank's values and the attention context out_proj reads:
+  /// kvCols and qCols under multi-head attention, heads * v_head_dim each
+  /// under multi-head latent attention.
+  int64_t valueCols = 0;
+  int64_t contextCols = 0;
 };
 
 RankColumns makeRankColumns(const ModelSpec &model, int64_t tp,
@@ -136,6 +141,16 @@ struct RankShape : RankColumns {
   /// Rows of norms, dropouts, residuals and row-parallel biases: the tokens,
   /// or the rank's sequence shard tokens/tp under sequence parallelism.
   int64_t localTokens = 0;
+  /// The width of a value head: head_dim, or v_head_dim under multi-head
+  /// latent attention.
+  int64_t valueHeadDim = 0;
+  /// The rotated width of a query or key head, and the columns of this
+  /// rank's rotated queries and keys per token: head_dim and qCols + kvCols,
+  /// or under multi-head latent attention qk_rope_head_dim and
+  /// heads/tp * qk_rope_head_dim + qk_rope_head_dim (the one shared rotary
+  /// key).
+  int64_t rotaryDim = 0;
+  int64_t rotatedCols = 0;
 };
 
 /// Emits the forward invocations of one block on one TP rank, in execution
@@ -188,9 +203,10 @@ protected:
   /// forward, the accumulated gradient in the weight gradient.
   int64_t linearOps(llvm::StringRef what, int64_t m, int64_t n, int64_t k);
   /// One attention batched matmul, QK^T or probs x V: 2 b (heads/t) q k d
-  /// for q queries and k attended keys per sequence (SeqSel App. A: 2Bs^2h
+  /// for q queries, k attended keys per sequence and d = `width`, the
+  /// query/key head width or the value head width (SeqSel App. A: 2Bs^2h
   /// each at q = k = s, divided by t).
-  int64_t attentionMatmulOps(llvm::StringRef what);
+  int64_t attentionMatmulOps(llvm::StringRef what, int64_t width);
   /// Elements of this rank's attention scores (or probabilities, or their
   /// gradients): b (heads/t) q k for k attended keys per query.
   int64_t scoreElements(llvm::StringRef what);
@@ -211,22 +227,77 @@ protected:
   /// writes are the rank's input and output buffers.
   void tpCollective(llvm::StringRef primitive, Phase phase, CollectiveKind kind,
                     llvm::StringRef tensor, const llvm::Twine &cause);
+  /// The same over a tokens x `width` tensor (a latent of multi-head latent
+  /// attention); E = tokens * width is divisible by tp under sequence
+  /// parallelism (decoder_training_c9).
+  void tpCollectiveOver(llvm::StringRef primitive, Phase phase,
+                        CollectiveKind kind, llvm::StringRef tensor,
+                        int64_t width, const llvm::Twine &cause);
 
   bool hasCollectives() const { return shape.tp > 1; }
 
   // The forward, in execution order.
   void norm(llvm::StringRef primitive, llvm::StringRef input,
             llvm::StringRef output, StashRole inputRole);
+  /// A norm over `width` features of this rank's rows (the latents of
+  /// multi-head latent attention); norm() is the one over hidden.
+  void normOver(llvm::StringRef primitive, llvm::StringRef input,
+                llvm::StringRef output, int64_t width,
+                llvm::StringRef dimension, StashRole inputRole);
   /// The norm's backward: its input gradient (activation_grad) and its
   /// parameter gradients, `gradientBytes` per element, accumulated over this
   /// rank's rows (weight_grad).
   void normBackward(llvm::StringRef primitive, llvm::StringRef input,
                     llvm::StringRef output, int64_t gradientBytes);
+  void normBackwardOver(llvm::StringRef primitive, llvm::StringRef input,
+                        llvm::StringRef output, int64_t width,
+                        int64_t gradientBytes);
   void attentionInput();
+  /// The attention input of multi-head latent attention (DeepSeek-V2
+  /// Sec. 2.1; Megatron-Core MLASelfAttention): norm1, the replicated
+  /// down-projections q_a_proj and kv_a_proj on this rank's rows, the latent
+  /// norms, under sequence parallelism the all-gathers of the normed latents
+  /// and of the shared rotary key, the column-parallel up-projections
+  /// q_b_proj (or q_proj) and kv_b_proj, and the rotary embedding of the
+  /// rotary parts of q and k.
+  /// `upProjectKeys` false leaves out kv_b_proj: the absorbed decode step
+  /// attends to the cached latent instead of per-head keys and values.
+  void latentAttentionInput(bool upProjectKeys);
+  /// The query/key columns of this rank without their rotary part:
+  /// heads/tp * qk_nope_head_dim (multi-head latent attention).
+  int64_t latentKeyCols();
+  /// The rotary embedding over this rank's rotated queries and keys
+  /// (rotated(prefix)) in `phase`: forward or its transposed rotation.
+  void rotary(Phase phase, llvm::StringRef prefix, const llvm::Twine &cause);
+  /// The tensors rotary embeddings rotate, each name prefixed by `prefix`
+  /// ("" or "d_"): q and k, or under multi-head latent attention the rotary
+  /// parts q_rope and the shared k_rope.
+  std::vector<TensorAccess> rotated(llvm::StringRef prefix);
+  /// The keys the run's new positions produced, each name prefixed by
+  /// `prefix`: k, or under multi-head latent attention k_nope (this rank's
+  /// heads) and the shared rotary key k_rope.
+  std::vector<TensorAccess> newKeys(llvm::StringRef prefix);
+  /// The values the run's new positions produced (valueCols per token).
+  TensorAccess newValues(llvm::StringRef name);
   /// The keys (or values) `name` that qkv_proj produced for the run's new
   /// positions, at the activation type.
   TensorAccess newKeysOrValues(llvm::StringRef name);
-  void attentionCore(TensorAccess keys, TensorAccess values);
+  void attentionCore(std::vector<TensorAccess> keys, TensorAccess values);
+  /// What the attention core reads and writes: the queries and keys of the
+  /// scores over scoreWidth columns per head, the values and the context
+  /// over valueWidth (head_dim each under multi-head attention; the latent
+  /// widths in multi-head latent attention's absorbed decode).
+  struct AttentionOperands {
+    std::vector<TensorAccess> queries;
+    std::vector<TensorAccess> keys;
+    TensorAccess values;
+    int64_t scoreWidth = 0;
+    int64_t valueWidth = 0;
+    TensorAccess context;
+    std::string scoreCause;
+  };
+  /// The attention core of attentionCore over explicit operands.
+  void attentionCoreOf(AttentionOperands operands);
   std::string softmaxCause() const;
   void attentionOutput();
   void forwardMlp();
@@ -249,11 +320,12 @@ protected:
     return model.hasOutputAndMLPBiases() ? biased : partial;
   }
   /// The cos/sin table of rotary embeddings for the run's new positions:
-  /// head_dim/2 angles each with a cos and a sin, head_dim fp32 values per
+  /// rotaryDim/2 angles each with a cos and a sin, rotaryDim fp32 values per
   /// position (docs/WorkAlgebra.md, "Rotary embeddings").
   TensorAccess rotaryTable();
-  /// Rotating (or inversely rotating the gradients of) this rank's q and k
-  /// over the run's tokens: kRotaryPerElement * tokens * (qCols + kvCols).
+  /// Rotating (or inversely rotating the gradients of) this rank's rotated
+  /// queries and keys over the run's tokens: kRotaryPerElement * tokens *
+  /// rotatedCols.
   int64_t rotaryOps(llvm::StringRef what);
 
   /// The work, or an error naming `who` and the first overflowing quantity.

@@ -163,6 +163,22 @@ static int64_t cachedBytes(OverflowGuard &guard, int64_t batch,
                        what);
 }
 
+/// The cached columns per position of one block on one TP rank and how
+/// many such tensors the cache holds: kv_heads/tp x head_dim for each of
+/// keys and values, or under multi-head latent attention one compressed
+/// cache of kv_lora_rank + qk_rope_head_dim (the normed latent and the
+/// rotated shared key, DeepSeek-V2 Sec. 2.1.2), shared by every head and so
+/// held whole by every TP rank.
+static std::pair<int64_t, int64_t> cacheLayout(const ModelSpec &model,
+                                               const RankColumns &columns,
+                                               OverflowGuard &guard) {
+  if (!model.hasLatentAttention())
+    return {columns.kvCols, 2};
+  return {guard.add(*model.kvLoraRank, *model.qkRopeHeadDim,
+                    "compressed KV-cache columns"),
+          1};
+}
+
 namespace {
 
 /// Builds the prefill or one decode step of one block on one TP rank: the
@@ -203,11 +219,24 @@ private:
 
   /// The cached keys or values `name` of `positions` positions.
   TensorAccess cached(llvm::StringRef name, int64_t positions) {
-    return {name.str(), cachedBytes(guard, shape.batch, positions, shape.kvCols,
+    return cachedOver(name, positions, shape.kvCols);
+  }
+  /// `columns` cached values of `positions` positions per sequence.
+  TensorAccess cachedOver(llvm::StringRef name, int64_t positions,
+                          int64_t columns) {
+    return {name.str(), cachedBytes(guard, shape.batch, positions, columns,
                                     kvCacheType, (name + " bytes").str())};
   }
 
   void kvCacheWrite();
+  /// Multi-head latent attention's cache write: the normed latent and the
+  /// rotated shared key of the new positions into the compressed cache.
+  void latentCacheWrite();
+  /// Multi-head latent attention's absorbed attention (DeepSeek-V2
+  /// Sec. 2.1.2, App. C; vLLM and SGLang decode): W_UK absorbed into the
+  /// query, the scores against the cached latent and rotary key, the
+  /// context over the latent, W_UV applied after.
+  void absorbedAttention();
 
   DataType kvCacheType;
 };
@@ -236,9 +265,99 @@ void InferenceBuilder::kvCacheWrite() {
             stringifyEnum(kvCacheType)});
 }
 
+void InferenceBuilder::latentCacheWrite() {
+  int64_t stored = model.attendedKeys(shape.queries);
+  int64_t kvRank = *model.kvLoraRank;
+  int64_t cacheCols =
+      guard.add(kvRank, shape.rotaryDim, "compressed KV-cache columns");
+  emit({primitive::kKVCacheWrite,
+        run.phase,
+        Engine::Vector,
+        0,
+        {activation("kv_latent_norm",
+                    elements({shape.batch, stored, kvRank}, "kv_latent_norm")),
+         activation("k_rope", elements({shape.batch, stored, shape.rotaryDim},
+                                       "k_rope"))},
+        {cachedOver("kv_cache", stored, cacheCols)},
+        "append the normed key/value latent and the rotated shared key of "
+        "the new positions to the compressed KV cache (every TP rank holds "
+        "it whole), stored at " +
+            stringifyEnum(kvCacheType)});
+}
+
+void InferenceBuilder::absorbedAttention() {
+  int64_t kvRank = *model.kvLoraRank;
+  int64_t cacheCols =
+      guard.add(kvRank, shape.rotaryDim, "compressed KV-cache columns");
+  int64_t latentQueryCols =
+      guard.mul(shape.heads, kvRank, "absorbed query columns");
+  int64_t nopeCols = latentKeyCols();
+  // q_nope (d_n per head) times each head's W_UK (d_n x r_kv).
+  emit({primitive::kQAbsorb,
+        run.phase,
+        Engine::Matmul,
+        guard.product(
+            {2, shape.tokens, shape.heads, *model.qkNopeHeadDim, kvRank},
+            opsName(primitive::kQAbsorb)),
+        {activation("q_nope", elements({shape.tokens, nopeCols}, "q_nope")),
+         weight("w_kv_b", elements({nopeCols, kvRank}, "w_uk"))},
+        {activation("q_latent_heads",
+                    elements({shape.tokens, latentQueryCols}, "q_latent"))},
+        "forward of q_absorb: each head's non-rotary query times its W_UK "
+        "(the key half of kv_b_proj), a query against the cached latent"});
+
+  AttentionOperands operands;
+  operands.queries = {
+      activation("q_latent_heads",
+                 elements({shape.tokens, latentQueryCols}, "q_latent")),
+      rotated("").front()};
+  operands.keys = {cachedOver("kv_cache", shape.attendedKeys, cacheCols)};
+  operands.values = cachedOver("kv_cache", shape.attendedKeys, kvRank);
+  operands.scoreWidth = cacheCols;
+  operands.valueWidth = kvRank;
+  operands.context =
+      activation("context_latent",
+                 elements({shape.tokens, latentQueryCols}, "context_latent"));
+  operands.scoreCause =
+      "forward of qk_matmul: absorbed scores of this rank's heads against "
+      "the compressed cache, kv_lora_rank + qk_rope_head_dim per key";
+  attentionCoreOf(std::move(operands));
+
+  // The latent context of each head times its W_UV (r_kv x d_v).
+  int64_t valueWeights = guard.mul(kvRank, shape.valueCols, "w_uv");
+  emit(
+      {primitive::kVAbsorb,
+       run.phase,
+       Engine::Matmul,
+       guard.product({2, shape.tokens, shape.heads, kvRank, shape.valueHeadDim},
+                     opsName(primitive::kVAbsorb)),
+       {activation("context_latent",
+                   elements({shape.tokens, latentQueryCols}, "context_latent")),
+        weight("w_kv_b", valueWeights)},
+       {activation("context",
+                   elements({shape.tokens, shape.contextCols}, "context"))},
+       "forward of v_absorb: each head's latent context times its W_UV "
+       "(the value half of kv_b_proj)"});
+}
+
 llvm::Expected<BlockWork> InferenceBuilder::build() {
   bool decode = run.phase == Phase::Decode;
   work.cadence = decode ? Cadence::PerDecodeStep : Cadence::PerGeneration;
+  if (model.hasLatentAttention()) {
+    // The prefill up-projects every prompt position's keys and values and
+    // attends as training does; a decode step attends to the compressed
+    // cache in the absorbed form (docs/Inference.md).
+    latentAttentionInput(/*upProjectKeys=*/!decode);
+    latentCacheWrite();
+    if (decode)
+      absorbedAttention();
+    else
+      attentionCore(newKeys(""), newValues("v"));
+    attentionOutput();
+    forwardMlp();
+    return finish(decode ? "deriveInferenceDecodeStep"
+                         : "deriveInferencePrefill");
+  }
   attentionInput();
   kvCacheWrite();
   // The prefill attends to the prompt's fresh keys and values; a decode step
@@ -248,7 +367,7 @@ llvm::Expected<BlockWork> InferenceBuilder::build() {
       decode ? cached("k_cache", shape.attendedKeys) : newKeysOrValues("k");
   TensorAccess values =
       decode ? cached("v_cache", shape.attendedKeys) : newKeysOrValues("v");
-  attentionCore(std::move(keys), std::move(values));
+  attentionCore({std::move(keys)}, std::move(values));
   attentionOutput();
   forwardMlp();
   return finish(decode ? "deriveInferenceDecodeStep"
@@ -288,10 +407,11 @@ llvm::Expected<int64_t> blueprint::workload::kvCacheBytesPerRank(
     return error;
   OverflowGuard guard;
   RankColumns columns = makeRankColumns(model, mapping.tp, guard);
+  auto [cacheColumns, tensors] = cacheLayout(model, columns, guard);
   int64_t keys = cachedBytes(guard, inference.batch / mapping.dp,
-                             model.attendedKeys(contextLength), columns.kvCols,
+                             model.attendedKeys(contextLength), cacheColumns,
                              inference.kvCacheType, "KV-cache bytes");
-  int64_t bytes = guard.mul(2, keys, "KV-cache bytes");
+  int64_t bytes = guard.mul(tensors, keys, "KV-cache bytes");
   if (guard.failed())
     return guard.error("kvCacheBytesPerRank");
   return bytes;

@@ -13,7 +13,10 @@
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/ErrorHandling.h"
+
+#include <array>
 
 #include "Blueprint/Workload/WorkloadEnums.cpp.inc"
 
@@ -83,6 +86,84 @@ void blueprint::workload::detail::requireContextParallelSplits(
                    "and pplan programs need cp = 1");
 }
 
+namespace {
+
+/// One optional dimension of multi-head latent attention, by its contract
+/// name.
+struct LatentAttentionField {
+  const char *name;
+  std::optional<int64_t> value;
+  /// Whether MLA is undefined without it (every field but q_lora_rank,
+  /// whose absence is a plain query projection).
+  bool required;
+};
+
+std::array<LatentAttentionField, 5>
+latentAttentionFields(const ModelSpec &model) {
+  return {{{"q_lora_rank", model.qLoraRank, false},
+           {"kv_lora_rank", model.kvLoraRank, true},
+           {"qk_nope_head_dim", model.qkNopeHeadDim, true},
+           {"qk_rope_head_dim", model.qkRopeHeadDim, true},
+           {"v_head_dim", model.vHeadDim, true}}};
+}
+
+/// transformer_model_c6-c10: an MLA model gives its four defining
+/// dimensions together, and the rest of the model agrees with DeepSeek-V2's
+/// definition (Sec. 2.1): rotary positions on a decoupled key, one key and
+/// value per query head, head_dim the query/key width, no biases.
+void checkLatentAttention(RuleSink &sink, const ModelSpec &model) {
+  std::string given, missing;
+  for (const LatentAttentionField &field : latentAttentionFields(model)) {
+    std::string &list = field.value ? given : missing;
+    if (field.value || field.required)
+      list += (list.empty() ? "" : ", ") + std::string(field.name);
+  }
+  if (given.empty())
+    return;
+  if (!missing.empty()) {
+    sink.require(false, "transformer_model_c6",
+                 "multi-head latent attention needs kv_lora_rank, "
+                 "qk_nope_head_dim, qk_rope_head_dim and v_head_dim "
+                 "together; given " +
+                     given + ", missing " + missing);
+    return;
+  }
+  sink.require(model.positionEmbedding == PositionEmbedding::Rotary,
+               "transformer_model_c7",
+               "multi-head latent attention (kv_lora_rank) needs "
+               "position_embedding = rotary, got " +
+                   stringifyEnum(model.positionEmbedding) +
+                   ": its positions are the decoupled rotary query and key");
+  sink.require(model.kvHeads == model.heads, "transformer_model_c8",
+               "multi-head latent attention (kv_lora_rank) needs kv_heads = "
+               "heads, got kv_heads = " +
+                   llvm::Twine(model.kvHeads) +
+                   " and heads = " + llvm::Twine(model.heads) +
+                   ": every head's key and value come from the shared latent");
+  std::optional<int64_t> queryKeyWidth =
+      llvm::checkedAdd(*model.qkNopeHeadDim, *model.qkRopeHeadDim);
+  if (!queryKeyWidth)
+    sink.require(false, "transformer_model_c9",
+                 "qk_nope_head_dim + qk_rope_head_dim overflows a 64-bit "
+                 "integer");
+  else
+    sink.require(model.headDim == *queryKeyWidth, "transformer_model_c9",
+                 "head_dim = " + llvm::Twine(model.headDim) +
+                     " differs from qk_nope_head_dim + qk_rope_head_dim = " +
+                     llvm::Twine(*model.qkNopeHeadDim) + " + " +
+                     llvm::Twine(*model.qkRopeHeadDim) + " = " +
+                     llvm::Twine(*queryKeyWidth) +
+                     ", the query/key head width of multi-head latent "
+                     "attention");
+  sink.require(model.linearBias == LinearBias::None, "transformer_model_c10",
+               "multi-head latent attention (kv_lora_rank) needs linear_bias "
+               "= none, got " +
+                   stringifyEnum(model.linearBias) +
+                   ": DeepSeek's projections carry no bias");
+}
+
+} // namespace
+
 std::vector<RuleViolation>
 blueprint::workload::checkModel(const ModelSpec &model) {
   RuleSink sink;
@@ -98,6 +179,9 @@ blueprint::workload::checkModel(const ModelSpec &model) {
   sink.requirePositive(model.blocks, "blocks", positive);
   if (model.attentionWindow)
     sink.requirePositive(*model.attentionWindow, "attention_window", positive);
+  for (const LatentAttentionField &field : latentAttentionFields(model))
+    if (field.value)
+      sink.requirePositive(*field.value, field.name, positive);
   if (!sink.empty())
     return sink.take();
   // Grouped-query attention shares each key/value head among an equal number
@@ -114,6 +198,7 @@ blueprint::workload::checkModel(const ModelSpec &model) {
         "attention_window = " + llvm::Twine(*model.attentionWindow) +
             " exceeds max_positions = " + llvm::Twine(model.maxPositions) +
             ": a window longer than every sequence never slides");
+  checkLatentAttention(sink, model);
   return sink.take();
 }
 
@@ -216,6 +301,29 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
                         "seq_length (tp_comm = reduce_scatter_all_gather)",
                         mapping.tp, "tp", "decoder_training_c9");
   detail::requireContextParallelSplits(sink, model, mapping);
+  // Megatron-Core's MLA runs its duplicated down-projections on the
+  // sequence shard and reduces the shared rotary key's gradient only on the
+  // sequence-parallel path (docs/WorkAlgebra.md, "Multi-head latent
+  // attention").
+  if (model.hasLatentAttention() && mapping.tp > 1)
+    sink.require(mapping.tpComm == TPCommMode::ReduceScatterAllGather,
+                 "decoder_training_c14",
+                 "multi-head latent attention (kv_lora_rank) under tp = " +
+                     llvm::Twine(mapping.tp) +
+                     " needs tp_comm = reduce_scatter_all_gather (sequence "
+                     "parallelism), got " +
+                     stringifyEnum(mapping.tpComm) +
+                     ": its duplicated down-projections run on each rank's "
+                     "sequence shard");
+  if (model.hasLatentAttention() && mapping.tp > 0) {
+    // The latent norms' gradients join the sequence-parallel all-reduce,
+    // whose message splits evenly over the TP ranks.
+    sink.requireDivides(*model.kvLoraRank, "kv_lora_rank", mapping.tp, "tp",
+                        "decoder_training_c15");
+    if (model.qLoraRank)
+      sink.requireDivides(*model.qLoraRank, "q_lora_rank", mapping.tp, "tp",
+                          "decoder_training_c15");
+  }
   // Megatron's interleaved schedule runs micro-batches in groups of pp.
   if (mapping.schedule == PipelineSchedule::Interleaved1F1B &&
       sink.empty()) {
@@ -258,7 +366,20 @@ blueprint::workload::checkTrainingRun(const ModelSpec &model,
 }
 
 std::variant<int64_t, RuleViolation>
-blueprint::workload::implicitHeadDim(int64_t hidden, int64_t heads) {
+blueprint::workload::implicitHeadDim(int64_t hidden, int64_t heads,
+                                     std::optional<int64_t> qkNopeHeadDim,
+                                     std::optional<int64_t> qkRopeHeadDim) {
+  if (qkNopeHeadDim && qkRopeHeadDim) {
+    if (*qkNopeHeadDim <= 0 || *qkRopeHeadDim <= 0)
+      return int64_t(0);
+    std::optional<int64_t> sum =
+        llvm::checkedAdd(*qkNopeHeadDim, *qkRopeHeadDim);
+    if (!sum)
+      return RuleViolation{"transformer_model_c9",
+                           "qk_nope_head_dim + qk_rope_head_dim overflows a "
+                           "64-bit integer"};
+    return *sum;
+  }
   if (hidden <= 0 || heads <= 0)
     return int64_t(0);
   if (hidden % heads == 0)

@@ -17,6 +17,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include "ReferenceCases.h"
+#include "SmallRuns.h"
 
 #include "gtest/gtest.h"
 
@@ -877,6 +878,256 @@ TEST(BlockWorkVariants, GroupedQueryAttentionClosedForms) {
                                  f / t * h + h + 4 * h);
     }
   }
+}
+
+// Multi-head latent attention's parameters per TP rank, DeepSeek-V3's
+// attention (Hugging Face checkpoint, per layer): q_a_proj 7168 x 1536,
+// q_a_layernorm 1536, q_b_proj 1536 x 128 (128 + 64), kv_a_proj_with_mqa
+// 7168 x (512 + 64), kv_a_layernorm 512, kv_b_proj 512 x 128 (128 + 128),
+// o_proj 128 x 128 x 7168: 187,107,328. The down-projections and their
+// norms are replicated on every TP rank, the up-projections and o_proj are
+// split over heads; the block adds two RMSNorms and a dense SwiGLU MLP of
+// DeepSeek-V3's first three layers (intermediate_size 18432). The
+// derivations refuse the model by name.
+TEST(BlockWorkVariants, LatentAttentionParameters) {
+  ModelSpec model;
+  model.hidden = 7168;
+  model.heads = 128;
+  model.kvHeads = 128;
+  model.headDim = 192;
+  model.ffnHidden = 18432;
+  model.seqLength = 4096;
+  model.maxPositions = 4096;
+  model.vocab = 129280;
+  model.blocks = 8;
+  model.norm = NormKind::RMSNorm;
+  model.activation = ActivationKind::SwiGLU;
+  model.linearBias = LinearBias::None;
+  model.positionEmbedding = PositionEmbedding::Rotary;
+  model.qLoraRank = 1536;
+  model.kvLoraRank = 512;
+  model.qkNopeHeadDim = 128;
+  model.qkRopeHeadDim = 64;
+  model.vHeadDim = 128;
+
+  const int64_t h = 7168, a = 128, qr = 1536, kvr = 512, nope = 128, rope = 64,
+                v = 128, f = 18432;
+  const int64_t replicatedAttention = h * qr + qr + h * (kvr + rope) + kvr;
+  const int64_t splitAttention =
+      qr * a * (nope + rope) + kvr * a * (nope + v) + a * v * h;
+  EXPECT_EQ(replicatedAttention + splitAttention, 187107328);
+  const int64_t mlp = 3 * h * f;
+  for (int64_t t : {1, 8}) {
+    SCOPED_TRACE("tp = " + std::to_string(t));
+    MappingSpec mapping;
+    mapping.tp = t;
+    mapping.world = t;
+    llvm::Expected<int64_t> parameters = blockParametersPerRank(model, mapping);
+    ASSERT_TRUE(static_cast<bool>(parameters))
+        << llvm::toString(parameters.takeError());
+    EXPECT_EQ(*parameters,
+              replicatedAttention + splitAttention / t + 2 * h + mlp / t);
+  }
+
+  // Without a query latent the query is one column-parallel projection.
+  ModelSpec plainQuery = model;
+  plainQuery.qLoraRank = std::nullopt;
+  MappingSpec mapping;
+  mapping.tp = 8;
+  mapping.world = 8;
+  llvm::Expected<int64_t> parameters =
+      blockParametersPerRank(plainQuery, mapping);
+  ASSERT_TRUE(static_cast<bool>(parameters))
+      << llvm::toString(parameters.takeError());
+  EXPECT_EQ(*parameters,
+            h * (kvr + rope) + kvr +
+                (h * a * (nope + rope) + kvr * a * (nope + v) + a * v * h) / 8 +
+                2 * h + mlp / 8);
+
+  // Under tensor parallelism MLA needs sequence parallelism
+  // (decoder_training_c14).
+  TrainingSpec training;
+  training.globalBatch = 8;
+  training.microBatch = 1;
+  llvm::Expected<BlockWork> work = deriveBlockWork(model, training, mapping);
+  ASSERT_FALSE(static_cast<bool>(work));
+  EXPECT_EQ(llvm::toString(work.takeError()),
+            "deriveBlockWork: the specification does not compose: "
+            "[decoder_training_c14] multi-head latent attention "
+            "(kv_lora_rank) under tp = 8 needs tp_comm = "
+            "reduce_scatter_all_gather (sequence parallelism), got "
+            "all_reduce: its duplicated down-projections run on each rank's "
+            "sequence shard;");
+}
+
+/// A small MLA model: a = 8 heads of qk_nope 16 + qk_rope 8, v_head_dim 12,
+/// latents r_q = 48 and r_kv = 32, hidden 64.
+ModelSpec latentModel(bool queryLatent) {
+  ModelSpec model;
+  model.hidden = 64;
+  model.heads = 8;
+  model.ffnHidden = 128;
+  model.seqLength = 32;
+  model.maxPositions = 32;
+  model.vocab = 256;
+  model.blocks = 2;
+  model.norm = NormKind::RMSNorm;
+  model.activation = ActivationKind::SwiGLU;
+  blueprint::test::useLatentAttention(
+      model,
+      {queryLatent ? std::optional<int64_t>(48) : std::nullopt, 32, 16, 8, 12});
+  return model;
+}
+
+// Multi-head latent attention's work on one TP rank, each primitive against
+// its hand-derived closed form (docs/WorkAlgebra.md, "Multi-head latent
+// attention"): T = b s tokens, T_l = T/t the rank's sequence shard (t > 1
+// implies sequence parallelism), a_t = a/t heads.
+TEST(BlockWorkVariants, LatentAttentionClosedForms) {
+  const int64_t b = 2, s = 32, h = 64, a = 8, dn = 16, dr = 8, dv = 12, rq = 48,
+                rkv = 32, f = 128;
+  const int64_t dqk = dn + dr;
+  for (bool queryLatent : {true, false})
+    for (int64_t t : {1, 2, 4})
+      for (RecomputePolicy recompute : kPolicies) {
+        ModelSpec model = latentModel(queryLatent);
+        MappingSpec mapping = mappingFor(
+            t,
+            t > 1 ? TPCommMode::ReduceScatterAllGather : TPCommMode::AllReduce,
+            recompute);
+        SCOPED_TRACE(label(model, mapping) +
+                     (queryLatent ? " q_lora" : " no q_lora"));
+        TrainingSpec training = trainingFor(b);
+        training.attentionDropout = false;
+        training.hiddenDropout = false;
+        BlockWork work = derive(model, training, mapping);
+        WorkSummary summary = summarizeOrFail(work);
+        int64_t T = b * s, Tl = T / t, at = a / t;
+        auto ops = [&](llvm::StringRef primitive, Phase phase) -> int64_t {
+          const Invocation *invocation = work.find(primitive, phase);
+          EXPECT_NE(invocation, nullptr) << primitive.str();
+          return invocation ? invocation->ops : -1;
+        };
+        // Forward linears: duplicated down-projections over T_l rows,
+        // column-parallel up-projections and the row-parallel out_proj over
+        // T rows.
+        int64_t kvDown = 2 * Tl * h * (rkv + dr);
+        int64_t queryProjections = queryLatent
+                                       ? 2 * Tl * h * rq + 2 * T * rq * at * dqk
+                                       : 2 * T * h * at * dqk;
+        int64_t kvUp = 2 * T * rkv * at * (dn + dv);
+        int64_t out = 2 * T * at * dv * h;
+        int64_t scores = 2 * b * at * s * s * dqk;
+        int64_t context = 2 * b * at * s * s * dv;
+        int64_t mlp = 2 * T * h * 2 * (f / t) + 2 * T * (f / t) * h;
+        EXPECT_EQ(ops("kv_a_proj", Phase::Forward), kvDown);
+        EXPECT_EQ(ops("kv_b_proj", Phase::Forward), kvUp);
+        EXPECT_EQ(ops("qk_matmul", Phase::Forward), scores);
+        EXPECT_EQ(ops("attn_v_matmul", Phase::Forward), context);
+        EXPECT_EQ(ops("out_proj", Phase::Forward), out);
+        if (queryLatent) {
+          EXPECT_EQ(ops("q_a_proj", Phase::Forward), 2 * Tl * h * rq);
+          EXPECT_EQ(ops("q_b_proj", Phase::Forward), 2 * T * rq * at * dqk);
+          EXPECT_EQ(work.find("q_proj", Phase::Forward), nullptr);
+        } else {
+          EXPECT_EQ(ops("q_proj", Phase::Forward), 2 * T * h * at * dqk);
+          EXPECT_EQ(work.find("q_a_proj", Phase::Forward), nullptr);
+        }
+        EXPECT_EQ(work.find("qkv_proj", Phase::Forward), nullptr);
+        int64_t linears = kvDown + queryProjections + kvUp + out + mlp;
+        EXPECT_EQ(summary.at(Phase::Forward, Engine::Matmul).ops,
+                  linears + scores + context);
+        // Backward: every linear once for its input and once for its weight
+        // gradient, the attention matmuls twice each.
+        EXPECT_EQ(summary.at(Phase::ActivationGrad, Engine::Matmul).ops,
+                  linears + 2 * (scores + context));
+        EXPECT_EQ(summary.at(Phase::WeightGrad, Engine::Matmul).ops, linears);
+        int64_t recomputed =
+            recompute == RecomputePolicy::Full ? linears + scores + context
+            : recompute == RecomputePolicy::Selective ? scores + context
+                                                      : 0;
+        EXPECT_EQ(summary.at(Phase::Recompute, Engine::Matmul).ops, recomputed);
+        // Rotary: the rope part of a_t query heads and the one shared key.
+        EXPECT_EQ(ops("rotary", Phase::Forward),
+                  opcount::kRotaryPerElement * T * (at * dr + dr));
+        EXPECT_EQ(ops("rotary", Phase::ActivationGrad),
+                  opcount::kRotaryPerElement * T * (at * dr + dr));
+        // The latent norms over the rank's rows.
+        EXPECT_EQ(ops("kv_a_norm", Phase::Forward),
+                  Tl * (rkv * opcount::kRMSNormForwardPerElement +
+                        opcount::kRMSNormForwardPerRow));
+
+        // Collectives (bf16 activations): the forward all-gathers of the
+        // normed latents (or x_norm1) and the shared rotary key, the
+        // reduce-scatters of their gradients, the re-gathers for the
+        // up-projections' weight gradients, and the dense tails.
+        const WorkTotals &collectives = summary.of(Engine::Collective);
+        int64_t queryInput = queryLatent ? rq : h;
+        int64_t latentMessages = 2 * T * (queryInput + rkv + dr);
+        int64_t regathers = 2 * T * (queryInput + rkv);
+        // attn_tp_g, mlp_tp_f and mlp_tp_g forward and backward, and the
+        // fc1 re-gather; full recompute redoes the forward ones.
+        int64_t denseTails = 7 * 2 * T * h;
+        int64_t recommunicated = recompute == RecomputePolicy::Full
+                                     ? latentMessages + 3 * 2 * T * h
+                                     : 0;
+        EXPECT_EQ(collectives.messageBytes,
+                  t == 1 ? 0
+                         : 2 * latentMessages + regathers + denseTails +
+                               recommunicated);
+        // The shared rotary key's gradient is reduce-scattered: a partial
+        // sum over the rank's heads.
+        const Invocation *keyReduction =
+            work.find("k_rope_tp_f", Phase::ActivationGrad);
+        if (t == 1) {
+          EXPECT_EQ(keyReduction, nullptr);
+        } else {
+          ASSERT_NE(keyReduction, nullptr);
+          EXPECT_EQ(keyReduction->collective->kind,
+                    CollectiveKind::ReduceScatter);
+          EXPECT_EQ(keyReduction->collective->messageBytes, 2 * T * dr);
+          EXPECT_EQ(keyReduction->ops, T * dr / t * (t - 1));
+        }
+
+        // The stash (bf16): x; x_norm1, the latents and their norms on the
+        // rank's rows; q, k_nope, k_rope, v and the context over T rows;
+        // probs only without recompute (no dropout here); the MLP's as in a
+        // dense block.
+        int64_t kept = Tl * h /*x_norm1*/ +
+                       Tl * rkv * 2 /*kv_latent, its norm*/ +
+                       (queryLatent ? Tl * rq * 2 : 0) + T * at * dqk /*q*/ +
+                       T * at * dn /*k_nope*/ + T * dr /*k_rope*/ +
+                       T * at * dv /*v*/ + T * at * dv /*context*/ +
+                       Tl * h /*x_norm2*/ + T * 2 * (f / t) /*fc1_out*/ +
+                       T * (f / t) /*act_out*/ + Tl * h /*h_attn*/;
+        int64_t probs = b * at * s * s;
+        int64_t stash = recompute == RecomputePolicy::Full ? Tl * h
+                        : recompute == RecomputePolicy::Selective
+                            ? Tl * h + kept
+                            : Tl * h + kept + probs;
+        EXPECT_EQ(summary.total().stashBytes, 2 * stash);
+
+        // The optimizer: the duplicated down-projections and latent norms
+        // join the norms' sequence-parallel all-reduce (bf16 gradients).
+        int64_t duplicated =
+            h * (rkv + dr) + rkv + (queryLatent ? h * rq + rq : 0);
+        int64_t split = (queryLatent ? rq : h) * at * dqk +
+                        rkv * at * (dn + dv) + at * dv * h;
+        BlockWork optimizer =
+            cantFail(deriveOptimizerWork(model, training, mapping));
+        const Invocation *sync =
+            optimizer.find("sp_param_grad_sync", Phase::WeightGrad);
+        if (t == 1) {
+          EXPECT_EQ(sync, nullptr);
+        } else {
+          ASSERT_NE(sync, nullptr);
+          EXPECT_EQ(sync->collective->messageBytes, 2 * (2 * h + duplicated));
+        }
+        const Invocation *step = optimizer.find("adamw_step", Phase::Optimizer);
+        ASSERT_NE(step, nullptr);
+        EXPECT_EQ(step->ops, opcount::kAdamWPerParameter *
+                                 (duplicated + split + 2 * h + 3 * h * f / t));
+      }
 }
 
 // Sliding-window attention (Mistral 7B, Sec. 2): each of the s queries of a

@@ -11,6 +11,7 @@
 
 #include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/ProgramWork.h"
+#include "SmallRuns.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -748,6 +749,86 @@ TEST(InferenceGeneration, SlidingWindowClosedFormEqualsTheExplicitSum) {
 // A window at least as long as every context changes nothing: the same
 // invocations as full attention; a shorter one bounds the prefill's scores
 // to P x w per head: QK^T and probs x V are 2 x 2 b (a/t) P w d.
+// Multi-head latent attention served (docs/Inference.md, "Multi-head latent
+// attention"): a = 8 heads of d_n 16 + d_r 8 (d = 24) and d_v 12, latents
+// r_q = 48 and r_kv = 32, h = 64, f = 128 (SwiGLU), with t in {1, 2, 4}
+// (a_t = a/t) and with and without a query latent. The prefill is the
+// training forward over the prompt (the duplicated down-projections over
+// all b P tokens on every rank: no sequence parallelism in inference) with
+// the compressed cache write; a decode step at context L leaves out
+// kv_b_proj and attends in the absorbed form. The generation's closed form
+// equals the explicit loop over its steps.
+TEST(InferenceVariants, LatentAttentionClosedForms) {
+  const int64_t h = 64, a = 8, dn = 16, dr = 8, dv = 12, rq = 48, rkv = 32,
+                f = 128, d = dn + dr;
+  for (bool queryLatent : {true, false})
+    for (int64_t t : {1, 2, 4}) {
+      ModelSpec model = modelOf(
+          {"mla", h, a, a, d, f, ActivationKind::SwiGLU, NormKind::RMSNorm});
+      blueprint::test::useLatentAttention(
+          model, {queryLatent ? std::optional<int64_t>(rq) : std::nullopt, rkv,
+                  dn, dr, dv});
+      const int64_t b = 3, P = 20, G = 9, at = a / t;
+      InferenceSpec inference = inferenceFor(b, P, G);
+      inference.kvCacheType = DataType::FP8;
+      MappingSpec mapping = mappingFor(t);
+      SCOPED_TRACE(label(model, inference, mapping) +
+                   (queryLatent ? " q_lora" : " no q_lora"));
+      // Per token: the query path, kv_a_proj, out_proj and the MLP.
+      int64_t query =
+          queryLatent ? 2 * h * rq + 2 * rq * at * d : 2 * h * at * d;
+      int64_t shared = query + 2 * h * (rkv + dr) + 2 * at * dv * h +
+                       2 * h * 2 * (f / t) + 2 * (f / t) * h;
+      int64_t keyValueUp = 2 * rkv * at * (dn + dv);
+      int64_t cachePosition = rkv + dr; // fp8: one byte each
+
+      BlockWork prefill = prefillOf(model, inference, mapping);
+      EXPECT_EQ(summaryOf(prefill).at(Phase::Prefill, Engine::Matmul).ops,
+                b * P * (shared + keyValueUp) + 2 * b * at * P * P * (d + dv));
+      EXPECT_EQ(writesOf(prefill, "kv_cache"), b * P * cachePosition);
+      EXPECT_EQ(prefill.find("q_absorb", Phase::Prefill), nullptr);
+
+      for (int64_t L : {P + 1, P + G - 1}) {
+        BlockWork step = stepOf(model, inference, mapping, L);
+        // Absorbed: W_UK into the query (2 a_t d_n r_kv per token), scores
+        // over r_kv + d_r per cached position, the context over r_kv, W_UV
+        // after (2 a_t r_kv d_v per token); no kv_b_proj.
+        int64_t absorbed = 2 * at * dn * rkv + 2 * at * rkv * dv;
+        int64_t attention = 2 * at * L * (rkv + dr) + 2 * at * L * rkv;
+        EXPECT_EQ(summaryOf(step).at(Phase::Decode, Engine::Matmul).ops,
+                  b * (shared + absorbed + attention));
+        EXPECT_EQ(step.find("kv_b_proj", Phase::Decode), nullptr);
+        const Invocation *scores = step.find("qk_matmul", Phase::Decode);
+        ASSERT_NE(scores, nullptr);
+        EXPECT_EQ(scores->ops, 2 * b * at * L * (rkv + dr));
+        EXPECT_EQ(writesOf(step, "kv_cache"), b * cachePosition);
+        // The scores read the whole compressed cache, the context its
+        // latent part again (bytes are unfused).
+        EXPECT_EQ(readsOf(step, "kv_cache"),
+                  b * L * cachePosition + b * L * rkv);
+        EXPECT_EQ(valueOr(kvCacheBytesPerRank(model, inference, mapping, L),
+                          int64_t(-1)),
+                  b * L * cachePosition);
+      }
+
+      llvm::Expected<GenerationWork> generation =
+          deriveInferenceGeneration(model, inference, mapping);
+      ASSERT_TRUE(static_cast<bool>(generation))
+          << llvm::toString(generation.takeError());
+      ExplicitDecodeSum sum = sumDecodeSteps(model, inference, mapping);
+      for (size_t engine = 0; engine < kNumEngines; ++engine)
+        expectTotalsEq(generation->decodeByEngine[engine], sum.byEngine[engine],
+                       stringifyEnum(static_cast<Engine>(engine)));
+      expectTotalsEq(generation->decode, sum.decode, "decode");
+      int64_t contexts = 0;
+      for (int64_t L = P + 1; L <= P + G - 1; ++L)
+        contexts += L;
+      EXPECT_EQ(generation->kvCacheReadBytes, b * cachePosition * contexts);
+      EXPECT_EQ(generation->finalKvCacheBytes, b * (P + G - 1) * cachePosition);
+      EXPECT_EQ(generation->kvCacheWriteBytes, b * (P + G - 1) * cachePosition);
+    }
+}
+
 TEST(InferencePrefill, SlidingWindowBoundsTheScores) {
   for (const Shape &shape : kShapes)
     for (int64_t t : {1, 8}) {

@@ -374,6 +374,47 @@ TEST(ModelQuantities, FlopsPerTokenAreSixNPlusTheAttentionTerm) {
     }
 }
 
+// Under multi-head latent attention the same holds with MLA's matmul
+// weights and dimensions (docs/WorkAlgebra.md, "Multi-head latent
+// attention"): per block N_mm = h r_q + r_q a d + h (r_kv + d_r) +
+// r_kv a (d_n + d_v) + a d_v h + the MLP's (h a d for the first two without
+// a query latent), and the attention term 6 L k a (d + d_v) with
+// d = d_n + d_r: scores over d, context over d_v. The duplicated
+// down-projections run on each TP rank's sequence shard, so over the TP
+// group they count once.
+TEST(ModelQuantities, LatentAttentionFlopsPerTokenAreSixNPlusTheAttentionTerm) {
+  for (bool queryLatent : {true, false})
+    for (int64_t t : {1, 2, 4}) {
+      int64_t h = 256, a = 8, dn = 32, dr = 16, dv = 24, rq = 96, rkv = 64,
+              f = 512;
+      ModelSpec model = gpt(h, a, 4);
+      model.ffnHidden = f;
+      model.activation = ActivationKind::SwiGLU;
+      model.norm = NormKind::RMSNorm;
+      test::useLatentAttention(
+          model, {queryLatent ? std::optional<int64_t>(rq) : std::nullopt, rkv,
+                  dn, dr, dv});
+      int64_t B = 8, s = model.seqLength, L = model.blocks, V = model.vocab;
+      int64_t d = dn + dr;
+      int64_t query = queryLatent ? h * rq + rq * a * d : h * a * d;
+      int64_t attention =
+          query + h * (rkv + dr) + rkv * a * (dn + dv) + a * dv * h;
+      int64_t matmulWeights = L * (attention + h * 2 * f + f * h) + V * h;
+      SCOPED_TRACE("t=" + std::to_string(t) +
+                   (queryLatent ? " q_lora" : " no q_lora"));
+      ModelQuantities quantities = valueOrFail(deriveModelQuantities(
+          planWork(model, mixedPrecision(B, 1),
+                   mapping(t, 1, 1, 1,
+                           t > 1 ? TPCommMode::ReduceScatterAllGather
+                                 : TPCommMode::AllReduce,
+                           RecomputePolicy::Selective))));
+      llvm::APInt expected =
+          wide(B * s) * wide(6 * matmulWeights + 6 * L * s * a * (d + dv));
+      EXPECT_EQ(quantities.flops.model, expected)
+          << toDecimal(quantities.flops.model) << " != " << toDecimal(expected);
+    }
+}
+
 TEST(ModelQuantities, FlopsPastInt64AreExact) {
   // The 1T model at four times SeqSel's batch: 2.6e19 FLOPs per iteration.
   int64_t B = 2048, L = 128, s = 2048, h = 25600, V = 51200;

@@ -17,6 +17,7 @@
 
 #include "gtest/gtest.h"
 
+#include <optional>
 #include <string>
 
 namespace blueprint::test {
@@ -81,6 +82,31 @@ inline const estimate::SystemProfile &a100Profile() {
   static const estimate::SystemProfile profile = valueOrFail(
       estimate::loadSystemProfile(BLUEPRINT_PROFILES_DIR "/a100-80gb.json"));
   return profile;
+}
+
+/// Multi-head latent attention's dimensions (DeepSeek-V2 Sec. 2.1).
+struct LatentDims {
+  std::optional<int64_t> qLoraRank;
+  int64_t kvLoraRank = 0;
+  int64_t qkNopeHeadDim = 0;
+  int64_t qkRopeHeadDim = 0;
+  int64_t vHeadDim = 0;
+};
+
+/// `model` with multi-head latent attention of `dims` and what its rules
+/// need (transformer_model_c7-c10): rotary positions, a key/value head per
+/// head, head_dim = qk_nope_head_dim + qk_rope_head_dim, no biases.
+inline void useLatentAttention(workload::ModelSpec &model,
+                               const LatentDims &dims) {
+  model.positionEmbedding = workload::PositionEmbedding::Rotary;
+  model.linearBias = workload::LinearBias::None;
+  model.kvHeads = model.heads;
+  model.headDim = dims.qkNopeHeadDim + dims.qkRopeHeadDim;
+  model.qLoraRank = dims.qLoraRank;
+  model.kvLoraRank = dims.kvLoraRank;
+  model.qkNopeHeadDim = dims.qkNopeHeadDim;
+  model.qkRopeHeadDim = dims.qkRopeHeadDim;
+  model.vHeadDim = dims.vHeadDim;
 }
 
 } // namespace blueprint::test

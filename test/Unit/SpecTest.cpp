@@ -180,16 +180,112 @@ TEST(SpecRules, RunChecksContractsThenComposition) {
 }
 
 TEST(SpecRules, ImplicitHeadDim) {
-  EXPECT_EQ(std::get<int64_t>(implicitHeadDim(1024, 16)), 64);
-  std::variant<int64_t, RuleViolation> odd = implicitHeadDim(100, 3);
+  EXPECT_EQ(
+      std::get<int64_t>(implicitHeadDim(1024, 16, std::nullopt, std::nullopt)),
+      64);
+  std::variant<int64_t, RuleViolation> odd =
+      implicitHeadDim(100, 3, std::nullopt, std::nullopt);
   ASSERT_TRUE(std::holds_alternative<RuleViolation>(odd));
   EXPECT_EQ(std::get<RuleViolation>(odd).rule, "transformer_model_c4");
   EXPECT_EQ(std::get<RuleViolation>(odd).message,
             "hidden = 100 is not divisible by heads = 3 and no head_dim is "
             "given");
   // Sizes that are not positive are transformer_model_c1's to report.
-  EXPECT_EQ(std::get<int64_t>(implicitHeadDim(0, 3)), 0);
-  EXPECT_EQ(std::get<int64_t>(implicitHeadDim(64, 0)), 0);
+  EXPECT_EQ(
+      std::get<int64_t>(implicitHeadDim(0, 3, std::nullopt, std::nullopt)), 0);
+  EXPECT_EQ(
+      std::get<int64_t>(implicitHeadDim(64, 0, std::nullopt, std::nullopt)), 0);
+  // Under multi-head latent attention a query/key head is its non-rotary
+  // and rotary parts, whatever hidden / heads is (DeepSeek-V3: 56 != 192).
+  EXPECT_EQ(std::get<int64_t>(implicitHeadDim(7168, 128, 128, 64)), 192);
+  EXPECT_EQ(std::get<int64_t>(implicitHeadDim(100, 3, 128, 64)), 192);
+  EXPECT_EQ(std::get<int64_t>(implicitHeadDim(7168, 128, 0, 64)), 0);
+  std::variant<int64_t, RuleViolation> huge =
+      implicitHeadDim(7168, 128, INT64_MAX, 64);
+  ASSERT_TRUE(std::holds_alternative<RuleViolation>(huge));
+  EXPECT_EQ(std::get<RuleViolation>(huge).rule, "transformer_model_c9");
+}
+
+namespace {
+
+/// DeepSeek-V3's attention (config.json: hidden 7168, 128 heads,
+/// q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128,
+/// qk_rope_head_dim 64, v_head_dim 128), RMSNorm, rotary, no biases.
+ModelSpec latentAttentionModel() {
+  ModelSpec model = smallModel();
+  model.hidden = 7168;
+  model.heads = 128;
+  model.kvHeads = 128;
+  model.headDim = 192;
+  model.ffnHidden = 18432;
+  model.seqLength = 4096;
+  model.maxPositions = 4096;
+  model.vocab = 129280;
+  model.norm = NormKind::RMSNorm;
+  model.activation = ActivationKind::SwiGLU;
+  model.linearBias = LinearBias::None;
+  model.positionEmbedding = PositionEmbedding::Rotary;
+  model.qLoraRank = 1536;
+  model.kvLoraRank = 512;
+  model.qkNopeHeadDim = 128;
+  model.qkRopeHeadDim = 64;
+  model.vHeadDim = 128;
+  return model;
+}
+
+std::vector<std::string>
+labelledMessages(const std::vector<RuleViolation> &found) {
+  std::vector<std::string> rules;
+  for (const RuleViolation &violation : found)
+    rules.push_back(violation.rule + ": " + violation.message);
+  return rules;
+}
+
+} // namespace
+
+TEST(SpecRules, LatentAttention) {
+  EXPECT_TRUE(checkModel(latentAttentionModel()).empty());
+  ModelSpec plainQuery = latentAttentionModel();
+  plainQuery.qLoraRank = std::nullopt;
+  EXPECT_TRUE(checkModel(plainQuery).empty());
+
+  ModelSpec zeroRank = latentAttentionModel();
+  zeroRank.qLoraRank = 0;
+  EXPECT_EQ(labelledMessages(checkModel(zeroRank)),
+            std::vector<std::string>{
+                "transformer_model_c1: q_lora_rank must be positive, got 0"});
+
+  ModelSpec partial = latentAttentionModel();
+  partial.kvLoraRank = std::nullopt;
+  partial.vHeadDim = std::nullopt;
+  EXPECT_EQ(labelledMessages(checkModel(partial)),
+            std::vector<std::string>{
+                "transformer_model_c6: multi-head latent attention needs "
+                "kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and "
+                "v_head_dim together; given q_lora_rank, qk_nope_head_dim, "
+                "qk_rope_head_dim, missing kv_lora_rank, v_head_dim"});
+
+  // Every other rule at once: a GPT-style model with MLA dimensions.
+  ModelSpec contradicting = latentAttentionModel();
+  contradicting.positionEmbedding = PositionEmbedding::Learned;
+  contradicting.kvHeads = 8;
+  contradicting.headDim = 128;
+  contradicting.linearBias = LinearBias::QKVOnly;
+  EXPECT_EQ(
+      labelledMessages(checkModel(contradicting)),
+      (std::vector<std::string>{
+          "transformer_model_c7: multi-head latent attention (kv_lora_rank) "
+          "needs position_embedding = rotary, got learned: its positions are "
+          "the decoupled rotary query and key",
+          "transformer_model_c8: multi-head latent attention (kv_lora_rank) "
+          "needs kv_heads = heads, got kv_heads = 8 and heads = 128: every "
+          "head's key and value come from the shared latent",
+          "transformer_model_c9: head_dim = 128 differs from "
+          "qk_nope_head_dim + qk_rope_head_dim = 128 + 64 = 192, the "
+          "query/key head width of multi-head latent attention",
+          "transformer_model_c10: multi-head latent attention (kv_lora_rank) "
+          "needs linear_bias = none, got qkv: DeepSeek's projections carry "
+          "no bias"}));
 }
 
 // Over a grid of sequence lengths, context-parallel degrees and TP modes,

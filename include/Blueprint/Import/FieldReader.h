@@ -115,10 +115,13 @@ private:
   bool hasFailed = false;
 };
 
-/// The head dimension of a model: `given`, else hidden / heads; when heads
-/// do not divide hidden, transformer_model_c4 is reported at `path`.
+/// The head dimension of a model: `given`, else workload::implicitHeadDim
+/// (qk_nope_head_dim + qk_rope_head_dim under multi-head latent attention,
+/// hidden / heads otherwise); a broken rule is reported at `path`.
 int64_t headDimension(FieldReader &reader, std::optional<int64_t> given,
-                      int64_t hidden, int64_t heads, const std::string &path);
+                      int64_t hidden, int64_t heads, const std::string &path,
+                      std::optional<int64_t> qkNopeHeadDim = std::nullopt,
+                      std::optional<int64_t> qkRopeHeadDim = std::nullopt);
 
 } // namespace blueprint::import
 

@@ -19,7 +19,8 @@ namespace blueprint::workload::primitive {
 
 // X(constant, id): every primitive, in the order a training block emits
 // them, then inference's, then the model level's, then the model edges'
-// (EdgeWork.h).
+// (EdgeWork.h), then those multi-head latent attention's block emits in
+// place of qkv_proj and its collectives.
 #define BLUEPRINT_WORKLOAD_PRIMITIVES(X)                                       \
   X(kNorm1, "norm1")                                                           \
   X(kAttnTPF, "attn_tp_f")                                                     \
@@ -74,7 +75,22 @@ namespace blueprint::workload::primitive {
   X(kCrossEntropy, "cross_entropy")                                            \
   X(kLossAverage, "loss_average")                                              \
   X(kFinalNormGradSync, "final_norm_grad_sync")                                \
-  X(kEdgeAdamWStep, "edge_adamw_step")
+  X(kEdgeAdamWStep, "edge_adamw_step")                                         \
+  X(kQAProj, "q_a_proj")                                                       \
+  X(kQANorm, "q_a_norm")                                                       \
+  X(kKVAProj, "kv_a_proj")                                                     \
+  X(kKVANorm, "kv_a_norm")                                                     \
+  X(kQLatentTPF, "q_latent_tp_f")                                              \
+  X(kKVLatentTPF, "kv_latent_tp_f")                                            \
+  X(kKRopeTPF, "k_rope_tp_f")                                                  \
+  X(kQBProj, "q_b_proj")                                                       \
+  X(kQProj, "q_proj")                                                          \
+  X(kKVBProj, "kv_b_proj")                                                     \
+  X(kKVBWgradGather, "kv_b_wgrad_gather")                                      \
+  X(kQBWgradGather, "q_b_wgrad_gather")                                        \
+  X(kQWgradGather, "q_wgrad_gather")                                           \
+  X(kQAbsorb, "q_absorb")                                                      \
+  X(kVAbsorb, "v_absorb")
 
 #define BLUEPRINT_WORKLOAD_PRIMITIVE_CONSTANT(constant, id)                    \
   inline constexpr llvm::StringLiteral constant = id;

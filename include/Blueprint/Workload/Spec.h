@@ -59,11 +59,25 @@ struct ModelSpec {
   /// Sliding-window attention: each query attends to at most this many
   /// keys, itself and the ones before it; none is full causal attention.
   std::optional<int64_t> attentionWindow = std::nullopt;
+  /// Multi-head latent attention (MLA, DeepSeek-V2 Sec. 2.1): each token's
+  /// keys and values are compressed into a kvLoraRank latent shared by every
+  /// head, plus one rotary key of qkRopeHeadDim shared by every head; its
+  /// queries into a qLoraRank latent, or projected directly when that is
+  /// none. A query/key head is qkNopeHeadDim + qkRopeHeadDim wide (headDim),
+  /// a value head vHeadDim. All none: multi-head attention.
+  std::optional<int64_t> qLoraRank = std::nullopt;
+  std::optional<int64_t> kvLoraRank = std::nullopt;
+  std::optional<int64_t> qkNopeHeadDim = std::nullopt;
+  std::optional<int64_t> qkRopeHeadDim = std::nullopt;
+  std::optional<int64_t> vHeadDim = std::nullopt;
 
   /// Whether a learned position table exists (max_positions rows).
   bool hasPositionTable() const {
     return positionEmbedding == PositionEmbedding::Learned;
   }
+  /// Whether attention is multi-head latent attention (transformer_model_c6:
+  /// kv_lora_rank comes with the other MLA dimensions).
+  bool hasLatentAttention() const { return kvLoraRank.has_value(); }
   /// Whether qkv_proj adds a bias (b_qkv): `all` and `qkv`.
   bool hasQKVBias() const { return linearBias != LinearBias::None; }
   /// Whether fc1 and the two row-parallel projections (out_proj, fc2) add a
@@ -160,12 +174,18 @@ RunViolations checkTrainingRun(const ModelSpec &model,
                                const TrainingSpec &training,
                                const MappingSpec &mapping);
 
-/// The per-head dimension a model without an explicit `head_dim` has,
-/// hidden / heads (Megatron's kv_channels default), or the violation of
-/// `transformer_model_c4` when heads does not divide hidden. Sizes that are
-/// not positive are transformer_model_c1's to report: they give 0 here.
-std::variant<int64_t, RuleViolation> implicitHeadDim(int64_t hidden,
-                                                     int64_t heads);
+/// The per-head dimension a model without an explicit `head_dim` has:
+/// under multi-head latent attention (both qk_* dimensions given)
+/// qk_nope_head_dim + qk_rope_head_dim, the width of its query and key heads
+/// (or the violation of `transformer_model_c9` when the sum overflows);
+/// otherwise hidden / heads (Megatron's kv_channels default), or the
+/// violation of `transformer_model_c4` when heads does not divide hidden.
+/// Sizes that are not positive are transformer_model_c1's to report: they
+/// give 0 here.
+std::variant<int64_t, RuleViolation>
+implicitHeadDim(int64_t hidden, int64_t heads,
+                std::optional<int64_t> qkNopeHeadDim,
+                std::optional<int64_t> qkRopeHeadDim);
 
 /// The integral quantities a valid training composition defines.
 struct TrainingComposition {

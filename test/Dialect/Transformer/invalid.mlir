@@ -63,6 +63,60 @@ transformer.decoder_training @m
 
 // -----
 
+// transformer_model_c1
+// expected-error @+2 {{transformer_model_c1: kv_lora_rank must be positive, got 0}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, position_embedding = rotary, q_lora_rank = 256, kv_lora_rank = 0, qk_nope_head_dim = 64, qk_rope_head_dim = 32, v_head_dim = 64>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c6
+// expected-error @+2 {{transformer_model_c6: multi-head latent attention needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim together; given q_lora_rank, missing kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, position_embedding = rotary, q_lora_rank = 256>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c7
+// expected-error @+2 {{transformer_model_c7: multi-head latent attention (kv_lora_rank) needs position_embedding = rotary, got learned: its positions are the decoupled rotary query and key}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, q_lora_rank = 256, kv_lora_rank = 128, qk_nope_head_dim = 64, qk_rope_head_dim = 32, v_head_dim = 64>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c8
+// expected-error @+2 {{transformer_model_c8: multi-head latent attention (kv_lora_rank) needs kv_heads = heads, got kv_heads = 4 and heads = 16: every head's key and value come from the shared latent}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, kv_heads = 4, linear_bias = none, position_embedding = rotary, q_lora_rank = 256, kv_lora_rank = 128, qk_nope_head_dim = 64, qk_rope_head_dim = 32, v_head_dim = 64>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c9
+// expected-error @+2 {{transformer_model_c9: head_dim = 64 differs from qk_nope_head_dim + qk_rope_head_dim = 64 + 32 = 96, the query/key head width of multi-head latent attention}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, head_dim = 64, linear_bias = none, position_embedding = rotary, q_lora_rank = 256, kv_lora_rank = 128, qk_nope_head_dim = 64, qk_rope_head_dim = 32, v_head_dim = 64>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c10
+// expected-error @+2 {{transformer_model_c10: multi-head latent attention (kv_lora_rank) needs linear_bias = none, got all: DeepSeek's projections carry no bias}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, position_embedding = rotary, q_lora_rank = 256, kv_lora_rank = 128, qk_nope_head_dim = 64, qk_rope_head_dim = 32, v_head_dim = 64>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
 // transformer_model_c4
 // expected-error @+2 {{transformer_model_c4: hidden = 1000 is not divisible by heads = 16 and no head_dim is given}}
 transformer.decoder_training @m
@@ -390,3 +444,20 @@ transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
     mapping = <world = 4611686018427387904, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, cp = 4611686018427387904>
+// decoder_training_c14: MLA under tensor parallelism needs sequence
+// parallelism (its duplicated down-projections run on the sequence shard).
+// expected-error @+1 {{decoder_training_c14: multi-head latent attention (kv_lora_rank) under tp = 4 needs tp_comm = reduce_scatter_all_gather (sequence parallelism), got all_reduce}}
+transformer.decoder_training @mla_without_sp
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, position_embedding = rotary, q_lora_rank = 256, kv_lora_rank = 128, qk_nope_head_dim = 64, qk_rope_head_dim = 32, v_head_dim = 64>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_training_c15: tp divides the MLA latents (their norms' gradients
+// join the sequence-parallel all-reduce, split evenly over the TP ranks).
+// expected-error @+1 {{decoder_training_c15: q_lora_rank = 250 is not divisible by tp = 4}}
+transformer.decoder_training @mla_uneven_latent
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, position_embedding = rotary, q_lora_rank = 250, kv_lora_rank = 128, qk_nope_head_dim = 64, qk_rope_head_dim = 32, v_head_dim = 64>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = none, schedule = one_f_one_b>

@@ -80,6 +80,39 @@ transformer.decoder_training @qkv_bias
     mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1,
                tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
 
+// Multi-head latent attention, DeepSeek-V3's attention: head_dim resolves to
+// qk_nope_head_dim + qk_rope_head_dim = 192 (not hidden / heads = 56) and,
+// spelled out at that default, is dropped; without a query latent
+// q_lora_rank is absent.
+// CHECK-LABEL: transformer.decoder_training @deepseek_v3_like
+// CHECK-SAME: activation = swiglu, linear_bias = none, position_embedding = rotary, tied_embeddings = false, q_lora_rank = 1536, kv_lora_rank = 512, qk_nope_head_dim = 128, qk_rope_head_dim = 64, v_head_dim = 128>
+// CHECK-LABEL: transformer.decoder_training @deepseek_v2_lite_like
+// CHECK-SAME: position_embedding = rotary, kv_lora_rank = 512, qk_nope_head_dim = 128, qk_rope_head_dim = 64, v_head_dim = 128>
+transformer.decoder_training @deepseek_v3_like
+    model = <hidden = 7168, heads = 128, ffn_hidden = 18432, seq_length = 4096,
+             vocab = 129280, blocks = 61, norm = rmsnorm, activation = swiglu,
+             head_dim = 192, linear_bias = none, position_embedding = rotary,
+             tied_embeddings = false, q_lora_rank = 1536, kv_lora_rank = 512,
+             qk_nope_head_dim = 128, qk_rope_head_dim = 64, v_head_dim = 128>
+    training = <global_batch = 64, micro_batch = 1, activation_type = bf16,
+                weight_type = bf16, gradient_type = f32,
+                optimizer_state_type = f32>
+    mapping = <world = 8, tp = 8, pp = 1, dp = 1, virtual_stages = 1,
+               tp_comm = reduce_scatter_all_gather, recompute = none,
+               schedule = one_f_one_b>
+transformer.decoder_training @deepseek_v2_lite_like
+    model = <hidden = 2048, heads = 16, ffn_hidden = 10944, seq_length = 4096,
+             vocab = 102400, blocks = 27, norm = rmsnorm, activation = swiglu,
+             linear_bias = none, position_embedding = rotary,
+             kv_lora_rank = 512, qk_nope_head_dim = 128, qk_rope_head_dim = 64,
+             v_head_dim = 128>
+    training = <global_batch = 64, micro_batch = 1, activation_type = bf16,
+                weight_type = bf16, gradient_type = f32,
+                optimizer_state_type = f32>
+    mapping = <world = 8, tp = 8, pp = 1, dp = 1, virtual_stages = 1,
+               tp_comm = reduce_scatter_all_gather, recompute = none,
+               schedule = one_f_one_b>
+
 // Every remaining closed-set value.
 // CHECK-LABEL: transformer.decoder_training @small
 // CHECK-SAME: activation = relu

@@ -44,20 +44,22 @@ LogicalResult blueprint::transformer::reportViolations(
 /// The plain model with optional fields resolved to their defaults. A
 /// head_dim default needs heads > 0 dividing hidden; otherwise it is left 0
 /// and rule transformer_model_c1/c4 reports the cause.
-static workload::ModelSpec
-toModelSpec(int64_t hidden, int64_t heads, int64_t ffnHidden, int64_t seqLength,
-            int64_t vocab, int64_t blocks, workload::NormKind norm,
-            workload::ActivationKind activation, std::optional<int64_t> kvHeads,
-            std::optional<int64_t> headDim, std::optional<int64_t> maxPositions,
-            workload::LinearBias linearBias,
-            workload::PositionEmbedding positionEmbedding, bool tiedEmbeddings,
-            std::optional<int64_t> attentionWindow) {
+static workload::ModelSpec toModelSpec(
+    int64_t hidden, int64_t heads, int64_t ffnHidden, int64_t seqLength,
+    int64_t vocab, int64_t blocks, workload::NormKind norm,
+    workload::ActivationKind activation, std::optional<int64_t> kvHeads,
+    std::optional<int64_t> headDim, std::optional<int64_t> maxPositions,
+    workload::LinearBias linearBias,
+    workload::PositionEmbedding positionEmbedding, bool tiedEmbeddings,
+    std::optional<int64_t> attentionWindow, std::optional<int64_t> qLoraRank,
+    std::optional<int64_t> kvLoraRank, std::optional<int64_t> qkNopeHeadDim,
+    std::optional<int64_t> qkRopeHeadDim, std::optional<int64_t> vHeadDim) {
   workload::ModelSpec spec;
   spec.hidden = hidden;
   spec.heads = heads;
   spec.kvHeads = kvHeads.value_or(heads);
   std::variant<int64_t, workload::RuleViolation> implicit =
-      workload::implicitHeadDim(hidden, heads);
+      workload::implicitHeadDim(hidden, heads, qkNopeHeadDim, qkRopeHeadDim);
   if (headDim)
     spec.headDim = *headDim;
   else if (auto *dimension = std::get_if<int64_t>(&implicit))
@@ -73,6 +75,11 @@ toModelSpec(int64_t hidden, int64_t heads, int64_t ffnHidden, int64_t seqLength,
   spec.positionEmbedding = positionEmbedding;
   spec.tiedEmbeddings = tiedEmbeddings;
   spec.attentionWindow = attentionWindow;
+  spec.qLoraRank = qLoraRank;
+  spec.kvLoraRank = kvLoraRank;
+  spec.qkNopeHeadDim = qkNopeHeadDim;
+  spec.qkRopeHeadDim = qkRopeHeadDim;
+  spec.vHeadDim = vHeadDim;
   return spec;
 }
 
@@ -83,27 +90,33 @@ LogicalResult ModelAttr::verify(
     std::optional<int64_t> kvHeads, std::optional<int64_t> headDim,
     std::optional<int64_t> maxPositions, workload::LinearBias linearBias,
     workload::PositionEmbedding positionEmbedding, bool tiedEmbeddings,
-    std::optional<int64_t> attentionWindow) {
-  // transformer_model_c4 concerns only the implicit head_dim, which the plain
-  // spec no longer distinguishes from an explicit one.
+    std::optional<int64_t> attentionWindow, std::optional<int64_t> qLoraRank,
+    std::optional<int64_t> kvLoraRank, std::optional<int64_t> qkNopeHeadDim,
+    std::optional<int64_t> qkRopeHeadDim, std::optional<int64_t> vHeadDim) {
+  // transformer_model_c4 (and c9's overflowing sum) concern only the
+  // implicit head_dim, which the plain spec no longer distinguishes from an
+  // explicit one.
   std::variant<int64_t, workload::RuleViolation> implicit =
-      workload::implicitHeadDim(hidden, heads);
+      workload::implicitHeadDim(hidden, heads, qkNopeHeadDim, qkRopeHeadDim);
   if (auto *violation = std::get_if<workload::RuleViolation>(&implicit);
       violation && !headDim)
     return reportViolations(emitError, *violation);
   return reportViolations(
-      emitError, workload::checkModel(toModelSpec(
-                     hidden, heads, ffnHidden, seqLength, vocab, blocks, norm,
-                     activation, kvHeads, headDim, maxPositions, linearBias,
-                     positionEmbedding, tiedEmbeddings, attentionWindow)));
+      emitError,
+      workload::checkModel(toModelSpec(
+          hidden, heads, ffnHidden, seqLength, vocab, blocks, norm, activation,
+          kvHeads, headDim, maxPositions, linearBias, positionEmbedding,
+          tiedEmbeddings, attentionWindow, qLoraRank, kvLoraRank, qkNopeHeadDim,
+          qkRopeHeadDim, vHeadDim)));
 }
 
 workload::ModelSpec ModelAttr::getSpec() const {
-  return toModelSpec(getHidden(), getHeads(), getFfnHidden(), getSeqLength(),
-                     getVocab(), getBlocks(), getNorm(), getActivation(),
-                     getKvHeads(), getHeadDim(), getMaxPositions(),
-                     getLinearBias(), getPositionEmbedding(),
-                     getTiedEmbeddings(), getAttentionWindow());
+  return toModelSpec(
+      getHidden(), getHeads(), getFfnHidden(), getSeqLength(), getVocab(),
+      getBlocks(), getNorm(), getActivation(), getKvHeads(), getHeadDim(),
+      getMaxPositions(), getLinearBias(), getPositionEmbedding(),
+      getTiedEmbeddings(), getAttentionWindow(), getQLoraRank(),
+      getKvLoraRank(), getQkNopeHeadDim(), getQkRopeHeadDim(), getVHeadDim());
 }
 
 ModelAttr blueprint::transformer::getModelAttr(MLIRContext *context,
@@ -112,7 +125,8 @@ ModelAttr blueprint::transformer::getModelAttr(MLIRContext *context,
       context, spec.hidden, spec.heads, spec.ffnHidden, spec.seqLength,
       spec.vocab, spec.blocks, spec.norm, spec.activation, spec.kvHeads,
       spec.headDim, spec.maxPositions, spec.linearBias, spec.positionEmbedding,
-      spec.tiedEmbeddings, spec.attentionWindow);
+      spec.tiedEmbeddings, spec.attentionWindow, spec.qLoraRank,
+      spec.kvLoraRank, spec.qkNopeHeadDim, spec.qkRopeHeadDim, spec.vHeadDim);
 }
 
 //===----------------------------------------------------------------------===//

@@ -34,14 +34,25 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
     `position_embedding` (`learned` or `rotary`; default `learned`),
     `tied_embeddings` (default `true`) and `attention_window` (the keys a
     query attends to under sliding-window attention; default: all before
-    it).
+    it). Multi-head latent attention (DeepSeek-V2 Sec. 2.1) is on when
+    `kv_lora_rank` is given, with `qk_nope_head_dim`, `qk_rope_head_dim`
+    and `v_head_dim`, and optionally `q_lora_rank` (absent: a plain query
+    projection); under it `head_dim` defaults to
+    `qk_nope_head_dim + qk_rope_head_dim`.
 
     Rules (`transformer_model_c*`, docs/TransformerSpec.md):
     1. every dimension is positive (`attention_window` too, when given);
     2. `kv_heads` divides `heads`;
     3. `seq_length <= max_positions`;
     4. without an explicit `head_dim`, `heads` divides `hidden`;
-    5. `attention_window <= max_positions`.
+    5. `attention_window <= max_positions`;
+    6. the MLA dimensions `kv_lora_rank`, `qk_nope_head_dim`,
+       `qk_rope_head_dim`, `v_head_dim` come together, `q_lora_rank` only
+       with them;
+    7. MLA needs `position_embedding = rotary`;
+    8. MLA needs `kv_heads = heads`;
+    9. under MLA, `head_dim = qk_nope_head_dim + qk_rope_head_dim`;
+    10. MLA needs `linear_bias = none`.
 
     ```mlir
     #transformer.model<hidden = 6144, heads = 64, ffn_hidden = 24576,
@@ -66,7 +77,12 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
     Transformer_DefaultValuedEnumParameter<Workload_PositionEmbedding,
         "::blueprint::workload::PositionEmbedding::Learned">:$position_embedding,
     DefaultValuedParameter<"bool", "true">:$tied_embeddings,
-    OptionalParameter<"std::optional<int64_t>">:$attention_window
+    OptionalParameter<"std::optional<int64_t>">:$attention_window,
+    OptionalParameter<"std::optional<int64_t>">:$q_lora_rank,
+    OptionalParameter<"std::optional<int64_t>">:$kv_lora_rank,
+    OptionalParameter<"std::optional<int64_t>">:$qk_nope_head_dim,
+    OptionalParameter<"std::optional<int64_t>">:$qk_rope_head_dim,
+    OptionalParameter<"std::optional<int64_t>">:$v_head_dim
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -84,21 +100,30 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
         "::blueprint::workload::LinearBias":$linear_bias,
         "::blueprint::workload::PositionEmbedding":$position_embedding,
         "bool":$tied_embeddings,
-        "std::optional<int64_t>":$attention_window), [{
+        "std::optional<int64_t>":$attention_window,
+        "std::optional<int64_t>":$q_lora_rank,
+        "std::optional<int64_t>":$kv_lora_rank,
+        "std::optional<int64_t>":$qk_nope_head_dim,
+        "std::optional<int64_t>":$qk_rope_head_dim,
+        "std::optional<int64_t>":$v_head_dim), [{
       auto unlessDefault = [](std::optional<int64_t> value,
                               std::optional<int64_t> defaultValue) {
         return value == defaultValue ? std::nullopt : value;
       };
       std::optional<int64_t> defaultHeadDim;
       std::variant<int64_t, ::blueprint::workload::RuleViolation> implicit =
-          ::blueprint::workload::implicitHeadDim(hidden, heads);
+          ::blueprint::workload::implicitHeadDim(hidden, heads,
+                                                 qk_nope_head_dim,
+                                                 qk_rope_head_dim);
       if (auto *dimension = std::get_if<int64_t>(&implicit))
         defaultHeadDim = *dimension;
       return $_get($_ctxt, hidden, heads, ffn_hidden, seq_length, vocab,
                    blocks, norm, activation, unlessDefault(kv_heads, heads),
                    unlessDefault(head_dim, defaultHeadDim),
                    unlessDefault(max_positions, seq_length), linear_bias,
-                   position_embedding, tied_embeddings, attention_window);
+                   position_embedding, tied_embeddings, attention_window,
+                   q_lora_rank, kv_lora_rank, qk_nope_head_dim,
+                   qk_rope_head_dim, v_head_dim);
     }]>
   ];
   let extraClassDeclaration = [{
