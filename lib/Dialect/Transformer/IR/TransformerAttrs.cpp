@@ -51,7 +51,7 @@ toModelSpec(int64_t hidden, int64_t heads, int64_t ffnHidden, int64_t seqLength,
             std::optional<int64_t> headDim, std::optional<int64_t> maxPositions,
             workload::LinearBias linearBias,
             workload::PositionEmbedding positionEmbedding, bool tiedEmbeddings,
-            std::optional<int64_t> attentionWindow) {
+            std::optional<int64_t> attentionWindow, MoEAttr moe) {
   workload::ModelSpec spec;
   spec.hidden = hidden;
   spec.heads = heads;
@@ -73,7 +73,30 @@ toModelSpec(int64_t hidden, int64_t heads, int64_t ffnHidden, int64_t seqLength,
   spec.positionEmbedding = positionEmbedding;
   spec.tiedEmbeddings = tiedEmbeddings;
   spec.attentionWindow = attentionWindow;
+  if (moe) {
+    workload::MixtureOfExperts experts;
+    experts.experts = moe.getExperts();
+    experts.expertsPerToken = moe.getExpertsPerToken();
+    experts.expertFfnHidden = moe.getExpertFfnHidden().value_or(ffnHidden);
+    experts.sharedExperts = moe.getSharedExperts();
+    experts.firstDenseBlocks = moe.getFirstDenseBlocks();
+    experts.layerFrequency = moe.getMoeLayerFrequency();
+    experts.capacityFactorPercent = moe.getCapacityFactorPercent();
+    experts.imbalancePercent = moe.getExpertImbalancePercent();
+    spec.moe = experts;
+  }
   return spec;
+}
+
+MoEAttr blueprint::transformer::withoutDefaultExpertWidth(MoEAttr moe,
+                                                          int64_t ffnHidden) {
+  if (!moe || moe.getExpertFfnHidden() != ffnHidden)
+    return moe;
+  return MoEAttr::get(
+      moe.getContext(), moe.getExperts(), moe.getExpertsPerToken(),
+      std::nullopt, moe.getSharedExperts(), moe.getFirstDenseBlocks(),
+      moe.getMoeLayerFrequency(), moe.getCapacityFactorPercent(),
+      moe.getExpertImbalancePercent());
 }
 
 LogicalResult ModelAttr::verify(
@@ -83,7 +106,7 @@ LogicalResult ModelAttr::verify(
     std::optional<int64_t> kvHeads, std::optional<int64_t> headDim,
     std::optional<int64_t> maxPositions, workload::LinearBias linearBias,
     workload::PositionEmbedding positionEmbedding, bool tiedEmbeddings,
-    std::optional<int64_t> attentionWindow) {
+    std::optional<int64_t> attentionWindow, MoEAttr moe) {
   // transformer_model_c4 concerns only the implicit head_dim, which the plain
   // spec no longer distinguishes from an explicit one.
   std::variant<int64_t, workload::RuleViolation> implicit =
@@ -95,7 +118,7 @@ LogicalResult ModelAttr::verify(
       emitError, workload::checkModel(toModelSpec(
                      hidden, heads, ffnHidden, seqLength, vocab, blocks, norm,
                      activation, kvHeads, headDim, maxPositions, linearBias,
-                     positionEmbedding, tiedEmbeddings, attentionWindow)));
+                     positionEmbedding, tiedEmbeddings, attentionWindow, moe)));
 }
 
 workload::ModelSpec ModelAttr::getSpec() const {
@@ -103,7 +126,19 @@ workload::ModelSpec ModelAttr::getSpec() const {
                      getVocab(), getBlocks(), getNorm(), getActivation(),
                      getKvHeads(), getHeadDim(), getMaxPositions(),
                      getLinearBias(), getPositionEmbedding(),
-                     getTiedEmbeddings(), getAttentionWindow());
+                     getTiedEmbeddings(), getAttentionWindow(), getMoe());
+}
+
+/// The attribute form of a model's experts, null for a dense model.
+static MoEAttr getMoEAttr(MLIRContext *context,
+                          const workload::ModelSpec &spec) {
+  if (!spec.moe)
+    return {};
+  const workload::MixtureOfExperts &moe = *spec.moe;
+  return MoEAttr::get(context, moe.experts, moe.expertsPerToken,
+                      moe.expertFfnHidden, moe.sharedExperts,
+                      moe.firstDenseBlocks, moe.layerFrequency,
+                      moe.capacityFactorPercent, moe.imbalancePercent);
 }
 
 ModelAttr blueprint::transformer::getModelAttr(MLIRContext *context,
@@ -112,7 +147,7 @@ ModelAttr blueprint::transformer::getModelAttr(MLIRContext *context,
       context, spec.hidden, spec.heads, spec.ffnHidden, spec.seqLength,
       spec.vocab, spec.blocks, spec.norm, spec.activation, spec.kvHeads,
       spec.headDim, spec.maxPositions, spec.linearBias, spec.positionEmbedding,
-      spec.tiedEmbeddings, spec.attentionWindow);
+      spec.tiedEmbeddings, spec.attentionWindow, getMoEAttr(context, spec));
 }
 
 //===----------------------------------------------------------------------===//

@@ -21,6 +21,43 @@ class Transformer_Attr<string name, string attrMnemonic>
   let mnemonic = attrMnemonic;
 }
 
+def Transformer_MoEAttr : Transformer_Attr<"MoE", "moe"> {
+  let summary = "mixture-of-experts MLPs of a model";
+  let description = [{
+    The `moe` field of `#transformer.model` (docs/TransformerSpec.md): in
+    every MoE block a router (a matmul hidden -> `experts` logits, softmax,
+    top-`experts_per_token`) sends each token to `experts_per_token` of the
+    `experts` routed experts, and each token also passes through
+    `shared_experts` always-active experts; every expert is an MLP of the
+    model's activation and width `expert_ffn_hidden` (default: the model's
+    `ffn_hidden`, as Mixtral). Block i (counted from 0) is an MoE block when
+    `i >= first_dense_blocks` and `moe_layer_frequency` divides i
+    (DeepSeek-V3's `first_k_dense_replace` and `moe_layer_freq`); the others
+    keep the dense MLP. `capacity_factor_percent` bounds the tokens of one
+    expert to ceil(C * k * tokens / (100 * E)) (default: dropless) and
+    `expert_imbalance_percent` declares the most loaded expert's load over
+    the balanced one (default 100: balanced). Optional fields are printed
+    only when they differ from their default. The model verifier checks the
+    rules `transformer_model_c6` to `c11`.
+
+    ```mlir
+    #transformer.model<hidden = 4096, heads = 32, ffn_hidden = 14336, ...,
+                       moe = <experts = 8, experts_per_token = 2>>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$experts,
+    "int64_t":$experts_per_token,
+    OptionalParameter<"std::optional<int64_t>">:$expert_ffn_hidden,
+    DefaultValuedParameter<"int64_t", "0">:$shared_experts,
+    DefaultValuedParameter<"int64_t", "0">:$first_dense_blocks,
+    DefaultValuedParameter<"int64_t", "1">:$moe_layer_frequency,
+    OptionalParameter<"std::optional<int64_t>">:$capacity_factor_percent,
+    DefaultValuedParameter<"int64_t", "100">:$expert_imbalance_percent
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
   let summary = "the model contract: dimensions and semantics";
   let description = [{
@@ -32,16 +69,26 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
     parses to the same value. So do the optional semantics:
     `linear_bias` (`all`, `qkv` or `none`; default `all`),
     `position_embedding` (`learned` or `rotary`; default `learned`),
-    `tied_embeddings` (default `true`) and `attention_window` (the keys a
+    `tied_embeddings` (default `true`), `attention_window` (the keys a
     query attends to under sliding-window attention; default: all before
-    it).
+    it) and `moe` (mixture-of-experts MLPs, `#transformer.moe`; default: a
+    dense model).
 
     Rules (`transformer_model_c*`, docs/TransformerSpec.md):
     1. every dimension is positive (`attention_window` too, when given);
     2. `kv_heads` divides `heads`;
     3. `seq_length <= max_positions`;
     4. without an explicit `head_dim`, `heads` divides `hidden`;
-    5. `attention_window <= max_positions`.
+    5. `attention_window <= max_positions`;
+    6. `moe`: `experts >= 2`;
+    7. `moe`: `experts_per_token` is positive;
+    8. `moe`: `experts_per_token <= experts`;
+    9. `moe`: `expert_ffn_hidden`, `moe_layer_frequency` and
+       `capacity_factor_percent` are positive, `shared_experts` and
+       `first_dense_blocks` are not negative;
+    10. `moe`: at least one block is an MoE block;
+    11. `moe`: `100 <= expert_imbalance_percent` and
+        `expert_imbalance_percent * experts_per_token <= 100 * experts`.
 
     ```mlir
     #transformer.model<hidden = 6144, heads = 64, ffn_hidden = 24576,
@@ -66,7 +113,8 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
     Transformer_DefaultValuedEnumParameter<Workload_PositionEmbedding,
         "::blueprint::workload::PositionEmbedding::Learned">:$position_embedding,
     DefaultValuedParameter<"bool", "true">:$tied_embeddings,
-    OptionalParameter<"std::optional<int64_t>">:$attention_window
+    OptionalParameter<"std::optional<int64_t>">:$attention_window,
+    OptionalParameter<"::blueprint::transformer::MoEAttr">:$moe
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -84,7 +132,8 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
         "::blueprint::workload::LinearBias":$linear_bias,
         "::blueprint::workload::PositionEmbedding":$position_embedding,
         "bool":$tied_embeddings,
-        "std::optional<int64_t>":$attention_window), [{
+        "std::optional<int64_t>":$attention_window,
+        "::blueprint::transformer::MoEAttr":$moe), [{
       auto unlessDefault = [](std::optional<int64_t> value,
                               std::optional<int64_t> defaultValue) {
         return value == defaultValue ? std::nullopt : value;
@@ -98,7 +147,9 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
                    blocks, norm, activation, unlessDefault(kv_heads, heads),
                    unlessDefault(head_dim, defaultHeadDim),
                    unlessDefault(max_positions, seq_length), linear_bias,
-                   position_embedding, tied_embeddings, attention_window);
+                   position_embedding, tied_embeddings, attention_window,
+                   ::blueprint::transformer::withoutDefaultExpertWidth(
+                       moe, ffn_hidden));
     }]>
   ];
   let extraClassDeclaration = [{
