@@ -212,7 +212,7 @@ void ForwardBuilder::tpCollective(llvm::StringRef primitive, Phase phase,
                                   const llvm::Twine &cause) {
   int64_t full = elements({shape.tokens, shape.hidden}, tensor);
   int64_t shard = full / shape.tp;
-  bool reduces = kind != CollectiveKind::AllGather;
+  bool reduces = collectiveReduces(kind);
   int64_t ops =
       reduces ? reductionOps((primitive + " reduction ops").str(), full) : 0;
   int64_t readElements = kind == CollectiveKind::AllGather ? shard : full;
