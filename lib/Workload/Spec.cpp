@@ -96,17 +96,17 @@ std::vector<RuleViolation>
 blueprint::workload::checkMixtureOfExperts(const MixtureOfExperts &moe,
                                            int64_t blocks) {
   RuleSink sink;
-  sink.require(moe.experts >= 2, "transformer_model_c6",
+  sink.require(moe.experts >= 2, "transformer_model_c11",
                "experts must be at least 2 (one expert is a dense MLP), got " +
                    llvm::Twine(moe.experts));
   sink.requirePositive(moe.expertsPerToken, "experts_per_token",
-                       "transformer_model_c7");
+                       "transformer_model_c12");
   if (moe.expertsPerToken > 0 && moe.experts >= 2)
-    sink.require(moe.expertsPerToken <= moe.experts, "transformer_model_c8",
+    sink.require(moe.expertsPerToken <= moe.experts, "transformer_model_c13",
                  "experts_per_token = " + llvm::Twine(moe.expertsPerToken) +
                      " exceeds experts = " + llvm::Twine(moe.experts) +
                      ": top-k routing picks k distinct experts");
-  const char *sizes = "transformer_model_c9";
+  const char *sizes = "transformer_model_c14";
   sink.requirePositive(moe.expertFfnHidden, "expert_ffn_hidden", sizes);
   sink.requirePositive(moe.layerFrequency, "moe_layer_frequency", sizes);
   sink.require(moe.sharedExperts >= 0, sizes,
@@ -121,7 +121,7 @@ blueprint::workload::checkMixtureOfExperts(const MixtureOfExperts &moe,
   if (!sink.empty())
     return sink.take();
   sink.require(
-      moe.expertBlocks(blocks) > 0, "transformer_model_c10",
+      moe.expertBlocks(blocks) > 0, "transformer_model_c15",
       "no block has experts: first_dense_blocks = " +
           llvm::Twine(moe.firstDenseBlocks) +
           " and moe_layer_frequency = " + llvm::Twine(moe.layerFrequency) +
@@ -134,7 +134,7 @@ blueprint::workload::checkMixtureOfExperts(const MixtureOfExperts &moe,
   int64_t all = guard.mul(100, moe.experts, "100 * experts");
   sink.require(
       !guard.failed() && moe.imbalancePercent >= 100 && bound <= all,
-      "transformer_model_c11",
+      "transformer_model_c16",
       "expert_imbalance_percent = " + llvm::Twine(moe.imbalancePercent) +
           " must lie in [100, 100 * experts / experts_per_token] = "
           "[100, " +

@@ -253,26 +253,26 @@ TEST(MixtureOfExperts, RulesAndTheRunRefusal) {
               m.experts = 1;
               m.expertsPerToken = 1;
             }),
-            "transformer_model_c6");
+            "transformer_model_c11");
   EXPECT_EQ(onlyRuleAfter([](MixtureOfExperts &m) { m.expertsPerToken = -1; }),
-            "transformer_model_c7");
+            "transformer_model_c12");
   EXPECT_EQ(onlyRuleAfter([](MixtureOfExperts &m) { m.expertsPerToken = 9; }),
-            "transformer_model_c8");
+            "transformer_model_c13");
   EXPECT_EQ(
       onlyRuleAfter([](MixtureOfExperts &m) { m.capacityFactorPercent = -5; }),
-      "transformer_model_c9");
+      "transformer_model_c14");
   EXPECT_EQ(onlyRuleAfter([](MixtureOfExperts &m) { m.firstDenseBlocks = 24; }),
-            "transformer_model_c10");
+            "transformer_model_c15");
   // The worst expert carries at most every token: 100 * E / k = 400.
   EXPECT_EQ(
       onlyRuleAfter([](MixtureOfExperts &m) { m.imbalancePercent = 400; }), "");
   EXPECT_EQ(
       onlyRuleAfter([](MixtureOfExperts &m) { m.imbalancePercent = 401; }),
-      "transformer_model_c11");
+      "transformer_model_c16");
   // An imbalance whose product with k overflows is a violation, not a wrap.
   EXPECT_EQ(onlyRuleAfter(
                 [](MixtureOfExperts &m) { m.imbalancePercent = INT64_MAX; }),
-            "transformer_model_c11");
+            "transformer_model_c16");
 
   // A valid MoE model composes with a valid run and is then refused as a
   // whole, by the one rule every derivation checks.

@@ -230,7 +230,7 @@ struct TrainingComposition {
 /// Rules that involve only the model contract (docs/TransformerSpec.md,
 /// `transformer_model_c*`).
 std::vector<RuleViolation> checkModel(const ModelSpec &model);
-/// The model's mixture-of-experts rules (`transformer_model_c6` to `c11`)
+/// The model's mixture-of-experts rules (`transformer_model_c11` to `c16`)
 /// for a model of `blocks` blocks; part of checkModel.
 std::vector<RuleViolation> checkMixtureOfExperts(const MixtureOfExperts &moe,
                                                  int64_t blocks);

@@ -323,8 +323,8 @@ transformer.decoder_inference @s
 
 // -----
 
-// transformer_model_c6: one expert is a dense MLP
-// expected-error @+2 {{transformer_model_c6: experts must be at least 2 (one expert is a dense MLP), got 1}}
+// transformer_model_c11: one expert is a dense MLP
+// expected-error @+2 {{transformer_model_c11: experts must be at least 2 (one expert is a dense MLP), got 1}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 1, experts_per_token = 1>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -332,8 +332,8 @@ transformer.decoder_training @m
 
 // -----
 
-// transformer_model_c7: k <= 0
-// expected-error @+2 {{transformer_model_c7: experts_per_token must be positive, got 0}}
+// transformer_model_c12: k <= 0
+// expected-error @+2 {{transformer_model_c12: experts_per_token must be positive, got 0}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 0>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -341,8 +341,8 @@ transformer.decoder_training @m
 
 // -----
 
-// transformer_model_c8: k > E
-// expected-error @+2 {{transformer_model_c8: experts_per_token = 9 exceeds experts = 8: top-k routing picks k distinct experts}}
+// transformer_model_c13: k > E
+// expected-error @+2 {{transformer_model_c13: experts_per_token = 9 exceeds experts = 8: top-k routing picks k distinct experts}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 9>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -350,8 +350,8 @@ transformer.decoder_training @m
 
 // -----
 
-// transformer_model_c9: expert width
-// expected-error @+2 {{transformer_model_c9: expert_ffn_hidden must be positive, got 0}}
+// transformer_model_c14: expert width
+// expected-error @+2 {{transformer_model_c14: expert_ffn_hidden must be positive, got 0}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, expert_ffn_hidden = 0>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -359,8 +359,8 @@ transformer.decoder_training @m
 
 // -----
 
-// transformer_model_c9: layer frequency
-// expected-error @+2 {{transformer_model_c9: moe_layer_frequency must be positive, got 0}}
+// transformer_model_c14: layer frequency
+// expected-error @+2 {{transformer_model_c14: moe_layer_frequency must be positive, got 0}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, moe_layer_frequency = 0>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -368,8 +368,8 @@ transformer.decoder_training @m
 
 // -----
 
-// transformer_model_c9: shared experts
-// expected-error @+2 {{transformer_model_c9: shared_experts must not be negative, got -1}}
+// transformer_model_c14: shared experts
+// expected-error @+2 {{transformer_model_c14: shared_experts must not be negative, got -1}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, shared_experts = -1>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -377,8 +377,8 @@ transformer.decoder_training @m
 
 // -----
 
-// transformer_model_c9: first dense blocks
-// expected-error @+2 {{transformer_model_c9: first_dense_blocks must not be negative, got -2}}
+// transformer_model_c14: first dense blocks
+// expected-error @+2 {{transformer_model_c14: first_dense_blocks must not be negative, got -2}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, first_dense_blocks = -2>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -386,8 +386,8 @@ transformer.decoder_training @m
 
 // -----
 
-// transformer_model_c9: capacity factor
-// expected-error @+2 {{transformer_model_c9: capacity_factor_percent must be positive, got 0}}
+// transformer_model_c14: capacity factor
+// expected-error @+2 {{transformer_model_c14: capacity_factor_percent must be positive, got 0}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, capacity_factor_percent = 0>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -395,8 +395,8 @@ transformer.decoder_training @m
 
 // -----
 
-// transformer_model_c10: every block dense (blocks 0..7: 6 and 7 are past first_dense_blocks, neither a multiple of 5)
-// expected-error @+2 {{transformer_model_c10: no block has experts: first_dense_blocks = 6 and moe_layer_frequency = 5 leave all 8 blocks dense}}
+// transformer_model_c15: every block dense (blocks 0..7: 6 and 7 are past first_dense_blocks, neither a multiple of 5)
+// expected-error @+2 {{transformer_model_c15: no block has experts: first_dense_blocks = 6 and moe_layer_frequency = 5 leave all 8 blocks dense}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, first_dense_blocks = 6, moe_layer_frequency = 5>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -404,8 +404,8 @@ transformer.decoder_training @m
 
 // -----
 
-// transformer_model_c11: below the balanced load
-// expected-error @+2 {{transformer_model_c11: expert_imbalance_percent = 99 must lie in [100, 100 * experts / experts_per_token] = [100, 400]: the worst expert carries at least the balanced load and at most every token}}
+// transformer_model_c16: below the balanced load
+// expected-error @+2 {{transformer_model_c16: expert_imbalance_percent = 99 must lie in [100, 100 * experts / experts_per_token] = [100, 400]: the worst expert carries at least the balanced load and at most every token}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, expert_imbalance_percent = 99>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -413,8 +413,8 @@ transformer.decoder_training @m
 
 // -----
 
-// transformer_model_c11: more than every token (8 * 100 / 2 = 400)
-// expected-error @+2 {{transformer_model_c11: expert_imbalance_percent = 401 must lie in [100, 100 * experts / experts_per_token] = [100, 400]: the worst expert carries at least the balanced load and at most every token}}
+// transformer_model_c16: more than every token (8 * 100 / 2 = 400)
+// expected-error @+2 {{transformer_model_c16: expert_imbalance_percent = 401 must lie in [100, 100 * experts / experts_per_token] = [100, 400]: the worst expert carries at least the balanced load and at most every token}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, expert_imbalance_percent = 401>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>

@@ -38,7 +38,7 @@ def Transformer_MoEAttr : Transformer_Attr<"MoE", "moe"> {
     `expert_imbalance_percent` declares the most loaded expert's load over
     the balanced one (default 100: balanced). Optional fields are printed
     only when they differ from their default. The model verifier checks the
-    rules `transformer_model_c6` to `c11`.
+    rules `transformer_model_c11` to `c16`.
 
     ```mlir
     #transformer.model<hidden = 4096, heads = 32, ffn_hidden = 14336, ...,
