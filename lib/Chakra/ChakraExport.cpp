@@ -151,8 +151,8 @@ llvm::Expected<GroupKind> groupKindOf(Operation *op, const RankSpace &space) {
       llvm::TypeSwitch<Operation *,
                        std::pair<ArrayAttr, std::optional<ArrayRef<int64_t>>>>(
           op)
-          .Case<dist::AllReduceOp, dist::ReduceScatterOp, dist::AllGatherOp>(
-              spanOf)
+          .Case<dist::AllReduceOp, dist::ReduceScatterOp, dist::AllGatherOp,
+                dist::AllToAllOp>(spanOf)
           .Default([](Operation *) {
             return std::make_pair(ArrayAttr(),
                                   std::optional<ArrayRef<int64_t>>());
@@ -181,7 +181,7 @@ llvm::Expected<GroupKind> groupKindOf(Operation *op, const RankSpace &space) {
 bool restrictsRanks(Operation *op) {
   return llvm::TypeSwitch<Operation *, bool>(op)
       .Case<dist::TaskOp, dist::AllReduceOp, dist::ReduceScatterOp,
-            dist::AllGatherOp>(
+            dist::AllGatherOp, dist::AllToAllOp>(
           [](auto work) { return work.getRanks().has_value(); })
       .Default([](Operation *) { return false; });
 }
@@ -359,6 +359,8 @@ private:
       return ChakraProtoMsg::REDUCE_SCATTER;
     case workload::CollectiveKind::AllGather:
       return ChakraProtoMsg::ALL_GATHER;
+    case workload::CollectiveKind::AllToAll:
+      return ChakraProtoMsg::ALL_TO_ALL;
     }
     llvm_unreachable("a collective kind without a Chakra type");
   }

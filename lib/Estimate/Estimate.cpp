@@ -39,23 +39,44 @@ double estimate::rooflineMemorySeconds(int64_t bytes,
   return static_cast<double>(bytes) / (bandwidthBytesPerSecond * efficiency);
 }
 
+/// `rounds` passes of n - 1 steps, each step moving M/n bytes per rank and
+/// paying the latency once: rounds * (n-1)/n * M / B + rounds * (n-1) *
+/// alpha. The shape every collective algorithm here has.
+static double stepRoundsSeconds(double rounds, int64_t participants,
+                                int64_t messageBytes,
+                                double bandwidthBytesPerSecond,
+                                double latencySeconds) {
+  double steps = static_cast<double>(participants - 1);
+  return rounds * steps / static_cast<double>(participants) *
+             static_cast<double>(messageBytes) / bandwidthBytesPerSecond +
+         rounds * steps * latencySeconds;
+}
+
 double estimate::ringAllReduceSeconds(int64_t participants,
                                       int64_t messageBytes,
                                       double bandwidthBytesPerSecond,
                                       double latencySeconds) {
-  double steps = static_cast<double>(participants - 1);
-  return 2 * steps / static_cast<double>(participants) *
-             static_cast<double>(messageBytes) / bandwidthBytesPerSecond +
-         2 * steps * latencySeconds;
+  return stepRoundsSeconds(2, participants, messageBytes,
+                           bandwidthBytesPerSecond, latencySeconds);
 }
 
 double estimate::ringReduceScatterOrAllGatherSeconds(
     int64_t participants, int64_t messageBytes, double bandwidthBytesPerSecond,
     double latencySeconds) {
-  double steps = static_cast<double>(participants - 1);
-  return steps / static_cast<double>(participants) *
-             static_cast<double>(messageBytes) / bandwidthBytesPerSecond +
-         steps * latencySeconds;
+  return stepRoundsSeconds(1, participants, messageBytes,
+                           bandwidthBytesPerSecond, latencySeconds);
+}
+
+double estimate::pairwiseAllToAllSeconds(int64_t participants,
+                                         int64_t messageBytes,
+                                         double bandwidthBytesPerSecond,
+                                         double latencySeconds) {
+  return stepRoundsSeconds(1, participants, messageBytes,
+                           bandwidthBytesPerSecond, latencySeconds);
+}
+
+llvm::StringRef estimate::collectiveAlgorithm(CollectiveKind kind) {
+  return kind == CollectiveKind::AllToAll ? "pairwise" : "ring";
 }
 
 //===----------------------------------------------------------------------===//
@@ -533,8 +554,8 @@ private:
     return term;
   }
 
-  /// The ring algorithm of the collective's kind on the tier bound to its
-  /// mesh axis.
+  /// The algorithm of the collective's kind (collectiveAlgorithm) on the
+  /// tier bound to its mesh axis.
   llvm::Expected<TimeTerm> networkTerm(TaskName where,
                                        const EstimateTask &task,
                                        TaskEstimate &result) {
@@ -565,12 +586,21 @@ private:
     bool allReduce = facts.kind == CollectiveKind::AllReduce;
     TimeTerm term;
     term.resource = BindingResource::Network;
-    term.seconds =
-        allReduce
-            ? ringAllReduceSeconds(n, facts.messageBytes, bandwidth,
-                                   tier.latencySeconds.value)
-            : ringReduceScatterOrAllGatherSeconds(
-                  n, facts.messageBytes, bandwidth, tier.latencySeconds.value);
+    switch (facts.kind) {
+    case CollectiveKind::AllReduce:
+      term.seconds = ringAllReduceSeconds(n, facts.messageBytes, bandwidth,
+                                          tier.latencySeconds.value);
+      break;
+    case CollectiveKind::ReduceScatter:
+    case CollectiveKind::AllGather:
+      term.seconds = ringReduceScatterOrAllGatherSeconds(
+          n, facts.messageBytes, bandwidth, tier.latencySeconds.value);
+      break;
+    case CollectiveKind::AllToAll:
+      term.seconds = pairwiseAllToAllSeconds(n, facts.messageBytes, bandwidth,
+                                             tier.latencySeconds.value);
+      break;
+    }
     if (!explain)
       return term;
 
@@ -584,16 +614,16 @@ private:
                                                facts.messageBytes, "bytes");
     std::string steps = allReduce ? "2*(" + std::to_string(n) + "-1)"
                                   : "(" + std::to_string(n) + "-1)";
-    term.provenance = "ring " + workload::stringifyEnum(facts.kind).str() +
-                      " over mesh axis '" + axis->name + "' (participants " +
-                      std::to_string(n) + ") on tier '" + tier.name +
-                      "': " + steps + "/" + std::to_string(n) +
-                      " * message_bytes " + std::to_string(facts.messageBytes) +
-                      " / " +
-                      scaled(bandwidthField, tier.bandwidthBytesPerSecond.value,
-                             efficiency, tierField + ".efficiency") +
-                      " + " + steps + " * " + latencyField + " " +
-                      formatNumber(tier.latencySeconds.value);
+    term.provenance =
+        collectiveAlgorithm(facts.kind).str() + " " +
+        workload::stringifyEnum(facts.kind).str() + " over mesh axis '" +
+        axis->name + "' (participants " + std::to_string(n) + ") on tier '" +
+        tier.name + "': " + steps + "/" + std::to_string(n) +
+        " * message_bytes " + std::to_string(facts.messageBytes) + " / " +
+        scaled(bandwidthField, tier.bandwidthBytesPerSecond.value, efficiency,
+               tierField + ".efficiency") +
+        " + " + steps + " * " + latencyField + " " +
+        formatNumber(tier.latencySeconds.value);
     return term;
   }
 
@@ -714,7 +744,8 @@ void estimate::printEstimateJSON(const EstimateReport &report,
               json.attribute("message_bytes", task.collective->messageBytes);
               json.attribute("mesh_axis", task.meshAxis);
               json.attribute("tier", task.tier);
-              json.attribute("algorithm", "ring");
+              json.attribute("algorithm",
+                             collectiveAlgorithm(task.collective->kind));
             });
           json.attribute("seconds", task.seconds);
           json.attribute("binding", stringifyBindingResource(task.binding));

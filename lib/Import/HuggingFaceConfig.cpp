@@ -112,6 +112,22 @@ ModelSpec mapLlama(FieldReader &reader, const llvm::json::Object &config) {
   return model;
 }
 
+/// The `sliding_window` of a Mistral-style config (`absent` when the key is
+/// absent, none when null); none when it is at least `maxPositions`, a
+/// window that never slides.
+std::optional<int64_t> slidingWindow(FieldReader &reader,
+                                     const llvm::json::Object &config,
+                                     std::optional<int64_t> absent,
+                                     int64_t maxPositions) {
+  std::optional<int64_t> window =
+      config.get("sliding_window")
+          ? nullableInteger(reader, config, "sliding_window")
+          : absent;
+  if (window && *window >= maxPositions)
+    return std::nullopt;
+  return window;
+}
+
 /// MistralAttention and MistralMLP have no biases; every layer attends
 /// within `sliding_window` keys (MistralConfig's default 4096; null is full
 /// causal attention). A window at least as long as the longest sequence the
@@ -123,11 +139,27 @@ ModelSpec mapMistral(FieldReader &reader, const llvm::json::Object &config) {
   model.linearBias = LinearBias::None;
   constexpr int64_t kDefaultWindow = 4096;
   model.attentionWindow =
-      config.get("sliding_window")
-          ? nullableInteger(reader, config, "sliding_window")
-          : std::optional<int64_t>(kDefaultWindow);
-  if (model.attentionWindow && *model.attentionWindow >= model.maxPositions)
-    model.attentionWindow = std::nullopt;
+      slidingWindow(reader, config, kDefaultWindow, model.maxPositions);
+  return model;
+}
+
+/// MixtralDecoderLayer is Mistral's layer with the MLP replaced in every
+/// block by MixtralSparseMoeBlock: a bias-free router `gate` (hidden ->
+/// num_local_experts), softmax, top num_experts_per_tok with the weights
+/// renormalised, and num_local_experts SwiGLU experts of intermediate_size
+/// (w1, w3, w2); no shared expert, no dense block, dropless routing.
+/// MixtralConfig's sliding_window defaults to none (full attention), unlike
+/// Mistral's.
+ModelSpec mapMixtral(FieldReader &reader, const llvm::json::Object &config) {
+  ModelSpec model = mapLlamaShape(reader, config);
+  model.linearBias = LinearBias::None;
+  model.attentionWindow =
+      slidingWindow(reader, config, std::nullopt, model.maxPositions);
+  MixtureOfExperts moe;
+  moe.experts = reader.integer(config, "num_local_experts", kRoot, 8);
+  moe.expertsPerToken = reader.integer(config, "num_experts_per_tok", kRoot, 2);
+  moe.expertFfnHidden = model.ffnHidden;
+  model.moe = moe;
   return model;
 }
 
@@ -198,6 +230,14 @@ constexpr llvm::StringLiteral kLlamaIgnored[] = {
 constexpr llvm::StringLiteral kMistralOwn[] = {"sliding_window"};
 constexpr llvm::StringLiteral kMistralIgnored[] = {"rms_norm_eps", "rope_theta",
                                                    "attention_dropout"};
+constexpr llvm::StringLiteral kMixtralOwn[] = {
+    "sliding_window", "num_local_experts", "num_experts_per_tok"};
+/// The router's training-only terms: the load-balancing loss weight, the
+/// flag returning the router logits for it, and the jitter noise on the
+/// router input (a multiply per element in training, none in inference).
+constexpr llvm::StringLiteral kMixtralIgnored[] = {
+    "rms_norm_eps",         "rope_theta",           "attention_dropout",
+    "router_aux_loss_coef", "output_router_logits", "router_jitter_noise"};
 constexpr llvm::StringLiteral kQwen2Own[] = {"use_sliding_window"};
 constexpr llvm::StringLiteral kQwen2Ignored[] = {
     "rms_norm_eps",   "rope_theta",        "rope_scaling",
@@ -221,6 +261,7 @@ constexpr llvm::StringLiteral kGPT2Ignored[] = {"n_ctx",
 const Family kFamilies[] = {
     {"llama", kLlamaShape, kLlamaOwn, kLlamaIgnored, mapLlama},
     {"mistral", kLlamaShape, kMistralOwn, kMistralIgnored, mapMistral},
+    {"mixtral", kLlamaShape, kMixtralOwn, kMixtralIgnored, mapMixtral},
     {"qwen2", kLlamaShape, kQwen2Own, kQwen2Ignored, mapQwen2},
     {"gpt2", kGPT2Shape, {}, kGPT2Ignored, mapGPT2}};
 
@@ -230,8 +271,7 @@ struct Inexpressible {
   llvm::StringLiteral missing;
 };
 constexpr Inexpressible kInexpressible[] = {
-    {"mixtral", "mixture-of-experts MLPs"},
-    {"deepseek_v3", "mixture-of-experts MLPs and multi-head latent attention"}};
+    {"deepseek_v3", "multi-head latent attention"}};
 
 const Family *findFamily(llvm::StringRef modelType) {
   for (const Family &family : kFamilies)

@@ -58,7 +58,45 @@ constexpr llvm::StringLiteral kModelFields[] = {"hidden",
                                                 "kv_lora_rank",
                                                 "qk_nope_head_dim",
                                                 "qk_rope_head_dim",
-                                                "v_head_dim"};
+                                                "v_head_dim",
+                                                "moe"};
+
+/// The fields of a model's `moe` object (#transformer.moe).
+constexpr llvm::StringLiteral kMoEFields[] = {"experts",
+                                              "experts_per_token",
+                                              "expert_ffn_hidden",
+                                              "shared_experts",
+                                              "first_dense_blocks",
+                                              "moe_layer_frequency",
+                                              "capacity_factor_percent",
+                                              "expert_imbalance_percent"};
+
+/// The mixture-of-experts MLPs of a model object's `moe` object, if any.
+std::optional<MixtureOfExperts> readMoE(FieldReader &reader,
+                                        const llvm::json::Object &model,
+                                        int64_t ffnHidden) {
+  const llvm::json::Value *value = model.get("moe");
+  if (!value)
+    return std::nullopt;
+  const std::string path = "$.model.moe";
+  const llvm::json::Object *object = reader.object(value, path);
+  if (!object)
+    return std::nullopt;
+  reader.rejectUnknownFields(*object, path, kMoEFields);
+  MixtureOfExperts moe;
+  moe.experts = reader.integer(*object, "experts", path);
+  moe.expertsPerToken = reader.integer(*object, "experts_per_token", path);
+  moe.expertFfnHidden =
+      reader.integer(*object, "expert_ffn_hidden", path, ffnHidden);
+  moe.sharedExperts = reader.integer(*object, "shared_experts", path, 0);
+  moe.firstDenseBlocks = reader.integer(*object, "first_dense_blocks", path, 0);
+  moe.layerFrequency = reader.integer(*object, "moe_layer_frequency", path, 1);
+  moe.capacityFactorPercent =
+      reader.optionalInteger(*object, "capacity_factor_percent", path);
+  moe.imbalancePercent =
+      reader.integer(*object, "expert_imbalance_percent", path, 100);
+  return moe;
+}
 
 /// The fields of a model object that names a Hugging Face config instead.
 constexpr llvm::StringLiteral kNamedConfigFields[] = {
@@ -104,6 +142,7 @@ ModelSpec readModel(FieldReader &reader, const llvm::json::Object &object) {
   model.tiedEmbeddings = reader.boolean(object, "tied_embeddings", path, true);
   model.attentionWindow =
       reader.optionalInteger(object, "attention_window", path);
+  model.moe = readMoE(reader, object, model.ffnHidden);
   return model;
 }
 

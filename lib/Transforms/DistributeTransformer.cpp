@@ -116,6 +116,11 @@ Operation *buildWorkOp(OpBuilder &builder, Location loc,
                                      cadence, mesh, ranks, ops, reads, writes,
                                      stashed, deps, axes, group,
                                      facts.participants, facts.messageBytes);
+  case workload::CollectiveKind::AllToAll:
+    return dist::AllToAllOp::create(builder, loc, token, primitive, phase,
+                                    cadence, mesh, ranks, ops, reads, writes,
+                                    stashed, deps, axes, group,
+                                    facts.participants, facts.messageBytes);
   }
   llvm_unreachable("unknown CollectiveKind");
 }

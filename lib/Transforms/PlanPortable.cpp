@@ -408,11 +408,11 @@ private:
       if (inStage) {
         ArrayAttr axes;
         llvm::TypeSwitch<Operation *>(facts)
-            .Case<dist::AllReduceOp, dist::ReduceScatterOp, dist::AllGatherOp>(
-                [&](auto op) {
-                  axes = op.getMeshAxes();
-                  axisGroup = op.getGroupAttr();
-                });
+            .Case<dist::AllReduceOp, dist::ReduceScatterOp, dist::AllGatherOp,
+                  dist::AllToAllOp>([&](auto op) {
+              axes = op.getMeshAxes();
+              axisGroup = op.getGroupAttr();
+            });
         if (!axes || axes.size() != 1)
           return facts->emitOpError() << "planning: a stage-level collective "
                                          "runs along one mesh axis";

@@ -253,6 +253,18 @@ blueprint::workload::minimumTransferBytes(const CollectiveFacts &facts) {
   return bytes;
 }
 
+bool blueprint::workload::collectiveReduces(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::AllReduce:
+  case CollectiveKind::ReduceScatter:
+    return true;
+  case CollectiveKind::AllGather:
+  case CollectiveKind::AllToAll:
+    return false;
+  }
+  llvm_unreachable("unknown CollectiveKind");
+}
+
 std::optional<std::string> blueprint::workload::collectiveBytesViolation(
     const CollectiveFacts &facts, int64_t readBytes, int64_t writeBytes) {
   int64_t message = facts.messageBytes;
@@ -1118,7 +1130,7 @@ Invocation blueprint::workload::collectiveInvocation(
   invocation.primitive = primitive.str();
   invocation.phase = phase;
   invocation.engine = Engine::Collective;
-  bool reduces = kind != CollectiveKind::AllGather;
+  bool reduces = collectiveReduces(kind);
   invocation.ops =
       reduces ? messageBytes / elementBytes / participants * (participants - 1)
               : 0;

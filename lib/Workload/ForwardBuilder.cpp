@@ -239,7 +239,7 @@ void ForwardBuilder::tpCollectiveOver(llvm::StringRef primitive, Phase phase,
                                       const llvm::Twine &cause) {
   int64_t full = elements({shape.tokens, width}, tensor);
   int64_t shard = full / shape.tp;
-  bool reduces = kind != CollectiveKind::AllGather;
+  bool reduces = collectiveReduces(kind);
   int64_t ops =
       reduces ? reductionOps((primitive + " reduction ops").str(), full) : 0;
   int64_t readElements = kind == CollectiveKind::AllGather ? shard : full;

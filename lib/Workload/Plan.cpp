@@ -25,6 +25,8 @@ blueprint::workload::requiredCapability(Engine engine,
     return CapabilityKind::CollectiveReduceScatter;
   case CollectiveKind::AllGather:
     return CapabilityKind::CollectiveAllGather;
+  case CollectiveKind::AllToAll:
+    return CapabilityKind::CollectiveAllToAll;
   }
   llvm_unreachable("unknown CollectiveKind");
 }

@@ -199,6 +199,70 @@ blueprint::workload::checkModel(const ModelSpec &model) {
             " exceeds max_positions = " + llvm::Twine(model.maxPositions) +
             ": a window longer than every sequence never slides");
   checkLatentAttention(sink, model);
+  if (model.moe)
+    sink.append(checkMixtureOfExperts(*model.moe, model.blocks));
+  return sink.take();
+}
+
+int64_t MixtureOfExperts::expertBlocks(int64_t blocks) const {
+  if (firstDenseBlocks < 0 || layerFrequency <= 0 || firstDenseBlocks >= blocks)
+    return 0;
+  // Multiples of layerFrequency in [firstDenseBlocks, blocks - 1]: those up
+  // to blocks - 1 minus those below firstDenseBlocks.
+  int64_t below = firstDenseBlocks / layerFrequency +
+                  (firstDenseBlocks % layerFrequency != 0 ? 1 : 0);
+  return (blocks - 1) / layerFrequency + 1 - below;
+}
+
+std::vector<RuleViolation>
+blueprint::workload::checkMixtureOfExperts(const MixtureOfExperts &moe,
+                                           int64_t blocks) {
+  RuleSink sink;
+  sink.require(moe.experts >= 2, "transformer_model_c11",
+               "experts must be at least 2 (one expert is a dense MLP), got " +
+                   llvm::Twine(moe.experts));
+  sink.requirePositive(moe.expertsPerToken, "experts_per_token",
+                       "transformer_model_c12");
+  if (moe.expertsPerToken > 0 && moe.experts >= 2)
+    sink.require(moe.expertsPerToken <= moe.experts, "transformer_model_c13",
+                 "experts_per_token = " + llvm::Twine(moe.expertsPerToken) +
+                     " exceeds experts = " + llvm::Twine(moe.experts) +
+                     ": top-k routing picks k distinct experts");
+  const char *sizes = "transformer_model_c14";
+  sink.requirePositive(moe.expertFfnHidden, "expert_ffn_hidden", sizes);
+  sink.requirePositive(moe.layerFrequency, "moe_layer_frequency", sizes);
+  sink.require(moe.sharedExperts >= 0, sizes,
+               "shared_experts must not be negative, got " +
+                   llvm::Twine(moe.sharedExperts));
+  sink.require(moe.firstDenseBlocks >= 0, sizes,
+               "first_dense_blocks must not be negative, got " +
+                   llvm::Twine(moe.firstDenseBlocks));
+  if (moe.capacityFactorPercent)
+    sink.requirePositive(*moe.capacityFactorPercent, "capacity_factor_percent",
+                         sizes);
+  if (!sink.empty())
+    return sink.take();
+  sink.require(
+      moe.expertBlocks(blocks) > 0, "transformer_model_c15",
+      "no block has experts: first_dense_blocks = " +
+          llvm::Twine(moe.firstDenseBlocks) +
+          " and moe_layer_frequency = " + llvm::Twine(moe.layerFrequency) +
+          " leave all " + llvm::Twine(blocks) + " blocks dense");
+  // The most loaded expert carries imbalance/100 * k * tokens / E tokens: at
+  // least the balanced load and at most every token once.
+  OverflowGuard guard;
+  int64_t bound = guard.mul(moe.imbalancePercent, moe.expertsPerToken,
+                            "expert_imbalance_percent * experts_per_token");
+  int64_t all = guard.mul(100, moe.experts, "100 * experts");
+  sink.require(
+      !guard.failed() && moe.imbalancePercent >= 100 && bound <= all,
+      "transformer_model_c16",
+      "expert_imbalance_percent = " + llvm::Twine(moe.imbalancePercent) +
+          " must lie in [100, 100 * experts / experts_per_token] = "
+          "[100, " +
+          llvm::Twine(all / moe.expertsPerToken) +
+          "]: the worst expert carries at least the balanced load "
+          "and at most every token");
   return sink.take();
 }
 
@@ -353,6 +417,16 @@ RunViolations blueprint::workload::checkRun(
   violations.mapping = checkMapping(mapping);
   if (violations.empty())
     violations.composition = checkComposition();
+  // The work algebra derives one block kind, the dense one; until it derives
+  // the router, the expert MLPs and their dispatch, a run of a model with
+  // experts is refused rather than derived as if it were dense.
+  if (violations.empty() && model.moe)
+    violations.composition.push_back(
+        {"decoder_moe_c1",
+         "the model has mixture-of-experts blocks (experts = " +
+             std::to_string(model.moe->experts) +
+             ") and the work algebra derives dense blocks only: training "
+             "and inference runs of MoE models are not derived yet"});
   return violations;
 }
 

@@ -142,8 +142,8 @@ Invocation collective(llvm::StringRef primitive, Phase phase,
                                  reductionOps, messageBytes, messageBytes);
   CollectiveFacts facts;
   facts.kind = kind;
-  facts.reduction = kind == CollectiveKind::AllGather ? ReductionKind::None
-                                                      : ReductionKind::Sum;
+  facts.reduction =
+      collectiveReduces(kind) ? ReductionKind::Sum : ReductionKind::None;
   facts.participants = participants;
   facts.messageBytes = messageBytes;
   result.collective = facts;
@@ -197,9 +197,44 @@ TEST(EstimateFormulas, RingAlphaBetaHandComputed) {
   EXPECT_EQ(ringReduceScatterOrAllGatherSeconds(1, 1'000'000, 1e11, 1e-6), 0.0);
 }
 
+TEST(EstimateFormulas, PairwiseAllToAllHandComputed) {
+  // n = 8 ranks each holding M = 800 MB: 7 steps, each sending one 100 MB
+  // chunk at B = 100 GB/s (1 ms) and paying alpha = 1 us: 7 ms + 7 us.
+  expectSeconds(pairwiseAllToAllSeconds(8, 800'000'000, 1e11, 1e-6),
+                7 * (100'000'000 / 1e11 + 1e-6));
+  EXPECT_EQ(pairwiseAllToAllSeconds(1, 1'000'000, 1e11, 1e-6), 0.0);
+  EXPECT_EQ(collectiveAlgorithm(CollectiveKind::AllToAll), "pairwise");
+  EXPECT_EQ(collectiveAlgorithm(CollectiveKind::AllGather), "ring");
+}
+
 //===----------------------------------------------------------------------===//
 // Estimates of hand-built tasks
 //===----------------------------------------------------------------------===//
+
+/// An all-to-all (MoE token dispatch) costs the pairwise exchange on the
+/// tier of its axis, states so in its provenance, and moves no reduction.
+TEST(Estimate, AllToAllIsAPairwiseExchange) {
+  SystemProfile profile = handProfile();
+  EstimateInput input = inputOnTensorParallel(4);
+  // 3 steps of a 1 MB chunk of the 4 MB buffer on "fast" (1e11 B/s at 0.5):
+  // 3 * (1e6 / 5e10 + 1 us) = 63 us; its buffers 8e6 / 5e11 = 16 us.
+  addTask(input, collective("moe_dispatch", Phase::Forward,
+                            CollectiveKind::AllToAll, 4, 4'000'000, 0));
+  EstimateReport report =
+      valueOrFail(estimateWork(input, profile, bindTensorParallel("fast")));
+  ASSERT_EQ(report.tasks.size(), 1u);
+  const TaskEstimate &exchange = report.tasks[0];
+  ASSERT_EQ(exchange.terms.size(), 2u) << "no reduction term without ops";
+  expectSeconds(exchange.terms[0].seconds, 3 * (1e6 / 5e10 + 1e-6));
+  expectSeconds(exchange.terms[1].seconds, 16e-6);
+  EXPECT_EQ(exchange.binding, BindingResource::Network);
+  EXPECT_EQ(exchange.terms[0].provenance,
+            "pairwise all_to_all over mesh axis 'tp' (participants 4) on tier "
+            "'fast': (4-1)/4 * message_bytes 4000000 / "
+            "(network_tiers[fast].bandwidth_bytes_per_second 1e+11 * "
+            "network_tiers[fast].efficiency.flat 0.5) + (4-1) * "
+            "network_tiers[fast].latency_seconds 1e-06");
+}
 
 TEST(Estimate, TaskTermsAndTotalsHandComputed) {
   SystemProfile profile = handProfile();

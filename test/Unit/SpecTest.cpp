@@ -351,3 +351,96 @@ TEST(Composition, ContextParallelWorld) {
   EXPECT_EQ(rulesOf(checkMapping(mapping)),
             std::vector<std::string>{"transformer_mapping_c1"});
 }
+
+namespace {
+
+/// The MoE blocks of a model, counted one block at a time.
+int64_t countExpertBlocks(const MixtureOfExperts &moe, int64_t blocks) {
+  int64_t count = 0;
+  for (int64_t block = 0; block < blocks; ++block)
+    if (moe.isExpertBlock(block))
+      ++count;
+  return count;
+}
+
+} // namespace
+
+TEST(MixtureOfExperts, ExpertBlocksClosedFormCountsEveryBlock) {
+  MixtureOfExperts moe;
+  moe.experts = 8;
+  moe.expertsPerToken = 2;
+  moe.expertFfnHidden = 64;
+  for (int64_t blocks = 1; blocks <= 40; ++blocks)
+    for (int64_t firstDense = 0; firstDense <= 42; ++firstDense)
+      for (int64_t frequency = 1; frequency <= 7; ++frequency) {
+        moe.firstDenseBlocks = firstDense;
+        moe.layerFrequency = frequency;
+        EXPECT_EQ(moe.expertBlocks(blocks), countExpertBlocks(moe, blocks))
+            << blocks << " blocks, " << firstDense << " dense first, every "
+            << frequency;
+      }
+  // Mixtral: every block; DeepSeek-V3: 3 dense blocks, then 58 MoE blocks.
+  moe.firstDenseBlocks = 0;
+  moe.layerFrequency = 1;
+  EXPECT_EQ(moe.expertBlocks(32), 32);
+  moe.firstDenseBlocks = 3;
+  EXPECT_EQ(moe.expertBlocks(61), 61 - 3);
+  // Blocks with experts past the first_dense_blocks and off the frequency
+  // are dense: 0, 2, 4 of 6 with experts every 2nd block.
+  moe.firstDenseBlocks = 0;
+  moe.layerFrequency = 2;
+  EXPECT_TRUE(moe.isExpertBlock(4));
+  EXPECT_FALSE(moe.isExpertBlock(5));
+}
+
+TEST(MixtureOfExperts, RulesAndTheRunRefusal) {
+  ModelSpec model = smallModel();
+  MixtureOfExperts moe;
+  moe.experts = 8;
+  moe.expertsPerToken = 2;
+  moe.expertFfnHidden = 1024;
+  model.moe = moe;
+  EXPECT_TRUE(checkModel(model).empty());
+
+  // The one rule a single edit of a valid MoE model breaks.
+  auto onlyRuleAfter = [&model](void (*edit)(MixtureOfExperts &)) {
+    ModelSpec broken = model;
+    edit(*broken.moe);
+    std::vector<RuleViolation> violations = checkModel(broken);
+    return violations.size() == 1 ? violations.front().rule : std::string();
+  };
+  EXPECT_EQ(onlyRuleAfter([](MixtureOfExperts &m) {
+              m.experts = 1;
+              m.expertsPerToken = 1;
+            }),
+            "transformer_model_c11");
+  EXPECT_EQ(onlyRuleAfter([](MixtureOfExperts &m) { m.expertsPerToken = -1; }),
+            "transformer_model_c12");
+  EXPECT_EQ(onlyRuleAfter([](MixtureOfExperts &m) { m.expertsPerToken = 9; }),
+            "transformer_model_c13");
+  EXPECT_EQ(
+      onlyRuleAfter([](MixtureOfExperts &m) { m.capacityFactorPercent = -5; }),
+      "transformer_model_c14");
+  EXPECT_EQ(onlyRuleAfter([](MixtureOfExperts &m) { m.firstDenseBlocks = 24; }),
+            "transformer_model_c15");
+  // The worst expert carries at most every token: 100 * E / k = 400.
+  EXPECT_EQ(
+      onlyRuleAfter([](MixtureOfExperts &m) { m.imbalancePercent = 400; }), "");
+  EXPECT_EQ(
+      onlyRuleAfter([](MixtureOfExperts &m) { m.imbalancePercent = 401; }),
+      "transformer_model_c16");
+  // An imbalance whose product with k overflows is a violation, not a wrap.
+  EXPECT_EQ(onlyRuleAfter(
+                [](MixtureOfExperts &m) { m.imbalancePercent = INT64_MAX; }),
+            "transformer_model_c16");
+
+  // A valid MoE model composes with a valid run and is then refused as a
+  // whole, by the one rule every derivation checks.
+  RunViolations violations =
+      checkTrainingRun(model, trainingWith(8, 1), mappingWith(1, 1, 1));
+  ASSERT_EQ(violations.composition.size(), 1u);
+  EXPECT_EQ(violations.composition.front().rule, "decoder_moe_c1");
+  model.moe = std::nullopt;
+  EXPECT_TRUE(checkTrainingRun(model, trainingWith(8, 1), mappingWith(1, 1, 1))
+                  .empty());
+}

@@ -60,6 +60,20 @@ double ringReduceScatterOrAllGatherSeconds(int64_t participants,
                                            double bandwidthBytesPerSecond,
                                            double latencySeconds);
 
+/// Pairwise-exchange all-to-all over n ranks, each holding an M-byte
+/// buffer of n chunks: n - 1 steps, in step i every rank sends its chunk
+/// for rank (r + i) mod n, so (n-1)/n * M / B + (n-1) * alpha (Thakur,
+/// Rabenseifner and Gropp, IJHPCA 2005, Sec. 4.4, pairwise exchange, the
+/// long-message algorithm). 0 for n = 1.
+double pairwiseAllToAllSeconds(int64_t participants, int64_t messageBytes,
+                               double bandwidthBytesPerSecond,
+                               double latencySeconds);
+
+/// The algorithm the estimate costs a collective of `kind` with: `ring`
+/// for all-reduce, reduce-scatter and all-gather, `pairwise` for
+/// all-to-all.
+llvm::StringRef collectiveAlgorithm(workload::CollectiveKind kind);
+
 //===----------------------------------------------------------------------===//
 // Input
 //===----------------------------------------------------------------------===//

@@ -34,8 +34,8 @@ struct HuggingFaceModel {
 
 /// Reads `text`, the config.json named `file` (errors name it and are
 /// reported at the offending key): its `model_type` must be one of
-/// llama, mistral, qwen2, gpt2, and every key must be one the mapping reads
-/// or one known not to change the work. Nothing on error.
+/// llama, mistral, mixtral, qwen2, gpt2, and every key must be one the mapping
+/// reads or one known not to change the work. Nothing on error.
 std::optional<HuggingFaceModel>
 readHuggingFaceConfig(llvm::StringRef text, llvm::StringRef file,
                       mlir::MLIRContext *context);

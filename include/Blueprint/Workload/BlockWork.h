@@ -330,18 +330,24 @@ llvm::Expected<Invocation> deriveAdamWStep(int64_t parameters,
 llvm::Expected<int64_t> blockParametersPerRank(const ModelSpec &model,
                                                const MappingSpec &mapping);
 
+/// Whether a collective of `kind` reduces (all-reduce, reduce-scatter) or
+/// only moves data (all-gather, all-to-all).
+bool collectiveReduces(CollectiveKind kind);
+
 /// Bytes each participant must send for `facts`, for any algorithm (the
-/// bandwidth lower bound): all-reduce 2(n-1)M/n, reduce-scatter and
-/// all-gather (n-1)M/n, with M the logical message bytes. Fails unless
-/// participants > 0, M >= 0 and n divides M (which holds for every collective
-/// derived from a valid spec).
+/// bandwidth lower bound): all-reduce 2(n-1)M/n, reduce-scatter,
+/// all-gather and all-to-all (n-1)M/n (an all-to-all participant keeps one
+/// of its n chunks and sends the others), with M the logical message bytes.
+/// Fails unless participants > 0, M >= 0 and n divides M (which holds for every
+/// collective derived from a valid spec).
 llvm::Expected<int64_t> minimumTransferBytes(const CollectiveFacts &facts);
 
 /// Why a collective's local read and write bytes do not fit its message, if
 /// they do not. Each participant reads its input buffer and writes its
 /// output buffer: an all-reduce reads and writes the whole logical message
 /// M, a reduce-scatter reads M and writes its shard M/n, an all-gather reads
-/// its shard M/n and writes M. Precondition: participants > 0 divide M.
+/// its shard M/n and writes M, an all-to-all reads and writes its whole
+/// buffer M. Precondition: participants > 0 divide M.
 std::optional<std::string>
 collectiveBytesViolation(const CollectiveFacts &facts, int64_t readBytes,
                          int64_t writeBytes);

@@ -35,6 +35,61 @@ namespace blueprint::workload {
 /// Bytes per element of a datatype.
 int64_t bytesOf(DataType type);
 
+/// Mixture-of-experts MLPs (docs/TransformerSpec.md): in every MoE block a
+/// router (a matmul hidden -> experts logits, softmax, top-k) sends each
+/// token to `expertsPerToken` of `experts` routed experts, every token also
+/// passes through `sharedExperts` always-active experts, and the expert
+/// outputs are combined weighted by the router's probabilities. Every expert
+/// is a gated or plain MLP of the model's activation and width
+/// `expertFfnHidden`.
+struct MixtureOfExperts {
+  /// Routed experts E.
+  int64_t experts = 0;
+  /// Experts each token is routed to, k (top-k).
+  int64_t expertsPerToken = 0;
+  /// The FFN width of one expert (Mixtral's = ffn_hidden, DeepSeek-V3's
+  /// moe_intermediate_size).
+  int64_t expertFfnHidden = 0;
+  /// Always-active experts of width expertFfnHidden every token passes
+  /// through besides its k routed ones (DeepSeek-V3: 1).
+  int64_t sharedExperts = 0;
+  /// Block i (from 0) is an MoE block when i >= firstDenseBlocks and
+  /// layerFrequency divides i (DeepSeek-V3's first_k_dense_replace and
+  /// moe_layer_freq, Megatron-LM's --moe-layer-freq); the others keep the
+  /// dense MLP of width ffn_hidden.
+  int64_t firstDenseBlocks = 0;
+  int64_t layerFrequency = 1;
+  /// Capacity factor C in percent: each expert processes at most
+  /// ceil(C * k * tokens / (100 * E)) tokens and drops the rest; none is
+  /// dropless routing.
+  std::optional<int64_t> capacityFactorPercent = std::nullopt;
+  /// The declared load of the most loaded expert over the balanced load k *
+  /// tokens / E, in percent (100: balanced).
+  int64_t imbalancePercent = 100;
+
+  bool operator==(const MixtureOfExperts &other) const {
+    return experts == other.experts &&
+           expertsPerToken == other.expertsPerToken &&
+           expertFfnHidden == other.expertFfnHidden &&
+           sharedExperts == other.sharedExperts &&
+           firstDenseBlocks == other.firstDenseBlocks &&
+           layerFrequency == other.layerFrequency &&
+           capacityFactorPercent == other.capacityFactorPercent &&
+           imbalancePercent == other.imbalancePercent;
+  }
+  bool operator!=(const MixtureOfExperts &other) const {
+    return !(*this == other);
+  }
+  /// Whether block `block` (from 0) has the MoE MLP.
+  bool isExpertBlock(int64_t block) const {
+    return block >= firstDenseBlocks && layerFrequency > 0 &&
+           block % layerFrequency == 0;
+  }
+  /// How many of `blocks` blocks have the MoE MLP (closed form of counting
+  /// isExpertBlock over 0..blocks-1); 0 when the fields are not valid.
+  int64_t expertBlocks(int64_t blocks) const;
+};
+
 struct ModelSpec {
   int64_t hidden = 0;
   int64_t heads = 0;
@@ -70,6 +125,8 @@ struct ModelSpec {
   std::optional<int64_t> qkNopeHeadDim = std::nullopt;
   std::optional<int64_t> qkRopeHeadDim = std::nullopt;
   std::optional<int64_t> vHeadDim = std::nullopt;
+  /// Mixture-of-experts MLPs; none is a dense model.
+  std::optional<MixtureOfExperts> moe = std::nullopt;
 
   /// Whether a learned position table exists (max_positions rows).
   bool hasPositionTable() const {
@@ -199,6 +256,10 @@ struct TrainingComposition {
 /// Rules that involve only the model contract (docs/TransformerSpec.md,
 /// `transformer_model_c*`).
 std::vector<RuleViolation> checkModel(const ModelSpec &model);
+/// The model's mixture-of-experts rules (`transformer_model_c11` to `c16`)
+/// for a model of `blocks` blocks; part of checkModel.
+std::vector<RuleViolation> checkMixtureOfExperts(const MixtureOfExperts &moe,
+                                                 int64_t blocks);
 /// Rules that involve only the training-workload contract.
 std::vector<RuleViolation> checkTraining(const TrainingSpec &training);
 /// Rules that involve only the mapping contract.

@@ -153,11 +153,12 @@ def Workload_CollectiveKind : Workload_Enum<"CollectiveKind",
     "collective kind", [
   I32EnumAttrCase<"AllReduce", 0, "all_reduce">,
   I32EnumAttrCase<"ReduceScatter", 1, "reduce_scatter">,
-  I32EnumAttrCase<"AllGather", 2, "all_gather">
+  I32EnumAttrCase<"AllGather", 2, "all_gather">,
+  I32EnumAttrCase<"AllToAll", 3, "all_to_all">
 ]>;
 
 // The reduction vocabulary of the upstream `shard` dialect (ReductionKind),
-// plus `none` for collectives that do not reduce (all-gather).
+// plus `none` for collectives that do not reduce (all-gather, all-to-all).
 def Workload_ReductionKind : Workload_Enum<"ReductionKind", "reduction kind", [
   I32EnumAttrCase<"Sum", 0, "sum">,
   I32EnumAttrCase<"None", 1, "none">,
@@ -200,7 +201,8 @@ def Workload_CapabilityKind : Workload_Enum<"CapabilityKind", "capability", [
   I32EnumAttrCase<"VectorElementwise", 1, "vector_elementwise">,
   I32EnumAttrCase<"CollectiveAllReduce", 2, "collective_all_reduce">,
   I32EnumAttrCase<"CollectiveReduceScatter", 3, "collective_reduce_scatter">,
-  I32EnumAttrCase<"CollectiveAllGather", 4, "collective_all_gather">
+  I32EnumAttrCase<"CollectiveAllGather", 4, "collective_all_gather">,
+  I32EnumAttrCase<"CollectiveAllToAll", 5, "collective_all_to_all">
 ]>;
 
 // What a plan buffer holds (seed 004's buffer classes, docs/Memory.md): a

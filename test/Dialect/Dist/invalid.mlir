@@ -564,3 +564,48 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
   dist.boundary @x activation_in : tensor<4xindex> sharding = <@tp_mesh, []>
   %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
 }
+
+// -----
+
+// dist_collective_c1: an all-to-all names axes of the mesh
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_collective_c1: mesh @tp_mesh has no axis 'ep'}}
+  %0 = dist.all_to_all "a2a" forward per_micro_batch on @tp_mesh axes = ["ep"] participants = 4 message = 64 ops = 0 reads {x = 64} writes {y = 64} stashed {}
+}
+
+// -----
+
+// dist_collective_c2: an all-to-all's participants are its axes' ranks
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_collective_c2: participants = 8 but axes ["tp"] span 4 ranks}}
+  %0 = dist.all_to_all "a2a" forward per_micro_batch on @tp_mesh axes = ["tp"] participants = 8 message = 64 ops = 0 reads {x = 64} writes {y = 64} stashed {}
+}
+
+// -----
+
+// dist_collective_c4: every participant sends an equal chunk to each
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_collective_c4: message bytes 66 are not divisible by participants = 4}}
+  %0 = dist.all_to_all "a2a" forward per_micro_batch on @tp_mesh axes = ["tp"] participants = 4 message = 66 ops = 0 reads {x = 66} writes {y = 66} stashed {}
+}
+
+// -----
+
+// dist_collective_c6: an all-to-all reads its whole buffer, not a shard
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_collective_c6: all_to_all of message 64 over 4 participants: each reads 64 bytes and writes 64, but this one reads 16 and writes 64}}
+  %0 = dist.all_to_all "a2a" forward per_micro_batch on @tp_mesh axes = ["tp"] participants = 4 message = 64 ops = 0 reads {x = 16} writes {y = 64} stashed {}
+}
+
+// -----
+
+// dist_collective_c6: an all-to-all writes its whole buffer, not the gathered tensor
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_collective_c6: all_to_all of message 64 over 4 participants: each reads 64 bytes and writes 64, but this one reads 64 and writes 256}}
+  %0 = dist.all_to_all "a2a" forward per_micro_batch on @tp_mesh axes = ["tp"] participants = 4 message = 64 ops = 0 reads {x = 64} writes {y = 256} stashed {}
+}

@@ -66,6 +66,7 @@ dist.program @grid source_digest = "sha256:0123456789abcdef0123456789abcdef01234
 // KEEP-LABEL: dist.program @twins
 // KEEP-COUNT-2: dist.task "twin"
 // KEEP-COUNT-2: dist.all_reduce "twin_sync"
+// KEEP-COUNT-2: dist.all_to_all "twin_exchange"
 dist.program @twins source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
     mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1,
                tp_comm = all_reduce, recompute = none,
@@ -81,4 +82,29 @@ dist.program @twins source_digest = "sha256:0123456789abcdef0123456789abcdef0123
   %3 = dist.all_reduce "twin_sync" forward per_micro_batch on @tp_mesh
       axes = ["tp"] reduction = sum participants = 2 message = 8 ops = 2
       reads {b = 8} writes {b = 8} stashed {}
+  %4 = dist.all_to_all "twin_exchange" forward per_micro_batch on @tp_mesh
+      axes = ["tp"] participants = 2 message = 8 ops = 0
+      reads {b = 8} writes {c = 8} stashed {}
+  %5 = dist.all_to_all "twin_exchange" forward per_micro_batch on @tp_mesh
+      axes = ["tp"] participants = 2 message = 8 ops = 0
+      reads {b = 8} writes {c = 8} stashed {}
+}
+
+// An all-to-all (token dispatch over the expert-parallel ranks) reads and
+// writes each participant's whole buffer and carries no reduction.
+// CHECK-LABEL: dist.program @exchange
+// CHECK: %[[D:.*]] = dist.all_to_all "dispatch" forward per_micro_batch on @mesh axes = ["dp"] participants = 4 message = 4096 ops = 0 reads {routed = 4096} writes {dispatched = 4096} stashed {}
+// CHECK: dist.all_to_all "combine_grad" activation_grad per_micro_batch on @mesh ranks [0, 1, 2, 3] axes = ["dp"] participants = 4 message = 4096 ops = 0 reads {d_combined = 4096} writes {d_expert_out = 4096} stashed {} after(%[[D]])
+dist.program @exchange source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 8, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4, tp = 1, pp = 1, dp = 4, virtual_stages = 1,
+               tp_comm = all_reduce, recompute = none,
+               schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["dp"] shape = [4]
+  %d = dist.all_to_all "dispatch" forward per_micro_batch on @mesh
+      axes = ["dp"] participants = 4 message = 4096 ops = 0
+      reads {routed = 4096} writes {dispatched = 4096} stashed {}
+  %c = dist.all_to_all "combine_grad" activation_grad per_micro_batch
+      on @mesh ranks [0, 1, 2, 3] axes = ["dp"] participants = 4
+      message = 4096 ops = 0 reads {d_combined = 4096}
+      writes {d_expert_out = 4096} stashed {} after(%d)
 }

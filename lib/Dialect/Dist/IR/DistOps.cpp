@@ -677,7 +677,7 @@ static LogicalResult verifyCollective(CollectiveOpT op) {
            << "dist_collective_c2: participants = " << declared << " but axes "
            << axes << " span " << participants << " ranks";
   workload::CollectiveFacts facts = *op.getCollectiveFacts();
-  if (facts.kind != workload::CollectiveKind::AllGather &&
+  if (workload::collectiveReduces(facts.kind) &&
       facts.reduction == workload::ReductionKind::None)
     return op.emitOpError()
            << "dist_collective_c3: a " << workload::stringifyEnum(facts.kind)
@@ -708,7 +708,8 @@ template <typename CollectiveOpT>
 static workload::CollectiveFacts collectiveFactsOf(CollectiveOpT op) {
   workload::CollectiveFacts facts;
   facts.kind = CollectiveOpT::kKind;
-  if constexpr (std::is_same_v<CollectiveOpT, AllGatherOp>)
+  if constexpr (std::is_same_v<CollectiveOpT, AllGatherOp> ||
+                std::is_same_v<CollectiveOpT, AllToAllOp>)
     facts.reduction = workload::ReductionKind::None;
   else
     facts.reduction = op.getReduction();
@@ -728,6 +729,7 @@ static workload::CollectiveFacts collectiveFactsOf(CollectiveOpT op) {
 DEFINE_COLLECTIVE(AllReduceOp)
 DEFINE_COLLECTIVE(ReduceScatterOp)
 DEFINE_COLLECTIVE(AllGatherOp)
+DEFINE_COLLECTIVE(AllToAllOp)
 #undef DEFINE_COLLECTIVE
 
 //===----------------------------------------------------------------------===//
@@ -868,7 +870,7 @@ static LogicalResult verifyShardedStep(StageOp stage) {
 LogicalResult StageOp::verifyRegions() {
   for (Operation &op : getBody().front())
     if (!llvm::isa<InstanceOp, SendOp, RecvOp, TaskOp, AllReduceOp,
-                   ReduceScatterOp, AllGatherOp>(op))
+                   ReduceScatterOp, AllGatherOp, AllToAllOp>(op))
       return op.emitOpError() << "dist_stage_c2: a stage holds instances, "
                                  "sends, receives, tasks and collectives "
                                  "only";

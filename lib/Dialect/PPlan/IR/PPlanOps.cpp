@@ -476,14 +476,12 @@ LogicalResult TaskOp::verify() {
                               "them, got participants = "
                            << collective->participants
                            << ", message = " << collective->messageBytes;
-    if ((collective->kind == workload::CollectiveKind::AllGather) !=
-        (collective->reduction == workload::ReductionKind::None))
+    bool reduces = workload::collectiveReduces(collective->kind);
+    if (reduces == (collective->reduction == workload::ReductionKind::None))
       return emitOpError() << "pplan_task_c4: a "
                            << workload::stringifyEnum(collective->kind)
-                           << (collective->kind ==
-                                       workload::CollectiveKind::AllGather
-                                   ? " does not reduce"
-                                   : " must reduce (reduction = sum)");
+                           << (reduces ? " must reduce (reduction = sum)"
+                                       : " does not reduce");
   }
 
   // pplan_task_c3: the declared demand is what the facts imply.

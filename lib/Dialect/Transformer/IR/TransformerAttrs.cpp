@@ -53,7 +53,8 @@ static workload::ModelSpec toModelSpec(
     workload::PositionEmbedding positionEmbedding, bool tiedEmbeddings,
     std::optional<int64_t> attentionWindow, std::optional<int64_t> qLoraRank,
     std::optional<int64_t> kvLoraRank, std::optional<int64_t> qkNopeHeadDim,
-    std::optional<int64_t> qkRopeHeadDim, std::optional<int64_t> vHeadDim) {
+    std::optional<int64_t> qkRopeHeadDim, std::optional<int64_t> vHeadDim,
+    MoEAttr moe) {
   workload::ModelSpec spec;
   spec.hidden = hidden;
   spec.heads = heads;
@@ -80,7 +81,30 @@ static workload::ModelSpec toModelSpec(
   spec.qkNopeHeadDim = qkNopeHeadDim;
   spec.qkRopeHeadDim = qkRopeHeadDim;
   spec.vHeadDim = vHeadDim;
+  if (moe) {
+    workload::MixtureOfExperts experts;
+    experts.experts = moe.getExperts();
+    experts.expertsPerToken = moe.getExpertsPerToken();
+    experts.expertFfnHidden = moe.getExpertFfnHidden().value_or(ffnHidden);
+    experts.sharedExperts = moe.getSharedExperts();
+    experts.firstDenseBlocks = moe.getFirstDenseBlocks();
+    experts.layerFrequency = moe.getMoeLayerFrequency();
+    experts.capacityFactorPercent = moe.getCapacityFactorPercent();
+    experts.imbalancePercent = moe.getExpertImbalancePercent();
+    spec.moe = experts;
+  }
   return spec;
+}
+
+MoEAttr blueprint::transformer::withoutDefaultExpertWidth(MoEAttr moe,
+                                                          int64_t ffnHidden) {
+  if (!moe || moe.getExpertFfnHidden() != ffnHidden)
+    return moe;
+  return MoEAttr::get(
+      moe.getContext(), moe.getExperts(), moe.getExpertsPerToken(),
+      std::nullopt, moe.getSharedExperts(), moe.getFirstDenseBlocks(),
+      moe.getMoeLayerFrequency(), moe.getCapacityFactorPercent(),
+      moe.getExpertImbalancePercent());
 }
 
 LogicalResult ModelAttr::verify(
@@ -92,7 +116,8 @@ LogicalResult ModelAttr::verify(
     workload::PositionEmbedding positionEmbedding, bool tiedEmbeddings,
     std::optional<int64_t> attentionWindow, std::optional<int64_t> qLoraRank,
     std::optional<int64_t> kvLoraRank, std::optional<int64_t> qkNopeHeadDim,
-    std::optional<int64_t> qkRopeHeadDim, std::optional<int64_t> vHeadDim) {
+    std::optional<int64_t> qkRopeHeadDim, std::optional<int64_t> vHeadDim,
+    MoEAttr moe) {
   // transformer_model_c4 (and c9's overflowing sum) concern only the
   // implicit head_dim, which the plain spec no longer distinguishes from an
   // explicit one.
@@ -107,7 +132,7 @@ LogicalResult ModelAttr::verify(
           hidden, heads, ffnHidden, seqLength, vocab, blocks, norm, activation,
           kvHeads, headDim, maxPositions, linearBias, positionEmbedding,
           tiedEmbeddings, attentionWindow, qLoraRank, kvLoraRank, qkNopeHeadDim,
-          qkRopeHeadDim, vHeadDim)));
+          qkRopeHeadDim, vHeadDim, moe)));
 }
 
 workload::ModelSpec ModelAttr::getSpec() const {
@@ -116,7 +141,20 @@ workload::ModelSpec ModelAttr::getSpec() const {
       getBlocks(), getNorm(), getActivation(), getKvHeads(), getHeadDim(),
       getMaxPositions(), getLinearBias(), getPositionEmbedding(),
       getTiedEmbeddings(), getAttentionWindow(), getQLoraRank(),
-      getKvLoraRank(), getQkNopeHeadDim(), getQkRopeHeadDim(), getVHeadDim());
+      getKvLoraRank(), getQkNopeHeadDim(), getQkRopeHeadDim(), getVHeadDim(),
+      getMoe());
+}
+
+/// The attribute form of a model's experts, null for a dense model.
+static MoEAttr getMoEAttr(MLIRContext *context,
+                          const workload::ModelSpec &spec) {
+  if (!spec.moe)
+    return {};
+  const workload::MixtureOfExperts &moe = *spec.moe;
+  return MoEAttr::get(context, moe.experts, moe.expertsPerToken,
+                      moe.expertFfnHidden, moe.sharedExperts,
+                      moe.firstDenseBlocks, moe.layerFrequency,
+                      moe.capacityFactorPercent, moe.imbalancePercent);
 }
 
 ModelAttr blueprint::transformer::getModelAttr(MLIRContext *context,
@@ -126,7 +164,8 @@ ModelAttr blueprint::transformer::getModelAttr(MLIRContext *context,
       spec.vocab, spec.blocks, spec.norm, spec.activation, spec.kvHeads,
       spec.headDim, spec.maxPositions, spec.linearBias, spec.positionEmbedding,
       spec.tiedEmbeddings, spec.attentionWindow, spec.qLoraRank,
-      spec.kvLoraRank, spec.qkNopeHeadDim, spec.qkRopeHeadDim, spec.vHeadDim);
+      spec.kvLoraRank, spec.qkNopeHeadDim, spec.qkRopeHeadDim, spec.vHeadDim,
+      getMoEAttr(context, spec));
 }
 
 //===----------------------------------------------------------------------===//

@@ -270,7 +270,8 @@ defvar Dist_CollectiveRules = [{
     2. `dist_collective_c2`: `participants` is the product of those axes'
        sizes, or, with a `group`, the number of its positions;
     3. `dist_collective_c3`: an all-reduce or reduce-scatter reduces
-       (`sum` or `max`), never `none`;
+       (`sum` or `max`), never `none` (all-gather and all-to-all carry no
+       reduction);
     4. `dist_collective_c4`: `message` (the logical, unsharded tensor in
        bytes) is non-negative and divisible by `participants`;
     5. `dist_collective_c5`: `ranks`, when given, run the collective in
@@ -279,7 +280,9 @@ defvar Dist_CollectiveRules = [{
     6. `dist_collective_c6`: the bytes each participant reads and writes
        fit the message M: an all-reduce reads and writes M, a
        reduce-scatter reads M and writes M / participants, an all-gather
-       reads M / participants and writes M;
+       reads M / participants and writes M, an all-to-all reads M and
+       writes M (each participant's whole buffer, of which it sends
+       M / participants to every other participant);
     7. `dist_collective_c7`: a `group` (the positions along a single axis
        that take part, e.g. the first and last pipeline stage of a tied
        embedding) names distinct positions of that axis in increasing
@@ -319,6 +322,27 @@ def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather", "AllGather", 0> {
     Every participant contributes its shard and receives the whole tensor
     of `message` bytes. An all-gather does not reduce.
   }] # Dist_CollectiveRules;
+}
+
+def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all", "AllToAll", 0> {
+  let summary = "all-to-all exchange of a logical tensor over mesh axes";
+  let description = [{
+    Every participant holds a buffer of `message` bytes cut into
+    `participants` equal chunks and sends chunk j to participant j; it
+    receives one chunk from each, a buffer of `message` bytes again
+    (mixture-of-experts token dispatch and combine over expert-parallel
+    ranks, Lepikhin et al. 2020, GShard Sec. 2.2). An all-to-all does not
+    reduce. Like every work op it writes the work resource, so CSE and
+    canonicalisation never fold two identical exchanges into one.
+  }] # Dist_CollectiveRules # [{
+
+    ```mlir
+    %t7 = dist.all_to_all "moe_dispatch" forward per_micro_batch
+        on @mesh axes = ["dp"] participants = 8 message = 67108864 ops = 0
+        reads {routed = 67108864} writes {dispatched = 67108864}
+        stashed {} after(%t6)
+    ```
+  }];
 }
 
 //===----------------------------------------------------------------------===//

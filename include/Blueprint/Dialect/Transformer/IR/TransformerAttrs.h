@@ -19,6 +19,9 @@ namespace blueprint::transformer {
 /// seq_length) are left out so the printed IR stays minimal.
 ModelAttr getModelAttr(mlir::MLIRContext *context,
                        const workload::ModelSpec &spec);
+/// `moe` without an `expert_ffn_hidden` equal to the model's `ffnHidden`
+/// (its default), so both spellings are one attribute; null stays null.
+MoEAttr withoutDefaultExpertWidth(MoEAttr moe, int64_t ffnHidden);
 TrainingAttr getTrainingAttr(mlir::MLIRContext *context,
                              const workload::TrainingSpec &spec);
 InferenceAttr getInferenceAttr(mlir::MLIRContext *context,

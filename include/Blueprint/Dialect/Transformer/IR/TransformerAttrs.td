@@ -21,6 +21,43 @@ class Transformer_Attr<string name, string attrMnemonic>
   let mnemonic = attrMnemonic;
 }
 
+def Transformer_MoEAttr : Transformer_Attr<"MoE", "moe"> {
+  let summary = "mixture-of-experts MLPs of a model";
+  let description = [{
+    The `moe` field of `#transformer.model` (docs/TransformerSpec.md): in
+    every MoE block a router (a matmul hidden -> `experts` logits, softmax,
+    top-`experts_per_token`) sends each token to `experts_per_token` of the
+    `experts` routed experts, and each token also passes through
+    `shared_experts` always-active experts; every expert is an MLP of the
+    model's activation and width `expert_ffn_hidden` (default: the model's
+    `ffn_hidden`, as Mixtral). Block i (counted from 0) is an MoE block when
+    `i >= first_dense_blocks` and `moe_layer_frequency` divides i
+    (DeepSeek-V3's `first_k_dense_replace` and `moe_layer_freq`); the others
+    keep the dense MLP. `capacity_factor_percent` bounds the tokens of one
+    expert to ceil(C * k * tokens / (100 * E)) (default: dropless) and
+    `expert_imbalance_percent` declares the most loaded expert's load over
+    the balanced one (default 100: balanced). Optional fields are printed
+    only when they differ from their default. The model verifier checks the
+    rules `transformer_model_c11` to `c16`.
+
+    ```mlir
+    #transformer.model<hidden = 4096, heads = 32, ffn_hidden = 14336, ...,
+                       moe = <experts = 8, experts_per_token = 2>>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$experts,
+    "int64_t":$experts_per_token,
+    OptionalParameter<"std::optional<int64_t>">:$expert_ffn_hidden,
+    DefaultValuedParameter<"int64_t", "0">:$shared_experts,
+    DefaultValuedParameter<"int64_t", "0">:$first_dense_blocks,
+    DefaultValuedParameter<"int64_t", "1">:$moe_layer_frequency,
+    OptionalParameter<"std::optional<int64_t>">:$capacity_factor_percent,
+    DefaultValuedParameter<"int64_t", "100">:$expert_imbalance_percent
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
   let summary = "the model contract: dimensions and semantics";
   let description = [{
@@ -32,10 +69,11 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
     parses to the same value. So do the optional semantics:
     `linear_bias` (`all`, `qkv` or `none`; default `all`),
     `position_embedding` (`learned` or `rotary`; default `learned`),
-    `tied_embeddings` (default `true`) and `attention_window` (the keys a
+    `tied_embeddings` (default `true`), `attention_window` (the keys a
     query attends to under sliding-window attention; default: all before
-    it). Multi-head latent attention (DeepSeek-V2 Sec. 2.1) is on when
-    `kv_lora_rank` is given, with `qk_nope_head_dim`, `qk_rope_head_dim`
+    it), `moe` (mixture-of-experts MLPs, `#transformer.moe`; default: a
+    dense model). Multi-head latent attention (DeepSeek-V2 Sec. 2.1) is on
+    when `kv_lora_rank` is given, with `qk_nope_head_dim`, `qk_rope_head_dim`
     and `v_head_dim`, and optionally `q_lora_rank` (absent: a plain query
     projection); under it `head_dim` defaults to
     `qk_nope_head_dim + qk_rope_head_dim`.
@@ -52,7 +90,16 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
     7. MLA needs `position_embedding = rotary`;
     8. MLA needs `kv_heads = heads`;
     9. under MLA, `head_dim = qk_nope_head_dim + qk_rope_head_dim`;
-    10. MLA needs `linear_bias = none`.
+    10. MLA needs `linear_bias = none`;
+    11. `moe`: `experts >= 2`;
+    12. `moe`: `experts_per_token` is positive;
+    13. `moe`: `experts_per_token <= experts`;
+    14. `moe`: `expert_ffn_hidden`, `moe_layer_frequency` and
+        `capacity_factor_percent` are positive, `shared_experts` and
+        `first_dense_blocks` are not negative;
+    15. `moe`: at least one block is an MoE block;
+    16. `moe`: `100 <= expert_imbalance_percent` and
+        `expert_imbalance_percent * experts_per_token <= 100 * experts`.
 
     ```mlir
     #transformer.model<hidden = 6144, heads = 64, ffn_hidden = 24576,
@@ -82,7 +129,8 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
     OptionalParameter<"std::optional<int64_t>">:$kv_lora_rank,
     OptionalParameter<"std::optional<int64_t>">:$qk_nope_head_dim,
     OptionalParameter<"std::optional<int64_t>">:$qk_rope_head_dim,
-    OptionalParameter<"std::optional<int64_t>">:$v_head_dim
+    OptionalParameter<"std::optional<int64_t>">:$v_head_dim,
+    OptionalParameter<"::blueprint::transformer::MoEAttr">:$moe
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -105,7 +153,8 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
         "std::optional<int64_t>":$kv_lora_rank,
         "std::optional<int64_t>":$qk_nope_head_dim,
         "std::optional<int64_t>":$qk_rope_head_dim,
-        "std::optional<int64_t>":$v_head_dim), [{
+        "std::optional<int64_t>":$v_head_dim,
+        "::blueprint::transformer::MoEAttr":$moe), [{
       auto unlessDefault = [](std::optional<int64_t> value,
                               std::optional<int64_t> defaultValue) {
         return value == defaultValue ? std::nullopt : value;
@@ -123,7 +172,9 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
                    unlessDefault(max_positions, seq_length), linear_bias,
                    position_embedding, tied_embeddings, attention_window,
                    q_lora_rank, kv_lora_rank, qk_nope_head_dim,
-                   qk_rope_head_dim, v_head_dim);
+                   qk_rope_head_dim, v_head_dim,
+                   ::blueprint::transformer::withoutDefaultExpertWidth(
+                       moe, ffn_hidden));
     }]>
   ];
   let extraClassDeclaration = [{
