@@ -1051,6 +1051,10 @@ blueprint::workload::blockParametersPerRank(const ModelSpec &model,
         {/*heads=*/"decoder_training_c4", /*kvHeads=*/"decoder_training_c5",
          /*hidden=*/"decoder_training_c6",
          /*ffnHidden=*/"decoder_training_c7", /*vocab=*/""});
+  // The per-block count is the dense block's; an MoE block's is not derived.
+  if (sink.empty())
+    if (std::optional<RuleViolation> moe = checkDenseBlocks(model))
+      sink.append({std::move(*moe)});
   if (!sink.empty())
     return violationsError("blockParametersPerRank: invalid model or tp:",
                            sink.take());

@@ -78,12 +78,6 @@ void blueprint::workload::detail::requireContextParallelSplits(
                    llvm::Twine(model.attentionWindow.value_or(0)) +
                    ": context parallelism is defined for full causal "
                    "attention; a sliding window needs cp = 1");
-  sink.require(false, "context_parallel_c5",
-               "cp = " + llvm::Twine(mapping.cp) +
-                   ": the work of context parallelism (each rank's "
-                   "seq_length / cp tokens, the key/value exchange over the "
-                   "cp axis) is not derived yet; the work algebra, the dist "
-                   "and pplan programs need cp = 1");
 }
 
 namespace {
@@ -254,9 +248,15 @@ blueprint::workload::checkMixtureOfExperts(const MixtureOfExperts &moe,
   int64_t bound = guard.mul(moe.imbalancePercent, moe.expertsPerToken,
                             "expert_imbalance_percent * experts_per_token");
   int64_t all = guard.mul(100, moe.experts, "100 * experts");
+  if (guard.failed()) {
+    sink.require(
+        false, "transformer_model_c16",
+        "expert_imbalance_percent = " + llvm::Twine(moe.imbalancePercent) +
+            ": " + guard.overflowedQuantity() + " overflows a 64-bit integer");
+    return sink.take();
+  }
   sink.require(
-      !guard.failed() && moe.imbalancePercent >= 100 && bound <= all,
-      "transformer_model_c16",
+      moe.imbalancePercent >= 100 && bound <= all, "transformer_model_c16",
       "expert_imbalance_percent = " + llvm::Twine(moe.imbalancePercent) +
           " must lie in [100, 100 * experts / experts_per_token] = "
           "[100, " +
@@ -396,6 +396,14 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
     sink.requireDivides(microbatches, "microbatches", mapping.pp, "pp",
                         "decoder_training_c10");
   }
+  // Last, so that every composition rule above (decoder_training_c10 runs
+  // only while nothing else is violated) is reported with it.
+  sink.require(mapping.cp == 1, "context_parallel_c5",
+               "cp = " + llvm::Twine(mapping.cp) +
+                   ": the work of context parallelism (each rank's "
+                   "seq_length / cp tokens, the key/value exchange over the "
+                   "cp axis) is not derived yet; the work algebra, the dist "
+                   "and pplan programs need cp = 1");
   return sink.take();
 }
 
@@ -417,17 +425,25 @@ RunViolations blueprint::workload::checkRun(
   violations.mapping = checkMapping(mapping);
   if (violations.empty())
     violations.composition = checkComposition();
-  // The work algebra derives one block kind, the dense one; until it derives
-  // the router, the expert MLPs and their dispatch, a run of a model with
-  // experts is refused rather than derived as if it were dense.
-  if (violations.empty() && model.moe)
-    violations.composition.push_back(
-        {"decoder_moe_c1",
-         "the model has mixture-of-experts blocks (experts = " +
-             std::to_string(model.moe->experts) +
-             ") and the work algebra derives dense blocks only: training "
-             "and inference runs of MoE models are not derived yet"});
+  if (violations.empty())
+    if (std::optional<RuleViolation> moe = checkDenseBlocks(model))
+      violations.composition.push_back(std::move(*moe));
   return violations;
+}
+
+std::optional<RuleViolation>
+blueprint::workload::checkDenseBlocks(const ModelSpec &model) {
+  // The work algebra derives one block kind, the dense one; until it derives
+  // the router, the expert MLPs and their dispatch, a model with experts is
+  // refused rather than derived as if it were dense.
+  if (!model.moe)
+    return std::nullopt;
+  return RuleViolation{
+      "decoder_moe_c1",
+      "the model has mixture-of-experts blocks (experts = " +
+          std::to_string(model.moe->experts) +
+          ") and the work algebra derives dense blocks only: training "
+          "and inference runs of MoE models are not derived yet"};
 }
 
 RunViolations

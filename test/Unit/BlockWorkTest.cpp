@@ -1733,4 +1733,28 @@ TEST(BlockWorkDiagnostics, Spellings) {
   EXPECT_EQ(stringifyEnum(Cadence::PerIteration), "per_iteration");
 }
 
+// A model with experts has no dense per-block parameter count: the count is
+// refused by decoder_moe_c1, the rule that refuses the runs, and the same
+// model without experts is counted.
+TEST(BlockParameters, MixtureOfExpertsIsRefused) {
+  ModelSpec model = gptModel(kShapes[4]);
+  MixtureOfExperts moe;
+  moe.experts = 8;
+  moe.expertsPerToken = 2;
+  moe.expertFfnHidden = model.ffnHidden;
+  model.moe = moe;
+  MappingSpec mapping =
+      mappingFor(2, TPCommMode::AllReduce, RecomputePolicy::None);
+  llvm::Expected<int64_t> refused = blockParametersPerRank(model, mapping);
+  ASSERT_FALSE(static_cast<bool>(refused));
+  std::string message = llvm::toString(refused.takeError());
+  EXPECT_NE(message.find("[decoder_moe_c1] the model has mixture-of-experts "
+                         "blocks (experts = 8)"),
+            std::string::npos)
+      << message;
+  model.moe = std::nullopt;
+  llvm::Expected<int64_t> dense = blockParametersPerRank(model, mapping);
+  ASSERT_TRUE(static_cast<bool>(dense)) << llvm::toString(dense.takeError());
+}
+
 } // namespace

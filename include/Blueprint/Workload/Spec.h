@@ -77,16 +77,8 @@ struct MixtureOfExperts {
            capacityFactorPercent == other.capacityFactorPercent &&
            imbalancePercent == other.imbalancePercent;
   }
-  bool operator!=(const MixtureOfExperts &other) const {
-    return !(*this == other);
-  }
-  /// Whether block `block` (from 0) has the MoE MLP.
-  bool isExpertBlock(int64_t block) const {
-    return block >= firstDenseBlocks && layerFrequency > 0 &&
-           block % layerFrequency == 0;
-  }
   /// How many of `blocks` blocks have the MoE MLP (closed form of counting
-  /// isExpertBlock over 0..blocks-1); 0 when the fields are not valid.
+  /// the expert blocks over 0..blocks-1); 0 when the fields are not valid.
   int64_t expertBlocks(int64_t blocks) const;
 };
 
@@ -163,7 +155,6 @@ struct TrainingSpec {
 inline constexpr llvm::StringLiteral kTensorParallelAxis = "tp";
 inline constexpr llvm::StringLiteral kPipelineParallelAxis = "pp";
 inline constexpr llvm::StringLiteral kDataParallelAxis = "dp";
-inline constexpr llvm::StringLiteral kContextParallelAxis = "cp";
 
 struct MappingSpec {
   int64_t tp = 1;
@@ -260,6 +251,11 @@ std::vector<RuleViolation> checkModel(const ModelSpec &model);
 /// for a model of `blocks` blocks; part of checkModel.
 std::vector<RuleViolation> checkMixtureOfExperts(const MixtureOfExperts &moe,
                                                  int64_t blocks);
+/// `decoder_moe_c1`: the violation when the model has mixture-of-experts
+/// blocks, whose work (router, experts, dispatch) is not derived yet; every
+/// run and every per-block quantity (blockParametersPerRank) is refused
+/// through this one check.
+std::optional<RuleViolation> checkDenseBlocks(const ModelSpec &model);
 /// Rules that involve only the training-workload contract.
 std::vector<RuleViolation> checkTraining(const TrainingSpec &training);
 /// Rules that involve only the mapping contract.

@@ -437,6 +437,17 @@ transformer.decoder_training @m
 
 // -----
 
+// decoder_training_c10 is still reported at cp = 2: the context_parallel_c5
+// refusal comes after every composition rule.
+// expected-error @+2 {{decoder_training_c10: microbatches = 6 is not divisible by pp = 4}}
+// expected-error @+1 {{context_parallel_c5: cp = 2}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 6, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 8, tp = 1, pp = 4, dp = 1, virtual_stages = 2, tp_comm = all_reduce, recompute = none, schedule = interleaved_one_f_one_b, cp = 2>
+
+// -----
+
 // context_parallel_c1 (checked arithmetic): 2 * cp overflows.
 // expected-error @+2 {{context_parallel_c1: 2 * cp overflows a 64-bit integer}}
 // expected-error @+1 {{context_parallel_c5: cp = 4611686018427387904}}
@@ -561,6 +572,16 @@ transformer.decoder_training @m
 // expected-error @+2 {{transformer_model_c16: expert_imbalance_percent = 401 must lie in [100, 100 * experts / experts_per_token] = [100, 400]: the worst expert carries at least the balanced load and at most every token}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, expert_imbalance_percent = 401>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c16 (checked arithmetic): 100 * experts overflows and is
+// named, not printed as a wrapped bound.
+// expected-error @+2 {{transformer_model_c16: expert_imbalance_percent = 100: 100 * experts overflows a 64-bit integer}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 100000000000000000, experts_per_token = 2>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
     mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
 
