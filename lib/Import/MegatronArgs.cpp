@@ -1,13 +1,16 @@
 //===- MegatronArgs.cpp - Import a Megatron-LM launch argument list -------===//
 //
 // Maps Megatron-LM's command-line flags onto the three ModelIR contracts,
-// reproducing Megatron's own defaults and derived values (docs/ImportMegatron.md
-// has the flag-to-field table). Every flag is in exactly one class:
+// reproducing Megatron's own defaults and derived values
+// (docs/ImportMegatron.md has the flag-to-field table). Every flag is in
+// exactly one class:
 //   - modelled: mapped to a contract field;
 //   - workload-neutral: optimizer hyper-parameters, logging, I/O, data and
 //     tokenizer paths, seeds: they change no operation, byte or message;
 //   - not modelled: they change the workload in a way Blueprint does not yet
-//     derive (experts, context parallelism, ...): rejected by name;
+//     derive (experts, ...): rejected by name (context parallelism's flags
+//     are read into the mapping contract, whose cp > 1 runs are refused by
+//     context_parallel_c5);
 //   - unknown: rejected by name, since nobody can tell what they change.
 //
 //===----------------------------------------------------------------------===//
@@ -108,14 +111,28 @@ public:
 
   bool parse(llvm::StringRef text) {
     std::vector<Word> words = tokenize(text);
+    // The flag whose separate value the previous word was; a further word
+    // without "--" continues that value as a list.
+    llvm::StringRef valueOf;
     for (size_t i = 0; i < words.size(); ++i) {
       const Word &word = words[i];
       Location at = locationOf(word);
       if (!word.text.starts_with("--")) {
-        error(at, "'" + word.text +
-                      "' is not a flag (expected --name or --name=value)");
+        // Megatron takes --cp-comm-type as a list (one type per layer,
+        // nargs='+'); one type for every layer is the contract's.
+        if (valueOf == "--cp-comm-type")
+          error(at, "flag '" + valueOf +
+                        "' takes one value: a per-layer "
+                        "list of context-parallel communication types is not "
+                        "supported, got a further value '" +
+                        word.text + "'");
+        else
+          error(at, "'" + word.text +
+                        "' is not a flag (expected --name or --name=value)");
+        valueOf = "";
         continue;
       }
+      valueOf = "";
       auto [flag, inlineValue] = word.text.split('=');
       bool hasInlineValue = word.text.contains('=');
       if (kUnmodelledFlags.contains(flag)) {
@@ -147,6 +164,7 @@ public:
       } else if (std::optional<llvm::StringRef> separate =
                      takeSeparateValue(words, i, hasInlineValue)) {
         value = separate->str();
+        valueOf = flag;
       } else {
         error(at, "flag '" + flag + "' needs a value");
         continue;
