@@ -76,7 +76,15 @@ double estimate::pairwiseAllToAllSeconds(int64_t participants,
 }
 
 llvm::StringRef estimate::collectiveAlgorithm(CollectiveKind kind) {
-  return kind == CollectiveKind::AllToAll ? "pairwise" : "ring";
+  switch (kind) {
+  case CollectiveKind::AllReduce:
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::AllGather:
+    return "ring";
+  case CollectiveKind::AllToAll:
+    return "pairwise";
+  }
+  llvm_unreachable("unknown CollectiveKind");
 }
 
 //===----------------------------------------------------------------------===//

@@ -609,3 +609,21 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
   // expected-error @+1 {{dist_collective_c6: all_to_all of message 64 over 4 participants: each reads 64 bytes and writes 64, but this one reads 64 and writes 256}}
   %0 = dist.all_to_all "a2a" forward per_micro_batch on @tp_mesh axes = ["tp"] participants = 4 message = 64 ops = 0 reads {x = 64} writes {y = 256} stashed {}
 }
+
+// -----
+
+// dist_collective_c8: an all-gather only moves data
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_collective_c8: all_gather does not reduce: ops must be 0, got 48}}
+  %0 = dist.all_gather "ag" forward per_micro_batch on @tp_mesh axes = ["tp"] participants = 4 message = 64 ops = 48 reads {x = 16} writes {y = 64} stashed {}
+}
+
+// -----
+
+// dist_collective_c8: an all-to-all only moves data
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_collective_c8: all_to_all does not reduce: ops must be 0, got 5}}
+  %0 = dist.all_to_all "a2a" forward per_micro_batch on @tp_mesh axes = ["tp"] participants = 4 message = 64 ops = 5 reads {x = 64} writes {y = 64} stashed {}
+}

@@ -426,7 +426,7 @@ pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789
   pplan.group @forward serial
   pplan.group @any parallel
   %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 1024, memory = 48, network = 0> ops = 1024 reads {w = 16, x = 16} writes {h = 16} stashed {x = 16}
-  // expected-error @+1 {{pplan_task_c4: a all_reduce must reduce (reduction = sum)}}
+  // expected-error @+1 {{pplan_task_c4: an all_reduce must reduce (reduction = sum)}}
   %1 = pplan.task "sync" forward collective per_micro_batch requires @all_reduce group @any demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = none, participants = 2, message = 16> ops = 8 reads {h = 16} writes {h = 16} stashed {} after(%0)
   pplan.buffer @x boundary bytes = 16 consumers(%0)
   pplan.buffer @h persistent bytes = 16 producer(%1)
@@ -718,7 +718,7 @@ pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789
 pplan.plan @exchange source_digest = "sha256:a7f876715d46ebc3b3412141954772fce919bb11fd7b9dd0593d92af018d2945" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 8, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 1, dp = 4, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   pplan.capability @collective_all_to_all collective_all_to_all
   pplan.group @forward serial
-  // expected-error @+1 {{pplan_task_c4: a all_to_all does not reduce}}
+  // expected-error @+1 {{pplan_task_c4: an all_to_all does not reduce}}
   %0 = pplan.task "dispatch" forward collective per_micro_batch requires @collective_all_to_all group @forward demand = <compute = 0, memory = 8192, network = 3072> collective = <kind = all_to_all, reduction = sum, participants = 4, message = 4096> ops = 0 reads {routed = 4096} writes {dispatched = 4096} stashed {}
   pplan.objective minimize_step_latency
   pplan.objective minimize_peak_memory

@@ -619,7 +619,7 @@ static LogicalResult verifyWholeGroups(Operation *op,
   return success();
 }
 
-/// dist_collective_c1 .. c6 on top of the work rules.
+/// dist_collective_c1 .. c8 on top of the work rules.
 template <typename CollectiveOpT>
 static LogicalResult verifyCollective(CollectiveOpT op) {
   FailureOr<MeshOp> mesh =
@@ -700,6 +700,11 @@ static LogicalResult verifyCollective(CollectiveOpT op) {
   if (std::optional<std::string> violation = workload::collectiveBytesViolation(
           facts, figures->readBytes, figures->writeBytes))
     return op.emitOpError() << "dist_collective_c6: " << *violation;
+  // A collective that only moves data performs no arithmetic.
+  if (!workload::collectiveReduces(facts.kind) && figures->ops != 0)
+    return op.emitOpError()
+           << "dist_collective_c8: " << workload::stringifyEnum(facts.kind)
+           << " does not reduce: ops must be 0, got " << figures->ops;
   return success();
 }
 

@@ -477,11 +477,13 @@ LogicalResult TaskOp::verify() {
                            << collective->participants
                            << ", message = " << collective->messageBytes;
     bool reduces = workload::collectiveReduces(collective->kind);
-    if (reduces == (collective->reduction == workload::ReductionKind::None))
-      return emitOpError() << "pplan_task_c4: a "
-                           << workload::stringifyEnum(collective->kind)
+    if (reduces == (collective->reduction == workload::ReductionKind::None)) {
+      llvm::StringRef kind = workload::stringifyEnum(collective->kind);
+      return emitOpError() << "pplan_task_c4: "
+                           << (kind.starts_with("a") ? "an " : "a ") << kind
                            << (reduces ? " must reduce (reduction = sum)"
                                        : " does not reduce");
+    }
   }
 
   // pplan_task_c3: the declared demand is what the facts imply.

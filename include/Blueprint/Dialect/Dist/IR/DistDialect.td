@@ -14,7 +14,8 @@ def Dist_Dialect : Dialect {
     holds, for one ModelIR source (recorded by digest), a logical mesh of
     ranks with named axes, the block's boundary values with their sharding,
     and the work: `dist.task` (matmul and vector primitives) and explicit
-    collectives (`dist.all_reduce`, `dist.reduce_scatter`, `dist.all_gather`)
+    collectives (`dist.all_reduce`, `dist.reduce_scatter`, `dist.all_gather`,
+    `dist.all_to_all`)
     carrying exact operations, read/write/stash bytes per logical tensor and,
     for collectives, logical message bytes, reduction and participants.
     Dependencies are `!dist.token` values.

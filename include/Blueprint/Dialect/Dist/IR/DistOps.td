@@ -286,7 +286,9 @@ defvar Dist_CollectiveRules = [{
     7. `dist_collective_c7`: a `group` (the positions along a single axis
        that take part, e.g. the first and last pipeline stage of a tied
        embedding) names distinct positions of that axis in increasing
-       order, at least two.
+       order, at least two;
+    8. `dist_collective_c8`: a collective that does not reduce (all-gather,
+       all-to-all) has `ops = 0`.
 }];
 
 def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce", "AllReduce", 1> {
