@@ -18,6 +18,7 @@
 #include "Blueprint/Transforms/Passes.h"
 #include "Blueprint/Transforms/ProgramContracts.h"
 #include "Blueprint/Transforms/WorkTotals.h"
+#include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/Primitives.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -72,7 +73,11 @@ public:
   llvm::Error observe(const Checkpoint &checkpoint) override {
     for (Operation *program : programsOf(checkpoint.snapshot)) {
       workload::MappingSpec mapping = getProgramContracts(program)->mapping;
-      if (mapping.tp * mapping.cp * mapping.pp * mapping.dp != mapping.world)
+      workload::OverflowGuard guard;
+      int64_t world =
+          guard.product({mapping.tp, mapping.cp, mapping.pp, mapping.dp},
+                        "tp * cp * pp * dp");
+      if (guard.failed() || world != mapping.world)
         return llvm::createStringError(
             "program @%s: world %lld is not tp * cp * pp * dp",
             programName(program).c_str(),

@@ -893,7 +893,9 @@ void SearchSpace::enumerate(
           mapping.tp = tp;
           mapping.pp = pp;
           mapping.dp = dp;
-          // Each factor is at most kMaxDegree (2^20): no overflow.
+          // Each factor is at most kMaxDegree (2^20): no overflow. cp is 1:
+          // the search has no cp axis and a base spec with cp > 1 is
+          // refused before it (context_parallel_c5).
           mapping.world = tp * pp * dp;
           std::vector<workload::TPCommMode> allTPComm = {
               workload::TPCommMode::AllReduce};

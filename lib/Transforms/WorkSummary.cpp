@@ -454,6 +454,8 @@ iterationTotals(Operation *program,
     return failure(); // the program verifier requires its contracts
   analysis::WideGuard wide;
   IterationTotals result;
+  // The ranks of one stage, tp * cp * dp with cp = 1: a program with cp > 1
+  // does not verify (context_parallel_c5).
   result.ranks = contracts->mapping.tp * contracts->mapping.dp;
   auto zero = [] { return llvm::APInt(analysis::WideGuard::kBits, 0); };
   auto zeroRow = [&] {

@@ -271,10 +271,6 @@ def Transformer_IntegerListParameter : OptionalArrayRefParameter<"int64_t"> {
 }
 
 // The context-parallel exchange, `ring` unless the mapping says otherwise.
-def Transformer_CPCommModeParameter : EnumParameter<Workload_CPCommMode> {
-  let defaultValue = "::blueprint::workload::CPCommMode::Ring";
-}
-
 def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
   let summary = "the mapping contract: TP x CP x PP x DP, recompute and "
                 "schedule";
@@ -330,7 +326,8 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     DefaultValuedParameter<"int64_t", "0">:$zero_stage,
     DefaultValuedParameter<"int64_t", "0">:$bucket_bytes,
     DefaultValuedParameter<"int64_t", "1">:$cp,
-    Transformer_CPCommModeParameter:$cp_comm
+    Transformer_DefaultValuedEnumParameter<Workload_CPCommMode,
+        "::blueprint::workload::CPCommMode::Ring">:$cp_comm
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -33,14 +33,26 @@ def Transformer_DecoderTrainingOp
     7. `decoder_training_c7`: `tp` divides `ffn_hidden`;
     8. `decoder_training_c8`: `tp` divides `vocab` (vocabulary-parallel
        embedding and LM head);
-    9. `decoder_training_c9`: under `reduce_scatter_all_gather`, `tp`
-       divides `seq_length`;
+    9. `decoder_training_c9`: at `cp = 1`, under
+       `reduce_scatter_all_gather`, `tp` divides `seq_length` (at `cp > 1`,
+       `context_parallel_c2` replaces it);
     10. `decoder_training_c10`: under `interleaved_one_f_one_b`, `pp`
         divides the micro-batch count (Megatron runs micro-batches in groups
         of `pp`).
     11. `decoder_training_c11` .. `c13`: a `pipeline_layout` replaces `c3`:
         it has `pp * virtual_stages` entries (`c11`), none of them zero
         (`c12`), summing to `blocks` (`c13`) (docs/WholeRun.md).
+    12. `decoder_training_c14`: under multi-head latent attention with
+        `tp > 1`, `tp_comm = reduce_scatter_all_gather`;
+    13. `decoder_training_c15`: under multi-head latent attention, `tp`
+        divides `kv_lora_rank` and `q_lora_rank`;
+    14. `context_parallel_c1` .. `c3` (at `cp > 1`): `2 * cp` divides
+        `seq_length` (`c1`); under `reduce_scatter_all_gather`, `tp` divides
+        `seq_length / cp` (`c2`); no `attention_window` (`c3`);
+    15. `context_parallel_c5`, reported last: a program with `cp > 1` is
+        refused, its work is not derived yet;
+    16. `decoder_moe_c1`, once every rule above holds: a model with `moe`
+        is refused, the work of its experts is not derived yet.
 
     ```mlir
     transformer.decoder_training @gpt3_175b
@@ -99,6 +111,10 @@ def Transformer_DecoderInferenceOp
        decode step's single position cannot be split along the sequence).
     8. `decoder_inference_c12`: `zero_stage = 0`, `bucket_bytes = 0` and no
        `pipeline_layout` (training fields).
+    9. `context_parallel_c4`: `cp = 1` (a decode step's single position per
+       sequence cannot be split over the sequence);
+    10. `decoder_moe_c1`, once every rule above holds: a model with `moe`
+        is refused, the work of its experts is not derived yet.
 
     ```mlir
     transformer.decoder_inference @serve
