@@ -1691,6 +1691,54 @@ TEST(BlockWorkBoundaries, BytesPerRank) {
             "shardBytes: odd of 6 bytes does not split into 4 shards");
 }
 
+// Multi-head latent attention's boundary parameters are its tensors, the
+// down-projections and latent norms duplicated on every TP rank: over the
+// ranks' shards they hold exactly blockParametersPerRank. Served, the block
+// keeps one compressed cache of kv_lora_rank + qk_rope_head_dim per
+// position, which no TP split divides.
+TEST(BlockWorkBoundaries, LatentAttentionParameters) {
+  for (bool queryLatent : {true, false})
+    for (int64_t t : {1, 2, 4}) {
+      ModelSpec model = latentModel(queryLatent);
+      MappingSpec mapping = mappingFor(
+          t, t > 1 ? TPCommMode::ReduceScatterAllGather : TPCommMode::AllReduce,
+          RecomputePolicy::None);
+      SCOPED_TRACE(label(model, mapping));
+      std::vector<BoundaryTensor> tensors =
+          cantFail(blockBoundaries(model, trainingFor(2), mapping));
+      int64_t parameterBytes = 0;
+      std::set<std::string> names;
+      for (const BoundaryTensor &tensor : tensors)
+        if (tensor.role == BoundaryRole::Parameter) {
+          parameterBytes += cantFail(bytesPerRank(tensor, t));
+          names.insert(tensor.name);
+        }
+      EXPECT_EQ(parameterBytes,
+                2 * cantFail(blockParametersPerRank(model, mapping)));
+      EXPECT_EQ(names.count("w_q_a"), queryLatent ? 1u : 0u);
+      EXPECT_EQ(names.count("w_q"), queryLatent ? 0u : 1u);
+      EXPECT_EQ(names.count("w_qkv"), 0u);
+
+      InferenceSpec inference;
+      inference.batch = 4;
+      inference.promptLength = 10;
+      inference.generatedTokens = 6;
+      MappingSpec serving =
+          mappingFor(t, TPCommMode::AllReduce, RecomputePolicy::None);
+      std::vector<BoundaryTensor> served =
+          cantFail(inferenceBoundaries(model, inference, serving));
+      std::vector<const BoundaryTensor *> caches;
+      for (const BoundaryTensor &tensor : served)
+        if (tensor.role == BoundaryRole::KVCache)
+          caches.push_back(&tensor);
+      ASSERT_EQ(caches.size(), 1u);
+      EXPECT_EQ(caches.front()->name, "kv_cache");
+      EXPECT_EQ(caches.front()->shape,
+                (std::vector<int64_t>{4, 10 + 6 - 1, 32 + 8}));
+      EXPECT_EQ(cantFail(bytesPerRank(*caches.front(), t)), 4 * 15 * 40 * 2);
+    }
+}
+
 TEST(BlockWorkDiagnostics, SpecThatDoesNotComposeIsRejected) {
   ModelSpec model = gptModel(kShapes[4]);
   model.heads = 6; // not divisible by tp = 4
