@@ -1691,6 +1691,36 @@ TEST(BlockWorkBoundaries, BytesPerRank) {
             "shardBytes: odd of 6 bytes does not split into 4 shards");
 }
 
+// Multi-head latent attention under a sliding window of w keys: the scores
+// hold w keys per query, so QK^T is 2 b a s w d and probs x V 2 b a s w d_v;
+// a decode step past the window attends to the rolling buffer's w cached
+// latents.
+TEST(BlockWorkVariants, LatentAttentionUnderASlidingWindow) {
+  const int64_t b = 2, s = 32, a = 8, d = 24, dv = 12, rkv = 32, dr = 8, w = 16;
+  ModelSpec model = latentModel(/*queryLatent=*/true);
+  model.attentionWindow = w;
+  BlockWork work =
+      derive(model, trainingFor(b),
+             mappingFor(1, TPCommMode::AllReduce, RecomputePolicy::None));
+  const Invocation *scores = work.find("qk_matmul", Phase::Forward);
+  const Invocation *context = work.find("attn_v_matmul", Phase::Forward);
+  ASSERT_NE(scores, nullptr);
+  ASSERT_NE(context, nullptr);
+  EXPECT_EQ(scores->ops, 2 * b * a * s * w * d);
+  EXPECT_EQ(context->ops, 2 * b * a * s * w * dv);
+
+  InferenceSpec inference;
+  inference.batch = b;
+  inference.promptLength = 20;
+  inference.generatedTokens = 8;
+  BlockWork step = cantFail(deriveInferenceDecodeStep(
+      model, inference,
+      mappingFor(1, TPCommMode::AllReduce, RecomputePolicy::None), 25));
+  const Invocation *decodeScores = step.find("qk_matmul", Phase::Decode);
+  ASSERT_NE(decodeScores, nullptr);
+  EXPECT_EQ(decodeScores->ops, 2 * b * a * w * (rkv + dr));
+}
+
 // Multi-head latent attention's boundary parameters are its tensors, the
 // down-projections and latent norms duplicated on every TP rank: over the
 // ranks' shards they hold exactly blockParametersPerRank. Served, the block
