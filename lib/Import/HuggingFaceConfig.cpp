@@ -231,7 +231,10 @@ struct Inexpressible {
 };
 constexpr Inexpressible kInexpressible[] = {
     {"mixtral", "mixture-of-experts MLPs"},
-    {"deepseek_v3", "mixture-of-experts MLPs and multi-head latent attention"}};
+    // Multi-head latent attention is expressible (kv_lora_rank and the
+    // rest); DeepSeek-V3's routed and shared experts are not.
+    {"deepseek_v3", "mixture-of-experts MLPs (its multi-head latent "
+                    "attention alone is expressible)"}};
 
 const Family *findFamily(llvm::StringRef modelType) {
   for (const Family &family : kFamilies)

@@ -887,28 +887,9 @@ TEST(BlockWorkVariants, GroupedQueryAttentionClosedForms) {
 // o_proj 128 x 128 x 7168: 187,107,328. The down-projections and their
 // norms are replicated on every TP rank, the up-projections and o_proj are
 // split over heads; the block adds two RMSNorms and a dense SwiGLU MLP of
-// DeepSeek-V3's first three layers (intermediate_size 18432). The
-// derivations refuse the model by name.
+// DeepSeek-V3's first three layers (intermediate_size 18432).
 TEST(BlockWorkVariants, LatentAttentionParameters) {
-  ModelSpec model;
-  model.hidden = 7168;
-  model.heads = 128;
-  model.kvHeads = 128;
-  model.headDim = 192;
-  model.ffnHidden = 18432;
-  model.seqLength = 4096;
-  model.maxPositions = 4096;
-  model.vocab = 129280;
-  model.blocks = 8;
-  model.norm = NormKind::RMSNorm;
-  model.activation = ActivationKind::SwiGLU;
-  model.linearBias = LinearBias::None;
-  model.positionEmbedding = PositionEmbedding::Rotary;
-  model.qLoraRank = 1536;
-  model.kvLoraRank = 512;
-  model.qkNopeHeadDim = 128;
-  model.qkRopeHeadDim = 64;
-  model.vHeadDim = 128;
+  ModelSpec model = blueprint::test::deepSeekV3AttentionModel();
 
   const int64_t h = 7168, a = 128, qr = 1536, kvr = 512, nope = 128, rope = 64,
                 v = 128, f = 18432;
@@ -958,6 +939,54 @@ TEST(BlockWorkVariants, LatentAttentionParameters) {
             "reduce_scatter_all_gather (sequence parallelism), got "
             "all_reduce: its duplicated down-projections run on each rank's "
             "sequence shard;");
+}
+
+// Under LayerNorm each latent norm adds a beta of its width (Hugging Face
+// DeepseekV3 uses RMSNorm; the contract allows either): DeepSeek-V3's
+// attention with LayerNorm holds q_lora_rank + kv_lora_rank more replicated
+// parameters than with RMSNorm, besides the block norms' 2h betas, and the
+// boundaries list q_a_norm_beta and kv_a_norm_beta.
+TEST(BlockWorkVariants, LatentAttentionLayerNormBetas) {
+  ModelSpec model = blueprint::test::deepSeekV3AttentionModel();
+  model.norm = NormKind::LayerNorm;
+  const int64_t h = 7168, a = 128, qr = 1536, kvr = 512, nope = 128, rope = 64,
+                v = 128, f = 18432;
+  // Gamma and beta of each latent norm and of norm1, norm2.
+  const int64_t replicated =
+      h * qr + 2 * qr + h * (kvr + rope) + 2 * kvr + 2 * (2 * h);
+  const int64_t split =
+      qr * a * (nope + rope) + kvr * a * (nope + v) + a * v * h + 3 * h * f;
+  for (int64_t t : {1, 8}) {
+    SCOPED_TRACE("tp = " + std::to_string(t));
+    MappingSpec mapping = mappingFor(
+        t, t > 1 ? TPCommMode::ReduceScatterAllGather : TPCommMode::AllReduce,
+        RecomputePolicy::None);
+    EXPECT_EQ(cantFail(blockParametersPerRank(model, mapping)),
+              replicated + split / t);
+    std::set<std::string> names;
+    for (const BoundaryTensor &tensor :
+         cantFail(blockBoundaries(model, trainingFor(8), mapping)))
+      names.insert(tensor.name);
+    EXPECT_EQ(names.count("q_a_norm_beta"), 1u);
+    EXPECT_EQ(names.count("kv_a_norm_beta"), 1u);
+  }
+}
+
+// An MLA dimension near INT64_MAX fails with a named overflow diagnostic,
+// never a wrapped count: kv_lora_rank + qk_rope_head_dim, the compressed
+// cache's width and kv_a_proj's output, is the first quantity past the
+// range.
+TEST(BlockWorkVariants, LatentAttentionOverflowIsNamed) {
+  ModelSpec model = blueprint::test::deepSeekV3AttentionModel();
+  model.qLoraRank = std::nullopt;
+  model.kvLoraRank = std::numeric_limits<int64_t>::max() - 8;
+  MappingSpec mapping =
+      mappingFor(1, TPCommMode::AllReduce, RecomputePolicy::None);
+  llvm::Expected<int64_t> parameters = blockParametersPerRank(model, mapping);
+  ASSERT_FALSE(static_cast<bool>(parameters));
+  EXPECT_EQ(llvm::toString(parameters.takeError()),
+            "blockParametersPerRank: 64-bit overflow computing compressed "
+            "KV-cache columns");
 }
 
 /// A small MLA model: a = 8 heads of qk_nope 16 + qk_rope 8, v_head_dim 12,
