@@ -30,7 +30,10 @@ import sys
 GUARDED = re.compile(
     r"\b(guard|wide|activation|weight|gradient|elements|linearOps|"
     r"attentionMatmulOps|rowwiseOps|elementwiseOps|reductionOps|cached|"
-    r"newKeysOrValues|cachedBytes)\b\s*[.(]|\bguard\b")
+    r"newKeysOrValues|cachedBytes|cachedOver|newKeys|newValues|"
+    r"latentKeyCols|rotated|normParameters|rotaryTable|rotaryOps|"
+    r"latentAttentionParameters|makeRankColumns)\b\s*[.(]|"
+    r"\bguard\b")
 
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 

@@ -286,7 +286,11 @@ struct Inexpressible {
   llvm::StringLiteral missing;
 };
 constexpr Inexpressible kInexpressible[] = {
-    {"deepseek_v3", "multi-head latent attention"}};
+    // Multi-head latent attention and the routed and shared experts are
+    // expressible; the router's scoring and group-limited selection are not.
+    {"deepseek_v3", "DeepSeek-V3's router (sigmoid affinities, group-limited "
+                    "top-k over n_group and topk_group); its multi-head "
+                    "latent attention and its experts alone are expressible"}};
 
 const Family *findFamily(llvm::StringRef modelType) {
   for (const Family &family : kFamilies)

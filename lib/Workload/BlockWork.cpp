@@ -751,8 +751,7 @@ void BlockBuilder::backwardLatentAttentionInput() {
          "positions' angles (the transposed rotation)");
   int64_t kvRank = *model.kvLoraRank;
   int64_t ropeDim = shape.rotaryDim;
-  int64_t kvbCols =
-      guard.add(latentKeyCols(), shape.valueCols, "kv_b_proj output columns");
+  int64_t kvbCols = shape.keyValueUpCols;
   std::vector<TensorAccess> keyValueGrads = {newKeys("d_").front(),
                                              newValues("d_v")};
   backwardLatentLinear({primitive::kKVBProj, "kv_latent_norm", kvRank, "w_kv_b",
@@ -780,7 +779,7 @@ void BlockBuilder::backwardLatentAttentionInput() {
 
   normBackwardOver(primitive::kKVANorm, "kv_latent", "kv_latent_norm", kvRank,
                    gradBytes);
-  int64_t kvaCols = guard.add(kvRank, ropeDim, "kv_a_proj output columns");
+  int64_t kvaCols = shape.latentCacheCols;
   std::vector<TensorAccess> latentGrads = {
       activation("d_kv_latent",
                  elements({shape.localTokens, kvRank}, "d_kv_latent")),
@@ -908,7 +907,9 @@ llvm::Expected<BlockWork> BlockBuilder::build() {
 struct RankParameters {
   int64_t total = 0;
   /// Parameters replicated across TP ranks whose gradients are partial under
-  /// sequence parallelism: norm parameters and row-parallel biases.
+  /// sequence parallelism: norm parameters, row-parallel biases and, under
+  /// multi-head latent attention, the duplicated down-projections and latent
+  /// norms.
   int64_t sequenceParallel = 0;
 };
 
@@ -921,53 +922,22 @@ int64_t normParameters(const ModelSpec &model, int64_t width,
              : width;
 }
 
-/// Multi-head latent attention on one TP rank (Hugging Face
-/// DeepseekV3Attention for the tensors; Megatron-LM MLASelfAttention for the
-/// split): the down-projections q_a (hidden x q_lora_rank) and kv_a
-/// (hidden x (kv_lora_rank + qk_rope_head_dim), the latent and the shared
-/// rotary key) and their norms over q_lora_rank and kv_lora_rank are
-/// replicated on every rank; the up-projections q_b (q_lora_rank x
-/// heads (qk_nope_head_dim + qk_rope_head_dim)), or q_proj (hidden x the
-/// same) without a query latent, and kv_b (kv_lora_rank x
-/// heads (qk_nope_head_dim + v_head_dim)) are column-parallel over heads;
-/// out_proj (heads v_head_dim x hidden) is row-parallel. No biases
-/// (transformer_model_c10).
-RankParameters latentAttentionParameters(const ModelSpec &model, int64_t tp,
+/// Multi-head latent attention on one TP rank: the sum over
+/// latentAttentionTensors, the duplicated tensors (down-projections and
+/// latent norms) also counted as sequence-parallel.
+RankParameters latentAttentionParameters(const ModelSpec &model,
+                                         const RankColumns &columns,
                                          OverflowGuard &guard) {
-  int64_t heads = model.heads / tp;
-  int64_t queryColumns = guard.mul(heads, model.headDim, "MLA query columns");
-  int64_t keyValueHeadWidth = guard.add(*model.qkNopeHeadDim, *model.vHeadDim,
-                                        "MLA key/value head width");
-  int64_t keyValueColumns =
-      guard.mul(heads, keyValueHeadWidth, "MLA key/value columns");
-  int64_t latentColumns =
-      guard.add(*model.kvLoraRank, *model.qkRopeHeadDim, "kv_a output columns");
-  int64_t valueColumns = guard.mul(heads, *model.vHeadDim, "MLA value columns");
-  // The duplicated tensors (down-projections and latent norms) and the
-  // TP-split ones.
-  std::vector<int64_t> duplicated, split;
-  if (model.qLoraRank) {
-    duplicated.push_back(
-        guard.mul(model.hidden, *model.qLoraRank, "w_q_a parameters"));
-    duplicated.push_back(normParameters(model, *model.qLoraRank, guard));
-    split.push_back(
-        guard.mul(*model.qLoraRank, queryColumns, "w_q_b parameters"));
-  } else {
-    split.push_back(guard.mul(model.hidden, queryColumns, "w_q parameters"));
-  }
-  duplicated.push_back(
-      guard.mul(model.hidden, latentColumns, "w_kv_a parameters"));
-  duplicated.push_back(normParameters(model, *model.kvLoraRank, guard));
-  split.push_back(
-      guard.mul(*model.kvLoraRank, keyValueColumns, "w_kv_b parameters"));
-  split.push_back(guard.mul(valueColumns, model.hidden, "w_out parameters"));
   RankParameters parameters;
-  for (int64_t count : duplicated)
-    parameters.sequenceParallel =
-        guard.add(parameters.sequenceParallel, count, "MLA parameters");
-  parameters.total = parameters.sequenceParallel;
-  for (int64_t count : split)
+  for (const ParameterTensor &tensor : latentAttentionTensors(model, columns)) {
+    int64_t count = 1;
+    for (int64_t size : tensor.shape)
+      count = guard.mul(count, size, llvm::Twine(tensor.name) + " parameters");
+    if (!tensor.split)
+      parameters.sequenceParallel =
+          guard.add(parameters.sequenceParallel, count, "MLA parameters");
     parameters.total = guard.add(parameters.total, count, "MLA parameters");
+  }
   return parameters;
 }
 
@@ -1003,7 +973,7 @@ RankParameters rankParameters(const ModelSpec &model, int64_t tp,
   // norms' TP all-reduce.
   RankParameters attention;
   if (model.hasLatentAttention())
-    attention = latentAttentionParameters(model, tp, guard);
+    attention = latentAttentionParameters(model, columns, guard);
   else
     attention.total = multiHeadAttentionParameters(model, columns, guard);
   int64_t fc1 =

@@ -3,8 +3,10 @@
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Checked.h"
+#include "ForwardBuilder.h"
 
 using namespace blueprint::workload;
+using namespace blueprint::workload::detail;
 
 std::optional<Phase> blueprint::workload::producingPhase(BoundaryRole role) {
   switch (role) {
@@ -24,41 +26,6 @@ std::optional<Phase> blueprint::workload::producingPhase(BoundaryRole role) {
   llvm_unreachable("unknown BoundaryRole");
 }
 
-/// Multi-head latent attention's tensors (BlockWork.cpp,
-/// latentAttentionParameters): the down-projections and the latent norms
-/// duplicated on every TP rank, the up-projections column-parallel, w_out
-/// row-parallel over heads * v_head_dim.
-template <typename Add>
-static void addLatentAttentionParameters(const ModelSpec &model,
-                                         OverflowGuard &guard, Add add) {
-  int64_t queryColumns =
-      guard.mul(model.heads, model.headDim, "MLA query columns");
-  int64_t keyValueHeadWidth = guard.add(*model.qkNopeHeadDim, *model.vHeadDim,
-                                        "MLA key/value head width");
-  int64_t keyValueColumns =
-      guard.mul(model.heads, keyValueHeadWidth, "MLA key/value columns");
-  int64_t latentColumns =
-      guard.add(*model.kvLoraRank, *model.qkRopeHeadDim, "kv_a output columns");
-  int64_t valueColumns =
-      guard.mul(model.heads, *model.vHeadDim, "MLA value columns");
-  bool layerNorm = model.norm == NormKind::LayerNorm;
-  if (model.qLoraRank) {
-    add("w_q_a", {model.hidden, *model.qLoraRank}, std::nullopt);
-    add("q_a_norm_gamma", {*model.qLoraRank}, std::nullopt);
-    if (layerNorm)
-      add("q_a_norm_beta", {*model.qLoraRank}, std::nullopt);
-    add("w_q_b", {*model.qLoraRank, queryColumns}, 1);
-  } else {
-    add("w_q", {model.hidden, queryColumns}, 1);
-  }
-  add("w_kv_a", {model.hidden, latentColumns}, std::nullopt);
-  add("kv_a_norm_gamma", {*model.kvLoraRank}, std::nullopt);
-  if (layerNorm)
-    add("kv_a_norm_beta", {*model.kvLoraRank}, std::nullopt);
-  add("w_kv_b", {*model.kvLoraRank, keyValueColumns}, 1);
-  add("w_out", {valueColumns, model.hidden}, 0);
-}
-
 /// The block's parameters: column-parallel weights split their output
 /// dimension, row-parallel weights their input dimension; row-parallel
 /// biases and norm parameters are replicated. The biases are those the
@@ -66,14 +33,8 @@ static void addLatentAttentionParameters(const ModelSpec &model,
 static std::vector<BoundaryTensor>
 blockParameters(const ModelSpec &model, DataType weightType,
                 OverflowGuard &guard) {
-  int64_t keyValueHeads = guard.mul(2, model.kvHeads, "qkv heads");
-  int64_t qkvHeads = guard.add(model.heads, keyValueHeads, "qkv heads");
-  int64_t qkvColumns = guard.mul(qkvHeads, model.headDim, "qkv columns");
-  int64_t attentionWidth =
-      guard.mul(model.heads, model.headDim, "attention width");
-  int64_t fc1Columns = model.activation == ActivationKind::SwiGLU
-                           ? guard.mul(2, model.ffnHidden, "fc1 columns")
-                           : model.ffnHidden;
+  // Whole tensors: the columns of a single TP rank.
+  RankColumns columns = makeRankColumns(model, /*tp=*/1, guard);
   std::vector<BoundaryTensor> parameters;
   auto add = [&](const char *name, std::vector<int64_t> shape,
                  std::optional<unsigned> split) {
@@ -81,21 +42,22 @@ blockParameters(const ModelSpec &model, DataType weightType,
         {name, BoundaryRole::Parameter, std::move(shape), weightType, split});
   };
   add("norm1_gamma", {model.hidden}, std::nullopt);
-  if (model.hasLatentAttention())
-    addLatentAttentionParameters(model, guard, add);
-  else {
-    add("w_qkv", {model.hidden, qkvColumns}, 1);
+  if (model.hasLatentAttention()) {
+    for (ParameterTensor &tensor : latentAttentionTensors(model, columns))
+      add(tensor.name, std::move(tensor.shape), tensor.split);
+  } else {
+    add("w_qkv", {model.hidden, columns.qkvCols}, 1);
     if (model.hasQKVBias())
-      add("b_qkv", {qkvColumns}, 0);
-    add("w_out", {attentionWidth, model.hidden}, 0);
+      add("b_qkv", {columns.qkvCols}, 0);
+    add("w_out", {columns.qCols, model.hidden}, 0);
   }
   bool projectionBiases = model.hasOutputAndMLPBiases();
   if (projectionBiases)
     add("b_out", {model.hidden}, std::nullopt);
   add("norm2_gamma", {model.hidden}, std::nullopt);
-  add("w_fc1", {model.hidden, fc1Columns}, 1);
+  add("w_fc1", {model.hidden, columns.fc1Cols}, 1);
   if (projectionBiases)
-    add("b_fc1", {fc1Columns}, 0);
+    add("b_fc1", {columns.fc1Cols}, 0);
   add("w_fc2", {model.ffnHidden, model.hidden}, 0);
   if (projectionBiases)
     add("b_fc2", {model.hidden}, std::nullopt);
@@ -196,31 +158,20 @@ blueprint::workload::inferenceBoundaries(const ModelSpec &model,
       blockParameters(model, inference.weightType, guard);
   // The cache at the end of the generation: every prompt position and every
   // fed-back token, prompt_length + generated_tokens - 1 positions (the
-  // window's under a sliding window: a rolling buffer), each with this
-  // block's key/value heads (split over the TP ranks).
+  // window's under a sliding window: a rolling buffer), laid out as
+  // kvCacheLayout says.
   int64_t context = guard.add(inference.promptLength, inference.generatedTokens,
                               "cached positions");
   int64_t positions =
       model.attendedKeys(guard.sub(context, 1, "cached positions"));
-  if (model.hasLatentAttention()) {
-    // One compressed cache of the normed latent and the rotated shared key,
-    // which every head and so every TP rank reads whole.
-    int64_t width = guard.add(*model.kvLoraRank, *model.qkRopeHeadDim,
-                              "compressed KV-cache width");
-    tensors.push_back({"kv_cache",
+  KVCacheLayout cache =
+      kvCacheLayout(model, makeRankColumns(model, /*tp=*/1, guard));
+  for (const char *name : cache.tensors)
+    tensors.push_back({name,
                        BoundaryRole::KVCache,
-                       {composition->localBatch, positions, width},
+                       {composition->localBatch, positions, cache.columns},
                        inference.kvCacheType,
-                       std::nullopt});
-  } else {
-    int64_t width = guard.mul(model.kvHeads, model.headDim, "kv width");
-    for (const char *cache : {"k_cache", "v_cache"})
-      tensors.push_back({cache,
-                         BoundaryRole::KVCache,
-                         {composition->localBatch, positions, width},
-                         inference.kvCacheType,
-                         2});
-  }
+                       cache.split});
   if (guard.failed())
     return guard.error("inferenceBoundaries");
   return tensors;

@@ -57,23 +57,75 @@ RankColumns blueprint::workload::detail::makeRankColumns(const ModelSpec &model,
   columns.heads = model.heads / tp;
   columns.kvHeads = model.kvHeads / tp;
   columns.qCols = guard.mul(columns.heads, model.headDim, "query columns");
+  columns.ffnCols = model.ffnHidden / tp;
+  columns.fc1Cols = model.activation == ActivationKind::SwiGLU
+                        ? guard.mul(2, columns.ffnCols, "fc1 output columns")
+                        : columns.ffnCols;
+  if (model.hasLatentAttention()) {
+    columns.valueCols =
+        guard.mul(columns.heads, *model.vHeadDim, "MLA value columns");
+    columns.contextCols = columns.valueCols;
+    columns.latentCacheCols = guard.add(*model.kvLoraRank, *model.qkRopeHeadDim,
+                                        "compressed KV-cache columns");
+    int64_t keyValueHeadWidth = guard.add(*model.qkNopeHeadDim, *model.vHeadDim,
+                                          "MLA key/value head width");
+    columns.keyValueUpCols =
+        guard.mul(columns.heads, keyValueHeadWidth, "kv_b_proj output columns");
+    return columns;
+  }
   columns.kvCols =
       guard.mul(columns.kvHeads, model.headDim, "key/value columns");
   int64_t keyValueCols = guard.mul(2, columns.kvCols, "key/value columns");
   columns.qkvCols =
       guard.add(columns.qCols, keyValueCols, "qkv_proj output columns");
-  columns.ffnCols = model.ffnHidden / tp;
-  columns.fc1Cols = model.activation == ActivationKind::SwiGLU
-                        ? guard.mul(2, columns.ffnCols, "fc1 output columns")
-                        : columns.ffnCols;
   columns.valueCols = columns.kvCols;
   columns.contextCols = columns.qCols;
-  if (model.hasLatentAttention()) {
-    columns.valueCols =
-        guard.mul(columns.heads, *model.vHeadDim, "MLA value columns");
-    columns.contextCols = columns.valueCols;
-  }
   return columns;
+}
+
+std::vector<ParameterTensor>
+blueprint::workload::detail::latentAttentionTensors(
+    const ModelSpec &model, const RankColumns &columns) {
+  bool layerNorm = model.norm == NormKind::LayerNorm;
+  int64_t kvRank = *model.kvLoraRank;
+  std::vector<ParameterTensor> tensors;
+  if (model.qLoraRank) {
+    int64_t qRank = *model.qLoraRank;
+    tensors.push_back({"w_q_a", {model.hidden, qRank}, std::nullopt});
+    tensors.push_back({"q_a_norm_gamma", {qRank}, std::nullopt});
+    if (layerNorm)
+      tensors.push_back({"q_a_norm_beta", {qRank}, std::nullopt});
+    tensors.push_back({"w_q_b", {qRank, columns.qCols}, 1});
+  } else {
+    tensors.push_back({"w_q", {model.hidden, columns.qCols}, 1});
+  }
+  tensors.push_back(
+      {"w_kv_a", {model.hidden, columns.latentCacheCols}, std::nullopt});
+  tensors.push_back({"kv_a_norm_gamma", {kvRank}, std::nullopt});
+  if (layerNorm)
+    tensors.push_back({"kv_a_norm_beta", {kvRank}, std::nullopt});
+  tensors.push_back({"w_kv_b", {kvRank, columns.keyValueUpCols}, 1});
+  tensors.push_back({"w_out", {columns.valueCols, model.hidden}, 0});
+  return tensors;
+}
+
+KVCacheLayout
+blueprint::workload::detail::kvCacheLayout(const ModelSpec &model,
+                                           const RankColumns &columns) {
+  KVCacheLayout layout;
+  if (model.hasLatentAttention()) {
+    layout.tensors = {"kv_cache"};
+    layout.columns = columns.latentCacheCols;
+    layout.scoreReadCols = columns.latentCacheCols;
+    layout.contextReadCols = *model.kvLoraRank;
+    return layout;
+  }
+  layout.tensors = {"k_cache", "v_cache"};
+  layout.columns = columns.kvCols;
+  layout.split = 2;
+  layout.scoreReadCols = columns.kvCols;
+  layout.contextReadCols = columns.kvCols;
+  return layout;
 }
 
 int64_t
@@ -502,7 +554,7 @@ void ForwardBuilder::latentAttentionInput(bool upProjectKeys) {
     normOver(primitive::kQANorm, "q_latent", "q_latent_norm", qRank,
              "the query latent", StashRole::Kept);
   }
-  int64_t kvaCols = guard.add(kvRank, ropeDim, "kv_a_proj output columns");
+  int64_t kvaCols = shape.latentCacheCols;
   Invocation &downProjection = emit(
       {primitive::kKVAProj,
        run.phase,
@@ -582,8 +634,7 @@ void ForwardBuilder::latentAttentionInput(bool upProjectKeys) {
   }
 
   if (upProjectKeys) {
-    int64_t kvbCols =
-        guard.add(latentKeyCols(), shape.valueCols, "kv_b_proj output columns");
+    int64_t kvbCols = shape.keyValueUpCols;
     std::vector<TensorAccess> keys = newKeys("");
     Invocation &upProjection = emit(
         {primitive::kKVBProj,

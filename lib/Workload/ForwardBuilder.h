@@ -76,10 +76,59 @@ struct RankColumns {
   /// under multi-head latent attention.
   int64_t valueCols = 0;
   int64_t contextCols = 0;
+  /// Multi-head latent attention only: the compressed cache's columns per
+  /// position, kv_lora_rank + qk_rope_head_dim (the latent and the shared
+  /// rotary key, kv_a_proj's output, whole on every rank), and kv_b_proj's
+  /// output columns, heads * (qk_nope_head_dim + v_head_dim).
+  int64_t latentCacheCols = 0;
+  int64_t keyValueUpCols = 0;
 };
 
+/// Column counts of one TP rank of tp. Under multi-head latent attention the
+/// dense-only qkvCols and kvCols stay 0 (the block has no qkv_proj), so an
+/// overflow is named after a tensor the block has.
 RankColumns makeRankColumns(const ModelSpec &model, int64_t tp,
                             OverflowGuard &guard);
+
+/// One parameter tensor of a block on one TP rank: its shape there and the
+/// dimension split over the TP ranks, none when every rank holds it whole.
+struct ParameterTensor {
+  const char *name = "";
+  std::vector<int64_t> shape{};
+  std::optional<unsigned> split = std::nullopt;
+};
+
+/// Multi-head latent attention's parameter tensors on the rank `columns`
+/// describes (Hugging Face DeepseekV3Attention for the tensors, Megatron-LM
+/// MLASelfAttention for the split): the down-projections q_a and kv_a and
+/// the latent norms (gamma, and beta under LayerNorm) duplicated on every
+/// rank, the up-projections q_b (or q_proj without a query latent) and kv_b
+/// column-parallel over heads, out_proj row-parallel over
+/// heads * v_head_dim. No biases (transformer_model_c10). The one table
+/// blockParametersPerRank and the boundaries both derive from.
+std::vector<ParameterTensor> latentAttentionTensors(const ModelSpec &model,
+                                                    const RankColumns &columns);
+
+/// The KV cache of one block on the rank `columns` describes.
+struct KVCacheLayout {
+  /// The cache tensors, each [batch, positions, columns].
+  std::vector<const char *> tensors{};
+  int64_t columns = 0;
+  /// The dimension split over TP ranks: the key/value heads' (2), none for
+  /// the compressed cache every head reads whole.
+  std::optional<unsigned> split = std::nullopt;
+  /// Columns per cached position the unfused decode step reads: its scores
+  /// kernel (qk_matmul) and its context kernel (attn_v_matmul). The keys
+  /// and the values under multi-head attention; the whole compressed cache,
+  /// then its latent part again, under multi-head latent attention.
+  int64_t scoreReadCols = 0;
+  int64_t contextReadCols = 0;
+};
+
+/// k_cache and v_cache of kv_heads/tp x head_dim each, or under multi-head
+/// latent attention one kv_cache of kv_lora_rank + qk_rope_head_dim
+/// (DeepSeek-V2 Sec. 2.1.2) held whole by every TP rank.
+KVCacheLayout kvCacheLayout(const ModelSpec &model, const RankColumns &columns);
 
 /// The declared per-element count of the MLP activation, per output element
 /// (opcount); SwiGLU's output has ffn columns, its input twice that.

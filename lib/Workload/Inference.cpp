@@ -163,22 +163,6 @@ static int64_t cachedBytes(OverflowGuard &guard, int64_t batch,
                        what);
 }
 
-/// The cached columns per position of one block on one TP rank and how
-/// many such tensors the cache holds: kv_heads/tp x head_dim for each of
-/// keys and values, or under multi-head latent attention one compressed
-/// cache of kv_lora_rank + qk_rope_head_dim (the normed latent and the
-/// rotated shared key, DeepSeek-V2 Sec. 2.1.2), shared by every head and so
-/// held whole by every TP rank.
-static std::pair<int64_t, int64_t> cacheLayout(const ModelSpec &model,
-                                               const RankColumns &columns,
-                                               OverflowGuard &guard) {
-  if (!model.hasLatentAttention())
-    return {columns.kvCols, 2};
-  return {guard.add(*model.kvLoraRank, *model.qkRopeHeadDim,
-                    "compressed KV-cache columns"),
-          1};
-}
-
 namespace {
 
 /// Builds the prefill or one decode step of one block on one TP rank: the
@@ -217,10 +201,6 @@ private:
     return run;
   }
 
-  /// The cached keys or values `name` of `positions` positions.
-  TensorAccess cached(llvm::StringRef name, int64_t positions) {
-    return cachedOver(name, positions, shape.kvCols);
-  }
   /// `columns` cached values of `positions` positions per sequence.
   TensorAccess cachedOver(llvm::StringRef name, int64_t positions,
                           int64_t columns) {
@@ -239,6 +219,7 @@ private:
   void absorbedAttention();
 
   DataType kvCacheType;
+  KVCacheLayout cache = kvCacheLayout(model, shape);
 };
 
 } // namespace
@@ -259,7 +240,8 @@ void InferenceBuilder::kvCacheWrite() {
         Engine::Vector,
         0,
         {activation("k", storedElements), activation("v", storedElements)},
-        {cached("k_cache", stored), cached("v_cache", stored)},
+        {cachedOver("k_cache", stored, cache.columns),
+         cachedOver("v_cache", stored, cache.columns)},
         "append the keys and values of this rank's key/value heads for the "
         "new positions to the KV cache, stored at " +
             stringifyEnum(kvCacheType)});
@@ -268,8 +250,6 @@ void InferenceBuilder::kvCacheWrite() {
 void InferenceBuilder::latentCacheWrite() {
   int64_t stored = model.attendedKeys(shape.queries);
   int64_t kvRank = *model.kvLoraRank;
-  int64_t cacheCols =
-      guard.add(kvRank, shape.rotaryDim, "compressed KV-cache columns");
   emit({primitive::kKVCacheWrite,
         run.phase,
         Engine::Vector,
@@ -278,7 +258,7 @@ void InferenceBuilder::latentCacheWrite() {
                     elements({shape.batch, stored, kvRank}, "kv_latent_norm")),
          activation("k_rope", elements({shape.batch, stored, shape.rotaryDim},
                                        "k_rope"))},
-        {cachedOver("kv_cache", stored, cacheCols)},
+        {cachedOver("kv_cache", stored, cache.columns)},
         "append the normed key/value latent and the rotated shared key of "
         "the new positions to the compressed KV cache (every TP rank holds "
         "it whole), stored at " +
@@ -287,8 +267,6 @@ void InferenceBuilder::latentCacheWrite() {
 
 void InferenceBuilder::absorbedAttention() {
   int64_t kvRank = *model.kvLoraRank;
-  int64_t cacheCols =
-      guard.add(kvRank, shape.rotaryDim, "compressed KV-cache columns");
   int64_t latentQueryCols =
       guard.mul(shape.heads, kvRank, "absorbed query columns");
   int64_t nopeCols = latentKeyCols();
@@ -311,10 +289,12 @@ void InferenceBuilder::absorbedAttention() {
       activation("q_latent_heads",
                  elements({shape.tokens, latentQueryCols}, "q_latent")),
       rotated("").front()};
-  operands.keys = {cachedOver("kv_cache", shape.attendedKeys, cacheCols)};
-  operands.values = cachedOver("kv_cache", shape.attendedKeys, kvRank);
-  operands.scoreWidth = cacheCols;
-  operands.valueWidth = kvRank;
+  operands.keys = {
+      cachedOver("kv_cache", shape.attendedKeys, cache.scoreReadCols)};
+  operands.values =
+      cachedOver("kv_cache", shape.attendedKeys, cache.contextReadCols);
+  operands.scoreWidth = cache.scoreReadCols;
+  operands.valueWidth = cache.contextReadCols;
   operands.context =
       activation("context_latent",
                  elements({shape.tokens, latentQueryCols}, "context_latent"));
@@ -351,8 +331,11 @@ llvm::Expected<BlockWork> InferenceBuilder::build() {
     latentCacheWrite();
     if (decode)
       absorbedAttention();
-    else
-      attentionCore(newKeys(""), newValues("v"));
+    else {
+      std::vector<TensorAccess> keys = newKeys("");
+      TensorAccess values = newValues("v");
+      attentionCore(std::move(keys), std::move(values));
+    }
     attentionOutput();
     forwardMlp();
     return finish(decode ? "deriveInferenceDecodeStep"
@@ -364,9 +347,11 @@ llvm::Expected<BlockWork> InferenceBuilder::build() {
   // reads every cached position, the one it just appended included: the
   // whole context, or under a sliding window the window's positions.
   TensorAccess keys =
-      decode ? cached("k_cache", shape.attendedKeys) : newKeysOrValues("k");
+      decode ? cachedOver("k_cache", shape.attendedKeys, cache.scoreReadCols)
+             : newKeysOrValues("k");
   TensorAccess values =
-      decode ? cached("v_cache", shape.attendedKeys) : newKeysOrValues("v");
+      decode ? cachedOver("v_cache", shape.attendedKeys, cache.contextReadCols)
+             : newKeysOrValues("v");
   attentionCore({std::move(keys)}, std::move(values));
   attentionOutput();
   forwardMlp();
@@ -406,14 +391,39 @@ llvm::Expected<int64_t> blueprint::workload::kvCacheBytesPerRank(
                                           contextLength, "kvCacheBytesPerRank"))
     return error;
   OverflowGuard guard;
-  RankColumns columns = makeRankColumns(model, mapping.tp, guard);
-  auto [cacheColumns, tensors] = cacheLayout(model, columns, guard);
-  int64_t keys = cachedBytes(guard, inference.batch / mapping.dp,
-                             model.attendedKeys(contextLength), cacheColumns,
-                             inference.kvCacheType, "KV-cache bytes");
-  int64_t bytes = guard.mul(tensors, keys, "KV-cache bytes");
+  KVCacheLayout cache =
+      kvCacheLayout(model, makeRankColumns(model, mapping.tp, guard));
+  int64_t tensorBytes = cachedBytes(
+      guard, inference.batch / mapping.dp, model.attendedKeys(contextLength),
+      cache.columns, inference.kvCacheType, "KV-cache bytes");
+  int64_t bytes = guard.mul(static_cast<int64_t>(cache.tensors.size()),
+                            tensorBytes, "KV-cache bytes");
   if (guard.failed())
     return guard.error("kvCacheBytesPerRank");
+  return bytes;
+}
+
+/// KV-cache bytes one decode step at context length L reads on one TP rank:
+/// what its scores and context kernels read of the cache (kvCacheLayout),
+/// b x min(L, w) x (scoreReadCols + contextReadCols) x bytes of
+/// kv_cache_type. The resident cache under multi-head attention; under
+/// multi-head latent attention the latent is read twice (docs/Inference.md).
+static llvm::Expected<int64_t>
+decodeStepCacheReadBytes(const ModelSpec &model, const InferenceSpec &inference,
+                         const MappingSpec &mapping, int64_t contextLength) {
+  if (llvm::Error error = checkDecodeStep(
+          model, inference, mapping, contextLength, "decodeStepCacheReadBytes"))
+    return error;
+  OverflowGuard guard;
+  KVCacheLayout cache =
+      kvCacheLayout(model, makeRankColumns(model, mapping.tp, guard));
+  int64_t readCols = guard.add(cache.scoreReadCols, cache.contextReadCols,
+                               "KV-cache read columns");
+  int64_t bytes = cachedBytes(guard, inference.batch / mapping.dp,
+                              model.attendedKeys(contextLength), readCols,
+                              inference.kvCacheType, "KV-cache read bytes");
+  if (guard.failed())
+    return guard.error("decodeStepCacheReadBytes");
   return bytes;
 }
 
@@ -590,16 +600,16 @@ blueprint::workload::deriveInferenceGeneration(const ModelSpec &model,
     generation.decode = decodeSum(first->total(), growingEnd.total(),
                                   last->total(), "decode total");
 
-    llvm::Expected<int64_t> firstCache =
-        kvCacheBytesPerRank(model, inference, mapping, generation.firstContext);
+    llvm::Expected<int64_t> firstCache = decodeStepCacheReadBytes(
+        model, inference, mapping, generation.firstContext);
     if (!firstCache)
       return firstCache.takeError();
     llvm::Expected<int64_t> windowCache =
-        kvCacheBytesPerRank(model, inference, mapping, growingLast);
+        decodeStepCacheReadBytes(model, inference, mapping, growingLast);
     if (!windowCache)
       return windowCache.takeError();
-    llvm::Expected<int64_t> lastCache =
-        kvCacheBytesPerRank(model, inference, mapping, generation.lastContext);
+    llvm::Expected<int64_t> lastCache = decodeStepCacheReadBytes(
+        model, inference, mapping, generation.lastContext);
     if (!lastCache)
       return lastCache.takeError();
     int64_t growingReads =

@@ -85,11 +85,11 @@ namespace {
 /// One optional dimension of multi-head latent attention, by its contract
 /// name.
 struct LatentAttentionField {
-  const char *name;
-  std::optional<int64_t> value;
+  const char *name = "";
+  std::optional<int64_t> value = std::nullopt;
   /// Whether MLA is undefined without it (every field but q_lora_rank,
   /// whose absence is a plain query projection).
-  bool required;
+  bool required = false;
 };
 
 std::array<LatentAttentionField, 5>
@@ -106,22 +106,13 @@ latentAttentionFields(const ModelSpec &model) {
 /// definition (Sec. 2.1): rotary positions on a decoupled key, one key and
 /// value per query head, head_dim the query/key width, no biases.
 void checkLatentAttention(RuleSink &sink, const ModelSpec &model) {
-  std::string given, missing;
-  for (const LatentAttentionField &field : latentAttentionFields(model)) {
-    std::string &list = field.value ? given : missing;
-    if (field.value || field.required)
-      list += (list.empty() ? "" : ", ") + std::string(field.name);
-  }
-  if (given.empty())
-    return;
-  if (!missing.empty()) {
-    sink.require(false, "transformer_model_c6",
-                 "multi-head latent attention needs kv_lora_rank, "
-                 "qk_nope_head_dim, qk_rope_head_dim and v_head_dim "
-                 "together; given " +
-                     given + ", missing " + missing);
+  if (std::optional<RuleViolation> partial =
+          checkLatentAttentionFields(model)) {
+    sink.require(false, partial->rule, partial->message);
     return;
   }
+  if (!model.hasLatentAttention())
+    return;
   sink.require(model.positionEmbedding == PositionEmbedding::Rotary,
                "transformer_model_c7",
                "multi-head latent attention (kv_lora_rank) needs "
@@ -380,13 +371,30 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
                      ": its duplicated down-projections run on each rank's "
                      "sequence shard");
   if (model.hasLatentAttention() && mapping.tp > 0) {
-    // The latent norms' gradients join the sequence-parallel all-reduce,
-    // whose message splits evenly over the TP ranks.
-    sink.requireDivides(*model.kvLoraRank, "kv_lora_rank", mapping.tp, "tp",
-                        "decoder_training_c15");
-    if (model.qLoraRank)
-      sink.requireDivides(*model.qLoraRank, "q_lora_rank", mapping.tp, "tp",
-                          "decoder_training_c15");
+    // sp_param_grad_sync all-reduces the sequence-parallel parameters'
+    // gradients, a message that must split into whole elements over the TP
+    // ranks. Its other terms are multiples of hidden (decoder_training_c4
+    // family: tp divides hidden); what is left is the latent norms'
+    // parameters, (q_lora_rank + kv_lora_rank) x (2 under LayerNorm).
+    int64_t perFeature = model.norm == NormKind::LayerNorm ? 2 : 1;
+    std::optional<int64_t> latentFeatures =
+        llvm::checkedAdd(model.qLoraRank.value_or(0), *model.kvLoraRank);
+    std::optional<int64_t> latentNorms =
+        latentFeatures ? llvm::checkedMul(*latentFeatures, perFeature)
+                       : std::nullopt;
+    if (!latentNorms)
+      sink.require(false, "decoder_training_c15",
+                   "the latent norms' parameters (q_lora_rank + "
+                   "kv_lora_rank) overflow a 64-bit integer");
+    else
+      sink.require(
+          *latentNorms % mapping.tp == 0, "decoder_training_c15",
+          "the latent norms' parameters, (q_lora_rank + "
+          "kv_lora_rank) x " +
+              llvm::Twine(perFeature) + " = " + llvm::Twine(*latentNorms) +
+              ", are not divisible by tp = " + llvm::Twine(mapping.tp) +
+              ": their gradients join sp_param_grad_sync, whose "
+              "message splits evenly over the TP ranks");
   }
   // Megatron's interleaved schedule runs micro-batches in groups of pp.
   if (mapping.schedule == PipelineSchedule::Interleaved1F1B &&
@@ -478,6 +486,23 @@ blueprint::workload::implicitHeadDim(int64_t hidden, int64_t heads,
                        "hidden = " + std::to_string(hidden) +
                            " is not divisible by heads = " +
                            std::to_string(heads) + " and no head_dim is given"};
+}
+
+std::optional<RuleViolation>
+blueprint::workload::checkLatentAttentionFields(const ModelSpec &model) {
+  std::string given, missing;
+  for (const LatentAttentionField &field : latentAttentionFields(model)) {
+    std::string &list = field.value ? given : missing;
+    if (field.value || field.required)
+      list += (list.empty() ? "" : ", ") + std::string(field.name);
+  }
+  if (given.empty() || missing.empty())
+    return std::nullopt;
+  return RuleViolation{"transformer_model_c6",
+                       "multi-head latent attention needs kv_lora_rank, "
+                       "qk_nope_head_dim, qk_rope_head_dim and v_head_dim "
+                       "together; given " +
+                           given + ", missing " + missing};
 }
 
 std::optional<TrainingComposition>

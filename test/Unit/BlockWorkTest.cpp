@@ -887,28 +887,9 @@ TEST(BlockWorkVariants, GroupedQueryAttentionClosedForms) {
 // o_proj 128 x 128 x 7168: 187,107,328. The down-projections and their
 // norms are replicated on every TP rank, the up-projections and o_proj are
 // split over heads; the block adds two RMSNorms and a dense SwiGLU MLP of
-// DeepSeek-V3's first three layers (intermediate_size 18432). The
-// derivations refuse the model by name.
+// DeepSeek-V3's first three layers (intermediate_size 18432).
 TEST(BlockWorkVariants, LatentAttentionParameters) {
-  ModelSpec model;
-  model.hidden = 7168;
-  model.heads = 128;
-  model.kvHeads = 128;
-  model.headDim = 192;
-  model.ffnHidden = 18432;
-  model.seqLength = 4096;
-  model.maxPositions = 4096;
-  model.vocab = 129280;
-  model.blocks = 8;
-  model.norm = NormKind::RMSNorm;
-  model.activation = ActivationKind::SwiGLU;
-  model.linearBias = LinearBias::None;
-  model.positionEmbedding = PositionEmbedding::Rotary;
-  model.qLoraRank = 1536;
-  model.kvLoraRank = 512;
-  model.qkNopeHeadDim = 128;
-  model.qkRopeHeadDim = 64;
-  model.vHeadDim = 128;
+  ModelSpec model = blueprint::test::deepSeekV3AttentionModel();
 
   const int64_t h = 7168, a = 128, qr = 1536, kvr = 512, nope = 128, rope = 64,
                 v = 128, f = 18432;
@@ -958,6 +939,54 @@ TEST(BlockWorkVariants, LatentAttentionParameters) {
             "reduce_scatter_all_gather (sequence parallelism), got "
             "all_reduce: its duplicated down-projections run on each rank's "
             "sequence shard;");
+}
+
+// Under LayerNorm each latent norm adds a beta of its width (Hugging Face
+// DeepseekV3 uses RMSNorm; the contract allows either): DeepSeek-V3's
+// attention with LayerNorm holds q_lora_rank + kv_lora_rank more replicated
+// parameters than with RMSNorm, besides the block norms' 2h betas, and the
+// boundaries list q_a_norm_beta and kv_a_norm_beta.
+TEST(BlockWorkVariants, LatentAttentionLayerNormBetas) {
+  ModelSpec model = blueprint::test::deepSeekV3AttentionModel();
+  model.norm = NormKind::LayerNorm;
+  const int64_t h = 7168, a = 128, qr = 1536, kvr = 512, nope = 128, rope = 64,
+                v = 128, f = 18432;
+  // Gamma and beta of each latent norm and of norm1, norm2.
+  const int64_t replicated =
+      h * qr + 2 * qr + h * (kvr + rope) + 2 * kvr + 2 * (2 * h);
+  const int64_t split =
+      qr * a * (nope + rope) + kvr * a * (nope + v) + a * v * h + 3 * h * f;
+  for (int64_t t : {1, 8}) {
+    SCOPED_TRACE("tp = " + std::to_string(t));
+    MappingSpec mapping = mappingFor(
+        t, t > 1 ? TPCommMode::ReduceScatterAllGather : TPCommMode::AllReduce,
+        RecomputePolicy::None);
+    EXPECT_EQ(cantFail(blockParametersPerRank(model, mapping)),
+              replicated + split / t);
+    std::set<std::string> names;
+    for (const BoundaryTensor &tensor :
+         cantFail(blockBoundaries(model, trainingFor(8), mapping)))
+      names.insert(tensor.name);
+    EXPECT_EQ(names.count("q_a_norm_beta"), 1u);
+    EXPECT_EQ(names.count("kv_a_norm_beta"), 1u);
+  }
+}
+
+// An MLA dimension near INT64_MAX fails with a named overflow diagnostic,
+// never a wrapped count: kv_lora_rank + qk_rope_head_dim, the compressed
+// cache's width and kv_a_proj's output, is the first quantity past the
+// range.
+TEST(BlockWorkVariants, LatentAttentionOverflowIsNamed) {
+  ModelSpec model = blueprint::test::deepSeekV3AttentionModel();
+  model.qLoraRank = std::nullopt;
+  model.kvLoraRank = std::numeric_limits<int64_t>::max() - 8;
+  MappingSpec mapping =
+      mappingFor(1, TPCommMode::AllReduce, RecomputePolicy::None);
+  llvm::Expected<int64_t> parameters = blockParametersPerRank(model, mapping);
+  ASSERT_FALSE(static_cast<bool>(parameters));
+  EXPECT_EQ(llvm::toString(parameters.takeError()),
+            "blockParametersPerRank: 64-bit overflow computing compressed "
+            "KV-cache columns");
 }
 
 /// A small MLA model: a = 8 heads of qk_nope 16 + qk_rope 8, v_head_dim 12,
@@ -1689,6 +1718,84 @@ TEST(BlockWorkBoundaries, BytesPerRank) {
             "shardBytes: 64-bit overflow computing huge bytes");
   EXPECT_EQ(llvm::toString(shardBytes({6}, 1, 4, "odd").takeError()),
             "shardBytes: odd of 6 bytes does not split into 4 shards");
+}
+
+// Multi-head latent attention under a sliding window of w keys: the scores
+// hold w keys per query, so QK^T is 2 b a s w d and probs x V 2 b a s w d_v;
+// a decode step past the window attends to the rolling buffer's w cached
+// latents.
+TEST(BlockWorkVariants, LatentAttentionUnderASlidingWindow) {
+  const int64_t b = 2, s = 32, a = 8, d = 24, dv = 12, rkv = 32, dr = 8, w = 16;
+  ModelSpec model = latentModel(/*queryLatent=*/true);
+  model.attentionWindow = w;
+  BlockWork work =
+      derive(model, trainingFor(b),
+             mappingFor(1, TPCommMode::AllReduce, RecomputePolicy::None));
+  const Invocation *scores = work.find("qk_matmul", Phase::Forward);
+  const Invocation *context = work.find("attn_v_matmul", Phase::Forward);
+  ASSERT_NE(scores, nullptr);
+  ASSERT_NE(context, nullptr);
+  EXPECT_EQ(scores->ops, 2 * b * a * s * w * d);
+  EXPECT_EQ(context->ops, 2 * b * a * s * w * dv);
+
+  InferenceSpec inference;
+  inference.batch = b;
+  inference.promptLength = 20;
+  inference.generatedTokens = 8;
+  BlockWork step = cantFail(deriveInferenceDecodeStep(
+      model, inference,
+      mappingFor(1, TPCommMode::AllReduce, RecomputePolicy::None), 25));
+  const Invocation *decodeScores = step.find("qk_matmul", Phase::Decode);
+  ASSERT_NE(decodeScores, nullptr);
+  EXPECT_EQ(decodeScores->ops, 2 * b * a * w * (rkv + dr));
+}
+
+// Multi-head latent attention's boundary parameters are its tensors, the
+// down-projections and latent norms duplicated on every TP rank: over the
+// ranks' shards they hold exactly blockParametersPerRank. Served, the block
+// keeps one compressed cache of kv_lora_rank + qk_rope_head_dim per
+// position, which no TP split divides.
+TEST(BlockWorkBoundaries, LatentAttentionParameters) {
+  for (bool queryLatent : {true, false})
+    for (int64_t t : {1, 2, 4}) {
+      ModelSpec model = latentModel(queryLatent);
+      MappingSpec mapping = mappingFor(
+          t, t > 1 ? TPCommMode::ReduceScatterAllGather : TPCommMode::AllReduce,
+          RecomputePolicy::None);
+      SCOPED_TRACE(label(model, mapping));
+      std::vector<BoundaryTensor> tensors =
+          cantFail(blockBoundaries(model, trainingFor(2), mapping));
+      int64_t parameterBytes = 0;
+      std::set<std::string> names;
+      for (const BoundaryTensor &tensor : tensors)
+        if (tensor.role == BoundaryRole::Parameter) {
+          parameterBytes += cantFail(bytesPerRank(tensor, t));
+          names.insert(tensor.name);
+        }
+      EXPECT_EQ(parameterBytes,
+                2 * cantFail(blockParametersPerRank(model, mapping)));
+      EXPECT_EQ(names.count("w_q_a"), queryLatent ? 1u : 0u);
+      EXPECT_EQ(names.count("w_q"), queryLatent ? 0u : 1u);
+      EXPECT_EQ(names.count("w_qkv"), 0u);
+
+      InferenceSpec inference;
+      inference.batch = 4;
+      inference.promptLength = 10;
+      inference.generatedTokens = 6;
+      MappingSpec serving =
+          mappingFor(t, TPCommMode::AllReduce, RecomputePolicy::None);
+      std::vector<BoundaryTensor> served =
+          cantFail(inferenceBoundaries(model, inference, serving));
+      std::vector<const BoundaryTensor *> caches;
+      for (const BoundaryTensor &tensor : served)
+        if (tensor.role == BoundaryRole::KVCache)
+          caches.push_back(&tensor);
+      ASSERT_EQ(caches.size(), 1u);
+      EXPECT_EQ(caches.front()->name, "kv_cache");
+      EXPECT_EQ(caches.front()->shape,
+                (std::vector<int64_t>{4, 10 + 6 - 1, 32 + 8}));
+      EXPECT_EQ(cantFail(bytesPerRank(*caches.front(), t)), 4 * 15 * 40 * 2);
+    }
 }
 
 TEST(BlockWorkDiagnostics, SpecThatDoesNotComposeIsRejected) {

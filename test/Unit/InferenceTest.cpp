@@ -611,7 +611,8 @@ ExplicitDecodeSum sumDecodeSteps(const ModelSpec &model,
       sum.byEngine[engine] =
           plus(sum.byEngine[engine], summary.of(static_cast<Engine>(engine)));
     sum.decode = plus(sum.decode, summary.total());
-    sum.cacheReads += readsOf(step, "k_cache") + readsOf(step, "v_cache");
+    sum.cacheReads += readsOf(step, "k_cache") + readsOf(step, "v_cache") +
+                      readsOf(step, "kv_cache");
     sum.cacheWrites += writesOf(step, "k_cache") + writesOf(step, "v_cache");
   }
   return sum;
@@ -746,9 +747,6 @@ TEST(InferenceGeneration, SlidingWindowClosedFormEqualsTheExplicitSum) {
       }
 }
 
-// A window at least as long as every context changes nothing: the same
-// invocations as full attention; a shorter one bounds the prefill's scores
-// to P x w per head: QK^T and probs x V are 2 x 2 b (a/t) P w d.
 // Multi-head latent attention served (docs/Inference.md, "Multi-head latent
 // attention"): a = 8 heads of d_n 16 + d_r 8 (d = 24) and d_v 12, latents
 // r_q = 48 and r_kv = 32, h = 64, f = 128 (SwiGLU), with t in {1, 2, 4}
@@ -823,12 +821,19 @@ TEST(InferenceVariants, LatentAttentionClosedForms) {
       int64_t contexts = 0;
       for (int64_t L = P + 1; L <= P + G - 1; ++L)
         contexts += L;
-      EXPECT_EQ(generation->kvCacheReadBytes, b * cachePosition * contexts);
+      // The reported cache reads are what the steps' invocations read: the
+      // whole compressed cache for the scores, its latent again for the
+      // context, b L (2 r_kv + d_r) bytes per step (docs/Inference.md).
+      EXPECT_EQ(generation->kvCacheReadBytes, sum.cacheReads);
+      EXPECT_EQ(generation->kvCacheReadBytes, b * (2 * rkv + dr) * contexts);
       EXPECT_EQ(generation->finalKvCacheBytes, b * (P + G - 1) * cachePosition);
       EXPECT_EQ(generation->kvCacheWriteBytes, b * (P + G - 1) * cachePosition);
     }
 }
 
+// A window at least as long as every context changes nothing: the same
+// invocations as full attention; a shorter one bounds the prefill's scores
+// to P x w per head: QK^T and probs x V are 2 x 2 b (a/t) P w d.
 TEST(InferencePrefill, SlidingWindowBoundsTheScores) {
   for (const Shape &shape : kShapes)
     for (int64_t t : {1, 8}) {

@@ -109,6 +109,25 @@ inline void useLatentAttention(workload::ModelSpec &model,
   model.vHeadDim = dims.vHeadDim;
 }
 
+/// DeepSeek-V3's attention (Hugging Face config.json: hidden 7168, 128
+/// heads, q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128,
+/// qk_rope_head_dim 64, v_head_dim 128) on the dense SwiGLU block of its
+/// first three layers (intermediate_size 18432), RMSNorm, 8 blocks.
+inline workload::ModelSpec deepSeekV3AttentionModel() {
+  workload::ModelSpec model;
+  model.hidden = 7168;
+  model.heads = 128;
+  model.ffnHidden = 18432;
+  model.seqLength = 4096;
+  model.maxPositions = 4096;
+  model.vocab = 129280;
+  model.blocks = 8;
+  model.norm = workload::NormKind::RMSNorm;
+  model.activation = workload::ActivationKind::SwiGLU;
+  useLatentAttention(model, {1536, 512, 128, 64, 128});
+  return model;
+}
+
 } // namespace blueprint::test
 
 #endif // BLUEPRINT_TEST_UNIT_SMALLRUNS_H

@@ -2,6 +2,8 @@
 
 #include "Blueprint/Workload/Spec.h"
 
+#include "SmallRuns.h"
+
 #include "gtest/gtest.h"
 
 using namespace blueprint::workload;
@@ -212,25 +214,7 @@ namespace {
 /// q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128,
 /// qk_rope_head_dim 64, v_head_dim 128), RMSNorm, rotary, no biases.
 ModelSpec latentAttentionModel() {
-  ModelSpec model = smallModel();
-  model.hidden = 7168;
-  model.heads = 128;
-  model.kvHeads = 128;
-  model.headDim = 192;
-  model.ffnHidden = 18432;
-  model.seqLength = 4096;
-  model.maxPositions = 4096;
-  model.vocab = 129280;
-  model.norm = NormKind::RMSNorm;
-  model.activation = ActivationKind::SwiGLU;
-  model.linearBias = LinearBias::None;
-  model.positionEmbedding = PositionEmbedding::Rotary;
-  model.qLoraRank = 1536;
-  model.kvLoraRank = 512;
-  model.qkNopeHeadDim = 128;
-  model.qkRopeHeadDim = 64;
-  model.vHeadDim = 128;
-  return model;
+  return blueprint::test::deepSeekV3AttentionModel();
 }
 
 std::vector<std::string>

@@ -323,8 +323,10 @@ llvm::Expected<Invocation> deriveAdamWStep(int64_t parameters,
                                            llvm::StringRef cause);
 
 /// Parameters of one block held by one TP rank: column-parallel weights and
-/// biases (qkv_proj, fc1) and row-parallel weights (out_proj, fc2) divided by
-/// tp; row-parallel biases and norm parameters replicated. At tp = 1 with
+/// biases (qkv_proj, fc1; under multi-head latent attention q_b_proj or
+/// q_proj and kv_b_proj) and row-parallel weights (out_proj, fc2) divided by
+/// tp; row-parallel biases, norm parameters and, under multi-head latent
+/// attention, the down-projections and latent norms replicated. At tp = 1 with
 /// LayerNorm, GeLU, heads*head_dim = hidden and ffn = 4*hidden this is the
 /// paper's 12h^2 + 13h.
 llvm::Expected<int64_t> blockParametersPerRank(const ModelSpec &model,

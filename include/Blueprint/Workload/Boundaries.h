@@ -58,9 +58,13 @@ blockBoundaries(const ModelSpec &model, const TrainingSpec &training,
                 const MappingSpec &mapping);
 
 /// The boundary tensors of one block of an inference program: its
-/// parameters and its KV cache (`k_cache`, `v_cache`, role kv_cache) at the
-/// end of the generation, [batch / dp, prompt_length + generated_tokens - 1,
-/// kv_heads x head_dim], split over the TP ranks along the heads.
+/// parameters and its KV cache (role kv_cache) at the end of the
+/// generation, [batch / dp, positions, columns] with positions
+/// prompt_length + generated_tokens - 1 (the window's under a sliding
+/// window): `k_cache` and `v_cache` of kv_heads x head_dim columns split over
+/// the TP ranks along the heads, or under multi-head latent attention one
+/// `kv_cache` of kv_lora_rank + qk_rope_head_dim columns replicated on every
+/// TP rank.
 llvm::Expected<std::vector<BoundaryTensor>>
 inferenceBoundaries(const ModelSpec &model, const InferenceSpec &inference,
                     const MappingSpec &mapping);

@@ -97,10 +97,11 @@ llvm::Expected<BlockWork> deriveInferencePrefill(const ModelSpec &model,
 /// position L-1; its keys and values are appended to the cache
 /// (`kv_cache_write`, one position), then it attends to all L cached
 /// positions (min(L, w) under a sliding window of w keys, whose cache is a
-/// rolling buffer of the window), reading this rank's whole KV cache of the
-/// block. Every weight
-/// is read once. Fails if the contracts do not compose, unless
-/// 1 <= L <= max_positions, or if a count overflows.
+/// rolling buffer of the window): its scores read the cached keys and its
+/// context the cached values, or under multi-head latent attention the
+/// whole compressed cache and then its latent part again (absorbed form,
+/// docs/Inference.md). Every weight is read once. Fails if the contracts do not
+/// compose, unless 1 <= L <= max_positions, or if a count overflows.
 llvm::Expected<BlockWork>
 deriveInferenceDecodeStep(const ModelSpec &model,
                           const InferenceSpec &inference,
@@ -109,8 +110,9 @@ deriveInferenceDecodeStep(const ModelSpec &model,
 /// KV-cache bytes of one block resident on one TP rank at context length L:
 /// 2 (keys and values) x b x min(L, w) x (kv_heads/tp) x head_dim x bytes of
 /// kv_cache_type, with b = batch/dp and w the attention window (L without
-/// one). Same preconditions as
-/// deriveInferenceDecodeStep.
+/// one); under multi-head latent attention one compressed cache of
+/// b x min(L, w) x (kv_lora_rank + qk_rope_head_dim) x bytes, whole on every
+/// TP rank. Same preconditions as deriveInferenceDecodeStep.
 llvm::Expected<int64_t> kvCacheBytesPerRank(const ModelSpec &model,
                                             const InferenceSpec &inference,
                                             const MappingSpec &mapping,
@@ -146,9 +148,13 @@ struct GenerationWork {
   /// Weight bytes read: every weight once by the prefill and once per decode
   /// step, (decodeSteps + 1) x weightBytesPerRank.
   int64_t weightReadBytes = 0;
-  /// KV-cache bytes read by the decode steps, the sum of kvCacheBytesPerRank
-  /// over their context lengths (the prefill attends to the fresh keys and
-  /// values, not to the cache).
+  /// KV-cache bytes read by the decode steps: what their invocations read of
+  /// the cache, summed over their context lengths (the prefill attends to
+  /// the fresh keys and values, not to the cache). The sum of
+  /// kvCacheBytesPerRank under multi-head attention; under multi-head latent
+  /// attention b x min(L, w) x (2 kv_lora_rank + qk_rope_head_dim) x bytes
+  /// per step, the latent read by the scores and again by the context
+  /// (unfused; a fused kernel reads it once, docs/Inference.md).
   int64_t kvCacheReadBytes = 0;
   /// KV-cache bytes written: the prefill's (the prompt's positions, its last
   /// window of them under a sliding window) and one position per decode

@@ -235,6 +235,13 @@ implicitHeadDim(int64_t hidden, int64_t heads,
                 std::optional<int64_t> qkNopeHeadDim,
                 std::optional<int64_t> qkRopeHeadDim);
 
+/// transformer_model_c6: the violation when some multi-head latent
+/// attention field is given without kv_lora_rank, qk_nope_head_dim,
+/// qk_rope_head_dim and v_head_dim all given, none otherwise. A partial MLA
+/// spec leaves head_dim undefined, so the op verifiers report this alone
+/// instead of transformer_model_c4.
+std::optional<RuleViolation> checkLatentAttentionFields(const ModelSpec &model);
+
 /// The integral quantities a valid training composition defines.
 struct TrainingComposition {
   int64_t localBatch = 0;           // global_batch / dp

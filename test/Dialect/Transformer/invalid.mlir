@@ -81,6 +81,27 @@ transformer.decoder_training @m
 
 // -----
 
+// transformer_model_c6, not c4: a partial MLA spec (one qk dimension) with
+// hidden not divisible by heads names the missing MLA fields; the implicit
+// head_dim rule of multi-head attention does not apply.
+// expected-error @+2 {{transformer_model_c6: multi-head latent attention needs kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim together; given qk_nope_head_dim, missing kv_lora_rank, qk_rope_head_dim, v_head_dim}}
+transformer.decoder_training @m
+    model = <hidden = 1000, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, position_embedding = rotary, qk_nope_head_dim = 64>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c9 with an explicit head_dim: the overflowing sum is
+// still named, not wrapped.
+// expected-error @+2 {{transformer_model_c9: qk_nope_head_dim + qk_rope_head_dim overflows a 64-bit integer}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, head_dim = 96, linear_bias = none, position_embedding = rotary, q_lora_rank = 256, kv_lora_rank = 128, qk_nope_head_dim = 9223372036854775807, qk_rope_head_dim = 32, v_head_dim = 64>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
 // transformer_model_c7
 // expected-error @+2 {{transformer_model_c7: multi-head latent attention (kv_lora_rank) needs position_embedding = rotary, got learned: its positions are the decoupled rotary query and key}}
 transformer.decoder_training @m
@@ -468,9 +489,10 @@ transformer.decoder_training @mla_without_sp
 
 // -----
 
-// decoder_training_c15: tp divides the MLA latents (their norms' gradients
-// join the sequence-parallel all-reduce, split evenly over the TP ranks).
-// expected-error @+1 {{decoder_training_c15: q_lora_rank = 250 is not divisible by tp = 4}}
+// decoder_training_c15: tp divides the latent norms' parameters (their
+// gradients join sp_param_grad_sync, split evenly over the TP ranks):
+// 250 + 128 = 378 under RMSNorm.
+// expected-error @+1 {{decoder_training_c15: the latent norms' parameters, (q_lora_rank + kv_lora_rank) x 1 = 378, are not divisible by tp = 4: their gradients join sp_param_grad_sync, whose message splits evenly over the TP ranks}}
 transformer.decoder_training @mla_uneven_latent
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, position_embedding = rotary, q_lora_rank = 250, kv_lora_rank = 128, qk_nope_head_dim = 64, qk_rope_head_dim = 32, v_head_dim = 64>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -593,3 +615,12 @@ transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, expert_imbalance_percent = 400>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
     mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_training_c15 without a query latent: kv_lora_rank = 126 alone.
+// expected-error @+1 {{decoder_training_c15: the latent norms' parameters, (q_lora_rank + kv_lora_rank) x 1 = 126, are not divisible by tp = 4}}
+transformer.decoder_training @mla_uneven_kv_latent
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, position_embedding = rotary, kv_lora_rank = 126, qk_nope_head_dim = 64, qk_rope_head_dim = 32, v_head_dim = 64>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = none, schedule = one_f_one_b>

@@ -123,16 +123,21 @@ LogicalResult ModelAttr::verify(
   // explicit one.
   std::variant<int64_t, workload::RuleViolation> implicit =
       workload::implicitHeadDim(hidden, heads, qkNopeHeadDim, qkRopeHeadDim);
-  if (auto *violation = std::get_if<workload::RuleViolation>(&implicit);
-      violation && !headDim)
+  auto *violation = std::get_if<workload::RuleViolation>(&implicit);
+  workload::ModelSpec spec =
+      toModelSpec(hidden, heads, ffnHidden, seqLength, vocab, blocks, norm,
+                  activation, kvHeads, headDim, maxPositions, linearBias,
+                  positionEmbedding, tiedEmbeddings, attentionWindow, qLoraRank,
+                  kvLoraRank, qkNopeHeadDim, qkRopeHeadDim, vHeadDim, moe);
+  if (violation && !headDim) {
+    // c4 is multi-head attention's implicit head_dim rule: with some MLA
+    // field given the spec is a partial MLA spec, whose error is c6.
+    if (std::optional<workload::RuleViolation> partial =
+            workload::checkLatentAttentionFields(spec))
+      return reportViolations(emitError, *partial);
     return reportViolations(emitError, *violation);
-  return reportViolations(
-      emitError,
-      workload::checkModel(toModelSpec(
-          hidden, heads, ffnHidden, seqLength, vocab, blocks, norm, activation,
-          kvHeads, headDim, maxPositions, linearBias, positionEmbedding,
-          tiedEmbeddings, attentionWindow, qLoraRank, kvLoraRank, qkNopeHeadDim,
-          qkRopeHeadDim, vHeadDim, moe)));
+  }
+  return reportViolations(emitError, workload::checkModel(spec));
 }
 
 workload::ModelSpec ModelAttr::getSpec() const {
