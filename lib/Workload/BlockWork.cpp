@@ -284,6 +284,35 @@ std::optional<std::string> blueprint::workload::collectiveBytesViolation(
       .str();
 }
 
+ExpertRouting blueprint::workload::balancedRouting(const MixtureOfExperts &moe,
+                                                   int64_t tokens,
+                                                   OverflowGuard &guard) {
+  ExpertRouting routing;
+  routing.pairs = guard.mul(moe.expertsPerToken, tokens, "token-expert pairs");
+  int64_t experts = moe.experts;
+  // r experts receive q + 1 pairs, the other E - r receive q.
+  int64_t quotient = routing.pairs / experts;
+  int64_t remainder = routing.pairs % experts;
+  routing.capacity = routing.pairs;
+  if (moe.capacityFactorPercent) {
+    int64_t scaled = guard.mul(*moe.capacityFactorPercent, routing.pairs,
+                               "capacity_factor_percent * token-expert pairs");
+    int64_t slots = guard.mul(100, experts, "100 * experts");
+    int64_t rounded = guard.add(scaled, slots - 1, "capacity rounding");
+    if (!guard.failed())
+      routing.capacity = rounded / slots;
+  }
+  int64_t heavier = guard.mul(
+      remainder, std::min(quotient + 1, routing.capacity), "processed pairs");
+  int64_t lighter =
+      guard.mul(experts - remainder, std::min(quotient, routing.capacity),
+                "processed pairs");
+  routing.processed = guard.add(heavier, lighter, "processed pairs");
+  routing.dropped = routing.pairs - routing.processed;
+  routing.activeExperts = std::min(experts, routing.pairs);
+  return routing;
+}
+
 namespace {
 
 /// The forward of a training micro-batch: b = micro_batch sequences of
@@ -325,6 +354,12 @@ private:
   void recomputeFullForward(size_t forwardEnd);
   void recomputeAttentionCore(size_t forwardEnd);
   void backwardMlp();
+  /// The dense MLP's backward from the gradient of its output, fc2 to fc1.
+  void backwardDenseMlp(llvm::StringRef biasedGrad);
+  /// The MoE block's backward from the gradient of its output, the mirror
+  /// of forwardExperts: combine, experts, permute, the reduction of
+  /// d_x_norm2 and of the routing gradient, then the router.
+  void backwardExperts(llvm::StringRef biasedGrad);
   void backwardAttentionProjection();
   void backwardAttentionCore();
   void backwardAttentionInput();
@@ -401,9 +436,6 @@ void BlockBuilder::recomputeAttentionCore(size_t forwardEnd) {
 /// MLP half of the backward, in reverse.
 void BlockBuilder::backwardMlp() {
   int64_t rowElements = elements({shape.localTokens, shape.hidden}, "d_y");
-  int64_t fullElements = elements({shape.tokens, shape.hidden}, "d_mlp_out");
-  int64_t fc1Elements = elements({shape.tokens, shape.fc1Cols}, "d_fc1_out");
-  int64_t actElements = elements({shape.tokens, shape.ffnCols}, "d_act_out");
 
   // The residual add passes d_y unchanged to the dropout and to h_attn.
   std::string biasedGrad = "d_y";
@@ -435,8 +467,30 @@ void BlockBuilder::backwardMlp() {
                  CollectiveKind::AllGather, biasedGrad,
                  "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
                  "all-gather the sequence-sharded " +
-                     biasedGrad + " for the fc2 backward");
+                     biasedGrad +
+                     (model.moe ? " for the experts' backward"
+                                : " for the fc2 backward"));
+  if (model.moe)
+    backwardExperts(biasedGrad);
+  else
+    backwardDenseMlp(biasedGrad);
 
+  normBackward(primitive::kNorm2, "h_attn", "x_norm2", gradBytes);
+  emit({primitive::kMLPResidual,
+        Phase::ActivationGrad,
+        Engine::Vector,
+        elementwiseOps("mlp_residual gradient ops", rowElements,
+                       opcount::kResidualGradPerElement),
+        {activation("d_h_attn", rowElements), activation("d_y", rowElements)},
+        {activation("d_h_attn", rowElements)},
+        "backward of mlp_residual: the skip-path gradient d_y is added to the "
+        "gradient of h_attn returned through norm2"});
+}
+
+void BlockBuilder::backwardDenseMlp(llvm::StringRef biasedGrad) {
+  int64_t fullElements = elements({shape.tokens, shape.hidden}, "d_mlp_out");
+  int64_t fc1Elements = elements({shape.tokens, shape.fc1Cols}, "d_fc1_out");
+  int64_t actElements = elements({shape.tokens, shape.ffnCols}, "d_act_out");
   emit({primitive::kFC2,
         Phase::ActivationGrad,
         Engine::Matmul,
@@ -525,17 +579,186 @@ void BlockBuilder::backwardMlp() {
           {gradient("d_b_fc1", shape.fc1Cols)},
           "backward of fc1_bias: the fc1 bias gradient, the column sums of "
           "d_fc1_out accumulated into the gradient buffer"});
+}
 
-  normBackward(primitive::kNorm2, "h_attn", "x_norm2", gradBytes);
-  emit({primitive::kMLPResidual,
+void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
+  const MixtureOfExperts &moe = *model.moe;
+  int64_t experts = moe.experts;
+  ExpertRouting pairs = routing();
+  int64_t fullElements = elements({shape.tokens, shape.hidden}, "d_mlp_out");
+  int64_t routingAll = routingElements(shape.tokens, "d_routing_probs");
+  int64_t pairRows = elements({pairs.processed, shape.hidden}, "d_expert_out");
+  int64_t fc1Elements =
+      elements({pairs.processed, shape.expertFc1Cols}, "d_expert_fc1_out");
+  int64_t actElements =
+      elements({pairs.processed, shape.expertFfnCols}, "d_expert_act_out");
+  int64_t fc1Weights = elements(
+      {pairs.activeExperts, shape.hidden, shape.expertFc1Cols}, "w_expert_fc1");
+  int64_t fc2Weights = elements(
+      {pairs.activeExperts, shape.expertFfnCols, shape.hidden}, "w_expert_fc2");
+
+  // One kernel, both gradients of the combine (Megatron-Core's unpermute
+  // backward): each pair's output gradient and its routing-probability
+  // gradient.
+  int64_t inputGradOps =
+      elementwiseOps("moe_combine input-gradient ops", pairRows,
+                     opcount::kCombineInputGradPerElement);
+  int64_t probabilityGradOps =
+      elementwiseOps("moe_combine probability-gradient ops", pairRows,
+                     opcount::kCombineWeightGradPerElement);
+  emit({primitive::kMoECombine,
         Phase::ActivationGrad,
         Engine::Vector,
-        elementwiseOps("mlp_residual gradient ops", rowElements,
-                       opcount::kResidualGradPerElement),
-        {activation("d_h_attn", rowElements), activation("d_y", rowElements)},
-        {activation("d_h_attn", rowElements)},
-        "backward of mlp_residual: the skip-path gradient d_y is added to the "
-        "gradient of h_attn returned through norm2"});
+        guard.add(inputGradOps, probabilityGradOps,
+                  "moe_combine input-gradient ops"),
+        {activation(biasedGrad, fullElements),
+         activation("expert_out", pairRows),
+         activation("routing_probs", routingAll),
+         mask("routing_map", routingAll)},
+        {activation("d_expert_out", pairRows),
+         activation("d_routing_probs", routingAll)},
+        "backward of moe_combine: each pair's output gradient, its token's " +
+            biasedGrad +
+            " times the pair's routing probability, and its probability "
+            "gradient, the dot product of that " +
+            biasedGrad +
+            " with the expert's output (partial sums when tp > 1)"});
+
+  emit({primitive::kExpertFC2,
+        Phase::ActivationGrad,
+        Engine::Matmul,
+        linearOps("expert_fc2 input-gradient ops", pairs.processed,
+                  shape.hidden, shape.expertFfnCols),
+        {activation("d_expert_out", pairRows),
+         weight("w_expert_fc2", fc2Weights)},
+        {activation("d_expert_act_out", actElements)},
+        "backward of expert_fc2: input gradient d_expert_act_out = "
+        "d_expert_out W_expert_fc2^T, per expert on its token rows"});
+  emit({primitive::kExpertFC2,
+        Phase::WeightGrad,
+        Engine::Matmul,
+        linearOps("expert_fc2 weight-gradient ops", shape.expertFfnCols,
+                  pairs.processed, shape.hidden),
+        {activation("expert_act_out", actElements),
+         activation("d_expert_out", pairRows),
+         gradient("d_w_expert_fc2", fc2Weights)},
+        {gradient("d_w_expert_fc2", fc2Weights)},
+        "backward of expert_fc2: each expert's weight gradient over its token "
+        "rows, accumulated into the gradient buffer"});
+
+  emit({primitive::kExpertActivation,
+        Phase::ActivationGrad,
+        Engine::Vector,
+        elementwiseOps("expert_activation input-gradient ops", actElements,
+                       activationOpsPerElement(model.activation,
+                                               /*inputGradient=*/true)),
+        {activation("expert_fc1_out", fc1Elements),
+         activation("d_expert_act_out", actElements)},
+        {activation("d_expert_fc1_out", fc1Elements)},
+        "backward of expert_activation: gradient with respect to "
+        "expert_fc1_out"});
+
+  emit({primitive::kExpertFC1,
+        Phase::ActivationGrad,
+        Engine::Matmul,
+        linearOps("expert_fc1 input-gradient ops", pairs.processed,
+                  shape.expertFc1Cols, shape.hidden),
+        {activation("d_expert_fc1_out", fc1Elements),
+         weight("w_expert_fc1", fc1Weights)},
+        {activation("d_permuted_tokens", pairRows)},
+        "backward of expert_fc1: input gradient d_expert_fc1_out "
+        "W_expert_fc1^T (partial sums when tp > 1)"});
+  emit({primitive::kExpertFC1,
+        Phase::WeightGrad,
+        Engine::Matmul,
+        linearOps("expert_fc1 weight-gradient ops", shape.hidden,
+                  pairs.processed, shape.expertFc1Cols),
+        {activation("permuted_tokens", pairRows),
+         activation("d_expert_fc1_out", fc1Elements),
+         gradient("d_w_expert_fc1", fc1Weights)},
+        {gradient("d_w_expert_fc1", fc1Weights)},
+        "backward of expert_fc1: each expert's weight gradient over its "
+        "kept permuted token rows, accumulated into the gradient buffer"});
+
+  emit({primitive::kMoEPermute,
+        Phase::ActivationGrad,
+        Engine::Vector,
+        elementwiseOps("moe_permute input-gradient ops", pairRows,
+                       opcount::kPermuteInputGradPerElement),
+        {activation("d_permuted_tokens", pairRows),
+         mask("routing_map", routingAll)},
+        {activation("d_x_norm2", fullElements)},
+        "backward of moe_permute: each pair's gradient scatter-added into its "
+        "token's row of d_x_norm2"});
+
+  int64_t localInput = elements({shape.localTokens, shape.hidden}, "x_norm2");
+  int64_t localRouting = routingElements(shape.localTokens, "d_router_logits");
+  if (hasCollectives()) {
+    // Training under tp > 1 is sequence parallel (decoder_moe_c2).
+    tpCollective(primitive::kMLPTPF, Phase::ActivationGrad,
+                 CollectiveKind::ReduceScatter, "d_x_norm2",
+                 "sequence parallelism (SeqSel Sec. 4.2.2, g backward): "
+                 "reduce-scatter the partial sums of d_x_norm2 onto the "
+                 "sequence shards");
+    tpCollectiveOver(primitive::kRoutingProbsTPF, Phase::ActivationGrad,
+                     CollectiveKind::ReduceScatter, "d_routing_probs", experts,
+                     "sequence parallelism: reduce-scatter the partial sums "
+                     "of d_routing_probs onto the sequence shards (the "
+                     "backward of their all-gather)");
+  }
+
+  int64_t perRow = guard.mul(moe.expertsPerToken,
+                             opcount::kTopKRenormaliseInputGradPerSelected,
+                             "top-k renormalisation gradient");
+  emit({primitive::kRouterTopK,
+        Phase::ActivationGrad,
+        Engine::Vector,
+        rowwiseOps("router_topk input-gradient ops", shape.localTokens,
+                   /*width=*/0, /*perElement=*/0, perRow),
+        {activation("d_routing_probs", localRouting),
+         activation("routing_probs", localRouting),
+         activation("router_scores", localRouting),
+         mask("routing_map", localRouting)},
+        {activation("d_router_scores", localRouting)},
+        "backward of router_topk: the gradient through the renormalisation "
+        "onto the selected experts' scores (zero elsewhere); the scores give "
+        "the renormalisation's sum"});
+  emit({primitive::kRouterSoftmax,
+        Phase::ActivationGrad,
+        Engine::Vector,
+        elementwiseOps("router_softmax input-gradient ops", localRouting,
+                       opcount::kRouterSoftmaxInputGradPerElement),
+        {activation("router_scores", localRouting),
+         activation("d_router_scores", localRouting)},
+        {activation("d_router_logits", localRouting)},
+        "backward of router_softmax: gradient with respect to router_logits"});
+  int64_t routerWeights = elements({shape.hidden, experts}, "w_router");
+  emit(
+      {primitive::kRouter,
+       Phase::ActivationGrad,
+       Engine::Matmul,
+       linearOps("router input-gradient ops", shape.localTokens, experts,
+                 shape.hidden),
+       {activation("d_router_logits", localRouting),
+        weight("w_router", routerWeights), activation("d_x_norm2", localInput)},
+       {activation("d_x_norm2", localInput)},
+       "backward of router: input gradient d_router_logits W_router^T on "
+       "this rank's rows, added to the experts' d_x_norm2"});
+  emit({primitive::kRouter,
+        Phase::WeightGrad,
+        Engine::Matmul,
+        linearOps("router weight-gradient ops", shape.hidden, shape.localTokens,
+                  experts),
+        {activation("x_norm2", localInput),
+         activation("d_router_logits", localRouting),
+         gradient("d_w_router", routerWeights)},
+        {gradient("d_w_router", routerWeights)},
+        llvm::Twine("backward of router: weight gradient x_norm2^T "
+                    "d_router_logits over this rank's rows") +
+            (hasCollectives() ? " (a partial sum under sequence parallelism, "
+                                "all-reduced by sp_param_grad_sync)"
+                              : "") +
+            ", accumulated into the gradient buffer"});
 }
 
 /// Attention output projection backward, in reverse: hidden dropout, bias,
@@ -976,12 +1199,25 @@ RankParameters rankParameters(const ModelSpec &model, int64_t tp,
     attention = latentAttentionParameters(model, columns, guard);
   else
     attention.total = multiHeadAttentionParameters(model, columns, guard);
-  int64_t fc1 =
-      guard.add(guard.mul(hidden, columns.fc1Cols, "w_fc1 parameters"),
-                projectionBiases ? columns.fc1Cols : 0, "fc1 parameters");
-  int64_t fc2 =
-      guard.add(guard.mul(columns.ffnCols, hidden, "w_fc2 parameters"),
-                projectionBiases ? hidden : 0, "fc2 parameters");
+  int64_t fc1 = 0;
+  int64_t fc2 = 0;
+  int64_t router = 0;
+  if (model.moe) {
+    // Every rank holds a 1/tp slice of every expert (expert parallelism 1)
+    // and the whole router, duplicated like the norms (Megatron-Core
+    // TopKRouter); MoE blocks have no MLP biases (decoder_moe_c5).
+    int64_t experts = model.moe->experts;
+    fc1 = guard.product({experts, hidden, columns.expertFc1Cols},
+                        "w_expert_fc1 parameters");
+    fc2 = guard.product({experts, columns.expertFfnCols, hidden},
+                        "w_expert_fc2 parameters");
+    router = guard.mul(hidden, experts, "w_router parameters");
+  } else {
+    fc1 = guard.add(guard.mul(hidden, columns.fc1Cols, "w_fc1 parameters"),
+                    projectionBiases ? columns.fc1Cols : 0, "fc1 parameters");
+    fc2 = guard.add(guard.mul(columns.ffnCols, hidden, "w_fc2 parameters"),
+                    projectionBiases ? hidden : 0, "fc2 parameters");
+  }
   int64_t rowParallelBiases =
       projectionBiases ? guard.mul(2, hidden, "row-parallel bias parameters")
                        : 0;
@@ -991,7 +1227,9 @@ RankParameters rankParameters(const ModelSpec &model, int64_t tp,
   parameters.sequenceParallel =
       guard.add(parameters.sequenceParallel, attention.sequenceParallel,
                 "sequence-parallel parameters");
-  for (int64_t count : {attention.total, fc1, fc2, bothNorms})
+  parameters.sequenceParallel = guard.add(parameters.sequenceParallel, router,
+                                          "sequence-parallel parameters");
+  for (int64_t count : {attention.total, fc1, fc2, bothNorms, router})
     parameters.total = guard.add(parameters.total, count, "block parameters");
   return parameters;
 }
@@ -1021,10 +1259,9 @@ blueprint::workload::blockParametersPerRank(const ModelSpec &model,
         {/*heads=*/"decoder_training_c4", /*kvHeads=*/"decoder_training_c5",
          /*hidden=*/"decoder_training_c6",
          /*ffnHidden=*/"decoder_training_c7", /*vocab=*/""});
-  // The per-block count is the dense block's; an MoE block's is not derived.
+  // The per-block count is that of the one block kind a run derives.
   if (sink.empty())
-    if (std::optional<RuleViolation> moe = checkDenseBlocks(model))
-      sink.append({std::move(*moe)});
+    sink.append(checkDerivedBlocks(model));
   if (!sink.empty())
     return violationsError("blockParametersPerRank: invalid model or tp:",
                            sink.take());
@@ -1033,6 +1270,25 @@ blueprint::workload::blockParametersPerRank(const ModelSpec &model,
   if (guard.failed())
     return guard.error("blockParametersPerRank");
   return parameters.total;
+}
+
+/// Why sp_param_grad_sync exists: which replicated parameters' gradients
+/// it all-reduces.
+static std::string sequenceParallelSyncCause(const ModelSpec &model) {
+  std::string replicated = "norm and row-parallel bias gradients are";
+  if (model.hasLatentAttention() && model.moe)
+    replicated = "the gradients of the norms, of multi-head latent "
+                 "attention's duplicated down-projections and of the "
+                 "duplicated router are";
+  else if (model.hasLatentAttention())
+    replicated = "the gradients of the norms and of multi-head latent "
+                 "attention's duplicated down-projections are";
+  else if (model.moe)
+    replicated = "the gradients of the norms and of the duplicated router "
+                 "are";
+  return "sequence parallelism: " + replicated +
+         " partial sums over each rank's sequence shard and are all-reduced "
+         "across the TP group once per iteration";
 }
 
 /// Mixed-precision AdamW over the rank's block parameters (optimizer state
@@ -1066,14 +1322,7 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
         CollectiveKind::AllReduce, tp,
         guard.mul(count, gradBytes, "d_sequence_parallel_params bytes"),
         gradBytes, "d_sequence_parallel_params",
-        model.hasLatentAttention()
-            ? "sequence parallelism: the gradients of the norms and of "
-              "multi-head latent attention's duplicated down-projections "
-              "are partial sums over each rank's sequence shard and are "
-              "all-reduced across the TP group once per iteration"
-            : "sequence parallelism: norm and row-parallel bias gradients "
-              "are partial sums over each rank's sequence shard and are "
-              "all-reduced across the TP group once per iteration"));
+        sequenceParallelSyncCause(model)));
   }
 
   if (guard.failed())

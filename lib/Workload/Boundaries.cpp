@@ -55,12 +55,21 @@ blockParameters(const ModelSpec &model, DataType weightType,
   if (projectionBiases)
     add("b_out", {model.hidden}, std::nullopt);
   add("norm2_gamma", {model.hidden}, std::nullopt);
-  add("w_fc1", {model.hidden, columns.fc1Cols}, 1);
-  if (projectionBiases)
-    add("b_fc1", {columns.fc1Cols}, 0);
-  add("w_fc2", {model.ffnHidden, model.hidden}, 0);
-  if (projectionBiases)
-    add("b_fc2", {model.hidden}, std::nullopt);
+  if (model.moe) {
+    // The router duplicated, every expert split like the dense MLP
+    // (expert parallelism 1); no MLP biases (decoder_moe_c5).
+    int64_t experts = model.moe->experts;
+    add("w_router", {model.hidden, experts}, std::nullopt);
+    add("w_expert_fc1", {experts, model.hidden, columns.expertFc1Cols}, 2);
+    add("w_expert_fc2", {experts, model.moe->expertFfnHidden, model.hidden}, 1);
+  } else {
+    add("w_fc1", {model.hidden, columns.fc1Cols}, 1);
+    if (projectionBiases)
+      add("b_fc1", {columns.fc1Cols}, 0);
+    add("w_fc2", {model.ffnHidden, model.hidden}, 0);
+    if (projectionBiases)
+      add("b_fc2", {model.hidden}, std::nullopt);
+  }
   if (model.norm == NormKind::LayerNorm) {
     add("norm1_beta", {model.hidden}, std::nullopt);
     add("norm2_beta", {model.hidden}, std::nullopt);

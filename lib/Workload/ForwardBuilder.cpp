@@ -61,6 +61,13 @@ RankColumns blueprint::workload::detail::makeRankColumns(const ModelSpec &model,
   columns.fc1Cols = model.activation == ActivationKind::SwiGLU
                         ? guard.mul(2, columns.ffnCols, "fc1 output columns")
                         : columns.ffnCols;
+  if (model.moe) {
+    columns.expertFfnCols = model.moe->expertFfnHidden / tp;
+    columns.expertFc1Cols =
+        model.activation == ActivationKind::SwiGLU
+            ? guard.mul(2, columns.expertFfnCols, "expert fc1 output columns")
+            : columns.expertFfnCols;
+  }
   if (model.hasLatentAttention()) {
     columns.valueCols =
         guard.mul(columns.heads, *model.vHeadDim, "MLA value columns");
@@ -289,6 +296,17 @@ void ForwardBuilder::tpCollectiveOver(llvm::StringRef primitive, Phase phase,
                                       CollectiveKind kind,
                                       llvm::StringRef tensor, int64_t width,
                                       const llvm::Twine &cause) {
+  tpCollectiveOf(primitive, phase, kind, tensor, width, actBytes, cause);
+}
+
+void ForwardBuilder::tpCollectiveOf(llvm::StringRef primitive, Phase phase,
+                                    CollectiveKind kind, llvm::StringRef tensor,
+                                    int64_t width, int64_t elementBytes,
+                                    const llvm::Twine &cause) {
+  auto buffer = [&](int64_t count) {
+    return TensorAccess{tensor.str(),
+                        guard.mul(count, elementBytes, tensor + " bytes")};
+  };
   int64_t full = elements({shape.tokens, width}, tensor);
   int64_t shard = full / shape.tp;
   bool reduces = collectiveReduces(kind);
@@ -300,15 +318,15 @@ void ForwardBuilder::tpCollectiveOver(llvm::StringRef primitive, Phase phase,
                                  phase,
                                  Engine::Collective,
                                  ops,
-                                 {activation(tensor, readElements)},
-                                 {activation(tensor, writeElements)},
+                                 {buffer(readElements)},
+                                 {buffer(writeElements)},
                                  cause});
   CollectiveFacts facts;
   facts.kind = kind;
   facts.reduction = reduces ? ReductionKind::Sum : ReductionKind::None;
   facts.participants = shape.tp;
   facts.messageBytes =
-      guard.mul(full, actBytes, (primitive + " message bytes").str());
+      guard.mul(full, elementBytes, (primitive + " message bytes").str());
   invocation.collective = facts;
 }
 
@@ -815,6 +833,22 @@ std::vector<TensorAccess> ForwardBuilder::fc1Reads(int64_t inputElements) {
 /// MLP half of the forward (SeqSel Sec. 4.1, Fig. 4 and 5).
 void ForwardBuilder::forwardMlp() {
   norm(primitive::kNorm2, "h_attn", "x_norm2", StashRole::Kept);
+  if (model.moe)
+    forwardExperts();
+  else
+    forwardDenseMlp();
+  rowParallelTail(/*collectivePrimitive=*/primitive::kMLPTPG,
+                  /*biasPrimitive=*/primitive::kFC2Bias,
+                  /*partial=*/"mlp_proj", /*bias=*/"b_fc2",
+                  /*biased=*/"mlp_out",
+                  /*dropoutPrimitive=*/primitive::kMLPDropout,
+                  /*dropoutMask=*/"mlp_dropout_mask",
+                  /*residualPrimitive=*/primitive::kMLPResidual,
+                  /*skip=*/"h_attn",
+                  /*residualOutput=*/"y");
+}
+
+void ForwardBuilder::forwardDenseMlp() {
   if (hasCollectives() && shape.sequenceParallel)
     tpCollective(primitive::kMLPTPF, run.phase, CollectiveKind::AllGather,
                  "x_norm2",
@@ -865,16 +899,177 @@ void ForwardBuilder::forwardMlp() {
        "forward of fc2: row-parallel MLP down-projection (partial sums when "
        "tp > 1)"});
   stash(*invocation, activation("act_out", actElements), StashRole::Kept);
+}
 
-  rowParallelTail(/*collectivePrimitive=*/primitive::kMLPTPG,
-                  /*biasPrimitive=*/primitive::kFC2Bias,
-                  /*partial=*/"mlp_proj", /*bias=*/"b_fc2",
-                  /*biased=*/"mlp_out",
-                  /*dropoutPrimitive=*/primitive::kMLPDropout,
-                  /*dropoutMask=*/"mlp_dropout_mask",
-                  /*residualPrimitive=*/primitive::kMLPResidual,
-                  /*skip=*/"h_attn",
-                  /*residualOutput=*/"y");
+void ForwardBuilder::forwardExperts() {
+  const MixtureOfExperts &moe = *model.moe;
+  int64_t experts = moe.experts;
+  ExpertRouting pairs = routing();
+  int64_t localInput = elements({shape.localTokens, shape.hidden}, "x_norm2");
+  int64_t localRouting = routingElements(shape.localTokens, "router_logits");
+
+  // The router (Megatron-Core TopKRouter, not TP-split) on this rank's rows.
+  Invocation *invocation = &emit(
+      {primitive::kRouter,
+       run.phase,
+       Engine::Matmul,
+       linearOps(opsName(primitive::kRouter), shape.localTokens, shape.hidden,
+                 experts),
+       {activation("x_norm2", localInput),
+        weight("w_router", elements({shape.hidden, experts}, "w_router"))},
+       {activation("router_logits", localRouting)},
+       "forward of router: the logits of the " + llvm::Twine(experts) +
+           " experts for this rank's rows of x_norm2 (the router "
+           "weight is duplicated on every TP rank)"});
+  stash(*invocation, activation("x_norm2", localInput), StashRole::Kept);
+
+  invocation =
+      &emit({primitive::kRouterSoftmax,
+             run.phase,
+             Engine::Vector,
+             rowwiseOps(opsName(primitive::kRouterSoftmax), shape.localTokens,
+                        experts, opcount::kRouterSoftmaxForwardPerElement,
+                        opcount::kRouterSoftmaxForwardPerRow),
+             {activation("router_logits", localRouting)},
+             {activation("router_scores", localRouting)},
+             "forward of router_softmax: softmax of each row's expert logits"});
+  stash(*invocation, activation("router_scores", localRouting),
+        StashRole::Kept);
+
+  int64_t k = moe.expertsPerToken;
+  int64_t perCandidate =
+      guard.mul(k, opcount::kTopKPerCandidatePerPass, "top-k passes");
+  int64_t perRow = guard.mul(k, opcount::kTopKRenormalisePerSelected,
+                             "top-k renormalisation");
+  invocation = &emit(
+      {primitive::kRouterTopK,
+       run.phase,
+       Engine::Vector,
+       rowwiseOps(opsName(primitive::kRouterTopK), shape.localTokens, experts,
+                  perCandidate, perRow),
+       {activation("router_scores", localRouting)},
+       {activation("routing_probs", localRouting),
+        mask("routing_map", localRouting)},
+       "forward of router_topk: " + llvm::Twine(k) +
+           " passes of an expert-wide max select each row's experts, whose "
+           "scores are renormalised to sum to 1 (routing_probs, zero "
+           "elsewhere; routing_map marks the selection)"});
+  stash(*invocation, activation("routing_probs", localRouting),
+        StashRole::Kept);
+  stash(*invocation, mask("routing_map", localRouting), StashRole::Kept);
+
+  // Megatron-Core MoEAllGatherTokenDispatcher: the routing map, the
+  // probabilities and the hidden states are gathered over the TP group, so
+  // every rank routes every token of the micro-batch.
+  bool gathered = hasCollectives() && shape.sequenceParallel;
+  if (gathered) {
+    tpCollectiveOf(primitive::kRoutingMapTPF, run.phase,
+                   CollectiveKind::AllGather, "routing_map", experts,
+                   /*elementBytes=*/1,
+                   "sequence parallelism: all-gather the routing map (one "
+                   "byte per token and expert) so every rank routes every "
+                   "token");
+    tpCollectiveOver(primitive::kRoutingProbsTPF, run.phase,
+                     CollectiveKind::AllGather, "routing_probs", experts,
+                     "sequence parallelism: all-gather the routing "
+                     "probabilities for the combine");
+    tpCollective(primitive::kMLPTPF, run.phase, CollectiveKind::AllGather,
+                 "x_norm2",
+                 "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
+                 "sequence-sharded x_norm2 so the experts see the whole "
+                 "sequence");
+  }
+
+  int64_t routingAll = routingElements(shape.tokens, "routing_probs");
+  int64_t pairRows = elements({pairs.processed, shape.hidden}, "permuted");
+  int64_t fc1Elements =
+      elements({pairs.processed, shape.expertFc1Cols}, "expert_fc1_out");
+  int64_t actElements =
+      elements({pairs.processed, shape.expertFfnCols}, "expert_act_out");
+  std::string dropped = pairs.dropped == 0
+                            ? std::string()
+                            : (", " + llvm::Twine(pairs.dropped) +
+                               " pairs dropped by the capacity of " +
+                               llvm::Twine(pairs.capacity) + " per expert")
+                                  .str();
+  emit({primitive::kMoEPermute,
+        run.phase,
+        Engine::Vector,
+        0,
+        {activation("x_norm2", pairRows), mask("routing_map", routingAll)},
+        {activation("permuted_tokens", pairRows)},
+        "forward of moe_permute: the rows of x_norm2 copied into expert "
+        "order, one per processed token-expert pair (" +
+            llvm::Twine(pairs.processed) + " of " + llvm::Twine(pairs.pairs) +
+            dropped + ")"});
+
+  invocation = &emit(
+      {primitive::kExpertFC1,
+       run.phase,
+       Engine::Matmul,
+       linearOps(opsName(primitive::kExpertFC1), pairs.processed, shape.hidden,
+                 shape.expertFc1Cols),
+       {activation("permuted_tokens", pairRows),
+        weight("w_expert_fc1", elements({pairs.activeExperts, shape.hidden,
+                                         shape.expertFc1Cols},
+                                        "w_expert_fc1"))},
+       {activation("expert_fc1_out", fc1Elements)},
+       "forward of expert_fc1: column-parallel up-projections of the " +
+           llvm::Twine(pairs.activeExperts) +
+           " experts that receive tokens, each on its token rows"});
+  stash(*invocation, activation("permuted_tokens", pairRows), StashRole::Kept);
+
+  invocation = &emit(
+      {primitive::kExpertActivation,
+       run.phase,
+       Engine::Vector,
+       elementwiseOps(opsName(primitive::kExpertActivation), actElements,
+                      activationOpsPerElement(model.activation,
+                                              /*inputGradient=*/false)),
+       {activation("expert_fc1_out", fc1Elements)},
+       {activation("expert_act_out", actElements)},
+       "forward of expert_activation: " + stringifyEnum(model.activation) +
+           " of expert_fc1_out"});
+  stash(*invocation, activation("expert_fc1_out", fc1Elements),
+        StashRole::Kept);
+
+  invocation = &emit(
+      {primitive::kExpertFC2,
+       run.phase,
+       Engine::Matmul,
+       linearOps(opsName(primitive::kExpertFC2), pairs.processed,
+                 shape.expertFfnCols, shape.hidden),
+       {activation("expert_act_out", actElements),
+        weight("w_expert_fc2", elements({pairs.activeExperts,
+                                         shape.expertFfnCols, shape.hidden},
+                                        "w_expert_fc2"))},
+       {activation("expert_out", pairRows)},
+       "forward of expert_fc2: row-parallel down-projections of the experts "
+       "that receive tokens (partial sums when tp > 1)"});
+  stash(*invocation, activation("expert_act_out", actElements),
+        StashRole::Kept);
+
+  int64_t outputElements = elements({shape.tokens, shape.hidden}, "mlp_proj");
+  invocation = &emit(
+      {primitive::kMoECombine,
+       run.phase,
+       Engine::Vector,
+       elementwiseOps(opsName(primitive::kMoECombine), pairRows,
+                      opcount::kCombinePerElement),
+       {activation("expert_out", pairRows),
+        activation("routing_probs", routingAll),
+        mask("routing_map", routingAll)},
+       {activation("mlp_proj", outputElements)},
+       "forward of moe_combine: each token's expert outputs weighted by its "
+       "routing probabilities and summed back in token order (partial sums "
+       "when tp > 1)"});
+  stash(*invocation, activation("expert_out", pairRows), StashRole::Kept);
+  // Without the gathers, the routing tensors are those router_topk kept.
+  if (gathered) {
+    stash(*invocation, activation("routing_probs", routingAll),
+          StashRole::Kept);
+    stash(*invocation, mask("routing_map", routingAll), StashRole::Kept);
+  }
 }
 
 llvm::Expected<BlockWork> ForwardBuilder::finish(llvm::StringRef who) {

@@ -82,6 +82,11 @@ struct RankColumns {
   /// output columns, heads * (qk_nope_head_dim + v_head_dim).
   int64_t latentCacheCols = 0;
   int64_t keyValueUpCols = 0;
+  /// Mixture-of-experts only: one expert's activation output
+  /// expert_ffn_hidden/tp and its fc1 output, twice that for SwiGLU (every
+  /// expert tensor-parallel like the dense MLP, expert parallelism 1).
+  int64_t expertFfnCols = 0;
+  int64_t expertFc1Cols = 0;
 };
 
 /// Column counts of one TP rank of tp. Under multi-head latent attention the
@@ -282,6 +287,11 @@ protected:
   void tpCollectiveOver(llvm::StringRef primitive, Phase phase,
                         CollectiveKind kind, llvm::StringRef tensor,
                         int64_t width, const llvm::Twine &cause);
+  /// The same at `elementBytes` per element (a one-byte routing map).
+  void tpCollectiveOf(llvm::StringRef primitive, Phase phase,
+                      CollectiveKind kind, llvm::StringRef tensor,
+                      int64_t width, int64_t elementBytes,
+                      const llvm::Twine &cause);
 
   bool hasCollectives() const { return shape.tp > 1; }
 
@@ -349,7 +359,24 @@ protected:
   void attentionCoreOf(AttentionOperands operands);
   std::string softmaxCause() const;
   void attentionOutput();
+  /// norm2, the dense MLP or the MoE block's experts, and the row-parallel
+  /// tail into the residual stream.
   void forwardMlp();
+  void forwardDenseMlp();
+  /// The MoE block's MLP (docs/WorkAlgebra.md, "Mixture-of-experts"): the
+  /// router on this rank's rows, the all-gathers of the routing and of
+  /// x_norm2 under sequence parallelism, the permute into expert order, the
+  /// experts' fc1, activation and fc2 on their token rows, and the combine.
+  void forwardExperts();
+  /// The balanced routing of this run's tokens.
+  ExpertRouting routing() {
+    return balancedRouting(*model.moe, shape.tokens, guard);
+  }
+  /// Elements of the routing probabilities (or the routing map) over `rows`
+  /// tokens: rows x E.
+  int64_t routingElements(int64_t rows, llvm::StringRef what) {
+    return elements({rows, model.moe->experts}, what);
+  }
   /// fc1's reads: its input, its weight and, if the model has one, its
   /// bias.
   std::vector<TensorAccess> fc1Reads(int64_t inputElements);

@@ -47,6 +47,11 @@ void blueprint::workload::detail::requireTensorParallelSplits(
                       labels.ffnHidden);
   if (!labels.vocab.empty())
     sink.requireDivides(model.vocab, "vocab", tp, "tp", labels.vocab);
+  // Every expert is tensor-parallel like the dense MLP (expert parallelism
+  // 1): fc1 column-parallel and fc2 row-parallel over expert_ffn_hidden.
+  if (model.moe)
+    sink.requireDivides(model.moe->expertFfnHidden, "expert_ffn_hidden", tp,
+                        "tp", "decoder_moe_c3");
 }
 
 void blueprint::workload::detail::requireContextParallelSplits(
@@ -370,6 +375,17 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
                      stringifyEnum(mapping.tpComm) +
                      ": its duplicated down-projections run on each rank's "
                      "sequence shard");
+  // Megatron-Core's MoELayer refuses to train experts under tensor
+  // parallelism without sequence parallelism (docs/WorkAlgebra.md,
+  // "Mixture-of-experts"); its router runs on the rank's sequence shard.
+  if (model.moe && mapping.tp > 1)
+    sink.require(
+        mapping.tpComm == TPCommMode::ReduceScatterAllGather, "decoder_moe_c2",
+        "mixture-of-experts training under tp = " + llvm::Twine(mapping.tp) +
+            " needs tp_comm = reduce_scatter_all_gather (sequence "
+            "parallelism), got " +
+            stringifyEnum(mapping.tpComm) +
+            ": the router runs on each rank's sequence shard");
   if (model.hasLatentAttention() && mapping.tp > 0) {
     // sp_param_grad_sync all-reduces the sequence-parallel parameters'
     // gradients, a message that must split into whole elements over the TP
@@ -434,24 +450,40 @@ RunViolations blueprint::workload::checkRun(
   if (violations.empty())
     violations.composition = checkComposition();
   if (violations.empty())
-    if (std::optional<RuleViolation> moe = checkDenseBlocks(model))
-      violations.composition.push_back(std::move(*moe));
+    violations.composition = checkDerivedBlocks(model);
   return violations;
 }
 
-std::optional<RuleViolation>
-blueprint::workload::checkDenseBlocks(const ModelSpec &model) {
-  // The work algebra derives one block kind, the dense one; until it derives
-  // the router, the expert MLPs and their dispatch, a model with experts is
-  // refused rather than derived as if it were dense.
+std::vector<RuleViolation>
+blueprint::workload::checkDerivedBlocks(const ModelSpec &model) {
+  RuleSink sink;
   if (!model.moe)
-    return std::nullopt;
-  return RuleViolation{
-      "decoder_moe_c1",
-      "the model has mixture-of-experts blocks (experts = " +
-          std::to_string(model.moe->experts) +
-          ") and the work algebra derives dense blocks only: training "
-          "and inference runs of MoE models are not derived yet"};
+    return sink.take();
+  const MixtureOfExperts &moe = *model.moe;
+  // The work algebra derives one block kind per run: the dense block, or the
+  // MoE block when every block has experts. Per-layer kinds (DeepSeek's
+  // first dense blocks, a layer frequency above 1) are not derived yet and
+  // are refused rather than derived as if every block were of one kind.
+  int64_t expertBlocks = moe.expertBlocks(model.blocks);
+  sink.require(
+      expertBlocks == model.blocks, "decoder_moe_c1",
+      "the model mixes block kinds: " + llvm::Twine(expertBlocks) + " of its " +
+          llvm::Twine(model.blocks) +
+          " blocks have experts (first_dense_blocks = " +
+          llvm::Twine(moe.firstDenseBlocks) +
+          ", moe_layer_frequency = " + llvm::Twine(moe.layerFrequency) +
+          ") and the work algebra derives one block kind per run: "
+          "every block an MoE block or none");
+  sink.require(moe.sharedExperts == 0, "decoder_moe_c4",
+               "shared_experts = " + llvm::Twine(moe.sharedExperts) +
+                   ": the work of shared experts is not derived yet; the "
+                   "MoE block is derived with routed experts only");
+  sink.require(!model.hasOutputAndMLPBiases(), "decoder_moe_c5",
+               "linear_bias = " + stringifyEnum(model.linearBias) +
+                   " gives the experts' MLPs biases, whose work is not "
+                   "derived yet: an MoE block needs linear_bias = none or "
+                   "qkv");
+  return sink.take();
 }
 
 RunViolations

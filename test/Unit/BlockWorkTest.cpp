@@ -1840,28 +1840,31 @@ TEST(BlockWorkDiagnostics, Spellings) {
   EXPECT_EQ(stringifyEnum(Cadence::PerIteration), "per_iteration");
 }
 
-// A model with experts has no dense per-block parameter count: the count is
-// refused by decoder_moe_c1, the rule that refuses the runs, and the same
-// model without experts is counted.
-TEST(BlockParameters, MixtureOfExpertsIsRefused) {
+// A model whose blocks mix kinds has no per-block parameter count: the
+// count is refused by decoder_moe_c1, the rule that refuses the runs, and
+// the same model with experts in every block is counted.
+TEST(BlockParameters, MixedBlockKindsAreRefused) {
   ModelSpec model = gptModel(kShapes[4]);
+  model.linearBias = LinearBias::None;
   MixtureOfExperts moe;
   moe.experts = 8;
   moe.expertsPerToken = 2;
   moe.expertFfnHidden = model.ffnHidden;
+  moe.firstDenseBlocks = 1;
   model.moe = moe;
   MappingSpec mapping =
       mappingFor(2, TPCommMode::AllReduce, RecomputePolicy::None);
   llvm::Expected<int64_t> refused = blockParametersPerRank(model, mapping);
   ASSERT_FALSE(static_cast<bool>(refused));
   std::string message = llvm::toString(refused.takeError());
-  EXPECT_NE(message.find("[decoder_moe_c1] the model has mixture-of-experts "
-                         "blocks (experts = 8)"),
+  EXPECT_NE(message.find("[decoder_moe_c1] the model mixes block kinds: 3 of "
+                         "its 4 blocks have experts"),
             std::string::npos)
       << message;
-  model.moe = std::nullopt;
-  llvm::Expected<int64_t> dense = blockParametersPerRank(model, mapping);
-  ASSERT_TRUE(static_cast<bool>(dense)) << llvm::toString(dense.takeError());
+  model.moe->firstDenseBlocks = 0;
+  llvm::Expected<int64_t> uniform = blockParametersPerRank(model, mapping);
+  ASSERT_TRUE(static_cast<bool>(uniform))
+      << llvm::toString(uniform.takeError());
 }
 
 } // namespace

@@ -415,6 +415,83 @@ TEST(ModelQuantities, LatentAttentionFlopsPerTokenAreSixNPlusTheAttentionTerm) {
     }
 }
 
+// A model whose every block is a mixture of experts (docs/WorkAlgebra.md,
+// "Mixture-of-experts"): per token the matmul work is that of its active
+// parameters, the router's h x E and k experts' fc1 and fc2, so the same
+// 6 N + attention identity holds with N the active matmul weights
+// (dropless routing: every one of the k T pairs is processed). The router
+// runs on each TP rank's sequence shard, so over the TP group it counts
+// once.
+TEST(ModelQuantities,
+     MixtureOfExpertsFlopsPerTokenAreSixActiveNPlusTheAttentionTerm) {
+  for (ActivationKind activation :
+       {ActivationKind::SwiGLU, ActivationKind::GeLU})
+    for (int64_t t : {1, 2, 4}) {
+      int64_t h = 256, a = 8, E = 8, k = 2, f = 384;
+      ModelSpec model = gpt(h, a, 4);
+      model.activation = activation;
+      model.norm = NormKind::RMSNorm;
+      model.linearBias = LinearBias::None;
+      MixtureOfExperts moe;
+      moe.experts = E;
+      moe.expertsPerToken = k;
+      moe.expertFfnHidden = f;
+      model.moe = moe;
+      int64_t B = 8, s = model.seqLength, L = model.blocks, V = model.vocab;
+      int64_t d = model.headDim;
+      int64_t fc1 = activation == ActivationKind::SwiGLU ? 2 * f : f;
+      int64_t active = h * E + k * (h * fc1 + f * h);
+      int64_t matmulWeights = L * (4 * h * a * d + active) + V * h;
+      SCOPED_TRACE("t=" + std::to_string(t) + " " +
+                   stringifyEnum(activation).str());
+      ModelQuantities quantities = valueOrFail(deriveModelQuantities(
+          planWork(model, mixedPrecision(B, 1),
+                   mapping(t, 1, 1, 1,
+                           t > 1 ? TPCommMode::ReduceScatterAllGather
+                                 : TPCommMode::AllReduce,
+                           RecomputePolicy::Selective))));
+      llvm::APInt expected =
+          wide(B * s) * wide(6 * matmulWeights + 12 * L * s * a * d);
+      EXPECT_EQ(quantities.flops.model, expected)
+          << toDecimal(quantities.flops.model) << " != " << toDecimal(expected);
+    }
+}
+
+// Mixtral-8x7B: its published active count per token, 12,879,925,248
+// (HuggingFaceMoETest), less what no matmul multiplies (the embedding
+// table, 32000 x 4096, and the 2 x 32 + 1 RMSNorm weights of 4096), is the
+// N of the model FLOPs per token, 6 N plus 12 L s a d of attention.
+TEST(ModelQuantities, MixtralFlopsPerTokenFollowItsPublishedActiveCount) {
+  ModelSpec model = gpt(4096, 32, 32);
+  model.kvHeads = 8;
+  model.headDim = 128;
+  model.ffnHidden = 14336;
+  model.seqLength = 4096;
+  model.maxPositions = 32768;
+  model.vocab = 32000;
+  model.norm = NormKind::RMSNorm;
+  model.activation = ActivationKind::SwiGLU;
+  model.linearBias = LinearBias::None;
+  model.positionEmbedding = PositionEmbedding::Rotary;
+  model.tiedEmbeddings = false;
+  MixtureOfExperts moe;
+  moe.experts = 8;
+  moe.expertsPerToken = 2;
+  moe.expertFfnHidden = 14336;
+  model.moe = moe;
+  int64_t activeParameters = 12'879'925'248;
+  int64_t matmulWeights = activeParameters - 32000 * 4096 - (2 * 32 + 1) * 4096;
+  int64_t B = 8, s = 4096, L = 32, a = 32, d = 128;
+  ModelQuantities quantities = valueOrFail(deriveModelQuantities(
+      planWork(model, mixedPrecision(B, 1),
+               mapping(8, 1, 1, 1, TPCommMode::ReduceScatterAllGather,
+                       RecomputePolicy::Selective))));
+  llvm::APInt expected =
+      wide(B * s) * wide(6 * matmulWeights + 12 * L * s * a * d);
+  EXPECT_EQ(quantities.flops.model, expected)
+      << toDecimal(quantities.flops.model) << " != " << toDecimal(expected);
+}
+
 TEST(ModelQuantities, FlopsPastInt64AreExact) {
   // The 1T model at four times SeqSel's batch: 2.6e19 FLOPs per iteration.
   int64_t B = 2048, L = 128, s = 2048, h = 25600, V = 51200;

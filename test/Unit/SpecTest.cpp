@@ -1,6 +1,7 @@
 //===- SpecTest.cpp - Composition rules of the three contracts ------------===//
 
 #include "Blueprint/Workload/Spec.h"
+#include "Blueprint/Workload/Inference.h"
 
 #include "SmallRuns.h"
 
@@ -423,13 +424,72 @@ TEST(MixtureOfExperts, RulesAndTheRunRefusal) {
                 [](MixtureOfExperts &m) { m.imbalancePercent = INT64_MAX; }),
             "transformer_model_c16");
 
-  // A valid MoE model composes with a valid run and is then refused as a
-  // whole, by the one rule every derivation checks.
-  RunViolations violations =
-      checkTrainingRun(model, trainingWith(8, 1), mappingWith(1, 1, 1));
-  ASSERT_EQ(violations.composition.size(), 1u);
-  EXPECT_EQ(violations.composition.front().rule, "decoder_moe_c1");
+  // A valid MoE model composes with a valid run once it is of the derived
+  // kind: every block with experts (c1), no shared experts (c4), no MLP
+  // biases (c5). Each of the three alone is refused by its rule, after every
+  // other rule holds.
+  auto derivedBlockRules = [&model](void (*edit)(ModelSpec &)) {
+    ModelSpec edited = model;
+    edit(edited);
+    std::vector<std::string> rules;
+    for (const RuleViolation &violation :
+         checkTrainingRun(edited, trainingWith(8, 1), mappingWith(1, 1, 1))
+             .all())
+      rules.push_back(violation.rule);
+    return rules;
+  };
+  using Rules = std::vector<std::string>;
+  EXPECT_EQ(derivedBlockRules([](ModelSpec &m) {}), Rules{"decoder_moe_c5"});
+  model.linearBias = LinearBias::None;
+  EXPECT_EQ(derivedBlockRules([](ModelSpec &m) {}), Rules{});
+  EXPECT_EQ(
+      derivedBlockRules([](ModelSpec &m) { m.moe->firstDenseBlocks = 3; }),
+      Rules{"decoder_moe_c1"});
+  EXPECT_EQ(derivedBlockRules([](ModelSpec &m) { m.moe->layerFrequency = 2; }),
+            Rules{"decoder_moe_c1"});
+  EXPECT_EQ(derivedBlockRules([](ModelSpec &m) { m.moe->sharedExperts = 1; }),
+            Rules{"decoder_moe_c4"});
+  EXPECT_EQ(derivedBlockRules(
+                [](ModelSpec &m) { m.linearBias = LinearBias::QKVOnly; }),
+            Rules{});
   model.moe = std::nullopt;
   EXPECT_TRUE(checkTrainingRun(model, trainingWith(8, 1), mappingWith(1, 1, 1))
                   .empty());
+}
+
+TEST(MixtureOfExperts, TensorParallelRules) {
+  ModelSpec model = smallModel();
+  model.linearBias = LinearBias::None;
+  MixtureOfExperts moe;
+  moe.experts = 8;
+  moe.expertsPerToken = 2;
+  moe.expertFfnHidden = 1024;
+  model.moe = moe;
+  auto trainingRules = [&](const MappingSpec &mapping) {
+    std::vector<std::string> rules;
+    for (const RuleViolation &violation :
+         checkTrainingRun(model, trainingWith(8, 1), mapping).all())
+      rules.push_back(violation.rule);
+    return rules;
+  };
+  using Rules = std::vector<std::string>;
+  MappingSpec tp2 = mappingWith(2, 1, 1);
+  tp2.tpComm = TPCommMode::AllReduce;
+  // Training experts under tp > 1 needs sequence parallelism (c2).
+  EXPECT_EQ(trainingRules(tp2), Rules{"decoder_moe_c2"});
+  tp2.tpComm = TPCommMode::ReduceScatterAllGather;
+  EXPECT_EQ(trainingRules(tp2), Rules{});
+  // expert_ffn_hidden splits over tp (c3), for serving too.
+  model.moe->expertFfnHidden = 1021;
+  EXPECT_EQ(trainingRules(tp2), Rules{"decoder_moe_c3"});
+  InferenceSpec inference;
+  inference.batch = 8;
+  inference.promptLength = 16;
+  inference.generatedTokens = 4;
+  MappingSpec serving = mappingWith(2, 1, 1);
+  serving.tpComm = TPCommMode::AllReduce;
+  std::vector<RuleViolation> violations =
+      checkInferenceRun(model, inference, serving).all();
+  ASSERT_FALSE(violations.empty());
+  EXPECT_EQ(violations.front().rule, "decoder_moe_c3");
 }

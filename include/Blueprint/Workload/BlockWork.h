@@ -18,6 +18,7 @@
 #ifndef BLUEPRINT_WORKLOAD_BLOCKWORK_H
 #define BLUEPRINT_WORKLOAD_BLOCKWORK_H
 
+#include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/Spec.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -120,6 +121,39 @@ inline constexpr int64_t kResidualGradPerElement = 1;
 /// mhat/(.) 1, +lambda*w 2, w -= lr*(.) 2. The per-step scalars (1-b1,
 /// bias corrections c1, c2) are computed once per tensor, not per parameter.
 inline constexpr int64_t kAdamWPerParameter = 16;
+/// Router softmax over the E expert logits of a token (no scale, no mask),
+/// per logit: running max 1, subtract max 1, exp 1, sum 1, normalise 1.
+inline constexpr int64_t kRouterSoftmaxForwardPerElement = 5;
+/// Router softmax forward, per token: reciprocal of the sum 1.
+inline constexpr int64_t kRouterSoftmaxForwardPerRow = 1;
+/// Router softmax input gradient dx = y*(dy - sum(dy*y)), per logit: dy*y 1,
+/// sum 1, subtract 1, *y 1.
+inline constexpr int64_t kRouterSoftmaxInputGradPerElement = 4;
+/// Top-k selection as k passes of an E-wide max over the candidates not yet
+/// taken, per candidate per pass: compare-select 1.
+inline constexpr int64_t kTopKPerCandidatePerPass = 1;
+/// Top-k renormalisation w_i = p_i / sum_j p_j, per selected expert: the sum
+/// 1 (k - 1 additions, counted as k onto an initial zero) and the division
+/// 1.
+inline constexpr int64_t kTopKRenormalisePerSelected = 2;
+/// Renormalisation input gradient dp_i = (dw_i - sum_j w_j dw_j) / S, per
+/// selected expert: w_j*dw_j 1, sum 1, subtract 1, divide 1.
+inline constexpr int64_t kTopKRenormaliseInputGradPerSelected = 4;
+/// Combine, per element of each processed token-expert pair's output: the
+/// multiply by the routing weight 1 and the scatter-add into the token's
+/// output 1 (Megatron-Core unpermute: probs times the permuted tokens,
+/// scatter_add into zeros).
+inline constexpr int64_t kCombinePerElement = 2;
+/// Combine input gradient of the expert outputs, per element of each pair:
+/// the token's output gradient times the routing weight 1.
+inline constexpr int64_t kCombineInputGradPerElement = 1;
+/// Combine gradient of the routing weights, per element of each pair: the
+/// multiply-add of the output gradient and the expert output onto the
+/// pair's gradient 2 (a length-h dot product, linearOps' convention).
+inline constexpr int64_t kCombineWeightGradPerElement = 2;
+/// Unpermute of the input gradient, per element of each pair: the
+/// scatter-add of the pair's gradient into its token's row 1.
+inline constexpr int64_t kPermuteInputGradPerElement = 1;
 } // namespace opcount
 
 /// One logical tensor read or written by an invocation, at the bytes this
@@ -321,6 +355,30 @@ llvm::Expected<Invocation> deriveAdamWStep(int64_t parameters,
                                            const TrainingSpec &training,
                                            llvm::StringRef primitive,
                                            llvm::StringRef cause);
+
+/// How balanced routing spreads the token-expert pairs of one MoE block
+/// over its experts (docs/WorkAlgebra.md, "Mixture-of-experts"): k * tokens
+/// pairs, each expert receiving the floor or the ceiling of
+/// k * tokens / E, at most `capacity` of them processed.
+struct ExpertRouting {
+  /// k * tokens.
+  int64_t pairs = 0;
+  /// Pairs an expert may process, ceil(C * k * tokens / (100 * E)) under a
+  /// capacity factor C; `pairs` when routing is dropless.
+  int64_t capacity = 0;
+  /// Pairs the experts process: sum over experts of min(load, capacity).
+  int64_t processed = 0;
+  /// Pairs dropped by the capacity, pairs - processed.
+  int64_t dropped = 0;
+  /// Experts that receive at least one pair and read their weights:
+  /// min(E, pairs).
+  int64_t activeExperts = 0;
+};
+
+/// The balanced routing of `tokens` tokens over the experts of `moe`;
+/// every count goes through `guard`.
+ExpertRouting balancedRouting(const MixtureOfExperts &moe, int64_t tokens,
+                              OverflowGuard &guard);
 
 /// Parameters of one block held by one TP rank: column-parallel weights and
 /// biases (qkv_proj, fc1; under multi-head latent attention q_b_proj or

@@ -20,7 +20,8 @@ namespace blueprint::workload::primitive {
 // X(constant, id): every primitive, in the order a training block emits
 // them, then inference's, then the model level's, then the model edges'
 // (EdgeWork.h), then those multi-head latent attention's block emits in
-// place of qkv_proj and its collectives.
+// place of qkv_proj and its collectives, then those a mixture-of-experts
+// block emits in place of the dense MLP.
 #define BLUEPRINT_WORKLOAD_PRIMITIVES(X)                                       \
   X(kNorm1, "norm1")                                                           \
   X(kAttnTPF, "attn_tp_f")                                                     \
@@ -90,7 +91,17 @@ namespace blueprint::workload::primitive {
   X(kQBWgradGather, "q_b_wgrad_gather")                                        \
   X(kQWgradGather, "q_wgrad_gather")                                           \
   X(kQAbsorb, "q_absorb")                                                      \
-  X(kVAbsorb, "v_absorb")
+  X(kVAbsorb, "v_absorb")                                                      \
+  X(kRouter, "router")                                                         \
+  X(kRouterSoftmax, "router_softmax")                                          \
+  X(kRouterTopK, "router_topk")                                                \
+  X(kRoutingProbsTPF, "routing_probs_tp_f")                                    \
+  X(kRoutingMapTPF, "routing_map_tp_f")                                        \
+  X(kMoEPermute, "moe_permute")                                                \
+  X(kExpertFC1, "expert_fc1")                                                  \
+  X(kExpertActivation, "expert_activation")                                    \
+  X(kExpertFC2, "expert_fc2")                                                  \
+  X(kMoECombine, "moe_combine")
 
 #define BLUEPRINT_WORKLOAD_PRIMITIVE_CONSTANT(constant, id)                    \
   inline constexpr llvm::StringLiteral constant = id;

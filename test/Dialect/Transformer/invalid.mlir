@@ -609,8 +609,56 @@ transformer.decoder_training @m
 
 // -----
 
-// decoder_moe_c1: a valid MoE model composes but its run is not derived yet
-// expected-error @+1 {{decoder_moe_c1: the model has mixture-of-experts blocks (experts = 8) and the work algebra derives dense blocks only: training and inference runs of MoE models are not derived yet}}
+// decoder_moe_c1: DeepSeek's layout, 3 dense blocks before the MoE blocks,
+// mixes block kinds, which no run derives yet.
+// expected-error @+1 {{decoder_moe_c1: the model mixes block kinds: 5 of its 8 blocks have experts (first_dense_blocks = 3, moe_layer_frequency = 1) and the work algebra derives one block kind per run: every block an MoE block or none}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2, first_dense_blocks = 3>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_moe_c1: every other block with experts mixes block kinds too.
+// expected-error @+1 {{decoder_moe_c1: the model mixes block kinds: 4 of its 8 blocks have experts (first_dense_blocks = 0, moe_layer_frequency = 2)}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2, moe_layer_frequency = 2>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_moe_c2: MoE training under tp > 1 needs sequence parallelism
+// (Megatron-Core MoELayer).
+// expected-error @+1 {{decoder_moe_c2: mixture-of-experts training under tp = 2 needs tp_comm = reduce_scatter_all_gather (sequence parallelism), got all_reduce: the router runs on each rank's sequence shard}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_moe_c3: each expert is split over tp like the dense MLP.
+// expected-error @+1 {{decoder_moe_c3: expert_ffn_hidden = 1000 is not divisible by tp = 16}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2, expert_ffn_hidden = 1000>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 16, tp = 16, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_moe_c4: shared experts are not derived yet.
+// expected-error @+1 {{decoder_moe_c4: shared_experts = 1: the work of shared experts is not derived yet; the MoE block is derived with routed experts only}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2, shared_experts = 1>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_moe_c5: the experts' MLP biases are not derived yet (linear_bias
+// defaults to all).
+// expected-error @+1 {{decoder_moe_c5: linear_bias = all gives the experts' MLPs biases, whose work is not derived yet: an MoE block needs linear_bias = none or qkv}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, expert_imbalance_percent = 400>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>

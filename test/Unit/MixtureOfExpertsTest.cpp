@@ -1,0 +1,377 @@
+//===- MixtureOfExpertsTest.cpp - The work of an MoE block ----------------===//
+//
+// The training and inference work of a block whose MLP is a mixture of
+// experts (docs/WorkAlgebra.md, "Mixture-of-experts") against closed forms
+// written here: the routing by an explicit assignment loop, every MoE
+// primitive's operations and weight reads by hand, the parameters by
+// tensor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Boundaries.h"
+#include "Blueprint/Workload/Inference.h"
+#include "Blueprint/Workload/Primitives.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace blueprint::workload;
+
+namespace {
+
+/// The routing the test expects: pair i goes to expert i mod E (a balanced
+/// assignment), each expert processes at most `capacity` of its pairs.
+struct CountedRouting {
+  int64_t processed = 0;
+  int64_t active = 0;
+};
+
+CountedRouting countRouting(int64_t experts, int64_t k, int64_t tokens,
+                            std::optional<int64_t> capacityPercent) {
+  std::vector<int64_t> load(experts, 0);
+  for (int64_t pair = 0; pair < k * tokens; ++pair)
+    ++load[pair % experts];
+  int64_t capacity = k * tokens;
+  if (capacityPercent) {
+    // ceil(C k T / (100 E)) by counting up.
+    capacity = 0;
+    while (capacity * 100 * experts < *capacityPercent * k * tokens)
+      ++capacity;
+  }
+  CountedRouting counted;
+  for (int64_t received : load) {
+    counted.processed += std::min(received, capacity);
+    counted.active += received > 0 ? 1 : 0;
+  }
+  return counted;
+}
+
+TEST(MixtureOfExperts, BalancedRoutingMatchesAnAssignmentLoop) {
+  for (int64_t experts : {2, 3, 8, 16})
+    for (int64_t k : {1, 2, 3})
+      for (int64_t tokens : {1, 2, 5, 64, 1000})
+        for (std::optional<int64_t> capacity :
+             {std::optional<int64_t>(), std::optional<int64_t>(50),
+              std::optional<int64_t>(100), std::optional<int64_t>(125)}) {
+          if (k > experts)
+            continue;
+          MixtureOfExperts moe;
+          moe.experts = experts;
+          moe.expertsPerToken = k;
+          moe.capacityFactorPercent = capacity;
+          OverflowGuard guard;
+          ExpertRouting routing = balancedRouting(moe, tokens, guard);
+          ASSERT_FALSE(guard.failed());
+          CountedRouting counted = countRouting(experts, k, tokens, capacity);
+          std::string where =
+              "E=" + std::to_string(experts) + " k=" + std::to_string(k) +
+              " T=" + std::to_string(tokens) +
+              " C=" + (capacity ? std::to_string(*capacity) : "none");
+          EXPECT_EQ(routing.pairs, k * tokens) << where;
+          EXPECT_EQ(routing.processed, counted.processed) << where;
+          EXPECT_EQ(routing.dropped, k * tokens - counted.processed) << where;
+          EXPECT_EQ(routing.activeExperts, counted.active) << where;
+          // Dropless and C >= 100 drop nothing under balanced routing.
+          if (!capacity || *capacity >= 100) {
+            EXPECT_EQ(routing.dropped, 0) << where;
+          }
+        }
+}
+
+/// h = 64, a = 4 (d = 16), s = 32, RMSNorm, no biases, E = 8, k = 2,
+/// expert_ffn_hidden = 96.
+ModelSpec smallMoE(ActivationKind activation, std::optional<int64_t> capacity) {
+  ModelSpec model;
+  model.hidden = 64;
+  model.heads = 4;
+  model.kvHeads = 4;
+  model.headDim = 16;
+  model.ffnHidden = 256;
+  model.seqLength = 32;
+  model.maxPositions = 64;
+  model.vocab = 128;
+  model.blocks = 4;
+  model.norm = NormKind::RMSNorm;
+  model.activation = activation;
+  model.linearBias = LinearBias::None;
+  MixtureOfExperts moe;
+  moe.experts = 8;
+  moe.expertsPerToken = 2;
+  moe.expertFfnHidden = 96;
+  moe.capacityFactorPercent = capacity;
+  model.moe = moe;
+  return model;
+}
+
+/// Sum of ops and of the bytes read of `tensor` over the invocations of
+/// `primitive` in `phase`.
+struct Observed {
+  int64_t ops = 0;
+  int64_t invocations = 0;
+  int64_t tensorReads = 0;
+};
+
+Observed observe(const BlockWork &work, llvm::StringRef primitive, Phase phase,
+                 llvm::StringRef tensor = "") {
+  Observed observed;
+  for (const Invocation &invocation : work.invocations) {
+    if (invocation.primitive != primitive || invocation.phase != phase)
+      continue;
+    observed.ops += invocation.ops;
+    ++observed.invocations;
+    for (const TensorAccess &read : invocation.reads)
+      if (read.tensor == tensor)
+        observed.tensorReads += read.bytes;
+  }
+  return observed;
+}
+
+TEST(MixtureOfExperts, TrainingWorkMatchesClosedForms) {
+  for (ActivationKind activation :
+       {ActivationKind::SwiGLU, ActivationKind::GeLU})
+    for (int64_t tp : {1, 2})
+      for (std::optional<int64_t> capacity :
+           {std::optional<int64_t>(), std::optional<int64_t>(50)}) {
+        ModelSpec model = smallMoE(activation, capacity);
+        TrainingSpec training;
+        training.globalBatch = 2;
+        training.microBatch = 2;
+        MappingSpec mapping;
+        mapping.tp = tp;
+        mapping.world = tp;
+        mapping.tpComm =
+            tp > 1 ? TPCommMode::ReduceScatterAllGather : TPCommMode::AllReduce;
+        mapping.recompute = RecomputePolicy::None;
+        llvm::Expected<BlockWork> derived =
+            deriveBlockWork(model, training, mapping);
+        ASSERT_TRUE(static_cast<bool>(derived))
+            << llvm::toString(derived.takeError());
+        const BlockWork &work = *derived;
+        std::string where =
+            stringifyEnum(activation).str() + " tp=" + std::to_string(tp) +
+            " C=" + (capacity ? std::to_string(*capacity) : "none");
+
+        bool swiglu = activation == ActivationKind::SwiGLU;
+        int64_t h = 64, E = 8, k = 2, f = 96 / tp;
+        int64_t fc1 = swiglu ? 2 * f : f;
+        int64_t T = 2 * 32, Tl = T / tp;
+        CountedRouting counted = countRouting(E, k, T, capacity);
+        int64_t P = counted.processed, A = counted.active;
+        int64_t actForward = swiglu ? 5 : 9, actBackward = swiglu ? 12 : 18;
+        // A capacity of 50% keeps ceil(0.5 * 2 * 64 / 8) = 8 of each
+        // expert's 16 pairs.
+        EXPECT_EQ(P, capacity ? 64 : 128) << where;
+
+        struct Expected {
+          llvm::StringRef primitive;
+          Phase phase;
+          int64_t ops;
+          int64_t invocations;
+        };
+        const Expected expected[] = {
+            {primitive::kRouter, Phase::Forward, 2 * Tl * h * E, 1},
+            {primitive::kRouter, Phase::ActivationGrad, 2 * Tl * E * h, 1},
+            {primitive::kRouter, Phase::WeightGrad, 2 * h * Tl * E, 1},
+            {primitive::kRouterSoftmax, Phase::Forward, Tl * (5 * E + 1), 1},
+            {primitive::kRouterSoftmax, Phase::ActivationGrad, Tl * E * 4, 1},
+            {primitive::kRouterTopK, Phase::Forward, Tl * (k * E + 2 * k), 1},
+            {primitive::kRouterTopK, Phase::ActivationGrad, Tl * 4 * k, 1},
+            {primitive::kMoEPermute, Phase::Forward, 0, 1},
+            {primitive::kMoEPermute, Phase::ActivationGrad, P * h, 1},
+            {primitive::kExpertFC1, Phase::Forward, 2 * P * h * fc1, 1},
+            {primitive::kExpertFC1, Phase::ActivationGrad, 2 * P * fc1 * h, 1},
+            {primitive::kExpertFC1, Phase::WeightGrad, 2 * h * P * fc1, 1},
+            {primitive::kExpertActivation, Phase::Forward, P * f * actForward,
+             1},
+            {primitive::kExpertActivation, Phase::ActivationGrad,
+             P * f * actBackward, 1},
+            {primitive::kExpertFC2, Phase::Forward, 2 * P * f * h, 1},
+            {primitive::kExpertFC2, Phase::ActivationGrad, 2 * P * h * f, 1},
+            {primitive::kExpertFC2, Phase::WeightGrad, 2 * f * P * h, 1},
+            // Weighting and summing forward; the experts' and the
+            // probabilities' gradients backward.
+            {primitive::kMoECombine, Phase::Forward, 2 * P * h, 1},
+            {primitive::kMoECombine, Phase::ActivationGrad, P * h + 2 * P * h,
+             1},
+            // Three all-gathers forward and two reduce-scatters backward
+            // under sequence parallelism, none at tp = 1.
+            {primitive::kRoutingMapTPF, Phase::Forward, 0, tp > 1 ? 1 : 0},
+            {primitive::kRoutingProbsTPF, Phase::Forward, 0, tp > 1 ? 1 : 0},
+            {primitive::kRoutingProbsTPF, Phase::ActivationGrad,
+             T * E / tp * (tp - 1), tp > 1 ? 1 : 0},
+            {primitive::kMLPTPF, Phase::Forward, 0, tp > 1 ? 1 : 0},
+            {primitive::kMLPTPF, Phase::ActivationGrad, T * h / tp * (tp - 1),
+             tp > 1 ? 1 : 0},
+            // The dense MLP is gone, and so is its re-gather: the permuted
+            // tokens are kept.
+            {primitive::kFC1, Phase::Forward, 0, 0},
+            {primitive::kFC2, Phase::Forward, 0, 0},
+            {primitive::kFC1WgradGather, Phase::Recommunication, 0, 0},
+        };
+        for (const Expected &row : expected) {
+          Observed observed = observe(work, row.primitive, row.phase);
+          EXPECT_EQ(observed.ops, row.ops)
+              << where << " " << row.primitive.str() << " "
+              << stringifyEnum(row.phase).str();
+          EXPECT_EQ(observed.invocations, row.invocations)
+              << where << " " << row.primitive.str() << " "
+              << stringifyEnum(row.phase).str();
+        }
+        // Each expert that receives a token reads its weights once, bf16.
+        EXPECT_EQ(
+            observe(work, primitive::kExpertFC1, Phase::Forward, "w_expert_fc1")
+                .tensorReads,
+            A * h * fc1 * 2)
+            << where;
+        EXPECT_EQ(
+            observe(work, primitive::kExpertFC2, Phase::Forward, "w_expert_fc2")
+                .tensorReads,
+            A * f * h * 2)
+            << where;
+        // The routing gathers: the one-byte map and the bf16 probabilities.
+        for (const Invocation &invocation : work.invocations) {
+          if (invocation.primitive == primitive::kRoutingMapTPF) {
+            ASSERT_TRUE(invocation.collective);
+            EXPECT_EQ(invocation.collective->messageBytes, T * E) << where;
+          }
+          if (invocation.primitive == primitive::kRoutingProbsTPF) {
+            ASSERT_TRUE(invocation.collective);
+            EXPECT_EQ(invocation.collective->messageBytes, T * E * 2) << where;
+          }
+        }
+        // The stash without recompute, the MoE part by hand (bf16, the map
+        // one byte): x_norm2's shard (router), the scores, the local
+        // probabilities and map (top-k), the permuted tokens, the experts'
+        // fc1 and activation outputs, the expert outputs and, when
+        // gathered, the whole probabilities and map (combine).
+        int64_t moeStash = 2 * Tl * h + 2 * Tl * E + 2 * Tl * E + Tl * E +
+                           2 * P * h + 2 * P * fc1 + 2 * P * f + 2 * P * h +
+                           (tp > 1 ? 2 * T * E + T * E : 0);
+        int64_t observedStash = 0;
+        for (const Invocation &invocation : work.invocations)
+          if (invocation.phase == Phase::Forward &&
+              (invocation.primitive.rfind("router", 0) == 0 ||
+               invocation.primitive.rfind("expert", 0) == 0 ||
+               invocation.primitive.rfind("moe_", 0) == 0))
+            observedStash += invocation.stashBytes;
+        EXPECT_EQ(observedStash, moeStash) << where;
+      }
+}
+
+TEST(MixtureOfExperts, FullRecomputeRerunsTheRouterAndTheExperts) {
+  ModelSpec model = smallMoE(ActivationKind::SwiGLU, std::nullopt);
+  TrainingSpec training;
+  training.globalBatch = 2;
+  training.microBatch = 2;
+  MappingSpec mapping;
+  mapping.tp = 2;
+  mapping.world = 2;
+  mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+  for (RecomputePolicy policy :
+       {RecomputePolicy::Selective, RecomputePolicy::Full}) {
+    mapping.recompute = policy;
+    BlockWork work = cantFail(deriveBlockWork(model, training, mapping));
+    bool full = policy == RecomputePolicy::Full;
+    for (llvm::StringRef id :
+         {primitive::kRouter, primitive::kExpertFC1, primitive::kMoECombine})
+      EXPECT_EQ(observe(work, id, Phase::Recompute).invocations, full ? 1 : 0)
+          << id.str();
+    EXPECT_EQ(observe(work, primitive::kRoutingProbsTPF, Phase::Recommunication)
+                  .invocations,
+              full ? 1 : 0);
+  }
+}
+
+TEST(MixtureOfExperts, DecodeReadsOnlyTheExpertsItsTokensReach) {
+  ModelSpec model = smallMoE(ActivationKind::SwiGLU, std::nullopt);
+  InferenceSpec inference;
+  inference.batch = 2;
+  inference.promptLength = 16;
+  inference.generatedTokens = 8;
+  MappingSpec mapping;
+  mapping.tp = 2;
+  mapping.world = 2;
+  int64_t h = 64, f = 48, fc1 = 96, E = 8, k = 2;
+  // A decode step routes k b = 4 pairs: 4 of the 8 experts read weights.
+  BlockWork decode =
+      cantFail(deriveInferenceDecodeStep(model, inference, mapping, 20));
+  int64_t pairs = k * 2;
+  EXPECT_EQ(
+      observe(decode, primitive::kExpertFC1, Phase::Decode, "w_expert_fc1")
+          .tensorReads,
+      pairs * h * fc1 * 2);
+  EXPECT_EQ(observe(decode, primitive::kExpertFC1, Phase::Decode).ops,
+            2 * pairs * h * fc1);
+  EXPECT_EQ(observe(decode, primitive::kExpertFC2, Phase::Decode).ops,
+            2 * pairs * f * h);
+  // Without sequence parallelism every rank routes every token itself.
+  EXPECT_EQ(observe(decode, primitive::kRouter, Phase::Decode).ops,
+            2 * 2 * h * E);
+  EXPECT_EQ(
+      observe(decode, primitive::kRoutingProbsTPF, Phase::Decode).invocations,
+      0);
+  // The prefill routes k b P = 64 pairs: every expert reads its weights.
+  BlockWork prefill =
+      cantFail(deriveInferencePrefill(model, inference, mapping));
+  int64_t T = 2 * 16;
+  EXPECT_EQ(
+      observe(prefill, primitive::kExpertFC2, Phase::Prefill, "w_expert_fc2")
+          .tensorReads,
+      E * f * h * 2);
+  EXPECT_EQ(observe(prefill, primitive::kExpertFC1, Phase::Prefill).ops,
+            2 * k * T * h * fc1);
+  EXPECT_EQ(observe(prefill, primitive::kMoECombine, Phase::Prefill).ops,
+            2 * k * T * h);
+}
+
+TEST(MixtureOfExperts, ParametersCountEveryExpertAndTheRouter) {
+  for (ActivationKind activation :
+       {ActivationKind::SwiGLU, ActivationKind::GeLU})
+    for (int64_t tp : {1, 2, 4}) {
+      ModelSpec model = smallMoE(activation, std::nullopt);
+      MappingSpec mapping;
+      mapping.tp = tp;
+      mapping.world = tp;
+      mapping.tpComm =
+          tp > 1 ? TPCommMode::ReduceScatterAllGather : TPCommMode::AllReduce;
+      int64_t h = 64, E = 8, f = 96;
+      int64_t fc1 = activation == ActivationKind::SwiGLU ? 2 * f : f;
+      // qkv and out_proj (a d = h) split, two RMSNorms and the router
+      // whole, every expert's fc1 and fc2 split.
+      int64_t expected =
+          (3 * h * h + h * h) / tp + 2 * h + h * E + E * (h * fc1 + f * h) / tp;
+      EXPECT_EQ(cantFail(blockParametersPerRank(model, mapping)), expected)
+          << "tp=" << tp;
+
+      TrainingSpec training;
+      training.globalBatch = 2;
+      training.microBatch = 2;
+      training.gradientType = DataType::F32;
+      training.optimizerStateType = DataType::F32;
+      BlockWork optimizer =
+          cantFail(deriveOptimizerWork(model, training, mapping));
+      const Invocation *sync =
+          optimizer.find(primitive::kSPParamGradSync, Phase::WeightGrad);
+      if (tp == 1) {
+        EXPECT_EQ(sync, nullptr);
+      } else {
+        // The norms and the duplicated router, f32 gradients.
+        ASSERT_NE(sync, nullptr);
+        EXPECT_EQ(sync->collective->messageBytes, 4 * (2 * h + h * E));
+      }
+      // The boundary's parameter tensors split over tp sum to the count.
+      std::vector<BoundaryTensor> boundary =
+          cantFail(blockBoundaries(model, training, mapping));
+      int64_t perRank = 0;
+      for (const BoundaryTensor &tensor : boundary)
+        if (tensor.role == BoundaryRole::Parameter)
+          perRank += cantFail(bytesPerRank(tensor, tp)) / 2;
+      EXPECT_EQ(perRank, expected) << "tp=" << tp;
+    }
+}
+
+} // namespace
