@@ -172,6 +172,18 @@ ModelSpec mapMixtral(FieldReader &reader, const llvm::json::Object &config) {
                        ": only 0 (no noise on the router input) is "
                        "expressible");
   }
+  // With output_router_logits the forward also computes the auxiliary
+  // load-balancing loss (load_balancing_loss_func) weighted by
+  // router_aux_loss_coef: work the derived MoE block does not have.
+  if (const llvm::json::Value *logits = config.get("output_router_logits")) {
+    std::optional<bool> returned = logits->getAsBoolean();
+    if (!returned || *returned)
+      reader.error(kRoot + ".output_router_logits",
+                   "the auxiliary load-balancing loss is not derived, got " +
+                       FieldReader::printed(*logits) +
+                       ": only false (no router logits returned for it) is "
+                       "expressible");
+  }
   return model;
 }
 
@@ -244,15 +256,12 @@ constexpr llvm::StringLiteral kMistralIgnored[] = {"rms_norm_eps", "rope_theta",
                                                    "attention_dropout"};
 constexpr llvm::StringLiteral kMixtralOwn[] = {
     "sliding_window", "num_local_experts", "num_experts_per_tok",
-    "router_jitter_noise"};
-/// router_aux_loss_coef and output_router_logits are the weight of the
-/// auxiliary load-balancing loss and the flag returning the router logits
-/// for it: work of the MoE training algebra, which is not derived yet (every
-/// run of a model with experts is refused, decoder_moe_c1), so no derived
-/// count depends on them today; the MoE work must read them when it lands.
+    "router_jitter_noise", "output_router_logits"};
+/// router_aux_loss_coef weights the auxiliary load-balancing loss, which the
+/// forward computes only with output_router_logits (read: only false is
+/// expressible), so the weight changes no derived count.
 constexpr llvm::StringLiteral kMixtralIgnored[] = {
-    "rms_norm_eps", "rope_theta", "attention_dropout", "router_aux_loss_coef",
-    "output_router_logits"};
+    "rms_norm_eps", "rope_theta", "attention_dropout", "router_aux_loss_coef"};
 constexpr llvm::StringLiteral kQwen2Own[] = {"use_sliding_window"};
 constexpr llvm::StringLiteral kQwen2Ignored[] = {
     "rms_norm_eps",   "rope_theta",        "rope_scaling",

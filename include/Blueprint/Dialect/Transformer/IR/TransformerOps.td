@@ -46,13 +46,18 @@ def Transformer_DecoderTrainingOp
         `tp > 1`, `tp_comm = reduce_scatter_all_gather`;
     13. `decoder_training_c15`: under multi-head latent attention, `tp`
         divides `kv_lora_rank` and `q_lora_rank`;
-    14. `context_parallel_c1` .. `c3` (at `cp > 1`): `2 * cp` divides
+    14. `decoder_moe_c2`: under `tp > 1` a model with `moe` trains with
+        `tp_comm = reduce_scatter_all_gather`; `decoder_moe_c3`: `tp`
+        divides `expert_ffn_hidden`;
+    15. `context_parallel_c1` .. `c3` (at `cp > 1`): `2 * cp` divides
         `seq_length` (`c1`); under `reduce_scatter_all_gather`, `tp` divides
         `seq_length / cp` (`c2`); no `attention_window` (`c3`);
-    15. `context_parallel_c5`, reported last: a program with `cp > 1` is
+    16. `context_parallel_c5`, reported last: a program with `cp > 1` is
         refused, its work is not derived yet;
-    16. `decoder_moe_c1`, once every rule above holds: a model with `moe`
-        is refused, the work of its experts is not derived yet.
+    17. once every rule above holds, the MoE blocks the work algebra does
+        not derive yet: `decoder_moe_c1`, blocks of both kinds (every block
+        must have experts or none); `decoder_moe_c4`, shared experts;
+        `decoder_moe_c5`, MLP biases (`linear_bias = all`).
 
     ```mlir
     transformer.decoder_training @gpt3_175b
@@ -113,8 +118,10 @@ def Transformer_DecoderInferenceOp
        `pipeline_layout` (training fields).
     9. `context_parallel_c4`: `cp = 1` (a decode step's single position per
        sequence cannot be split over the sequence);
-    10. `decoder_moe_c1`, once every rule above holds: a model with `moe`
-        is refused, the work of its experts is not derived yet.
+    10. `decoder_moe_c3`: `tp` divides `expert_ffn_hidden`;
+    11. once every rule above holds, the MoE blocks the work algebra does
+        not derive yet: `decoder_moe_c1`, blocks of both kinds;
+        `decoder_moe_c4`, shared experts; `decoder_moe_c5`, MLP biases.
 
     ```mlir
     transformer.decoder_inference @serve
