@@ -515,16 +515,8 @@ void BlockBuilder::backwardDenseMlp(llvm::StringRef biasedGrad) {
         "backward of fc2: weight gradient act_out^T " + biasedGrad +
             " accumulated into the gradient buffer"});
 
-  emit({primitive::kActivation,
-        Phase::ActivationGrad,
-        Engine::Vector,
-        elementwiseOps("activation input-gradient ops", actElements,
-                       activationOpsPerElement(model.activation,
-                                               /*inputGradient=*/true)),
-        {activation("fc1_out", fc1Elements),
-         activation("d_act_out", actElements)},
-        {activation("d_fc1_out", fc1Elements)},
-        "backward of activation: gradient with respect to fc1_out"});
+  activationBackward(primitive::kActivation, "fc1_out", "act_out", fc1Elements,
+                     actElements);
 
   emit({primitive::kFC1,
         Phase::ActivationGrad,
@@ -646,17 +638,8 @@ void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
         "backward of expert_fc2: each expert's weight gradient over its token "
         "rows, accumulated into the gradient buffer"});
 
-  emit({primitive::kExpertActivation,
-        Phase::ActivationGrad,
-        Engine::Vector,
-        elementwiseOps("expert_activation input-gradient ops", actElements,
-                       activationOpsPerElement(model.activation,
-                                               /*inputGradient=*/true)),
-        {activation("expert_fc1_out", fc1Elements),
-         activation("d_expert_act_out", actElements)},
-        {activation("d_expert_fc1_out", fc1Elements)},
-        "backward of expert_activation: gradient with respect to "
-        "expert_fc1_out"});
+  activationBackward(primitive::kExpertActivation, "expert_fc1_out",
+                     "expert_act_out", fc1Elements, actElements);
 
   emit({primitive::kExpertFC1,
         Phase::ActivationGrad,

@@ -874,18 +874,8 @@ void ForwardBuilder::forwardDenseMlp() {
            : "forward of fc1: column-parallel MLP up-projection of x_norm2"});
   stash(*invocation, activation("x_norm2", stashedInput), StashRole::Kept);
 
-  invocation =
-      &emit({primitive::kActivation,
-             run.phase,
-             Engine::Vector,
-             elementwiseOps(opsName(primitive::kActivation), actElements,
-                            activationOpsPerElement(model.activation,
-                                                    /*inputGradient=*/false)),
-             {activation("fc1_out", fc1Elements)},
-             {activation("act_out", actElements)},
-             "forward of activation: " + stringifyEnum(model.activation) +
-                 " of fc1_out"});
-  stash(*invocation, activation("fc1_out", fc1Elements), StashRole::Kept);
+  activationForward(primitive::kActivation, "fc1_out", "act_out", fc1Elements,
+                    actElements);
 
   invocation = &emit(
       {primitive::kFC2,
@@ -899,6 +889,45 @@ void ForwardBuilder::forwardDenseMlp() {
        "forward of fc2: row-parallel MLP down-projection (partial sums when "
        "tp > 1)"});
   stash(*invocation, activation("act_out", actElements), StashRole::Kept);
+}
+
+void ForwardBuilder::activationForward(llvm::StringRef primitive,
+                                       llvm::StringRef input,
+                                       llvm::StringRef output,
+                                       int64_t inputElements,
+                                       int64_t outputElements) {
+  Invocation &invocation =
+      emit({primitive,
+            run.phase,
+            Engine::Vector,
+            elementwiseOps(opsName(primitive), outputElements,
+                           activationOpsPerElement(model.activation,
+                                                   /*inputGradient=*/false)),
+            {activation(input, inputElements)},
+            {activation(output, outputElements)},
+            "forward of " + primitive + ": " + stringifyEnum(model.activation) +
+                " of " + input});
+  stash(invocation, activation(input, inputElements), StashRole::Kept);
+}
+
+void ForwardBuilder::activationBackward(llvm::StringRef primitive,
+                                        llvm::StringRef input,
+                                        llvm::StringRef output,
+                                        int64_t inputElements,
+                                        int64_t outputElements) {
+  std::string inputGrad = ("d_" + input).str();
+  std::string outputGrad = ("d_" + output).str();
+  emit(
+      {primitive,
+       Phase::ActivationGrad,
+       Engine::Vector,
+       elementwiseOps((primitive + " input-gradient ops").str(), outputElements,
+                      activationOpsPerElement(model.activation,
+                                              /*inputGradient=*/true)),
+       {activation(input, inputElements),
+        activation(outputGrad, outputElements)},
+       {activation(inputGrad, inputElements)},
+       "backward of " + primitive + ": gradient with respect to " + input});
 }
 
 void ForwardBuilder::forwardExperts() {
@@ -1019,19 +1048,8 @@ void ForwardBuilder::forwardExperts() {
            " experts that receive tokens, each on its token rows"});
   stash(*invocation, activation("permuted_tokens", pairRows), StashRole::Kept);
 
-  invocation = &emit(
-      {primitive::kExpertActivation,
-       run.phase,
-       Engine::Vector,
-       elementwiseOps(opsName(primitive::kExpertActivation), actElements,
-                      activationOpsPerElement(model.activation,
-                                              /*inputGradient=*/false)),
-       {activation("expert_fc1_out", fc1Elements)},
-       {activation("expert_act_out", actElements)},
-       "forward of expert_activation: " + stringifyEnum(model.activation) +
-           " of expert_fc1_out"});
-  stash(*invocation, activation("expert_fc1_out", fc1Elements),
-        StashRole::Kept);
+  activationForward(primitive::kExpertActivation, "expert_fc1_out",
+                    "expert_act_out", fc1Elements, actElements);
 
   invocation = &emit(
       {primitive::kExpertFC2,

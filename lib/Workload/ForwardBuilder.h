@@ -363,6 +363,15 @@ protected:
   /// tail into the residual stream.
   void forwardMlp();
   void forwardDenseMlp();
+  /// The MLP activation `primitive` of `input` (fc1's output, twice the
+  /// columns under SwiGLU) into `output`; keeps its input.
+  void activationForward(llvm::StringRef primitive, llvm::StringRef input,
+                         llvm::StringRef output, int64_t inputElements,
+                         int64_t outputElements);
+  /// Its input gradient: d_`input` from d_`output` and the kept input.
+  void activationBackward(llvm::StringRef primitive, llvm::StringRef input,
+                          llvm::StringRef output, int64_t inputElements,
+                          int64_t outputElements);
   /// The MoE block's MLP (docs/WorkAlgebra.md, "Mixture-of-experts"): the
   /// router on this rank's rows, the all-gathers of the routing and of
   /// x_norm2 under sequence parallelism, the permute into expert order, the

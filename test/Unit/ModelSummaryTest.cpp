@@ -327,6 +327,20 @@ TEST(ModelQuantities, FlopsAreSeqSelEquationsSevenAndEight) {
   EXPECT_EQ(selective175.flops.hardware, selective);
 }
 
+/// Model FLOPs of a training run of B sequences are B s (6 N +
+/// `attentionPerToken`) for N matmul weights: the identity the tests below
+/// check with their own N and attention term.
+void expectSixNPlusAttention(const ModelSpec &model, int64_t B,
+                             const MappingSpec &run, int64_t matmulWeights,
+                             int64_t attentionPerToken) {
+  ModelQuantities quantities = valueOrFail(
+      deriveModelQuantities(planWork(model, mixedPrecision(B, 1), run)));
+  llvm::APInt expected =
+      wide(B * model.seqLength) * wide(6 * matmulWeights + attentionPerToken);
+  EXPECT_EQ(quantities.flops.model, expected)
+      << toDecimal(quantities.flops.model) << " != " << toDecimal(expected);
+}
+
 // Model FLOPs per token are 6N + 12 L k a d (Kaplan et al. 2020, Sec.
 // 2.1, C = 6N per token plus the attention context term; Hoffmann et al.
 // 2022, App. F): N the matmul weights, every block's four linears and the
@@ -363,14 +377,10 @@ TEST(ModelQuantities, FlopsPerTokenAreSixNPlusTheAttentionTerm) {
           L * (h * (a + 2 * g) * d + a * d * h + h * fc1 + f * h) + V * h;
       SCOPED_TRACE("h=" + std::to_string(h) + " g=" + std::to_string(g) +
                    " k=" + std::to_string(k) + " t=" + std::to_string(t));
-      ModelQuantities quantities = valueOrFail(deriveModelQuantities(
-          planWork(model, mixedPrecision(B, 1),
-                   mapping(t, 1, 1, 1, TPCommMode::AllReduce,
-                           RecomputePolicy::Selective))));
-      llvm::APInt expected =
-          wide(B * s) * wide(6 * matmulWeights + 12 * L * k * a * d);
-      EXPECT_EQ(quantities.flops.model, expected)
-          << toDecimal(quantities.flops.model) << " != " << toDecimal(expected);
+      expectSixNPlusAttention(model, B,
+                              mapping(t, 1, 1, 1, TPCommMode::AllReduce,
+                                      RecomputePolicy::Selective),
+                              matmulWeights, 12 * L * k * a * d);
     }
 }
 
@@ -402,16 +412,12 @@ TEST(ModelQuantities, LatentAttentionFlopsPerTokenAreSixNPlusTheAttentionTerm) {
       int64_t matmulWeights = L * (attention + h * 2 * f + f * h) + V * h;
       SCOPED_TRACE("t=" + std::to_string(t) +
                    (queryLatent ? " q_lora" : " no q_lora"));
-      ModelQuantities quantities = valueOrFail(deriveModelQuantities(
-          planWork(model, mixedPrecision(B, 1),
-                   mapping(t, 1, 1, 1,
-                           t > 1 ? TPCommMode::ReduceScatterAllGather
-                                 : TPCommMode::AllReduce,
-                           RecomputePolicy::Selective))));
-      llvm::APInt expected =
-          wide(B * s) * wide(6 * matmulWeights + 6 * L * s * a * (d + dv));
-      EXPECT_EQ(quantities.flops.model, expected)
-          << toDecimal(quantities.flops.model) << " != " << toDecimal(expected);
+      expectSixNPlusAttention(model, B,
+                              mapping(t, 1, 1, 1,
+                                      t > 1 ? TPCommMode::ReduceScatterAllGather
+                                            : TPCommMode::AllReduce,
+                                      RecomputePolicy::Selective),
+                              matmulWeights, 6 * L * s * a * (d + dv));
     }
 }
 
@@ -444,16 +450,12 @@ TEST(ModelQuantities,
       int64_t matmulWeights = L * (4 * h * a * d + active) + V * h;
       SCOPED_TRACE("t=" + std::to_string(t) + " " +
                    stringifyEnum(activation).str());
-      ModelQuantities quantities = valueOrFail(deriveModelQuantities(
-          planWork(model, mixedPrecision(B, 1),
-                   mapping(t, 1, 1, 1,
-                           t > 1 ? TPCommMode::ReduceScatterAllGather
-                                 : TPCommMode::AllReduce,
-                           RecomputePolicy::Selective))));
-      llvm::APInt expected =
-          wide(B * s) * wide(6 * matmulWeights + 12 * L * s * a * d);
-      EXPECT_EQ(quantities.flops.model, expected)
-          << toDecimal(quantities.flops.model) << " != " << toDecimal(expected);
+      expectSixNPlusAttention(model, B,
+                              mapping(t, 1, 1, 1,
+                                      t > 1 ? TPCommMode::ReduceScatterAllGather
+                                            : TPCommMode::AllReduce,
+                                      RecomputePolicy::Selective),
+                              matmulWeights, 12 * L * s * a * d);
     }
 }
 
@@ -482,14 +484,11 @@ TEST(ModelQuantities, MixtralFlopsPerTokenFollowItsPublishedActiveCount) {
   int64_t activeParameters = 12'879'925'248;
   int64_t matmulWeights = activeParameters - 32000 * 4096 - (2 * 32 + 1) * 4096;
   int64_t B = 8, s = 4096, L = 32, a = 32, d = 128;
-  ModelQuantities quantities = valueOrFail(deriveModelQuantities(
-      planWork(model, mixedPrecision(B, 1),
-               mapping(8, 1, 1, 1, TPCommMode::ReduceScatterAllGather,
-                       RecomputePolicy::Selective))));
-  llvm::APInt expected =
-      wide(B * s) * wide(6 * matmulWeights + 12 * L * s * a * d);
-  EXPECT_EQ(quantities.flops.model, expected)
-      << toDecimal(quantities.flops.model) << " != " << toDecimal(expected);
+  expectSixNPlusAttention(model, B,
+                          mapping(8, 1, 1, 1,
+                                  TPCommMode::ReduceScatterAllGather,
+                                  RecomputePolicy::Selective),
+                          matmulWeights, 12 * L * s * a * d);
 }
 
 TEST(ModelQuantities, FlopsPastInt64AreExact) {
