@@ -4,11 +4,13 @@
 
 // Mixture-of-experts models (#transformer.moe inside #transformer.model,
 // docs/TransformerSpec.md) print, parse and serialise back to themselves.
-// A run of one is refused (decoder_moe_c1, invalid.mlir), so the models are
-// held as module attributes here. Fields at their defaults
-// (expert_ffn_hidden = ffn_hidden, shared_experts = 0, first_dense_blocks =
-// 0, moe_layer_frequency = 1, expert_imbalance_percent = 100) are dropped:
-// @defaults_spelled_out and @mixtral are the same attribute.
+// The models are held as module attributes here, so that layouts no run
+// derives yet (decoder_moe_c1, invalid.mlir) print and parse too; a run of
+// a uniform one is in test/Transforms/mixture-of-experts.test. Fields at
+// their defaults (expert_ffn_hidden = ffn_hidden, shared_experts = 0,
+// first_dense_blocks = 0, moe_layer_frequency = 1, expert_imbalance_percent
+// = 100) are dropped: @defaults_spelled_out and @mixtral are the same
+// attribute.
 
 // CHECK: test.deepseek_like = #transformer.model<hidden = 7168, heads = 128, ffn_hidden = 18432, seq_length = 4096, vocab = 129280, blocks = 61, norm = rmsnorm, activation = swiglu, max_positions = 163840, moe = <experts = 256, experts_per_token = 8, expert_ffn_hidden = 2048, shared_experts = 1, first_dense_blocks = 3, capacity_factor_percent = 125, expert_imbalance_percent = 150>>
 // CHECK-SAME: test.defaults_spelled_out = #transformer.model<hidden = 4096, heads = 32, ffn_hidden = 14336, seq_length = 4096, vocab = 32000, blocks = 32, norm = rmsnorm, activation = swiglu, kv_heads = 8, moe = <experts = 8, experts_per_token = 2>>
