@@ -1,0 +1,85 @@
+//===- ContextParallel.h - Closed forms of context parallelism --*- C++ -*-===//
+//
+// The per-rank quantities of a context-parallel (cp > 1) training block, as
+// decided in docs/TransformerSpec.md, "Context parallelism": the tokens each
+// cp rank holds under causal load balancing, the query-key pairs its
+// attention computes, and the key/value exchange over the `cp` axis (ring or
+// all-gather, per TransformerEngine). Every count is exact and checked; an
+// overflow or a broken precondition is an llvm::Error naming the quantity or
+// the rule. At cp = 1 the shape is today's (s tokens, s^2 pairs) and there is
+// no exchange.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_WORKLOAD_CONTEXTPARALLEL_H
+#define BLUEPRINT_WORKLOAD_CONTEXTPARALLEL_H
+
+#include "Blueprint/Workload/Spec.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace blueprint::workload {
+
+/// What one cp rank holds of every sequence of s tokens.
+struct ContextParallelShape {
+  /// Tokens of one load-balanced chunk, s / (2 cp); the sequence itself at
+  /// cp = 1, where nothing is cut.
+  int64_t chunkTokens = 0;
+  /// Tokens of the rank, s / cp (chunks i and 2 cp - 1 - i of rank i): the
+  /// rows of every token-proportional primitive.
+  int64_t rankTokens = 0;
+  /// Query-key pairs the rank's attention computes per head and sequence,
+  /// s^2 (cp + 1) / (2 cp^2) = 2 c^2 (cp + 1) for c = s / (2 cp): a 2c x 2c
+  /// causal block at ring step 0 and 2 c^2 at each of the cp - 1 others
+  /// (causal blocks are computed in full with a mask, as at cp = 1).
+  int64_t scorePairs = 0;
+};
+
+/// The shape of a sequence of `seqLength` tokens on one of `cp` ranks.
+/// Fails naming context_parallel_c1 unless cp > 0 and, for cp > 1, 2 * cp
+/// divides seqLength; fails naming the quantity on a 64-bit overflow.
+llvm::Expected<ContextParallelShape> contextParallelShape(int64_t seqLength,
+                                                          int64_t cp);
+
+/// One kind of message of the key/value exchange of one block, per
+/// micro-batch, on one cp rank.
+struct ContextParallelTransfer {
+  /// Forward, Recompute (the recomputed attention core runs its exchange
+  /// again) or ActivationGrad (the backward).
+  Phase phase = Phase::Forward;
+  /// "kv" (keys and values) or "d_kv" (their gradients).
+  std::string tensor;
+  /// The collective over the cp ranks under cp_comm = all_gather;
+  /// std::nullopt for a ring step, a send to one neighbour.
+  std::optional<CollectiveKind> collective;
+  /// Ring steps (cp - 1), or 1 for a collective.
+  int64_t count = 0;
+  int64_t participants = 0;
+  /// A ring step: the bytes sent, the rank's keys and values
+  /// 2 b (s / cp) (kv_heads / tp) head_dim at the activation type. A
+  /// collective: the logical tensor over all cp ranks, cp times that
+  /// (CollectiveFacts' convention).
+  int64_t messageBytes = 0;
+  /// Bytes each rank sends for all `count` messages: count * messageBytes
+  /// for the ring, (cp - 1) / cp of the logical tensor for a collective.
+  int64_t sentBytes = 0;
+};
+
+/// The key/value exchange of one block per micro-batch on one rank, in
+/// execution order. ring: cp - 1 K,V steps forward (again in recompute when
+/// the policy recomputes the attention core), cp - 1 K,V and cp - 1 dK,dV
+/// steps backward. all_gather: an all-gather of K,V forward (again in
+/// recompute), again backward, and a reduce-scatter of dK,dV. Empty at
+/// cp = 1. Fails if the shape fails or a byte count overflows.
+llvm::Expected<std::vector<ContextParallelTransfer>>
+contextParallelExchange(const ModelSpec &model, const TrainingSpec &training,
+                        const MappingSpec &mapping);
+
+} // namespace blueprint::workload
+
+#endif // BLUEPRINT_WORKLOAD_CONTEXTPARALLEL_H
