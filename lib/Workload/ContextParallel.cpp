@@ -39,6 +39,19 @@ blueprint::workload::contextParallelShape(int64_t seqLength, int64_t cp) {
         "context parallel shape: [context_parallel_c1] seq_length = " +
         llvm::Twine(seqLength) +
         " is not a positive multiple of 2 * cp = " + llvm::Twine(chunks));
+  shape = contextParallelShape(seqLength, cp, guard);
+  if (guard.failed())
+    return guard.error("context parallel shape");
+  return shape;
+}
+
+ContextParallelShape
+blueprint::workload::contextParallelShape(int64_t seqLength, int64_t cp,
+                                          OverflowGuard &guard) {
+  ContextParallelShape shape;
+  int64_t chunks = guard.mul(2, cp, "2 * cp");
+  if (guard.failed() || cp <= 0)
+    return shape;
   shape.chunkTokens = seqLength / chunks;
   shape.rankTokens = seqLength / cp;
   int64_t chunkSquare =
@@ -46,8 +59,6 @@ blueprint::workload::contextParallelShape(int64_t seqLength, int64_t cp) {
   int64_t steps = guard.add(cp, 1, "cp + 1");
   shape.scorePairs =
       guard.product({2, chunkSquare, steps}, "score pairs 2 c^2 (cp + 1)");
-  if (guard.failed())
-    return guard.error("context parallel shape");
   return shape;
 }
 

@@ -9,6 +9,10 @@
 
 #include "Blueprint/Workload/ContextParallel.h"
 
+#include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/EdgeWork.h"
+#include "Blueprint/Workload/Primitives.h"
+
 #include "gtest/gtest.h"
 
 #include <array>
@@ -63,6 +67,69 @@ ModelSpec exchangeModel() {
   model.vocab = 512;
   model.blocks = 2;
   return model;
+}
+
+/// A training run of one sequence per micro-batch on tp x cp ranks.
+MappingSpec rankMapping(int64_t tp, int64_t cp, TPCommMode tpComm,
+                        RecomputePolicy recompute) {
+  MappingSpec mapping;
+  mapping.tp = tp;
+  mapping.cp = cp;
+  mapping.world = tp * cp;
+  mapping.tpComm = tpComm;
+  mapping.recompute = recompute;
+  return mapping;
+}
+
+TrainingSpec rankTraining() {
+  TrainingSpec training;
+  training.microBatch = 1;
+  training.globalBatch = 2;
+  return training;
+}
+
+/// The ops of `work` at cp against the same work at cp = 1, invocation by
+/// invocation. Token-proportional work summed over the cp ranks is the
+/// sequence's: cp * ops == ops at cp = 1. The attention matmuls and the
+/// attention dropout run over the rank's score pairs, s^2 (cp + 1) /
+/// (2 cp^2) per head and sequence against s^2: cp * ops * 2 cp ==
+/// ops(cp = 1) * (cp + 1). The softmax has a per-row term over the rank's
+/// s / cp rows besides its per-pair term; it is written out by hand from
+/// opcount (b = 1, heads / tp heads, chunk c = s / (2 cp), c (cp + 1)
+/// pairs per row). `perMicroBatchOps` is the work the cp ranks repeat
+/// rather than split (the loss average's divisions), per invocation.
+void expectRanksSumToSequence(
+    const BlockWork &split, const BlockWork &whole, int64_t cp,
+    int64_t headsPerRank, int64_t seq,
+    llvm::function_ref<int64_t(const Invocation &)> perMicroBatchOps) {
+  ASSERT_EQ(split.invocations.size(), whole.invocations.size());
+  int64_t rows = headsPerRank * (seq / cp);
+  int64_t pairsPerRow = seq / (2 * cp) * (cp + 1);
+  for (auto [part, full] : llvm::zip(split.invocations, whole.invocations)) {
+    ASSERT_EQ(part.primitive, full.primitive);
+    ASSERT_EQ(part.phase, full.phase);
+    SCOPED_TRACE(part.primitive + " " + stringifyEnum(part.phase).str());
+    if (part.primitive == primitive::kSoftmax &&
+        part.phase != Phase::ActivationGrad) {
+      EXPECT_EQ(part.ops,
+                rows * (pairsPerRow * opcount::kSoftmaxForwardPerElement +
+                        opcount::kSoftmaxForwardPerRow));
+      EXPECT_EQ(full.ops, headsPerRank * seq *
+                              (seq * opcount::kSoftmaxForwardPerElement +
+                               opcount::kSoftmaxForwardPerRow));
+    } else if (primitive::isAttentionCore(part.primitive)) {
+      EXPECT_EQ(cp * part.ops * 2 * cp, full.ops * (cp + 1));
+    } else {
+      int64_t repeated = perMicroBatchOps(part);
+      EXPECT_EQ(cp * (part.ops - repeated), full.ops - repeated);
+    }
+    if (part.collective) {
+      ASSERT_TRUE(full.collective.has_value());
+      EXPECT_EQ(part.collective->participants, full.collective->participants);
+      EXPECT_EQ(cp * part.collective->messageBytes,
+                full.collective->messageBytes);
+    }
+  }
 }
 
 } // namespace
@@ -217,4 +284,106 @@ TEST(ContextParallel, ExchangeEdges) {
   ASSERT_FALSE(static_cast<bool>(uneven));
   EXPECT_NE(llvm::toString(uneven.takeError()).find("[context_parallel_c1]"),
             std::string::npos);
+}
+
+// One rank's block work at cp = 2 and 4, summed over the cp ranks, is the
+// cp = 1 work of the sequence except the attention core, whose score pairs
+// are s^2 (cp + 1) / (2 cp) over the ranks against s^2 (both computed in
+// full with the causal mask, block by block). Every tensor-parallel mode and
+// recompute policy; the same for the stash, token-proportional outside the
+// attention core.
+TEST(ContextParallel, BlockWorkOverRanksIsTheSequence) {
+  ModelSpec model = exchangeModel();
+  TrainingSpec training = rankTraining();
+  for (int64_t cp : {2, 4})
+    for (TPCommMode tpComm :
+         {TPCommMode::AllReduce, TPCommMode::ReduceScatterAllGather})
+      for (RecomputePolicy recompute :
+           {RecomputePolicy::None, RecomputePolicy::Selective,
+            RecomputePolicy::Full}) {
+        SCOPED_TRACE("cp " + std::to_string(cp));
+        llvm::Expected<BlockWork> split = deriveBlockWork(
+            model, training, rankMapping(2, cp, tpComm, recompute));
+        ASSERT_TRUE(static_cast<bool>(split))
+            << llvm::toString(split.takeError());
+        llvm::Expected<BlockWork> whole = deriveBlockWork(
+            model, training, rankMapping(2, 1, tpComm, recompute));
+        ASSERT_TRUE(static_cast<bool>(whole))
+            << llvm::toString(whole.takeError());
+        expectRanksSumToSequence(*split, *whole, cp, model.heads / 2, 96,
+                                 [](const Invocation &) { return 0; });
+        // Stashed tensors over the score pairs (the softmax output, the
+        // attention dropout's mask and output) follow the pairs, every other
+        // the tokens.
+        const std::set<std::string> scoreTensors = {"probs", "probs_dropped",
+                                                    "attn_dropout_mask"};
+        for (auto [part, full] :
+             llvm::zip(split->invocations, whole->invocations)) {
+          ASSERT_EQ(part.stashed.size(), full.stashed.size());
+          for (auto [kept, reference] : llvm::zip(part.stashed, full.stashed)) {
+            SCOPED_TRACE(kept.tensor);
+            ASSERT_EQ(kept.tensor, reference.tensor);
+            if (scoreTensors.count(kept.tensor)) {
+              EXPECT_EQ(cp * kept.bytes * 2 * cp, reference.bytes * (cp + 1));
+            } else {
+              EXPECT_EQ(cp * kept.bytes, reference.bytes);
+            }
+          }
+        }
+        // The rank's scores: heads / tp x s / cp rows x c (cp + 1) pairs,
+        // bf16, written by hand: 4 heads x 48 x 72 at cp = 2 and
+        // 4 x 24 x 60 at cp = 4.
+        const Invocation *scores =
+            split->find(primitive::kQKMatmul, Phase::Forward);
+        ASSERT_NE(scores, nullptr);
+        ASSERT_EQ(scores->writes.size(), 1u);
+        EXPECT_EQ(scores->writes[0].bytes,
+                  cp == 2 ? 4 * 48 * 72 * 2 : 4 * 24 * 60 * 2);
+      }
+}
+
+// The edges run on the rank's s / cp tokens: the embedding and the LM head
+// with its loss, summed over the cp ranks, are the sequence's, except the
+// loss average's per-micro-batch divisions, which every rank runs.
+TEST(ContextParallel, EdgeWorkOverRanksIsTheSequence) {
+  ModelSpec model = exchangeModel();
+  TrainingSpec training = rankTraining();
+  auto perMicroBatch = [](const Invocation &invocation) -> int64_t {
+    if (invocation.primitive != primitive::kLossAverage)
+      return 0;
+    return invocation.phase == Phase::Forward
+               ? opcount::kLossAveragePerMicroBatch
+               : opcount::kLossAverageGradPerMicroBatch;
+  };
+  for (int64_t cp : {2, 4})
+    for (TPCommMode tpComm :
+         {TPCommMode::AllReduce, TPCommMode::ReduceScatterAllGather}) {
+      SCOPED_TRACE("cp " + std::to_string(cp));
+      MappingSpec split = rankMapping(2, cp, tpComm, RecomputePolicy::None);
+      MappingSpec whole = rankMapping(2, 1, tpComm, RecomputePolicy::None);
+      for (auto derive : {deriveEmbeddingWork, deriveHeadWork}) {
+        llvm::Expected<BlockWork> part = derive(model, training, split);
+        ASSERT_TRUE(static_cast<bool>(part))
+            << llvm::toString(part.takeError());
+        llvm::Expected<BlockWork> full = derive(model, training, whole);
+        ASSERT_TRUE(static_cast<bool>(full))
+            << llvm::toString(full.takeError());
+        expectRanksSumToSequence(*part, *full, cp, model.heads / 2, 96,
+                                 perMicroBatch);
+      }
+    }
+}
+
+// A rank's work is derived at cp > 1; a program with cp > 1 is refused
+// (context_parallel_c5) until its exchange and gradient reduction are.
+TEST(ContextParallel, ProgramsRefuseWhatRankWorkDerives) {
+  ModelSpec model = exchangeModel();
+  TrainingSpec training = rankTraining();
+  MappingSpec mapping =
+      rankMapping(2, 2, TPCommMode::AllReduce, RecomputePolicy::None);
+  EXPECT_TRUE(checkTrainingRankWork(model, training, mapping).empty());
+  std::vector<RuleViolation> program =
+      checkTrainingRun(model, training, mapping).all();
+  ASSERT_EQ(program.size(), 1u);
+  EXPECT_EQ(program[0].rule, "context_parallel_c5");
 }

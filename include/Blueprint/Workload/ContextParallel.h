@@ -14,6 +14,7 @@
 #ifndef BLUEPRINT_WORKLOAD_CONTEXTPARALLEL_H
 #define BLUEPRINT_WORKLOAD_CONTEXTPARALLEL_H
 
+#include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/Spec.h"
 
 #include "llvm/Support/Error.h"
@@ -24,6 +25,22 @@
 #include <vector>
 
 namespace blueprint::workload {
+
+/// checkTrainingRun without context_parallel_c5: what a derivation of one
+/// rank's training work per micro-batch (a block's, the edges', the
+/// optimizer's) checks, since that work is derived at cp > 1.
+RunViolations checkTrainingRankWork(const ModelSpec &model,
+                                    const TrainingSpec &training,
+                                    const MappingSpec &mapping);
+
+/// `context_parallel_c5`, the last rule checkTrainingRun reports: the
+/// violation when a training program has cp > 1. Each rank's block and edge
+/// work is derived at cp > 1 (checkTrainingRankWork); the program-level work
+/// (the key/value exchange over the cp axis, the gradient reduction over
+/// dp x cp, the dist and pplan programs) is not yet, so a program is refused
+/// rather than derived as if cp were 1.
+std::optional<RuleViolation>
+checkContextParallelProgram(const MappingSpec &mapping);
 
 /// What one cp rank holds of every sequence of s tokens.
 struct ContextParallelShape {
@@ -45,6 +62,12 @@ struct ContextParallelShape {
 /// divides seqLength; fails naming the quantity on a 64-bit overflow.
 llvm::Expected<ContextParallelShape> contextParallelShape(int64_t seqLength,
                                                           int64_t cp);
+
+/// contextParallelShape for a sequence and a cp > 1 a composition has
+/// checked (context_parallel_c1: 2 * cp divides seqLength); an overflow is
+/// recorded in `guard`. The one computation both forms share.
+ContextParallelShape contextParallelShape(int64_t seqLength, int64_t cp,
+                                          OverflowGuard &guard);
 
 /// One kind of message of the key/value exchange of one block, per
 /// micro-batch, on one cp rank.
