@@ -8,6 +8,7 @@
 
 #include "Blueprint/Workload/ContextParallel.h"
 
+#include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Checked.h"
 
 #include "ForwardBuilder.h"
@@ -82,43 +83,65 @@ blueprint::workload::contextParallelExchange(const ModelSpec &model,
   OverflowGuard guard;
   // The rank's keys and values: what one ring step sends and what each rank
   // contributes to the all-gather.
-  int64_t rankBytes = guard.product(
+  int64_t rankElements = guard.product(
       {2, training.microBatch, shape->rankTokens, model.kvHeads / mapping.tp,
-       model.headDim, bytesOf(training.activationType)},
-      "rank key/value bytes 2 b (s / cp) (kv_heads / tp) head_dim");
+       model.headDim},
+      "rank key/value elements 2 b (s / cp) (kv_heads / tp) head_dim");
+  int64_t rankBytes = guard.mul(rankElements, bytesOf(training.activationType),
+                                "rank key/value bytes");
   int64_t steps = mapping.cp - 1;
-  int64_t stepsBytes = guard.mul(steps, rankBytes, "(cp - 1) ring steps");
+  int64_t sentBytes = guard.mul(steps, rankBytes, "(cp - 1) ring steps");
   int64_t logicalBytes = guard.mul(mapping.cp, rankBytes,
                                    "all-gathered key/value bytes cp * rank");
+  int64_t reductionOps =
+      guard.mul(steps, rankElements, "d_kv reduce-scatter ops");
+  int64_t ringLiveBytes =
+      guard.mul(2, rankBytes, "own and in-flight key/value bytes");
   if (guard.failed())
     return guard.error("context parallel exchange");
 
   bool ring = mapping.cpComm == CPCommMode::Ring;
-  auto transfer = [&](Phase phase, llvm::StringRef tensor,
-                      CollectiveKind kind) {
+  auto transfer = [&](Phase phase, llvm::StringRef tensor, CollectiveKind kind,
+                      llvm::StringRef cause) {
     ContextParallelTransfer message;
     message.phase = phase;
     message.tensor = tensor.str();
+    message.collective = kind;
     message.participants = mapping.cp;
-    // Both modes send the same bytes per rank: cp - 1 messages of the rank's
-    // keys and values; only their grouping differs.
-    message.sentBytes = stepsBytes;
-    if (ring) {
-      message.count = steps;
-      message.messageBytes = rankBytes;
-    } else {
-      message.collective = kind;
-      message.count = 1;
-      message.messageBytes = logicalBytes;
-    }
+    message.messageBytes = logicalBytes;
+    message.sentBytes = sentBytes;
+    message.ops = collectiveReduces(kind) ? reductionOps : 0;
+    message.attentionLiveBytes = ring ? ringLiveBytes : logicalBytes;
+    message.cause = cause.str();
     transfers.push_back(std::move(message));
   };
-  transfer(Phase::Forward, "kv", CollectiveKind::AllGather);
+  llvm::StringRef forward =
+      ring ? "context parallelism (cp_comm = ring): TransformerEngine "
+             "AttnFuncWithCPAndKVP2P.forward passes each rank's keys and "
+             "values around the cp ring in cp - 1 steps, the bytes of a ring "
+             "all-gather"
+           : "context parallelism (cp_comm = all_gather): TransformerEngine "
+             "AttnFuncWithCPAndKVAllGather.forward all-gathers the keys and "
+             "values over the cp ranks";
+  transfer(Phase::Forward, "kv", CollectiveKind::AllGather, forward);
   // Selective recompute recomputes the attention core and full recompute the
   // whole block: either re-runs the forward's exchange.
   if (mapping.recompute != RecomputePolicy::None)
-    transfer(Phase::Recompute, "kv", CollectiveKind::AllGather);
-  transfer(Phase::ActivationGrad, "kv", CollectiveKind::AllGather);
-  transfer(Phase::ActivationGrad, "d_kv", CollectiveKind::ReduceScatter);
+    transfer(Phase::Recompute, "kv", CollectiveKind::AllGather, forward);
+  transfer(Phase::ActivationGrad, "kv", CollectiveKind::AllGather,
+           ring ? "context parallelism (cp_comm = ring): TransformerEngine "
+                  "AttnFuncWithCPAndKVP2P.backward re-circulates the keys and "
+                  "values around the cp ring, the bytes of a ring all-gather"
+                : "context parallelism (cp_comm = all_gather): "
+                  "TransformerEngine AttnFuncWithCPAndKVAllGather.backward "
+                  "all-gathers the keys and values again");
+  transfer(Phase::ActivationGrad, "d_kv", CollectiveKind::ReduceScatter,
+           ring ? "context parallelism (cp_comm = ring): TransformerEngine "
+                  "AttnFuncWithCPAndKVP2P.backward accumulates each rank's "
+                  "key and value gradients around the cp ring, a ring "
+                  "reduce-scatter"
+                : "context parallelism (cp_comm = all_gather): "
+                  "TransformerEngine AttnFuncWithCPAndKVAllGather.backward "
+                  "reduce-scatters the key and value gradients");
   return transfers;
 }

@@ -178,12 +178,12 @@ TEST(ContextParallel, ShapeErrors) {
             std::string::npos);
 }
 
-// The ring against a simulation of TransformerEngine's loop: forward, rank
-// r sends at steps i < cp - 1 the K,V block it holds; backward, it sends
-// K,V at steps 0 .. cp - 2 and the accumulated dK,dV at 1 .. cp - 1. The
-// bytes of one block are written out from the model: b = 2 sequences,
-// s / cp = 48 tokens at cp = 2, kv_heads / tp = 2 heads of 32 dims, keys
-// and values, bf16: 2 * 2 * 48 * 2 * 32 * 2 = 24576 bytes.
+// ring: TransformerEngine's AttnFuncWithCPAndKVP2P loop, simulated here,
+// sends the rank's K,V forward at steps i < cp - 1, and backward K,V at
+// steps 0 .. cp - 2 and the accumulating dK,dV at steps 1 .. cp - 1: cp - 1
+// messages of the rank's block each, the bytes each rank sends in a ring
+// all-gather or reduce-scatter of the cp blocks. The ring holds the rank's
+// block and the one in flight.
 TEST(ContextParallel, RingMatchesTransformerEngineLoop) {
   ModelSpec model = exchangeModel();
   TrainingSpec training;
@@ -192,11 +192,10 @@ TEST(ContextParallel, RingMatchesTransformerEngineLoop) {
   for (int64_t cp : {2, 3, 4})
     for (RecomputePolicy recompute :
          {RecomputePolicy::None, RecomputePolicy::Selective}) {
-      MappingSpec mapping;
-      mapping.tp = 2;
-      mapping.cp = cp;
-      mapping.world = 2 * cp;
-      mapping.recompute = recompute;
+      MappingSpec mapping =
+          rankMapping(2, cp, TPCommMode::AllReduce, recompute);
+      // 2 (K and V) * 2 sequences * s / cp tokens * 4 / 2 kv heads * 32
+      // dims * 2 bytes.
       int64_t block = 2 * 2 * (96 / cp) * (4 / 2) * 32 * 2;
       if (cp == 2) {
         EXPECT_EQ(block, 24576);
@@ -212,39 +211,49 @@ TEST(ContextParallel, RingMatchesTransformerEngineLoop) {
           contextParallelExchange(model, training, mapping);
       ASSERT_TRUE(static_cast<bool>(exchange))
           << llvm::toString(exchange.takeError());
-      std::vector<std::tuple<Phase, std::string, int64_t>> expected = {
-          {Phase::Forward, "kv", forwardSends}};
+      std::vector<std::tuple<Phase, std::string, CollectiveKind, int64_t>>
+          expected = {
+              {Phase::Forward, "kv", CollectiveKind::AllGather, forwardSends}};
       if (recompute != RecomputePolicy::None)
-        expected.push_back({Phase::Recompute, "kv", forwardSends});
-      expected.push_back({Phase::ActivationGrad, "kv", kvSends});
-      expected.push_back({Phase::ActivationGrad, "d_kv", gradSends});
+        expected.push_back(
+            {Phase::Recompute, "kv", CollectiveKind::AllGather, forwardSends});
+      expected.push_back(
+          {Phase::ActivationGrad, "kv", CollectiveKind::AllGather, kvSends});
+      expected.push_back({Phase::ActivationGrad, "d_kv",
+                          CollectiveKind::ReduceScatter, gradSends});
       ASSERT_EQ(exchange->size(), expected.size());
       for (auto [transfer, want] : llvm::zip(*exchange, expected)) {
         EXPECT_EQ(transfer.phase, std::get<0>(want));
         EXPECT_EQ(transfer.tensor, std::get<1>(want));
-        EXPECT_FALSE(transfer.collective.has_value());
-        EXPECT_EQ(transfer.count, std::get<2>(want));
+        EXPECT_EQ(transfer.collective, std::get<2>(want));
         EXPECT_EQ(transfer.participants, cp);
-        EXPECT_EQ(transfer.messageBytes, block);
-        EXPECT_EQ(transfer.sentBytes, std::get<2>(want) * block);
+        EXPECT_EQ(transfer.messageBytes, cp * block);
+        EXPECT_EQ(transfer.sentBytes, std::get<3>(want) * block);
+        EXPECT_EQ(transfer.attentionLiveBytes, 2 * block);
+        // A reduce-scatter adds the cp - 1 other ranks' gradients into each
+        // element of the rank's block (block / 2 bytes at bf16).
+        EXPECT_EQ(transfer.ops,
+                  transfer.collective == CollectiveKind::ReduceScatter
+                      ? (cp - 1) * (block / 2)
+                      : 0);
+        EXPECT_NE(transfer.cause.find("AttnFuncWithCPAndKVP2P"),
+                  std::string::npos);
       }
     }
 }
 
 // all_gather: the logical tensor is every rank's block; each rank sends the
-// other cp - 1 ranks' worth ((n - 1) M / n), the same bytes as the ring.
+// other cp - 1 ranks' worth ((n - 1) M / n), the same bytes as the ring,
+// and the attention call holds the gathered s tokens.
 TEST(ContextParallel, AllGatherExchange) {
   ModelSpec model = exchangeModel();
   TrainingSpec training;
   training.microBatch = 1;
   training.globalBatch = 1;
   training.activationType = DataType::F32;
-  MappingSpec mapping;
-  mapping.tp = 1;
-  mapping.cp = 4;
-  mapping.world = 4;
+  MappingSpec mapping =
+      rankMapping(1, 4, TPCommMode::AllReduce, RecomputePolicy::Full);
   mapping.cpComm = CPCommMode::AllGather;
-  mapping.recompute = RecomputePolicy::Full;
   // 2 (K and V) * 1 sequence * 24 tokens * 4 kv heads * 32 dims * 4 bytes.
   int64_t block = 2 * 1 * 24 * 4 * 32 * 4;
   llvm::Expected<std::vector<ContextParallelTransfer>> exchange =
@@ -261,10 +270,15 @@ TEST(ContextParallel, AllGatherExchange) {
     EXPECT_EQ(transfer.phase, std::get<0>(want));
     EXPECT_EQ(transfer.tensor, std::get<1>(want));
     EXPECT_EQ(transfer.collective, std::get<2>(want));
-    EXPECT_EQ(transfer.count, 1);
     EXPECT_EQ(transfer.participants, 4);
     EXPECT_EQ(transfer.messageBytes, 4 * block);
     EXPECT_EQ(transfer.sentBytes, 3 * block);
+    EXPECT_EQ(transfer.attentionLiveBytes, 4 * block);
+    EXPECT_EQ(transfer.ops, transfer.collective == CollectiveKind::ReduceScatter
+                                ? 3 * (block / 4)
+                                : 0);
+    EXPECT_NE(transfer.cause.find("AttnFuncWithCPAndKVAllGather"),
+              std::string::npos);
   }
 }
 

@@ -69,36 +69,49 @@ llvm::Expected<ContextParallelShape> contextParallelShape(int64_t seqLength,
 ContextParallelShape contextParallelShape(int64_t seqLength, int64_t cp,
                                           OverflowGuard &guard);
 
-/// One kind of message of the key/value exchange of one block, per
-/// micro-batch, on one cp rank.
+/// One collective of the key/value exchange of one block, per micro-batch,
+/// on one cp rank. Both cp_comm modes are expressed as the collectives over
+/// the `cp` axis whose traffic equals TransformerEngine's
+/// (docs/TransformerSpec.md, "Context parallelism", and docs/DistSpec.md):
+/// a ring of cp - 1 point-to-point steps sends exactly the bytes of a ring
+/// all-gather, and the backward's accumulating dK,dV ring is a ring
+/// reduce-scatter. The modes differ in what the attention call holds live
+/// and in the TransformerEngine function the collective comes from.
 struct ContextParallelTransfer {
   /// Forward, Recompute (the recomputed attention core runs its exchange
   /// again) or ActivationGrad (the backward).
   Phase phase = Phase::Forward;
   /// "kv" (keys and values) or "d_kv" (their gradients).
   std::string tensor;
-  /// The collective over the cp ranks under cp_comm = all_gather;
-  /// std::nullopt for a ring step, a send to one neighbour.
-  std::optional<CollectiveKind> collective;
-  /// Ring steps (cp - 1), or 1 for a collective.
-  int64_t count = 0;
+  /// AllGather for "kv", ReduceScatter (a sum) for "d_kv".
+  CollectiveKind collective = CollectiveKind::AllGather;
+  /// The cp ranks.
   int64_t participants = 0;
-  /// A ring step: the bytes sent, the rank's keys and values
-  /// 2 b (s / cp) (kv_heads / tp) head_dim at the activation type. A
-  /// collective: the logical tensor over all cp ranks, cp times that
+  /// The logical tensor over all cp ranks, cp times the rank's keys and
+  /// values 2 b (s / cp) (kv_heads / tp) head_dim at the activation type
   /// (CollectiveFacts' convention).
   int64_t messageBytes = 0;
-  /// Bytes each rank sends for all `count` messages: count * messageBytes
-  /// for the ring, (cp - 1) / cp of the logical tensor for a collective.
+  /// Bytes each rank sends: (cp - 1) times the rank's keys and values, the
+  /// ring's cp - 1 steps and the ring collective's (n - 1) M / n alike.
   int64_t sentBytes = 0;
+  /// Arithmetic operations on the rank: the reduce-scatter's sums,
+  /// (cp - 1) adds per element of the rank's shard (the tensor-parallel
+  /// collectives' convention); 0 for an all-gather.
+  int64_t ops = 0;
+  /// Bytes of the exchanged tensor the attention call holds live at once:
+  /// under all_gather the gathered s-token tensor (messageBytes); under ring
+  /// the rank's own block and the one in flight (2 x the rank's bytes,
+  /// TransformerEngine's two alternating p2p_comm_buffers).
+  int64_t attentionLiveBytes = 0;
+  /// One sentence naming the TransformerEngine function of the mode.
+  std::string cause;
 };
 
 /// The key/value exchange of one block per micro-batch on one rank, in
-/// execution order. ring: cp - 1 K,V steps forward (again in recompute when
-/// the policy recomputes the attention core), cp - 1 K,V and cp - 1 dK,dV
-/// steps backward. all_gather: an all-gather of K,V forward (again in
-/// recompute), again backward, and a reduce-scatter of dK,dV. Empty at
-/// cp = 1. Fails if the shape fails or a byte count overflows.
+/// execution order: an all-gather of K,V forward (again in recompute when
+/// the policy recomputes the attention core), again backward, and a
+/// reduce-scatter of dK,dV. Empty at cp = 1. Fails if the shape fails or a
+/// byte count overflows.
 llvm::Expected<std::vector<ContextParallelTransfer>>
 contextParallelExchange(const ModelSpec &model, const TrainingSpec &training,
                         const MappingSpec &mapping);
