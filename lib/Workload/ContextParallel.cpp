@@ -10,6 +10,7 @@
 
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/Primitives.h"
 
 #include "ForwardBuilder.h"
 
@@ -125,9 +126,11 @@ blueprint::workload::contextParallelExchange(const ModelSpec &model,
              "values over the cp ranks";
   transfer(Phase::Forward, "kv", CollectiveKind::AllGather, forward);
   // Selective recompute recomputes the attention core and full recompute the
-  // whole block: either re-runs the forward's exchange.
+  // whole block: either re-runs the forward's exchange, a collective rerun
+  // for recompute and so recommunication, as full recompute's TP
+  // collectives are (docs/WorkAlgebra.md, "Recompute").
   if (mapping.recompute != RecomputePolicy::None)
-    transfer(Phase::Recompute, "kv", CollectiveKind::AllGather, forward);
+    transfer(Phase::Recommunication, "kv", CollectiveKind::AllGather, forward);
   transfer(Phase::ActivationGrad, "kv", CollectiveKind::AllGather,
            ring ? "context parallelism (cp_comm = ring): TransformerEngine "
                   "AttnFuncWithCPAndKVP2P.backward re-circulates the keys and "
@@ -144,4 +147,19 @@ blueprint::workload::contextParallelExchange(const ModelSpec &model,
                   "TransformerEngine AttnFuncWithCPAndKVAllGather.backward "
                   "reduce-scatters the key and value gradients");
   return transfers;
+}
+
+Invocation blueprint::workload::contextParallelInvocation(
+    const ContextParallelTransfer &transfer, DataType activationType) {
+  bool gradients = transfer.collective == CollectiveKind::ReduceScatter;
+  Invocation invocation = collectiveInvocation(
+      gradients ? primitive::kCPDKVReduceScatter : primitive::kCPKVGather,
+      transfer.phase, transfer.collective, transfer.participants,
+      transfer.messageBytes, bytesOf(activationType), transfer.tensor,
+      transfer.cause);
+  // The transfer's count, the one formula (collectiveInvocation's
+  // (n - 1) E / n per rank is the same number).
+  invocation.ops = transfer.ops;
+  invocation.collective->axis = kContextParallelAxis.str();
+  return invocation;
 }

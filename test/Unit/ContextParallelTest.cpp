@@ -132,6 +132,20 @@ void expectRanksSumToSequence(
   }
 }
 
+/// Whether `invocation` is a collective over the cp axis.
+bool isExchange(const Invocation &invocation) {
+  return invocation.collective && invocation.collective->axis == "cp";
+}
+
+/// The index of `primitive` in `phase` in `work`, or -1.
+int64_t indexOf(const BlockWork &work, llvm::StringRef primitive, Phase phase) {
+  for (size_t index = 0; index < work.invocations.size(); ++index)
+    if (work.invocations[index].primitive == primitive &&
+        work.invocations[index].phase == phase)
+      return static_cast<int64_t>(index);
+  return -1;
+}
+
 } // namespace
 
 // Every rank computes the same count, and it is s^2 (cp + 1) / (2 cp^2);
@@ -215,8 +229,8 @@ TEST(ContextParallel, RingMatchesTransformerEngineLoop) {
           expected = {
               {Phase::Forward, "kv", CollectiveKind::AllGather, forwardSends}};
       if (recompute != RecomputePolicy::None)
-        expected.push_back(
-            {Phase::Recompute, "kv", CollectiveKind::AllGather, forwardSends});
+        expected.push_back({Phase::Recommunication, "kv",
+                            CollectiveKind::AllGather, forwardSends});
       expected.push_back(
           {Phase::ActivationGrad, "kv", CollectiveKind::AllGather, kvSends});
       expected.push_back({Phase::ActivationGrad, "d_kv",
@@ -262,7 +276,7 @@ TEST(ContextParallel, AllGatherExchange) {
       << llvm::toString(exchange.takeError());
   std::vector<std::tuple<Phase, std::string, CollectiveKind>> expected = {
       {Phase::Forward, "kv", CollectiveKind::AllGather},
-      {Phase::Recompute, "kv", CollectiveKind::AllGather},
+      {Phase::Recommunication, "kv", CollectiveKind::AllGather},
       {Phase::ActivationGrad, "kv", CollectiveKind::AllGather},
       {Phase::ActivationGrad, "d_kv", CollectiveKind::ReduceScatter}};
   ASSERT_EQ(exchange->size(), expected.size());
@@ -324,7 +338,11 @@ TEST(ContextParallel, BlockWorkOverRanksIsTheSequence) {
             model, training, rankMapping(2, 1, tpComm, recompute));
         ASSERT_TRUE(static_cast<bool>(whole))
             << llvm::toString(whole.takeError());
-        expectRanksSumToSequence(*split, *whole, cp, model.heads / 2, 96,
+        // The key/value exchange has no counterpart at cp = 1
+        // (BlockWorkHoldsTheExchange checks it); the rest is compared.
+        BlockWork computed = *split;
+        llvm::erase_if(computed.invocations, isExchange);
+        expectRanksSumToSequence(computed, *whole, cp, model.heads / 2, 96,
                                  [](const Invocation &) { return 0; });
         // Stashed tensors over the score pairs (the softmax output, the
         // attention dropout's mask and output) follow the pairs, every other
@@ -332,7 +350,7 @@ TEST(ContextParallel, BlockWorkOverRanksIsTheSequence) {
         const std::set<std::string> scoreTensors = {"probs", "probs_dropped",
                                                     "attn_dropout_mask"};
         for (auto [part, full] :
-             llvm::zip(split->invocations, whole->invocations)) {
+             llvm::zip(computed.invocations, whole->invocations)) {
           ASSERT_EQ(part.stashed.size(), full.stashed.size());
           for (auto [kept, reference] : llvm::zip(part.stashed, full.stashed)) {
             SCOPED_TRACE(kept.tensor);
@@ -400,4 +418,156 @@ TEST(ContextParallel, ProgramsRefuseWhatRankWorkDerives) {
       checkTrainingRun(model, training, mapping).all();
   ASSERT_EQ(program.size(), 1u);
   EXPECT_EQ(program[0].rule, "context_parallel_c5");
+}
+
+// The block's work at cp > 1 holds the key/value exchange as collectives
+// over the cp axis, in phase and place: the forward all-gather after the
+// keys and values (and their rotation) and before the scores, its rerun
+// (recommunication) before the recomputed scores under selective and full
+// recompute, the backward all-gather before the attention backward and the
+// reduce-scatter of dK,dV right after it. Bytes by hand: the rank's keys
+// and values are 2 b (s / cp) (kv_heads / tp) head_dim elements, bf16, and
+// the message is cp times that.
+TEST(ContextParallel, BlockWorkHoldsTheExchange) {
+  ModelSpec model = exchangeModel();
+  TrainingSpec training = rankTraining();
+  const int64_t tp = 2;
+  for (PositionEmbedding position :
+       {PositionEmbedding::Learned, PositionEmbedding::Rotary})
+    for (int64_t cp : {2, 4})
+      for (CPCommMode cpComm : {CPCommMode::Ring, CPCommMode::AllGather})
+        for (RecomputePolicy recompute :
+             {RecomputePolicy::None, RecomputePolicy::Selective,
+              RecomputePolicy::Full}) {
+          SCOPED_TRACE("cp " + std::to_string(cp) + " " +
+                       stringifyEnum(cpComm).str() + " " +
+                       stringifyEnum(recompute).str() + " " +
+                       stringifyEnum(position).str());
+          model.positionEmbedding = position;
+          MappingSpec mapping =
+              rankMapping(tp, cp, TPCommMode::AllReduce, recompute);
+          mapping.cpComm = cpComm;
+          llvm::Expected<BlockWork> work =
+              deriveBlockWork(model, training, mapping);
+          ASSERT_TRUE(static_cast<bool>(work))
+              << llvm::toString(work.takeError());
+          // b = 1, s = 96, kv_heads = 4, head_dim = 32, bf16.
+          int64_t rankElements = 2 * 1 * (96 / cp) * (4 / tp) * 32;
+          int64_t messageBytes = rankElements * 2 * cp;
+          struct Expected {
+            llvm::StringRef primitive;
+            Phase phase;
+            CollectiveKind kind;
+            llvm::StringRef tensor;
+          };
+          std::vector<Expected> expected = {{"cp_kv_gather", Phase::Forward,
+                                             CollectiveKind::AllGather, "kv"}};
+          if (recompute != RecomputePolicy::None)
+            expected.push_back({"cp_kv_gather", Phase::Recommunication,
+                                CollectiveKind::AllGather, "kv"});
+          expected.push_back({"cp_kv_gather", Phase::ActivationGrad,
+                              CollectiveKind::AllGather, "kv"});
+          expected.push_back({"cp_dkv_reduce_scatter", Phase::ActivationGrad,
+                              CollectiveKind::ReduceScatter, "d_kv"});
+          std::vector<size_t> found;
+          for (size_t index = 0; index < work->invocations.size(); ++index)
+            if (isExchange(work->invocations[index]))
+              found.push_back(index);
+          ASSERT_EQ(found.size(), expected.size());
+          llvm::Expected<std::vector<ContextParallelTransfer>> transfers =
+              contextParallelExchange(model, training, mapping);
+          ASSERT_TRUE(static_cast<bool>(transfers))
+              << llvm::toString(transfers.takeError());
+          ASSERT_EQ(transfers->size(), expected.size());
+          for (size_t i = 0; i < expected.size(); ++i) {
+            const Invocation &invocation = work->invocations[found[i]];
+            SCOPED_TRACE(invocation.primitive);
+            EXPECT_EQ(invocation.primitive, expected[i].primitive);
+            EXPECT_EQ(invocation.phase, expected[i].phase);
+            EXPECT_EQ(invocation.engine, Engine::Collective);
+            ASSERT_TRUE(invocation.collective.has_value());
+            EXPECT_EQ(invocation.collective->kind, expected[i].kind);
+            EXPECT_EQ(invocation.collective->participants, cp);
+            EXPECT_EQ(invocation.collective->messageBytes, messageBytes);
+            EXPECT_EQ(invocation.collective->axis, "cp");
+            bool gather = expected[i].kind == CollectiveKind::AllGather;
+            EXPECT_EQ(invocation.collective->reduction,
+                      gather ? ReductionKind::None : ReductionKind::Sum);
+            // A reduce-scatter adds cp - 1 partial values into each element
+            // of the rank's shard; a gather adds nothing.
+            EXPECT_EQ(invocation.ops, gather ? 0 : (cp - 1) * rankElements);
+            int64_t shard = messageBytes / cp;
+            ASSERT_EQ(invocation.reads.size(), 1u);
+            ASSERT_EQ(invocation.writes.size(), 1u);
+            EXPECT_EQ(invocation.reads[0].tensor, expected[i].tensor);
+            EXPECT_EQ(invocation.reads[0].bytes, gather ? shard : messageBytes);
+            EXPECT_EQ(invocation.writes[0].bytes,
+                      gather ? messageBytes : shard);
+            EXPECT_EQ(invocation.stashBytes, 0);
+            EXPECT_EQ(invocation.cause, (*transfers)[i].cause);
+            EXPECT_NE(
+                invocation.cause.find(cpComm == CPCommMode::Ring
+                                          ? "AttnFuncWithCPAndKVP2P"
+                                          : "AttnFuncWithCPAndKVAllGather"),
+                std::string::npos);
+          }
+          // In place: the forward gather follows the keys and values (and
+          // their rotation) and precedes the scores.
+          int64_t keysMade =
+              position == PositionEmbedding::Rotary
+                  ? indexOf(*work, primitive::kRotary, Phase::Forward)
+                  : indexOf(*work, primitive::kQKVProj, Phase::Forward);
+          EXPECT_EQ(static_cast<int64_t>(found[0]), keysMade + 1);
+          EXPECT_EQ(static_cast<int64_t>(found[0]) + 1,
+                    indexOf(*work, primitive::kQKMatmul, Phase::Forward));
+          // The rerun directly precedes the recomputed scores and, under
+          // full recompute, directly follows the recomputed rotation (or
+          // qkv_proj).
+          size_t backward = 1;
+          if (recompute != RecomputePolicy::None) {
+            int64_t rerun = static_cast<int64_t>(found[1]);
+            EXPECT_EQ(rerun + 1,
+                      indexOf(*work, primitive::kQKMatmul, Phase::Recompute));
+            if (recompute == RecomputePolicy::Full) {
+              EXPECT_EQ(rerun - 1, indexOf(*work,
+                                           position == PositionEmbedding::Rotary
+                                               ? primitive::kRotary
+                                               : primitive::kQKVProj,
+                                           Phase::Recompute));
+            }
+            backward = 2;
+          }
+          // The backward gather directly precedes the attention backward
+          // (attn_v_matmul's input gradient), the reduce-scatter directly
+          // follows it (qk_matmul's).
+          EXPECT_EQ(
+              static_cast<int64_t>(found[backward]) + 1,
+              indexOf(*work, primitive::kAttnVMatmul, Phase::ActivationGrad));
+          EXPECT_EQ(
+              static_cast<int64_t>(found[backward + 1]) - 1,
+              indexOf(*work, primitive::kQKMatmul, Phase::ActivationGrad));
+        }
+}
+
+// At cp = 1 the block has no exchange and every collective is on the
+// tensor axis, as before the axis existed.
+TEST(ContextParallel, BlockWorkAtCpOneHasNoExchange) {
+  ModelSpec model = exchangeModel();
+  TrainingSpec training = rankTraining();
+  for (RecomputePolicy recompute :
+       {RecomputePolicy::None, RecomputePolicy::Selective,
+        RecomputePolicy::Full}) {
+    llvm::Expected<BlockWork> work = deriveBlockWork(
+        model, training,
+        rankMapping(2, 1, TPCommMode::ReduceScatterAllGather, recompute));
+    ASSERT_TRUE(static_cast<bool>(work)) << llvm::toString(work.takeError());
+    int64_t collectives = 0;
+    for (const Invocation &invocation : work->invocations) {
+      if (!invocation.collective)
+        continue;
+      ++collectives;
+      EXPECT_EQ(invocation.collective->axis, "tp");
+    }
+    EXPECT_GT(collectives, 0);
+  }
 }

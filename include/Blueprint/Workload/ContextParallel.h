@@ -14,6 +14,7 @@
 #ifndef BLUEPRINT_WORKLOAD_CONTEXTPARALLEL_H
 #define BLUEPRINT_WORKLOAD_CONTEXTPARALLEL_H
 
+#include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/Spec.h"
 
@@ -78,8 +79,8 @@ ContextParallelShape contextParallelShape(int64_t seqLength, int64_t cp,
 /// reduce-scatter. The modes differ in what the attention call holds live
 /// and in the TransformerEngine function the collective comes from.
 struct ContextParallelTransfer {
-  /// Forward, Recompute (the recomputed attention core runs its exchange
-  /// again) or ActivationGrad (the backward).
+  /// Forward, Recommunication (the recomputed attention core runs its
+  /// exchange again) or ActivationGrad (the backward).
   Phase phase = Phase::Forward;
   /// "kv" (keys and values) or "d_kv" (their gradients).
   std::string tensor;
@@ -115,6 +116,15 @@ struct ContextParallelTransfer {
 llvm::Expected<std::vector<ContextParallelTransfer>>
 contextParallelExchange(const ModelSpec &model, const TrainingSpec &training,
                         const MappingSpec &mapping);
+
+/// `transfer` as an invocation of the block over the cp axis
+/// (CollectiveFacts::axis = kContextParallelAxis): primitive cp_kv_gather
+/// (all-gather of "kv") or cp_dkv_reduce_scatter (reduce-scatter of
+/// "d_kv"), the transfer's phase, participants, message bytes, ops and
+/// cause; it reads and writes the tensor in both shardings
+/// (collectiveInvocation) at the activation type.
+Invocation contextParallelInvocation(const ContextParallelTransfer &transfer,
+                                     DataType activationType);
 
 } // namespace blueprint::workload
 

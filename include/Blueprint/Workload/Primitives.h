@@ -90,7 +90,9 @@ namespace blueprint::workload::primitive {
   X(kQBWgradGather, "q_b_wgrad_gather")                                        \
   X(kQWgradGather, "q_wgrad_gather")                                           \
   X(kQAbsorb, "q_absorb")                                                      \
-  X(kVAbsorb, "v_absorb")
+  X(kVAbsorb, "v_absorb")                                                      \
+  X(kCPKVGather, "cp_kv_gather")                                               \
+  X(kCPDKVReduceScatter, "cp_dkv_reduce_scatter")
 
 #define BLUEPRINT_WORKLOAD_PRIMITIVE_CONSTANT(constant, id)                    \
   inline constexpr llvm::StringLiteral constant = id;
