@@ -542,8 +542,10 @@ StepCoster::templateSeconds(llvm::ArrayRef<workload::RunTemplate> templates) {
     std::vector<estimate::EstimateTask> tasks;
     for (const workload::Invocation &invocation :
          runTemplate.work.invocations) {
-      llvm::Expected<estimate::EstimateTask> task = taskOf(
-          invocation, runTemplate.work.cadence, workload::kTensorParallelAxis);
+      llvm::Expected<estimate::EstimateTask> task =
+          taskOf(invocation, runTemplate.work.cadence,
+                 invocation.collective ? invocation.collective->axis
+                                       : workload::kTensorParallelAxis.str());
       if (!task)
         return inTemplate(runTemplate, task.takeError());
       tasks.push_back(std::move(*task));

@@ -80,6 +80,16 @@ Location workLineage(Operation *source, StringAttr model,
                        lineage);
 }
 
+/// The mesh axes of a block invocation's collective: the axis its facts
+/// name (the tensor axis for every tensor-parallel collective, the context
+/// axis for the key/value exchange); the tensor axis for a task.
+ArrayAttr blockAxesOf(Builder &builder,
+                      const workload::Invocation &invocation) {
+  return builder.getStrArrayAttr({invocation.collective
+                                      ? invocation.collective->axis
+                                      : workload::kTensorParallelAxis.str()});
+}
+
 /// The task or collective op of `invocation`.
 Operation *buildWorkOp(OpBuilder &builder, Location loc,
                        const workload::Invocation &invocation,
@@ -191,7 +201,8 @@ private:
     if (previous)
       deps.push_back(previous);
     return buildWorkOp(builder, lineageLoc(invocation), invocation, cadence,
-                       mesh, ranks, axes, DenseI64ArrayAttr(), deps);
+                       mesh, ranks, blockAxesOf(builder, invocation),
+                       DenseI64ArrayAttr(), deps);
   }
 
   /// The token of the last op of the output's producing phase that writes
@@ -219,7 +230,6 @@ private:
   StringAttr name;
   // What every work op of the program shares.
   FlatSymbolRefAttr mesh = FlatSymbolRefAttr::get(context, kMeshName);
-  ArrayAttr axes = builder.getStrArrayAttr({workload::kTensorParallelAxis});
   DenseI64ArrayAttr ranks;
   Value previous;
   llvm::StringMap<llvm::SmallVector<std::pair<workload::Phase, Value>>> writers;
@@ -273,11 +283,12 @@ private:
       llvm::SmallVector<Value, 1> deps;
       if (previous)
         deps.push_back(previous);
-      previous = buildWorkOp(builder, workLineage(source, name, invocation),
-                             invocation, runTemplate.work.cadence, mesh,
-                             DenseI64ArrayAttr(), axesOf(kTensorParallelAxis),
-                             DenseI64ArrayAttr(), deps)
-                     ->getResult(0);
+      previous =
+          buildWorkOp(builder, workLineage(source, name, invocation),
+                      invocation, runTemplate.work.cadence, mesh,
+                      DenseI64ArrayAttr(), blockAxesOf(builder, invocation),
+                      DenseI64ArrayAttr(), deps)
+              ->getResult(0);
     }
   }
 
@@ -360,15 +371,13 @@ private:
                                   : builder.getDenseI64ArrayAttr(work.group);
     return buildWorkOp(builder, loc, work.invocation, work.cadence, mesh,
                        DenseI64ArrayAttr(),
-                       work.axis.empty() ? axesOf(kTensorParallelAxis)
+                       work.axis.empty() ? blockAxesOf(builder, work.invocation)
                                          : axesOf(work.axis),
                        group, deps)
         ->getResult(0);
   }
 
   static constexpr llvm::StringLiteral kWholeRunMesh = "mesh";
-  static constexpr llvm::StringLiteral kTensorParallelAxis =
-      workload::kTensorParallelAxis;
   Operation *source;
   OpBuilder &builder;
   MLIRContext *context;

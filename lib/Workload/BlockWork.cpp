@@ -13,6 +13,7 @@
 
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/ContextParallel.h"
 #include "Blueprint/Workload/Primitives.h"
 #include "ForwardBuilder.h"
 #include "Rules.h"
@@ -389,10 +390,29 @@ private:
   /// The input gradient, the up-projection's collectives and the weight
   /// gradient of `linear`.
   void backwardLatentLinear(const LatentLinear &linear);
+  /// Emits the key/value exchange transfer of `phase` and `tensor`
+  /// (contextParallelExchange), if the block has one: none at cp = 1.
+  void exchange(Phase phase, llvm::StringRef tensor);
 
   const TrainingSpec &training;
   int64_t gradBytes;
+  /// The block's key/value exchange over the cp ranks, in execution order.
+  std::vector<ContextParallelTransfer> transfers;
 };
+
+void BlockBuilder::exchange(Phase phase, llvm::StringRef tensor) {
+  for (const ContextParallelTransfer &transfer : transfers)
+    if (transfer.phase == phase && transfer.tensor == tensor)
+      work.invocations.push_back(
+          contextParallelInvocation(transfer, training.activationType));
+}
+
+/// Whether `invocation` is the key/value exchange (the one collective over
+/// the cp axis).
+static bool isContextParallelExchange(const Invocation &invocation) {
+  return invocation.collective &&
+         invocation.collective->axis == kContextParallelAxis;
+}
 
 /// Full recompute (SeqSel Sec. 5, Table 2; MLM2021): the whole block forward
 /// is rerun from the checkpointed input before its backward, including its
@@ -401,6 +421,12 @@ private:
 /// forward pass" is exact.
 void BlockBuilder::recomputeFullForward(size_t forwardEnd) {
   for (size_t index = 0; index < forwardEnd; ++index) {
+    // The exchange's rerun is its own transfer, with TransformerEngine's
+    // cause rather than a tensor-parallel one.
+    if (isContextParallelExchange(work.invocations[index])) {
+      exchange(Phase::Recommunication, "kv");
+      continue;
+    }
     Invocation clone = work.invocations[index];
     bool collective = clone.engine == Engine::Collective;
     clone.phase = collective ? Phase::Recommunication : Phase::Recompute;
@@ -420,6 +446,9 @@ void BlockBuilder::recomputeFullForward(size_t forwardEnd) {
 /// just before its backward. Calculon's attn_only omits probs x V
 /// (reference README def. 3).
 void BlockBuilder::recomputeAttentionCore(size_t forwardEnd) {
+  // Under context parallelism the recomputed core needs every rank's keys
+  // and values again: the exchange reruns first.
+  exchange(Phase::Recommunication, "kv");
   for (size_t index = 0; index < forwardEnd; ++index) {
     if (!primitive::isAttentionCore(work.invocations[index].primitive))
       continue;
@@ -1083,10 +1112,18 @@ void BlockBuilder::backwardBlockInput() {
 
 llvm::Expected<BlockWork> BlockBuilder::build() {
   work.cadence = Cadence::PerMicroBatch;
+  llvm::Expected<std::vector<ContextParallelTransfer>> exchanged =
+      contextParallelExchange(model, training, mapping);
+  if (!exchanged)
+    return exchanged.takeError();
+  transfers = std::move(*exchanged);
   if (model.hasLatentAttention())
     latentAttentionInput(/*upProjectKeys=*/true);
   else
     attentionInput();
+  // TransformerEngine gathers the keys and values (rotated) of every cp
+  // rank inside the attention call, before the scores.
+  exchange(Phase::Forward, "kv");
   std::vector<TensorAccess> keys = newKeys("");
   TensorAccess values = newValues("v");
   attentionCore(std::move(keys), std::move(values));
@@ -1101,7 +1138,11 @@ llvm::Expected<BlockWork> BlockBuilder::build() {
   // reaches it, after the output projection's backward.
   if (mapping.recompute == RecomputePolicy::Selective)
     recomputeAttentionCore(forwardEnd);
+  // The attention backward gathers the keys and values again and
+  // reduce-scatters their gradients to the ranks that own them.
+  exchange(Phase::ActivationGrad, "kv");
   backwardAttentionCore();
+  exchange(Phase::ActivationGrad, "d_kv");
   if (model.hasLatentAttention())
     backwardLatentAttentionInput();
   else
@@ -1346,9 +1387,12 @@ Invocation blueprint::workload::collectiveInvocation(
   invocation.writes = {{tensor.str(), kind == CollectiveKind::ReduceScatter
                                           ? shard
                                           : messageBytes}};
-  invocation.collective =
-      CollectiveFacts{kind, reduces ? ReductionKind::Sum : ReductionKind::None,
-                      participants, messageBytes};
+  CollectiveFacts facts;
+  facts.kind = kind;
+  facts.reduction = reduces ? ReductionKind::Sum : ReductionKind::None;
+  facts.participants = participants;
+  facts.messageBytes = messageBytes;
+  invocation.collective = std::move(facts);
   invocation.cause = cause.str();
   return invocation;
 }

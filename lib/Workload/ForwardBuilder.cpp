@@ -11,6 +11,7 @@
 
 #include "ForwardBuilder.h"
 
+#include "Blueprint/Workload/ContextParallel.h"
 #include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/Primitives.h"
 
@@ -163,9 +164,22 @@ static RankShape makeRankShape(const ModelSpec &model,
   shape.queries = run.queries;
   shape.keys = run.keys;
   shape.attendedKeys = model.attendedKeys(run.keys);
+  shape.cp = mapping.cp;
+  if (mapping.cp > 1) {
+    // A training micro-batch on one cp rank (inference has cp = 1,
+    // context_parallel_c4): the rank's s / cp tokens of every sequence, and
+    // its score pairs spread over those query rows, c (cp + 1) keys per row
+    // on average, an exact quotient (docs/TransformerSpec.md, "Context
+    // parallelism").
+    ContextParallelShape sequence =
+        contextParallelShape(run.queries, mapping.cp, guard);
+    shape.queries = sequence.rankTokens;
+    if (sequence.rankTokens > 0)
+      shape.attendedKeys = sequence.scorePairs / sequence.rankTokens;
+  }
   shape.hidden = model.hidden;
   shape.headDim = model.headDim;
-  shape.tokens = guard.mul(run.batch, run.queries, "tokens b*s");
+  shape.tokens = guard.mul(run.batch, shape.queries, "tokens b*s");
   shape.localTokens =
       shape.sequenceParallel ? shape.tokens / mapping.tp : shape.tokens;
   shape.valueHeadDim = model.headDim;
@@ -687,6 +701,13 @@ std::string ForwardBuilder::softmaxCause() const {
     return "forward of softmax: scale by 1/sqrt(head_dim) and softmax over "
            "each score row; no mask, the new position attends to every "
            "cached position";
+  if (shape.cp > 1)
+    return ("forward of softmax: scale by 1/sqrt(head_dim), causal mask "
+            "(generated from indices, nothing read) and softmax over each "
+            "score row of this cp rank's two load-balanced chunks, " +
+            llvm::Twine(shape.attendedKeys) +
+            " keys per row on average over the ring's masked blocks")
+        .str();
   if (shape.attendedKeys < shape.keys)
     return ("forward of softmax: scale by 1/sqrt(head_dim), causal "
             "sliding-window mask (each row holds the " +
@@ -1155,5 +1176,5 @@ void ForwardBuilder::normBackwardOver(llvm::StringRef primitive,
 llvm::Error blueprint::workload::detail::checkTrainingComposes(
     const ModelSpec &model, const TrainingSpec &training,
     const MappingSpec &mapping, llvm::StringRef who) {
-  return runError(who, checkTrainingRun(model, training, mapping));
+  return runError(who, checkTrainingRankWork(model, training, mapping));
 }

@@ -43,8 +43,8 @@ llvm::Error violationsError(const llvm::Twine &preamble,
 /// does not compose:" and every broken rule with its label.
 llvm::Error runError(llvm::StringRef who, const RunViolations &violations);
 
-/// runError of checkTrainingRun: what every training derivation checks
-/// first.
+/// runError of checkTrainingRankWork: what every derivation of a rank's
+/// training work (block, edges, optimizer) checks first.
 llvm::Error checkTrainingComposes(const ModelSpec &model,
                                   const TrainingSpec &training,
                                   const MappingSpec &mapping,
@@ -183,10 +183,14 @@ struct RankShape : RankColumns {
   int64_t tp = 1;
   bool sequenceParallel = false;
   int64_t batch = 0;
+  /// The run's queries per sequence, or under context parallelism the
+  /// rank's s / cp of them.
   int64_t queries = 0;
   int64_t keys = 0;
   /// Keys each query's score row holds: `keys`, or the model's attention
-  /// window when that is shorter (ModelSpec::attendedKeys).
+  /// window when that is shorter (ModelSpec::attendedKeys); under context
+  /// parallelism the rank's score pairs per query row, s (cp + 1) / (2 cp)
+  /// (contextParallelShape), so that queries x attendedKeys are its pairs.
   int64_t attendedKeys = 0;
   int64_t hidden = 0;
   int64_t headDim = 0;
@@ -205,6 +209,9 @@ struct RankShape : RankColumns {
   /// key).
   int64_t rotaryDim = 0;
   int64_t rotatedCols = 0;
+  /// The context-parallel degree: 1, or the cp ranks a training sequence is
+  /// cut over (then `queries` and `attendedKeys` are the rank's).
+  int64_t cp = 1;
 };
 
 /// Emits the forward invocations of one block on one TP rank, in execution

@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Workload/Spec.h"
+
 #include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/ContextParallel.h"
 #include "Blueprint/Workload/Pipeline.h"
 #include "Rules.h"
 
@@ -420,15 +422,20 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
     sink.requireDivides(microbatches, "microbatches", mapping.pp, "pp",
                         "decoder_training_c10");
   }
-  // Last, so that every composition rule above (decoder_training_c10 runs
-  // only while nothing else is violated) is reported with it.
-  sink.require(mapping.cp == 1, "context_parallel_c5",
-               "cp = " + llvm::Twine(mapping.cp) +
-                   ": the work of context parallelism (each rank's "
-                   "seq_length / cp tokens, the key/value exchange over the "
-                   "cp axis) is not derived yet; the work algebra, the dist "
-                   "and pplan programs need cp = 1");
   return sink.take();
+}
+
+std::optional<RuleViolation>
+blueprint::workload::checkContextParallelProgram(const MappingSpec &mapping) {
+  if (mapping.cp == 1)
+    return std::nullopt;
+  return RuleViolation{
+      "context_parallel_c5",
+      "cp = " + std::to_string(mapping.cp) +
+          ": a rank's block and edge work is derived at cp > 1, but the "
+          "program of a context-parallel run (the key/value exchange over "
+          "the cp axis, the gradient reduction over dp x cp, the dist and "
+          "pplan programs) is not; programs need cp = 1"};
 }
 
 std::vector<RuleViolation> RunViolations::all() const {
@@ -490,6 +497,22 @@ RunViolations
 blueprint::workload::checkTrainingRun(const ModelSpec &model,
                                       const TrainingSpec &training,
                                       const MappingSpec &mapping) {
+  return checkRun(model, checkTraining(training), mapping, [&] {
+    std::vector<RuleViolation> violations =
+        checkTrainingComposition(model, training, mapping);
+    // Last, so that every composition rule (decoder_training_c10 runs only
+    // while nothing else is violated) is reported with it.
+    if (std::optional<RuleViolation> program =
+            checkContextParallelProgram(mapping))
+      violations.push_back(std::move(*program));
+    return violations;
+  });
+}
+
+RunViolations
+blueprint::workload::checkTrainingRankWork(const ModelSpec &model,
+                                           const TrainingSpec &training,
+                                           const MappingSpec &mapping) {
   return checkRun(model, checkTraining(training), mapping, [&] {
     return checkTrainingComposition(model, training, mapping);
   });

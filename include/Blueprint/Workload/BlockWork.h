@@ -173,7 +173,7 @@ inline bool operator!=(const TensorAccess &lhs, const TensorAccess &rhs) {
   return !(lhs == rhs);
 }
 
-/// A tensor-parallel collective as upstream MLIR's `shard` dialect sees it.
+/// A collective as upstream MLIR's `shard` dialect sees it.
 struct CollectiveFacts {
   CollectiveKind kind = CollectiveKind::AllReduce;
   ReductionKind reduction = ReductionKind::Sum;
@@ -182,12 +182,17 @@ struct CollectiveFacts {
   /// block's TP collectives: Calculon's convention (reference README,
   /// definition 5), neither the shard nor the wire volume.
   int64_t messageBytes = 0;
+  /// The mesh axis of a block collective's participants: the tensor axis for
+  /// every tensor-parallel collective, the context axis (kContextParallelAxis)
+  /// for the key/value exchange. An op of the IR names its axes itself
+  /// (`axes`); the facts it reports keep this default.
+  std::string axis = kTensorParallelAxis.str();
 };
 
 inline bool operator==(const CollectiveFacts &lhs, const CollectiveFacts &rhs) {
   return lhs.kind == rhs.kind && lhs.reduction == rhs.reduction &&
          lhs.participants == rhs.participants &&
-         lhs.messageBytes == rhs.messageBytes;
+         lhs.messageBytes == rhs.messageBytes && lhs.axis == rhs.axis;
 }
 inline bool operator!=(const CollectiveFacts &lhs, const CollectiveFacts &rhs) {
   return !(lhs == rhs);

@@ -101,7 +101,9 @@ namespace blueprint::workload::primitive {
   X(kExpertFC1, "expert_fc1")                                                  \
   X(kExpertActivation, "expert_activation")                                    \
   X(kExpertFC2, "expert_fc2")                                                  \
-  X(kMoECombine, "moe_combine")
+  X(kMoECombine, "moe_combine")                                                \
+  X(kCPKVGather, "cp_kv_gather")                                               \
+  X(kCPDKVReduceScatter, "cp_dkv_reduce_scatter")
 
 #define BLUEPRINT_WORKLOAD_PRIMITIVE_CONSTANT(constant, id)                    \
   inline constexpr llvm::StringLiteral constant = id;

@@ -155,6 +155,10 @@ struct TrainingSpec {
 inline constexpr llvm::StringLiteral kTensorParallelAxis = "tp";
 inline constexpr llvm::StringLiteral kPipelineParallelAxis = "pp";
 inline constexpr llvm::StringLiteral kDataParallelAxis = "dp";
+/// The context-parallel ranks a training sequence is cut over; no mesh
+/// names it yet (context_parallel_c5 refuses programs with cp > 1), but the
+/// block's key/value exchange runs over it.
+inline constexpr llvm::StringLiteral kContextParallelAxis = "cp";
 
 struct MappingSpec {
   int64_t tp = 1;

@@ -295,7 +295,7 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     `cp`, the context-parallel degree (default 1), and `cp_comm`, how the
     `cp` ranks exchange keys and values, `ring` (default) or `all_gather`
     (docs/TransformerSpec.md, "Context parallelism": programs need cp = 1
-    until its work is derived, rule `context_parallel_c5`).
+    until the program's work is derived, rule `context_parallel_c5`).
 
     Rules (`transformer_mapping_c*`):
     1. `tp`, `pp`, `dp`, `world`, `virtual_stages` and `cp` are positive;
