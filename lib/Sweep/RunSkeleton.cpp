@@ -166,10 +166,40 @@ RunSkeleton::build(const workload::WholeRun &run,
       parts.works.size() != run.works.size())
     return failure("the run, its parts, buffers and graph do not line up");
   RunSkeleton skeleton;
-  // A source by its fields (kind, template or stage, repetitions, work).
+  // A source by its fields (kind, template or stage, repetitions, work),
+  // and the last source of each template, message kind and shared work:
+  // consecutive steps of one mostly share it.
   llvm::DenseMap<std::tuple<uint8_t, uint32_t, int64_t, uint8_t, uint32_t>,
                  uint32_t>
       sourceIndices;
+  constexpr uint32_t noSource = ~0u;
+  std::vector<uint32_t> lastOfTemplate(run.templates.size(), noSource);
+  std::vector<uint32_t> lastOfSharedWork(run.works.size(), noSource);
+  uint32_t lastOfMessage[2] = {noSource, noSource};
+  auto sourceIndexOf = [&](const TimeSource &source) {
+    uint32_t *last = nullptr;
+    if (source.kind == TimeSource::Kind::Instance)
+      last = &lastOfTemplate[source.index];
+    else if (source.kind != TimeSource::Kind::Work)
+      last = &lastOfMessage[source.kind == TimeSource::Kind::Send];
+    else if (source.work.shared)
+      last = &lastOfSharedWork[source.work.index];
+    auto key = [](const TimeSource &of) {
+      return std::make_tuple(
+          static_cast<uint8_t>(of.kind), of.index, of.repetitions,
+          static_cast<uint8_t>(of.work.shared), of.work.index);
+    };
+    if (last && *last != noSource &&
+        key(skeleton.sources[*last]) == key(source))
+      return *last;
+    auto [known, fresh] = sourceIndices.try_emplace(
+        key(source), static_cast<uint32_t>(skeleton.sources.size()));
+    if (fresh)
+      skeleton.sources.push_back(source);
+    if (last)
+      *last = known->second;
+    return known->second;
+  };
   skeleton.templates = run.templates.size();
   skeleton.sharedWorks = run.works.size();
   for (auto [stage, program] : llvm::enumerate(run.stages)) {
@@ -219,15 +249,7 @@ RunSkeleton::build(const workload::WholeRun &run,
         source.index = ref.shared ? 0 : static_cast<uint32_t>(stage);
         source.work = ref;
       }
-      auto [known, fresh] = sourceIndices.try_emplace(
-          std::make_tuple(static_cast<uint8_t>(source.kind), source.index,
-                          source.repetitions,
-                          static_cast<uint8_t>(source.work.shared),
-                          source.work.index),
-          static_cast<uint32_t>(skeleton.sources.size()));
-      if (fresh)
-        skeleton.sources.push_back(source);
-      skeleton.sourceOf.push_back(known->second);
+      skeleton.sourceOf.push_back(sourceIndexOf(source));
     }
     for (const workload::RunBuffer &buffer : buffers[stage].buffers) {
       if (!buffer.source)

@@ -131,6 +131,11 @@ public:
   StageBuffers build() {
     result.stage = program.stage;
     result.positions = program.steps.size();
+    // An instance has at most three buffers, a message one (most steps are
+    // instances and messages, about as many of each), plus the persistent
+    // state.
+    result.buffers.reserve(2 * program.steps.size() + 3);
+    instances.reserve(program.steps.size());
     indexInstances();
     addPersistent();
     for (size_t position = 0; position < program.steps.size(); ++position) {
