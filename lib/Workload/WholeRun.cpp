@@ -857,11 +857,11 @@ llvm::Expected<StageTotals> blueprint::workload::stageTotalsOf(
     int64_t &count =
         messages.send ? totals.messagesSent : totals.messagesReceived;
     int64_t &bytes = messages.send ? totals.bytesSent : totals.bytesReceived;
-    count = guard.add(count, messages.count, what + " messages");
-    bytes = guard.add(
-        bytes,
-        guard.mul(messages.bytes, messages.count, what + " message bytes"),
-        what + " message bytes");
+    count = guard.add(count, messages.count, llvm::Twine(what) + " messages");
+    bytes = guard.add(bytes,
+                      guard.mul(messages.bytes, messages.count,
+                                llvm::Twine(what) + " message bytes"),
+                      llvm::Twine(what) + " message bytes");
   }
   for (size_t index : usage.works) {
     llvm::Expected<InvocationFigures> figures = figuresOf(work(index));
@@ -880,9 +880,9 @@ llvm::Expected<StageTotals> blueprint::workload::stageTotalsOf(
               summary->addScaled(templates[index].work, count, what))
         return std::move(error);
     int64_t written = guard.mul(templates[index].kvCacheWrites, count,
-                                what + " KV-cache bytes");
-    totals.kvCacheWriteBytes =
-        guard.add(totals.kvCacheWriteBytes, written, what + " KV-cache bytes");
+                                llvm::Twine(what) + " KV-cache bytes");
+    totals.kvCacheWriteBytes = guard.add(totals.kvCacheWriteBytes, written,
+                                         llvm::Twine(what) + " KV-cache bytes");
   }
   if (guard.failed())
     return guard.error("summarizeWholeRun");
@@ -900,7 +900,7 @@ blueprint::workload::stageUsageOf(const StageProgram &program,
     if (const auto *instance = std::get_if<RunInstance>(&step.action)) {
       int64_t &count = usage.repetitions[instance->templateIndex];
       count = guard.add(count, instance->repetitions(),
-                        what + " instance repetitions");
+                        llvm::Twine(what) + " instance repetitions");
     } else if (const auto *message = std::get_if<RunMessage>(&step.action)) {
       auto same = llvm::find_if(usage.messages, [&](const auto &messages) {
         return messages.send == message->send &&
