@@ -573,10 +573,11 @@ double StepCoster::instanceSeconds(double templateSeconds,
 llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
     const workload::WholeRun &run, const workload::MappingSpec &mapping,
     workload::DataType computeType, const estimate::SystemProfile &profile,
-    const estimate::NetworkTierBinding &binding, bool labelled) {
+    const estimate::NetworkTierBinding &binding, bool labelled, bool costed) {
   StepCoster coster(mapping, computeType, profile, binding);
   llvm::Expected<std::vector<double>> templateSeconds =
-      coster.templateSeconds(run.templates);
+      costed ? coster.templateSeconds(run.templates)
+             : std::vector<double>(run.templates.size(), 0.0);
   if (!templateSeconds)
     return templateSeconds.takeError();
   std::vector<std::optional<double>> sharedSeconds(run.works.size());
@@ -603,7 +604,7 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
       } else if (const auto *message =
                      std::get_if<workload::RunMessage>(&runStep.action)) {
         double transfer = 0;
-        if (message->send) {
+        if (message->send && costed) {
           llvm::Expected<double> seconds =
               coster.transferSeconds(message->bytes);
           if (!seconds)
@@ -618,8 +619,10 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
         // A shared work is costed once for all the steps that repeat it.
         std::optional<double> *known =
             work.shared ? &sharedSeconds[*work.shared] : nullptr;
-        llvm::Expected<double> seconds =
-            known && *known ? **known : coster.runWorkSeconds(work);
+        llvm::Expected<double> seconds = !costed ? 0.0
+                                         : known && *known
+                                             ? **known
+                                             : coster.runWorkSeconds(work);
         if (!seconds)
           return seconds.takeError();
         if (known)
