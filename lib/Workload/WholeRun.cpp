@@ -863,11 +863,21 @@ llvm::Expected<StageTotals> blueprint::workload::stageTotalsOf(
                                 llvm::Twine(what) + " message bytes"),
                       llvm::Twine(what) + " message bytes");
   }
-  for (size_t index : usage.works) {
+  for (auto [index, repetitions] :
+       llvm::zip_equal(usage.works, usage.workRepetitions)) {
     llvm::Expected<InvocationFigures> figures = figuresOf(work(index));
     if (!figures)
       return figures.takeError();
-    if (llvm::Error error = totals.work.add(*figures))
+    if (repetitions == 1) {
+      if (llvm::Error error = totals.work.add(*figures))
+        return std::move(error);
+      continue;
+    }
+    // Integer sums: a work run n times adds n times its figures.
+    WorkSummary once(totals.work.cadence());
+    if (llvm::Error error = once.add(*figures))
+      return std::move(error);
+    if (llvm::Error error = totals.work.addScaled(once, repetitions, what))
       return std::move(error);
   }
   // Integer sums do not depend on their order: each template's work is
@@ -894,6 +904,9 @@ blueprint::workload::stageUsageOf(const StageProgram &program,
                                   size_t templates) {
   StageUsage usage;
   usage.repetitions.assign(templates, 0);
+  // Where each shared work is in usage.works.
+  constexpr size_t kNoWork = ~size_t(0);
+  std::vector<size_t> sharedAt;
   OverflowGuard guard;
   std::string what = "stage " + std::to_string(program.stage);
   for (auto [position, step] : llvm::enumerate(program.steps)) {
@@ -911,7 +924,20 @@ blueprint::workload::stageUsageOf(const StageProgram &program,
       else
         ++same->count;
     } else {
+      // A shared work is counted at its first position.
+      const std::optional<size_t> &shared =
+          std::get<RunWork>(step.action).shared;
+      if (shared) {
+        if (sharedAt.size() <= *shared)
+          sharedAt.resize(*shared + 1, kNoWork);
+        if (sharedAt[*shared] != kNoWork) {
+          ++usage.workRepetitions[sharedAt[*shared]];
+          continue;
+        }
+        sharedAt[*shared] = usage.works.size();
+      }
       usage.works.push_back(position);
+      usage.workRepetitions.push_back(1);
     }
   }
   if (guard.failed())
