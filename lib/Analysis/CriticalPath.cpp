@@ -82,8 +82,18 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
     }
   plan.depBegin.push_back(static_cast<uint32_t>(plan.deps.size()));
 
-  // Channels are any int64_t (a plan names them): no reserved keys.
-  std::unordered_map<int64_t, uint32_t> sends;
+  // Channels are any int64_t (a plan names them): no reserved keys. Those
+  // messageChannel numbers (small, non-negative) are looked up by index.
+  const int64_t indexedChannels = static_cast<int64_t>(2 * total + 64);
+  std::vector<uint32_t> sentOnIndexed(static_cast<size_t>(indexedChannels),
+                                      none);
+  std::unordered_map<int64_t, uint32_t> sentOnOther;
+  auto senderOf = [&](int64_t channel) -> uint32_t * {
+    if (channel >= 0 && channel < indexedChannels)
+      return &sentOnIndexed[static_cast<size_t>(channel)];
+    auto found = sentOnOther.try_emplace(channel, none).first;
+    return &found->second;
+  };
   std::unordered_map<int64_t, llvm::SmallVector<size_t, 1>> waiting;
   // A collective of several stages, by its label and occurrence.
   std::map<std::pair<std::string, int64_t>, uint32_t> meetings;
@@ -148,20 +158,23 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
         continue;
       }
       if (step.kind == StepKind::Receive) {
-        auto sent = sends.find(*step.channel);
-        if (sent == sends.end()) {
+        uint32_t sent = *senderOf(*step.channel);
+        if (sent == none) {
           waiting[*step.channel].push_back(stage);
           break;
         }
-        plan.sender[id] = sent->second;
+        plan.sender[id] = sent;
       }
       plan.order.push_back(id);
       ++next[stage];
       if (step.kind == StepKind::Send) {
-        if (!sends.insert({*step.channel, id}).second)
+        uint32_t *sent = senderOf(*step.channel);
+        if (*sent != none)
           return failure(where(stage, index, step) +
                          " sends a message another send already sent");
-        auto parked = waiting.find(*step.channel);
+        *sent = id;
+        auto parked =
+            waiting.empty() ? waiting.end() : waiting.find(*step.channel);
         if (parked != waiting.end()) {
           llvm::append_range(ready, parked->second);
           waiting.erase(parked);
@@ -575,10 +588,11 @@ double StepCoster::instanceSeconds(double templateSeconds,
 llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
     const workload::WholeRun &run, const workload::MappingSpec &mapping,
     workload::DataType computeType, const estimate::SystemProfile &profile,
-    const estimate::NetworkTierBinding &binding, bool labelled) {
+    const estimate::NetworkTierBinding &binding, bool labelled, bool costed) {
   StepCoster coster(mapping, computeType, profile, binding);
   llvm::Expected<std::vector<double>> templateSeconds =
-      coster.templateSeconds(run.templates);
+      costed ? coster.templateSeconds(run.templates)
+             : std::vector<double>(run.templates.size(), 0.0);
   if (!templateSeconds)
     return templateSeconds.takeError();
   std::vector<std::optional<double>> sharedSeconds(run.works.size());
@@ -605,7 +619,7 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
       } else if (const auto *message =
                      std::get_if<workload::RunMessage>(&runStep.action)) {
         double transfer = 0;
-        if (message->send) {
+        if (message->send && costed) {
           llvm::Expected<double> seconds =
               coster.transferSeconds(message->bytes);
           if (!seconds)
@@ -620,8 +634,10 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
         // A shared work is costed once for all the steps that repeat it.
         std::optional<double> *known =
             work.shared ? &sharedSeconds[*work.shared] : nullptr;
-        llvm::Expected<double> seconds =
-            known && *known ? **known : coster.runWorkSeconds(work);
+        llvm::Expected<double> seconds = !costed ? 0.0
+                                         : known && *known
+                                             ? **known
+                                             : coster.runWorkSeconds(work);
         if (!seconds)
           return seconds.takeError();
         if (known)

@@ -296,14 +296,14 @@ static llvm::Error checkTiersHoldTheirAxes(llvm::ArrayRef<MeshAxis> mesh,
                                            const SystemProfile &profile,
                                            const NetworkTierBinding &binding) {
   // Smallest first; tiers of one size in declaration order.
-  std::vector<std::pair<int64_t, const NetworkTier *>> bySize;
+  llvm::SmallVector<std::pair<int64_t, const NetworkTier *>, 4> bySize;
   for (const NetworkTier &tier : profile.networkTiers)
     bySize.push_back({tier.groupSize.value, &tier});
   llvm::sort(bySize, [](const auto &a, const auto &b) {
     return a.first != b.first ? a.first < b.first
                               : a.second < b.second; // declaration order
   });
-  std::vector<const NetworkTier *> tiers;
+  llvm::SmallVector<const NetworkTier *, 4> tiers;
   for (const auto &entry : bySize)
     tiers.push_back(entry.second);
   // Blocks of the tier below that one group of the current tier holds,
@@ -314,15 +314,20 @@ static llvm::Error checkTiersHoldTheirAxes(llvm::ArrayRef<MeshAxis> mesh,
   for (const NetworkTier *tier : tiers) {
     workload::OverflowGuard guard;
     int64_t axesProduct = 1;
-    std::string axes;
-    for (const auto &[axisName, tierName] : binding.tierOfAxis) {
-      if (tierName != tier->name)
-        continue;
-      int64_t size = findMeshAxis(mesh, axisName)->size;
-      axesProduct = guard.mul(axesProduct, size, "the axes' product");
-      axes += (axes.empty() ? "" : " x ") + axisName + " (" +
-              std::to_string(size) + ")";
-    }
+    for (const auto &[axisName, tierName] : binding.tierOfAxis)
+      if (tierName == tier->name)
+        axesProduct = guard.mul(axesProduct, findMeshAxis(mesh, axisName)->size,
+                                "the axes' product");
+    // Named only when a diagnostic needs them: a valid binding builds no
+    // string.
+    auto axesOnTier = [&] {
+      std::string axes;
+      for (const auto &[axisName, tierName] : binding.tierOfAxis)
+        if (tierName == tier->name)
+          axes += (axes.empty() ? "" : " x ") + axisName + " (" +
+                  std::to_string(findMeshAxis(mesh, axisName)->size) + ")";
+      return axes;
+    };
     if (guard.failed())
       return guard.error("network tier binding: tier '" + tier->name + "'");
     int64_t groupsBelow = tier->groupSize.value / belowGroup;
@@ -336,7 +341,7 @@ static llvm::Error checkTiersHoldTheirAxes(llvm::ArrayRef<MeshAxis> mesh,
                      (belowGroup == 1 ? "ranks"
                                       : "blocks of the axes on tier '" +
                                             belowName + "' and below") +
-                     ", but the axes bound to it, " + axes + ", need " +
+                     ", but the axes bound to it, " + axesOnTier() + ", need " +
                      llvm::Twine(axesProduct));
     belowGroup = tier->groupSize.value;
     blocksBelow = blocks;
@@ -362,18 +367,20 @@ llvm::Error estimate::checkMeshBinding(llvm::ArrayRef<MeshAxis> mesh,
         return failure("mesh axis '" + axis.name + "' is declared twice");
   }
   for (const auto &[axisName, tierName] : binding.tierOfAxis) {
-    std::string where = "network tier binding $." + axisName;
+    auto where = [](const std::string &name) {
+      return "network tier binding $." + name;
+    };
     const MeshAxis *axis = findMeshAxis(mesh, axisName);
     if (!axis)
-      return failure(where + ": no mesh axis named '" + axisName +
+      return failure(where(axisName) + ": no mesh axis named '" + axisName +
                      "'; the mesh has " + meshAxisNames(mesh));
     const NetworkTier *tier = profile.tier(tierName);
     if (!tier)
-      return failure(where + ": profile '" + profile.name +
+      return failure(where(axisName) + ": profile '" + profile.name +
                      "' has no network tier named '" + tierName +
                      "'; its tiers are " + tierNames(profile));
     if (tier->groupSize.value < axis->size)
-      return failure(where + ": tier '" + tierName + "' spans " +
+      return failure(where(axisName) + ": tier '" + tierName + "' spans " +
                      llvm::Twine(tier->groupSize.value) + " ranks (" +
                      tierPath(*tier) + ".group_size) but mesh axis '" +
                      axisName + "' has " + llvm::Twine(axis->size) + " ranks");

@@ -166,6 +166,40 @@ RunSkeleton::build(const workload::WholeRun &run,
       parts.works.size() != run.works.size())
     return failure("the run, its parts, buffers and graph do not line up");
   RunSkeleton skeleton;
+  // A source by its fields (kind, template or stage, repetitions, work),
+  // and the last source of each template, message kind and shared work:
+  // consecutive steps of one mostly share it.
+  llvm::DenseMap<std::tuple<uint8_t, uint32_t, int64_t, uint8_t, uint32_t>,
+                 uint32_t>
+      sourceIndices;
+  constexpr uint32_t noSource = ~0u;
+  std::vector<uint32_t> lastOfTemplate(run.templates.size(), noSource);
+  std::vector<uint32_t> lastOfSharedWork(run.works.size(), noSource);
+  uint32_t lastOfMessage[2] = {noSource, noSource};
+  auto sourceIndexOf = [&](const TimeSource &source) {
+    uint32_t *last = nullptr;
+    if (source.kind == TimeSource::Kind::Instance)
+      last = &lastOfTemplate[source.index];
+    else if (source.kind != TimeSource::Kind::Work)
+      last = &lastOfMessage[source.kind == TimeSource::Kind::Send];
+    else if (source.work.shared)
+      last = &lastOfSharedWork[source.work.index];
+    auto key = [](const TimeSource &of) {
+      return std::make_tuple(
+          static_cast<uint8_t>(of.kind), of.index, of.repetitions,
+          static_cast<uint8_t>(of.work.shared), of.work.index);
+    };
+    if (last && *last != noSource &&
+        key(skeleton.sources[*last]) == key(source))
+      return *last;
+    auto [known, fresh] = sourceIndices.try_emplace(
+        key(source), static_cast<uint32_t>(skeleton.sources.size()));
+    if (fresh)
+      skeleton.sources.push_back(source);
+    if (last)
+      *last = known->second;
+    return known->second;
+  };
   skeleton.templates = run.templates.size();
   skeleton.sharedWorks = run.works.size();
   for (auto [stage, program] : llvm::enumerate(run.stages)) {
@@ -185,18 +219,18 @@ RunSkeleton::build(const workload::WholeRun &run,
                        " does not end in its tail");
     llvm::DenseMap<size_t, uint32_t> workAt;
     for (auto [position, step] : llvm::enumerate(program.steps)) {
-      StepValue value{StepValue::Kind::Receive, 0, 0};
+      TimeSource source;
       if (const auto *instance =
               std::get_if<workload::RunInstance>(&step.action)) {
-        value = {StepValue::Kind::Instance,
-                 static_cast<uint32_t>(instance->templateIndex),
-                 instance->repetitions()};
+        source.kind = TimeSource::Kind::Instance;
+        source.index = static_cast<uint32_t>(instance->templateIndex);
+        source.repetitions = instance->repetitions();
       } else if (const auto *message =
                      std::get_if<workload::RunMessage>(&step.action)) {
         if (message->bytes != run.messageBytes)
           return failure("a message is not of the run's message bytes");
-        value.kind =
-            message->send ? StepValue::Kind::Send : StepValue::Kind::Receive;
+        source.kind =
+            message->send ? TimeSource::Kind::Send : TimeSource::Kind::Receive;
       } else {
         const auto &work = std::get<workload::RunWork>(step.action);
         WorkRef ref;
@@ -209,11 +243,13 @@ RunSkeleton::build(const workload::WholeRun &run,
                          llvm::Twine(position) +
                          " is a work neither shared nor in the tail");
         workAt[position] = static_cast<uint32_t>(shape.works.size());
-        value = {StepValue::Kind::Work,
-                 static_cast<uint32_t>(shape.works.size()), 0};
         shape.works.push_back(ref);
+        source.kind = TimeSource::Kind::Work;
+        // A shared work is the same for every stage.
+        source.index = ref.shared ? 0 : static_cast<uint32_t>(stage);
+        source.work = ref;
       }
-      skeleton.values.push_back(value);
+      skeleton.sourceOf.push_back(sourceIndexOf(source));
     }
     for (const workload::RunBuffer &buffer : buffers[stage].buffers) {
       if (!buffer.source)
@@ -362,73 +398,59 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
       memo.workSeconds.emplace(std::move(key), *costed);
     return costed;
   };
-  std::optional<double> transferSeconds;
+  // Each source is costed once (a shared work for every stage, a tail's
+  // for its stage), then its times are copied to its steps.
+  std::vector<double> &sourceSeconds = scratch.sourceSeconds;
+  std::vector<double> &sourceTransfers = scratch.sourceTransfers;
+  sourceSeconds.assign(sources.size(), 0);
+  sourceTransfers.assign(sources.size(), 0);
+  for (auto [index, source] : llvm::enumerate(sources)) {
+    switch (source.kind) {
+    case TimeSource::Kind::Instance:
+      sourceSeconds[index] = analysis::StepCoster::instanceSeconds(
+          templateSeconds[source.index], source.repetitions);
+      break;
+    case TimeSource::Kind::Send:
+    case TimeSource::Kind::Receive: {
+      bool send = source.kind == TimeSource::Kind::Send;
+      double transferSeconds = 0;
+      if (send) {
+        std::string ppTier = tierOf(binding, workload::kPipelineParallelAxis);
+        auto known = memo.transferSeconds.find(ppTier);
+        if (known == memo.transferSeconds.end()) {
+          llvm::Expected<double> transfer =
+              coster.transferSeconds(parts.messageBytes);
+          if (!transfer)
+            return transfer.takeError();
+          known = memo.transferSeconds.emplace(ppTier, *transfer).first;
+        }
+        transferSeconds = known->second;
+      }
+      analysis::MessageTimes times =
+          analysis::messageTimes(send, transferSeconds);
+      sourceSeconds[index] = times.seconds;
+      sourceTransfers[index] = times.transferSeconds;
+      break;
+    }
+    case TimeSource::Kind::Work: {
+      WorkRef ref = source.work;
+      size_t stage = ref.shared ? 0 : source.index;
+      llvm::Expected<double> costed = workSecondsOf(
+          workOf(parts, stage, ref), ref.shared ? 0 : stage + 1, ref.index);
+      if (!costed)
+        return costed.takeError();
+      sourceSeconds[index] = *costed;
+      break;
+    }
+    }
+  }
   std::vector<double> &seconds = scratch.seconds;
   std::vector<double> &transfers = scratch.transfers;
   seconds.resize(plan.steps());
-  transfers.assign(plan.steps(), 0);
-  // Each work is costed once: the shared ones for every stage, the tail's
-  // for its stage.
-  std::vector<double> sharedSeconds;
-  for (auto [index, work] : llvm::enumerate(parts.works)) {
-    llvm::Expected<double> workSeconds = workSecondsOf(work, 0, index);
-    if (!workSeconds)
-      return workSeconds.takeError();
-    sharedSeconds.push_back(*workSeconds);
-  }
-  std::vector<double> tailSeconds;
-  std::vector<double> workSeconds;
-  for (auto [stage, shape] : llvm::enumerate(stages)) {
-    tailSeconds.clear();
-    for (auto [index, step] : llvm::enumerate(parts.stages[stage].steps)) {
-      double stepSeconds = 0;
-      if (const auto *work = std::get_if<workload::RunWork>(&step.action)) {
-        llvm::Expected<double> costed = workSecondsOf(*work, stage + 1, index);
-        if (!costed)
-          return costed.takeError();
-        stepSeconds = *costed;
-      }
-      tailSeconds.push_back(stepSeconds);
-    }
-    workSeconds.clear();
-    for (WorkRef ref : shape.works)
-      workSeconds.push_back(ref.shared ? sharedSeconds[ref.index]
-                                       : tailSeconds[ref.index]);
-    uint32_t begin = plan.stageBegin[stage];
-    for (size_t position = 0; position < shape.positions; ++position) {
-      uint32_t id = begin + static_cast<uint32_t>(position);
-      const StepValue &value = values[id];
-      switch (value.kind) {
-      case StepValue::Kind::Instance:
-        seconds[id] = analysis::StepCoster::instanceSeconds(
-            templateSeconds[value.index], value.repetitions);
-        break;
-      case StepValue::Kind::Send:
-      case StepValue::Kind::Receive: {
-        bool send = value.kind == StepValue::Kind::Send;
-        if (send && !transferSeconds) {
-          std::string ppTier = tierOf(binding, workload::kPipelineParallelAxis);
-          auto known = memo.transferSeconds.find(ppTier);
-          if (known == memo.transferSeconds.end()) {
-            llvm::Expected<double> transfer =
-                coster.transferSeconds(parts.messageBytes);
-            if (!transfer)
-              return transfer.takeError();
-            known = memo.transferSeconds.emplace(ppTier, *transfer).first;
-          }
-          transferSeconds = known->second;
-        }
-        analysis::MessageTimes times =
-            analysis::messageTimes(send, send ? *transferSeconds : 0);
-        seconds[id] = times.seconds;
-        transfers[id] = times.transferSeconds;
-        break;
-      }
-      case StepValue::Kind::Work:
-        seconds[id] = workSeconds[value.index];
-        break;
-      }
-    }
+  transfers.resize(plan.steps());
+  for (size_t id = 0; id < sourceOf.size(); ++id) {
+    seconds[id] = sourceSeconds[sourceOf[id]];
+    transfers[id] = sourceTransfers[sourceOf[id]];
   }
   auto describe = [&](uint32_t id) {
     size_t stage = static_cast<size_t>(llvm::upper_bound(plan.stageBegin, id) -

@@ -306,7 +306,8 @@ FastEvaluator::deriveSkeleton(const Configuration &configuration,
     return buffers.takeError();
   llvm::Expected<analysis::RunGraph> graph =
       analysis::runGraphOf(*whole, run.mapping, run.training->activationType,
-                           profile, configuration.binding, /*labelled=*/false);
+                           profile, configuration.binding, /*labelled=*/false,
+                           /*costed=*/false);
   if (!graph)
     return graph.takeError();
   return RunSkeleton::build(*whole, parts, *buffers, *graph);

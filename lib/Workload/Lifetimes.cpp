@@ -131,6 +131,11 @@ public:
   StageBuffers build() {
     result.stage = program.stage;
     result.positions = program.steps.size();
+    // An instance has at most three buffers, a message one (most steps are
+    // instances and messages, about as many of each), plus the persistent
+    // state.
+    result.buffers.reserve(2 * program.steps.size() + 3);
+    instances.reserve(program.steps.size());
     indexInstances();
     addPersistent();
     for (size_t position = 0; position < program.steps.size(); ++position) {
@@ -185,7 +190,7 @@ private:
   /// Adds a buffer named `name()` (unnamed for a shape).
   void add(llvm::function_ref<std::string()> name, BufferCause cause,
            BufferSource source, std::optional<size_t> producer,
-           std::vector<size_t> consumers) {
+           llvm::SmallVector<size_t, 2> consumers) {
     int64_t bytes = sourceBytes(source, values, guard);
     if (bytes == 0 && !shapeOnly)
       return;
@@ -257,7 +262,7 @@ private:
     if (runTemplate.pass == PipelinePass::Forward) {
       std::optional<size_t> consumer =
           findInstance(runTemplate.part, backward, microBatch, instance.chunk);
-      std::vector<size_t> consumers;
+      llvm::SmallVector<size_t, 2> consumers;
       if (consumer)
         consumers.push_back(*consumer);
       bool block = runTemplate.part == ModelPart::Block;
@@ -276,8 +281,8 @@ private:
       add([&] { return std::string("weight_grad_stash" + suffix()); },
           BufferCause::WeightGradInputs,
           {Kind::WeightGradStash, index, repetitions}, position,
-          weightGrad ? std::vector<size_t>{*weightGrad}
-                     : std::vector<size_t>{});
+          weightGrad ? llvm::SmallVector<size_t, 2>{*weightGrad}
+                     : llvm::SmallVector<size_t, 2>{});
       return;
     }
     if (runTemplate.pass == PipelinePass::InputGrad) {
@@ -289,8 +294,8 @@ private:
       add([&] { return std::string("weight_grad_inputs" + suffix()); },
           BufferCause::WeightGradInputs,
           {Kind::WeightGradInputs, index, repetitions}, position,
-          weightGrad ? std::vector<size_t>{*weightGrad}
-                     : std::vector<size_t>{});
+          weightGrad ? llvm::SmallVector<size_t, 2>{*weightGrad}
+                     : llvm::SmallVector<size_t, 2>{});
     }
   }
 
@@ -336,7 +341,8 @@ private:
     add([&] { return std::string("recv_" + messageName(message)); },
         BufferCause::PipelineReceive,
         {BufferSource::Kind::Message, position, 1}, position,
-        consumer ? std::vector<size_t>{*consumer} : std::vector<size_t>{});
+        consumer ? llvm::SmallVector<size_t, 2>{*consumer}
+                 : llvm::SmallVector<size_t, 2>{});
     if (gathered)
       gatheredMessages[position + 1] = &message;
   }
@@ -353,12 +359,13 @@ private:
           },
           BufferCause::GatheredMessage,
           {BufferSource::Kind::WorkWrite, position, 1}, position,
-          reader ? std::vector<size_t>{*reader} : std::vector<size_t>{});
+          reader ? llvm::SmallVector<size_t, 2>{*reader}
+                 : llvm::SmallVector<size_t, 2>{});
       return;
     }
     if (invocation.primitive == primitive::kFSDPParamGather) {
       // The pass's instances right after the gather read the parameters.
-      std::vector<size_t> readers;
+      llvm::SmallVector<size_t, 2> readers;
       for (size_t next = position + 1; next < program.steps.size(); ++next) {
         const auto *instance =
             std::get_if<RunInstance>(&program.steps[next].action);
@@ -386,7 +393,7 @@ private:
           BufferCause::GradientBucket,
           {BufferSource::Kind::WorkRead, position, 1},
           firstGradientWriter.value_or(position), {position});
-      std::vector<size_t> step;
+      llvm::SmallVector<size_t, 2> step;
       if (shardedStep)
         step.push_back(*shardedStep);
       add([&] { return std::string("gradient_shard_" + index); },

@@ -857,17 +857,27 @@ llvm::Expected<StageTotals> blueprint::workload::stageTotalsOf(
     int64_t &count =
         messages.send ? totals.messagesSent : totals.messagesReceived;
     int64_t &bytes = messages.send ? totals.bytesSent : totals.bytesReceived;
-    count = guard.add(count, messages.count, what + " messages");
-    bytes = guard.add(
-        bytes,
-        guard.mul(messages.bytes, messages.count, what + " message bytes"),
-        what + " message bytes");
+    count = guard.add(count, messages.count, llvm::Twine(what) + " messages");
+    bytes = guard.add(bytes,
+                      guard.mul(messages.bytes, messages.count,
+                                llvm::Twine(what) + " message bytes"),
+                      llvm::Twine(what) + " message bytes");
   }
-  for (size_t index : usage.works) {
+  for (auto [index, repetitions] :
+       llvm::zip_equal(usage.works, usage.workRepetitions)) {
     llvm::Expected<InvocationFigures> figures = figuresOf(work(index));
     if (!figures)
       return figures.takeError();
-    if (llvm::Error error = totals.work.add(*figures))
+    if (repetitions == 1) {
+      if (llvm::Error error = totals.work.add(*figures))
+        return std::move(error);
+      continue;
+    }
+    // Integer sums: a work run n times adds n times its figures.
+    WorkSummary once(totals.work.cadence());
+    if (llvm::Error error = once.add(*figures))
+      return std::move(error);
+    if (llvm::Error error = totals.work.addScaled(once, repetitions, what))
       return std::move(error);
   }
   // Integer sums do not depend on their order: each template's work is
@@ -880,9 +890,9 @@ llvm::Expected<StageTotals> blueprint::workload::stageTotalsOf(
               summary->addScaled(templates[index].work, count, what))
         return std::move(error);
     int64_t written = guard.mul(templates[index].kvCacheWrites, count,
-                                what + " KV-cache bytes");
-    totals.kvCacheWriteBytes =
-        guard.add(totals.kvCacheWriteBytes, written, what + " KV-cache bytes");
+                                llvm::Twine(what) + " KV-cache bytes");
+    totals.kvCacheWriteBytes = guard.add(totals.kvCacheWriteBytes, written,
+                                         llvm::Twine(what) + " KV-cache bytes");
   }
   if (guard.failed())
     return guard.error("summarizeWholeRun");
@@ -894,13 +904,16 @@ blueprint::workload::stageUsageOf(const StageProgram &program,
                                   size_t templates) {
   StageUsage usage;
   usage.repetitions.assign(templates, 0);
+  // Where each shared work is in usage.works.
+  constexpr size_t kNoWork = ~size_t(0);
+  std::vector<size_t> sharedAt;
   OverflowGuard guard;
   std::string what = "stage " + std::to_string(program.stage);
   for (auto [position, step] : llvm::enumerate(program.steps)) {
     if (const auto *instance = std::get_if<RunInstance>(&step.action)) {
       int64_t &count = usage.repetitions[instance->templateIndex];
       count = guard.add(count, instance->repetitions(),
-                        what + " instance repetitions");
+                        llvm::Twine(what) + " instance repetitions");
     } else if (const auto *message = std::get_if<RunMessage>(&step.action)) {
       auto same = llvm::find_if(usage.messages, [&](const auto &messages) {
         return messages.send == message->send &&
@@ -911,7 +924,20 @@ blueprint::workload::stageUsageOf(const StageProgram &program,
       else
         ++same->count;
     } else {
+      // A shared work is counted at its first position.
+      const std::optional<size_t> &shared =
+          std::get<RunWork>(step.action).shared;
+      if (shared) {
+        if (sharedAt.size() <= *shared)
+          sharedAt.resize(*shared + 1, kNoWork);
+        if (sharedAt[*shared] != kNoWork) {
+          ++usage.workRepetitions[sharedAt[*shared]];
+          continue;
+        }
+        sharedAt[*shared] = usage.works.size();
+      }
       usage.works.push_back(position);
+      usage.workRepetitions.push_back(1);
     }
   }
   if (guard.failed())

@@ -302,6 +302,39 @@ TEST(CriticalPath, OnePlanTimesEveryGraphOfItsShape) {
             std::string::npos);
 }
 
+TEST(CriticalPath, AnyChannelNumberPairsASendWithItsReceive) {
+  // timingPlanOf looks small non-negative channels (messageChannel's) up by
+  // index and every other int64_t by hash: both pair the same way. By hand:
+  // the compute ends at 1, its message arrives at 1 + 2 = 3, the receiving
+  // stage's compute of 3 ends at 6.
+  for (int64_t channel : {int64_t(7), int64_t(-1), int64_t(1) << 40,
+                          std::numeric_limits<int64_t>::min(),
+                          std::numeric_limits<int64_t>::max()}) {
+    RunGraph graph = pipeOf(1, 2, 3);
+    graph.stages[0][1].channel = channel;
+    graph.stages[1][0].channel = channel;
+    llvm::Expected<CriticalPathReport> report = longestPath(graph);
+    ASSERT_TRUE(static_cast<bool>(report)) << channel;
+    EXPECT_EQ(report->iterationSeconds, 6) << channel;
+    EXPECT_EQ(report->exposedCommunicationSeconds, 2) << channel;
+
+    // A second send on the channel is refused, a receive on another
+    // channel never runs.
+    RunGraph twice = graph;
+    twice.stages[0].push_back(twice.stages[0][1]);
+    llvm::Expected<TimingPlan> refused = timingPlanOf(twice);
+    ASSERT_FALSE(static_cast<bool>(refused)) << channel;
+    EXPECT_NE(llvm::toString(refused.takeError()).find("already sent"),
+              std::string::npos);
+    RunGraph stray = graph;
+    stray.stages[1][0].channel = channel == 7 ? int64_t(-7) : int64_t(8);
+    llvm::Expected<TimingPlan> stuck = timingPlanOf(stray);
+    ASSERT_FALSE(static_cast<bool>(stuck)) << channel;
+    EXPECT_NE(llvm::toString(stuck.takeError()).find("never runs"),
+              std::string::npos);
+  }
+}
+
 TEST(CriticalPath, MalformedGraphsHaveNoPlan) {
   auto planError = [](const RunGraph &graph) {
     llvm::Expected<TimingPlan> plan = timingPlanOf(graph);

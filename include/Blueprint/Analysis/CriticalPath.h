@@ -278,12 +278,14 @@ private:
 /// of axis `pp`. `computeType` is the run's activation type. Without
 /// `labelled`, instances and messages have no labels (collectives keep
 /// theirs: pp-group rendezvous match by label); the times are the same.
+/// Without `costed`, every time is zero and nothing is costed: the graph's
+/// structure alone (what a search's run skeleton keeps, timingPlanOf).
 llvm::Expected<RunGraph> runGraphOf(const workload::WholeRun &run,
                                     const workload::MappingSpec &mapping,
                                     workload::DataType computeType,
                                     const estimate::SystemProfile &profile,
                                     const estimate::NetworkTierBinding &binding,
-                                    bool labelled = true);
+                                    bool labelled = true, bool costed = true);
 
 /// The time of one point-to-point pipeline message of `bytes` on the tier
 /// bound to axis `pp`. Fails if the axis is not bound.

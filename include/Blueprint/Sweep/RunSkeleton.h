@@ -109,6 +109,8 @@ public:
     analysis::PlanTiming timing;
     std::vector<double> seconds;
     std::vector<double> transfers;
+    std::vector<double> sourceSeconds;
+    std::vector<double> sourceTransfers;
   };
   llvm::Expected<PathFigures> time(const workload::WholeRun &parts,
                                    analysis::StepCoster &coster,
@@ -124,12 +126,18 @@ private:
     bool shared = false;
     uint32_t index = 0;
   };
-  /// Where a step's time comes from.
-  struct StepValue {
-    enum class Kind : uint8_t { Instance, Send, Receive, Work } kind;
-    /// The template of an instance; a work's index in stageWorks.
+  /// Where a step's time comes from. Steps with the same source take the
+  /// same time under every binding: each source is costed once per binding
+  /// and its times copied to its steps.
+  struct TimeSource {
+    enum class Kind : uint8_t { Instance, Send, Receive, Work };
+    Kind kind = Kind::Receive;
+    /// An instance's template; a work's stage (for a tail work).
     uint32_t index = 0;
+    /// An instance's repetitions.
     int64_t repetitions = 0;
+    /// A work.
+    WorkRef work;
   };
   struct StageShape {
     size_t positions = 0;
@@ -147,8 +155,9 @@ private:
                                   WorkRef ref) const;
 
   std::vector<StageShape> stages;
-  std::vector<StepValue> values;
-  /// Steps of values[] by stage (the plan's numbering).
+  std::vector<TimeSource> sources;
+  /// Each step's index in `sources`, by the plan's step numbering.
+  std::vector<uint32_t> sourceOf;
   analysis::TimingPlan plan;
   size_t templates = 0;
   size_t sharedWorks = 0;

@@ -22,6 +22,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
 #include <array>
@@ -126,7 +127,8 @@ struct RunBuffer {
   /// outlives the run.
   std::optional<size_t> producer;
   /// The steps that read it, ascending; none for the persistent state.
-  std::vector<size_t> consumers;
+  /// Nearly every buffer has one or two: kept inline, no allocation.
+  llvm::SmallVector<size_t, 2> consumers;
   /// Live at every position of [start, end]: from its producer (the first
   /// position for persistent state) to its last consumer (the last
   /// position for persistent state).

@@ -253,8 +253,12 @@ struct StageUsage {
     int64_t count = 0;
   };
   std::vector<Messages> messages;
-  /// The positions of its stage-level works.
+  /// The positions of its stage-level works: each shared work (one of
+  /// WholeRun::works) at its first position only.
   std::vector<size_t> works;
+  /// How many steps run each of `works` (a shared work repeats per
+  /// micro-batch; any other runs once).
+  std::vector<int64_t> workRepetitions;
 };
 
 /// The usage of `program`, whose run has `templates` templates.
