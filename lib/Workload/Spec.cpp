@@ -432,10 +432,11 @@ blueprint::workload::checkContextParallelProgram(const MappingSpec &mapping) {
   return RuleViolation{
       "context_parallel_c5",
       "cp = " + std::to_string(mapping.cp) +
-          ": a rank's block and edge work is derived at cp > 1, but the "
-          "program of a context-parallel run (the key/value exchange over "
-          "the cp axis, the gradient reduction over dp x cp, the dist and "
-          "pplan programs) is not; programs need cp = 1"};
+          ": a rank's block work (with its key/value exchange over the cp "
+          "axis) and edge work are derived at cp > 1, but the program of a "
+          "context-parallel run (a mesh with a cp axis, the gradient "
+          "reduction over dp x cp, the dist and pplan programs) is not; "
+          "programs need cp = 1"};
 }
 
 std::vector<RuleViolation> RunViolations::all() const {

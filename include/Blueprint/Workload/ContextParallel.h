@@ -35,11 +35,12 @@ RunViolations checkTrainingRankWork(const ModelSpec &model,
                                     const MappingSpec &mapping);
 
 /// `context_parallel_c5`, the last rule checkTrainingRun reports: the
-/// violation when a training program has cp > 1. Each rank's block and edge
-/// work is derived at cp > 1 (checkTrainingRankWork); the program-level work
-/// (the key/value exchange over the cp axis, the gradient reduction over
-/// dp x cp, the dist and pplan programs) is not yet, so a program is refused
-/// rather than derived as if cp were 1.
+/// violation when a training program has cp > 1. Each rank's block work,
+/// its key/value exchange over the cp axis included, and edge work are
+/// derived at cp > 1 (checkTrainingRankWork); the program-level work (a mesh
+/// with a cp axis, the gradient reduction over dp x cp, the dist and pplan
+/// programs) is not yet, so a program is refused rather than derived as if
+/// cp were 1.
 std::optional<RuleViolation>
 checkContextParallelProgram(const MappingSpec &mapping);
 

@@ -419,7 +419,7 @@ transformer.decoder_training @m
 // context_parallel_c1: 2 * cp = 8 load-balanced chunks do not divide 1020
 // positions; context_parallel_c5 refuses every cp > 1 program.
 // expected-error @+2 {{context_parallel_c1: seq_length = 1020 is not divisible by 2 * cp (the load-balanced chunks) = 8}}
-// expected-error @+1 {{context_parallel_c5: cp = 4: a rank's block and edge work is derived at cp > 1, but the program of a context-parallel run (the key/value exchange over the cp axis, the gradient reduction over dp x cp, the dist and pplan programs) is not; programs need cp = 1}}
+// expected-error @+1 {{context_parallel_c5: cp = 4: a rank's block work (with its key/value exchange over the cp axis) and edge work are derived at cp > 1, but the program of a context-parallel run (a mesh with a cp axis, the gradient reduction over dp x cp, the dist and pplan programs) is not; programs need cp = 1}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 1020, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
