@@ -83,11 +83,17 @@ blueprint::workload::contextParallelExchange(const ModelSpec &model,
 
   OverflowGuard guard;
   // The rank's keys and values: what one ring step sends and what each rank
-  // contributes to the all-gather.
+  // contributes to the all-gather. A key head is head_dim wide; a value head
+  // is too, except under multi-head latent attention, where the exchanged
+  // (up-projected) value head is v_head_dim wide.
+  int64_t keyValueWidth =
+      guard.add(model.headDim, model.vHeadDim.value_or(model.headDim),
+                "key and value head widths head_dim + v_head_dim");
   int64_t rankElements = guard.product(
-      {2, training.microBatch, shape->rankTokens, model.kvHeads / mapping.tp,
-       model.headDim},
-      "rank key/value elements 2 b (s / cp) (kv_heads / tp) head_dim");
+      {training.microBatch, shape->rankTokens, model.kvHeads / mapping.tp,
+       keyValueWidth},
+      "rank key/value elements b (s / cp) (kv_heads / tp) (head_dim + "
+      "v_head_dim)");
   int64_t rankBytes = guard.mul(rankElements, bytesOf(training.activationType),
                                 "rank key/value bytes");
   int64_t steps = mapping.cp - 1;

@@ -296,6 +296,38 @@ TEST(ContextParallel, AllGatherExchange) {
   }
 }
 
+// Under multi-head latent attention the exchanged keys are head_dim =
+// qk_nope + qk_rope wide and the values v_head_dim wide, per head.
+TEST(ContextParallel, LatentAttentionExchangeHasItsValueWidth) {
+  ModelSpec model = exchangeModel();
+  model.kvHeads = model.heads;
+  model.kvLoraRank = 64;
+  model.qkNopeHeadDim = 32;
+  model.qkRopeHeadDim = 16;
+  model.vHeadDim = 24;
+  model.headDim = 48;
+  model.positionEmbedding = PositionEmbedding::Rotary;
+  model.linearBias = LinearBias::None;
+  TrainingSpec training;
+  training.microBatch = 1;
+  training.globalBatch = 1;
+  training.activationType = DataType::F32;
+  MappingSpec mapping =
+      rankMapping(2, 4, TPCommMode::AllReduce, RecomputePolicy::None);
+  // 1 sequence * 24 tokens * (8 heads / tp 2) * (48 key + 24 value dims)
+  // * 4 bytes.
+  int64_t block = 1 * 24 * 4 * (48 + 24) * 4;
+  llvm::Expected<std::vector<ContextParallelTransfer>> exchange =
+      contextParallelExchange(model, training, mapping);
+  ASSERT_TRUE(static_cast<bool>(exchange))
+      << llvm::toString(exchange.takeError());
+  ASSERT_FALSE(exchange->empty());
+  for (const ContextParallelTransfer &transfer : *exchange) {
+    EXPECT_EQ(transfer.messageBytes, 4 * block);
+    EXPECT_EQ(transfer.sentBytes, 3 * block);
+  }
+}
+
 // No exchange at cp = 1; the shape's rule is reported through the exchange.
 TEST(ContextParallel, ExchangeEdges) {
   ModelSpec model = exchangeModel();

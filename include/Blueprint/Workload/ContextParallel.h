@@ -90,7 +90,8 @@ struct ContextParallelTransfer {
   /// The cp ranks.
   int64_t participants = 0;
   /// The logical tensor over all cp ranks, cp times the rank's keys and
-  /// values 2 b (s / cp) (kv_heads / tp) head_dim at the activation type
+  /// values b (s / cp) (kv_heads / tp) (head_dim + v_head_dim) at the
+  /// activation type (v_head_dim = head_dim without latent attention)
   /// (CollectiveFacts' convention).
   int64_t messageBytes = 0;
   /// Bytes each rank sends: (cp - 1) times the rank's keys and values, the
