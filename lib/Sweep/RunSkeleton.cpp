@@ -169,9 +169,7 @@ RunSkeleton::build(const workload::WholeRun &run,
   // A source by its fields (kind, template or stage, repetitions, work),
   // and the last source of each template, message kind and shared work:
   // consecutive steps of one mostly share it.
-  llvm::DenseMap<std::tuple<uint8_t, uint32_t, int64_t, uint8_t, uint32_t>,
-                 uint32_t>
-      sourceIndices;
+  llvm::DenseMap<TimeSource::Key, uint32_t> sourceIndices;
   constexpr uint32_t noSource = ~0u;
   std::vector<uint32_t> lastOfTemplate(run.templates.size(), noSource);
   std::vector<uint32_t> lastOfSharedWork(run.works.size(), noSource);
@@ -184,16 +182,11 @@ RunSkeleton::build(const workload::WholeRun &run,
       last = &lastOfMessage[source.kind == TimeSource::Kind::Send];
     else if (source.work.shared)
       last = &lastOfSharedWork[source.work.index];
-    auto key = [](const TimeSource &of) {
-      return std::make_tuple(
-          static_cast<uint8_t>(of.kind), of.index, of.repetitions,
-          static_cast<uint8_t>(of.work.shared), of.work.index);
-    };
     if (last && *last != noSource &&
-        key(skeleton.sources[*last]) == key(source))
+        skeleton.sources[*last].key() == source.key())
       return *last;
     auto [known, fresh] = sourceIndices.try_emplace(
-        key(source), static_cast<uint32_t>(skeleton.sources.size()));
+        source.key(), static_cast<uint32_t>(skeleton.sources.size()));
     if (fresh)
       skeleton.sources.push_back(source);
     if (last)
@@ -265,8 +258,8 @@ RunSkeleton::build(const workload::WholeRun &run,
         workload::stageUsageOf(program, run.templates.size());
     if (!usage)
       return usage.takeError();
-    for (size_t &position : usage->works)
-      position = workAt.lookup(position);
+    for (workload::StageUsage::Work &stageWork : usage->works)
+      stageWork.position = workAt.lookup(stageWork.position);
     shape.usage = std::move(*usage);
     skeleton.stages.push_back(std::move(shape));
   }

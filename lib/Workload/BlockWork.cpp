@@ -182,9 +182,7 @@ llvm::Error WorkSummary::addScaled(const WorkSummary &other, int64_t times,
   auto scaledAdd = [&](WorkTotals &total, const WorkTotals &term) {
     // A term of zeros adds nothing and cannot overflow (most phase and
     // engine cells of a template are empty).
-    if (term.invocations == 0 && term.ops == 0 && term.readBytes == 0 &&
-        term.writeBytes == 0 && term.messageBytes == 0 &&
-        term.minimumTransferBytes == 0 && term.stashBytes == 0)
+    if (term.isZero())
       return;
     auto add = [&](int64_t &sum, int64_t value, const char *quantity) {
       int64_t scaled = guard.mul(value, times, what + quantity);

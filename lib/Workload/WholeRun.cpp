@@ -863,11 +863,12 @@ llvm::Expected<StageTotals> blueprint::workload::stageTotalsOf(
                                 llvm::Twine(what) + " message bytes"),
                       llvm::Twine(what) + " message bytes");
   }
-  for (auto [index, repetitions] :
-       llvm::zip_equal(usage.works, usage.workRepetitions)) {
-    llvm::Expected<InvocationFigures> figures = figuresOf(work(index));
+  for (const StageUsage::Work &stageWork : usage.works) {
+    llvm::Expected<InvocationFigures> figures =
+        figuresOf(work(stageWork.position));
     if (!figures)
       return figures.takeError();
+    int64_t repetitions = stageWork.repetitions;
     if (repetitions == 1) {
       if (llvm::Error error = totals.work.add(*figures))
         return std::move(error);
@@ -931,13 +932,12 @@ blueprint::workload::stageUsageOf(const StageProgram &program,
         if (sharedAt.size() <= *shared)
           sharedAt.resize(*shared + 1, kNoWork);
         if (sharedAt[*shared] != kNoWork) {
-          ++usage.workRepetitions[sharedAt[*shared]];
+          ++usage.works[sharedAt[*shared]].repetitions;
           continue;
         }
         sharedAt[*shared] = usage.works.size();
       }
-      usage.works.push_back(position);
-      usage.workRepetitions.push_back(1);
+      usage.works.push_back({position, 1});
     }
   }
   if (guard.failed())

@@ -21,6 +21,7 @@
 
 #include "gtest/gtest.h"
 
+#include <array>
 #include <map>
 #include <set>
 #include <tuple>
@@ -1865,6 +1866,45 @@ TEST(BlockParameters, MixedBlockKindsAreRefused) {
   llvm::Expected<int64_t> uniform = blockParametersPerRank(model, mapping);
   ASSERT_TRUE(static_cast<bool>(uniform))
       << llvm::toString(uniform.takeError());
+}
+
+// WorkSummary::addScaled skips a term whose totals are all zero: a term with
+// any one field non-zero must not be skipped.
+TEST(WorkSummaryTest, AddScaledSkipsOnlyAllZeroTerms) {
+  constexpr std::array<int64_t WorkTotals::*, 7> fields = {
+      &WorkTotals::invocations,  &WorkTotals::ops,
+      &WorkTotals::readBytes,    &WorkTotals::writeBytes,
+      &WorkTotals::messageBytes, &WorkTotals::minimumTransferBytes,
+      &WorkTotals::stashBytes};
+  static_assert(fields.size() * sizeof(int64_t) == sizeof(WorkTotals),
+                "this test lists every field of WorkTotals");
+  EXPECT_TRUE(WorkTotals().isZero());
+  for (int64_t WorkTotals::*field : fields) {
+    WorkTotals totals;
+    totals.*field = 1;
+    EXPECT_FALSE(totals.isZero());
+  }
+
+  // An invocation with only stash bytes: every total but the invocation
+  // count and the stash is zero, and both are scaled.
+  InvocationFigures figures;
+  figures.primitive = "stash_only";
+  figures.phase = Phase::Forward;
+  figures.engine = Engine::Vector;
+  figures.stashBytes = 5;
+  WorkSummary once;
+  ASSERT_FALSE(static_cast<bool>(once.add(figures)));
+  WorkSummary scaled;
+  ASSERT_FALSE(static_cast<bool>(scaled.addScaled(once, 3, "test")));
+  for (const WorkTotals *totals :
+       {&scaled.total(), &scaled.of(Phase::Forward), &scaled.of(Engine::Vector),
+        &scaled.at(Phase::Forward, Engine::Vector)}) {
+    EXPECT_EQ(totals->invocations, 1 * 3);
+    EXPECT_EQ(totals->stashBytes, 5 * 3);
+    EXPECT_EQ(totals->ops, 0);
+  }
+  // Every other cell stays zero.
+  EXPECT_TRUE(scaled.at(Phase::Forward, Engine::Collective).isZero());
 }
 
 } // namespace

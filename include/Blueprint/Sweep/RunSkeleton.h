@@ -138,6 +138,15 @@ private:
     int64_t repetitions = 0;
     /// A work.
     WorkRef work;
+
+    /// Every field, as a DenseMap key: sources with equal keys are one
+    /// source. A field added above must be added here, or two sources that
+    /// differ only in it would be merged and share their times.
+    using Key = std::tuple<uint8_t, uint32_t, int64_t, uint8_t, uint32_t>;
+    Key key() const {
+      return {static_cast<uint8_t>(kind), index, repetitions,
+              static_cast<uint8_t>(work.shared), work.index};
+    }
   };
   struct StageShape {
     size_t positions = 0;

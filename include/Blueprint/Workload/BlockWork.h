@@ -278,7 +278,18 @@ struct WorkTotals {
   /// send, for any algorithm.
   int64_t minimumTransferBytes = 0;
   int64_t stashBytes = 0;
+
+  /// Whether every total is zero: such a term adds nothing to any sum. It
+  /// names every field, which the static_assert below keeps true.
+  bool isZero() const {
+    return invocations == 0 && ops == 0 && readBytes == 0 && writeBytes == 0 &&
+           messageBytes == 0 && minimumTransferBytes == 0 && stashBytes == 0;
+  }
 };
+// A field added to WorkTotals must be added to isZero(), or a term holding
+// only that field would be skipped by WorkSummary::addScaled.
+static_assert(sizeof(WorkTotals) == 7 * sizeof(int64_t),
+              "WorkTotals::isZero() must name every field");
 
 inline constexpr size_t kNumPhases = getMaxEnumValForPhase() + 1;
 inline constexpr size_t kNumEngines = getMaxEnumValForEngine() + 1;

@@ -253,12 +253,14 @@ struct StageUsage {
     int64_t count = 0;
   };
   std::vector<Messages> messages;
-  /// The positions of its stage-level works: each shared work (one of
-  /// WholeRun::works) at its first position only.
-  std::vector<size_t> works;
-  /// How many steps run each of `works` (a shared work repeats per
-  /// micro-batch; any other runs once).
-  std::vector<int64_t> workRepetitions;
+  /// A stage-level work: each shared work (one of WholeRun::works) is listed
+  /// at its first position only, with the number of steps that run it (a
+  /// shared work repeats per micro-batch; any other runs once).
+  struct Work {
+    size_t position = 0;
+    int64_t repetitions = 1;
+  };
+  std::vector<Work> works;
 };
 
 /// The usage of `program`, whose run has `templates` templates.
