@@ -291,16 +291,19 @@ std::optional<std::string> blueprint::workload::collectiveBytesViolation(
 
 ExpertRouting blueprint::workload::balancedRouting(const MixtureOfExperts &moe,
                                                    int64_t tokens,
+                                                   int64_t routerCalls,
                                                    OverflowGuard &guard) {
   ExpertRouting routing;
-  routing.pairs = guard.mul(moe.expertsPerToken, tokens, "token-expert pairs");
+  int64_t callPairs = guard.mul(moe.expertsPerToken, tokens / routerCalls,
+                                "token-expert pairs");
   int64_t experts = moe.experts;
-  // r experts receive q + 1 pairs, the other E - r receive q.
-  int64_t quotient = routing.pairs / experts;
-  int64_t remainder = routing.pairs % experts;
-  routing.capacity = routing.pairs;
+  // Within one router call r experts receive q + 1 pairs, the other E - r
+  // receive q.
+  int64_t quotient = callPairs / experts;
+  int64_t remainder = callPairs % experts;
+  routing.capacity = callPairs;
   if (moe.capacityFactorPercent) {
-    int64_t scaled = guard.mul(*moe.capacityFactorPercent, routing.pairs,
+    int64_t scaled = guard.mul(*moe.capacityFactorPercent, callPairs,
                                "capacity_factor_percent * token-expert pairs");
     int64_t slots = guard.mul(100, experts, "100 * experts");
     int64_t rounded = guard.add(scaled, slots - 1, "capacity rounding");
@@ -312,7 +315,9 @@ ExpertRouting blueprint::workload::balancedRouting(const MixtureOfExperts &moe,
   int64_t lighter =
       guard.mul(experts - remainder, std::min(quotient, routing.capacity),
                 "processed pairs");
-  routing.processed = guard.add(heavier, lighter, "processed pairs");
+  int64_t callProcessed = guard.add(heavier, lighter, "processed pairs");
+  routing.pairs = guard.mul(routerCalls, callPairs, "token-expert pairs");
+  routing.processed = guard.mul(routerCalls, callProcessed, "processed pairs");
   routing.dropped = routing.pairs - routing.processed;
   routing.activeExperts = std::min(experts, routing.pairs);
   return routing;
@@ -1227,24 +1232,24 @@ RankParameters rankParameters(const ModelSpec &model, int64_t tp,
     attention = latentAttentionParameters(model, columns, guard);
   else
     attention.total = multiHeadAttentionParameters(model, columns, guard);
-  int64_t fc1 = 0;
-  int64_t fc2 = 0;
+  int64_t mlp = 0;
   int64_t router = 0;
   if (model.moe) {
     // Every rank holds a 1/tp slice of every expert (expert parallelism 1)
     // and the whole router, duplicated like the norms (Megatron-Core
     // TopKRouter); MoE blocks have no MLP biases (decoder_moe_c5).
     int64_t experts = model.moe->experts;
-    fc1 = guard.product({experts, hidden, columns.expertFc1Cols},
-                        "w_expert_fc1 parameters");
-    fc2 = guard.product({experts, columns.expertFfnCols, hidden},
-                        "w_expert_fc2 parameters");
+    int64_t perExpert = expertParametersPerRank(model, columns, guard);
+    mlp = guard.mul(experts, perExpert, "expert parameters");
     router = guard.mul(hidden, experts, "w_router parameters");
   } else {
-    fc1 = guard.add(guard.mul(hidden, columns.fc1Cols, "w_fc1 parameters"),
-                    projectionBiases ? columns.fc1Cols : 0, "fc1 parameters");
-    fc2 = guard.add(guard.mul(columns.ffnCols, hidden, "w_fc2 parameters"),
-                    projectionBiases ? hidden : 0, "fc2 parameters");
+    int64_t fc1 =
+        guard.add(guard.mul(hidden, columns.fc1Cols, "w_fc1 parameters"),
+                  projectionBiases ? columns.fc1Cols : 0, "fc1 parameters");
+    int64_t fc2 =
+        guard.add(guard.mul(columns.ffnCols, hidden, "w_fc2 parameters"),
+                  projectionBiases ? hidden : 0, "fc2 parameters");
+    mlp = guard.add(fc1, fc2, "MLP parameters");
   }
   int64_t rowParallelBiases =
       projectionBiases ? guard.mul(2, hidden, "row-parallel bias parameters")
@@ -1257,7 +1262,7 @@ RankParameters rankParameters(const ModelSpec &model, int64_t tp,
                 "sequence-parallel parameters");
   parameters.sequenceParallel = guard.add(parameters.sequenceParallel, router,
                                           "sequence-parallel parameters");
-  for (int64_t count : {attention.total, fc1, fc2, bothNorms, router})
+  for (int64_t count : {attention.total, mlp, bothNorms, router})
     parameters.total = guard.add(parameters.total, count, "block parameters");
   return parameters;
 }

@@ -91,6 +91,13 @@ RankColumns blueprint::workload::detail::makeRankColumns(const ModelSpec &model,
   return columns;
 }
 
+int64_t blueprint::workload::detail::expertParametersPerRank(
+    const ModelSpec &model, const RankColumns &columns, OverflowGuard &guard) {
+  int64_t columnsPerExpert = guard.add(
+      columns.expertFc1Cols, columns.expertFfnCols, "expert weight columns");
+  return guard.mul(model.hidden, columnsPerExpert, "expert parameters");
+}
+
 std::vector<ParameterTensor>
 blueprint::workload::detail::latentAttentionTensors(
     const ModelSpec &model, const RankColumns &columns) {

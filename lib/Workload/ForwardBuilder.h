@@ -95,6 +95,13 @@ struct RankColumns {
 RankColumns makeRankColumns(const ModelSpec &model, int64_t tp,
                             OverflowGuard &guard);
 
+/// Parameters of one expert held by one TP rank: its slices of w_expert_fc1
+/// [h, c1/tp] and w_expert_fc2 [f_e/tp, h], h x (expertFc1Cols +
+/// expertFfnCols). What every expert a forward routes a pair to reads.
+int64_t expertParametersPerRank(const ModelSpec &model,
+                                const RankColumns &columns,
+                                OverflowGuard &guard);
+
 /// One parameter tensor of a block on one TP rank: its shape there and the
 /// dimension split over the TP ranks, none when every rank holds it whole.
 struct ParameterTensor {
@@ -384,9 +391,11 @@ protected:
   /// x_norm2 under sequence parallelism, the permute into expert order, the
   /// experts' fc1, activation and fc2 on their token rows, and the combine.
   void forwardExperts();
-  /// The balanced routing of this run's tokens.
+  /// The balanced routing of this run's tokens, one router call per
+  /// sequence shard (each rank routes its localTokens).
   ExpertRouting routing() {
-    return balancedRouting(*model.moe, shape.tokens, guard);
+    return balancedRouting(*model.moe, shape.tokens,
+                           shape.tokens / shape.localTokens, guard);
   }
   /// Elements of the routing probabilities (or the routing map) over `rows`
   /// tokens: rows x E.

@@ -445,6 +445,31 @@ blueprint::workload::weightBytesPerRank(const ModelSpec &model,
   return bytes;
 }
 
+llvm::Expected<int64_t> blueprint::workload::weightReadBytesPerRank(
+    const ModelSpec &model, const InferenceSpec &inference,
+    const MappingSpec &mapping, int64_t queries) {
+  llvm::Expected<int64_t> resident =
+      weightBytesPerRank(model, inference, mapping);
+  if (!resident || !model.moe)
+    return resident;
+  OverflowGuard guard;
+  int64_t tokens =
+      guard.mul(inference.batch / mapping.dp, queries, "routed tokens");
+  // Serving runs without sequence parallelism (decoder_inference_c11): one
+  // router call over every token.
+  ExpertRouting routing =
+      balancedRouting(*model.moe, tokens, /*routerCalls=*/1, guard);
+  RankColumns columns = makeRankColumns(model, mapping.tp, guard);
+  int64_t perExpert = expertParametersPerRank(model, columns, guard);
+  int64_t idleParameters = guard.mul(model.moe->experts - routing.activeExperts,
+                                     perExpert, "idle expert parameters");
+  int64_t idleBytes = guard.mul(idleParameters, bytesOf(inference.weightType),
+                                "idle expert weight bytes");
+  if (guard.failed())
+    return guard.error("weightReadBytesPerRank");
+  return *resident - idleBytes;
+}
+
 namespace {
 
 /// The sum of an arithmetic progression of `terms` integers from `first` to
@@ -626,12 +651,18 @@ blueprint::workload::deriveInferenceGeneration(const ModelSpec &model,
         return guard.add(a, b, ("generation total " + field).str());
       });
 
-  llvm::Expected<int64_t> weightBytes =
-      weightBytesPerRank(model, inference, mapping);
-  if (!weightBytes)
-    return weightBytes.takeError();
+  llvm::Expected<int64_t> prefillWeights =
+      weightReadBytesPerRank(model, inference, mapping, inference.promptLength);
+  if (!prefillWeights)
+    return prefillWeights.takeError();
+  llvm::Expected<int64_t> stepWeights =
+      weightReadBytesPerRank(model, inference, mapping, /*queries=*/1);
+  if (!stepWeights)
+    return stepWeights.takeError();
+  int64_t decodeWeights =
+      guard.mul(steps, *stepWeights, "generation weight read bytes");
   generation.weightReadBytes =
-      guard.mul(steps + 1, *weightBytes, "generation weight read bytes");
+      guard.add(*prefillWeights, decodeWeights, "generation weight read bytes");
   llvm::Expected<int64_t> finalCache =
       kvCacheBytesPerRank(model, inference, mapping, generation.lastContext);
   if (!finalCache)

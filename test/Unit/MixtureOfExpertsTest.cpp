@@ -64,7 +64,7 @@ TEST(MixtureOfExperts, BalancedRoutingMatchesAnAssignmentLoop) {
           moe.expertsPerToken = k;
           moe.capacityFactorPercent = capacity;
           OverflowGuard guard;
-          ExpertRouting routing = balancedRouting(moe, tokens, guard);
+          ExpertRouting routing = balancedRouting(moe, tokens, 1, guard);
           ASSERT_FALSE(guard.failed());
           CountedRouting counted = countRouting(experts, k, tokens, capacity);
           std::string where =
@@ -80,6 +80,30 @@ TEST(MixtureOfExperts, BalancedRoutingMatchesAnAssignmentLoop) {
             EXPECT_EQ(routing.dropped, 0) << where;
           }
         }
+}
+
+// Capacity per router call (Megatron-Core's topk_softmax_with_capacity):
+// E = 3, k = 1, T = 4 over 2 sequence shards at C = 50. Each shard routes 2
+// pairs to 2 of the 3 experts, one each, under a capacity of
+// ceil(0.5 * 2 / 3) = 1: both processed, 4 in all. One call over the 4
+// tokens would give loads 2, 1, 1 under a capacity of ceil(0.5 * 4 / 3) = 1
+// and process 3.
+TEST(MixtureOfExperts, CapacityIsPerRouterCall) {
+  MixtureOfExperts moe;
+  moe.experts = 3;
+  moe.expertsPerToken = 1;
+  moe.capacityFactorPercent = 50;
+  OverflowGuard guard;
+  ExpertRouting sharded = balancedRouting(moe, 4, 2, guard);
+  EXPECT_EQ(sharded.pairs, 4);
+  EXPECT_EQ(sharded.capacity, 1);
+  EXPECT_EQ(sharded.processed, 4);
+  EXPECT_EQ(sharded.dropped, 0);
+  EXPECT_EQ(sharded.activeExperts, 3);
+  ExpertRouting whole = balancedRouting(moe, 4, 1, guard);
+  EXPECT_EQ(whole.processed, 3);
+  EXPECT_EQ(whole.dropped, 1);
+  EXPECT_FALSE(guard.failed());
 }
 
 /// h = 64, a = 4 (d = 16), s = 32, RMSNorm, no biases, E = 8, k = 2,
@@ -159,8 +183,11 @@ TEST(MixtureOfExperts, TrainingWorkMatchesClosedForms) {
         int64_t h = 64, E = 8, k = 2, f = 96 / tp;
         int64_t fc1 = swiglu ? 2 * f : f;
         int64_t T = 2 * 32, Tl = T / tp;
+        // Each of the tp sequence shards is one router call with its own
+        // capacity.
         CountedRouting counted = countRouting(E, k, T, capacity);
-        int64_t P = counted.processed, A = counted.active;
+        int64_t P = tp * countRouting(E, k, Tl, capacity).processed;
+        int64_t A = counted.active;
         int64_t actForward = swiglu ? 5 : 9, actBackward = swiglu ? 12 : 18;
         // A capacity of 50% keeps ceil(0.5 * 2 * 64 / 8) = 8 of each
         // expert's 16 pairs.
@@ -326,6 +353,24 @@ TEST(MixtureOfExperts, DecodeReadsOnlyTheExpertsItsTokensReach) {
             2 * k * T * h * fc1);
   EXPECT_EQ(observe(prefill, primitive::kMoECombine, Phase::Prefill).ops,
             2 * k * T * h);
+
+  // The generation's weight reads are the steps': per rank, qkv_proj
+  // h x 3h/2 = 6144, out_proj h x h/2 = 2048, two RMSNorm gammas 128 and
+  // the router h x E = 512 make 8832 non-expert parameters; an expert's
+  // slice is h x fc1 + f x h = 6144 + 3072 = 9216. The prefill reads all 8
+  // experts, each of the 7 decode steps 4, at 2 bytes a parameter.
+  int64_t nonExpert = 6144 + 2048 + 128 + 512;
+  int64_t expert = 9216;
+  int64_t prefillBytes = (nonExpert + 8 * expert) * 2;
+  int64_t stepBytes = (nonExpert + 4 * expert) * 2;
+  EXPECT_EQ(cantFail(weightReadBytesPerRank(model, inference, mapping, 16)),
+            prefillBytes);
+  EXPECT_EQ(cantFail(weightReadBytesPerRank(model, inference, mapping, 1)),
+            stepBytes);
+  GenerationWork generation =
+      cantFail(deriveInferenceGeneration(model, inference, mapping));
+  EXPECT_EQ(generation.weightReadBytes, 165120 + 7 * 91392);
+  EXPECT_EQ(generation.weightReadBytes, prefillBytes + 7 * stepBytes);
 }
 
 TEST(MixtureOfExperts, ParametersCountEveryExpertAndTheRouter) {

@@ -379,8 +379,9 @@ llvm::Expected<Invocation> deriveAdamWStep(int64_t parameters,
 struct ExpertRouting {
   /// k * tokens.
   int64_t pairs = 0;
-  /// Pairs an expert may process, ceil(C * k * tokens / (100 * E)) under a
-  /// capacity factor C; `pairs` when routing is dropless.
+  /// Pairs an expert may process in one router call of T' tokens,
+  /// ceil(C * k * T' / (100 * E)) under a capacity factor C; k * T' when
+  /// routing is dropless.
   int64_t capacity = 0;
   /// Pairs the experts process: sum over experts of min(load, capacity).
   int64_t processed = 0;
@@ -391,10 +392,13 @@ struct ExpertRouting {
   int64_t activeExperts = 0;
 };
 
-/// The balanced routing of `tokens` tokens over the experts of `moe`;
-/// every count goes through `guard`.
+/// The balanced routing of `tokens` tokens over the experts of `moe` by
+/// `routerCalls` router calls of tokens/routerCalls tokens each (the t
+/// sequence shards under sequence parallelism, else 1), each capping every
+/// expert at its own capacity as Megatron-Core's topk_softmax_with_capacity
+/// does; every count goes through `guard`. routerCalls divides tokens.
 ExpertRouting balancedRouting(const MixtureOfExperts &moe, int64_t tokens,
-                              OverflowGuard &guard);
+                              int64_t routerCalls, OverflowGuard &guard);
 
 /// Parameters of one block held by one TP rank: column-parallel weights and
 /// biases (qkv_proj, fc1; under multi-head latent attention q_b_proj or

@@ -120,10 +120,21 @@ llvm::Expected<int64_t> kvCacheBytesPerRank(const ModelSpec &model,
 
 /// Bytes of one block's parameters held by one TP rank
 /// (blockParametersPerRank x bytes of weight_type): what the prefill and
-/// every decode step read.
+/// every decode step read of a dense block.
 llvm::Expected<int64_t> weightBytesPerRank(const ModelSpec &model,
                                            const InferenceSpec &inference,
                                            const MappingSpec &mapping);
+
+/// Weight bytes one TP rank reads in a forward of `queries` positions of
+/// each of its b = batch/dp sequences (prompt_length for the prefill, 1 for
+/// a decode step): weightBytesPerRank, less under mixture-of-experts the
+/// slices of the E - min(E, k x b x queries) experts no pair is routed to
+/// (balancedRouting), which is what the step's expert invocations read.
+/// Same preconditions as weightBytesPerRank.
+llvm::Expected<int64_t> weightReadBytesPerRank(const ModelSpec &model,
+                                               const InferenceSpec &inference,
+                                               const MappingSpec &mapping,
+                                               int64_t queries);
 
 /// The whole generation of one block on one TP rank: the prefill once, and
 /// the sum over every decode step, in closed form. The prefill's last
@@ -145,8 +156,10 @@ struct GenerationWork {
   WorkTotals decode;
   /// prefill.total() + decode.
   WorkTotals total;
-  /// Weight bytes read: every weight once by the prefill and once per decode
-  /// step, (decodeSteps + 1) x weightBytesPerRank.
+  /// Weight bytes read: what the prefill and each decode step read,
+  /// weightReadBytesPerRank at prompt_length plus decodeSteps times it at 1
+  /// query; (decodeSteps + 1) x weightBytesPerRank for a dense block, every
+  /// weight once per forward.
   int64_t weightReadBytes = 0;
   /// KV-cache bytes read by the decode steps: what their invocations read of
   /// the cache, summed over their context lengths (the prefill attends to
