@@ -14,6 +14,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -47,6 +48,14 @@ const ComputeRate *SystemProfile::rate(Capability capability,
   return it == compute.end() ? nullptr : &it->second;
 }
 
+int64_t MemoryProfile::usableCapacityBytes() const {
+  if (!usableFraction)
+    return capacityBytes.value;
+  // The loader rejected a product outside int64_t.
+  return capacityBytes.value * usableFraction->numerator /
+         usableFraction->denominator;
+}
+
 const NetworkTier *SystemProfile::tier(llvm::StringRef tierName) const {
   for (const NetworkTier &candidate : networkTiers)
     if (candidate.name == tierName)
@@ -70,6 +79,7 @@ constexpr llvm::StringLiteral kTableOrder = "profile_table_order";
 constexpr llvm::StringLiteral kVocabulary = "profile_vocabulary";
 constexpr llvm::StringLiteral kTierName = "profile_tier_name";
 constexpr llvm::StringLiteral kBindingShape = "binding_shape";
+constexpr llvm::StringLiteral kUsableFraction = "profile_usable_fraction";
 } // namespace rule
 
 std::string printed(const llvm::json::Value &value) {
@@ -247,6 +257,45 @@ public:
     return result;
   }
 
+  /// {"numerator": <integer>, "denominator": <integer>, "source": <string>}
+  /// with 0 < numerator <= denominator and capacity * numerator in int64_t
+  /// (so the usable bytes are computed exactly).
+  SourcedFraction usableFraction(const llvm::json::Object &parent,
+                                 const std::string &path, int64_t capacity) {
+    std::string fieldPath = path + ".usable_fraction";
+    SourcedFraction result;
+    const llvm::json::Object *object =
+        this->object(parent.get("usable_fraction"), fieldPath);
+    if (!object)
+      return result;
+    rejectUnknownFields(*object, fieldPath,
+                        {"numerator", "denominator", "source"});
+    std::optional<int64_t> numerator =
+        integer(object->get("numerator"), fieldPath + ".numerator");
+    std::optional<int64_t> denominator =
+        integer(object->get("denominator"), fieldPath + ".denominator");
+    if (numerator && denominator) {
+      if (*numerator <= 0 || *denominator < *numerator)
+        error(fieldPath,
+              "must satisfy 0 < numerator <= denominator, got " +
+                  std::to_string(*numerator) + "/" +
+                  std::to_string(*denominator),
+              rule::kUsableFraction);
+      else if (!llvm::checkedMul(capacity, *numerator))
+        error(fieldPath,
+              "capacity_bytes * numerator overflows int64_t (" +
+                  std::to_string(capacity) + " * " +
+                  std::to_string(*numerator) + ")",
+              rule::kUsableFraction);
+      else {
+        result.numerator = *numerator;
+        result.denominator = *denominator;
+      }
+    }
+    result.source = string(*object, "source", fieldPath, rule::kSource);
+    return result;
+  }
+
   /// An efficiency factor in (0, 1] at `path`.
   double efficiencyFactor(const llvm::json::Value *value,
                           const std::string &path) {
@@ -401,14 +450,17 @@ void readMemory(FieldReader &reader, const llvm::json::Object &root,
   const llvm::json::Object *memory = reader.object(root.get("memory"), path);
   if (!memory)
     return;
-  reader.rejectUnknownFields(
-      *memory, path,
-      {"capacity_bytes", "bandwidth_bytes_per_second", "efficiency"});
+  reader.rejectUnknownFields(*memory, path,
+                             {"capacity_bytes", "bandwidth_bytes_per_second",
+                              "efficiency", "usable_fraction"});
   profile.memory.capacityBytes =
       reader.sourcedCount(*memory, "capacity_bytes", path);
   profile.memory.bandwidthBytesPerSecond =
       reader.sourcedNumber(*memory, "bandwidth_bytes_per_second", path);
   profile.memory.efficiency = reader.efficiency(*memory, path, "bytes");
+  if (memory->get("usable_fraction"))
+    profile.memory.usableFraction = reader.usableFraction(
+        *memory, path, profile.memory.capacityBytes.value);
 }
 
 void readNetworkTiers(FieldReader &reader, const llvm::json::Object &root,

@@ -195,7 +195,7 @@ void sweep::addStagePeak(RunFigures &figures, int64_t stage,
 void sweep::addCapacityFigures(RunFigures &figures,
                                const estimate::SystemProfile &profile) {
   // Both are non-negative int64_t: the difference cannot overflow.
-  int64_t capacity = profile.memory.capacityBytes.value;
+  int64_t capacity = profile.memory.usableCapacityBytes();
   figures.fits = figures.peakBytes <= capacity;
   figures.marginBytes = capacity - figures.peakBytes;
 }

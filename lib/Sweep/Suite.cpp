@@ -332,8 +332,8 @@ llvm::Expected<SuiteReport> sweep::runSuite(const Suite &suite,
       else if (search.fitting == 0)
         result.failure =
             "nothing fits: every valid configuration needs more "
-            "than memory.capacity_bytes = " +
-            std::to_string(system.profile.memory.capacityBytes.value) +
+            "than the usable memory (capacity_bytes x usable_fraction) = " +
+            std::to_string(system.profile.memory.usableCapacityBytes()) +
             " per GPU";
       else if (search.feasible == 0)
         result.failure = "the profile cannot time any configuration that "

@@ -101,7 +101,12 @@ def single_run(args, spec, workdir):
     with open(args.profile) as f:
         profile = json.load(f)
     peak = max(stage["peak_bytes"] for stage in memory["stages"])
-    capacity = profile["memory"]["capacity_bytes"]["value"]
+    # The usable capacity, floor(capacity x numerator / denominator)
+    # (docs/Estimate.md), in exact integers.
+    usable = profile["memory"].get("usable_fraction",
+                                   {"numerator": 1, "denominator": 1})
+    capacity = (profile["memory"]["capacity_bytes"]["value"] *
+                usable["numerator"] // usable["denominator"])
     estimate["run"] = {
         "peak_bytes": peak,
         "peak_stage": next(stage["stage"] for stage in memory["stages"]

@@ -668,7 +668,29 @@ TEST(SystemProfileLoader, RejectsEachRuleWithItsPath) {
         objectAt(root, {"memory"})["bandwith"] = 1;
       }),
       "$.memory.bandwith: unknown field; expected one of: capacity_bytes, "
-      "bandwidth_bytes_per_second, efficiency [profile_unknown_field]");
+      "bandwidth_bytes_per_second, efficiency, usable_fraction "
+      "[profile_unknown_field]");
+  // profile_usable_fraction: 0 < numerator <= denominator, and the usable
+  // bytes computable exactly.
+  auto withUsableFraction = [](int64_t numerator, int64_t denominator) {
+    return handProfileWith([=](llvm::json::Object &root) {
+      objectAt(root, {"memory"})["usable_fraction"] =
+          llvm::json::Object{{"numerator", numerator},
+                             {"denominator", denominator},
+                             {"source", "test"}};
+    });
+  };
+  expectProfileError(withUsableFraction(0, 4),
+                     "$.memory.usable_fraction: must satisfy 0 < numerator "
+                     "<= denominator, got 0/4 [profile_usable_fraction]");
+  expectProfileError(withUsableFraction(5, 4),
+                     "$.memory.usable_fraction: must satisfy 0 < numerator "
+                     "<= denominator, got 5/4 [profile_usable_fraction]");
+  // capacity 1,000,000,000 x 10^10 > 2^63 - 1 (about 9.22 x 10^18).
+  expectProfileError(
+      withUsableFraction(10000000000, 10000000000),
+      "$.memory.usable_fraction: capacity_bytes * numerator overflows "
+      "int64_t (1000000000 * 10000000000) [profile_usable_fraction]");
   // profile_missing_field
   expectProfileError(handProfileWith([](llvm::json::Object &root) {
                        objectAt(root, {"memory"}).erase("capacity_bytes");

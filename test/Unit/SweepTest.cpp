@@ -287,6 +287,40 @@ TEST(SweepResultTest, CapacityDecidesWhetherARunFits) {
   ASSERT_TRUE(static_cast<bool>(figures));
   EXPECT_FALSE(figures->fits);
   EXPECT_EQ(figures->marginBytes, -1);
+
+  // The comparison is against the usable capacity, floor(capacity *
+  // numerator / denominator): with half of 2 x peak usable the peak fits
+  // exactly; with half of 2 x peak - 1, floor(peak - 1/2) = peak - 1 usable
+  // bytes, it is one byte over.
+  target.profile.memory.usableFraction =
+      estimate::SourcedFraction{1, 2, "test"};
+  target.profile.memory.capacityBytes.value = 2 * peak;
+  figures = sweep::evaluateWholeRun(model, training, std::nullopt, mapping,
+                                    target.profile, target.binding);
+  ASSERT_TRUE(static_cast<bool>(figures));
+  EXPECT_TRUE(figures->fits);
+  EXPECT_EQ(figures->marginBytes, 0);
+  target.profile.memory.capacityBytes.value = 2 * peak - 1;
+  figures = sweep::evaluateWholeRun(model, training, std::nullopt, mapping,
+                                    target.profile, target.binding);
+  ASSERT_TRUE(static_cast<bool>(figures));
+  EXPECT_FALSE(figures->fits);
+  EXPECT_EQ(figures->marginBytes, -1);
+}
+
+/// The bundled profiles state the memory the driver reports (nvidia-smi's
+/// total in MiB) and all of it usable (Calculon's convention).
+TEST(SweepResultTest, BundledProfilesStateTheDevicesMemory) {
+  EXPECT_EQ(a100().profile.memory.capacityBytes.value,
+            int64_t{81920} * 1024 * 1024);
+  EXPECT_EQ(a100().profile.memory.usableCapacityBytes(),
+            int64_t{80} * 1024 * 1024 * 1024);
+  llvm::Expected<estimate::SystemProfile> h100 =
+      estimate::loadSystemProfile(BLUEPRINT_PROFILES_DIR "/h100-sxm.json");
+  ASSERT_TRUE(static_cast<bool>(h100)) << llvm::toString(h100.takeError());
+  EXPECT_EQ(h100->memory.capacityBytes.value, int64_t{81559} * 1024 * 1024);
+  EXPECT_EQ(h100->memory.usableCapacityBytes(),
+            int64_t{80} * 1024 * 1024 * 1024 - int64_t{361} * 1024 * 1024);
 }
 
 TEST(SweepResultTest, ContractsBuiltInCppEvaluateLikeTheImportedSpec) {

@@ -272,7 +272,7 @@ int main(int argc, char **argv) {
     if (!svg)
       return fail(errorMessage);
     scatter.write(svg->os(), (space->title() + " on " + profile->name).str(),
-                  profile->memory.capacityBytes.value, labels);
+                  profile->memory.usableCapacityBytes(), labels);
     svg->keep();
   }
   output->keep();

@@ -75,11 +75,24 @@ struct ComputeRate {
   std::optional<Efficiency> efficiency;
 };
 
+/// An exact fraction in (0, 1] of the profile and where it comes from.
+struct SourcedFraction {
+  int64_t numerator = 1;
+  int64_t denominator = 1;
+  std::string source;
+};
+
 struct MemoryProfile {
   SourcedCount capacityBytes;
   SourcedNumber bandwidthBytesPerSecond;
   /// Efficiency by bytes moved.
   std::optional<Efficiency> efficiency;
+  /// The fraction of `capacityBytes` a run may occupy; absent: all of it.
+  std::optional<SourcedFraction> usableFraction;
+
+  /// floor(capacity_bytes * usable_fraction): the bytes a run's peak is
+  /// compared against (the loader checked that the product fits int64_t).
+  int64_t usableCapacityBytes() const;
 };
 
 /// A level of the fabric: a group of `groupSize` ranks that reach each other
