@@ -95,6 +95,19 @@ llvm::ArrayRef<llvm::StringLiteral> workload::flashAttentionOnChipTensors() {
   return kOnChip;
 }
 
+llvm::Expected<int64_t>
+workload::flashAttentionStatisticRows(const ModelSpec &model,
+                                      const TrainingSpec &training,
+                                      const MappingSpec &mapping) {
+  OverflowGuard guard;
+  int64_t rows = guard.product({training.microBatch, model.heads / mapping.tp,
+                                model.seqLength / mapping.cp},
+                               "b x (a/t) x (s/cp)");
+  if (guard.failed())
+    return guard.error(kFlashAttention);
+  return rows;
+}
+
 llvm::Expected<std::vector<ImplementationDelta>>
 workload::flashAttentionDeltas(const BlockWork &work, int64_t statisticRows) {
   const std::string who = kFlashAttention.str();

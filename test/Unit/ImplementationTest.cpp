@@ -60,6 +60,16 @@ int64_t opsOf(const BlockWork &work, llvm::StringRef primitive) {
 
 } // namespace
 
+TEST(FlashAttentionRule, StatisticRows) {
+  blueprint::test::RunSpecs run =
+      blueprint::test::smallRun(PipelineSchedule::OneFOneB, 1, 1);
+  llvm::Expected<int64_t> rows =
+      flashAttentionStatisticRows(run.model, run.training, run.mapping);
+  ASSERT_TRUE(static_cast<bool>(rows)) << llvm::toString(rows.takeError());
+  // b 2 x (a 4 / t 2) x s 32.
+  EXPECT_EQ(*rows, kRows);
+}
+
 TEST(FlashAttentionRule, SelectiveRecompute) {
   BlockWork work = smallBlock(RecomputePolicy::Selective);
   std::vector<ImplementationDelta> deltas = deltasOf(work);

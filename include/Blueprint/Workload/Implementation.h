@@ -62,6 +62,14 @@ struct ImplementationDelta {
 /// that FlashAttention keeps on chip instead of in memory.
 llvm::ArrayRef<llvm::StringLiteral> flashAttentionOnChipTensors();
 
+/// The query rows of every local head of one micro-batch on one rank,
+/// b x (a/t) x (s/cp): the rows FlashAttention keeps one fp32 log-sum-exp
+/// for. Fails on overflow.
+llvm::Expected<int64_t>
+flashAttentionStatisticRows(const ModelSpec &model,
+                            const TrainingSpec &training,
+                            const MappingSpec &mapping);
+
 /// The deltas of FlashAttention on `work`, one per phase with attention
 /// core work: forward (one fused kernel), recompute (selective recompute of
 /// the core becomes redundant; full recompute reruns the fused forward) and
