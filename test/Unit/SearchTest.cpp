@@ -89,6 +89,23 @@ TEST(SearchTest, CapacityIsHonouredToTheByte) {
   sweep::RunEvaluation throughIR = pipeline.evaluate(configuration);
   EXPECT_FALSE(throughIR.run.fits);
   EXPECT_EQ(throughIR.run.peakBytes, peak);
+
+  // Against the usable capacity, floor(capacity x 3/4): a capacity of
+  // ceil(4 peak / 3) leaves exactly peak usable bytes (3/4 of it is at
+  // least peak and less than peak + 3/4); floor((4 peak - 1) / 3) leaves
+  // peak - 1. Both paths compare the same number.
+  estimate::SystemProfile reserved = a100();
+  reserved.memory.usableFraction = estimate::SourcedFraction{3, 4, "test"};
+  reserved.memory.capacityBytes.value = (4 * peak + 2) / 3;
+  ASSERT_EQ(reserved.memory.usableCapacityBytes(), peak);
+  EXPECT_TRUE(sweep::evaluateFast(configuration, reserved).run.fits);
+  EXPECT_TRUE(
+      sweep::PipelineEvaluator(reserved).evaluate(configuration).run.fits);
+  reserved.memory.capacityBytes.value = (4 * peak - 1) / 3;
+  ASSERT_EQ(reserved.memory.usableCapacityBytes(), peak - 1);
+  EXPECT_FALSE(sweep::evaluateFast(configuration, reserved).run.fits);
+  EXPECT_FALSE(
+      sweep::PipelineEvaluator(reserved).evaluate(configuration).run.fits);
 }
 
 TEST(SearchTest, ImpossibleBindingsAreRejectedOnBothPaths) {
