@@ -26,6 +26,8 @@ constexpr llvm::StringLiteral kCore[] = {"qk_matmul", "softmax", "attn_dropout",
 constexpr llvm::StringLiteral kRecomputedInBackward[] = {"qk_matmul", "softmax",
                                                          "attn_dropout"};
 
+/// The score-shaped tensors (s x s per local head) the fused kernels keep
+/// on chip instead of in memory.
 constexpr llvm::StringLiteral kOnChip[] = {
     "scores",   "probs",   "probs_dropped",  "attn_dropout_mask",
     "d_scores", "d_probs", "d_probs_dropped"};
@@ -90,10 +92,6 @@ std::vector<std::string> namesOf(const PhaseCore &core) {
 }
 
 } // namespace
-
-llvm::ArrayRef<llvm::StringLiteral> workload::flashAttentionOnChipTensors() {
-  return kOnChip;
-}
 
 llvm::Expected<int64_t>
 workload::flashAttentionStatisticRows(const ModelSpec &model,

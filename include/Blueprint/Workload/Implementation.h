@@ -58,10 +58,6 @@ struct ImplementationDelta {
   std::string cause;
 };
 
-/// The score-shaped tensors of the attention core (s x s per local head)
-/// that FlashAttention keeps on chip instead of in memory.
-llvm::ArrayRef<llvm::StringLiteral> flashAttentionOnChipTensors();
-
 /// The query rows of every local head of one micro-batch on one rank,
 /// b x (a/t) x (s/cp): the rows FlashAttention keeps one fp32 log-sum-exp
 /// for. Fails on overflow.
