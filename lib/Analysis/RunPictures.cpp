@@ -1248,12 +1248,13 @@ void SearchScatter::write(llvm::raw_ostream &os, llvm::StringRef title,
   }
   os << "</g>\n";
 
-  // The capacity.
+  // The usable capacity (the bytes `fits` compares against), labelled as
+  // such so that a fraction below 1/1 is not read as the device's memory.
   std::string capacityText;
   if (capacity) {
     double gibibytes =
         static_cast<double>(capacityBytes) / static_cast<double>(kGiB);
-    capacityText = "capacity " + formatFixed(gibibytes, 2) + " GiB";
+    capacityText = "usable " + formatFixed(gibibytes, 2) + " GiB";
     double y = yOf(capacityY);
     os << "<line class=\"capacity\" x1=\"" << formatPixels(kScatterLeft)
        << "\" y1=\"" << formatPixels(y) << "\" x2=\"" << formatPixels(plotRight)

@@ -11,13 +11,14 @@
 #include "Blueprint/Estimate/SystemProfile.h"
 #include "Blueprint/Support/JSON.h"
 
+#include "llvm/ADT/APInt.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
-#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cassert>
 #include <cmath>
 
 using namespace blueprint;
@@ -51,9 +52,20 @@ const ComputeRate *SystemProfile::rate(Capability capability,
 int64_t MemoryProfile::usableCapacityBytes() const {
   if (!usableFraction)
     return capacityBytes.value;
-  // The loader rejected a product outside int64_t.
-  return capacityBytes.value * usableFraction->numerator /
-         usableFraction->denominator;
+  assert(capacityBytes.value >= 0 && usableFraction->numerator > 0 &&
+         usableFraction->numerator <= usableFraction->denominator &&
+         "the loader enforces profile_usable_fraction and capacity > 0");
+  // capacity * numerator needs up to 126 bits; the quotient is at most the
+  // capacity (numerator <= denominator), so it always fits int64_t.
+  constexpr unsigned kWidth = 128;
+  llvm::APInt product =
+      llvm::APInt(kWidth, static_cast<uint64_t>(capacityBytes.value)) *
+      llvm::APInt(kWidth, static_cast<uint64_t>(usableFraction->numerator));
+  return static_cast<int64_t>(
+      product
+          .udiv(llvm::APInt(kWidth,
+                            static_cast<uint64_t>(usableFraction->denominator)))
+          .getZExtValue());
 }
 
 const NetworkTier *SystemProfile::tier(llvm::StringRef tierName) const {
@@ -258,10 +270,9 @@ public:
   }
 
   /// {"numerator": <integer>, "denominator": <integer>, "source": <string>}
-  /// with 0 < numerator <= denominator and capacity * numerator in int64_t
-  /// (so the usable bytes are computed exactly).
+  /// with 0 < numerator <= denominator.
   SourcedFraction usableFraction(const llvm::json::Object &parent,
-                                 const std::string &path, int64_t capacity) {
+                                 const std::string &path) {
     std::string fieldPath = path + ".usable_fraction";
     SourcedFraction result;
     const llvm::json::Object *object =
@@ -280,12 +291,6 @@ public:
               "must satisfy 0 < numerator <= denominator, got " +
                   std::to_string(*numerator) + "/" +
                   std::to_string(*denominator),
-              rule::kUsableFraction);
-      else if (!llvm::checkedMul(capacity, *numerator))
-        error(fieldPath,
-              "capacity_bytes * numerator overflows int64_t (" +
-                  std::to_string(capacity) + " * " +
-                  std::to_string(*numerator) + ")",
               rule::kUsableFraction);
       else {
         result.numerator = *numerator;
@@ -459,8 +464,7 @@ void readMemory(FieldReader &reader, const llvm::json::Object &root,
       reader.sourcedNumber(*memory, "bandwidth_bytes_per_second", path);
   profile.memory.efficiency = reader.efficiency(*memory, path, "bytes");
   if (memory->get("usable_fraction"))
-    profile.memory.usableFraction = reader.usableFraction(
-        *memory, path, profile.memory.capacityBytes.value);
+    profile.memory.usableFraction = reader.usableFraction(*memory, path);
 }
 
 void readNetworkTiers(FieldReader &reader, const llvm::json::Object &root,

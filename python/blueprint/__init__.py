@@ -203,7 +203,7 @@ def estimate(spec, profile, binding=None):
     `binding`: the row `blueprint-sweep` writes for a list holding only this
     spec (docs/Sweep.md, "Rows"), as a dict. "run" has the whole run's
     peak_bytes per GPU (its worst stage), fits and margin_bytes against the
-    profile's capacity, iteration_seconds (the critical path),
+    profile's usable capacity, iteration_seconds (the critical path),
     exposed_communication_seconds, model/hardware_flops_utilization,
     tokens_per_second and gpu_hours_per_million_tokens; "totals",
     "cadence_seconds" and "block_seconds" are the block's. Every mesh axis

@@ -11,6 +11,10 @@
   check-search.py shapes STATS        STATS is `--search-stats` output: says
                                       whether runs shared the shapes derived
                                       in whole (fewer shapes than runs)
+  check-search.py usable ROWS C N D   every valid row's fits and margin_bytes
+                                      are those of peak_bytes against
+                                      floor(C x N / D), and how many rows fit
+                                      C but not that usable share
 """
 import collections
 import json
@@ -99,10 +103,25 @@ def shapes(path):
           f"{runs} runs through skeletons of {derived} shapes")
 
 
+def usable(path, capacity, numerator, denominator):
+    usable_bytes = capacity * numerator // denominator
+    rows = [r for r in rows_of(path) if r["valid"]]
+    wrong = [r["index"] for r in rows
+             if r["run"]["fits"] != (r["run"]["peak_bytes"] <= usable_bytes)
+             or r["run"]["margin_bytes"] != usable_bytes - r["run"]["peak_bytes"]]
+    flipped = sum(usable_bytes < r["run"]["peak_bytes"] <= capacity
+                  for r in rows)
+    print(f"usable {usable_bytes} of {capacity}: "
+          f"{len(wrong)} rows disagree {wrong[:5]}, "
+          f"{flipped} rows fit the capacity but not the usable share")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "coverage":
         coverage(sys.argv[2])
     elif sys.argv[1] == "shapes":
         shapes(sys.argv[2])
+    elif sys.argv[1] == "usable":
+        usable(sys.argv[2], *(int(a) for a in sys.argv[3:6]))
     else:
         select(sys.argv[2], sys.argv[3], int(sys.argv[4]))

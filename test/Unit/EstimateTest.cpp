@@ -26,6 +26,7 @@
 #include <cmath>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <set>
 
 #ifndef BLUEPRINT_REFERENCE_DIR
@@ -650,6 +651,99 @@ TEST(SystemProfileLoader, AcceptsTheHandProfile) {
   EXPECT_EQ(profile.memory.capacityBytes.value, 1'000'000'000);
 }
 
+/// kHandProfile (capacity 1,000,000,000 bytes) with `memory.usable_fraction`
+/// set to `fraction`.
+std::string handProfileWithUsableFraction(llvm::json::Value fraction) {
+  return handProfileWith([&](llvm::json::Object &root) {
+    objectAt(root, {"memory"})["usable_fraction"] = std::move(fraction);
+  });
+}
+
+llvm::json::Object usableFraction(int64_t numerator, int64_t denominator) {
+  return llvm::json::Object{
+      {"numerator", numerator}, {"denominator", denominator}, {"source", "s"}};
+}
+
+TEST(SystemProfileLoader, LoadsTheUsableFraction) {
+  SystemProfile absent = handProfile();
+  EXPECT_FALSE(absent.memory.usableFraction.has_value());
+  EXPECT_EQ(absent.memory.usableCapacityBytes(), 1'000'000'000);
+
+  SystemProfile threeQuarters = valueOrFail(
+      parseSystemProfile(handProfileWithUsableFraction(usableFraction(3, 4))));
+  ASSERT_TRUE(threeQuarters.memory.usableFraction.has_value());
+  EXPECT_EQ(threeQuarters.memory.usableFraction->numerator, 3);
+  EXPECT_EQ(threeQuarters.memory.usableFraction->denominator, 4);
+  EXPECT_EQ(threeQuarters.memory.usableFraction->source, "s");
+  // 10^9 x 3 / 4 = 750,000,000 exactly.
+  EXPECT_EQ(threeQuarters.memory.usableCapacityBytes(), 750'000'000);
+
+  // 10^9 x 2 / 3 = 666,666,666.67: the usable bytes round down.
+  SystemProfile twoThirds = valueOrFail(
+      parseSystemProfile(handProfileWithUsableFraction(usableFraction(2, 3))));
+  EXPECT_EQ(twoThirds.memory.usableCapacityBytes(), 666'666'666);
+
+  // An absolute reserve R written exactly as (capacity - R) / capacity: on
+  // the A100's 85,899,345,920 bytes with R = 1 GiB the product is about
+  // 7.3 x 10^21, past int64_t, and the usable bytes are still exactly
+  // capacity - R.
+  SystemProfile a100 = bundledProfile("a100-80gb.json");
+  const int64_t capacity = a100.memory.capacityBytes.value;
+  const int64_t reserve = int64_t{1} << 30;
+  a100.memory.usableFraction =
+      SourcedFraction{capacity - reserve, capacity, "a 1 GiB reserve"};
+  EXPECT_EQ(a100.memory.usableCapacityBytes(), capacity - reserve);
+  // The largest operands: (2^63 - 1) x (2^63 - 2) / (2^63 - 1) = 2^63 - 2.
+  const int64_t largest = std::numeric_limits<int64_t>::max();
+  MemoryProfile extreme;
+  extreme.capacityBytes.value = largest;
+  extreme.usableFraction = SourcedFraction{largest - 1, largest, "extreme"};
+  EXPECT_EQ(extreme.usableCapacityBytes(), largest - 1);
+}
+
+TEST(SystemProfileLoader, RejectsMalformedUsableFractions) {
+  // profile_usable_fraction: 0 < numerator <= denominator.
+  expectProfileError(
+      handProfileWithUsableFraction(usableFraction(0, 4)),
+      "$.memory.usable_fraction: must satisfy 0 < numerator <= denominator, "
+      "got 0/4 [profile_usable_fraction]");
+  expectProfileError(
+      handProfileWithUsableFraction(usableFraction(-3, 4)),
+      "$.memory.usable_fraction: must satisfy 0 < numerator <= denominator, "
+      "got -3/4 [profile_usable_fraction]");
+  expectProfileError(
+      handProfileWithUsableFraction(usableFraction(5, 4)),
+      "$.memory.usable_fraction: must satisfy 0 < numerator <= denominator, "
+      "got 5/4 [profile_usable_fraction]");
+  // d = 0 is the case the division in usableCapacityBytes() must never see.
+  expectProfileError(
+      handProfileWithUsableFraction(usableFraction(1, 0)),
+      "$.memory.usable_fraction: must satisfy 0 < numerator <= denominator, "
+      "got 1/0 [profile_usable_fraction]");
+  // The object's shape: a plain number, a non-integer numerator, a missing
+  // source, an unknown key.
+  expectProfileError(handProfileWithUsableFraction(0.75),
+                     "$.memory.usable_fraction: expected an object, got 0.75 "
+                     "[profile_shape]");
+  llvm::json::Object decimalNumerator = usableFraction(3, 4);
+  decimalNumerator["numerator"] = 1.5;
+  expectProfileError(
+      handProfileWithUsableFraction(std::move(decimalNumerator)),
+      "$.memory.usable_fraction.numerator: expected an integer in [-2^63, "
+      "2^63 - 1], got 1.5 [profile_shape]");
+  llvm::json::Object noSource = usableFraction(3, 4);
+  noSource.erase("source");
+  expectProfileError(handProfileWithUsableFraction(std::move(noSource)),
+                     "$.memory.usable_fraction.source: missing required field "
+                     "[profile_missing_field]");
+  llvm::json::Object extraKey = usableFraction(3, 4);
+  extraKey["percent"] = 75;
+  expectProfileError(
+      handProfileWithUsableFraction(std::move(extraKey)),
+      "$.memory.usable_fraction.percent: unknown field; expected one of: "
+      "numerator, denominator, source [profile_unknown_field]");
+}
+
 TEST(SystemProfileLoader, RejectsEachRuleWithItsPath) {
   // profile_shape
   expectProfileError(
@@ -670,27 +764,6 @@ TEST(SystemProfileLoader, RejectsEachRuleWithItsPath) {
       "$.memory.bandwith: unknown field; expected one of: capacity_bytes, "
       "bandwidth_bytes_per_second, efficiency, usable_fraction "
       "[profile_unknown_field]");
-  // profile_usable_fraction: 0 < numerator <= denominator, and the usable
-  // bytes computable exactly.
-  auto withUsableFraction = [](int64_t numerator, int64_t denominator) {
-    return handProfileWith([=](llvm::json::Object &root) {
-      objectAt(root, {"memory"})["usable_fraction"] =
-          llvm::json::Object{{"numerator", numerator},
-                             {"denominator", denominator},
-                             {"source", "test"}};
-    });
-  };
-  expectProfileError(withUsableFraction(0, 4),
-                     "$.memory.usable_fraction: must satisfy 0 < numerator "
-                     "<= denominator, got 0/4 [profile_usable_fraction]");
-  expectProfileError(withUsableFraction(5, 4),
-                     "$.memory.usable_fraction: must satisfy 0 < numerator "
-                     "<= denominator, got 5/4 [profile_usable_fraction]");
-  // capacity 1,000,000,000 x 10^10 > 2^63 - 1 (about 9.22 x 10^18).
-  expectProfileError(
-      withUsableFraction(10000000000, 10000000000),
-      "$.memory.usable_fraction: capacity_bytes * numerator overflows "
-      "int64_t (1000000000 * 10000000000) [profile_usable_fraction]");
   // profile_missing_field
   expectProfileError(handProfileWith([](llvm::json::Object &root) {
                        objectAt(root, {"memory"}).erase("capacity_bytes");

@@ -819,7 +819,7 @@ TEST(SearchScatterTest, CapacityLineAndAxes) {
       << svg;
   EXPECT_EQ(attributeOf(svg, "<line class=\"capacity\"", "stroke-dasharray"),
             "6,4");
-  EXPECT_EQ(countOf(svg, ">capacity 80.00 GiB</text>"), 2u);
+  EXPECT_EQ(countOf(svg, ">usable 80.00 GiB</text>"), 2u);
   // Y ticks at 10, 20, 50 and 100 GiB. X from 1 s (cell 0) to 2.1 s (cell
   // 12, whose upper edge at 13 units lies above the tick 2 at 12.04), so
   // ticks at 1, 2 and 5 s.

@@ -100,7 +100,7 @@ struct ScatterLabel {
 /// (x, log scale) against peak memory per GPU (y), accumulated while rows
 /// stream: points fall into a fixed grid of cells, so memory does not grow
 /// with the number of configurations. Cells holding a configuration that
-/// fits are drawn highlighted, the others muted; the capacity is a
+/// fits are drawn highlighted, the others muted; the usable capacity is a
 /// horizontal line.
 ///
 /// Binning: both axes are logarithmic and cut into 40 cells per decade,
@@ -138,7 +138,8 @@ public:
   ///    size clamped to 3 to 10 px a side, at the cell's centre, with a
   ///    tooltip of its counts and bounds;
   ///  - unless `capacityBytes` is not positive, the capacity as a dashed
-  ///    `<line class="capacity">` labelled "capacity <c> GiB";
+  ///    `<line class="capacity">` labelled "usable <c> GiB" (callers pass
+  ///    the profile's usable capacity, MemoryProfile::usableCapacityBytes);
   ///  - every label with a positive finite time as a marker at its point
   ///    (placed within its cell by linear interpolation between the cell's
   ///    edges, far under a pixel from the exact log) and its text

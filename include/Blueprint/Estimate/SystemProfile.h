@@ -91,7 +91,9 @@ struct MemoryProfile {
   std::optional<SourcedFraction> usableFraction;
 
   /// floor(capacity_bytes * usable_fraction): the bytes a run's peak is
-  /// compared against (the loader checked that the product fits int64_t).
+  /// compared against. Exact for every capacity >= 0 and fraction with
+  /// 0 < numerator <= denominator (what the loader accepts): the product is
+  /// formed in 128 bits and the quotient is at most the capacity.
   int64_t usableCapacityBytes() const;
 };
 

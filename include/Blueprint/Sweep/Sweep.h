@@ -83,8 +83,9 @@ struct RunFigures {
   int64_t peakBytes = 0;
   /// The first stage that reaches peakBytes.
   int64_t peakStage = 0;
-  /// peakBytes <= the profile's memory.capacity_bytes, and the capacity
-  /// minus peakBytes (negative when it does not fit).
+  /// peakBytes <= the profile's usable capacity
+  /// (MemoryProfile::usableCapacityBytes), and that minus peakBytes (negative
+  /// when it does not fit).
   bool fits = false;
   int64_t marginBytes = 0;
   /// The critical path, when the target can cost every step.
@@ -150,7 +151,7 @@ costRun(DerivedRun &derived, const workload::ModelSpec &model,
         const estimate::NetworkTierBinding &binding);
 
 /// The memory figures of a run from every stage's buffers (derived, or read
-/// off a plan): the worst stage's peak against the profile's capacity.
+/// off a plan): the worst stage's peak against the profile's usable capacity.
 llvm::Error addMemoryFigures(RunFigures &figures,
                              llvm::ArrayRef<workload::StageBuffers> buffers,
                              const estimate::SystemProfile &profile);
@@ -159,7 +160,7 @@ llvm::Error addMemoryFigures(RunFigures &figures,
 /// reaches it wins ties).
 void addStagePeak(RunFigures &figures, int64_t stage, int64_t peakBytes);
 
-/// `fits` and the margin of the peak against the profile's capacity.
+/// `fits` and the margin of the peak against the profile's usable capacity.
 void addCapacityFigures(RunFigures &figures,
                         const estimate::SystemProfile &profile);
 
