@@ -725,23 +725,27 @@ TEST(SystemProfileLoader, RejectsMalformedUsableFractions) {
   expectProfileError(handProfileWithUsableFraction(0.75),
                      "$.memory.usable_fraction: expected an object, got 0.75 "
                      "[profile_shape]");
-  llvm::json::Object decimalNumerator = usableFraction(3, 4);
-  decimalNumerator["numerator"] = 1.5;
-  expectProfileError(
-      handProfileWithUsableFraction(std::move(decimalNumerator)),
-      "$.memory.usable_fraction.numerator: expected an integer in [-2^63, "
-      "2^63 - 1], got 1.5 [profile_shape]");
-  llvm::json::Object noSource = usableFraction(3, 4);
-  noSource.erase("source");
-  expectProfileError(handProfileWithUsableFraction(std::move(noSource)),
-                     "$.memory.usable_fraction.source: missing required field "
-                     "[profile_missing_field]");
-  llvm::json::Object extraKey = usableFraction(3, 4);
-  extraKey["percent"] = 75;
-  expectProfileError(
-      handProfileWithUsableFraction(std::move(extraKey)),
-      "$.memory.usable_fraction.percent: unknown field; expected one of: "
-      "numerator, denominator, source [profile_unknown_field]");
+  struct BrokenField {
+    std::function<void(llvm::json::Object &)> change;
+    const char *line;
+  };
+  const BrokenField brokenFields[] = {
+      {[](llvm::json::Object &fraction) { fraction["numerator"] = 1.5; },
+       "$.memory.usable_fraction.numerator: expected an integer in [-2^63, "
+       "2^63 - 1], got 1.5 [profile_shape]"},
+      {[](llvm::json::Object &fraction) { fraction.erase("source"); },
+       "$.memory.usable_fraction.source: missing required field "
+       "[profile_missing_field]"},
+      {[](llvm::json::Object &fraction) { fraction["percent"] = 75; },
+       "$.memory.usable_fraction.percent: unknown field; expected one of: "
+       "numerator, denominator, source [profile_unknown_field]"},
+  };
+  for (const BrokenField &broken : brokenFields) {
+    llvm::json::Object fraction = usableFraction(3, 4);
+    broken.change(fraction);
+    expectProfileError(handProfileWithUsableFraction(std::move(fraction)),
+                       broken.line);
+  }
 }
 
 TEST(SystemProfileLoader, RejectsEachRuleWithItsPath) {
