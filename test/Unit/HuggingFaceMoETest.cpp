@@ -10,8 +10,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Import/HuggingFaceConfig.h"
+#include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/EdgeWork.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include "gtest/gtest.h"
@@ -85,6 +89,119 @@ TEST(HuggingFaceMoE, MixtralConfigImportsItsExpertsAndPublishedCount) {
   // rows instead would give 32 x 6 x 4096 = 786,432 fewer, 12,879,138,816.
   EXPECT_EQ(mixtralParameters(model, model.moe->expertsPerToken),
             12'879'925'248);
+}
+
+/// DeepSeek-V3's parameters as transformers' DeepseekV3ForCausalLM builds
+/// them from the bundled config (no multi-token-prediction layer), summed
+/// tensor by tensor from the config's numbers: h = 7168, V = 129280, 61
+/// layers of which the first 3 dense, 128 heads.
+int64_t deepseekV3ParametersByHand() {
+  int64_t h = 7168, V = 129280, layers = 61, dense = 3, heads = 128;
+  int64_t qRank = 1536, kvRank = 512, nope = 128, rope = 64, value = 128;
+  int64_t attention = h * qRank                         // q_a_proj
+                      + qRank                           // q_a_layernorm
+                      + qRank * heads * (nope + rope)   // q_b_proj
+                      + h * (kvRank + rope)             // kv_a_proj_with_mqa
+                      + kvRank                          // kv_a_layernorm
+                      + kvRank * heads * (nope + value) // kv_b_proj
+                      + heads * value * h;              // o_proj
+  int64_t norms = 2 * h;            // input_layernorm, post_attention_layernorm
+  int64_t denseMlp = 3 * h * 18432; // gate, up, down
+  int64_t experts = 256, expertWidth = 2048;
+  int64_t moe = experts * h                     // gate.weight
+                + experts                       // gate.e_score_correction_bias
+                + experts * 3 * h * expertWidth // routed experts
+                + 3 * h * (1 * expertWidth);    // shared_experts
+  int64_t edges = V * h + h + h * V;            // embed_tokens, norm, lm_head
+  return layers * (attention + norms) + dense * denseMlp +
+         (layers - dense) * moe + edges;
+}
+
+// The bundled DeepSeek-V3 config is refused key by key for its router (the
+// contract's router is softmax top-k); with those keys at the values the
+// contract expresses it imports to MLA + 3 dense + 58 MoE blocks with one
+// shared expert, and Blueprint's parameter functions give the published
+// 671,026,419,200 once the score-correction bias, which only the refused
+// "noaux_tc" routing has, is added (58 x 256).
+TEST(HuggingFaceMoE, DeepseekV3ConfigRefusesItsRouterAndCountsItsParameters) {
+  EXPECT_EQ(deepseekV3ParametersByHand(), 671'026'419'200);
+  std::string file =
+      std::string(BLUEPRINT_HUGGINGFACE_DIR) + "/deepseek-v3/config.json";
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+      llvm::MemoryBuffer::getFile(file);
+  ASSERT_TRUE(text) << file;
+  mlir::MLIRContext context;
+  std::vector<std::string> errors;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    errors.push_back(d.str());
+    return mlir::success();
+  });
+  EXPECT_FALSE(
+      import::readHuggingFaceConfig((*text)->getBuffer(), file, &context));
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_NE(errors[0].find("$.scoring_func"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("$.topk_method"), std::string::npos) << errors[1];
+  EXPECT_NE(errors[2].find("$.routed_scaling_factor"), std::string::npos)
+      << errors[2];
+
+  llvm::Expected<llvm::json::Value> config =
+      llvm::json::parse((*text)->getBuffer());
+  ASSERT_TRUE(static_cast<bool>(config));
+  llvm::json::Object &keys = *config->getAsObject();
+  keys["scoring_func"] = "softmax";
+  keys["topk_method"] = "greedy";
+  keys["routed_scaling_factor"] = 1.0;
+  std::string expressible;
+  llvm::raw_string_ostream(expressible) << *config;
+  errors.clear();
+  std::optional<import::HuggingFaceModel> imported =
+      import::readHuggingFaceConfig(expressible, file, &context);
+  ASSERT_TRUE(imported) << (errors.empty() ? "" : errors.front());
+  ModelSpec model = imported->model;
+  EXPECT_EQ(model.hidden, 7168);
+  EXPECT_EQ(model.heads, 128);
+  EXPECT_EQ(model.kvHeads, 128);
+  EXPECT_EQ(model.headDim, 192);
+  EXPECT_EQ(model.ffnHidden, 18432);
+  EXPECT_EQ(model.blocks, 61);
+  EXPECT_EQ(model.vocab, 129280);
+  EXPECT_EQ(model.maxPositions, 163840);
+  EXPECT_EQ(model.qLoraRank, 1536);
+  EXPECT_EQ(model.kvLoraRank, 512);
+  EXPECT_EQ(model.qkNopeHeadDim, 128);
+  EXPECT_EQ(model.qkRopeHeadDim, 64);
+  EXPECT_EQ(model.vHeadDim, 128);
+  EXPECT_EQ(model.norm, NormKind::RMSNorm);
+  EXPECT_EQ(model.activation, ActivationKind::SwiGLU);
+  EXPECT_EQ(model.linearBias, LinearBias::None);
+  EXPECT_FALSE(model.tiedEmbeddings);
+  ASSERT_TRUE(model.moe);
+  MixtureOfExperts expected;
+  expected.experts = 256;
+  expected.expertsPerToken = 8;
+  expected.expertFfnHidden = 2048;
+  expected.sharedExperts = 1;
+  expected.firstDenseBlocks = 3;
+  expected.layerFrequency = 1;
+  EXPECT_EQ(*model.moe, expected);
+  EXPECT_EQ(model.moe->expertBlocks(model.blocks), 58);
+
+  // Mixed layouts are refused per run (decoder_moe_c1), so each block kind
+  // is counted on its own: the dense block without `moe`, the MoE block
+  // with every block an MoE block.
+  model.seqLength = 4096;
+  MappingSpec oneRank;
+  ModelSpec denseModel = model;
+  denseModel.moe = std::nullopt;
+  ModelSpec moeModel = model;
+  moeModel.moe->firstDenseBlocks = 0;
+  int64_t denseBlock = cantFail(blockParametersPerRank(denseModel, oneRank));
+  int64_t moeBlock = cantFail(blockParametersPerRank(moeModel, oneRank));
+  EdgeParameters edges = cantFail(edgeParametersPerRank(model, oneRank));
+  int64_t scoreCorrectionBias = 58 * 256;
+  EXPECT_EQ(3 * denseBlock + 58 * moeBlock + edges.firstStageTotal +
+                edges.lastStageTotal + scoreCorrectionBias,
+            671'026'419'200);
 }
 
 } // namespace

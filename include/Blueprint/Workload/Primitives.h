@@ -103,7 +103,10 @@ namespace blueprint::workload::primitive {
   X(kExpertFC2, "expert_fc2")                                                  \
   X(kMoECombine, "moe_combine")                                                \
   X(kCPKVGather, "cp_kv_gather")                                               \
-  X(kCPDKVReduceScatter, "cp_dkv_reduce_scatter")
+  X(kCPDKVReduceScatter, "cp_dkv_reduce_scatter")                              \
+  X(kSharedExpertFC1, "shared_expert_fc1")                                     \
+  X(kSharedExpertActivation, "shared_expert_activation")                       \
+  X(kSharedExpertFC2, "shared_expert_fc2")
 
 #define BLUEPRINT_WORKLOAD_PRIMITIVE_CONSTANT(constant, id)                    \
   inline constexpr llvm::StringLiteral constant = id;
