@@ -373,9 +373,12 @@ private:
   /// it has one, fc1's bias gradient.
   void mlpBackward(const MlpLinears &mlp, llvm::StringRef outputGrad,
                    llvm::function_ref<void()> beforeFc1WeightGrad);
-  /// Under tp > 1 the reduction of the partial sums of d_x_norm2 over the
-  /// TP group: a reduce-scatter under SP, else an all-reduce.
-  void reduceMlpInputGradient();
+  /// Under tp > 1 the reduction of the partial sums of an MLP's input
+  /// gradient `inputGrad` (d_x_norm2 for the dense MLP and the routed
+  /// experts) over the TP group by `collectivePrimitive`: a reduce-scatter
+  /// under SP, else an all-reduce.
+  void reduceMlpInputGradient(llvm::StringRef collectivePrimitive,
+                              llvm::StringRef inputGrad);
   /// Under SP the re-gather of x_norm2 for `whose` weight gradient (only
   /// the shard is kept).
   void regatherMlpInput(llvm::StringRef whose);
@@ -383,6 +386,10 @@ private:
   /// of forwardExperts: combine, experts, permute, the reduction of
   /// d_x_norm2 and of the routing gradient, then the router.
   void backwardExperts(llvm::StringRef biasedGrad);
+  /// The mirror of forwardSharedExperts: under SP the shared experts' own
+  /// all-gather of the output gradient, their MLP's backward with its own
+  /// reduction of d_shared_expert_in and re-gather of x_norm2.
+  void backwardSharedExperts(llvm::StringRef biasedGrad);
   void backwardAttentionProjection();
   void backwardAttentionCore();
   void backwardAttentionInput();
@@ -513,6 +520,8 @@ void BlockBuilder::backwardMlp() {
           {gradient("d_b_fc2", shape.hidden)},
           "backward of fc2_bias: bias gradient, the column sums of " +
               biasedGrad + " accumulated into the gradient buffer"});
+  if (model.moe && model.moe->sharedExperts > 0)
+    backwardSharedExperts(biasedGrad);
   if (hasCollectives() && shape.sequenceParallel)
     tpCollective(primitive::kMLPTPG, Phase::ActivationGrad,
                  CollectiveKind::AllGather, biasedGrad,
@@ -540,25 +549,27 @@ void BlockBuilder::backwardMlp() {
 
 void BlockBuilder::backwardDenseMlp(llvm::StringRef biasedGrad) {
   mlpBackward(denseMlp(), biasedGrad, [&] {
-    reduceMlpInputGradient();
+    reduceMlpInputGradient(primitive::kMLPTPF, "d_x_norm2");
     regatherMlpInput("the fc1");
   });
 }
 
-void BlockBuilder::reduceMlpInputGradient() {
+void BlockBuilder::reduceMlpInputGradient(llvm::StringRef collectivePrimitive,
+                                          llvm::StringRef inputGrad) {
   if (!hasCollectives())
     return;
   if (shape.sequenceParallel)
-    tpCollective(primitive::kMLPTPF, Phase::ActivationGrad,
-                 CollectiveKind::ReduceScatter, "d_x_norm2",
+    tpCollective(collectivePrimitive, Phase::ActivationGrad,
+                 CollectiveKind::ReduceScatter, inputGrad,
                  "sequence parallelism (SeqSel Sec. 4.2.2, g backward): "
-                 "reduce-scatter the partial sums of d_x_norm2 onto the "
-                 "sequence shards");
+                 "reduce-scatter the partial sums of " +
+                     inputGrad + " onto the sequence shards");
   else
-    tpCollective(primitive::kMLPTPF, Phase::ActivationGrad,
-                 CollectiveKind::AllReduce, "d_x_norm2",
+    tpCollective(collectivePrimitive, Phase::ActivationGrad,
+                 CollectiveKind::AllReduce, inputGrad,
                  "tensor parallelism (MLM2019 Sec. 3, f backward): "
-                 "all-reduce the partial sums of d_x_norm2");
+                 "all-reduce the partial sums of " +
+                     inputGrad);
 }
 
 void BlockBuilder::regatherMlpInput(llvm::StringRef whose) {
@@ -573,7 +584,8 @@ void BlockBuilder::regatherMlpInput(llvm::StringRef whose) {
 void BlockBuilder::mlpBackward(const MlpLinears &mlp,
                                llvm::StringRef outputGrad,
                                llvm::function_ref<void()> beforeFc1WeightGrad) {
-  std::string inputGrad = ("d_" + mlp.input).str();
+  std::string inputGrad =
+      mlp.inputGrad.empty() ? ("d_" + mlp.input).str() : mlp.inputGrad.str();
   std::string actGrad = ("d_" + mlp.actOut).str();
   std::string fc1Grad = ("d_" + mlp.fc1Out).str();
   std::string fc1WeightGrad = ("d_" + mlp.fc1Weight).str();
@@ -612,20 +624,15 @@ void BlockBuilder::mlpBackward(const MlpLinears &mlp,
   activationBackward(mlp.activation, mlp.fc1Out, mlp.actOut, fc1Elements,
                      actElements);
 
-  std::vector<TensorAccess> reads = {activation(fc1Grad, fc1Elements),
-                                     weight(mlp.fc1Weight, fc1Weights)};
-  if (mlp.accumulates)
-    reads.push_back(activation(inputGrad, rowElements));
   emit({mlp.fc1,
         Phase::ActivationGrad,
         Engine::Matmul,
         linearOps((mlp.fc1 + " input-gradient ops").str(), mlp.rows,
                   mlp.fc1Cols, shape.hidden),
-        std::move(reads),
+        {activation(fc1Grad, fc1Elements), weight(mlp.fc1Weight, fc1Weights)},
         {activation(inputGrad, rowElements)},
         "backward of " + mlp.fc1 + ": input gradient " + fc1Grad + " " +
             mlp.fc1Weight + "^T by " + mlp.what +
-            (mlp.accumulates ? ", added to " + inputGrad : std::string()) +
             " (partial sums when tp > 1)"});
   beforeFc1WeightGrad();
   emit({mlp.fc1,
@@ -649,6 +656,19 @@ void BlockBuilder::mlpBackward(const MlpLinears &mlp,
           {gradient("d_b_fc1", mlp.fc1Cols)},
           "backward of fc1_bias: the fc1 bias gradient, the column sums of " +
               fc1Grad + " accumulated into the gradient buffer"});
+}
+
+void BlockBuilder::backwardSharedExperts(llvm::StringRef biasedGrad) {
+  if (hasCollectives() && shape.sequenceParallel)
+    tpCollective(primitive::kSharedExpertTPG, Phase::ActivationGrad,
+                 CollectiveKind::AllGather, biasedGrad,
+                 "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
+                 "the shared experts' own all-gather of the sequence-sharded " +
+                     biasedGrad);
+  mlpBackward(sharedExperts(), biasedGrad, [&] {
+    reduceMlpInputGradient(primitive::kSharedExpertTPF, "d_shared_expert_in");
+    regatherMlpInput("the shared experts' fc1");
+  });
 }
 
 void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
@@ -699,17 +719,22 @@ void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
         "backward of moe_permute: each pair's gradient scatter-added into its "
         "token's row of d_x_norm2"});
 
-  // The shared experts read the same (gathered) output gradient and add
-  // their input gradient's partial sums to the routed ones before the one
-  // reduction; under SP their weight gradient re-gathers x_norm2 as the
-  // dense MLP's does.
-  if (moe.sharedExperts > 0)
-    mlpBackward(sharedExperts(), biasedGrad, [&] {
-      reduceMlpInputGradient();
-      regatherMlpInput("the shared experts' fc1");
-    });
-  else
-    reduceMlpInputGradient();
+  reduceMlpInputGradient(primitive::kMLPTPF, "d_x_norm2");
+  if (moe.sharedExperts > 0) {
+    int64_t rowElements =
+        elements({shape.localTokens, shape.hidden}, "d_shared_expert_in");
+    emit({primitive::kSharedExpertAdd,
+          Phase::ActivationGrad,
+          Engine::Vector,
+          elementwiseOps("shared_expert_add gradient ops", rowElements,
+                         opcount::kResidualGradPerElement),
+          {activation("d_x_norm2", rowElements),
+           activation("d_shared_expert_in", rowElements)},
+          {activation("d_x_norm2", rowElements)},
+          "backward of shared_expert_add: the shared experts' reduced input "
+          "gradient added to the routed experts' d_x_norm2 (the add's own "
+          "gradient passes d_mlp_proj unchanged to both)"});
+  }
 
   int64_t localInput = elements({shape.localTokens, shape.hidden}, "x_norm2");
   int64_t localRouting = routingElements(shape.localTokens, "d_router_logits");

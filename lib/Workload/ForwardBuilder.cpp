@@ -68,10 +68,10 @@ RankColumns blueprint::workload::detail::makeRankColumns(const ModelSpec &model,
         model.activation == ActivationKind::SwiGLU
             ? guard.mul(2, columns.expertFfnCols, "expert fc1 output columns")
             : columns.expertFfnCols;
-    // Megatron-Core SharedExpertMLP: one MLP of num_shared_experts *
-    // moe_shared_expert_intermediate_size columns, split over tp like the
-    // dense MLP (tp divides expert_ffn_hidden, decoder_moe_c3, and so the
-    // product).
+    // Megatron-Core SharedExpertMLP: one MLP of
+    // moe_shared_expert_intermediate_size (the total, = num_shared_experts
+    // * the width of one) columns, split over tp like the dense MLP (tp
+    // divides expert_ffn_hidden, decoder_moe_c3, and so the product).
     int64_t sharedWidth =
         guard.mul(model.moe->sharedExperts, model.moe->expertFfnHidden,
                   "shared experts' width");
@@ -413,26 +413,30 @@ void ForwardBuilder::normOver(llvm::StringRef primitive, llvm::StringRef input,
 /// the bias (added after the reduction so it is added once) if the model
 /// has one, the hidden dropout if the run has one, and the residual add.
 /// Under SP these run on the sequence shard.
+void ForwardBuilder::reduceRowParallel(llvm::StringRef collectivePrimitive,
+                                       llvm::StringRef partial) {
+  if (!hasCollectives())
+    return;
+  if (shape.sequenceParallel)
+    tpCollective(collectivePrimitive, run.phase, CollectiveKind::ReduceScatter,
+                 partial,
+                 "sequence parallelism (SeqSel Sec. 4.2.2, g-bar): "
+                 "reduce-scatter the partial sums of " +
+                     partial + " onto each rank's sequence shard");
+  else
+    tpCollective(collectivePrimitive, run.phase, CollectiveKind::AllReduce,
+                 partial,
+                 "tensor parallelism (MLM2019 Sec. 3, g): all-reduce the "
+                 "row-parallel partial sums of " +
+                     partial);
+}
+
 void ForwardBuilder::rowParallelTail(
-    llvm::StringRef collectivePrimitive, llvm::StringRef biasPrimitive,
-    llvm::StringRef partial, llvm::StringRef bias, llvm::StringRef biased,
+    llvm::StringRef biasPrimitive, llvm::StringRef partial,
+    llvm::StringRef bias, llvm::StringRef biased,
     llvm::StringRef dropoutPrimitive, llvm::StringRef dropoutMask,
     llvm::StringRef residualPrimitive, llvm::StringRef skip,
     llvm::StringRef residualOutput) {
-  if (hasCollectives()) {
-    if (shape.sequenceParallel)
-      tpCollective(collectivePrimitive, run.phase,
-                   CollectiveKind::ReduceScatter, partial,
-                   "sequence parallelism (SeqSel Sec. 4.2.2, g-bar): "
-                   "reduce-scatter the partial sums of " +
-                       partial + " onto each rank's sequence shard");
-    else
-      tpCollective(collectivePrimitive, run.phase, CollectiveKind::AllReduce,
-                   partial,
-                   "tensor parallelism (MLM2019 Sec. 3, g): all-reduce the "
-                   "row-parallel partial sums of " +
-                       partial);
-  }
   int64_t rowElements = elements({shape.localTokens, shape.hidden}, partial);
   if (model.hasOutputAndMLPBiases())
     emit({biasPrimitive,
@@ -860,8 +864,8 @@ void ForwardBuilder::attentionOutput() {
        "heads (partial sums when tp > 1)"});
   stash(invocation, activation("context", qElements), StashRole::Kept);
 
-  rowParallelTail(/*collectivePrimitive=*/primitive::kAttnTPG,
-                  /*biasPrimitive=*/primitive::kOutProjBias,
+  reduceRowParallel(primitive::kAttnTPG, "attn_proj");
+  rowParallelTail(/*biasPrimitive=*/primitive::kOutProjBias,
                   /*partial=*/"attn_proj", /*bias=*/"b_out",
                   /*biased=*/"attn_out",
                   /*dropoutPrimitive=*/primitive::kAttnResidualDropout,
@@ -877,8 +881,10 @@ void ForwardBuilder::forwardMlp() {
     forwardExperts();
   else
     forwardDenseMlp();
-  rowParallelTail(/*collectivePrimitive=*/primitive::kMLPTPG,
-                  /*biasPrimitive=*/primitive::kFC2Bias,
+  reduceRowParallel(primitive::kMLPTPG, "mlp_proj");
+  if (model.moe && model.moe->sharedExperts > 0)
+    forwardSharedExperts();
+  rowParallelTail(/*biasPrimitive=*/primitive::kFC2Bias,
                   /*partial=*/"mlp_proj", /*bias=*/"b_fc2",
                   /*biased=*/"mlp_out",
                   /*dropoutPrimitive=*/primitive::kMLPDropout,
@@ -938,19 +944,15 @@ ForwardBuilder::routedExperts(const ExpertRouting &pairs) {
 
 ForwardBuilder::MlpLinears ForwardBuilder::sharedExperts() {
   MlpLinears mlp;
-  static_cast<MlpTensors &>(mlp) = {primitive::kSharedExpertFC1,
-                                    primitive::kSharedExpertActivation,
-                                    primitive::kSharedExpertFC2,
-                                    "x_norm2",
-                                    "shared_expert_fc1_out",
-                                    "shared_expert_act_out",
-                                    "mlp_proj",
-                                    "w_shared_expert_fc1",
-                                    "w_shared_expert_fc2"};
+  static_cast<MlpTensors &>(mlp) = {
+      primitive::kSharedExpertFC1, primitive::kSharedExpertActivation,
+      primitive::kSharedExpertFC2, "x_norm2",
+      "shared_expert_fc1_out",     "shared_expert_act_out",
+      "shared_expert_out",         "w_shared_expert_fc1",
+      "w_shared_expert_fc2",       "d_shared_expert_in"};
   mlp.rows = shape.tokens;
   mlp.fc1Cols = shape.sharedFc1Cols;
   mlp.ffnCols = shape.sharedFfnCols;
-  mlp.accumulates = true;
   // The router keeps the rank's shard of x_norm2 already; under SP the
   // backward re-gathers it as the dense MLP's does.
   mlp.what = "the " + std::to_string(model.moe->sharedExperts) +
@@ -999,19 +1001,15 @@ void ForwardBuilder::mlpForward(const MlpLinears &mlp) {
            weight(mlp.fc2Weight,
                   elements({mlp.weightCopies, mlp.ffnCols, shape.hidden},
                            mlp.fc2Weight))};
-  if (mlp.accumulates)
-    reads.push_back(activation(mlp.output, outputElements));
-  invocation = &emit(
-      {mlp.fc2,
-       run.phase,
-       Engine::Matmul,
-       ops,
-       std::move(reads),
-       {activation(mlp.output, outputElements)},
-       "forward of " + mlp.fc2 + ": row-parallel down-projection by " +
-           mlp.what +
-           (mlp.accumulates ? ", accumulated onto " + mlp.output.str() : "") +
-           " (partial sums when tp > 1)"});
+  invocation =
+      &emit({mlp.fc2,
+             run.phase,
+             Engine::Matmul,
+             ops,
+             std::move(reads),
+             {activation(mlp.output, outputElements)},
+             "forward of " + mlp.fc2 + ": row-parallel down-projection by " +
+                 mlp.what + " (partial sums when tp > 1)"});
   stash(*invocation, activation(mlp.actOut, actElements), StashRole::Kept);
 }
 
@@ -1175,8 +1173,33 @@ void ForwardBuilder::forwardExperts() {
           StashRole::Kept);
     stash(*invocation, mask("routing_map", routingAll), StashRole::Kept);
   }
-  if (model.moe->sharedExperts > 0)
-    mlpForward(sharedExperts());
+}
+
+void ForwardBuilder::forwardSharedExperts() {
+  // Megatron-Core MoELayer adds SharedExpertMLP's output to the routed one
+  // after the token dispatcher's reduction; the shared MLP's
+  // ColumnParallelLinear and RowParallelLinear issue their own collectives
+  // (moe_shared_expert_overlap only moves them onto another stream).
+  if (hasCollectives() && shape.sequenceParallel)
+    tpCollective(primitive::kSharedExpertTPF, run.phase,
+                 CollectiveKind::AllGather, "x_norm2",
+                 "sequence parallelism (SeqSel Sec. 4.2.2, g): the shared "
+                 "experts' own all-gather of the sequence-sharded x_norm2 "
+                 "(Megatron-Core SharedExpertMLP's fc1)");
+  mlpForward(sharedExperts());
+  reduceRowParallel(primitive::kSharedExpertTPG, "shared_expert_out");
+  int64_t rowElements =
+      elements({shape.localTokens, shape.hidden}, "shared_expert_out");
+  emit({primitive::kSharedExpertAdd,
+        run.phase,
+        Engine::Vector,
+        elementwiseOps(opsName(primitive::kSharedExpertAdd), rowElements,
+                       opcount::kResidualAddPerElement),
+        {activation("mlp_proj", rowElements),
+         activation("shared_expert_out", rowElements)},
+        {activation("mlp_proj", rowElements)},
+        "forward of shared_expert_add: the reduced shared experts' output "
+        "added to the reduced routed output"});
 }
 
 llvm::Expected<BlockWork> ForwardBuilder::finish(llvm::StringRef who) {

@@ -172,6 +172,8 @@ struct MlpTensors {
   llvm::StringRef output;
   llvm::StringRef fc1Weight;
   llvm::StringRef fc2Weight;
+  /// The gradient fc1's backward writes; empty for "d_" + input.
+  llvm::StringRef inputGrad = {};
 };
 
 /// Which stashed tensors a recompute policy keeps (SeqSel Sec. 4.1, 5).
@@ -425,10 +427,6 @@ protected:
     /// The weight copies fc1 and fc2 read: 1, or the routed experts that
     /// receive a pair.
     int64_t weightCopies = 1;
-    /// Whether fc2 adds into `output` (the shared experts' partial sums
-    /// onto the combined routed ones, the GEMM's accumulate) rather than
-    /// writing it.
-    bool accumulates = false;
     /// The rows of `input` fc1 keeps for the backward (the rank's sequence
     /// shard of x_norm2 for the dense MLP); none when another invocation
     /// keeps that input already.
@@ -455,6 +453,11 @@ protected:
   /// experts' fc1, activation and fc2 on their token rows, the combine,
   /// and the shared experts' MLP on every token.
   void forwardExperts();
+  /// The shared experts after the routed output's reduction, on Megatron-Core
+  /// SharedExpertMLP's schedule: their own all-gather of x_norm2 under
+  /// sequence parallelism, their MLP into shared_expert_out, its own
+  /// reduction, and the add onto the reduced routed output mlp_proj.
+  void forwardSharedExperts();
   /// The balanced routing of this run's tokens, one router call per
   /// sequence shard (each rank routes its localTokens).
   ExpertRouting routing() {
@@ -466,9 +469,14 @@ protected:
   int64_t routingElements(int64_t rows, llvm::StringRef what) {
     return elements({rows, model.moe->experts}, what);
   }
-  /// The dropout of a row-parallel tail writes "<input>_dropped".
-  void rowParallelTail(llvm::StringRef collectivePrimitive,
-                       llvm::StringRef biasPrimitive, llvm::StringRef partial,
+  /// The reduction of a row-parallel linear's partial sums `partial` over
+  /// the TP group: a reduce-scatter onto the sequence shards under sequence
+  /// parallelism, else an all-reduce; nothing without collectives.
+  void reduceRowParallel(llvm::StringRef collectivePrimitive,
+                         llvm::StringRef partial);
+  /// What follows a row-parallel linear's reduction: its bias, hidden
+  /// dropout and residual add. The dropout writes "<input>_dropped".
+  void rowParallelTail(llvm::StringRef biasPrimitive, llvm::StringRef partial,
                        llvm::StringRef bias, llvm::StringRef biased,
                        llvm::StringRef dropoutPrimitive,
                        llvm::StringRef dropoutMask,

@@ -442,9 +442,10 @@ TEST(MixtureOfExperts, ParametersCountEveryExpertAndTheRouter) {
 
 // Shared experts (Megatron-Core SharedExpertMLP, Hugging Face
 // DeepseekV3MoE.shared_experts): one MLP of S * f columns on every one of
-// the T tokens, split over tp like the dense MLP, its partial sums added to
-// the combined routed output before the one reduction. Every count by hand
-// at S = 2, f = 96: width 192, f_s = 192 / tp per rank.
+// the T tokens, split over tp like the dense MLP, with its own collectives
+// (under SP an all-gather of x_norm2 and a reduce-scatter of its output;
+// backward the mirror), its reduced output added to the reduced routed one.
+// Every count by hand at S = 2, f = 96: width 192, f_s = 192 / tp per rank.
 TEST(MixtureOfExperts, SharedExpertsMatchClosedForms) {
   for (ActivationKind activation :
        {ActivationKind::SwiGLU, ActivationKind::GeLU})
@@ -477,18 +478,43 @@ TEST(MixtureOfExperts, SharedExpertsMatchClosedForms) {
           {primitive::kSharedExpertFC2, Phase::WeightGrad, 2 * fs * T * h, 1},
           // The routed experts are unchanged: dropless k T pairs.
           {primitive::kExpertFC1, Phase::Forward, 2 * k * T * h * fc1, 1},
-          // One reduction of d_x_norm2 for both MLPs; under SP the shared
-          // experts' weight gradient re-gathers x_norm2.
+          // Under SP (tp = 2) each MLP reduces its own partial sums: the
+          // routed output's and d_x_norm2's reduce-scatters (mlp_tp_g,
+          // mlp_tp_f) and the shared MLP's (shared_expert_tp_g forward,
+          // shared_expert_tp_f backward), each T h (tp - 1) / tp adds; the
+          // all-gathers (x_norm2 forward, the output gradient backward)
+          // are one per MLP too. Only the shared fc1's weight gradient
+          // re-gathers x_norm2 (the routed experts keep their rows).
+          {primitive::kMLPTPF, Phase::Forward, 0, tp > 1 ? 1 : 0},
           {primitive::kMLPTPF, Phase::ActivationGrad, T * h / tp * (tp - 1),
            tp > 1 ? 1 : 0},
           {primitive::kMLPTPG, Phase::Forward, T * h / tp * (tp - 1),
            tp > 1 ? 1 : 0},
+          {primitive::kMLPTPG, Phase::ActivationGrad, 0, tp > 1 ? 1 : 0},
+          {primitive::kSharedExpertTPF, Phase::Forward, 0, tp > 1 ? 1 : 0},
+          {primitive::kSharedExpertTPF, Phase::ActivationGrad,
+           T * h / tp * (tp - 1), tp > 1 ? 1 : 0},
+          {primitive::kSharedExpertTPG, Phase::Forward, T * h / tp * (tp - 1),
+           tp > 1 ? 1 : 0},
+          {primitive::kSharedExpertTPG, Phase::ActivationGrad, 0,
+           tp > 1 ? 1 : 0},
           {primitive::kFC1WgradGather, Phase::Recommunication, 0,
            tp > 1 ? 1 : 0},
+          // The add of the two reduced outputs on the rank's T / tp rows,
+          // and of the two reduced input gradients.
+          {primitive::kSharedExpertAdd, Phase::Forward, T / tp * h, 1},
+          {primitive::kSharedExpertAdd, Phase::ActivationGrad, T / tp * h, 1},
       };
       expectRows(work, expected, where);
-      // The weights once per micro-batch, bf16; fc2 accumulates onto the
-      // combined mlp_proj (T h, read and written).
+      // Each shared collective carries the whole T x h bf16 tensor.
+      for (const Invocation &invocation : work.invocations)
+        if (invocation.primitive == primitive::kSharedExpertTPF ||
+            invocation.primitive == primitive::kSharedExpertTPG) {
+          ASSERT_TRUE(invocation.collective.has_value()) << where;
+          EXPECT_EQ(invocation.collective->messageBytes, T * h * 2) << where;
+        }
+      // The weights once per micro-batch, bf16; the add reads the rank's
+      // rows of both reduced outputs.
       EXPECT_EQ(observe(work, primitive::kSharedExpertFC1, Phase::Forward,
                         "w_shared_expert_fc1")
                     .tensorReads,
@@ -499,10 +525,15 @@ TEST(MixtureOfExperts, SharedExpertsMatchClosedForms) {
                     .tensorReads,
                 fs * h * 2)
           << where;
+      EXPECT_EQ(observe(work, primitive::kSharedExpertAdd, Phase::Forward,
+                        "shared_expert_out")
+                    .tensorReads,
+                T / tp * h * 2)
+          << where;
       EXPECT_EQ(
-          observe(work, primitive::kSharedExpertFC2, Phase::Forward, "mlp_proj")
+          observe(work, primitive::kSharedExpertAdd, Phase::Forward, "mlp_proj")
               .tensorReads,
-          T * h * 2)
+          T / tp * h * 2)
           << where;
       // The stash: fc1's and the activation's outputs (x_norm2's shard is
       // the router's already).
@@ -527,6 +558,28 @@ TEST(MixtureOfExperts, SharedExpertsMatchClosedForms) {
         if (tensor.role == BoundaryRole::Parameter)
           perRank += cantFail(bytesPerRank(tensor, tp)) / 2;
       EXPECT_EQ(perRank, expectedParameters) << where;
+
+      // Selective recompute (SeqSel Sec. 5) recomputes only the attention
+      // core: the shared MLP keeps its stash, and the router's shard of
+      // x_norm2 is the block's only x_norm2 stash.
+      mapping.recompute = RecomputePolicy::Selective;
+      BlockWork selective = cantFail(deriveBlockWork(model, training, mapping));
+      int64_t selectiveSharedStash = 0, xNorm2Stashes = 0, xNorm2Bytes = 0;
+      for (const Invocation &invocation : selective.invocations) {
+        if (invocation.phase != Phase::Forward)
+          continue;
+        if (invocation.primitive.rfind("shared_expert", 0) == 0)
+          selectiveSharedStash += invocation.stashBytes;
+        for (const TensorAccess &stashed : invocation.stashed)
+          if (stashed.tensor == "x_norm2") {
+            ++xNorm2Stashes;
+            xNorm2Bytes += stashed.bytes;
+            EXPECT_EQ(invocation.primitive, primitive::kRouter) << where;
+          }
+      }
+      EXPECT_EQ(selectiveSharedStash, 2 * T * fc1s + 2 * T * fs) << where;
+      EXPECT_EQ(xNorm2Stashes, 1) << where;
+      EXPECT_EQ(xNorm2Bytes, T / tp * h * 2) << where;
 
       // Full recompute reruns the shared MLP with the rest of the forward.
       mapping.recompute = RecomputePolicy::Full;
@@ -558,6 +611,23 @@ TEST(MixtureOfExperts, DecodeReadsTheSharedExpertsEveryStep) {
             h * fc1s * 2);
   EXPECT_EQ(observe(decode, primitive::kSharedExpertFC2, Phase::Decode).ops,
             2 * 2 * fs * h);
+  // Serving has no sequence parallelism: no gather of x_norm2, and the
+  // shared MLP's own all-reduce of its b x h output (bf16), then the add of
+  // the two reduced outputs on the b rows.
+  EXPECT_EQ(
+      observe(decode, primitive::kSharedExpertTPF, Phase::Decode).invocations,
+      0);
+  int64_t sharedReductions = 0;
+  for (const Invocation &invocation : decode.invocations)
+    if (invocation.primitive == primitive::kSharedExpertTPG) {
+      ++sharedReductions;
+      ASSERT_TRUE(invocation.collective.has_value());
+      EXPECT_EQ(invocation.collective->kind, CollectiveKind::AllReduce);
+      EXPECT_EQ(invocation.collective->messageBytes, 2 * h * 2);
+    }
+  EXPECT_EQ(sharedReductions, 1);
+  EXPECT_EQ(observe(decode, primitive::kSharedExpertAdd, Phase::Decode).ops,
+            2 * h);
   // A step reads the non-expert 8832 parameters of
   // DecodeReadsOnlyTheExpertsItsTokensReach, its 4 routed experts' 9216
   // each and the shared MLP's h x (fc1s + fs) = 9216, bf16.
