@@ -262,8 +262,9 @@ ModelSpec mapDeepseekV3(FieldReader &reader, const llvm::json::Object &config) {
   // router, the one the config writes (n_routed_experts when it writes
   // neither scoring_func nor topk_method).
   llvm::StringRef key = "n_routed_experts";
-  std::string got =
-      routedExperts ? std::to_string(*routedExperts) : "absent (default 256)";
+  std::string got = routedExperts ? std::to_string(*routedExperts)
+                    : config.get("n_routed_experts") ? "null"
+                                                     : "absent (default 256)";
   if (config.get("scoring_func")) {
     key = "scoring_func";
     got = "\"" + scoring.value_or("") + "\"";
