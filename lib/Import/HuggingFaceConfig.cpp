@@ -62,19 +62,17 @@ std::optional<int64_t> nullableInteger(FieldReader &reader,
   return reader.integer(config, key, kRoot);
 }
 
-/// Llama, Mistral and Qwen2 share the network (LlamaDecoderLayer and its
-/// copies): RMSNorm, rotary q and k, a SwiGLU MLP (gate, up and down
-/// projections); they differ in their biases and windows, which the caller
-/// sets.
-ModelSpec mapLlamaShape(FieldReader &reader, const llvm::json::Object &config) {
+/// Llama, Mistral, Qwen2 and DeepSeek-V3 share the network around the
+/// attention (LlamaDecoderLayer and its copies): RMSNorm, rotary q and k, a
+/// SwiGLU MLP (gate, up and down projections); the head width, the biases
+/// and the windows are the caller's.
+ModelSpec mapRotaryShape(FieldReader &reader,
+                         const llvm::json::Object &config) {
   ModelSpec model;
   model.hidden = reader.integer(config, "hidden_size", kRoot);
   model.heads = reader.integer(config, "num_attention_heads", kRoot);
   model.kvHeads = nullableInteger(reader, config, "num_key_value_heads")
                       .value_or(model.heads);
-  std::optional<int64_t> headDim = nullableInteger(reader, config, "head_dim");
-  model.headDim =
-      headDimension(reader, headDim, model.hidden, model.heads, kRoot);
   model.ffnHidden = reader.integer(config, "intermediate_size", kRoot);
   model.blocks = reader.integer(config, "num_hidden_layers", kRoot);
   model.vocab = reader.integer(config, "vocab_size", kRoot);
@@ -91,6 +89,16 @@ ModelSpec mapLlamaShape(FieldReader &reader, const llvm::json::Object &config) {
   model.positionEmbedding = PositionEmbedding::Rotary;
   model.tiedEmbeddings =
       reader.boolean(config, "tie_word_embeddings", kRoot, false);
+  return model;
+}
+
+/// The rotary shape with the head width of LlamaAttention: `head_dim`, or
+/// hidden_size / num_attention_heads when absent or null.
+ModelSpec mapLlamaShape(FieldReader &reader, const llvm::json::Object &config) {
+  ModelSpec model = mapRotaryShape(reader, config);
+  std::optional<int64_t> headDim = nullableInteger(reader, config, "head_dim");
+  model.headDim =
+      headDimension(reader, headDim, model.hidden, model.heads, kRoot);
   return model;
 }
 
@@ -187,6 +195,97 @@ ModelSpec mapMixtral(FieldReader &reader, const llvm::json::Object &config) {
   return model;
 }
 
+/// DeepseekV3ForCausalLM (transformers' modeling_deepseek_v3.py, its
+/// defaults those of configuration_deepseek_v3.py's DeepseekV3Config):
+/// multi-head latent attention in every block (q_a_proj, q_a_layernorm,
+/// q_b_proj, or q_proj without q_lora_rank; kv_a_proj_with_mqa,
+/// kv_a_layernorm, kv_b_proj; o_proj), RMSNorm, SwiGLU MLPs, untied
+/// embeddings. Block i is a DeepseekV3MoE block when i >=
+/// first_k_dense_replace (default 3), else a dense MLP of
+/// intermediate_size. DeepseekV3MoE always routes with sigmoid scores plus
+/// the score-correction bias, a group-limited top-k over n_group and
+/// topk_group and routed_scaling_factor (route_tokens_to_experts; the
+/// config has no scoring_func or topk_method to change that), which no
+/// derived router is: a config with an MoE block is refused, naming the key
+/// that states its router; one whose blocks are all dense imports.
+ModelSpec mapDeepseekV3(FieldReader &reader, const llvm::json::Object &config) {
+  ModelSpec model = mapRotaryShape(reader, config);
+  if (reader.boolean(config, "attention_bias", kRoot, false))
+    reader.error(kRoot + ".attention_bias",
+                 "true is not supported: multi-head latent attention has no "
+                 "bias (transformer_model_c10)");
+  model.linearBias = LinearBias::None;
+  model.qLoraRank = nullableInteger(reader, config, "q_lora_rank");
+  model.kvLoraRank = reader.integer(config, "kv_lora_rank", kRoot);
+  model.qkNopeHeadDim = reader.integer(config, "qk_nope_head_dim", kRoot);
+  model.qkRopeHeadDim = reader.integer(config, "qk_rope_head_dim", kRoot);
+  model.vHeadDim = reader.integer(config, "v_head_dim", kRoot);
+  // A query/key head is qk_nope_head_dim + qk_rope_head_dim wide
+  // (transformer_model_c9), whatever hidden / heads is; DeepseekV3Config's
+  // own head_dim is the rotary width qk_rope_head_dim, read for its type
+  // only.
+  nullableInteger(reader, config, "head_dim");
+  model.headDim =
+      headDimension(reader, std::nullopt, model.hidden, model.heads, kRoot,
+                    model.qkNopeHeadDim, model.qkRopeHeadDim);
+
+  // The routing keys, read for their types (with DeepseekV3Config's
+  // defaults where it has them) though no accepted config uses them:
+  // DeepseekV3Config has no scoring_func, topk_method or moe_layer_freq
+  // (the checkpoint's remote code reads them; transformers does not).
+  std::optional<int64_t> routedExperts =
+      nullableInteger(reader, config, "n_routed_experts");
+  reader.integer(config, "num_experts_per_tok", kRoot, 8);
+  reader.integer(config, "moe_intermediate_size", kRoot, 2048);
+  nullableInteger(reader, config, "n_shared_experts");
+  reader.integer(config, "n_group", kRoot, 8);
+  reader.integer(config, "topk_group", kRoot, 4);
+  reader.boolean(config, "norm_topk_prob", kRoot, true);
+  if (const llvm::json::Value *factor = config.get("routed_scaling_factor"))
+    if (!factor->getAsNumber())
+      reader.error(kRoot + ".routed_scaling_factor",
+                   "expected a number, got " + FieldReader::printed(*factor));
+  std::optional<std::string> scoring =
+      reader.string(config, "scoring_func", kRoot, "sigmoid");
+  std::optional<std::string> topkMethod =
+      reader.string(config, "topk_method", kRoot, "noaux_tc");
+  if (config.get("num_local_experts"))
+    reader.error(kRoot + ".num_local_experts",
+                 "an alias of n_routed_experts (DeepseekV3Config's "
+                 "attribute_map): write n_routed_experts");
+
+  int64_t firstDense =
+      reader.integer(config, "first_k_dense_replace", kRoot, 3);
+  if (firstDense >= model.blocks)
+    return model;
+  // Some block is a DeepseekV3MoE: refuse it at the key that states its
+  // router, the one the config writes (n_routed_experts when it writes
+  // neither scoring_func nor topk_method).
+  llvm::StringRef key = "n_routed_experts";
+  std::string got = routedExperts ? std::to_string(*routedExperts)
+                    : config.get("n_routed_experts") ? "null"
+                                                     : "absent (default 256)";
+  if (config.get("scoring_func")) {
+    key = "scoring_func";
+    got = "\"" + scoring.value_or("") + "\"";
+  } else if (config.get("topk_method")) {
+    key = "topk_method";
+    got = "\"" + topkMethod.value_or("") + "\"";
+  }
+  reader.error(
+      kRoot + "." + key.str(),
+      "got " + got + " with blocks " + std::to_string(firstDense) + " to " +
+          std::to_string(model.blocks - 1) +
+          " MoE (first_k_dense_replace = " + std::to_string(firstDense) +
+          "): transformers' DeepseekV3MoE always routes with sigmoid "
+          "scores plus the score-correction bias, a group-limited "
+          "top-k over n_group and topk_group and "
+          "routed_scaling_factor, which is not derived yet; only "
+          "configs whose blocks are all dense (first_k_dense_replace "
+          ">= num_hidden_layers) import");
+  return model;
+}
+
 /// Qwen2Attention gives q, k and v a bias and o none; the MLP has none.
 /// With `use_sliding_window` only the layers from `max_window_layers` on
 /// attend within the window, which one attention_window for every block
@@ -266,6 +365,49 @@ constexpr llvm::StringLiteral kQwen2Own[] = {"use_sliding_window"};
 constexpr llvm::StringLiteral kQwen2Ignored[] = {
     "rms_norm_eps",   "rope_theta",        "rope_scaling",
     "sliding_window", "max_window_layers", "attention_dropout"};
+constexpr llvm::StringLiteral kDeepseekV3Own[] = {"attention_bias",
+                                                  "q_lora_rank",
+                                                  "kv_lora_rank",
+                                                  "qk_nope_head_dim",
+                                                  "qk_rope_head_dim",
+                                                  "v_head_dim",
+                                                  "n_routed_experts",
+                                                  "num_experts_per_tok",
+                                                  "moe_intermediate_size",
+                                                  "n_shared_experts",
+                                                  "first_k_dense_replace",
+                                                  "scoring_func",
+                                                  "topk_method",
+                                                  "norm_topk_prob",
+                                                  "routed_scaling_factor",
+                                                  "n_group",
+                                                  "topk_group",
+                                                  "num_local_experts"};
+/// Ignored (docs/ImportHuggingFace.md): rope_scaling (YaRN rescales the
+/// rotary frequencies and the softmax scale, not the work),
+/// num_nextn_predict_layers (the multi-token-prediction module, which
+/// transformers does not build), ep_size (the remote code's expert
+/// parallelism: a mapping, stated by the spec), quantization_config (the
+/// checkpoint's FP8 storage: the spec's workload states the datatypes),
+/// aux_loss_alpha and seq_aux (the auxiliary loss, computed only in the
+/// remote code's training path), moe_layer_freq (the remote code's; not a
+/// DeepseekV3Config key: transformers makes every block from
+/// first_k_dense_replace on an MoE block, and such configs are refused),
+/// auto_map.
+constexpr llvm::StringLiteral kDeepseekV3Ignored[] = {
+    "rms_norm_eps",
+    "rope_theta",
+    "rope_scaling",
+    "attention_dropout",
+    "num_nextn_predict_layers",
+    "ep_size",
+    "quantization_config",
+    "aux_loss_alpha",
+    "seq_aux",
+    "auto_map",
+    "rope_interleave",
+    "pretraining_tp",
+    "moe_layer_freq"};
 constexpr llvm::StringLiteral kGPT2Shape[] = {
     "model_type",         "n_embd",     "n_head",  "n_layer",
     "n_positions",        "vocab_size", "n_inner", "activation_function",
@@ -287,19 +429,9 @@ const Family kFamilies[] = {
     {"mistral", kLlamaShape, kMistralOwn, kMistralIgnored, mapMistral},
     {"mixtral", kLlamaShape, kMixtralOwn, kMixtralIgnored, mapMixtral},
     {"qwen2", kLlamaShape, kQwen2Own, kQwen2Ignored, mapQwen2},
-    {"gpt2", kGPT2Shape, {}, kGPT2Ignored, mapGPT2}};
-
-/// Families the model contract cannot express yet, and why.
-struct Inexpressible {
-  llvm::StringLiteral modelType;
-  llvm::StringLiteral missing;
-};
-constexpr Inexpressible kInexpressible[] = {
-    // Multi-head latent attention and the routed and shared experts are
-    // expressible; the router's scoring and group-limited selection are not.
-    {"deepseek_v3", "DeepSeek-V3's router (sigmoid affinities, group-limited "
-                    "top-k over n_group and topk_group); its multi-head "
-                    "latent attention and its experts alone are expressible"}};
+    {"gpt2", kGPT2Shape, {}, kGPT2Ignored, mapGPT2},
+    {"deepseek_v3", kLlamaShape, kDeepseekV3Own, kDeepseekV3Ignored,
+     mapDeepseekV3}};
 
 const Family *findFamily(llvm::StringRef modelType) {
   for (const Family &family : kFamilies)
@@ -311,14 +443,6 @@ const Family *findFamily(llvm::StringRef modelType) {
 /// Reports why `modelType` has no family.
 void rejectModelType(FieldReader &reader, llvm::StringRef modelType) {
   std::string path = kRoot + ".model_type";
-  for (const Inexpressible &family : kInexpressible)
-    if (family.modelType == modelType) {
-      reader.error(path, "\"" + modelType +
-                             "\" is not supported yet: the model contract "
-                             "cannot express " +
-                             family.missing);
-      return;
-    }
   llvm::SmallVector<llvm::StringRef> supported;
   for (const Family &family : kFamilies)
     supported.push_back(family.modelType);

@@ -366,10 +366,30 @@ private:
   void backwardMlp();
   /// The dense MLP's backward from the gradient of its output, fc2 to fc1.
   void backwardDenseMlp(llvm::StringRef biasedGrad);
+  /// The backward of `mlp` from `outputGrad`, the gradient of its output:
+  /// fc2's input and weight gradients, the activation's, fc1's input
+  /// gradient, what `beforeFc1WeightGrad` emits (the tensor-parallel
+  /// collectives of d_x_norm2 and x_norm2), fc1's weight gradient and, if
+  /// it has one, fc1's bias gradient.
+  void mlpBackward(const MlpLinears &mlp, llvm::StringRef outputGrad,
+                   llvm::function_ref<void()> beforeFc1WeightGrad);
+  /// Under tp > 1 the reduction of the partial sums of an MLP's input
+  /// gradient `inputGrad` (d_x_norm2 for the dense MLP and the routed
+  /// experts) over the TP group by `collectivePrimitive`: a reduce-scatter
+  /// under SP, else an all-reduce.
+  void reduceMlpInputGradient(llvm::StringRef collectivePrimitive,
+                              llvm::StringRef inputGrad);
+  /// Under SP the re-gather of x_norm2 for `whose` weight gradient (only
+  /// the shard is kept).
+  void regatherMlpInput(llvm::StringRef whose);
   /// The MoE block's backward from the gradient of its output, the mirror
   /// of forwardExperts: combine, experts, permute, the reduction of
   /// d_x_norm2 and of the routing gradient, then the router.
   void backwardExperts(llvm::StringRef biasedGrad);
+  /// The mirror of forwardSharedExperts: under SP the shared experts' own
+  /// all-gather of the output gradient, their MLP's backward with its own
+  /// reduction of d_shared_expert_in and re-gather of x_norm2.
+  void backwardSharedExperts(llvm::StringRef biasedGrad);
   void backwardAttentionProjection();
   void backwardAttentionCore();
   void backwardAttentionInput();
@@ -500,6 +520,8 @@ void BlockBuilder::backwardMlp() {
           {gradient("d_b_fc2", shape.hidden)},
           "backward of fc2_bias: bias gradient, the column sums of " +
               biasedGrad + " accumulated into the gradient buffer"});
+  if (model.moe && model.moe->sharedExperts > 0)
+    backwardSharedExperts(biasedGrad);
   if (hasCollectives() && shape.sequenceParallel)
     tpCollective(primitive::kMLPTPG, Phase::ActivationGrad,
                  CollectiveKind::AllGather, biasedGrad,
@@ -526,89 +548,127 @@ void BlockBuilder::backwardMlp() {
 }
 
 void BlockBuilder::backwardDenseMlp(llvm::StringRef biasedGrad) {
-  int64_t fullElements = elements({shape.tokens, shape.hidden}, "d_mlp_out");
-  int64_t fc1Elements = elements({shape.tokens, shape.fc1Cols}, "d_fc1_out");
-  int64_t actElements = elements({shape.tokens, shape.ffnCols}, "d_act_out");
-  emit({primitive::kFC2,
-        Phase::ActivationGrad,
-        Engine::Matmul,
-        linearOps("fc2 input-gradient ops", shape.tokens, shape.hidden,
-                  shape.ffnCols),
-        {activation(biasedGrad, fullElements),
-         weight("w_fc2", elements({shape.ffnCols, shape.hidden}, "w_fc2"))},
-        {activation("d_act_out", actElements)},
-        "backward of fc2: input gradient d_act_out = " + biasedGrad +
-            " W_fc2^T"});
-  emit({primitive::kFC2,
+  mlpBackward(denseMlp(), biasedGrad, [&] {
+    reduceMlpInputGradient(primitive::kMLPTPF, "d_x_norm2");
+    regatherMlpInput("the fc1");
+  });
+}
+
+void BlockBuilder::reduceMlpInputGradient(llvm::StringRef collectivePrimitive,
+                                          llvm::StringRef inputGrad) {
+  if (!hasCollectives())
+    return;
+  if (shape.sequenceParallel)
+    tpCollective(collectivePrimitive, Phase::ActivationGrad,
+                 CollectiveKind::ReduceScatter, inputGrad,
+                 "sequence parallelism (SeqSel Sec. 4.2.2, g backward): "
+                 "reduce-scatter the partial sums of " +
+                     inputGrad + " onto the sequence shards");
+  else
+    tpCollective(collectivePrimitive, Phase::ActivationGrad,
+                 CollectiveKind::AllReduce, inputGrad,
+                 "tensor parallelism (MLM2019 Sec. 3, f backward): "
+                 "all-reduce the partial sums of " +
+                     inputGrad);
+}
+
+void BlockBuilder::regatherMlpInput(llvm::StringRef whose) {
+  if (hasCollectives() && shape.sequenceParallel)
+    tpCollective(primitive::kFC1WgradGather, Phase::Recommunication,
+                 CollectiveKind::AllGather, "x_norm2",
+                 "sequence-parallel all-gather of x_norm2 redone in backward "
+                 "for " +
+                     whose + " weight gradient (only the shard is stashed)");
+}
+
+void BlockBuilder::mlpBackward(const MlpLinears &mlp,
+                               llvm::StringRef outputGrad,
+                               llvm::function_ref<void()> beforeFc1WeightGrad) {
+  std::string inputGrad =
+      mlp.inputGrad.empty() ? ("d_" + mlp.input).str() : mlp.inputGrad.str();
+  std::string actGrad = ("d_" + mlp.actOut).str();
+  std::string fc1Grad = ("d_" + mlp.fc1Out).str();
+  std::string fc1WeightGrad = ("d_" + mlp.fc1Weight).str();
+  std::string fc2WeightGrad = ("d_" + mlp.fc2Weight).str();
+  int64_t rowElements = elements({mlp.rows, shape.hidden}, outputGrad);
+  int64_t fc1Elements = elements({mlp.rows, mlp.fc1Cols}, fc1Grad);
+  int64_t actElements = elements({mlp.rows, mlp.ffnCols}, actGrad);
+  int64_t fc1Weights =
+      elements({mlp.weightCopies, shape.hidden, mlp.fc1Cols}, mlp.fc1Weight);
+  int64_t fc2Weights =
+      elements({mlp.weightCopies, mlp.ffnCols, shape.hidden}, mlp.fc2Weight);
+
+  emit(
+      {mlp.fc2,
+       Phase::ActivationGrad,
+       Engine::Matmul,
+       linearOps((mlp.fc2 + " input-gradient ops").str(), mlp.rows,
+                 shape.hidden, mlp.ffnCols),
+       {activation(outputGrad, rowElements), weight(mlp.fc2Weight, fc2Weights)},
+       {activation(actGrad, actElements)},
+       "backward of " + mlp.fc2 + ": input gradient " + actGrad + " = " +
+           outputGrad + " " + mlp.fc2Weight + "^T by " + mlp.what});
+  emit({mlp.fc2,
         Phase::WeightGrad,
         Engine::Matmul,
-        linearOps("fc2 weight-gradient ops", shape.ffnCols, shape.tokens,
-                  shape.hidden),
-        {activation("act_out", actElements),
-         activation(biasedGrad, fullElements),
-         gradient("d_w_fc2",
-                  elements({shape.ffnCols, shape.hidden}, "d_w_fc2"))},
-        {gradient("d_w_fc2",
-                  elements({shape.ffnCols, shape.hidden}, "d_w_fc2"))},
-        "backward of fc2: weight gradient act_out^T " + biasedGrad +
-            " accumulated into the gradient buffer"});
+        linearOps((mlp.fc2 + " weight-gradient ops").str(), mlp.ffnCols,
+                  mlp.rows, shape.hidden),
+        {activation(mlp.actOut, actElements),
+         activation(outputGrad, rowElements),
+         gradient(fc2WeightGrad, fc2Weights)},
+        {gradient(fc2WeightGrad, fc2Weights)},
+        "backward of " + mlp.fc2 + ": weight gradient " + mlp.actOut + "^T " +
+            outputGrad + " by " + mlp.what +
+            ", accumulated into the gradient buffer"});
 
-  activationBackward(primitive::kActivation, "fc1_out", "act_out", fc1Elements,
+  activationBackward(mlp.activation, mlp.fc1Out, mlp.actOut, fc1Elements,
                      actElements);
 
-  emit({primitive::kFC1,
+  emit({mlp.fc1,
         Phase::ActivationGrad,
         Engine::Matmul,
-        linearOps("fc1 input-gradient ops", shape.tokens, shape.fc1Cols,
-                  shape.hidden),
-        {activation("d_fc1_out", fc1Elements),
-         weight("w_fc1", elements({shape.hidden, shape.fc1Cols}, "w_fc1"))},
-        {activation("d_x_norm2", fullElements)},
-        "backward of fc1: input gradient d_fc1_out W_fc1^T (partial sums when "
-        "tp > 1)"});
-  if (hasCollectives()) {
-    if (shape.sequenceParallel) {
-      tpCollective(primitive::kMLPTPF, Phase::ActivationGrad,
-                   CollectiveKind::ReduceScatter, "d_x_norm2",
-                   "sequence parallelism (SeqSel Sec. 4.2.2, g backward): "
-                   "reduce-scatter the partial sums of d_x_norm2 onto the "
-                   "sequence shards");
-      tpCollective(primitive::kFC1WgradGather, Phase::Recommunication,
-                   CollectiveKind::AllGather, "x_norm2",
-                   "sequence-parallel all-gather of x_norm2 redone in "
-                   "backward for the fc1 weight gradient (only the shard is "
-                   "stashed)");
-    } else {
-      tpCollective(primitive::kMLPTPF, Phase::ActivationGrad,
-                   CollectiveKind::AllReduce, "d_x_norm2",
-                   "tensor parallelism (MLM2019 Sec. 3, f backward): "
-                   "all-reduce the partial sums of d_x_norm2");
-    }
-  }
-  emit({primitive::kFC1,
+        linearOps((mlp.fc1 + " input-gradient ops").str(), mlp.rows,
+                  mlp.fc1Cols, shape.hidden),
+        {activation(fc1Grad, fc1Elements), weight(mlp.fc1Weight, fc1Weights)},
+        {activation(inputGrad, rowElements)},
+        "backward of " + mlp.fc1 + ": input gradient " + fc1Grad + " " +
+            mlp.fc1Weight + "^T by " + mlp.what +
+            " (partial sums when tp > 1)"});
+  beforeFc1WeightGrad();
+  emit({mlp.fc1,
         Phase::WeightGrad,
         Engine::Matmul,
-        linearOps("fc1 weight-gradient ops", shape.hidden, shape.tokens,
-                  shape.fc1Cols),
-        {activation("x_norm2", fullElements),
-         activation("d_fc1_out", fc1Elements),
-         gradient("d_w_fc1",
-                  elements({shape.hidden, shape.fc1Cols}, "d_w_fc1"))},
-        {gradient("d_w_fc1",
-                  elements({shape.hidden, shape.fc1Cols}, "d_w_fc1"))},
-        "backward of fc1: weight gradient x_norm2^T d_fc1_out accumulated "
-        "into the gradient buffer"});
-  if (model.hasOutputAndMLPBiases())
+        linearOps((mlp.fc1 + " weight-gradient ops").str(), shape.hidden,
+                  mlp.rows, mlp.fc1Cols),
+        {activation(mlp.input, rowElements), activation(fc1Grad, fc1Elements),
+         gradient(fc1WeightGrad, fc1Weights)},
+        {gradient(fc1WeightGrad, fc1Weights)},
+        "backward of " + mlp.fc1 + ": weight gradient " + mlp.input + "^T " +
+            fc1Grad + " by " + mlp.what +
+            ", accumulated into the gradient buffer"});
+  if (mlp.fc1Bias)
     emit({primitive::kFC1Bias,
           Phase::WeightGrad,
           Engine::Vector,
           elementwiseOps("fc1_bias gradient ops", fc1Elements,
                          opcount::kBiasGradPerElement),
-          {activation("d_fc1_out", fc1Elements),
-           gradient("d_b_fc1", shape.fc1Cols)},
-          {gradient("d_b_fc1", shape.fc1Cols)},
-          "backward of fc1_bias: the fc1 bias gradient, the column sums of "
-          "d_fc1_out accumulated into the gradient buffer"});
+          {activation(fc1Grad, fc1Elements), gradient("d_b_fc1", mlp.fc1Cols)},
+          {gradient("d_b_fc1", mlp.fc1Cols)},
+          "backward of fc1_bias: the fc1 bias gradient, the column sums of " +
+              fc1Grad + " accumulated into the gradient buffer"});
+}
+
+void BlockBuilder::backwardSharedExperts(llvm::StringRef biasedGrad) {
+  if (hasCollectives() && shape.sequenceParallel)
+    tpCollective(primitive::kSharedExpertTPG, Phase::ActivationGrad,
+                 CollectiveKind::AllGather, biasedGrad,
+                 "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
+                 "the shared experts' own all-gather of the sequence-sharded " +
+                     biasedGrad);
+  mlpBackward(sharedExperts(), biasedGrad, [&] {
+    reduceMlpInputGradient(primitive::kSharedExpertTPF, "d_shared_expert_in");
+    regatherMlpInput("the shared experts' fc1");
+  });
 }
 
 void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
@@ -618,14 +678,6 @@ void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
   int64_t fullElements = elements({shape.tokens, shape.hidden}, "d_mlp_out");
   int64_t routingAll = routingElements(shape.tokens, "d_routing_probs");
   int64_t pairRows = elements({pairs.processed, shape.hidden}, "d_expert_out");
-  int64_t fc1Elements =
-      elements({pairs.processed, shape.expertFc1Cols}, "d_expert_fc1_out");
-  int64_t actElements =
-      elements({pairs.processed, shape.expertFfnCols}, "d_expert_act_out");
-  int64_t fc1Weights = elements(
-      {pairs.activeExperts, shape.hidden, shape.expertFc1Cols}, "w_expert_fc1");
-  int64_t fc2Weights = elements(
-      {pairs.activeExperts, shape.expertFfnCols, shape.hidden}, "w_expert_fc2");
 
   // One kernel, both gradients of the combine (Megatron-Core's unpermute
   // backward): each pair's output gradient and its routing-probability
@@ -654,52 +706,7 @@ void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
             biasedGrad +
             " with the expert's output (partial sums when tp > 1)"});
 
-  emit({primitive::kExpertFC2,
-        Phase::ActivationGrad,
-        Engine::Matmul,
-        linearOps("expert_fc2 input-gradient ops", pairs.processed,
-                  shape.hidden, shape.expertFfnCols),
-        {activation("d_expert_out", pairRows),
-         weight("w_expert_fc2", fc2Weights)},
-        {activation("d_expert_act_out", actElements)},
-        "backward of expert_fc2: input gradient d_expert_act_out = "
-        "d_expert_out W_expert_fc2^T, per expert on its token rows"});
-  emit({primitive::kExpertFC2,
-        Phase::WeightGrad,
-        Engine::Matmul,
-        linearOps("expert_fc2 weight-gradient ops", shape.expertFfnCols,
-                  pairs.processed, shape.hidden),
-        {activation("expert_act_out", actElements),
-         activation("d_expert_out", pairRows),
-         gradient("d_w_expert_fc2", fc2Weights)},
-        {gradient("d_w_expert_fc2", fc2Weights)},
-        "backward of expert_fc2: each expert's weight gradient over its token "
-        "rows, accumulated into the gradient buffer"});
-
-  activationBackward(primitive::kExpertActivation, "expert_fc1_out",
-                     "expert_act_out", fc1Elements, actElements);
-
-  emit({primitive::kExpertFC1,
-        Phase::ActivationGrad,
-        Engine::Matmul,
-        linearOps("expert_fc1 input-gradient ops", pairs.processed,
-                  shape.expertFc1Cols, shape.hidden),
-        {activation("d_expert_fc1_out", fc1Elements),
-         weight("w_expert_fc1", fc1Weights)},
-        {activation("d_permuted_tokens", pairRows)},
-        "backward of expert_fc1: input gradient d_expert_fc1_out "
-        "W_expert_fc1^T (partial sums when tp > 1)"});
-  emit({primitive::kExpertFC1,
-        Phase::WeightGrad,
-        Engine::Matmul,
-        linearOps("expert_fc1 weight-gradient ops", shape.hidden,
-                  pairs.processed, shape.expertFc1Cols),
-        {activation("permuted_tokens", pairRows),
-         activation("d_expert_fc1_out", fc1Elements),
-         gradient("d_w_expert_fc1", fc1Weights)},
-        {gradient("d_w_expert_fc1", fc1Weights)},
-        "backward of expert_fc1: each expert's weight gradient over its "
-        "kept permuted token rows, accumulated into the gradient buffer"});
+  mlpBackward(routedExperts(pairs), "d_expert_out", [] {});
 
   emit({primitive::kMoEPermute,
         Phase::ActivationGrad,
@@ -712,15 +719,26 @@ void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
         "backward of moe_permute: each pair's gradient scatter-added into its "
         "token's row of d_x_norm2"});
 
+  reduceMlpInputGradient(primitive::kMLPTPF, "d_x_norm2");
+  if (moe.sharedExperts > 0) {
+    int64_t rowElements =
+        elements({shape.localTokens, shape.hidden}, "d_shared_expert_in");
+    emit({primitive::kSharedExpertAdd,
+          Phase::ActivationGrad,
+          Engine::Vector,
+          elementwiseOps("shared_expert_add gradient ops", rowElements,
+                         opcount::kResidualGradPerElement),
+          {activation("d_x_norm2", rowElements),
+           activation("d_shared_expert_in", rowElements)},
+          {activation("d_x_norm2", rowElements)},
+          "backward of shared_expert_add: the shared experts' reduced input "
+          "gradient added to the routed experts' d_x_norm2 (the add's own "
+          "gradient passes d_mlp_proj unchanged to both)"});
+  }
+
   int64_t localInput = elements({shape.localTokens, shape.hidden}, "x_norm2");
   int64_t localRouting = routingElements(shape.localTokens, "d_router_logits");
   if (hasCollectives()) {
-    // Training under tp > 1 is sequence parallel (decoder_moe_c2).
-    tpCollective(primitive::kMLPTPF, Phase::ActivationGrad,
-                 CollectiveKind::ReduceScatter, "d_x_norm2",
-                 "sequence parallelism (SeqSel Sec. 4.2.2, g backward): "
-                 "reduce-scatter the partial sums of d_x_norm2 onto the "
-                 "sequence shards");
     tpCollectiveOver(primitive::kRoutingProbsTPF, Phase::ActivationGrad,
                      CollectiveKind::ReduceScatter, "d_routing_probs", experts,
                      "sequence parallelism: reduce-scatter the partial sums "
@@ -1241,6 +1259,8 @@ RankParameters rankParameters(const ModelSpec &model, int64_t tp,
     int64_t experts = model.moe->experts;
     int64_t perExpert = expertParametersPerRank(model, columns, guard);
     mlp = guard.mul(experts, perExpert, "expert parameters");
+    mlp = guard.add(mlp, sharedExpertParametersPerRank(model, columns, guard),
+                    "expert parameters");
     router = guard.mul(hidden, experts, "w_router parameters");
   } else {
     int64_t fc1 =

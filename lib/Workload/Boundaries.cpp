@@ -62,6 +62,11 @@ blockParameters(const ModelSpec &model, DataType weightType,
     add("w_router", {model.hidden, experts}, std::nullopt);
     add("w_expert_fc1", {experts, model.hidden, columns.expertFc1Cols}, 2);
     add("w_expert_fc2", {experts, model.moe->expertFfnHidden, model.hidden}, 1);
+    if (model.moe->sharedExperts > 0) {
+      // One MLP of the shared experts' width, split like the dense MLP.
+      add("w_shared_expert_fc1", {model.hidden, columns.sharedFc1Cols}, 1);
+      add("w_shared_expert_fc2", {columns.sharedFfnCols, model.hidden}, 0);
+    }
   } else {
     add("w_fc1", {model.hidden, columns.fc1Cols}, 1);
     if (projectionBiases)

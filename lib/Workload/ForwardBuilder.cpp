@@ -68,6 +68,19 @@ RankColumns blueprint::workload::detail::makeRankColumns(const ModelSpec &model,
         model.activation == ActivationKind::SwiGLU
             ? guard.mul(2, columns.expertFfnCols, "expert fc1 output columns")
             : columns.expertFfnCols;
+    // Megatron-Core SharedExpertMLP: one MLP of
+    // moe_shared_expert_intermediate_size (the total, = num_shared_experts
+    // * the width of one) columns, split over tp like the dense MLP (tp
+    // divides expert_ffn_hidden, decoder_moe_c3, and so the product).
+    int64_t sharedWidth =
+        guard.mul(model.moe->sharedExperts, model.moe->expertFfnHidden,
+                  "shared experts' width");
+    columns.sharedFfnCols = sharedWidth / tp;
+    columns.sharedFc1Cols =
+        model.activation == ActivationKind::SwiGLU
+            ? guard.mul(2, columns.sharedFfnCols,
+                        "shared experts' fc1 output columns")
+            : columns.sharedFfnCols;
   }
   if (model.hasLatentAttention()) {
     columns.valueCols =
@@ -96,6 +109,14 @@ int64_t blueprint::workload::detail::expertParametersPerRank(
   int64_t columnsPerExpert = guard.add(
       columns.expertFc1Cols, columns.expertFfnCols, "expert weight columns");
   return guard.mul(model.hidden, columnsPerExpert, "expert parameters");
+}
+
+int64_t blueprint::workload::detail::sharedExpertParametersPerRank(
+    const ModelSpec &model, const RankColumns &columns, OverflowGuard &guard) {
+  int64_t columnsPerRank =
+      guard.add(columns.sharedFc1Cols, columns.sharedFfnCols,
+                "shared experts' weight columns");
+  return guard.mul(model.hidden, columnsPerRank, "shared expert parameters");
 }
 
 std::vector<ParameterTensor>
@@ -392,26 +413,30 @@ void ForwardBuilder::normOver(llvm::StringRef primitive, llvm::StringRef input,
 /// the bias (added after the reduction so it is added once) if the model
 /// has one, the hidden dropout if the run has one, and the residual add.
 /// Under SP these run on the sequence shard.
+void ForwardBuilder::reduceRowParallel(llvm::StringRef collectivePrimitive,
+                                       llvm::StringRef partial) {
+  if (!hasCollectives())
+    return;
+  if (shape.sequenceParallel)
+    tpCollective(collectivePrimitive, run.phase, CollectiveKind::ReduceScatter,
+                 partial,
+                 "sequence parallelism (SeqSel Sec. 4.2.2, g-bar): "
+                 "reduce-scatter the partial sums of " +
+                     partial + " onto each rank's sequence shard");
+  else
+    tpCollective(collectivePrimitive, run.phase, CollectiveKind::AllReduce,
+                 partial,
+                 "tensor parallelism (MLM2019 Sec. 3, g): all-reduce the "
+                 "row-parallel partial sums of " +
+                     partial);
+}
+
 void ForwardBuilder::rowParallelTail(
-    llvm::StringRef collectivePrimitive, llvm::StringRef biasPrimitive,
-    llvm::StringRef partial, llvm::StringRef bias, llvm::StringRef biased,
+    llvm::StringRef biasPrimitive, llvm::StringRef partial,
+    llvm::StringRef bias, llvm::StringRef biased,
     llvm::StringRef dropoutPrimitive, llvm::StringRef dropoutMask,
     llvm::StringRef residualPrimitive, llvm::StringRef skip,
     llvm::StringRef residualOutput) {
-  if (hasCollectives()) {
-    if (shape.sequenceParallel)
-      tpCollective(collectivePrimitive, run.phase,
-                   CollectiveKind::ReduceScatter, partial,
-                   "sequence parallelism (SeqSel Sec. 4.2.2, g-bar): "
-                   "reduce-scatter the partial sums of " +
-                       partial + " onto each rank's sequence shard");
-    else
-      tpCollective(collectivePrimitive, run.phase, CollectiveKind::AllReduce,
-                   partial,
-                   "tensor parallelism (MLM2019 Sec. 3, g): all-reduce the "
-                   "row-parallel partial sums of " +
-                       partial);
-  }
   int64_t rowElements = elements({shape.localTokens, shape.hidden}, partial);
   if (model.hasOutputAndMLPBiases())
     emit({biasPrimitive,
@@ -839,23 +864,14 @@ void ForwardBuilder::attentionOutput() {
        "heads (partial sums when tp > 1)"});
   stash(invocation, activation("context", qElements), StashRole::Kept);
 
-  rowParallelTail(/*collectivePrimitive=*/primitive::kAttnTPG,
-                  /*biasPrimitive=*/primitive::kOutProjBias,
+  reduceRowParallel(primitive::kAttnTPG, "attn_proj");
+  rowParallelTail(/*biasPrimitive=*/primitive::kOutProjBias,
                   /*partial=*/"attn_proj", /*bias=*/"b_out",
                   /*biased=*/"attn_out",
                   /*dropoutPrimitive=*/primitive::kAttnResidualDropout,
                   /*dropoutMask=*/"attn_residual_dropout_mask",
                   /*residualPrimitive=*/primitive::kAttnResidual, /*skip=*/"x",
                   /*residualOutput=*/"h_attn");
-}
-
-std::vector<TensorAccess> ForwardBuilder::fc1Reads(int64_t inputElements) {
-  std::vector<TensorAccess> reads = {
-      activation("x_norm2", inputElements),
-      weight("w_fc1", elements({shape.hidden, shape.fc1Cols}, "w_fc1"))};
-  if (model.hasOutputAndMLPBiases())
-    reads.push_back(weight("b_fc1", shape.fc1Cols));
-  return reads;
 }
 
 /// MLP half of the forward (SeqSel Sec. 4.1, Fig. 4 and 5).
@@ -865,8 +881,10 @@ void ForwardBuilder::forwardMlp() {
     forwardExperts();
   else
     forwardDenseMlp();
-  rowParallelTail(/*collectivePrimitive=*/primitive::kMLPTPG,
-                  /*biasPrimitive=*/primitive::kFC2Bias,
+  reduceRowParallel(primitive::kMLPTPG, "mlp_proj");
+  if (model.moe && model.moe->sharedExperts > 0)
+    forwardSharedExperts();
+  rowParallelTail(/*biasPrimitive=*/primitive::kFC2Bias,
                   /*partial=*/"mlp_proj", /*bias=*/"b_fc2",
                   /*biased=*/"mlp_out",
                   /*dropoutPrimitive=*/primitive::kMLPDropout,
@@ -882,41 +900,117 @@ void ForwardBuilder::forwardDenseMlp() {
                  "x_norm2",
                  "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
                  "sequence-sharded x_norm2 so fc1 sees the whole sequence");
+  mlpForward(denseMlp());
+}
 
-  int64_t inputElements = elements({shape.tokens, shape.hidden}, "x_norm2");
-  int64_t stashedInput = elements({shape.localTokens, shape.hidden}, "x_norm2");
-  int64_t fc1Elements = elements({shape.tokens, shape.fc1Cols}, "fc1_out");
-  int64_t actElements = elements({shape.tokens, shape.ffnCols}, "act_out");
+ForwardBuilder::MlpLinears ForwardBuilder::denseMlp() {
+  MlpLinears mlp;
+  static_cast<MlpTensors &>(mlp) = {primitive::kFC1, primitive::kActivation,
+                                    primitive::kFC2, "x_norm2",
+                                    "fc1_out",       "act_out",
+                                    "mlp_proj",      "w_fc1",
+                                    "w_fc2"};
+  mlp.rows = shape.tokens;
+  mlp.fc1Cols = shape.fc1Cols;
+  mlp.ffnCols = shape.ffnCols;
+  // Under SP the sequence shard is kept and re-gathered for the weight
+  // gradient (fc1_wgrad_gather), SeqSel Sec. 4.2.2.
+  mlp.stashedInputRows = shape.localTokens;
+  mlp.fc1Bias = model.hasOutputAndMLPBiases();
+  mlp.what = "the MLP";
+  return mlp;
+}
 
-  Invocation *invocation = &emit(
-      {primitive::kFC1,
-       run.phase,
-       Engine::Matmul,
-       linearOps(opsName(primitive::kFC1), shape.tokens, shape.hidden,
-                 shape.fc1Cols),
-       fc1Reads(inputElements),
-       {activation("fc1_out", fc1Elements)},
-       model.hasOutputAndMLPBiases()
-           ? "forward of fc1: column-parallel MLP up-projection of x_norm2, "
-             "bias included"
-           : "forward of fc1: column-parallel MLP up-projection of x_norm2"});
-  stash(*invocation, activation("x_norm2", stashedInput), StashRole::Kept);
+ForwardBuilder::MlpLinears
+ForwardBuilder::routedExperts(const ExpertRouting &pairs) {
+  MlpLinears mlp;
+  static_cast<MlpTensors &>(mlp) = {
+      primitive::kExpertFC1, primitive::kExpertActivation,
+      primitive::kExpertFC2, "permuted_tokens",
+      "expert_fc1_out",      "expert_act_out",
+      "expert_out",          "w_expert_fc1",
+      "w_expert_fc2"};
+  mlp.rows = pairs.processed;
+  mlp.fc1Cols = shape.expertFc1Cols;
+  mlp.ffnCols = shape.expertFfnCols;
+  mlp.weightCopies = pairs.activeExperts;
+  // Megatron's GroupedMLP saves its permuted input: no re-gather.
+  mlp.stashedInputRows = pairs.processed;
+  mlp.what = ("the " + llvm::Twine(pairs.activeExperts) +
+              " experts that receive tokens, each on its token rows")
+                 .str();
+  return mlp;
+}
 
-  activationForward(primitive::kActivation, "fc1_out", "act_out", fc1Elements,
+ForwardBuilder::MlpLinears ForwardBuilder::sharedExperts() {
+  MlpLinears mlp;
+  static_cast<MlpTensors &>(mlp) = {
+      primitive::kSharedExpertFC1, primitive::kSharedExpertActivation,
+      primitive::kSharedExpertFC2, "x_norm2",
+      "shared_expert_fc1_out",     "shared_expert_act_out",
+      "shared_expert_out",         "w_shared_expert_fc1",
+      "w_shared_expert_fc2",       "d_shared_expert_in"};
+  mlp.rows = shape.tokens;
+  mlp.fc1Cols = shape.sharedFc1Cols;
+  mlp.ffnCols = shape.sharedFfnCols;
+  // The router keeps the rank's shard of x_norm2 already; under SP the
+  // backward re-gathers it as the dense MLP's does.
+  mlp.what = "the " + std::to_string(model.moe->sharedExperts) +
+             " shared experts, one MLP on every token";
+  return mlp;
+}
+
+void ForwardBuilder::mlpForward(const MlpLinears &mlp) {
+  int64_t inputElements = elements({mlp.rows, shape.hidden}, mlp.input);
+  int64_t fc1Elements = elements({mlp.rows, mlp.fc1Cols}, mlp.fc1Out);
+  int64_t actElements = elements({mlp.rows, mlp.ffnCols}, mlp.actOut);
+  int64_t outputElements = elements({mlp.rows, shape.hidden}, mlp.output);
+
+  // The count before the accesses, in the order of every emitted
+  // invocation's checks: ops, reads, writes.
+  int64_t ops =
+      linearOps(opsName(mlp.fc1), mlp.rows, shape.hidden, mlp.fc1Cols);
+  std::vector<TensorAccess> reads = {
+      activation(mlp.input, inputElements),
+      weight(mlp.fc1Weight,
+             elements({mlp.weightCopies, shape.hidden, mlp.fc1Cols},
+                      mlp.fc1Weight))};
+  if (mlp.fc1Bias)
+    reads.push_back(weight("b_fc1", mlp.fc1Cols));
+  Invocation *invocation =
+      &emit({mlp.fc1,
+             run.phase,
+             Engine::Matmul,
+             ops,
+             std::move(reads),
+             {activation(mlp.fc1Out, fc1Elements)},
+             "forward of " + mlp.fc1 + ": column-parallel up-projection of " +
+                 mlp.input + " by " + mlp.what +
+                 (mlp.fc1Bias ? ", bias included" : "")});
+  if (mlp.stashedInputRows)
+    stash(*invocation,
+          activation(mlp.input, elements({*mlp.stashedInputRows, shape.hidden},
+                                         mlp.input)),
+          StashRole::Kept);
+
+  activationForward(mlp.activation, mlp.fc1Out, mlp.actOut, fc1Elements,
                     actElements);
 
-  invocation = &emit(
-      {primitive::kFC2,
-       run.phase,
-       Engine::Matmul,
-       linearOps(opsName(primitive::kFC2), shape.tokens, shape.ffnCols,
-                 shape.hidden),
-       {activation("act_out", actElements),
-        weight("w_fc2", elements({shape.ffnCols, shape.hidden}, "w_fc2"))},
-       {activation("mlp_proj", inputElements)},
-       "forward of fc2: row-parallel MLP down-projection (partial sums when "
-       "tp > 1)"});
-  stash(*invocation, activation("act_out", actElements), StashRole::Kept);
+  ops = linearOps(opsName(mlp.fc2), mlp.rows, mlp.ffnCols, shape.hidden);
+  reads = {activation(mlp.actOut, actElements),
+           weight(mlp.fc2Weight,
+                  elements({mlp.weightCopies, mlp.ffnCols, shape.hidden},
+                           mlp.fc2Weight))};
+  invocation =
+      &emit({mlp.fc2,
+             run.phase,
+             Engine::Matmul,
+             ops,
+             std::move(reads),
+             {activation(mlp.output, outputElements)},
+             "forward of " + mlp.fc2 + ": row-parallel down-projection by " +
+                 mlp.what + " (partial sums when tp > 1)"});
+  stash(*invocation, activation(mlp.actOut, actElements), StashRole::Kept);
 }
 
 void ForwardBuilder::activationForward(llvm::StringRef primitive,
@@ -1039,10 +1133,6 @@ void ForwardBuilder::forwardExperts() {
 
   int64_t routingAll = routingElements(shape.tokens, "routing_probs");
   int64_t pairRows = elements({pairs.processed, shape.hidden}, "permuted");
-  int64_t fc1Elements =
-      elements({pairs.processed, shape.expertFc1Cols}, "expert_fc1_out");
-  int64_t actElements =
-      elements({pairs.processed, shape.expertFfnCols}, "expert_act_out");
   std::string dropped = pairs.dropped == 0
                             ? std::string()
                             : (", " + llvm::Twine(pairs.dropped) +
@@ -1060,40 +1150,7 @@ void ForwardBuilder::forwardExperts() {
             llvm::Twine(pairs.processed) + " of " + llvm::Twine(pairs.pairs) +
             dropped + ")"});
 
-  invocation = &emit(
-      {primitive::kExpertFC1,
-       run.phase,
-       Engine::Matmul,
-       linearOps(opsName(primitive::kExpertFC1), pairs.processed, shape.hidden,
-                 shape.expertFc1Cols),
-       {activation("permuted_tokens", pairRows),
-        weight("w_expert_fc1", elements({pairs.activeExperts, shape.hidden,
-                                         shape.expertFc1Cols},
-                                        "w_expert_fc1"))},
-       {activation("expert_fc1_out", fc1Elements)},
-       "forward of expert_fc1: column-parallel up-projections of the " +
-           llvm::Twine(pairs.activeExperts) +
-           " experts that receive tokens, each on its token rows"});
-  stash(*invocation, activation("permuted_tokens", pairRows), StashRole::Kept);
-
-  activationForward(primitive::kExpertActivation, "expert_fc1_out",
-                    "expert_act_out", fc1Elements, actElements);
-
-  invocation = &emit(
-      {primitive::kExpertFC2,
-       run.phase,
-       Engine::Matmul,
-       linearOps(opsName(primitive::kExpertFC2), pairs.processed,
-                 shape.expertFfnCols, shape.hidden),
-       {activation("expert_act_out", actElements),
-        weight("w_expert_fc2", elements({pairs.activeExperts,
-                                         shape.expertFfnCols, shape.hidden},
-                                        "w_expert_fc2"))},
-       {activation("expert_out", pairRows)},
-       "forward of expert_fc2: row-parallel down-projections of the experts "
-       "that receive tokens (partial sums when tp > 1)"});
-  stash(*invocation, activation("expert_act_out", actElements),
-        StashRole::Kept);
+  mlpForward(routedExperts(pairs));
 
   int64_t outputElements = elements({shape.tokens, shape.hidden}, "mlp_proj");
   invocation = &emit(
@@ -1116,6 +1173,33 @@ void ForwardBuilder::forwardExperts() {
           StashRole::Kept);
     stash(*invocation, mask("routing_map", routingAll), StashRole::Kept);
   }
+}
+
+void ForwardBuilder::forwardSharedExperts() {
+  // Megatron-Core MoELayer adds SharedExpertMLP's output to the routed one
+  // after the token dispatcher's reduction; the shared MLP's
+  // ColumnParallelLinear and RowParallelLinear issue their own collectives
+  // (moe_shared_expert_overlap only moves them onto another stream).
+  if (hasCollectives() && shape.sequenceParallel)
+    tpCollective(primitive::kSharedExpertTPF, run.phase,
+                 CollectiveKind::AllGather, "x_norm2",
+                 "sequence parallelism (SeqSel Sec. 4.2.2, g): the shared "
+                 "experts' own all-gather of the sequence-sharded x_norm2 "
+                 "(Megatron-Core SharedExpertMLP's fc1)");
+  mlpForward(sharedExperts());
+  reduceRowParallel(primitive::kSharedExpertTPG, "shared_expert_out");
+  int64_t rowElements =
+      elements({shape.localTokens, shape.hidden}, "shared_expert_out");
+  emit({primitive::kSharedExpertAdd,
+        run.phase,
+        Engine::Vector,
+        elementwiseOps(opsName(primitive::kSharedExpertAdd), rowElements,
+                       opcount::kResidualAddPerElement),
+        {activation("mlp_proj", rowElements),
+         activation("shared_expert_out", rowElements)},
+        {activation("mlp_proj", rowElements)},
+        "forward of shared_expert_add: the reduced shared experts' output "
+        "added to the reduced routed output"});
 }
 
 llvm::Expected<BlockWork> ForwardBuilder::finish(llvm::StringRef who) {

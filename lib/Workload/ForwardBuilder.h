@@ -87,6 +87,12 @@ struct RankColumns {
   /// expert tensor-parallel like the dense MLP, expert parallelism 1).
   int64_t expertFfnCols = 0;
   int64_t expertFc1Cols = 0;
+  /// Mixture-of-experts with shared experts only: the shared experts' one
+  /// MLP (Megatron-Core SharedExpertMLP, of width shared_experts *
+  /// expert_ffn_hidden) on this rank, its activation output width/tp and
+  /// its fc1 output, twice that for SwiGLU; 0 without shared experts.
+  int64_t sharedFfnCols = 0;
+  int64_t sharedFc1Cols = 0;
 };
 
 /// Column counts of one TP rank of tp. Under multi-head latent attention the
@@ -94,6 +100,13 @@ struct RankColumns {
 /// overflow is named after a tensor the block has.
 RankColumns makeRankColumns(const ModelSpec &model, int64_t tp,
                             OverflowGuard &guard);
+
+/// Parameters of the shared experts' MLP held by one TP rank: its slices of
+/// w_shared_expert_fc1 [h, c_s/tp] and w_shared_expert_fc2 [f_s/tp, h],
+/// h x (sharedFc1Cols + sharedFfnCols); 0 without shared experts.
+int64_t sharedExpertParametersPerRank(const ModelSpec &model,
+                                      const RankColumns &columns,
+                                      OverflowGuard &guard);
 
 /// Parameters of one expert held by one TP rank: its slices of w_expert_fc1
 /// [h, c1/tp] and w_expert_fc2 [f_e/tp, h], h x (expertFc1Cols +
@@ -145,6 +158,23 @@ KVCacheLayout kvCacheLayout(const ModelSpec &model, const RankColumns &columns);
 /// The declared per-element count of the MLP activation, per output element
 /// (opcount); SwiGLU's output has ffn columns, its input twice that.
 int64_t activationOpsPerElement(ActivationKind kind, bool inputGradient);
+
+/// The primitive ids and tensor names of one MLP of a block: fc1, its
+/// activation and fc2; fc1's input, fc1's and the activation's outputs,
+/// fc2's output; the two weights.
+struct MlpTensors {
+  llvm::StringRef fc1;
+  llvm::StringRef activation;
+  llvm::StringRef fc2;
+  llvm::StringRef input;
+  llvm::StringRef fc1Out;
+  llvm::StringRef actOut;
+  llvm::StringRef output;
+  llvm::StringRef fc1Weight;
+  llvm::StringRef fc2Weight;
+  /// The gradient fc1's backward writes; empty for "d_" + input.
+  llvm::StringRef inputGrad = {};
+};
 
 /// Which stashed tensors a recompute policy keeps (SeqSel Sec. 4.1, 5).
 enum class StashRole {
@@ -386,11 +416,48 @@ protected:
   void activationBackward(llvm::StringRef primitive, llvm::StringRef input,
                           llvm::StringRef output, int64_t inputElements,
                           int64_t outputElements);
+  /// One MLP on this rank, fc1 (column-parallel), its activation and fc2
+  /// (row-parallel) over `rows` token rows of width h: the dense MLP, the
+  /// routed experts over their token-expert pairs, or the shared experts.
+  /// The one statement of the MLP's linears, forward and backward.
+  struct MlpLinears : MlpTensors {
+    int64_t rows = 0;
+    int64_t fc1Cols = 0;
+    int64_t ffnCols = 0;
+    /// The weight copies fc1 and fc2 read: 1, or the routed experts that
+    /// receive a pair.
+    int64_t weightCopies = 1;
+    /// The rows of `input` fc1 keeps for the backward (the rank's sequence
+    /// shard of x_norm2 for the dense MLP); none when another invocation
+    /// keeps that input already.
+    std::optional<int64_t> stashedInputRows = std::nullopt;
+    /// Whether fc1 adds its bias b_fc1 (the dense MLP under linear_bias =
+    /// all; experts have none, decoder_moe_c5).
+    bool fc1Bias = false;
+    /// What the MLP is, for the causes ("the MLP", "the shared experts").
+    std::string what;
+  };
+  /// The MLP's forward: fc1, the activation and fc2.
+  void mlpForward(const MlpLinears &mlp);
+  /// The dense MLP's linears.
+  MlpLinears denseMlp();
+  /// The routed experts' linears over `pairs` (A experts read, P rows).
+  MlpLinears routedExperts(const ExpertRouting &pairs);
+  /// The shared experts' linears: one MLP of shared_experts *
+  /// expert_ffn_hidden columns on every token (T rows), accumulating into
+  /// the combined routed output mlp_proj.
+  MlpLinears sharedExperts();
   /// The MoE block's MLP (docs/WorkAlgebra.md, "Mixture-of-experts"): the
   /// router on this rank's rows, the all-gathers of the routing and of
   /// x_norm2 under sequence parallelism, the permute into expert order, the
-  /// experts' fc1, activation and fc2 on their token rows, and the combine.
+  /// experts' fc1, activation and fc2 on their token rows, the combine,
+  /// and the shared experts' MLP on every token.
   void forwardExperts();
+  /// The shared experts after the routed output's reduction, on Megatron-Core
+  /// SharedExpertMLP's schedule: their own all-gather of x_norm2 under
+  /// sequence parallelism, their MLP into shared_expert_out, its own
+  /// reduction, and the add onto the reduced routed output mlp_proj.
+  void forwardSharedExperts();
   /// The balanced routing of this run's tokens, one router call per
   /// sequence shard (each rank routes its localTokens).
   ExpertRouting routing() {
@@ -402,12 +469,14 @@ protected:
   int64_t routingElements(int64_t rows, llvm::StringRef what) {
     return elements({rows, model.moe->experts}, what);
   }
-  /// fc1's reads: its input, its weight and, if the model has one, its
-  /// bias.
-  std::vector<TensorAccess> fc1Reads(int64_t inputElements);
-  /// The dropout of a row-parallel tail writes "<input>_dropped".
-  void rowParallelTail(llvm::StringRef collectivePrimitive,
-                       llvm::StringRef biasPrimitive, llvm::StringRef partial,
+  /// The reduction of a row-parallel linear's partial sums `partial` over
+  /// the TP group: a reduce-scatter onto the sequence shards under sequence
+  /// parallelism, else an all-reduce; nothing without collectives.
+  void reduceRowParallel(llvm::StringRef collectivePrimitive,
+                         llvm::StringRef partial);
+  /// What follows a row-parallel linear's reduction: its bias, hidden
+  /// dropout and residual add. The dropout writes "<input>_dropped".
+  void rowParallelTail(llvm::StringRef biasPrimitive, llvm::StringRef partial,
                        llvm::StringRef bias, llvm::StringRef biased,
                        llvm::StringRef dropoutPrimitive,
                        llvm::StringRef dropoutMask,

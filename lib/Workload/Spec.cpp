@@ -482,10 +482,6 @@ blueprint::workload::checkDerivedBlocks(const ModelSpec &model) {
           ", moe_layer_frequency = " + llvm::Twine(moe.layerFrequency) +
           ") and the work algebra derives one block kind per run: "
           "every block an MoE block or none");
-  sink.require(moe.sharedExperts == 0, "decoder_moe_c4",
-               "shared_experts = " + llvm::Twine(moe.sharedExperts) +
-                   ": the work of shared experts is not derived yet; the "
-                   "MoE block is derived with routed experts only");
   sink.require(!model.hasOutputAndMLPBiases(), "decoder_moe_c5",
                "linear_bias = " + stringifyEnum(model.linearBias) +
                    " gives the experts' MLPs biases, whose work is not "

@@ -63,14 +63,14 @@ def test_file_resolves_a_relative_path_against_its_directory(tmp_path,
 
 def test_config_errors_name_the_config_and_its_key(tmp_path):
     config = tmp_path / "config.json"
-    config.write_text(json.dumps({"model_type": "deepseek_v3"}))
+    config.write_text(json.dumps({"model_type": "falcon"}))
     with pytest.raises(blueprint.BlueprintError) as raised:
         blueprint.load_spec(spec_naming(str(config)))
     error = raised.value
     assert error.stage == "import"
     assert error.path == "$.model_type"
     assert str(config) in error.diagnostic
-    assert "multi-head latent attention" in error.diagnostic
+    assert 'unsupported model type "falcon"' in error.diagnostic
 
 
 def test_missing_config_names_the_spec_field(tmp_path):

@@ -10,8 +10,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Import/HuggingFaceConfig.h"
+#include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/EdgeWork.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include "gtest/gtest.h"
@@ -85,6 +89,124 @@ TEST(HuggingFaceMoE, MixtralConfigImportsItsExpertsAndPublishedCount) {
   // rows instead would give 32 x 6 x 4096 = 786,432 fewer, 12,879,138,816.
   EXPECT_EQ(mixtralParameters(model, model.moe->expertsPerToken),
             12'879'925'248);
+}
+
+/// The elements of the tensors of transformers' DeepseekV3ForCausalLM
+/// state_dict for the bundled config (no multi-token-prediction layer),
+/// summed tensor by tensor from the config's numbers: h = 7168, V = 129280,
+/// 61 layers of which the first 3 dense, 128 heads. The 58 x 256
+/// gate.e_score_correction_bias elements are buffers in transformers (its
+/// num_parameters() is 58 x 256 lower) and parameters in the checkpoint's
+/// remote code.
+int64_t deepseekV3ParametersByHand() {
+  int64_t h = 7168, V = 129280, layers = 61, dense = 3, heads = 128;
+  int64_t qRank = 1536, kvRank = 512, nope = 128, rope = 64, value = 128;
+  int64_t attention = h * qRank                         // q_a_proj
+                      + qRank                           // q_a_layernorm
+                      + qRank * heads * (nope + rope)   // q_b_proj
+                      + h * (kvRank + rope)             // kv_a_proj_with_mqa
+                      + kvRank                          // kv_a_layernorm
+                      + kvRank * heads * (nope + value) // kv_b_proj
+                      + heads * value * h;              // o_proj
+  int64_t norms = 2 * h;            // input_layernorm, post_attention_layernorm
+  int64_t denseMlp = 3 * h * 18432; // gate, up, down
+  int64_t experts = 256, expertWidth = 2048;
+  int64_t moe = experts * h                     // gate.weight
+                + experts                       // gate.e_score_correction_bias
+                + experts * 3 * h * expertWidth // routed experts
+                + 3 * h * (1 * expertWidth);    // shared_experts
+  int64_t edges = V * h + h + h * V;            // embed_tokens, norm, lm_head
+  return layers * (attention + norms) + dense * denseMlp +
+         (layers - dense) * moe + edges;
+}
+
+// The bundled DeepSeek-V3 config is refused at its router (transformers'
+// DeepseekV3MoE routes with sigmoid, the score-correction bias and
+// group-limited top-k, none derived). Its attention and dense blocks import
+// through the same config with every block dense (first_k_dense_replace =
+// num_hidden_layers, the one field this test overrides); the MoE fields
+// are then written here from the config by hand, not imported, and
+// Blueprint's parameter functions give the 671,026,419,200 elements of
+// the state_dict once the 58 x 256 score-correction biases (buffers in
+// transformers, parameters in the checkpoint's remote code; the contract
+// has no router with them) are added.
+TEST(HuggingFaceMoE, DeepseekV3ConfigRefusesItsRouterAndCountsItsParameters) {
+  EXPECT_EQ(deepseekV3ParametersByHand(), 671'026'419'200);
+  std::string file =
+      std::string(BLUEPRINT_HUGGINGFACE_DIR) + "/deepseek-v3/config.json";
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+      llvm::MemoryBuffer::getFile(file);
+  ASSERT_TRUE(text) << file;
+  mlir::MLIRContext context;
+  std::vector<std::string> errors;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    errors.push_back(d.str());
+    return mlir::success();
+  });
+  EXPECT_FALSE(
+      import::readHuggingFaceConfig((*text)->getBuffer(), file, &context));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("$.scoring_func"), std::string::npos) << errors[0];
+
+  llvm::Expected<llvm::json::Value> config =
+      llvm::json::parse((*text)->getBuffer());
+  ASSERT_TRUE(static_cast<bool>(config));
+  llvm::json::Object &keys = *config->getAsObject();
+  keys["first_k_dense_replace"] = 61;
+  std::string allDense;
+  llvm::raw_string_ostream(allDense) << *config;
+  errors.clear();
+  std::optional<import::HuggingFaceModel> imported =
+      import::readHuggingFaceConfig(allDense, file, &context);
+  ASSERT_TRUE(imported) << (errors.empty() ? "" : errors.front());
+  ModelSpec model = imported->model;
+  EXPECT_EQ(model.hidden, 7168);
+  EXPECT_EQ(model.heads, 128);
+  EXPECT_EQ(model.kvHeads, 128);
+  EXPECT_EQ(model.headDim, 192);
+  EXPECT_EQ(model.ffnHidden, 18432);
+  EXPECT_EQ(model.blocks, 61);
+  EXPECT_EQ(model.vocab, 129280);
+  EXPECT_EQ(model.maxPositions, 163840);
+  EXPECT_EQ(model.qLoraRank, 1536);
+  EXPECT_EQ(model.kvLoraRank, 512);
+  EXPECT_EQ(model.qkNopeHeadDim, 128);
+  EXPECT_EQ(model.qkRopeHeadDim, 64);
+  EXPECT_EQ(model.vHeadDim, 128);
+  EXPECT_EQ(model.norm, NormKind::RMSNorm);
+  EXPECT_EQ(model.activation, ActivationKind::SwiGLU);
+  EXPECT_EQ(model.linearBias, LinearBias::None);
+  EXPECT_FALSE(model.tiedEmbeddings);
+  EXPECT_FALSE(model.moe) << "every block dense";
+
+  // The config's MoE blocks, by hand: n_routed_experts 256,
+  // num_experts_per_tok 8, moe_intermediate_size 2048, n_shared_experts 1,
+  // first_k_dense_replace 3.
+  MixtureOfExperts moe;
+  moe.experts = 256;
+  moe.expertsPerToken = 8;
+  moe.expertFfnHidden = 2048;
+  moe.sharedExperts = 1;
+  moe.firstDenseBlocks = 3;
+  model.moe = moe;
+  EXPECT_EQ(model.moe->expertBlocks(model.blocks), 58);
+
+  // Mixed layouts are refused per run (decoder_moe_c1), so each block kind
+  // is counted on its own: the dense block without `moe`, the MoE block
+  // with every block an MoE block.
+  model.seqLength = 4096;
+  MappingSpec oneRank;
+  ModelSpec denseModel = model;
+  denseModel.moe = std::nullopt;
+  ModelSpec moeModel = model;
+  moeModel.moe->firstDenseBlocks = 0;
+  int64_t denseBlock = cantFail(blockParametersPerRank(denseModel, oneRank));
+  int64_t moeBlock = cantFail(blockParametersPerRank(moeModel, oneRank));
+  EdgeParameters edges = cantFail(edgeParametersPerRank(model, oneRank));
+  int64_t scoreCorrectionBias = 58 * 256;
+  EXPECT_EQ(3 * denseBlock + 58 * moeBlock + edges.firstStageTotal +
+                edges.lastStageTotal + scoreCorrectionBias,
+            671'026'419'200);
 }
 
 } // namespace

@@ -154,6 +154,44 @@ Observed observe(const BlockWork &work, llvm::StringRef primitive, Phase phase,
   return observed;
 }
 
+/// One micro-batch of 2 sequences on tp ranks, sequence parallel under
+/// tp > 1 (decoder_moe_c2), no recompute.
+TrainingSpec twoSequences() {
+  TrainingSpec training;
+  training.globalBatch = 2;
+  training.microBatch = 2;
+  return training;
+}
+MappingSpec tensorParallel(int64_t tp) {
+  MappingSpec mapping;
+  mapping.tp = tp;
+  mapping.world = tp;
+  mapping.tpComm =
+      tp > 1 ? TPCommMode::ReduceScatterAllGather : TPCommMode::AllReduce;
+  mapping.recompute = RecomputePolicy::None;
+  return mapping;
+}
+
+/// The ops and invocations a primitive has in a phase.
+struct Expected {
+  llvm::StringRef primitive;
+  Phase phase;
+  int64_t ops;
+  int64_t invocations;
+};
+
+void expectRows(const BlockWork &work, llvm::ArrayRef<Expected> expected,
+                const std::string &where) {
+  for (const Expected &row : expected) {
+    Observed observed = observe(work, row.primitive, row.phase);
+    EXPECT_EQ(observed.ops, row.ops) << where << " " << row.primitive.str()
+                                     << " " << stringifyEnum(row.phase).str();
+    EXPECT_EQ(observed.invocations, row.invocations)
+        << where << " " << row.primitive.str() << " "
+        << stringifyEnum(row.phase).str();
+  }
+}
+
 TEST(MixtureOfExperts, TrainingWorkMatchesClosedForms) {
   for (ActivationKind activation :
        {ActivationKind::SwiGLU, ActivationKind::GeLU})
@@ -161,17 +199,8 @@ TEST(MixtureOfExperts, TrainingWorkMatchesClosedForms) {
       for (std::optional<int64_t> capacity :
            {std::optional<int64_t>(), std::optional<int64_t>(50)}) {
         ModelSpec model = smallMoE(activation, capacity);
-        TrainingSpec training;
-        training.globalBatch = 2;
-        training.microBatch = 2;
-        MappingSpec mapping;
-        mapping.tp = tp;
-        mapping.world = tp;
-        mapping.tpComm =
-            tp > 1 ? TPCommMode::ReduceScatterAllGather : TPCommMode::AllReduce;
-        mapping.recompute = RecomputePolicy::None;
         llvm::Expected<BlockWork> derived =
-            deriveBlockWork(model, training, mapping);
+            deriveBlockWork(model, twoSequences(), tensorParallel(tp));
         ASSERT_TRUE(static_cast<bool>(derived))
             << llvm::toString(derived.takeError());
         const BlockWork &work = *derived;
@@ -193,12 +222,6 @@ TEST(MixtureOfExperts, TrainingWorkMatchesClosedForms) {
         // expert's 16 pairs.
         EXPECT_EQ(P, capacity ? 64 : 128) << where;
 
-        struct Expected {
-          llvm::StringRef primitive;
-          Phase phase;
-          int64_t ops;
-          int64_t invocations;
-        };
         const Expected expected[] = {
             {primitive::kRouter, Phase::Forward, 2 * Tl * h * E, 1},
             {primitive::kRouter, Phase::ActivationGrad, 2 * Tl * E * h, 1},
@@ -239,15 +262,7 @@ TEST(MixtureOfExperts, TrainingWorkMatchesClosedForms) {
             {primitive::kFC2, Phase::Forward, 0, 0},
             {primitive::kFC1WgradGather, Phase::Recommunication, 0, 0},
         };
-        for (const Expected &row : expected) {
-          Observed observed = observe(work, row.primitive, row.phase);
-          EXPECT_EQ(observed.ops, row.ops)
-              << where << " " << row.primitive.str() << " "
-              << stringifyEnum(row.phase).str();
-          EXPECT_EQ(observed.invocations, row.invocations)
-              << where << " " << row.primitive.str() << " "
-              << stringifyEnum(row.phase).str();
-        }
+        expectRows(work, expected, where);
         // Each expert that receives a token reads its weights once, bf16.
         EXPECT_EQ(
             observe(work, primitive::kExpertFC1, Phase::Forward, "w_expert_fc1")
@@ -313,12 +328,18 @@ TEST(MixtureOfExperts, FullRecomputeRerunsTheRouterAndTheExperts) {
   }
 }
 
-TEST(MixtureOfExperts, DecodeReadsOnlyTheExpertsItsTokensReach) {
-  ModelSpec model = smallMoE(ActivationKind::SwiGLU, std::nullopt);
+/// Serving 2 prompts of 16 positions, generating 8 tokens each.
+InferenceSpec twoPrompts() {
   InferenceSpec inference;
   inference.batch = 2;
   inference.promptLength = 16;
   inference.generatedTokens = 8;
+  return inference;
+}
+
+TEST(MixtureOfExperts, DecodeReadsOnlyTheExpertsItsTokensReach) {
+  ModelSpec model = smallMoE(ActivationKind::SwiGLU, std::nullopt);
+  InferenceSpec inference = twoPrompts();
   MappingSpec mapping;
   mapping.tp = 2;
   mapping.world = 2;
@@ -417,6 +438,201 @@ TEST(MixtureOfExperts, ParametersCountEveryExpertAndTheRouter) {
           perRank += cantFail(bytesPerRank(tensor, tp)) / 2;
       EXPECT_EQ(perRank, expected) << "tp=" << tp;
     }
+}
+
+// Shared experts (Megatron-Core SharedExpertMLP, Hugging Face
+// DeepseekV3MoE.shared_experts): one MLP of S * f columns on every one of
+// the T tokens, split over tp like the dense MLP, with its own collectives
+// (under SP an all-gather of x_norm2 and a reduce-scatter of its output;
+// backward the mirror), its reduced output added to the reduced routed one.
+// Every count by hand at S = 2, f = 96: width 192, f_s = 192 / tp per rank.
+TEST(MixtureOfExperts, SharedExpertsMatchClosedForms) {
+  for (ActivationKind activation :
+       {ActivationKind::SwiGLU, ActivationKind::GeLU})
+    for (int64_t tp : {1, 2}) {
+      ModelSpec model = smallMoE(activation, std::nullopt);
+      model.moe->sharedExperts = 2;
+      TrainingSpec training = twoSequences();
+      MappingSpec mapping = tensorParallel(tp);
+      BlockWork work = cantFail(deriveBlockWork(model, training, mapping));
+      std::string where =
+          stringifyEnum(activation).str() + " tp=" + std::to_string(tp);
+
+      bool swiglu = activation == ActivationKind::SwiGLU;
+      int64_t h = 64, E = 8, k = 2, T = 2 * 32;
+      int64_t fs = 2 * 96 / tp, fc1s = swiglu ? 2 * fs : fs;
+      int64_t f = 96 / tp, fc1 = swiglu ? 2 * f : f;
+      int64_t actForward = swiglu ? 5 : 9, actBackward = swiglu ? 12 : 18;
+      const Expected expected[] = {
+          {primitive::kSharedExpertFC1, Phase::Forward, 2 * T * h * fc1s, 1},
+          {primitive::kSharedExpertFC1, Phase::ActivationGrad, 2 * T * fc1s * h,
+           1},
+          {primitive::kSharedExpertFC1, Phase::WeightGrad, 2 * h * T * fc1s, 1},
+          {primitive::kSharedExpertActivation, Phase::Forward,
+           T * fs * actForward, 1},
+          {primitive::kSharedExpertActivation, Phase::ActivationGrad,
+           T * fs * actBackward, 1},
+          {primitive::kSharedExpertFC2, Phase::Forward, 2 * T * fs * h, 1},
+          {primitive::kSharedExpertFC2, Phase::ActivationGrad, 2 * T * h * fs,
+           1},
+          {primitive::kSharedExpertFC2, Phase::WeightGrad, 2 * fs * T * h, 1},
+          // The routed experts are unchanged: dropless k T pairs.
+          {primitive::kExpertFC1, Phase::Forward, 2 * k * T * h * fc1, 1},
+          // Under SP (tp = 2) each MLP reduces its own partial sums: the
+          // routed output's and d_x_norm2's reduce-scatters (mlp_tp_g,
+          // mlp_tp_f) and the shared MLP's (shared_expert_tp_g forward,
+          // shared_expert_tp_f backward), each T h (tp - 1) / tp adds; the
+          // all-gathers (x_norm2 forward, the output gradient backward)
+          // are one per MLP too. Only the shared fc1's weight gradient
+          // re-gathers x_norm2 (the routed experts keep their rows).
+          {primitive::kMLPTPF, Phase::Forward, 0, tp > 1 ? 1 : 0},
+          {primitive::kMLPTPF, Phase::ActivationGrad, T * h / tp * (tp - 1),
+           tp > 1 ? 1 : 0},
+          {primitive::kMLPTPG, Phase::Forward, T * h / tp * (tp - 1),
+           tp > 1 ? 1 : 0},
+          {primitive::kMLPTPG, Phase::ActivationGrad, 0, tp > 1 ? 1 : 0},
+          {primitive::kSharedExpertTPF, Phase::Forward, 0, tp > 1 ? 1 : 0},
+          {primitive::kSharedExpertTPF, Phase::ActivationGrad,
+           T * h / tp * (tp - 1), tp > 1 ? 1 : 0},
+          {primitive::kSharedExpertTPG, Phase::Forward, T * h / tp * (tp - 1),
+           tp > 1 ? 1 : 0},
+          {primitive::kSharedExpertTPG, Phase::ActivationGrad, 0,
+           tp > 1 ? 1 : 0},
+          {primitive::kFC1WgradGather, Phase::Recommunication, 0,
+           tp > 1 ? 1 : 0},
+          // The add of the two reduced outputs on the rank's T / tp rows,
+          // and of the two reduced input gradients.
+          {primitive::kSharedExpertAdd, Phase::Forward, T / tp * h, 1},
+          {primitive::kSharedExpertAdd, Phase::ActivationGrad, T / tp * h, 1},
+      };
+      expectRows(work, expected, where);
+      // Each shared collective carries the whole T x h bf16 tensor.
+      for (const Invocation &invocation : work.invocations)
+        if (invocation.primitive == primitive::kSharedExpertTPF ||
+            invocation.primitive == primitive::kSharedExpertTPG) {
+          ASSERT_TRUE(invocation.collective.has_value()) << where;
+          EXPECT_EQ(invocation.collective->messageBytes, T * h * 2) << where;
+        }
+      // The weights once per micro-batch, bf16; the add reads the rank's
+      // rows of both reduced outputs.
+      EXPECT_EQ(observe(work, primitive::kSharedExpertFC1, Phase::Forward,
+                        "w_shared_expert_fc1")
+                    .tensorReads,
+                h * fc1s * 2)
+          << where;
+      EXPECT_EQ(observe(work, primitive::kSharedExpertFC2, Phase::Forward,
+                        "w_shared_expert_fc2")
+                    .tensorReads,
+                fs * h * 2)
+          << where;
+      EXPECT_EQ(observe(work, primitive::kSharedExpertAdd, Phase::Forward,
+                        "shared_expert_out")
+                    .tensorReads,
+                T / tp * h * 2)
+          << where;
+      EXPECT_EQ(
+          observe(work, primitive::kSharedExpertAdd, Phase::Forward, "mlp_proj")
+              .tensorReads,
+          T / tp * h * 2)
+          << where;
+      // The stash: fc1's and the activation's outputs (x_norm2's shard is
+      // the router's already).
+      int64_t sharedStash = 0;
+      for (const Invocation &invocation : work.invocations)
+        if (invocation.phase == Phase::Forward &&
+            invocation.primitive.rfind("shared_expert", 0) == 0)
+          sharedStash += invocation.stashBytes;
+      EXPECT_EQ(sharedStash, 2 * T * fc1s + 2 * T * fs) << where;
+
+      // Parameters: the block of ParametersCountEveryExpertAndTheRouter
+      // plus the shared MLP's h x (c_s + f_s) slice; the boundary agrees.
+      int64_t expectedParameters = (3 * h * h + h * h) / tp + 2 * h + h * E +
+                                   E * (h * fc1 + f * h) + h * (fc1s + fs);
+      EXPECT_EQ(cantFail(blockParametersPerRank(model, mapping)),
+                expectedParameters)
+          << where;
+      std::vector<BoundaryTensor> boundary =
+          cantFail(blockBoundaries(model, training, mapping));
+      int64_t perRank = 0;
+      for (const BoundaryTensor &tensor : boundary)
+        if (tensor.role == BoundaryRole::Parameter)
+          perRank += cantFail(bytesPerRank(tensor, tp)) / 2;
+      EXPECT_EQ(perRank, expectedParameters) << where;
+
+      // Selective recompute (SeqSel Sec. 5) recomputes only the attention
+      // core: the shared MLP keeps its stash, and the router's shard of
+      // x_norm2 is the block's only x_norm2 stash.
+      mapping.recompute = RecomputePolicy::Selective;
+      BlockWork selective = cantFail(deriveBlockWork(model, training, mapping));
+      int64_t selectiveSharedStash = 0, xNorm2Stashes = 0, xNorm2Bytes = 0;
+      for (const Invocation &invocation : selective.invocations) {
+        if (invocation.phase != Phase::Forward)
+          continue;
+        if (invocation.primitive.rfind("shared_expert", 0) == 0)
+          selectiveSharedStash += invocation.stashBytes;
+        for (const TensorAccess &stashed : invocation.stashed)
+          if (stashed.tensor == "x_norm2") {
+            ++xNorm2Stashes;
+            xNorm2Bytes += stashed.bytes;
+            EXPECT_EQ(invocation.primitive, primitive::kRouter) << where;
+          }
+      }
+      EXPECT_EQ(selectiveSharedStash, 2 * T * fc1s + 2 * T * fs) << where;
+      EXPECT_EQ(xNorm2Stashes, 1) << where;
+      EXPECT_EQ(xNorm2Bytes, T / tp * h * 2) << where;
+
+      // Full recompute reruns the shared MLP with the rest of the forward.
+      mapping.recompute = RecomputePolicy::Full;
+      BlockWork recomputed =
+          cantFail(deriveBlockWork(model, training, mapping));
+      EXPECT_EQ(
+          observe(recomputed, primitive::kSharedExpertFC2, Phase::Recompute)
+              .ops,
+          2 * T * fs * h)
+          << where;
+    }
+}
+
+// Serving: every decode step runs the shared experts on its b tokens and
+// reads their weights, whatever the routing reaches.
+TEST(MixtureOfExperts, DecodeReadsTheSharedExpertsEveryStep) {
+  ModelSpec model = smallMoE(ActivationKind::SwiGLU, std::nullopt);
+  model.moe->sharedExperts = 1;
+  InferenceSpec inference = twoPrompts();
+  MappingSpec mapping;
+  mapping.tp = 2;
+  mapping.world = 2;
+  int64_t h = 64, fs = 48, fc1s = 96;
+  BlockWork decode =
+      cantFail(deriveInferenceDecodeStep(model, inference, mapping, 20));
+  EXPECT_EQ(observe(decode, primitive::kSharedExpertFC1, Phase::Decode,
+                    "w_shared_expert_fc1")
+                .tensorReads,
+            h * fc1s * 2);
+  EXPECT_EQ(observe(decode, primitive::kSharedExpertFC2, Phase::Decode).ops,
+            2 * 2 * fs * h);
+  // Serving has no sequence parallelism: no gather of x_norm2, and the
+  // shared MLP's own all-reduce of its b x h output (bf16), then the add of
+  // the two reduced outputs on the b rows.
+  EXPECT_EQ(
+      observe(decode, primitive::kSharedExpertTPF, Phase::Decode).invocations,
+      0);
+  int64_t sharedReductions = 0;
+  for (const Invocation &invocation : decode.invocations)
+    if (invocation.primitive == primitive::kSharedExpertTPG) {
+      ++sharedReductions;
+      ASSERT_TRUE(invocation.collective.has_value());
+      EXPECT_EQ(invocation.collective->kind, CollectiveKind::AllReduce);
+      EXPECT_EQ(invocation.collective->messageBytes, 2 * h * 2);
+    }
+  EXPECT_EQ(sharedReductions, 1);
+  EXPECT_EQ(observe(decode, primitive::kSharedExpertAdd, Phase::Decode).ops,
+            2 * h);
+  // A step reads the non-expert 8832 parameters of
+  // DecodeReadsOnlyTheExpertsItsTokensReach, its 4 routed experts' 9216
+  // each and the shared MLP's h x (fc1s + fs) = 9216, bf16.
+  EXPECT_EQ(cantFail(weightReadBytesPerRank(model, inference, mapping, 1)),
+            (8832 + 4 * 9216 + h * (fc1s + fs)) * 2);
 }
 
 } // namespace

@@ -103,7 +103,13 @@ namespace blueprint::workload::primitive {
   X(kExpertFC2, "expert_fc2")                                                  \
   X(kMoECombine, "moe_combine")                                                \
   X(kCPKVGather, "cp_kv_gather")                                               \
-  X(kCPDKVReduceScatter, "cp_dkv_reduce_scatter")
+  X(kCPDKVReduceScatter, "cp_dkv_reduce_scatter")                              \
+  X(kSharedExpertFC1, "shared_expert_fc1")                                     \
+  X(kSharedExpertActivation, "shared_expert_activation")                       \
+  X(kSharedExpertFC2, "shared_expert_fc2")                                     \
+  X(kSharedExpertTPF, "shared_expert_tp_f")                                    \
+  X(kSharedExpertTPG, "shared_expert_tp_g")                                    \
+  X(kSharedExpertAdd, "shared_expert_add")
 
 #define BLUEPRINT_WORKLOAD_PRIMITIVE_CONSTANT(constant, id)                    \
   inline constexpr llvm::StringLiteral constant = id;

@@ -647,15 +647,6 @@ transformer.decoder_training @m
 
 // -----
 
-// decoder_moe_c4: shared experts are not derived yet.
-// expected-error @+1 {{decoder_moe_c4: shared_experts = 1: the work of shared experts is not derived yet; the MoE block is derived with routed experts only}}
-transformer.decoder_training @m
-    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2, shared_experts = 1>>
-    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
-    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
-
-// -----
-
 // decoder_moe_c5: the experts' MLP biases are not derived yet (linear_bias
 // defaults to all).
 // expected-error @+1 {{decoder_moe_c5: linear_bias = all gives the experts' MLPs biases, whose work is not derived yet: an MoE block needs linear_bias = none or qkv}}

@@ -59,8 +59,9 @@ def Transformer_DecoderTrainingOp
         `dp x cp`) is not yet;
     17. once every rule above holds, the MoE blocks the work algebra does
         not derive yet: `decoder_moe_c1`, blocks of both kinds (every block
-        must have experts or none); `decoder_moe_c4`, shared experts;
-        `decoder_moe_c5`, MLP biases (`linear_bias = all`).
+        must have experts or none); `decoder_moe_c5`, MLP biases
+        (`linear_bias = all`). (`decoder_moe_c4`, shared experts, is
+        retired: they are derived.)
 
     ```mlir
     transformer.decoder_training @gpt3_175b
@@ -124,7 +125,7 @@ def Transformer_DecoderInferenceOp
     10. `decoder_moe_c3`: `tp` divides `expert_ffn_hidden`;
     11. once every rule above holds, the MoE blocks the work algebra does
         not derive yet: `decoder_moe_c1`, blocks of both kinds;
-        `decoder_moe_c4`, shared experts; `decoder_moe_c5`, MLP biases.
+        `decoder_moe_c5`, MLP biases.
 
     ```mlir
     transformer.decoder_inference @serve
