@@ -212,8 +212,8 @@ LogicalResult verifyDerivedBoundaries(Operation *program,
       const workload::BoundaryTensor *want = match(buffer, buffer.getSymName());
       if (!want)
         return failure();
-      llvm::Expected<int64_t> bytes =
-          workload::bytesPerRank(*want, contracts.mapping.tp);
+      llvm::Expected<int64_t> bytes = workload::bytesPerRank(
+          *want, contracts.mapping.tp, contracts.mapping.cp);
       if (!bytes)
         return buffer.emitError()
                << "conservation: " << llvm::toString(bytes.takeError());
@@ -498,7 +498,7 @@ LogicalResult verifyWholeRun(Operation *program,
   for (const workload::BoundaryTensor &tensor : *boundaries)
     if (tensor.role == workload::BoundaryRole::ActivationOut) {
       llvm::Expected<int64_t> bytes =
-          workload::bytesPerRank(tensor, mapping.tp);
+          workload::bytesPerRank(tensor, mapping.tp, mapping.cp);
       if (!bytes)
         return fail(bytes.takeError());
       outputBytes = *bytes;
@@ -557,9 +557,11 @@ LogicalResult verifyWholeRun(Operation *program,
              << "need " << messages << " of " << messageBytes
              << " bytes each way";
 
-    // Data parallelism: every gradient the stage holds is reduced once,
-    // each bucket padded by less than dp elements.
-    if (mapping.dp == 1)
+    // Data parallelism: every gradient the stage holds is reduced once over
+    // the dp * cp ranks holding it, each bucket padded by less than dp * cp
+    // elements.
+    int64_t replicas = mapping.gradientReplicas();
+    if (replicas == 1)
       continue;
     int64_t elements = blocks * *perBlock;
     if (index == 0)
@@ -583,14 +585,16 @@ LogicalResult verifyWholeRun(Operation *program,
     }
     int64_t unpadded = elements * gradientBytes;
     if (reduced < unpadded ||
-        reduced >= unpadded + buckets * mapping.dp * gradientBytes ||
-        reduced % (mapping.dp * gradientBytes) != 0)
+        reduced >= unpadded + buckets * replicas * gradientBytes ||
+        reduced % (replicas * gradientBytes) != 0) {
+      llvm::StringRef group = mapping.cp == 1 ? "dp" : "dp x cp";
       return program->emitError()
              << "conservation: " << what << " reduces " << reduced
-             << " gradient bytes over dp in " << buckets
+             << " gradient bytes over " << group << " in " << buckets
              << " buckets; it holds " << unpadded
-             << " (each bucket padded by less than dp = " << mapping.dp
-             << " elements)";
+             << " (each bucket padded by less than " << group << " = "
+             << replicas << " elements)";
+    }
   }
   return success();
 }
