@@ -318,13 +318,18 @@ static llvm::Error checkTiersHoldTheirAxes(llvm::ArrayRef<MeshAxis> mesh,
   int64_t belowGroup = 1;
   int64_t blocksBelow = 1;
   std::string belowName = "rank";
+  // The bound axes' sizes; an absent cp axis is one rank (checkMeshBinding).
+  auto sizeOf = [&](const std::string &axisName) -> int64_t {
+    const MeshAxis *axis = findMeshAxis(mesh, axisName);
+    return axis ? axis->size : 1;
+  };
   for (const NetworkTier *tier : tiers) {
     workload::OverflowGuard guard;
     int64_t axesProduct = 1;
     for (const auto &[axisName, tierName] : binding.tierOfAxis)
       if (tierName == tier->name)
-        axesProduct = guard.mul(axesProduct, findMeshAxis(mesh, axisName)->size,
-                                "the axes' product");
+        axesProduct =
+            guard.mul(axesProduct, sizeOf(axisName), "the axes' product");
     // Named only when a diagnostic needs them: a valid binding builds no
     // string.
     auto axesOnTier = [&] {
@@ -332,7 +337,7 @@ static llvm::Error checkTiersHoldTheirAxes(llvm::ArrayRef<MeshAxis> mesh,
       for (const auto &[axisName, tierName] : binding.tierOfAxis)
         if (tierName == tier->name)
           axes += (axes.empty() ? "" : " x ") + axisName + " (" +
-                  std::to_string(findMeshAxis(mesh, axisName)->size) + ")";
+                  std::to_string(sizeOf(axisName)) + ")";
       return axes;
     };
     if (guard.failed())
@@ -378,6 +383,10 @@ llvm::Error estimate::checkMeshBinding(llvm::ArrayRef<MeshAxis> mesh,
       return "network tier binding $." + name;
     };
     const MeshAxis *axis = findMeshAxis(mesh, axisName);
+    // The cp axis is in the mesh only at cp > 1; a binding naming it also
+    // serves cp = 1 plans, where it binds a one-rank axis (docs/Estimate.md).
+    if (!axis && axisName == workload::kContextParallelAxis)
+      continue;
     if (!axis)
       return failure(where(axisName) + ": no mesh axis named '" + axisName +
                      "'; the mesh has " + meshAxisNames(mesh));

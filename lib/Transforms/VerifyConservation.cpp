@@ -21,6 +21,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace blueprint {
 #define GEN_PASS_DEF_VERIFYCONSERVATION
@@ -137,6 +139,21 @@ LogicalResult verifyDerivedWork(Operation *program,
                            static_cast<int64_t>(wantCollective.reduction),
                            static_cast<int64_t>(foundCollective.reduction))))
       return WalkResult::interrupt();
+    // The mesh axes a collective spans: equal participants do not tell
+    // ["dp"] from ["cp"] when dp = cp.
+    if (wantCollective.axis != foundCollective.axis ||
+        wantCollective.innerAxes != foundCollective.innerAxes) {
+      auto axesOf = [](const workload::CollectiveFacts &facts) {
+        std::vector<std::string> axes = {facts.axis};
+        llvm::append_range(axes, facts.innerAxes);
+        return llvm::join(axes, ", ");
+      };
+      op->emitError() << "conservation: task " << describe(key)
+                      << " mesh axes: the program has ["
+                      << axesOf(foundCollective) << "], the derivation ["
+                      << axesOf(wantCollective) << "]";
+      return WalkResult::interrupt();
+    }
     it->second.second = true;
     return WalkResult::advance();
   });
@@ -237,7 +254,8 @@ LogicalResult verifyDerivedBoundaries(Operation *program,
 //===----------------------------------------------------------------------===//
 
 /// A summary of `work` with the optimizer step left out when the stage
-/// steps its shard itself (zero_stage >= 1 over dp > 1 ranks).
+/// steps its shard itself (zero_stage >= 1 over dp * cp > 1
+/// gradient replicas, as WholeRun decides).
 llvm::Expected<workload::WorkSummary>
 stepSummary(llvm::Expected<workload::BlockWork> work, bool sharded) {
   if (!work)
@@ -427,8 +445,9 @@ LogicalResult verifyInferenceRun(Operation *program,
 /// once, and the edges' work once per micro-batch and their step once on
 /// the first and last stage; each stage sends one pipeline message per
 /// micro-batch and direction across each boundary of its chunks, of the
-/// block output's bytes (1/t of it when scattered); and reduces over dp
-/// every gradient it holds, each bucket padded to a multiple of dp.
+/// block output's bytes (1/t of it when scattered); and reduces over its
+/// dp * cp gradient replicas every gradient it holds, each bucket padded to
+/// a multiple of dp * cp.
 LogicalResult verifyWholeRun(Operation *program,
                              const ProgramContracts &contracts) {
   if (contracts.workload.inference)
@@ -446,7 +465,7 @@ LogicalResult verifyWholeRun(Operation *program,
     return program->emitError() << "conservation: the contracts do not compose";
   int64_t m = composition->microbatches;
   workload::PipelineLayout layout = workload::layoutOf(model, mapping);
-  bool sharded = mapping.zeroStage >= 1 && mapping.dp > 1;
+  bool sharded = mapping.zeroStage >= 1 && mapping.gradientReplicas() > 1;
   int64_t last = mapping.pp - 1;
 
   llvm::Expected<workload::BlockWork> blockWork =

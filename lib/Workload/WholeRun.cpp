@@ -550,6 +550,8 @@ private:
           embeddingGradSync(model, training, mapping);
       if (!sync)
         return sync.takeError();
+      // Its facts name the axis its op spans, as the RunWork does.
+      sync->collective->axis = kPipelineParallelAxis.str();
       append(RunWork{std::move(*sync),
                      Cadence::PerIteration,
                      std::string(kPipelineParallelAxis),

@@ -1525,6 +1525,8 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
   pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
 }
 
+// -----
+
 // pplan_task_c8: inner axes without the axis they are inside
 pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 8, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, cp = 2> {
   pplan.capability @matmul matmul
