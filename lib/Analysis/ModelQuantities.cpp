@@ -739,10 +739,12 @@ analysis::runFlopsOf(llvm::ArrayRef<workload::StageTotals> stages,
     int64_t recompute =
         stage.work.at(workload::Phase::Recompute, workload::Engine::Matmul)
             .ops;
-    llvm::APInt hardware = wide.product({matmul, mapping.tp, mapping.dp},
-                                        "hardware FLOPs");
-    llvm::APInt recomputed = wide.product({recompute, mapping.tp, mapping.dp},
-                                          "recompute FLOPs");
+    // A stage's tp x dp x cp ranks each run its per-rank work (a cp rank
+    // 1/cp of every sequence's tokens).
+    llvm::APInt hardware = wide.product(
+        {matmul, mapping.tp, mapping.dp, mapping.cp}, "hardware FLOPs");
+    llvm::APInt recomputed = wide.product(
+        {recompute, mapping.tp, mapping.dp, mapping.cp}, "recompute FLOPs");
     flops.hardware = wide.add(flops.hardware, hardware, "hardware FLOPs");
     flops.model = wide.add(flops.model, hardware - recomputed, "model FLOPs");
   }

@@ -191,8 +191,8 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
   const ModelQuantities &quantities = summary.quantities;
   const PipelineShape &pipeline = quantities.pipeline;
   const workload::MappingSpec &mapping = summary.mapping;
-  // No cp in the header: a plan's program has cp = 1 (context_parallel_c5),
-  // so world = tp * pp * dp.
+  // No cp in the header: the model summary refuses cp > 1
+  // (model_summary_c1), so world = tp * pp * dp.
   os << "model summary of plan @" << summary.planName << ": "
      << summary.model.blocks << " blocks, tp " << mapping.tp << " x pp "
      << mapping.pp << " x dp " << mapping.dp << " (world " << mapping.world

@@ -44,7 +44,8 @@ llvm::Error fail(const llvm::Twine &message) {
 
 /// The ranks of the program's mesh, numbered row-major over its axes (for
 /// the whole-run mesh ["pp", "dp", "tp"]: TP fastest, then DP, then PP,
-/// Megatron-LM's order).
+/// Megatron-LM's order; at cp > 1 ["pp", "dp", "cp", "tp"], CP between TP
+/// and DP as Megatron-LM's default order tp-cp-ep-dp-pp).
 struct RankSpace {
   std::vector<std::string> axes;
   std::vector<int64_t> shape;

@@ -91,20 +91,28 @@ public:
               static_cast<long long>(
                   *mesh.getAxisSize(workload::kTensorParallelAxis)),
               static_cast<long long>(mapping.tp));
-      // Every collective of today's block spans the tensor-parallel group.
+      // Every collective of a block spans the tensor-parallel group, or the
+      // context-parallel group (the key/value exchange).
       llvm::Error error = llvm::Error::success();
       program->walk([&](WorkFactsOpInterface work) {
         std::optional<workload::CollectiveFacts> facts =
             work.getCollectiveFacts();
-        if (!facts || facts->participants == mapping.tp || error)
+        if (!facts || error)
+          return;
+        // The key/value exchange names the cp axis (CollectiveFacts::axis,
+        // read from the op); every other block collective spans tp.
+        bool context = facts->axis == workload::kContextParallelAxis;
+        int64_t group = context ? mapping.cp : mapping.tp;
+        if (facts->participants == group)
           return;
         error = llvm::createStringError(
             "program @%s: collective %s (%s) has %lld participants, but the "
-            "tensor-parallel group has %lld ranks",
+            "%s group has %lld ranks",
             programName(program).c_str(), work.getPrimitive().str().c_str(),
             workload::stringifyEnum(work.getPhase()).str().c_str(),
             static_cast<long long>(facts->participants),
-            static_cast<long long>(mapping.tp));
+            context ? "context-parallel" : "tensor-parallel",
+            static_cast<long long>(group));
       });
       if (error)
         return error;

@@ -107,15 +107,19 @@ EstimateInput estimate::makeEstimateInput(workload::DataType computeType,
   EstimateInput input;
   input.computeType = computeType;
   input.mesh = {{"tp", mapping.tp}, {"pp", mapping.pp}, {"dp", mapping.dp}};
+  // The context-parallel axis only where the mapping has one, as the
+  // program's mesh (docs/Estimate.md).
+  if (mapping.cp > 1)
+    input.mesh.push_back({workload::kContextParallelAxis.str(), mapping.cp});
   return input;
 }
 
 bool EstimateTask::operator==(const EstimateTask &other) const {
   return std::tie(primitive, phase, engine, ops, readBytes, writeBytes,
-                  collective, cadence, meshAxis) ==
+                  collective, cadence, meshAxis, innerMeshAxes) ==
          std::tie(other.primitive, other.phase, other.engine, other.ops,
                   other.readBytes, other.writeBytes, other.collective,
-                  other.cadence, other.meshAxis);
+                  other.cadence, other.meshAxis, other.innerMeshAxes);
 }
 
 EstimateTask estimate::makeEstimateTask(const workload::InvocationFigures &figures,
@@ -130,8 +134,11 @@ EstimateTask estimate::makeEstimateTask(const workload::InvocationFigures &figur
   task.writeBytes = figures.writeBytes;
   task.collective = figures.collective;
   task.cadence = cadence;
-  if (figures.engine == Engine::Collective)
+  if (figures.engine == Engine::Collective) {
     task.meshAxis = collectiveAxis.str();
+    if (figures.collective)
+      task.innerMeshAxes = figures.collective->innerAxes;
+  }
   return task;
 }
 
@@ -311,13 +318,18 @@ static llvm::Error checkTiersHoldTheirAxes(llvm::ArrayRef<MeshAxis> mesh,
   int64_t belowGroup = 1;
   int64_t blocksBelow = 1;
   std::string belowName = "rank";
+  // The bound axes' sizes; an absent cp axis is one rank (checkMeshBinding).
+  auto sizeOf = [&](const std::string &axisName) -> int64_t {
+    const MeshAxis *axis = findMeshAxis(mesh, axisName);
+    return axis ? axis->size : 1;
+  };
   for (const NetworkTier *tier : tiers) {
     workload::OverflowGuard guard;
     int64_t axesProduct = 1;
     for (const auto &[axisName, tierName] : binding.tierOfAxis)
       if (tierName == tier->name)
-        axesProduct = guard.mul(axesProduct, findMeshAxis(mesh, axisName)->size,
-                                "the axes' product");
+        axesProduct =
+            guard.mul(axesProduct, sizeOf(axisName), "the axes' product");
     // Named only when a diagnostic needs them: a valid binding builds no
     // string.
     auto axesOnTier = [&] {
@@ -325,7 +337,7 @@ static llvm::Error checkTiersHoldTheirAxes(llvm::ArrayRef<MeshAxis> mesh,
       for (const auto &[axisName, tierName] : binding.tierOfAxis)
         if (tierName == tier->name)
           axes += (axes.empty() ? "" : " x ") + axisName + " (" +
-                  std::to_string(findMeshAxis(mesh, axisName)->size) + ")";
+                  std::to_string(sizeOf(axisName)) + ")";
       return axes;
     };
     if (guard.failed())
@@ -371,6 +383,10 @@ llvm::Error estimate::checkMeshBinding(llvm::ArrayRef<MeshAxis> mesh,
       return "network tier binding $." + name;
     };
     const MeshAxis *axis = findMeshAxis(mesh, axisName);
+    // The cp axis is in the mesh only at cp > 1; a binding naming it also
+    // serves cp = 1 plans, where it binds a one-rank axis (docs/Estimate.md).
+    if (!axis && axisName == workload::kContextParallelAxis)
+      continue;
     if (!axis)
       return failure(where(axisName) + ": no mesh axis named '" + axisName +
                      "'; the mesh has " + meshAxisNames(mesh));
@@ -449,6 +465,8 @@ private:
     result.ops = task.ops;
     result.collective = task.collective;
     result.meshAxis = task.meshAxis;
+    for (const std::string &inner : task.innerMeshAxes)
+      result.meshAxis += " x " + inner;
     result.readBytes = task.readBytes;
     result.writeBytes = task.writeBytes;
 
@@ -575,24 +593,50 @@ private:
                                        const EstimateTask &task,
                                        TaskEstimate &result) {
     const workload::CollectiveFacts &facts = *task.collective;
-    const MeshAxis *axis = meshAxis(task.meshAxis);
-    if (!axis)
-      return failure(where() + ": spans mesh axis '" + task.meshAxis +
-                     "', which is not in the mesh " +
-                     meshAxisNames(input.mesh));
-    if (facts.participants != axis->size)
+    // The axes it spans, outermost first; their ranks are the participants.
+    llvm::SmallVector<const MeshAxis *, 2> axes;
+    workload::OverflowGuard guard;
+    int64_t ranks = 1;
+    llvm::SmallVector<llvm::StringRef, 2> names = {task.meshAxis};
+    llvm::append_range(names, task.innerMeshAxes);
+    for (llvm::StringRef name : names) {
+      const MeshAxis *axis = meshAxis(name);
+      if (!axis)
+        return failure(where() + ": spans mesh axis '" + name +
+                       "', which is not in the mesh " +
+                       meshAxisNames(input.mesh));
+      axes.push_back(axis);
+      ranks = guard.mul(ranks, axis->size, "the ranks of its axes");
+    }
+    if (guard.failed())
+      return guard.error(where());
+    if (facts.participants != ranks)
       return failure(where() + ": " + llvm::Twine(facts.participants) +
-                     " participants, but mesh axis '" + axis->name + "' has " +
-                     llvm::Twine(axis->size) + " ranks");
+                     " participants, but mesh axis '" + result.meshAxis +
+                     "' has " + llvm::Twine(ranks) + " ranks");
     if (facts.messageBytes < 0)
       return failure(where() + ": negative message bytes " +
                      llvm::Twine(facts.messageBytes));
-    auto bound = binding.tierOfAxis.find(axis->name);
-    if (bound == binding.tierOfAxis.end())
-      return failure(where() + ": spans mesh axis '" + axis->name +
-                     "', which the network tier binding does not bind");
-    // checkMeshAndBinding verified that the tier exists.
-    const NetworkTier &tier = *profile.tier(bound->second);
+    // A collective over several axes is costed on the widest tier its
+    // ranks cross: the largest group among the tiers bound to its axes of
+    // more than one rank (to all its axes when none has more), the slowest
+    // link of its ring (docs/Estimate.md).
+    bool anyWide =
+        llvm::any_of(axes, [](const MeshAxis *axis) { return axis->size > 1; });
+    const NetworkTier *widest = nullptr;
+    for (const MeshAxis *axis : axes) {
+      if (anyWide && axis->size == 1)
+        continue;
+      auto bound = binding.tierOfAxis.find(axis->name);
+      if (bound == binding.tierOfAxis.end())
+        return failure(where() + ": spans mesh axis '" + axis->name +
+                       "', which the network tier binding does not bind");
+      // checkMeshAndBinding verified that the tier exists.
+      const NetworkTier *axisTier = profile.tier(bound->second);
+      if (!widest || axisTier->groupSize.value > widest->groupSize.value)
+        widest = axisTier;
+    }
+    const NetworkTier &tier = *widest;
     result.tier = tier.name;
 
     double bandwidth = tier.bandwidthBytesPerSecond.value *
@@ -632,8 +676,8 @@ private:
     term.provenance =
         collectiveAlgorithm(facts.kind).str() + " " +
         workload::stringifyEnum(facts.kind).str() + " over mesh axis '" +
-        axis->name + "' (participants " + std::to_string(n) + ") on tier '" +
-        tier.name + "': " + steps + "/" + std::to_string(n) +
+        result.meshAxis + "' (participants " + std::to_string(n) +
+        ") on tier '" + tier.name + "': " + steps + "/" + std::to_string(n) +
         " * message_bytes " + std::to_string(facts.messageBytes) + " / " +
         scaled(bandwidthField, tier.bandwidthBytesPerSecond.value, efficiency,
                tierField + ".efficiency") +

@@ -9,8 +9,7 @@
 //     tokenizer paths, seeds: they change no operation, byte or message;
 //   - not modelled: they change the workload in a way Blueprint does not yet
 //     derive (experts, ...): rejected by name (context parallelism's flags
-//     are read into the mapping contract, whose cp > 1 runs are refused by
-//     context_parallel_c5);
+//     are read into the mapping contract);
 //   - unknown: rejected by name, since nobody can tell what they change.
 //
 //===----------------------------------------------------------------------===//

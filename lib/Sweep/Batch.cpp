@@ -34,6 +34,9 @@ llvm::Error sweep::checkTarget(const Target &target) {
                                    workload::MappingSpec())
            .mesh)
     meshAxes.push_back(axis.name);
+  // A binding may name cp for every row: the estimate binds it where a row
+  // has cp > 1 and ignores it at cp = 1 (docs/Sweep.md).
+  meshAxes.push_back(workload::kContextParallelAxis.str());
   for (const auto &[axis, tier] : target.binding.tierOfAxis) {
     if (!llvm::is_contained(meshAxes, axis))
       return llvm::createStringError("binding: '" + axis +

@@ -91,7 +91,7 @@ ShapeKey sweep::shapeKeyOf(const workload::WholeRun &parts,
                   mapping.pp,
                   mapping.virtualStages,
                   parts.microbatches,
-                  mapping.dp > 1,
+                  mapping.gradientReplicas() > 1,
                   mapping.zeroStage,
                   static_cast<int64_t>(parts.layout.chunkBlocks.size())};
   llvm::append_range(key, parts.layout.chunkBlocks);

@@ -254,6 +254,13 @@ llvm::Expected<SearchInput> sweep::parseSearchInput(llvm::StringRef input,
   if (!base)
     return fail("$.spec is not a valid spec:\n" +
                 llvm::toString(base.takeError()));
+  // The search space has no cp axis: its grid, world and fast path count
+  // tp * pp * dp ranks (docs/Sweep.md).
+  if (base->mapping.cp > 1)
+    return fail("$.spec.mapping.cp = " + llvm::Twine(base->mapping.cp) +
+                ": search_c1: the search space has no cp axis (its world is "
+                "tp * pp * dp); search a spec with cp = 1, or run a cp > 1 "
+                "spec through blueprint-translate and blueprint-opt");
   result.base = std::move(*base);
   return result;
 }
@@ -896,7 +903,7 @@ void SearchSpace::enumerate(
           mapping.dp = dp;
           // Each factor is at most kMaxDegree (2^20): no overflow. cp is 1:
           // the search has no cp axis and a base spec with cp > 1 is
-          // refused before it (context_parallel_c5).
+          // refused before it (search_c1).
           mapping.world = tp * pp * dp;
           std::vector<workload::TPCommMode> allTPComm = {
               workload::TPCommMode::AllReduce};

@@ -80,14 +80,51 @@ Location workLineage(Operation *source, StringAttr model,
                        lineage);
 }
 
-/// The mesh axes of a block invocation's collective: the axis its facts
-/// name (the tensor axis for every tensor-parallel collective, the context
-/// axis for the key/value exchange); the tensor axis for a task.
-ArrayAttr blockAxesOf(Builder &builder,
-                      const workload::Invocation &invocation) {
-  return builder.getStrArrayAttr({invocation.collective
-                                      ? invocation.collective->axis
-                                      : workload::kTensorParallelAxis.str()});
+/// The mesh axes of an invocation's collective: the axes its facts name
+/// (the tensor axis for every tensor-parallel collective, the context axis
+/// for the key/value exchange, the data-parallel axis and inside it the
+/// context axis for the gradient reduction at cp > 1); the tensor axis for
+/// a task.
+ArrayAttr axesOf(Builder &builder, const workload::Invocation &invocation) {
+  if (!invocation.collective)
+    return builder.getStrArrayAttr({workload::kTensorParallelAxis});
+  llvm::SmallVector<llvm::StringRef, 2> axes = {invocation.collective->axis};
+  llvm::append_range(axes, invocation.collective->innerAxes);
+  return builder.getStrArrayAttr(axes);
+}
+
+/// The mesh axes of a step's collective: the step's axis when it names one
+/// (the whole run's pipeline and data-parallel collectives), then the inner
+/// axes its facts name; axesOf(invocation) otherwise.
+ArrayAttr axesOf(Builder &builder, const workload::RunWork &work) {
+  if (work.axis.empty() || !work.invocation.collective)
+    return axesOf(builder, work.invocation);
+  llvm::SmallVector<llvm::StringRef, 2> axes = {work.axis};
+  llvm::append_range(axes, work.invocation.collective->innerAxes);
+  return builder.getStrArrayAttr(axes);
+}
+
+/// The mesh of a program under `mapping` (docs/DistSpec.md): `outer` axes
+/// of the given sizes, then `cp` at cp > 1 (omitted at cp = 1, so programs
+/// without context parallelism are unchanged), then `tp`.
+dist::MeshOp
+createMesh(OpBuilder &builder, Location loc, llvm::StringRef name,
+           transformer::MappingAttr mapping,
+           llvm::ArrayRef<std::pair<llvm::StringRef, int64_t>> outer) {
+  llvm::SmallVector<llvm::StringRef, 4> axes;
+  llvm::SmallVector<int64_t, 4> shape;
+  for (auto [axis, size] : outer) {
+    axes.push_back(axis);
+    shape.push_back(size);
+  }
+  if (mapping.getCp() > 1) {
+    axes.push_back(workload::kContextParallelAxis);
+    shape.push_back(mapping.getCp());
+  }
+  axes.push_back(workload::kTensorParallelAxis);
+  shape.push_back(mapping.getTp());
+  return dist::MeshOp::create(builder, loc, name, builder.getStrArrayAttr(axes),
+                              builder.getDenseI64ArrayAttr(shape));
 }
 
 /// The task or collective op of `invocation`.
@@ -159,14 +196,11 @@ public:
                       : IntegerAttr(),
         mapping);
     builder.setInsertionPointToStart(&program.getBody().emplaceBlock());
-    dist::MeshOp::create(
-        builder, loc, kMeshName,
-        builder.getStrArrayAttr({workload::kTensorParallelAxis}),
-        builder.getDenseI64ArrayAttr({mapping.getTp()}));
+    dist::MeshOp blockMesh = createMesh(builder, loc, kMeshName, mapping, {});
     // The block's work runs on, and its boundary values are held by, every
-    // logical rank of the tensor-parallel mesh: ranks 0 .. tp-1, named
+    // logical rank of the block's mesh: ranks 0 .. cp*tp-1, named
     // explicitly so that each task says on which ranks it runs.
-    llvm::SmallVector<int64_t> meshRanks(mapping.getTp());
+    llvm::SmallVector<int64_t> meshRanks(blockMesh.getNumRanks());
     std::iota(meshRanks.begin(), meshRanks.end(), 0);
     ranks = builder.getDenseI64ArrayAttr(meshRanks);
     for (const workload::BoundaryTensor &tensor : boundaries)
@@ -201,7 +235,7 @@ private:
     if (previous)
       deps.push_back(previous);
     return buildWorkOp(builder, lineageLoc(invocation), invocation, cadence,
-                       mesh, ranks, blockAxesOf(builder, invocation),
+                       mesh, ranks, axesOf(builder, invocation),
                        DenseI64ArrayAttr(), deps);
   }
 
@@ -255,13 +289,9 @@ public:
         builder, loc, name, builder.getStringAttr(computeDigest(source)), model,
         training, inference, IntegerAttr(), mapping);
     builder.setInsertionPointToStart(&program.getBody().emplaceBlock());
-    dist::MeshOp::create(
-        builder, loc, kWholeRunMesh,
-        builder.getStrArrayAttr({workload::kPipelineParallelAxis,
-                                 workload::kDataParallelAxis,
-                                 workload::kTensorParallelAxis}),
-        builder.getDenseI64ArrayAttr(
-            {mapping.getPp(), mapping.getDp(), mapping.getTp()}));
+    createMesh(builder, loc, kWholeRunMesh, mapping,
+               {{workload::kPipelineParallelAxis, mapping.getPp()},
+                {workload::kDataParallelAxis, mapping.getDp()}});
     for (const workload::RunTemplate &runTemplate : run.templates)
       buildTemplate(runTemplate);
     for (const workload::StageProgram &stage : run.stages)
@@ -283,17 +313,12 @@ private:
       llvm::SmallVector<Value, 1> deps;
       if (previous)
         deps.push_back(previous);
-      previous =
-          buildWorkOp(builder, workLineage(source, name, invocation),
-                      invocation, runTemplate.work.cadence, mesh,
-                      DenseI64ArrayAttr(), blockAxesOf(builder, invocation),
-                      DenseI64ArrayAttr(), deps)
-              ->getResult(0);
+      previous = buildWorkOp(builder, workLineage(source, name, invocation),
+                             invocation, runTemplate.work.cadence, mesh,
+                             DenseI64ArrayAttr(), axesOf(builder, invocation),
+                             DenseI64ArrayAttr(), deps)
+                     ->getResult(0);
     }
-  }
-
-  ArrayAttr axesOf(llvm::StringRef axis) {
-    return builder.getStrArrayAttr({axis});
   }
 
   /// `stage S chunk C micro_batch M blocks [F, E) <what>`, fused with the
@@ -370,10 +395,7 @@ private:
                                   ? DenseI64ArrayAttr()
                                   : builder.getDenseI64ArrayAttr(work.group);
     return buildWorkOp(builder, loc, work.invocation, work.cadence, mesh,
-                       DenseI64ArrayAttr(),
-                       work.axis.empty() ? blockAxesOf(builder, work.invocation)
-                                         : axesOf(work.axis),
-                       group, deps)
+                       DenseI64ArrayAttr(), axesOf(builder, work), group, deps)
         ->getResult(0);
   }
 

@@ -103,9 +103,12 @@ blueprint::estimatePlan(pplan::PlanOp plan,
     llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
     if (!figures)
       return figures.takeError();
-    // Every collective of today's block spans the tensor-parallel axis.
+    // A block's collective spans the axis its task names (pplan_task_c8:
+    // cp for the key/value exchange), tp otherwise.
     input.tasks.push_back(estimate::makeEstimateTask(
-        *figures, task.getCadence(), estimate::kTensorParallelAxis));
+        *figures, task.getCadence(),
+        figures->collective ? figures->collective->axis
+                            : estimate::kTensorParallelAxis.str()));
   }
   return estimate::estimateWork(input, profile, binding, options);
 }

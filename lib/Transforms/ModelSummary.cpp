@@ -54,7 +54,7 @@ llvm::Expected<int64_t> wholeRunOutputBytes(pplan::PlanOp plan,
     return boundaries.takeError();
   for (const workload::BoundaryTensor &tensor : *boundaries)
     if (tensor.role == workload::BoundaryRole::ActivationOut)
-      return workload::bytesPerRank(tensor, work.mapping.tp);
+      return workload::bytesPerRank(tensor, work.mapping.tp, work.mapping.cp);
   return llvm::createStringError("the block has no output activation");
 }
 
@@ -295,6 +295,15 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
       llvm::Expected<analysis::PlanWork> work = readPlanWork(plan);
       if (!work)
         return fail(where + llvm::toString(work.takeError()));
+      // The summary's closed forms (SeqSel's FLOPs, memory and iteration
+      // time) count tp * pp * dp ranks of full sequences; context
+      // parallelism's are not derived in them (docs/ModelSummary.md).
+      if (work->mapping.cp > 1)
+        return fail(where +
+                    "model_summary_c1: cp = " + llvm::Twine(work->mapping.cp) +
+                    ": the model summary's closed forms have no context "
+                    "parallelism; --work-summary, --memory-report and "
+                    "--critical-path cover a cp > 1 plan");
       llvm::Expected<analysis::ModelQuantities> quantities =
           analysis::deriveModelQuantities(*work);
       if (!quantities)

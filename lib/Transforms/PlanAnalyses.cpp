@@ -126,8 +126,10 @@ blueprint::planGraphOf(pplan::PlanOp plan,
        plan.getBody().getOps<pplan::TemplateOp>()) {
     std::vector<estimate::EstimateTask> tasks;
     for (pplan::TaskOp task : templateOp.getBody().getOps<pplan::TaskOp>()) {
+      // Its axis (pplan_task_c8): cp for the key/value exchange, tp
+      // otherwise.
       llvm::Expected<estimate::EstimateTask> estimateTask =
-          taskOf(task, workload::kTensorParallelAxis);
+          taskOf(task, task.getAxis().value_or(workload::kTensorParallelAxis));
       if (!estimateTask)
         return estimateTask.takeError();
       tasks.push_back(std::move(*estimateTask));

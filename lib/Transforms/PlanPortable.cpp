@@ -399,25 +399,33 @@ private:
              << "planning: " << llvm::toString(demand.takeError());
     pplan::CollectiveAttr collective;
     StringAttr axis;
+    ArrayAttr innerAxes;
     DenseI64ArrayAttr axisGroup;
     if (invocation.collective) {
       collective = pplan::CollectiveAttr::get(
           context, invocation.collective->kind,
           invocation.collective->reduction, invocation.collective->participants,
           invocation.collective->messageBytes);
-      if (inStage) {
-        ArrayAttr axes;
-        llvm::TypeSwitch<Operation *>(facts)
-            .Case<dist::AllReduceOp, dist::ReduceScatterOp, dist::AllGatherOp,
-                  dist::AllToAllOp>([&](auto op) {
-              axes = op.getMeshAxes();
-              axisGroup = op.getGroupAttr();
-            });
-        if (!axes || axes.size() != 1)
-          return facts->emitOpError() << "planning: a stage-level collective "
-                                         "runs along one mesh axis";
-        axis = llvm::cast<StringAttr>(axes[0]);
-      }
+      ArrayAttr axes;
+      llvm::TypeSwitch<Operation *>(facts)
+          .Case<dist::AllReduceOp, dist::ReduceScatterOp, dist::AllGatherOp,
+                dist::AllToAllOp>([&](auto op) {
+            axes = op.getMeshAxes();
+            axisGroup = op.getGroupAttr();
+          });
+      if (!axes || axes.empty())
+        return facts->emitOpError() << "planning: a collective runs along a "
+                                       "mesh axis";
+      // A stage-level collective keeps its axes; a template's collective
+      // spans tp unless it is the key/value exchange over cp
+      // (pplan_task_c8).
+      auto first = llvm::cast<StringAttr>(axes[0]);
+      if (inStage || first.getValue() == workload::kContextParallelAxis)
+        axis = first;
+      if (inStage && axes.size() > 1)
+        innerAxes = builder.getArrayAttr(axes.getValue().drop_front());
+      if (!inStage)
+        axisGroup = DenseI64ArrayAttr();
     }
     return pplan::TaskOp::create(
         builder, facts->getLoc(), pplan::TokenType::get(context),
@@ -426,7 +434,7 @@ private:
         pplan::DemandAttr::get(context, demand->compute, demand->memory,
                                demand->network),
         collective, axis, axisGroup, invocation.ops, facts.getReads(),
-        facts.getWrites(), facts.getStashed(), deps);
+        facts.getWrites(), facts.getStashed(), deps, innerAxes);
   }
 
   /// The pplan.stage of `stage`: instances, transfers and stage-level tasks

@@ -21,6 +21,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace blueprint {
 #define GEN_PASS_DEF_VERIFYCONSERVATION
@@ -137,6 +139,21 @@ LogicalResult verifyDerivedWork(Operation *program,
                            static_cast<int64_t>(wantCollective.reduction),
                            static_cast<int64_t>(foundCollective.reduction))))
       return WalkResult::interrupt();
+    // The mesh axes a collective spans: equal participants do not tell
+    // ["dp"] from ["cp"] when dp = cp.
+    if (wantCollective.axis != foundCollective.axis ||
+        wantCollective.innerAxes != foundCollective.innerAxes) {
+      auto axesOf = [](const workload::CollectiveFacts &facts) {
+        std::vector<std::string> axes = {facts.axis};
+        llvm::append_range(axes, facts.innerAxes);
+        return llvm::join(axes, ", ");
+      };
+      op->emitError() << "conservation: task " << describe(key)
+                      << " mesh axes: the program has ["
+                      << axesOf(foundCollective) << "], the derivation ["
+                      << axesOf(wantCollective) << "]";
+      return WalkResult::interrupt();
+    }
     it->second.second = true;
     return WalkResult::advance();
   });
@@ -212,8 +229,8 @@ LogicalResult verifyDerivedBoundaries(Operation *program,
       const workload::BoundaryTensor *want = match(buffer, buffer.getSymName());
       if (!want)
         return failure();
-      llvm::Expected<int64_t> bytes =
-          workload::bytesPerRank(*want, contracts.mapping.tp);
+      llvm::Expected<int64_t> bytes = workload::bytesPerRank(
+          *want, contracts.mapping.tp, contracts.mapping.cp);
       if (!bytes)
         return buffer.emitError()
                << "conservation: " << llvm::toString(bytes.takeError());
@@ -237,7 +254,8 @@ LogicalResult verifyDerivedBoundaries(Operation *program,
 //===----------------------------------------------------------------------===//
 
 /// A summary of `work` with the optimizer step left out when the stage
-/// steps its shard itself (zero_stage >= 1 over dp > 1 ranks).
+/// steps its shard itself (zero_stage >= 1 over dp * cp > 1
+/// gradient replicas, as WholeRun decides).
 llvm::Expected<workload::WorkSummary>
 stepSummary(llvm::Expected<workload::BlockWork> work, bool sharded) {
   if (!work)
@@ -427,8 +445,9 @@ LogicalResult verifyInferenceRun(Operation *program,
 /// once, and the edges' work once per micro-batch and their step once on
 /// the first and last stage; each stage sends one pipeline message per
 /// micro-batch and direction across each boundary of its chunks, of the
-/// block output's bytes (1/t of it when scattered); and reduces over dp
-/// every gradient it holds, each bucket padded to a multiple of dp.
+/// block output's bytes (1/t of it when scattered); and reduces over its
+/// dp * cp gradient replicas every gradient it holds, each bucket padded to
+/// a multiple of dp * cp.
 LogicalResult verifyWholeRun(Operation *program,
                              const ProgramContracts &contracts) {
   if (contracts.workload.inference)
@@ -446,7 +465,7 @@ LogicalResult verifyWholeRun(Operation *program,
     return program->emitError() << "conservation: the contracts do not compose";
   int64_t m = composition->microbatches;
   workload::PipelineLayout layout = workload::layoutOf(model, mapping);
-  bool sharded = mapping.zeroStage >= 1 && mapping.dp > 1;
+  bool sharded = mapping.zeroStage >= 1 && mapping.gradientReplicas() > 1;
   int64_t last = mapping.pp - 1;
 
   llvm::Expected<workload::BlockWork> blockWork =
@@ -498,7 +517,7 @@ LogicalResult verifyWholeRun(Operation *program,
   for (const workload::BoundaryTensor &tensor : *boundaries)
     if (tensor.role == workload::BoundaryRole::ActivationOut) {
       llvm::Expected<int64_t> bytes =
-          workload::bytesPerRank(tensor, mapping.tp);
+          workload::bytesPerRank(tensor, mapping.tp, mapping.cp);
       if (!bytes)
         return fail(bytes.takeError());
       outputBytes = *bytes;
@@ -557,9 +576,11 @@ LogicalResult verifyWholeRun(Operation *program,
              << "need " << messages << " of " << messageBytes
              << " bytes each way";
 
-    // Data parallelism: every gradient the stage holds is reduced once,
-    // each bucket padded by less than dp elements.
-    if (mapping.dp == 1)
+    // Data parallelism: every gradient the stage holds is reduced once over
+    // the dp * cp ranks holding it, each bucket padded by less than dp * cp
+    // elements.
+    int64_t replicas = mapping.gradientReplicas();
+    if (replicas == 1)
       continue;
     int64_t elements = blocks * *perBlock;
     if (index == 0)
@@ -583,14 +604,16 @@ LogicalResult verifyWholeRun(Operation *program,
     }
     int64_t unpadded = elements * gradientBytes;
     if (reduced < unpadded ||
-        reduced >= unpadded + buckets * mapping.dp * gradientBytes ||
-        reduced % (mapping.dp * gradientBytes) != 0)
+        reduced >= unpadded + buckets * replicas * gradientBytes ||
+        reduced % (replicas * gradientBytes) != 0) {
+      llvm::StringRef group = mapping.cp == 1 ? "dp" : "dp x cp";
       return program->emitError()
              << "conservation: " << what << " reduces " << reduced
-             << " gradient bytes over dp in " << buckets
+             << " gradient bytes over " << group << " in " << buckets
              << " buckets; it holds " << unpadded
-             << " (each bucket padded by less than dp = " << mapping.dp
-             << " elements)";
+             << " (each bucket padded by less than " << group << " = "
+             << replicas << " elements)";
+    }
   }
   return success();
 }

@@ -445,7 +445,7 @@ blueprint::summarizeStages(Operation *program) {
   return result;
 }
 
-/// Each stage's per-rank totals times the stage's tp x dp ranks, summed.
+/// Each stage's per-rank totals times the stage's tp x cp x dp ranks, summed.
 static FailureOr<IterationTotals>
 iterationTotals(Operation *program,
                 llvm::ArrayRef<workload::StageTotals> stages) {
@@ -454,9 +454,10 @@ iterationTotals(Operation *program,
     return failure(); // the program verifier requires its contracts
   analysis::WideGuard wide;
   IterationTotals result;
-  // The ranks of one stage, tp * cp * dp with cp = 1: a program with cp > 1
-  // does not verify (context_parallel_c5).
-  result.ranks = contracts->mapping.tp * contracts->mapping.dp;
+  // The ranks of one stage, tp * cp * dp, do the same work (the cp ranks'
+  // load-balanced chunks give each the same counts). Bounded by world,
+  // whose product transformer_mapping_c2 checks.
+  result.ranks = contracts->mapping.tp * contracts->mapping.gradientReplicas();
   auto zero = [] { return llvm::APInt(analysis::WideGuard::kBits, 0); };
   auto zeroRow = [&] {
     IterationTotals::Row row;

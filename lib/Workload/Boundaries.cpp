@@ -101,9 +101,15 @@ blueprint::workload::shardBytes(llvm::ArrayRef<int64_t> shape,
 }
 
 llvm::Expected<int64_t>
-blueprint::workload::bytesPerRank(const BoundaryTensor &tensor, int64_t tp) {
-  return shardBytes(tensor.shape, bytesOf(tensor.type),
-                    tensor.tpSplitDim ? tp : 1, tensor.name);
+blueprint::workload::bytesPerRank(const BoundaryTensor &tensor, int64_t tp,
+                                  int64_t cp) {
+  OverflowGuard guard;
+  int64_t shards =
+      guard.mul(tensor.tpSplitDim ? tp : 1, tensor.cpSplitDim ? cp : 1,
+                tensor.name + " shards");
+  if (guard.failed())
+    return guard.error("bytesPerRank");
+  return shardBytes(tensor.shape, bytesOf(tensor.type), shards, tensor.name);
 }
 
 llvm::Expected<std::vector<BoundaryTensor>>
@@ -120,10 +126,18 @@ blueprint::workload::blockBoundaries(const ModelSpec &model,
       sequenceParallel ? std::optional<unsigned>(1) : std::nullopt;
   std::vector<int64_t> activationShape = {training.microBatch, model.seqLength,
                                           model.hidden};
+  // At cp > 1 each rank holds its s / cp tokens of every activation.
+  std::optional<unsigned> contextDim =
+      mapping.cp > 1 ? std::optional<unsigned>(1) : std::nullopt;
   auto add = [&](std::string name, BoundaryRole role,
                  std::vector<int64_t> shape, DataType type,
                  std::optional<unsigned> split) {
-    tensors.push_back({std::move(name), role, std::move(shape), type, split});
+    bool activation = role == BoundaryRole::ActivationIn ||
+                      role == BoundaryRole::ActivationGradIn ||
+                      role == BoundaryRole::ActivationOut ||
+                      role == BoundaryRole::ActivationGradOut;
+    tensors.push_back({std::move(name), role, std::move(shape), type, split,
+                       activation ? contextDim : std::nullopt});
   };
   add("x", BoundaryRole::ActivationIn, activationShape,
       training.activationType, sequenceDim);

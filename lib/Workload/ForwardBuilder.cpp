@@ -1267,5 +1267,5 @@ void ForwardBuilder::normBackwardOver(llvm::StringRef primitive,
 llvm::Error blueprint::workload::detail::checkTrainingComposes(
     const ModelSpec &model, const TrainingSpec &training,
     const MappingSpec &mapping, llvm::StringRef who) {
-  return runError(who, checkTrainingRankWork(model, training, mapping));
+  return runError(who, checkTrainingRun(model, training, mapping));
 }

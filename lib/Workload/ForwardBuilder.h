@@ -43,7 +43,7 @@ llvm::Error violationsError(const llvm::Twine &preamble,
 /// does not compose:" and every broken rule with its label.
 llvm::Error runError(llvm::StringRef who, const RunViolations &violations);
 
-/// runError of checkTrainingRankWork: what every derivation of a rank's
+/// runError of checkTrainingRun: what every derivation of a rank's
 /// training work (block, edges, optimizer) checks first.
 llvm::Error checkTrainingComposes(const ModelSpec &model,
                                   const TrainingSpec &training,

@@ -526,8 +526,10 @@ PersistentBytes blueprint::workload::persistentBytesOf(
   int64_t bucketed = 0;
   for (int64_t elements : program.bucketElements)
     bucketed = guard.add(bucketed, elements, "gradient buffer elements");
-  int64_t zero = mapping.dp > 1 ? mapping.zeroStage : 0;
-  int64_t shard = bucketed / mapping.dp;
+  // ZeRO shards over the ranks holding the same parameters, dp * cp.
+  int64_t replicas = mapping.gradientReplicas();
+  int64_t zero = replicas > 1 ? mapping.zeroStage : 0;
+  int64_t shard = bucketed / replicas;
   bytes.weights =
       guard.mul(zero >= 3 ? shard : program.parameters,
                 bytesOf(training->weightType), "stage weight bytes");

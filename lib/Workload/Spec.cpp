@@ -425,20 +425,6 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
   return sink.take();
 }
 
-std::optional<RuleViolation>
-blueprint::workload::checkContextParallelProgram(const MappingSpec &mapping) {
-  if (mapping.cp == 1)
-    return std::nullopt;
-  return RuleViolation{
-      "context_parallel_c5",
-      "cp = " + std::to_string(mapping.cp) +
-          ": a rank's block work (with its key/value exchange over the cp "
-          "axis) and edge work are derived at cp > 1, but the program of a "
-          "context-parallel run (a mesh with a cp axis, the gradient "
-          "reduction over dp x cp, the dist and pplan programs) is not; "
-          "programs need cp = 1"};
-}
-
 std::vector<RuleViolation> RunViolations::all() const {
   std::vector<RuleViolation> violations;
   for (const std::vector<RuleViolation> *part :
@@ -494,22 +480,6 @@ RunViolations
 blueprint::workload::checkTrainingRun(const ModelSpec &model,
                                       const TrainingSpec &training,
                                       const MappingSpec &mapping) {
-  return checkRun(model, checkTraining(training), mapping, [&] {
-    std::vector<RuleViolation> violations =
-        checkTrainingComposition(model, training, mapping);
-    // Last, so that every composition rule (decoder_training_c10 runs only
-    // while nothing else is violated) is reported with it.
-    if (std::optional<RuleViolation> program =
-            checkContextParallelProgram(mapping))
-      violations.push_back(std::move(*program));
-    return violations;
-  });
-}
-
-RunViolations
-blueprint::workload::checkTrainingRankWork(const ModelSpec &model,
-                                           const TrainingSpec &training,
-                                           const MappingSpec &mapping) {
   return checkRun(model, checkTraining(training), mapping, [&] {
     return checkTrainingComposition(model, training, mapping);
   });

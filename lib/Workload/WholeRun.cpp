@@ -241,7 +241,19 @@ private:
   bool keptInStep(const Invocation &invocation) const {
     return !sharded() || invocation.phase != Phase::Optimizer;
   }
-  bool sharded() const { return mapping.zeroStage >= 1 && mapping.dp > 1; }
+  bool sharded() const {
+    return mapping.zeroStage >= 1 && mapping.gradientReplicas() > 1;
+  }
+
+  /// `invocation`, a collective over the ranks holding the same parameters
+  /// (MappingSpec::gradientReplicas): the data-parallel axis, and inside it
+  /// the context-parallel axis at cp > 1.
+  Invocation overReplicas(Invocation invocation) const {
+    invocation.collective->axis = kDataParallelAxis.str();
+    if (mapping.cp > 1)
+      invocation.collective->innerAxes = {kContextParallelAxis.str()};
+    return invocation;
+  }
 
   /// The edges' per-micro-batch work split into forward and the rest (the
   /// edges' backward runs whole, also in ZB-H1's input-gradient pass), and
@@ -305,7 +317,8 @@ private:
     for (const BoundaryTensor &tensor : *boundaries) {
       if (tensor.role != BoundaryRole::ActivationOut)
         continue;
-      llvm::Expected<int64_t> bytes = bytesPerRank(tensor, mapping.tp);
+      llvm::Expected<int64_t> bytes =
+          bytesPerRank(tensor, mapping.tp, mapping.cp);
       if (!bytes)
         return bytes.takeError();
       heldBytes = *bytes;
@@ -341,16 +354,16 @@ private:
         messageGathers[static_cast<size_t>(message)] =
             add(pipelineGather(training, mapping, heldBytes, message),
                 kTensorParallelAxis);
-    if (mapping.zeroStage != 3 || mapping.dp == 1)
+    if (mapping.zeroStage != 3 || mapping.gradientReplicas() == 1)
       return;
     int64_t weightBytes = bytesOf(training.weightType);
     for (int64_t chunk = 0; chunk < run.layout.chunks(); ++chunk)
       for (bool backward : {false, true})
         parameterGathers.push_back(
-            add(collectiveInvocation(
+            add(overReplicas(collectiveInvocation(
                     primitive::kFSDPParamGather,
                     backward ? Phase::Recommunication : Phase::Forward,
-                    CollectiveKind::AllGather, mapping.dp,
+                    CollectiveKind::AllGather, mapping.gradientReplicas(),
                     guard.mul(chunkParameters[chunk], weightBytes,
                               "fsdp_param_gather bytes"),
                     weightBytes, "params",
@@ -358,7 +371,7 @@ private:
                         ? "ZeRO-3: the backward gathers the chunk's parameters "
                           "again from their data-parallel shards"
                         : "ZeRO-3: the forward gathers the chunk's parameters "
-                          "from their data-parallel shards"),
+                          "from their data-parallel shards")),
                 kDataParallelAxis));
   }
 
@@ -496,31 +509,32 @@ private:
     for (int64_t unit : stageUnits[stage])
       current->parameters =
           guard.add(current->parameters, unit, "stage parameters");
-    int64_t dp = mapping.dp;
+    int64_t replicas = mapping.gradientReplicas();
     int64_t gradientBytes = bytesOf(training.gradientType);
     int64_t weightBytes = bytesOf(training.weightType);
     bool sharded = this->sharded();
     int64_t shardElements = 0;
-    if (dp > 1)
+    if (replicas > 1)
       for (auto [index, elements] : llvm::enumerate(buckets)) {
         int64_t message = guard.mul(elements, gradientBytes,
                                     "data-parallel gradient bucket bytes");
-        shardElements = guard.add(shardElements, elements / dp,
+        shardElements = guard.add(shardElements, elements / replicas,
                                   "sharded optimizer parameters");
         append(RunWork{
-            sharded ? collectiveInvocation(
-                          primitive::kDPGradReduceScatter, Phase::WeightGrad,
-                          CollectiveKind::ReduceScatter, dp, message,
-                          gradientBytes, "d_params",
-                          "distributed optimizer: each data-parallel rank "
-                          "receives the sum of its shard of the bucket's "
-                          "gradients")
-                    : collectiveInvocation(
-                          primitive::kDPGradAllReduce, Phase::WeightGrad,
-                          CollectiveKind::AllReduce, dp, message, gradientBytes,
-                          "d_params",
-                          "data parallelism: the bucket's gradients are "
-                          "summed over the data-parallel replicas"),
+            overReplicas(
+                sharded ? collectiveInvocation(
+                              primitive::kDPGradReduceScatter,
+                              Phase::WeightGrad, CollectiveKind::ReduceScatter,
+                              replicas, message, gradientBytes, "d_params",
+                              "distributed optimizer: each data-parallel rank "
+                              "receives the sum of its shard of the bucket's "
+                              "gradients")
+                        : collectiveInvocation(
+                              primitive::kDPGradAllReduce, Phase::WeightGrad,
+                              CollectiveKind::AllReduce, replicas, message,
+                              gradientBytes, "d_params",
+                              "data parallelism: the bucket's gradients are "
+                              "summed over the data-parallel replicas")),
             Cadence::PerIteration,
             std::string(kDataParallelAxis),
             {},
@@ -536,6 +550,8 @@ private:
           embeddingGradSync(model, training, mapping);
       if (!sync)
         return sync.takeError();
+      // Its facts name the axis its op spans, as the RunWork does.
+      sync->collective->axis = kPipelineParallelAxis.str();
       append(RunWork{std::move(*sync),
                      Cadence::PerIteration,
                      std::string(kPipelineParallelAxis),
@@ -572,8 +588,11 @@ private:
       return llvm::Error::success();
     llvm::Expected<Invocation> step = deriveAdamWStep(
         shardElements, training, primitive::kDPShardedOptimizer,
-        "distributed optimizer: the AdamW step over this rank's 1/dp shard "
-        "of the stage's gradient buckets");
+        mapping.cp == 1
+            ? "distributed optimizer: the AdamW step over this rank's 1/dp "
+              "shard of the stage's gradient buckets"
+            : "distributed optimizer: the AdamW step over this rank's "
+              "1/(dp x cp) shard of the stage's gradient buckets");
     if (!step)
       return step.takeError();
     append(
@@ -582,14 +601,14 @@ private:
     if (mapping.zeroStage == 3)
       return llvm::Error::success();
     for (int64_t elements : buckets)
-      append(RunWork{collectiveInvocation(
+      append(RunWork{overReplicas(collectiveInvocation(
                          primitive::kDPParamAllGather, Phase::Optimizer,
-                         CollectiveKind::AllGather, dp,
+                         CollectiveKind::AllGather, replicas,
                          guard.mul(elements, weightBytes,
                                    "data-parallel parameter bucket bytes"),
                          weightBytes, "params",
                          "distributed optimizer: every data-parallel rank "
-                         "gathers the updated parameters of the bucket"),
+                         "gathers the updated parameters of the bucket")),
                      Cadence::PerIteration,
                      std::string(kDataParallelAxis),
                      {},
@@ -597,11 +616,13 @@ private:
     return llvm::Error::success();
   }
 
-  /// `elements` padded to a multiple of dp, as Megatron-LM pads its
-  /// gradient and parameter buffers so every rank's shard is equal.
+  /// `elements` padded to a multiple of dp * cp (gradientReplicas), as
+  /// Megatron-LM pads its gradient and parameter buffers so every rank's
+  /// shard is equal.
   int64_t paddedToRanks(int64_t elements) {
-    int64_t perRank = elements / mapping.dp + (elements % mapping.dp != 0);
-    return guard.mul(perRank, mapping.dp, "padded elements");
+    int64_t replicas = mapping.gradientReplicas();
+    int64_t perRank = elements / replicas + (elements % replicas != 0);
+    return guard.mul(perRank, replicas, "padded elements");
   }
 
   /// ZeRO-3 (FSDP): before a forward or backward pass through `chunk` the
@@ -615,7 +636,7 @@ private:
                                       (backward ? 1 : 0)]]);
   }
 
-  /// The buckets' elements, each padded to a multiple of dp (Megatron-LM
+  /// The buckets' elements, each padded to a multiple of dp * cp (Megatron-LM
   /// pads its gradient buffers so every rank's shard is equal): units are
   /// added in backward order and a bucket is closed once it holds at least
   /// bucket_bytes (Megatron-LM's DDP bucketing; a unit is never split). No

@@ -9,9 +9,11 @@
 
 #include "Blueprint/Workload/ContextParallel.h"
 
+#include "Blueprint/Analysis/ModelSummary.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/EdgeWork.h"
 #include "Blueprint/Workload/Primitives.h"
+#include "Blueprint/Workload/WholeRun.h"
 
 #include "gtest/gtest.h"
 
@@ -406,6 +408,54 @@ TEST(ContextParallel, BlockWorkOverRanksIsTheSequence) {
       }
 }
 
+// The run's model FLOPs count every rank of a stage, tp x dp x cp: at
+// cp = 2 the ranks together run the cp = 1 matmuls, except the attention
+// core's (qk_matmul, attn_v_matmul), of which they run (cp + 1) / (2 cp)
+// (BlockWorkOverRanksIsTheSequence). With Core the cp = 1 run's core
+// matmul ops, derived here from its block work x tp x dp x blocks x
+// micro-batches: 2 cp F(cp) = 2 cp F(1) - (cp - 1) Core.
+TEST(ContextParallel, RunFlopsCountTheContextParallelRanks) {
+  ModelSpec model = exchangeModel();
+  TrainingSpec training = rankTraining();
+  auto runFlops = [&](int64_t cp) -> int64_t {
+    MappingSpec mapping =
+        rankMapping(2, cp, TPCommMode::AllReduce, RecomputePolicy::None);
+    llvm::Expected<WholeRun> run = deriveWholeRun(model, training, mapping);
+    if (!run) {
+      ADD_FAILURE() << llvm::toString(run.takeError());
+      return -1;
+    }
+    llvm::Expected<std::vector<StageTotals>> stages = summarizeWholeRun(*run);
+    if (!stages) {
+      ADD_FAILURE() << llvm::toString(stages.takeError());
+      return -1;
+    }
+    llvm::Expected<blueprint::analysis::RunFlops> flops =
+        blueprint::analysis::runFlopsOf(*stages, mapping);
+    if (!flops) {
+      ADD_FAILURE() << llvm::toString(flops.takeError());
+      return -1;
+    }
+    return flops->model.getSExtValue();
+  };
+  llvm::Expected<BlockWork> whole = deriveBlockWork(
+      model, training,
+      rankMapping(2, 1, TPCommMode::AllReduce, RecomputePolicy::None));
+  ASSERT_TRUE(static_cast<bool>(whole)) << llvm::toString(whole.takeError());
+  int64_t coreOpsPerRank = 0;
+  for (const Invocation &invocation : whole->invocations)
+    if (invocation.engine == Engine::Matmul &&
+        (invocation.primitive == primitive::kQKMatmul ||
+         invocation.primitive == primitive::kAttnVMatmul))
+      coreOpsPerRank += invocation.ops;
+  ASSERT_GT(coreOpsPerRank, 0);
+  // tp = 2 ranks, dp = 1, 2 blocks on one stage, global_batch 2 / micro 1.
+  int64_t core = coreOpsPerRank * 2 * model.blocks * 2;
+  int64_t one = runFlops(1);
+  int64_t cp = 2;
+  EXPECT_EQ(2 * cp * runFlops(cp), 2 * cp * one - (cp - 1) * core);
+}
+
 // The edges run on the rank's s / cp tokens: the embedding and the LM head
 // with its loss, summed over the cp ranks, are the sequence's, except the
 // loss average's per-micro-batch divisions, which every rank runs.
@@ -438,18 +488,15 @@ TEST(ContextParallel, EdgeWorkOverRanksIsTheSequence) {
     }
 }
 
-// A rank's work is derived at cp > 1; a program with cp > 1 is refused
-// (context_parallel_c5) until its exchange and gradient reduction are.
-TEST(ContextParallel, ProgramsRefuseWhatRankWorkDerives) {
+// A training run at cp > 1 whose composition rules hold is valid: no rule
+// refuses its program (context_parallel_c5 was dropped once the program's
+// mesh, gradient reduction and dist/pplan programs were derived).
+TEST(ContextParallel, TrainingRunsAtCpAboveOneAreValid) {
   ModelSpec model = exchangeModel();
   TrainingSpec training = rankTraining();
   MappingSpec mapping =
       rankMapping(2, 2, TPCommMode::AllReduce, RecomputePolicy::None);
-  EXPECT_TRUE(checkTrainingRankWork(model, training, mapping).empty());
-  std::vector<RuleViolation> program =
-      checkTrainingRun(model, training, mapping).all();
-  ASSERT_EQ(program.size(), 1u);
-  EXPECT_EQ(program[0].rule, "context_parallel_c5");
+  EXPECT_TRUE(checkTrainingRun(model, training, mapping).empty());
 }
 
 // The block's work at cp > 1 holds the key/value exchange as collectives

@@ -319,9 +319,9 @@ composeIterationTime(const PlanWork &work, const ModelQuantities &quantities,
 //===----------------------------------------------------------------------===//
 
 /// The matmul FLOPs of a whole run over every rank: each stage's matmul
-/// operations per rank x tp x dp, summed over the stages. `model` leaves
-/// out the recompute passes (SeqSel's model FLOPs), `hardware` counts what
-/// runs.
+/// operations per rank x tp x dp x cp, summed over the stages. `model`
+/// leaves out the recompute passes (SeqSel's model FLOPs), `hardware`
+/// counts what runs.
 struct RunFlops {
   llvm::APInt model;
   llvm::APInt hardware;

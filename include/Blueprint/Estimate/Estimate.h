@@ -103,11 +103,15 @@ struct EstimateTask {
   workload::Cadence cadence = workload::Cadence::PerMicroBatch;
   /// Set exactly for collectives.
   std::string meshAxis;
+  /// The mesh axes inside meshAxis a collective also spans (its
+  /// CollectiveFacts::innerAxes: cp for the gradient reduction at cp > 1).
+  std::vector<std::string> innerMeshAxes = {};
 
   bool operator==(const EstimateTask &other) const;
 };
 
-/// The task of an invocation's figures; a collective spans `collectiveAxis`.
+/// The task of an invocation's figures; a collective spans `collectiveAxis`
+/// and the inner axes of its facts.
 EstimateTask makeEstimateTask(const workload::InvocationFigures &figures,
                               workload::Cadence cadence,
                               llvm::StringRef collectiveAxis);

@@ -56,7 +56,7 @@ struct Target {
   estimate::NetworkTierBinding binding;
 };
 
-/// Fails unless every axis the binding binds is a mesh axis (tp, pp, dp)
+/// Fails unless every axis the binding binds is a mesh axis (tp, pp, dp, cp)
 /// and every tier is one of the profile's: a binding that can apply to no
 /// configuration is bad input, not a rejected row.
 llvm::Error checkTarget(const Target &target);

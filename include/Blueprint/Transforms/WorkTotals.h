@@ -21,8 +21,8 @@
 namespace blueprint {
 
 /// The totals of one whole iteration over every rank of a whole-run
-/// program: each stage's per-rank totals times its tp x dp ranks, as exact
-/// 128-bit counts (a full-scale iteration's operations exceed 64 bits).
+/// program: each stage's per-rank totals times its tp x dp x cp ranks, as
+/// exact 128-bit counts (a full-scale iteration's operations exceed 64 bits).
 struct IterationTotals {
   /// The fields of a WorkTotals, in the order of its JSON keys
   /// (invocations, message_bytes, min_transfer_bytes, ops, read_bytes,

@@ -184,15 +184,21 @@ struct CollectiveFacts {
   int64_t messageBytes = 0;
   /// The mesh axis of a block collective's participants: the tensor axis for
   /// every tensor-parallel collective, the context axis (kContextParallelAxis)
-  /// for the key/value exchange. An op of the IR names its axes itself
-  /// (`axes`); the facts it reports keep this default.
+  /// for the key/value exchange; the outermost axis of a collective over
+  /// several. A `dist` collective reports the first of its `axes`.
   std::string axis = kTensorParallelAxis.str();
+  /// The mesh axes inside `axis` the collective also spans, outermost
+  /// first: `cp` for the data-parallel gradient reduction and the ZeRO
+  /// collectives at cp > 1 (docs/WholeRun.md); empty for one axis. The
+  /// participants are the product of the axes' sizes.
+  std::vector<std::string> innerAxes = {};
 };
 
 inline bool operator==(const CollectiveFacts &lhs, const CollectiveFacts &rhs) {
   return lhs.kind == rhs.kind && lhs.reduction == rhs.reduction &&
          lhs.participants == rhs.participants &&
-         lhs.messageBytes == rhs.messageBytes && lhs.axis == rhs.axis;
+         lhs.messageBytes == rhs.messageBytes && lhs.axis == rhs.axis &&
+         lhs.innerAxes == rhs.innerAxes;
 }
 inline bool operator!=(const CollectiveFacts &lhs, const CollectiveFacts &rhs) {
   return !(lhs == rhs);

@@ -35,6 +35,11 @@ struct BoundaryTensor {
   DataType type = DataType::BF16;
   /// The dimension split over the tensor-parallel ranks, if any.
   std::optional<unsigned> tpSplitDim;
+  /// The dimension split over the context-parallel ranks: a training
+  /// activation's sequence at cp > 1 (each cp rank holds its s / cp
+  /// load-balanced tokens), outside the tensor-parallel split when both
+  /// split it (sequence parallelism).
+  std::optional<unsigned> cpSplitDim = std::nullopt;
 
   bool isOutput() const { return producingPhase(role).has_value(); }
 };
@@ -47,9 +52,11 @@ llvm::Expected<int64_t> shardBytes(llvm::ArrayRef<int64_t> shape,
                                    int64_t elementBytes, int64_t shards,
                                    llvm::StringRef what);
 
-/// Bytes one TP rank holds of `tensor` (split over `tp` ranks along its
-/// tpSplitDim, replicated otherwise): the size of its per-rank buffer.
-llvm::Expected<int64_t> bytesPerRank(const BoundaryTensor &tensor, int64_t tp);
+/// Bytes one rank holds of `tensor` (split over `tp` ranks along its
+/// tpSplitDim and over `cp` ranks along its cpSplitDim, replicated
+/// otherwise): the size of its per-rank buffer.
+llvm::Expected<int64_t> bytesPerRank(const BoundaryTensor &tensor, int64_t tp,
+                                     int64_t cp = 1);
 
 /// The boundary tensors of one block for one micro-batch under `mapping`.
 /// Fails if the contracts do not compose or a size overflows.

@@ -27,23 +27,6 @@
 
 namespace blueprint::workload {
 
-/// checkTrainingRun without context_parallel_c5: what a derivation of one
-/// rank's training work per micro-batch (a block's, the edges', the
-/// optimizer's) checks, since that work is derived at cp > 1.
-RunViolations checkTrainingRankWork(const ModelSpec &model,
-                                    const TrainingSpec &training,
-                                    const MappingSpec &mapping);
-
-/// `context_parallel_c5`, the last rule checkTrainingRun reports: the
-/// violation when a training program has cp > 1. Each rank's block work,
-/// its key/value exchange over the cp axis included, and edge work are
-/// derived at cp > 1 (checkTrainingRankWork); the program-level work (a mesh
-/// with a cp axis, the gradient reduction over dp x cp, the dist and pplan
-/// programs) is not yet, so a program is refused rather than derived as if
-/// cp were 1.
-std::optional<RuleViolation>
-checkContextParallelProgram(const MappingSpec &mapping);
-
 /// What one cp rank holds of every sequence of s tokens.
 struct ContextParallelShape {
   /// Tokens of one load-balanced chunk, s / (2 cp); the sequence itself at

@@ -91,7 +91,7 @@ struct PersistentBytes {
 };
 
 /// The persistent state of `program` (its parameters and buckets) under
-/// the ZeRO stage of `mapping` (sharding needs dp > 1): a training run's
+/// the ZeRO stage of `mapping` (sharding needs dp * cp > 1): a training run's
 /// weights, gradient buffer (ZeRO 0-1) and optimizer state, an inference
 /// run's weights (`training` none; nothing without either). Overflows are
 /// recorded in `guard`.

@@ -155,9 +155,10 @@ struct TrainingSpec {
 inline constexpr llvm::StringLiteral kTensorParallelAxis = "tp";
 inline constexpr llvm::StringLiteral kPipelineParallelAxis = "pp";
 inline constexpr llvm::StringLiteral kDataParallelAxis = "dp";
-/// The context-parallel ranks a training sequence is cut over; no mesh
-/// names it yet (context_parallel_c5 refuses programs with cp > 1), but the
-/// block's key/value exchange runs over it.
+/// The context-parallel ranks a training sequence is cut over: the block's
+/// key/value exchange runs over it, and with the data-parallel axis it
+/// spans the ranks whose gradients are reduced (docs/WholeRun.md). A mesh
+/// names it only at cp > 1 (between the data-parallel axes and tp).
 inline constexpr llvm::StringLiteral kContextParallelAxis = "cp";
 
 struct MappingSpec {
@@ -184,6 +185,28 @@ struct MappingSpec {
   int64_t cp = 1;
   /// How the cp ranks exchange keys and values.
   CPCommMode cpComm = CPCommMode::Ring;
+
+  /// The ranks holding the same parameters of a stage, dp * cp: every
+  /// parameter is replicated over the context-parallel ranks, so gradients
+  /// are reduced and ZeRO shards over them all (Megatron-Core's
+  /// `get_data_parallel_group(with_context_parallel=True)`,
+  /// docs/WholeRun.md). Bounded by world, whose product
+  /// transformer_mapping_c2 checks.
+  int64_t gradientReplicas() const { return dp * cp; }
+
+  /// The degree of the mesh axis named `axis` (tp, pp, dp or cp); none for
+  /// any other name.
+  std::optional<int64_t> axisDegree(llvm::StringRef axis) const {
+    if (axis == kTensorParallelAxis)
+      return tp;
+    if (axis == kPipelineParallelAxis)
+      return pp;
+    if (axis == kDataParallelAxis)
+      return dp;
+    if (axis == kContextParallelAxis)
+      return cp;
+    return std::nullopt;
+  }
 };
 
 /// One broken composition rule: its label (as cited in docs/ and tests) and a

@@ -104,8 +104,9 @@ struct StageProgram {
   /// optimizer state, hold.
   int64_t parameters = 0;
   /// The stage's gradient buckets in reduction order, in elements, each
-  /// padded to a multiple of dp (training only): the gradient buffer is
-  /// their sum, a rank's shard their sum / dp.
+  /// padded to a multiple of dp * cp (training only;
+  /// MappingSpec::gradientReplicas): the gradient buffer is their sum, a
+  /// rank's shard their sum / (dp * cp).
   std::vector<int64_t> bucketElements;
 };
 

@@ -26,8 +26,27 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 
 // dist_program_c2
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
-  // expected-error @+1 {{dist_program_c2: axis 'ep' is not a parallelism of the mapping (tp, pp or dp)}}
+  // expected-error @+1 {{dist_program_c2: axis 'ep' is not a parallelism of the mapping (tp, pp, dp or cp)}}
   dist.mesh @m axes = ["ep"] shape = [4]
+}
+
+// -----
+
+// dist_program_c2: a cp axis has the mapping's cp ranks (so a collective
+// over cp has cp participants, dist_collective_c2); cp = 1 here.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  // expected-error @+1 {{dist_program_c2: axis 'cp' has 2 ranks but the mapping says cp = 1}}
+  dist.mesh @tp_mesh axes = ["cp", "tp"] shape = [2, 4]
+}
+
+// -----
+
+// dist_collective_c2: the key/value exchange over cp = 2 declares 4
+// participants.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 8, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, cp = 2> {
+  dist.mesh @tp_mesh axes = ["cp", "tp"] shape = [2, 4]
+  // expected-error @+1 {{dist_collective_c2: participants = 4 but axes ["cp"] span 2 ranks}}
+  %0 = dist.all_gather "cp_kv_gather" forward per_micro_batch on @tp_mesh axes = ["cp"] participants = 4 message = 16 ops = 0 reads {kv = 4} writes {kv = 16} stashed {}
 }
 
 // -----

@@ -417,9 +417,8 @@ transformer.decoder_training @m
 // -----
 
 // context_parallel_c1: 2 * cp = 8 load-balanced chunks do not divide 1020
-// positions; context_parallel_c5 refuses every cp > 1 program.
-// expected-error @+2 {{context_parallel_c1: seq_length = 1020 is not divisible by 2 * cp (the load-balanced chunks) = 8}}
-// expected-error @+1 {{context_parallel_c5: cp = 4: a rank's block work (with its key/value exchange over the cp axis) and edge work are derived at cp > 1, but the program of a context-parallel run (a mesh with a cp axis, the gradient reduction over dp x cp, the dist and pplan programs) is not; programs need cp = 1}}
+// positions.
+// expected-error @+1 {{context_parallel_c1: seq_length = 1020 is not divisible by 2 * cp (the load-balanced chunks) = 8}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 1020, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -429,8 +428,7 @@ transformer.decoder_training @m
 
 // context_parallel_c2: sequence parallelism shards each CP rank's
 // 520 / 4 = 130 tokens over tp = 4 (520 alone is divisible by tp and by 8).
-// expected-error @+2 {{context_parallel_c2: seq_length / cp (tp_comm = reduce_scatter_all_gather) = 130 is not divisible by tp = 4}}
-// expected-error @+1 {{context_parallel_c5: cp = 4}}
+// expected-error @+1 {{context_parallel_c2: seq_length / cp (tp_comm = reduce_scatter_all_gather) = 130 is not divisible by tp = 4}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 520, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -439,8 +437,7 @@ transformer.decoder_training @m
 // -----
 
 // context_parallel_c3: no context parallelism under a sliding window.
-// expected-error @+2 {{context_parallel_c3: cp = 2 with attention_window = 128: context parallelism is defined for full causal attention; a sliding window needs cp = 1}}
-// expected-error @+1 {{context_parallel_c5: cp = 2}}
+// expected-error @+1 {{context_parallel_c3: cp = 2 with attention_window = 128: context parallelism is defined for full causal attention; a sliding window needs cp = 1}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, attention_window = 128>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -448,20 +445,9 @@ transformer.decoder_training @m
 
 // -----
 
-// context_parallel_c5 alone: the composition rules hold, the work is not
-// derived.
-// expected-error @+1 {{context_parallel_c5: cp = 2}}
-transformer.decoder_training @m
-    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
-    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
-    mapping = <world = 8, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = none, schedule = one_f_one_b, cp = 2>
-
-// -----
-
-// decoder_training_c10 is still reported at cp = 2: the context_parallel_c5
-// refusal comes after every composition rule.
-// expected-error @+2 {{decoder_training_c10: microbatches = 6 is not divisible by pp = 4}}
-// expected-error @+1 {{context_parallel_c5: cp = 2}}
+// decoder_training_c10 is reported at cp = 2: the micro-batch count is
+// global_batch / (micro_batch * dp), the cp ranks share their sequences.
+// expected-error @+1 {{decoder_training_c10: microbatches = 6 is not divisible by pp = 4}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     training = <global_batch = 6, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
@@ -470,8 +456,7 @@ transformer.decoder_training @m
 // -----
 
 // context_parallel_c1 (checked arithmetic): 2 * cp overflows.
-// expected-error @+2 {{context_parallel_c1: 2 * cp overflows a 64-bit integer}}
-// expected-error @+1 {{context_parallel_c5: cp = 4611686018427387904}}
+// expected-error @+1 {{context_parallel_c1: 2 * cp overflows a 64-bit integer}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>

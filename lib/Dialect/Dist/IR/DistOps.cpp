@@ -376,20 +376,15 @@ static LogicalResult verifyInputsAreUsed(ProgramOp program) {
 LogicalResult ProgramOp::verifyRegions() {
   if (failed(verifyInputsAreUsed(*this)) || failed(verifyWholeRun(*this)))
     return failure();
-  transformer::MappingAttr mapping = getMapping();
+  workload::MappingSpec mapping = getMapping().getSpec();
   for (MeshOp mesh : getBody().getOps<MeshOp>()) {
     for (auto [axis, size] : llvm::zip(
              mesh.getAxes().getAsValueRange<StringAttr>(), mesh.getShape())) {
-      std::optional<int64_t> degree =
-          llvm::StringSwitch<std::optional<int64_t>>(axis)
-              .Case(workload::kTensorParallelAxis, mapping.getTp())
-              .Case(workload::kPipelineParallelAxis, mapping.getPp())
-              .Case(workload::kDataParallelAxis, mapping.getDp())
-              .Default(std::nullopt);
+      std::optional<int64_t> degree = mapping.axisDegree(axis);
       if (!degree)
         return mesh.emitOpError()
                << "dist_program_c2: axis '" << axis
-               << "' is not a parallelism of the mapping (tp, pp or dp)";
+               << "' is not a parallelism of the mapping (tp, pp, dp or cp)";
       if (*degree != size)
         return mesh.emitOpError()
                << "dist_program_c2: axis '" << axis << "' has " << size
@@ -720,6 +715,13 @@ static workload::CollectiveFacts collectiveFactsOf(CollectiveOpT op) {
     facts.reduction = op.getReduction();
   facts.participants = op.getParticipants();
   facts.messageBytes = op.getMessageBytes();
+  // The op's axes, outermost first (dist_collective_c1: at least one).
+  auto axes = op.getMeshAxes().template getAsValueRange<StringAttr>();
+  if (!axes.empty()) {
+    facts.axis = (*axes.begin()).str();
+    for (StringRef inner : llvm::drop_begin(axes))
+      facts.innerAxes.push_back(inner.str());
+  }
   return facts;
 }
 
@@ -1010,11 +1012,19 @@ blueprint::dist::getBoundarySharding(MLIRContext *context,
                                      FlatSymbolRefAttr mesh, StringRef axis,
                                      const workload::BoundaryTensor &tensor) {
   Builder builder(context);
+  llvm::SmallVector<llvm::SmallVector<StringRef, 2>> axesOfDim;
+  auto split = [&](std::optional<unsigned> dim, StringRef splitAxis) {
+    if (!dim)
+      return;
+    if (axesOfDim.size() <= *dim)
+      axesOfDim.resize(*dim + 1);
+    axesOfDim[*dim].push_back(splitAxis);
+  };
+  split(tensor.cpSplitDim, workload::kContextParallelAxis);
+  split(tensor.tpSplitDim, axis);
   llvm::SmallVector<Attribute> splitAxes;
-  if (tensor.tpSplitDim) {
-    splitAxes.assign(*tensor.tpSplitDim + 1, builder.getArrayAttr({}));
-    splitAxes.back() = builder.getStrArrayAttr({axis});
-  }
+  for (const llvm::SmallVector<StringRef, 2> &axes : axesOfDim)
+    splitAxes.push_back(builder.getStrArrayAttr(axes));
   return ShardingAttr::get(context, mesh, builder.getArrayAttr(splitAxes));
 }
 

@@ -19,6 +19,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace blueprint;
@@ -375,63 +376,91 @@ std::optional<workload::CollectiveFacts> TaskOp::getCollectiveFacts() {
   facts.reduction = collective.getReduction();
   facts.participants = collective.getParticipants();
   facts.messageBytes = collective.getMessage();
+  // Its mesh axes (pplan_task_c8): none names tp.
+  if (std::optional<llvm::StringRef> axis = getAxis())
+    facts.axis = axis->str();
+  if (std::optional<ArrayAttr> innerAxes = getInnerAxes())
+    for (llvm::StringRef inner : innerAxes->getAsValueRange<StringAttr>())
+      facts.innerAxes.push_back(inner.str());
   return facts;
 }
 
-/// pplan_task_c8: a stage-level collective keeps the mesh axis (and the
-/// group of positions along it) of its `dist` collective, as
-/// dist_collective_c1, c2 and c7 state them for one axis.
+/// pplan_task_c8: a stage-level collective keeps the mesh axes (and the
+/// group of positions along one) of its `dist` collective, as
+/// dist_collective_c1, c2 and c7 state them; a template's key/value
+/// exchange names its `cp` axis.
 static LogicalResult
 verifyMeshAxis(TaskOp task,
                const std::optional<workload::CollectiveFacts> &collective) {
   std::optional<llvm::StringRef> axis = task.getAxis();
+  std::optional<ArrayAttr> innerAxes = task.getInnerAxes();
   std::optional<ArrayRef<int64_t>> group = task.getAxisGroup();
   auto fail = [&]() { return task.emitOpError() << "pplan_task_c8: "; };
   if (group && !axis)
     return fail() << "a group names positions along a mesh axis: give the "
                      "axis";
+  if (innerAxes && !axis)
+    return fail() << "inner axes follow the outermost mesh axis: give the "
+                     "axis";
+  if (innerAxes && group)
+    return fail() << "a group names positions along a single axis: no inner "
+                     "axes with a group";
   auto stage = llvm::dyn_cast<StageOp>(task->getParentOp());
   bool stageCollective = stage && collective;
   if (!stageCollective) {
-    if (axis)
+    // A template's or a block-scope plan's key/value exchange spans cp.
+    bool contextAxis = collective && axis && !group && !innerAxes &&
+                       *axis == workload::kContextParallelAxis;
+    if (axis && !contextAxis)
       return fail() << "only a collective of a pplan.stage names a mesh "
                        "axis; "
                     << (collective ? "a collective of a template or a "
-                                     "block-scope plan spans tp"
+                                     "block-scope plan spans tp, or names "
+                                     "axis \"cp\" alone"
                                    : "this task is not a collective");
-    return success();
-  }
-  if (!axis)
+    if (!contextAxis)
+      return success();
+  } else if (!axis) {
     return fail() << "stage-level collective " << task.getPrimitive()
-                  << " names its mesh axis (axis \"tp\", \"pp\" or \"dp\")";
-  auto plan = stage->getParentOfType<PlanOp>();
+                  << " names its mesh axis (axis \"tp\", \"pp\", \"dp\" or "
+                     "\"cp\")";
+  }
+  auto plan = task->getParentOfType<PlanOp>();
   if (!plan)
     return success();
-  transformer::MappingAttr mapping = plan.getMapping();
-  int64_t size = 0;
-  if (*axis == workload::kTensorParallelAxis)
-    size = mapping.getTp();
-  else if (*axis == workload::kPipelineParallelAxis)
-    size = mapping.getPp();
-  else if (*axis == workload::kDataParallelAxis)
-    size = mapping.getDp();
-  else
-    return fail() << "axis must be \"tp\", \"pp\" or \"dp\", got \"" << *axis
-                  << "\"";
-  int64_t participants = size;
+  workload::MappingSpec mapping = plan.getMapping().getSpec();
+  std::optional<int64_t> size = mapping.axisDegree(*axis);
+  if (!size)
+    return fail() << "axis must be \"tp\", \"pp\", \"dp\" or \"cp\", got \""
+                  << *axis << "\"";
+  int64_t participants = *size;
+  llvm::SmallVector<llvm::StringRef, 2> spanned = {*axis};
+  if (innerAxes)
+    for (llvm::StringRef inner : innerAxes->getAsValueRange<StringAttr>()) {
+      std::optional<int64_t> innerSize = mapping.axisDegree(inner);
+      if (!innerSize)
+        return fail() << "inner axis must be \"tp\", \"pp\", \"dp\" or "
+                         "\"cp\", got \""
+                      << inner << "\"";
+      if (llvm::is_contained(spanned, inner))
+        return fail() << "axis " << inner << " is named twice";
+      spanned.push_back(inner);
+      // Bounded by world, whose product transformer_mapping_c2 checks.
+      participants *= *innerSize;
+    }
   if (group) {
     if (group->size() < 2)
       return fail() << "a group names at least two positions of axis " << *axis;
     int64_t previous = -1;
     for (int64_t position : *group) {
-      if (position <= previous || position >= size)
+      if (position <= previous || position >= *size)
         return fail() << "group positions must be distinct positions of "
                          "axis "
-                      << *axis << " (0.." << size - 1
+                      << *axis << " (0.." << *size - 1
                       << ") in increasing order, got " << position;
       previous = position;
     }
-    if (*axis == workload::kPipelineParallelAxis &&
+    if (*axis == workload::kPipelineParallelAxis && stage &&
         !llvm::is_contained(*group, stage.getIndex()))
       return fail() << "stage " << stage.getIndex()
                     << " is not a position of the group";
@@ -440,9 +469,9 @@ verifyMeshAxis(TaskOp task,
   if (collective->participants != participants)
     return fail() << "the collective has " << collective->participants
                   << " participants but "
-                  << (group ? "its group along axis " : "axis ") << *axis
-                  << (group ? " has " : " spans ") << participants
-                  << (group ? " positions" : " ranks");
+                  << (group ? "its group along axis " : "axis ")
+                  << llvm::join(spanned, " x ") << (group ? " has " : " spans ")
+                  << participants << (group ? " positions" : " ranks");
   return success();
 }
 

@@ -45,8 +45,9 @@ mlir::Type getElementType(mlir::MLIRContext *context, workload::DataType type);
 std::optional<workload::DataType> getDataType(mlir::Type type);
 
 /// What a `dist.boundary` of a derived boundary tensor declares: its global
-/// type, and its sharding over the `axis` of `mesh` (split along the
-/// tensor's TP dimension, replicated without one).
+/// type, and its sharding over `mesh`: split over the `cp` axis along the
+/// tensor's context-parallel dimension, then over `axis` along its TP
+/// dimension, replicated without either.
 mlir::RankedTensorType getBoundaryType(mlir::MLIRContext *context,
                                        const workload::BoundaryTensor &tensor);
 ShardingAttr getBoundarySharding(mlir::MLIRContext *context,

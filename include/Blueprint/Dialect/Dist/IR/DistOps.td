@@ -40,8 +40,9 @@ def Dist_ProgramOp : Dist_Op<"program", [
     1. `dist_program_c1`: `source_digest` is `sha256:` followed by 64
        lowercase hexadecimal digits (the digest of the ModelIR op printed
        without locations);
-    2. `dist_program_c2`: every mesh axis is named `tp`, `pp` or `dp` and its
-       size equals that degree of `mapping`;
+    2. `dist_program_c2`: every mesh axis is named `tp`, `pp`, `dp` or `cp`
+       and its size equals that degree of `mapping` (so a collective over
+       `cp` has `cp` participants, `dist_collective_c2`);
     3. `dist_program_c3`: the program carries exactly one workload contract,
        `training` or `inference`; a block-scope inference program has a
        `decode_context` exactly when its generation has decode steps, and it

@@ -173,15 +173,20 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     7. `pplan_task_c7`: a collective's read and write bytes fit its message,
        as `dist_collective_c6`;
     8. `pplan_task_c8` (mesh axis): a collective task that is a direct child
-       of a `pplan.stage` names the mesh `axis` it runs along (`tp`, `pp` or
-       `dp`, as the `dist` collective's `axes`) and, for a subset of that
-       axis, its `group` of positions (as `dist_collective_c7`); no other
-       task carries `axis` or `group` (a template's or a block-scope plan's
-       collectives span `tp`); a `group` comes only with an `axis` and names
-       at least two distinct positions of the axis, `0 .. size - 1` under
-       the plan's mapping, in increasing order (a `pp` group holds the
-       stage's own index); the collective's `participants` are the group's
-       positions (with a group) or the axis size (without).
+       of a `pplan.stage` names the mesh `axis` it runs along (`tp`, `pp`,
+       `dp` or `cp`, the first of the `dist` collective's `axes`), the
+       `inner_axes` it also spans (the rest of them: `cp` for the
+       data-parallel gradient reduction at cp > 1) and, for a subset of one
+       axis, its `group` of positions (as `dist_collective_c7`); a
+       collective of a template or of a block-scope plan spans `tp` and
+       names no axis, except the key/value exchange, which names `axis
+       "cp"`; no other task carries `axis`, `inner_axes` or `group`; a
+       `group` comes only with an `axis` and without `inner_axes`, and
+       names at least two distinct positions of the axis, `0 .. size - 1`
+       under the plan's mapping, in increasing order (a `pp` group holds the
+       stage's own index); inner axes are distinct mesh axes other than
+       `axis`; the collective's `participants` are the group's positions
+       (with a group) or the product of its axes' sizes (without).
 
     ```mlir
     %12 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration
@@ -208,14 +213,15 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     Blueprint_TensorBytesProp:$reads,
     Blueprint_TensorBytesProp:$writes,
     Blueprint_TensorBytesProp:$stashed,
-    Variadic<PPlan_TokenType>:$deps
+    Variadic<PPlan_TokenType>:$deps,
+    OptionalAttr<StrArrayAttr>:$inner_axes
   );
   let results = (outs PPlan_TokenType:$done);
   let assemblyFormat = [{
     $primitive prop-dict `` $phase $engine
     $cadence `requires` $capability `group` $group
     `demand` `=` $demand (`collective` `=` $collective^)?
-    (`axis` $axis^)? (`group` $axis_group^)?
+    (`axis` $axis^)? (`inner_axes` $inner_axes^)? (`group` $axis_group^)?
     `ops` `=` $ops `reads` $reads
     `writes` $writes
     `stashed` $stashed

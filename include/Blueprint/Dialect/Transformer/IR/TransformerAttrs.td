@@ -294,8 +294,8 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     data-parallel reduction bucket (default 0: one bucket per stage);
     `cp`, the context-parallel degree (default 1), and `cp_comm`, how the
     `cp` ranks exchange keys and values, `ring` (default) or `all_gather`
-    (docs/TransformerSpec.md, "Context parallelism": programs need cp = 1
-    until the program's work is derived, rule `context_parallel_c5`).
+    (docs/TransformerSpec.md, "Context parallelism"; a training program at
+    `cp > 1` has a `cp` mesh axis, docs/DistSpec.md).
 
     Rules (`transformer_mapping_c*`):
     1. `tp`, `pp`, `dp`, `world`, `virtual_stages` and `cp` are positive;

@@ -52,12 +52,7 @@ def Transformer_DecoderTrainingOp
     15. `context_parallel_c1` .. `c3` (at `cp > 1`): `2 * cp` divides
         `seq_length` (`c1`); under `reduce_scatter_all_gather`, `tp` divides
         `seq_length / cp` (`c2`); no `attention_window` (`c3`);
-    16. `context_parallel_c5`, reported last: a program with `cp > 1` is
-        refused; a rank's block work (its key/value exchange over the `cp`
-        axis included) and edge work are derived at `cp > 1`, the
-        program's (a mesh with a `cp` axis, the gradient reduction over
-        `dp x cp`) is not yet;
-    17. once every rule above holds, the MoE blocks the work algebra does
+    16. once every rule above holds, the MoE blocks the work algebra does
         not derive yet: `decoder_moe_c1`, blocks of both kinds (every block
         must have experts or none); `decoder_moe_c5`, MLP biases
         (`linear_bias = all`). (`decoder_moe_c4`, shared experts, is
