@@ -12,6 +12,7 @@
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Transforms/ProgramContracts.h"
 #include "Blueprint/Transforms/WorkTotals.h"
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Checked.h"
@@ -21,6 +22,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+
+#include <array>
 
 namespace blueprint {
 #define GEN_PASS_DEF_VERIFYCONSERVATION
@@ -311,16 +314,26 @@ LogicalResult verifyInferenceRun(Operation *program,
       workload::composeInference(model, inference, mapping);
   if (!composition)
     return program->emitError() << "conservation: the contracts do not compose";
-  llvm::Expected<workload::GenerationWork> generation =
-      workload::deriveInferenceGeneration(model, inference, mapping);
-  if (!generation)
-    return fail(generation.takeError());
-  // The generation of one block, by phase and engine: the prefill's
-  // summary, and in phase decode the decode steps' closed-form sums.
-  auto perBlock = [&](workload::Phase phase, workload::Engine engine) {
-    return phase == workload::Phase::Decode
-               ? generation->decodeOf(engine)
-               : generation->prefill.at(phase, engine);
+  // The generation of one block of each kind (indexed by BlockKind).
+  std::vector<workload::BlockKind> kinds = workload::blockKindsOf(model);
+  std::array<workload::GenerationWork, 2> generation;
+  for (workload::BlockKind kind : kinds) {
+    llvm::Expected<workload::GenerationWork> work =
+        workload::deriveInferenceGeneration(workload::blockModelOf(model, kind),
+                                            inference, mapping);
+    if (!work)
+      return fail(work.takeError());
+    generation[static_cast<size_t>(kind)] = std::move(*work);
+  }
+  // The generation of one block of `kind`, by phase and engine: the
+  // prefill's summary, and in phase decode the decode steps' closed-form
+  // sums.
+  auto perBlock = [&](workload::BlockKind kind, workload::Phase phase,
+                      workload::Engine engine) {
+    const workload::GenerationWork &work =
+        generation[static_cast<size_t>(kind)];
+    return phase == workload::Phase::Decode ? work.decodeOf(engine)
+                                            : work.prefill.at(phase, engine);
   };
 
   workload::OverflowGuard guard;
@@ -349,15 +362,26 @@ LogicalResult verifyInferenceRun(Operation *program,
   for (const workload::StageTotals &stage : *stages) {
     int64_t index = stage.stage;
     std::string what = "stage " + std::to_string(index);
-    int64_t blocks = layout.stageBlocks(index);
+    int64_t firstBlock = layout.firstBlock(layout.chunkAt(index, 0));
+    int64_t endBlock = firstBlock + layout.stageBlocks(index);
     auto expectedAt = [&](workload::Phase phase, workload::Engine engine) {
-      workload::WorkTotals cell = perBlock(phase, engine);
+      workload::WorkTotals sum;
       std::string quantity = what + " generation work";
-      for (int64_t *field :
-           {&cell.invocations, &cell.ops, &cell.readBytes, &cell.writeBytes,
-            &cell.messageBytes, &cell.stashBytes})
-        *field = guard.mul(*field, blocks, quantity);
-      return cell;
+      for (workload::BlockKind kind : kinds) {
+        workload::WorkTotals cell = perBlock(kind, phase, engine);
+        int64_t blocks =
+            workload::blocksOfKind(model, kind, firstBlock, endBlock);
+        for (auto [total, field] :
+             {std::pair{&sum.invocations, cell.invocations},
+              std::pair{&sum.ops, cell.ops},
+              std::pair{&sum.readBytes, cell.readBytes},
+              std::pair{&sum.writeBytes, cell.writeBytes},
+              std::pair{&sum.messageBytes, cell.messageBytes},
+              std::pair{&sum.stashBytes, cell.stashBytes}})
+          *total =
+              guard.add(*total, guard.mul(field, blocks, quantity), quantity);
+      }
+      return sum;
     };
     if (failed(expectInstanceWork(
             program, stage, expectedAt,
@@ -407,16 +431,22 @@ LogicalResult verifyInferenceRun(Operation *program,
              << receivedBytes << " bytes)";
 
     // The KV cache: every position the prefill and the decode steps wrote.
-    int64_t kvWrites =
-        guard.mul(blocks, generation->kvCacheWriteBytes, what + " KV cache");
+    int64_t kvWrites = 0;
+    for (workload::BlockKind kind : kinds)
+      kvWrites = guard.add(
+          kvWrites,
+          guard.mul(workload::blocksOfKind(model, kind, firstBlock, endBlock),
+                    generation[static_cast<size_t>(kind)].kvCacheWriteBytes,
+                    what + " KV cache"),
+          what + " KV cache");
     if (guard.failed())
       return fail(guard.error("conservation"));
     if (stage.kvCacheWriteBytes != kvWrites)
       return program->emitError()
              << "conservation: " << what << " writes "
              << stage.kvCacheWriteBytes << " KV-cache bytes per rank; the "
-             << "prefill and decode steps of its " << blocks << " blocks write "
-             << kvWrites;
+             << "prefill and decode steps of its " << endBlock - firstBlock
+             << " blocks write " << kvWrites;
   }
   return success();
 }
@@ -449,13 +479,38 @@ LogicalResult verifyWholeRun(Operation *program,
   bool sharded = mapping.zeroStage >= 1 && mapping.dp > 1;
   int64_t last = mapping.pp - 1;
 
-  llvm::Expected<workload::BlockWork> blockWork =
-      workload::deriveBlockWork(model, training, mapping);
-  if (!blockWork)
-    return fail(blockWork.takeError());
-  llvm::Expected<workload::WorkSummary> block = workload::summarize(*blockWork);
-  llvm::Expected<workload::WorkSummary> blockStep = stepSummary(
-      workload::deriveOptimizerWork(model, training, mapping), sharded);
+  // Each block kind's per-micro-batch work, step and parameters, indexed
+  // by BlockKind.
+  std::vector<workload::BlockKind> kinds = workload::blockKindsOf(model);
+  std::array<workload::WorkSummary, 2> block = {
+      workload::WorkSummary(workload::Cadence::PerMicroBatch),
+      workload::WorkSummary(workload::Cadence::PerMicroBatch)};
+  std::array<workload::WorkSummary, 2> blockStep = {
+      workload::WorkSummary(workload::Cadence::PerIteration),
+      workload::WorkSummary(workload::Cadence::PerIteration)};
+  std::array<int64_t, 2> perBlock{};
+  for (workload::BlockKind kind : kinds) {
+    size_t at = static_cast<size_t>(kind);
+    llvm::Expected<workload::BlockWork> blockWork =
+        workload::deriveBlockWork(model, kind, training, mapping);
+    if (!blockWork)
+      return fail(blockWork.takeError());
+    llvm::Expected<workload::WorkSummary> summary =
+        workload::summarize(*blockWork);
+    if (!summary)
+      return fail(summary.takeError());
+    block[at] = std::move(*summary);
+    llvm::Expected<workload::WorkSummary> step = stepSummary(
+        workload::deriveOptimizerWork(model, kind, training, mapping), sharded);
+    if (!step)
+      return fail(step.takeError());
+    blockStep[at] = std::move(*step);
+    llvm::Expected<int64_t> parameters =
+        workload::blockParametersPerRank(model, kind, mapping);
+    if (!parameters)
+      return fail(parameters.takeError());
+    perBlock[at] = *parameters;
+  }
   llvm::Expected<workload::BlockWork> embeddingWork =
       workload::deriveEmbeddingWork(model, training, mapping);
   if (!embeddingWork)
@@ -479,13 +534,9 @@ LogicalResult verifyWholeRun(Operation *program,
                                                           mapping, false, true),
                         sharded);
   for (llvm::Expected<workload::WorkSummary> *summary :
-       {&block, &blockStep, &embedding, &head, &firstStep, &lastStep})
+       {&embedding, &head, &firstStep, &lastStep})
     if (!*summary)
       return fail(summary->takeError());
-  llvm::Expected<int64_t> perBlock =
-      workload::blockParametersPerRank(model, mapping);
-  if (!perBlock)
-    return fail(perBlock.takeError());
   llvm::Expected<workload::EdgeParameters> edge =
       workload::edgeParametersPerRank(model, mapping);
   if (!edge)
@@ -515,10 +566,22 @@ LogicalResult verifyWholeRun(Operation *program,
   for (const workload::StageTotals &stage : *stages) {
     int64_t index = stage.stage;
     std::string what = "stage " + std::to_string(index);
-    int64_t blocks = layout.stageBlocks(index);
+    // The stage's blocks of each kind, over its chunks.
+    std::array<int64_t, 2> blocks{};
+    for (int64_t k = 0; k < mapping.virtualStages; ++k) {
+      int64_t chunk = layout.chunkAt(index, k);
+      int64_t first = layout.firstBlock(chunk);
+      for (workload::BlockKind kind : kinds)
+        blocks[static_cast<size_t>(kind)] += workload::blocksOfKind(
+            model, kind, first, first + layout.chunkBlocks[chunk]);
+    }
     workload::WorkSummary expected(workload::Cadence::PerIteration);
-    std::vector<std::pair<const workload::WorkSummary *, int64_t>> parts = {
-        {&*block, blocks * m}, {&*blockStep, blocks}};
+    std::vector<std::pair<const workload::WorkSummary *, int64_t>> parts;
+    for (workload::BlockKind kind : kinds) {
+      size_t at = static_cast<size_t>(kind);
+      parts.push_back({&block[at], blocks[at] * m});
+      parts.push_back({&blockStep[at], blocks[at]});
+    }
     if (index == 0)
       llvm::append_range(
           parts, std::vector<std::pair<const workload::WorkSummary *, int64_t>>{
@@ -561,7 +624,10 @@ LogicalResult verifyWholeRun(Operation *program,
     // each bucket padded by less than dp elements.
     if (mapping.dp == 1)
       continue;
-    int64_t elements = blocks * *perBlock;
+    int64_t elements = 0;
+    for (workload::BlockKind kind : kinds)
+      elements += blocks[static_cast<size_t>(kind)] *
+                  perBlock[static_cast<size_t>(kind)];
     if (index == 0)
       elements += edge->firstStageTotal;
     if (index == last)

@@ -2172,3 +2172,28 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %4 = dist.reduce_scatter "dp_grad_reduce_scatter" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 800 ops = 100 reads {d_params = 800} writes {d_params = 400} stashed {} after(%3)
   }
 }
+
+// -----
+
+// dist_program_c8: the instances of one pass (one per segment of one block
+// kind, docs/WholeRun.md "Block kinds", each continuing the previous one's
+// blocks in the pass's direction) run every block of their chunk: the
+// first micro-batch's segments do, the second's forward runs block 0 only.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.instance @fwd chunk 0 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 0 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    // expected-error @+1 {{dist_program_c8: the instances of this pass through model chunk 0 run blocks [0, 1), not the chunk's [0, 2)}}
+    %4 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%3)
+    %5 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%4)
+  }
+}

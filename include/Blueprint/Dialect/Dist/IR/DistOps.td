@@ -480,9 +480,12 @@ def Dist_InstanceOp : Dist_Op<"instance", [
        that is not a `step`, and is a micro-batch of the iteration (a step
        of the generation, 0 .. generated_tokens - 1);
     3. `dist_instance_c3`: `chunk` is a model chunk of the enclosing stage;
-       a `block` instance's `blocks` are exactly that chunk's blocks under
-       the mapping's layout; an `embedding` instance runs on the first
-       model chunk and a `head` instance on the last, without `blocks`;
+       a `block` instance's `blocks` are that chunk's blocks under the
+       mapping's layout, or a non-empty part of them (one segment of one
+       block kind of a model that mixes dense and MoE blocks,
+       docs/WholeRun.md, "Block kinds"); an `embedding` instance runs on
+       the first model chunk and a `head` instance on the last, without
+       `blocks`;
     4. `dist_instance_c4`: every dependency is the token of an op of the
        same stage;
     5. `dist_instance_c5`: an expanded instance (one with a body, as

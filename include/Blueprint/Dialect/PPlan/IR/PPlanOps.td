@@ -524,10 +524,11 @@ def PPlan_InstanceOp : PPlan_Op<"instance", [
        that is not a `step`, and is a micro-batch of the iteration (in an
        inference run, a step of the generation);
     3. `pplan_instance_c3`: `chunk` is a model chunk of the enclosing
-       stage; a `block` instance's `blocks` are exactly that chunk's blocks
-       under the mapping's layout; an `embedding` instance runs on the
-       first model chunk and a `head` instance on the last, without
-       `blocks`;
+       stage; a `block` instance's `blocks` are that chunk's blocks under
+       the mapping's layout, or a non-empty part of them (one segment of
+       one block kind, docs/WholeRun.md, "Block kinds"); an `embedding`
+       instance runs on the first model chunk and a `head` instance on the
+       last, without `blocks`;
     4. `pplan_instance_c4`: every dependency is the token of an op of the
        same stage.
 

@@ -58,9 +58,11 @@ def Transformer_DecoderTrainingOp
         program's (a mesh with a `cp` axis, the gradient reduction over
         `dp x cp`) is not yet;
     17. once every rule above holds, the MoE blocks the work algebra does
-        not derive yet: `decoder_moe_c1`, blocks of both kinds (every block
-        must have experts or none); `decoder_moe_c4`, shared experts;
-        `decoder_moe_c5`, MLP biases (`linear_bias = all`).
+        not derive yet: `decoder_moe_c4`, shared experts;
+        `decoder_moe_c5`, MLP biases (`linear_bias = all`). Dense and MoE
+        blocks mix in one run (`first_dense_blocks`,
+        `moe_layer_frequency`): each block is derived with its kind's MLP
+        (docs/WholeRun.md, "Block kinds").
 
     ```mlir
     transformer.decoder_training @gpt3_175b
@@ -123,8 +125,8 @@ def Transformer_DecoderInferenceOp
        sequence cannot be split over the sequence);
     10. `decoder_moe_c3`: `tp` divides `expert_ffn_hidden`;
     11. once every rule above holds, the MoE blocks the work algebra does
-        not derive yet: `decoder_moe_c1`, blocks of both kinds;
-        `decoder_moe_c4`, shared experts; `decoder_moe_c5`, MLP biases.
+        not derive yet: `decoder_moe_c4`, shared experts;
+        `decoder_moe_c5`, MLP biases.
 
     ```mlir
     transformer.decoder_inference @serve
