@@ -122,6 +122,47 @@ std::vector<RunSpecs> grid() {
   return runs;
 }
 
+/// What the edges add to a training run's stages: their per-micro-batch
+/// work and the parameters the first and last stage hold.
+struct EdgeTotals {
+  WorkSummary embedding{Cadence::PerMicroBatch};
+  WorkSummary head{Cadence::PerMicroBatch};
+  EdgeParameters parameters;
+
+  /// The edge parameters of a stage: the embeddings on the first; the final
+  /// norm and the output layer (untied, or the tied copy at pp > 1) on the
+  /// last.
+  int64_t stageParameters(const RunSpecs &run, bool first, bool last) const {
+    int64_t elements = 0;
+    if (first)
+      elements += parameters.wordEmbedding + parameters.positionEmbedding;
+    if (last)
+      elements += parameters.finalNorm +
+                  (run.mapping.pp > 1 || !run.model.tiedEmbeddings
+                       ? parameters.wordEmbedding
+                       : 0);
+    return elements;
+  }
+};
+
+EdgeTotals edgeTotalsOf(const RunSpecs &run) {
+  EdgeTotals result;
+  auto summed = [](llvm::Expected<BlockWork> work) {
+    EXPECT_TRUE(static_cast<bool>(work)) << llvm::toString(work.takeError());
+    llvm::Expected<WorkSummary> summary = summarize(*work);
+    EXPECT_TRUE(static_cast<bool>(summary));
+    return *summary;
+  };
+  result.embedding =
+      summed(deriveEmbeddingWork(run.model, run.training, run.mapping));
+  result.head = summed(deriveHeadWork(run.model, run.training, run.mapping));
+  llvm::Expected<EdgeParameters> parameters =
+      edgeParametersPerRank(run.model, run.mapping);
+  EXPECT_TRUE(static_cast<bool>(parameters));
+  result.parameters = *parameters;
+  return result;
+}
+
 /// A 4-block model with 4 experts of width 64 (the dense MLP is 256 wide,
 /// so a block derived with the wrong width is caught).
 ModelSpec mixedModel(int64_t firstDenseBlocks, int64_t layerFrequency) {
@@ -337,19 +378,7 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
     llvm::Expected<int64_t> parameters =
         blockParametersPerRank(run.model, run.mapping);
     ASSERT_TRUE(static_cast<bool>(parameters));
-    llvm::Expected<BlockWork> embeddingWork =
-        deriveEmbeddingWork(run.model, run.training, run.mapping);
-    ASSERT_TRUE(static_cast<bool>(embeddingWork));
-    llvm::Expected<WorkSummary> embedding = summarize(*embeddingWork);
-    ASSERT_TRUE(static_cast<bool>(embedding));
-    llvm::Expected<BlockWork> headWork =
-        deriveHeadWork(run.model, run.training, run.mapping);
-    ASSERT_TRUE(static_cast<bool>(headWork));
-    llvm::Expected<WorkSummary> head = summarize(*headWork);
-    ASSERT_TRUE(static_cast<bool>(head));
-    llvm::Expected<EdgeParameters> edge =
-        edgeParametersPerRank(run.model, run.mapping);
-    ASSERT_TRUE(static_cast<bool>(edge));
+    EdgeTotals edges = edgeTotalsOf(run);
     int64_t modelOps = 0, recomputeOps = 0;
     const PipelineLayout &layout = derived->layout;
     int64_t m = derived->microbatches;
@@ -382,18 +411,18 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
         for (Engine engine : {Engine::Matmul, Engine::Vector}) {
           int64_t expected = blocks * m * perBlock->at(phase, engine).ops;
           if (first)
-            expected += m * embedding->at(phase, engine).ops;
+            expected += m * edges.embedding.at(phase, engine).ops;
           if (last)
-            expected += m * head->at(phase, engine).ops;
+            expected += m * edges.head.at(phase, engine).ops;
           EXPECT_EQ(fromIR.work.at(phase, engine).ops, expected)
               << at << " " << stringifyEnum(phase).str() << " "
               << stringifyEnum(engine).str();
         }
       int64_t stash = blocks * m * perBlock->total().stashBytes;
       if (first)
-        stash += m * embedding->total().stashBytes;
+        stash += m * edges.embedding.total().stashBytes;
       if (last)
-        stash += m * head->total().stashBytes;
+        stash += m * edges.head.total().stashBytes;
       EXPECT_EQ(fromIR.work.total().stashBytes, stash) << at;
       // One message per micro-batch leaves every chunk boundary in each
       // direction: the stage's chunks that have a successor send
@@ -410,12 +439,7 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
       // unpadded bytes, less than one more element per rank per bucket.
       int64_t gradientBytes = bytesOf(run.training.gradientType);
       int64_t elements = blocks * *parameters;
-      bool tied = run.model.tiedEmbeddings;
-      if (first)
-        elements += edge->wordEmbedding + edge->positionEmbedding;
-      if (last)
-        elements += edge->finalNorm +
-                    (run.mapping.pp > 1 || !tied ? edge->wordEmbedding : 0);
+      elements += edges.stageParameters(run, first, last);
       int64_t reduced = 0, buckets = 0, syncs = 0, parameterGathers = 0,
               fsdpGathers = 0;
       for (const RunStep &step : derived->stages[s].steps)
@@ -442,7 +466,10 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
       EXPECT_EQ(reduced % (dp * gradientBytes), 0) << at;
       // The tied embedding's copies sum their gradients once; an untied
       // output layer has no copy.
-      EXPECT_EQ(syncs, tied && run.mapping.pp > 1 && (first || last) ? 1 : 0)
+      EXPECT_EQ(syncs, run.model.tiedEmbeddings && run.mapping.pp > 1 &&
+                               (first || last)
+                           ? 1
+                           : 0)
           << at;
       // A sharded optimizer steps over 1/dp of the padded gradients;
       // otherwise every parameter the stage holds is stepped.
@@ -625,19 +652,7 @@ TEST_F(WholeRunTest, MixedTrainingRunsSumEachLayersKind) {
     std::array<KindWork, 2> kinds = {kindWork(denseModelOf(run.model), run),
                                      kindWork(uniformModelOf(run.model), run)};
     ASSERT_NE(kinds[0].parameters, kinds[1].parameters);
-    llvm::Expected<BlockWork> embeddingWork =
-        deriveEmbeddingWork(run.model, run.training, run.mapping);
-    ASSERT_TRUE(static_cast<bool>(embeddingWork));
-    llvm::Expected<WorkSummary> embedding = summarize(*embeddingWork);
-    ASSERT_TRUE(static_cast<bool>(embedding));
-    llvm::Expected<BlockWork> headWork =
-        deriveHeadWork(run.model, run.training, run.mapping);
-    ASSERT_TRUE(static_cast<bool>(headWork));
-    llvm::Expected<WorkSummary> head = summarize(*headWork);
-    ASSERT_TRUE(static_cast<bool>(head));
-    llvm::Expected<EdgeParameters> edge =
-        edgeParametersPerRank(run.model, run.mapping);
-    ASSERT_TRUE(static_cast<bool>(edge));
+    EdgeTotals edges = edgeTotalsOf(run);
     const PipelineLayout &layout = derived->layout;
     int64_t m = derived->microbatches;
     ASSERT_EQ(m, 4);
@@ -685,8 +700,8 @@ TEST_F(WholeRunTest, MixedTrainingRunsSumEachLayersKind) {
             expected.readBytes += count[kind] * m * cell.readBytes;
             expected.stashBytes += count[kind] * m * cell.stashBytes;
           }
-          for (auto [edgeWork, present] :
-               {std::pair{&*embedding, first}, std::pair{&*head, last}})
+          for (auto [edgeWork, present] : {std::pair{&edges.embedding, first},
+                                           std::pair{&edges.head, last}})
             if (present) {
               expected.ops += m * edgeWork->at(phase, engine).ops;
               expected.readBytes += m * edgeWork->at(phase, engine).readBytes;
@@ -704,12 +719,7 @@ TEST_F(WholeRunTest, MixedTrainingRunsSumEachLayersKind) {
       // last stage.
       int64_t elements =
           count[0] * kinds[0].parameters + count[1] * kinds[1].parameters;
-      bool tied = run.model.tiedEmbeddings;
-      if (first)
-        elements += edge->wordEmbedding + edge->positionEmbedding;
-      if (last)
-        elements += edge->finalNorm +
-                    (run.mapping.pp > 1 || !tied ? edge->wordEmbedding : 0);
+      elements += edges.stageParameters(run, first, last);
       EXPECT_EQ(derived->stages[s].parameters, elements) << at;
       // Every gradient reduced once over dp, each bucket padded by less
       // than dp elements; the optimizer steps every parameter, or the
