@@ -242,8 +242,9 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   // docs/WholeRun.md, "Block kinds") only.
   if (workload::blockKindsOf(model).size() > 1)
     return failure(
-        "the model summary's closed forms hold models of one block "
-        "kind; this model mixes dense and mixture-of-experts "
+        "model_summary_mixed_kinds: the model summary's closed forms hold "
+        "models of one block kind; this model mixes dense and "
+        "mixture-of-experts "
         "blocks (first_dense_blocks = " +
         llvm::Twine(model.moe->firstDenseBlocks) +
         ", moe_layer_frequency = " + llvm::Twine(model.moe->layerFrequency) +

@@ -259,6 +259,41 @@ stepSummary(llvm::Expected<workload::BlockWork> work, bool sharded) {
   return summary;
 }
 
+/// The work of the block instances of `stage`, by the kind of the blocks
+/// each runs (indexed by BlockKind), read off the IR: an instance adds its
+/// template's work times its repetitions (an expanded one its copies).
+template <typename InstanceOpT, typename LookupT>
+llvm::Expected<std::array<workload::WorkSummary, 2>>
+blockWorkByKind(Block &stage, const workload::ModelSpec &model,
+                LookupT lookupTemplate, const std::string &what) {
+  std::array<workload::WorkSummary, 2> byKind = {
+      workload::WorkSummary(workload::Cadence::PerIteration),
+      workload::WorkSummary(workload::Cadence::PerIteration)};
+  for (InstanceOpT instance : stage.getOps<InstanceOpT>()) {
+    auto templateOp = lookupTemplate(instance);
+    if (!templateOp || templateOp.getPart() != workload::ModelPart::Block)
+      continue;
+    // `*_instance_c3` holds: a block instance runs blocks of one kind.
+    ArrayRef<int64_t> blocks = *instance.getBlocks();
+    workload::BlockKind kind = workload::blockKindOf(model, blocks[0]);
+    bool expanded =
+        instance->getNumRegions() == 1 && !instance->getRegion(0).empty();
+    workload::WorkSummary work(workload::Cadence::PerIteration);
+    for (auto op : (expanded ? instance->getRegion(0) : templateOp.getBody())
+                       .template getOps<WorkFactsOpInterface>()) {
+      llvm::Expected<workload::InvocationFigures> figures = figuresOf(op);
+      if (!figures)
+        return figures.takeError();
+      if (llvm::Error error = work.add(*figures))
+        return std::move(error);
+    }
+    if (llvm::Error error = byKind[static_cast<size_t>(kind)].addScaled(
+            work, expanded ? 1 : instance.getRepetitions(), what))
+      return std::move(error);
+  }
+  return byKind;
+}
+
 /// The instance totals of one stage against what the contracts derive.
 LogicalResult expectInstanceWork(
     Operation *program, const workload::StageTotals &stage,
@@ -286,6 +321,63 @@ LogicalResult expectInstanceWork(
                  << ": the instances hold " << lhs << ", " << derivedText
                  << " is " << rhs;
     }
+  return success();
+}
+
+/// The block instances' work of each kind on the stage `totals` describes
+/// against `expectedAt(kind, phase, engine)`: each instance's template is
+/// its own blocks' kind (a dense block's work is not charged to an MoE
+/// template, or the reverse, even where the stage's totals agree).
+LogicalResult expectWorkByKind(
+    Operation *program, const workload::StageTotals &totals,
+    const workload::ModelSpec &model,
+    llvm::function_ref<workload::WorkTotals(workload::BlockKind,
+                                            workload::Phase, workload::Engine)>
+        expectedAt,
+    llvm::StringRef derivedText) {
+  std::string what = "stage " + std::to_string(totals.stage);
+  auto read = [&]() -> llvm::Expected<std::array<workload::WorkSummary, 2>> {
+    for (Operation &op : program->getRegion(0).front()) {
+      if (auto stage = llvm::dyn_cast<dist::StageOp>(op);
+          stage && stage.getIndex() == totals.stage)
+        return blockWorkByKind<dist::InstanceOp>(
+            stage.getBody().front(), model,
+            [](dist::InstanceOp instance) {
+              return SymbolTable::lookupNearestSymbolFrom<dist::TemplateOp>(
+                  instance, instance.getTemplateNameAttr());
+            },
+            what);
+      if (auto stage = llvm::dyn_cast<pplan::StageOp>(op);
+          stage && stage.getIndex() == totals.stage)
+        return blockWorkByKind<pplan::InstanceOp>(
+            stage.getBody().front(), model,
+            [](pplan::InstanceOp instance) {
+              return instance.lookupTemplate();
+            },
+            what);
+    }
+    return llvm::createStringError(what + " is not in the program");
+  };
+  llvm::Expected<std::array<workload::WorkSummary, 2>> byKind = read();
+  if (!byKind)
+    return program->emitError()
+           << "conservation: " << llvm::toString(byKind.takeError());
+  for (workload::BlockKind kind : workload::blockKindsOf(model)) {
+    workload::StageTotals ofKind;
+    ofKind.stage = totals.stage;
+    ofKind.instanceWork = (*byKind)[static_cast<size_t>(kind)];
+    std::string text = (derivedText + (kind == workload::BlockKind::Dense
+                                           ? " of its dense blocks"
+                                           : " of its MoE blocks"))
+                           .str();
+    if (failed(expectInstanceWork(
+            program, ofKind,
+            [&](workload::Phase phase, workload::Engine engine) {
+              return expectedAt(kind, phase, engine);
+            },
+            text)))
+      return failure();
+  }
   return success();
 }
 
@@ -364,13 +456,23 @@ LogicalResult verifyInferenceRun(Operation *program,
     std::string what = "stage " + std::to_string(index);
     int64_t firstBlock = layout.firstBlock(layout.chunkAt(index, 0));
     int64_t endBlock = firstBlock + layout.stageBlocks(index);
+    std::string quantity = what + " generation work";
+    // The stage's blocks of `kind` x one block's generation.
+    auto expectedOfKind = [&](workload::BlockKind kind, workload::Phase phase,
+                              workload::Engine engine) {
+      workload::WorkTotals cell = perBlock(kind, phase, engine);
+      int64_t blocks =
+          workload::blocksOfKind(model, kind, firstBlock, endBlock);
+      for (int64_t *field :
+           {&cell.invocations, &cell.ops, &cell.readBytes, &cell.writeBytes,
+            &cell.messageBytes, &cell.stashBytes})
+        *field = guard.mul(*field, blocks, quantity);
+      return cell;
+    };
     auto expectedAt = [&](workload::Phase phase, workload::Engine engine) {
       workload::WorkTotals sum;
-      std::string quantity = what + " generation work";
       for (workload::BlockKind kind : kinds) {
-        workload::WorkTotals cell = perBlock(kind, phase, engine);
-        int64_t blocks =
-            workload::blocksOfKind(model, kind, firstBlock, endBlock);
+        workload::WorkTotals cell = expectedOfKind(kind, phase, engine);
         for (auto [total, field] :
              {std::pair{&sum.invocations, cell.invocations},
               std::pair{&sum.ops, cell.ops},
@@ -378,14 +480,15 @@ LogicalResult verifyInferenceRun(Operation *program,
               std::pair{&sum.writeBytes, cell.writeBytes},
               std::pair{&sum.messageBytes, cell.messageBytes},
               std::pair{&sum.stashBytes, cell.stashBytes}})
-          *total =
-              guard.add(*total, guard.mul(field, blocks, quantity), quantity);
+          *total = guard.add(*total, field, quantity);
       }
       return sum;
     };
-    if (failed(expectInstanceWork(
-            program, stage, expectedAt,
-            "blocks x (the prefill + the decode steps' closed-form sum)")))
+    llvm::StringRef derivedText =
+        "blocks x (the prefill + the decode steps' closed-form sum)";
+    if (failed(expectInstanceWork(program, stage, expectedAt, derivedText)) ||
+        failed(expectWorkByKind(program, stage, model, expectedOfKind,
+                                derivedText)))
       return failure();
     if (guard.failed())
       return fail(guard.error("conservation"));
@@ -567,21 +670,39 @@ LogicalResult verifyWholeRun(Operation *program,
     int64_t index = stage.stage;
     std::string what = "stage " + std::to_string(index);
     // The stage's blocks of each kind, over its chunks.
+    workload::OverflowGuard guard;
     std::array<int64_t, 2> blocks{};
     for (int64_t k = 0; k < mapping.virtualStages; ++k) {
       int64_t chunk = layout.chunkAt(index, k);
       int64_t first = layout.firstBlock(chunk);
-      for (workload::BlockKind kind : kinds)
-        blocks[static_cast<size_t>(kind)] += workload::blocksOfKind(
-            model, kind, first, first + layout.chunkBlocks[chunk]);
+      for (workload::BlockKind kind : kinds) {
+        int64_t &count = blocks[static_cast<size_t>(kind)];
+        count =
+            guard.add(count,
+                      workload::blocksOfKind(model, kind, first,
+                                             first + layout.chunkBlocks[chunk]),
+                      what + " blocks");
+      }
+    }
+    // Each kind's blocks run their kind's block work once per micro-batch
+    // and its step once.
+    std::array<workload::WorkSummary, 2> ofKind = {
+        workload::WorkSummary(workload::Cadence::PerIteration),
+        workload::WorkSummary(workload::Cadence::PerIteration)};
+    for (workload::BlockKind kind : kinds) {
+      size_t at = static_cast<size_t>(kind);
+      int64_t passes = guard.mul(blocks[at], m, what + " block passes");
+      if (guard.failed())
+        return fail(guard.error("conservation"));
+      for (auto [summary, times] : {std::pair{&block[at], passes},
+                                    std::pair{&blockStep[at], blocks[at]}})
+        if (llvm::Error error = ofKind[at].addScaled(*summary, times, what))
+          return fail(std::move(error));
     }
     workload::WorkSummary expected(workload::Cadence::PerIteration);
     std::vector<std::pair<const workload::WorkSummary *, int64_t>> parts;
-    for (workload::BlockKind kind : kinds) {
-      size_t at = static_cast<size_t>(kind);
-      parts.push_back({&block[at], blocks[at] * m});
-      parts.push_back({&blockStep[at], blocks[at]});
-    }
+    for (workload::BlockKind kind : kinds)
+      parts.push_back({&ofKind[static_cast<size_t>(kind)], 1});
     if (index == 0)
       llvm::append_range(
           parts, std::vector<std::pair<const workload::WorkSummary *, int64_t>>{
@@ -599,6 +720,14 @@ LogicalResult verifyWholeRun(Operation *program,
               return expected.at(phase, engine);
             },
             "blocks x micro-batches x the block's work plus the edges'")))
+      return failure();
+    if (failed(expectWorkByKind(
+            program, stage, model,
+            [&](workload::BlockKind kind, workload::Phase phase,
+                workload::Engine engine) {
+              return ofKind[static_cast<size_t>(kind)].at(phase, engine);
+            },
+            "blocks x micro-batches x the block's work")))
       return failure();
 
     // Pipeline messages: one per micro-batch and direction across each
@@ -624,14 +753,19 @@ LogicalResult verifyWholeRun(Operation *program,
     // each bucket padded by less than dp elements.
     if (mapping.dp == 1)
       continue;
+    std::string held = what + " gradient elements";
     int64_t elements = 0;
     for (workload::BlockKind kind : kinds)
-      elements += blocks[static_cast<size_t>(kind)] *
-                  perBlock[static_cast<size_t>(kind)];
+      elements = guard.add(elements,
+                           guard.mul(blocks[static_cast<size_t>(kind)],
+                                     perBlock[static_cast<size_t>(kind)], held),
+                           held);
     if (index == 0)
-      elements += edge->firstStageTotal;
+      elements = guard.add(elements, edge->firstStageTotal, held);
     if (index == last)
-      elements += edge->lastStageTotal;
+      elements = guard.add(elements, edge->lastStageTotal, held);
+    if (guard.failed())
+      return fail(guard.error("conservation"));
     int64_t reduced = 0, buckets = 0;
     for (Operation &stageOp : program->getRegion(0).front()) {
       auto dist = llvm::dyn_cast<dist::StageOp>(stageOp);

@@ -43,14 +43,14 @@ blueprint::workload::runShapeOf(const ModelSpec &model,
     if (!composeInference(model, *inference, mapping))
       return std::nullopt;
     return RunShape{inference->generatedTokens, layoutOf(model, mapping),
-                    mapping.schedule, inference->promptLength};
+                    mapping.schedule, inference->promptLength, model};
   }
   std::optional<TrainingComposition> composition =
       composeTraining(model, *training, mapping);
   if (!composition)
     return std::nullopt;
   return RunShape{composition->microbatches, layoutOf(model, mapping),
-                  mapping.schedule, std::nullopt};
+                  mapping.schedule, std::nullopt, model};
 }
 
 std::string blueprint::workload::describeMessage(PipelineMessage message,
@@ -599,8 +599,17 @@ private:
     }
     // Every block kind has a step or none does: both keep the AdamW step
     // unless the stage steps its shard, and then neither keeps one without
-    // sequence parallelism.
-    if (blockTemplates[static_cast<size_t>(blockKindsOf(model).front())].step)
+    // sequence parallelism. Stated, not assumed: a kind without a step
+    // beside one with a step would leave its layers without instances.
+    std::vector<BlockKind> kinds = blockKindsOf(model);
+    bool stepped =
+        blockTemplates[static_cast<size_t>(kinds.front())].step.has_value();
+    for (BlockKind kind : kinds)
+      if (blockTemplates[static_cast<size_t>(kind)].step.has_value() != stepped)
+        return llvm::createStringError(
+            "whole run: the dense and the mixture-of-experts block disagree "
+            "on whether the block keeps a step of its own");
+    if (stepped)
       for (int64_t virtualIndex = 0; virtualIndex < mapping.virtualStages;
            ++virtualIndex)
         appendBlockInstances(run.layout.chunkAt(stage, virtualIndex),

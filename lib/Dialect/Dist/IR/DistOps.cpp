@@ -17,6 +17,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -171,51 +172,18 @@ static LogicalResult verifyInferenceOrder(ProgramOp program,
                                           const workload::RunShape &shape,
                                           llvm::ArrayRef<StageOp> stages);
 
-namespace {
-/// The blocks the instances of one slot of a stage's order (a pass of one
-/// micro-batch through one chunk, or a step of a generation) have run so
-/// far: one instance, or under a model that mixes block kinds one per
-/// segment of one kind, run one after the other in block order (a forward,
-/// an inference step) or backwards (docs/WholeRun.md, "Block kinds").
-struct SlotBlocks {
-  int64_t first = 0;
-  int64_t end = 0;
-};
-
-/// Adds `instance`'s blocks to `slot` when they continue it in the slot's
-/// direction; false when they do not (the instance starts a new slot).
-bool continuesSlot(SlotBlocks &slot, InstanceOp instance, bool blockOrder) {
-  // dist_instance_c3 holds: a block instance has a non-empty range.
-  ArrayRef<int64_t> blocks = *instance.getBlocks();
-  if (blockOrder ? blocks[0] != slot.end : blocks[1] != slot.first)
-    return false;
-  if (blockOrder)
-    slot.end = blocks[1];
-  else
-    slot.first = blocks[0];
-  return true;
+/// The first instance of each slot of `stage`'s block instances
+/// (dist_program_c8: a slot's instances run every block of its chunk).
+static FailureOr<llvm::SmallVector<InstanceOp>>
+blockSlotsOf(StageOp stage, const workload::PipelineLayout &layout) {
+  return blockSlotsOf<InstanceOp>(
+      stage.getBody().front(), layout,
+      [](InstanceOp instance) {
+        return SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
+            instance, instance.getTemplateNameAttr());
+      },
+      "dist_program_c8");
 }
-
-SlotBlocks slotOf(InstanceOp instance) {
-  ArrayRef<int64_t> blocks = *instance.getBlocks();
-  return {blocks[0], blocks[1]};
-}
-
-/// dist_program_c8: the instances of the slot `instance` starts run every
-/// block of its chunk.
-LogicalResult verifySlotCoversChunk(InstanceOp instance, const SlotBlocks &slot,
-                                    const workload::PipelineLayout &layout) {
-  int64_t chunk = instance.getChunk();
-  int64_t first = layout.firstBlock(chunk);
-  int64_t end = first + layout.chunkBlocks[chunk];
-  if (slot.first == first && slot.end == end)
-    return success();
-  return instance.emitOpError()
-         << "dist_program_c8: the instances of this pass through model chunk "
-         << chunk << " run blocks [" << slot.first << ", " << slot.end
-         << "), not the chunk's [" << first << ", " << end << ")";
-}
-} // namespace
 
 /// dist_program_c5 .. c9 (docs/WholeRun.md): a program with stages holds
 /// its whole run and nothing of block scope; its messages pair up; its
@@ -301,31 +269,20 @@ static LogicalResult verifyWholeRun(ProgramOp program) {
   std::vector<workload::StageOrder> orders(layout.stages);
   std::vector<std::vector<InstanceOp>> slotOps(layout.stages);
   for (auto [index, stage] : llvm::enumerate(byIndex)) {
-    SlotBlocks slot;
-    for (InstanceOp instance : stage.getBody().getOps<InstanceOp>()) {
+    FailureOr<llvm::SmallVector<InstanceOp>> slots =
+        blockSlotsOf(stage, layout);
+    if (failed(slots))
+      return failure();
+    for (InstanceOp instance : *slots) {
       auto templateOp = SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
           instance, instance.getTemplateNameAttr());
-      // dist_instance_c1 holds: the instance verified.
-      if (templateOp.getPart() != workload::ModelPart::Block ||
-          templateOp.getPass() == workload::PipelinePass::Step)
+      if (templateOp.getPass() == workload::PipelinePass::Step)
         continue;
-      workload::ScheduleSlot entry{instance.getMicroBatchAttr().getInt(),
-                                   layout.virtualIndexOf(instance.getChunk()),
-                                   templateOp.getPass()};
-      bool blockOrder = entry.pass == workload::PipelinePass::Forward;
-      if (!orders[index].empty() && orders[index].back() == entry &&
-          continuesSlot(slot, instance, blockOrder))
-        continue;
-      if (!slotOps[index].empty() &&
-          failed(verifySlotCoversChunk(slotOps[index].back(), slot, layout)))
-        return failure();
-      slot = slotOf(instance);
-      orders[index].push_back(entry);
+      orders[index].push_back({instance.getMicroBatchAttr().getInt(),
+                               layout.virtualIndexOf(instance.getChunk()),
+                               templateOp.getPass()});
       slotOps[index].push_back(instance);
     }
-    if (!slotOps[index].empty() &&
-        failed(verifySlotCoversChunk(slotOps[index].back(), slot, layout)))
-      return failure();
   }
   for (const workload::RuleViolation &violation : workload::checkStageOrders(
            shape->schedule, layout.stages, layout.virtualStages,
@@ -357,21 +314,21 @@ static LogicalResult verifyInferenceOrder(ProgramOp program,
                                           const workload::RunShape &shape,
                                           llvm::ArrayRef<StageOp> stages) {
   for (StageOp stage : stages) {
+    FailureOr<llvm::SmallVector<InstanceOp>> slots =
+        blockSlotsOf(stage, shape.layout);
+    if (failed(slots))
+      return failure();
+    llvm::SmallPtrSet<Operation *, 16> starts;
+    for (InstanceOp start : *slots)
+      starts.insert(start);
     int64_t steps = 0;
-    SlotBlocks blocks;
-    InstanceOp slotOp;
     for (InstanceOp instance : stage.getBody().getOps<InstanceOp>()) {
       auto templateOp = SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
           instance, instance.getTemplateNameAttr());
       workload::PipelinePass pass = templateOp.getPass();
       // The next segment of the current step's blocks, or the next step.
-      bool continues =
-          slotOp && templateOp.getPart() == workload::ModelPart::Block &&
-          instance.getMicroBatchAttr() == slotOp.getMicroBatchAttr() &&
-          continuesSlot(blocks, instance, /*blockOrder=*/true);
-      if (!continues && slotOp &&
-          failed(verifySlotCoversChunk(slotOp, blocks, shape.layout)))
-        return failure();
+      bool continues = templateOp.getPart() == workload::ModelPart::Block &&
+                       !starts.contains(instance);
       int64_t slot = continues ? steps - 1 : steps;
       if (templateOp.getPart() != workload::ModelPart::Block ||
           (pass != workload::PipelinePass::Prefill &&
@@ -405,14 +362,9 @@ static LogicalResult verifyInferenceOrder(ProgramOp program,
                << context << " (prompt_length + step), but template @"
                << templateOp.getSymName() << " is the decode step at context "
                << *templateOp.getContextLength();
-      if (continues)
-        continue;
-      blocks = slotOf(instance);
-      slotOp = instance;
-      ++steps;
+      if (!continues)
+        ++steps;
     }
-    if (slotOp && failed(verifySlotCoversChunk(slotOp, blocks, shape.layout)))
-      return failure();
     if (steps != shape.microbatches)
       return stage.emitOpError()
              << "dist_program_c8: stage " << stage.getIndex() << " runs "

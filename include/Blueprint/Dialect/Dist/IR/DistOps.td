@@ -481,8 +481,8 @@ def Dist_InstanceOp : Dist_Op<"instance", [
        of the generation, 0 .. generated_tokens - 1);
     3. `dist_instance_c3`: `chunk` is a model chunk of the enclosing stage;
        a `block` instance's `blocks` are that chunk's blocks under the
-       mapping's layout, or a non-empty part of them (one segment of one
-       block kind of a model that mixes dense and MoE blocks,
+       mapping's layout, or, when they mix dense and MoE blocks, one of
+       their maximal segments of one block kind (`blockSegmentsOf`,
        docs/WholeRun.md, "Block kinds"); an `embedding` instance runs on
        the first model chunk and a `head` instance on the last, without
        `blocks`;
