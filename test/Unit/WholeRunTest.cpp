@@ -243,6 +243,19 @@ std::vector<RunSpecs> mixedGrid() {
             run.mapping.pipelineLayout = layout;
             runs.push_back(run);
           }
+  // Interleaving with chunks of two blocks that mix kinds (block 0 dense
+  // and block 1 MoE, or the reverse, in every chunk of 8 blocks at pp = 2,
+  // v = 2): each pass through a chunk runs two segments, backwards for the
+  // backward, and the gradient units follow.
+  std::vector<RunSpecs> interleaved;
+  for (const RunSpecs &run : runs)
+    if (run.mapping.schedule == PipelineSchedule::Interleaved1F1B &&
+        run.mapping.pipelineLayout.empty()) {
+      RunSpecs longer = run;
+      longer.model.blocks = 8;
+      interleaved.push_back(longer);
+    }
+  llvm::append_range(runs, interleaved);
   return runs;
 }
 
