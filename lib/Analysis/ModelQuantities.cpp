@@ -8,6 +8,7 @@
 
 #include "Blueprint/Analysis/ModelSummary.h"
 
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/EdgeWork.h"
 #include "Blueprint/Workload/Pipeline.h"
@@ -235,6 +236,19 @@ analysis::deriveModelQuantities(const PlanWork &work) {
                    "per-iteration work");
   if (work.perMicroBatch.invocations.empty())
     return failure("the plan holds no per-micro-batch work");
+  // The closed forms below are blocks x one block's quantities; a model
+  // whose blocks mix the dense MLP and the mixture of experts has its
+  // totals in the whole-run program (--work-summary, --memory-report,
+  // docs/WholeRun.md, "Block kinds") only.
+  if (workload::blockKindsOf(model).size() > 1)
+    return failure(
+        "model_summary_mixed_kinds: the model summary's closed forms hold "
+        "models of one block kind; this model mixes dense and "
+        "mixture-of-experts "
+        "blocks (first_dense_blocks = " +
+        llvm::Twine(model.moe->firstDenseBlocks) +
+        ", moe_layer_frequency = " + llvm::Twine(model.moe->layerFrequency) +
+        "): read its totals with --work-summary");
   if (work.blockOutputBytesPerRank <= 0)
     return failure("the block output buffer must have a positive size, got " +
                    llvm::Twine(work.blockOutputBytesPerRank));

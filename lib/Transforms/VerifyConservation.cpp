@@ -12,6 +12,7 @@
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Transforms/ProgramContracts.h"
 #include "Blueprint/Transforms/WorkTotals.h"
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Checked.h"
@@ -23,6 +24,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+
+#include <array>
 
 namespace blueprint {
 #define GEN_PASS_DEF_VERIFYCONSERVATION
@@ -274,6 +277,41 @@ stepSummary(llvm::Expected<workload::BlockWork> work, bool sharded) {
   return summary;
 }
 
+/// The work of the block instances of `stage`, by the kind of the blocks
+/// each runs (indexed by BlockKind), read off the IR: an instance adds its
+/// template's work times its repetitions (an expanded one its copies).
+template <typename InstanceOpT, typename LookupT>
+llvm::Expected<std::array<workload::WorkSummary, 2>>
+blockWorkByKind(Block &stage, const workload::ModelSpec &model,
+                LookupT lookupTemplate, const std::string &what) {
+  std::array<workload::WorkSummary, 2> byKind = {
+      workload::WorkSummary(workload::Cadence::PerIteration),
+      workload::WorkSummary(workload::Cadence::PerIteration)};
+  for (InstanceOpT instance : stage.getOps<InstanceOpT>()) {
+    auto templateOp = lookupTemplate(instance);
+    if (!templateOp || templateOp.getPart() != workload::ModelPart::Block)
+      continue;
+    // `*_instance_c3` holds: a block instance runs blocks of one kind.
+    ArrayRef<int64_t> blocks = *instance.getBlocks();
+    workload::BlockKind kind = workload::blockKindOf(model, blocks[0]);
+    bool expanded =
+        instance->getNumRegions() == 1 && !instance->getRegion(0).empty();
+    workload::WorkSummary work(workload::Cadence::PerIteration);
+    for (auto op : (expanded ? instance->getRegion(0) : templateOp.getBody())
+                       .template getOps<WorkFactsOpInterface>()) {
+      llvm::Expected<workload::InvocationFigures> figures = figuresOf(op);
+      if (!figures)
+        return figures.takeError();
+      if (llvm::Error error = work.add(*figures))
+        return std::move(error);
+    }
+    if (llvm::Error error = byKind[static_cast<size_t>(kind)].addScaled(
+            work, expanded ? 1 : instance.getRepetitions(), what))
+      return std::move(error);
+  }
+  return byKind;
+}
+
 /// The instance totals of one stage against what the contracts derive.
 LogicalResult expectInstanceWork(
     Operation *program, const workload::StageTotals &stage,
@@ -304,6 +342,63 @@ LogicalResult expectInstanceWork(
   return success();
 }
 
+/// The block instances' work of each kind on the stage `totals` describes
+/// against `expectedAt(kind, phase, engine)`: each instance's template is
+/// its own blocks' kind (a dense block's work is not charged to an MoE
+/// template, or the reverse, even where the stage's totals agree).
+LogicalResult expectWorkByKind(
+    Operation *program, const workload::StageTotals &totals,
+    const workload::ModelSpec &model,
+    llvm::function_ref<workload::WorkTotals(workload::BlockKind,
+                                            workload::Phase, workload::Engine)>
+        expectedAt,
+    llvm::StringRef derivedText) {
+  std::string what = "stage " + std::to_string(totals.stage);
+  auto read = [&]() -> llvm::Expected<std::array<workload::WorkSummary, 2>> {
+    for (Operation &op : program->getRegion(0).front()) {
+      if (auto stage = llvm::dyn_cast<dist::StageOp>(op);
+          stage && stage.getIndex() == totals.stage)
+        return blockWorkByKind<dist::InstanceOp>(
+            stage.getBody().front(), model,
+            [](dist::InstanceOp instance) {
+              return SymbolTable::lookupNearestSymbolFrom<dist::TemplateOp>(
+                  instance, instance.getTemplateNameAttr());
+            },
+            what);
+      if (auto stage = llvm::dyn_cast<pplan::StageOp>(op);
+          stage && stage.getIndex() == totals.stage)
+        return blockWorkByKind<pplan::InstanceOp>(
+            stage.getBody().front(), model,
+            [](pplan::InstanceOp instance) {
+              return instance.lookupTemplate();
+            },
+            what);
+    }
+    return llvm::createStringError(what + " is not in the program");
+  };
+  llvm::Expected<std::array<workload::WorkSummary, 2>> byKind = read();
+  if (!byKind)
+    return program->emitError()
+           << "conservation: " << llvm::toString(byKind.takeError());
+  for (workload::BlockKind kind : workload::blockKindsOf(model)) {
+    workload::StageTotals ofKind;
+    ofKind.stage = totals.stage;
+    ofKind.instanceWork = (*byKind)[static_cast<size_t>(kind)];
+    std::string text = (derivedText + (kind == workload::BlockKind::Dense
+                                           ? " of its dense blocks"
+                                           : " of its MoE blocks"))
+                           .str();
+    if (failed(expectInstanceWork(
+            program, ofKind,
+            [&](workload::Phase phase, workload::Engine engine) {
+              return expectedAt(kind, phase, engine);
+            },
+            text)))
+      return failure();
+  }
+  return success();
+}
+
 /// What a whole-run inference program's stages must hold, re-derived from
 /// its contracts without the whole-run derivation and without a loop over
 /// the tokens: each stage's instances hold blocks x (the prefill + the sum
@@ -329,16 +424,26 @@ LogicalResult verifyInferenceRun(Operation *program,
       workload::composeInference(model, inference, mapping);
   if (!composition)
     return program->emitError() << "conservation: the contracts do not compose";
-  llvm::Expected<workload::GenerationWork> generation =
-      workload::deriveInferenceGeneration(model, inference, mapping);
-  if (!generation)
-    return fail(generation.takeError());
-  // The generation of one block, by phase and engine: the prefill's
-  // summary, and in phase decode the decode steps' closed-form sums.
-  auto perBlock = [&](workload::Phase phase, workload::Engine engine) {
-    return phase == workload::Phase::Decode
-               ? generation->decodeOf(engine)
-               : generation->prefill.at(phase, engine);
+  // The generation of one block of each kind (indexed by BlockKind).
+  std::vector<workload::BlockKind> kinds = workload::blockKindsOf(model);
+  std::array<workload::GenerationWork, 2> generation;
+  for (workload::BlockKind kind : kinds) {
+    llvm::Expected<workload::GenerationWork> work =
+        workload::deriveInferenceGeneration(workload::blockModelOf(model, kind),
+                                            inference, mapping);
+    if (!work)
+      return fail(work.takeError());
+    generation[static_cast<size_t>(kind)] = std::move(*work);
+  }
+  // The generation of one block of `kind`, by phase and engine: the
+  // prefill's summary, and in phase decode the decode steps' closed-form
+  // sums.
+  auto perBlock = [&](workload::BlockKind kind, workload::Phase phase,
+                      workload::Engine engine) {
+    const workload::GenerationWork &work =
+        generation[static_cast<size_t>(kind)];
+    return phase == workload::Phase::Decode ? work.decodeOf(engine)
+                                            : work.prefill.at(phase, engine);
   };
 
   workload::OverflowGuard guard;
@@ -367,19 +472,41 @@ LogicalResult verifyInferenceRun(Operation *program,
   for (const workload::StageTotals &stage : *stages) {
     int64_t index = stage.stage;
     std::string what = "stage " + std::to_string(index);
-    int64_t blocks = layout.stageBlocks(index);
-    auto expectedAt = [&](workload::Phase phase, workload::Engine engine) {
-      workload::WorkTotals cell = perBlock(phase, engine);
-      std::string quantity = what + " generation work";
+    int64_t firstBlock = layout.firstBlock(layout.chunkAt(index, 0));
+    int64_t endBlock = firstBlock + layout.stageBlocks(index);
+    std::string quantity = what + " generation work";
+    // The stage's blocks of `kind` x one block's generation.
+    auto expectedOfKind = [&](workload::BlockKind kind, workload::Phase phase,
+                              workload::Engine engine) {
+      workload::WorkTotals cell = perBlock(kind, phase, engine);
+      int64_t blocks =
+          workload::blocksOfKind(model, kind, firstBlock, endBlock);
       for (int64_t *field :
            {&cell.invocations, &cell.ops, &cell.readBytes, &cell.writeBytes,
             &cell.messageBytes, &cell.stashBytes})
         *field = guard.mul(*field, blocks, quantity);
       return cell;
     };
-    if (failed(expectInstanceWork(
-            program, stage, expectedAt,
-            "blocks x (the prefill + the decode steps' closed-form sum)")))
+    auto expectedAt = [&](workload::Phase phase, workload::Engine engine) {
+      workload::WorkTotals sum;
+      for (workload::BlockKind kind : kinds) {
+        workload::WorkTotals cell = expectedOfKind(kind, phase, engine);
+        for (auto [total, field] :
+             {std::pair{&sum.invocations, cell.invocations},
+              std::pair{&sum.ops, cell.ops},
+              std::pair{&sum.readBytes, cell.readBytes},
+              std::pair{&sum.writeBytes, cell.writeBytes},
+              std::pair{&sum.messageBytes, cell.messageBytes},
+              std::pair{&sum.stashBytes, cell.stashBytes}})
+          *total = guard.add(*total, field, quantity);
+      }
+      return sum;
+    };
+    llvm::StringRef derivedText =
+        "blocks x (the prefill + the decode steps' closed-form sum)";
+    if (failed(expectInstanceWork(program, stage, expectedAt, derivedText)) ||
+        failed(expectWorkByKind(program, stage, model, expectedOfKind,
+                                derivedText)))
       return failure();
     if (guard.failed())
       return fail(guard.error("conservation"));
@@ -425,16 +552,22 @@ LogicalResult verifyInferenceRun(Operation *program,
              << receivedBytes << " bytes)";
 
     // The KV cache: every position the prefill and the decode steps wrote.
-    int64_t kvWrites =
-        guard.mul(blocks, generation->kvCacheWriteBytes, what + " KV cache");
+    int64_t kvWrites = 0;
+    for (workload::BlockKind kind : kinds)
+      kvWrites = guard.add(
+          kvWrites,
+          guard.mul(workload::blocksOfKind(model, kind, firstBlock, endBlock),
+                    generation[static_cast<size_t>(kind)].kvCacheWriteBytes,
+                    what + " KV cache"),
+          what + " KV cache");
     if (guard.failed())
       return fail(guard.error("conservation"));
     if (stage.kvCacheWriteBytes != kvWrites)
       return program->emitError()
              << "conservation: " << what << " writes "
              << stage.kvCacheWriteBytes << " KV-cache bytes per rank; the "
-             << "prefill and decode steps of its " << blocks << " blocks write "
-             << kvWrites;
+             << "prefill and decode steps of its " << endBlock - firstBlock
+             << " blocks write " << kvWrites;
   }
   return success();
 }
@@ -468,13 +601,38 @@ LogicalResult verifyWholeRun(Operation *program,
   bool sharded = mapping.zeroStage >= 1 && mapping.gradientReplicas() > 1;
   int64_t last = mapping.pp - 1;
 
-  llvm::Expected<workload::BlockWork> blockWork =
-      workload::deriveBlockWork(model, training, mapping);
-  if (!blockWork)
-    return fail(blockWork.takeError());
-  llvm::Expected<workload::WorkSummary> block = workload::summarize(*blockWork);
-  llvm::Expected<workload::WorkSummary> blockStep = stepSummary(
-      workload::deriveOptimizerWork(model, training, mapping), sharded);
+  // Each block kind's per-micro-batch work, step and parameters, indexed
+  // by BlockKind.
+  std::vector<workload::BlockKind> kinds = workload::blockKindsOf(model);
+  std::array<workload::WorkSummary, 2> block = {
+      workload::WorkSummary(workload::Cadence::PerMicroBatch),
+      workload::WorkSummary(workload::Cadence::PerMicroBatch)};
+  std::array<workload::WorkSummary, 2> blockStep = {
+      workload::WorkSummary(workload::Cadence::PerIteration),
+      workload::WorkSummary(workload::Cadence::PerIteration)};
+  std::array<int64_t, 2> perBlock{};
+  for (workload::BlockKind kind : kinds) {
+    size_t at = static_cast<size_t>(kind);
+    llvm::Expected<workload::BlockWork> blockWork =
+        workload::deriveBlockWork(model, kind, training, mapping);
+    if (!blockWork)
+      return fail(blockWork.takeError());
+    llvm::Expected<workload::WorkSummary> summary =
+        workload::summarize(*blockWork);
+    if (!summary)
+      return fail(summary.takeError());
+    block[at] = std::move(*summary);
+    llvm::Expected<workload::WorkSummary> step = stepSummary(
+        workload::deriveOptimizerWork(model, kind, training, mapping), sharded);
+    if (!step)
+      return fail(step.takeError());
+    blockStep[at] = std::move(*step);
+    llvm::Expected<int64_t> parameters =
+        workload::blockParametersPerRank(model, kind, mapping);
+    if (!parameters)
+      return fail(parameters.takeError());
+    perBlock[at] = *parameters;
+  }
   llvm::Expected<workload::BlockWork> embeddingWork =
       workload::deriveEmbeddingWork(model, training, mapping);
   if (!embeddingWork)
@@ -498,13 +656,9 @@ LogicalResult verifyWholeRun(Operation *program,
                                                           mapping, false, true),
                         sharded);
   for (llvm::Expected<workload::WorkSummary> *summary :
-       {&block, &blockStep, &embedding, &head, &firstStep, &lastStep})
+       {&embedding, &head, &firstStep, &lastStep})
     if (!*summary)
       return fail(summary->takeError());
-  llvm::Expected<int64_t> perBlock =
-      workload::blockParametersPerRank(model, mapping);
-  if (!perBlock)
-    return fail(perBlock.takeError());
   llvm::Expected<workload::EdgeParameters> edge =
       workload::edgeParametersPerRank(model, mapping);
   if (!edge)
@@ -534,10 +688,40 @@ LogicalResult verifyWholeRun(Operation *program,
   for (const workload::StageTotals &stage : *stages) {
     int64_t index = stage.stage;
     std::string what = "stage " + std::to_string(index);
-    int64_t blocks = layout.stageBlocks(index);
+    // The stage's blocks of each kind, over its chunks.
+    workload::OverflowGuard guard;
+    std::array<int64_t, 2> blocks{};
+    for (int64_t k = 0; k < mapping.virtualStages; ++k) {
+      int64_t chunk = layout.chunkAt(index, k);
+      int64_t first = layout.firstBlock(chunk);
+      for (workload::BlockKind kind : kinds) {
+        int64_t &count = blocks[static_cast<size_t>(kind)];
+        count =
+            guard.add(count,
+                      workload::blocksOfKind(model, kind, first,
+                                             first + layout.chunkBlocks[chunk]),
+                      what + " blocks");
+      }
+    }
+    // Each kind's blocks run their kind's block work once per micro-batch
+    // and its step once.
+    std::array<workload::WorkSummary, 2> ofKind = {
+        workload::WorkSummary(workload::Cadence::PerIteration),
+        workload::WorkSummary(workload::Cadence::PerIteration)};
+    for (workload::BlockKind kind : kinds) {
+      size_t at = static_cast<size_t>(kind);
+      int64_t passes = guard.mul(blocks[at], m, what + " block passes");
+      if (guard.failed())
+        return fail(guard.error("conservation"));
+      for (auto [summary, times] : {std::pair{&block[at], passes},
+                                    std::pair{&blockStep[at], blocks[at]}})
+        if (llvm::Error error = ofKind[at].addScaled(*summary, times, what))
+          return fail(std::move(error));
+    }
     workload::WorkSummary expected(workload::Cadence::PerIteration);
-    std::vector<std::pair<const workload::WorkSummary *, int64_t>> parts = {
-        {&*block, blocks * m}, {&*blockStep, blocks}};
+    std::vector<std::pair<const workload::WorkSummary *, int64_t>> parts;
+    for (workload::BlockKind kind : kinds)
+      parts.push_back({&ofKind[static_cast<size_t>(kind)], 1});
     if (index == 0)
       llvm::append_range(
           parts, std::vector<std::pair<const workload::WorkSummary *, int64_t>>{
@@ -555,6 +739,14 @@ LogicalResult verifyWholeRun(Operation *program,
               return expected.at(phase, engine);
             },
             "blocks x micro-batches x the block's work plus the edges'")))
+      return failure();
+    if (failed(expectWorkByKind(
+            program, stage, model,
+            [&](workload::BlockKind kind, workload::Phase phase,
+                workload::Engine engine) {
+              return ofKind[static_cast<size_t>(kind)].at(phase, engine);
+            },
+            "blocks x micro-batches x the block's work")))
       return failure();
 
     // Pipeline messages: one per micro-batch and direction across each
@@ -582,11 +774,19 @@ LogicalResult verifyWholeRun(Operation *program,
     int64_t replicas = mapping.gradientReplicas();
     if (replicas == 1)
       continue;
-    int64_t elements = blocks * *perBlock;
+    std::string held = what + " gradient elements";
+    int64_t elements = 0;
+    for (workload::BlockKind kind : kinds)
+      elements = guard.add(elements,
+                           guard.mul(blocks[static_cast<size_t>(kind)],
+                                     perBlock[static_cast<size_t>(kind)], held),
+                           held);
     if (index == 0)
-      elements += edge->firstStageTotal;
+      elements = guard.add(elements, edge->firstStageTotal, held);
     if (index == last)
-      elements += edge->lastStageTotal;
+      elements = guard.add(elements, edge->lastStageTotal, held);
+    if (guard.failed())
+      return fail(guard.error("conservation"));
     int64_t reduced = 0, buckets = 0;
     for (Operation &stageOp : program->getRegion(0).front()) {
       auto dist = llvm::dyn_cast<dist::StageOp>(stageOp);

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/ContextParallel.h"
 #include "Blueprint/Workload/Primitives.h"
@@ -1299,6 +1300,17 @@ blueprint::workload::deriveBlockWork(const ModelSpec &model,
   return BlockBuilder(model, training, mapping).build();
 }
 
+llvm::Expected<BlockWork>
+blueprint::workload::deriveBlockWork(const ModelSpec &model, BlockKind kind,
+                                     const TrainingSpec &training,
+                                     const MappingSpec &mapping) {
+  if (llvm::Error error =
+          checkTrainingComposes(model, training, mapping, "deriveBlockWork"))
+    return error;
+  ModelSpec block = blockModelOf(model, kind);
+  return BlockBuilder(block, training, mapping).build();
+}
+
 llvm::Expected<int64_t>
 blueprint::workload::blockParametersPerRank(const ModelSpec &model,
                                             const MappingSpec &mapping) {
@@ -1312,7 +1324,8 @@ blueprint::workload::blockParametersPerRank(const ModelSpec &model,
         {/*heads=*/"decoder_training_c4", /*kvHeads=*/"decoder_training_c5",
          /*hidden=*/"decoder_training_c6",
          /*ffnHidden=*/"decoder_training_c7", /*vocab=*/""});
-  // The per-block count is that of the one block kind a run derives.
+  // The count of the representative block kind (an MoE model's MoE block);
+  // the overload with a kind counts the other.
   if (sink.empty())
     sink.append(checkDerivedBlocks(model));
   if (!sink.empty())
@@ -1323,6 +1336,14 @@ blueprint::workload::blockParametersPerRank(const ModelSpec &model,
   if (guard.failed())
     return guard.error("blockParametersPerRank");
   return parameters.total;
+}
+
+llvm::Expected<int64_t> blueprint::workload::blockParametersPerRank(
+    const ModelSpec &model, BlockKind kind, const MappingSpec &mapping) {
+  llvm::Expected<int64_t> checked = blockParametersPerRank(model, mapping);
+  if (!checked || kind == representativeBlockKind(model))
+    return checked;
+  return blockParametersPerRank(blockModelOf(model, kind), mapping);
 }
 
 /// Why sp_param_grad_sync exists: which replicated parameters' gradients
@@ -1396,6 +1417,16 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
   if (guard.failed())
     return guard.error("deriveOptimizerWork");
   return work;
+}
+
+llvm::Expected<BlockWork>
+blueprint::workload::deriveOptimizerWork(const ModelSpec &model, BlockKind kind,
+                                         const TrainingSpec &training,
+                                         const MappingSpec &mapping) {
+  if (llvm::Error error = checkTrainingComposes(model, training, mapping,
+                                                "deriveOptimizerWork"))
+    return error;
+  return deriveOptimizerWork(blockModelOf(model, kind), training, mapping);
 }
 
 Invocation blueprint::workload::collectiveInvocation(

@@ -110,7 +110,11 @@ namespace {
 
 /// What a block or edge instance is, to find the instance of a later pass
 /// of the same micro-batch and chunk.
-using InstanceKey = std::tuple<ModelPart, PipelinePass, int64_t, int64_t>;
+/// An instance by part, pass, micro-batch, chunk and first block: the
+/// chunk of a model that mixes block kinds runs one instance per segment of
+/// one kind (docs/WholeRun.md, "Block kinds").
+using InstanceKey =
+    std::tuple<ModelPart, PipelinePass, int64_t, int64_t, int64_t>;
 
 /// The buffers of one stage, built step by step.
 class StageBufferBuilder {
@@ -164,7 +168,7 @@ private:
       lastInstance = position;
       if (instance->microBatch)
         instances[{runTemplate.part, runTemplate.pass, *instance->microBatch,
-                   instance->chunk}] = position;
+                   instance->chunk, instance->firstBlock}] = position;
       bool writesGradients =
           llvm::any_of(runTemplate.work.invocations, [](const Invocation &i) {
             return i.phase == Phase::WeightGrad;
@@ -180,8 +184,9 @@ private:
   }
 
   std::optional<size_t> findInstance(ModelPart part, PipelinePass pass,
-                                     int64_t microBatch, int64_t chunk) const {
-    auto it = instances.find({part, pass, microBatch, chunk});
+                                     int64_t microBatch, int64_t chunk,
+                                     int64_t firstBlock) const {
+    auto it = instances.find({part, pass, microBatch, chunk, firstBlock});
     if (it == instances.end())
       return std::nullopt;
     return it->second;
@@ -234,11 +239,19 @@ private:
     const RunTemplate &runTemplate = templateOf(instance);
     size_t index = instance.templateIndex;
     int64_t repetitions = instance.repetitions();
+    // An instance of part of its chunk's blocks (one segment of one block
+    // kind) names its first block.
+    bool wholeChunk =
+        !instance.hasBlocks ||
+        (instance.firstBlock == run.layout.firstBlock(instance.chunk) &&
+         instance.repetitions() == run.layout.chunkBlocks[instance.chunk]);
     auto suffix = [&] {
+      std::string blocks =
+          wholeChunk ? "" : "_block" + std::to_string(instance.firstBlock);
       return instance.microBatch
                  ? "_mb" + std::to_string(*instance.microBatch) + "_chunk" +
-                       std::to_string(instance.chunk)
-                 : "_chunk" + std::to_string(instance.chunk);
+                       std::to_string(instance.chunk) + blocks
+                 : "_chunk" + std::to_string(instance.chunk) + blocks;
     };
     add([&] { return std::string("work_" + std::to_string(position)); },
         BufferCause::WorkingSet, {Kind::WorkingSet, index, 1}, position,
@@ -261,7 +274,8 @@ private:
                                 : PipelinePass::Backward;
     if (runTemplate.pass == PipelinePass::Forward) {
       std::optional<size_t> consumer =
-          findInstance(runTemplate.part, backward, microBatch, instance.chunk);
+          findInstance(runTemplate.part, backward, microBatch, instance.chunk,
+                       instance.firstBlock);
       llvm::SmallVector<size_t, 2> consumers;
       if (consumer)
         consumers.push_back(*consumer);
@@ -277,7 +291,7 @@ private:
       // stays until it runs.
       std::optional<size_t> weightGrad =
           findInstance(ModelPart::Block, PipelinePass::WeightGrad, microBatch,
-                       instance.chunk);
+                       instance.chunk, instance.firstBlock);
       add([&] { return std::string("weight_grad_stash" + suffix()); },
           BufferCause::WeightGradInputs,
           {Kind::WeightGradStash, index, repetitions}, position,
@@ -290,7 +304,7 @@ private:
       // the weight-gradient pass reads.
       std::optional<size_t> weightGrad =
           findInstance(ModelPart::Block, PipelinePass::WeightGrad, microBatch,
-                       instance.chunk);
+                       instance.chunk, instance.firstBlock);
       add([&] { return std::string("weight_grad_inputs" + suffix()); },
           BufferCause::WeightGradInputs,
           {Kind::WeightGradInputs, index, repetitions}, position,

@@ -454,20 +454,6 @@ blueprint::workload::checkDerivedBlocks(const ModelSpec &model) {
   if (!model.moe)
     return sink.take();
   const MixtureOfExperts &moe = *model.moe;
-  // The work algebra derives one block kind per run: the dense block, or the
-  // MoE block when every block has experts. Per-layer kinds (DeepSeek's
-  // first dense blocks, a layer frequency above 1) are not derived yet and
-  // are refused rather than derived as if every block were of one kind.
-  int64_t expertBlocks = moe.expertBlocks(model.blocks);
-  sink.require(
-      expertBlocks == model.blocks, "decoder_moe_c1",
-      "the model mixes block kinds: " + llvm::Twine(expertBlocks) + " of its " +
-          llvm::Twine(model.blocks) +
-          " blocks have experts (first_dense_blocks = " +
-          llvm::Twine(moe.firstDenseBlocks) +
-          ", moe_layer_frequency = " + llvm::Twine(moe.layerFrequency) +
-          ") and the work algebra derives one block kind per run: "
-          "every block an MoE block or none");
   sink.require(!model.hasOutputAndMLPBiases(), "decoder_moe_c5",
                "linear_bias = " + stringifyEnum(model.linearBias) +
                    " gives the experts' MLPs biases, whose work is not "

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Workload/WholeRun.h"
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/EdgeWork.h"
@@ -14,6 +15,7 @@
 
 #include "llvm/ADT/Twine.h"
 
+#include <algorithm>
 #include <array>
 
 using namespace blueprint::workload;
@@ -41,14 +43,14 @@ blueprint::workload::runShapeOf(const ModelSpec &model,
     if (!composeInference(model, *inference, mapping))
       return std::nullopt;
     return RunShape{inference->generatedTokens, layoutOf(model, mapping),
-                    mapping.schedule, inference->promptLength};
+                    mapping.schedule, inference->promptLength, model};
   }
   std::optional<TrainingComposition> composition =
       composeTraining(model, *training, mapping);
   if (!composition)
     return std::nullopt;
   return RunShape{composition->microbatches, layoutOf(model, mapping),
-                  mapping.schedule, std::nullopt};
+                  mapping.schedule, std::nullopt, model};
 }
 
 std::string blueprint::workload::describeMessage(PipelineMessage message,
@@ -177,12 +179,29 @@ private:
     return run.templates.size() - 1;
   }
 
-  /// The block's per-micro-batch work split by pass: forward, and the rest
-  /// as one backward or, under ZB-H1, as the input-gradient pass and the
-  /// weight-gradient pass (weight gradients and the re-gathers that serve
-  /// them, Qi et al. 2023's "W").
+  /// The templates of each block kind the model has, then the edges'.
   llvm::Error buildTemplates() {
-    llvm::Expected<BlockWork> block = deriveBlockWork(model, training, mapping);
+    std::vector<BlockKind> kinds = blockKindsOf(model);
+    for (BlockKind kind : kinds)
+      if (llvm::Error error = buildBlockTemplates(
+              kind,
+              kinds.size() > 1 && kind == BlockKind::Expert ? "moe_" : ""))
+        return error;
+    return buildEdgeTemplates();
+  }
+
+  /// The per-micro-batch work of a block of `kind` split by pass: forward,
+  /// and the rest as one backward or, under ZB-H1, as the input-gradient
+  /// pass and the weight-gradient pass (weight gradients and the re-gathers
+  /// that serve them, Qi et al. 2023's "W"), then its once-per-iteration
+  /// step. The names are `prefix` + block_forward, ...: a model of one block
+  /// kind has today's names, the MoE blocks of a model that mixes kinds
+  /// moe_block_forward, ... (docs/WholeRun.md, "Block kinds").
+  llvm::Error buildBlockTemplates(BlockKind kind, llvm::StringRef prefix) {
+    BlockTemplates &blocks = blockTemplates[static_cast<size_t>(kind)];
+    auto name = [&](llvm::StringRef pass) { return (prefix + pass).str(); };
+    llvm::Expected<BlockWork> block =
+        deriveBlockWork(model, kind, training, mapping);
     if (!block)
       return block.takeError();
     std::vector<std::pair<Phase, Cadence>> keys;
@@ -203,18 +222,18 @@ private:
            work[i + 1].phase == Phase::WeightGrad);
       (servesWeightGrad ? weightGrad : inputGrad).push_back(work[i]);
     }
-    blocks.forward = addTemplate("block_forward", ModelPart::Block,
+    blocks.forward = addTemplate(name("block_forward"), ModelPart::Block,
                                  PipelinePass::Forward, std::move(forward));
     if (mapping.schedule == PipelineSchedule::ZeroBubbleH1) {
       blocks.inputGrad =
-          addTemplate("block_input_grad", ModelPart::Block,
+          addTemplate(name("block_input_grad"), ModelPart::Block,
                       PipelinePass::InputGrad, std::move(inputGrad));
       blocks.weightGrad =
-          addTemplate("block_weight_grad", ModelPart::Block,
+          addTemplate(name("block_weight_grad"), ModelPart::Block,
                       PipelinePass::WeightGrad, std::move(weightGrad));
     } else {
       blocks.backward =
-          addTemplate("block_backward", ModelPart::Block,
+          addTemplate(name("block_backward"), ModelPart::Block,
                       PipelinePass::Backward, std::move(backward));
     }
 
@@ -223,7 +242,7 @@ private:
     // stage's flat gradient buffer, which no single block's step is: the
     // stage runs it itself (addStep).
     llvm::Expected<BlockWork> step =
-        deriveOptimizerWork(model, training, mapping);
+        deriveOptimizerWork(model, kind, training, mapping);
     if (!step)
       return step.takeError();
     std::vector<Invocation> stepWork;
@@ -231,9 +250,9 @@ private:
       if (keptInStep(invocation))
         stepWork.push_back(std::move(invocation));
     if (!stepWork.empty())
-      blocks.step = addTemplate("block_step", ModelPart::Block,
+      blocks.step = addTemplate(name("block_step"), ModelPart::Block,
                                 PipelinePass::Step, std::move(stepWork));
-    return buildEdgeTemplates();
+    return llvm::Error::success();
   }
 
   /// Whether an invocation of a step stays in its template: the optimizer
@@ -379,9 +398,14 @@ private:
   /// order backward produces them (the stage's last block first): the
   /// buckets are cut from this list.
   llvm::Error deriveStageParameters() {
-    llvm::Expected<int64_t> perBlock = blockParametersPerRank(model, mapping);
-    if (!perBlock)
-      return perBlock.takeError();
+    std::array<int64_t, 2> perBlock{};
+    for (BlockKind kind : blockKindsOf(model)) {
+      llvm::Expected<int64_t> parameters =
+          blockParametersPerRank(model, kind, mapping);
+      if (!parameters)
+        return parameters.takeError();
+      perBlock[static_cast<size_t>(kind)] = *parameters;
+    }
     llvm::Expected<EdgeParameters> edge = edgeParametersPerRank(model, mapping);
     if (!edge)
       return edge.takeError();
@@ -394,8 +418,11 @@ private:
     for (int64_t stage = 0; stage < mapping.pp; ++stage)
       for (int64_t virtualIndex = mapping.virtualStages; virtualIndex-- > 0;) {
         int64_t chunk = layout.chunkAt(stage, virtualIndex);
-        for (int64_t block = 0; block < layout.chunkBlocks[chunk]; ++block)
-          stageUnits[stage].push_back(*perBlock);
+        int64_t first = layout.firstBlock(chunk);
+        for (int64_t block = first + layout.chunkBlocks[chunk];
+             block-- > first;)
+          stageUnits[stage].push_back(
+              perBlock[static_cast<size_t>(blockKindOf(model, block))]);
       }
     // The first stage's backward ends with the embeddings.
     int64_t embedding = edge->firstStageTotal;
@@ -404,8 +431,15 @@ private:
     // edges' parameters, padded like the buckets.
     chunkParameters.assign(layout.chunks(), 0);
     for (int64_t chunk = 0; chunk < layout.chunks(); ++chunk) {
-      int64_t elements =
-          guard.mul(layout.chunkBlocks[chunk], *perBlock, "chunk parameters");
+      int64_t first = layout.firstBlock(chunk);
+      int64_t elements = 0;
+      for (BlockKind kind : blockKindsOf(model))
+        elements = guard.add(
+            elements,
+            guard.mul(blocksOfKind(model, kind, first,
+                                   first + layout.chunkBlocks[chunk]),
+                      perBlock[static_cast<size_t>(kind)], "chunk parameters"),
+            "chunk parameters");
       if (chunk == 0)
         elements = guard.add(elements, embedding, "chunk parameters");
       if (chunk == layout.chunks() - 1)
@@ -424,15 +458,11 @@ private:
     const PipelineLayout &layout = run.layout;
     int64_t chunk = layout.chunkAt(stage, slot.virtualIndex);
     int64_t last = layout.chunks() - 1;
-    auto instance = [&](size_t templateIndex) {
-      RunInstance result;
-      result.templateIndex = templateIndex;
-      result.chunk = chunk;
-      result.microBatch = slot.microBatch;
-      result.hasBlocks = true;
-      result.firstBlock = layout.firstBlock(chunk);
-      result.endBlock = result.firstBlock + layout.chunkBlocks[chunk];
-      return result;
+    // The chunk's blocks run one instance per segment of one block kind, in
+    // block order for the forward and backwards otherwise.
+    auto instances = [&](std::optional<size_t> BlockTemplates::*pass) {
+      appendBlockInstances(chunk, slot.microBatch, pass,
+                           slot.pass != PipelinePass::Forward);
     };
     // An edge runs once per micro-batch on its chunk, without blocks.
     auto edge = [&](std::optional<size_t> templateIndex) {
@@ -451,7 +481,7 @@ private:
       gatherParameters(chunk, /*backward=*/false);
       if (chunk == 0)
         edge(edges.embeddingForward);
-      append(instance(*blocks.forward));
+      instances(&BlockTemplates::forward);
       if (chunk == last)
         edge(edges.headForward);
       else
@@ -465,8 +495,9 @@ private:
       gatherParameters(chunk, /*backward=*/true);
       if (chunk == last)
         edge(edges.headBackward);
-      append(instance(slot.pass == PipelinePass::Backward ? *blocks.backward
-                                                          : *blocks.inputGrad));
+      instances(slot.pass == PipelinePass::Backward
+                    ? &BlockTemplates::backward
+                    : &BlockTemplates::inputGrad);
       if (chunk > 0)
         send(PipelineMessage::ActivationGrad, slot.microBatch, chunk,
              layout.stageOf(chunk - 1));
@@ -474,7 +505,7 @@ private:
         edge(edges.embeddingBackward);
       return;
     case PipelinePass::WeightGrad:
-      append(instance(*blocks.weightGrad));
+      instances(&BlockTemplates::weightGrad);
       return;
     case PipelinePass::Step:
     case PipelinePass::Prefill:
@@ -482,6 +513,30 @@ private:
       break;
     }
     llvm_unreachable("a training stage order holds no step or inference pass");
+  }
+
+  /// The instances of template `pass` of each block kind that run the
+  /// blocks of `chunk`, one per segment (blockSegmentsOf), last segment
+  /// first when `reversed`.
+  void appendBlockInstances(int64_t chunk, std::optional<int64_t> microBatch,
+                            std::optional<size_t> BlockTemplates::*pass,
+                            bool reversed) {
+    int64_t first = run.layout.firstBlock(chunk);
+    std::vector<BlockSegment> segments =
+        blockSegmentsOf(model, first, first + run.layout.chunkBlocks[chunk]);
+    if (reversed)
+      std::reverse(segments.begin(), segments.end());
+    for (const BlockSegment &segment : segments) {
+      RunInstance instance;
+      instance.templateIndex =
+          *(blockTemplates[static_cast<size_t>(segment.kind)].*pass);
+      instance.chunk = chunk;
+      instance.microBatch = microBatch;
+      instance.hasBlocks = true;
+      instance.firstBlock = segment.first;
+      instance.endBlock = segment.end;
+      append(instance);
+    }
   }
 
   void send(PipelineMessage message, int64_t microBatch, int64_t chunk,
@@ -558,20 +613,24 @@ private:
                      {0, lastStage},
                      std::nullopt});
     }
-    if (blocks.step) {
-      const PipelineLayout &layout = run.layout;
+    // Every block kind has a step or none does: both keep the AdamW step
+    // unless the stage steps its shard, and then neither keeps one without
+    // sequence parallelism. Stated, not assumed: a kind without a step
+    // beside one with a step would leave its layers without instances.
+    std::vector<BlockKind> kinds = blockKindsOf(model);
+    bool stepped =
+        blockTemplates[static_cast<size_t>(kinds.front())].step.has_value();
+    for (BlockKind kind : kinds)
+      if (blockTemplates[static_cast<size_t>(kind)].step.has_value() != stepped)
+        return llvm::createStringError(
+            "whole run: the dense and the mixture-of-experts block disagree "
+            "on whether the block keeps a step of its own");
+    if (stepped)
       for (int64_t virtualIndex = 0; virtualIndex < mapping.virtualStages;
-           ++virtualIndex) {
-        int64_t chunk = layout.chunkAt(stage, virtualIndex);
-        RunInstance instance;
-        instance.templateIndex = *blocks.step;
-        instance.chunk = chunk;
-        instance.hasBlocks = true;
-        instance.firstBlock = layout.firstBlock(chunk);
-        instance.endBlock = instance.firstBlock + layout.chunkBlocks[chunk];
-        append(instance);
-      }
-    }
+           ++virtualIndex)
+        appendBlockInstances(run.layout.chunkAt(stage, virtualIndex),
+                             std::nullopt, &BlockTemplates::step,
+                             /*reversed=*/false);
     auto edgeStep = [&](std::optional<size_t> templateIndex, int64_t chunk) {
       if (!templateIndex)
         return;
@@ -665,7 +724,8 @@ private:
   const MappingSpec &mapping;
   WholeRun &run;
   OverflowGuard guard;
-  BlockTemplates blocks;
+  /// The templates of each block kind, indexed by BlockKind.
+  std::array<BlockTemplates, 2> blockTemplates;
   EdgeTemplates edges;
   int64_t heldBytes = 0;
   int64_t sendBytes = 0;
@@ -744,24 +804,36 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
   run.inference = inference;
   run.kvCacheWindow = model.attentionWindow;
 
-  // The templates: the prefill, then one per decode step.
-  llvm::Expected<BlockWork> prefill =
-      deriveInferencePrefill(model, inference, mapping);
-  if (!prefill)
-    return prefill.takeError();
-  run.templates.push_back(RunTemplate{"block_prefill", ModelPart::Block,
-                                      PipelinePass::Prefill, std::nullopt,
-                                      std::move(*prefill)});
+  // The templates of each block kind (named as buildBlockTemplates names
+  // them): the prefill, then one per decode step; templateOf[kind][step]
+  // is the index of step `step`'s.
   int64_t steps = inference.generatedTokens;
-  for (int64_t step = 1; step < steps; ++step) {
-    int64_t context = inference.promptLength + step;
-    llvm::Expected<BlockWork> decode =
-        deriveInferenceDecodeStep(model, inference, mapping, context);
-    if (!decode)
-      return decode.takeError();
-    run.templates.push_back(
-        RunTemplate{"block_decode_" + std::to_string(context), ModelPart::Block,
-                    PipelinePass::Decode, context, std::move(*decode)});
+  std::vector<BlockKind> kinds = blockKindsOf(model);
+  std::array<std::vector<size_t>, 2> templateOf;
+  for (BlockKind kind : kinds) {
+    std::string prefix =
+        kinds.size() > 1 && kind == BlockKind::Expert ? "moe_" : "";
+    ModelSpec block = blockModelOf(model, kind);
+    std::vector<size_t> &indices = templateOf[static_cast<size_t>(kind)];
+    llvm::Expected<BlockWork> prefill =
+        deriveInferencePrefill(block, inference, mapping);
+    if (!prefill)
+      return prefill.takeError();
+    indices.push_back(run.templates.size());
+    run.templates.push_back(RunTemplate{prefix + "block_prefill",
+                                        ModelPart::Block, PipelinePass::Prefill,
+                                        std::nullopt, std::move(*prefill)});
+    for (int64_t step = 1; step < steps; ++step) {
+      int64_t context = inference.promptLength + step;
+      llvm::Expected<BlockWork> decode =
+          deriveInferenceDecodeStep(block, inference, mapping, context);
+      if (!decode)
+        return decode.takeError();
+      indices.push_back(run.templates.size());
+      run.templates.push_back(RunTemplate{
+          prefix + "block_decode_" + std::to_string(context), ModelPart::Block,
+          PipelinePass::Decode, context, std::move(*decode)});
+    }
   }
 
   // What each rank sends: the block output it holds for the step (the
@@ -779,10 +851,14 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
   // The weights each rank of a stage holds: its blocks' share, and on the
   // first and last stage the edges' (held though an inference run states
   // no edge work: docs/Memory.md).
-  llvm::Expected<int64_t> blockParameters =
-      blockParametersPerRank(model, mapping);
-  if (!blockParameters)
-    return blockParameters.takeError();
+  std::array<int64_t, 2> blockParameters{};
+  for (BlockKind kind : kinds) {
+    llvm::Expected<int64_t> parameters =
+        blockParametersPerRank(model, kind, mapping);
+    if (!parameters)
+      return parameters.takeError();
+    blockParameters[static_cast<size_t>(kind)] = *parameters;
+  }
   llvm::Expected<EdgeParameters> edge = edgeParametersPerRank(model, mapping);
   if (!edge)
     return edge.takeError();
@@ -794,8 +870,16 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
   for (int64_t stage = 0; stage < mapping.pp; ++stage) {
     StageProgram program;
     program.stage = stage;
-    program.parameters = guard.mul(
-        *blockParameters, run.layout.stageBlocks(stage), "stage parameters");
+    int64_t chunk = layout.chunkAt(stage, 0);
+    int64_t firstBlock = layout.firstBlock(chunk);
+    int64_t endBlock = firstBlock + layout.chunkBlocks[chunk];
+    for (BlockKind kind : kinds)
+      program.parameters =
+          guard.add(program.parameters,
+                    guard.mul(blockParameters[static_cast<size_t>(kind)],
+                              blocksOfKind(model, kind, firstBlock, endBlock),
+                              "stage parameters"),
+                    "stage parameters");
     if (stage == 0)
       program.parameters = guard.add(program.parameters, edge->firstStageTotal,
                                      "stage parameters");
@@ -813,7 +897,8 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
       if (gates)
         gate = program.steps.size() - 1;
     };
-    int64_t chunk = layout.chunkAt(stage, 0);
+    std::vector<BlockSegment> segments =
+        blockSegmentsOf(model, firstBlock, endBlock);
     for (int64_t step = 0; step < steps; ++step) {
       int64_t bytes = step == 0 ? prefillBytes : decodeBytes;
       // A decode step starts from the token the previous step sampled on
@@ -827,14 +912,18 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
         append(RunMessage{false, PipelineMessage::Token, step - 1, last,
                           layout.stageOf(last), tokenBytes},
                true);
-      RunInstance instance;
-      instance.templateIndex = static_cast<size_t>(step);
-      instance.chunk = chunk;
-      instance.microBatch = step;
-      instance.hasBlocks = true;
-      instance.firstBlock = layout.firstBlock(chunk);
-      instance.endBlock = instance.firstBlock + layout.chunkBlocks[chunk];
-      append(instance, true);
+      // One instance per segment of one block kind, in block order.
+      for (const BlockSegment &segment : segments) {
+        RunInstance instance;
+        instance.templateIndex =
+            templateOf[static_cast<size_t>(segment.kind)][step];
+        instance.chunk = chunk;
+        instance.microBatch = step;
+        instance.hasBlocks = true;
+        instance.firstBlock = segment.first;
+        instance.endBlock = segment.end;
+        append(instance, true);
+      }
       if (chunk < last)
         append(RunMessage{true, PipelineMessage::Activation, step, chunk,
                           layout.stageOf(chunk + 1), bytes},

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Primitives.h"
 
@@ -1841,31 +1842,36 @@ TEST(BlockWorkDiagnostics, Spellings) {
   EXPECT_EQ(stringifyEnum(Cadence::PerIteration), "per_iteration");
 }
 
-// A model whose blocks mix kinds has no per-block parameter count: the
-// count is refused by decoder_moe_c1, the rule that refuses the runs, and
-// the same model with experts in every block is counted.
-TEST(BlockParameters, MixedBlockKindsAreRefused) {
+// A model whose blocks mix kinds counts each kind's parameters: its dense
+// blocks as the same model without experts (the dense MLP of ffn_hidden),
+// its MoE blocks as the same model with experts in every block; without a
+// kind, the count is the MoE block's (representativeBlockKind).
+TEST(BlockParameters, MixedBlockKindsCountEachKind) {
   ModelSpec model = gptModel(kShapes[4]);
   model.linearBias = LinearBias::None;
+  MappingSpec mapping =
+      mappingFor(2, TPCommMode::AllReduce, RecomputePolicy::None);
+  llvm::Expected<int64_t> dense = blockParametersPerRank(model, mapping);
+  ASSERT_TRUE(static_cast<bool>(dense)) << llvm::toString(dense.takeError());
   MixtureOfExperts moe;
   moe.experts = 8;
   moe.expertsPerToken = 2;
-  moe.expertFfnHidden = model.ffnHidden;
-  moe.firstDenseBlocks = 1;
+  moe.expertFfnHidden = model.ffnHidden / 2;
   model.moe = moe;
-  MappingSpec mapping =
-      mappingFor(2, TPCommMode::AllReduce, RecomputePolicy::None);
-  llvm::Expected<int64_t> refused = blockParametersPerRank(model, mapping);
-  ASSERT_FALSE(static_cast<bool>(refused));
-  std::string message = llvm::toString(refused.takeError());
-  EXPECT_NE(message.find("[decoder_moe_c1] the model mixes block kinds: 3 of "
-                         "its 4 blocks have experts"),
-            std::string::npos)
-      << message;
-  model.moe->firstDenseBlocks = 0;
   llvm::Expected<int64_t> uniform = blockParametersPerRank(model, mapping);
   ASSERT_TRUE(static_cast<bool>(uniform))
       << llvm::toString(uniform.takeError());
+  model.moe->firstDenseBlocks = 1;
+  for (BlockKind kind : {BlockKind::Dense, BlockKind::Expert}) {
+    llvm::Expected<int64_t> count =
+        blockParametersPerRank(model, kind, mapping);
+    ASSERT_TRUE(static_cast<bool>(count)) << llvm::toString(count.takeError());
+    EXPECT_EQ(*count, kind == BlockKind::Dense ? *dense : *uniform);
+  }
+  llvm::Expected<int64_t> representative =
+      blockParametersPerRank(model, mapping);
+  ASSERT_TRUE(static_cast<bool>(representative));
+  EXPECT_EQ(*representative, *uniform);
 }
 
 // WorkSummary::addScaled skips a term whose totals are all zero: a term with

@@ -191,9 +191,9 @@ TEST(HuggingFaceMoE, DeepseekV3ConfigRefusesItsRouterAndCountsItsParameters) {
   model.moe = moe;
   EXPECT_EQ(model.moe->expertBlocks(model.blocks), 58);
 
-  // Mixed layouts are refused per run (decoder_moe_c1), so each block kind
-  // is counted on its own: the dense block without `moe`, the MoE block
-  // with every block an MoE block.
+  // Each block kind is counted on its own, independently of the per-layer
+  // whole run: the dense block without `moe`, the MoE block with every
+  // block an MoE block.
   model.seqLength = 4096;
   MappingSpec oneRank;
   ModelSpec denseModel = model;

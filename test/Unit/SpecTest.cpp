@@ -439,11 +439,13 @@ TEST(MixtureOfExperts, RulesAndTheRunRefusal) {
   EXPECT_EQ(derivedBlockRules([](ModelSpec &m) {}), Rules{"decoder_moe_c5"});
   model.linearBias = LinearBias::None;
   EXPECT_EQ(derivedBlockRules([](ModelSpec &m) {}), Rules{});
+  // Dense and MoE blocks in one run are derived (docs/WholeRun.md, "Block
+  // kinds").
   EXPECT_EQ(
       derivedBlockRules([](ModelSpec &m) { m.moe->firstDenseBlocks = 3; }),
-      Rules{"decoder_moe_c1"});
+      Rules{});
   EXPECT_EQ(derivedBlockRules([](ModelSpec &m) { m.moe->layerFrequency = 2; }),
-            Rules{"decoder_moe_c1"});
+            Rules{});
   EXPECT_EQ(derivedBlockRules([](ModelSpec &m) { m.moe->sharedExperts = 1; }),
             Rules{});
   EXPECT_EQ(derivedBlockRules(

@@ -8,7 +8,11 @@
 // micro-batch and direction across each boundary of its chunks, and reduces
 // its padded gradients once. An inference run's generation (the prefill and
 // every decode step) agrees the same way with deriveInferenceGeneration's
-// closed-form series.
+// closed-form series. A model whose blocks mix the dense MLP and the
+// mixture of experts (docs/WholeRun.md, "Block kinds") sums, on every
+// stage, each layer's kind's block work, parameters and stash, with the
+// kind of each layer from the contract's rule by an explicit loop and each
+// kind's block from a model of that one kind.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +23,9 @@
 #include "Blueprint/InitAll.h"
 #include "Blueprint/Transforms/Passes.h"
 #include "Blueprint/Transforms/WorkTotals.h"
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/EdgeWork.h"
+#include "Blueprint/Workload/Lifetimes.h"
 #include "Blueprint/Workload/Primitives.h"
 
 #include "mlir/IR/Builders.h"
@@ -116,6 +122,164 @@ std::vector<RunSpecs> grid() {
   return runs;
 }
 
+/// What the edges add to a training run's stages: their per-micro-batch
+/// work and the parameters the first and last stage hold.
+struct EdgeTotals {
+  WorkSummary embedding{Cadence::PerMicroBatch};
+  WorkSummary head{Cadence::PerMicroBatch};
+  EdgeParameters parameters;
+
+  /// The edge parameters of a stage: the embeddings on the first; the final
+  /// norm and the output layer (untied, or the tied copy at pp > 1) on the
+  /// last.
+  int64_t stageParameters(const RunSpecs &run, bool first, bool last) const {
+    int64_t elements = 0;
+    if (first)
+      elements += parameters.wordEmbedding + parameters.positionEmbedding;
+    if (last)
+      elements += parameters.finalNorm +
+                  (run.mapping.pp > 1 || !run.model.tiedEmbeddings
+                       ? parameters.wordEmbedding
+                       : 0);
+    return elements;
+  }
+};
+
+EdgeTotals edgeTotalsOf(const RunSpecs &run) {
+  EdgeTotals result;
+  auto summed = [](llvm::Expected<BlockWork> work) {
+    EXPECT_TRUE(static_cast<bool>(work)) << llvm::toString(work.takeError());
+    llvm::Expected<WorkSummary> summary = summarize(*work);
+    EXPECT_TRUE(static_cast<bool>(summary));
+    return *summary;
+  };
+  result.embedding =
+      summed(deriveEmbeddingWork(run.model, run.training, run.mapping));
+  result.head = summed(deriveHeadWork(run.model, run.training, run.mapping));
+  llvm::Expected<EdgeParameters> parameters =
+      edgeParametersPerRank(run.model, run.mapping);
+  EXPECT_TRUE(static_cast<bool>(parameters));
+  result.parameters = *parameters;
+  return result;
+}
+
+/// A 4-block model with 4 experts of width 64 (the dense MLP is 256 wide,
+/// so a block derived with the wrong width is caught).
+ModelSpec mixedModel(int64_t firstDenseBlocks, int64_t layerFrequency) {
+  ModelSpec model;
+  model.hidden = 64;
+  model.heads = 4;
+  model.kvHeads = 4;
+  model.headDim = 16;
+  model.ffnHidden = 256;
+  model.seqLength = 32;
+  model.maxPositions = 32;
+  model.vocab = 128;
+  model.blocks = 4;
+  model.linearBias = LinearBias::None;
+  MixtureOfExperts moe;
+  moe.experts = 4;
+  moe.expertsPerToken = 2;
+  moe.expertFfnHidden = 64;
+  moe.firstDenseBlocks = firstDenseBlocks;
+  moe.layerFrequency = layerFrequency;
+  model.moe = moe;
+  return model;
+}
+
+/// Whether layer `index` has experts, by the contract's rule (Spec.h):
+/// index >= first_dense_blocks and moe_layer_frequency divides index.
+bool hasExperts(const ModelSpec &model, int64_t index) {
+  return index >= model.moe->firstDenseBlocks &&
+         index % model.moe->layerFrequency == 0;
+}
+
+/// The two single-kind models each kind's block is the block of.
+ModelSpec denseModelOf(ModelSpec model) {
+  model.moe = std::nullopt;
+  return model;
+}
+ModelSpec uniformModelOf(ModelSpec model) {
+  model.moe->firstDenseBlocks = 0;
+  model.moe->layerFrequency = 1;
+  return model;
+}
+
+std::vector<RunSpecs> mixedGrid() {
+  std::vector<RunSpecs> runs;
+  for (auto [firstDense, frequency] :
+       {std::pair<int64_t, int64_t>{1, 1}, std::pair<int64_t, int64_t>{0, 2}})
+    for (PipelineSchedule schedule :
+         {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
+          PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1})
+      for (int64_t pp : {1, 2})
+        for (std::vector<int64_t> layout :
+             {std::vector<int64_t>{}, std::vector<int64_t>{1, 3},
+              std::vector<int64_t>{3, 1}})
+          for (int64_t zero : {0, 1, 3}) {
+            bool interleaved = schedule == PipelineSchedule::Interleaved1F1B;
+            if (interleaved && pp == 1)
+              continue;
+            int64_t v = interleaved ? 2 : 1;
+            if (!layout.empty() && pp * v != 2)
+              continue;
+            RunSpecs run;
+            run.model = mixedModel(firstDense, frequency);
+            run.training.microBatch = 2;
+            run.training.gradientType = DataType::F32;
+            // Four micro-batches per DP rank.
+            run.training.globalBatch = 2 * 2 * 4;
+            run.mapping.schedule = schedule;
+            run.mapping.pp = pp;
+            run.mapping.virtualStages = v;
+            run.mapping.tp = 2;
+            run.mapping.dp = 2;
+            run.mapping.world = 4 * pp;
+            // Mixture-of-experts training under tp > 1 needs sequence
+            // parallelism (decoder_moe_c2).
+            run.mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+            run.mapping.zeroStage = zero;
+            run.mapping.bucketBytes = zero ? 30000 : 0;
+            run.mapping.pipelineLayout = layout;
+            runs.push_back(run);
+          }
+  // Interleaving with chunks of two blocks that mix kinds (block 0 dense
+  // and block 1 MoE, or the reverse, in every chunk of 8 blocks at pp = 2,
+  // v = 2): each pass through a chunk runs two segments, backwards for the
+  // backward, and the gradient units follow.
+  std::vector<RunSpecs> interleaved;
+  for (const RunSpecs &run : runs)
+    if (run.mapping.schedule == PipelineSchedule::Interleaved1F1B &&
+        run.mapping.pipelineLayout.empty()) {
+      RunSpecs longer = run;
+      longer.model.blocks = 8;
+      interleaved.push_back(longer);
+    }
+  llvm::append_range(runs, interleaved);
+  return runs;
+}
+
+/// What one block of one kind does, from the single-kind model.
+struct KindWork {
+  WorkSummary perMicroBatch{Cadence::PerMicroBatch};
+  int64_t parameters = 0;
+};
+
+KindWork kindWork(const ModelSpec &model, const RunSpecs &run) {
+  KindWork result;
+  llvm::Expected<BlockWork> block =
+      deriveBlockWork(model, run.training, run.mapping);
+  EXPECT_TRUE(static_cast<bool>(block)) << llvm::toString(block.takeError());
+  llvm::Expected<WorkSummary> summary = summarize(*block);
+  EXPECT_TRUE(static_cast<bool>(summary));
+  result.perMicroBatch = *summary;
+  llvm::Expected<int64_t> parameters =
+      blockParametersPerRank(model, run.mapping);
+  EXPECT_TRUE(static_cast<bool>(parameters));
+  result.parameters = *parameters;
+  return result;
+}
+
 class WholeRunTest : public ::testing::Test {
 protected:
   WholeRunTest() {
@@ -127,28 +291,58 @@ protected:
 
   /// The totals --work-summary reads off the IR the pass builds for `run`.
   std::optional<ProgramTotals> programTotals(const RunSpecs &run) {
+    return totalsOf(
+        [&](OpBuilder &builder) {
+          transformer::DecoderTrainingOp::create(
+              builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
+              transformer::getModelAttr(&context, run.model),
+              transformer::getTrainingAttr(&context, run.training),
+              transformer::getMappingAttr(&context, run.mapping));
+        },
+        describe(run));
+  }
+
+  /// The totals of the whole generation the pass builds for an inference
+  /// run.
+  std::optional<ProgramTotals> inferenceTotals(const ModelSpec &model,
+                                               const InferenceSpec &inference,
+                                               const MappingSpec &mapping,
+                                               const std::string &where) {
+    return totalsOf(
+        [&](OpBuilder &builder) {
+          transformer::DecoderInferenceOp::create(
+              builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
+              transformer::getModelAttr(&context, model),
+              transformer::getInferenceAttr(&context, inference),
+              transformer::getMappingAttr(&context, mapping));
+        },
+        where);
+  }
+
+  /// Runs --distribute-transformer=scope=iteration on the op `build`
+  /// creates; the program verifies, passes the whole-run conservation check
+  /// (which re-derives the same totals) and is summarized.
+  std::optional<ProgramTotals>
+  totalsOf(llvm::function_ref<void(OpBuilder &)> build,
+           const std::string &where) {
     OpBuilder builder(&context);
     OwningOpRef<ModuleOp> module = ModuleOp::create(builder.getUnknownLoc());
     builder.setInsertionPointToEnd(module->getBody());
-    transformer::DecoderTrainingOp::create(
-        builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
-        transformer::getModelAttr(&context, run.model),
-        transformer::getTrainingAttr(&context, run.training),
-        transformer::getMappingAttr(&context, run.mapping));
+    build(builder);
     PassManager pm(&context);
     DistributeTransformerOptions options;
     options.scope = "iteration";
     pm.addPass(createDistributeTransformer(options));
     if (failed(pm.run(*module))) {
-      ADD_FAILURE() << "the pass failed on " << describe(run);
-      return {};
+      ADD_FAILURE() << "the pass failed on " << where;
+      return std::nullopt;
     }
     auto program = *module->getBody()->getOps<dist::ProgramOp>().begin();
-    // The whole-run conservation check re-derives the same totals.
-    EXPECT_TRUE(succeeded(verifyConservation(program))) << describe(run);
+    EXPECT_TRUE(succeeded(verify(program))) << where;
+    EXPECT_TRUE(succeeded(verifyConservation(program))) << where;
     FailureOr<ProgramTotals> totals = summarizeProgram(program);
     if (failed(totals)) {
-      ADD_FAILURE() << "summarizeProgram failed on " << describe(run);
+      ADD_FAILURE() << "summarizeProgram failed on " << where;
       return std::nullopt;
     }
     return *totals;
@@ -197,19 +391,7 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
     llvm::Expected<int64_t> parameters =
         blockParametersPerRank(run.model, run.mapping);
     ASSERT_TRUE(static_cast<bool>(parameters));
-    llvm::Expected<BlockWork> embeddingWork =
-        deriveEmbeddingWork(run.model, run.training, run.mapping);
-    ASSERT_TRUE(static_cast<bool>(embeddingWork));
-    llvm::Expected<WorkSummary> embedding = summarize(*embeddingWork);
-    ASSERT_TRUE(static_cast<bool>(embedding));
-    llvm::Expected<BlockWork> headWork =
-        deriveHeadWork(run.model, run.training, run.mapping);
-    ASSERT_TRUE(static_cast<bool>(headWork));
-    llvm::Expected<WorkSummary> head = summarize(*headWork);
-    ASSERT_TRUE(static_cast<bool>(head));
-    llvm::Expected<EdgeParameters> edge =
-        edgeParametersPerRank(run.model, run.mapping);
-    ASSERT_TRUE(static_cast<bool>(edge));
+    EdgeTotals edges = edgeTotalsOf(run);
     int64_t modelOps = 0, recomputeOps = 0;
     const PipelineLayout &layout = derived->layout;
     int64_t m = derived->microbatches;
@@ -242,18 +424,18 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
         for (Engine engine : {Engine::Matmul, Engine::Vector}) {
           int64_t expected = blocks * m * perBlock->at(phase, engine).ops;
           if (first)
-            expected += m * embedding->at(phase, engine).ops;
+            expected += m * edges.embedding.at(phase, engine).ops;
           if (last)
-            expected += m * head->at(phase, engine).ops;
+            expected += m * edges.head.at(phase, engine).ops;
           EXPECT_EQ(fromIR.work.at(phase, engine).ops, expected)
               << at << " " << stringifyEnum(phase).str() << " "
               << stringifyEnum(engine).str();
         }
       int64_t stash = blocks * m * perBlock->total().stashBytes;
       if (first)
-        stash += m * embedding->total().stashBytes;
+        stash += m * edges.embedding.total().stashBytes;
       if (last)
-        stash += m * head->total().stashBytes;
+        stash += m * edges.head.total().stashBytes;
       EXPECT_EQ(fromIR.work.total().stashBytes, stash) << at;
       // One message per micro-batch leaves every chunk boundary in each
       // direction: the stage's chunks that have a successor send
@@ -270,12 +452,7 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
       // unpadded bytes, less than one more element per rank per bucket.
       int64_t gradientBytes = bytesOf(run.training.gradientType);
       int64_t elements = blocks * *parameters;
-      bool tied = run.model.tiedEmbeddings;
-      if (first)
-        elements += edge->wordEmbedding + edge->positionEmbedding;
-      if (last)
-        elements += edge->finalNorm +
-                    (run.mapping.pp > 1 || !tied ? edge->wordEmbedding : 0);
+      elements += edges.stageParameters(run, first, last);
       int64_t reduced = 0, buckets = 0, syncs = 0, parameterGathers = 0,
               fsdpGathers = 0;
       for (const RunStep &step : derived->stages[s].steps)
@@ -302,7 +479,10 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
       EXPECT_EQ(reduced % (dp * gradientBytes), 0) << at;
       // The tied embedding's copies sum their gradients once; an untied
       // output layer has no copy.
-      EXPECT_EQ(syncs, tied && run.mapping.pp > 1 && (first || last) ? 1 : 0)
+      EXPECT_EQ(syncs, run.model.tiedEmbeddings && run.mapping.pp > 1 &&
+                               (first || last)
+                           ? 1
+                           : 0)
           << at;
       // A sharded optimizer steps over 1/dp of the padded gradients;
       // otherwise every parameter the stage holds is stepped.
@@ -414,6 +594,338 @@ TEST(WholeRun, RefusesRunsThatDoNotCompose) {
             "compose");
 }
 
+TEST(WholeRunMixedLayout, BlockKindsFollowTheContract) {
+  for (auto [firstDense, frequency] :
+       {std::pair<int64_t, int64_t>{1, 1}, std::pair<int64_t, int64_t>{0, 2},
+        std::pair<int64_t, int64_t>{3, 2}, std::pair<int64_t, int64_t>{0, 1}})
+    for (int64_t blocks : {4, 5, 61}) {
+      ModelSpec model = mixedModel(firstDense, frequency);
+      model.blocks = blocks;
+      int64_t experts = 0;
+      for (int64_t i = 0; i < blocks; ++i) {
+        EXPECT_EQ(blockKindOf(model, i),
+                  hasExperts(model, i) ? BlockKind::Expert : BlockKind::Dense);
+        experts += hasExperts(model, i);
+        // The count over every prefix [0, i + 1) and suffix [i, blocks).
+        int64_t prefixExperts = 0, suffixDense = 0;
+        for (int64_t j = 0; j <= i; ++j)
+          prefixExperts += hasExperts(model, j);
+        for (int64_t j = i; j < blocks; ++j)
+          suffixDense += !hasExperts(model, j);
+        EXPECT_EQ(blocksOfKind(model, BlockKind::Expert, 0, i + 1),
+                  prefixExperts);
+        EXPECT_EQ(blocksOfKind(model, BlockKind::Dense, i, blocks),
+                  suffixDense);
+      }
+      std::vector<BlockKind> expected = {BlockKind::Dense, BlockKind::Expert};
+      if (experts == blocks)
+        expected = {BlockKind::Expert};
+      else if (experts == 0)
+        expected = {BlockKind::Dense};
+      EXPECT_EQ(blockKindsOf(model), expected);
+      // The segments cover [0, blocks) in order, each of one kind, and
+      // neighbours differ.
+      std::vector<BlockSegment> segments = blockSegmentsOf(model, 0, blocks);
+      int64_t next = 0;
+      for (size_t s = 0; s < segments.size(); ++s) {
+        EXPECT_EQ(segments[s].first, next);
+        for (int64_t i = segments[s].first; i < segments[s].end; ++i)
+          EXPECT_EQ(hasExperts(model, i),
+                    segments[s].kind == BlockKind::Expert);
+        if (s > 0) {
+          EXPECT_NE(segments[s].kind, segments[s - 1].kind);
+        }
+        next = segments[s].end;
+      }
+      EXPECT_EQ(next, blocks);
+    }
+}
+
+TEST_F(WholeRunTest, MixedTrainingRunsSumEachLayersKind) {
+  std::vector<RunSpecs> runs = mixedGrid();
+  ASSERT_GT(runs.size(), 30u);
+  for (const RunSpecs &run : runs) {
+    std::string where =
+        describe(run) + " first_dense_blocks=" +
+        std::to_string(run.model.moe->firstDenseBlocks) +
+        " moe_layer_frequency=" + std::to_string(run.model.moe->layerFrequency);
+    llvm::Expected<WholeRun> derived =
+        deriveWholeRun(run.model, run.training, run.mapping);
+    ASSERT_TRUE(static_cast<bool>(derived))
+        << where << ": " << llvm::toString(derived.takeError());
+    llvm::Expected<std::vector<StageTotals>> plain =
+        summarizeWholeRun(*derived);
+    ASSERT_TRUE(static_cast<bool>(plain)) << llvm::toString(plain.takeError());
+    std::optional<ProgramTotals> totals = programTotals(run);
+    ASSERT_TRUE(totals.has_value());
+    ASSERT_EQ(totals->stages.size(), plain->size()) << where;
+
+    // Index 0: dense, 1: MoE.
+    std::array<KindWork, 2> kinds = {kindWork(denseModelOf(run.model), run),
+                                     kindWork(uniformModelOf(run.model), run)};
+    ASSERT_NE(kinds[0].parameters, kinds[1].parameters);
+    EdgeTotals edges = edgeTotalsOf(run);
+    const PipelineLayout &layout = derived->layout;
+    int64_t m = derived->microbatches;
+    ASSERT_EQ(m, 4);
+    int64_t dp = run.mapping.dp;
+    int64_t gradientBytes = bytesOf(run.training.gradientType);
+    int64_t weightBytes = bytesOf(run.training.weightType);
+    llvm::Expected<std::vector<StageBuffers>> buffers =
+        deriveBuffers(*derived, run.mapping, run.training);
+    ASSERT_TRUE(static_cast<bool>(buffers))
+        << llvm::toString(buffers.takeError());
+    int64_t blocksSeen = 0;
+
+    for (size_t s = 0; s < plain->size(); ++s) {
+      std::string at = where + ", stage " + std::to_string(s);
+      int64_t stage = static_cast<int64_t>(s);
+      const StageTotals &fromIR = totals->stages[s];
+      const StageTotals &fromPlain = (*plain)[s];
+      for (Phase phase : allPhases())
+        for (Engine engine : allEngines())
+          expectEqual(fromIR.work.at(phase, engine),
+                      fromPlain.work.at(phase, engine),
+                      at + " " + stringifyEnum(phase).str() + " " +
+                          stringifyEnum(engine).str());
+      // The stage's layers of each kind, by an explicit loop over its
+      // chunks' blocks.
+      std::array<int64_t, 2> count = {0, 0};
+      for (int64_t k = 0; k < run.mapping.virtualStages; ++k) {
+        int64_t chunk = layout.chunkAt(stage, k);
+        for (int64_t i = layout.firstBlock(chunk);
+             i < layout.firstBlock(chunk) + layout.chunkBlocks[chunk]; ++i)
+          ++count[hasExperts(run.model, i) ? 1 : 0];
+      }
+      blocksSeen += count[0] + count[1];
+      bool first = stage == 0, last = stage == run.mapping.pp - 1;
+      for (Phase phase : {Phase::Forward, Phase::Recompute,
+                          Phase::ActivationGrad, Phase::WeightGrad})
+        for (Engine engine : {Engine::Matmul, Engine::Vector}) {
+          // Each layer's kind's per-micro-batch work, m times, and the
+          // edges' on the first and last stage.
+          WorkTotals expected;
+          for (size_t kind : {0, 1}) {
+            const WorkTotals &cell =
+                kinds[kind].perMicroBatch.at(phase, engine);
+            expected.ops += count[kind] * m * cell.ops;
+            expected.readBytes += count[kind] * m * cell.readBytes;
+            expected.stashBytes += count[kind] * m * cell.stashBytes;
+          }
+          for (auto [edgeWork, present] : {std::pair{&edges.embedding, first},
+                                           std::pair{&edges.head, last}})
+            if (present) {
+              expected.ops += m * edgeWork->at(phase, engine).ops;
+              expected.readBytes += m * edgeWork->at(phase, engine).readBytes;
+              expected.stashBytes += m * edgeWork->at(phase, engine).stashBytes;
+            }
+          std::string cell = at + " " + stringifyEnum(phase).str() + " " +
+                             stringifyEnum(engine).str();
+          const WorkTotals &found = fromIR.instanceWork.at(phase, engine);
+          EXPECT_EQ(found.ops, expected.ops) << cell;
+          EXPECT_EQ(found.readBytes, expected.readBytes) << cell;
+          EXPECT_EQ(found.stashBytes, expected.stashBytes) << cell;
+        }
+
+      // Parameters: each layer's kind's, and the edges' on the first and
+      // last stage.
+      int64_t elements =
+          count[0] * kinds[0].parameters + count[1] * kinds[1].parameters;
+      elements += edges.stageParameters(run, first, last);
+      EXPECT_EQ(derived->stages[s].parameters, elements) << at;
+      // Every gradient reduced once over dp, each bucket padded by less
+      // than dp elements; the optimizer steps every parameter, or the
+      // rank's 1/dp of the padded buckets.
+      int64_t reduced = 0, buckets = 0;
+      for (const RunStep &step : derived->stages[s].steps)
+        if (const auto *work = std::get_if<RunWork>(&step.action)) {
+          llvm::StringRef id = work->invocation.primitive;
+          if (id == primitive::kDPGradAllReduce ||
+              id == primitive::kDPGradReduceScatter) {
+            reduced += work->invocation.collective->messageBytes;
+            ++buckets;
+          }
+        }
+      EXPECT_GE(reduced, elements * gradientBytes) << at;
+      EXPECT_LT(reduced, (elements + buckets * dp) * gradientBytes) << at;
+      int64_t stepped =
+          run.mapping.zeroStage >= 1 ? reduced / gradientBytes / dp : elements;
+      EXPECT_EQ(fromIR.work.at(Phase::Optimizer, Engine::Vector).ops,
+                stepped * opcount::kAdamWPerParameter)
+          << at;
+
+      // Memory: the stage's weights (unsharded below ZeRO-3), and under
+      // GPipe, whose forwards all run before the first backward, the stash
+      // of every micro-batch through every layer of the stage.
+      OverflowGuard guard;
+      PersistentBytes persistent = persistentBytesOf(
+          derived->stages[s], run.mapping, run.training, std::nullopt, guard);
+      ASSERT_FALSE(guard.failed());
+      if (run.mapping.zeroStage < 3) {
+        EXPECT_EQ(persistent.weights, elements * weightBytes) << at;
+      }
+      llvm::Expected<StageMemory> memory = analyzeMemory((*buffers)[s]);
+      ASSERT_TRUE(static_cast<bool>(memory))
+          << llvm::toString(memory.takeError());
+      if (run.mapping.schedule == PipelineSchedule::GPipe) {
+        int64_t stash = 0;
+        for (size_t kind : {0, 1})
+          stash += count[kind] * m *
+                   kinds[kind]
+                       .perMicroBatch.at(Phase::Forward, Engine::Matmul)
+                       .stashBytes;
+        for (size_t kind : {0, 1})
+          stash += count[kind] * m *
+                   kinds[kind]
+                       .perMicroBatch.at(Phase::Forward, Engine::Vector)
+                       .stashBytes;
+        EXPECT_EQ(memory->maxByCause[static_cast<size_t>(
+                      BufferCause::BlockActivations)],
+                  stash)
+            << at;
+      }
+    }
+    EXPECT_EQ(blocksSeen, run.model.blocks) << where;
+  }
+}
+
+// A stage's instances run each layer with its kind's template, in layer
+// order forward and backwards in the backward: stage 0 of the first-dense
+// model under pp = 2, layout [3, 1], runs block_forward [0, 1) then
+// moe_block_forward [1, 3), and moe_block_backward [1, 3) then
+// block_backward [0, 1).
+TEST(WholeRunMixedLayout, InstancesFollowTheLayersKinds) {
+  RunSpecs run;
+  run.model = mixedModel(1, 1);
+  run.training.microBatch = 2;
+  run.training.globalBatch = 4;
+  run.mapping.pp = 2;
+  run.mapping.world = 2;
+  run.mapping.pipelineLayout = {3, 1};
+  llvm::Expected<WholeRun> derived =
+      deriveWholeRun(run.model, run.training, run.mapping);
+  ASSERT_TRUE(static_cast<bool>(derived))
+      << llvm::toString(derived.takeError());
+  std::vector<std::string> names;
+  for (const RunTemplate &runTemplate : derived->templates)
+    names.push_back(runTemplate.name);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "block_forward", "block_backward", "block_step",
+                "moe_block_forward", "moe_block_backward", "moe_block_step",
+                "embedding_forward", "embedding_backward", "head_forward",
+                "head_backward", "embedding_step", "head_step"}));
+  std::vector<std::string> stage0;
+  for (const RunStep &step : derived->stages[0].steps)
+    if (const auto *instance = std::get_if<RunInstance>(&step.action))
+      if (instance->hasBlocks && instance->microBatch == 0)
+        stage0.push_back(derived->templates[instance->templateIndex].name +
+                         " [" + std::to_string(instance->firstBlock) + ", " +
+                         std::to_string(instance->endBlock) + ")");
+  EXPECT_EQ(stage0, (std::vector<std::string>{
+                        "block_forward [0, 1)", "moe_block_forward [1, 3)",
+                        "moe_block_backward [1, 3)", "block_backward [0, 1)"}));
+}
+
+TEST_F(WholeRunTest, MixedInferenceRunsSumEachLayersKind) {
+  for (auto [firstDense, frequency] :
+       {std::pair<int64_t, int64_t>{1, 1}, std::pair<int64_t, int64_t>{0, 2}})
+    for (int64_t pp : {1, 2})
+      for (int64_t generated : {1, 3}) {
+        ModelSpec model = mixedModel(firstDense, frequency);
+        InferenceSpec inference;
+        inference.batch = 4;
+        inference.promptLength = 8;
+        inference.generatedTokens = generated;
+        MappingSpec mapping;
+        mapping.pp = pp;
+        mapping.tp = 2;
+        mapping.dp = 2;
+        mapping.world = pp * 4;
+        std::string where = "first_dense=" + std::to_string(firstDense) +
+                            " frequency=" + std::to_string(frequency) +
+                            " pp=" + std::to_string(pp) +
+                            " generated=" + std::to_string(generated);
+        llvm::Expected<WholeRun> derived =
+            deriveInferenceRun(model, inference, mapping);
+        ASSERT_TRUE(static_cast<bool>(derived))
+            << where << ": " << llvm::toString(derived.takeError());
+        llvm::Expected<std::vector<StageTotals>> plain =
+            summarizeWholeRun(*derived);
+        ASSERT_TRUE(static_cast<bool>(plain));
+        std::optional<ProgramTotals> totals =
+            inferenceTotals(model, inference, mapping, where);
+        ASSERT_TRUE(totals.has_value());
+        // Each kind's generation: its prefill and every decode step,
+        // derived one by one from the single-kind model.
+        std::array<WorkSummary, 2> generation = {
+            WorkSummary(Cadence::PerIteration),
+            WorkSummary(Cadence::PerIteration)};
+        std::array<int64_t, 2> parameters = {0, 0};
+        for (size_t kind : {0, 1}) {
+          ModelSpec single =
+              kind == 0 ? denseModelOf(model) : uniformModelOf(model);
+          llvm::Expected<BlockWork> prefill =
+              deriveInferencePrefill(single, inference, mapping);
+          ASSERT_TRUE(static_cast<bool>(prefill));
+          std::vector<BlockWork> passes = {*prefill};
+          for (int64_t step = 1; step < generated; ++step) {
+            llvm::Expected<BlockWork> decode = deriveInferenceDecodeStep(
+                single, inference, mapping, inference.promptLength + step);
+            ASSERT_TRUE(static_cast<bool>(decode));
+            passes.push_back(*decode);
+          }
+          for (const BlockWork &pass : passes) {
+            llvm::Expected<WorkSummary> summary = summarize(pass);
+            ASSERT_TRUE(static_cast<bool>(summary));
+            ASSERT_FALSE(static_cast<bool>(
+                generation[kind].addScaled(*summary, 1, where)));
+          }
+          llvm::Expected<int64_t> count =
+              blockParametersPerRank(single, mapping);
+          ASSERT_TRUE(static_cast<bool>(count));
+          parameters[kind] = *count;
+        }
+        int64_t perStage = model.blocks / pp;
+        for (size_t s = 0; s < plain->size(); ++s) {
+          std::string at = where + ", stage " + std::to_string(s);
+          std::array<int64_t, 2> count = {0, 0};
+          for (int64_t i = static_cast<int64_t>(s) * perStage;
+               i < static_cast<int64_t>(s + 1) * perStage; ++i)
+            ++count[hasExperts(model, i) ? 1 : 0];
+          for (Phase phase : {Phase::Prefill, Phase::Decode})
+            for (Engine engine : allEngines()) {
+              std::string cell = at + " " + stringifyEnum(phase).str() + " " +
+                                 stringifyEnum(engine).str();
+              const WorkTotals &found =
+                  totals->stages[s].instanceWork.at(phase, engine);
+              expectEqual(found, (*plain)[s].instanceWork.at(phase, engine),
+                          cell);
+              int64_t ops = 0, reads = 0, writes = 0;
+              for (size_t kind : {0, 1}) {
+                const WorkTotals &one = generation[kind].at(phase, engine);
+                ops += count[kind] * one.ops;
+                reads += count[kind] * one.readBytes;
+                writes += count[kind] * one.writeBytes;
+              }
+              EXPECT_EQ(found.ops, ops) << cell;
+              EXPECT_EQ(found.readBytes, reads) << cell;
+              EXPECT_EQ(found.writeBytes, writes) << cell;
+            }
+          llvm::Expected<EdgeParameters> edge =
+              edgeParametersPerRank(model, mapping);
+          ASSERT_TRUE(static_cast<bool>(edge));
+          int64_t expected =
+              count[0] * parameters[0] + count[1] * parameters[1];
+          if (s == 0)
+            expected += edge->firstStageTotal;
+          if (s + 1 == plain->size())
+            expected += edge->lastStageTotal;
+          EXPECT_EQ(derived->stages[s].parameters, expected) << at;
+        }
+      }
+}
+
 } // namespace
 
 /// The whole generation of an inference run (docs/WholeRun.md, "Inference
@@ -463,25 +975,9 @@ TEST_F(WholeRunTest, InferenceRunsAgreeWithTheGenerationClosedForms) {
             << llvm::toString(plain.takeError());
 
         // The IR the pass builds, its conservation check and its totals.
-        OpBuilder builder(&context);
-        OwningOpRef<ModuleOp> module =
-            ModuleOp::create(builder.getUnknownLoc());
-        builder.setInsertionPointToEnd(module->getBody());
-        transformer::DecoderInferenceOp::create(
-            builder, builder.getUnknownLoc(), builder.getStringAttr("m"),
-            transformer::getModelAttr(&context, model),
-            transformer::getInferenceAttr(&context, inference),
-            transformer::getMappingAttr(&context, mapping));
-        PassManager pm(&context);
-        DistributeTransformerOptions options;
-        options.scope = "iteration";
-        pm.addPass(createDistributeTransformer(options));
-        ASSERT_TRUE(succeeded(pm.run(*module))) << where;
-        auto program = *module->getBody()->getOps<dist::ProgramOp>().begin();
-        EXPECT_TRUE(succeeded(verify(program))) << where;
-        EXPECT_TRUE(succeeded(verifyConservation(program))) << where;
-        FailureOr<ProgramTotals> totals = summarizeProgram(program);
-        ASSERT_TRUE(succeeded(totals)) << where;
+        std::optional<ProgramTotals> totals =
+            inferenceTotals(model, inference, mapping, where);
+        ASSERT_TRUE(totals.has_value()) << where;
         EXPECT_TRUE(totals->inferenceRun) << where;
         const std::vector<StageTotals> &ir = totals->stages;
         ASSERT_EQ(ir.size(), plain->size()) << where;

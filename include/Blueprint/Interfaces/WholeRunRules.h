@@ -11,18 +11,23 @@
 #ifndef BLUEPRINT_INTERFACES_WHOLERUNRULES_H
 #define BLUEPRINT_INTERFACES_WHOLERUNRULES_H
 
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/WholeRun.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <map>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace blueprint {
 
@@ -85,8 +90,9 @@ mlir::LogicalResult verifyMessagePairs(llvm::ArrayRef<mlir::Block *> stages,
 /// `shape`, reported under `<rule>_c2` and `<rule>_c3` (`dist_instance`,
 /// `pplan_instance`): a micro-batch exactly for a per-micro-batch template,
 /// within the run's; a model chunk the stage holds; a block instance runs
-/// its chunk's blocks, an edge instance the first (embedding) or last (head)
-/// chunk without blocks.
+/// its chunk's blocks, or when they mix block kinds one segment of one kind
+/// of them, an edge instance the first (embedding) or last (head) chunk
+/// without blocks.
 template <typename InstanceOpT, typename TemplateOpT>
 mlir::LogicalResult verifyInstanceShape(InstanceOpT op, TemplateOpT templateOp,
                                         const workload::RunShape &shape,
@@ -113,13 +119,30 @@ mlir::LogicalResult verifyInstanceShape(InstanceOpT op, TemplateOpT templateOp,
                             << " is not held by stage " << stage;
   std::optional<llvm::ArrayRef<int64_t>> blocks = op.getBlocks();
   if (templateOp.getPart() == workload::ModelPart::Block) {
+    // A chunk's blocks run as one instance, or, when they mix block kinds,
+    // one per segment of one kind (docs/WholeRun.md, "Block kinds");
+    // `<rule>_c8` checks that a pass's segments cover the chunk.
     int64_t first = layout.firstBlock(chunk);
     int64_t end = first + layout.chunkBlocks[chunk];
-    if (!blocks || blocks->size() != 2 || (*blocks)[0] != first ||
-        (*blocks)[1] != end)
-      return op.emitOpError()
-             << rule << "_c3: a block instance of model chunk " << chunk
-             << " runs its blocks [" << first << ", " << end << ")";
+    std::vector<workload::BlockSegment> segments =
+        workload::blockSegmentsOf(shape.model, first, end);
+    bool isSegment =
+        blocks && blocks->size() == 2 &&
+        llvm::any_of(segments, [&](const workload::BlockSegment &segment) {
+          return segment.first == (*blocks)[0] && segment.end == (*blocks)[1];
+        });
+    if (!isSegment) {
+      mlir::InFlightDiagnostic error =
+          op.emitOpError() << rule << "_c3: a block instance of model chunk "
+                           << chunk << " runs its blocks [" << first << ", "
+                           << end << ")";
+      if (segments.size() > 1) {
+        error << " or one of their segments of one block kind:";
+        for (const workload::BlockSegment &segment : segments)
+          error << " [" << segment.first << ", " << segment.end << ")";
+      }
+      return error;
+    }
     return mlir::success();
   }
   bool embedding = templateOp.getPart() == workload::ModelPart::Embedding;
@@ -130,6 +153,77 @@ mlir::LogicalResult verifyInstanceShape(InstanceOpT op, TemplateOpT templateOp,
                             << " runs on model chunk " << edgeChunk
                             << ", without blocks";
   return mlir::success();
+}
+
+/// The block instances of `stage` grouped into slots, reported under
+/// `rule` (`dist_program_c8`, `pplan_plan_c8`). A slot is one pass of one
+/// micro-batch through one chunk (a step of a generation; a chunk's
+/// optimizer step). It runs one instance, or under a model that mixes
+/// block kinds one instance per segment of one kind (docs/WholeRun.md,
+/// "Block kinds"). A slot's consecutive instances continue one another's
+/// blocks: in block order for a forward, a prefill, a decode step or the
+/// step, backwards for a backward, an input or a weight gradient. Together
+/// they run every block of their chunk. Returns the first instance of each
+/// slot, in the stage's order. `lookupTemplate` maps an instance to its
+/// template op; an instance without one is left to its own verifier.
+template <typename InstanceOpT, typename LookupT>
+mlir::FailureOr<llvm::SmallVector<InstanceOpT>>
+blockSlotsOf(mlir::Block &stage, const workload::PipelineLayout &layout,
+             LookupT lookupTemplate, llvm::StringRef rule) {
+  llvm::SmallVector<InstanceOpT> starts;
+  workload::PipelinePass slotPass = workload::PipelinePass::Forward;
+  int64_t slotFirst = 0;
+  int64_t slotEnd = 0;
+  auto coversChunk = [&]() -> mlir::LogicalResult {
+    if (starts.empty())
+      return mlir::success();
+    InstanceOpT start = starts.back();
+    int64_t chunk = start.getChunk();
+    int64_t first = layout.firstBlock(chunk);
+    int64_t end = first + layout.chunkBlocks[chunk];
+    if (slotFirst == first && slotEnd == end)
+      return mlir::success();
+    return start.emitOpError()
+           << rule << ": the instances of this "
+           << workload::stringifyEnum(slotPass) << " through model chunk "
+           << chunk << " run blocks [" << slotFirst << ", " << slotEnd
+           << "), not the chunk's [" << first << ", " << end << ")";
+  };
+  for (InstanceOpT instance : stage.getOps<InstanceOpT>()) {
+    auto templateOp = lookupTemplate(instance);
+    if (!templateOp || templateOp.getPart() != workload::ModelPart::Block)
+      continue;
+    // `<instance>_c3` holds: a block instance runs its chunk's blocks or one
+    // of their segments of one block kind.
+    llvm::ArrayRef<int64_t> blocks = *instance.getBlocks();
+    workload::PipelinePass pass = templateOp.getPass();
+    bool blockOrder = pass != workload::PipelinePass::Backward &&
+                      pass != workload::PipelinePass::InputGrad &&
+                      pass != workload::PipelinePass::WeightGrad;
+    if (!starts.empty()) {
+      InstanceOpT start = starts.back();
+      bool sameSlot = pass == slotPass &&
+                      instance.getChunk() == start.getChunk() &&
+                      instance.getMicroBatchAttr() == start.getMicroBatchAttr();
+      if (sameSlot && blockOrder && blocks[0] == slotEnd) {
+        slotEnd = blocks[1];
+        continue;
+      }
+      if (sameSlot && !blockOrder && blocks[1] == slotFirst) {
+        slotFirst = blocks[0];
+        continue;
+      }
+      if (mlir::failed(coversChunk()))
+        return mlir::failure();
+    }
+    starts.push_back(instance);
+    slotPass = pass;
+    slotFirst = blocks[0];
+    slotEnd = blocks[1];
+  }
+  if (mlir::failed(coversChunk()))
+    return mlir::failure();
+  return starts;
 }
 
 /// The rules of a pipeline send (`sending`) or receive on stage `stage`,

@@ -286,11 +286,12 @@ std::vector<RuleViolation> checkModel(const ModelSpec &model);
 std::vector<RuleViolation> checkMixtureOfExperts(const MixtureOfExperts &moe,
                                                  int64_t blocks);
 /// The mixture-of-experts blocks the work algebra does not derive yet, one
-/// violation each: `decoder_moe_c1` when some blocks have experts and some
-/// do not (a run has one block kind), `decoder_moe_c5` for MLP biases. Every
-/// run and every per-block quantity (blockParametersPerRank) is refused through
-/// this one check; empty for a dense model and for a model whose every block is
-/// an MoE block of the derived kind.
+/// violation each: `decoder_moe_c5` for MLP biases (`decoder_moe_c1`,
+/// blocks of both kinds, and `decoder_moe_c4`, shared experts, are retired:
+/// both are derived, docs/WholeRun.md "Block kinds" and docs/WorkAlgebra.md
+/// "Mixture-of-experts"). Every run and every per-block quantity
+/// (blockParametersPerRank) is refused through this one check; empty for a
+/// dense model and for a model whose MoE blocks are of the derived kind.
 std::vector<RuleViolation> checkDerivedBlocks(const ModelSpec &model);
 /// Rules that involve only the training-workload contract.
 std::vector<RuleViolation> checkTraining(const TrainingSpec &training);

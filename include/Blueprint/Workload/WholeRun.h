@@ -176,6 +176,8 @@ struct RunShape {
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   /// The prompt length of an inference run; none for training.
   std::optional<int64_t> promptLength;
+  /// The model, whose contract gives each block its kind (BlockKinds.h).
+  ModelSpec model;
 
   bool inference() const { return promptLength.has_value(); }
   /// "a micro-batch of the iteration (0..m-1)" or "a step of the

@@ -371,6 +371,41 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 
 // -----
 
+// dist_instance_c3: a block instance starts within its chunk, not at an
+// earlier stage's block 0
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.send activation micro_batch 0 chunk 0 to 1 bytes = 8192 after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%0)
+    %3 = dist.send activation micro_batch 1 chunk 0 to 1 bytes = 8192 after(%2)
+    %4 = dist.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 8192 after(%2)
+    %5 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%4)
+    %6 = dist.recv activation_grad micro_batch 1 chunk 1 from 1 bytes = 8192 after(%5)
+    %7 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%6)
+  }
+  dist.stage 1 {
+    %0 = dist.recv activation micro_batch 0 chunk 0 from 0 bytes = 8192
+    // expected-error @+1 {{dist_instance_c3: a block instance of model chunk 1 runs its blocks [1, 2)}}
+    %1 = dist.instance @fwd chunk 1 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @bwd chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 8192 after(%2)
+    %4 = dist.recv activation micro_batch 1 chunk 0 from 0 bytes = 8192 after(%2)
+    %5 = dist.instance @fwd chunk 1 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 1 micro_batch 1 blocks [1, 2] after(%5)
+    %7 = dist.send activation_grad micro_batch 1 chunk 1 to 0 bytes = 8192 after(%6)
+  }
+}
+
+// -----
+
 // dist_instance_c3: the embedding on the last model chunk
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [2, 1, 1]
@@ -2170,5 +2205,145 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
     %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
     %4 = dist.reduce_scatter "dp_grad_reduce_scatter" weight_grad per_iteration on @mesh axes = ["dp"] reduction = sum participants = 2 message = 800 ops = 100 reads {d_params = 800} writes {d_params = 400} stashed {} after(%3)
+  }
+}
+
+// -----
+
+// dist_program_c8: the instances of one pass (one per segment of one block
+// kind, docs/WholeRun.md "Block kinds", each continuing the previous one's
+// blocks in the pass's direction) run every block of their chunk (block 0
+// is dense, block 1 has experts): the first micro-batch's segments do, the
+// second's forward runs block 0 only.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = rmsnorm, activation = swiglu, linear_bias = none, position_embedding = rotary, tied_embeddings = false, moe = <experts = 4, experts_per_token = 2, expert_ffn_hidden = 32, first_dense_blocks = 1>> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.instance @fwd chunk 0 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @bwd chunk 0 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    // expected-error @+1 {{dist_program_c8: the instances of this forward through model chunk 0 run blocks [0, 1), not the chunk's [0, 2)}}
+    %4 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 1] after(%3)
+    %5 = dist.instance @bwd chunk 0 micro_batch 1 blocks [1, 2] after(%4)
+    %6 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 1] after(%5)
+  }
+}
+
+// -----
+
+// dist_instance_c3: a block instance runs its chunk's blocks, not the
+// reversed (empty) [1, 1)
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    // expected-error @+1 {{dist_instance_c3: a block instance of model chunk 0 runs its blocks [0, 2)}}
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [1, 1]
+  }
+}
+
+// -----
+
+// dist_instance_c3: a model of one block kind runs a chunk's blocks as one
+// instance, not split in two
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    // expected-error @+1 {{dist_instance_c3: a block instance of model chunk 0 runs its blocks [0, 2)}}
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+  }
+}
+
+// -----
+
+// dist_instance_c3: a chunk that mixes block kinds runs one instance per
+// segment of one kind, not one over both
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = rmsnorm, activation = swiglu, linear_bias = none, position_embedding = rotary, tied_embeddings = false, moe = <experts = 4, experts_per_token = 2, expert_ffn_hidden = 32, first_dense_blocks = 1>> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    // expected-error @+1 {{dist_instance_c3: a block instance of model chunk 0 runs its blocks [0, 2) or one of their segments of one block kind: [0, 1) [1, 2)}}
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+  }
+}
+
+// -----
+
+// dist_program_c8: a backward's segments run backwards (the chunk's last
+// block first); [0, 1) then [1, 2) is two backward passes of one block each
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = rmsnorm, activation = swiglu, linear_bias = none, position_embedding = rotary, tied_embeddings = false, moe = <experts = 4, experts_per_token = 2, expert_ffn_hidden = 32, first_dense_blocks = 1>> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.instance @fwd chunk 0 micro_batch 0 blocks [1, 2] after(%0)
+    // expected-error @+1 {{dist_program_c8: the instances of this backward through model chunk 0 run blocks [0, 1), not the chunk's [0, 2)}}
+    %2 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 0 blocks [1, 2] after(%2)
+  }
+}
+
+// -----
+
+// dist_program_c8: a backward's segments leave no gap: blocks 0 and 2 have
+// experts (moe_layer_frequency = 2), block 1 is dense; [2, 3) then [0, 1)
+// skip block 1
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 3, norm = rmsnorm, activation = swiglu, linear_bias = none, position_embedding = rotary, tied_embeddings = false, moe = <experts = 4, experts_per_token = 2, expert_ffn_hidden = 32, moe_layer_frequency = 2>> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = dist.instance @fwd chunk 0 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 0 blocks [2, 3] after(%1)
+    // expected-error @+1 {{dist_program_c8: the instances of this backward through model chunk 0 run blocks [2, 3), not the chunk's [0, 3)}}
+    %3 = dist.instance @bwd chunk 0 micro_batch 0 blocks [2, 3] after(%2)
+    %4 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 1] after(%3)
+  }
+}
+
+// -----
+
+// dist_program_c8: an inference step runs every block of the stage's chunk,
+// not the prefill of the dense block 0 alone
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = rmsnorm, activation = swiglu, linear_bias = none, position_embedding = rotary, tied_embeddings = false, moe = <experts = 4, experts_per_token = 2, expert_ffn_hidden = 32, first_dense_blocks = 1>> inference = <batch = 2, prompt_length = 16, generated_tokens = 1, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @prefill block prefill {
+    %0 = dist.task "fc" prefill matmul per_generation on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {}
+  }
+  dist.stage 0 {
+    // expected-error @+1 {{dist_program_c8: the instances of this prefill through model chunk 0 run blocks [0, 1), not the chunk's [0, 2)}}
+    %0 = dist.instance @prefill chunk 0 micro_batch 0 blocks [0, 1]
   }
 }

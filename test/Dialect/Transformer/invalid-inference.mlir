@@ -96,16 +96,6 @@ transformer.decoder_inference @s
 
 // -----
 
-// decoder_moe_c1: serving a model whose blocks mix kinds is refused like
-// training one (invalid.mlir), not derived as if every block were MoE.
-// expected-error @+1 {{decoder_moe_c1: the model mixes block kinds: 6 of its 8 blocks have experts (first_dense_blocks = 2, moe_layer_frequency = 1)}}
-transformer.decoder_inference @s
-    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2, first_dense_blocks = 2>>
-    inference = <batch = 8, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
-    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
-
-// -----
-
 // decoder_moe_c3: serving splits every expert over tp as training does.
 // expected-error @+1 {{decoder_moe_c3: expert_ffn_hidden = 1002 is not divisible by tp = 4}}
 transformer.decoder_inference @s

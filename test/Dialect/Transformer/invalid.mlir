@@ -594,25 +594,6 @@ transformer.decoder_training @m
 
 // -----
 
-// decoder_moe_c1: DeepSeek's layout, 3 dense blocks before the MoE blocks,
-// mixes block kinds, which no run derives yet.
-// expected-error @+1 {{decoder_moe_c1: the model mixes block kinds: 5 of its 8 blocks have experts (first_dense_blocks = 3, moe_layer_frequency = 1) and the work algebra derives one block kind per run: every block an MoE block or none}}
-transformer.decoder_training @m
-    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2, first_dense_blocks = 3>>
-    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
-    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
-
-// -----
-
-// decoder_moe_c1: every other block with experts mixes block kinds too.
-// expected-error @+1 {{decoder_moe_c1: the model mixes block kinds: 4 of its 8 blocks have experts (first_dense_blocks = 0, moe_layer_frequency = 2)}}
-transformer.decoder_training @m
-    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2, moe_layer_frequency = 2>>
-    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
-    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
-
-// -----
-
 // decoder_moe_c2: MoE training under tp > 1 needs sequence parallelism
 // (Megatron-Core MoELayer).
 // expected-error @+1 {{decoder_moe_c2: mixture-of-experts training under tp = 2 needs tp_comm = reduce_scatter_all_gather (sequence parallelism), got all_reduce: the router runs on each rank's sequence shard}}

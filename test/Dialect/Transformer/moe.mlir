@@ -4,9 +4,9 @@
 
 // Mixture-of-experts models (#transformer.moe inside #transformer.model,
 // docs/TransformerSpec.md) print, parse and serialise back to themselves.
-// The models are held as module attributes here, so that layouts no run
-// derives yet (decoder_moe_c1, invalid.mlir) print and parse too; a run of
-// a uniform one is in test/Transforms/mixture-of-experts.test. Fields at
+// The models are held as module attributes here, apart from any run; a run
+// of a uniform one is in test/Transforms/mixture-of-experts.test, of one
+// that mixes dense and MoE blocks in test/Transforms/mixed-moe-layout.test. Fields at
 // their defaults (expert_ffn_hidden = ffn_hidden, shared_experts = 0,
 // first_dense_blocks = 0, moe_layer_frequency = 1, expert_imbalance_percent
 // = 100) are dropped: @defaults_spelled_out and @mixtral are the same

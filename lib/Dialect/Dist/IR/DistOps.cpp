@@ -17,6 +17,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -171,6 +172,19 @@ static LogicalResult verifyInferenceOrder(ProgramOp program,
                                           const workload::RunShape &shape,
                                           llvm::ArrayRef<StageOp> stages);
 
+/// The first instance of each slot of `stage`'s block instances
+/// (dist_program_c8: a slot's instances run every block of its chunk).
+static FailureOr<llvm::SmallVector<InstanceOp>>
+blockSlotsOf(StageOp stage, const workload::PipelineLayout &layout) {
+  return blockSlotsOf<InstanceOp>(
+      stage.getBody().front(), layout,
+      [](InstanceOp instance) {
+        return SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
+            instance, instance.getTemplateNameAttr());
+      },
+      "dist_program_c8");
+}
+
 /// dist_program_c5 .. c9 (docs/WholeRun.md): a program with stages holds
 /// its whole run and nothing of block scope; its messages pair up; its
 /// stages do not deadlock; each stage's order is well formed and the one
@@ -254,19 +268,22 @@ static LogicalResult verifyWholeRun(ProgramOp program) {
     return verifyInferenceOrder(program, *shape, byIndex);
   std::vector<workload::StageOrder> orders(layout.stages);
   std::vector<std::vector<InstanceOp>> slotOps(layout.stages);
-  for (auto [index, stage] : llvm::enumerate(byIndex))
-    for (InstanceOp instance : stage.getBody().getOps<InstanceOp>()) {
+  for (auto [index, stage] : llvm::enumerate(byIndex)) {
+    FailureOr<llvm::SmallVector<InstanceOp>> slots =
+        blockSlotsOf(stage, layout);
+    if (failed(slots))
+      return failure();
+    for (InstanceOp instance : *slots) {
       auto templateOp = SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
           instance, instance.getTemplateNameAttr());
-      // dist_instance_c1 holds: the instance verified.
-      if (templateOp.getPart() != workload::ModelPart::Block ||
-          templateOp.getPass() == workload::PipelinePass::Step)
+      if (templateOp.getPass() == workload::PipelinePass::Step)
         continue;
       orders[index].push_back({instance.getMicroBatchAttr().getInt(),
                                layout.virtualIndexOf(instance.getChunk()),
                                templateOp.getPass()});
       slotOps[index].push_back(instance);
     }
+  }
   for (const workload::RuleViolation &violation : workload::checkStageOrders(
            shape->schedule, layout.stages, layout.virtualStages,
            shape->microbatches, orders))
@@ -297,11 +314,22 @@ static LogicalResult verifyInferenceOrder(ProgramOp program,
                                           const workload::RunShape &shape,
                                           llvm::ArrayRef<StageOp> stages) {
   for (StageOp stage : stages) {
-    int64_t slot = 0;
+    FailureOr<llvm::SmallVector<InstanceOp>> slots =
+        blockSlotsOf(stage, shape.layout);
+    if (failed(slots))
+      return failure();
+    llvm::SmallPtrSet<Operation *, 16> starts;
+    for (InstanceOp start : *slots)
+      starts.insert(start);
+    int64_t steps = 0;
     for (InstanceOp instance : stage.getBody().getOps<InstanceOp>()) {
       auto templateOp = SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
           instance, instance.getTemplateNameAttr());
       workload::PipelinePass pass = templateOp.getPass();
+      // The next segment of the current step's blocks, or the next step.
+      bool continues = templateOp.getPart() == workload::ModelPart::Block &&
+                       !starts.contains(instance);
+      int64_t slot = continues ? steps - 1 : steps;
       if (templateOp.getPart() != workload::ModelPart::Block ||
           (pass != workload::PipelinePass::Prefill &&
            pass != workload::PipelinePass::Decode))
@@ -334,12 +362,13 @@ static LogicalResult verifyInferenceOrder(ProgramOp program,
                << context << " (prompt_length + step), but template @"
                << templateOp.getSymName() << " is the decode step at context "
                << *templateOp.getContextLength();
-      ++slot;
+      if (!continues)
+        ++steps;
     }
-    if (slot != shape.microbatches)
+    if (steps != shape.microbatches)
       return stage.emitOpError()
              << "dist_program_c8: stage " << stage.getIndex() << " runs "
-             << slot << " steps of the generation, which has "
+             << steps << " steps of the generation, which has "
              << shape.microbatches << " (the prefill and "
              << shape.microbatches - 1 << " decode steps)";
   }

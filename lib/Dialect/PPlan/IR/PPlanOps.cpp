@@ -140,7 +140,7 @@ static std::optional<workload::RunShape> runShapeOf(Operation *op) {
                               plan.getMapping().getSpec(), training, inference);
 }
 
-/// pplan_plan_c5 .. c7 and pplan_stage_c2 of a whole-run plan.
+/// pplan_plan_c5 .. c8 and pplan_stage_c2 of a whole-run plan.
 static LogicalResult
 verifyWholeRun(PlanOp plan,
                const llvm::DenseMap<StringAttr, Operation *> &symbols) {
@@ -199,6 +199,15 @@ verifyWholeRun(PlanOp plan,
     stageBodies.push_back(&stage.getBody().front());
   if (failed(verifyMessagePairs<SendOp, RecvOp>(stageBodies, "pplan_plan_c6")))
     return failure();
+
+  // pplan_plan_c8: each pass of a chunk runs every block of the chunk, one
+  // instance per segment of one block kind (as dist_program_c8).
+  for (StageOp stage : byIndex)
+    if (failed(blockSlotsOf<InstanceOp>(
+            stage.getBody().front(), layout,
+            [](InstanceOp instance) { return instance.lookupTemplate(); },
+            "pplan_plan_c8")))
+      return failure();
 
   // pplan_plan_c7: each stage's totals equal its ledger rows.
   std::map<std::tuple<int64_t, workload::Phase, workload::Engine>, LedgerOp>

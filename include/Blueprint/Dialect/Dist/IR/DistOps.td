@@ -481,9 +481,12 @@ def Dist_InstanceOp : Dist_Op<"instance", [
        that is not a `step`, and is a micro-batch of the iteration (a step
        of the generation, 0 .. generated_tokens - 1);
     3. `dist_instance_c3`: `chunk` is a model chunk of the enclosing stage;
-       a `block` instance's `blocks` are exactly that chunk's blocks under
-       the mapping's layout; an `embedding` instance runs on the first
-       model chunk and a `head` instance on the last, without `blocks`;
+       a `block` instance's `blocks` are that chunk's blocks under the
+       mapping's layout, or, when they mix dense and MoE blocks, one of
+       their maximal segments of one block kind (`blockSegmentsOf`,
+       docs/WholeRun.md, "Block kinds"); an `embedding` instance runs on
+       the first model chunk and a `head` instance on the last, without
+       `blocks`;
     4. `dist_instance_c4`: every dependency is the token of an op of the
        same stage;
     5. `dist_instance_c5`: an expanded instance (one with a body, as

@@ -62,7 +62,13 @@ def PPlan_PlanOp : PPlan_Op<"plan", [
        instance's template tasks times its repetitions plus the stage-level
        tasks; every (stage, phase, engine) with work has exactly one row,
        of cadence `per_iteration` (`per_generation` in an inference run:
-       the stage's totals over the whole generation).
+       the stage's totals over the whole generation);
+    9. `pplan_plan_c8`: each stage's block instances of one pass of one
+       micro-batch through one chunk (a generation step, a chunk's step)
+       run every block of the chunk: one instance, or one per segment of
+       one block kind, each continuing the previous one's blocks in the
+       pass's direction (as `dist_program_c8`, docs/WholeRun.md "Block
+       kinds").
 
     ```mlir
     pplan.plan @gpt source_digest = "sha256:..." model = <...>
@@ -530,10 +536,12 @@ def PPlan_InstanceOp : PPlan_Op<"instance", [
        that is not a `step`, and is a micro-batch of the iteration (in an
        inference run, a step of the generation);
     3. `pplan_instance_c3`: `chunk` is a model chunk of the enclosing
-       stage; a `block` instance's `blocks` are exactly that chunk's blocks
-       under the mapping's layout; an `embedding` instance runs on the
-       first model chunk and a `head` instance on the last, without
-       `blocks`;
+       stage; a `block` instance's `blocks` are that chunk's blocks under
+       the mapping's layout, or, when they mix dense and MoE blocks, one
+       of their maximal segments of one block kind (docs/WholeRun.md,
+       "Block kinds"); an `embedding`
+       instance runs on the first model chunk and a `head` instance on the
+       last, without `blocks`;
     4. `pplan_instance_c4`: every dependency is the token of an op of the
        same stage.
 

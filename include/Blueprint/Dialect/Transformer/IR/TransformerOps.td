@@ -53,10 +53,12 @@ def Transformer_DecoderTrainingOp
         `seq_length` (`c1`); under `reduce_scatter_all_gather`, `tp` divides
         `seq_length / cp` (`c2`); no `attention_window` (`c3`);
     16. once every rule above holds, the MoE blocks the work algebra does
-        not derive yet: `decoder_moe_c1`, blocks of both kinds (every block
-        must have experts or none); `decoder_moe_c5`, MLP biases
-        (`linear_bias = all`). (`decoder_moe_c4`, shared experts, is
-        retired: they are derived.)
+        not derive yet: `decoder_moe_c5`, MLP biases (`linear_bias = all`).
+        (`decoder_moe_c1`, blocks of both kinds, and `decoder_moe_c4`,
+        shared experts, are retired: they are derived. Dense and MoE blocks
+        mix in one run (`first_dense_blocks`, `moe_layer_frequency`): each
+        block is derived with its kind's MLP, docs/WholeRun.md, "Block
+        kinds".)
 
     ```mlir
     transformer.decoder_training @gpt3_175b
@@ -119,7 +121,7 @@ def Transformer_DecoderInferenceOp
        sequence cannot be split over the sequence);
     10. `decoder_moe_c3`: `tp` divides `expert_ffn_hidden`;
     11. once every rule above holds, the MoE blocks the work algebra does
-        not derive yet: `decoder_moe_c1`, blocks of both kinds;
+        not derive yet:
         `decoder_moe_c5`, MLP biases.
 
     ```mlir

@@ -1,0 +1,85 @@
+//===- BlockKinds.h - Dense and mixture-of-experts blocks -------*- C++ -*-===//
+//
+// A model with experts may mix two kinds of decoder block: the dense MLP
+// and the mixture of experts (docs/WholeRun.md, "Block kinds"). The kind of
+// each layer is stated here once, from the model contract; a block of a
+// kind is derived as the block of the model of that one kind, and a run's
+// templates, instances, parameters and memory follow each layer's kind.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef BLUEPRINT_WORKLOAD_BLOCKKINDS_H
+#define BLUEPRINT_WORKLOAD_BLOCKKINDS_H
+
+#include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Spec.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace blueprint::workload {
+
+/// The MLP of a decoder block: the dense MLP of width ffn_hidden, or the
+/// mixture of experts.
+enum class BlockKind { Dense, Expert };
+
+/// The kind of block `index` (from 0): Expert when the model has experts
+/// and its contract gives block `index` the MoE MLP (index >=
+/// first_dense_blocks and moe_layer_frequency divides index,
+/// MixtureOfExperts), Dense otherwise.
+BlockKind blockKindOf(const ModelSpec &model, int64_t index);
+
+/// The kinds the model's blocks have, dense first: {Dense} for a dense
+/// model, {Expert} when every block has experts, {Dense, Expert} when the
+/// model mixes them.
+std::vector<BlockKind> blockKindsOf(const ModelSpec &model);
+
+/// How many blocks of [first, end) are of `kind` (a closed form over
+/// MixtureOfExperts::expertBlocks).
+int64_t blocksOfKind(const ModelSpec &model, BlockKind kind, int64_t first,
+                     int64_t end);
+
+/// The maximal runs of consecutive blocks of one kind that make up [first,
+/// end), in block order.
+struct BlockSegment {
+  BlockKind kind = BlockKind::Dense;
+  int64_t first = 0;
+  int64_t end = 0;
+};
+std::vector<BlockSegment> blockSegmentsOf(const ModelSpec &model, int64_t first,
+                                          int64_t end);
+
+/// The model one block of `kind` is derived from: the model itself, except
+/// that a dense block of a model with experts is the block of the model
+/// without them (its MLP is the dense one of width ffn_hidden).
+ModelSpec blockModelOf(const ModelSpec &model, BlockKind kind);
+
+/// The kind a single-block program (scope=block) and the per-block
+/// quantities without a kind derive: Expert for a model with experts, Dense
+/// otherwise.
+BlockKind representativeBlockKind(const ModelSpec &model);
+
+/// deriveBlockWork for a block of `kind` of `model` (blockModelOf): the
+/// contracts must compose as `model`'s; the dense block of a model with
+/// experts has the dense MLP of width ffn_hidden.
+llvm::Expected<BlockWork> deriveBlockWork(const ModelSpec &model,
+                                          BlockKind kind,
+                                          const TrainingSpec &training,
+                                          const MappingSpec &mapping);
+
+/// deriveOptimizerWork for a block of `kind` of `model` (blockModelOf).
+llvm::Expected<BlockWork> deriveOptimizerWork(const ModelSpec &model,
+                                              BlockKind kind,
+                                              const TrainingSpec &training,
+                                              const MappingSpec &mapping);
+
+/// blockParametersPerRank for a block of `kind` of `model` (blockModelOf).
+llvm::Expected<int64_t> blockParametersPerRank(const ModelSpec &model,
+                                               BlockKind kind,
+                                               const MappingSpec &mapping);
+
+} // namespace blueprint::workload
+
+#endif // BLUEPRINT_WORKLOAD_BLOCKKINDS_H
