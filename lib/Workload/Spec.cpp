@@ -453,7 +453,6 @@ blueprint::workload::checkDerivedBlocks(const ModelSpec &model) {
   RuleSink sink;
   if (!model.moe)
     return sink.take();
-  const MixtureOfExperts &moe = *model.moe;
   sink.require(!model.hasOutputAndMLPBiases(), "decoder_moe_c5",
                "linear_bias = " + stringifyEnum(model.linearBias) +
                    " gives the experts' MLPs biases, whose work is not "
