@@ -28,7 +28,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import comparisons  # noqa: E402
 
-REFERENCE_FILES = ("seqsel_paper.json", "calculon_seqsel.json")
+REFERENCE_FILES = ("seqsel_paper.json", "calculon_seqsel.json",
+                   "mlm2021_table1.json")
 
 
 class PipelineError(Exception):
