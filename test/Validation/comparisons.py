@@ -421,7 +421,7 @@ def spec_of(case, models, mapping_changes=None):
     source = ("calculon" if case["source"]["kind"] == "calculon_run" else
               "mlm2021" if case["group"].startswith("mlm2021_") else "paper")
     if workload["dtype_bytes"] != 2:
-        raise ValueError("dtype_bytes %r: both references train in 16-bit "
+        raise ValueError("dtype_bytes %r: every reference trains in 16-bit "
                          "mixed precision" % workload["dtype_bytes"])
     interleaving = (mapping.get("pipeline_interleaving") or
                     mapping.get("calculon", {}).get("pipeline_interleaving") or
