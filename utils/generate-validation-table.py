@@ -82,6 +82,39 @@ MEANINGS = {
 }
 
 
+def failing_cases(results):
+    """The names of the cases that do not run or have a comparison outside
+    its rule, in the results' order."""
+    return [case["name"] for case in results["cases"]
+            if case.get("error") or any(record["status"] == "failing"
+                                        for record in case["comparisons"])]
+
+
+def names(items):
+    return ", ".join(items) or "none"
+
+
+def outside_gate(results):
+    """What a case list run outside the gate states about itself."""
+    files = ", ".join("`%s`" % name for name in results["reference_files"])
+    failing = failing_cases(results)
+    failed_gates = [gate["name"] for gate in results["gates"]
+                    if not gate["passed"]]
+    if not failing and not failed_gates:
+        return ("%s is run outside the gate and passes every rule. " % files)
+    return (
+        "%s is run outside the gate, by "
+        "`test/Validation/validation-mlm2021.test`: an interim lane, "
+        "accepted by the project lead in session 31, that pins exactly what "
+        "fails (any newly failing or newly passing comparison breaks it). "
+        "%d of its %d cases do not run or fail a rule (%s)%s, so **issue "
+        "18's gate condition is not met for these cases**: their bounds are "
+        "exceeded and CI is green. " % (
+            files, len(failing), len(results["cases"]), names(failing),
+            "; the gate %s fails" % names(failed_gates)
+            if failed_gates else ""))
+
+
 def write(runs, out):
     """runs: the results of validate.py, the gate's first."""
     gate = runs[0]
@@ -107,13 +140,12 @@ def write(runs, out):
         "is compared with Blueprint's under the rule "
         "`test/Validation/comparisons.py` gives it. The lit test "
         "`test/Validation/validation.test` is the gate: it fails on any "
-        "comparison of the SeqSel and Calculon cases outside its rule. The "
-        "MLM2021 cases fail their rules today (below) and are run on their "
-        "own by `test/Validation/validation-mlm2021.test`, which states "
-        "exactly what fails; `test/Validation/validation-doc.test` fails "
-        "when this page is stale. The rules, tolerances and causes are "
-        "explained in [ModelSummary.md](ModelSummary.md#validation) and "
-        "below.\n\n" % (gate["profile"], ",".join(gate["binding"])))
+        "comparison of the SeqSel and Calculon cases outside its rule. "
+        "%s`test/Validation/validation-doc.test` fails when this page is "
+        "stale. The rules, tolerances and causes are explained in "
+        "[ModelSummary.md](ModelSummary.md#validation) and below.\n\n" % (
+            gate["profile"], ",".join(gate["binding"]),
+            "".join(outside_gate(results) for results in runs[1:])))
 
     out.write("## Summary\n\n")
     for results in runs:
@@ -196,32 +228,63 @@ def write_mlm2021(cases, out):
         "against Blueprint's, MLM2021's Eq. 3 FLOPs (which Blueprint's "
         "hardware FLOPs equal exactly under full recompute, compared in each "
         "case) over the composed iteration time and the number of GPUs. The "
-        "bounds and their causes were committed before Blueprint was run on "
-        "these cases (commit b80cc71) and are not widened: cases outside "
-        "them stay failing. Times in seconds.\n\n")
+        "throughput bounds, the mean-error limit and their causes were "
+        "committed before Blueprint was run on these cases (commit b80cc71) "
+        "and are not widened: cases outside them stay failing (the one rule "
+        "replaced after the run is stated below). Times in seconds.\n\n")
+    run = [case for case in rows if not case.get("error")]
+    not_run = [case for case in rows if case.get("error")]
+    failing = [case["name"] for case in run if any(
+        record["status"] == "failing" for record in case["comparisons"])]
     out.write(
         "Decisions: the runs train under `--fp16` (fp16 weights and "
         "gradients, all-reduced in fp16; fp32 master weights and Adam "
         "state); the schedule and micro-batch size are the run script's "
         "(interleaved only where it sets virtual stages: 76B, 145B, 310B, "
         "530B); the bounds are asymmetric because the causes have signs: "
-        "what Blueprint leaves out makes it optimistic (up to +15%, "
+        "what Blueprint leaves out makes it optimistic (up to +15%%, "
         "[mlm2021_optimistic](#mlm2021-optimistic)), the unfused "
-        "elementwise bytes pessimistic (down to -5% for the pipelined tp 8 "
+        "elementwise bytes pessimistic (down to -5%% for the pipelined tp 8 "
         "runs, [mlm2021_pessimistic](#mlm2021-pessimistic)), and the "
         "data-parallel-only runs' overlapped all-reduce and small hidden "
-        "sizes down to -15% ([mlm2021_dp_overlap](#mlm2021-dp-overlap)); "
-        "the mean absolute error over the ten runs must be within 10%, as "
-        "Table 5's. One rule was changed after the first run, tightened, "
-        "not widened: the parameter count, first within 1e-6 as for SeqSel's "
-        "models (too narrow for the final LayerNorm's 2h at h 2304), is now "
-        "exact once the 2h are taken out. What fails and why is in the "
-        "report of issue 18 and in "
-        "`test/Validation/validation-mlm2021.test`: the four largest runs "
-        "need more GPUs on one InfiniBand fabric than the profile's tier "
-        "declares (1120, one 140-node SuperPOD; Selene's three-level fat "
-        "tree, MLM2021 Sec. 5, ran 3072 in one job), and Blueprint is more "
-        "optimistic than its documented causes allow for 1.7B and 76B.\n\n")
+        "sizes down to -15%% ([mlm2021_dp_overlap](#mlm2021-dp-overlap)); "
+        "the mean absolute error of the teraFLOP/s per GPU over the %d runs "
+        "must be within 10%%, as Table 5's, and a case that does not run "
+        "fails it. Blueprint's three throughput columns are one formula: "
+        "its reported `hardware_flops_utilization` (hardware FLOPs / "
+        "(iteration time x GPUs x the profile's fp16 matmul peak, 312e12 as "
+        "the paper's)) is the percentage of peak; times the peak it is the "
+        "teraFLOP/s per GPU, times the GPUs / 1000 the aggregate "
+        "petaFLOP/s.\n\n" % len(rows))
+    out.write(
+        "One rule was replaced after the first run, and for three cases it "
+        "is a widening in effect: the parameter count was committed before "
+        "the run as within 1e-6 of Eq. 2 (as for SeqSel's models), which "
+        "failed 1.7B, 3.6B and 7.5B (the final LayerNorm's 2h over the "
+        "count: 4608 / 1,652,226,048 = 2.8e-6, 1.7e-6, 1.1e-6); it is now "
+        "the exact closed-form adjustment Blueprint = Eq. 2 + 2h "
+        "([final_norm](#final-norm)), which those values meet, and "
+        "Calculon's parameter count is compared under the same exact "
+        "rule.\n\n")
+    if not_run:
+        tier = [case["name"] for case in not_run
+                if "network tier binding" in case["error"]]
+        out.write(
+            "**Not run**: %s%s.\n\n" % (
+                names(case["name"] for case in not_run),
+                " — the profile's InfiniBand tier rejects %s: "
+                "`profiles/a100-80gb.json` models one 1,120-GPU SuperPOD "
+                "fabric (`network_tiers[infiniband].group_size`, 140 nodes), "
+                "while Selene's fabric held 4,480 GPUs (MLM2021 Sec. 5, a "
+                "three-level fat tree) and ran these jobs in one fabric. The "
+                "profile is unchanged (one profile serves every case; no "
+                "case-specific change); a sourced profile or tier change is "
+                "future work. Each case's error is below" % names(tier)
+                if tier else ""))
+    if failing:
+        out.write("**Failing**: Blueprint is more optimistic than the "
+                  "documented causes allow for %s (table below, and the "
+                  "attribution after it).\n\n" % names(failing))
     out.write("| case | tp | pp | dp | v | ours (TFLOP/s) | measured | error "
               "| bounds | status | microbatches | bubble | pipeline "
               "transfers | dp all-reduce | other |\n"
@@ -253,6 +316,74 @@ def write_mlm2021(cases, out):
                       STATUS_TEXT[record["status"]],
                       *(terms[name] for name in named), other))
     out.write("\n")
+    write_mlm2021_attribution(run, out)
+
+
+def reference_of(case, quantity):
+    (record,) = [r for r in case["comparisons"] if r["quantity"] == quantity]
+    return record["reference"]
+
+
+def write_mlm2021_attribution(run, out):
+    """Which term of the composed time holds the difference from the
+    measured time, for every MLM2021 case that runs."""
+    if not run:
+        return
+    out.write("### Where the difference sits\n\n")
+    out.write(
+        "The measured iteration time is Eq. 3's FLOPs over the measured "
+        "teraFLOP/s per GPU and the GPUs; `missing` is what Blueprint's "
+        "composed time lacks of it. Blueprint's pipeline terms follow the "
+        "paper's own schedule (bubble (p-1)/(v m) of the micro-batch time), "
+        "and its all-reduce is charged after the backward pass without the "
+        "overlap the pp = 1 runs had, so neither can hold an optimistic "
+        "gap larger than themselves: `x pipeline` is how many times larger "
+        "the bubble and transfers would have to be to hold it.\n\n")
+    out.write("| case | b | measured (s) | ours (s) | missing (s) | "
+              "missing / microbatches | bubble + transfers (s) | "
+              "x pipeline | dp all-reduce (s) |\n"
+              "|---|---|---|---|---|---|---|---|---|\n")
+    gaps = []
+    for case in run:
+        mapping = case["configuration"]["mapping"]
+        gpus = mapping["tp"] * mapping["pp"] * mapping["dp"]
+        flops = reference_of(case, "model_level.hardware_flops_per_iteration")
+        tflops = reference_of(case, "model_level.achieved_tflops_per_gpu")
+        measured = flops / (tflops * 1e12 * gpus)
+        terms = case["terms"]
+        ours = sum(terms.values())
+        pipeline = terms["bubble"] + terms["pipeline_transfers"]
+        missing = measured - ours
+        failing = any(record["status"] == "failing"
+                      for record in case["comparisons"])
+        gaps.append((case["name"], failing, missing, pipeline,
+                     missing / terms["microbatches"]))
+        out.write("| %s | %d | %.3f | %.3f | %.3f | %.1f%% | %.3f | %s | "
+                  "%.3f |\n" % (
+                      case["name"], case["configuration"]["training"][
+                          "micro_batch"], measured, ours, missing,
+                      100 * missing / terms["microbatches"], pipeline,
+                      "%.1f" % (1 + missing / pipeline) if pipeline else "—",
+                      terms["dp_grad_allreduce"]))
+    out.write("\n")
+    held = [(name, share) for name, failing, missing, pipeline, share in gaps
+            if failing and missing > pipeline]
+    if held:
+        out.write(
+            "For %s the missing time is larger than the pipeline terms, so "
+            "it sits in the micro-batch term (%s of it): the compute and "
+            "elementwise work of a micro-batch. That term prices every "
+            "matmul at the profile's one flat efficiency (0.8 of peak, "
+            "`compute.matmul.f16.efficiency.flat` of "
+            "`profiles/a100-80gb.json`, FlashAttention-2's ceiling for "
+            "well-shaped GEMMs, not a measurement of these shapes) and "
+            "charges no per-kernel overhead; a flat ceiling cannot follow "
+            "the runs' micro-batch and per-GPU GEMM sizes (column b). The fix "
+            "is issue 18 item 1 (efficiency as evidence: matmul efficiency "
+            "by shape, achieved bandwidth by size, with sources), not a "
+            "coefficient fitted to these runs.\n\n" % (
+                names(name for name, _ in held),
+                ", ".join("%.1f%%" % (100 * share) for _, share in held)))
 
 
 def write_mutations(runs, out):
@@ -271,17 +402,59 @@ def write_mutations(runs, out):
         "finding: no comparison is tight enough for the term it "
         "perturbs.\n\n")
     out.write("| reference files | mutation | term | detected | newly "
-              "failing comparisons | cases | gates |\n"
-              "|---|---|---|---|---|---|---|\n")
+              "failing comparisons | cases | gates | mean errors, "
+              "unperturbed → perturbed |\n"
+              "|---|---|---|---|---|---|---|---|\n")
     for results, check in checks:
-        out.write("| %s | `%s` | `%s` x %g | %s | %d | %s | %s |\n" % (
+        out.write("| %s | `%s` | `%s` x %g | %s | %d | %s | %s | %s |\n" % (
             ", ".join(results["reference_files"]), check["mutation"],
             check["term"], check["factor"],
             "yes" if check["detected"] else "**no**",
             len(check["new_failures"]),
             ", ".join(check["cases"]) or "—",
-            ", ".join(check["gates"]) or "—"))
+            ", ".join(check["gates"]) or "—",
+            "; ".join("%s %.2f%% → %.2f%%" % (name, 100 * before,
+                                               100 * after)
+                      for name, (before, after) in sorted(
+                          check["gate_values"].items())) or "—"))
     out.write("\n")
+    gate_checks = runs[0].get("mutation_checks", [])
+    undetected = [check["mutation"] for check in gate_checks
+                  if not check["detected"]]
+    if undetected:
+        out.write(
+            "**Findings.** The gate (%s) does not detect %s: issue 18's "
+            "mutation condition is met only for %s.\n\n" % (
+                ", ".join("`%s`" % name
+                          for name in runs[0]["reference_files"]),
+                names("`%s`" % name for name in undetected),
+                names("`%s`" % check["mutation"] for check in gate_checks
+                      if check["detected"])))
+    for results, check in checks:
+        closer = [(name, before, after) for name, (before, after) in sorted(
+            check["gate_values"].items()) if after < before]
+        if check["factor"] <= 1 or not closer:
+            continue
+        quantities = sorted({quantity for _, quantity in
+                             check["new_failures"]})
+        out.write(
+            "`%s` adds time, and Blueprint's composed times are shorter "
+            "than the measured ones, so it moves them towards the "
+            "measurements: %s. %s\n\n" % (
+                check["mutation"], "; ".join(
+                    "`%s` %.2f%% → %.2f%%" % (name, 100 * before,
+                                               100 * after)
+                    for name, before, after in closer),
+                "No measured quantity catches it, only agreement with "
+                "Calculon's model: %s." % names(
+                    "`%s`" % quantity for quantity in quantities)
+                if quantities and all(quantity.startswith("calculon_")
+                                      for quantity in quantities) else
+                "It is caught by %s." % names(
+                    "`%s`" % quantity for quantity in quantities)
+                if quantities else
+                "No comparison of %s catches it." % ", ".join(
+                    results["reference_files"])))
 
 
 def write_causes(causes, cases, out):

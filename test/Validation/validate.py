@@ -260,6 +260,10 @@ def mutation_check(name, base, mutated):
             "new_failures": [list(item) for item in new_failing],
             "cases": sorted({case for case, _ in new_failing}),
             "gates": new_gates,
+            # Each gate's value unperturbed and perturbed: whether the
+            # mutation moves the mean error away from the measurements.
+            "gate_values": {gate["name"]: [before["value"], gate["value"]]
+                            for before, gate in zip(base[1], mutated[1])},
             "detected": bool(new_failing or new_gates)}
 
 
