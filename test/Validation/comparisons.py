@@ -13,20 +13,27 @@ import math
 import re
 
 # The bundled profile is given on the command line; the network tiers of the
-# SeqSel runs: TP inside a DGX A100 over NVLink, PP across nodes over
-# InfiniBand (Table 5 has DP = 1; dp is bound for completeness).
+# SeqSel and MLM2021 runs (both on Selene's DGX A100 nodes): TP inside a node
+# over NVLink, PP and DP across nodes over InfiniBand. SeqSel Table 5 has
+# DP = 1; every MLM2021 Table 1 run has DP > 1.
 BINDING = ["tp:nvlink", "pp:infiniband", "dp:infiniband"]
 
 # The training datatypes of each reference. The SeqSel runs trained in 16-bit
 # mixed precision with fp32 gradient accumulation and fp32 master weights and
 # Adam state (Megatron-LM under --bf16; SeqSel Fig. 1's 18 bytes/parameter).
 # Calculon's configuration is fp16 with 16-bit weight gradients and fp32
-# optimizer state (README def. 7).
+# optimizer state (README def. 7). The MLM2021 Table 1 runs trained under
+# --fp16 (examples/sc21/CONFIG.sh): fp16 weights and gradients (the Megatron-LM
+# of the runs all-reduces gradients in fp32 only under
+# --accumulate-allreduce-grads-in-fp32, off unless bf16), fp32 master weights
+# and Adam state.
 TRAINING = {
     "paper": {"activation_type": "bf16", "weight_type": "bf16",
               "gradient_type": "f32", "optimizer_state_type": "f32"},
     "calculon": {"activation_type": "f16", "weight_type": "f16",
                  "gradient_type": "f16", "optimizer_state_type": "f32"},
+    "mlm2021": {"activation_type": "f16", "weight_type": "f16",
+                "gradient_type": "f16", "optimizer_state_type": "f32"},
 }
 
 STATUSES = ("exact", "within_tolerance", "failing", "not_compared")
@@ -181,10 +188,56 @@ CAUSES = {
         "GEMMs it reruns (QK^T and attention x V, App. A; the reference's "
         "own note says 4Bs^2h). Blueprint counts the GEMMs it reruns, so "
         "its hardware FLOPs are 8Bs^2hL lower."),
+    "table_rounding": (
+        "MLM2021 Table 1 prints its measurements rounded: teraFLOP/s per GPU "
+        "to the unit (0.4% at 137), the percentage of peak to the whole "
+        "percent (1.1% at 44%), petaFLOP/s and parameters to one decimal."),
+    "mlm2021_optimistic": (
+        "Blueprint's time omits what the Table 1 runs had (MLM2021 Sec. 5.1: "
+        "end-to-end, including data loading, optimizer steps, communication "
+        "and logging): every matmul runs at the profile's one declared "
+        "ceiling (0.8 of peak) whatever its shape, no per-kernel or per-call "
+        "fixed overhead, no embedding lookup, cross-entropy or gradient "
+        "clipping (docs/ModelSummary.md, 'Not in the composition'). Each "
+        "makes Blueprint's teraFLOP/s higher. Size, from the same machine "
+        "and recompute mode: SeqSel Table 5's four full-recompute runs "
+        "(tp 8, Selene, Megatron-LM with scatter/gather) come out +3.4% to "
+        "+10.1% in utilization (docs/validation.md); the Table 1 runs used "
+        "an older software stack (PyTorch 20.12 container, fp16 with loss "
+        "scaling, Megatron-LM of August 2021), allowed for with 5 points "
+        "more: at most +15%."),
+    "mlm2021_pessimistic": (
+        "Blueprint charges work the runs did not pay for: every elementwise "
+        "task's logical bytes unfused at the datasheet memory bandwidth, "
+        "where Megatron-LM fuses bias+GeLU, bias+dropout+add and "
+        "scale+mask+softmax (MLM2021 Sec. 4.2); it makes Blueprint's "
+        "teraFLOP/s lower. On SeqSel Table 5's tp 8 runs it is outweighed by "
+        "the optimistic causes (all eight times underestimated), so for the "
+        "pipelined tp 8 runs of Table 1 the lower bound is -5%: the "
+        "rounding of the table and a margin for the larger attention-score "
+        "share of the smaller hidden sizes (s/(6h) from 4% at h 8192 to 1.3% "
+        "at h 25600)."),
+    "mlm2021_dp_overlap": (
+        "The pp = 1 runs of Table 1 use --DDP-impl torch "
+        "(examples/sc21/run_table_1.sh): PyTorch DistributedDataParallel "
+        "all-reduces gradient buckets during the backward pass; Blueprint "
+        "adds the whole all-reduce after it (dp_grad_allreduce, no overlap, "
+        "docs/ModelSummary.md), and prices the ring at one 25 GB/s NIC per "
+        "rank where, for t < 8, 8/t ranks of the same ring share a node and "
+        "NCCL spreads its channels over the node's eight NICs. By hand, "
+        "2(d-1)/d x 2P/t bytes at 25 GB/s is 0.26-0.36 s against measured "
+        "iterations of 3.5-9.4 s (Eq. 3 / teraFLOP/s / GPUs): 4-8% lower "
+        "teraFLOP/s. With h from 2304 to 6144 the unfused attention-score "
+        "traffic (mlm2021_pessimistic) is 2-3 times its share at the "
+        "pipelined runs' hidden sizes. Together at most -15%; the optimistic "
+        "bound stays +15%."),
 }
 
 # The 10% mean absolute error the composed Table 5 iteration times must meet.
 TABLE5_MAE_LIMIT = 0.10
+# The mean absolute error of the MLM2021 Table 1 teraFLOP/s per GPU: the same
+# composition under the same causes as Table 5, so the same limit.
+MLM2021_MAE_LIMIT = 0.10
 
 
 #===-----------------------------------------------------------------------===#
@@ -217,6 +270,24 @@ class Relative:
 
     def holds(self, ours, reference):
         return abs(ours - reference) <= self.tolerance * abs(reference)
+
+
+class Between:
+    """ours / reference - 1 within [lower, upper]: a tolerance whose causes
+    have known signs (what Blueprint leaves out makes it optimistic, what it
+    charges unfused makes it pessimistic), each side as wide as its causes."""
+
+    def __init__(self, lower, upper):
+        self.lower = lower
+        self.upper = upper
+
+    def describe(self):
+        return "within %+g%% to %+g%%" % (self.lower * 100, self.upper * 100)
+
+    def holds(self, ours, reference):
+        difference = ours - reference
+        return (self.lower * abs(reference) <= difference <=
+                self.upper * abs(reference))
 
 
 class Absolute:
@@ -278,6 +349,12 @@ class Rule:
     def describe(self):
         text = self.relation.describe()
         return text + " after adjustment" if self.adjusted else text
+
+
+def eq2_parameters(o):
+    """Blueprint's parameter count as MLM2021 Eq. 2 (and Calculon's
+    num_parameters) counts: without the final LayerNorm's 2h (final_norm)."""
+    return o.get("parameters.model") - 2 * o.spec["model"]["hidden"]
 
 
 def exact(ours):
@@ -347,9 +424,10 @@ def spec_of(case, models, mapping_changes=None):
     model = case["model"]
     workload = case["workload"]
     mapping = dict(case["mapping"], **(mapping_changes or {}))
-    source = "calculon" if case["source"]["kind"] == "calculon_run" else "paper"
+    source = ("calculon" if case["source"]["kind"] == "calculon_run" else
+              "mlm2021" if case["group"].startswith("mlm2021_") else "paper")
     if workload["dtype_bytes"] != 2:
-        raise ValueError("dtype_bytes %r: both references train in 16-bit "
+        raise ValueError("dtype_bytes %r: every reference trains in 16-bit "
                          "mixed precision" % workload["dtype_bytes"])
     interleaving = (mapping.get("pipeline_interleaving") or
                     mapping.get("calculon", {}).get("pipeline_interleaving") or
@@ -378,6 +456,11 @@ def spec_of(case, models, mapping_changes=None):
     }
 
 
+def configuration(spec):
+    """What a results entry records of the spec a case was run with."""
+    return {key: spec[key] for key in ("model", "training", "mapping")}
+
+
 class Ours:
     """Blueprint's outputs for one case: the model summary and the plan's
     tasks, read from the real pipeline."""
@@ -389,10 +472,6 @@ class Ours:
         self.spec = spec_of(case, models, mapping_changes)
         self.summary, plan_text = pipeline.run(self.spec)
         self.tasks = parse_plan_tasks(plan_text)
-
-    def configuration(self):
-        return {key: self.spec[key] for key in ("model", "training",
-                                                "mapping")}
 
     def variant(self, **mapping_changes):
         """The same case under another mapping (a baseline to compare to)."""
@@ -757,7 +836,7 @@ CALCULON = {
                "calculon_time_model"),
     # Model level.
     "model_level.parameter_count_calculon":
-        within(lambda o: o.get("parameters.model"), 1e-6, "final_norm"),
+        aligned(eq2_parameters, "final_norm"),
     "model_level.block_params_full_calculon_layers":
         biases(lambda o: o.get("parameters.per_block")),
 }
@@ -877,6 +956,70 @@ PAPER = {
     },
 }
 
+# MLM2021 Table 1, each bound from the causes named with it (fixed before
+# Blueprint was run on these cases: the commit that adds them). Pipelined
+# runs (pp > 1, --DDP-impl local: the all-reduce after the backward, as
+# Blueprint composes it): optimistic causes up to +15%, the unfused
+# elementwise bytes down to -5%.
+MLM2021_PIPELINED_BOUNDS = (-0.05, 0.15)
+# Data-parallel-only runs (pp = 1, --DDP-impl torch): the all-reduce the run
+# overlaps and the larger attention-score share of h 2304-6144 add up to 10
+# points on the pessimistic side.
+MLM2021_DATA_PARALLEL_BOUNDS = (-0.15, 0.15)
+
+
+def gpus(o):
+    mapping = o.spec["mapping"]
+    return mapping["tp"] * mapping["pp"] * mapping["dp"]
+
+
+def percent_of_peak(o):
+    """MLM2021's "% of theoretical peak FLOP/s": Eq. 3 FLOPs / iteration time
+    / GPUs / 312 teraFLOP/s. It is Blueprint's reported hardware FLOPs
+    utilization: its hardware FLOPs under full recompute are Eq. 3 exactly
+    (compared exactly in the same case) and the profile's fp16 matmul peak is
+    the paper's 312e12 (Sec. 5; iteration_time.peak in the summary)."""
+    return 100 * o.get("iteration_time.hardware_flops_utilization")
+
+
+def achieved_tflops_per_gpu(o):
+    """MLM2021's teraFLOP/s per GPU: the utilization times the peak."""
+    return (o.get("iteration_time.hardware_flops_utilization") *
+            o.get("iteration_time.peak.ops_per_second") / 1e12)
+
+
+def mlm2021_throughput(ours):
+    """Table 1's throughput in one of its three units, under the bounds of
+    the run's kind."""
+    def rule(case):
+        if case["mapping"]["pp"] == 1:
+            lower, upper = MLM2021_DATA_PARALLEL_BOUNDS
+            causes = ("mlm2021_optimistic", "mlm2021_pessimistic",
+                      "mlm2021_dp_overlap", "table_rounding")
+        else:
+            lower, upper = MLM2021_PIPELINED_BOUNDS
+            causes = ("mlm2021_optimistic", "mlm2021_pessimistic",
+                      "table_rounding")
+        return Rule(ours, Between(lower, upper), causes)
+    return rule
+
+
+MLM2021 = {
+    "model_level.achieved_tflops_per_gpu":
+        mlm2021_throughput(achieved_tflops_per_gpu),
+    "model_level.percent_of_peak": mlm2021_throughput(percent_of_peak),
+    "model_level.aggregate_pflops":
+        mlm2021_throughput(lambda o: achieved_tflops_per_gpu(o) * gpus(o) /
+                           1000),
+    "model_level.hardware_flops_per_iteration":
+        exact(lambda o: o.get("flops_per_iteration.hardware")),
+    "model_level.parameter_count": aligned(eq2_parameters, "final_norm"),
+    "model_level.parameter_count_billions":
+        Rule(lambda o: o.get("parameters.model") / 1e9,
+             Absolute(0.05, "billion"), ("table_rounding", "final_norm")),
+}
+PAPER["mlm2021_table1_weak_scaling"] = MLM2021
+
 RULES = dict(PAPER, **{group: CALCULON for group in (
     "seqsel_validation_fig1", "seqsel_validation_fig7",
     "seqsel_validation_tab5")})
@@ -905,18 +1048,38 @@ def rule_for(case, group, quantity):
 # Gates over groups of comparisons
 #===-----------------------------------------------------------------------===#
 
-def gates(results):
-    """The mean absolute error of the composed Table 5 iteration times."""
+def mean_absolute_error_gate(results, name, group, quantity, limit, causes):
+    """The mean absolute relative error of one quantity over a group; None
+    when no case of the group was run (its reference file was not given)."""
+    entries = [entry for entry in results if entry["group"] == group]
+    if not entries:
+        return None
     errors = [record["relative_difference"]
-              for entry in results
-              if entry["group"] == "seqsel_table5_end_to_end"
+              for entry in entries
               for record in entry["comparisons"]
-              if record["quantity"] == "model_level.iteration_time_s"
+              if record["quantity"] == quantity
               and record["relative_difference"] is not None]
     mean = sum(abs(error) for error in errors) / len(errors) if errors else 1
-    return [{"name": "table5_iteration_time_mae",
-             "cases": len(errors),
-             "value": mean,
-             "limit": TABLE5_MAE_LIMIT,
-             "passed": bool(errors) and mean <= TABLE5_MAE_LIMIT,
-             "causes": ["table5_time"]}]
+    # A case that does not run fails the gate too: its error is unknown.
+    return {"name": name,
+            "cases": len(errors),
+            "value": mean,
+            "limit": limit,
+            "passed": len(errors) == len(entries) and mean <= limit,
+            "causes": list(causes)}
+
+
+def gates(results):
+    """The mean absolute errors of the composed Table 5 iteration times and
+    of the MLM2021 Table 1 teraFLOP/s per GPU, for the groups run."""
+    candidates = [
+        mean_absolute_error_gate(
+            results, "table5_iteration_time_mae", "seqsel_table5_end_to_end",
+            "model_level.iteration_time_s", TABLE5_MAE_LIMIT, ["table5_time"]),
+        mean_absolute_error_gate(
+            results, "mlm2021_table1_throughput_mae",
+            "mlm2021_table1_weak_scaling", "model_level.achieved_tflops_per_gpu",
+            MLM2021_MAE_LIMIT, ["mlm2021_optimistic", "mlm2021_pessimistic",
+                                "mlm2021_dp_overlap"]),
+    ]
+    return [gate for gate in candidates if gate is not None]

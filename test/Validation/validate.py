@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Blueprint's validation gate: every reference case through the real pipeline.
 
-For each case of test/reference/seqsel_paper.json and calculon_seqsel.json
-this builds the training spec the case describes, runs
+For each case of the reference files given (--reference-file; by default
+the gate's, test/reference/seqsel_paper.json and calculon_seqsel.json) this
+builds the training spec the case describes, runs
 
     blueprint-translate --import-transformer-json
     blueprint-opt --distribute-transformer --plan-portable
@@ -16,10 +17,22 @@ JSON results file (the input of utils/generate-validation-table.py) and
 exits non-zero if any comparison or gate fails, any quantity has no rule, or
 any case cannot be run. No reference number is written here or in
 comparisons.py: every expected value is read from the reference files.
+
+--mutate runs the same gate on a deliberately wrong model, to show the gate
+can fail (test/Validation/validation-mutations.test): one term of every
+case's composed iteration time (docs/ModelSummary.md, "Iteration time") is
+perturbed -- the pipeline bubble doubled, the data-parallel gradient
+all-reduce dropped, or the pipeline transfers dropped -- and the total and
+the FLOPs utilizations are recomposed by the identity the model summary
+reports (the total is the sum of the terms, in their order; a utilization
+is FLOPs / (total x GPUs x peak)). The option exists for that test only: it
+changes nothing in the tools, and its results say which mutation made them.
 """
 
 import argparse
+import copy
 import json
+import math
 import os
 import subprocess
 import sys
@@ -28,7 +41,44 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import comparisons  # noqa: E402
 
-REFERENCE_FILES = ("seqsel_paper.json", "calculon_seqsel.json")
+# The case lists the gate runs by default. mlm2021_table1.json (MLM2021
+# Table 1, every case dp > 1) fails its rules today and is run on its own by
+# test/Validation/validation-mlm2021.test, which states what fails and why.
+GATE_FILES = ("seqsel_paper.json", "calculon_seqsel.json")
+
+
+# The perturbations of --mutate: (iteration-time term, factor).
+MUTATIONS = {
+    "double_bubble": ("bubble", 2.0),
+    "drop_dp_allreduce": ("dp_grad_allreduce", 0.0),
+    "drop_pipeline_transfers": ("pipeline_transfers", 0.0),
+}
+
+
+def sum_of_terms(terms):
+    """The composed iteration time: its terms summed in order, as
+    composeIterationTime (lib/Analysis/ModelQuantities.cpp) sums them."""
+    total = 0.0
+    for term in terms:
+        total += term["seconds"]
+    return total
+
+
+def mutate(summary, mutation):
+    """Perturbs one term of the summary's composed iteration time and
+    recomposes the total and the utilizations from it."""
+    time = summary["iteration_time"]
+    total = time["total_seconds"]
+    if not math.isclose(sum_of_terms(time["terms"]), total, rel_tol=1e-12):
+        raise ValueError("the iteration time is not the sum of its terms: "
+                         "--mutate cannot recompose it")
+    name, factor = MUTATIONS[mutation]
+    (term,) = [term for term in time["terms"] if term["name"] == name]
+    term["seconds"] *= factor
+    time["total_seconds"] = sum_of_terms(time["terms"])
+    for utilization in ("model_flops_utilization",
+                        "hardware_flops_utilization"):
+        time[utilization] *= total / time["total_seconds"]
 
 
 class PipelineError(Exception):
@@ -38,7 +88,8 @@ class PipelineError(Exception):
 class Pipeline:
     """Runs the real tools on a spec, once per distinct spec."""
 
-    def __init__(self, translate, opt, profile, workdir):
+    def __init__(self, translate, opt, profile, workdir, mutation=None):
+        self.mutation = mutation
         self.translate = translate
         self.opt = opt
         self.profile = profile
@@ -46,10 +97,16 @@ class Pipeline:
         self.cache = {}
 
     def run(self, spec):
+        """The model summary and the printed plan of the spec; the summary
+        perturbed by the pipeline's mutation, if it has one."""
         key = json.dumps(spec, sort_keys=True)
         if key not in self.cache:
             self.cache[key] = self._run(spec, len(self.cache))
-        return self.cache[key]
+        summary, plan_text = self.cache[key]
+        summary = copy.deepcopy(summary)
+        if self.mutation:
+            mutate(summary, self.mutation)
+        return summary, plan_text
 
     def _run(self, spec, index):
         spec_path = os.path.join(self.workdir, "spec%d.json" % index)
@@ -136,45 +193,34 @@ def expected_quantities(case):
     yield from comparisons.timing_quantities(case)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--blueprint-translate", required=True)
-    parser.add_argument("--blueprint-opt", required=True)
-    parser.add_argument("--reference-dir", required=True)
-    parser.add_argument("--profile", required=True)
-    parser.add_argument("--output", required=True,
-                        help="where to write the results JSON")
-    args = parser.parse_args()
+def first_error_line(text):
+    """The diagnostic of a tool's failure, without the IR it may print."""
+    lines = [line for line in text.splitlines() if "error:" in line]
+    return lines[0].strip() if lines else text.strip()
 
-    cases = []
-    for file_name in REFERENCE_FILES:
-        with open(os.path.join(args.reference_dir, file_name)) as f:
-            for case in json.load(f):
-                cases.append((file_name, case))
-    models = comparisons.models_by_name([case for _, case in cases])
 
+def evaluate(cases, models, pipeline):
+    """Every comparison of every case, the gates over them, and what fails."""
     results = []
     problems = []
-    with tempfile.TemporaryDirectory() as workdir:
-        pipeline = Pipeline(args.blueprint_translate, args.blueprint_opt,
-                            args.profile, workdir)
-        for file_name, case in cases:
-            entry = {"name": case["name"], "group": case["group"],
-                     "reference_file": file_name}
-            try:
-                ours = comparisons.Ours(case, models, pipeline)
-                entry["configuration"] = ours.configuration()
-                entry["terms"] = {
-                    term["name"]: term["seconds"]
-                    for term in ours.get("iteration_time.terms")}
-                entry["comparisons"] = [
-                    compare(case, path, expected, ours)
-                    for path, expected in expected_quantities(case)]
-            except (PipelineError, ValueError) as error:
-                entry["error"] = str(error)
-                entry["comparisons"] = []
-                problems.append("%s: %s" % (case["name"], error))
-            results.append(entry)
+    for file_name, case in cases:
+        entry = {"name": case["name"], "group": case["group"],
+                 "reference_file": file_name}
+        try:
+            entry["configuration"] = comparisons.configuration(
+                comparisons.spec_of(case, models))
+            ours = comparisons.Ours(case, models, pipeline)
+            entry["terms"] = {
+                term["name"]: term["seconds"]
+                for term in ours.get("iteration_time.terms")}
+            entry["comparisons"] = [
+                compare(case, path, expected, ours)
+                for path, expected in expected_quantities(case)]
+        except (PipelineError, ValueError) as error:
+            entry["error"] = first_error_line(str(error))
+            entry["comparisons"] = []
+            problems.append("%s: %s" % (case["name"], entry["error"]))
+        results.append(entry)
 
     gates = comparisons.gates(results)
     summary = {status: 0 for status in comparisons.STATUSES}
@@ -189,8 +235,82 @@ def main():
         if not gate["passed"]:
             problems.append("gate %s: %.4f exceeds %.4f" % (
                 gate["name"], gate["value"], gate["limit"]))
+    return results, gates, summary, problems
+
+
+def failures(results, gates):
+    """What fails: (case, quantity) of every failing comparison, the names
+    of the cases that do not run and of the gates that fail."""
+    return (
+        {(entry["name"], record["quantity"]) for entry in results
+         for record in entry["comparisons"] if record["status"] == "failing"},
+        {entry["name"] for entry in results if entry.get("error")},
+        {gate["name"] for gate in gates if not gate["passed"]})
+
+
+def mutation_check(name, base, mutated):
+    """What the mutation makes fail that the unperturbed model passes."""
+    base_failing, base_errors, base_gates = failures(*base)
+    failing, errors, gates = failures(*mutated)
+    new_failing = sorted(failing - base_failing)
+    new_gates = sorted(gates - base_gates)
+    return {"mutation": name,
+            "term": MUTATIONS[name][0],
+            "factor": MUTATIONS[name][1],
+            "new_failures": [list(item) for item in new_failing],
+            "cases": sorted({case for case, _ in new_failing}),
+            "gates": new_gates,
+            # Each gate's value unperturbed and perturbed: whether the
+            # mutation moves the mean error away from the measurements.
+            "gate_values": {gate["name"]: [before["value"], gate["value"]]
+                            for before, gate in zip(base[1], mutated[1])},
+            "detected": bool(new_failing or new_gates)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--blueprint-translate", required=True)
+    parser.add_argument("--blueprint-opt", required=True)
+    parser.add_argument("--reference-dir", required=True)
+    parser.add_argument("--reference-file", action="append",
+                        help="a case list of the reference directory "
+                        "(repeatable; default: %s)" % ", ".join(GATE_FILES))
+    parser.add_argument("--profile", required=True)
+    parser.add_argument("--output", required=True,
+                        help="where to write the results JSON")
+    parser.add_argument("--mutate", choices=sorted(MUTATIONS),
+                        help="perturb one iteration-time term of every case "
+                        "(a check that the gate can fail; tests only)")
+    parser.add_argument("--mutation-checks", action="store_true",
+                        help="also run the gate under every mutation and "
+                        "report what each makes fail (exit status "
+                        "unaffected)")
+    args = parser.parse_args()
+
+    files = args.reference_file or list(GATE_FILES)
+    cases = []
+    for file_name in files:
+        with open(os.path.join(args.reference_dir, file_name)) as f:
+            for case in json.load(f):
+                cases.append((file_name, case))
+    models = comparisons.models_by_name([case for _, case in cases])
+
+    checks = []
+    with tempfile.TemporaryDirectory() as workdir:
+        pipeline = Pipeline(args.blueprint_translate, args.blueprint_opt,
+                            args.profile, workdir, args.mutate)
+        results, gates, summary, problems = evaluate(cases, models, pipeline)
+        if args.mutation_checks:
+            for name in sorted(MUTATIONS):
+                pipeline.mutation = name
+                mutated = evaluate(cases, models, pipeline)
+                checks.append(mutation_check(name, (results, gates),
+                                             mutated[:2]))
 
     output = {
+        "reference_files": files,
+        "mutation": args.mutate,
+        "mutation_checks": checks,
         "profile": os.path.basename(args.profile),
         "binding": comparisons.BINDING,
         "summary": summary,
@@ -202,12 +322,21 @@ def main():
         json.dump(output, f, indent=1, sort_keys=True)
         f.write("\n")
 
+    if args.mutate:
+        print("mutation: %s (%s x %g)" % ((args.mutate,) +
+                                          MUTATIONS[args.mutate]))
     print("validation: %d cases, %s" % (len(results), ", ".join(
         "%s %d" % (status, count) for status, count in summary.items())))
     for gate in gates:
         print("gate %s: %.4f (limit %.4f) %s" % (
             gate["name"], gate["value"], gate["limit"],
             "passed" if gate["passed"] else "FAILED"))
+    for check in checks:
+        print("mutation check %s: %s" % (check["mutation"], (
+            "fails %d comparisons of %s; gates %s" % (
+                len(check["new_failures"]), ", ".join(check["cases"]) or
+                "no case", ", ".join(check["gates"]) or "none"))
+            if check["detected"] else "NOT DETECTED"))
     for problem in problems:
         print("FAIL: " + problem)
     return 1 if problems else 0
