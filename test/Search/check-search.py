@@ -11,6 +11,10 @@
   check-search.py shapes STATS        STATS is `--search-stats` output: says
                                       whether runs shared the shapes derived
                                       in whole (fewer shapes than runs)
+  check-search.py bindings ROWS PROFILE  for each network tier of PROFILE,
+                                      the largest product of the mesh axes
+                                      (tp, cp, pp, dp) a row binds to it, its
+                                      group size, and the rows over it
   check-search.py usable ROWS C N D   every valid row's fits and margin_bytes
                                       are those of peak_bytes against
                                       floor(C x N / D), and how many rows fit
@@ -45,6 +49,25 @@ def coverage(path):
             json.dumps(r["point"][axis]) for r in rows)
         print(f"{axis}: " + ", ".join(f"{v}={n}" for v, n in
                                        sorted(counts.items())))
+
+
+def bindings(path, profile_path):
+    rows = rows_of(path)
+    with open(profile_path) as f:
+        tiers = json.load(f)["network_tiers"]
+    for tier in tiers:
+        name, group = tier["name"], tier["group_size"]["value"]
+        products = []
+        for row in rows:
+            point = row["point"]
+            product = 1
+            for axis in ("tp", "cp", "pp", "dp"):
+                if point[axis + "_tier"] == name:
+                    product *= point[axis]
+            products.append(product)
+        over = sum(p > group for p in products)
+        print(f"{name}: largest product {max(products)} of group {group}, "
+              f"{over} rows over")
 
 
 def select(all_path, top_path, k):
@@ -121,6 +144,8 @@ if __name__ == "__main__":
         coverage(sys.argv[2])
     elif sys.argv[1] == "shapes":
         shapes(sys.argv[2])
+    elif sys.argv[1] == "bindings":
+        bindings(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "usable":
         usable(sys.argv[2], *(int(a) for a in sys.argv[3:6]))
     else:
