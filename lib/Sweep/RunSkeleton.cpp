@@ -365,15 +365,15 @@ static std::string tierOf(const estimate::NetworkTierBinding &binding,
   return bound == binding.tierOfAxis.end() ? std::string() : bound->second;
 }
 
-/// The tiers `binding` binds `axis` and then `innerAxes` to, one line each:
-/// a CostMemo key. Every axis a piece's collectives run over is in it, so
-/// two bindings that price the piece differently never share its cost.
-static std::string tiersKey(const estimate::NetworkTierBinding &binding,
-                            llvm::StringRef axis,
-                            llvm::ArrayRef<std::string> innerAxes) {
-  std::string key = tierOf(binding, axis);
+/// The tiers `binding` binds `axis` and then `innerAxes` to: a CostMemo
+/// key. Every axis a piece's collectives run over is in it, so two bindings
+/// that price the piece differently never share its cost.
+static RunSkeleton::CostMemo::Tiers
+tiersKey(const estimate::NetworkTierBinding &binding, llvm::StringRef axis,
+         llvm::ArrayRef<std::string> innerAxes) {
+  RunSkeleton::CostMemo::Tiers key = {tierOf(binding, axis)};
   for (const std::string &inner : innerAxes)
-    key += "\n" + tierOf(binding, inner);
+    key.push_back(tierOf(binding, inner));
   return key;
 }
 
@@ -385,7 +385,7 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
   // exchange over cp.
   static const std::string contextAxis[] = {
       workload::kContextParallelAxis.str()};
-  std::string templateTiers =
+  RunSkeleton::CostMemo::Tiers templateTiers =
       tiersKey(binding, workload::kTensorParallelAxis, contextAxis);
   auto knownTemplates = memo.templateSeconds.find(templateTiers);
   if (knownTemplates == memo.templateSeconds.end()) {

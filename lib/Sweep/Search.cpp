@@ -366,7 +366,7 @@ FastEvaluator::shape(const Configuration &configuration) {
     return nullptr;
   }
   llvm::Expected<analysis::RunFlops> flops =
-      analysis::runFlopsOf(*totals, run.mapping);
+      analysis::runFlopsOf(*totals, run.model, run.training, run.mapping);
   if (!flops) {
     llvm::consumeError(flops.takeError());
     return nullptr;
@@ -534,7 +534,10 @@ RunEvaluation evaluateThroughIR(const Configuration &configuration,
     }
     if (llvm::Error error = addTimeFigures(
             evaluation.run, pathFiguresOf(*graph, *path),
-            [&] { return analysis::runFlopsOf(totals->stages, run.mapping); },
+            [&] {
+              return analysis::runFlopsOf(totals->stages, run.model,
+                                          run.training, run.mapping);
+            },
             run.model, run.training, run.inference, run.mapping, profile))
       return derivationFailure(llvm::toString(std::move(error)));
   }
@@ -567,8 +570,10 @@ bool trainingOnly(llvm::StringRef axis) {
          axis == "recompute" || axis == "zero_stage" || axis == "bucket_bytes";
 }
 
-/// Positive values larger than this are not a mesh; the bound keeps every
-/// product of the space's axes inside int64_t.
+/// Positive values larger than this are not a mesh. Two such degrees
+/// multiply inside int64_t, four need not: the grid's largest
+/// tp x cp x pp x dp is checked when the space is parsed
+/// (SearchSpace::parse).
 constexpr int64_t kMaxDegree = int64_t(1) << 20;
 
 /// The divisors of `n` (n > 0), ascending.
@@ -593,6 +598,19 @@ std::vector<T> listedOr(const std::vector<T> &listed, std::vector<T> all) {
     if (llvm::is_contained(all, value))
       kept.push_back(value);
   return kept;
+}
+
+/// Why the value at `position` of an axis's list repeats an earlier one
+/// (the same JSON value), naming the first; none when it is new. Every
+/// point of a space is a different run, so an axis lists each value once.
+std::optional<std::string> repetitionOf(const llvm::json::Array &values,
+                                        size_t position,
+                                        const std::string &path) {
+  for (size_t earlier = 0; earlier < position; ++earlier)
+    if (values[earlier] == values[position])
+      return printed(values[position]) + " repeats " + path + "[" +
+             std::to_string(earlier) + "]; an axis lists each value once";
+  return std::nullopt;
 }
 
 } // namespace
@@ -684,6 +702,11 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
     space.listedAxes.push_back(axis.str());
     for (auto [position, value] : llvm::enumerate(*values)) {
       std::string at = path + "[" + std::to_string(position) + "]";
+      if (std::optional<std::string> repeated =
+              repetitionOf(*values, position, path)) {
+        errors.push_back(at + ": " + *repeated);
+        continue;
+      }
       AxisValues &listed = space.listed;
       if (axis == "tp")
         readDegree(at, value, 1, listed.tp);
@@ -765,6 +788,12 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
   } else {
     space.gpuCounts.assign(gpus.begin(), gpus.end());
   }
+  for (auto [position, count] : llvm::enumerate(space.gpuCounts))
+    if (llvm::is_contained(llvm::ArrayRef(space.gpuCounts).take_front(position),
+                           count))
+      errors.push_back((gpus.empty() ? "$.grid.gpus: " : "--gpus: ") +
+                       std::to_string(count) +
+                       " is listed twice; each GPU count is searched once");
   for (int64_t count : space.gpuCounts)
     if (count < 1 || count > kMaxDegree)
       errors.push_back("--gpus: " + std::to_string(count) + " is not in [1, " +
@@ -947,8 +976,12 @@ void SearchSpace::enumerate(
                 workload::CPCommMode::Ring};
             if (cp > 1)
               allCPComm.push_back(workload::CPCommMode::AllGather);
+            // With --gpus a cp = 1 point is kept whatever cp_comm lists: the
+            // exchange is irrelevant there, so it is the one ring run.
             std::vector<workload::CPCommMode> cpComms =
-                values("cp_comm", listed.cpComm, baseMapping.cpComm, allCPComm);
+                validOnly && cp == 1 ? allCPComm
+                                     : values("cp_comm", listed.cpComm,
+                                              baseMapping.cpComm, allCPComm);
             if (!training) {
               for (workload::TPCommMode tpComm : tpComms)
                 for (workload::CPCommMode cpComm : cpComms) {

@@ -92,15 +92,18 @@ public:
   /// cost on the tiers bound to their mesh axes (a compute task costs the
   /// same on every binding): those tiers are the key (tiersKey).
   struct CostMemo {
+    /// The tiers of some axes, in order ("" for an unbound axis): a list,
+    /// so no tier name can make two lists equal.
+    using Tiers = std::vector<std::string>;
     /// By the tiers of axes tp and cp (a block's tensor-parallel and
     /// context-parallel collectives).
-    std::map<std::string, std::vector<double>> templateSeconds;
+    std::map<Tiers, std::vector<double>> templateSeconds;
     /// By the tier of axis pp.
     std::map<std::string, double> transferSeconds;
     /// By the tiers of the work's axis and inner axes (dp and cp for a
     /// gradient reduction at cp > 1), then its stage (0 for a shared work,
     /// stage + 1 for a tail's) and index.
-    std::map<std::tuple<std::string, size_t, size_t>, double> workSeconds;
+    std::map<std::tuple<Tiers, size_t, size_t>, double> workSeconds;
   };
 
   /// The critical path of that run under `coster` (whose binding the

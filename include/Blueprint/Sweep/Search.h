@@ -7,8 +7,7 @@
 // - the peak memory per GPU of its worst stage against the profile's usable
 // capacity, and the iteration time as the critical path - either on the fast
 // path (the plain libraries the passes call, no IR) or through the MLIR
-// pipeline
-// (--distribute-transformer=scope=iteration --plan-portable
+// pipeline (--distribute-transformer=scope=iteration --plan-portable
 // --verify-conservation, then the plan's analyses). Both paths call one
 // implementation of every formula; the tests require byte-identical rows.
 //
