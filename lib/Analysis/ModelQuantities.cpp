@@ -743,8 +743,57 @@ analysis::flopsUtilization(const RunFlops &flops, double seconds,
                      flops.hardware.roundToDouble() / capacity};
 }
 
+namespace {
+
+/// The attention core's matmul operations (qk_matmul, attn_v_matmul) one
+/// rank runs for one block and micro-batch in its forward and backward
+/// passes (not the recompute), as deriveBlockWork counts them under
+/// `mapping`. Every block has the same attention, so one block stands for
+/// all of them.
+llvm::Expected<int64_t>
+attentionCoreOpsPerBlock(const workload::ModelSpec &model,
+                         const workload::TrainingSpec &training,
+                         const workload::MappingSpec &mapping) {
+  llvm::Expected<workload::BlockWork> block =
+      workload::deriveBlockWork(model, training, mapping);
+  if (!block)
+    return block.takeError();
+  workload::OverflowGuard guard;
+  int64_t ops = 0;
+  for (const workload::Invocation &invocation : block->invocations)
+    if (invocation.engine == workload::Engine::Matmul &&
+        invocation.phase != workload::Phase::Recompute &&
+        workload::primitive::isAttentionCore(invocation.primitive))
+      ops = guard.add(ops, invocation.ops, "attention core matmul ops");
+  if (guard.failed())
+    return guard.error("the attention core");
+  return ops;
+}
+
+/// The attention core's forward and backward matmul operations of the run
+/// under `mapping`, over every rank: one block's per rank x tp x dp x cp x
+/// blocks x micro-batches.
+llvm::Expected<llvm::APInt>
+runAttentionCoreOps(const workload::ModelSpec &model,
+                    const workload::TrainingSpec &training,
+                    const workload::MappingSpec &mapping, WideGuard &wide) {
+  llvm::Expected<int64_t> perBlock =
+      attentionCoreOpsPerBlock(model, training, mapping);
+  if (!perBlock)
+    return perBlock.takeError();
+  int64_t microbatches =
+      training.globalBatch / mapping.dp / training.microBatch;
+  return wide.product({*perBlock, mapping.tp, mapping.dp, mapping.cp,
+                       model.blocks, microbatches},
+                      "attention core FLOPs");
+}
+
+} // namespace
+
 llvm::Expected<RunFlops>
 analysis::runFlopsOf(llvm::ArrayRef<workload::StageTotals> stages,
+                     const workload::ModelSpec &model,
+                     const std::optional<workload::TrainingSpec> &training,
                      const workload::MappingSpec &mapping) {
   WideGuard wide;
   RunFlops flops{wide.count(0, "model FLOPs"), wide.count(0, "hardware FLOPs")};
@@ -761,6 +810,28 @@ analysis::runFlopsOf(llvm::ArrayRef<workload::StageTotals> stages,
         {recompute, mapping.tp, mapping.dp, mapping.cp}, "recompute FLOPs");
     flops.hardware = wide.add(flops.hardware, hardware, "hardware FLOPs");
     flops.model = wide.add(flops.model, hardware - recomputed, "model FLOPs");
+  }
+  // The model's FLOPs do not depend on how context parallelism runs them:
+  // the load-balanced ring computes (cp + 1) / (2 cp) of the s^2 score pairs
+  // (docs/TransformerSpec.md), the model counts them all, as at cp = 1
+  // (Narayanan et al. 2021, Sec. 5.1). Every other matmul's rows are the
+  // rank's s / cp tokens, whose sum over the cp ranks is the cp = 1 count,
+  // so only the attention core is exchanged for its cp = 1 count.
+  if (training && mapping.cp > 1 && !wide.failed()) {
+    workload::MappingSpec full = mapping;
+    full.cp = 1;
+    full.world = mapping.world / mapping.cp;
+    llvm::Expected<llvm::APInt> executed =
+        runAttentionCoreOps(model, *training, mapping, wide);
+    if (!executed)
+      return executed.takeError();
+    llvm::Expected<llvm::APInt> modelCore =
+        runAttentionCoreOps(model, *training, full, wide);
+    if (!modelCore)
+      return modelCore.takeError();
+    if (!wide.failed())
+      flops.model =
+          wide.add(flops.model - *executed, *modelCore, "model FLOPs");
   }
   if (wide.failed())
     return llvm::createStringError("the run's " +

@@ -66,9 +66,10 @@ struct GridAxis {
 
 /// In expansion order (the last varies fastest).
 constexpr GridAxis kGridAxes[] = {
-    {"tp", "mapping", true},         {"pp", "mapping", true},
-    {"dp", "mapping", true},         {"micro_batch", "training", true},
-    {"recompute", "mapping", false}, {"tp_comm", "mapping", false}};
+    {"tp", "mapping", true},           {"cp", "mapping", true},
+    {"pp", "mapping", true},           {"dp", "mapping", true},
+    {"micro_batch", "training", true}, {"recompute", "mapping", false},
+    {"tp_comm", "mapping", false},     {"cp_comm", "mapping", false}};
 
 const GridAxis *findGridAxis(llvm::StringRef name) {
   for (const GridAxis &axis : kGridAxes)

@@ -317,8 +317,11 @@ sweep::costRun(DerivedRun &derived, const workload::ModelSpec &model,
   }
   if (llvm::Error error = addTimeFigures(
           figures, pathFiguresOf(*graph, *path),
-          [&] { return analysis::runFlopsOf(*derived.totals, mapping); }, model,
-          training, inference, mapping, profile))
+          [&] {
+            return analysis::runFlopsOf(*derived.totals, model, training,
+                                        mapping);
+          },
+          model, training, inference, mapping, profile))
     return std::move(error);
   return figures;
 }

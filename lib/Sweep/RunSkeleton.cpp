@@ -365,24 +365,45 @@ static std::string tierOf(const estimate::NetworkTierBinding &binding,
   return bound == binding.tierOfAxis.end() ? std::string() : bound->second;
 }
 
+/// The tiers `binding` binds `axis` and then `innerAxes` to: a CostMemo
+/// key. Every axis a piece's collectives run over is in it, so two bindings
+/// that price the piece differently never share its cost.
+static RunSkeleton::CostMemo::Tiers
+tiersKey(const estimate::NetworkTierBinding &binding, llvm::StringRef axis,
+         llvm::ArrayRef<std::string> innerAxes) {
+  RunSkeleton::CostMemo::Tiers key = {tierOf(binding, axis)};
+  for (const std::string &inner : innerAxes)
+    key.push_back(tierOf(binding, inner));
+  return key;
+}
+
 llvm::Expected<PathFigures>
 RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
                   const estimate::NetworkTierBinding &binding, CostMemo &memo,
                   TimeScratch &scratch) const {
-  std::string tpTier = tierOf(binding, workload::kTensorParallelAxis);
-  auto knownTemplates = memo.templateSeconds.find(tpTier);
+  // A block's collectives run over tp, and at cp > 1 its key/value
+  // exchange over cp.
+  static const std::string contextAxis[] = {
+      workload::kContextParallelAxis.str()};
+  RunSkeleton::CostMemo::Tiers templateTiers =
+      tiersKey(binding, workload::kTensorParallelAxis, contextAxis);
+  auto knownTemplates = memo.templateSeconds.find(templateTiers);
   if (knownTemplates == memo.templateSeconds.end()) {
     llvm::Expected<std::vector<double>> costed =
         coster.templateSeconds(parts.templates);
     if (!costed)
       return costed.takeError();
     knownTemplates =
-        memo.templateSeconds.emplace(tpTier, std::move(*costed)).first;
+        memo.templateSeconds.emplace(templateTiers, std::move(*costed)).first;
   }
   const std::vector<double> &templateSeconds = knownTemplates->second;
   auto workSecondsOf = [&](const workload::RunWork &work, size_t stage,
                            size_t index) -> llvm::Expected<double> {
-    auto key = std::make_tuple(tierOf(binding, work.axis), stage, index);
+    llvm::ArrayRef<std::string> innerAxes;
+    if (work.invocation.collective)
+      innerAxes = work.invocation.collective->innerAxes;
+    auto key =
+        std::make_tuple(tiersKey(binding, work.axis, innerAxes), stage, index);
     auto known = memo.workSeconds.find(key);
     if (known != memo.workSeconds.end())
       return known->second;

@@ -38,6 +38,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -65,12 +66,14 @@ llvm::StringRef sweep::stringifySearchStage(SearchStage stage) {
 
 namespace {
 
-/// The mesh axes a binding may name, in mesh order, and the grid axis of
-/// each one's tier.
-constexpr llvm::StringLiteral kMeshAxes[] = {workload::kTensorParallelAxis,
-                                             workload::kPipelineParallelAxis,
-                                             workload::kDataParallelAxis};
-constexpr llvm::StringLiteral kTierAxes[] = {"tp_tier", "pp_tier", "dp_tier"};
+/// The mesh axes a binding may name, in the order of the grid's axes, and
+/// the grid axis of each one's tier.
+constexpr llvm::StringLiteral kMeshAxes[] = {
+    workload::kTensorParallelAxis, workload::kContextParallelAxis,
+    workload::kPipelineParallelAxis, workload::kDataParallelAxis};
+constexpr llvm::StringLiteral kTierAxes[] = {"tp_tier", "cp_tier", "pp_tier",
+                                             "dp_tier"};
+constexpr size_t kMeshAxisCount = std::size(kMeshAxes);
 
 /// The origin names the search reports contract rules under (what the
 /// importer's prefix `import: <origin>: ` then names).
@@ -102,10 +105,16 @@ std::vector<std::string> contractDiagnostics(const RunContracts &run) {
   return texts;
 }
 
+/// The run's mesh axes: cp only at cp > 1, as in the program's mesh (a
+/// binding naming cp at cp = 1 binds a one-rank axis, docs/Estimate.md).
 std::vector<estimate::MeshAxis> meshOf(const workload::MappingSpec &mapping) {
-  return {{workload::kTensorParallelAxis.str(), mapping.tp},
-          {workload::kPipelineParallelAxis.str(), mapping.pp},
-          {workload::kDataParallelAxis.str(), mapping.dp}};
+  std::vector<estimate::MeshAxis> mesh = {
+      {workload::kTensorParallelAxis.str(), mapping.tp},
+      {workload::kPipelineParallelAxis.str(), mapping.pp},
+      {workload::kDataParallelAxis.str(), mapping.dp}};
+  if (mapping.cp > 1)
+    mesh.push_back({workload::kContextParallelAxis.str(), mapping.cp});
+  return mesh;
 }
 
 /// The contracts' rules and then the binding's: the rejection both paths
@@ -254,13 +263,6 @@ llvm::Expected<SearchInput> sweep::parseSearchInput(llvm::StringRef input,
   if (!base)
     return fail("$.spec is not a valid spec:\n" +
                 llvm::toString(base.takeError()));
-  // The search space has no cp axis: its grid, world and fast path count
-  // tp * pp * dp ranks (docs/Sweep.md).
-  if (base->mapping.cp > 1)
-    return fail("$.spec.mapping.cp = " + llvm::Twine(base->mapping.cp) +
-                ": search_c1: the search space has no cp axis (its world is "
-                "tp * pp * dp); search a spec with cp = 1, or run a cp > 1 "
-                "spec through blueprint-translate and blueprint-opt");
   result.base = std::move(*base);
   return result;
 }
@@ -364,7 +366,7 @@ FastEvaluator::shape(const Configuration &configuration) {
     return nullptr;
   }
   llvm::Expected<analysis::RunFlops> flops =
-      analysis::runFlopsOf(*totals, run.mapping);
+      analysis::runFlopsOf(*totals, run.model, run.training, run.mapping);
   if (!flops) {
     llvm::consumeError(flops.takeError());
     return nullptr;
@@ -532,7 +534,10 @@ RunEvaluation evaluateThroughIR(const Configuration &configuration,
     }
     if (llvm::Error error = addTimeFigures(
             evaluation.run, pathFiguresOf(*graph, *path),
-            [&] { return analysis::runFlopsOf(totals->stages, run.mapping); },
+            [&] {
+              return analysis::runFlopsOf(totals->stages, run.model,
+                                          run.training, run.mapping);
+            },
             run.model, run.training, run.inference, run.mapping, profile))
       return derivationFailure(llvm::toString(std::move(error)));
   }
@@ -548,19 +553,14 @@ RunEvaluation evaluateThroughIR(const Configuration &configuration,
 namespace {
 
 /// Grid axes in enumeration order (docs/Sweep.md): the last varies fastest.
-constexpr llvm::StringLiteral kSpaceAxes[] = {"tp",
-                                              "pp",
-                                              "dp",
-                                              "micro_batch",
-                                              "virtual_stages",
-                                              "schedule",
-                                              "pipeline_layout",
-                                              "recompute",
-                                              "tp_comm",
-                                              "zero_stage",
-                                              "bucket_bytes",
-                                              "tp_tier",
-                                              "pp_tier",
+constexpr llvm::StringLiteral kSpaceAxes[] = {"tp",           "cp",
+                                              "pp",           "dp",
+                                              "micro_batch",  "virtual_stages",
+                                              "schedule",     "pipeline_layout",
+                                              "recompute",    "tp_comm",
+                                              "cp_comm",      "zero_stage",
+                                              "bucket_bytes", "tp_tier",
+                                              "cp_tier",      "pp_tier",
                                               "dp_tier"};
 
 /// Axes that only a training run has.
@@ -570,8 +570,10 @@ bool trainingOnly(llvm::StringRef axis) {
          axis == "recompute" || axis == "zero_stage" || axis == "bucket_bytes";
 }
 
-/// Positive values larger than this are not a mesh; the bound keeps every
-/// product of the space's axes inside int64_t.
+/// Positive values larger than this are not a mesh. Two such degrees
+/// multiply inside int64_t, four need not: the grid's largest
+/// tp x cp x pp x dp is checked when the space is parsed
+/// (SearchSpace::parse).
 constexpr int64_t kMaxDegree = int64_t(1) << 20;
 
 /// The divisors of `n` (n > 0), ascending.
@@ -596,6 +598,19 @@ std::vector<T> listedOr(const std::vector<T> &listed, std::vector<T> all) {
     if (llvm::is_contained(all, value))
       kept.push_back(value);
   return kept;
+}
+
+/// Why the value at `position` of an axis's list repeats an earlier one
+/// (the same JSON value), naming the first; none when it is new. Every
+/// point of a space is a different run, so an axis lists each value once.
+std::optional<std::string> repetitionOf(const llvm::json::Array &values,
+                                        size_t position,
+                                        const std::string &path) {
+  for (size_t earlier = 0; earlier < position; ++earlier)
+    if (values[earlier] == values[position])
+      return printed(values[position]) + " repeats " + path + "[" +
+             std::to_string(earlier) + "]; an axis lists each value once";
+  return std::nullopt;
 }
 
 } // namespace
@@ -687,9 +702,16 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
     space.listedAxes.push_back(axis.str());
     for (auto [position, value] : llvm::enumerate(*values)) {
       std::string at = path + "[" + std::to_string(position) + "]";
+      if (std::optional<std::string> repeated =
+              repetitionOf(*values, position, path)) {
+        errors.push_back(at + ": " + *repeated);
+        continue;
+      }
       AxisValues &listed = space.listed;
       if (axis == "tp")
         readDegree(at, value, 1, listed.tp);
+      else if (axis == "cp")
+        readDegree(at, value, 1, listed.cp);
       else if (axis == "pp")
         readDegree(at, value, 1, listed.pp);
       else if (axis == "dp")
@@ -708,6 +730,8 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
         readEnum(at, value, listed.recompute);
       else if (axis == "tp_comm")
         readEnum(at, value, listed.tpComm);
+      else if (axis == "cp_comm")
+        readEnum(at, value, listed.cpComm);
       else if (axis == "pipeline_layout") {
         if (value.getAsString() == std::optional<llvm::StringRef>("uniform")) {
           listed.pipelineLayout.push_back({});
@@ -728,7 +752,7 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
                     value);
         }
       } else {
-        // tp_tier, pp_tier, dp_tier.
+        // tp_tier, cp_tier, pp_tier, dp_tier.
         size_t mesh = llvm::find(kTierAxes, axis) - std::begin(kTierAxes);
         std::optional<llvm::StringRef> tier = value.getAsString();
         if (!tier || !profile.tier(*tier)) {
@@ -764,6 +788,12 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
   } else {
     space.gpuCounts.assign(gpus.begin(), gpus.end());
   }
+  for (auto [position, count] : llvm::enumerate(space.gpuCounts))
+    if (llvm::is_contained(llvm::ArrayRef(space.gpuCounts).take_front(position),
+                           count))
+      errors.push_back((gpus.empty() ? "$.grid.gpus: " : "--gpus: ") +
+                       std::to_string(count) +
+                       " is listed twice; each GPU count is searched once");
   for (int64_t count : space.gpuCounts)
     if (count < 1 || count > kMaxDegree)
       errors.push_back("--gpus: " + std::to_string(count) + " is not in [1, " +
@@ -784,6 +814,25 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
     errors.push_back(
         (globalBatch ? "--global-batch: " : "$.grid.global_batch: ") +
         std::to_string(*space.globalBatch) + " is not in [1, 2^40]");
+  // Grid mode: a point's world is tp x cp x pp x dp, four factors of at
+  // most kMaxDegree each, which an int64_t need not hold; the largest
+  // values must (with a GPU count the product is the count).
+  if (space.gpuCounts.empty()) {
+    int64_t largest = 1;
+    bool overflow = false;
+    for (auto [listedValues, baseValue] :
+         {std::pair{&space.listed.tp, base.mapping.tp},
+          std::pair{&space.listed.cp, base.mapping.cp},
+          std::pair{&space.listed.pp, base.mapping.pp},
+          std::pair{&space.listed.dp, base.mapping.dp}}) {
+      int64_t top =
+          listedValues->empty() ? baseValue : *llvm::max_element(*listedValues);
+      overflow = overflow || llvm::MulOverflow(largest, top, largest);
+    }
+    if (overflow)
+      errors.push_back("$.grid: the largest tp x cp x pp x dp (a point's "
+                       "world) overflows a 64-bit integer");
+  }
   if (!errors.empty())
     return llvm::createStringError(llvm::join(errors, "\n"));
   space.base = std::move(base);
@@ -829,7 +878,7 @@ void SearchSpace::enumerate(
 
   std::vector<int64_t> counts = gpuCounts;
   if (counts.empty())
-    counts.push_back(0); // grid mode: world follows tp x pp x dp
+    counts.push_back(0); // grid mode: world follows tp x cp x pp x dp
   Configuration configuration;
   configuration.run = base;
   workload::MappingSpec &mapping = configuration.run.mapping;
@@ -838,9 +887,10 @@ void SearchSpace::enumerate(
   auto bindings = [&](auto &&emit) -> bool {
     ++configuration.runNumber;
     // Grid mode without tier axes: the base binding as given.
-    std::vector<std::string> choices[3];
-    int64_t sizes[3] = {mapping.tp, mapping.pp, mapping.dp};
-    for (size_t axis = 0; axis < 3; ++axis) {
+    std::vector<std::string> choices[kMeshAxisCount];
+    int64_t sizes[kMeshAxisCount] = {mapping.tp, mapping.cp, mapping.pp,
+                                     mapping.dp};
+    for (size_t axis = 0; axis < kMeshAxisCount; ++axis) {
       llvm::StringRef tierAxis = kTierAxes[axis];
       if (!validOnly) {
         if (isListed(tierAxis))
@@ -864,19 +914,21 @@ void SearchSpace::enumerate(
       choices[axis] = listedOr(listed.tiers[axis], all);
     }
     for (const std::string &tpTier : choices[0])
-      for (const std::string &ppTier : choices[1])
-        for (const std::string &dpTier : choices[2]) {
-          configuration.binding.tierOfAxis.clear();
-          const std::string *tiers[3] = {&tpTier, &ppTier, &dpTier};
-          for (size_t axis = 0; axis < 3; ++axis)
-            if (!tiers[axis]->empty())
-              configuration.binding.tierOfAxis[kMeshAxes[axis].str()] =
-                  *tiers[axis];
-          if (validOnly && !bindingPossible(configuration, *profile))
-            continue;
-          if (!emit())
-            return false;
-        }
+      for (const std::string &cpTier : choices[1])
+        for (const std::string &ppTier : choices[2])
+          for (const std::string &dpTier : choices[3]) {
+            configuration.binding.tierOfAxis.clear();
+            const std::string *tiers[kMeshAxisCount] = {&tpTier, &cpTier,
+                                                        &ppTier, &dpTier};
+            for (size_t axis = 0; axis < kMeshAxisCount; ++axis)
+              if (!tiers[axis]->empty())
+                configuration.binding.tierOfAxis[kMeshAxes[axis].str()] =
+                    *tiers[axis];
+            if (validOnly && !bindingPossible(configuration, *profile))
+              continue;
+            if (!emit())
+              return false;
+          }
     return true;
   };
 
@@ -885,137 +937,169 @@ void SearchSpace::enumerate(
         values("tp", listed.tp, baseMapping.tp,
                validOnly ? divisorsOf(gpus) : std::vector<int64_t>{});
     for (int64_t tp : tps) {
-      std::vector<int64_t> pps =
-          values("pp", listed.pp, baseMapping.pp,
-                 validOnly ? divisorsOf(gpus / tp) : std::vector<int64_t>{});
       if (validOnly && gpus % tp != 0)
         continue;
-      for (int64_t pp : pps) {
-        if (validOnly && (gpus / tp) % pp != 0)
+      // cp ranges over the listed values only, else keeps the base's: a
+      // space without a cp axis is the space it was before cp existed
+      // (Calculon's, docs/Sweep.md).
+      std::vector<int64_t> cps =
+          isListed("cp") ? listed.cp : std::vector<int64_t>{baseMapping.cp};
+      for (int64_t cp : cps) {
+        if (validOnly && (gpus / tp) % cp != 0)
           continue;
-        std::vector<int64_t> dps =
-            values("dp", listed.dp, baseMapping.dp,
-                   validOnly ? std::vector<int64_t>{gpus / tp / pp}
-                             : std::vector<int64_t>{});
-        for (int64_t dp : dps) {
-          mapping.tp = tp;
-          mapping.pp = pp;
-          mapping.dp = dp;
-          // Each factor is at most kMaxDegree (2^20): no overflow. cp is 1:
-          // the search has no cp axis and a base spec with cp > 1 is
-          // refused before it (search_c1).
-          mapping.world = tp * pp * dp;
-          std::vector<workload::TPCommMode> allTPComm = {
-              workload::TPCommMode::AllReduce};
-          if (tp > 1)
-            allTPComm.push_back(workload::TPCommMode::ReduceScatterAllGather);
-          std::vector<workload::TPCommMode> tpComms =
-              values("tp_comm", listed.tpComm, baseMapping.tpComm, allTPComm);
-          if (!training) {
-            for (workload::TPCommMode tpComm : tpComms) {
-              mapping.tpComm = tpComm;
-              if (validOnly && !contractDiagnostics(configuration.run).empty())
-                continue;
-              if (!bindings([&] { return visit(configuration); }))
-                return;
-            }
+        std::vector<int64_t> pps = values("pp", listed.pp, baseMapping.pp,
+                                          validOnly ? divisorsOf(gpus / tp / cp)
+                                                    : std::vector<int64_t>{});
+        for (int64_t pp : pps) {
+          if (validOnly && (gpus / tp / cp) % pp != 0)
             continue;
-          }
-          workload::TrainingSpec &run = *configuration.run.training;
-          if (globalBatch)
-            run.globalBatch = *globalBatch;
-          std::vector<int64_t> allMicroBatches;
-          if (validOnly && run.globalBatch % dp == 0)
-            allMicroBatches = divisorsOf(run.globalBatch / dp);
-          std::vector<int64_t> microBatches =
-              values("micro_batch", listed.microBatch,
-                     base.training->microBatch, allMicroBatches);
-          std::vector<int64_t> allVirtual = {1};
-          if (validOnly && pp > 1 && blocks % pp == 0)
-            for (int64_t v : divisorsOf(blocks / pp))
-              if (v > 1)
-                allVirtual.push_back(v);
-          std::vector<int64_t> virtualStages =
-              values("virtual_stages", listed.virtualStages,
-                     baseMapping.virtualStages, allVirtual);
-          for (int64_t microBatch : microBatches)
-            for (int64_t v : virtualStages) {
-              run.microBatch = microBatch;
-              mapping.virtualStages = v;
-              // The same run is enumerated once: one schedule without a
-              // pipeline, the interleaved one exactly with virtual stages.
-              std::vector<workload::PipelineSchedule> allSchedules;
-              if (pp == 1)
-                allSchedules = {workload::PipelineSchedule::OneFOneB};
-              else if (v > 1)
-                allSchedules = {workload::PipelineSchedule::Interleaved1F1B};
-              else
-                allSchedules = {workload::PipelineSchedule::GPipe,
-                                workload::PipelineSchedule::OneFOneB,
-                                workload::PipelineSchedule::ZeroBubbleH1};
-              std::vector<std::vector<int64_t>> allLayouts;
-              if (blocks % (pp * v) == 0)
-                allLayouts.push_back({});
-              else if (v == 1)
-                allLayouts.push_back({-1});
-              // Listed layouts are searched as given (the contracts
-              // decide which hold); the enumeration's own are uniform or
-              // the ceiling layout.
-              std::vector<std::vector<int64_t>> layouts =
-                  validOnly && isListed("pipeline_layout")
-                      ? listed.pipelineLayout
-                      : values("pipeline_layout", listed.pipelineLayout,
-                               baseMapping.pipelineLayout, allLayouts);
-              for (workload::PipelineSchedule schedule :
-                   values("schedule", listed.schedule, baseMapping.schedule,
-                          allSchedules))
-                for (const std::vector<int64_t> &layout : layouts) {
-                  mapping.schedule = schedule;
-                  mapping.pipelineLayout = layout;
-                  if (layout == std::vector<int64_t>{-1}) {
-                    auto ceiling = workload::ceilingLayout(blocks, pp * v);
-                    if (auto *chunks =
-                            std::get_if<std::vector<int64_t>>(&ceiling))
-                      mapping.pipelineLayout = *chunks;
-                    else if (validOnly)
-                      continue;
-                  }
-                  for (workload::RecomputePolicy recompute : values(
-                           "recompute", listed.recompute, baseMapping.recompute,
-                           std::vector<workload::RecomputePolicy>{
-                               workload::RecomputePolicy::None,
-                               workload::RecomputePolicy::Selective,
-                               workload::RecomputePolicy::Full})) {
-                    mapping.recompute = recompute;
-                    for (workload::TPCommMode tpComm : tpComms) {
-                      mapping.tpComm = tpComm;
-                      std::vector<int64_t> allZero = {0};
-                      if (dp > 1)
-                        allZero = {0, 1, 2, 3};
-                      std::vector<int64_t> allBuckets = {
-                          baseMapping.bucketBytes};
-                      if (!listed.bucketBytes.empty())
-                        allBuckets = dp > 1 ? listed.bucketBytes
-                                            : std::vector<int64_t>{
-                                                  listed.bucketBytes.front()};
-                      for (int64_t zero :
-                           values("zero_stage", listed.zeroStage,
-                                  baseMapping.zeroStage, allZero))
-                        for (int64_t bucket :
-                             values("bucket_bytes", listed.bucketBytes,
-                                    baseMapping.bucketBytes, allBuckets)) {
-                          mapping.zeroStage = zero;
-                          mapping.bucketBytes = bucket;
-                          if (validOnly &&
-                              !contractDiagnostics(configuration.run).empty())
-                            continue;
-                          if (!bindings([&] { return visit(configuration); }))
-                            return;
+          std::vector<int64_t> dps =
+              values("dp", listed.dp, baseMapping.dp,
+                     validOnly ? std::vector<int64_t>{gpus / tp / cp / pp}
+                               : std::vector<int64_t>{});
+          for (int64_t dp : dps) {
+            mapping.tp = tp;
+            mapping.cp = cp;
+            mapping.pp = pp;
+            mapping.dp = dp;
+            // In range: the product of the largest values is checked when
+            // the space is parsed, or is the GPU count.
+            mapping.world = tp * cp * pp * dp;
+            std::vector<workload::TPCommMode> allTPComm = {
+                workload::TPCommMode::AllReduce};
+            if (tp > 1)
+              allTPComm.push_back(workload::TPCommMode::ReduceScatterAllGather);
+            std::vector<workload::TPCommMode> tpComms =
+                values("tp_comm", listed.tpComm, baseMapping.tpComm, allTPComm);
+            // One exchange at cp = 1, where there is nothing to exchange.
+            std::vector<workload::CPCommMode> allCPComm = {
+                workload::CPCommMode::Ring};
+            if (cp > 1)
+              allCPComm.push_back(workload::CPCommMode::AllGather);
+            // With --gpus a cp = 1 point is kept whatever cp_comm lists: the
+            // exchange is irrelevant there, so it is the one ring run.
+            std::vector<workload::CPCommMode> cpComms =
+                validOnly && cp == 1 ? allCPComm
+                                     : values("cp_comm", listed.cpComm,
+                                              baseMapping.cpComm, allCPComm);
+            if (!training) {
+              for (workload::TPCommMode tpComm : tpComms)
+                for (workload::CPCommMode cpComm : cpComms) {
+                  mapping.tpComm = tpComm;
+                  mapping.cpComm = cpComm;
+                  if (validOnly &&
+                      !contractDiagnostics(configuration.run).empty())
+                    continue;
+                  if (!bindings([&] { return visit(configuration); }))
+                    return;
+                }
+              continue;
+            }
+            workload::TrainingSpec &run = *configuration.run.training;
+            if (globalBatch)
+              run.globalBatch = *globalBatch;
+            std::vector<int64_t> allMicroBatches;
+            if (validOnly && run.globalBatch % dp == 0)
+              allMicroBatches = divisorsOf(run.globalBatch / dp);
+            std::vector<int64_t> microBatches =
+                values("micro_batch", listed.microBatch,
+                       base.training->microBatch, allMicroBatches);
+            std::vector<int64_t> allVirtual = {1};
+            if (validOnly && pp > 1 && blocks % pp == 0)
+              for (int64_t v : divisorsOf(blocks / pp))
+                if (v > 1)
+                  allVirtual.push_back(v);
+            std::vector<int64_t> virtualStages =
+                values("virtual_stages", listed.virtualStages,
+                       baseMapping.virtualStages, allVirtual);
+            for (int64_t microBatch : microBatches)
+              for (int64_t v : virtualStages) {
+                run.microBatch = microBatch;
+                mapping.virtualStages = v;
+                // The same run is enumerated once: one schedule without a
+                // pipeline, the interleaved one exactly with virtual stages.
+                std::vector<workload::PipelineSchedule> allSchedules;
+                if (pp == 1)
+                  allSchedules = {workload::PipelineSchedule::OneFOneB};
+                else if (v > 1)
+                  allSchedules = {workload::PipelineSchedule::Interleaved1F1B};
+                else
+                  allSchedules = {workload::PipelineSchedule::GPipe,
+                                  workload::PipelineSchedule::OneFOneB,
+                                  workload::PipelineSchedule::ZeroBubbleH1};
+                std::vector<std::vector<int64_t>> allLayouts;
+                if (blocks % (pp * v) == 0)
+                  allLayouts.push_back({});
+                else if (v == 1)
+                  allLayouts.push_back({-1});
+                // Listed layouts are searched as given (the contracts
+                // decide which hold); the enumeration's own are uniform or
+                // the ceiling layout.
+                std::vector<std::vector<int64_t>> layouts =
+                    validOnly && isListed("pipeline_layout")
+                        ? listed.pipelineLayout
+                        : values("pipeline_layout", listed.pipelineLayout,
+                                 baseMapping.pipelineLayout, allLayouts);
+                for (workload::PipelineSchedule schedule :
+                     values("schedule", listed.schedule, baseMapping.schedule,
+                            allSchedules))
+                  for (const std::vector<int64_t> &layout : layouts) {
+                    mapping.schedule = schedule;
+                    mapping.pipelineLayout = layout;
+                    if (layout == std::vector<int64_t>{-1}) {
+                      auto ceiling = workload::ceilingLayout(blocks, pp * v);
+                      if (auto *chunks =
+                              std::get_if<std::vector<int64_t>>(&ceiling))
+                        mapping.pipelineLayout = *chunks;
+                      else if (validOnly)
+                        continue;
+                    }
+                    for (workload::RecomputePolicy recompute :
+                         values("recompute", listed.recompute,
+                                baseMapping.recompute,
+                                std::vector<workload::RecomputePolicy>{
+                                    workload::RecomputePolicy::None,
+                                    workload::RecomputePolicy::Selective,
+                                    workload::RecomputePolicy::Full})) {
+                      mapping.recompute = recompute;
+                      for (workload::TPCommMode tpComm : tpComms)
+                        for (workload::CPCommMode cpComm : cpComms) {
+                          mapping.tpComm = tpComm;
+                          mapping.cpComm = cpComm;
+                          // ZeRO shards, and buckets reduce, over the ranks
+                          // holding the same parameters, dp x cp.
+                          bool replicated = mapping.gradientReplicas() > 1;
+                          std::vector<int64_t> allZero = {0};
+                          if (replicated)
+                            allZero = {0, 1, 2, 3};
+                          std::vector<int64_t> allBuckets = {
+                              baseMapping.bucketBytes};
+                          if (!listed.bucketBytes.empty())
+                            allBuckets = replicated
+                                             ? listed.bucketBytes
+                                             : std::vector<int64_t>{
+                                                   listed.bucketBytes.front()};
+                          for (int64_t zero :
+                               values("zero_stage", listed.zeroStage,
+                                      baseMapping.zeroStage, allZero))
+                            for (int64_t bucket :
+                                 values("bucket_bytes", listed.bucketBytes,
+                                        baseMapping.bucketBytes, allBuckets)) {
+                              mapping.zeroStage = zero;
+                              mapping.bucketBytes = bucket;
+                              if (validOnly &&
+                                  !contractDiagnostics(configuration.run)
+                                       .empty())
+                                continue;
+                              if (!bindings(
+                                      [&] { return visit(configuration); }))
+                                return;
+                            }
                         }
                     }
                   }
-                }
-            }
+              }
+          }
         }
       }
     }
@@ -1027,6 +1111,7 @@ std::string sweep::describeMapping(const Configuration &configuration) {
   const workload::MappingSpec &mapping = run.mapping;
   std::string text =
       std::to_string(mapping.world) + " GPUs tp" + std::to_string(mapping.tp) +
+      (mapping.cp > 1 ? " cp" + std::to_string(mapping.cp) : std::string()) +
       " pp" + std::to_string(mapping.pp) + " dp" + std::to_string(mapping.dp);
   if (run.training)
     text += " mb" + std::to_string(run.training->microBatch) + " v" +
@@ -1037,6 +1122,8 @@ std::string sweep::describeMapping(const Configuration &configuration) {
             std::to_string(mapping.zeroStage);
   if (mapping.tpComm == workload::TPCommMode::ReduceScatterAllGather)
     text += " sp";
+  if (mapping.cp > 1)
+    text += " " + workload::stringifyEnum(mapping.cpComm).str();
   return text;
 }
 
@@ -1058,6 +1145,7 @@ pointFields(const Configuration &configuration) {
   else
     fields.push_back({"batch", run.inference->batch});
   fields.push_back({"tp", mapping.tp});
+  fields.push_back({"cp", mapping.cp});
   fields.push_back({"pp", mapping.pp});
   fields.push_back({"dp", mapping.dp});
   if (run.training) {
@@ -1072,6 +1160,7 @@ pointFields(const Configuration &configuration) {
     fields.push_back({"recompute", workload::stringifyEnum(mapping.recompute)});
   }
   fields.push_back({"tp_comm", workload::stringifyEnum(mapping.tpComm)});
+  fields.push_back({"cp_comm", workload::stringifyEnum(mapping.cpComm)});
   if (run.training) {
     fields.push_back({"zero_stage", mapping.zeroStage});
     fields.push_back({"bucket_bytes", mapping.bucketBytes});
@@ -1087,16 +1176,26 @@ pointFields(const Configuration &configuration) {
 
 /// The point columns of a training search (an inference search leaves the
 /// training-only cells empty and fills `batch`).
-constexpr llvm::StringLiteral kPointColumns[] = {
-    "gpus",        "global_batch",
-    "batch",       "tp",
-    "pp",          "dp",
-    "micro_batch", "virtual_stages",
-    "schedule",    "pipeline_layout",
-    "recompute",   "tp_comm",
-    "zero_stage",  "bucket_bytes",
-    "tp_tier",     "pp_tier",
-    "dp_tier"};
+constexpr llvm::StringLiteral kPointColumns[] = {"gpus",
+                                                 "global_batch",
+                                                 "batch",
+                                                 "tp",
+                                                 "cp",
+                                                 "pp",
+                                                 "dp",
+                                                 "micro_batch",
+                                                 "virtual_stages",
+                                                 "schedule",
+                                                 "pipeline_layout",
+                                                 "recompute",
+                                                 "tp_comm",
+                                                 "cp_comm",
+                                                 "zero_stage",
+                                                 "bucket_bytes",
+                                                 "tp_tier",
+                                                 "cp_tier",
+                                                 "pp_tier",
+                                                 "dp_tier"};
 
 } // namespace
 

@@ -63,10 +63,11 @@ llvm::Expected<int64_t> wholeRunOutputBytes(pplan::PlanOp plan,
 llvm::Expected<analysis::GraphFigures>
 readGraph(const ProgramTotals &totals,
           const analysis::ModelQuantities &quantities,
-          const workload::MappingSpec &mapping) {
+          const analysis::PlanWork &work) {
+  const workload::MappingSpec &mapping = work.mapping;
   analysis::GraphFigures graph;
   llvm::Expected<analysis::RunFlops> flops =
-      analysis::runFlopsOf(totals.stages, mapping);
+      analysis::runFlopsOf(totals.stages, work.model, work.training, mapping);
   if (!flops)
     return flops.takeError();
   // The recompute passes are what runs and the model does not count.
@@ -331,7 +332,7 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
         return signalPassFailure();
       if (plan.isWholeRun()) {
         llvm::Expected<analysis::GraphFigures> graph =
-            readGraph(*totals, *quantities, work->mapping);
+            readGraph(*totals, *quantities, *work);
         if (!graph)
           return fail(where + llvm::toString(graph.takeError()));
         if (llvm::Error error = readMemoryAndTime(plan, *work, *quantities,

@@ -266,9 +266,10 @@ llvm::Expected<BlockWork> EdgeBuilder::buildHead() {
   if (!guard.failed() && hasCollectives() && shape.tokens % shape.tp != 0)
     return makeError("deriveHeadWork: the vocabulary-parallel cross-entropy "
                      "all-reduces one fp32 value per token over the TP "
-                     "ranks; micro_batch * seq_length = " +
-                     llvm::Twine(shape.tokens) +
-                     " is not divisible by tp = " + llvm::Twine(shape.tp));
+                     "ranks; micro_batch * seq_length / cp (the tokens "
+                     "per context-parallel rank) = " +
+                     llvm::Twine(shape.tokens) + " is not divisible by tp = " +
+                     llvm::Twine(shape.tp) + " (decoder_training_c16)");
   int64_t fullElements = elements({shape.tokens, shape.hidden}, "x_final");
   int64_t rowElements = elements({shape.localTokens, shape.hidden}, "x_final");
   int64_t logitElements = elements({shape.tokens, vocabPerRank}, "logits");

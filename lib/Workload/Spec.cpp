@@ -363,6 +363,30 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
                         "seq_length (tp_comm = reduce_scatter_all_gather)",
                         mapping.tp, "tp", "decoder_training_c9");
   detail::requireContextParallelSplits(sink, model, mapping);
+  // Without sequence parallelism the vocabulary-parallel cross-entropy
+  // all-reduces one fp32 value per token of the rank over the TP ranks
+  // (EdgeWork.cpp, the head), a message that must split into whole elements;
+  // under sequence parallelism decoder_training_c9 / context_parallel_c2
+  // imply it. Checked once seq_length / cp is whole (context_parallel_c1).
+  bool wholeRankTokens =
+      mapping.cp == 1 || (mapping.cp > 1 && mapping.cp <= model.seqLength / 2 &&
+                          model.seqLength % (2 * mapping.cp) == 0);
+  if (mapping.tpComm != TPCommMode::ReduceScatterAllGather && mapping.tp > 1 &&
+      wholeRankTokens) {
+    OverflowGuard tokensGuard;
+    int64_t rankTokens =
+        tokensGuard.mul(training.microBatch, model.seqLength / mapping.cp,
+                        "micro_batch * seq_length / cp");
+    if (tokensGuard.failed())
+      sink.require(false, "decoder_training_c16",
+                   "micro_batch * seq_length / cp overflows a 64-bit integer");
+    else
+      sink.requireDivides(rankTokens,
+                          "micro_batch * seq_length / cp (the tokens per "
+                          "context-parallel rank without sequence "
+                          "parallelism)",
+                          mapping.tp, "tp", "decoder_training_c16");
+  }
   // Megatron-Core's MLA runs its duplicated down-projections on the
   // sequence shard and reduces the shared rotary key's gradient only on the
   // sequence-parallel path (docs/WorkAlgebra.md, "Multi-head latent

@@ -11,6 +11,18 @@
   check-search.py shapes STATS        STATS is `--search-stats` output: says
                                       whether runs shared the shapes derived
                                       in whole (fewer shapes than runs)
+  check-search.py bindings ROWS PROFILE  for each network tier of PROFILE,
+                                      the largest product of the mesh axes
+                                      (tp, cp, pp, dp) a row binds to it, its
+                                      group size, and the rows over it
+  check-search.py context-parallel ROWS  the same-run rules of cp over
+                                      every row: all_gather only at cp > 1,
+                                      ZeRO > 0 only at dp x cp > 1, no
+                                      cp_tier at cp = 1; prints the violations
+                                      and the rows at dp = 1, cp > 1, ZeRO > 0
+  check-search.py flops ROWS PEAK     each valid row's model and hardware
+                                      FLOPs, utilization x iteration_seconds x
+                                      gpus x PEAK, rounded to an integer
   check-search.py usable ROWS C N D   every valid row's fits and margin_bytes
                                       are those of peak_bytes against
                                       floor(C x N / D), and how many rows fit
@@ -45,6 +57,25 @@ def coverage(path):
             json.dumps(r["point"][axis]) for r in rows)
         print(f"{axis}: " + ", ".join(f"{v}={n}" for v, n in
                                        sorted(counts.items())))
+
+
+def bindings(path, profile_path):
+    rows = rows_of(path)
+    with open(profile_path) as f:
+        tiers = json.load(f)["network_tiers"]
+    for tier in tiers:
+        name, group = tier["name"], tier["group_size"]["value"]
+        products = []
+        for row in rows:
+            point = row["point"]
+            product = 1
+            for axis in ("tp", "cp", "pp", "dp"):
+                if point[axis + "_tier"] == name:
+                    product *= point[axis]
+            products.append(product)
+        over = sum(p > group for p in products)
+        print(f"{name}: largest product {max(products)} of group {group}, "
+              f"{over} rows over")
 
 
 def select(all_path, top_path, k):
@@ -103,6 +134,37 @@ def shapes(path):
           f"{runs} runs through skeletons of {derived} shapes")
 
 
+def context_parallel(path):
+    rows = rows_of(path)
+    violations = 0
+    sharded_by_cp = 0
+    for row in rows:
+        point = row["point"]
+        cp, dp = point["cp"], point["dp"]
+        if cp == 1 and (point["cp_comm"] != "ring" or
+                        point.get("cp_tier") is not None):
+            violations += 1
+        if point["zero_stage"] > 0 and dp * cp == 1:
+            violations += 1
+        if point["zero_stage"] > 0 and dp == 1 and cp > 1:
+            sharded_by_cp += 1
+    print(f"{violations} violations; {sharded_by_cp} rows shard ZeRO over cp "
+          "ranks alone")
+
+
+def flops(path, peak):
+    for row in rows_of(path):
+        run = row.get("run", {})
+        if not row["valid"] or "model_flops_utilization" not in run:
+            continue
+        point = row["point"]
+        capacity = run["iteration_seconds"] * point["gpus"] * peak
+        model = round(run["model_flops_utilization"] * capacity)
+        hardware = round(run["hardware_flops_utilization"] * capacity)
+        print(f"tp {point['tp']} cp {point['cp']} dp {point['dp']}: "
+              f"model {model}, hardware {hardware}")
+
+
 def usable(path, capacity, numerator, denominator):
     usable_bytes = capacity * numerator // denominator
     rows = [r for r in rows_of(path) if r["valid"]]
@@ -121,6 +183,12 @@ if __name__ == "__main__":
         coverage(sys.argv[2])
     elif sys.argv[1] == "shapes":
         shapes(sys.argv[2])
+    elif sys.argv[1] == "bindings":
+        bindings(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "context-parallel":
+        context_parallel(sys.argv[2])
+    elif sys.argv[1] == "flops":
+        flops(sys.argv[2], float(sys.argv[3]))
     elif sys.argv[1] == "usable":
         usable(sys.argv[2], *(int(a) for a in sys.argv[3:6]))
     else:

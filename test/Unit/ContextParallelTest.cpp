@@ -408,35 +408,36 @@ TEST(ContextParallel, BlockWorkOverRanksIsTheSequence) {
       }
 }
 
-// The run's model FLOPs count every rank of a stage, tp x dp x cp: at
+// The run's hardware FLOPs count every rank of a stage, tp x dp x cp: at
 // cp = 2 the ranks together run the cp = 1 matmuls, except the attention
 // core's (qk_matmul, attn_v_matmul), of which they run (cp + 1) / (2 cp)
 // (BlockWorkOverRanksIsTheSequence). With Core the cp = 1 run's core
 // matmul ops, derived here from its block work x tp x dp x blocks x
-// micro-batches: 2 cp F(cp) = 2 cp F(1) - (cp - 1) Core.
+// micro-batches: 2 cp H(cp) = 2 cp H(1) - (cp - 1) Core. The model's FLOPs
+// are the model's, however context parallelism runs them: M(cp) = M(1).
 TEST(ContextParallel, RunFlopsCountTheContextParallelRanks) {
   ModelSpec model = exchangeModel();
   TrainingSpec training = rankTraining();
-  auto runFlops = [&](int64_t cp) -> int64_t {
+  auto runFlops = [&](int64_t cp) -> std::pair<int64_t, int64_t> {
     MappingSpec mapping =
         rankMapping(2, cp, TPCommMode::AllReduce, RecomputePolicy::None);
     llvm::Expected<WholeRun> run = deriveWholeRun(model, training, mapping);
     if (!run) {
       ADD_FAILURE() << llvm::toString(run.takeError());
-      return -1;
+      return {-1, -1};
     }
     llvm::Expected<std::vector<StageTotals>> stages = summarizeWholeRun(*run);
     if (!stages) {
       ADD_FAILURE() << llvm::toString(stages.takeError());
-      return -1;
+      return {-1, -1};
     }
     llvm::Expected<blueprint::analysis::RunFlops> flops =
-        blueprint::analysis::runFlopsOf(*stages, mapping);
+        blueprint::analysis::runFlopsOf(*stages, model, training, mapping);
     if (!flops) {
       ADD_FAILURE() << llvm::toString(flops.takeError());
-      return -1;
+      return {-1, -1};
     }
-    return flops->model.getSExtValue();
+    return {flops->model.getSExtValue(), flops->hardware.getSExtValue()};
   };
   llvm::Expected<BlockWork> whole = deriveBlockWork(
       model, training,
@@ -451,9 +452,14 @@ TEST(ContextParallel, RunFlopsCountTheContextParallelRanks) {
   ASSERT_GT(coreOpsPerRank, 0);
   // tp = 2 ranks, dp = 1, 2 blocks on one stage, global_batch 2 / micro 1.
   int64_t core = coreOpsPerRank * 2 * model.blocks * 2;
-  int64_t one = runFlops(1);
-  int64_t cp = 2;
-  EXPECT_EQ(2 * cp * runFlops(cp), 2 * cp * one - (cp - 1) * core);
+  auto [modelOne, hardwareOne] = runFlops(1);
+  // Without recompute the model's FLOPs at cp = 1 are what runs.
+  EXPECT_EQ(modelOne, hardwareOne);
+  for (int64_t cp : {2, 4}) {
+    auto [modelFlops, hardwareFlops] = runFlops(cp);
+    EXPECT_EQ(2 * cp * hardwareFlops, 2 * cp * hardwareOne - (cp - 1) * core);
+    EXPECT_EQ(modelFlops, modelOne);
+  }
 }
 
 // The edges run on the rank's s / cp tokens: the embedding and the LM head

@@ -66,12 +66,16 @@ std::string wholeRow(const sweep::Configuration &configuration) {
 
 TEST(RunSkeletonTest, EveryRunOfAShapeEqualsItsWholeDerivation) {
   // Every valid configuration on 4 GPUs, and on 8 those with every kind
-  // of work at once (TP, PP and DP: scattered messages, ZeRO 0-3).
+  // of work at once (TP, PP and DP: scattered messages, ZeRO 0-3), and
+  // with cp 1 or 2 (cp 2, dp 1 and cp 1, dp 2 share skeletons).
   sweep::FastEvaluator fast(a100());
   size_t count = 0;
   for (sweep::SearchSpace space :
        {spaceOn({4}),
         spaceOn({8}, llvm::json::Object{{"tp", llvm::json::Array{2}},
+                                        {"pp", llvm::json::Array{2}}}),
+        spaceOn({8}, llvm::json::Object{{"tp", llvm::json::Array{2}},
+                                        {"cp", llvm::json::Array{1, 2}},
                                         {"pp", llvm::json::Array{2}}})})
     space.enumerate([&](const sweep::Configuration &configuration) {
       ++count;
@@ -88,10 +92,14 @@ TEST(RunSkeletonTest, EveryRunOfAShapeEqualsItsWholeDerivation) {
   EXPECT_GT(fast.shapesDerived(), 10u);
 }
 
-/// The parts and shape key of the small run under `mapping`.
+/// The parts and shape key of the small run under `mapping` (and, when
+/// given, micro-batches of `microBatch`).
 sweep::ShapeKey keyOf(const workload::MappingSpec &mapping,
-                      sweep::ShapeNames &names) {
+                      sweep::ShapeNames &names,
+                      std::optional<int64_t> microBatch = std::nullopt) {
   sweep::RunContracts run = smallContracts();
+  if (microBatch)
+    run.training->microBatch = *microBatch;
   llvm::Expected<workload::WholeRun> parts =
       workload::deriveRunParts(run.model, *run.training, mapping);
   EXPECT_TRUE(static_cast<bool>(parts));
@@ -128,6 +136,15 @@ TEST(RunSkeletonTest, ShapeKeysTellShapesApart) {
   workload::MappingSpec sequenceParallel = base;
   sequenceParallel.tpComm = workload::TPCommMode::ReduceScatterAllGather;
   EXPECT_NE(keyOf(sequenceParallel, names), key);
+
+  // cp needs nothing in the key (docs/Sweep.md, "Speed"): global batch 16
+  // at cp 2, dp 1 in micro-batches of 2 and at cp 1, dp 2 in micro-batches
+  // of 1 are 16 / (1 x 2) = 16 / (2 x 1) = 8 micro-batches per stage, and
+  // both reduce gradients over 2 replicas: one step structure, one shape.
+  workload::MappingSpec contextParallel = base;
+  contextParallel.cp = 2;
+  contextParallel.dp = 1;
+  EXPECT_EQ(keyOf(contextParallel, names, 2), keyOf(base, names, 1));
 }
 
 TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {

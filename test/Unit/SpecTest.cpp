@@ -97,7 +97,12 @@ TEST(Composition, EachRuleIsReportedByLabel) {
   ModelSpec oddSequence = smallModel();
   oddSequence.seqLength = 510;
   MappingSpec sequenceParallel = mappingWith(4, 1, 1);
-  EXPECT_TRUE(checkTrainingComposition(oddSequence, trainingWith(8, 1),
+  // Without sequence parallelism the cross-entropy's 1 x 510 tokens do not
+  // split over tp = 4 (c16); 2 x 510 = 1020 do.
+  EXPECT_EQ(rulesOf(checkTrainingComposition(oddSequence, trainingWith(8, 1),
+                                             sequenceParallel)),
+            std::vector<std::string>{"decoder_training_c16"});
+  EXPECT_TRUE(checkTrainingComposition(oddSequence, trainingWith(8, 2),
                                        sequenceParallel)
                   .empty());
   sequenceParallel.tpComm = TPCommMode::ReduceScatterAllGather;
@@ -158,11 +163,11 @@ TEST(SpecRules, RunChecksContractsThenComposition) {
       checkTrainingRun(smallModel(), trainingWith(8, 1), mappingWith(3, 1, 1));
   EXPECT_TRUE(badTP.model.empty() && badTP.workload.empty() &&
               badTP.mapping.empty());
-  EXPECT_EQ(
-      rulesOf(badTP.composition),
-      (std::vector<std::string>{"decoder_training_c4", "decoder_training_c5",
-                                "decoder_training_c6", "decoder_training_c7",
-                                "decoder_training_c8"}));
+  EXPECT_EQ(rulesOf(badTP.composition),
+            (std::vector<std::string>{
+                "decoder_training_c4", "decoder_training_c5",
+                "decoder_training_c6", "decoder_training_c7",
+                "decoder_training_c8", "decoder_training_c16"}));
   EXPECT_EQ(rulesOf(badTP.all()), rulesOf(badTP.composition));
   // A broken contract hides the composition (it would divide by zero).
   ModelSpec zero = smallModel();
@@ -276,7 +281,8 @@ TEST(SpecRules, LatentAttention) {
 // Over a grid of sequence lengths, context-parallel degrees and TP modes,
 // the context-parallel rules fire exactly when the split they guard is not
 // integral: 2 * cp chunks of the sequence (c1), then tp shards of each CP
-// rank's chunks under sequence parallelism (c2, which replaces c9); c5
+// rank's chunks under sequence parallelism (c2, which replaces c9), and
+// without it tp shards of the rank's tokens (decoder_training_c16); c5
 // refuses every cp > 1 run whose work is not derived, and cp = 1 changes
 // nothing.
 TEST(Composition, ContextParallelRules) {
@@ -301,6 +307,10 @@ TEST(Composition, ContextParallelRules) {
             expected.push_back("context_parallel_c1");
           if (cp > 1 && chunked && sp && (seq / (2 * cp) * 2) % tp != 0)
             expected.push_back("context_parallel_c2");
+          // Without sequence parallelism the cross-entropy splits the
+          // rank's 1 x seq / cp tokens over tp (decoder_training_c16).
+          if ((cp == 1 || chunked) && !sp && (seq / cp) % tp != 0)
+            expected.push_back("decoder_training_c16");
           EXPECT_EQ(
               rulesOf(
                   checkTrainingRun(model, trainingWith(8, 1), mapping).all()),

@@ -159,8 +159,8 @@ TEST(SweepInputTest, BadBatchesNameTheField) {
             "$.spec: missing required object");
   EXPECT_EQ(batchError("{\"spec\": {\"mapping\": {}}, \"grid\": {\"tp\": "
                        "[1, \"2\"], \"world\": [8], \"pp\": []}}"),
-            "$.grid.world: unknown grid axis; expected one of: tp, pp, dp, "
-            "micro_batch, recompute, tp_comm\n"
+            "$.grid.world: unknown grid axis; expected one of: tp, cp, pp, "
+            "dp, micro_batch, recompute, tp_comm, cp_comm\n"
             "$.grid.tp[1]: expected an integer, got \"2\"\n"
             "$.grid.pp: expected a non-empty list of values, got []");
   EXPECT_EQ(batchError("{\"spec\": {\"mapping\": {}}, \"grid\": "

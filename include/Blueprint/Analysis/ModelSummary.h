@@ -319,9 +319,11 @@ composeIterationTime(const PlanWork &work, const ModelQuantities &quantities,
 //===----------------------------------------------------------------------===//
 
 /// The matmul FLOPs of a whole run over every rank: each stage's matmul
-/// operations per rank x tp x dp x cp, summed over the stages. `model`
-/// leaves out the recompute passes (SeqSel's model FLOPs), `hardware`
-/// counts what runs.
+/// operations per rank x tp x dp x cp, summed over the stages. `hardware`
+/// counts what runs. `model` leaves out the recompute passes (SeqSel's model
+/// FLOPs) and, at cp > 1, counts the attention core as at cp = 1 (every s^2
+/// score pair, not the (cp + 1) / (2 cp) the load-balanced ring computes):
+/// the model's FLOPs do not depend on how context parallelism runs them.
 struct RunFlops {
   llvm::APInt model;
   llvm::APInt hardware;
@@ -329,8 +331,13 @@ struct RunFlops {
 
 /// RunFlops of `stages` (summarizeWholeRun or a program's stage totals)
 /// under `mapping`; an overflow of 128 bits is an error.
-llvm::Expected<RunFlops> runFlopsOf(llvm::ArrayRef<workload::StageTotals> stages,
-                                    const workload::MappingSpec &mapping);
+/// `training` is absent for an inference run (cp = 1). At cp > 1 the
+/// attention core is read off deriveBlockWork at cp and at cp = 1.
+llvm::Expected<RunFlops>
+runFlopsOf(llvm::ArrayRef<workload::StageTotals> stages,
+           const workload::ModelSpec &model,
+           const std::optional<workload::TrainingSpec> &training,
+           const workload::MappingSpec &mapping);
 
 /// The fractions of the ranks' matmul peak some FLOPs use.
 struct Utilization {

@@ -89,16 +89,21 @@ public:
 
   /// What the pieces of one run cost, kept between its bindings. Under a
   /// binding the estimate accepts, a template or work costs what its tasks
-  /// cost on the tier bound to their mesh axis (a compute task costs the
-  /// same on every binding): the tier is the key.
+  /// cost on the tiers bound to their mesh axes (a compute task costs the
+  /// same on every binding): those tiers are the key (tiersKey).
   struct CostMemo {
-    /// By the tier of axis tp.
-    std::map<std::string, std::vector<double>> templateSeconds;
+    /// The tiers of some axes, in order ("" for an unbound axis): a list,
+    /// so no tier name can make two lists equal.
+    using Tiers = std::vector<std::string>;
+    /// By the tiers of axes tp and cp (a block's tensor-parallel and
+    /// context-parallel collectives).
+    std::map<Tiers, std::vector<double>> templateSeconds;
     /// By the tier of axis pp.
     std::map<std::string, double> transferSeconds;
-    /// By the tier of the work's axis, then its stage (0 for a shared
-    /// work, stage + 1 for a tail's) and index.
-    std::map<std::tuple<std::string, size_t, size_t>, double> workSeconds;
+    /// By the tiers of the work's axis and inner axes (dp and cp for a
+    /// gradient reduction at cp > 1), then its stage (0 for a shared work,
+    /// stage + 1 for a tail's) and index.
+    std::map<std::tuple<Tiers, size_t, size_t>, double> workSeconds;
   };
 
   /// The critical path of that run under `coster` (whose binding the

@@ -1,13 +1,13 @@
 //===- Search.h - Design-space search over whole runs -----------*- C++ -*-===//
 //
 // The search of docs/Sweep.md ("Search"): a space of mappings of one run
-// (tp, pp, dp, micro-batch, virtual stages, schedule, layout, recompute,
-// sequence parallelism, ZeRO stage, bucket size, and the network tier of
-// every mesh axis), each configuration evaluated as a whole run - the peak
-// memory per GPU of its worst stage against the profile's usable capacity,
-// and the iteration time as the critical path - either on the fast path (the
-// plain libraries the passes call, no IR) or through the MLIR pipeline
-// (--distribute-transformer=scope=iteration --plan-portable
+// (tp, cp, pp, dp, micro-batch, virtual stages, schedule, layout, recompute,
+// sequence parallelism, the cp exchange, ZeRO stage, bucket size, and the
+// network tier of every mesh axis), each configuration evaluated as a whole run
+// - the peak memory per GPU of its worst stage against the profile's usable
+// capacity, and the iteration time as the critical path - either on the fast
+// path (the plain libraries the passes call, no IR) or through the MLIR
+// pipeline (--distribute-transformer=scope=iteration --plan-portable
 // --verify-conservation, then the plan's analyses). Both paths call one
 // implementation of every formula; the tests require byte-identical rows.
 //
@@ -188,7 +188,8 @@ private:
 /// lists takes those values; an axis it does not list keeps the base spec's
 /// value (the tiers: the base binding's) - except that with a GPU count
 /// (`gpus`) the space is every valid configuration on that many GPUs: each
-/// axis not listed ranges over all its values, tp x pp x dp = gpus,
+/// axis not listed ranges over all its values (cp keeps the base's unless
+/// listed), tp x cp x pp x dp = gpus,
 /// micro-batches divide the global batch, and only configurations whose
 /// contracts hold and whose binding is physically possible are enumerated
 /// (and no two that are the same run: see the docs).
@@ -217,15 +218,16 @@ public:
 
   /// The values each axis takes, by axis name, as parsed.
   struct AxisValues {
-    std::vector<int64_t> tp, pp, dp, microBatch, virtualStages, zeroStage,
+    std::vector<int64_t> tp, cp, pp, dp, microBatch, virtualStages, zeroStage,
         bucketBytes;
     std::vector<workload::PipelineSchedule> schedule;
     /// Empty: uniform; {-1}: Calculon's ceiling layout; else explicit.
     std::vector<std::vector<int64_t>> pipelineLayout;
     std::vector<workload::RecomputePolicy> recompute;
     std::vector<workload::TPCommMode> tpComm;
-    /// By mesh axis (tp, pp, dp): the tiers it may use.
-    std::vector<std::string> tiers[3];
+    std::vector<workload::CPCommMode> cpComm;
+    /// By mesh axis (tp, cp, pp, dp): the tiers it may use.
+    std::vector<std::string> tiers[4];
   };
 
 private:

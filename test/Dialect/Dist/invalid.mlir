@@ -510,6 +510,7 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 
 // dist_program_c4: the contracts compose (tp = 3 divides neither heads = 4
 // nor hidden = 64); each broken rule is reported.
+// expected-error @+6 {{dist_program_c4: decoder_training_c16: micro_batch * seq_length / cp (the tokens per context-parallel rank without sequence parallelism) = 64 is not divisible by tp = 3}}
 // expected-error @+5 {{dist_program_c4: decoder_training_c4: heads = 4 is not divisible by tp = 3}}
 // expected-error @+4 {{dist_program_c4: decoder_training_c5: kv_heads = 4 is not divisible by tp = 3}}
 // expected-error @+3 {{dist_program_c4: decoder_training_c6: hidden = 64 is not divisible by tp = 3}}

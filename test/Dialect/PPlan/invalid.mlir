@@ -693,6 +693,7 @@ pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789
 // -----
 
 // pplan_plan_c4: the contracts compose (tp = 3 does not divide hidden = 64).
+// expected-error @+6 {{pplan_plan_c4: decoder_training_c16: micro_batch * seq_length / cp (the tokens per context-parallel rank without sequence parallelism) = 64 is not divisible by tp = 3}}
 // expected-error @+5 {{pplan_plan_c4: decoder_training_c4: heads = 4 is not divisible by tp = 3}}
 // expected-error @+4 {{pplan_plan_c4: decoder_training_c5: kv_heads = 4 is not divisible by tp = 3}}
 // expected-error @+3 {{pplan_plan_c4: decoder_training_c6: hidden = 64 is not divisible by tp = 3}}

@@ -260,16 +260,29 @@ transformer.decoder_training @m
 
 // -----
 
-// decoder_training_c9: the same sequence length is fine under all_reduce.
+// decoder_training_c9: the same sequence length is fine under all_reduce
+// with micro-batches of 2: the cross-entropy's 2 x 510 = 1020 tokens split
+// over tp = 4 (decoder_training_c16).
 transformer.decoder_training @ok
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 510, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
-    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    training = <global_batch = 8, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
     mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
 // expected-error @+1 {{decoder_training_c9: seq_length (tp_comm = reduce_scatter_all_gather) = 510 is not divisible by tp = 4}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 510, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
     mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// decoder_training_c16: without sequence parallelism the cross-entropy
+// all-reduces per-token values over tp = 4, but a micro-batch of 1 x 510
+// tokens does not split into 4.
+// expected-error @+1 {{decoder_training_c16: micro_batch * seq_length / cp (the tokens per context-parallel rank without sequence parallelism) = 510 is not divisible by tp = 4}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 510, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
 
 // -----
 

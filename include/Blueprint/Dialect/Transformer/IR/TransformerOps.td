@@ -52,7 +52,11 @@ def Transformer_DecoderTrainingOp
     15. `context_parallel_c1` .. `c3` (at `cp > 1`): `2 * cp` divides
         `seq_length` (`c1`); under `reduce_scatter_all_gather`, `tp` divides
         `seq_length / cp` (`c2`); no `attention_window` (`c3`);
-    16. once every rule above holds, the MoE blocks the work algebra does
+    16. `decoder_training_c16`: at `tp > 1` without sequence parallelism,
+        `tp` divides `micro_batch * seq_length / cp` (the tokens per
+        context-parallel rank; the vocabulary-parallel cross-entropy
+        all-reduces one fp32 value per token over the TP ranks);
+    17. once every rule above holds, the MoE blocks the work algebra does
         not derive yet: `decoder_moe_c5`, MLP biases (`linear_bias = all`).
         (`decoder_moe_c1`, blocks of both kinds, and `decoder_moe_c4`,
         shared experts, are retired: they are derived. Dense and MoE blocks
