@@ -1333,7 +1333,7 @@ blueprint::workload::blockParametersPerRank(const ModelSpec &model,
   // The count of the representative block kind (an MoE model's MoE block);
   // the overload with a kind counts the other.
   if (sink.empty())
-    sink.append(checkDerivedBlocks(model));
+    sink.append(checkDerivedBlocks(model, mapping));
   if (!sink.empty())
     return violationsError("blockParametersPerRank: invalid model or tp:",
                            sink.take());

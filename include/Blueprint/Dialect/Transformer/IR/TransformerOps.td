@@ -52,8 +52,11 @@ def Transformer_DecoderTrainingOp
     15. `context_parallel_c1` .. `c3` (at `cp > 1`): `2 * cp` divides
         `seq_length` (`c1`); under `reduce_scatter_all_gather`, `tp` divides
         `seq_length / cp` (`c2`); no `attention_window` (`c3`);
-    16. once every rule above holds, the MoE blocks the work algebra does
-        not derive yet: `decoder_moe_c5`, MLP biases (`linear_bias = all`).
+    16. `expert_parallel_c1` .. `c3` (at `ep > 1`): `ep` divides `dp`
+        (`c1`); the model has `moe` (`c2`); `ep` divides `experts` (`c3`);
+    17. once every rule above holds, the MoE blocks the work algebra does
+        not derive yet: `decoder_moe_c5`, MLP biases (`linear_bias = all`),
+        and `expert_parallel_c4`, experts split over `ep > 1` ranks.
         (`decoder_moe_c1`, blocks of both kinds, and `decoder_moe_c4`,
         shared experts, are retired: they are derived. Dense and MoE blocks
         mix in one run (`first_dense_blocks`, `moe_layer_frequency`): each
@@ -120,9 +123,12 @@ def Transformer_DecoderInferenceOp
     9. `context_parallel_c4`: `cp = 1` (a decode step's single position per
        sequence cannot be split over the sequence);
     10. `decoder_moe_c3`: `tp` divides `expert_ffn_hidden`;
-    11. once every rule above holds, the MoE blocks the work algebra does
+    11. `expert_parallel_c1` .. `c3` (at `ep > 1`): `ep` divides `dp`, the
+        model has `moe`, `ep` divides `experts`;
+    12. once every rule above holds, the MoE blocks the work algebra does
         not derive yet:
-        `decoder_moe_c5`, MLP biases.
+        `decoder_moe_c5`, MLP biases, and `expert_parallel_c4`, experts
+        split over `ep > 1` ranks.
 
     ```mlir
     transformer.decoder_inference @serve
