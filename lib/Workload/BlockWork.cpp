@@ -601,12 +601,11 @@ void BlockBuilder::reduceMlpInputGradient(llvm::StringRef collectivePrimitive,
 }
 
 void BlockBuilder::regatherMlpInput(llvm::StringRef whose) {
-  if (hasCollectives() && shape.sequenceParallel)
-    tpCollective(primitive::kFC1WgradGather, Phase::Recommunication,
-                 CollectiveKind::AllGather, "x_norm2",
-                 "sequence-parallel all-gather of x_norm2 redone in backward "
-                 "for " +
-                     whose + " weight gradient (only the shard is stashed)");
+  gatherSequenceShards(
+      primitive::kFC1WgradGather, Phase::Recommunication, "x_norm2",
+      "sequence-parallel all-gather of x_norm2 redone in "
+      "backward for " +
+          whose + " weight gradient (only the shard is stashed)");
 }
 
 void BlockBuilder::mlpBackward(const MlpLinears &mlp,

@@ -329,7 +329,8 @@ protected:
   /// sequence-sharded `tensor` over the TP ranks before a column-parallel
   /// linear's forward (SeqSel Sec. 4.2.2, g) or a row-parallel linear's
   /// backward (g-bar backward); nothing otherwise. The one statement of that
-  /// gather for attention, the dense MLP and the shared experts.
+  /// gather for attention, the dense MLP, the shared experts, the MLP input's
+  /// backward re-gather, and the model edges (LM head input, d_embeddings).
   void gatherSequenceShards(llvm::StringRef primitive, Phase phase,
                             llvm::StringRef tensor, const llvm::Twine &cause);
   /// The same over a tokens x `width` tensor (a latent of multi-head latent
