@@ -91,9 +91,10 @@ void blueprint::workload::detail::requireExpertParallelSplits(
     RuleSink &sink, const ModelSpec &model, const MappingSpec &mapping) {
   if (mapping.ep == 1)
     return;
-  // Megatron-LM carves the expert-parallel groups out of the data-parallel
-  // ranks of the MoE layers (parallel_state.initialize_model_parallel:
-  // expert_data_parallel_size = dp * cp / ep for expert_tp = tp).
+  // Stricter than Megatron-LM, which needs only ep | dp * cp
+  // (parallel_state.initialize_model_parallel: expert_data_parallel_size =
+  // dp * cp / ep for expert_tp = tp): EP stays inside the dp axis so that the
+  // mesh can split dp into edp x ep, with cp its own axis.
   sink.requireDivides(mapping.dp, "dp", mapping.ep, "ep", "expert_parallel_c1");
   sink.require(model.moe.has_value(), "expert_parallel_c2",
                "ep = " + llvm::Twine(mapping.ep) +

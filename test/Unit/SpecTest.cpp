@@ -535,6 +535,28 @@ TEST(Composition, ExpertParallelRules) {
       }
 }
 
+// With cp > 1, expert_parallel_c1 is stricter than Megatron-LM, which needs
+// only ep | dp * cp: at dp 1, cp 2, ep 2 Megatron's EP group is the two CP
+// ranks; here it is refused because EP must fit inside the dp axis.
+TEST(Composition, ExpertParallelRulesWithContextParallel) {
+  ModelSpec model = smallMoeModel(8); // seq 512: 2 * cp = 4 divides it
+  for (int64_t dp : {1, 2, 4})
+    for (int64_t ep : {2, 4}) {
+      MappingSpec mapping = mappingWith(1, 1, dp);
+      mapping.cp = 2;
+      mapping.world = 2 * dp;
+      mapping.ep = ep;
+      // Megatron accepts every case but dp 1, ep 4 ((dp * cp) % ep == 0);
+      // dp 1, ep 2 and dp 2, ep 4 are refused here only.
+      std::vector<std::string> expected{dp % ep != 0 ? "expert_parallel_c1"
+                                                     : "expert_parallel_c4"};
+      EXPECT_EQ(
+          rulesOf(checkTrainingRun(model, trainingWith(24, 1), mapping).all()),
+          expected)
+          << "dp " << dp << " cp 2 ep " << ep;
+    }
+}
+
 // ep is positive (transformer_mapping_c1), does not enter world, and needs
 // a model with experts (expert_parallel_c2).
 TEST(Composition, ExpertParallelContract) {
