@@ -303,7 +303,7 @@ MappingSpec readMapping(FieldReader &reader, const llvm::json::Object &object,
       object, path,
       {"world", "tp", "pp", "dp", "virtual_stages", "tp_comm", "recompute",
        "schedule", "pipeline_layout", "first_stage_blocks", "last_stage_blocks",
-       "zero_stage", "bucket_bytes", "cp", "cp_comm"});
+       "zero_stage", "bucket_bytes", "cp", "cp_comm", "ep"});
   MappingSpec mapping;
   mapping.tp = reader.integer(object, "tp", path);
   mapping.pp = reader.integer(object, "pp", path);
@@ -311,6 +311,8 @@ MappingSpec readMapping(FieldReader &reader, const llvm::json::Object &object,
   mapping.cpComm =
       reader.enumeration<CPCommMode>(object, "cp_comm", path, CPCommMode::Ring,
                                      {CPCommMode::Ring, CPCommMode::AllGather});
+  // Carved out of dp (expert_parallel_c1): it does not enter world.
+  mapping.ep = reader.integer(object, "ep", path, 1);
   std::optional<int64_t> dp = reader.optionalInteger(object, "dp", path);
   std::optional<int64_t> world = reader.optionalInteger(object, "world", path);
   if (!dp && !world)

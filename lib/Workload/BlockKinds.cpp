@@ -39,6 +39,24 @@ int64_t blueprint::workload::blocksOfKind(const ModelSpec &model,
   return kind == BlockKind::Expert ? experts : end - first - experts;
 }
 
+int64_t blueprint::workload::sumOverBlocks(
+    const ModelSpec &model, const std::array<int64_t, 2> &perBlock,
+    int64_t first, int64_t end, OverflowGuard &guard, const llvm::Twine &what) {
+  int64_t sum = 0;
+  for (BlockKind kind : blockKindsOf(model))
+    sum = guard.add(sum,
+                    guard.mul(blocksOfKind(model, kind, first, end),
+                              perBlock[static_cast<size_t>(kind)], what),
+                    what);
+  return sum;
+}
+
+std::string blueprint::workload::blockTemplatePrefix(const ModelSpec &model,
+                                                     BlockKind kind) {
+  return blockKindsOf(model).size() > 1 && kind == BlockKind::Expert ? "moe_"
+                                                                     : "";
+}
+
 std::vector<BlockSegment>
 blueprint::workload::blockSegmentsOf(const ModelSpec &model, int64_t first,
                                      int64_t end) {

@@ -391,6 +391,18 @@ private:
   /// all-gather of the output gradient, their MLP's backward with its own
   /// reduction of d_shared_expert_in and re-gather of x_norm2.
   void backwardSharedExperts(llvm::StringRef biasedGrad);
+  /// The backward of a row-parallel tail (rowParallelTail) from
+  /// `outputGrad`, the gradient its residual add passes on, in reverse: the
+  /// hidden dropout's input gradient (`dropped` names what it masks) and the
+  /// bias gradient d_`bias`. Returns the gradient of what the tail's
+  /// dropout read: d_`biased`, or d_`partial` without row-parallel biases,
+  /// or `outputGrad` itself without hidden dropout.
+  std::string
+  rowParallelTailBackward(llvm::StringRef outputGrad, llvm::StringRef partial,
+                          llvm::StringRef biased,
+                          llvm::StringRef dropoutPrimitive,
+                          llvm::StringRef dropoutMask, llvm::StringRef dropped,
+                          llvm::StringRef biasPrimitive, llvm::StringRef bias);
   void backwardAttentionProjection();
   void backwardAttentionCore();
   void backwardAttentionInput();
@@ -492,45 +504,60 @@ void BlockBuilder::recomputeAttentionCore(size_t forwardEnd) {
   }
 }
 
+std::string BlockBuilder::rowParallelTailBackward(
+    llvm::StringRef outputGrad, llvm::StringRef partial, llvm::StringRef biased,
+    llvm::StringRef dropoutPrimitive, llvm::StringRef dropoutMask,
+    llvm::StringRef dropped, llvm::StringRef biasPrimitive,
+    llvm::StringRef bias) {
+  int64_t rowElements = elements({shape.localTokens, shape.hidden}, outputGrad);
+  std::string biasedGrad = outputGrad.str();
+  if (training.hiddenDropout) {
+    biasedGrad = ("d_" + rowParallelOutput(partial, biased)).str();
+    emit({dropoutPrimitive,
+          Phase::ActivationGrad,
+          Engine::Vector,
+          elementwiseOps((dropoutPrimitive + " input-gradient ops").str(),
+                         rowElements, opcount::kDropoutInputGradPerElement),
+          {activation(outputGrad, rowElements), mask(dropoutMask, rowElements)},
+          {activation(biasedGrad, rowElements)},
+          "backward of " + dropoutPrimitive + ": " + dropped +
+              " masked and scaled"});
+  }
+  if (model.hasOutputAndMLPBiases()) {
+    std::string biasGrad = ("d_" + bias).str();
+    emit({biasPrimitive,
+          Phase::WeightGrad,
+          Engine::Vector,
+          elementwiseOps((biasPrimitive + " gradient ops").str(), rowElements,
+                         opcount::kBiasGradPerElement),
+          {activation(biasedGrad, rowElements),
+           gradient(biasGrad, shape.hidden)},
+          {gradient(biasGrad, shape.hidden)},
+          "backward of " + biasPrimitive +
+              ": bias gradient, the column sums of " + biasedGrad +
+              " accumulated into the gradient buffer"});
+  }
+  return biasedGrad;
+}
+
 /// MLP half of the backward, in reverse.
 void BlockBuilder::backwardMlp() {
   int64_t rowElements = elements({shape.localTokens, shape.hidden}, "d_y");
 
   // The residual add passes d_y unchanged to the dropout and to h_attn.
-  std::string biasedGrad = "d_y";
-  if (training.hiddenDropout) {
-    biasedGrad = ("d_" + rowParallelOutput("mlp_proj", "mlp_out")).str();
-    emit({primitive::kMLPDropout,
-          Phase::ActivationGrad,
-          Engine::Vector,
-          elementwiseOps("mlp_dropout input-gradient ops", rowElements,
-                         opcount::kDropoutInputGradPerElement),
-          {activation("d_y", rowElements),
-           mask("mlp_dropout_mask", rowElements)},
-          {activation(biasedGrad, rowElements)},
-          "backward of mlp_dropout: the output gradient masked and scaled"});
-  }
-  if (model.hasOutputAndMLPBiases())
-    emit({primitive::kFC2Bias,
-          Phase::WeightGrad,
-          Engine::Vector,
-          elementwiseOps("fc2_bias gradient ops", rowElements,
-                         opcount::kBiasGradPerElement),
-          {activation(biasedGrad, rowElements),
-           gradient("d_b_fc2", shape.hidden)},
-          {gradient("d_b_fc2", shape.hidden)},
-          "backward of fc2_bias: bias gradient, the column sums of " +
-              biasedGrad + " accumulated into the gradient buffer"});
+  std::string biasedGrad = rowParallelTailBackward(
+      /*outputGrad=*/"d_y", /*partial=*/"mlp_proj", /*biased=*/"mlp_out",
+      /*dropoutPrimitive=*/primitive::kMLPDropout,
+      /*dropoutMask=*/"mlp_dropout_mask", /*dropped=*/"the output gradient",
+      /*biasPrimitive=*/primitive::kFC2Bias, /*bias=*/"b_fc2");
   if (model.moe && model.moe->sharedExperts > 0)
     backwardSharedExperts(biasedGrad);
-  if (hasCollectives() && shape.sequenceParallel)
-    tpCollective(primitive::kMLPTPG, Phase::ActivationGrad,
-                 CollectiveKind::AllGather, biasedGrad,
-                 "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
-                 "all-gather the sequence-sharded " +
-                     biasedGrad +
-                     (model.moe ? " for the experts' backward"
-                                : " for the fc2 backward"));
+  gatherSequenceShards(
+      primitive::kMLPTPG, Phase::ActivationGrad, biasedGrad,
+      "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
+      "all-gather the sequence-sharded " +
+          biasedGrad +
+          (model.moe ? " for the experts' backward" : " for the fc2 backward"));
   if (model.moe)
     backwardExperts(biasedGrad);
   else
@@ -574,12 +601,11 @@ void BlockBuilder::reduceMlpInputGradient(llvm::StringRef collectivePrimitive,
 }
 
 void BlockBuilder::regatherMlpInput(llvm::StringRef whose) {
-  if (hasCollectives() && shape.sequenceParallel)
-    tpCollective(primitive::kFC1WgradGather, Phase::Recommunication,
-                 CollectiveKind::AllGather, "x_norm2",
-                 "sequence-parallel all-gather of x_norm2 redone in backward "
-                 "for " +
-                     whose + " weight gradient (only the shard is stashed)");
+  gatherSequenceShards(
+      primitive::kFC1WgradGather, Phase::Recommunication, "x_norm2",
+      "sequence-parallel all-gather of x_norm2 redone in "
+      "backward for " +
+          whose + " weight gradient (only the shard is stashed)");
 }
 
 void BlockBuilder::mlpBackward(const MlpLinears &mlp,
@@ -660,12 +686,11 @@ void BlockBuilder::mlpBackward(const MlpLinears &mlp,
 }
 
 void BlockBuilder::backwardSharedExperts(llvm::StringRef biasedGrad) {
-  if (hasCollectives() && shape.sequenceParallel)
-    tpCollective(primitive::kSharedExpertTPG, Phase::ActivationGrad,
-                 CollectiveKind::AllGather, biasedGrad,
-                 "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
-                 "the shared experts' own all-gather of the sequence-sharded " +
-                     biasedGrad);
+  gatherSequenceShards(
+      primitive::kSharedExpertTPG, Phase::ActivationGrad, biasedGrad,
+      "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
+      "the shared experts' own all-gather of the sequence-sharded " +
+          biasedGrad);
   mlpBackward(sharedExperts(), biasedGrad, [&] {
     reduceMlpInputGradient(primitive::kSharedExpertTPF, "d_shared_expert_in");
     regatherMlpInput("the shared experts' fc1");
@@ -804,42 +829,22 @@ void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
 /// Attention output projection backward, in reverse: hidden dropout, bias,
 /// the SP all-gather of the gradient, out_proj.
 void BlockBuilder::backwardAttentionProjection() {
-  int64_t rowElements = elements({shape.localTokens, shape.hidden}, "d_h_attn");
   int64_t fullElements = elements({shape.tokens, shape.hidden}, "d_attn_out");
   int64_t qElements = elements({shape.tokens, shape.contextCols}, "d_context");
 
   // The residual add passes d_h_attn unchanged to the dropout and to x.
-  std::string biasedGrad = "d_h_attn";
-  if (training.hiddenDropout) {
-    biasedGrad = ("d_" + rowParallelOutput("attn_proj", "attn_out")).str();
-    emit({primitive::kAttnResidualDropout,
-          Phase::ActivationGrad,
-          Engine::Vector,
-          elementwiseOps("attn_residual_dropout input-gradient ops",
-                         rowElements, opcount::kDropoutInputGradPerElement),
-          {activation("d_h_attn", rowElements),
-           mask("attn_residual_dropout_mask", rowElements)},
-          {activation(biasedGrad, rowElements)},
-          "backward of attn_residual_dropout: the gradient of h_attn masked "
-          "and scaled"});
-  }
-  if (model.hasOutputAndMLPBiases())
-    emit({primitive::kOutProjBias,
-          Phase::WeightGrad,
-          Engine::Vector,
-          elementwiseOps("out_proj_bias gradient ops", rowElements,
-                         opcount::kBiasGradPerElement),
-          {activation(biasedGrad, rowElements),
-           gradient("d_b_out", shape.hidden)},
-          {gradient("d_b_out", shape.hidden)},
-          "backward of out_proj_bias: bias gradient, the column sums of " +
-              biasedGrad + " accumulated into the gradient buffer"});
-  if (hasCollectives() && shape.sequenceParallel)
-    tpCollective(primitive::kAttnTPG, Phase::ActivationGrad,
-                 CollectiveKind::AllGather, biasedGrad,
-                 "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
-                 "all-gather the sequence-sharded " +
-                     biasedGrad + " for the out_proj backward");
+  std::string biasedGrad = rowParallelTailBackward(
+      /*outputGrad=*/"d_h_attn", /*partial=*/"attn_proj",
+      /*biased=*/"attn_out",
+      /*dropoutPrimitive=*/primitive::kAttnResidualDropout,
+      /*dropoutMask=*/"attn_residual_dropout_mask",
+      /*dropped=*/"the gradient of h_attn",
+      /*biasPrimitive=*/primitive::kOutProjBias, /*bias=*/"b_out");
+  gatherSequenceShards(
+      primitive::kAttnTPG, Phase::ActivationGrad, biasedGrad,
+      "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
+      "all-gather the sequence-sharded " +
+          biasedGrad + " for the out_proj backward");
 
   int64_t weightElements = elements({shape.contextCols, shape.hidden}, "w_out");
   emit({primitive::kOutProj,
@@ -1327,7 +1332,7 @@ blueprint::workload::blockParametersPerRank(const ModelSpec &model,
   // The count of the representative block kind (an MoE model's MoE block);
   // the overload with a kind counts the other.
   if (sink.empty())
-    sink.append(checkDerivedBlocks(model));
+    sink.append(checkDerivedBlocks(model, mapping));
   if (!sink.empty())
     return violationsError("blockParametersPerRank: invalid model or tp:",
                            sink.take());

@@ -215,12 +215,12 @@ llvm::Expected<BlockWork> EdgeBuilder::buildEmbedding() {
                  "sequence parallelism: backward of the reduce-scatter of the "
                  "lookups, all-gather d_embeddings for the word embedding's "
                  "gradient");
-  else if (hasCollectives() && shape.sequenceParallel)
-    tpCollective(primitive::kEmbeddingSPScatter, Phase::ActivationGrad,
-                 CollectiveKind::AllGather, "d_embeddings",
-                 "sequence parallelism: backward of the split onto the "
-                 "sequence shards (scatter_to_sequence_parallel_region), "
-                 "all-gather d_embeddings for both tables' gradients");
+  else
+    gatherSequenceShards(
+        primitive::kEmbeddingSPScatter, Phase::ActivationGrad, "d_embeddings",
+        "sequence parallelism: backward of the split onto the sequence shards "
+        "(scatter_to_sequence_parallel_region), all-gather d_embeddings for "
+        "both tables' gradients");
   if (positionTable)
     emit({primitive::kPositionEmbedding,
           Phase::WeightGrad,
@@ -281,11 +281,9 @@ llvm::Expected<BlockWork> EdgeBuilder::buildHead() {
   // The norm runs on the sequence shard under SP; the LM head needs every
   // token (Megatron's output layer all-gathers its input).
   norm(primitive::kFinalNorm, "h_final", "x_final", StashRole::Kept);
-  if (hasCollectives() && shape.sequenceParallel)
-    tpCollective(primitive::kLMHeadTPF, Phase::Forward,
-                 CollectiveKind::AllGather, "x_final",
-                 "sequence parallelism: all-gather the sequence-sharded "
-                 "x_final so the LM head sees the whole sequence");
+  gatherSequenceShards(primitive::kLMHeadTPF, Phase::Forward, "x_final",
+                       "sequence parallelism: all-gather the sequence-sharded "
+                       "x_final so the LM head sees the whole sequence");
   Invocation *invocation =
       &emit({primitive::kLMHeadLogits,
              Phase::Forward,

@@ -481,12 +481,11 @@ void ForwardBuilder::rowParallelTail(
 /// run's new positions.
 void ForwardBuilder::attentionInput() {
   norm(primitive::kNorm1, "x", "x_norm1", StashRole::BlockInput);
-  if (hasCollectives() && shape.sequenceParallel)
-    tpCollective(primitive::kAttnTPF, run.phase, CollectiveKind::AllGather,
-                 "x_norm1",
-                 "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
-                 "sequence-sharded x_norm1 so qkv_proj sees the whole "
-                 "sequence");
+  gatherSequenceShards(
+      primitive::kAttnTPF, run.phase, "x_norm1",
+      "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
+      "sequence-sharded x_norm1 so qkv_proj sees the whole "
+      "sequence");
 
   int64_t inputElements = elements({shape.tokens, shape.hidden}, "x_norm1");
   int64_t stashedInput = elements({shape.localTokens, shape.hidden}, "x_norm1");
@@ -895,69 +894,71 @@ void ForwardBuilder::forwardMlp() {
 }
 
 void ForwardBuilder::forwardDenseMlp() {
-  if (hasCollectives() && shape.sequenceParallel)
-    tpCollective(primitive::kMLPTPF, run.phase, CollectiveKind::AllGather,
-                 "x_norm2",
-                 "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
-                 "sequence-sharded x_norm2 so fc1 sees the whole sequence");
+  gatherSequenceShards(
+      primitive::kMLPTPF, run.phase, "x_norm2",
+      "sequence parallelism (SeqSel Sec. 4.2.2, g): all-gather the "
+      "sequence-sharded x_norm2 so fc1 sees the whole sequence");
   mlpForward(denseMlp());
 }
 
-ForwardBuilder::MlpLinears ForwardBuilder::denseMlp() {
+ForwardBuilder::MlpLinears
+ForwardBuilder::mlpLinears(const MlpTensors &tensors, int64_t rows,
+                           int64_t fc1Cols, int64_t ffnCols, std::string what) {
   MlpLinears mlp;
-  static_cast<MlpTensors &>(mlp) = {primitive::kFC1, primitive::kActivation,
-                                    primitive::kFC2, "x_norm2",
-                                    "fc1_out",       "act_out",
-                                    "mlp_proj",      "w_fc1",
-                                    "w_fc2"};
-  mlp.rows = shape.tokens;
-  mlp.fc1Cols = shape.fc1Cols;
-  mlp.ffnCols = shape.ffnCols;
+  static_cast<MlpTensors &>(mlp) = tensors;
+  mlp.rows = rows;
+  mlp.fc1Cols = fc1Cols;
+  mlp.ffnCols = ffnCols;
+  mlp.what = std::move(what);
+  return mlp;
+}
+
+ForwardBuilder::MlpLinears ForwardBuilder::denseMlp() {
+  MlpLinears mlp = mlpLinears(
+      {primitive::kFC1, primitive::kActivation, primitive::kFC2, "x_norm2",
+       "fc1_out", "act_out", "mlp_proj", "w_fc1", "w_fc2"},
+      shape.tokens, shape.fc1Cols, shape.ffnCols, "the MLP");
   // Under SP the sequence shard is kept and re-gathered for the weight
   // gradient (fc1_wgrad_gather), SeqSel Sec. 4.2.2.
   mlp.stashedInputRows = shape.localTokens;
   mlp.fc1Bias = model.hasOutputAndMLPBiases();
-  mlp.what = "the MLP";
   return mlp;
 }
 
 ForwardBuilder::MlpLinears
 ForwardBuilder::routedExperts(const ExpertRouting &pairs) {
-  MlpLinears mlp;
-  static_cast<MlpTensors &>(mlp) = {
-      primitive::kExpertFC1, primitive::kExpertActivation,
-      primitive::kExpertFC2, "permuted_tokens",
-      "expert_fc1_out",      "expert_act_out",
-      "expert_out",          "w_expert_fc1",
-      "w_expert_fc2"};
-  mlp.rows = pairs.processed;
-  mlp.fc1Cols = shape.expertFc1Cols;
-  mlp.ffnCols = shape.expertFfnCols;
+  MlpLinears mlp = mlpLinears(
+      {primitive::kExpertFC1, primitive::kExpertActivation,
+       primitive::kExpertFC2, "permuted_tokens", "expert_fc1_out",
+       "expert_act_out", "expert_out", "w_expert_fc1", "w_expert_fc2"},
+      pairs.processed, shape.expertFc1Cols, shape.expertFfnCols,
+      ("the " + llvm::Twine(pairs.activeExperts) +
+       " experts that receive tokens, each on its token rows")
+          .str());
   mlp.weightCopies = pairs.activeExperts;
   // Megatron's GroupedMLP saves its permuted input: no re-gather.
   mlp.stashedInputRows = pairs.processed;
-  mlp.what = ("the " + llvm::Twine(pairs.activeExperts) +
-              " experts that receive tokens, each on its token rows")
-                 .str();
   return mlp;
 }
 
 ForwardBuilder::MlpLinears ForwardBuilder::sharedExperts() {
-  MlpLinears mlp;
-  static_cast<MlpTensors &>(mlp) = {
-      primitive::kSharedExpertFC1, primitive::kSharedExpertActivation,
-      primitive::kSharedExpertFC2, "x_norm2",
-      "shared_expert_fc1_out",     "shared_expert_act_out",
-      "shared_expert_out",         "w_shared_expert_fc1",
-      "w_shared_expert_fc2",       "d_shared_expert_in"};
-  mlp.rows = shape.tokens;
-  mlp.fc1Cols = shape.sharedFc1Cols;
-  mlp.ffnCols = shape.sharedFfnCols;
   // The router keeps the rank's shard of x_norm2 already; under SP the
   // backward re-gathers it as the dense MLP's does.
-  mlp.what = "the " + std::to_string(model.moe->sharedExperts) +
-             " shared experts, one MLP on every token";
-  return mlp;
+  return mlpLinears(
+      {primitive::kSharedExpertFC1, primitive::kSharedExpertActivation,
+       primitive::kSharedExpertFC2, "x_norm2", "shared_expert_fc1_out",
+       "shared_expert_act_out", "shared_expert_out", "w_shared_expert_fc1",
+       "w_shared_expert_fc2", "d_shared_expert_in"},
+      shape.tokens, shape.sharedFc1Cols, shape.sharedFfnCols,
+      "the " + std::to_string(model.moe->sharedExperts) +
+          " shared experts, one MLP on every token");
+}
+
+void ForwardBuilder::gatherSequenceShards(llvm::StringRef primitive,
+                                          Phase phase, llvm::StringRef tensor,
+                                          const llvm::Twine &cause) {
+  if (hasCollectives() && shape.sequenceParallel)
+    tpCollective(primitive, phase, CollectiveKind::AllGather, tensor, cause);
 }
 
 void ForwardBuilder::mlpForward(const MlpLinears &mlp) {
@@ -1180,12 +1181,11 @@ void ForwardBuilder::forwardSharedExperts() {
   // after the token dispatcher's reduction; the shared MLP's
   // ColumnParallelLinear and RowParallelLinear issue their own collectives
   // (moe_shared_expert_overlap only moves them onto another stream).
-  if (hasCollectives() && shape.sequenceParallel)
-    tpCollective(primitive::kSharedExpertTPF, run.phase,
-                 CollectiveKind::AllGather, "x_norm2",
-                 "sequence parallelism (SeqSel Sec. 4.2.2, g): the shared "
-                 "experts' own all-gather of the sequence-sharded x_norm2 "
-                 "(Megatron-Core SharedExpertMLP's fc1)");
+  gatherSequenceShards(
+      primitive::kSharedExpertTPF, run.phase, "x_norm2",
+      "sequence parallelism (SeqSel Sec. 4.2.2, g): the shared "
+      "experts' own all-gather of the sequence-sharded x_norm2 "
+      "(Megatron-Core SharedExpertMLP's fc1)");
   mlpForward(sharedExperts());
   reduceRowParallel(primitive::kSharedExpertTPG, "shared_expert_out");
   int64_t rowElements =

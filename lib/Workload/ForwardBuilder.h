@@ -325,6 +325,14 @@ protected:
   /// writes are the rank's input and output buffers.
   void tpCollective(llvm::StringRef primitive, Phase phase, CollectiveKind kind,
                     llvm::StringRef tensor, const llvm::Twine &cause);
+  /// Under sequence parallelism (tp > 1), the all-gather of the
+  /// sequence-sharded `tensor` over the TP ranks before a column-parallel
+  /// linear's forward (SeqSel Sec. 4.2.2, g) or a row-parallel linear's
+  /// backward (g-bar backward); nothing otherwise. The one statement of that
+  /// gather for attention, the dense MLP, the shared experts, the MLP input's
+  /// backward re-gather, and the model edges (LM head input, d_embeddings).
+  void gatherSequenceShards(llvm::StringRef primitive, Phase phase,
+                            llvm::StringRef tensor, const llvm::Twine &cause);
   /// The same over a tokens x `width` tensor (a latent of multi-head latent
   /// attention); E = tokens * width is divisible by tp under sequence
   /// parallelism (decoder_training_c9).
@@ -439,6 +447,12 @@ protected:
   };
   /// The MLP's forward: fc1, the activation and fc2.
   void mlpForward(const MlpLinears &mlp);
+  /// The linears of `tensors` over `rows` token rows, fc1 `fc1Cols` and
+  /// fc2 `ffnCols` columns wide, one weight copy, no bias, no stashed input:
+  /// what the dense MLP, the routed and the shared experts share.
+  static MlpLinears mlpLinears(const MlpTensors &tensors, int64_t rows,
+                               int64_t fc1Cols, int64_t ffnCols,
+                               std::string what);
   /// The dense MLP's linears.
   MlpLinears denseMlp();
   /// The routed experts' linears over `pairs` (A experts read, P rows).

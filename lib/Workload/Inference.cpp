@@ -105,6 +105,7 @@ blueprint::workload::checkInferenceComposition(const ModelSpec &model,
                    ": inference runs without context parallelism (a decode "
                    "step's single position per sequence cannot be split); "
                    "cp must be 1");
+  requireExpertParallelSplits(sink, model, mapping);
   return sink.take();
 }
 

@@ -80,6 +80,13 @@ void requireTensorParallelSplits(RuleSink &sink, const ModelSpec &model,
 void requireContextParallelSplits(RuleSink &sink, const ModelSpec &model,
                                   const MappingSpec &mapping);
 
+/// The expert-parallel composition rules every run shares
+/// (docs/TransformerSpec.md, "Expert parallelism"): `expert_parallel_c1`
+/// (ep divides dp), `c2` (ep > 1 needs experts) and `c3` (ep divides
+/// experts); nothing at ep = 1.
+void requireExpertParallelSplits(RuleSink &sink, const ModelSpec &model,
+                                 const MappingSpec &mapping);
+
 } // namespace blueprint::workload::detail
 
 #endif // BLUEPRINT_LIB_WORKLOAD_RULES_H

@@ -87,6 +87,26 @@ void blueprint::workload::detail::requireContextParallelSplits(
                    "attention; a sliding window needs cp = 1");
 }
 
+void blueprint::workload::detail::requireExpertParallelSplits(
+    RuleSink &sink, const ModelSpec &model, const MappingSpec &mapping) {
+  if (mapping.ep == 1)
+    return;
+  // Stricter than Megatron-LM, which needs only ep | dp * cp
+  // (parallel_state.initialize_model_parallel: expert_data_parallel_size =
+  // dp * cp / ep for expert_tp = tp): EP stays inside the dp axis so that the
+  // mesh can split dp into edp x ep, with cp its own axis.
+  sink.requireDivides(mapping.dp, "dp", mapping.ep, "ep", "expert_parallel_c1");
+  sink.require(model.moe.has_value(), "expert_parallel_c2",
+               "ep = " + llvm::Twine(mapping.ep) +
+                   " needs a model with experts (moe): expert parallelism "
+                   "splits the experts of the MoE layers");
+  // Each EP rank holds E / ep whole experts (Megatron-Core
+  // MoELayer: num_local_experts = num_moe_experts / ep_size).
+  if (model.moe)
+    sink.requireDivides(model.moe->experts, "experts", mapping.ep, "ep",
+                        "expert_parallel_c3");
+}
+
 namespace {
 
 /// One optional dimension of multi-head latent attention, by its contract
@@ -284,6 +304,7 @@ blueprint::workload::checkMapping(const MappingSpec &mapping) {
   sink.requirePositive(mapping.world, "world", positive);
   sink.requirePositive(mapping.virtualStages, "virtual_stages", positive);
   sink.requirePositive(mapping.cp, "cp", positive);
+  sink.requirePositive(mapping.ep, "ep", positive);
   if (!sink.empty())
     return sink.take();
 
@@ -387,6 +408,7 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
                           "parallelism)",
                           mapping.tp, "tp", "decoder_training_c16");
   }
+  detail::requireExpertParallelSplits(sink, model, mapping);
   // Megatron-Core's MLA runs its duplicated down-projections on the
   // sequence shard and reduces the shared rotary key's gradient only on the
   // sequence-parallel path (docs/WorkAlgebra.md, "Multi-head latent
@@ -468,12 +490,13 @@ RunViolations blueprint::workload::checkRun(
   if (violations.empty())
     violations.composition = checkComposition();
   if (violations.empty())
-    violations.composition = checkDerivedBlocks(model);
+    violations.composition = checkDerivedBlocks(model, mapping);
   return violations;
 }
 
 std::vector<RuleViolation>
-blueprint::workload::checkDerivedBlocks(const ModelSpec &model) {
+blueprint::workload::checkDerivedBlocks(const ModelSpec &model,
+                                        const MappingSpec &mapping) {
   RuleSink sink;
   if (!model.moe)
     return sink.take();
@@ -482,6 +505,12 @@ blueprint::workload::checkDerivedBlocks(const ModelSpec &model) {
                    " gives the experts' MLPs biases, whose work is not "
                    "derived yet: an MoE block needs linear_bias = none or "
                    "qkv");
+  sink.require(mapping.ep == 1, "expert_parallel_c4",
+               "ep = " + llvm::Twine(mapping.ep) +
+                   ": the work of expert parallelism (E / ep experts per "
+                   "rank, the token all-to-alls over the ep axis, the expert "
+                   "gradients reduced over the expert-data-parallel group) "
+                   "is not derived yet; runs and programs need ep = 1");
   return sink.take();
 }
 

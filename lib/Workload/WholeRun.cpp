@@ -183,9 +183,8 @@ private:
   llvm::Error buildTemplates() {
     std::vector<BlockKind> kinds = blockKindsOf(model);
     for (BlockKind kind : kinds)
-      if (llvm::Error error = buildBlockTemplates(
-              kind,
-              kinds.size() > 1 && kind == BlockKind::Expert ? "moe_" : ""))
+      if (llvm::Error error =
+              buildBlockTemplates(kind, blockTemplatePrefix(model, kind)))
         return error;
     return buildEdgeTemplates();
   }
@@ -432,14 +431,9 @@ private:
     chunkParameters.assign(layout.chunks(), 0);
     for (int64_t chunk = 0; chunk < layout.chunks(); ++chunk) {
       int64_t first = layout.firstBlock(chunk);
-      int64_t elements = 0;
-      for (BlockKind kind : blockKindsOf(model))
-        elements = guard.add(
-            elements,
-            guard.mul(blocksOfKind(model, kind, first,
-                                   first + layout.chunkBlocks[chunk]),
-                      perBlock[static_cast<size_t>(kind)], "chunk parameters"),
-            "chunk parameters");
+      int64_t elements = sumOverBlocks(model, perBlock, first,
+                                       first + layout.chunkBlocks[chunk], guard,
+                                       "chunk parameters");
       if (chunk == 0)
         elements = guard.add(elements, embedding, "chunk parameters");
       if (chunk == layout.chunks() - 1)
@@ -811,8 +805,7 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
   std::vector<BlockKind> kinds = blockKindsOf(model);
   std::array<std::vector<size_t>, 2> templateOf;
   for (BlockKind kind : kinds) {
-    std::string prefix =
-        kinds.size() > 1 && kind == BlockKind::Expert ? "moe_" : "";
+    std::string prefix = blockTemplatePrefix(model, kind);
     ModelSpec block = blockModelOf(model, kind);
     std::vector<size_t> &indices = templateOf[static_cast<size_t>(kind)];
     llvm::Expected<BlockWork> prefill =
@@ -873,13 +866,8 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
     int64_t chunk = layout.chunkAt(stage, 0);
     int64_t firstBlock = layout.firstBlock(chunk);
     int64_t endBlock = firstBlock + layout.chunkBlocks[chunk];
-    for (BlockKind kind : kinds)
-      program.parameters =
-          guard.add(program.parameters,
-                    guard.mul(blockParameters[static_cast<size_t>(kind)],
-                              blocksOfKind(model, kind, firstBlock, endBlock),
-                              "stage parameters"),
-                    "stage parameters");
+    program.parameters = sumOverBlocks(model, blockParameters, firstBlock,
+                                       endBlock, guard, "stage parameters");
     if (stage == 0)
       program.parameters = guard.add(program.parameters, edge->firstStageTotal,
                                      "stage parameters");

@@ -25,6 +25,19 @@ ModelSpec smallModel() {
   return model;
 }
 
+/// smallModel with `experts` experts, 2 per token, 1024 wide, no MLP biases
+/// (decoder_moe_c5): a mixture-of-experts model every derived rule accepts.
+ModelSpec smallMoeModel(int64_t experts) {
+  ModelSpec model = smallModel();
+  model.linearBias = LinearBias::None;
+  MixtureOfExperts moe;
+  moe.experts = experts;
+  moe.expertsPerToken = 2;
+  moe.expertFfnHidden = 1024;
+  model.moe = moe;
+  return model;
+}
+
 TrainingSpec trainingWith(int64_t globalBatch, int64_t microBatch) {
   TrainingSpec training;
   training.globalBatch = globalBatch;
@@ -467,13 +480,7 @@ TEST(MixtureOfExperts, RulesAndTheRunRefusal) {
 }
 
 TEST(MixtureOfExperts, TensorParallelRules) {
-  ModelSpec model = smallModel();
-  model.linearBias = LinearBias::None;
-  MixtureOfExperts moe;
-  moe.experts = 8;
-  moe.expertsPerToken = 2;
-  moe.expertFfnHidden = 1024;
-  model.moe = moe;
+  ModelSpec model = smallMoeModel(8);
   auto trainingRules = [&](const MappingSpec &mapping) {
     std::vector<std::string> rules;
     for (const RuleViolation &violation :
@@ -501,4 +508,78 @@ TEST(MixtureOfExperts, TensorParallelRules) {
       checkInferenceRun(model, inference, serving).all();
   ASSERT_FALSE(violations.empty());
   EXPECT_EQ(violations.front().rule, "decoder_moe_c3");
+}
+
+// Over a grid of data-parallel degrees, expert counts and expert-parallel
+// degrees, the expert-parallel rules fire exactly when their split is not
+// whole: ep must divide dp (c1, EP is carved out of the data-parallel ranks)
+// and the experts (c3, E / ep experts per rank); a run that composes is
+// refused by c4 alone at ep > 1, and ep = 1 changes nothing. The same rules
+// hold for serving.
+TEST(Composition, ExpertParallelRules) {
+  InferenceSpec inference;
+  inference.batch = 24;
+  inference.promptLength = 16;
+  inference.generatedTokens = 4;
+  for (int64_t dp : {1, 2, 4, 6})
+    for (int64_t experts : {4, 6, 8})
+      for (int64_t ep : {1, 2, 3, 4}) {
+        ModelSpec model = smallMoeModel(experts);
+        MappingSpec mapping = mappingWith(1, 1, dp);
+        mapping.ep = ep;
+        std::vector<std::string> expected;
+        if (ep > 1 && dp % ep != 0)
+          expected.push_back("expert_parallel_c1");
+        if (ep > 1 && experts % ep != 0)
+          expected.push_back("expert_parallel_c3");
+        if (ep > 1 && expected.empty())
+          expected.push_back("expert_parallel_c4");
+        EXPECT_EQ(
+            rulesOf(
+                checkTrainingRun(model, trainingWith(24, 1), mapping).all()),
+            expected)
+            << "dp " << dp << " experts " << experts << " ep " << ep;
+        EXPECT_EQ(rulesOf(checkInferenceRun(model, inference, mapping).all()),
+                  expected)
+            << "serving: dp " << dp << " experts " << experts << " ep " << ep;
+      }
+}
+
+// With cp > 1, expert_parallel_c1 is stricter than Megatron-LM, which needs
+// only ep | dp * cp: at dp 1, cp 2, ep 2 Megatron's EP group is the two CP
+// ranks; here it is refused because EP must fit inside the dp axis.
+TEST(Composition, ExpertParallelRulesWithContextParallel) {
+  ModelSpec model = smallMoeModel(8); // seq 512: 2 * cp = 4 divides it
+  for (int64_t dp : {1, 2, 4})
+    for (int64_t ep : {2, 4}) {
+      MappingSpec mapping = mappingWith(1, 1, dp);
+      mapping.cp = 2;
+      mapping.world = 2 * dp;
+      mapping.ep = ep;
+      // Megatron accepts every case but dp 1, ep 4 ((dp * cp) % ep == 0);
+      // dp 1, ep 2 and dp 2, ep 4 are refused here only.
+      std::vector<std::string> expected{dp % ep != 0 ? "expert_parallel_c1"
+                                                     : "expert_parallel_c4"};
+      EXPECT_EQ(
+          rulesOf(checkTrainingRun(model, trainingWith(24, 1), mapping).all()),
+          expected)
+          << "dp " << dp << " cp 2 ep " << ep;
+    }
+}
+
+// ep is positive (transformer_mapping_c1), does not enter world, and needs
+// a model with experts (expert_parallel_c2).
+TEST(Composition, ExpertParallelContract) {
+  MappingSpec mapping = mappingWith(2, 1, 4);
+  mapping.ep = 0;
+  EXPECT_EQ(rulesOf(checkMapping(mapping)),
+            std::vector<std::string>{"transformer_mapping_c1"});
+  // world = tp * pp * dp = 8 whatever ep: the EP ranks are DP ranks.
+  mapping.ep = 4;
+  EXPECT_TRUE(checkMapping(mapping).empty());
+  mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+  EXPECT_EQ(
+      rulesOf(
+          checkTrainingRun(smallModel(), trainingWith(8, 1), mapping).all()),
+      std::vector<std::string>{"expert_parallel_c2"});
 }

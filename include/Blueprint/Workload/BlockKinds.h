@@ -12,11 +12,14 @@
 #define BLUEPRINT_WORKLOAD_BLOCKKINDS_H
 
 #include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/Spec.h"
 
 #include "llvm/Support/Error.h"
 
+#include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace blueprint::workload {
@@ -40,6 +43,19 @@ std::vector<BlockKind> blockKindsOf(const ModelSpec &model);
 /// MixtureOfExperts::expertBlocks).
 int64_t blocksOfKind(const ModelSpec &model, BlockKind kind, int64_t first,
                      int64_t end);
+
+/// A quantity of the blocks [first, end): the sum over the kinds of
+/// `perBlock[kind]` (one block's, indexed by BlockKind) times the blocks of
+/// that kind, in checked arithmetic (`what` names an overflow).
+int64_t sumOverBlocks(const ModelSpec &model,
+                      const std::array<int64_t, 2> &perBlock, int64_t first,
+                      int64_t end, OverflowGuard &guard,
+                      const llvm::Twine &what);
+
+/// The prefix of a run template's name for a block of `kind`: "moe_" for
+/// the MoE blocks of a model that mixes kinds, "" otherwise, so a model of
+/// one kind keeps the plain names (docs/WholeRun.md, "Block kinds").
+std::string blockTemplatePrefix(const ModelSpec &model, BlockKind kind);
 
 /// The maximal runs of consecutive blocks of one kind that make up [first,
 /// end), in block order.

@@ -185,6 +185,13 @@ struct MappingSpec {
   int64_t cp = 1;
   /// How the cp ranks exchange keys and values.
   CPCommMode cpComm = CPCommMode::Ring;
+  /// Expert-parallel degree: the data-parallel ranks of an MoE layer that
+  /// split its experts, E / ep each (Megatron-LM
+  /// `--expert-model-parallel-size`, carved out of dp; each expert stays
+  /// tensor-parallel over tp). docs/TransformerSpec.md, "Expert
+  /// parallelism": the contract and its rules `expert_parallel_c1` ..
+  /// `c4`; runs need ep = 1 until its work is derived (`c4`).
+  int64_t ep = 1;
 
   /// The ranks holding the same parameters of a stage, dp * cp: every
   /// parameter is replicated over the context-parallel ranks, so gradients
@@ -286,13 +293,15 @@ std::vector<RuleViolation> checkModel(const ModelSpec &model);
 std::vector<RuleViolation> checkMixtureOfExperts(const MixtureOfExperts &moe,
                                                  int64_t blocks);
 /// The mixture-of-experts blocks the work algebra does not derive yet, one
-/// violation each: `decoder_moe_c5` for MLP biases (`decoder_moe_c1`,
-/// blocks of both kinds, and `decoder_moe_c4`, shared experts, are retired:
-/// both are derived, docs/WholeRun.md "Block kinds" and docs/WorkAlgebra.md
+/// violation each: `decoder_moe_c5` for MLP biases and `expert_parallel_c4`
+/// for experts split over ep > 1 ranks (`decoder_moe_c1`, blocks of both
+/// kinds, and `decoder_moe_c4`, shared experts, are retired: both are
+/// derived, docs/WholeRun.md "Block kinds" and docs/WorkAlgebra.md
 /// "Mixture-of-experts"). Every run and every per-block quantity
 /// (blockParametersPerRank) is refused through this one check; empty for a
 /// dense model and for a model whose MoE blocks are of the derived kind.
-std::vector<RuleViolation> checkDerivedBlocks(const ModelSpec &model);
+std::vector<RuleViolation> checkDerivedBlocks(const ModelSpec &model,
+                                              const MappingSpec &mapping);
 /// Rules that involve only the training-workload contract.
 std::vector<RuleViolation> checkTraining(const TrainingSpec &training);
 /// Rules that involve only the mapping contract.

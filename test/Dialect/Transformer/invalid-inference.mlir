@@ -102,3 +102,24 @@ transformer.decoder_inference @s
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2, expert_ffn_hidden = 1002>>
     inference = <batch = 8, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
     mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// expert_parallel_c1 .. c3 hold for serving too; c4 refuses ep = 2 (serving
+// with expert parallelism is not derived yet). dp = 2 and E = 8 split
+// over ep = 2.
+// expected-error @+1 {{expert_parallel_c4: ep = 2: the work of expert parallelism}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2>>
+    inference = <batch = 8, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, ep = 2>
+
+// -----
+
+// expert_parallel_c3 in serving: 8 experts do not split over ep = 16
+// (dp = 16 does).
+// expected-error @+1 {{expert_parallel_c3: experts = 8 is not divisible by ep = 16}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2>>
+    inference = <batch = 16, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 16, tp = 1, pp = 1, dp = 16, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, ep = 16>

@@ -642,3 +642,51 @@ transformer.decoder_training @mla_uneven_kv_latent
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, position_embedding = rotary, kv_lora_rank = 126, qk_nope_head_dim = 64, qk_rope_head_dim = 32, v_head_dim = 64>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
     mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = reduce_scatter_all_gather, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_mapping_c1: the expert-parallel degree is positive.
+// expected-error @+4 {{transformer_mapping_c1: ep must be positive, got 0}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, ep = 0>
+
+// -----
+
+// expert_parallel_c1: EP is carved out of the data-parallel ranks
+// (Megatron-LM), so ep = 4 cannot split dp = 2.
+// expected-error @+1 {{expert_parallel_c1: dp = 2 is not divisible by ep = 4}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, ep = 4>
+
+// -----
+
+// expert_parallel_c2: a dense model has no experts to split.
+// expected-error @+1 {{expert_parallel_c2: ep = 2 needs a model with experts (moe): expert parallelism splits the experts of the MoE layers}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, ep = 2>
+
+// -----
+
+// expert_parallel_c3: each EP rank holds E / ep whole experts; 6 experts
+// do not split over ep = 4 (dp = 4 is divisible by 4).
+// expected-error @+1 {{expert_parallel_c3: experts = 6 is not divisible by ep = 4}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 6, experts_per_token = 2>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4, tp = 1, pp = 1, dp = 4, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, ep = 4>
+
+// -----
+
+// expert_parallel_c4: ep = 2 composes (2 | dp = 2, 2 | E = 8) but its work
+// is not derived yet.
+// expected-error @+1 {{expert_parallel_c4: ep = 2: the work of expert parallelism (E / ep experts per rank, the token all-to-alls over the ep axis, the expert gradients reduced over the expert-data-parallel group) is not derived yet; runs and programs need ep = 1}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, ep = 2>

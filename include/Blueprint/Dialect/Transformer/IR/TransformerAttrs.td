@@ -295,10 +295,15 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     `cp`, the context-parallel degree (default 1), and `cp_comm`, how the
     `cp` ranks exchange keys and values, `ring` (default) or `all_gather`
     (docs/TransformerSpec.md, "Context parallelism"; a training program at
-    `cp > 1` has a `cp` mesh axis, docs/DistSpec.md).
+    `cp > 1` has a `cp` mesh axis, docs/DistSpec.md); `ep`, the
+    expert-parallel degree (default 1): the data-parallel ranks of an MoE
+    layer that split its experts (docs/TransformerSpec.md, "Expert
+    parallelism"; runs need `ep = 1` until its work is derived, rule
+    `expert_parallel_c4`).
 
     Rules (`transformer_mapping_c*`):
-    1. `tp`, `pp`, `dp`, `world`, `virtual_stages` and `cp` are positive;
+    1. `tp`, `pp`, `dp`, `world`, `virtual_stages`, `cp` and `ep` are
+       positive;
     2. `world = tp * cp * pp * dp`;
     3. `gpipe`, `one_f_one_b` and `zero_bubble_h1` have
        `virtual_stages = 1`; `interleaved_one_f_one_b` has
@@ -327,7 +332,8 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     DefaultValuedParameter<"int64_t", "0">:$bucket_bytes,
     DefaultValuedParameter<"int64_t", "1">:$cp,
     Transformer_DefaultValuedEnumParameter<Workload_CPCommMode,
-        "::blueprint::workload::CPCommMode::Ring">:$cp_comm
+        "::blueprint::workload::CPCommMode::Ring">:$cp_comm,
+    DefaultValuedParameter<"int64_t", "1">:$ep
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

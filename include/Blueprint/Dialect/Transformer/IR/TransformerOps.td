@@ -56,8 +56,11 @@ def Transformer_DecoderTrainingOp
         `tp` divides `micro_batch * seq_length / cp` (the tokens per
         context-parallel rank; the vocabulary-parallel cross-entropy
         all-reduces one fp32 value per token over the TP ranks);
-    17. once every rule above holds, the MoE blocks the work algebra does
-        not derive yet: `decoder_moe_c5`, MLP biases (`linear_bias = all`).
+    17. `expert_parallel_c1` .. `c3` (at `ep > 1`): `ep` divides `dp`
+        (`c1`); the model has `moe` (`c2`); `ep` divides `experts` (`c3`);
+    18. once every rule above holds, the MoE blocks the work algebra does
+        not derive yet: `decoder_moe_c5`, MLP biases (`linear_bias = all`),
+        and `expert_parallel_c4`, experts split over `ep > 1` ranks.
         (`decoder_moe_c1`, blocks of both kinds, and `decoder_moe_c4`,
         shared experts, are retired: they are derived. Dense and MoE blocks
         mix in one run (`first_dense_blocks`, `moe_layer_frequency`): each
@@ -124,9 +127,12 @@ def Transformer_DecoderInferenceOp
     9. `context_parallel_c4`: `cp = 1` (a decode step's single position per
        sequence cannot be split over the sequence);
     10. `decoder_moe_c3`: `tp` divides `expert_ffn_hidden`;
-    11. once every rule above holds, the MoE blocks the work algebra does
+    11. `expert_parallel_c1` .. `c3` (at `ep > 1`): `ep` divides `dp`, the
+        model has `moe`, `ep` divides `experts`;
+    12. once every rule above holds, the MoE blocks the work algebra does
         not derive yet:
-        `decoder_moe_c5`, MLP biases.
+        `decoder_moe_c5`, MLP biases, and `expert_parallel_c4`, experts
+        split over `ep > 1` ranks.
 
     ```mlir
     transformer.decoder_inference @serve
