@@ -185,6 +185,13 @@ struct MappingSpec {
   int64_t cp = 1;
   /// How the cp ranks exchange keys and values.
   CPCommMode cpComm = CPCommMode::Ring;
+  /// Tensor-parallel communication overlapped with compute: in the
+  /// backward of a column-parallel linear the input-gradient all-reduce or
+  /// reduce-scatter runs under the weight-gradient GEMM and the sequence-
+  /// parallel re-gather of its input under the input-gradient GEMM
+  /// (Megatron-LM's LinearWithGradAccumulationAndAsyncCommunication,
+  /// docs/Estimate.md, "Overlap"). A time option: no work changes.
+  bool overlapTPComm = false;
 
   /// The ranks holding the same parameters of a stage, dp * cp: every
   /// parameter is replicated over the context-parallel ranks, so gradients

@@ -272,13 +272,12 @@ blueprint::transformer::getInferenceAttr(MLIRContext *context,
 // MappingAttr
 //===----------------------------------------------------------------------===//
 
-static workload::MappingSpec
-toMappingSpec(int64_t world, int64_t tp, int64_t pp, int64_t dp,
-              int64_t virtualStages, workload::TPCommMode tpComm,
-              workload::RecomputePolicy recompute,
-              workload::PipelineSchedule schedule,
-              ArrayRef<int64_t> pipelineLayout, int64_t zeroStage,
-              int64_t bucketBytes, int64_t cp, workload::CPCommMode cpComm) {
+static workload::MappingSpec toMappingSpec(
+    int64_t world, int64_t tp, int64_t pp, int64_t dp, int64_t virtualStages,
+    workload::TPCommMode tpComm, workload::RecomputePolicy recompute,
+    workload::PipelineSchedule schedule, ArrayRef<int64_t> pipelineLayout,
+    int64_t zeroStage, int64_t bucketBytes, int64_t cp,
+    workload::CPCommMode cpComm, bool overlapTPComm) {
   workload::MappingSpec spec;
   spec.world = world;
   spec.tp = tp;
@@ -293,6 +292,7 @@ toMappingSpec(int64_t world, int64_t tp, int64_t pp, int64_t dp,
   spec.bucketBytes = bucketBytes;
   spec.cp = cp;
   spec.cpComm = cpComm;
+  spec.overlapTPComm = overlapTPComm;
   return spec;
 }
 
@@ -301,18 +301,19 @@ LogicalResult MappingAttr::verify(
     int64_t pp, int64_t dp, int64_t virtualStages, workload::TPCommMode tpComm,
     workload::RecomputePolicy recompute, workload::PipelineSchedule schedule,
     ArrayRef<int64_t> layout, int64_t zeroStage, int64_t bucketBytes,
-    int64_t cp, workload::CPCommMode cpComm) {
+    int64_t cp, workload::CPCommMode cpComm, bool overlapTPComm) {
   return reportViolations(
-      emitError, workload::checkMapping(toMappingSpec(
-                     world, tp, pp, dp, virtualStages, tpComm, recompute,
-                     schedule, layout, zeroStage, bucketBytes, cp, cpComm)));
+      emitError,
+      workload::checkMapping(toMappingSpec(
+          world, tp, pp, dp, virtualStages, tpComm, recompute, schedule, layout,
+          zeroStage, bucketBytes, cp, cpComm, overlapTPComm)));
 }
 
 workload::MappingSpec MappingAttr::getSpec() const {
-  return toMappingSpec(getWorld(), getTp(), getPp(), getDp(),
-                       getVirtualStages(), getTpComm(), getRecompute(),
-                       getSchedule(), getPipelineLayout(), getZeroStage(),
-                       getBucketBytes(), getCp(), getCpComm());
+  return toMappingSpec(
+      getWorld(), getTp(), getPp(), getDp(), getVirtualStages(), getTpComm(),
+      getRecompute(), getSchedule(), getPipelineLayout(), getZeroStage(),
+      getBucketBytes(), getCp(), getCpComm(), getOverlapTpComm());
 }
 
 MappingAttr
@@ -321,7 +322,8 @@ blueprint::transformer::getMappingAttr(MLIRContext *context,
   return MappingAttr::get(context, spec.world, spec.tp, spec.pp, spec.dp,
                           spec.virtualStages, spec.tpComm, spec.recompute,
                           spec.schedule, spec.pipelineLayout, spec.zeroStage,
-                          spec.bucketBytes, spec.cp, spec.cpComm);
+                          spec.bucketBytes, spec.cp, spec.cpComm,
+                          spec.overlapTPComm);
 }
 
 std::optional<std::string> blueprint::transformer::workloadContractViolation(

@@ -295,7 +295,12 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     `cp`, the context-parallel degree (default 1), and `cp_comm`, how the
     `cp` ranks exchange keys and values, `ring` (default) or `all_gather`
     (docs/TransformerSpec.md, "Context parallelism"; a training program at
-    `cp > 1` has a `cp` mesh axis, docs/DistSpec.md).
+    `cp > 1` has a `cp` mesh axis, docs/DistSpec.md); `overlap_tp_comm`
+    (default `false`), whether the critical path overlaps each
+    column-parallel linear's backward tensor-parallel communication with
+    its GEMMs (Megatron-LM's
+    `LinearWithGradAccumulationAndAsyncCommunication`, docs/Estimate.md,
+    "Overlap"): a time option, the work is the same.
 
     Rules (`transformer_mapping_c*`):
     1. `tp`, `pp`, `dp`, `world`, `virtual_stages` and `cp` are positive;
@@ -327,7 +332,8 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     DefaultValuedParameter<"int64_t", "0">:$bucket_bytes,
     DefaultValuedParameter<"int64_t", "1">:$cp,
     Transformer_DefaultValuedEnumParameter<Workload_CPCommMode,
-        "::blueprint::workload::CPCommMode::Ring">:$cp_comm
+        "::blueprint::workload::CPCommMode::Ring">:$cp_comm,
+    DefaultValuedParameter<"bool", "false">:$overlap_tp_comm
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
