@@ -477,6 +477,15 @@ std::vector<OverlapPair> blueprint::analysis::tensorParallelOverlapPairs(
   using workload::Engine;
   using workload::Phase;
   std::vector<OverlapPair> pairs;
+  // A GEMM hides at most one collective: the code waits for each before
+  // issuing the next.
+  std::vector<bool> paired(tasks.size(), false);
+  auto pair = [&](size_t collective, size_t compute) {
+    if (paired[compute])
+      return;
+    paired[compute] = true;
+    pairs.push_back({collective, compute});
+  };
   auto isMatmul = [&](size_t index, Phase phase) {
     return tasks[index].engine == Engine::Matmul && tasks[index].phase == phase;
   };
@@ -505,12 +514,12 @@ std::vector<OverlapPair> blueprint::analysis::tensorParallelOverlapPairs(
       if (task.phase == Phase::ActivationGrad &&
           (kind == CollectiveKind::AllReduce ||
            kind == CollectiveKind::ReduceScatter))
-        pairs.push_back({index, weightGrad});
+        pair(index, weightGrad);
       // Sequence parallelism's all-gather of the saved input is issued
       // before the input-gradient GEMM and waited for after it.
       else if (task.phase == Phase::Recommunication &&
                kind == CollectiveKind::AllGather)
-        pairs.push_back({index, *inputGrad});
+        pair(index, *inputGrad);
     }
   }
   return pairs;

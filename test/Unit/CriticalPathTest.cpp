@@ -462,6 +462,15 @@ TEST(CriticalPath, TensorParallelOverlapPairsAreMegatronsBackwardPairs) {
                                     CollectiveKind::AllGather),
                      matmulTask("fc1", Phase::WeightGrad)}),
             (Pairs{{1, 3}, {2, 0}}));
+  // A GEMM hides one collective: a second reduction between the same D
+  // and W stays exposed.
+  EXPECT_EQ(pairsOf({matmulTask("fc1", Phase::ActivationGrad),
+                     collectiveTask("mlp_tp_f", Phase::ActivationGrad,
+                                    CollectiveKind::AllReduce),
+                     collectiveTask("extra", Phase::ActivationGrad,
+                                    CollectiveKind::AllReduce),
+                     matmulTask("fc1", Phase::WeightGrad)}),
+            (Pairs{{1, 3}}));
   // Not pairs: a row-parallel g's backward all-gather, a forward
   // all-reduce, a collective over another axis, a weight-gradient GEMM of
   // another linear, a collective outside [D, W].
