@@ -478,12 +478,14 @@ std::vector<OverlapPair> blueprint::analysis::tensorParallelOverlapPairs(
   using workload::Phase;
   std::vector<OverlapPair> pairs;
   // A GEMM hides at most one collective: the code waits for each before
-  // issuing the next.
+  // issuing the next. A collective is in one pair: nested [D, W] ranges
+  // (which no builder makes) could not subtract it twice.
   std::vector<bool> paired(tasks.size(), false);
   auto pair = [&](size_t collective, size_t compute) {
-    if (paired[compute])
+    if (paired[compute] || paired[collective])
       return;
     paired[compute] = true;
+    paired[collective] = true;
     pairs.push_back({collective, compute});
   };
   auto isMatmul = [&](size_t index, Phase phase) {
@@ -771,7 +773,7 @@ void blueprint::analysis::printCriticalPathTable(
             milliseconds(report.pathComputeSeconds) + " ms\n";
   // Only a run that overlaps has the line: other reports are unchanged.
   if (report.pathHiddenTPCommSeconds > 0)
-    os << "  tp communication hidden by compute on the path " +
+    os << "  tp communication overlapped with compute on the path " +
               milliseconds(report.pathHiddenTPCommSeconds) + " ms\n";
   os << "stage  compute_ms  collective_ms  bubble_ms\n";
   for (auto [stage, time] : llvm::enumerate(report.stages))
@@ -780,7 +782,7 @@ void blueprint::analysis::printCriticalPathTable(
        << milliseconds(time.bubbleSeconds) << "\n";
   for (auto [stage, time] : llvm::enumerate(report.stages))
     if (time.hiddenTPCommSeconds > 0)
-      os << "  stage " << stage << ": tp communication hidden by compute "
+      os << "  stage " << stage << ": tp communication overlapped with compute "
          << milliseconds(time.hiddenTPCommSeconds) << " ms\n";
   os << "critical path (" << report.path.size() << " segments):\n";
   for (const PathSegment &segment : report.path) {
@@ -802,7 +804,7 @@ void blueprint::analysis::writeCriticalPathJSON(
                  report.exposedCommunicationSeconds);
   json.attribute("path_compute_seconds", report.pathComputeSeconds);
   if (report.pathHiddenTPCommSeconds > 0)
-    json.attribute("path_hidden_tp_comm_seconds",
+    json.attribute("path_overlapped_tp_comm_seconds",
                    report.pathHiddenTPCommSeconds);
   json.attributeArray("stages", [&] {
     for (size_t stage = 0; stage < report.stages.size(); ++stage)
@@ -815,7 +817,8 @@ void blueprint::analysis::writeCriticalPathJSON(
         json.attribute("collective_seconds", time.collectiveSeconds);
         json.attribute("bubble_seconds", time.bubbleSeconds);
         if (time.hiddenTPCommSeconds > 0)
-          json.attribute("hidden_tp_comm_seconds", time.hiddenTPCommSeconds);
+          json.attribute("overlapped_tp_comm_seconds",
+                         time.hiddenTPCommSeconds);
       });
   });
   json.attributeArray("path", [&] {

@@ -369,15 +369,17 @@ llvm::Expected<PathFigures>
 RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
                   const estimate::NetworkTierBinding &binding, CostMemo &memo,
                   TimeScratch &scratch) const {
-  std::string tpTier = tierOf(binding, workload::kTensorParallelAxis);
-  auto knownTemplates = memo.templateSeconds.find(tpTier);
+  std::pair<std::string, bool> templateKey = {
+      tierOf(binding, workload::kTensorParallelAxis), coster.overlapsTPComm()};
+  auto knownTemplates = memo.templateSeconds.find(templateKey);
   if (knownTemplates == memo.templateSeconds.end()) {
     llvm::Expected<std::vector<double>> costed =
         coster.templateSeconds(parts.templates);
     if (!costed)
       return costed.takeError();
     knownTemplates =
-        memo.templateSeconds.emplace(tpTier, std::move(*costed)).first;
+        memo.templateSeconds.emplace(std::move(templateKey), std::move(*costed))
+            .first;
   }
   const std::vector<double> &templateSeconds = knownTemplates->second;
   auto workSecondsOf = [&](const workload::RunWork &work, size_t stage,

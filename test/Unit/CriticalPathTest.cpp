@@ -25,8 +25,9 @@ using namespace blueprint;
 using namespace blueprint::analysis;
 using namespace blueprint::workload;
 using blueprint::test::RunSpecs;
-using blueprint::test::valueOrFail;
 using blueprint::test::smallRun;
+using blueprint::test::useLatentAttention;
+using blueprint::test::valueOrFail;
 
 namespace {
 
@@ -471,6 +472,15 @@ TEST(CriticalPath, TensorParallelOverlapPairsAreMegatronsBackwardPairs) {
                                     CollectiveKind::AllReduce),
                      matmulTask("fc1", Phase::WeightGrad)}),
             (Pairs{{1, 3}}));
+  // A collective is in one pair: in nested [D, W] ranges the inner W's
+  // all-reduce is not paired again with the outer W.
+  EXPECT_EQ(pairsOf({matmulTask("fc1", Phase::ActivationGrad),
+                     matmulTask("qkv_proj", Phase::ActivationGrad),
+                     collectiveTask("attn_tp_f", Phase::ActivationGrad,
+                                    CollectiveKind::AllReduce),
+                     matmulTask("qkv_proj", Phase::WeightGrad),
+                     matmulTask("fc1", Phase::WeightGrad)}),
+            (Pairs{{2, 3}}));
   // Not pairs: a row-parallel g's backward all-gather, a forward
   // all-reduce, a collective over another axis, a weight-gradient GEMM of
   // another linear, a collective outside [D, W].
@@ -503,6 +513,57 @@ TEST(CriticalPath, TensorParallelOverlapPairsAreMegatronsBackwardPairs) {
       (std::vector<std::string>{
           "block_backward: mlp_tp_f under fc1 weight_grad",
           "block_backward: fc1_wgrad_gather under fc1 activation_grad",
+          "block_backward: attn_tp_f under qkv_proj weight_grad",
+          "block_backward: qkv_wgrad_gather under qkv_proj activation_grad",
+          "head_backward: lm_head_tp_f under lm_head_logits weight_grad",
+          "head_backward: lm_head_wgrad_gather under lm_head_logits "
+          "activation_grad"}));
+
+  // Multi-head latent attention: Megatron-LM's up-projections
+  // (linear_q_up_proj, linear_kv_up_proj; linear_q_proj without a query
+  // latent) are ColumnParallelLinear, so each pairs as QKV does: its input
+  // gradient's reduction under its weight-gradient GEMM, its re-gather
+  // under its input-gradient GEMM. The down-projections are replicated
+  // (no tp collective between their D and W).
+  RunSpecs latent = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  latent.mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+  useLatentAttention(latent.model, {32, 32, 16, 8, 16});
+  std::vector<std::string> latentPairs = {
+      "block_backward: mlp_tp_f under fc1 weight_grad",
+      "block_backward: fc1_wgrad_gather under fc1 activation_grad",
+      "block_backward: kv_latent_tp_f under kv_b_proj weight_grad",
+      "block_backward: kv_b_wgrad_gather under kv_b_proj activation_grad",
+      "block_backward: q_latent_tp_f under q_b_proj weight_grad",
+      "block_backward: q_b_wgrad_gather under q_b_proj activation_grad",
+      "head_backward: lm_head_tp_f under lm_head_logits weight_grad",
+      "head_backward: lm_head_wgrad_gather under lm_head_logits "
+      "activation_grad"};
+  EXPECT_EQ(blockBackwardPairs(latent), latentPairs);
+  // Without a query latent, q_proj takes q_b_proj's place.
+  latent.model.qLoraRank = std::nullopt;
+  latentPairs[4] = "block_backward: attn_tp_f under q_proj weight_grad";
+  latentPairs[5] =
+      "block_backward: q_wgrad_gather under q_proj activation_grad";
+  EXPECT_EQ(blockBackwardPairs(latent), latentPairs);
+  // Shared experts: Megatron-LM's SharedExpertMLP's fc1 is
+  // ColumnParallelLinear; its fc2 (row-parallel) pairs nothing.
+  RunSpecs shared = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  shared.mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+  shared.model.norm = NormKind::RMSNorm;
+  shared.model.linearBias = LinearBias::None;
+  shared.model.moe = MixtureOfExperts{};
+  shared.model.moe->experts = 8;
+  shared.model.moe->expertsPerToken = 2;
+  shared.model.moe->expertFfnHidden = 96;
+  shared.model.moe->sharedExperts = 1;
+  // The routed experts' GEMMs have no tp collective between D and W.
+  EXPECT_EQ(
+      blockBackwardPairs(shared),
+      (std::vector<std::string>{
+          "block_backward: shared_expert_tp_f under shared_expert_fc1 "
+          "weight_grad",
+          "block_backward: fc1_wgrad_gather under shared_expert_fc1 "
+          "activation_grad",
           "block_backward: attn_tp_f under qkv_proj weight_grad",
           "block_backward: qkv_wgrad_gather under qkv_proj activation_grad",
           "head_backward: lm_head_tp_f under lm_head_logits weight_grad",

@@ -303,6 +303,9 @@ public:
   static double instanceSeconds(double templateSeconds, int64_t repetitions);
   /// instanceSeconds of both times.
   static TaskTimes instanceTimes(TaskTimes templateTimes, int64_t repetitions);
+  /// Whether times() overlaps the tensorParallelOverlapPairs (the
+  /// mapping's overlap_tp_comm): a memo of template times keys on it.
+  bool overlapsTPComm() const { return mapping.overlapTPComm; }
 
 private:
   const workload::MappingSpec &mapping;

@@ -35,6 +35,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace blueprint::sweep {
@@ -92,8 +93,8 @@ public:
   /// cost on the tier bound to their mesh axis (a compute task costs the
   /// same on every binding): the tier is the key.
   struct CostMemo {
-    /// By the tier of axis tp.
-    std::map<std::string, std::vector<double>> templateSeconds;
+    /// By the tier of axis tp and the mapping's overlap_tp_comm.
+    std::map<std::pair<std::string, bool>, std::vector<double>> templateSeconds;
     /// By the tier of axis pp.
     std::map<std::string, double> transferSeconds;
     /// By the tier of the work's axis, then its stage (0 for a shared
