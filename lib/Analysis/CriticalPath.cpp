@@ -332,6 +332,11 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
   report.exposedCommunicationSeconds = timed.exposedCommunicationSeconds;
   report.pathComputeSeconds = timed.pathComputeSeconds;
   report.path.assign(timed.reversedPath.rbegin(), timed.reversedPath.rend());
+  for (const PathSegment &segment : report.path)
+    if (!segment.transfer)
+      report.pathHiddenTPCommSeconds +=
+          graph.stages[static_cast<size_t>(segment.stage)][segment.step]
+              .hiddenSeconds;
   for (size_t stage = 0; stage < graph.stages.size(); ++stage)
     report.timing.emplace_back(timed.timing.begin() + plan->stageBegin[stage],
                                timed.timing.begin() +
@@ -345,6 +350,7 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
         time.collectiveSeconds += step.seconds;
       else
         time.computeSeconds += step.seconds;
+      time.hiddenTPCommSeconds += step.hiddenSeconds;
     }
     time.bubbleSeconds =
         report.iterationSeconds - time.computeSeconds - time.collectiveSeconds;
@@ -385,13 +391,14 @@ int64_t blueprint::analysis::messageChannel(workload::PipelineMessage message,
 GraphStep blueprint::analysis::instanceStep(
     llvm::StringRef templateName, PipelinePass pass, int64_t chunk,
     std::optional<int64_t> microBatch,
-    std::optional<std::pair<int64_t, int64_t>> blocks, double seconds,
+    std::optional<std::pair<int64_t, int64_t>> blocks, TaskTimes times,
     bool labelled) {
   GraphStep step;
   step.kind = StepKind::Compute;
   step.pass = pass;
   step.microBatch = microBatch;
-  step.seconds = seconds;
+  step.seconds = times.seconds;
+  step.hiddenSeconds = times.hiddenSeconds;
   if (!labelled)
     return step;
   step.label = templateName.str() + " chunk " + std::to_string(chunk);
@@ -464,9 +471,76 @@ StepCoster::StepCoster(const workload::MappingSpec &mapping,
     : mapping(mapping), computeType(computeType), profile(profile),
       binding(binding) {}
 
+std::vector<OverlapPair> blueprint::analysis::tensorParallelOverlapPairs(
+    llvm::ArrayRef<estimate::EstimateTask> tasks) {
+  using workload::CollectiveKind;
+  using workload::Engine;
+  using workload::Phase;
+  std::vector<OverlapPair> pairs;
+  // A GEMM hides at most one collective: the code waits for each before
+  // issuing the next. A collective is in one pair: nested [D, W] ranges
+  // (which no builder makes) could not subtract it twice.
+  std::vector<bool> paired(tasks.size(), false);
+  auto pair = [&](size_t collective, size_t compute) {
+    if (paired[compute] || paired[collective])
+      return;
+    paired[compute] = true;
+    paired[collective] = true;
+    pairs.push_back({collective, compute});
+  };
+  auto isMatmul = [&](size_t index, Phase phase) {
+    return tasks[index].engine == Engine::Matmul && tasks[index].phase == phase;
+  };
+  for (size_t weightGrad = 0; weightGrad < tasks.size(); ++weightGrad) {
+    if (!isMatmul(weightGrad, Phase::WeightGrad))
+      continue;
+    // The input-gradient GEMM of the same linear: the nearest earlier
+    // activation_grad matmul of its primitive.
+    std::optional<size_t> inputGrad;
+    for (size_t index = weightGrad; index-- > 0;)
+      if (isMatmul(index, Phase::ActivationGrad) &&
+          tasks[index].primitive == tasks[weightGrad].primitive) {
+        inputGrad = index;
+        break;
+      }
+    if (!inputGrad)
+      continue;
+    for (size_t index = *inputGrad + 1; index < weightGrad; ++index) {
+      const estimate::EstimateTask &task = tasks[index];
+      if (!task.collective || task.meshAxis != workload::kTensorParallelAxis)
+        continue;
+      CollectiveKind kind = task.collective->kind;
+      // The input gradient's reduction is issued before the weight-
+      // gradient GEMM and waited for after it (`allreduce_dgrad`, or the
+      // reduce-scatter under sequence parallelism).
+      if (task.phase == Phase::ActivationGrad &&
+          (kind == CollectiveKind::AllReduce ||
+           kind == CollectiveKind::ReduceScatter))
+        pair(index, weightGrad);
+      // Sequence parallelism's all-gather of the saved input is issued
+      // before the input-gradient GEMM and waited for after it.
+      else if (task.phase == Phase::Recommunication &&
+               kind == CollectiveKind::AllGather)
+        pair(index, *inputGrad);
+    }
+  }
+  return pairs;
+}
+
 llvm::Expected<double>
 StepCoster::seconds(std::vector<estimate::EstimateTask> tasks,
                     size_t groupSize) {
+  llvm::Expected<TaskTimes> result = times(std::move(tasks), groupSize);
+  if (!result)
+    return result.takeError();
+  return result->seconds;
+}
+
+llvm::Expected<TaskTimes>
+StepCoster::times(std::vector<estimate::EstimateTask> tasks, size_t groupSize) {
+  std::vector<OverlapPair> pairs;
+  if (mapping.overlapTPComm)
+    pairs = tensorParallelOverlapPairs(tasks);
   estimate::EstimateInput input =
       estimate::makeEstimateInput(computeType, mapping);
   for (estimate::MeshAxis &meshAxis : input.mesh)
@@ -480,10 +554,15 @@ StepCoster::seconds(std::vector<estimate::EstimateTask> tasks,
       estimate::estimateWork(input, profile, binding, options);
   if (!report)
     return report.takeError();
-  double total = 0;
+  TaskTimes result;
   for (const estimate::TaskEstimate &task : report->tasks)
-    total += task.seconds;
-  return total;
+    result.seconds += task.seconds;
+  // A pair lasts its longer task: the shorter runs under it.
+  for (const OverlapPair &pair : pairs)
+    result.hiddenSeconds += std::min(report->tasks[pair.collective].seconds,
+                                     report->tasks[pair.compute].seconds);
+  result.seconds -= result.hiddenSeconds;
+  return result;
 }
 
 llvm::Expected<double>
@@ -550,7 +629,18 @@ static llvm::Error inTemplate(const workload::RunTemplate &runTemplate,
 
 llvm::Expected<std::vector<double>>
 StepCoster::templateSeconds(llvm::ArrayRef<workload::RunTemplate> templates) {
+  llvm::Expected<std::vector<TaskTimes>> times = templateTimes(templates);
+  if (!times)
+    return times.takeError();
   std::vector<double> result;
+  for (const TaskTimes &time : *times)
+    result.push_back(time.seconds);
+  return result;
+}
+
+llvm::Expected<std::vector<TaskTimes>>
+StepCoster::templateTimes(llvm::ArrayRef<workload::RunTemplate> templates) {
+  std::vector<TaskTimes> result;
   for (const workload::RunTemplate &runTemplate : templates) {
     std::vector<estimate::EstimateTask> tasks;
     for (const workload::Invocation &invocation :
@@ -563,10 +653,10 @@ StepCoster::templateSeconds(llvm::ArrayRef<workload::RunTemplate> templates) {
         return inTemplate(runTemplate, task.takeError());
       tasks.push_back(std::move(*task));
     }
-    llvm::Expected<double> seconds = this->seconds(std::move(tasks));
-    if (!seconds)
-      return inTemplate(runTemplate, seconds.takeError());
-    result.push_back(*seconds);
+    llvm::Expected<TaskTimes> times = this->times(std::move(tasks));
+    if (!times)
+      return inTemplate(runTemplate, times.takeError());
+    result.push_back(*times);
   }
   return result;
 }
@@ -585,16 +675,22 @@ double StepCoster::instanceSeconds(double templateSeconds,
   return templateSeconds * static_cast<double>(repetitions);
 }
 
+TaskTimes StepCoster::instanceTimes(TaskTimes templateTimes,
+                                    int64_t repetitions) {
+  return {instanceSeconds(templateTimes.seconds, repetitions),
+          instanceSeconds(templateTimes.hiddenSeconds, repetitions)};
+}
+
 llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
     const workload::WholeRun &run, const workload::MappingSpec &mapping,
     workload::DataType computeType, const estimate::SystemProfile &profile,
     const estimate::NetworkTierBinding &binding, bool labelled, bool costed) {
   StepCoster coster(mapping, computeType, profile, binding);
-  llvm::Expected<std::vector<double>> templateSeconds =
-      costed ? coster.templateSeconds(run.templates)
-             : std::vector<double>(run.templates.size(), 0.0);
-  if (!templateSeconds)
-    return templateSeconds.takeError();
+  llvm::Expected<std::vector<TaskTimes>> templateTimes =
+      costed ? coster.templateTimes(run.templates)
+             : std::vector<TaskTimes>(run.templates.size());
+  if (!templateTimes)
+    return templateTimes.takeError();
   std::vector<std::optional<double>> sharedSeconds(run.works.size());
   RunGraph graph;
   int64_t chunks = run.layout.chunks();
@@ -610,12 +706,12 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
         std::optional<std::pair<int64_t, int64_t>> blocks;
         if (instance->hasBlocks)
           blocks = {instance->firstBlock, instance->endBlock};
-        step = instanceStep(runTemplate.name, runTemplate.pass, instance->chunk,
-                            instance->microBatch, blocks,
-                            StepCoster::instanceSeconds(
-                                (*templateSeconds)[instance->templateIndex],
-                                instance->repetitions()),
-                            labelled);
+        step = instanceStep(
+            runTemplate.name, runTemplate.pass, instance->chunk,
+            instance->microBatch, blocks,
+            StepCoster::instanceTimes((*templateTimes)[instance->templateIndex],
+                                      instance->repetitions()),
+            labelled);
       } else if (const auto *message =
                      std::get_if<workload::RunMessage>(&runStep.action)) {
         double transfer = 0;
@@ -675,11 +771,19 @@ void blueprint::analysis::printCriticalPathTable(
             milliseconds(report.exposedCommunicationSeconds) +
             " ms, compute on the path " +
             milliseconds(report.pathComputeSeconds) + " ms\n";
+  // Only a run that overlaps has the line: other reports are unchanged.
+  if (report.pathHiddenTPCommSeconds > 0)
+    os << "  tp communication overlapped with compute on the path " +
+              milliseconds(report.pathHiddenTPCommSeconds) + " ms\n";
   os << "stage  compute_ms  collective_ms  bubble_ms\n";
   for (auto [stage, time] : llvm::enumerate(report.stages))
     os << "  " << stage << "  " << milliseconds(time.computeSeconds) << "  "
        << milliseconds(time.collectiveSeconds) << "  "
        << milliseconds(time.bubbleSeconds) << "\n";
+  for (auto [stage, time] : llvm::enumerate(report.stages))
+    if (time.hiddenTPCommSeconds > 0)
+      os << "  stage " << stage << ": tp communication overlapped with compute "
+         << milliseconds(time.hiddenTPCommSeconds) << " ms\n";
   os << "critical path (" << report.path.size() << " segments):\n";
   for (const PathSegment &segment : report.path) {
     const GraphStep &step =
@@ -699,6 +803,9 @@ void blueprint::analysis::writeCriticalPathJSON(
   json.attribute("exposed_communication_seconds",
                  report.exposedCommunicationSeconds);
   json.attribute("path_compute_seconds", report.pathComputeSeconds);
+  if (report.pathHiddenTPCommSeconds > 0)
+    json.attribute("path_overlapped_tp_comm_seconds",
+                   report.pathHiddenTPCommSeconds);
   json.attributeArray("stages", [&] {
     for (size_t stage = 0; stage < report.stages.size(); ++stage)
       json.object([&] {
@@ -709,6 +816,9 @@ void blueprint::analysis::writeCriticalPathJSON(
         json.attribute("compute_seconds", time.computeSeconds);
         json.attribute("collective_seconds", time.collectiveSeconds);
         json.attribute("bubble_seconds", time.bubbleSeconds);
+        if (time.hiddenTPCommSeconds > 0)
+          json.attribute("overlapped_tp_comm_seconds",
+                         time.hiddenTPCommSeconds);
       });
   });
   json.attributeArray("path", [&] {

@@ -303,7 +303,8 @@ MappingSpec readMapping(FieldReader &reader, const llvm::json::Object &object,
       object, path,
       {"world", "tp", "pp", "dp", "virtual_stages", "tp_comm", "recompute",
        "schedule", "pipeline_layout", "first_stage_blocks", "last_stage_blocks",
-       "zero_stage", "bucket_bytes", "cp", "cp_comm", "ep"});
+       "zero_stage", "bucket_bytes", "cp", "cp_comm", "ep",
+       "overlap"});
   MappingSpec mapping;
   mapping.tp = reader.integer(object, "tp", path);
   mapping.pp = reader.integer(object, "pp", path);
@@ -382,6 +383,25 @@ MappingSpec readMapping(FieldReader &reader, const llvm::json::Object &object,
     else
       mapping.pipelineLayout = std::get<std::vector<int64_t>>(layout);
   }
+  // What the critical path overlaps (docs/Estimate.md, "Overlap"): an
+  // object of booleans, each false unless given (mapping_overlap_c1, c2).
+  if (const llvm::json::Value *overlap = object.get("overlap"))
+    if (const llvm::json::Object *options =
+            reader.object(overlap, path + ".overlap")) {
+      reader.rejectUnknownFields(
+          *options, path + ".overlap", {"tp_comm"},
+          "mapping_overlap_c1: unknown overlap option; the options are: "
+          "tp_comm (docs/Estimate.md, \"Overlap\")");
+      if (const llvm::json::Value *tpComm = options->get("tp_comm")) {
+        if (std::optional<bool> on = tpComm->getAsBoolean())
+          mapping.overlapTPComm = *on;
+        else
+          reader.error(path + ".overlap.tp_comm",
+                       "mapping_overlap_c2: an overlap option is true or "
+                       "false, got " +
+                           FieldReader::printed(*tpComm));
+      }
+    }
   return mapping;
 }
 

@@ -382,19 +382,21 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
                   const estimate::NetworkTierBinding &binding, CostMemo &memo,
                   TimeScratch &scratch) const {
   // A block's collectives run over tp, and at cp > 1 its key/value
-  // exchange over cp.
+  // exchange over cp; overlap_tp_comm changes what its backward steps cost.
   static const std::string contextAxis[] = {
       workload::kContextParallelAxis.str()};
-  RunSkeleton::CostMemo::Tiers templateTiers =
-      tiersKey(binding, workload::kTensorParallelAxis, contextAxis);
-  auto knownTemplates = memo.templateSeconds.find(templateTiers);
+  std::pair<RunSkeleton::CostMemo::Tiers, bool> templateKey = {
+      tiersKey(binding, workload::kTensorParallelAxis, contextAxis),
+      coster.overlapsTPComm()};
+  auto knownTemplates = memo.templateSeconds.find(templateKey);
   if (knownTemplates == memo.templateSeconds.end()) {
     llvm::Expected<std::vector<double>> costed =
         coster.templateSeconds(parts.templates);
     if (!costed)
       return costed.takeError();
     knownTemplates =
-        memo.templateSeconds.emplace(templateTiers, std::move(*costed)).first;
+        memo.templateSeconds.emplace(std::move(templateKey), std::move(*costed))
+            .first;
   }
   const std::vector<double> &templateSeconds = knownTemplates->second;
   auto workSecondsOf = [&](const workload::RunWork &work, size_t stage,

@@ -561,13 +561,14 @@ constexpr llvm::StringLiteral kSpaceAxes[] = {"tp",           "cp",
                                               "cp_comm",      "zero_stage",
                                               "bucket_bytes", "tp_tier",
                                               "cp_tier",      "pp_tier",
-                                              "dp_tier"};
+                                              "dp_tier",      "overlap_tp_comm"};
 
 /// Axes that only a training run has.
 bool trainingOnly(llvm::StringRef axis) {
   return axis == "micro_batch" || axis == "virtual_stages" ||
          axis == "schedule" || axis == "pipeline_layout" ||
-         axis == "recompute" || axis == "zero_stage" || axis == "bucket_bytes";
+         axis == "recompute" || axis == "zero_stage" ||
+         axis == "bucket_bytes" || axis == "overlap_tp_comm";
 }
 
 /// Positive values larger than this are not a mesh. Two such degrees
@@ -732,7 +733,12 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
         readEnum(at, value, listed.tpComm);
       else if (axis == "cp_comm")
         readEnum(at, value, listed.cpComm);
-      else if (axis == "pipeline_layout") {
+      else if (axis == "overlap_tp_comm") {
+        if (std::optional<bool> overlap = value.getAsBoolean())
+          listed.overlapTPComm.push_back(*overlap);
+        else
+          kindError(at, "a boolean", value);
+      } else if (axis == "pipeline_layout") {
         if (value.getAsString() == std::optional<llvm::StringRef>("uniform")) {
           listed.pipelineLayout.push_back({});
         } else if (value.getAsString() ==
@@ -881,8 +887,26 @@ void SearchSpace::enumerate(
     counts.push_back(0); // grid mode: world follows tp x cp x pp x dp
   Configuration configuration;
   configuration.run = base;
+  configuration.pointHasOverlapTPComm = isListed("overlap_tp_comm");
   workload::MappingSpec &mapping = configuration.run.mapping;
   const int64_t blocks = base.model.blocks;
+
+  // The last axis, inside the binding: overlap_tp_comm, the base's value
+  // unless listed. At tp = 1 there is no tensor-parallel collective to
+  // overlap, so a valid-only space takes the first listed value only.
+  auto visitOverlaps = [&] {
+    std::vector<bool> overlaps = {baseMapping.overlapTPComm};
+    if (isListed("overlap_tp_comm"))
+      overlaps = validOnly && mapping.tp == 1
+                     ? std::vector<bool>{listed.overlapTPComm.front()}
+                     : listed.overlapTPComm;
+    for (bool overlap : overlaps) {
+      mapping.overlapTPComm = overlap;
+      if (!visit(configuration))
+        return false;
+    }
+    return true;
+  };
 
   auto bindings = [&](auto &&emit) -> bool {
     ++configuration.runNumber;
@@ -1091,8 +1115,7 @@ void SearchSpace::enumerate(
                                   !contractDiagnostics(configuration.run)
                                        .empty())
                                 continue;
-                              if (!bindings(
-                                      [&] { return visit(configuration); }))
+                              if (!bindings(visitOverlaps))
                                 return;
                             }
                         }
@@ -1171,6 +1194,8 @@ pointFields(const Configuration &configuration) {
                                   ? llvm::json::Value(nullptr)
                                   : llvm::json::Value(bound->second)});
   }
+  if (configuration.pointHasOverlapTPComm)
+    fields.push_back({"overlap_tp_comm", mapping.overlapTPComm});
   return fields;
 }
 
@@ -1199,12 +1224,14 @@ constexpr llvm::StringLiteral kPointColumns[] = {"gpus",
 
 } // namespace
 
-std::string sweep::searchCSVHeader(bool ranked) {
+std::string sweep::searchCSVHeader(bool ranked, bool overlapTPCommColumn) {
   std::vector<std::string> columns = {"index"};
   if (ranked)
     columns.push_back("rank");
   for (llvm::StringLiteral column : kPointColumns)
     columns.push_back(column.str());
+  if (overlapTPCommColumn)
+    columns.push_back("overlap_tp_comm");
   for (const char *column : {"valid", "stage", "diagnostics"})
     columns.push_back(column);
   appendRunCSVColumns(columns);
@@ -1237,6 +1264,9 @@ std::string sweep::formatSearchRow(RowFormat format, size_t index,
       }
       cells.push_back(cell);
     }
+    if (configuration.pointHasOverlapTPComm)
+      cells.push_back(configuration.run.mapping.overlapTPComm ? "true"
+                                                              : "false");
     cells.push_back(evaluation.valid() ? "true" : "false");
     cells.push_back(evaluation.valid()
                         ? ""

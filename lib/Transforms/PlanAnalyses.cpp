@@ -121,7 +121,7 @@ blueprint::planGraphOf(pplan::PlanOp plan,
   };
 
   // Each template's tasks, one after another on one rank.
-  llvm::StringMap<std::pair<pplan::TemplateOp, double>> templates;
+  llvm::StringMap<std::pair<pplan::TemplateOp, analysis::TaskTimes>> templates;
   for (pplan::TemplateOp templateOp :
        plan.getBody().getOps<pplan::TemplateOp>()) {
     std::vector<estimate::EstimateTask> tasks;
@@ -134,10 +134,10 @@ blueprint::planGraphOf(pplan::PlanOp plan,
         return estimateTask.takeError();
       tasks.push_back(std::move(*estimateTask));
     }
-    llvm::Expected<double> seconds = coster.seconds(std::move(tasks));
-    if (!seconds)
-      return failure(templateOp, llvm::toString(seconds.takeError()));
-    templates[templateOp.getSymName()] = {templateOp, *seconds};
+    llvm::Expected<analysis::TaskTimes> times = coster.times(std::move(tasks));
+    if (!times)
+      return failure(templateOp, llvm::toString(times.takeError()));
+    templates[templateOp.getSymName()] = {templateOp, *times};
   }
 
   int64_t chunks = mapping.pp * mapping.virtualStages;
@@ -166,8 +166,8 @@ blueprint::planGraphOf(pplan::PlanOp plan,
         step = analysis::instanceStep(
             instance.getTemplateName(), found->second.first.getPass(),
             instance.getChunk(), microBatch, blocks,
-            found->second.second *
-                static_cast<double>(instance.getRepetitions()));
+            analysis::StepCoster::instanceTimes(found->second.second,
+                                                instance.getRepetitions()));
       } else if (auto send = llvm::dyn_cast<pplan::SendOp>(op)) {
         llvm::Expected<double> transfer =
             coster.transferSeconds(send.getBytes());

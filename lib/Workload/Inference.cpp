@@ -81,12 +81,14 @@ blueprint::workload::checkInferenceComposition(const ModelSpec &model,
   // Optimizer sharding and gradient buckets have nothing to act on without
   // a backward pass; the inference pipeline holds blocks / pp blocks per
   // stage.
+  // The overlapped tensor-parallel pairs are backward GEMMs.
   sink.require(mapping.zeroStage == 0 && mapping.bucketBytes == 0 &&
-                   mapping.pipelineLayout.empty(),
+                   mapping.pipelineLayout.empty() && !mapping.overlapTPComm,
                "decoder_inference_c12",
-               "zero_stage, bucket_bytes and pipeline_layout are training "
-               "fields: inference needs zero_stage = 0, bucket_bytes = 0 and "
-               "no pipeline_layout");
+               "zero_stage, bucket_bytes, pipeline_layout and "
+               "overlap_tp_comm are training fields: inference needs "
+               "zero_stage = 0, bucket_bytes = 0, no pipeline_layout and no "
+               "overlap_tp_comm");
   // A decode step has one position per sequence, which sequence parallelism
   // cannot split across the TP ranks; at tp = 1 there are no collectives and
   // the two modes are the same work.

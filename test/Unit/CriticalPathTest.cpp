@@ -25,8 +25,9 @@ using namespace blueprint;
 using namespace blueprint::analysis;
 using namespace blueprint::workload;
 using blueprint::test::RunSpecs;
-using blueprint::test::valueOrFail;
 using blueprint::test::smallRun;
+using blueprint::test::useLatentAttention;
+using blueprint::test::valueOrFail;
 
 namespace {
 
@@ -372,4 +373,268 @@ TEST(CriticalPath, MalformedGraphsHaveNoPlan) {
                 "stage 2 step 0 (sync over pp) joins a collective its stages "
                 "already held"),
             std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// overlap_tp_comm (docs/Estimate.md, "Overlap")
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+estimate::EstimateTask matmulTask(llvm::StringRef primitive, Phase phase,
+                                  int64_t ops = 0) {
+  estimate::EstimateTask task;
+  task.primitive = primitive.str();
+  task.phase = phase;
+  task.engine = Engine::Matmul;
+  task.ops = ops;
+  return task;
+}
+
+estimate::EstimateTask collectiveTask(llvm::StringRef primitive, Phase phase,
+                                      CollectiveKind kind,
+                                      llvm::StringRef axis = "tp",
+                                      int64_t messageBytes = 0) {
+  estimate::EstimateTask task;
+  task.primitive = primitive.str();
+  task.phase = phase;
+  task.engine = Engine::Collective;
+  CollectiveFacts facts;
+  facts.kind = kind;
+  facts.reduction = kind == CollectiveKind::AllGather ? ReductionKind::None
+                                                      : ReductionKind::Sum;
+  facts.participants = 2;
+  facts.messageBytes = messageBytes;
+  facts.axis = axis.str();
+  task.collective = facts;
+  task.meshAxis = axis.str();
+  return task;
+}
+
+std::vector<std::pair<size_t, size_t>>
+pairsOf(llvm::ArrayRef<estimate::EstimateTask> tasks) {
+  std::vector<std::pair<size_t, size_t>> result;
+  for (const OverlapPair &pair : tensorParallelOverlapPairs(tasks))
+    result.push_back({pair.collective, pair.compute});
+  return result;
+}
+
+/// The pairs of each block backward template of `run` as primitive names
+/// (collective, compute's phase and primitive).
+std::vector<std::string> blockBackwardPairs(const RunSpecs &run) {
+  WholeRun whole =
+      valueOrFail(deriveWholeRun(run.model, run.training, run.mapping));
+  std::vector<std::string> names;
+  for (const RunTemplate &runTemplate : whole.templates) {
+    if (runTemplate.name != "block_backward" &&
+        runTemplate.name != "head_backward")
+      continue;
+    std::vector<estimate::EstimateTask> tasks;
+    for (const Invocation &invocation : runTemplate.work.invocations)
+      tasks.push_back(estimate::makeEstimateTask(
+          valueOrFail(figuresOf(invocation)), runTemplate.work.cadence,
+          invocation.collective ? invocation.collective->axis : "tp"));
+    for (const OverlapPair &pair : tensorParallelOverlapPairs(tasks))
+      names.push_back(runTemplate.name + ": " +
+                      tasks[pair.collective].primitive + " under " +
+                      tasks[pair.compute].primitive + " " +
+                      stringifyEnum(tasks[pair.compute].phase).str());
+  }
+  return names;
+}
+
+} // namespace
+
+TEST(CriticalPath, TensorParallelOverlapPairsAreMegatronsBackwardPairs) {
+  using Pairs = std::vector<std::pair<size_t, size_t>>;
+  // allreduce_dgrad: the input gradient's all-reduce under the weight-
+  // gradient GEMM.
+  EXPECT_EQ(pairsOf({matmulTask("fc1", Phase::ActivationGrad),
+                     collectiveTask("mlp_tp_f", Phase::ActivationGrad,
+                                    CollectiveKind::AllReduce),
+                     matmulTask("fc1", Phase::WeightGrad)}),
+            (Pairs{{1, 2}}));
+  // Sequence parallelism: the reduce-scatter under the weight-gradient
+  // GEMM, the re-gather under the input-gradient GEMM.
+  EXPECT_EQ(pairsOf({matmulTask("fc1", Phase::ActivationGrad),
+                     collectiveTask("mlp_tp_f", Phase::ActivationGrad,
+                                    CollectiveKind::ReduceScatter),
+                     collectiveTask("fc1_wgrad_gather", Phase::Recommunication,
+                                    CollectiveKind::AllGather),
+                     matmulTask("fc1", Phase::WeightGrad)}),
+            (Pairs{{1, 3}, {2, 0}}));
+  // A GEMM hides one collective: a second reduction between the same D
+  // and W stays exposed.
+  EXPECT_EQ(pairsOf({matmulTask("fc1", Phase::ActivationGrad),
+                     collectiveTask("mlp_tp_f", Phase::ActivationGrad,
+                                    CollectiveKind::AllReduce),
+                     collectiveTask("extra", Phase::ActivationGrad,
+                                    CollectiveKind::AllReduce),
+                     matmulTask("fc1", Phase::WeightGrad)}),
+            (Pairs{{1, 3}}));
+  // A collective is in one pair: in nested [D, W] ranges the inner W's
+  // all-reduce is not paired again with the outer W.
+  EXPECT_EQ(pairsOf({matmulTask("fc1", Phase::ActivationGrad),
+                     matmulTask("qkv_proj", Phase::ActivationGrad),
+                     collectiveTask("attn_tp_f", Phase::ActivationGrad,
+                                    CollectiveKind::AllReduce),
+                     matmulTask("qkv_proj", Phase::WeightGrad),
+                     matmulTask("fc1", Phase::WeightGrad)}),
+            (Pairs{{2, 3}}));
+  // Not pairs: a row-parallel g's backward all-gather, a forward
+  // all-reduce, a collective over another axis, a weight-gradient GEMM of
+  // another linear, a collective outside [D, W].
+  EXPECT_EQ(
+      pairsOf({matmulTask("fc2", Phase::ActivationGrad),
+               collectiveTask("mlp_tp_g", Phase::ActivationGrad,
+                              CollectiveKind::AllGather),
+               collectiveTask("x", Phase::Forward, CollectiveKind::AllReduce),
+               collectiveTask("y", Phase::ActivationGrad,
+                              CollectiveKind::AllReduce, "dp"),
+               matmulTask("fc2", Phase::WeightGrad),
+               collectiveTask("attn_tp_f", Phase::ActivationGrad,
+                              CollectiveKind::AllReduce),
+               matmulTask("qkv_proj", Phase::WeightGrad)}),
+      Pairs{});
+
+  // The derived templates: without sequence parallelism the two f
+  // all-reduces of a block and the output layer's; with it, each
+  // reduce-scatter and each re-gather.
+  RunSpecs run = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  EXPECT_EQ(blockBackwardPairs(run),
+            (std::vector<std::string>{
+                "block_backward: mlp_tp_f under fc1 weight_grad",
+                "block_backward: attn_tp_f under qkv_proj weight_grad",
+                "head_backward: lm_head_tp_f under lm_head_logits "
+                "weight_grad"}));
+  run.mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+  EXPECT_EQ(
+      blockBackwardPairs(run),
+      (std::vector<std::string>{
+          "block_backward: mlp_tp_f under fc1 weight_grad",
+          "block_backward: fc1_wgrad_gather under fc1 activation_grad",
+          "block_backward: attn_tp_f under qkv_proj weight_grad",
+          "block_backward: qkv_wgrad_gather under qkv_proj activation_grad",
+          "head_backward: lm_head_tp_f under lm_head_logits weight_grad",
+          "head_backward: lm_head_wgrad_gather under lm_head_logits "
+          "activation_grad"}));
+
+  // Multi-head latent attention: Megatron-LM's up-projections
+  // (linear_q_up_proj, linear_kv_up_proj; linear_q_proj without a query
+  // latent) are ColumnParallelLinear, so each pairs as QKV does: its input
+  // gradient's reduction under its weight-gradient GEMM, its re-gather
+  // under its input-gradient GEMM. The down-projections are replicated
+  // (no tp collective between their D and W).
+  RunSpecs latent = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  latent.mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+  useLatentAttention(latent.model, {32, 32, 16, 8, 16});
+  std::vector<std::string> latentPairs = {
+      "block_backward: mlp_tp_f under fc1 weight_grad",
+      "block_backward: fc1_wgrad_gather under fc1 activation_grad",
+      "block_backward: kv_latent_tp_f under kv_b_proj weight_grad",
+      "block_backward: kv_b_wgrad_gather under kv_b_proj activation_grad",
+      "block_backward: q_latent_tp_f under q_b_proj weight_grad",
+      "block_backward: q_b_wgrad_gather under q_b_proj activation_grad",
+      "head_backward: lm_head_tp_f under lm_head_logits weight_grad",
+      "head_backward: lm_head_wgrad_gather under lm_head_logits "
+      "activation_grad"};
+  EXPECT_EQ(blockBackwardPairs(latent), latentPairs);
+  // Without a query latent, q_proj takes q_b_proj's place.
+  latent.model.qLoraRank = std::nullopt;
+  latentPairs[4] = "block_backward: attn_tp_f under q_proj weight_grad";
+  latentPairs[5] =
+      "block_backward: q_wgrad_gather under q_proj activation_grad";
+  EXPECT_EQ(blockBackwardPairs(latent), latentPairs);
+  // Shared experts: Megatron-LM's SharedExpertMLP's fc1 is
+  // ColumnParallelLinear; its fc2 (row-parallel) pairs nothing.
+  RunSpecs shared = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  shared.mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+  shared.model.norm = NormKind::RMSNorm;
+  shared.model.linearBias = LinearBias::None;
+  shared.model.moe = MixtureOfExperts{};
+  shared.model.moe->experts = 8;
+  shared.model.moe->expertsPerToken = 2;
+  shared.model.moe->expertFfnHidden = 96;
+  shared.model.moe->sharedExperts = 1;
+  // The routed experts' GEMMs have no tp collective between D and W.
+  EXPECT_EQ(
+      blockBackwardPairs(shared),
+      (std::vector<std::string>{
+          "block_backward: shared_expert_tp_f under shared_expert_fc1 "
+          "weight_grad",
+          "block_backward: fc1_wgrad_gather under shared_expert_fc1 "
+          "activation_grad",
+          "block_backward: attn_tp_f under qkv_proj weight_grad",
+          "block_backward: qkv_wgrad_gather under qkv_proj activation_grad",
+          "head_backward: lm_head_tp_f under lm_head_logits weight_grad",
+          "head_backward: lm_head_wgrad_gather under lm_head_logits "
+          "activation_grad"}));
+}
+
+TEST(CriticalPath, OverlappedPairsLastTheLongerTask) {
+  // Round numbers: matmul at 1e12 ops/s, memory free, one 1 GB/s tier with
+  // 1 us latency.
+  estimate::SystemProfile profile = valueOrFail(estimate::parseSystemProfile(
+      R"json({"name": "hand",
+        "compute": {
+          "matmul": {"bf16": {"peak_ops_per_second": {"value": 1e12, "source": "s"}}},
+          "vector": {"bf16": {"peak_ops_per_second": {"value": 1e12, "source": "s"}}}},
+        "memory": {
+          "capacity_bytes": {"value": 1000000000, "source": "s"},
+          "bandwidth_bytes_per_second": {"value": 1e18, "source": "s"}},
+        "network_tiers": [{"name": "link",
+          "group_size": {"value": 8, "source": "s"},
+          "bandwidth_bytes_per_second": {"value": 1e9, "source": "s"},
+          "latency_seconds": {"value": 1e-6, "source": "s"}}]})json"));
+  estimate::NetworkTierBinding link;
+  link.tierOfAxis = {{"tp", "link"}};
+  MappingSpec mapping;
+  mapping.tp = 2;
+  mapping.world = 2;
+  // D: 2e6 ops / 1e12 = 2 us; W: 1e6 ops = 1 us; the all-reduce of 8192
+  // bytes over 2 ranks: 2 (2 - 1) / 2 * 8192 / 1e9 + 2 (2 - 1) * 1e-6 =
+  // 8.192 + 2 = 10.192 us. Serial: 13.192 us; overlapped, the pair lasts
+  // max(10.192, 1) and W's 1 us is hidden: 12.192 us.
+  std::vector<estimate::EstimateTask> tasks = {
+      matmulTask("fc1", Phase::ActivationGrad, 2'000'000),
+      collectiveTask("mlp_tp_f", Phase::ActivationGrad,
+                     CollectiveKind::AllReduce, "tp", 8192),
+      matmulTask("fc1", Phase::WeightGrad, 1'000'000)};
+  StepCoster serial(mapping, DataType::BF16, profile, link);
+  TaskTimes serialTimes = valueOrFail(serial.times(tasks));
+  EXPECT_NEAR(serialTimes.seconds, 13.192e-6, 1e-15);
+  EXPECT_EQ(serialTimes.hiddenSeconds, 0);
+  mapping.overlapTPComm = true;
+  StepCoster overlapped(mapping, DataType::BF16, profile, link);
+  TaskTimes overlappedTimes = valueOrFail(overlapped.times(tasks));
+  EXPECT_NEAR(overlappedTimes.seconds, 12.192e-6, 1e-15);
+  EXPECT_NEAR(overlappedTimes.hiddenSeconds, 1e-6, 1e-15);
+  EXPECT_EQ(valueOrFail(overlapped.seconds(tasks)), overlappedTimes.seconds);
+
+  // A run's graph: every block backward instance hides its pairs, the
+  // stages report it, and the iteration is no longer than without.
+  RunSpecs run = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  RunGraph before = graphOf(run);
+  run.mapping.overlapTPComm = true;
+  RunGraph after = graphOf(run);
+  CriticalPathReport beforeReport = valueOrFail(longestPath(before));
+  CriticalPathReport afterReport = valueOrFail(longestPath(after));
+  EXPECT_EQ(beforeReport.pathHiddenTPCommSeconds, 0);
+  EXPECT_GT(afterReport.pathHiddenTPCommSeconds, 0);
+  EXPECT_LT(afterReport.iterationSeconds, beforeReport.iterationSeconds);
+  for (size_t stage = 0; stage < after.stages.size(); ++stage) {
+    double hidden = 0;
+    for (size_t step = 0; step < after.stages[stage].size(); ++step) {
+      const GraphStep &was = before.stages[stage][step];
+      const GraphStep &is = after.stages[stage][step];
+      // Only a backward instance changes, by exactly what it hides.
+      if (is.hiddenSeconds > 0)
+        EXPECT_EQ(is.pass, PipelinePass::Backward) << is.label;
+      EXPECT_NEAR(was.seconds - is.seconds, is.hiddenSeconds, 1e-15)
+          << is.label;
+      hidden += is.hiddenSeconds;
+    }
+    EXPECT_EQ(afterReport.stages[stage].hiddenTPCommSeconds, hidden);
+    EXPECT_GT(hidden, 0);
+  }
 }

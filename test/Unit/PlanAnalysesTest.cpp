@@ -121,6 +121,7 @@ protected:
         EXPECT_EQ(a.label, b.label) << where;
         EXPECT_EQ(a.kind, b.kind) << where << " " << b.label;
         EXPECT_EQ(a.seconds, b.seconds) << where << " " << b.label;
+        EXPECT_EQ(a.hiddenSeconds, b.hiddenSeconds) << where << " " << b.label;
         EXPECT_EQ(a.transferSeconds, b.transferSeconds) << where;
         EXPECT_EQ(a.deps, b.deps) << where << " " << b.label;
         EXPECT_EQ(a.channel, b.channel) << where << " " << b.label;
@@ -136,6 +137,12 @@ protected:
     EXPECT_EQ(irPath.exposedCommunicationSeconds,
               plainPath.exposedCommunicationSeconds)
         << where;
+    EXPECT_EQ(irPath.pathHiddenTPCommSeconds, plainPath.pathHiddenTPCommSeconds)
+        << where;
+    for (size_t stage = 0; stage < irPath.stages.size(); ++stage)
+      EXPECT_EQ(irPath.stages[stage].hiddenTPCommSeconds,
+                plainPath.stages[stage].hiddenTPCommSeconds)
+          << where << " stage " << stage;
   }
 
   MLIRContext context;
@@ -174,6 +181,33 @@ TEST_F(PlanAnalysesTest, TrainingRunsAgreeThroughTheIR) {
             ++count;
           }
   EXPECT_GT(count, 60);
+}
+
+// overlap_tp_comm: the plan's mapping carries it, and the IR graph, path
+// and per-stage overlapped time equal the plain ones (the IR report's
+// figures come from planGraphOf alone).
+TEST_F(PlanAnalysesTest, OverlappedRunsAgreeThroughTheIR) {
+  for (PipelineSchedule schedule :
+       {PipelineSchedule::OneFOneB, PipelineSchedule::Interleaved1F1B,
+        PipelineSchedule::ZeroBubbleH1})
+    for (TPCommMode mode :
+         {TPCommMode::AllReduce, TPCommMode::ReduceScatterAllGather}) {
+      RunSpecs run = test::smallRun(schedule, 2, 4);
+      run.mapping.tpComm = mode;
+      run.mapping.overlapTPComm = true;
+      std::string where = test::describeRun(run) + " overlap_tp_comm";
+      OwningOpRef<ModuleOp> module = trainingPlanOf(run);
+      ASSERT_TRUE(module) << where;
+      WholeRun derived =
+          valueOrFail(deriveWholeRun(run.model, run.training, run.mapping));
+      expectAgreement(*module, derived, run.mapping, run.training,
+                      run.training.activationType, where);
+      auto plan = *module->getBody()->getOps<pplan::PlanOp>().begin();
+      analysis::CriticalPathReport path = valueOrFail(analysis::longestPath(
+          valueOrFail(planGraphOf(plan, profile, binding))));
+      // tp = 2: every backward instance on the path overlaps something.
+      EXPECT_GT(path.pathHiddenTPCommSeconds, 0) << where;
+    }
 }
 
 /// The verifier accepts a plan's stages in any order; the analyses read

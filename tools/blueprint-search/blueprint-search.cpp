@@ -227,7 +227,9 @@ int main(int argc, char **argv) {
   options.pareto = pareto;
   options.checkpointDirectory = checkpointDir;
   if (options.format == sweep::RowFormat::CSV)
-    output->os() << sweep::searchCSVHeader(options.top.has_value()) << "\n";
+    output->os() << sweep::searchCSVHeader(options.top.has_value(),
+                                           space->lists("overlap_tp_comm"))
+                 << "\n";
 
   analysis::SearchScatter scatter;
   auto started = std::chrono::steady_clock::now();

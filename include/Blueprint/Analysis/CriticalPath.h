@@ -65,6 +65,9 @@ struct GraphStep {
   std::optional<int64_t> microBatch;
   /// Time on the stage (0 for a send and a receive).
   double seconds = 0;
+  /// Tensor-parallel communication of an instance that ran under its
+  /// compute (overlap_tp_comm) and so is not in `seconds`.
+  double hiddenSeconds = 0;
   /// Earlier steps of the same stage it waits for.
   llvm::SmallVector<size_t, 2> deps;
   /// A send signals, a receive waits for, this channel
@@ -107,6 +110,9 @@ struct StageTime {
   /// The iteration time minus both: waiting for messages, before its
   /// first step and after its last.
   double bubbleSeconds = 0;
+  /// Tensor-parallel communication its instances hid under their compute
+  /// (overlap_tp_comm), in none of the three.
+  double hiddenTPCommSeconds = 0;
 };
 
 struct CriticalPathReport {
@@ -119,6 +125,10 @@ struct CriticalPathReport {
   double exposedCommunicationSeconds = 0;
   /// Time on the path spent computing.
   double pathComputeSeconds = 0;
+  /// Tensor-parallel communication hidden by compute in the instances on
+  /// the path (overlap_tp_comm): what the path would be longer by, step
+  /// for step, without the overlap.
+  double pathHiddenTPCommSeconds = 0;
   std::vector<StageTime> stages;
 };
 
@@ -189,6 +199,13 @@ llvm::Expected<CriticalPathReport> longestPath(const RunGraph &graph);
 // Building a graph (both paths)
 //===----------------------------------------------------------------------===//
 
+/// The time of tasks run on one rank: `seconds` on the stage, of which
+/// `hiddenSeconds` of communication ran under compute and is not counted.
+struct TaskTimes {
+  double seconds = 0;
+  double hiddenSeconds = 0;
+};
+
 /// The channel of a pipeline message: unique per what it carries, its
 /// micro-batch and the model chunk that sends it, among `chunks` chunks.
 int64_t messageChannel(workload::PipelineMessage message, int64_t microBatch,
@@ -196,13 +213,13 @@ int64_t messageChannel(workload::PipelineMessage message, int64_t microBatch,
 
 /// The step of an instance of template `templateName` (pass `pass`) for
 /// `microBatch` of `chunk`, over `blocks` [first, end) when a block
-/// template, lasting `seconds`. Without `labelled` the label is left empty
-/// (a search needs the time, not the names).
+/// template, lasting `times` (the instance's, repetitions included). Without
+/// `labelled` the label is left empty (a search needs the time, not the names).
 GraphStep instanceStep(llvm::StringRef templateName,
                        workload::PipelinePass pass, int64_t chunk,
                        std::optional<int64_t> microBatch,
                        std::optional<std::pair<int64_t, int64_t>> blocks,
-                       double seconds, bool labelled = true);
+                       TaskTimes times, bool labelled = true);
 
 /// What a pipeline message's step takes: a send costs its stage nothing and
 /// its message `transferSeconds` on the link; a receive costs nothing (it
@@ -228,6 +245,25 @@ GraphStep workStep(llvm::StringRef primitive, bool collective,
                    int64_t stages, workload::Cadence cadence,
                    workload::Phase phase, double seconds);
 
+/// A tensor-parallel collective of a template and the GEMM it runs under
+/// when the mapping overlaps tensor-parallel communication, by index into
+/// the template's tasks.
+struct OverlapPair {
+  size_t collective = 0;
+  size_t compute = 0;
+};
+
+/// The pairs Megatron-LM's LinearWithGradAccumulationAndAsyncCommunication
+/// overlaps in the backward of each column-parallel linear whose input-
+/// and weight-gradient GEMMs are both in `tasks` (docs/Estimate.md,
+/// "Overlap"): between the input-gradient matmul of a primitive and its
+/// weight-gradient matmul, an activation_grad all-reduce or reduce-scatter
+/// over tp runs under the weight-gradient matmul, and a recommunication
+/// all-gather over tp (sequence parallelism's re-gather of the input)
+/// under the input-gradient matmul.
+std::vector<OverlapPair>
+tensorParallelOverlapPairs(llvm::ArrayRef<estimate::EstimateTask> tasks);
+
 /// What steps last under a profile: each distinct piece of work costed once.
 class StepCoster {
 public:
@@ -237,9 +273,14 @@ public:
              const estimate::SystemProfile &profile,
              const estimate::NetworkTierBinding &binding);
 
-  /// The seconds of `tasks` run one after another on one rank; a
-  /// collective over a group of `groupSize` positions of its axis spans
-  /// that many ranks (0: the whole axis).
+  /// The time of `tasks` run one after another on one rank; a collective
+  /// over a group of `groupSize` positions of its axis spans that many
+  /// ranks (0: the whole axis). With the mapping's overlap_tp_comm each
+  /// pair of tensorParallelOverlapPairs lasts the longer of its two tasks:
+  /// the shorter is hidden.
+  llvm::Expected<TaskTimes> times(std::vector<estimate::EstimateTask> tasks,
+                                  size_t groupSize = 0);
+  /// times(tasks, groupSize).seconds.
   llvm::Expected<double> seconds(std::vector<estimate::EstimateTask> tasks,
                                  size_t groupSize = 0);
   /// seconds() of one stage-level task, memoised on what its estimate
@@ -249,7 +290,10 @@ public:
   /// A pipeline message of `bytes`, point to point on the tier of axis
   /// `pp`, memoised.
   llvm::Expected<double> transferSeconds(int64_t bytes);
-  /// The seconds of one block (or one edge) of each template.
+  /// The time of one block (or one edge) of each template.
+  llvm::Expected<std::vector<TaskTimes>>
+  templateTimes(llvm::ArrayRef<workload::RunTemplate> templates);
+  /// The seconds of templateTimes.
   llvm::Expected<std::vector<double>>
   templateSeconds(llvm::ArrayRef<workload::RunTemplate> templates);
   /// The seconds of a stage-level work (workSeconds of its task).
@@ -257,6 +301,11 @@ public:
   /// An instance of `repetitions` blocks of a template of
   /// `templateSeconds` per block.
   static double instanceSeconds(double templateSeconds, int64_t repetitions);
+  /// instanceSeconds of both times.
+  static TaskTimes instanceTimes(TaskTimes templateTimes, int64_t repetitions);
+  /// Whether times() overlaps the tensorParallelOverlapPairs (the
+  /// mapping's overlap_tp_comm): a memo of template times keys on it.
+  bool overlapsTPComm() const { return mapping.overlapTPComm; }
 
 private:
   const workload::MappingSpec &mapping;

@@ -35,6 +35,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace blueprint::sweep {
@@ -96,8 +97,8 @@ public:
     /// so no tier name can make two lists equal.
     using Tiers = std::vector<std::string>;
     /// By the tiers of axes tp and cp (a block's tensor-parallel and
-    /// context-parallel collectives).
-    std::map<Tiers, std::vector<double>> templateSeconds;
+    /// context-parallel collectives) and the mapping's overlap_tp_comm.
+    std::map<std::pair<Tiers, bool>, std::vector<double>> templateSeconds;
     /// By the tier of axis pp.
     std::map<std::string, double> transferSeconds;
     /// By the tiers of the work's axis and inner axes (dp and cp for a

@@ -22,6 +22,7 @@
 #include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/Spec.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -71,9 +72,14 @@ struct Configuration {
   RunContracts run;
   estimate::NetworkTierBinding binding;
   /// Configurations SearchSpace::enumerate gives one run number differ at
-  /// most in their binding (its innermost axes), so the fast path derives
-  /// their run once.
+  /// most in their binding and overlap_tp_comm (its innermost axes, which
+  /// change costs, not the derivation), so the fast path derives their run
+  /// once.
   size_t runNumber = 0;
+  /// Whether the point has the field `overlap_tp_comm`: only when the
+  /// space's grid lists that axis, so every other space's rows keep their
+  /// fields (docs/Sweep.md).
+  bool pointHasOverlapTPComm = false;
 };
 
 /// How far a configuration got.
@@ -213,6 +219,11 @@ public:
   /// The base run's name.
   llvm::StringRef title() const { return base.name; }
 
+  /// Whether the grid lists `axis`.
+  bool lists(llvm::StringRef axis) const {
+    return llvm::is_contained(listedAxes, axis);
+  }
+
   /// Whether the space enumerates only valid configurations (a GPU count).
   bool enumeratesValidOnly() const { return !gpuCounts.empty(); }
 
@@ -226,6 +237,7 @@ public:
     std::vector<workload::RecomputePolicy> recompute;
     std::vector<workload::TPCommMode> tpComm;
     std::vector<workload::CPCommMode> cpComm;
+    std::vector<bool> overlapTPComm;
     /// By mesh axis (tp, cp, pp, dp): the tiers it may use.
     std::vector<std::string> tiers[4];
   };
@@ -269,8 +281,9 @@ std::string formatSearchRow(RowFormat format, size_t index,
                             std::optional<size_t> rank = std::nullopt,
                             bool rankColumn = false);
 
-/// The CSV header of search rows, with a rank column when `ranked`.
-std::string searchCSVHeader(bool ranked);
+/// The CSV header of search rows, with a rank column when `ranked` and an
+/// `overlap_tp_comm` column when the space lists that axis.
+std::string searchCSVHeader(bool ranked, bool overlapTPCommColumn);
 
 /// Orders accepted configurations: by iteration time, then peak bytes, then
 /// GPUs, then index - a total order, so the top-K does not depend on the

@@ -192,6 +192,13 @@ struct MappingSpec {
   /// parallelism": the contract and its rules `expert_parallel_c1` ..
   /// `c4`; runs need ep = 1 until its work is derived (`c4`).
   int64_t ep = 1;
+  /// Tensor-parallel communication overlapped with compute: in the
+  /// backward of a column-parallel linear the input-gradient all-reduce or
+  /// reduce-scatter runs under the weight-gradient GEMM and the sequence-
+  /// parallel re-gather of its input under the input-gradient GEMM
+  /// (Megatron-LM's LinearWithGradAccumulationAndAsyncCommunication,
+  /// docs/Estimate.md, "Overlap"). A time option: no work changes.
+  bool overlapTPComm = false;
 
   /// The ranks holding the same parameters of a stage, dp * cp: every
   /// parameter is replicated over the context-parallel ranks, so gradients

@@ -385,7 +385,7 @@ transformer.decoder_training @m
 // -----
 
 // decoder_inference_c12: zero_stage is a training field
-// expected-error @+1 {{decoder_inference_c12: zero_stage, bucket_bytes and pipeline_layout are training fields: inference needs zero_stage = 0, bucket_bytes = 0 and no pipeline_layout}}
+// expected-error @+1 {{decoder_inference_c12: zero_stage, bucket_bytes, pipeline_layout and overlap_tp_comm are training fields: inference needs zero_stage = 0, bucket_bytes = 0, no pipeline_layout and no overlap_tp_comm}}
 transformer.decoder_inference @s
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     inference = <batch = 2, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
@@ -394,7 +394,7 @@ transformer.decoder_inference @s
 // -----
 
 // decoder_inference_c12: bucket_bytes is a training field
-// expected-error @+1 {{decoder_inference_c12: zero_stage, bucket_bytes and pipeline_layout are training fields: inference needs zero_stage = 0, bucket_bytes = 0 and no pipeline_layout}}
+// expected-error @+1 {{decoder_inference_c12: zero_stage, bucket_bytes, pipeline_layout and overlap_tp_comm are training fields: inference needs zero_stage = 0, bucket_bytes = 0, no pipeline_layout and no overlap_tp_comm}}
 transformer.decoder_inference @s
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     inference = <batch = 2, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
@@ -403,11 +403,31 @@ transformer.decoder_inference @s
 // -----
 
 // decoder_inference_c12: pipeline_layout is a training field
-// expected-error @+1 {{decoder_inference_c12: zero_stage, bucket_bytes and pipeline_layout are training fields: inference needs zero_stage = 0, bucket_bytes = 0 and no pipeline_layout}}
+// expected-error @+1 {{decoder_inference_c12: zero_stage, bucket_bytes, pipeline_layout and overlap_tp_comm are training fields: inference needs zero_stage = 0, bucket_bytes = 0, no pipeline_layout and no overlap_tp_comm}}
 transformer.decoder_inference @s
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
     inference = <batch = 2, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
     mapping = <world = 4, tp = 2, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, pipeline_layout = [4, 4]>
+
+// -----
+
+// decoder_inference_c12: overlap_tp_comm is a training field (the pairs it
+// overlaps are backward GEMMs)
+// expected-error @+1 {{decoder_inference_c12: zero_stage, bucket_bytes, pipeline_layout and overlap_tp_comm are training fields: inference needs zero_stage = 0, bucket_bytes = 0, no pipeline_layout and no overlap_tp_comm}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    inference = <batch = 2, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, overlap_tp_comm = true>
+
+// -----
+
+// overlap_tp_comm is a boolean
+// expected-error @+5 {{expected integer value}}
+// expected-error @+4 {{failed to parse Transformer_MappingAttr parameter 'overlap_tp_comm' which is to be a `bool`}}
+transformer.decoder_training @t
+    model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 4, norm = layernorm, activation = gelu>
+    training = <global_batch = 16, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4, tp = 2, pp = 2, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, overlap_tp_comm = yes>
 
 // -----
 

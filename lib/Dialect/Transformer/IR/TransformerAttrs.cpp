@@ -277,7 +277,7 @@ static workload::MappingSpec toMappingSpec(
     workload::TPCommMode tpComm, workload::RecomputePolicy recompute,
     workload::PipelineSchedule schedule, ArrayRef<int64_t> pipelineLayout,
     int64_t zeroStage, int64_t bucketBytes, int64_t cp,
-    workload::CPCommMode cpComm, int64_t ep) {
+    workload::CPCommMode cpComm, int64_t ep, bool overlapTPComm) {
   workload::MappingSpec spec;
   spec.world = world;
   spec.tp = tp;
@@ -293,6 +293,7 @@ static workload::MappingSpec toMappingSpec(
   spec.cp = cp;
   spec.cpComm = cpComm;
   spec.ep = ep;
+  spec.overlapTPComm = overlapTPComm;
   return spec;
 }
 
@@ -301,19 +302,20 @@ LogicalResult MappingAttr::verify(
     int64_t pp, int64_t dp, int64_t virtualStages, workload::TPCommMode tpComm,
     workload::RecomputePolicy recompute, workload::PipelineSchedule schedule,
     ArrayRef<int64_t> layout, int64_t zeroStage, int64_t bucketBytes,
-    int64_t cp, workload::CPCommMode cpComm, int64_t ep) {
+    int64_t cp, workload::CPCommMode cpComm, int64_t ep, bool overlapTPComm) {
   return reportViolations(
       emitError,
       workload::checkMapping(toMappingSpec(
           world, tp, pp, dp, virtualStages, tpComm, recompute, schedule, layout,
-          zeroStage, bucketBytes, cp, cpComm, ep)));
+          zeroStage, bucketBytes, cp, cpComm, ep, overlapTPComm)));
 }
 
 workload::MappingSpec MappingAttr::getSpec() const {
   return toMappingSpec(getWorld(), getTp(), getPp(), getDp(),
                        getVirtualStages(), getTpComm(), getRecompute(),
                        getSchedule(), getPipelineLayout(), getZeroStage(),
-                       getBucketBytes(), getCp(), getCpComm(), getEp());
+                       getBucketBytes(), getCp(), getCpComm(), getEp(),
+                       getOverlapTpComm());
 }
 
 MappingAttr
@@ -322,7 +324,8 @@ blueprint::transformer::getMappingAttr(MLIRContext *context,
   return MappingAttr::get(context, spec.world, spec.tp, spec.pp, spec.dp,
                           spec.virtualStages, spec.tpComm, spec.recompute,
                           spec.schedule, spec.pipelineLayout, spec.zeroStage,
-                          spec.bucketBytes, spec.cp, spec.cpComm, spec.ep);
+                          spec.bucketBytes, spec.cp, spec.cpComm, spec.ep,
+                          spec.overlapTPComm);
 }
 
 std::optional<std::string> blueprint::transformer::workloadContractViolation(

@@ -300,6 +300,11 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     layer that split its experts (docs/TransformerSpec.md, "Expert
     parallelism"; runs need `ep = 1` until its work is derived, rule
     `expert_parallel_c4`).
+    `overlap_tp_comm` (default `false`), whether the critical path overlaps
+    each column-parallel linear's backward tensor-parallel communication
+    with its GEMMs (Megatron-LM's
+    `LinearWithGradAccumulationAndAsyncCommunication`, docs/Estimate.md,
+    "Overlap"): a time option, the work is the same.
 
     Rules (`transformer_mapping_c*`):
     1. `tp`, `pp`, `dp`, `world`, `virtual_stages`, `cp` and `ep` are
@@ -333,7 +338,8 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     DefaultValuedParameter<"int64_t", "1">:$cp,
     Transformer_DefaultValuedEnumParameter<Workload_CPCommMode,
         "::blueprint::workload::CPCommMode::Ring">:$cp_comm,
-    DefaultValuedParameter<"int64_t", "1">:$ep
+    DefaultValuedParameter<"int64_t", "1">:$ep,
+    DefaultValuedParameter<"bool", "false">:$overlap_tp_comm
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

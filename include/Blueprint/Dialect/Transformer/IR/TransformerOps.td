@@ -122,8 +122,8 @@ def Transformer_DecoderInferenceOp
     6. `decoder_inference_c10`: `virtual_stages = 1`;
     7. `decoder_inference_c11`: `tp_comm = all_reduce` when `tp > 1` (a
        decode step's single position cannot be split along the sequence).
-    8. `decoder_inference_c12`: `zero_stage = 0`, `bucket_bytes = 0` and no
-       `pipeline_layout` (training fields).
+    8. `decoder_inference_c12`: `zero_stage = 0`, `bucket_bytes = 0`, no
+       `pipeline_layout` and no `overlap_tp_comm` (training fields).
     9. `context_parallel_c4`: `cp = 1` (a decode step's single position per
        sequence cannot be split over the sequence);
     10. `decoder_moe_c3`: `tp` divides `expert_ffn_hidden`;
