@@ -63,3 +63,9 @@ ModelSpec blueprint::workload::blockModelOf(const ModelSpec &model,
 BlockKind blueprint::workload::representativeBlockKind(const ModelSpec &model) {
   return model.moe ? BlockKind::Expert : BlockKind::Dense;
 }
+
+llvm::StringRef blueprint::workload::blockTemplatePrefix(const ModelSpec &model,
+                                                         BlockKind kind) {
+  return kind == BlockKind::Expert && blockKindsOf(model).size() > 1 ? "moe_"
+                                                                     : "";
+}

@@ -438,8 +438,13 @@ blueprint::workload::weightBytesPerRank(const ModelSpec &model,
   if (!parameters)
     return parameters.takeError();
   OverflowGuard guard;
+  // DeepSeek-V3's router also reads its score-correction bias, a buffer of
+  // E values every rank holds whole at the weight datatype.
+  int64_t held = guard.add(
+      *parameters, model.moe ? model.moe->scoreCorrectionBiasElements() : 0,
+      "weights and the score-correction bias");
   int64_t bytes =
-      guard.mul(*parameters, bytesOf(inference.weightType), "weight bytes");
+      guard.mul(held, bytesOf(inference.weightType), "weight bytes");
   if (guard.failed())
     return guard.error("weightBytesPerRank");
   return bytes;

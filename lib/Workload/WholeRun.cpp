@@ -183,9 +183,8 @@ private:
   llvm::Error buildTemplates() {
     std::vector<BlockKind> kinds = blockKindsOf(model);
     for (BlockKind kind : kinds)
-      if (llvm::Error error = buildBlockTemplates(
-              kind,
-              kinds.size() > 1 && kind == BlockKind::Expert ? "moe_" : ""))
+      if (llvm::Error error =
+              buildBlockTemplates(kind, blockTemplatePrefix(model, kind)))
         return error;
     return buildEdgeTemplates();
   }
@@ -811,8 +810,7 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
   std::vector<BlockKind> kinds = blockKindsOf(model);
   std::array<std::vector<size_t>, 2> templateOf;
   for (BlockKind kind : kinds) {
-    std::string prefix =
-        kinds.size() > 1 && kind == BlockKind::Expert ? "moe_" : "";
+    std::string prefix = blockTemplatePrefix(model, kind).str();
     ModelSpec block = blockModelOf(model, kind);
     std::vector<size_t> &indices = templateOf[static_cast<size_t>(kind)];
     llvm::Expected<BlockWork> prefill =

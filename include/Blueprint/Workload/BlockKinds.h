@@ -80,6 +80,19 @@ llvm::Expected<int64_t> blockParametersPerRank(const ModelSpec &model,
                                                BlockKind kind,
                                                const MappingSpec &mapping);
 
+/// The parameters one token passes through in a block of `kind`,
+/// unsharded: the whole dense block; of an MoE block everything but the E -
+/// k routed experts it is not sent to (attention, norms, the whole router,
+/// the shared experts and k routed experts; docs/ModelSummary.md, "Active
+/// parameters"). The score-correction bias is a buffer, not a parameter.
+llvm::Expected<int64_t> activeBlockParameters(const ModelSpec &model,
+                                              BlockKind kind);
+
+/// The prefix of the whole-run template names of a block of `kind`
+/// (block_forward, ...): "moe_" for the MoE blocks of a model that mixes
+/// kinds, "" otherwise (docs/WholeRun.md, "Block kinds").
+llvm::StringRef blockTemplatePrefix(const ModelSpec &model, BlockKind kind);
+
 } // namespace blueprint::workload
 
 #endif // BLUEPRINT_WORKLOAD_BLOCKKINDS_H
