@@ -526,8 +526,9 @@ analysis::deriveModelQuantities(const PlanWork &work) {
     return failure("deriveModelQuantities: " + wide.failureMessage());
   result.logits = std::move(*logits);
 
-  // Communication of one rank of a middle stage (the first stage's blocks:
-  // under a uniform layout every stage has as many).
+  // Communication of one rank of the first stage, over its blocks of each
+  // kind: a uniform layout gives every stage as many blocks, but a mixed
+  // model's first stage holds its dense blocks (docs/ModelSummary.md).
   IterationCommunication &communication = result.communication;
   CommunicationVolume &tensorParallel = communication.tensorParallel;
   for (const KindTerms &term : terms) {

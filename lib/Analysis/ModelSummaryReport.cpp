@@ -252,7 +252,8 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
         "what a token passes through: model less the E - k routed experts "
         "of every MoE block it is not sent to");
   row(os, "first stage per rank", parameters.firstStagePerRank,
-      "blocks per stage * per block per rank + V h / tp + max_positions h");
+      "first-stage blocks of each kind * its per block per rank + V h / tp "
+      "+ max_positions h");
   if (summary.graph && summary.graph->firstStageParameters)
     row(os, "first stage per rank (graph)",
         *summary.graph->firstStageParameters,

@@ -195,14 +195,20 @@ ModelSpec mapMixtral(FieldReader &reader, const llvm::json::Object &config) {
   return model;
 }
 
-/// A DeepSeek-V3 routing key that states a string the router must have:
-/// absent or `expected`, else an error naming the key.
-void requireRoutingString(FieldReader &reader, const llvm::json::Object &config,
-                          llvm::StringRef key, llvm::StringRef expected,
-                          llvm::StringRef meaning) {
+/// A routing string key of DeepseekV3Config, type-checked: none when absent.
+std::optional<std::string> routingString(FieldReader &reader,
+                                         const llvm::json::Object &config,
+                                         llvm::StringRef key) {
   if (!config.get(key))
-    return;
-  std::optional<std::string> value = reader.string(config, key, kRoot);
+    return std::nullopt;
+  return reader.string(config, key, kRoot);
+}
+
+/// A DeepSeek-V3 routing string the router must have: absent or `expected`,
+/// else an error naming the key.
+void requireRoutingValue(FieldReader &reader, llvm::StringRef key,
+                         const std::optional<std::string> &value,
+                         llvm::StringRef expected, llvm::StringRef meaning) {
   if (value && *value != expected)
     reader.error(kRoot + "." + key.str(),
                  "got \"" + *value + "\": only \"" + expected.str() + "\" (" +
@@ -264,20 +270,17 @@ ModelSpec mapDeepseekV3(FieldReader &reader, const llvm::json::Object &config) {
   moe.router = RouterKind::SigmoidGroupLimited;
   moe.routerGroups = reader.integer(config, "n_group", kRoot, 8);
   moe.routerGroupsPerToken = reader.integer(config, "topk_group", kRoot, 4);
-  if (!reader.boolean(config, "norm_topk_prob", kRoot, true))
-    reader.error(kRoot + ".norm_topk_prob",
-                 "false is not supported: the router's top-k scores are "
-                 "always renormalised (true, DeepSeek-V3 Eq. 13)");
+  bool normalised = reader.boolean(config, "norm_topk_prob", kRoot, true);
   // The factor's value changes no count: one multiply per selected expert
   // whatever it is (docs/ImportHuggingFace.md).
   if (const llvm::json::Value *factor = config.get("routed_scaling_factor"))
     if (!factor->getAsNumber())
       reader.error(kRoot + ".routed_scaling_factor",
                    "expected a number, got " + FieldReader::printed(*factor));
-  requireRoutingString(reader, config, "scoring_func", "sigmoid",
-                       "sigmoid scores");
-  requireRoutingString(reader, config, "topk_method", "noaux_tc",
-                       "the score-correction bias and group-limited top-k");
+  std::optional<std::string> scoring =
+      routingString(reader, config, "scoring_func");
+  std::optional<std::string> topkMethod =
+      routingString(reader, config, "topk_method");
   if (config.get("num_local_experts"))
     reader.error(kRoot + ".num_local_experts",
                  "an alias of n_routed_experts (DeepseekV3Config's "
@@ -286,8 +289,18 @@ ModelSpec mapDeepseekV3(FieldReader &reader, const llvm::json::Object &config) {
 
   moe.firstDenseBlocks =
       reader.integer(config, "first_k_dense_replace", kRoot, 3);
+  // An all-dense model routes nothing: its routing keys are read for their
+  // types only, their values checked when a block is an MoE block.
   if (moe.firstDenseBlocks >= model.blocks)
     return model;
+  if (!normalised)
+    reader.error(kRoot + ".norm_topk_prob",
+                 "false is not supported: the router's top-k scores are "
+                 "always renormalised (true, DeepSeek-V3 Eq. 13)");
+  requireRoutingValue(reader, "scoring_func", scoring, "sigmoid",
+                      "sigmoid scores");
+  requireRoutingValue(reader, "topk_method", topkMethod, "noaux_tc",
+                      "the score-correction bias and group-limited top-k");
   // transformers makes every block from first_k_dense_replace on an MoE
   // block; the remote code only every moe_layer_freq-th of them.
   if (layerFrequency != 1)

@@ -39,6 +39,26 @@ int64_t blueprint::workload::blocksOfKind(const ModelSpec &model,
   return kind == BlockKind::Expert ? experts : end - first - experts;
 }
 
+int64_t blueprint::workload::blockBufferElements(const ModelSpec &model,
+                                                 BlockKind kind) {
+  return kind == BlockKind::Expert && model.moe
+             ? model.moe->scoreCorrectionBiasElements()
+             : 0;
+}
+
+int64_t blueprint::workload::bufferElementsOf(const ModelSpec &model,
+                                              int64_t first, int64_t end,
+                                              OverflowGuard &guard) {
+  int64_t elements = 0;
+  for (BlockKind kind : blockKindsOf(model))
+    elements = guard.add(elements,
+                         guard.mul(blockBufferElements(model, kind),
+                                   blocksOfKind(model, kind, first, end),
+                                   "buffer elements"),
+                         "buffer elements");
+  return elements;
+}
+
 std::vector<BlockSegment>
 blueprint::workload::blockSegmentsOf(const ModelSpec &model, int64_t first,
                                      int64_t end) {
