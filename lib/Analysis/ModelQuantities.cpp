@@ -219,6 +219,89 @@ void accumulate(CommunicationVolume &total, const CommunicationVolume &part,
       guard.add(total.transferBytes, part.transferBytes, what);
 }
 
+/// One block kind's share of the model summary's closed forms.
+struct KindTerms {
+  workload::BlockKind kind = workload::BlockKind::Dense;
+  /// Blocks of the kind in the model, on the first stage and in its first
+  /// chunk.
+  int64_t modelBlocks = 0;
+  int64_t stageBlocks = 0;
+  int64_t chunkBlocks = 0;
+  /// One block of the kind: unsharded, on one TP rank, and what one token
+  /// passes through.
+  int64_t perBlock = 0;
+  int64_t perBlockPerRank = 0;
+  int64_t activePerBlock = 0;
+  /// One block of the kind's per-micro-batch and per-iteration work on one
+  /// rank, and its stash per micro-batch.
+  workload::WorkSummary block{workload::Cadence::PerMicroBatch};
+  workload::WorkSummary iteration{workload::Cadence::PerIteration};
+  int64_t stash = 0;
+};
+
+/// The terms of the block kind `kind`: the plan's work when it is the
+/// plan's kind, else the kind's block derived from the contracts
+/// (deriveBlockWork and deriveOptimizerWork, as the whole run derives its
+/// templates). A model of one kind has every block of it on the first
+/// stage's pipeline.blocksPerStage; one that mixes kinds (one chunk per
+/// stage) the first chunk's blocks of the kind.
+llvm::Expected<KindTerms> kindTerms(const PlanWork &work,
+                                    workload::BlockKind kind,
+                                    const workload::WorkSummary &planBlock,
+                                    const workload::WorkSummary &planIteration,
+                                    const PipelineShape &pipeline, bool mixed) {
+  const workload::ModelSpec &model = work.model;
+  KindTerms terms;
+  terms.kind = kind;
+  terms.modelBlocks = workload::blocksOfKind(model, kind, 0, model.blocks);
+  terms.chunkBlocks =
+      mixed ? workload::blocksOfKind(model, kind, 0, pipeline.blocksPerChunk)
+            : pipeline.blocksPerChunk;
+  terms.stageBlocks = mixed ? terms.chunkBlocks : pipeline.blocksPerStage;
+  workload::MappingSpec unsharded = work.mapping;
+  unsharded.tp = 1;
+  unsharded.pp = 1;
+  llvm::Expected<int64_t> perBlock =
+      workload::blockParametersPerRank(model, kind, unsharded);
+  if (!perBlock)
+    return perBlock.takeError();
+  llvm::Expected<int64_t> perBlockPerRank =
+      workload::blockParametersPerRank(model, kind, work.mapping);
+  if (!perBlockPerRank)
+    return perBlockPerRank.takeError();
+  llvm::Expected<int64_t> active = workload::activeBlockParameters(model, kind);
+  if (!active)
+    return active.takeError();
+  terms.perBlock = *perBlock;
+  terms.perBlockPerRank = *perBlockPerRank;
+  terms.activePerBlock = *active;
+  if (kind == workload::representativeBlockKind(model)) {
+    terms.block = planBlock;
+    terms.iteration = planIteration;
+  } else {
+    llvm::Expected<workload::BlockWork> block =
+        workload::deriveBlockWork(model, kind, work.training, work.mapping);
+    if (!block)
+      return block.takeError();
+    llvm::Expected<workload::BlockWork> step =
+        workload::deriveOptimizerWork(model, kind, work.training, work.mapping);
+    if (!step)
+      return step.takeError();
+    llvm::Expected<workload::WorkSummary> blockSummary =
+        workload::summarize(*block);
+    if (!blockSummary)
+      return blockSummary.takeError();
+    llvm::Expected<workload::WorkSummary> stepSummary =
+        workload::summarize(*step);
+    if (!stepSummary)
+      return stepSummary.takeError();
+    terms.block = std::move(*blockSummary);
+    terms.iteration = std::move(*stepSummary);
+  }
+  terms.stash = terms.block.total().stashBytes;
+  return terms;
+}
+
 } // namespace
 
 llvm::Expected<ModelQuantities>
@@ -236,19 +319,6 @@ analysis::deriveModelQuantities(const PlanWork &work) {
                    "per-iteration work");
   if (work.perMicroBatch.invocations.empty())
     return failure("the plan holds no per-micro-batch work");
-  // The closed forms below are blocks x one block's quantities; a model
-  // whose blocks mix the dense MLP and the mixture of experts has its
-  // totals in the whole-run program (--work-summary, --memory-report,
-  // docs/WholeRun.md, "Block kinds") only.
-  if (workload::blockKindsOf(model).size() > 1)
-    return failure(
-        "model_summary_mixed_kinds: the model summary's closed forms hold "
-        "models of one block kind; this model mixes dense and "
-        "mixture-of-experts "
-        "blocks (first_dense_blocks = " +
-        llvm::Twine(model.moe->firstDenseBlocks) +
-        ", moe_layer_frequency = " + llvm::Twine(model.moe->layerFrequency) +
-        "): read its totals with --work-summary");
   if (work.blockOutputBytesPerRank <= 0)
     return failure("the block output buffer must have a positive size, got " +
                    llvm::Twine(work.blockOutputBytesPerRank));
@@ -276,17 +346,36 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   // interleaving, the in-flight chunks of an uneven layout have different
   // sizes, which no single count states (the whole-run program,
   // docs/WholeRun.md, derives any layout).
+  // A model that mixes block kinds has chunks of different kinds on one
+  // stage under interleaving, which no single chunk count states either.
   workload::PipelineLayout layout = workload::layoutOf(model, mapping);
-  if (!layout.isUniform() && v != 1)
+  std::vector<workload::BlockKind> kinds = workload::blockKindsOf(model);
+  bool mixed = kinds.size() > 1;
+  if ((!layout.isUniform() || mixed) && v != 1)
     return failure("the model summary's closed forms hold an uneven "
-                   "pipeline_layout only with one model chunk per stage; "
-                   "virtual_stages = " +
+                   "pipeline_layout and a model that mixes block kinds only "
+                   "with one model chunk per stage; virtual_stages = " +
                    llvm::Twine(v));
   pipeline.blocksPerChunk = layout.chunkBlocks.front();
   pipeline.blocksPerStage =
       guard.mul(pipeline.blocksPerChunk, v, "blocks per stage");
   pipeline.inFlightChunks = inFlightChunks(mapping.schedule, m, pp, v);
   pipeline.bubbleStageSlots = bubbleStageSlots(mapping.schedule, pp, v);
+
+  // Every quantity below is a sum over the model's block kinds (one kind
+  // but for a model that mixes dense and MoE blocks, docs/WholeRun.md,
+  // "Block kinds") of that kind's block count times one block's quantity.
+  // The plan holds the block of the representative kind; the other kind's
+  // block is derived from the same contracts by the functions that built
+  // the plan.
+  llvm::SmallVector<KindTerms, 2> terms;
+  for (workload::BlockKind kind : kinds) {
+    llvm::Expected<KindTerms> term =
+        kindTerms(work, kind, *block, *iteration, pipeline, mixed);
+    if (!term)
+      return term.takeError();
+    terms.push_back(std::move(*term));
+  }
 
   // Parameters: MLM2021 Eq. 2 per block (blockParametersPerRank), with the
   // edges of Megatron GPT (edgeParametersPerRank): a vocabulary-parallel
@@ -297,14 +386,6 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   workload::MappingSpec unsharded = mapping;
   unsharded.tp = 1;
   unsharded.pp = 1;
-  llvm::Expected<int64_t> perBlock =
-      workload::blockParametersPerRank(model, unsharded);
-  if (!perBlock)
-    return perBlock.takeError();
-  llvm::Expected<int64_t> perBlockPerRank =
-      workload::blockParametersPerRank(model, mapping);
-  if (!perBlockPerRank)
-    return perBlockPerRank.takeError();
   llvm::Expected<workload::EdgeParameters> edges =
       workload::edgeParametersPerRank(model, unsharded);
   if (!edges)
@@ -313,23 +394,55 @@ analysis::deriveModelQuantities(const PlanWork &work) {
       workload::edgeParametersPerRank(model, mapping);
   if (!edgesPerRank)
     return edgesPerRank.takeError();
-  parameters.perBlock = *perBlock;
-  parameters.perBlockPerRank = *perBlockPerRank;
+  workload::BlockKind planKind = workload::representativeBlockKind(model);
+  // One checked step per statement: which quantity an overflow names must
+  // not depend on the order a compiler evaluates call arguments in.
+  int64_t blockParameters = 0, stageBlockParameters = 0, chunkStash = 0;
+  std::optional<int64_t> active;
+  if (model.moe)
+    active = 0;
+  for (const KindTerms &term : terms) {
+    if (term.kind == planKind) {
+      parameters.perBlock = term.perBlock;
+      parameters.perBlockPerRank = term.perBlockPerRank;
+      result.activations.perBlockPerMicroBatch = term.stash;
+    } else {
+      parameters.denseBlocks = term.modelBlocks;
+      parameters.perDenseBlock = term.perBlock;
+      parameters.perDenseBlockPerRank = term.perBlockPerRank;
+      result.activations.perDenseBlockPerMicroBatch = term.stash;
+    }
+    int64_t ofKind =
+        guard.mul(term.modelBlocks, term.perBlock, "block parameters");
+    blockParameters = guard.add(blockParameters, ofKind, "block parameters");
+    int64_t onStage = guard.mul(term.stageBlocks, term.perBlockPerRank,
+                                "first-stage block parameters");
+    stageBlockParameters = guard.add(stageBlockParameters, onStage,
+                                     "first-stage block parameters");
+    int64_t chunk =
+        guard.mul(term.chunkBlocks, term.stash, "first-stage activation bytes");
+    chunkStash = guard.add(chunkStash, chunk, "first-stage activation bytes");
+    if (active) {
+      int64_t passed =
+          guard.mul(term.modelBlocks, term.activePerBlock, "active parameters");
+      active = guard.add(*active, passed, "active parameters");
+    }
+  }
   parameters.wordEmbedding = edges->wordEmbedding;
   parameters.positionEmbedding = edges->positionEmbedding;
   parameters.outputLayer = edges->outputLayer;
   parameters.finalNorm = edges->finalNorm;
-  // One checked step per statement: which quantity an overflow names must
-  // not depend on the order a compiler evaluates call arguments in.
-  int64_t blockParameters =
-      guard.mul(model.blocks, parameters.perBlock, "block parameters");
   int64_t withEmbeddings =
       guard.add(blockParameters, edges->firstStageTotal, "model parameters");
   parameters.model =
       guard.add(withEmbeddings, edges->lastStageTotal, "model parameters");
-  int64_t stageBlockParameters =
-      guard.mul(pipeline.blocksPerStage, parameters.perBlockPerRank,
-                "first-stage block parameters");
+  // A token passes through every edge parameter (the embedding table as
+  // Mixtral's and DeepSeek-V3's published active counts take it).
+  if (active) {
+    active = guard.add(*active, edges->firstStageTotal, "active parameters");
+    parameters.active =
+        guard.add(*active, edges->lastStageTotal, "active parameters");
+  }
   int64_t firstStageEdges = edgesPerRank->firstStageTotal;
   // Without a pipeline the one stage is also the last: it holds the final
   // norm and the output layer too.
@@ -367,11 +480,8 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   // Activations: the plan's stash per block times the blocks of the chunks
   // in flight on the first stage (SeqSel Sec. 4.2.3).
   ActivationBytes &activations = result.activations;
-  activations.perBlockPerMicroBatch = block->total().stashBytes;
-  activations.firstStage =
-      guard.product({pipeline.inFlightChunks, pipeline.blocksPerChunk,
-                     activations.perBlockPerMicroBatch},
-                    "first-stage activation bytes");
+  activations.firstStage = guard.mul(pipeline.inFlightChunks, chunkStash,
+                                     "first-stage activation bytes");
 
   // FLOPs: every (TP rank, block, micro-batch, DP replica) runs the plan's
   // per-rank matmul ops once; the LM head once per (TP rank, micro-batch,
@@ -384,20 +494,30 @@ analysis::deriveModelQuantities(const PlanWork &work) {
       workload::summarize(*logits);
   if (!logitsSummary)
     return logitsSummary.takeError();
-  int64_t modelOpsPerRank = 0;
-  for (Phase phase : {Phase::Forward, Phase::ActivationGrad, Phase::WeightGrad})
-    modelOpsPerRank =
-        guard.add(modelOpsPerRank, block->at(phase, Engine::Matmul).ops,
-                  "block matmul ops");
-  int64_t recomputeOpsPerRank = block->at(Phase::Recompute, Engine::Matmul).ops;
   if (guard.failed())
     return guard.error("deriveModelQuantities");
   WideGuard wide;
   IterationFlops &flops = result.flops;
-  flops.blocks = wide.product({modelOpsPerRank, tp, model.blocks, m, dp},
-                              "block model FLOPs");
-  flops.recompute = wide.product({recomputeOpsPerRank, tp, model.blocks, m, dp},
-                                 "recompute FLOPs");
+  flops.blocks = wide.count(0, "block model FLOPs");
+  flops.recompute = wide.count(0, "recompute FLOPs");
+  for (const KindTerms &term : terms) {
+    int64_t modelOpsPerRank = 0;
+    for (Phase phase :
+         {Phase::Forward, Phase::ActivationGrad, Phase::WeightGrad})
+      modelOpsPerRank =
+          guard.add(modelOpsPerRank, term.block.at(phase, Engine::Matmul).ops,
+                    "block matmul ops");
+    int64_t recomputeOpsPerRank =
+        term.block.at(Phase::Recompute, Engine::Matmul).ops;
+    if (guard.failed())
+      return guard.error("deriveModelQuantities");
+    llvm::APInt blocks = wide.product(
+        {modelOpsPerRank, tp, term.modelBlocks, m, dp}, "block model FLOPs");
+    flops.blocks = wide.add(flops.blocks, blocks, "block model FLOPs");
+    llvm::APInt recompute = wide.product(
+        {recomputeOpsPerRank, tp, term.modelBlocks, m, dp}, "recompute FLOPs");
+    flops.recompute = wide.add(flops.recompute, recompute, "recompute FLOPs");
+  }
   flops.logits = wide.product(
       {logitsSummary->of(Engine::Matmul).ops, tp, m, dp}, "logits FLOPs");
   flops.model = wide.add(flops.blocks, flops.logits, "model FLOPs");
@@ -406,28 +526,35 @@ analysis::deriveModelQuantities(const PlanWork &work) {
     return failure("deriveModelQuantities: " + wide.failureMessage());
   result.logits = std::move(*logits);
 
-  // Communication of one rank of a middle stage.
+  // Communication of one rank of the first stage, over its blocks of each
+  // kind: a uniform layout gives every stage as many blocks, but a mixed
+  // model's first stage holds its dense blocks (docs/ModelSummary.md).
   IterationCommunication &communication = result.communication;
-  const workload::WorkTotals &blockCollectives = block->of(Engine::Collective);
-  const workload::WorkTotals &iterationCollectives =
-      iteration->of(Engine::Collective);
-  int64_t blockRuns =
-      guard.mul(pipeline.blocksPerStage, m, "block runs per iteration");
   CommunicationVolume &tensorParallel = communication.tensorParallel;
-  int64_t blockMessageBytes =
-      guard.mul(blockCollectives.messageBytes, blockRuns, "TP message bytes");
-  int64_t iterationMessageBytes =
-      guard.mul(iterationCollectives.messageBytes, pipeline.blocksPerStage,
-                "TP message bytes");
-  tensorParallel.messageBytes =
-      guard.add(blockMessageBytes, iterationMessageBytes, "TP message bytes");
-  int64_t blockTransferBytes = guard.mul(blockCollectives.minimumTransferBytes,
-                                         blockRuns, "TP transfer bytes");
-  int64_t iterationTransferBytes =
-      guard.mul(iterationCollectives.minimumTransferBytes,
-                pipeline.blocksPerStage, "TP transfer bytes");
-  tensorParallel.transferBytes = guard.add(
-      blockTransferBytes, iterationTransferBytes, "TP transfer bytes");
+  for (const KindTerms &term : terms) {
+    const workload::WorkTotals &blockCollectives =
+        term.block.of(Engine::Collective);
+    const workload::WorkTotals &iterationCollectives =
+        term.iteration.of(Engine::Collective);
+    int64_t blockRuns =
+        guard.mul(term.stageBlocks, m, "block runs per iteration");
+    int64_t blockMessageBytes =
+        guard.mul(blockCollectives.messageBytes, blockRuns, "TP message bytes");
+    int64_t iterationMessageBytes =
+        guard.mul(iterationCollectives.messageBytes, term.stageBlocks,
+                  "TP message bytes");
+    int64_t messageBytes =
+        guard.add(blockMessageBytes, iterationMessageBytes, "TP message bytes");
+    int64_t blockTransferBytes = guard.mul(
+        blockCollectives.minimumTransferBytes, blockRuns, "TP transfer bytes");
+    int64_t iterationTransferBytes =
+        guard.mul(iterationCollectives.minimumTransferBytes, term.stageBlocks,
+                  "TP transfer bytes");
+    int64_t transferBytes = guard.add(
+        blockTransferBytes, iterationTransferBytes, "TP transfer bytes");
+    accumulate(tensorParallel, {messageBytes, transferBytes}, guard,
+               "TP bytes");
+  }
 
   communication.pipelineBoundaryBytes = work.blockOutputBytesPerRank;
   bool scattered = workload::scattersPipelineMessages(mapping);
@@ -565,6 +692,11 @@ analysis::composeIterationTime(const PlanWork &work,
     return failure("the closed-form iteration time composes the first "
                    "stage's slot; an uneven pipeline_layout has stages of "
                    "different lengths");
+  if (workload::blockKindsOf(work.model).size() > 1)
+    return failure("the closed-form iteration time composes the first "
+                   "stage's slot of one block kind; a model that mixes dense "
+                   "and MoE blocks has blocks of two (the whole-run "
+                   "program's critical path times it)");
 
   // The block, exactly as --estimate costs it; this also checks the binding
   // against the profile and the mesh.

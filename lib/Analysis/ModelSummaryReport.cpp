@@ -54,12 +54,20 @@ void analysis::writeModelSummaryAttributes(const ModelSummary &summary,
   json.attributeObject("parameters", [&] {
     json.attribute("per_block", parameters.perBlock);
     json.attribute("per_block_per_rank", parameters.perBlockPerRank);
+    if (parameters.denseBlocks > 0) {
+      json.attribute("dense_blocks", parameters.denseBlocks);
+      json.attribute("per_dense_block", parameters.perDenseBlock);
+      json.attribute("per_dense_block_per_rank",
+                     parameters.perDenseBlockPerRank);
+    }
     json.attribute("word_embedding", parameters.wordEmbedding);
     json.attribute("position_embedding", parameters.positionEmbedding);
     json.attribute("output_layer", parameters.outputLayer);
     json.attribute("final_norm", parameters.finalNorm);
     json.attribute("model", parameters.model);
     json.attribute("first_stage_per_rank", parameters.firstStagePerRank);
+    if (parameters.active)
+      json.attribute("active", *parameters.active);
   });
   json.attributeObject("memory_per_rank", [&] {
     json.attribute("weight_bytes", quantities.state.weights);
@@ -70,6 +78,9 @@ void analysis::writeModelSummaryAttributes(const ModelSummary &summary,
     json.attribute("block_state_bytes", quantities.state.blockStates);
     json.attribute("activation_bytes_per_block",
                    quantities.activations.perBlockPerMicroBatch);
+    if (parameters.denseBlocks > 0)
+      json.attribute("activation_bytes_per_dense_block",
+                     quantities.activations.perDenseBlockPerMicroBatch);
     json.attribute("activation_bytes", quantities.activations.firstStage);
   });
   const IterationFlops &flops = quantities.flops;
@@ -211,10 +222,21 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
 
   const ParameterCounts &parameters = quantities.parameters;
   os << "\nparameters\n";
-  row(os, "per block", parameters.perBlock,
-      "MLM2021 Eq. 2 per layer (12h^2 + 13h for the GPT shape)");
-  row(os, "per block per rank", parameters.perBlockPerRank,
+  bool mixed = parameters.denseBlocks > 0;
+  row(os, mixed ? "per MoE block" : "per block", parameters.perBlock,
+      mixed ? "attention, norms, router, E routed and the shared experts"
+            : "MLM2021 Eq. 2 per layer (12h^2 + 13h for the GPT shape)");
+  row(os, mixed ? "per MoE block per rank" : "per block per rank",
+      parameters.perBlockPerRank,
       "column/row-parallel weights / tp, replicated biases and norms");
+  if (mixed) {
+    row(os, "dense blocks", parameters.denseBlocks,
+        "first_dense_blocks and the blocks moe_layer_frequency skips");
+    row(os, "per dense block", parameters.perDenseBlock,
+        "attention, norms and the dense MLP of width ffn_hidden");
+    row(os, "per dense block per rank", parameters.perDenseBlockPerRank,
+        "column/row-parallel weights / tp, replicated biases and norms");
+  }
   row(os, "word embedding", parameters.wordEmbedding,
       "V * h, vocabulary-parallel; the LM head is tied to it unless untied");
   row(os, "position embedding", parameters.positionEmbedding,
@@ -222,9 +244,16 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
   row(os, "output layer", parameters.outputLayer, "h * V untied; 0 tied");
   row(os, "final norm", parameters.finalNorm, "2h LayerNorm, h RMSNorm");
   row(os, "model", parameters.model,
-      "blocks * per block + embeddings + output layer + final norm");
+      mixed ? "dense blocks * per dense block + MoE blocks * per MoE block + "
+              "embeddings + output layer + final norm"
+            : "blocks * per block + embeddings + output layer + final norm");
+  if (parameters.active)
+    row(os, "active", *parameters.active,
+        "what a token passes through: model less the E - k routed experts "
+        "of every MoE block it is not sent to");
   row(os, "first stage per rank", parameters.firstStagePerRank,
-      "blocks per stage * per block per rank + V h / tp + max_positions h");
+      "first-stage blocks of each kind * its per block per rank + V h / tp "
+      "+ max_positions h");
   if (summary.graph && summary.graph->firstStageParameters)
     row(os, "first stage per rank (graph)",
         *summary.graph->firstStageParameters,
@@ -243,10 +272,17 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
       "ceil(first stage per rank / dp) * 3 * optimizer bytes");
   row(os, "block states", quantities.state.blockStates,
       "the blocks' weights + gradients + optimizer state");
-  row(os, "activations per block", quantities.activations.perBlockPerMicroBatch,
+  row(os, mixed ? "activations per MoE block" : "activations per block",
+      quantities.activations.perBlockPerMicroBatch,
       "the plan's stashed bytes, one micro-batch");
+  if (mixed)
+    row(os, "activations per dense block",
+        quantities.activations.perDenseBlockPerMicroBatch,
+        "the dense block's stashed bytes, one micro-batch");
   row(os, "activations", quantities.activations.firstStage,
-      "chunks in flight * blocks per chunk * activations per block");
+      mixed ? "chunks in flight * the chunk's blocks of each kind * their "
+              "activations per block"
+            : "chunks in flight * blocks per chunk * activations per block");
   if (summary.graph) {
     row(os, "activations (graph)", summary.graph->firstStageBlockActivations,
         "the most block stash buffers live at once on the first stage: "

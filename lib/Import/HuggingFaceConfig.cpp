@@ -195,6 +195,27 @@ ModelSpec mapMixtral(FieldReader &reader, const llvm::json::Object &config) {
   return model;
 }
 
+/// A routing string key of DeepseekV3Config, type-checked: none when absent.
+std::optional<std::string> routingString(FieldReader &reader,
+                                         const llvm::json::Object &config,
+                                         llvm::StringRef key) {
+  if (!config.get(key))
+    return std::nullopt;
+  return reader.string(config, key, kRoot);
+}
+
+/// A DeepSeek-V3 routing string the router must have: absent or `expected`,
+/// else an error naming the key.
+void requireRoutingValue(FieldReader &reader, llvm::StringRef key,
+                         const std::optional<std::string> &value,
+                         llvm::StringRef expected, llvm::StringRef meaning) {
+  if (value && *value != expected)
+    reader.error(kRoot + "." + key.str(),
+                 "got \"" + *value + "\": only \"" + expected.str() + "\" (" +
+                     meaning.str() +
+                     ", transformers' DeepseekV3TopkRouter) is derived");
+}
+
 /// DeepseekV3ForCausalLM (transformers' modeling_deepseek_v3.py, its
 /// defaults those of configuration_deepseek_v3.py's DeepseekV3Config):
 /// multi-head latent attention in every block (q_a_proj, q_a_layernorm,
@@ -202,12 +223,14 @@ ModelSpec mapMixtral(FieldReader &reader, const llvm::json::Object &config) {
 /// kv_a_layernorm, kv_b_proj; o_proj), RMSNorm, SwiGLU MLPs, untied
 /// embeddings. Block i is a DeepseekV3MoE block when i >=
 /// first_k_dense_replace (default 3), else a dense MLP of
-/// intermediate_size. DeepseekV3MoE always routes with sigmoid scores plus
-/// the score-correction bias, a group-limited top-k over n_group and
-/// topk_group and routed_scaling_factor (route_tokens_to_experts; the
-/// config has no scoring_func or topk_method to change that), which no
-/// derived router is: a config with an MoE block is refused, naming the key
-/// that states its router; one whose blocks are all dense imports.
+/// intermediate_size. DeepseekV3MoE has n_routed_experts experts and one
+/// shared MLP of n_shared_experts x moe_intermediate_size, and routes with
+/// DeepseekV3TopkRouter: sigmoid scores plus the score-correction bias, a
+/// top-k within the topk_group best of n_group groups, the selected scores
+/// renormalised (norm_topk_prob) and multiplied by routed_scaling_factor
+/// (router = sigmoid_group_limited). DeepseekV3Config has no scoring_func
+/// or topk_method (the checkpoint's remote code reads them): when a config
+/// writes them they must name that router, "sigmoid" and "noaux_tc".
 ModelSpec mapDeepseekV3(FieldReader &reader, const llvm::json::Object &config) {
   ModelSpec model = mapRotaryShape(reader, config);
   if (reader.boolean(config, "attention_bias", kRoot, false))
@@ -229,60 +252,75 @@ ModelSpec mapDeepseekV3(FieldReader &reader, const llvm::json::Object &config) {
       headDimension(reader, std::nullopt, model.hidden, model.heads, kRoot,
                     model.qkNopeHeadDim, model.qkRopeHeadDim);
 
-  // The routing keys, read for their types (with DeepseekV3Config's
-  // defaults where it has them) though no accepted config uses them:
-  // DeepseekV3Config has no scoring_func, topk_method or moe_layer_freq
-  // (the checkpoint's remote code reads them; transformers does not).
+  // The routing keys, read (with DeepseekV3Config's defaults) whether or
+  // not a block is an MoE block.
   std::optional<int64_t> routedExperts =
       nullableInteger(reader, config, "n_routed_experts");
-  reader.integer(config, "num_experts_per_tok", kRoot, 8);
-  reader.integer(config, "moe_intermediate_size", kRoot, 2048);
-  nullableInteger(reader, config, "n_shared_experts");
-  reader.integer(config, "n_group", kRoot, 8);
-  reader.integer(config, "topk_group", kRoot, 4);
-  reader.boolean(config, "norm_topk_prob", kRoot, true);
+  MixtureOfExperts moe;
+  moe.experts = routedExperts.value_or(256);
+  moe.expertsPerToken = reader.integer(config, "num_experts_per_tok", kRoot, 8);
+  moe.expertFfnHidden =
+      reader.integer(config, "moe_intermediate_size", kRoot, 2048);
+  // The remote code builds no shared expert for null; transformers' default
+  // is 1.
+  moe.sharedExperts =
+      config.get("n_shared_experts")
+          ? nullableInteger(reader, config, "n_shared_experts").value_or(0)
+          : 1;
+  moe.router = RouterKind::SigmoidGroupLimited;
+  moe.routerGroups = reader.integer(config, "n_group", kRoot, 8);
+  moe.routerGroupsPerToken = reader.integer(config, "topk_group", kRoot, 4);
+  bool normalised = reader.boolean(config, "norm_topk_prob", kRoot, true);
+  // The factor's value changes no count: one multiply per selected expert
+  // whatever it is (docs/ImportHuggingFace.md).
   if (const llvm::json::Value *factor = config.get("routed_scaling_factor"))
     if (!factor->getAsNumber())
       reader.error(kRoot + ".routed_scaling_factor",
                    "expected a number, got " + FieldReader::printed(*factor));
   std::optional<std::string> scoring =
-      reader.string(config, "scoring_func", kRoot, "sigmoid");
+      routingString(reader, config, "scoring_func");
   std::optional<std::string> topkMethod =
-      reader.string(config, "topk_method", kRoot, "noaux_tc");
+      routingString(reader, config, "topk_method");
   if (config.get("num_local_experts"))
     reader.error(kRoot + ".num_local_experts",
                  "an alias of n_routed_experts (DeepseekV3Config's "
                  "attribute_map): write n_routed_experts");
+  int64_t layerFrequency = reader.integer(config, "moe_layer_freq", kRoot, 1);
 
-  int64_t firstDense =
+  moe.firstDenseBlocks =
       reader.integer(config, "first_k_dense_replace", kRoot, 3);
-  if (firstDense >= model.blocks)
+  // An all-dense model routes nothing: its routing keys are read for their
+  // types only, their values checked when a block is an MoE block.
+  if (moe.firstDenseBlocks >= model.blocks)
     return model;
-  // Some block is a DeepseekV3MoE: refuse it at the key that states its
-  // router, the one the config writes (n_routed_experts when it writes
-  // neither scoring_func nor topk_method).
-  llvm::StringRef key = "n_routed_experts";
-  std::string got = routedExperts ? std::to_string(*routedExperts)
-                    : config.get("n_routed_experts") ? "null"
-                                                     : "absent (default 256)";
-  if (config.get("scoring_func")) {
-    key = "scoring_func";
-    got = "\"" + scoring.value_or("") + "\"";
-  } else if (config.get("topk_method")) {
-    key = "topk_method";
-    got = "\"" + topkMethod.value_or("") + "\"";
-  }
-  reader.error(
-      kRoot + "." + key.str(),
-      "got " + got + " with blocks " + std::to_string(firstDense) + " to " +
-          std::to_string(model.blocks - 1) +
-          " MoE (first_k_dense_replace = " + std::to_string(firstDense) +
-          "): transformers' DeepseekV3MoE always routes with sigmoid "
-          "scores plus the score-correction bias, a group-limited "
-          "top-k over n_group and topk_group and "
-          "routed_scaling_factor, which is not derived yet; only "
-          "configs whose blocks are all dense (first_k_dense_replace "
-          ">= num_hidden_layers) import");
+  if (!normalised)
+    reader.error(kRoot + ".norm_topk_prob",
+                 "false is not supported: the router's top-k scores are "
+                 "always renormalised (true, DeepSeek-V3 Eq. 13)");
+  requireRoutingValue(reader, "scoring_func", scoring, "sigmoid",
+                      "sigmoid scores");
+  requireRoutingValue(reader, "topk_method", topkMethod, "noaux_tc",
+                      "the score-correction bias and group-limited top-k");
+  // transformers makes every block from first_k_dense_replace on an MoE
+  // block; the remote code only every moe_layer_freq-th of them.
+  if (layerFrequency != 1)
+    reader.error(kRoot + ".moe_layer_freq",
+                 "only 1 is supported with MoE blocks: transformers' "
+                 "DeepseekV3Model makes every block from "
+                 "first_k_dense_replace on an MoE block and ignores it, while "
+                 "the checkpoint's remote code honours it");
+  // transformers builds DeepseekV3MoE from first_k_dense_replace on
+  // whatever n_routed_experts says; null (the remote code's "no MoE block")
+  // gives it no experts to build.
+  if (!routedExperts && config.get("n_routed_experts"))
+    reader.error(kRoot + ".n_routed_experts",
+                 "null with blocks " + std::to_string(moe.firstDenseBlocks) +
+                     " to " + std::to_string(model.blocks - 1) +
+                     " MoE (first_k_dense_replace = " +
+                     std::to_string(moe.firstDenseBlocks) +
+                     "): transformers' DeepseekV3MoE needs the number of "
+                     "routed experts");
+  model.moe = moe;
   return model;
 }
 
@@ -382,7 +420,8 @@ constexpr llvm::StringLiteral kDeepseekV3Own[] = {"attention_bias",
                                                   "routed_scaling_factor",
                                                   "n_group",
                                                   "topk_group",
-                                                  "num_local_experts"};
+                                                  "num_local_experts",
+                                                  "moe_layer_freq"};
 /// Ignored (docs/ImportHuggingFace.md): rope_scaling (YaRN rescales the
 /// rotary frequencies and the softmax scale, not the work),
 /// num_nextn_predict_layers (the multi-token-prediction module, which
@@ -390,10 +429,7 @@ constexpr llvm::StringLiteral kDeepseekV3Own[] = {"attention_bias",
 /// parallelism: a mapping, stated by the spec), quantization_config (the
 /// checkpoint's FP8 storage: the spec's workload states the datatypes),
 /// aux_loss_alpha and seq_aux (the auxiliary loss, computed only in the
-/// remote code's training path), moe_layer_freq (the remote code's; not a
-/// DeepseekV3Config key: transformers makes every block from
-/// first_k_dense_replace on an MoE block, and such configs are refused),
-/// auto_map.
+/// remote code's training path), auto_map.
 constexpr llvm::StringLiteral kDeepseekV3Ignored[] = {
     "rms_norm_eps",
     "rope_theta",
@@ -406,8 +442,7 @@ constexpr llvm::StringLiteral kDeepseekV3Ignored[] = {
     "seq_aux",
     "auto_map",
     "rope_interleave",
-    "pretraining_tp",
-    "moe_layer_freq"};
+    "pretraining_tp"};
 constexpr llvm::StringLiteral kGPT2Shape[] = {
     "model_type",         "n_embd",     "n_head",  "n_layer",
     "n_positions",        "vocab_size", "n_inner", "activation_function",

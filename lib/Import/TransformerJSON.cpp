@@ -69,7 +69,10 @@ constexpr llvm::StringLiteral kMoEFields[] = {"experts",
                                               "first_dense_blocks",
                                               "moe_layer_frequency",
                                               "capacity_factor_percent",
-                                              "expert_imbalance_percent"};
+                                              "expert_imbalance_percent",
+                                              "router",
+                                              "router_groups",
+                                              "router_groups_per_token"};
 
 /// The mixture-of-experts MLPs of a model object's `moe` object, if any.
 std::optional<MixtureOfExperts> readMoE(FieldReader &reader,
@@ -95,6 +98,12 @@ std::optional<MixtureOfExperts> readMoE(FieldReader &reader,
       reader.optionalInteger(*object, "capacity_factor_percent", path);
   moe.imbalancePercent =
       reader.integer(*object, "expert_imbalance_percent", path, 100);
+  moe.router = reader.enumeration<RouterKind>(
+      *object, "router", path, RouterKind::SoftmaxTopK,
+      {RouterKind::SoftmaxTopK, RouterKind::SigmoidGroupLimited});
+  moe.routerGroups = reader.integer(*object, "router_groups", path, 1);
+  moe.routerGroupsPerToken =
+      reader.integer(*object, "router_groups_per_token", path, 1);
   return moe;
 }
 

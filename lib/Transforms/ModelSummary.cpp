@@ -17,6 +17,7 @@
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Transforms/PlanAnalyses.h"
 #include "Blueprint/Transforms/WorkTotals.h"
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Pipeline.h"
 #include "Blueprint/Workload/WholeRun.h"
@@ -119,12 +120,20 @@ llvm::Expected<analysis::PlanWork> readPlanWork(pplan::PlanOp plan) {
   work.mapping = plan.getMapping().getSpec();
   work.perMicroBatch.cadence = workload::Cadence::PerMicroBatch;
   work.perIteration.cadence = workload::Cadence::PerIteration;
-  // A whole-run plan states the block's work once, in its block templates.
+  // A whole-run plan states the block's work once, in its block templates:
+  // those of the representative block kind (an MoE block's of a model that
+  // mixes kinds; deriveModelQuantities derives the other kind's).
   llvm::SmallVector<pplan::TaskOp> tasks;
   if (plan.isWholeRun()) {
+    std::string prefix =
+        (workload::blockTemplatePrefix(
+             work.model, workload::representativeBlockKind(work.model)) +
+         "block_")
+            .str();
     for (pplan::TemplateOp templateOp :
          plan.getBody().getOps<pplan::TemplateOp>())
-      if (templateOp.getPart() == workload::ModelPart::Block)
+      if (templateOp.getPart() == workload::ModelPart::Block &&
+          templateOp.getSymName().starts_with(prefix))
         llvm::append_range(tasks, templateOp.getBody().getOps<pplan::TaskOp>());
   } else {
     llvm::append_range(tasks, plan.getBody().getOps<pplan::TaskOp>());
@@ -313,12 +322,14 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
       summary.planName = plan.getSymName().str();
       summary.model = work->model;
       summary.mapping = work->mapping;
-      // The closed form composes a uniform pipeline's slots; ZB-H1's and
-      // an uneven layout's time exists only as the whole-run graph's.
+      // The closed form composes a uniform pipeline's slots of one block
+      // kind; ZB-H1's, an uneven layout's and a model's that mixes block
+      // kinds time exists only as the whole-run graph's.
       bool closedFormTime =
           !plan.isWholeRun() ||
           (work->mapping.schedule != workload::PipelineSchedule::ZeroBubbleH1 &&
-           workload::layoutOf(work->model, work->mapping).isUniform());
+           workload::layoutOf(work->model, work->mapping).isUniform() &&
+           workload::blockKindsOf(work->model).size() == 1);
       if (profile && closedFormTime) {
         llvm::Expected<analysis::IterationTime> time =
             analysis::composeIterationTime(*work, *quantities, *profile,

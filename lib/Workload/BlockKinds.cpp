@@ -57,6 +57,22 @@ std::string blueprint::workload::blockTemplatePrefix(const ModelSpec &model,
                                                                      : "";
 }
 
+int64_t blueprint::workload::blockBufferElements(const ModelSpec &model,
+                                                 BlockKind kind) {
+  return kind == BlockKind::Expert && model.moe
+             ? model.moe->scoreCorrectionBiasElements()
+             : 0;
+}
+
+int64_t blueprint::workload::bufferElementsOf(const ModelSpec &model,
+                                              int64_t first, int64_t end,
+                                              OverflowGuard &guard) {
+  return sumOverBlocks(model,
+                       {blockBufferElements(model, BlockKind::Dense),
+                        blockBufferElements(model, BlockKind::Expert)},
+                       first, end, guard, "buffer elements");
+}
+
 std::vector<BlockSegment>
 blueprint::workload::blockSegmentsOf(const ModelSpec &model, int64_t first,
                                      int64_t end) {

@@ -772,8 +772,16 @@ void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
                      "backward of their all-gather)");
   }
 
-  int64_t perRow = guard.mul(moe.expertsPerToken,
-                             opcount::kTopKRenormaliseInputGradPerSelected,
+  // Under sigmoid_group_limited the gradient also passes the routed scaling
+  // (one multiply per selected expert), then the renormalisation and the
+  // gather onto the sigmoid scores; none flows through the bias or the
+  // selection (transformers' get_topk_indices runs under no_grad).
+  bool groupLimited = moe.router == RouterKind::SigmoidGroupLimited;
+  int64_t perSelected = groupLimited
+                            ? opcount::kTopKRenormaliseInputGradPerSelected +
+                                  opcount::kRoutedScalingPerSelected
+                            : opcount::kTopKRenormaliseInputGradPerSelected;
+  int64_t perRow = guard.mul(moe.expertsPerToken, perSelected,
                              "top-k renormalisation gradient");
   emit({primitive::kRouterTopK,
         Phase::ActivationGrad,
@@ -785,18 +793,32 @@ void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
          activation("router_scores", localRouting),
          mask("routing_map", localRouting)},
         {activation("d_router_scores", localRouting)},
-        "backward of router_topk: the gradient through the renormalisation "
-        "onto the selected experts' scores (zero elsewhere); the scores give "
-        "the renormalisation's sum"});
-  emit({primitive::kRouterSoftmax,
-        Phase::ActivationGrad,
-        Engine::Vector,
-        elementwiseOps("router_softmax input-gradient ops", localRouting,
-                       opcount::kRouterSoftmaxInputGradPerElement),
-        {activation("router_scores", localRouting),
-         activation("d_router_scores", localRouting)},
-        {activation("d_router_logits", localRouting)},
-        "backward of router_softmax: gradient with respect to router_logits"});
+        llvm::Twine("backward of router_topk: the gradient through ") +
+            (groupLimited ? "the routed scaling and " : "") +
+            "the renormalisation onto the selected experts' scores (zero "
+            "elsewhere); the scores give the renormalisation's sum"});
+  if (groupLimited)
+    emit({primitive::kRouterSigmoid,
+          Phase::ActivationGrad,
+          Engine::Vector,
+          elementwiseOps("router_sigmoid input-gradient ops", localRouting,
+                         opcount::kSigmoidInputGradPerElement),
+          {activation("router_scores", localRouting),
+           activation("d_router_scores", localRouting)},
+          {activation("d_router_logits", localRouting)},
+          "backward of router_sigmoid: gradient with respect to "
+          "router_logits"});
+  else
+    emit({primitive::kRouterSoftmax,
+          Phase::ActivationGrad,
+          Engine::Vector,
+          elementwiseOps("router_softmax input-gradient ops", localRouting,
+                         opcount::kRouterSoftmaxInputGradPerElement),
+          {activation("router_scores", localRouting),
+           activation("d_router_scores", localRouting)},
+          {activation("d_router_logits", localRouting)},
+          "backward of router_softmax: gradient with respect to "
+          "router_logits"});
   int64_t routerWeights = elements({shape.hidden, experts}, "w_router");
   emit(
       {primitive::kRouter,
@@ -1349,6 +1371,27 @@ llvm::Expected<int64_t> blueprint::workload::blockParametersPerRank(
   if (!checked || kind == representativeBlockKind(model))
     return checked;
   return blockParametersPerRank(blockModelOf(model, kind), mapping);
+}
+
+llvm::Expected<int64_t>
+blueprint::workload::activeBlockParameters(const ModelSpec &model,
+                                           BlockKind kind) {
+  MappingSpec unsharded;
+  unsharded.tp = 1;
+  llvm::Expected<int64_t> whole =
+      blockParametersPerRank(model, kind, unsharded);
+  if (!whole || kind == BlockKind::Dense)
+    return whole;
+  // The E - k routed experts a token is not sent to; the router, the
+  // shared experts and everything outside the MLP stay.
+  OverflowGuard guard;
+  RankColumns columns = makeRankColumns(model, /*tp=*/1, guard);
+  int64_t perExpert = expertParametersPerRank(model, columns, guard);
+  int64_t idle = guard.mul(model.moe->experts - model.moe->expertsPerToken,
+                           perExpert, "idle expert parameters");
+  if (guard.failed())
+    return guard.error("activeBlockParameters");
+  return *whole - idle;
 }
 
 /// Why sp_param_grad_sync exists: which replicated parameters' gradients

@@ -1053,6 +1053,107 @@ void ForwardBuilder::activationBackward(llvm::StringRef primitive,
        "backward of " + primitive + ": gradient with respect to " + input});
 }
 
+void ForwardBuilder::forwardSoftmaxRouting(int64_t localRouting) {
+  int64_t experts = model.moe->experts;
+  Invocation *invocation =
+      &emit({primitive::kRouterSoftmax,
+             run.phase,
+             Engine::Vector,
+             rowwiseOps(opsName(primitive::kRouterSoftmax), shape.localTokens,
+                        experts, opcount::kRouterSoftmaxForwardPerElement,
+                        opcount::kRouterSoftmaxForwardPerRow),
+             {activation("router_logits", localRouting)},
+             {activation("router_scores", localRouting)},
+             "forward of router_softmax: softmax of each row's expert logits"});
+  stash(*invocation, activation("router_scores", localRouting),
+        StashRole::Kept);
+
+  int64_t k = model.moe->expertsPerToken;
+  int64_t perCandidate =
+      guard.mul(k, opcount::kTopKPerCandidatePerPass, "top-k passes");
+  int64_t perRow = guard.mul(k, opcount::kTopKRenormalisePerSelected,
+                             "top-k renormalisation");
+  invocation = &emit(
+      {primitive::kRouterTopK,
+       run.phase,
+       Engine::Vector,
+       rowwiseOps(opsName(primitive::kRouterTopK), shape.localTokens, experts,
+                  perCandidate, perRow),
+       {activation("router_scores", localRouting)},
+       {activation("routing_probs", localRouting),
+        mask("routing_map", localRouting)},
+       "forward of router_topk: " + llvm::Twine(k) +
+           " passes of an expert-wide max select each row's experts, whose "
+           "scores are renormalised to sum to 1 (routing_probs, zero "
+           "elsewhere; routing_map marks the selection)"});
+  stash(*invocation, activation("routing_probs", localRouting),
+        StashRole::Kept);
+  stash(*invocation, mask("routing_map", localRouting), StashRole::Kept);
+}
+
+void ForwardBuilder::forwardGroupLimitedRouting(int64_t localRouting) {
+  const MixtureOfExperts &moe = *model.moe;
+  int64_t experts = moe.experts;
+  Invocation *invocation =
+      &emit({primitive::kRouterSigmoid,
+             run.phase,
+             Engine::Vector,
+             elementwiseOps(opsName(primitive::kRouterSigmoid), localRouting,
+                            opcount::kSigmoidPerElement),
+             {activation("router_logits", localRouting)},
+             {activation("router_scores", localRouting)},
+             "forward of router_sigmoid: sigmoid scores of each row's expert "
+             "logits (DeepSeek-V3 Eq. 15)"});
+  stash(*invocation, activation("router_scores", localRouting),
+        StashRole::Kept);
+
+  // Per score: the bias add, the group top-2 and the mask (4), then the k
+  // passes of the top-k; per group: the group score sum (2) and the
+  // router_groups_per_token passes of the group top-k; per selected
+  // expert: the renormalisation (2) and the scaling (1); per row the
+  // denominator's epsilon (1).
+  int64_t k = moe.expertsPerToken;
+  int64_t topKPasses =
+      guard.mul(k, opcount::kTopKPerCandidatePerPass, "top-k passes");
+  int64_t perCandidate = guard.add(opcount::kGroupLimitedSelectPerElement,
+                                   topKPasses, "group-limited selection");
+  int64_t groupPasses =
+      guard.mul(moe.routerGroupsPerToken, opcount::kTopKPerCandidatePerPass,
+                "group top-k passes");
+  int64_t perGroup =
+      guard.add(opcount::kGroupScorePerGroup, groupPasses, "group scores");
+  int64_t groupOps =
+      guard.mul(moe.routerGroups, perGroup, "group selection ops per row");
+  int64_t perSelected =
+      opcount::kTopKRenormalisePerSelected + opcount::kRoutedScalingPerSelected;
+  int64_t selectedOps = guard.mul(k, perSelected, "top-k weighting per row");
+  int64_t perRow = guard.add(groupOps, selectedOps, "router_topk per row");
+  perRow = guard.add(perRow, opcount::kRenormaliseEpsilonPerRow, "router_topk");
+  invocation = &emit(
+      {primitive::kRouterTopK,
+       run.phase,
+       Engine::Vector,
+       rowwiseOps(opsName(primitive::kRouterTopK), shape.localTokens, experts,
+                  perCandidate, perRow),
+       {activation("router_scores", localRouting),
+        weight("e_score_correction_bias", experts)},
+       {activation("routing_probs", localRouting),
+        mask("routing_map", localRouting)},
+       "forward of router_topk: the score-correction bias added to each "
+       "row's sigmoid scores, the " +
+           llvm::Twine(moe.routerGroups) +
+           " groups scored by the sum of their two best, the best " +
+           llvm::Twine(moe.routerGroupsPerToken) + " groups kept, " +
+           llvm::Twine(k) +
+           " passes of an expert-wide max over their experts; the selected "
+           "experts' sigmoid scores (without the bias) renormalised and "
+           "multiplied by the routed scaling factor (routing_probs, zero "
+           "elsewhere; routing_map marks the selection)"});
+  stash(*invocation, activation("routing_probs", localRouting),
+        StashRole::Kept);
+  stash(*invocation, mask("routing_map", localRouting), StashRole::Kept);
+}
+
 void ForwardBuilder::forwardExperts() {
   const MixtureOfExperts &moe = *model.moe;
   int64_t experts = moe.experts;
@@ -1075,40 +1176,10 @@ void ForwardBuilder::forwardExperts() {
            "weight is duplicated on every TP rank)"});
   stash(*invocation, activation("x_norm2", localInput), StashRole::Kept);
 
-  invocation =
-      &emit({primitive::kRouterSoftmax,
-             run.phase,
-             Engine::Vector,
-             rowwiseOps(opsName(primitive::kRouterSoftmax), shape.localTokens,
-                        experts, opcount::kRouterSoftmaxForwardPerElement,
-                        opcount::kRouterSoftmaxForwardPerRow),
-             {activation("router_logits", localRouting)},
-             {activation("router_scores", localRouting)},
-             "forward of router_softmax: softmax of each row's expert logits"});
-  stash(*invocation, activation("router_scores", localRouting),
-        StashRole::Kept);
-
-  int64_t k = moe.expertsPerToken;
-  int64_t perCandidate =
-      guard.mul(k, opcount::kTopKPerCandidatePerPass, "top-k passes");
-  int64_t perRow = guard.mul(k, opcount::kTopKRenormalisePerSelected,
-                             "top-k renormalisation");
-  invocation = &emit(
-      {primitive::kRouterTopK,
-       run.phase,
-       Engine::Vector,
-       rowwiseOps(opsName(primitive::kRouterTopK), shape.localTokens, experts,
-                  perCandidate, perRow),
-       {activation("router_scores", localRouting)},
-       {activation("routing_probs", localRouting),
-        mask("routing_map", localRouting)},
-       "forward of router_topk: " + llvm::Twine(k) +
-           " passes of an expert-wide max select each row's experts, whose "
-           "scores are renormalised to sum to 1 (routing_probs, zero "
-           "elsewhere; routing_map marks the selection)"});
-  stash(*invocation, activation("routing_probs", localRouting),
-        StashRole::Kept);
-  stash(*invocation, mask("routing_map", localRouting), StashRole::Kept);
+  if (moe.router == RouterKind::SigmoidGroupLimited)
+    forwardGroupLimitedRouting(localRouting);
+  else
+    forwardSoftmaxRouting(localRouting);
 
   // Megatron-Core MoEAllGatherTokenDispatcher: the routing map, the
   // probabilities and the hidden states are gathered over the TP group, so

@@ -467,6 +467,12 @@ protected:
   /// experts' fc1, activation and fc2 on their token rows, the combine,
   /// and the shared experts' MLP on every token.
   void forwardExperts();
+  /// The softmax router's scores and top-k on this rank's rows (Mixtral,
+  /// Megatron-Core TopKRouter), over `localRouting` score elements.
+  void forwardSoftmaxRouting(int64_t localRouting);
+  /// DeepSeek-V3's sigmoid scores and group-limited top-k on this rank's
+  /// rows (router = sigmoid_group_limited).
+  void forwardGroupLimitedRouting(int64_t localRouting);
   /// The shared experts after the routed output's reduction, on Megatron-Core
   /// SharedExpertMLP's schedule: their own all-gather of x_norm2 under
   /// sequence parallelism, their MLP into shared_expert_out, its own

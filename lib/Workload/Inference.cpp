@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Workload/Inference.h"
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/Primitives.h"
 #include "ForwardBuilder.h"
@@ -441,8 +442,13 @@ blueprint::workload::weightBytesPerRank(const ModelSpec &model,
   if (!parameters)
     return parameters.takeError();
   OverflowGuard guard;
+  // DeepSeek-V3's router also reads its score-correction bias, a buffer
+  // every rank holds whole at the weight datatype.
+  int64_t held = guard.add(
+      *parameters, blockBufferElements(model, representativeBlockKind(model)),
+      "weights and buffers");
   int64_t bytes =
-      guard.mul(*parameters, bytesOf(inference.weightType), "weight bytes");
+      guard.mul(held, bytesOf(inference.weightType), "weight bytes");
   if (guard.failed())
     return guard.error("weightBytesPerRank");
   return bytes;

@@ -533,8 +533,9 @@ PersistentBytes blueprint::workload::persistentBytesOf(
     return bytes;
   if (!training) {
     bytes.weights =
-        guard.mul(program.parameters, bytesOf(inference->weightType),
-                  "stage weight bytes");
+        guard.mul(guard.add(program.parameters, program.bufferElements,
+                            "stage weight elements"),
+                  bytesOf(inference->weightType), "stage weight bytes");
     return bytes;
   }
   int64_t bucketed = 0;
@@ -544,8 +545,10 @@ PersistentBytes blueprint::workload::persistentBytesOf(
   int64_t replicas = mapping.gradientReplicas();
   int64_t zero = replicas > 1 ? mapping.zeroStage : 0;
   int64_t shard = bucketed / replicas;
+  // Buffers are held whole: ZeRO-3 shards parameters only.
   bytes.weights =
-      guard.mul(zero >= 3 ? shard : program.parameters,
+      guard.mul(guard.add(zero >= 3 ? shard : program.parameters,
+                          program.bufferElements, "stage weight elements"),
                 bytesOf(training->weightType), "stage weight bytes");
   // ZeRO-2/3 keep no gradient buffer across iterations: each bucket lives
   // from the first backward to its reduce-scatter, its shard from there to

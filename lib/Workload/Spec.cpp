@@ -226,6 +226,55 @@ int64_t MixtureOfExperts::expertBlocks(int64_t blocks) const {
   return (blocks - 1) / layerFrequency + 1 - below;
 }
 
+/// The router rules transformer_model_c17 to c19 (docs/TransformerSpec.md,
+/// "Mixture-of-experts"): DeepSeek-V3's group-limited routing scores each of
+/// the router_groups groups by the sum of its two best biased scores, keeps
+/// the router_groups_per_token best groups and picks the k experts among
+/// theirs (transformers' DeepseekV3TopkRouter.get_topk_indices).
+static void checkRouter(RuleSink &sink, const MixtureOfExperts &moe) {
+  const char *positive = "transformer_model_c17";
+  sink.requirePositive(moe.routerGroups, "router_groups", positive);
+  sink.requirePositive(moe.routerGroupsPerToken, "router_groups_per_token",
+                       positive);
+  if (moe.routerGroups <= 0 || moe.routerGroupsPerToken <= 0)
+    return;
+  if (moe.router == RouterKind::SoftmaxTopK) {
+    sink.require(
+        moe.routerGroups == 1 && moe.routerGroupsPerToken == 1, positive,
+        "router = softmax_topk has no expert groups: router_groups "
+        "= " +
+            llvm::Twine(moe.routerGroups) + " and router_groups_per_token = " +
+            llvm::Twine(moe.routerGroupsPerToken) + " must be 1");
+    return;
+  }
+  if (moe.experts < 2 || moe.expertsPerToken <= 0)
+    return;
+  const char *groups = "transformer_model_c18";
+  sink.require(moe.experts % moe.routerGroups == 0 &&
+                   moe.experts / moe.routerGroups >= 2,
+               groups,
+               "router_groups = " + llvm::Twine(moe.routerGroups) +
+                   " must divide experts = " + llvm::Twine(moe.experts) +
+                   " into groups of at least 2 experts: a group's score is "
+                   "the sum of its two best scores");
+  sink.require(
+      moe.routerGroupsPerToken <= moe.routerGroups, groups,
+      "router_groups_per_token = " + llvm::Twine(moe.routerGroupsPerToken) +
+          " exceeds router_groups = " + llvm::Twine(moe.routerGroups));
+  if (!sink.empty())
+    return;
+  // groups_per_token <= groups and groups * (E / groups) = E: no overflow.
+  int64_t candidates =
+      moe.routerGroupsPerToken * (moe.experts / moe.routerGroups);
+  sink.require(moe.expertsPerToken <= candidates, "transformer_model_c19",
+               "experts_per_token = " + llvm::Twine(moe.expertsPerToken) +
+                   " exceeds the " + llvm::Twine(candidates) +
+                   " experts of the router_groups_per_token = " +
+                   llvm::Twine(moe.routerGroupsPerToken) +
+                   " selected groups of " +
+                   llvm::Twine(moe.experts / moe.routerGroups) + " experts");
+}
+
 std::vector<RuleViolation>
 blueprint::workload::checkMixtureOfExperts(const MixtureOfExperts &moe,
                                            int64_t blocks) {
@@ -252,6 +301,7 @@ blueprint::workload::checkMixtureOfExperts(const MixtureOfExperts &moe,
   if (moe.capacityFactorPercent)
     sink.requirePositive(*moe.capacityFactorPercent, "capacity_factor_percent",
                          sizes);
+  checkRouter(sink, moe);
   if (!sink.empty())
     return sink.take();
   sink.require(

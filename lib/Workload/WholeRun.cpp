@@ -558,6 +558,16 @@ private:
     for (int64_t unit : stageUnits[stage])
       current->parameters =
           guard.add(current->parameters, unit, "stage parameters");
+    const PipelineLayout &layout = run.layout;
+    for (int64_t virtualIndex = 0; virtualIndex < mapping.virtualStages;
+         ++virtualIndex) {
+      int64_t chunk = layout.chunkAt(stage, virtualIndex);
+      int64_t first = layout.firstBlock(chunk);
+      int64_t buffers = bufferElementsOf(
+          model, first, first + layout.chunkBlocks[chunk], guard);
+      current->bufferElements =
+          guard.add(current->bufferElements, buffers, "stage buffer elements");
+    }
     int64_t replicas = mapping.gradientReplicas();
     int64_t gradientBytes = bytesOf(training.gradientType);
     int64_t weightBytes = bytesOf(training.weightType);
@@ -868,6 +878,8 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
     int64_t endBlock = firstBlock + layout.chunkBlocks[chunk];
     program.parameters = sumOverBlocks(model, blockParameters, firstBlock,
                                        endBlock, guard, "stage parameters");
+    program.bufferElements =
+        bufferElementsOf(model, firstBlock, endBlock, guard);
     if (stage == 0)
       program.parameters = guard.add(program.parameters, edge->firstStageTotal,
                                      "stage parameters");

@@ -1,21 +1,21 @@
-//===- HuggingFaceMoETest.cpp - Mixtral's config.json as a model ----------===//
+//===- HuggingFaceMoETest.cpp - MoE config.json files as models -----------===//
 //
-// The bundled Mixtral-8x7B-v0.1 config (test/Import/huggingface,
-// PROVENANCE.md) imports to the mixture-of-experts model of
-// docs/ImportHuggingFace.md, and the imported fields reproduce the
-// checkpoint's published parameter count through a count written out here
-// from transformers' MixtralForCausalLM (modeling_mixtral.py), independent
-// of the importer.
+// The bundled Mixtral-8x7B-v0.1 and DeepSeek-V3 configs
+// (test/Import/huggingface, PROVENANCE.md) import to the mixture-of-experts
+// models of docs/ImportHuggingFace.md, and the imported fields reproduce
+// the checkpoints' parameter counts through counts written out here from
+// transformers' MixtralForCausalLM (modeling_mixtral.py) and
+// DeepseekV3ForCausalLM (modeling_deepseek_v3.py), independent of the
+// importer.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Import/HuggingFaceConfig.h"
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/EdgeWork.h"
 
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include "gtest/gtest.h"
@@ -120,17 +120,13 @@ int64_t deepseekV3ParametersByHand() {
          (layers - dense) * moe + edges;
 }
 
-// The bundled DeepSeek-V3 config is refused at its router (transformers'
-// DeepseekV3MoE routes with sigmoid, the score-correction bias and
-// group-limited top-k, none derived). Its attention and dense blocks import
-// through the same config with every block dense (first_k_dense_replace =
-// num_hidden_layers, the one field this test overrides); the MoE fields
-// are then written here from the config by hand, not imported, and
-// Blueprint's parameter functions give the 671,026,419,200 elements of
-// the state_dict once the 58 x 256 score-correction biases (buffers in
-// transformers, parameters in the checkpoint's remote code; the contract
-// has no router with them) are added.
-TEST(HuggingFaceMoE, DeepseekV3ConfigRefusesItsRouterAndCountsItsParameters) {
+// The bundled DeepSeek-V3 config imports whole: its MoE blocks route with
+// DeepseekV3TopkRouter (router = sigmoid_group_limited), and Blueprint's
+// parameter functions, each block kind counted on its own, give the
+// 671,026,419,200 elements of the state_dict once the 58 x 256
+// score-correction biases (buffers, scoreCorrectionBiasElements) are
+// added.
+TEST(HuggingFaceMoE, DeepseekV3ConfigImportsItsRouterAndCountsItsParameters) {
   EXPECT_EQ(deepseekV3ParametersByHand(), 671'026'419'200);
   std::string file =
       std::string(BLUEPRINT_HUGGINGFACE_DIR) + "/deepseek-v3/config.json";
@@ -138,27 +134,9 @@ TEST(HuggingFaceMoE, DeepseekV3ConfigRefusesItsRouterAndCountsItsParameters) {
       llvm::MemoryBuffer::getFile(file);
   ASSERT_TRUE(text) << file;
   mlir::MLIRContext context;
-  std::vector<std::string> errors;
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-    errors.push_back(d.str());
-    return mlir::success();
-  });
-  EXPECT_FALSE(
-      import::readHuggingFaceConfig((*text)->getBuffer(), file, &context));
-  ASSERT_EQ(errors.size(), 1u);
-  EXPECT_NE(errors[0].find("$.scoring_func"), std::string::npos) << errors[0];
-
-  llvm::Expected<llvm::json::Value> config =
-      llvm::json::parse((*text)->getBuffer());
-  ASSERT_TRUE(static_cast<bool>(config));
-  llvm::json::Object &keys = *config->getAsObject();
-  keys["first_k_dense_replace"] = 61;
-  std::string allDense;
-  llvm::raw_string_ostream(allDense) << *config;
-  errors.clear();
   std::optional<import::HuggingFaceModel> imported =
-      import::readHuggingFaceConfig(allDense, file, &context);
-  ASSERT_TRUE(imported) << (errors.empty() ? "" : errors.front());
+      import::readHuggingFaceConfig((*text)->getBuffer(), file, &context);
+  ASSERT_TRUE(imported);
   ModelSpec model = imported->model;
   EXPECT_EQ(model.hidden, 7168);
   EXPECT_EQ(model.heads, 128);
@@ -177,36 +155,57 @@ TEST(HuggingFaceMoE, DeepseekV3ConfigRefusesItsRouterAndCountsItsParameters) {
   EXPECT_EQ(model.activation, ActivationKind::SwiGLU);
   EXPECT_EQ(model.linearBias, LinearBias::None);
   EXPECT_FALSE(model.tiedEmbeddings);
-  EXPECT_FALSE(model.moe) << "every block dense";
 
-  // The config's MoE blocks, by hand: n_routed_experts 256,
-  // num_experts_per_tok 8, moe_intermediate_size 2048, n_shared_experts 1,
-  // first_k_dense_replace 3.
-  MixtureOfExperts moe;
-  moe.experts = 256;
-  moe.expertsPerToken = 8;
-  moe.expertFfnHidden = 2048;
-  moe.sharedExperts = 1;
-  moe.firstDenseBlocks = 3;
-  model.moe = moe;
+  // The config's MoE blocks: n_routed_experts 256, num_experts_per_tok 8,
+  // moe_intermediate_size 2048, n_shared_experts 1, first_k_dense_replace
+  // 3, n_group 8, topk_group 4.
+  ASSERT_TRUE(model.moe);
+  MixtureOfExperts expected;
+  expected.experts = 256;
+  expected.expertsPerToken = 8;
+  expected.expertFfnHidden = 2048;
+  expected.sharedExperts = 1;
+  expected.firstDenseBlocks = 3;
+  expected.router = RouterKind::SigmoidGroupLimited;
+  expected.routerGroups = 8;
+  expected.routerGroupsPerToken = 4;
+  EXPECT_EQ(*model.moe, expected);
+  // The sequence length comes from the spec that names the config.
+  model.seqLength = 4096;
+  EXPECT_TRUE(checkModel(model).empty());
   EXPECT_EQ(model.moe->expertBlocks(model.blocks), 58);
+  EXPECT_EQ(model.moe->scoreCorrectionBiasElements(), 256);
 
   // Each block kind is counted on its own, independently of the per-layer
-  // whole run: the dense block without `moe`, the MoE block with every
-  // block an MoE block.
-  model.seqLength = 4096;
+  // whole run.
   MappingSpec oneRank;
-  ModelSpec denseModel = model;
-  denseModel.moe = std::nullopt;
-  ModelSpec moeModel = model;
-  moeModel.moe->firstDenseBlocks = 0;
-  int64_t denseBlock = cantFail(blockParametersPerRank(denseModel, oneRank));
-  int64_t moeBlock = cantFail(blockParametersPerRank(moeModel, oneRank));
+  int64_t denseBlock =
+      cantFail(blockParametersPerRank(model, BlockKind::Dense, oneRank));
+  int64_t moeBlock =
+      cantFail(blockParametersPerRank(model, BlockKind::Expert, oneRank));
   EdgeParameters edges = cantFail(edgeParametersPerRank(model, oneRank));
-  int64_t scoreCorrectionBias = 58 * 256;
+  int64_t scoreCorrectionBias = 58 * model.moe->scoreCorrectionBiasElements();
   EXPECT_EQ(3 * denseBlock + 58 * moeBlock + edges.firstStageTotal +
                 edges.lastStageTotal + scoreCorrectionBias,
             671'026'419'200);
+
+  // Active parameters (docs/ModelSummary.md): per block attention
+  // 187,107,328 (h r_q + r_q + r_q a d + h (r_kv + d_r) + r_kv +
+  // r_kv a (d_n + d_v) + a d_v h) and norms 2h = 14,336; a dense block's
+  // MLP 3 h 18432 = 396,361,728; an MoE block's router h E = 1,835,008 and
+  // k + 1 = 9 experts of 3 h 2048 = 396,361,728. So 583,483,392 per dense
+  // block, 585,318,400 per MoE block; with the edges 2 V h + h =
+  // 1,853,365,248: 3 x 583,483,392 + 58 x 585,318,400 + 1,853,365,248 =
+  // 37,552,282,624, DeepSeek-V3's "37B activated" (its report's abstract),
+  // 36,625,603,584 without the input embedding table no matmul multiplies.
+  int64_t denseActive =
+      cantFail(activeBlockParameters(model, BlockKind::Dense));
+  int64_t moeActive = cantFail(activeBlockParameters(model, BlockKind::Expert));
+  EXPECT_EQ(denseActive, 583'483'392);
+  EXPECT_EQ(moeActive, 585'318'400);
+  EXPECT_EQ(3 * denseActive + 58 * moeActive + edges.firstStageTotal +
+                edges.lastStageTotal,
+            37'552'282'624);
 }
 
 } // namespace

@@ -337,6 +337,60 @@ InferenceSpec twoPrompts() {
   return inference;
 }
 
+// DeepSeek-V3's router (router = sigmoid_group_limited) on the small MoE
+// block: E = 8 experts in G = 4 groups of 2, the best Kg = 2 groups kept,
+// k = 2. Per token forward: sigmoid 4 E; the selection E (1 bias + 2
+// group top-2 passes + 1 mask + k top-k passes) + G (2 sum + Kg group
+// top-k passes) + k (2 renormalisation + 1 scaling) + 1 epsilon =
+// 8 x 6 + 4 x 4 + 6 + 1 = 71. Backward: the scaling and renormalisation
+// gradients 5 k = 10 per token, the sigmoid's 3 E; no softmax at all.
+TEST(MixtureOfExperts, GroupLimitedRouterMatchesClosedForms) {
+  for (int64_t tp : {1, 2}) {
+    ModelSpec model = smallMoE(ActivationKind::SwiGLU, std::nullopt);
+    model.moe->router = RouterKind::SigmoidGroupLimited;
+    model.moe->routerGroups = 4;
+    model.moe->routerGroupsPerToken = 2;
+    ASSERT_TRUE(checkModel(model).empty());
+    BlockWork work =
+        cantFail(deriveBlockWork(model, twoSequences(), tensorParallel(tp)));
+    int64_t h = 64, E = 8, k = 2, G = 4, Kg = 2, Tl = 2 * 32 / tp;
+    EXPECT_EQ(E * (1 + 2 + 1 + k) + G * (2 + Kg) + k * 3 + 1, 71);
+    const Expected expected[] = {
+        {primitive::kRouter, Phase::Forward, 2 * Tl * h * E, 1},
+        {primitive::kRouterSigmoid, Phase::Forward, Tl * 4 * E, 1},
+        {primitive::kRouterTopK, Phase::Forward, Tl * 71, 1},
+        {primitive::kRouterTopK, Phase::ActivationGrad, Tl * 5 * k, 1},
+        {primitive::kRouterSigmoid, Phase::ActivationGrad, Tl * 3 * E, 1},
+        {primitive::kRouter, Phase::ActivationGrad, 2 * Tl * E * h, 1},
+        {primitive::kRouterSoftmax, Phase::Forward, 0, 0},
+        {primitive::kRouterSoftmax, Phase::ActivationGrad, 0, 0},
+    };
+    expectRows(work, expected, "tp=" + std::to_string(tp));
+    // The selection reads the E-value bias, bf16.
+    EXPECT_EQ(observe(work, primitive::kRouterTopK, Phase::Forward,
+                      "e_score_correction_bias")
+                  .tensorReads,
+              E * 2);
+  }
+  // Serving: a decode step of b = 2 tokens routes them the same way, and
+  // the resident weights include the bias (E bf16 values).
+  ModelSpec model = smallMoE(ActivationKind::SwiGLU, std::nullopt);
+  MappingSpec single = tensorParallel(1);
+  InferenceSpec inference = twoPrompts();
+  int64_t softmaxWeights =
+      cantFail(weightBytesPerRank(model, inference, single));
+  model.moe->router = RouterKind::SigmoidGroupLimited;
+  model.moe->routerGroups = 4;
+  model.moe->routerGroupsPerToken = 2;
+  BlockWork decode =
+      cantFail(deriveInferenceDecodeStep(model, inference, single, 20));
+  EXPECT_EQ(observe(decode, primitive::kRouterSigmoid, Phase::Decode).ops,
+            2 * 4 * 8);
+  EXPECT_EQ(observe(decode, primitive::kRouterTopK, Phase::Decode).ops, 2 * 71);
+  EXPECT_EQ(cantFail(weightBytesPerRank(model, inference, single)),
+            softmaxWeights + 8 * 2);
+}
+
 TEST(MixtureOfExperts, DecodeReadsOnlyTheExpertsItsTokensReach) {
   ModelSpec model = smallMoE(ActivationKind::SwiGLU, std::nullopt);
   InferenceSpec inference = twoPrompts();

@@ -491,6 +491,61 @@ TEST(ModelQuantities, MixtralFlopsPerTokenFollowItsPublishedActiveCount) {
                           matmulWeights, 12 * L * s * a * d);
 }
 
+// DeepSeek-V3 (the bundled config, HuggingFaceMoETest) mixes 3 dense and
+// 58 MoE blocks: its model FLOPs per token are the sums over the two kinds,
+// 6 N + 6 L s a (d + d_v) with N the matmul weights a token passes
+// through. Per block the MLA matmuls are h r_q + r_q a d + h (r_kv + d_r)
+// + r_kv a (d_n + d_v) + a d_v h = 11,010,048 + 37,748,736 + 4,128,768 +
+// 16,777,216 + 117,440,512 = 187,105,280; a dense block adds 3 h 18432 =
+// 396,361,728, an MoE block the router h E = 1,835,008 and 9 experts of
+// 3 h 2048 = 396,361,728. N = 3 x 583,467,008 + 58 x 585,302,016 + V h
+// 926,679,040 = 36,624,596,992: the 37,552,282,624 active parameters
+// (HuggingFaceMoETest) less the input embedding table and the 61 x 16,384
+// + 7,168 norm weights no matmul multiplies.
+TEST(ModelQuantities, DeepseekV3FlopsPerTokenFollowItsActiveCount) {
+  ModelSpec model = gpt(7168, 128, 61);
+  model.ffnHidden = 18432;
+  model.seqLength = 4096;
+  model.maxPositions = 163840;
+  model.vocab = 129280;
+  model.norm = NormKind::RMSNorm;
+  model.activation = ActivationKind::SwiGLU;
+  model.linearBias = LinearBias::None;
+  test::useLatentAttention(model, {1536, 512, 128, 64, 128});
+  model.tiedEmbeddings = false;
+  MixtureOfExperts moe;
+  moe.experts = 256;
+  moe.expertsPerToken = 8;
+  moe.expertFfnHidden = 2048;
+  moe.sharedExperts = 1;
+  moe.firstDenseBlocks = 3;
+  moe.router = RouterKind::SigmoidGroupLimited;
+  moe.routerGroups = 8;
+  moe.routerGroupsPerToken = 4;
+  model.moe = moe;
+  int64_t matmulWeights = 36'624'596'992;
+  int64_t attention = 187'105'280, denseMlp = 396'361'728;
+  int64_t router = 1'835'008, experts = 396'361'728, lmHead = 926'679'040;
+  EXPECT_EQ(3 * (attention + denseMlp) + 58 * (attention + router + experts) +
+                lmHead,
+            matmulWeights);
+  int64_t L = 61, s = 4096, a = 128, d = 192, dv = 128;
+  expectSixNPlusAttention(model, 8,
+                          mapping(8, 1, 1, 1,
+                                  TPCommMode::ReduceScatterAllGather,
+                                  RecomputePolicy::Selective),
+                          matmulWeights, 6 * L * s * a * (d + dv));
+  ModelQuantities quantities = valueOrFail(deriveModelQuantities(
+      planWork(model, mixedPrecision(8, 1),
+               mapping(8, 1, 1, 1, TPCommMode::ReduceScatterAllGather,
+                       RecomputePolicy::Selective))));
+  EXPECT_EQ(quantities.parameters.active, 37'552'282'624);
+  EXPECT_EQ(quantities.parameters.denseBlocks, 3);
+  // transformers' num_parameters(): the state_dict's 671,026,419,200
+  // less the 58 x 256 score-correction biases.
+  EXPECT_EQ(quantities.parameters.model, 671'026'404'352);
+}
+
 TEST(ModelQuantities, FlopsPastInt64AreExact) {
   // The 1T model at four times SeqSel's batch: 2.6e19 FLOPs per iteration.
   int64_t B = 2048, L = 128, s = 2048, h = 25600, V = 51200;

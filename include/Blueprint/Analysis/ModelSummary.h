@@ -154,10 +154,20 @@ struct PipelineShape {
 
 /// Parameter counts (MLM2021 Eq. 2 with the embeddings of Megatron GPT).
 struct ParameterCounts {
-  /// One block, unsharded (blockParametersPerRank at tp = 1).
+  /// One block, unsharded (blockParametersPerRank at tp = 1); of a model
+  /// with experts, one MoE block.
   int64_t perBlock = 0;
   /// One block on one TP rank.
   int64_t perBlockPerRank = 0;
+  /// A model that mixes block kinds (docs/WholeRun.md, "Block kinds"): its
+  /// dense blocks, one unsharded and one on one TP rank; 0 otherwise.
+  int64_t denseBlocks = 0;
+  int64_t perDenseBlock = 0;
+  int64_t perDenseBlockPerRank = 0;
+  /// A model with experts: the parameters one token passes through
+  /// (activeBlockParameters over every block, plus the edges); none
+  /// without experts.
+  std::optional<int64_t> active;
   /// V*h, vocabulary-parallel; the LM head reuses it when tied.
   int64_t wordEmbedding = 0;
   /// max_positions*h, learned absolute positions, replicated over TP; 0
@@ -167,7 +177,8 @@ struct ParameterCounts {
   int64_t outputLayer = 0;
   /// The norm after the last block: 2h for LayerNorm, h for RMSNorm.
   int64_t finalNorm = 0;
-  /// blocks*perBlock + wordEmbedding + positionEmbedding + outputLayer +
+  /// The sum over block kinds of blocks of the kind * its block's
+  /// parameters, + wordEmbedding + positionEmbedding + outputLayer +
   /// finalNorm: the pipeline's own edge parameters (edgeParametersPerRank)
   /// of one unsharded stage.
   int64_t model = 0;
@@ -197,11 +208,16 @@ struct StateBytes {
 
 /// Activation bytes stashed for the backward pass.
 struct ActivationBytes {
-  /// One block, one micro-batch, one rank: the plan's stashed bytes.
+  /// One block, one micro-batch, one rank: the plan's stashed bytes (of a
+  /// model with experts, of an MoE block).
   int64_t perBlockPerMicroBatch = 0;
-  /// One rank of the first stage: inFlightChunks * blocksPerChunk *
-  /// perBlockPerMicroBatch. The embedding's dropout mask and the output
-  /// layer's activations (SeqSel Sec. 4.3) are not included.
+  /// A model that mixes block kinds: the same of a dense block; 0
+  /// otherwise.
+  int64_t perDenseBlockPerMicroBatch = 0;
+  /// One rank of the first stage: inFlightChunks * the sum over block kinds
+  /// of the chunk's blocks of the kind * their stash per micro-batch. The
+  /// embedding's dropout mask and the output layer's activations (SeqSel
+  /// Sec. 4.3) are not included.
   int64_t firstStage = 0;
 };
 

@@ -96,6 +96,27 @@ llvm::Expected<int64_t> blockParametersPerRank(const ModelSpec &model,
                                                BlockKind kind,
                                                const MappingSpec &mapping);
 
+/// Elements of the buffers one rank holds for a block of `kind` beside its
+/// parameters, at the weight datatype: an MoE block's score-correction bias
+/// under sigmoid_group_limited (E values, whole on every rank;
+/// MixtureOfExperts::scoreCorrectionBiasElements), else 0. A buffer has no
+/// gradient and no optimizer state and ZeRO does not shard it. The one count
+/// of held buffers: weightBytesPerRank and the whole run's stage weights
+/// (bufferElementsOf, StageProgram::bufferElements) both read it.
+int64_t blockBufferElements(const ModelSpec &model, BlockKind kind);
+
+/// blockBufferElements summed over the blocks [first, end).
+int64_t bufferElementsOf(const ModelSpec &model, int64_t first, int64_t end,
+                         OverflowGuard &guard);
+
+/// The parameters one token passes through in a block of `kind`,
+/// unsharded: the whole dense block; of an MoE block everything but the E -
+/// k routed experts it is not sent to (attention, norms, the whole router,
+/// the shared experts and k routed experts; docs/ModelSummary.md, "Active
+/// parameters"). The score-correction bias is a buffer, not a parameter.
+llvm::Expected<int64_t> activeBlockParameters(const ModelSpec &model,
+                                              BlockKind kind);
+
 } // namespace blueprint::workload
 
 #endif // BLUEPRINT_WORKLOAD_BLOCKKINDS_H

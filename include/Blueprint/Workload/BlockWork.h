@@ -139,6 +139,30 @@ inline constexpr int64_t kTopKRenormalisePerSelected = 2;
 /// Renormalisation input gradient dp_i = (dw_i - sum_j w_j dw_j) / S, per
 /// selected expert: w_j*dw_j 1, sum 1, subtract 1, divide 1.
 inline constexpr int64_t kTopKRenormaliseInputGradPerSelected = 4;
+/// DeepSeek-V3's router (router = sigmoid_group_limited; DeepSeek-V3 Sec.
+/// 2.1.2, Eqs. 12-16; transformers' DeepseekV3TopkRouter.forward and
+/// get_topk_indices). Sigmoid scores s = 1/(1+exp(-x)), per logit: negate
+/// 1, exp 1, add 1, reciprocal 1 (as SwiGLU's sigma).
+inline constexpr int64_t kSigmoidPerElement = 4;
+/// Sigmoid input gradient dx = dy*s*(1-s), per logit: 1-s 1, s*(.) 1,
+/// dy*(.) 1.
+inline constexpr int64_t kSigmoidInputGradPerElement = 3;
+/// Group-limited selection, per expert score of a token: the score-
+/// correction bias add 1; the group score's top-2 as two passes over the
+/// group's candidates 2 (kTopKPerCandidatePerPass each); the masked_fill
+/// zeroing the experts of the unselected groups 1. The k passes of the
+/// final top-k come on top (kTopKPerCandidatePerPass per pass).
+inline constexpr int64_t kGroupLimitedSelectPerElement = 4;
+/// Per group of a token: the sum of its two best scores, counted as two
+/// additions onto zero (as kTopKRenormalisePerSelected's sum). The
+/// router_groups_per_token passes of the group top-k come on top
+/// (kTopKPerCandidatePerPass per group per pass).
+inline constexpr int64_t kGroupScorePerGroup = 2;
+/// The 1e-20 added to the renormalisation's denominator, per token: 1.
+inline constexpr int64_t kRenormaliseEpsilonPerRow = 1;
+/// The multiply by routed_scaling_factor, per selected expert, forward and
+/// backward alike: 1.
+inline constexpr int64_t kRoutedScalingPerSelected = 1;
 /// Combine, per element of each processed token-expert pair's output: the
 /// multiply by the routing weight 1 and the scatter-add into the token's
 /// output 1 (Megatron-Core unpermute: probs times the permuted tokens,

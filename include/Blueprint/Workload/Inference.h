@@ -119,8 +119,9 @@ llvm::Expected<int64_t> kvCacheBytesPerRank(const ModelSpec &model,
                                             int64_t contextLength);
 
 /// Bytes of one block's parameters held by one TP rank
-/// (blockParametersPerRank x bytes of weight_type): what the prefill and
-/// every decode step read of a dense block.
+/// (blockParametersPerRank x bytes of weight_type), with the E-element
+/// score-correction bias of a sigmoid_group_limited router: what the
+/// prefill and every decode step read of a dense block.
 llvm::Expected<int64_t> weightBytesPerRank(const ModelSpec &model,
                                            const InferenceSpec &inference,
                                            const MappingSpec &mapping);

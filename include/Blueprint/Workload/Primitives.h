@@ -94,6 +94,7 @@ namespace blueprint::workload::primitive {
   X(kVAbsorb, "v_absorb")                                                      \
   X(kRouter, "router")                                                         \
   X(kRouterSoftmax, "router_softmax")                                          \
+  X(kRouterSigmoid, "router_sigmoid")                                          \
   X(kRouterTopK, "router_topk")                                                \
   X(kRoutingProbsTPF, "routing_probs_tp_f")                                    \
   X(kRoutingMapTPF, "routing_map_tp_f")                                        \

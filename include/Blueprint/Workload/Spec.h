@@ -66,6 +66,17 @@ struct MixtureOfExperts {
   /// The declared load of the most loaded expert over the balanced load k *
   /// tokens / E, in percent (100: balanced).
   int64_t imbalancePercent = 100;
+  /// How the router picks a token's experts. Under sigmoid_group_limited
+  /// (DeepSeek-V3) the E experts form routerGroups groups of E /
+  /// routerGroups, a token's experts come from its routerGroupsPerToken best
+  /// groups (n_group, topk_group), and the selection adds a score-correction
+  /// bias of E elements per MoE block (a buffer, not a parameter); the
+  /// gathered sigmoid scores are renormalised and multiplied by the routed
+  /// scaling factor, whose value changes no count. Both group counts are 1
+  /// under softmax_topk.
+  RouterKind router = RouterKind::SoftmaxTopK;
+  int64_t routerGroups = 1;
+  int64_t routerGroupsPerToken = 1;
 
   bool operator==(const MixtureOfExperts &other) const {
     return experts == other.experts &&
@@ -75,11 +86,23 @@ struct MixtureOfExperts {
            firstDenseBlocks == other.firstDenseBlocks &&
            layerFrequency == other.layerFrequency &&
            capacityFactorPercent == other.capacityFactorPercent &&
-           imbalancePercent == other.imbalancePercent;
+           imbalancePercent == other.imbalancePercent &&
+           router == other.router && routerGroups == other.routerGroups &&
+           routerGroupsPerToken == other.routerGroupsPerToken;
   }
   /// How many of `blocks` blocks have the MoE MLP (closed form of counting
   /// the expert blocks over 0..blocks-1); 0 when the fields are not valid.
   int64_t expertBlocks(int64_t blocks) const;
+  /// Whether the router keeps a score-correction bias (sigmoid_group_limited).
+  bool hasScoreCorrectionBias() const {
+    return router == RouterKind::SigmoidGroupLimited;
+  }
+  /// Elements of one MoE block's score-correction bias: E under
+  /// sigmoid_group_limited, else 0. A buffer the router reads, updated
+  /// outside backpropagation: no gradient, no optimizer state.
+  int64_t scoreCorrectionBiasElements() const {
+    return hasScoreCorrectionBias() ? experts : 0;
+  }
 };
 
 struct ModelSpec {

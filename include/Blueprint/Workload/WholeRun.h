@@ -103,6 +103,11 @@ struct StageProgram {
   /// unpadded): what its weights, and without sharding its gradients and
   /// optimizer state, hold.
   int64_t parameters = 0;
+  /// Buffers one rank of the stage holds beside its parameters, at the
+  /// weight datatype (bufferElementsOf: the score-correction biases of its
+  /// MoE blocks): part of its weights, never of gradients, optimizer state or
+  /// a ZeRO shard.
+  int64_t bufferElements = 0;
   /// The stage's gradient buckets in reduction order, in elements, each
   /// padded to a multiple of dp * cp (training only;
   /// MappingSpec::gradientReplicas): the gradient buffer is their sum, a

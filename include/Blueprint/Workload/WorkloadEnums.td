@@ -51,6 +51,17 @@ def Workload_PositionEmbedding : Workload_Enum<"PositionEmbedding",
   I32EnumAttrCase<"Rotary", 1, "rotary">
 ]>;
 
+// How the router of a mixture-of-experts block picks a token's experts
+// (docs/TransformerSpec.md, "Mixture-of-experts"): softmax over the expert
+// logits and top-k renormalised (Mixtral, Megatron-Core TopKRouter), or
+// DeepSeek-V3's sigmoid scores with the score-correction bias and a top-k
+// limited to the best groups of experts (DeepSeek-V3 Sec. 2.1.2, Eqs. 12-16;
+// transformers' DeepseekV3TopkRouter).
+def Workload_RouterKind : Workload_Enum<"RouterKind", "router", [
+  I32EnumAttrCase<"SoftmaxTopK", 0, "softmax_topk">,
+  I32EnumAttrCase<"SigmoidGroupLimited", 1, "sigmoid_group_limited">
+]>;
+
 def Workload_DataType : Workload_Enum<"DataType", "element datatype", [
   I32EnumAttrCase<"F32", 0, "f32">,
   I32EnumAttrCase<"BF16", 1, "bf16">,

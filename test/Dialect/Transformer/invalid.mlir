@@ -627,6 +627,60 @@ transformer.decoder_training @m
 
 // -----
 
+// transformer_model_c17: group counts are positive
+// expected-error @+2 {{transformer_model_c17: router_groups must be positive, got 0}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, router = sigmoid_group_limited, router_groups = 0>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c17: softmax_topk has no expert groups
+// expected-error @+2 {{transformer_model_c17: router = softmax_topk has no expert groups: router_groups = 2 and router_groups_per_token = 1 must be 1}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, router_groups = 2>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c18: 8 experts do not split into 3 groups
+// expected-error @+2 {{transformer_model_c18: router_groups = 3 must divide experts = 8 into groups of at least 2 experts: a group's score is the sum of its two best scores}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, router = sigmoid_group_limited, router_groups = 3>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c18: groups of one expert (8 groups of 8 experts) have no top-2
+// expected-error @+2 {{transformer_model_c18: router_groups = 8 must divide experts = 8 into groups of at least 2 experts: a group's score is the sum of its two best scores}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, router = sigmoid_group_limited, router_groups = 8>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c18: more groups per token than groups
+// expected-error @+2 {{transformer_model_c18: router_groups_per_token = 3 exceeds router_groups = 2}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 2, router = sigmoid_group_limited, router_groups = 2, router_groups_per_token = 3>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
+// transformer_model_c19: 1 of 4 groups of 2 experts holds 2 < k = 3 experts
+// expected-error @+2 {{transformer_model_c19: experts_per_token = 3 exceeds the 2 experts of the router_groups_per_token = 1 selected groups of 2 experts}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, moe = <experts = 8, experts_per_token = 3, router = sigmoid_group_limited, router_groups = 4>>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b>
+
+// -----
+
 // decoder_moe_c2: MoE training under tp > 1 needs sequence parallelism
 // (Megatron-Core MoELayer).
 // expected-error @+1 {{decoder_moe_c2: mixture-of-experts training under tp = 2 needs tp_comm = reduce_scatter_all_gather (sequence parallelism), got all_reduce: the router runs on each rank's sequence shard}}

@@ -91,6 +91,9 @@ static workload::ModelSpec toModelSpec(
     experts.layerFrequency = moe.getMoeLayerFrequency();
     experts.capacityFactorPercent = moe.getCapacityFactorPercent();
     experts.imbalancePercent = moe.getExpertImbalancePercent();
+    experts.router = moe.getRouter();
+    experts.routerGroups = moe.getRouterGroups();
+    experts.routerGroupsPerToken = moe.getRouterGroupsPerToken();
     spec.moe = experts;
   }
   return spec;
@@ -104,7 +107,8 @@ MoEAttr blueprint::transformer::withoutDefaultExpertWidth(MoEAttr moe,
       moe.getContext(), moe.getExperts(), moe.getExpertsPerToken(),
       std::nullopt, moe.getSharedExperts(), moe.getFirstDenseBlocks(),
       moe.getMoeLayerFrequency(), moe.getCapacityFactorPercent(),
-      moe.getExpertImbalancePercent());
+      moe.getExpertImbalancePercent(), moe.getRouter(), moe.getRouterGroups(),
+      moe.getRouterGroupsPerToken());
 }
 
 LogicalResult ModelAttr::verify(
@@ -159,7 +163,8 @@ static MoEAttr getMoEAttr(MLIRContext *context,
   return MoEAttr::get(context, moe.experts, moe.expertsPerToken,
                       moe.expertFfnHidden, moe.sharedExperts,
                       moe.firstDenseBlocks, moe.layerFrequency,
-                      moe.capacityFactorPercent, moe.imbalancePercent);
+                      moe.capacityFactorPercent, moe.imbalancePercent,
+                      moe.router, moe.routerGroups, moe.routerGroupsPerToken);
 }
 
 ModelAttr blueprint::transformer::getModelAttr(MLIRContext *context,

@@ -36,9 +36,17 @@ def Transformer_MoEAttr : Transformer_Attr<"MoE", "moe"> {
     keep the dense MLP. `capacity_factor_percent` bounds the tokens of one
     expert to ceil(C * k * tokens / (100 * E)) (default: dropless) and
     `expert_imbalance_percent` declares the most loaded expert's load over
-    the balanced one (default 100: balanced). Optional fields are printed
-    only when they differ from their default. The model verifier checks the
-    rules `transformer_model_c11` to `c16`.
+    the balanced one (default 100: balanced). `router` says how experts are
+    picked: `softmax_topk` (default; softmax, top-k, renormalised) or
+    `sigmoid_group_limited` (DeepSeek-V3 Sec. 2.1.2: sigmoid scores plus a
+    score-correction bias of `experts` elements per MoE block, a buffer
+    updated outside backpropagation; the experts form `router_groups`
+    groups, a token's experts come from its `router_groups_per_token` best
+    groups, each group scored by the sum of its two best biased scores; the
+    selected experts' sigmoid scores renormalised and multiplied by the
+    routed scaling factor). Optional fields are printed only when they
+    differ from their default. The model verifier checks the rules
+    `transformer_model_c11` to `c19`.
 
     ```mlir
     #transformer.model<hidden = 4096, heads = 32, ffn_hidden = 14336, ...,
@@ -53,7 +61,11 @@ def Transformer_MoEAttr : Transformer_Attr<"MoE", "moe"> {
     DefaultValuedParameter<"int64_t", "0">:$first_dense_blocks,
     DefaultValuedParameter<"int64_t", "1">:$moe_layer_frequency,
     OptionalParameter<"std::optional<int64_t>">:$capacity_factor_percent,
-    DefaultValuedParameter<"int64_t", "100">:$expert_imbalance_percent
+    DefaultValuedParameter<"int64_t", "100">:$expert_imbalance_percent,
+    Transformer_DefaultValuedEnumParameter<Workload_RouterKind,
+        "::blueprint::workload::RouterKind::SoftmaxTopK">:$router,
+    DefaultValuedParameter<"int64_t", "1">:$router_groups,
+    DefaultValuedParameter<"int64_t", "1">:$router_groups_per_token
   );
   let assemblyFormat = "`<` struct(params) `>`";
 }
@@ -100,6 +112,12 @@ def Transformer_ModelAttr : Transformer_Attr<"Model", "model"> {
     15. `moe`: at least one block is an MoE block;
     16. `moe`: `100 <= expert_imbalance_percent` and
         `expert_imbalance_percent * experts_per_token <= 100 * experts`.
+    17. `moe`: `router_groups` and `router_groups_per_token` are positive,
+        and both are 1 under `router = softmax_topk`;
+    18. `moe`: `router_groups` divides `experts` into groups of at least 2
+        experts, and `router_groups_per_token <= router_groups`;
+    19. `moe`: `experts_per_token <= router_groups_per_token * experts /
+        router_groups` (the selected groups hold the k experts).
 
     ```mlir
     #transformer.model<hidden = 6144, heads = 64, ffn_hidden = 24576,
