@@ -312,8 +312,7 @@ MappingSpec readMapping(FieldReader &reader, const llvm::json::Object &object,
       object, path,
       {"world", "tp", "pp", "dp", "virtual_stages", "tp_comm", "recompute",
        "schedule", "pipeline_layout", "first_stage_blocks", "last_stage_blocks",
-       "zero_stage", "bucket_bytes", "cp", "cp_comm", "ep",
-       "overlap"});
+       "zero_stage", "bucket_bytes", "cp", "cp_comm", "ep", "overlap"});
   MappingSpec mapping;
   mapping.tp = reader.integer(object, "tp", path);
   mapping.pp = reader.integer(object, "pp", path);

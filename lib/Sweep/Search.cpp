@@ -553,15 +553,16 @@ RunEvaluation evaluateThroughIR(const Configuration &configuration,
 namespace {
 
 /// Grid axes in enumeration order (docs/Sweep.md): the last varies fastest.
-constexpr llvm::StringLiteral kSpaceAxes[] = {"tp",           "cp",
-                                              "pp",           "dp",
-                                              "micro_batch",  "virtual_stages",
-                                              "schedule",     "pipeline_layout",
-                                              "recompute",    "tp_comm",
-                                              "cp_comm",      "zero_stage",
-                                              "bucket_bytes", "tp_tier",
-                                              "cp_tier",      "pp_tier",
-                                              "dp_tier",      "overlap_tp_comm"};
+constexpr llvm::StringLiteral kSpaceAxes[] = {
+    "tp",           "cp",
+    "pp",           "dp",
+    "micro_batch",  "virtual_stages",
+    "schedule",     "pipeline_layout",
+    "recompute",    "tp_comm",
+    "cp_comm",      "zero_stage",
+    "bucket_bytes", "tp_tier",
+    "cp_tier",      "pp_tier",
+    "dp_tier",      "overlap_tp_comm"};
 
 /// Axes that only a training run has.
 bool trainingOnly(llvm::StringRef axis) {

@@ -126,10 +126,9 @@ llvm::Expected<analysis::PlanWork> readPlanWork(pplan::PlanOp plan) {
   llvm::SmallVector<pplan::TaskOp> tasks;
   if (plan.isWholeRun()) {
     std::string prefix =
-        (workload::blockTemplatePrefix(
-             work.model, workload::representativeBlockKind(work.model)) +
-         "block_")
-            .str();
+        workload::blockTemplatePrefix(
+            work.model, workload::representativeBlockKind(work.model)) +
+        "block_";
     for (pplan::TemplateOp templateOp :
          plan.getBody().getOps<pplan::TemplateOp>())
       if (templateOp.getPart() == workload::ModelPart::Block &&

@@ -316,11 +316,10 @@ LogicalResult MappingAttr::verify(
 }
 
 workload::MappingSpec MappingAttr::getSpec() const {
-  return toMappingSpec(getWorld(), getTp(), getPp(), getDp(),
-                       getVirtualStages(), getTpComm(), getRecompute(),
-                       getSchedule(), getPipelineLayout(), getZeroStage(),
-                       getBucketBytes(), getCp(), getCpComm(), getEp(),
-                       getOverlapTpComm());
+  return toMappingSpec(
+      getWorld(), getTp(), getPp(), getDp(), getVirtualStages(), getTpComm(),
+      getRecompute(), getSchedule(), getPipelineLayout(), getZeroStage(),
+      getBucketBytes(), getCp(), getCpComm(), getEp(), getOverlapTpComm());
 }
 
 MappingAttr
