@@ -628,8 +628,9 @@ TEST(CriticalPath, OverlappedPairsLastTheLongerTask) {
       const GraphStep &was = before.stages[stage][step];
       const GraphStep &is = after.stages[stage][step];
       // Only a backward instance changes, by exactly what it hides.
-      if (is.hiddenSeconds > 0)
+      if (is.hiddenSeconds > 0) {
         EXPECT_EQ(is.pass, PipelinePass::Backward) << is.label;
+      }
       EXPECT_NEAR(was.seconds - is.seconds, is.hiddenSeconds, 1e-15)
           << is.label;
       hidden += is.hiddenSeconds;
