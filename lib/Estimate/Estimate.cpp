@@ -33,6 +33,35 @@ double estimate::rooflineComputeSeconds(int64_t ops, double peakOpsPerSecond,
   return static_cast<double>(ops) / (peakOpsPerSecond * efficiency);
 }
 
+llvm::Expected<TileQuantization>
+estimate::tileQuantization(const workload::MatmulShape &gemm, int64_t smCount,
+                           int64_t tileM, int64_t tileN, double sustained) {
+  TileQuantization result;
+  result.efficiency = sustained;
+  if (gemm.m == 0 || gemm.n == 0)
+    return result;
+  auto ceilDiv = [](int64_t a, int64_t b) { return a / b + (a % b != 0); };
+  int64_t rowTiles = ceilDiv(gemm.m, tileM);
+  int64_t columnTiles = ceilDiv(gemm.n, tileN);
+  workload::OverflowGuard guard;
+  result.tiles = guard.product({gemm.batch, rowTiles, columnTiles},
+                               "the GEMM's tile count");
+  if (guard.failed())
+    return guard.error("tile model");
+  result.waves = ceilDiv(result.tiles, smCount);
+  // Ratios of exact integers, formed in double: each factor is at most 1.
+  result.tileFraction =
+      (static_cast<double>(gemm.m) /
+       (static_cast<double>(rowTiles) * static_cast<double>(tileM))) *
+      (static_cast<double>(gemm.n) /
+       (static_cast<double>(columnTiles) * static_cast<double>(tileN)));
+  result.waveFraction =
+      static_cast<double>(result.tiles) /
+      (static_cast<double>(result.waves) * static_cast<double>(smCount));
+  result.efficiency = sustained * result.tileFraction * result.waveFraction;
+  return result;
+}
+
 double estimate::rooflineMemorySeconds(int64_t bytes,
                                        double bandwidthBytesPerSecond,
                                        double efficiency) {
@@ -115,11 +144,12 @@ EstimateInput estimate::makeEstimateInput(workload::DataType computeType,
 }
 
 bool EstimateTask::operator==(const EstimateTask &other) const {
-  return std::tie(primitive, phase, engine, ops, readBytes, writeBytes,
+  return std::tie(primitive, phase, engine, ops, gemms, readBytes, writeBytes,
                   collective, cadence, meshAxis, innerMeshAxes) ==
          std::tie(other.primitive, other.phase, other.engine, other.ops,
-                  other.readBytes, other.writeBytes, other.collective,
-                  other.cadence, other.meshAxis, other.innerMeshAxes);
+                  other.gemms, other.readBytes, other.writeBytes,
+                  other.collective, other.cadence, other.meshAxis,
+                  other.innerMeshAxes);
 }
 
 EstimateTask estimate::makeEstimateTask(const workload::InvocationFigures &figures,
@@ -130,6 +160,7 @@ EstimateTask estimate::makeEstimateTask(const workload::InvocationFigures &figur
   task.phase = figures.phase;
   task.engine = figures.engine;
   task.ops = figures.ops;
+  task.gemms.assign(figures.gemms.begin(), figures.gemms.end());
   task.readBytes = figures.readBytes;
   task.writeBytes = figures.writeBytes;
   task.collective = figures.collective;
@@ -514,7 +545,7 @@ private:
       result.terms.push_back(memoryTerm(result, movedBytes));
     } else {
       llvm::Expected<TimeTerm> compute =
-          computeTerm(where, task.engine, task.ops);
+          computeTerm(where, task.engine, task.ops, task.gemms);
       if (!compute)
         return compute.takeError();
       result.terms.push_back(std::move(*compute));
@@ -532,14 +563,19 @@ private:
     return result;
   }
 
-  /// ops / (peak * efficiency) of the engine's capability at computeType.
-  llvm::Expected<TimeTerm> computeTerm(TaskName where, Engine engine,
-                                       int64_t ops) {
+  /// ops / (peak * efficiency) of the engine's capability at computeType;
+  /// under a tile model, the sum of that over the task's GEMMs, each at its
+  /// own efficiency.
+  llvm::Expected<TimeTerm>
+  computeTerm(TaskName where, Engine engine, int64_t ops,
+              llvm::ArrayRef<workload::MatmulShape> gemms = {}) {
     Capability capability = capabilityOf(engine);
     const ComputeRate *rate = profile.rate(capability, input.computeType);
     if (!rate)
       return failure(where() + ": profile '" + profile.name + "' declares no " +
                      computeField(capability, input.computeType) + " rate");
+    if (rate->efficiency && rate->efficiency->tileModel)
+      return tileModelTerm(where, *rate, ops, gemms);
     TimeTerm term;
     term.resource = BindingResource::Compute;
     term.seconds = rooflineComputeSeconds(
@@ -561,6 +597,78 @@ private:
     if (engine == Engine::Collective)
       term.provenance += ", on the vector engine while the ring transfers";
     return term;
+  }
+
+  /// The compute term of a matmul under `rate`'s tile model: the sum over
+  /// its GEMMs of 2 batch M N K / (peak * tileQuantization(...).efficiency),
+  /// the provenance showing each GEMM's formula with its values.
+  llvm::Expected<TimeTerm>
+  tileModelTerm(TaskName where, const ComputeRate &rate, int64_t ops,
+                llvm::ArrayRef<workload::MatmulShape> gemms) {
+    const TileModel &model = *rate.efficiency->tileModel;
+    std::string field = computeField(Capability::Matmul, input.computeType);
+    if (std::optional<std::string> violation =
+            workload::matmulShapeViolation(Engine::Matmul, ops, gemms))
+      return failure(where() + ": " + field +
+                     ".efficiency.tile_model needs the shape of every GEMM: " +
+                     *violation);
+    double peak = rate.peakOpsPerSecond.value;
+    TimeTerm term;
+    term.resource = BindingResource::Compute;
+    std::vector<std::string> parts;
+    for (const workload::MatmulShape &gemm : gemms) {
+      llvm::Expected<TileQuantization> quantized =
+          tileQuantization(gemm, model.smCount.value, model.tileM.value,
+                           model.tileN.value, model.sustained.value);
+      if (!quantized)
+        return failure(where() + ": " + llvm::toString(quantized.takeError()));
+      // Fits: matmulShapeViolation summed these products with checks.
+      int64_t gemmOps = 2 * gemm.batch * gemm.m * gemm.n * gemm.k;
+      term.seconds +=
+          gemmOps == 0
+              ? 0
+              : rooflineComputeSeconds(gemmOps, peak, quantized->efficiency);
+      if (explain)
+        parts.push_back(explainGemm(gemm, gemmOps, *quantized, model));
+    }
+    if (!explain)
+      return term;
+    std::string tileField = field + ".efficiency.tile_model";
+    use(field + ".peak_ops_per_second", peak, rate.peakOpsPerSecond.source);
+    use(tileField + ".sm_count", model.smCount.value, model.smCount.source);
+    use(tileField + ".tile_m", model.tileM.value, model.tileM.source);
+    use(tileField + ".tile_n", model.tileN.value, model.tileN.source);
+    use(tileField + ".sustained", model.sustained.value,
+        model.sustained.source);
+    term.provenance = "ops " + std::to_string(ops) + " = " +
+                      llvm::join(parts, " + ") + ", each / (" + field +
+                      ".peak_ops_per_second " + formatNumber(peak) +
+                      " * its tile_model efficiency)";
+    return term;
+  }
+
+  /// "gemm [batch, M, N, K] ops X at sustained s * tile (M*N)/(Mt*Nt) t *
+  /// wave T/(W*sm) w = e": one GEMM's tile-model factors with their values.
+  static std::string explainGemm(const workload::MatmulShape &gemm,
+                                 int64_t gemmOps,
+                                 const TileQuantization &quantized,
+                                 const TileModel &model) {
+    auto ceilTo = [](int64_t extent, int64_t tile) {
+      return std::to_string((extent / tile + (extent % tile != 0)) * tile);
+    };
+    return "gemm [" + std::to_string(gemm.batch) + ", " +
+           std::to_string(gemm.m) + ", " + std::to_string(gemm.n) + ", " +
+           std::to_string(gemm.k) + "] ops " + std::to_string(gemmOps) +
+           " at sustained " + formatNumber(model.sustained.value) +
+           " * tile (" + std::to_string(gemm.m) + "*" + std::to_string(gemm.n) +
+           ")/(" + ceilTo(gemm.m, model.tileM.value) + "*" +
+           ceilTo(gemm.n, model.tileN.value) + ") " +
+           formatNumber(quantized.tileFraction) + " * wave " +
+           std::to_string(quantized.tiles) + "/(" +
+           std::to_string(quantized.waves) + "*" +
+           std::to_string(model.smCount.value) + ") " +
+           formatNumber(quantized.waveFraction) + " = " +
+           formatNumber(quantized.efficiency);
   }
 
   /// (reads + writes) / (memory bandwidth * efficiency).

@@ -313,12 +313,34 @@ public:
     return *factor;
   }
 
+  /// {"sm_count": c, "tile_m": c, "tile_n": c, "sustained": n} at
+  /// `path`, each {"value", "source"}: positive counts (profile_positive)
+  /// and a sustained fraction in (0, 1] (profile_efficiency_range).
+  TileModel tileModel(const llvm::json::Object &object,
+                      const std::string &path) {
+    rejectUnknownFields(object, path,
+                        {"sm_count", "tile_m", "tile_n", "sustained"});
+    TileModel model;
+    model.smCount = sourcedCount(object, "sm_count", path);
+    model.tileM = sourcedCount(object, "tile_m", path);
+    model.tileN = sourcedCount(object, "tile_n", path);
+    model.sustained = sourcedNumber(object, "sustained", path);
+    if (model.sustained.value > 1)
+      error(path + ".sustained.value",
+            "a sustained fraction must be in (0, 1], got " +
+                printed(llvm::json::Value(model.sustained.value)),
+            rule::kEfficiencyRange);
+    return model;
+  }
+
   /// The optional "efficiency" field of `parent`: {"flat": f, "source": s}
   /// or {"by_<unit>": [{"min_<unit>": n, "efficiency": f}, ...], "source": s}
-  /// with n strictly increasing from 0.
+  /// with n strictly increasing from 0, or, where `tileModelAllowed` (a
+  /// matmul rate), {"tile_model": {...}, "source": s}.
   std::optional<Efficiency> efficiency(const llvm::json::Object &parent,
                                        const std::string &parentPath,
-                                       llvm::StringRef unit) {
+                                       llvm::StringRef unit,
+                                       bool tileModelAllowed = false) {
     if (!parent.get("efficiency"))
       return std::nullopt;
     std::string path = parentPath + ".efficiency";
@@ -328,14 +350,32 @@ public:
       return std::nullopt;
     std::string tableKey = ("by_" + unit).str();
     std::string minKey = ("min_" + unit).str();
-    rejectUnknownFields(*object, path, {"flat", tableKey, "source"});
+    llvm::SmallVector<llvm::StringRef, 4> forms = {"flat", tableKey, "source"};
+    if (tileModelAllowed)
+      forms.insert(forms.begin() + 2, "tile_model");
+    rejectUnknownFields(*object, path, forms);
 
     Efficiency result;
     const llvm::json::Value *flat = object->get("flat");
     const llvm::json::Value *table = object->get(tableKey);
-    if ((flat != nullptr) == (table != nullptr)) {
-      error(path, "declare exactly one of 'flat' or '" + tableKey + "'",
+    const llvm::json::Value *tiles = object->get("tile_model");
+    int declared = (flat != nullptr) + (table != nullptr) + (tiles != nullptr);
+    if (tiles && !tileModelAllowed) {
+      error(path + ".tile_model",
+            "a tile model is declared only for a matmul rate",
             rule::kEfficiencyForm);
+    } else if (declared != 1) {
+      error(path,
+            tileModelAllowed
+                ? "declare exactly one of 'flat', '" + tableKey +
+                      "' or 'tile_model'"
+                : "declare exactly one of 'flat' or '" + tableKey + "'",
+            rule::kEfficiencyForm);
+    } else if (tiles) {
+      result.flat = false;
+      if (const llvm::json::Object *model =
+              this->object(tiles, path + ".tile_model"))
+        result.tileModel = tileModel(*model, path + ".tile_model");
     } else if (flat) {
       result.flat = true;
       result.steps.push_back({0, efficiencyFactor(flat, path + ".flat")});
@@ -443,7 +483,9 @@ void readCompute(FieldReader &reader, const llvm::json::Object &root,
       ComputeRate parsed;
       parsed.peakOpsPerSecond =
           reader.sourcedNumber(*rate, "peak_ops_per_second", typePath);
-      parsed.efficiency = reader.efficiency(*rate, typePath, "ops");
+      parsed.efficiency = reader.efficiency(*rate, typePath, "ops",
+                                            /*tileModelAllowed=*/*capability ==
+                                                Capability::Matmul);
       profile.compute[{*capability, *type}] = std::move(parsed);
     }
   }

@@ -141,10 +141,15 @@ Operation *buildWorkOp(OpBuilder &builder, Location loc,
   TensorBytesList stashed = getTensorBytes(context, invocation.stashed);
   workload::Phase phase = invocation.phase;
   int64_t ops = invocation.ops;
-  if (!invocation.collective)
+  if (!invocation.collective) {
+    DenseI64ArrayAttr gemm;
+    if (!invocation.gemms.empty())
+      gemm = builder.getDenseI64ArrayAttr(
+          workload::flattenGemms(invocation.gemms));
     return dist::TaskOp::create(builder, loc, token, primitive, phase, cadence,
                                 mesh, ranks, ops, reads, writes, stashed, deps,
-                                invocation.engine);
+                                invocation.engine, gemm);
+  }
   const workload::CollectiveFacts &facts = *invocation.collective;
   auto createReducing = [&](auto opTag) {
     using OpT = decltype(opTag);

@@ -434,7 +434,10 @@ private:
         pplan::DemandAttr::get(context, demand->compute, demand->memory,
                                demand->network),
         collective, axis, axisGroup, invocation.ops, facts.getReads(),
-        facts.getWrites(), facts.getStashed(), deps, innerAxes);
+        facts.getWrites(), facts.getStashed(), deps, innerAxes,
+        facts.getGemmExtents().empty()
+            ? DenseI64ArrayAttr()
+            : builder.getDenseI64ArrayAttr(facts.getGemmExtents()));
   }
 
   /// The pplan.stage of `stage`: instances, transfers and stage-level tasks

@@ -142,6 +142,25 @@ LogicalResult verifyDerivedWork(Operation *program,
                            static_cast<int64_t>(wantCollective.reduction),
                            static_cast<int64_t>(foundCollective.reduction))))
       return WalkResult::interrupt();
+    // The GEMM shapes of a matmul (dist_task_c2 ties them to its ops, not
+    // to the contracts: a transposed shape has the same ops).
+    std::vector<int64_t> wantGemm = workload::flattenGemms(want.gemms);
+    if (!op.getGemmExtents().empty() &&
+        llvm::ArrayRef<int64_t>(wantGemm) != op.getGemmExtents()) {
+      auto print = [](llvm::ArrayRef<int64_t> extents) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << "[";
+        llvm::interleaveComma(extents, os);
+        os << "]";
+        return text;
+      };
+      op->emitError() << "conservation: task " << describe(key)
+                      << " gemm: expected " << print(wantGemm)
+                      << " (derived from the contracts), found "
+                      << print(op.getGemmExtents());
+      return WalkResult::interrupt();
+    }
     // The mesh axes a collective spans: equal participants do not tell
     // ["dp"] from ["cp"] when dp = cp.
     if (wantCollective.axis != foundCollective.axis ||

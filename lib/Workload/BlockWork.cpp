@@ -55,7 +55,58 @@ bool blueprint::workload::operator==(const Invocation &lhs,
          lhs.engine == rhs.engine && lhs.ops == rhs.ops &&
          lhs.reads == rhs.reads && lhs.writes == rhs.writes &&
          lhs.stashBytes == rhs.stashBytes && lhs.stashed == rhs.stashed &&
-         lhs.collective == rhs.collective && lhs.cause == rhs.cause;
+         lhs.collective == rhs.collective && lhs.gemms == rhs.gemms &&
+         lhs.cause == rhs.cause;
+}
+
+std::optional<std::string>
+blueprint::workload::matmulShapeViolation(Engine engine, int64_t ops,
+                                          llvm::ArrayRef<MatmulShape> gemms) {
+  if (engine != Engine::Matmul)
+    return gemms.empty() ? std::nullopt
+                         : std::optional<std::string>(
+                               "only matmul work carries GEMM shapes, but " +
+                               stringifyEnum(engine).str() + " work has " +
+                               std::to_string(gemms.size()));
+  if (gemms.empty())
+    return std::string("matmul work carries the shape of its GEMMs");
+  OverflowGuard guard;
+  int64_t total = 0;
+  for (const MatmulShape &gemm : gemms) {
+    if (gemm.batch <= 0 || gemm.m < 0 || gemm.n < 0 || gemm.k < 0)
+      return "GEMM [batch " + std::to_string(gemm.batch) + ", M " +
+             std::to_string(gemm.m) + ", N " + std::to_string(gemm.n) + ", K " +
+             std::to_string(gemm.k) +
+             "] needs a positive batch and non-negative extents";
+    int64_t gemmOps =
+        guard.product({2, gemm.batch, gemm.m, gemm.n, gemm.k}, "GEMM ops");
+    total = guard.add(total, gemmOps, "the sum of 2 * batch * M * N * K");
+  }
+  if (guard.failed())
+    return "64-bit overflow computing " + guard.overflowedQuantity().str();
+  if (total != ops)
+    return "ops = " + std::to_string(ops) +
+           " but the GEMMs' 2 * batch * M * N * K sum to " +
+           std::to_string(total);
+  return std::nullopt;
+}
+
+std::vector<int64_t>
+blueprint::workload::flattenGemms(llvm::ArrayRef<MatmulShape> gemms) {
+  std::vector<int64_t> flat;
+  for (const MatmulShape &gemm : gemms)
+    flat.insert(flat.end(), {gemm.batch, gemm.m, gemm.n, gemm.k});
+  return flat;
+}
+
+std::optional<std::vector<MatmulShape>>
+blueprint::workload::unflattenGemms(llvm::ArrayRef<int64_t> flat) {
+  if (flat.size() % 4 != 0)
+    return std::nullopt;
+  std::vector<MatmulShape> gemms;
+  for (size_t at = 0; at < flat.size(); at += 4)
+    gemms.push_back({flat[at], flat[at + 1], flat[at + 2], flat[at + 3]});
+  return gemms;
 }
 
 const Invocation *BlockWork::find(llvm::StringRef primitive,
@@ -85,6 +136,7 @@ blueprint::workload::figuresOf(const Invocation &invocation) {
   figures.ops = invocation.ops;
   figures.stashBytes = invocation.stashBytes;
   figures.collective = invocation.collective;
+  figures.gemms.assign(invocation.gemms.begin(), invocation.gemms.end());
   OverflowGuard guard;
   llvm::StringRef phase = stringifyEnum(invocation.phase);
   figures.readBytes =
@@ -906,10 +958,15 @@ void BlockBuilder::backwardAttentionCore() {
   emit({primitive::kAttnVMatmul,
         Phase::ActivationGrad,
         Engine::Matmul,
-        guard.mul(2,
-                  attentionMatmulOps("attn_v_matmul input-gradient ops",
-                                     shape.valueHeadDim),
-                  "attn_v_matmul input-gradient ops"),
+        // d_probs[q, keys] = d_context V^T over the value width, then
+        // d_v[keys, dv] = probs^T d_context over the queries.
+        bothGemms("attn_v_matmul input-gradient ops",
+                  attentionMatmul("attn_v_matmul input-gradient ops",
+                                  shape.queries, shape.attendedKeys,
+                                  shape.valueHeadDim),
+                  attentionMatmul("attn_v_matmul input-gradient ops",
+                                  shape.attendedKeys, shape.valueHeadDim,
+                                  shape.queries)),
         {activation("d_context", contextElements), newValues("v"),
          activation(attended, scoreElements)},
         {activation(attendedGrad, scoreElements), newValues("d_v")},
@@ -938,16 +995,21 @@ void BlockBuilder::backwardAttentionCore() {
         {activation("d_scores", scoreElements)},
         "backward of softmax: gradient of the scaled, masked scores from the "
         "softmax output"});
-  int64_t scoreOps = guard.mul(
-      2, attentionMatmulOps("qk_matmul input-gradient ops", shape.headDim),
-      "qk_matmul input-gradient ops");
+  // d_q[q, d] = d_scores K over the attended keys, then d_k[keys, d] =
+  // d_scores^T Q over the queries.
+  WorkCount scoreOps = bothGemms(
+      "qk_matmul input-gradient ops",
+      attentionMatmul("qk_matmul input-gradient ops", shape.queries,
+                      shape.headDim, shape.attendedKeys),
+      attentionMatmul("qk_matmul input-gradient ops", shape.attendedKeys,
+                      shape.headDim, shape.queries));
   std::vector<TensorAccess> reads = {activation("d_scores", scoreElements),
                                      activation("q", qElements)};
   llvm::append_range(reads, newKeys(""));
   std::vector<TensorAccess> writes = {activation("d_q", qElements)};
   llvm::append_range(writes, newKeys("d_"));
-  emit({primitive::kQKMatmul, Phase::ActivationGrad, Engine::Matmul, scoreOps,
-        std::move(reads), std::move(writes),
+  emit({primitive::kQKMatmul, Phase::ActivationGrad, Engine::Matmul,
+        std::move(scoreOps), std::move(reads), std::move(writes),
         latent ? "backward of qk_matmul: d_q = d_scores K and d_k = "
                  "d_scores^T Q, the shared rotary key's d_k_rope summed over "
                  "this rank's heads"
@@ -1101,8 +1163,8 @@ void BlockBuilder::backwardLatentLinear(const LatentLinear &linear) {
   int64_t weightElements =
       elements({linear.inputWidth, linear.outputCols}, linear.weight);
   std::string gradName = ("d_" + linear.weight).str();
-  int64_t ops = linearOps((linear.projection + " input-gradient ops").str(),
-                          rows, linear.outputCols, linear.inputWidth);
+  WorkCount ops = linearOps((linear.projection + " input-gradient ops").str(),
+                            rows, linear.outputCols, linear.inputWidth);
   std::vector<TensorAccess> reads = linear.outputGrads;
   reads.push_back(weight(linear.weight, weightElements));
   if (linear.accumulate)

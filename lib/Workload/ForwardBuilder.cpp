@@ -258,7 +258,8 @@ Invocation &ForwardBuilder::emit(InvocationSpec spec) {
   invocation.primitive = spec.primitive.str();
   invocation.phase = spec.phase;
   invocation.engine = spec.engine;
-  invocation.ops = spec.ops;
+  invocation.ops = spec.ops.ops;
+  invocation.gemms = std::move(spec.ops.gemms);
   invocation.reads = std::move(spec.reads);
   invocation.writes = std::move(spec.writes);
   invocation.cause = spec.cause.str();
@@ -293,16 +294,30 @@ std::string ForwardBuilder::opsName(llvm::StringRef primitive) const {
   return (primitive + " " + stringifyEnum(run.phase) + " ops").str();
 }
 
-int64_t ForwardBuilder::linearOps(llvm::StringRef what, int64_t m, int64_t n,
-                                  int64_t k) {
-  return guard.product({2, m, n, k}, what);
+ForwardBuilder::WorkCount ForwardBuilder::linearOps(llvm::StringRef what,
+                                                    int64_t m, int64_t n,
+                                                    int64_t k) {
+  return gemm(what, {1, m, k, n});
 }
 
-int64_t ForwardBuilder::attentionMatmulOps(llvm::StringRef what,
-                                           int64_t width) {
-  return guard.product(
-      {2, shape.batch, shape.heads, shape.queries, shape.attendedKeys, width},
-      what);
+ForwardBuilder::WorkCount ForwardBuilder::gemm(llvm::StringRef what,
+                                               MatmulShape shape) {
+  return {guard.product({2, shape.batch, shape.m, shape.n, shape.k}, what),
+          {shape}};
+}
+
+ForwardBuilder::WorkCount ForwardBuilder::attentionMatmul(llvm::StringRef what,
+                                                          int64_t m, int64_t n,
+                                                          int64_t k) {
+  return gemm(what, {guard.mul(shape.batch, shape.heads, what), m, n, k});
+}
+
+ForwardBuilder::WorkCount ForwardBuilder::bothGemms(llvm::StringRef what,
+                                                    WorkCount first,
+                                                    WorkCount second) {
+  first.ops = guard.add(first.ops, second.ops, what);
+  llvm::append_range(first.gemms, second.gemms);
+  return first;
 }
 
 int64_t ForwardBuilder::scoreElements(llvm::StringRef what) {
@@ -494,8 +509,8 @@ void ForwardBuilder::attentionInput() {
 
   // The count before the accesses, in the order of every emitted
   // invocation's checks: ops, reads, writes.
-  int64_t ops = linearOps(opsName(primitive::kQKVProj), shape.tokens,
-                          shape.hidden, shape.qkvCols);
+  WorkCount ops = linearOps(opsName(primitive::kQKVProj), shape.tokens,
+                            shape.hidden, shape.qkvCols);
   std::vector<TensorAccess> reads = {
       activation("x_norm1", inputElements),
       weight("w_qkv", elements({shape.hidden, shape.qkvCols}, "w_qkv"))};
@@ -781,14 +796,15 @@ void ForwardBuilder::attentionCoreOf(AttentionOperands operands) {
   int64_t scoreRows =
       elements({shape.batch, shape.heads, shape.queries}, "score rows");
 
-  int64_t scoreOps =
-      attentionMatmulOps(opsName(primitive::kQKMatmul), operands.scoreWidth);
+  WorkCount scoreOps =
+      attentionMatmul(opsName(primitive::kQKMatmul), shape.queries,
+                      shape.attendedKeys, operands.scoreWidth);
   std::vector<TensorAccess> scoreReads = operands.queries;
   llvm::append_range(scoreReads, operands.keys);
   Invocation *invocation = &emit({primitive::kQKMatmul,
                                   run.phase,
                                   Engine::Matmul,
-                                  scoreOps,
+                                  std::move(scoreOps),
                                   std::move(scoreReads),
                                   {activation("scores", scoreElements)},
                                   operands.scoreCause});
@@ -829,15 +845,16 @@ void ForwardBuilder::attentionCoreOf(AttentionOperands operands) {
     attended = "probs_dropped";
   }
 
-  invocation = &emit({primitive::kAttnVMatmul,
-                      run.phase,
-                      Engine::Matmul,
-                      attentionMatmulOps(opsName(primitive::kAttnVMatmul),
-                                         operands.valueWidth),
-                      {activation(attended, scoreElements), values},
-                      {std::move(operands.context)},
-                      "forward of attn_v_matmul: attention-weighted values " +
-                          attended + " x V"});
+  invocation =
+      &emit({primitive::kAttnVMatmul,
+             run.phase,
+             Engine::Matmul,
+             attentionMatmul(opsName(primitive::kAttnVMatmul), shape.queries,
+                             operands.valueWidth, shape.attendedKeys),
+             {activation(attended, scoreElements), values},
+             {std::move(operands.context)},
+             "forward of attn_v_matmul: attention-weighted values " + attended +
+                 " x V"});
   // Without attention dropout, `probs` is already stashed by softmax.
   if (run.attentionDropout)
     stash(*invocation, activation("probs_dropped", scoreElements),
@@ -969,7 +986,7 @@ void ForwardBuilder::mlpForward(const MlpLinears &mlp) {
 
   // The count before the accesses, in the order of every emitted
   // invocation's checks: ops, reads, writes.
-  int64_t ops =
+  WorkCount ops =
       linearOps(opsName(mlp.fc1), mlp.rows, shape.hidden, mlp.fc1Cols);
   std::vector<TensorAccess> reads = {
       activation(mlp.input, inputElements),

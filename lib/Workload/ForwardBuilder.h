@@ -274,11 +274,22 @@ protected:
   /// to right, so the first overflowing quantity, and thus the diagnostic,
   /// does not depend on the compiler's argument evaluation order. The cause
   /// Twine is consumed within the emitting full-expression.
+  /// The operations of an invocation and, for a matmul, the GEMMs they
+  /// are (matmulShapeViolation holds for what linearOps, attentionMatmul
+  /// and bothGemms return); a plain count converts for every other engine.
+  struct WorkCount {
+    WorkCount(int64_t ops) : ops(ops) {}
+    WorkCount(int64_t ops, std::vector<MatmulShape> gemms)
+        : ops(ops), gemms(std::move(gemms)) {}
+    int64_t ops;
+    std::vector<MatmulShape> gemms;
+  };
+
   struct InvocationSpec {
     llvm::StringRef primitive;
     Phase phase;
     Engine engine;
-    int64_t ops;
+    WorkCount ops;
     std::vector<TensorAccess> reads;
     std::vector<TensorAccess> writes;
     llvm::Twine cause;
@@ -299,12 +310,22 @@ protected:
   /// gradient dW += X^T dY. Each output is a length-N (resp. M) chain of
   /// multiply-adds onto an initial value: the column-parallel bias in the
   /// forward, the accumulated gradient in the weight gradient.
-  int64_t linearOps(llvm::StringRef what, int64_t m, int64_t n, int64_t k);
-  /// One attention batched matmul, QK^T or probs x V: 2 b (heads/t) q k d
-  /// for q queries, k attended keys per sequence and d = `width`, the
-  /// query/key head width or the value head width (SeqSel App. A: 2Bs^2h
-  /// each at q = k = s, divided by t).
-  int64_t attentionMatmulOps(llvm::StringRef what, int64_t width);
+  /// Its GEMM is {1, M, K, N} in MatmulShape's names (N here is the
+  /// contraction).
+  WorkCount linearOps(llvm::StringRef what, int64_t m, int64_t n, int64_t k);
+  /// One attention batched matmul over the b (heads/t) heads of this rank,
+  /// each an [m, n] output with contraction length k: 2 b (heads/t) m n k.
+  /// QK^T is m = q queries, n = the attended keys, k = the query/key head
+  /// width; probs x V is m = q, n = the value head width, k = the attended
+  /// keys (SeqSel App. A: 2Bs^2h each at q = k = s, divided by t). The
+  /// backward's two GEMMs per matmul transpose these (bothGemms).
+  WorkCount attentionMatmul(llvm::StringRef what, int64_t m, int64_t n,
+                            int64_t k);
+  /// `batch` GEMMs of one shape (MatmulShape): 2 batch M N K.
+  WorkCount gemm(llvm::StringRef what, MatmulShape shape);
+  /// Two GEMMs one invocation runs (an attention matmul's backward): the
+  /// ops summed, the shapes in order.
+  WorkCount bothGemms(llvm::StringRef what, WorkCount first, WorkCount second);
   /// Elements of this rank's attention scores (or probabilities, or their
   /// gradients): b (heads/t) q k for k attended keys per query.
   int64_t scoreElements(llvm::StringRef what);

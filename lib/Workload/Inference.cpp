@@ -278,9 +278,9 @@ void InferenceBuilder::absorbedAttention() {
   emit({primitive::kQAbsorb,
         run.phase,
         Engine::Matmul,
-        guard.product(
-            {2, shape.tokens, shape.heads, *model.qkNopeHeadDim, kvRank},
-            opsName(primitive::kQAbsorb)),
+        // Per head: q_nope[tokens, d_n] W_UK[d_n, r_kv].
+        gemm(opsName(primitive::kQAbsorb),
+             {shape.heads, shape.tokens, kvRank, *model.qkNopeHeadDim}),
         {activation("q_nope", elements({shape.tokens, nopeCols}, "q_nope")),
          weight("w_kv_b", elements({nopeCols, kvRank}, "w_uk"))},
         {activation("q_latent_heads",
@@ -309,19 +309,19 @@ void InferenceBuilder::absorbedAttention() {
 
   // The latent context of each head times its W_UV (r_kv x d_v).
   int64_t valueWeights = guard.mul(kvRank, shape.valueCols, "w_uv");
-  emit(
-      {primitive::kVAbsorb,
-       run.phase,
-       Engine::Matmul,
-       guard.product({2, shape.tokens, shape.heads, kvRank, shape.valueHeadDim},
-                     opsName(primitive::kVAbsorb)),
-       {activation("context_latent",
-                   elements({shape.tokens, latentQueryCols}, "context_latent")),
-        weight("w_kv_b", valueWeights)},
-       {activation("context",
-                   elements({shape.tokens, shape.contextCols}, "context"))},
-       "forward of v_absorb: each head's latent context times its W_UV "
-       "(the value half of kv_b_proj)"});
+  emit({primitive::kVAbsorb,
+        run.phase,
+        Engine::Matmul,
+        // Per head: context_latent[tokens, r_kv] W_UV[r_kv, d_v].
+        gemm(opsName(primitive::kVAbsorb),
+             {shape.heads, shape.tokens, shape.valueHeadDim, kvRank}),
+        {activation("context_latent", elements({shape.tokens, latentQueryCols},
+                                               "context_latent")),
+         weight("w_kv_b", valueWeights)},
+        {activation("context",
+                    elements({shape.tokens, shape.contextCols}, "context"))},
+        "forward of v_absorb: each head's latent context times its W_UV "
+        "(the value half of kv_b_proj)"});
 }
 
 llvm::Expected<BlockWork> InferenceBuilder::build() {

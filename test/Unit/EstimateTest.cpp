@@ -833,8 +833,8 @@ TEST(SystemProfileLoader, RejectsEachRuleWithItsPath) {
         objectAt(root, {"compute", "matmul", "bf16", "efficiency"})["flat"] =
             0.5;
       }),
-      "$.compute.matmul.bf16.efficiency: declare exactly one of 'flat' or "
-      "'by_ops' [profile_efficiency_form]");
+      "$.compute.matmul.bf16.efficiency: declare exactly one of 'flat', "
+      "'by_ops' or 'tile_model' [profile_efficiency_form]");
   expectProfileError(
       handProfileWith([](llvm::json::Object &root) {
         llvm::json::Object &efficiency =
@@ -1132,6 +1132,207 @@ TEST(EstimateReference, SeqSelTable4On22BWithinFifteenPercent) {
                .str();
   std::cout << table;
   EXPECT_LE(meanAbsoluteRelativeError, 0.15) << table;
+}
+
+//===----------------------------------------------------------------------===//
+// Tile model (docs/Estimate.md, "Tile model")
+//===----------------------------------------------------------------------===//
+
+/// tileQuantization on the numbers of the brief, worked by hand.
+TEST(TileModel, QuantizationHandComputed) {
+  // M = N = 4096 on 108 SMs with 256 x 128 tiles: 4096/256 = 16 row tiles,
+  // 4096/128 = 32 column tiles, 512 tiles in ceil(512/108) = 5 waves (4
+  // waves hold only 432); no padding, so the tile fraction is 1; the wave
+  // fraction 512/540 = 0.948148..; at sustained 0.8 the efficiency is
+  // 0.8 * 512/540 = 0.758518...
+  TileQuantization square =
+      valueOrFail(tileQuantization({1, 4096, 4096, 4096}, 108, 256, 128, 0.8));
+  EXPECT_EQ(square.tiles, 512);
+  EXPECT_EQ(square.waves, 5);
+  EXPECT_DOUBLE_EQ(square.tileFraction, 1.0);
+  EXPECT_DOUBLE_EQ(square.waveFraction, 512.0 / 540.0);
+  EXPECT_DOUBLE_EQ(square.efficiency, 0.8 * 512.0 / 540.0);
+
+  // An attention probs x V of 32 heads, 2048 queries and head width 80
+  // (N = 80, K = 2048 keys): one column tile padded to 128, so the tile
+  // fraction is 80/128 = 0.625; 32 * 8 * 1 = 256 tiles in ceil(256/108) = 3
+  // waves, wave fraction 256/324; efficiency 0.8 * 0.625 * 256/324 =
+  // 0.395061...
+  TileQuantization headBmm =
+      valueOrFail(tileQuantization({32, 2048, 80, 2048}, 108, 256, 128, 0.8));
+  EXPECT_EQ(headBmm.tiles, 256);
+  EXPECT_EQ(headBmm.waves, 3);
+  EXPECT_DOUBLE_EQ(headBmm.tileFraction, 0.625);
+  EXPECT_DOUBLE_EQ(headBmm.waveFraction, 256.0 / 324.0);
+  EXPECT_DOUBLE_EQ(headBmm.efficiency, 0.8 * 0.625 * 256.0 / 324.0);
+
+  // K does not enter: the same output with K = 16 quantizes the same.
+  TileQuantization shortK =
+      valueOrFail(tileQuantization({32, 2048, 80, 16}, 108, 256, 128, 0.8));
+  EXPECT_DOUBLE_EQ(shortK.efficiency, headBmm.efficiency);
+
+  // A 100 x 1 output is one tile of 256 x 128 on one of 108 SMs: tile
+  // fraction 100/256 * 1/128, wave fraction 1/108.
+  TileQuantization sliver =
+      valueOrFail(tileQuantization({1, 100, 1, 64}, 108, 256, 128, 1.0));
+  EXPECT_EQ(sliver.tiles, 1);
+  EXPECT_EQ(sliver.waves, 1);
+  EXPECT_DOUBLE_EQ(sliver.tileFraction, (100.0 / 256.0) * (1.0 / 128.0));
+  EXPECT_DOUBLE_EQ(sliver.waveFraction, 1.0 / 108.0);
+
+  // An empty output has no tiles; its efficiency is the sustained fraction
+  // (it performs no operations, so its time is 0 whatever it is).
+  TileQuantization empty =
+      valueOrFail(tileQuantization({4, 0, 128, 64}, 108, 256, 128, 0.8));
+  EXPECT_EQ(empty.tiles, 0);
+  EXPECT_DOUBLE_EQ(empty.efficiency, 0.8);
+
+  // The tile count overflowing int64_t is an error, not a wrapped count.
+  std::string overflow = errorOf(tileQuantization(
+      {std::numeric_limits<int64_t>::max(), 4, 4, 1}, 108, 1, 1, 0.8));
+  EXPECT_NE(overflow.find("64-bit overflow computing the GEMM's tile count"),
+            std::string::npos)
+      << overflow;
+}
+
+/// The hand profile with its bf16 matmul rate under a tile model of 4 SMs,
+/// 2 x 2 tiles and sustained 0.5.
+std::string handTileModelProfile() {
+  return handProfileWith([](llvm::json::Object &root) {
+    objectAt(root,
+             {"compute", "matmul", "bf16"})["efficiency"] = llvm::json::Object{
+        {"tile_model",
+         llvm::json::Object{
+             {"sm_count", llvm::json::Object{{"value", 4}, {"source", "sm"}}},
+             {"tile_m", llvm::json::Object{{"value", 2}, {"source", "tm"}}},
+             {"tile_n", llvm::json::Object{{"value", 2}, {"source", "tn"}}},
+             {"sustained",
+              llvm::json::Object{{"value", 0.5}, {"source", "sus"}}}}},
+        {"source", "tile and wave quantization"}};
+  });
+}
+
+/// A matmul of two GEMMs costs each at its own efficiency; the provenance
+/// shows both formulas with their values.
+TEST(TileModel, ComputeTermSumsTheGemmsHandComputed) {
+  SystemProfile profile =
+      valueOrFail(parseSystemProfile(handTileModelProfile()));
+  const ComputeRate *matmul = profile.rate(Capability::Matmul, DataType::BF16);
+  ASSERT_NE(matmul, nullptr);
+  ASSERT_TRUE(matmul->efficiency && matmul->efficiency->tileModel);
+  EXPECT_EQ(matmul->efficiency->tileModel->smCount.value, 4);
+  EXPECT_EQ(matmul->efficiency->tileModel->sustained.source, "sus");
+
+  // GEMM 1 [1, 4, 4, 8]: 2*4*4*8 = 256 ops; 2 x 2 = 4 tiles in 1 wave of 4
+  // SMs, no padding: efficiency 0.5, 256 / (1e14 * 0.5) = 5.12e-12 s.
+  // GEMM 2 [3, 3, 2, 8]: 2*3*3*2*8 = 288 ops; ceil(3/2) = 2 row tiles
+  // padded to 4 rows, 1 column tile: tile fraction (3*2)/(4*2) = 0.75;
+  // 3 * 2 = 6 tiles in ceil(6/4) = 2 waves, wave fraction 6/8 = 0.75;
+  // efficiency 0.5 * 0.75 * 0.75 = 0.28125, 288 / (1e14 * 0.28125) =
+  // 1.024e-11 s. Sum 1.536e-11 s.
+  Invocation bmm = invocation("bmm", Phase::Forward, Engine::Matmul, 544, 8, 8);
+  bmm.gemms = {{1, 4, 4, 8}, {3, 3, 2, 8}};
+  EstimateInput input = inputOnTensorParallel(1);
+  addTask(input, bmm);
+  EstimateReport report =
+      valueOrFail(estimateWork(input, profile, bindTensorParallel("fast")));
+  ASSERT_EQ(report.tasks.size(), 1u);
+  const TimeTerm &compute = report.tasks[0].terms[0];
+  expectSeconds(compute.seconds, 5.12e-12 + 1.024e-11);
+  EXPECT_EQ(compute.provenance,
+            "ops 544 = gemm [1, 4, 4, 8] ops 256 at sustained 0.5 * tile "
+            "(4*4)/(4*4) 1 * wave 4/(1*4) 1 = 0.5 + gemm [3, 3, 2, 8] ops 288 "
+            "at sustained 0.5 * tile (3*2)/(4*2) 0.75 * wave 6/(2*4) 0.75 = "
+            "0.28125, each / (compute.matmul.bf16.peak_ops_per_second 1e+14 * "
+            "its tile_model efficiency)");
+  auto used = [&](llvm::StringRef path) {
+    return llvm::any_of(report.profileFields, [&](const ProfileFieldUse &use) {
+      return use.path == path;
+    });
+  };
+  EXPECT_TRUE(used("compute.matmul.bf16.efficiency.tile_model.sm_count"));
+  EXPECT_TRUE(used("compute.matmul.bf16.efficiency.tile_model.sustained"));
+
+  // The tile model needs every GEMM's shape: a matmul without one, or
+  // with shapes that do not make its ops, is an error naming the field.
+  Invocation shapeless =
+      invocation("shapeless", Phase::Forward, Engine::Matmul, 544, 8, 8);
+  EstimateInput bare = inputOnTensorParallel(1);
+  addTask(bare, shapeless);
+  std::string missing =
+      errorOf(estimateWork(bare, profile, bindTensorParallel("fast")));
+  EXPECT_NE(missing.find("compute.matmul.bf16.efficiency.tile_model needs the "
+                         "shape of every GEMM: matmul work carries the shape "
+                         "of its GEMMs"),
+            std::string::npos)
+      << missing;
+  shapeless.gemms = {{1, 4, 4, 8}};
+  EstimateInput wrong = inputOnTensorParallel(1);
+  addTask(wrong, shapeless);
+  std::string mismatch =
+      errorOf(estimateWork(wrong, profile, bindTensorParallel("fast")));
+  EXPECT_NE(mismatch.find("ops = 544 but the GEMMs' 2 * batch * M * N * K "
+                          "sum to 256"),
+            std::string::npos)
+      << mismatch;
+}
+
+TEST(TileModel, LoaderRules) {
+  auto withTileModel =
+      [](const std::function<void(llvm::json::Object &)> &change) {
+        llvm::json::Value profile =
+            cantFail(llvm::json::parse(handTileModelProfile()));
+        change(objectAt(*profile.getAsObject(), {"compute", "matmul", "bf16",
+                                                 "efficiency", "tile_model"}));
+        return llvm::formatv("{0}", profile).str();
+      };
+  const std::string path = "$.compute.matmul.bf16.efficiency.tile_model";
+  // profile_missing_field.
+  expectProfileError(
+      withTileModel([](llvm::json::Object &model) { model.erase("tile_m"); }),
+      path + ".tile_m: missing required field [profile_missing_field]");
+  // profile_positive: a tile and the SM count are positive integers.
+  expectProfileError(withTileModel([](llvm::json::Object &model) {
+                       (*model.getObject("tile_n"))["value"] = 0;
+                     }),
+                     path + ".tile_n.value: must be a positive integer, got 0 "
+                            "[profile_positive]");
+  expectProfileError(withTileModel([](llvm::json::Object &model) {
+                       (*model.getObject("sm_count"))["value"] = -108;
+                     }),
+                     path + ".sm_count.value: must be a positive integer, got "
+                            "-108 [profile_positive]");
+  // The sustained fraction is in (0, 1]: 0 is not positive, 1.5 exceeds 1.
+  expectProfileError(withTileModel([](llvm::json::Object &model) {
+                       (*model.getObject("sustained"))["value"] = 0;
+                     }),
+                     path + ".sustained.value: must be a positive number, got "
+                            "0 [profile_positive]");
+  expectProfileError(withTileModel([](llvm::json::Object &model) {
+                       (*model.getObject("sustained"))["value"] = 1.5;
+                     }),
+                     path + ".sustained.value: a sustained fraction must be "
+                            "in (0, 1], got 1.5 [profile_efficiency_range]");
+  // profile_efficiency_form: one form, and a tile model only on matmul.
+  {
+    llvm::json::Value both =
+        cantFail(llvm::json::parse(handTileModelProfile()));
+    objectAt(*both.getAsObject(),
+             {"compute", "matmul", "bf16", "efficiency"})["flat"] = 0.5;
+    expectProfileError(llvm::formatv("{0}", both).str(),
+                       "$.compute.matmul.bf16.efficiency: declare exactly one "
+                       "of 'flat', 'by_ops' or 'tile_model' "
+                       "[profile_efficiency_form]");
+  }
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        objectAt(root, {"compute", "vector", "bf16",
+                        "efficiency"})["tile_model"] = llvm::json::Object{};
+        objectAt(root, {"compute", "vector", "bf16", "efficiency"})
+            .erase("flat");
+      }),
+      "$.compute.vector.bf16.efficiency.tile_model: a tile model is declared "
+      "only for a matmul rate [profile_efficiency_form]");
 }
 
 } // namespace

@@ -39,6 +39,32 @@ namespace blueprint::estimate {
 double rooflineComputeSeconds(int64_t ops, double peakOpsPerSecond,
                               double efficiency);
 
+/// Tile and wave quantization of one GEMM on a GPU with `smCount`
+/// streaming multiprocessors and tileM x tileN output tiles (NVIDIA,
+/// "Matrix Multiplication Background User's Guide", sections "Tile
+/// Quantization" and "Wave Quantization"; docs/Estimate.md, "Tile model").
+struct TileQuantization {
+  /// batch * ceil(M / tileM) * ceil(N / tileN).
+  int64_t tiles = 0;
+  /// ceil(tiles / smCount).
+  int64_t waves = 0;
+  /// Useful over tiled output: (M * N) / (ceil(M/tileM) tileM *
+  /// ceil(N/tileN) tileN); 1 for an empty output.
+  double tileFraction = 1;
+  /// tiles / (waves * smCount); 1 for an empty output.
+  double waveFraction = 1;
+  /// sustained * tileFraction * waveFraction.
+  double efficiency = 0;
+};
+
+/// The quantization of `gemm`. K contributes nothing: it sets how long
+/// each tile's main loop runs, the same for every tile (docs/Estimate.md).
+/// Preconditions: smCount, tileM, tileN > 0, sustained in (0, 1] (what the
+/// profile loader accepts); fails if the tile count overflows int64_t.
+llvm::Expected<TileQuantization>
+tileQuantization(const workload::MatmulShape &gemm, int64_t smCount,
+                 int64_t tileM, int64_t tileN, double sustained);
+
 /// Roofline memory time (same source): bytes / (bandwidth * efficiency).
 double rooflineMemorySeconds(int64_t bytes, double bandwidthBytesPerSecond,
                              double efficiency);
@@ -96,6 +122,9 @@ struct EstimateTask {
   workload::Phase phase = workload::Phase::Forward;
   workload::Engine engine = workload::Engine::Vector;
   int64_t ops = 0;
+  /// The GEMMs of a matmul (InvocationFigures::gemms), costed one by one
+  /// under a profile's tile model.
+  std::vector<workload::MatmulShape> gemms = {};
   /// Bytes read and written on one rank, summed over the tensors.
   int64_t readBytes = 0;
   int64_t writeBytes = 0;

@@ -55,13 +55,31 @@ struct EfficiencyStep {
   double efficiency = 1;
 };
 
+/// The physical efficiency model of a GEMM on a GPU (docs/Estimate.md,
+/// "Tile model"): the output is cut into tileM x tileN tiles, one thread
+/// block each, run in waves of smCount concurrent tiles, at `sustained` of
+/// the peak inside a full tile (NVIDIA, "Matrix Multiplication Background
+/// User's Guide", tile and wave quantization).
+struct TileModel {
+  SourcedCount smCount;
+  SourcedCount tileM;
+  SourcedCount tileN;
+  /// In (0, 1].
+  SourcedNumber sustained;
+};
+
 /// Declared efficiency evidence: the fraction of a peak that work of a given
 /// size achieves. A flat factor is one step at size 0; a table has strictly
-/// increasing sizes starting at 0, so every size has exactly one step.
+/// increasing sizes starting at 0, so every size has exactly one step; a
+/// matmul rate may instead declare a tile model (no steps), which needs the
+/// shape of each GEMM.
 struct Efficiency {
-  /// True when declared as `flat`, false when declared as a table.
+  /// True when declared as `flat`, false when declared as a table or a
+  /// tile model.
   bool flat = true;
   std::vector<EfficiencyStep> steps;
+  /// Set exactly for a `tile_model` declaration (then `steps` is empty).
+  std::optional<TileModel> tileModel;
   std::string source;
 
   /// Index into `steps` of the step that applies to `size` (the last step

@@ -65,7 +65,10 @@ def WorkFactsOpInterface : OpInterface<"WorkFactsOpInterface"> {
       "getWorkEngine">,
     InterfaceMethod<"collective facts, if the op is a collective",
       "std::optional<::blueprint::workload::CollectiveFacts>",
-      "getCollectiveFacts">
+      "getCollectiveFacts">,
+    InterfaceMethod<"the GEMMs of a matmul as [batch, M, N, K, ...] "
+      "(empty when the op carries none)", "::llvm::ArrayRef<int64_t>",
+      "getGemmExtents">
   ];
 }
 

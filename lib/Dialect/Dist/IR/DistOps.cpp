@@ -590,6 +590,8 @@ LogicalResult TaskOp::verify() {
     return emitOpError() << "dist_task_c1: a task runs on a matmul or vector "
                             "engine; collectives are dist.all_reduce, "
                             "dist.reduce_scatter and dist.all_gather";
+  if (std::optional<std::string> violation = gemmViolation(*this))
+    return emitOpError() << "dist_task_c2: " << *violation;
   return success();
 }
 
@@ -597,6 +599,10 @@ workload::Engine TaskOp::getWorkEngine() { return getEngine(); }
 
 std::optional<workload::CollectiveFacts> TaskOp::getCollectiveFacts() {
   return std::nullopt;
+}
+
+ArrayRef<int64_t> TaskOp::getGemmExtents() {
+  return getGemm().value_or(ArrayRef<int64_t>());
 }
 
 /// dist_collective_c5: `ranks`, when given, run the collective in whole
@@ -761,7 +767,8 @@ static workload::CollectiveFacts collectiveFactsOf(CollectiveOpT op) {
   }                                                                            \
   std::optional<workload::CollectiveFacts> OpT::getCollectiveFacts() {         \
     return collectiveFactsOf(*this);                                           \
-  }
+  }                                                                            \
+  ArrayRef<int64_t> OpT::getGemmExtents() { return {}; }
 DEFINE_COLLECTIVE(AllReduceOp)
 DEFINE_COLLECTIVE(ReduceScatterOp)
 DEFINE_COLLECTIVE(AllGatherOp)
@@ -945,7 +952,8 @@ static bool sameWork(WorkFactsOpInterface lhs, WorkFactsOpInterface rhs) {
          llvm::equal(lhs.getReads(), rhs.getReads()) &&
          llvm::equal(lhs.getWrites(), rhs.getWrites()) &&
          llvm::equal(lhs.getStashed(), rhs.getStashed()) &&
-         lhs.getCollectiveFacts() == rhs.getCollectiveFacts();
+         lhs.getCollectiveFacts() == rhs.getCollectiveFacts() &&
+         lhs.getGemmExtents() == rhs.getGemmExtents();
 }
 
 LogicalResult InstanceOp::verifyRegions() {

@@ -376,6 +376,10 @@ LogicalResult LedgerOp::verify() {
 
 workload::Engine TaskOp::getWorkEngine() { return getEngine(); }
 
+ArrayRef<int64_t> TaskOp::getGemmExtents() {
+  return getGemm().value_or(ArrayRef<int64_t>());
+}
+
 std::optional<workload::CollectiveFacts> TaskOp::getCollectiveFacts() {
   CollectiveAttr collective = getCollectiveAttr();
   if (!collective)
@@ -523,6 +527,9 @@ LogicalResult TaskOp::verify() {
                                        : " does not reduce");
     }
   }
+
+  if (std::optional<std::string> violation = gemmViolation(work))
+    return emitOpError() << "pplan_task_c9: " << *violation;
 
   // pplan_task_c3: the declared demand is what the facts imply.
   llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);

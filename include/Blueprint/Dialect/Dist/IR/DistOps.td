@@ -221,19 +221,25 @@ def Dist_TaskOp : Dist_WorkOp<"task"> {
        same program;
     5. `dist_work_c5`: only `forward` work stashes;
     and `dist_task_c1`: the engine is `matmul` or `vector` (collectives are
-    their own ops).
+    their own ops); `dist_task_c2`: `gemm`, when present, lists the GEMMs
+    of a matmul task as `[batch, M, N, K, ...]` (four extents per GEMM,
+    C[M,N] = A[M,K] B[K,N] run `batch` times), with a positive batch,
+    non-negative extents and `ops` = the sum of 2 batch M N K (checked
+    arithmetic); only matmul tasks carry it. Every matmul the workload
+    derives carries it; hand-written IR may leave it out.
 
     ```mlir
     %t1 = dist.task "qkv_proj" forward matmul per_micro_batch on @tp_mesh
-        ops = 1855425871872
+        ops = 1855425871872 gemm = [1, 2048, 3072, 147456]
         reads {w_qkv = 28311552, x_norm1 = 50331648}
         writes {qkv = 18874368} stashed {} after(%t0)
     ```
   }];
-  let arguments = !con(Dist_WorkArguments, (ins Workload_EngineProp:$engine));
+  let arguments = !con(Dist_WorkArguments, (ins Workload_EngineProp:$engine,
+      OptionalAttr<DenseI64ArrayAttr>:$gemm));
   let assemblyFormat = [{
     $primitive prop-dict `` $phase $engine $cadence `on` $mesh (`ranks` $ranks^)?
-    `ops` `=` $ops `reads` $reads
+    `ops` `=` $ops (`gemm` `=` $gemm^)? `reads` $reads
     `writes` $writes
     `stashed` $stashed
     (`after` `(` $deps^ `)`)? attr-dict

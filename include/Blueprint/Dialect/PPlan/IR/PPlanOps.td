@@ -192,7 +192,12 @@ def PPlan_TaskOp : PPlan_Op<"task", [
        under the plan's mapping, in increasing order (a `pp` group holds the
        stage's own index); inner axes are distinct mesh axes other than
        `axis`; the collective's `participants` are the group's positions
-       (with a group) or the product of its axes' sizes (without).
+       (with a group) or the product of its axes' sizes (without);
+    9. `pplan_task_c9` (GEMM shape): `gemm`, when present, lists the GEMMs
+       of a matmul task as `[batch, M, N, K, ...]`, as `dist_task_c2`:
+       positive batch, non-negative extents, `ops` = the sum of
+       2 batch M N K; only matmul tasks carry it. The estimate's tile
+       model (docs/Estimate.md) reads it.
 
     ```mlir
     %12 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration
@@ -220,7 +225,8 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     Blueprint_TensorBytesProp:$writes,
     Blueprint_TensorBytesProp:$stashed,
     Variadic<PPlan_TokenType>:$deps,
-    OptionalAttr<StrArrayAttr>:$inner_axes
+    OptionalAttr<StrArrayAttr>:$inner_axes,
+    OptionalAttr<DenseI64ArrayAttr>:$gemm
   );
   let results = (outs PPlan_TokenType:$done);
   let assemblyFormat = [{
@@ -228,7 +234,7 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     $cadence `requires` $capability `group` $group
     `demand` `=` $demand (`collective` `=` $collective^)?
     (`axis` $axis^)? (`inner_axes` $inner_axes^)? (`group` $axis_group^)?
-    `ops` `=` $ops `reads` $reads
+    `ops` `=` $ops (`gemm` `=` $gemm^)? `reads` $reads
     `writes` $writes
     `stashed` $stashed
     (`after` `(` $deps^ `)`)? attr-dict
