@@ -37,6 +37,7 @@ llvm::Expected<TileQuantization>
 estimate::tileQuantization(const workload::MatmulShape &gemm, int64_t smCount,
                            int64_t tileM, int64_t tileN, double sustained) {
   TileQuantization result;
+  result.tile = {tileM, tileN};
   result.efficiency = sustained;
   if (gemm.m == 0 || gemm.n == 0)
     return result;
@@ -60,6 +61,35 @@ estimate::tileQuantization(const workload::MatmulShape &gemm, int64_t smCount,
       (static_cast<double>(result.waves) * static_cast<double>(smCount));
   result.efficiency = sustained * result.tileFraction * result.waveFraction;
   return result;
+}
+
+llvm::Expected<TileQuantization>
+estimate::selectTile(const workload::MatmulShape &gemm,
+                     const TileModel &model) {
+  std::optional<TileQuantization> best;
+  int64_t bestPaddedSlots = 0;
+  for (size_t i = 0; i < model.tiles.size(); ++i) {
+    const GemmTile &tile = model.tiles[i];
+    llvm::Expected<TileQuantization> quantized =
+        tileQuantization(gemm, model.smCount.value, tile.tileM, tile.tileN,
+                         model.sustained.value);
+    if (!quantized)
+      return quantized.takeError();
+    quantized->tileIndex = i;
+    // waves * tileM * tileN: the output slots the waves provide, the
+    // denominator of the efficiency over the tile-independent batch*M*N.
+    workload::OverflowGuard guard;
+    int64_t paddedSlots =
+        guard.product({quantized->waves, tile.tileM, tile.tileN},
+                      "the GEMM's waves times the tile area");
+    if (guard.failed())
+      return guard.error("tile model");
+    if (!best || paddedSlots < bestPaddedSlots) {
+      best = *quantized;
+      bestPaddedSlots = paddedSlots;
+    }
+  }
+  return *best;
 }
 
 double estimate::rooflineMemorySeconds(int64_t bytes,
@@ -617,9 +647,7 @@ private:
     term.resource = BindingResource::Compute;
     std::vector<std::string> parts;
     for (const workload::MatmulShape &gemm : gemms) {
-      llvm::Expected<TileQuantization> quantized =
-          tileQuantization(gemm, model.smCount.value, model.tileM.value,
-                           model.tileN.value, model.sustained.value);
+      llvm::Expected<TileQuantization> quantized = selectTile(gemm, model);
       if (!quantized)
         return failure(where() + ": " + llvm::toString(quantized.takeError()));
       // Fits: matmulShapeViolation summed these products with checks.
@@ -628,16 +656,19 @@ private:
           gemmOps == 0
               ? 0
               : rooflineComputeSeconds(gemmOps, peak, quantized->efficiency);
-      if (explain)
+      if (explain) {
         parts.push_back(explainGemm(gemm, gemmOps, *quantized, model));
+        std::string tilePath = field + ".efficiency.tile_model.tiles[" +
+                               std::to_string(quantized->tileIndex) + "]";
+        use(tilePath + "[0]", quantized->tile.tileM, model.tilesSource);
+        use(tilePath + "[1]", quantized->tile.tileN, model.tilesSource);
+      }
     }
     if (!explain)
       return term;
     std::string tileField = field + ".efficiency.tile_model";
     use(field + ".peak_ops_per_second", peak, rate.peakOpsPerSecond.source);
     use(tileField + ".sm_count", model.smCount.value, model.smCount.source);
-    use(tileField + ".tile_m", model.tileM.value, model.tileM.source);
-    use(tileField + ".tile_n", model.tileN.value, model.tileN.source);
     use(tileField + ".sustained", model.sustained.value,
         model.sustained.source);
     term.provenance = "ops " + std::to_string(ops) + " = " +
@@ -647,8 +678,9 @@ private:
     return term;
   }
 
-  /// "gemm [batch, M, N, K] ops X at sustained s * tile (M*N)/(Mt*Nt) t *
-  /// wave T/(W*sm) w = e": one GEMM's tile-model factors with their values.
+  /// "gemm [batch, M, N, K] ops X with tiles[i] tm x tn at sustained s *
+  /// tile (M*N)/(Mt*Nt) t * wave T/(W*sm) w = e": one GEMM's chosen tile
+  /// and tile-model factors with their values.
   static std::string explainGemm(const workload::MatmulShape &gemm,
                                  int64_t gemmOps,
                                  const TileQuantization &quantized,
@@ -659,10 +691,13 @@ private:
     return "gemm [" + std::to_string(gemm.batch) + ", " +
            std::to_string(gemm.m) + ", " + std::to_string(gemm.n) + ", " +
            std::to_string(gemm.k) + "] ops " + std::to_string(gemmOps) +
-           " at sustained " + formatNumber(model.sustained.value) +
-           " * tile (" + std::to_string(gemm.m) + "*" + std::to_string(gemm.n) +
-           ")/(" + ceilTo(gemm.m, model.tileM.value) + "*" +
-           ceilTo(gemm.n, model.tileN.value) + ") " +
+           " with tiles[" + std::to_string(quantized.tileIndex) + "] " +
+           std::to_string(quantized.tile.tileM) + "x" +
+           std::to_string(quantized.tile.tileN) + " at sustained " +
+           formatNumber(model.sustained.value) + " * tile (" +
+           std::to_string(gemm.m) + "*" + std::to_string(gemm.n) + ")/(" +
+           ceilTo(gemm.m, quantized.tile.tileM) + "*" +
+           ceilTo(gemm.n, quantized.tile.tileN) + ") " +
            formatNumber(quantized.tileFraction) + " * wave " +
            std::to_string(quantized.tiles) + "/(" +
            std::to_string(quantized.waves) + "*" +

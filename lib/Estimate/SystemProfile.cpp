@@ -92,6 +92,7 @@ constexpr llvm::StringLiteral kVocabulary = "profile_vocabulary";
 constexpr llvm::StringLiteral kTierName = "profile_tier_name";
 constexpr llvm::StringLiteral kBindingShape = "binding_shape";
 constexpr llvm::StringLiteral kUsableFraction = "profile_usable_fraction";
+constexpr llvm::StringLiteral kTileList = "profile_tile_list";
 } // namespace rule
 
 std::string printed(const llvm::json::Value &value) {
@@ -313,17 +314,17 @@ public:
     return *factor;
   }
 
-  /// {"sm_count": c, "tile_m": c, "tile_n": c, "sustained": n} at
-  /// `path`, each {"value", "source"}: positive counts (profile_positive)
-  /// and a sustained fraction in (0, 1] (profile_efficiency_range).
+  /// {"sm_count": c, "tiles": t, "sustained": n} at `path`, each
+  /// {"value", "source"}: a positive SM count (profile_positive), a
+  /// non-empty list of [tile_m, tile_n] pairs (profile_tile_list) of
+  /// positive integers (profile_positive) and a sustained fraction in
+  /// (0, 1] (profile_efficiency_range).
   TileModel tileModel(const llvm::json::Object &object,
                       const std::string &path) {
-    rejectUnknownFields(object, path,
-                        {"sm_count", "tile_m", "tile_n", "sustained"});
+    rejectUnknownFields(object, path, {"sm_count", "tiles", "sustained"});
     TileModel model;
     model.smCount = sourcedCount(object, "sm_count", path);
-    model.tileM = sourcedCount(object, "tile_m", path);
-    model.tileN = sourcedCount(object, "tile_n", path);
+    tileList(object, path + ".tiles", model);
     model.sustained = sourcedNumber(object, "sustained", path);
     if (model.sustained.value > 1)
       error(path + ".sustained.value",
@@ -331,6 +332,52 @@ public:
                 printed(llvm::json::Value(model.sustained.value)),
             rule::kEfficiencyRange);
     return model;
+  }
+
+  /// The "tiles" field of a tile model at `path`: {"value": [[tile_m,
+  /// tile_n], ...], "source": s}, the list non-empty and each pair two
+  /// positive integers.
+  void tileList(const llvm::json::Object &parent, const std::string &path,
+                TileModel &model) {
+    const llvm::json::Object *object = this->object(parent.get("tiles"), path);
+    if (!object)
+      return;
+    rejectUnknownFields(*object, path, {"value", "source"});
+    std::string valuePath = path + ".value";
+    if (const llvm::json::Array *tiles =
+            array(object->get("value"), valuePath)) {
+      if (tiles->empty())
+        error(valuePath, "a tile model needs at least one tile",
+              rule::kTileList);
+      for (size_t i = 0; i < tiles->size(); ++i) {
+        std::string tilePath = valuePath + "[" + std::to_string(i) + "]";
+        const llvm::json::Array *pair = array(&(*tiles)[i], tilePath);
+        if (!pair)
+          continue;
+        if (pair->size() != 2) {
+          error(tilePath,
+                "a tile is [tile_m, tile_n], got " + printed((*tiles)[i]),
+                rule::kTileList);
+          continue;
+        }
+        GemmTile tile;
+        int64_t *extents[] = {&tile.tileM, &tile.tileN};
+        for (size_t e = 0; e < 2; ++e) {
+          std::string extentPath = tilePath + "[" + std::to_string(e) + "]";
+          std::optional<int64_t> extent = integer(&(*pair)[e], extentPath);
+          if (!extent)
+            continue;
+          if (*extent <= 0)
+            error(extentPath,
+                  "a tile extent must be a positive integer, got " +
+                      std::to_string(*extent),
+                  rule::kPositive);
+          *extents[e] = *extent;
+        }
+        model.tiles.push_back(tile);
+      }
+    }
+    model.tilesSource = string(*object, "source", path, rule::kSource);
   }
 
   /// The optional "efficiency" field of `parent`: {"flat": f, "source": s}

@@ -1195,8 +1195,58 @@ TEST(TileModel, QuantizationHandComputed) {
       << overflow;
 }
 
+/// The SM80 tile list of the bundled profiles (CUTLASS
+/// GenerateSM80_TensorOp_16816), in its order.
+TileModel sm80TileModel(double sustained) {
+  TileModel model;
+  model.smCount.value = 108;
+  model.tiles = {{256, 128}, {128, 256}, {256, 64}, {64, 256},
+                 {128, 128}, {128, 64},  {64, 128}, {64, 64}};
+  model.sustained.value = sustained;
+  return model;
+}
+
+/// selectTile takes the tile with the least waves * tile_m * tile_n (the
+/// highest efficiency), the first listed on a tie.
+TEST(TileModel, SelectTileHandComputed) {
+  // A decode fc1 on A100: 8 rows (batch 8) by N = 4 * 12288 / 8 = 6144
+  // (GPT-3 175B, TP 8). Every tile has one row tile and at most 96 column
+  // tiles, so one wave on 108 SMs: waves * area is the tile area, least for
+  // 64 x 64 (4096, tiles[7]); 6144/64 = 96 tiles. Efficiency 0.8 * 8*6144 /
+  // (1 * 108 * 4096) = 0.8 / 9 = 0.0888..., against 0.8 * 8*6144 / (108 *
+  // 256*128) = 0.8 / 72 = 0.0111... with 256 x 128 alone.
+  TileModel model = sm80TileModel(0.8);
+  TileQuantization decode = valueOrFail(selectTile({1, 8, 6144, 12288}, model));
+  EXPECT_EQ(decode.tileIndex, 7u);
+  EXPECT_EQ(decode.tile.tileM, 64);
+  EXPECT_EQ(decode.tile.tileN, 64);
+  EXPECT_EQ(decode.tiles, 96);
+  EXPECT_EQ(decode.waves, 1);
+  EXPECT_DOUBLE_EQ(decode.efficiency, 0.8 / 9.0);
+
+  // M = N = 4096 on 108 SMs, waves * area per tile: 256x128 and 128x256
+  // 512 tiles in 5 waves, 5 * 32768 = 163840; 256x64, 64x256 and 128x128
+  // 1024 tiles in 10 waves, 10 * 16384 = 163840; 128x64 and 64x128 2048
+  // tiles in ceil(2048/108) = 19 waves, 19 * 8192 = 155648; 64x64 4096
+  // tiles in ceil(4096/108) = 38 waves, 38 * 4096 = 155648. The least,
+  // 155648, is a three-way tie that goes to the first of them, 128 x 64
+  // (tiles[5]): efficiency 0.8 * 2048/(19*108) = 0.8 * 2048/2052.
+  TileQuantization square =
+      valueOrFail(selectTile({1, 4096, 4096, 4096}, model));
+  EXPECT_EQ(square.tileIndex, 5u);
+  EXPECT_EQ(square.tile.tileM, 128);
+  EXPECT_EQ(square.tile.tileN, 64);
+  EXPECT_EQ(square.waves, 19);
+  EXPECT_DOUBLE_EQ(square.efficiency, 0.8 * 2048.0 / 2052.0);
+
+  // An empty output quantizes alike under every tile: the first.
+  TileQuantization empty = valueOrFail(selectTile({4, 0, 128, 64}, model));
+  EXPECT_EQ(empty.tileIndex, 0u);
+  EXPECT_DOUBLE_EQ(empty.efficiency, 0.8);
+}
+
 /// The hand profile with its bf16 matmul rate under a tile model of 4 SMs,
-/// 2 x 2 tiles and sustained 0.5.
+/// tiles 4 x 4 and 2 x 2, and sustained 0.5.
 std::string handTileModelProfile() {
   return handProfileWith([](llvm::json::Object &root) {
     objectAt(root,
@@ -1204,8 +1254,11 @@ std::string handTileModelProfile() {
         {"tile_model",
          llvm::json::Object{
              {"sm_count", llvm::json::Object{{"value", 4}, {"source", "sm"}}},
-             {"tile_m", llvm::json::Object{{"value", 2}, {"source", "tm"}}},
-             {"tile_n", llvm::json::Object{{"value", 2}, {"source", "tn"}}},
+             {"tiles",
+              llvm::json::Object{
+                  {"value", llvm::json::Array{llvm::json::Array{4, 4},
+                                              llvm::json::Array{2, 2}}},
+                  {"source", "tiles"}}},
              {"sustained",
               llvm::json::Object{{"value", 0.5}, {"source", "sus"}}}}},
         {"source", "tile and wave quantization"}};
@@ -1223,12 +1276,15 @@ TEST(TileModel, ComputeTermSumsTheGemmsHandComputed) {
   EXPECT_EQ(matmul->efficiency->tileModel->smCount.value, 4);
   EXPECT_EQ(matmul->efficiency->tileModel->sustained.source, "sus");
 
-  // GEMM 1 [1, 4, 4, 8]: 2*4*4*8 = 256 ops; 2 x 2 = 4 tiles in 1 wave of 4
-  // SMs, no padding: efficiency 0.5, 256 / (1e14 * 0.5) = 5.12e-12 s.
-  // GEMM 2 [3, 3, 2, 8]: 2*3*3*2*8 = 288 ops; ceil(3/2) = 2 row tiles
-  // padded to 4 rows, 1 column tile: tile fraction (3*2)/(4*2) = 0.75;
-  // 3 * 2 = 6 tiles in ceil(6/4) = 2 waves, wave fraction 6/8 = 0.75;
-  // efficiency 0.5 * 0.75 * 0.75 = 0.28125, 288 / (1e14 * 0.28125) =
+  // GEMM 1 [1, 4, 4, 8]: 2*4*4*8 = 256 ops. Under 4 x 4 it is 1 tile in
+  // 1 wave, waves * area 16; under 2 x 2 (tiles[1]) 2 x 2 = 4 tiles in 1
+  // wave of 4 SMs, waves * area 4: 2 x 2, no padding, efficiency 0.5,
+  // 256 / (1e14 * 0.5) = 5.12e-12 s.
+  // GEMM 2 [3, 3, 2, 8]: 2*3*3*2*8 = 288 ops. Under 4 x 4: 3 tiles in 1
+  // wave, waves * area 16; under 2 x 2: ceil(3/2) = 2 row tiles padded to
+  // 4 rows, 1 column tile, 3 * 2 = 6 tiles in ceil(6/4) = 2 waves, waves *
+  // area 8: 2 x 2, tile fraction (3*2)/(4*2) = 0.75, wave fraction 6/8 =
+  // 0.75, efficiency 0.5 * 0.75 * 0.75 = 0.28125, 288 / (1e14 * 0.28125) =
   // 1.024e-11 s. Sum 1.536e-11 s.
   Invocation bmm = invocation("bmm", Phase::Forward, Engine::Matmul, 544, 8, 8);
   bmm.gemms = {{1, 4, 4, 8}, {3, 3, 2, 8}};
@@ -1240,11 +1296,12 @@ TEST(TileModel, ComputeTermSumsTheGemmsHandComputed) {
   const TimeTerm &compute = report.tasks[0].terms[0];
   expectSeconds(compute.seconds, 5.12e-12 + 1.024e-11);
   EXPECT_EQ(compute.provenance,
-            "ops 544 = gemm [1, 4, 4, 8] ops 256 at sustained 0.5 * tile "
-            "(4*4)/(4*4) 1 * wave 4/(1*4) 1 = 0.5 + gemm [3, 3, 2, 8] ops 288 "
-            "at sustained 0.5 * tile (3*2)/(4*2) 0.75 * wave 6/(2*4) 0.75 = "
-            "0.28125, each / (compute.matmul.bf16.peak_ops_per_second 1e+14 * "
-            "its tile_model efficiency)");
+            "ops 544 = gemm [1, 4, 4, 8] ops 256 with tiles[1] 2x2 at "
+            "sustained 0.5 * tile (4*4)/(4*4) 1 * wave 4/(1*4) 1 = 0.5 + gemm "
+            "[3, 3, 2, 8] ops 288 with tiles[1] 2x2 at sustained 0.5 * tile "
+            "(3*2)/(4*2) 0.75 * wave 6/(2*4) 0.75 = 0.28125, each / "
+            "(compute.matmul.bf16.peak_ops_per_second 1e+14 * its tile_model "
+            "efficiency)");
   auto used = [&](llvm::StringRef path) {
     return llvm::any_of(report.profileFields, [&](const ProfileFieldUse &use) {
       return use.path == path;
@@ -1252,6 +1309,10 @@ TEST(TileModel, ComputeTermSumsTheGemmsHandComputed) {
   };
   EXPECT_TRUE(used("compute.matmul.bf16.efficiency.tile_model.sm_count"));
   EXPECT_TRUE(used("compute.matmul.bf16.efficiency.tile_model.sustained"));
+  // Only the chosen tile is a field the report used.
+  EXPECT_TRUE(used("compute.matmul.bf16.efficiency.tile_model.tiles[1][0]"));
+  EXPECT_TRUE(used("compute.matmul.bf16.efficiency.tile_model.tiles[1][1]"));
+  EXPECT_FALSE(used("compute.matmul.bf16.efficiency.tile_model.tiles[0][0]"));
 
   // The tile model needs every GEMM's shape: a matmul without one, or
   // with shapes that do not make its ops, is an error naming the field.
@@ -1287,16 +1348,38 @@ TEST(TileModel, LoaderRules) {
         return llvm::formatv("{0}", profile).str();
       };
   const std::string path = "$.compute.matmul.bf16.efficiency.tile_model";
+  auto withTiles = [&](llvm::json::Array tiles) {
+    return withTileModel([&](llvm::json::Object &model) {
+      (*model.getObject("tiles"))["value"] = std::move(tiles);
+    });
+  };
   // profile_missing_field.
   expectProfileError(
-      withTileModel([](llvm::json::Object &model) { model.erase("tile_m"); }),
-      path + ".tile_m: missing required field [profile_missing_field]");
-  // profile_positive: a tile and the SM count are positive integers.
-  expectProfileError(withTileModel([](llvm::json::Object &model) {
-                       (*model.getObject("tile_n"))["value"] = 0;
-                     }),
-                     path + ".tile_n.value: must be a positive integer, got 0 "
-                            "[profile_positive]");
+      withTileModel([](llvm::json::Object &model) { model.erase("tiles"); }),
+      path + ".tiles: missing required field [profile_missing_field]");
+  // profile_tile_list: at least one tile, each a pair.
+  expectProfileError(withTiles(llvm::json::Array{}),
+                     path + ".tiles.value: a tile model needs at least one "
+                            "tile [profile_tile_list]");
+  expectProfileError(withTiles(llvm::json::Array{llvm::json::Array{2, 2, 32}}),
+                     path + ".tiles.value[0]: a tile is [tile_m, tile_n], got "
+                            "[2,2,32] [profile_tile_list]");
+  // profile_shape: a tile extent is an integer.
+  expectProfileError(
+      withTiles(llvm::json::Array{llvm::json::Array{2, 2.5}}),
+      path +
+          ".tiles.value[0][1]: expected an integer in [-2^63, 2^63 - 1], got "
+          "2.5 [profile_shape]");
+  // profile_positive: tile extents and the SM count are positive integers.
+  expectProfileError(
+      withTiles(
+          llvm::json::Array{llvm::json::Array{2, 2}, llvm::json::Array{0, 2}}),
+      path + ".tiles.value[1][0]: a tile extent must be a positive integer, "
+             "got 0 [profile_positive]");
+  expectProfileError(
+      withTiles(llvm::json::Array{llvm::json::Array{-64, 64}}),
+      path + ".tiles.value[0][0]: a tile extent must be a positive integer, "
+             "got -64 [profile_positive]");
   expectProfileError(withTileModel([](llvm::json::Object &model) {
                        (*model.getObject("sm_count"))["value"] = -108;
                      }),

@@ -44,6 +44,10 @@ double rooflineComputeSeconds(int64_t ops, double peakOpsPerSecond,
 /// "Matrix Multiplication Background User's Guide", sections "Tile
 /// Quantization" and "Wave Quantization"; docs/Estimate.md, "Tile model").
 struct TileQuantization {
+  /// The tile the GEMM is cut into.
+  GemmTile tile;
+  /// Its index in the tile model's list (0 when given one tile directly).
+  size_t tileIndex = 0;
   /// batch * ceil(M / tileM) * ceil(N / tileN).
   int64_t tiles = 0;
   /// ceil(tiles / smCount).
@@ -64,6 +68,16 @@ struct TileQuantization {
 llvm::Expected<TileQuantization>
 tileQuantization(const workload::MatmulShape &gemm, int64_t smCount,
                  int64_t tileM, int64_t tileN, double sustained);
+
+/// The quantization of `gemm` under the tile of `model` with the highest
+/// efficiency, the first listed on a tie: an optimistic bound on a
+/// library's kernel selection (docs/Estimate.md, "Tile model"). The
+/// efficiency is sustained * batch*M*N / (waves * smCount * tileM*tileN),
+/// so the best tile is the one with the least waves * tileM * tileN,
+/// compared as exact integers. Preconditions as tileQuantization's and a
+/// non-empty tile list; fails on an overflow.
+llvm::Expected<TileQuantization> selectTile(const workload::MatmulShape &gemm,
+                                            const TileModel &model);
 
 /// Roofline memory time (same source): bytes / (bandwidth * efficiency).
 double rooflineMemorySeconds(int64_t bytes, double bandwidthBytesPerSecond,

@@ -55,15 +55,26 @@ struct EfficiencyStep {
   double efficiency = 1;
 };
 
+/// One output tile shape of a GEMM kernel: tileM rows by tileN columns,
+/// both > 0.
+struct GemmTile {
+  int64_t tileM = 0;
+  int64_t tileN = 0;
+};
+
 /// The physical efficiency model of a GEMM on a GPU (docs/Estimate.md,
-/// "Tile model"): the output is cut into tileM x tileN tiles, one thread
-/// block each, run in waves of smCount concurrent tiles, at `sustained` of
-/// the peak inside a full tile (NVIDIA, "Matrix Multiplication Background
-/// User's Guide", tile and wave quantization).
+/// "Tile model"): the output is cut into tiles of one of the declared
+/// shapes, one thread block each, run in waves of smCount concurrent tiles,
+/// at `sustained` of the peak inside a full tile (NVIDIA, "Matrix
+/// Multiplication Background User's Guide", tile and wave quantization).
+/// Each GEMM runs with the declared tile that quantizes it best
+/// (estimate::selectTile).
 struct TileModel {
   SourcedCount smCount;
-  SourcedCount tileM;
-  SourcedCount tileN;
+  /// The kernel library's tile shapes, non-empty, in declaration order (a
+  /// tie goes to the first); `tilesSource` cites the library.
+  std::vector<GemmTile> tiles;
+  std::string tilesSource;
   /// In (0, 1].
   SourcedNumber sustained;
 };
