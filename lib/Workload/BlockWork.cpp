@@ -373,6 +373,28 @@ ExpertRouting blueprint::workload::balancedRouting(const MixtureOfExperts &moe,
   routing.processed = guard.mul(routerCalls, callProcessed, "processed pairs");
   routing.dropped = routing.pairs - routing.processed;
   routing.activeExperts = std::min(experts, routing.pairs);
+  // Each call gives its r ceilings to the next r experts in turn, so over
+  // the calls the t r ceilings spread as evenly as one call's pairs: t r mod
+  // E experts take one more than the others. An expert's rows are t floors
+  // plus its ceilings times what a ceiling adds (1, or 0 when the capacity
+  // binds at the floor).
+  int64_t floorRows =
+      guard.mul(routerCalls, std::min(quotient, routing.capacity),
+                "processed pairs of an expert");
+  int64_t ceilingExtra = std::min(quotient + 1, routing.capacity) -
+                         std::min(quotient, routing.capacity);
+  int64_t ceilings = guard.mul(routerCalls, remainder, "ceiling loads");
+  int64_t lighterRows =
+      guard.add(floorRows, (ceilings / experts) * ceilingExtra,
+                "processed pairs of an expert");
+  int64_t heavierRows = lighterRows + ceilingExtra;
+  int64_t heavierExperts = ceilingExtra ? ceilings % experts : 0;
+  if (guard.failed())
+    return routing;
+  if (heavierExperts > 0)
+    routing.loads.push_back({heavierExperts, heavierRows});
+  if (lighterRows > 0)
+    routing.loads.push_back({experts - heavierExperts, lighterRows});
   return routing;
 }
 
@@ -669,6 +691,10 @@ void BlockBuilder::mlpBackward(const MlpLinears &mlp,
   std::string fc1Grad = ("d_" + mlp.fc1Out).str();
   std::string fc1WeightGrad = ("d_" + mlp.fc1Weight).str();
   std::string fc2WeightGrad = ("d_" + mlp.fc2Weight).str();
+  std::string fc1InputGradOps = (mlp.fc1 + " input-gradient ops").str();
+  std::string fc1WeightGradOps = (mlp.fc1 + " weight-gradient ops").str();
+  std::string fc2InputGradOps = (mlp.fc2 + " input-gradient ops").str();
+  std::string fc2WeightGradOps = (mlp.fc2 + " weight-gradient ops").str();
   int64_t rowElements = elements({mlp.rows, shape.hidden}, outputGrad);
   int64_t fc1Elements = elements({mlp.rows, mlp.fc1Cols}, fc1Grad);
   int64_t actElements = elements({mlp.rows, mlp.ffnCols}, actGrad);
@@ -681,8 +707,12 @@ void BlockBuilder::mlpBackward(const MlpLinears &mlp,
       {mlp.fc2,
        Phase::ActivationGrad,
        Engine::Matmul,
-       linearOps((mlp.fc2 + " input-gradient ops").str(), mlp.rows,
-                 shape.hidden, mlp.ffnCols),
+       groupedLinearOps(fc2InputGradOps, mlp.rowGroups,
+                        [&](const ExpertLoad &group) {
+                          return linearOps(fc2InputGradOps, group.rows,
+                                           shape.hidden, mlp.ffnCols,
+                                           group.experts);
+                        }),
        {activation(outputGrad, rowElements), weight(mlp.fc2Weight, fc2Weights)},
        {activation(actGrad, actElements)},
        "backward of " + mlp.fc2 + ": input gradient " + actGrad + " = " +
@@ -690,8 +720,12 @@ void BlockBuilder::mlpBackward(const MlpLinears &mlp,
   emit({mlp.fc2,
         Phase::WeightGrad,
         Engine::Matmul,
-        linearOps((mlp.fc2 + " weight-gradient ops").str(), mlp.ffnCols,
-                  mlp.rows, shape.hidden),
+        groupedLinearOps(fc2WeightGradOps, mlp.rowGroups,
+                         [&](const ExpertLoad &group) {
+                           return linearOps(fc2WeightGradOps, mlp.ffnCols,
+                                            group.rows, shape.hidden,
+                                            group.experts);
+                         }),
         {activation(mlp.actOut, actElements),
          activation(outputGrad, rowElements),
          gradient(fc2WeightGrad, fc2Weights)},
@@ -706,8 +740,12 @@ void BlockBuilder::mlpBackward(const MlpLinears &mlp,
   emit({mlp.fc1,
         Phase::ActivationGrad,
         Engine::Matmul,
-        linearOps((mlp.fc1 + " input-gradient ops").str(), mlp.rows,
-                  mlp.fc1Cols, shape.hidden),
+        groupedLinearOps(fc1InputGradOps, mlp.rowGroups,
+                         [&](const ExpertLoad &group) {
+                           return linearOps(fc1InputGradOps, group.rows,
+                                            mlp.fc1Cols, shape.hidden,
+                                            group.experts);
+                         }),
         {activation(fc1Grad, fc1Elements), weight(mlp.fc1Weight, fc1Weights)},
         {activation(inputGrad, rowElements)},
         "backward of " + mlp.fc1 + ": input gradient " + fc1Grad + " " +
@@ -717,8 +755,12 @@ void BlockBuilder::mlpBackward(const MlpLinears &mlp,
   emit({mlp.fc1,
         Phase::WeightGrad,
         Engine::Matmul,
-        linearOps((mlp.fc1 + " weight-gradient ops").str(), shape.hidden,
-                  mlp.rows, mlp.fc1Cols),
+        groupedLinearOps(fc1WeightGradOps, mlp.rowGroups,
+                         [&](const ExpertLoad &group) {
+                           return linearOps(fc1WeightGradOps, shape.hidden,
+                                            group.rows, mlp.fc1Cols,
+                                            group.experts);
+                         }),
         {activation(mlp.input, rowElements), activation(fc1Grad, fc1Elements),
          gradient(fc1WeightGrad, fc1Weights)},
         {gradient(fc1WeightGrad, fc1Weights)},
