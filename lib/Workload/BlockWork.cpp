@@ -997,18 +997,20 @@ void BlockBuilder::backwardAttentionCore() {
   std::string attendedGrad = ("d_" + attended).str();
   bool latent = model.hasLatentAttention();
 
+  // d_probs[q, keys] = d_context V^T over the value width, then
+  // d_v[keys, dv] = probs^T d_context over the queries. Each count writes
+  // the guard: one statement each, in this order.
+  WorkCount probsGradOps =
+      attentionMatmul("attn_v_matmul input-gradient ops", shape.queries,
+                      shape.attendedKeys, shape.valueHeadDim);
+  WorkCount valuesGradOps =
+      attentionMatmul("attn_v_matmul input-gradient ops", shape.attendedKeys,
+                      shape.valueHeadDim, shape.queries);
   emit({primitive::kAttnVMatmul,
         Phase::ActivationGrad,
         Engine::Matmul,
-        // d_probs[q, keys] = d_context V^T over the value width, then
-        // d_v[keys, dv] = probs^T d_context over the queries.
-        bothGemms("attn_v_matmul input-gradient ops",
-                  attentionMatmul("attn_v_matmul input-gradient ops",
-                                  shape.queries, shape.attendedKeys,
-                                  shape.valueHeadDim),
-                  attentionMatmul("attn_v_matmul input-gradient ops",
-                                  shape.attendedKeys, shape.valueHeadDim,
-                                  shape.queries)),
+        bothGemms("attn_v_matmul input-gradient ops", std::move(probsGradOps),
+                  std::move(valuesGradOps)),
         {activation("d_context", contextElements), newValues("v"),
          activation(attended, scoreElements)},
         {activation(attendedGrad, scoreElements), newValues("d_v")},
@@ -1038,13 +1040,16 @@ void BlockBuilder::backwardAttentionCore() {
         "backward of softmax: gradient of the scaled, masked scores from the "
         "softmax output"});
   // d_q[q, d] = d_scores K over the attended keys, then d_k[keys, d] =
-  // d_scores^T Q over the queries.
-  WorkCount scoreOps = bothGemms(
-      "qk_matmul input-gradient ops",
+  // d_scores^T Q over the queries: one statement each, in this order.
+  WorkCount queriesGradOps =
       attentionMatmul("qk_matmul input-gradient ops", shape.queries,
-                      shape.headDim, shape.attendedKeys),
+                      shape.headDim, shape.attendedKeys);
+  WorkCount keysGradOps =
       attentionMatmul("qk_matmul input-gradient ops", shape.attendedKeys,
-                      shape.headDim, shape.queries));
+                      shape.headDim, shape.queries);
+  WorkCount scoreOps =
+      bothGemms("qk_matmul input-gradient ops", std::move(queriesGradOps),
+                std::move(keysGradOps));
   std::vector<TensorAccess> reads = {activation("d_scores", scoreElements),
                                      activation("q", qElements)};
   llvm::append_range(reads, newKeys(""));
