@@ -271,10 +271,6 @@ protected:
   int64_t elements(std::initializer_list<int64_t> factors,
                    llvm::StringRef what);
 
-  /// What emit({}) records. Braced initialisation evaluates its clauses left
-  /// to right, so the first overflowing quantity, and thus the diagnostic,
-  /// does not depend on the compiler's argument evaluation order. The cause
-  /// Twine is consumed within the emitting full-expression.
   /// The operations of an invocation and, for a matmul, the GEMMs they
   /// are (matmulShapeViolation holds for what linearOps, attentionMatmul
   /// and bothGemms return); a plain count converts for every other engine.
@@ -286,6 +282,10 @@ protected:
     std::vector<MatmulShape> gemms;
   };
 
+  /// What emit({}) records. Braced initialisation evaluates its clauses left
+  /// to right, so the first overflowing quantity, and thus the diagnostic,
+  /// does not depend on the compiler's argument evaluation order. The cause
+  /// Twine is consumed within the emitting full-expression.
   struct InvocationSpec {
     llvm::StringRef primitive;
     Phase phase;
