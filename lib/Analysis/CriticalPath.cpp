@@ -581,6 +581,7 @@ StepCoster::workSeconds(const estimate::EstimateTask &task, size_t groupSize) {
               collective ? collective->participants : -1,
               collective ? collective->messageBytes : -1,
               task.meshAxis,
+              workload::flattenGemms(task.gemms),
               groupSize};
   auto known = works.find(key);
   if (known != works.end())

@@ -143,10 +143,12 @@ LogicalResult verifyDerivedWork(Operation *program,
                            static_cast<int64_t>(foundCollective.reduction))))
       return WalkResult::interrupt();
     // The GEMM shapes of a matmul (dist_task_c2 ties them to its ops, not
-    // to the contracts: a transposed shape has the same ops).
+    // to the contracts: a transposed shape has the same ops). A derived
+    // matmul without them is an error too: the rules let hand-written IR
+    // leave `gemm` out, not a program derived from contracts, whose
+    // estimate under a tile model needs them.
     std::vector<int64_t> wantGemm = workload::flattenGemms(want.gemms);
-    if (!op.getGemmExtents().empty() &&
-        llvm::ArrayRef<int64_t>(wantGemm) != op.getGemmExtents()) {
+    if (llvm::ArrayRef<int64_t>(wantGemm) != op.getGemmExtents()) {
       auto print = [](llvm::ArrayRef<int64_t> extents) {
         std::string text;
         llvm::raw_string_ostream os(text);
@@ -155,10 +157,14 @@ LogicalResult verifyDerivedWork(Operation *program,
         os << "]";
         return text;
       };
-      op->emitError() << "conservation: task " << describe(key)
-                      << " gemm: expected " << print(wantGemm)
-                      << " (derived from the contracts), found "
-                      << print(op.getGemmExtents());
+      InFlightDiagnostic error = op->emitError();
+      error << "conservation: task " << describe(key) << " gemm: expected "
+            << print(wantGemm) << " (derived from the contracts), found ";
+      if (op.getGemmExtents().empty())
+        error << "none (every matmul derived from the contracts carries its "
+                 "GEMM shapes, dist_task_c2 and pplan_task_c9)";
+      else
+        error << print(op.getGemmExtents());
       return WalkResult::interrupt();
     }
     // The mesh axes a collective spans: equal participants do not tell

@@ -373,6 +373,28 @@ ExpertRouting blueprint::workload::balancedRouting(const MixtureOfExperts &moe,
   routing.processed = guard.mul(routerCalls, callProcessed, "processed pairs");
   routing.dropped = routing.pairs - routing.processed;
   routing.activeExperts = std::min(experts, routing.pairs);
+  // Each call gives its r ceilings to the next r experts in turn, so over
+  // the calls the t r ceilings spread as evenly as one call's pairs: t r mod
+  // E experts take one more than the others. An expert's rows are t floors
+  // plus its ceilings times what a ceiling adds (1, or 0 when the capacity
+  // binds at the floor).
+  int64_t floorRows =
+      guard.mul(routerCalls, std::min(quotient, routing.capacity),
+                "processed pairs of an expert");
+  int64_t ceilingExtra = std::min(quotient + 1, routing.capacity) -
+                         std::min(quotient, routing.capacity);
+  int64_t ceilings = guard.mul(routerCalls, remainder, "ceiling loads");
+  int64_t lighterRows =
+      guard.add(floorRows, (ceilings / experts) * ceilingExtra,
+                "processed pairs of an expert");
+  int64_t heavierRows = lighterRows + ceilingExtra;
+  int64_t heavierExperts = ceilingExtra ? ceilings % experts : 0;
+  if (guard.failed())
+    return routing;
+  if (heavierExperts > 0)
+    routing.loads.push_back({heavierExperts, heavierRows});
+  if (lighterRows > 0)
+    routing.loads.push_back({experts - heavierExperts, lighterRows});
   return routing;
 }
 
@@ -669,6 +691,10 @@ void BlockBuilder::mlpBackward(const MlpLinears &mlp,
   std::string fc1Grad = ("d_" + mlp.fc1Out).str();
   std::string fc1WeightGrad = ("d_" + mlp.fc1Weight).str();
   std::string fc2WeightGrad = ("d_" + mlp.fc2Weight).str();
+  std::string fc1InputGradOps = (mlp.fc1 + " input-gradient ops").str();
+  std::string fc1WeightGradOps = (mlp.fc1 + " weight-gradient ops").str();
+  std::string fc2InputGradOps = (mlp.fc2 + " input-gradient ops").str();
+  std::string fc2WeightGradOps = (mlp.fc2 + " weight-gradient ops").str();
   int64_t rowElements = elements({mlp.rows, shape.hidden}, outputGrad);
   int64_t fc1Elements = elements({mlp.rows, mlp.fc1Cols}, fc1Grad);
   int64_t actElements = elements({mlp.rows, mlp.ffnCols}, actGrad);
@@ -681,8 +707,12 @@ void BlockBuilder::mlpBackward(const MlpLinears &mlp,
       {mlp.fc2,
        Phase::ActivationGrad,
        Engine::Matmul,
-       linearOps((mlp.fc2 + " input-gradient ops").str(), mlp.rows,
-                 shape.hidden, mlp.ffnCols),
+       groupedLinearOps(fc2InputGradOps, mlp.rowGroups,
+                        [&](const ExpertLoad &group) {
+                          return linearOps(fc2InputGradOps, group.rows,
+                                           shape.hidden, mlp.ffnCols,
+                                           group.experts);
+                        }),
        {activation(outputGrad, rowElements), weight(mlp.fc2Weight, fc2Weights)},
        {activation(actGrad, actElements)},
        "backward of " + mlp.fc2 + ": input gradient " + actGrad + " = " +
@@ -690,8 +720,12 @@ void BlockBuilder::mlpBackward(const MlpLinears &mlp,
   emit({mlp.fc2,
         Phase::WeightGrad,
         Engine::Matmul,
-        linearOps((mlp.fc2 + " weight-gradient ops").str(), mlp.ffnCols,
-                  mlp.rows, shape.hidden),
+        groupedLinearOps(fc2WeightGradOps, mlp.rowGroups,
+                         [&](const ExpertLoad &group) {
+                           return linearOps(fc2WeightGradOps, mlp.ffnCols,
+                                            group.rows, shape.hidden,
+                                            group.experts);
+                         }),
         {activation(mlp.actOut, actElements),
          activation(outputGrad, rowElements),
          gradient(fc2WeightGrad, fc2Weights)},
@@ -706,8 +740,12 @@ void BlockBuilder::mlpBackward(const MlpLinears &mlp,
   emit({mlp.fc1,
         Phase::ActivationGrad,
         Engine::Matmul,
-        linearOps((mlp.fc1 + " input-gradient ops").str(), mlp.rows,
-                  mlp.fc1Cols, shape.hidden),
+        groupedLinearOps(fc1InputGradOps, mlp.rowGroups,
+                         [&](const ExpertLoad &group) {
+                           return linearOps(fc1InputGradOps, group.rows,
+                                            mlp.fc1Cols, shape.hidden,
+                                            group.experts);
+                         }),
         {activation(fc1Grad, fc1Elements), weight(mlp.fc1Weight, fc1Weights)},
         {activation(inputGrad, rowElements)},
         "backward of " + mlp.fc1 + ": input gradient " + fc1Grad + " " +
@@ -717,8 +755,12 @@ void BlockBuilder::mlpBackward(const MlpLinears &mlp,
   emit({mlp.fc1,
         Phase::WeightGrad,
         Engine::Matmul,
-        linearOps((mlp.fc1 + " weight-gradient ops").str(), shape.hidden,
-                  mlp.rows, mlp.fc1Cols),
+        groupedLinearOps(fc1WeightGradOps, mlp.rowGroups,
+                         [&](const ExpertLoad &group) {
+                           return linearOps(fc1WeightGradOps, shape.hidden,
+                                            group.rows, mlp.fc1Cols,
+                                            group.experts);
+                         }),
         {activation(mlp.input, rowElements), activation(fc1Grad, fc1Elements),
          gradient(fc1WeightGrad, fc1Weights)},
         {gradient(fc1WeightGrad, fc1Weights)},
@@ -955,18 +997,20 @@ void BlockBuilder::backwardAttentionCore() {
   std::string attendedGrad = ("d_" + attended).str();
   bool latent = model.hasLatentAttention();
 
+  // d_probs[q, keys] = d_context V^T over the value width, then
+  // d_v[keys, dv] = probs^T d_context over the queries. Each count writes
+  // the guard: one statement each, in this order.
+  WorkCount probsGradOps =
+      attentionMatmul("attn_v_matmul input-gradient ops", shape.queries,
+                      shape.attendedKeys, shape.valueHeadDim);
+  WorkCount valuesGradOps =
+      attentionMatmul("attn_v_matmul input-gradient ops", shape.attendedKeys,
+                      shape.valueHeadDim, shape.queries);
   emit({primitive::kAttnVMatmul,
         Phase::ActivationGrad,
         Engine::Matmul,
-        // d_probs[q, keys] = d_context V^T over the value width, then
-        // d_v[keys, dv] = probs^T d_context over the queries.
-        bothGemms("attn_v_matmul input-gradient ops",
-                  attentionMatmul("attn_v_matmul input-gradient ops",
-                                  shape.queries, shape.attendedKeys,
-                                  shape.valueHeadDim),
-                  attentionMatmul("attn_v_matmul input-gradient ops",
-                                  shape.attendedKeys, shape.valueHeadDim,
-                                  shape.queries)),
+        bothGemms("attn_v_matmul input-gradient ops", std::move(probsGradOps),
+                  std::move(valuesGradOps)),
         {activation("d_context", contextElements), newValues("v"),
          activation(attended, scoreElements)},
         {activation(attendedGrad, scoreElements), newValues("d_v")},
@@ -996,13 +1040,16 @@ void BlockBuilder::backwardAttentionCore() {
         "backward of softmax: gradient of the scaled, masked scores from the "
         "softmax output"});
   // d_q[q, d] = d_scores K over the attended keys, then d_k[keys, d] =
-  // d_scores^T Q over the queries.
-  WorkCount scoreOps = bothGemms(
-      "qk_matmul input-gradient ops",
+  // d_scores^T Q over the queries: one statement each, in this order.
+  WorkCount queriesGradOps =
       attentionMatmul("qk_matmul input-gradient ops", shape.queries,
-                      shape.headDim, shape.attendedKeys),
+                      shape.headDim, shape.attendedKeys);
+  WorkCount keysGradOps =
       attentionMatmul("qk_matmul input-gradient ops", shape.attendedKeys,
-                      shape.headDim, shape.queries));
+                      shape.headDim, shape.queries);
+  WorkCount scoreOps =
+      bothGemms("qk_matmul input-gradient ops", std::move(queriesGradOps),
+                std::move(keysGradOps));
   std::vector<TensorAccess> reads = {activation("d_scores", scoreElements),
                                      activation("q", qElements)};
   llvm::append_range(reads, newKeys(""));

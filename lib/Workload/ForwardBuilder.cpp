@@ -244,8 +244,7 @@ TensorAccess ForwardBuilder::activation(llvm::StringRef name,
 }
 
 TensorAccess ForwardBuilder::weight(llvm::StringRef name, int64_t elements) {
-  return {name.str(),
-          guard.mul(elements, weightBytes, name + " bytes")};
+  return {name.str(), guard.mul(elements, weightBytes, name + " bytes")};
 }
 
 int64_t ForwardBuilder::elements(std::initializer_list<int64_t> factors,
@@ -296,8 +295,19 @@ std::string ForwardBuilder::opsName(llvm::StringRef primitive) const {
 
 ForwardBuilder::WorkCount ForwardBuilder::linearOps(llvm::StringRef what,
                                                     int64_t m, int64_t n,
-                                                    int64_t k) {
-  return gemm(what, {1, m, k, n});
+                                                    int64_t k, int64_t batch) {
+  return gemm(what, {batch, m, k, n});
+}
+
+ForwardBuilder::WorkCount ForwardBuilder::groupedLinearOps(
+    llvm::StringRef what, llvm::ArrayRef<ExpertLoad> rowGroups,
+    llvm::function_ref<WorkCount(const ExpertLoad &)> linear) {
+  WorkCount total(0);
+  for (const ExpertLoad &group : rowGroups) {
+    WorkCount groupCount = linear(group);
+    total = bothGemms(what, std::move(total), std::move(groupCount));
+  }
+  return total;
 }
 
 ForwardBuilder::WorkCount ForwardBuilder::gemm(llvm::StringRef what,
@@ -924,6 +934,7 @@ ForwardBuilder::mlpLinears(const MlpTensors &tensors, int64_t rows,
   MlpLinears mlp;
   static_cast<MlpTensors &>(mlp) = tensors;
   mlp.rows = rows;
+  mlp.rowGroups = {{1, rows}};
   mlp.fc1Cols = fc1Cols;
   mlp.ffnCols = ffnCols;
   mlp.what = std::move(what);
@@ -952,6 +963,7 @@ ForwardBuilder::routedExperts(const ExpertRouting &pairs) {
       ("the " + llvm::Twine(pairs.activeExperts) +
        " experts that receive tokens, each on its token rows")
           .str());
+  mlp.rowGroups = pairs.loads;
   mlp.weightCopies = pairs.activeExperts;
   // Megatron's GroupedMLP saves its permuted input: no re-gather.
   mlp.stashedInputRows = pairs.processed;
@@ -986,8 +998,12 @@ void ForwardBuilder::mlpForward(const MlpLinears &mlp) {
 
   // The count before the accesses, in the order of every emitted
   // invocation's checks: ops, reads, writes.
+  std::string fc1Ops = opsName(mlp.fc1);
   WorkCount ops =
-      linearOps(opsName(mlp.fc1), mlp.rows, shape.hidden, mlp.fc1Cols);
+      groupedLinearOps(fc1Ops, mlp.rowGroups, [&](const ExpertLoad &group) {
+        return linearOps(fc1Ops, group.rows, shape.hidden, mlp.fc1Cols,
+                         group.experts);
+      });
   std::vector<TensorAccess> reads = {
       activation(mlp.input, inputElements),
       weight(mlp.fc1Weight,
@@ -1014,7 +1030,11 @@ void ForwardBuilder::mlpForward(const MlpLinears &mlp) {
   activationForward(mlp.activation, mlp.fc1Out, mlp.actOut, fc1Elements,
                     actElements);
 
-  ops = linearOps(opsName(mlp.fc2), mlp.rows, mlp.ffnCols, shape.hidden);
+  std::string fc2Ops = opsName(mlp.fc2);
+  ops = groupedLinearOps(fc2Ops, mlp.rowGroups, [&](const ExpertLoad &group) {
+    return linearOps(fc2Ops, group.rows, mlp.ffnCols, shape.hidden,
+                     group.experts);
+  });
   reads = {activation(mlp.actOut, actElements),
            weight(mlp.fc2Weight,
                   elements({mlp.weightCopies, mlp.ffnCols, shape.hidden},

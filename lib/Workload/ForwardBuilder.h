@@ -19,6 +19,7 @@
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/Spec.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
@@ -270,10 +271,6 @@ protected:
   int64_t elements(std::initializer_list<int64_t> factors,
                    llvm::StringRef what);
 
-  /// What emit({}) records. Braced initialisation evaluates its clauses left
-  /// to right, so the first overflowing quantity, and thus the diagnostic,
-  /// does not depend on the compiler's argument evaluation order. The cause
-  /// Twine is consumed within the emitting full-expression.
   /// The operations of an invocation and, for a matmul, the GEMMs they
   /// are (matmulShapeViolation holds for what linearOps, attentionMatmul
   /// and bothGemms return); a plain count converts for every other engine.
@@ -285,6 +282,10 @@ protected:
     std::vector<MatmulShape> gemms;
   };
 
+  /// What emit({}) records. Braced initialisation evaluates its clauses left
+  /// to right, so the first overflowing quantity, and thus the diagnostic,
+  /// does not depend on the compiler's argument evaluation order. The cause
+  /// Twine is consumed within the emitting full-expression.
   struct InvocationSpec {
     llvm::StringRef primitive;
     Phase phase;
@@ -312,7 +313,14 @@ protected:
   /// forward, the accumulated gradient in the weight gradient.
   /// Its GEMM is {1, M, K, N} in MatmulShape's names (N here is the
   /// contraction).
-  WorkCount linearOps(llvm::StringRef what, int64_t m, int64_t n, int64_t k);
+  /// `batch` such GEMMs (the experts of one load group) count `batch` times.
+  WorkCount linearOps(llvm::StringRef what, int64_t m, int64_t n, int64_t k,
+                      int64_t batch = 1);
+  /// One linear over `rowGroups` (`linear` at each group's rows and
+  /// experts, in order): the ops summed, the GEMMs listed.
+  WorkCount
+  groupedLinearOps(llvm::StringRef what, llvm::ArrayRef<ExpertLoad> rowGroups,
+                   llvm::function_ref<WorkCount(const ExpertLoad &)> linear);
   /// One attention batched matmul over the b (heads/t) heads of this rank,
   /// each an [m, n] output with contraction length k: 2 b (heads/t) m n k.
   /// QK^T is m = q queries, n = the attended keys, k = the query/key head
@@ -451,6 +459,10 @@ protected:
   /// The one statement of the MLP's linears, forward and backward.
   struct MlpLinears : MlpTensors {
     int64_t rows = 0;
+    /// The GEMMs' row groups: one group of `rows` for the dense MLP and the
+    /// shared experts; the routed experts' loads (ExpertRouting::loads), one
+    /// batch of per-expert GEMMs per group of equal rows.
+    std::vector<ExpertLoad> rowGroups;
     int64_t fc1Cols = 0;
     int64_t ffnCols = 0;
     /// The weight copies fc1 and fc2 read: 1, or the routed experts that

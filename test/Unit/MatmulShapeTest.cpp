@@ -4,7 +4,8 @@
 // checked on every invocation of several whole runs (dense, GQA, MLA with
 // and without a query latent, MoE with shared experts, every recompute
 // policy and TP mode, inference prefill and decode), and the shapes of one
-// block worked by hand, the backward's transposed GEMMs included.
+// block worked by hand, the backward's transposed GEMMs included, and the
+// routed experts' per-expert GEMMs of one MoE block.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,8 @@
 #include "Blueprint/Workload/WholeRun.h"
 
 #include "SmallRuns.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include "gtest/gtest.h"
 
@@ -169,44 +172,97 @@ TEST(MatmulShape, EveryInferenceMatmulHasItsShapes) {
   }
 }
 
-/// The dense small model (h 64, 4 heads of 16, ffn 256, s 32) at b = 2 on
-/// tp 2 without sequence parallelism: 64 tokens, 2 heads per rank.
-TEST(MatmulShape, BlockShapesHandDerived) {
+/// The small model (h 64, 4 heads of 16, ffn 256, s 32) at b = 2 on tp 2,
+/// pp 1, dp 2, as a block's work after `adjust`.
+BlockWork smallBlock(llvm::function_ref<void(RunSpecs &)> adjust) {
   RunSpecs run = smallRun(PipelineSchedule::OneFOneB, 1, 1);
   run.mapping.pp = 1;
   run.mapping.world = 4;
-  BlockWork work =
-      valueOrFail(deriveBlockWork(run.model, run.training, run.mapping));
-  auto gemmsOf = [&](llvm::StringRef primitive, Phase phase) {
-    const Invocation *invocation = work.find(primitive, phase);
-    EXPECT_NE(invocation, nullptr) << primitive.str();
-    return invocation ? invocation->gemms : std::vector<MatmulShape>();
-  };
+  adjust(run);
+  return valueOrFail(deriveBlockWork(run.model, run.training, run.mapping));
+}
+
+/// The GEMMs of `work`'s (primitive, phase) invocation, which must exist.
+std::vector<MatmulShape> gemmsOf(const BlockWork &work,
+                                 llvm::StringRef primitive, Phase phase) {
+  const Invocation *invocation = work.find(primitive, phase);
+  EXPECT_NE(invocation, nullptr) << primitive.str();
+  return invocation ? invocation->gemms : std::vector<MatmulShape>();
+}
+
+/// The dense small model without sequence parallelism: 64 tokens, 2 heads
+/// per rank.
+TEST(MatmulShape, BlockShapesHandDerived) {
+  BlockWork work = smallBlock([](RunSpecs &) {});
   using Shapes = std::vector<MatmulShape>;
   // qkv_proj: x_norm1[64 tokens, 64] W[64, 3 * 64 / 2 = 96].
-  EXPECT_EQ(gemmsOf("qkv_proj", Phase::Forward), (Shapes{{1, 64, 96, 64}}));
+  EXPECT_EQ(gemmsOf(work, "qkv_proj", Phase::Forward),
+            (Shapes{{1, 64, 96, 64}}));
   // Its input gradient [64, 64] over the 96 columns; its weight gradient
   // [64, 96] over the 64 tokens.
-  EXPECT_EQ(gemmsOf("qkv_proj", Phase::ActivationGrad),
+  EXPECT_EQ(gemmsOf(work, "qkv_proj", Phase::ActivationGrad),
             (Shapes{{1, 64, 64, 96}}));
-  EXPECT_EQ(gemmsOf("qkv_proj", Phase::WeightGrad), (Shapes{{1, 64, 96, 64}}));
+  EXPECT_EQ(gemmsOf(work, "qkv_proj", Phase::WeightGrad),
+            (Shapes{{1, 64, 96, 64}}));
   // QK^T: b * heads/t = 2 * 2 = 4 GEMMs of [32 queries, 32 keys] over the
   // head width 16; probs x V: [32, 16] over 32 keys.
-  EXPECT_EQ(gemmsOf("qk_matmul", Phase::Forward), (Shapes{{4, 32, 32, 16}}));
-  EXPECT_EQ(gemmsOf("attn_v_matmul", Phase::Forward),
+  EXPECT_EQ(gemmsOf(work, "qk_matmul", Phase::Forward),
+            (Shapes{{4, 32, 32, 16}}));
+  EXPECT_EQ(gemmsOf(work, "attn_v_matmul", Phase::Forward),
             (Shapes{{4, 32, 16, 32}}));
   // Backward: d_probs = d_context V^T [32, 32] over 16, d_v = probs^T
   // d_context [32 keys, 16] over 32 queries; d_q = d_scores K [32, 16]
   // over 32 keys, d_k = d_scores^T Q [32, 16] over 32 queries.
-  EXPECT_EQ(gemmsOf("attn_v_matmul", Phase::ActivationGrad),
+  EXPECT_EQ(gemmsOf(work, "attn_v_matmul", Phase::ActivationGrad),
             (Shapes{{4, 32, 32, 16}, {4, 32, 16, 32}}));
-  EXPECT_EQ(gemmsOf("qk_matmul", Phase::ActivationGrad),
+  EXPECT_EQ(gemmsOf(work, "qk_matmul", Phase::ActivationGrad),
             (Shapes{{4, 32, 16, 32}, {4, 32, 16, 32}}));
   // fc1 [64, 256 / 2 = 128] over 64; fc2 [64, 64] over 128, its weight
   // gradient [128, 64] over the 64 tokens.
-  EXPECT_EQ(gemmsOf("fc1", Phase::Forward), (Shapes{{1, 64, 128, 64}}));
-  EXPECT_EQ(gemmsOf("fc2", Phase::Forward), (Shapes{{1, 64, 64, 128}}));
-  EXPECT_EQ(gemmsOf("fc2", Phase::WeightGrad), (Shapes{{1, 128, 64, 64}}));
+  EXPECT_EQ(gemmsOf(work, "fc1", Phase::Forward), (Shapes{{1, 64, 128, 64}}));
+  EXPECT_EQ(gemmsOf(work, "fc2", Phase::Forward), (Shapes{{1, 64, 64, 128}}));
+  EXPECT_EQ(gemmsOf(work, "fc2", Phase::WeightGrad),
+            (Shapes{{1, 128, 64, 64}}));
+}
+
+/// The routed experts' GEMMs per expert: the small model with E = 6
+/// experts of width 96, top-2, SwiGLU, at b = 2 on tp 2 under sequence
+/// parallelism. 64 tokens, routed by 2 calls of 32 tokens (one per sequence
+/// shard): 64 pairs a call over 6 experts, q = 10, r = 4. The 2 * 4 = 8
+/// ceilings go round the 6 experts, so 2 experts take 2 of them and 4 take
+/// 1: 2 experts of 2 * 10 + 2 = 22 rows and 4 of 2 * 10 + 1 = 21 rows
+/// (2 * 22 + 4 * 21 = 128 = 2 * 64 pairs). Columns per rank: expert fc1
+/// 2 * 96 / 2 = 96, expert fc2 input 96 / 2 = 48, hidden 64.
+TEST(MatmulShape, ExpertShapesHandDerived) {
+  BlockWork work = smallBlock([](RunSpecs &run) {
+    run.mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+    makeMoE(run.model);
+    run.model.moe->experts = 6;
+  });
+  using Shapes = std::vector<MatmulShape>;
+  // Forward: [rows, out] over in, per expert.
+  EXPECT_EQ(gemmsOf(work, "expert_fc1", Phase::Forward),
+            (Shapes{{2, 22, 96, 64}, {4, 21, 96, 64}}));
+  EXPECT_EQ(gemmsOf(work, "expert_fc2", Phase::Forward),
+            (Shapes{{2, 22, 64, 48}, {4, 21, 64, 48}}));
+  // Input gradients: [rows, in] over out.
+  EXPECT_EQ(gemmsOf(work, "expert_fc2", Phase::ActivationGrad),
+            (Shapes{{2, 22, 48, 64}, {4, 21, 48, 64}}));
+  EXPECT_EQ(gemmsOf(work, "expert_fc1", Phase::ActivationGrad),
+            (Shapes{{2, 22, 64, 96}, {4, 21, 64, 96}}));
+  // Weight gradients: one [in, out] per expert over that expert's rows, as
+  // many as the 6 weight gradients the invocation writes.
+  EXPECT_EQ(gemmsOf(work, "expert_fc1", Phase::WeightGrad),
+            (Shapes{{2, 64, 96, 22}, {4, 64, 96, 21}}));
+  EXPECT_EQ(gemmsOf(work, "expert_fc2", Phase::WeightGrad),
+            (Shapes{{2, 48, 64, 22}, {4, 48, 64, 21}}));
+  // ops = 2 * 96 * 64 * (2 * 22 + 4 * 21) = 2 * 96 * 64 * 128 = 1572864.
+  const Invocation *fc1 = work.find("expert_fc1", Phase::Forward);
+  ASSERT_NE(fc1, nullptr);
+  EXPECT_EQ(fc1->ops, 1572864);
+  // The shared expert stays one GEMM over every token: [64, 2 * 96 / 2].
+  EXPECT_EQ(gemmsOf(work, "shared_expert_fc1", Phase::Forward),
+            (Shapes{{1, 64, 96, 64}}));
 }
 
 } // namespace

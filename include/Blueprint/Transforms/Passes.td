@@ -137,8 +137,10 @@ def VerifyConservation : Pass<"verify-conservation", "::mlir::ModuleOp"> {
     `pplan.plan`, re-derives the block's work from the contracts the program
     carries (docs/WorkAlgebra.md) and checks that the program holds exactly
     those invocations: every derived (cadence, phase, primitive) has one work
-    op with the same operations, bytes read, written and stashed, and
-    collective facts, and no other work exists. A mismatch names the task,
+    op with the same operations, bytes read, written and stashed, GEMM
+    shapes (a matmul without its `gemm` is a mismatch too, although
+    `dist_task_c2` and `pplan_task_c9` accept hand-written IR without it)
+    and collective facts, and no other work exists. A mismatch names the task,
     the quantity, the expected and the found value. The plan's own rules
     (ledger conservation, resource coverage, buffer legality, no target
     fields) are checked by its verifier, which runs after this pass.

@@ -448,6 +448,13 @@ llvm::Expected<Invocation> deriveAdamWStep(int64_t parameters,
                                            llvm::StringRef primitive,
                                            llvm::StringRef cause);
 
+/// `experts` experts that each process `rows` token-expert pairs over a
+/// micro-batch: one batch of equal GEMMs in the experts' grouped GEMM.
+struct ExpertLoad {
+  int64_t experts = 0;
+  int64_t rows = 0;
+};
+
 /// How balanced routing spreads the token-expert pairs of one MoE block
 /// over its experts (docs/WorkAlgebra.md, "Mixture-of-experts"): k * tokens
 /// pairs, each expert receiving the floor or the ceiling of
@@ -466,6 +473,11 @@ struct ExpertRouting {
   /// Experts that receive at least one pair and read their weights:
   /// min(E, pairs).
   int64_t activeExperts = 0;
+  /// The processed pairs per expert over all router calls, experts of equal
+  /// load in one group (at most two groups, none empty, the more loaded
+  /// first): sum of experts * rows = processed, sum of experts over the
+  /// groups = activeExperts (docs/WorkAlgebra.md, "Mixture-of-experts").
+  std::vector<ExpertLoad> loads;
 };
 
 /// The balanced routing of `tokens` tokens over the experts of `moe` by

@@ -230,7 +230,7 @@ def Dist_TaskOp : Dist_WorkOp<"task"> {
 
     ```mlir
     %t1 = dist.task "qkv_proj" forward matmul per_micro_batch on @tp_mesh
-        ops = 1855425871872 gemm = [1, 2048, 3072, 147456]
+        ops = 115964116992 gemm = [1, 4096, 2304, 6144]
         reads {w_qkv = 28311552, x_norm1 = 50331648}
         writes {qkv = 18874368} stashed {} after(%t0)
     ```

@@ -40,7 +40,7 @@ def PPlan_DemandAttr : AttrDef<PPlan_Dialect, "Demand"> {
     checks.
 
     ```mlir
-    #pplan.demand<compute = 1855425871872, memory = 97517568, network = 0>
+    #pplan.demand<compute = 115964116992, memory = 97517568, network = 0>
     ```
   }];
   let parameters = (ins "int64_t":$compute, "int64_t":$memory,
