@@ -344,7 +344,7 @@ RunSkeleton::addMemoryFigures(RunFigures &figures,
     return templateBytes.takeError();
   workload::OverflowGuard guard;
   std::vector<workload::LiveSpan> spans;
-  std::vector<int64_t> sourceBytes;
+  std::vector<int64_t> bytesOfSource;
   for (size_t stage = 0; stage < stages.size(); ++stage) {
     const StageShape &shape = stages[stage];
     workload::StageValues values;
@@ -359,13 +359,13 @@ RunSkeleton::addMemoryFigures(RunFigures &figures,
     values.workAt = workAt;
     // Each distinct source in the order the buffers first name it, so an
     // overflow is recorded under the name of the buffer-by-buffer sum.
-    sourceBytes.clear();
+    bytesOfSource.clear();
     for (const workload::BufferSource &source : shape.sources)
-      sourceBytes.push_back(workload::sourceBytes(source, values, guard));
+      bytesOfSource.push_back(workload::sourceBytes(source, values, guard));
     spans.resize(shape.spans.size());
     for (size_t index = 0; index < spans.size(); ++index) {
       spans[index] = shape.spans[index];
-      spans[index].bytes = sourceBytes[shape.spanSource[index]];
+      spans[index].bytes = bytesOfSource[shape.spanSource[index]];
     }
     if (guard.failed())
       return guard.error("deriveBuffers");
