@@ -17,6 +17,7 @@
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/EdgeWork.h"
+#include "Blueprint/Workload/Implementation.h"
 #include "Blueprint/Workload/Primitives.h"
 #include "Blueprint/Workload/WholeRun.h"
 
@@ -84,6 +85,66 @@ LogicalResult expectSameTensors(Operation *op, const WorkKey &key,
   return success();
 }
 
+/// A fused task (pplan_task_c9) against the derivation: each task it
+/// replaced (`fuses`) is a derived invocation with the same engine,
+/// operations and total bytes read, written and stashed (a fused task keeps
+/// no per-tensor lists of its originals). Reports the implementation delta
+/// as a remark: semantic against executed work and the cause.
+LogicalResult verifyFusedTask(pplan::TaskOp task,
+                              llvm::function_ref<const workload::Invocation *(
+                                  Operation *, const WorkKey &)>
+                                  claim) {
+  llvm::SmallVector<workload::InvocationFigures> parts = task.getFusedFigures();
+  for (const workload::InvocationFigures &part : parts) {
+    WorkKey key{task.getCadence(), part.phase, part.primitive};
+    const workload::Invocation *want = claim(task, key);
+    if (!want)
+      return failure();
+    llvm::Expected<workload::InvocationFigures> derived =
+        workload::figuresOf(*want);
+    if (!derived)
+      return task.emitError()
+             << "conservation: " << llvm::toString(derived.takeError());
+    if (failed(expectEqual(task, key, "engine",
+                           static_cast<int64_t>(derived->engine),
+                           static_cast<int64_t>(part.engine))) ||
+        failed(expectEqual(task, key, "ops", derived->ops, part.ops)) ||
+        failed(expectEqual(task, key, "read bytes", derived->readBytes,
+                           part.readBytes)) ||
+        failed(expectEqual(task, key, "write bytes", derived->writeBytes,
+                           part.writeBytes)) ||
+        failed(expectEqual(task, key, "stash bytes", derived->stashBytes,
+                           part.stashBytes)))
+      return failure();
+  }
+  llvm::Expected<workload::InvocationFigures> executed =
+      figuresOf(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
+  if (!executed)
+    return task.emitError()
+           << "conservation: " << llvm::toString(executed.takeError());
+  llvm::Expected<workload::ImplementationDelta> delta =
+      workload::deltaOf(parts, *executed);
+  if (!delta)
+    return task.emitError()
+           << "conservation: " << llvm::toString(delta.takeError());
+  llvm::Expected<workload::Implementation> implementation =
+      workload::parseImplementation(*task.getImplementation());
+  if (!implementation)
+    return task.emitError()
+           << "conservation: " << llvm::toString(implementation.takeError());
+  mlir::emitRemark(task.getLoc())
+      << "implementation delta of '" << task.getPrimitive() << "' ("
+      << workload::stringifyEnum(task.getPhase()) << ", "
+      << *task.getImplementation() << ", " << parts.size()
+      << " tasks conserved): ops " << delta->semanticOps << " semantic, "
+      << delta->executedOps << " executed; read bytes " << delta->semanticRead
+      << ", " << delta->executedRead << "; write bytes " << delta->semanticWrite
+      << ", " << delta->executedWrite << "; stash bytes "
+      << delta->semanticStash << ", " << delta->executedStash
+      << "; cause: " << workload::causeOf(*implementation);
+  return success();
+}
+
 LogicalResult verifyDerivedWork(Operation *program,
                                 const ProgramContracts &contracts) {
   llvm::Expected<std::vector<workload::BlockWork>> blocks =
@@ -106,16 +167,31 @@ LogicalResult verifyDerivedWork(Operation *program,
                << " twice, so it cannot be matched task by task";
     }
 
-  WalkResult walk = program->walk([&](WorkFactsOpInterface op) {
-    WorkKey key{op.getCadence(), op.getPhase(), op.getPrimitive()};
+  // The derived invocation of `key`, marked as matched; reports a task the
+  // derivation does not have, or one met twice.
+  auto claim = [&](Operation *op,
+                   const WorkKey &key) -> const workload::Invocation * {
     auto it = expected.find(key);
     if (it == expected.end() || it->second.second) {
       op->emitError() << "conservation: task " << describe(key)
                       << " has no counterpart in the work derived from the "
                          "contracts (or appears twice)";
-      return WalkResult::interrupt();
+      return nullptr;
     }
-    const workload::Invocation &want = *it->second.first;
+    it->second.second = true;
+    return it->second.first;
+  };
+
+  WalkResult walk = program->walk([&](WorkFactsOpInterface op) {
+    auto task = llvm::dyn_cast<pplan::TaskOp>(op.getOperation());
+    if (task && task.getFusesAttr())
+      return succeeded(verifyFusedTask(task, claim)) ? WalkResult::advance()
+                                                     : WalkResult::interrupt();
+    WorkKey key{op.getCadence(), op.getPhase(), op.getPrimitive()};
+    const workload::Invocation *claimed = claim(op, key);
+    if (!claimed)
+      return WalkResult::interrupt();
+    const workload::Invocation &want = *claimed;
     workload::CollectiveFacts noCollective;
     const workload::CollectiveFacts &wantCollective =
         want.collective.value_or(noCollective);
@@ -157,7 +233,6 @@ LogicalResult verifyDerivedWork(Operation *program,
                       << axesOf(wantCollective) << "]";
       return WalkResult::interrupt();
     }
-    it->second.second = true;
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
