@@ -165,7 +165,7 @@ workload::fuseFlashAttention(llvm::ArrayRef<Invocation> tasks,
   OverflowGuard guard;
   int64_t logsumexpBytes =
       guard.mul(scoreRows, kLogsumexpElementBytes, "logsumexp bytes");
-  // Alg. 4 lines 11-15 recompute S = tau·Q·K^T, P = exp(S - L) and the
+  // Alg. 4's inner loop recomputes S = tau·Q·K^T, P and the
   // dropout mask of each tile: the forward's QK^T, softmax and dropout.
   int64_t recomputeOps = 0;
   for (size_t index : forward->second)
@@ -217,7 +217,7 @@ workload::fuseFlashAttention(llvm::ArrayRef<Invocation> tasks,
       }
     }
     if (isForwardKind(phase)) {
-      // Alg. 2 line 13: the forward writes L next to O.
+      // The forward writes L next to O (FlashAttention-2 Alg. 1).
       addOnce(fused.writes, logsumexp);
       // The unfused forward kept S-sized tensors for the backward; the fused
       // one keeps L instead (with recompute, neither is kept).

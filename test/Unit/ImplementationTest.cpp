@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Workload/Implementation.h"
+#include "Blueprint/Workload/ProgramWork.h"
+
+#include "SmallRuns.h"
 
 #include "gtest/gtest.h"
 
@@ -112,6 +115,33 @@ TEST(ImplementationTest, FlashAttentionFusesEachPhaseOfTheCore) {
   EXPECT_EQ(backward.executed.writes,
             (std::vector<TensorAccess>{{"d_v", 10}, {"d_q", 10}, {"d_k", 10}}));
   EXPECT_TRUE(backward.executed.stashed.empty());
+}
+
+/// The fast path a search would take (derived invocations, no IR) gives
+/// the figures test/Transforms/apply-implementation.test derives by hand
+/// for the pass on the same block (h = 64, a = 4, t = 2, s = 32, b = 2, no
+/// recompute; dp does not change a block's work).
+TEST(ImplementationTest, DerivedBlockMatchesThePassOnTheIR) {
+  test::RunSpecs run =
+      test::smallRun(PipelineSchedule::OneFOneB, /*pp=*/1, /*microbatches=*/1);
+  run.mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+  WorkloadContract contract;
+  contract.training = run.training;
+  llvm::Expected<std::vector<BlockWork>> blocks =
+      deriveProgramWork(run.model, run.mapping, contract);
+  ASSERT_TRUE(static_cast<bool>(blocks)) << llvm::toString(blocks.takeError());
+  const BlockWork &perMicroBatch = blocks->front();
+  ASSERT_EQ(perMicroBatch.cadence, Cadence::PerMicroBatch);
+  // Score rows b*(a/t)*s = 2*2*32 = 128.
+  llvm::Expected<std::vector<Fusion>> fusions =
+      fuseFlashAttention(perMicroBatch.invocations, 128);
+  ASSERT_TRUE(static_cast<bool>(fusions))
+      << llvm::toString(fusions.takeError());
+  ASSERT_EQ(fusions->size(), 2u);
+  EXPECT_EQ((*fusions)[0].executed.ops, 303232);
+  EXPECT_EQ((*fusions)[0].executed.stashBytes, 12800);
+  EXPECT_EQ((*fusions)[1].recomputeOps, 172160);
+  EXPECT_EQ((*fusions)[1].executed.ops, 721024);
 }
 
 TEST(ImplementationTest, DeltaComparesSemanticWithExecuted) {

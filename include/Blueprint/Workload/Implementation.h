@@ -37,7 +37,8 @@ llvm::Expected<Implementation> parseImplementation(llvm::StringRef name);
 /// The primitive id of FlashAttention's fused task, in every phase.
 inline constexpr llvm::StringLiteral kFlashAttention = "flash_attention";
 /// The tensor FlashAttention adds: the fp32 logsumexp L of every score row
-/// (Dao et al. Alg. 2 line 13; Alg. 4 reads it back).
+/// (FlashAttention-2, Dao 2023, Alg. 1 and 2; the NeurIPS 2022 paper's
+/// Alg. 2 keeps the row max m and sum l, which L = m + log l replaces).
 inline constexpr llvm::StringLiteral kAttentionLogsumexp = "attn_logsumexp";
 /// Bytes of one logsumexp element: FlashAttention keeps L in fp32.
 inline constexpr int64_t kLogsumexpElementBytes = 4;
