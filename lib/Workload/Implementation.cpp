@@ -86,7 +86,9 @@ llvm::StringRef workload::causeOf(Implementation implementation) {
     return "FlashAttention (Dao et al., NeurIPS 2022, Alg. 1-4; Megatron-LM "
            "--use-flash-attn): tiled attention keeps S and P on chip, stores "
            "only O and the fp32 logsumexp, and its backward recomputes S, P "
-           "and the dropout mask";
+           "and the dropout mask; executed ops keep the dense s^2 count, an "
+           "upper bound under causal masking (the kernel skips tiles above "
+           "the diagonal, a tile-size fact)";
   case Implementation::FusedSoftmax:
     return "Megatron-LM FusedScaleMaskSoftmax "
            "(megatron/core/fusions/fused_softmax.py): scale, mask and softmax "
@@ -97,6 +99,12 @@ llvm::StringRef workload::causeOf(Implementation implementation) {
            "one kernel";
   }
   llvm_unreachable("unknown implementation");
+}
+
+bool workload::isFusedBy(Implementation implementation,
+                         llvm::StringRef primitive) {
+  return implementation == Implementation::FlashAttention &&
+         primitive::isAttentionCore(primitive);
 }
 
 llvm::Expected<ImplementationDelta>

@@ -43,6 +43,11 @@ inline constexpr llvm::StringLiteral kAttentionLogsumexp = "attn_logsumexp";
 /// Bytes of one logsumexp element: FlashAttention keeps L in fp32.
 inline constexpr int64_t kLogsumexpElementBytes = 4;
 
+/// Whether a task of `primitive` belongs to the pattern `implementation`
+/// fuses: an attention-core task for FlashAttention; fused-softmax and
+/// fused-bias-gelu fuse nothing (absentPattern), so no task is theirs.
+bool isFusedBy(Implementation implementation, llvm::StringRef primitive);
+
 /// One fused task: the tasks it replaces and what it executes.
 struct Fusion {
   Implementation implementation = Implementation::FlashAttention;

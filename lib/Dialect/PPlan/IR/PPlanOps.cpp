@@ -21,6 +21,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace blueprint;
@@ -498,6 +499,13 @@ verifyMeshAxis(TaskOp task,
   return success();
 }
 
+llvm::SmallVector<workload::InvocationFigures>
+blueprint::pplan::fusedFiguresOf(WorkFactsOpInterface work) {
+  auto task = llvm::dyn_cast<TaskOp>(work.getOperation());
+  return task ? task.getFusedFigures()
+              : llvm::SmallVector<workload::InvocationFigures>();
+}
+
 llvm::SmallVector<workload::InvocationFigures> TaskOp::getFusedFigures() {
   llvm::SmallVector<workload::InvocationFigures> parts;
   if (std::optional<ArrayAttr> fuses = getFuses())
@@ -602,22 +610,45 @@ LogicalResult TaskOp::verify() {
   // pplan_task_c9: a fused task names its transformation and its originals.
   if (getImplementationAttr() || getFusesAttr()) {
     if (!getImplementationAttr() || !getFusesAttr() || getFuses()->empty())
-      return emitOpError() << "pplan_task_c9: a fused task has both "
-                              "'implementation' and a non-empty 'fuses'";
-    if (llvm::Expected<workload::Implementation> known =
-            workload::parseImplementation(*getImplementation());
-        !known)
-      return emitOpError() << "pplan_task_c9: "
-                           << llvm::toString(known.takeError());
+      return emitOpError() << "pplan_task_c9: a fused task must have both "
+                              "'implementation' and a non-empty 'fuses'; "
+                              "this task has "
+                           << (getImplementationAttr() ? "no fused work"
+                                                       : "no implementation");
+    llvm::Expected<workload::Implementation> known =
+        workload::parseImplementation(*getImplementation());
+    if (!known) {
+      llvm::consumeError(known.takeError());
+      return emitOpError() << "pplan_task_c9: unknown implementation '"
+                           << *getImplementation()
+                           << "' (known: flash-attention, fused-softmax, "
+                              "fused-bias-gelu)";
+    }
     if (isCollective)
       return emitOpError() << "pplan_task_c9: a collective is never fused";
-    for (const workload::InvocationFigures &part : getFusedFigures())
+    int64_t semanticOps = 0;
+    for (const workload::InvocationFigures &part : getFusedFigures()) {
       if (part.phase != getPhase() || part.ops < 0 || part.readBytes < 0 ||
           part.writeBytes < 0 || part.stashBytes < 0)
         return emitOpError() << "pplan_task_c9: fused work '" << part.primitive
                              << "' must be of the task's phase ("
                              << workload::stringifyEnum(getPhase())
                              << ") with non-negative figures";
+      if (!workload::isFusedBy(*known, part.primitive))
+        return emitOpError()
+               << "pplan_task_c9: '" << part.primitive
+               << "' is not in the pattern " << *getImplementation()
+               << " fuses (docs/Estimate.md, \"Implementation "
+                  "transformations\")";
+      if (llvm::AddOverflow(semanticOps, part.ops, semanticOps))
+        return emitOpError() << "pplan_task_c9: the fused work's ops overflow";
+    }
+    // A fused kernel executes every operation of the tasks it replaces
+    // (docs/WorkAlgebra.md, "Bytes are unfused"), recomputation on top.
+    if (static_cast<int64_t>(getOps()) < semanticOps)
+      return emitOpError() << "pplan_task_c9: the fused task executes "
+                           << getOps() << " ops, fewer than the " << semanticOps
+                           << " of the tasks it replaces";
   }
 
   // pplan_task_c6
@@ -977,7 +1008,7 @@ llvm::Expected<workload::StageTotals> StageOp::summarizeWork() {
       [](InstanceOp instance) -> Operation * {
         return instance.lookupTemplate();
       },
-      templates);
+      fusedFiguresOf, templates);
 }
 
 int64_t InstanceOp::getRepetitions() {

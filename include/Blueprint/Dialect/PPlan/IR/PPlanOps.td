@@ -199,7 +199,11 @@ def PPlan_TaskOp : PPlan_Op<"task", [
        "Implementation transformations"): `implementation` names a known
        transformation, `fuses` lists at least one `#pplan.fused_work` (the
        semantic work of each task it replaced), each of the task's phase
-       with non-negative figures, and the task is no collective. The
+       with non-negative figures and of a primitive in the
+       transformation's pattern (an attention-core task for
+       `flash-attention`; `fused-softmax` and `fused-bias-gelu` fuse
+       none), the task executes at least the fused work's operations
+       (fusion removes none), and the task is no collective. The
        task's own `ops`, `reads`, `writes` and `stashed` are what the fused
        kernel executes; conservation (`pplan_plan_c2`,
        `--verify-conservation`) counts its `fuses` instead.
