@@ -434,7 +434,8 @@ private:
         pplan::DemandAttr::get(context, demand->compute, demand->memory,
                                demand->network),
         collective, axis, axisGroup, invocation.ops, facts.getReads(),
-        facts.getWrites(), facts.getStashed(), deps, innerAxes);
+        facts.getWrites(), facts.getStashed(), deps, innerAxes,
+        /*implementation=*/nullptr, /*fuses=*/nullptr);
   }
 
   /// The pplan.stage of `stage`: instances, transfers and stage-level tasks

@@ -192,7 +192,21 @@ def PPlan_TaskOp : PPlan_Op<"task", [
        under the plan's mapping, in increasing order (a `pp` group holds the
        stage's own index); inner axes are distinct mesh axes other than
        `axis`; the collective's `participants` are the group's positions
-       (with a group) or the product of its axes' sizes (without).
+       (with a group) or the product of its axes' sizes (without);
+    9. `pplan_task_c9` (implementation): `implementation` and `fuses` come
+       together; a task with them is the fused task of an implementation
+       transformation (`--apply-implementation`, docs/Estimate.md
+       "Implementation transformations"): `implementation` names a known
+       transformation, `fuses` lists at least one `#pplan.fused_work` (the
+       semantic work of each task it replaced), each of the task's phase
+       with non-negative figures and of a primitive in the
+       transformation's pattern (an attention-core task for
+       `flash-attention`; `fused-softmax` and `fused-bias-gelu` fuse
+       none), the task executes at least the fused work's operations
+       (fusion removes none), and the task is no collective. The
+       task's own `ops`, `reads`, `writes` and `stashed` are what the fused
+       kernel executes; conservation (`pplan_plan_c2`,
+       `--verify-conservation`) counts its `fuses` instead.
 
     ```mlir
     %12 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration
@@ -202,6 +216,11 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     %13 = pplan.task "embedding_grad_sync" weight_grad collective
         per_iteration requires @collective_all_reduce group @stage_1
         demand = <...> collective = <...> axis "pp" group [0, 3] ops = ...
+    %14 = pplan.task "flash_attention" forward matmul per_micro_batch
+        requires @matmul group @forward demand = <...>
+        implementation "flash-attention" fuses [#pplan.fused_work<
+        primitive = "qk_matmul", phase = forward, engine = matmul, ...>, ...]
+        ops = ...
     ```
   }];
   let arguments = (ins
@@ -220,7 +239,10 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     Blueprint_TensorBytesProp:$writes,
     Blueprint_TensorBytesProp:$stashed,
     Variadic<PPlan_TokenType>:$deps,
-    OptionalAttr<StrArrayAttr>:$inner_axes
+    OptionalAttr<StrArrayAttr>:$inner_axes,
+    OptionalAttr<StrAttr>:$implementation,
+    OptionalAttr<TypedArrayAttrBase<PPlan_FusedWorkAttr,
+                                    "the semantic work of fused tasks">>:$fuses
   );
   let results = (outs PPlan_TokenType:$done);
   let assemblyFormat = [{
@@ -228,12 +250,18 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     $cadence `requires` $capability `group` $group
     `demand` `=` $demand (`collective` `=` $collective^)?
     (`axis` $axis^)? (`inner_axes` $inner_axes^)? (`group` $axis_group^)?
+    (`implementation` $implementation^)? (`fuses` $fuses^)?
     `ops` `=` $ops `reads` $reads
     `writes` $writes
     `stashed` $stashed
     (`after` `(` $deps^ `)`)? attr-dict
   }];
-  let extraClassDeclaration = Blueprint_PropertiesInFormat;
+  let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
+    /// The semantic work of a fused task (`fuses`, pplan_task_c9), one
+    /// entry per task it replaced; empty for any other task.
+    ::llvm::SmallVector<::blueprint::workload::InvocationFigures>
+    getFusedFigures();
+  }];
   let hasVerifier = 1;
 }
 
