@@ -58,15 +58,19 @@ llvm::Error checkExpertParallelRun(const ModelSpec &model,
   return llvm::Error::success();
 }
 
+/// Router calls per micro-batch on one rank's TP group: one per sequence
+/// shard under sequence parallelism, else one.
+int64_t routerCallsOf(const MappingSpec &mapping) {
+  return mapping.tpComm == TPCommMode::ReduceScatterAllGather ? mapping.tp : 1;
+}
+
 /// The balanced routing of one rank's micro-batch, one router call per
 /// sequence shard: today's (ForwardBuilder::routing at cp = 1).
 ExpertRouting rankRouting(const ModelSpec &model, const TrainingSpec &training,
                           const MappingSpec &mapping, OverflowGuard &guard) {
   int64_t tokens =
       guard.mul(training.microBatch, model.seqLength, "micro-batch tokens");
-  int64_t routerCalls =
-      mapping.tpComm == TPCommMode::ReduceScatterAllGather ? mapping.tp : 1;
-  return balancedRouting(*model.moe, tokens, routerCalls, guard);
+  return balancedRouting(*model.moe, tokens, routerCallsOf(mapping), guard);
 }
 
 } // namespace
@@ -74,10 +78,8 @@ ExpertRouting rankRouting(const ModelSpec &model, const TrainingSpec &training,
 int64_t blueprint::workload::expertParallelRankPairs(
     const ModelSpec &model, const TrainingSpec &training,
     const MappingSpec &mapping, OverflowGuard &guard) {
-  ExpertRouting routing = rankRouting(model, training, mapping, guard);
-  int64_t routerCalls =
-      mapping.tpComm == TPCommMode::ReduceScatterAllGather ? mapping.tp : 1;
-  return routing.processed / routerCalls;
+  return rankRouting(model, training, mapping, guard).processed /
+         routerCallsOf(mapping);
 }
 
 llvm::Expected<ExpertParallelShape>
