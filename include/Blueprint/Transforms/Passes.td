@@ -188,8 +188,12 @@ def ApplyImplementation
 
     Rules: `apply_implementation_c1`: every name is a known transformation,
     listed once, and the list is not empty; `apply_implementation_c2`: a
-    transformed plan is a block-scope training plan (not a whole-run or
-    inference plan); `apply_implementation_c3`: attention-core tasks are
+    transformed plan is a training plan with contracts, block-scope or
+    whole-run (an inference plan is refused, and so is a module without a
+    plan: the pass runs after `--plan-portable`); on a whole-run plan the
+    templates' attention cores are fused and the stage buffers they size
+    shrink with them, so `--memory-report` and `--critical-path` read the
+    transformed plan; `apply_implementation_c3`: attention-core tasks are
     forward, recompute or activation-gradient work; `apply_implementation_c4`:
     each phase's attention core has QK^T, softmax and P·V, and there is a
     forward one.
