@@ -631,14 +631,19 @@ private:
 
   /// The compute term of a matmul under `rate`'s tile model: the sum over
   /// its GEMMs of 2 batch M N K / (peak * tileQuantization(...).efficiency),
-  /// the provenance showing each GEMM's formula with its values.
+  /// plus the operations beyond its GEMMs (a fused kernel's vector work,
+  /// pplan_task_c9) / (peak * sustained), the provenance showing each
+  /// GEMM's formula with its values.
   llvm::Expected<TimeTerm>
   tileModelTerm(TaskName where, const ComputeRate &rate, int64_t ops,
                 llvm::ArrayRef<workload::MatmulShape> gemms) {
     const TileModel &model = *rate.efficiency->tileModel;
     std::string field = computeField(Capability::Matmul, input.computeType);
-    if (std::optional<std::string> violation =
-            workload::matmulShapeViolation(Engine::Matmul, ops, gemms))
+    // The facts are the IR's or the derivation's, which hold every task but
+    // a fused kernel to ops = the GEMMs' sum (pplan_task_c9); the estimate
+    // costs whatever they say.
+    if (std::optional<std::string> violation = workload::matmulShapeViolation(
+            Engine::Matmul, ops, gemms, workload::GemmCover::AtMostOps))
       return failure(where() + ": " + field +
                      ".efficiency.tile_model needs the shape of every GEMM: " +
                      *violation);
@@ -646,12 +651,14 @@ private:
     TimeTerm term;
     term.resource = BindingResource::Compute;
     std::vector<std::string> parts;
+    int64_t otherOps = ops;
     for (const workload::MatmulShape &gemm : gemms) {
       llvm::Expected<TileQuantization> quantized = selectTile(gemm, model);
       if (!quantized)
         return failure(where() + ": " + llvm::toString(quantized.takeError()));
       // Fits: matmulShapeViolation summed these products with checks.
       int64_t gemmOps = 2 * gemm.batch * gemm.m * gemm.n * gemm.k;
+      otherOps -= gemmOps;
       term.seconds +=
           gemmOps == 0
               ? 0
@@ -663,6 +670,15 @@ private:
         use(tilePath + "[0]", quantized->tile.tileM, model.tilesSource);
         use(tilePath + "[1]", quantized->tile.tileN, model.tilesSource);
       }
+    }
+    // A fused kernel's softmax and dropout run inside its tiles, at the
+    // kernel's sustained rate with no quantization of their own.
+    if (otherOps > 0) {
+      term.seconds +=
+          rooflineComputeSeconds(otherOps, peak, model.sustained.value);
+      if (explain)
+        parts.push_back("other ops " + std::to_string(otherOps) +
+                        " at sustained " + formatNumber(model.sustained.value));
     }
     if (!explain)
       return term;

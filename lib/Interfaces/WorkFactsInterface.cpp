@@ -47,7 +47,8 @@ blueprint::figuresOf(WorkFactsOpInterface op) {
   return figures;
 }
 
-std::optional<std::string> blueprint::gemmViolation(WorkFactsOpInterface op) {
+std::optional<std::string> blueprint::gemmViolation(WorkFactsOpInterface op,
+                                                    workload::GemmCover cover) {
   llvm::ArrayRef<int64_t> extents = op.getGemmExtents();
   if (extents.empty())
     return std::nullopt;
@@ -56,8 +57,8 @@ std::optional<std::string> blueprint::gemmViolation(WorkFactsOpInterface op) {
   if (!gemms)
     return "gemm lists four extents [batch, M, N, K] per GEMM, got " +
            std::to_string(extents.size());
-  return workload::matmulShapeViolation(op.getWorkEngine(), op.getOps(),
-                                        *gemms);
+  return workload::matmulShapeViolation(op.getWorkEngine(), op.getOps(), *gemms,
+                                        cover);
 }
 
 llvm::Expected<workload::InvocationFigures>

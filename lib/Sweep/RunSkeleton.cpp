@@ -10,6 +10,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
+#include <optional>
 #include <variant>
 
 using namespace blueprint;
@@ -244,6 +246,34 @@ RunSkeleton::build(const workload::WholeRun &run,
       }
       skeleton.sourceOf.push_back(sourceIndexOf(source));
     }
+    // Sources are equal when their fields are (sourceBytes reads nothing
+    // else), so each distinct one is sized once per run. They are found by
+    // kind and index in a table (an index is a template's, a work's or 0),
+    // then along the chain of those of other repetitions.
+    constexpr size_t kinds =
+        static_cast<size_t>(workload::BufferSource::Kind::WorkWrite) + 1;
+    size_t width = std::max(
+        {run.templates.size(), shape.works.size(), static_cast<size_t>(1)});
+    std::vector<uint32_t> firstOfSlot(kinds * width, noSource);
+    std::vector<uint32_t> nextOfSource;
+    auto sourceIndexOfBuffer =
+        [&](const workload::BufferSource &source) -> std::optional<uint32_t> {
+      size_t kind = static_cast<size_t>(source.kind);
+      if (kind >= kinds || source.index >= width)
+        return std::nullopt;
+      uint32_t &first = firstOfSlot[kind * width + source.index];
+      for (uint32_t known = first; known != noSource;
+           known = nextOfSource[known])
+        if (shape.sources[known].repetitions == source.repetitions)
+          return known;
+      uint32_t fresh = static_cast<uint32_t>(shape.sources.size());
+      shape.sources.push_back(source);
+      nextOfSource.push_back(first);
+      first = fresh;
+      return fresh;
+    };
+    shape.spans.reserve(buffers[stage].buffers.size());
+    shape.spanSource.reserve(buffers[stage].buffers.size());
     for (const workload::RunBuffer &buffer : buffers[stage].buffers) {
       if (!buffer.source)
         return failure("a buffer has no source");
@@ -251,8 +281,16 @@ RunSkeleton::build(const workload::WholeRun &run,
       if (source.kind == workload::BufferSource::Kind::WorkRead ||
           source.kind == workload::BufferSource::Kind::WorkWrite)
         source.index = workAt.lookup(source.index);
+      // Every message of a training run carries the run's message bytes
+      // (checked above): its position does not size it.
+      if (source.kind == workload::BufferSource::Kind::Message)
+        source.index = 0;
+      std::optional<uint32_t> sourceIndex = sourceIndexOfBuffer(source);
+      if (!sourceIndex)
+        return failure("stage " + llvm::Twine(stage) +
+                       " has a buffer of an unknown source");
       shape.spans.push_back({buffer.start, buffer.end, 0});
-      shape.sources.push_back(source);
+      shape.spanSource.push_back(*sourceIndex);
     }
     llvm::Expected<workload::StageUsage> usage =
         workload::stageUsageOf(program, run.templates.size());
@@ -306,6 +344,7 @@ RunSkeleton::addMemoryFigures(RunFigures &figures,
     return templateBytes.takeError();
   workload::OverflowGuard guard;
   std::vector<workload::LiveSpan> spans;
+  std::vector<int64_t> bytesOfSource;
   for (size_t stage = 0; stage < stages.size(); ++stage) {
     const StageShape &shape = stages[stage];
     workload::StageValues values;
@@ -318,9 +357,16 @@ RunSkeleton::addMemoryFigures(RunFigures &figures,
     };
     values.messageBytesAt = messageBytesAt;
     values.workAt = workAt;
-    spans = shape.spans;
-    for (auto [span, source] : llvm::zip(spans, shape.sources))
-      span.bytes = workload::sourceBytes(source, values, guard);
+    // Each distinct source in the order the buffers first name it, so an
+    // overflow is recorded under the name of the buffer-by-buffer sum.
+    bytesOfSource.clear();
+    for (const workload::BufferSource &source : shape.sources)
+      bytesOfSource.push_back(workload::sourceBytes(source, values, guard));
+    spans.resize(shape.spans.size());
+    for (size_t index = 0; index < spans.size(); ++index) {
+      spans[index] = shape.spans[index];
+      spans[index].bytes = bytesOfSource[shape.spanSource[index]];
+    }
     if (guard.failed())
       return guard.error("deriveBuffers");
     llvm::Expected<std::pair<int64_t, size_t>> peak =

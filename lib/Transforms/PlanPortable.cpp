@@ -437,7 +437,8 @@ private:
         facts.getWrites(), facts.getStashed(), deps, innerAxes,
         facts.getGemmExtents().empty()
             ? DenseI64ArrayAttr()
-            : builder.getDenseI64ArrayAttr(facts.getGemmExtents()));
+            : builder.getDenseI64ArrayAttr(facts.getGemmExtents()),
+        /*implementation=*/nullptr, /*fuses=*/nullptr);
   }
 
   /// The pplan.stage of `stage`: instances, transfers and stage-level tasks

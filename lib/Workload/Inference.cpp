@@ -109,6 +109,15 @@ blueprint::workload::checkInferenceComposition(const ModelSpec &model,
                    "step's single position per sequence cannot be split); "
                    "cp must be 1");
   requireExpertParallelSplits(sink, model, mapping);
+  // Serving splits the experts too, but its decode steps route k b pairs
+  // through all-to-alls whose messages are not derived; refused here, before
+  // checkDerivedBlocks, so that a serving run never reads the training rule.
+  if (model.moe)
+    sink.require(mapping.ep == 1, "expert_parallel_c6",
+                 "ep = " + llvm::Twine(mapping.ep) +
+                     ": serving with expert parallelism (the prefill's and "
+                     "each decode step's token all-to-alls over the ep axis) "
+                     "is not derived; inference needs ep = 1");
   return sink.take();
 }
 

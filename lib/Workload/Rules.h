@@ -82,8 +82,8 @@ void requireContextParallelSplits(RuleSink &sink, const ModelSpec &model,
 
 /// The expert-parallel composition rules every run shares
 /// (docs/TransformerSpec.md, "Expert parallelism"): `expert_parallel_c1`
-/// (ep divides dp), `c2` (ep > 1 needs experts) and `c3` (ep divides
-/// experts); nothing at ep = 1.
+/// (ep divides dp), `c2` (ep > 1 needs experts), `c3` (ep divides
+/// experts) and `c5` (ep > 1 needs cp = 1); nothing at ep = 1.
 void requireExpertParallelSplits(RuleSink &sink, const ModelSpec &model,
                                  const MappingSpec &mapping);
 

@@ -10,6 +10,7 @@
 
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/ContextParallel.h"
+#include "Blueprint/Workload/ExpertParallel.h"
 #include "Blueprint/Workload/Pipeline.h"
 #include "Rules.h"
 
@@ -91,11 +92,20 @@ void blueprint::workload::detail::requireExpertParallelSplits(
     RuleSink &sink, const ModelSpec &model, const MappingSpec &mapping) {
   if (mapping.ep == 1)
     return;
-  // Stricter than Megatron-LM, which needs only ep | dp * cp
-  // (parallel_state.initialize_model_parallel: expert_data_parallel_size =
-  // dp * cp / ep for expert_tp = tp): EP stays inside the dp axis so that the
-  // mesh can split dp into edp x ep, with cp its own axis.
+  // Megatron-LM needs ep | dp * cp (parallel_state.initialize_model_parallel:
+  // expert_data_parallel_size = dp * cp / ep for expert_tp = tp); with cp = 1
+  // (expert_parallel_c5) that is ep | dp: the mesh splits dp into edp x ep.
   sink.requireDivides(mapping.dp, "dp", mapping.ep, "ep", "expert_parallel_c1");
+  // Megatron folds cp into the expert grid (its expert RankGenerator has
+  // cp = 1, so an EP group takes the CP ranks first); a mesh with cp as its
+  // own axis would place the EP groups elsewhere, and with them the network
+  // tier the estimate costs the all-to-alls on.
+  sink.require(mapping.cp == 1, "expert_parallel_c5",
+               "ep = " + llvm::Twine(mapping.ep) +
+                   " with cp = " + llvm::Twine(mapping.cp) +
+                   ": Megatron-LM places expert-parallel groups over the "
+                   "context-parallel ranks first, which the mesh [pp, edp, "
+                   "ep, tp] does not model; expert parallelism needs cp = 1");
   sink.require(model.moe.has_value(), "expert_parallel_c2",
                "ep = " + llvm::Twine(mapping.ep) +
                    " needs a model with experts (moe): expert parallelism "
@@ -484,6 +494,23 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
             "parallelism), got " +
             stringifyEnum(mapping.tpComm) +
             ": the router runs on each rank's sequence shard");
+  // The all-to-all over ep sends P_l / ep pairs to each EP rank
+  // (dist_collective_c4: equal chunks); checked once the splits hold, so
+  // that P_l is whole.
+  if (mapping.ep > 1 && model.moe && sink.empty()) {
+    OverflowGuard pairsGuard;
+    int64_t rankPairs =
+        expertParallelRankPairs(model, training, mapping, pairsGuard);
+    if (pairsGuard.failed())
+      sink.require(false, "expert_parallel_c7",
+                   "the rank's kept token-expert pairs overflow a 64-bit "
+                   "integer");
+    else
+      sink.requireDivides(rankPairs,
+                          "the rank's kept token-expert pairs P_l (the rows "
+                          "of its all-to-alls over ep)",
+                          mapping.ep, "ep", "expert_parallel_c7");
+  }
   if (model.hasLatentAttention() && mapping.tp > 0) {
     // sp_param_grad_sync all-reduces the sequence-parallel parameters'
     // gradients, a message that must split into whole elements over the TP
@@ -557,10 +584,11 @@ blueprint::workload::checkDerivedBlocks(const ModelSpec &model,
                    "qkv");
   sink.require(mapping.ep == 1, "expert_parallel_c4",
                "ep = " + llvm::Twine(mapping.ep) +
-                   ": the work of expert parallelism (E / ep experts per "
-                   "rank, the token all-to-alls over the ep axis, the expert "
-                   "gradients reduced over the expert-data-parallel group) "
-                   "is not derived yet; runs and programs need ep = 1");
+                   ": the training work of expert parallelism (E / ep "
+                   "experts per rank, the token all-to-alls over the ep "
+                   "axis, the expert gradients reduced over the "
+                   "expert-data-parallel group) is not derived yet; training "
+                   "runs, programs and per-block counts need ep = 1");
   return sink.take();
 }
 

@@ -301,6 +301,24 @@ TEST(CriticalPath, OnePlanTimesEveryGraphOfItsShape) {
   EXPECT_NE(llvm::toString(std::move(error))
                 .find("step #1 has a negative or non-finite time"),
             std::string::npos);
+
+  // Of two bad steps timeSteps names the first in timing order, not the
+  // lower-numbered. Stages swapped: stage 0 (steps 0, 1) waits for stage
+  // 1's send (steps 2, 3), so the timing order is 2, 3, 0, 1; steps 0 and
+  // 2 are negative.
+  RunGraph swapped = pipeOf(1, 2, 3);
+  std::swap(swapped.stages[0], swapped.stages[1]);
+  llvm::Expected<TimingPlan> swappedPlan = timingPlanOf(swapped);
+  ASSERT_TRUE(static_cast<bool>(swappedPlan));
+  std::vector<double> negative = {-1, 3, -1, 0};
+  std::vector<double> none = {0, 0, 0, 2};
+  llvm::Error first = timeSteps(
+      *swappedPlan, negative, none,
+      [](uint32_t id) { return "step #" + std::to_string(id); }, timed);
+  ASSERT_TRUE(static_cast<bool>(first));
+  EXPECT_NE(llvm::toString(std::move(first))
+                .find("step #2 has a negative or non-finite time"),
+            std::string::npos);
 }
 
 TEST(CriticalPath, AnyChannelNumberPairsASendWithItsReceive) {

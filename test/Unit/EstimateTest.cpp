@@ -1315,7 +1315,7 @@ TEST(TileModel, ComputeTermSumsTheGemmsHandComputed) {
   EXPECT_FALSE(used("compute.matmul.bf16.efficiency.tile_model.tiles[0][0]"));
 
   // The tile model needs every GEMM's shape: a matmul without one, or
-  // with shapes that do not make its ops, is an error naming the field.
+  // with shapes that make more than its ops, is an error naming the field.
   Invocation shapeless =
       invocation("shapeless", Phase::Forward, Engine::Matmul, 544, 8, 8);
   EstimateInput bare = inputOnTensorParallel(1);
@@ -1327,15 +1327,44 @@ TEST(TileModel, ComputeTermSumsTheGemmsHandComputed) {
                          "of its GEMMs"),
             std::string::npos)
       << missing;
-  shapeless.gemms = {{1, 4, 4, 8}};
+  // [1, 4, 4, 32]: 2*4*4*32 = 1024 > 544.
+  shapeless.gemms = {{1, 4, 4, 32}};
   EstimateInput wrong = inputOnTensorParallel(1);
   addTask(wrong, shapeless);
   std::string mismatch =
       errorOf(estimateWork(wrong, profile, bindTensorParallel("fast")));
-  EXPECT_NE(mismatch.find("ops = 544 but the GEMMs' 2 * batch * M * N * K "
-                          "sum to 256"),
+  EXPECT_NE(mismatch.find("the GEMMs' 2 * batch * M * N * K sum to 1024, "
+                          "more than ops = 544"),
             std::string::npos)
       << mismatch;
+}
+
+/// A fused kernel (pplan_task_c9: GEMMs make at most its ops): the GEMMs
+/// by the tile model, the rest at peak * sustained (docs/Estimate.md,
+/// "Implementation transformations").
+TEST(TileModel, FusedKernelCostsItsOtherOpsAtTheSustainedRate) {
+  SystemProfile profile =
+      valueOrFail(parseSystemProfile(handTileModelProfile()));
+  // GEMM [1, 4, 4, 8]: 256 ops on 2 x 2 tiles at efficiency 0.5 (as in
+  // ComputeTermSumsTheGemmsHandComputed), 256 / (1e14 * 0.5) = 5.12e-12 s.
+  // The other 544 - 256 = 288 ops at sustained 0.5: 288 / (1e14 * 0.5) =
+  // 5.76e-12 s. Sum 1.088e-11 s.
+  Invocation fused =
+      invocation("fused", Phase::Forward, Engine::Matmul, 544, 8, 8);
+  fused.gemms = {{1, 4, 4, 8}};
+  EstimateInput input = inputOnTensorParallel(1);
+  addTask(input, fused);
+  EstimateReport report =
+      valueOrFail(estimateWork(input, profile, bindTensorParallel("fast")));
+  ASSERT_EQ(report.tasks.size(), 1u);
+  const TimeTerm &compute = report.tasks[0].terms[0];
+  expectSeconds(compute.seconds, 5.12e-12 + 5.76e-12);
+  EXPECT_EQ(compute.provenance,
+            "ops 544 = gemm [1, 4, 4, 8] ops 256 with tiles[1] 2x2 at "
+            "sustained 0.5 * tile (4*4)/(4*4) 1 * wave 4/(1*4) 1 = 0.5 + "
+            "other ops 288 at sustained 0.5, each / "
+            "(compute.matmul.bf16.peak_ops_per_second 1e+14 * its tile_model "
+            "efficiency)");
 }
 
 TEST(TileModel, LoaderRules) {

@@ -37,6 +37,18 @@ TEST(MatmulShape, ViolationNamesEachBrokenInvariant) {
             "ops = 720 but the GEMMs' 2 * batch * M * N * K sum to 736");
   EXPECT_EQ(matmulShapeViolation(Engine::Matmul, 736, {}),
             "matmul work carries the shape of its GEMMs");
+  // A fused kernel's GEMMs make at most its ops (pplan_task_c9).
+  EXPECT_EQ(
+      matmulShapeViolation(Engine::Matmul, 800, gemms, GemmCover::AtMostOps),
+      std::nullopt);
+  EXPECT_EQ(
+      matmulShapeViolation(Engine::Matmul, 736, gemms, GemmCover::AtMostOps),
+      std::nullopt);
+  EXPECT_EQ(
+      matmulShapeViolation(Engine::Matmul, 720, gemms, GemmCover::AtMostOps),
+      "the GEMMs' 2 * batch * M * N * K sum to 736, more than ops = 720");
+  EXPECT_EQ(matmulShapeViolation(Engine::Matmul, 736, {}, GemmCover::AtMostOps),
+            "matmul work carries the shape of its GEMMs");
   EXPECT_EQ(matmulShapeViolation(Engine::Vector, 736, gemms),
             "only matmul work carries GEMM shapes, but vector work has 2");
   EXPECT_EQ(matmulShapeViolation(Engine::Vector, 736, {}), std::nullopt);

@@ -513,9 +513,11 @@ TEST(MixtureOfExperts, TensorParallelRules) {
 // Over a grid of data-parallel degrees, expert counts and expert-parallel
 // degrees, the expert-parallel rules fire exactly when their split is not
 // whole: ep must divide dp (c1, EP is carved out of the data-parallel ranks)
-// and the experts (c3, E / ep experts per rank); a run that composes is
-// refused by c4 alone at ep > 1, and ep = 1 changes nothing. The same rules
-// hold for serving.
+// and the experts (c3, E / ep experts per rank); a training run that
+// composes is refused by c4 alone at ep > 1 (or by c7 when ep does not
+// divide the pairs it would exchange), and ep = 1 changes nothing.
+// Serving shares c1 and c3 and is refused at every ep > 1 by its own rule,
+// c6, reported with them: c4 (training's) never reaches a serving run.
 TEST(Composition, ExpertParallelRules) {
   InferenceSpec inference;
   inference.batch = 24;
@@ -527,27 +529,38 @@ TEST(Composition, ExpertParallelRules) {
         ModelSpec model = smallMoeModel(experts);
         MappingSpec mapping = mappingWith(1, 1, dp);
         mapping.ep = ep;
-        std::vector<std::string> expected;
+        std::vector<std::string> splits;
         if (ep > 1 && dp % ep != 0)
-          expected.push_back("expert_parallel_c1");
+          splits.push_back("expert_parallel_c1");
         if (ep > 1 && experts % ep != 0)
-          expected.push_back("expert_parallel_c3");
-        if (ep > 1 && expected.empty())
-          expected.push_back("expert_parallel_c4");
+          splits.push_back("expert_parallel_c3");
+        // A rank's kept pairs are P_l = k b s = 2 * 1 * 512 = 1,024 (tp 1,
+        // dropless): ep = 3 does not divide them (expert_parallel_c7, the
+        // all-to-all's equal chunks; dp 6 and E 6 reach it), 2 and 4 do.
+        std::vector<std::string> training = splits;
+        if (ep > 1 && splits.empty())
+          training.push_back(1024 % ep != 0 ? "expert_parallel_c7"
+                                            : "expert_parallel_c4");
+        std::vector<std::string> serving = splits;
+        if (ep > 1)
+          serving.push_back("expert_parallel_c6");
         EXPECT_EQ(
             rulesOf(
                 checkTrainingRun(model, trainingWith(24, 1), mapping).all()),
-            expected)
+            training)
             << "dp " << dp << " experts " << experts << " ep " << ep;
         EXPECT_EQ(rulesOf(checkInferenceRun(model, inference, mapping).all()),
-                  expected)
+                  serving)
             << "serving: dp " << dp << " experts " << experts << " ep " << ep;
       }
 }
 
-// With cp > 1, expert_parallel_c1 is stricter than Megatron-LM, which needs
-// only ep | dp * cp: at dp 1, cp 2, ep 2 Megatron's EP group is the two CP
-// ranks; here it is refused because EP must fit inside the dp axis.
+// ep > 1 with cp > 1 is refused by expert_parallel_c5 at every dp, whether
+// or not ep divides dp (c1, reported with it): Megatron-LM accepts
+// ep | dp * cp but places each EP group over the CP ranks first (its expert
+// RankGenerator has cp = 1; at dp 1, cp 2, ep 2 the EP group is the two CP
+// ranks), which the mesh [pp, edp, ep, tp] does not model. c4 is never
+// reached: c5 is a composition rule.
 TEST(Composition, ExpertParallelRulesWithContextParallel) {
   ModelSpec model = smallMoeModel(8); // seq 512: 2 * cp = 4 divides it
   for (int64_t dp : {1, 2, 4})
@@ -556,15 +569,30 @@ TEST(Composition, ExpertParallelRulesWithContextParallel) {
       mapping.cp = 2;
       mapping.world = 2 * dp;
       mapping.ep = ep;
-      // Megatron accepts every case but dp 1, ep 4 ((dp * cp) % ep == 0);
-      // dp 1, ep 2 and dp 2, ep 4 are refused here only.
-      std::vector<std::string> expected{dp % ep != 0 ? "expert_parallel_c1"
-                                                     : "expert_parallel_c4"};
+      std::vector<std::string> expected;
+      if (dp % ep != 0)
+        expected.push_back("expert_parallel_c1");
+      expected.push_back("expert_parallel_c5");
       EXPECT_EQ(
           rulesOf(checkTrainingRun(model, trainingWith(24, 1), mapping).all()),
           expected)
           << "dp " << dp << " cp 2 ep " << ep;
     }
+  // Serving refuses cp > 1 on its own (context_parallel_c4) and ep > 1 on
+  // its own (expert_parallel_c6); c5 is reported between them.
+  InferenceSpec inference;
+  inference.batch = 8;
+  inference.promptLength = 16;
+  inference.generatedTokens = 4;
+  MappingSpec serving = mappingWith(1, 1, 2);
+  serving.tpComm = TPCommMode::AllReduce;
+  serving.cp = 2;
+  serving.world = 4;
+  serving.ep = 2;
+  EXPECT_EQ(
+      rulesOf(checkInferenceRun(model, inference, serving).all()),
+      (std::vector<std::string>{"context_parallel_c4", "expert_parallel_c5",
+                                "expert_parallel_c6"}));
 }
 
 // ep is positive (transformer_mapping_c1), does not enter world, and needs

@@ -158,9 +158,16 @@ private:
     size_t positions = 0;
     /// The stage's tail (its parts' steps) starts here.
     size_t tailBegin = 0;
-    /// Buffers whose Message and Work sources index `works`.
+    /// The stage's buffers, their bytes left zero.
     std::vector<workload::LiveSpan> spans;
+    /// Each distinct source of the buffers once, in the order the buffers
+    /// first name it (Work sources index `works`; a Message source indexes
+    /// nothing, every message of a training run carries the run's message
+    /// bytes), and each buffer's index in it: thousands of buffers (the
+    /// stashes, messages and working sets of every micro-batch) have tens
+    /// of sources, and sourceBytes runs once per source.
     std::vector<workload::BufferSource> sources;
+    std::vector<uint32_t> spanSource;
     /// usage.works index `works`.
     workload::StageUsage usage;
     std::vector<WorkRef> works;

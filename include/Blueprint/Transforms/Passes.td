@@ -166,6 +166,52 @@ def PrintDigest : Pass<"print-digest", "::mlir::ModuleOp"> {
   ];
 }
 
+def ApplyImplementation
+    : Pass<"apply-implementation", "::mlir::ModuleOp"> {
+  let summary = "Replace plan tasks by the fused kernels of an implementation";
+  let description = [{
+    Target-specific implementation as an explicit, source-linked
+    transformation (MISSION seed 004; docs/Estimate.md "Implementation
+    transformations"): for every block-scope training `pplan.plan`, applies
+    the listed transformations in order. `flash-attention` (Dao et al.,
+    NeurIPS 2022, Alg. 1-4) replaces the attention core's tasks of each
+    phase (QK^T, softmax, dropout, P·V forward or recompute; their
+    activation gradients) by one `flash_attention` task whose facts are
+    what the fused kernel executes (no S or P traffic, the fp32 logsumexp
+    written and, instead of the S-sized stash, stashed; the backward's
+    recomputation of S, P and the dropout mask added) and whose
+    `implementation` and `fuses` keep the transformation and the semantic
+    work of every task it replaced (`pplan_task_c10`). Its location is
+    `fused<"apply-implementation: flash-attention">[<originals>]`.
+    `fused-softmax` and `fused-bias-gelu` find their pattern absent in
+    today's algebra (scale and mask are inside `softmax`, the fc1 bias
+    inside `fc1`) and leave the plan unchanged with a remark saying why.
+    Without the pass every plan is unchanged.
+
+    Rules: `apply_implementation_c1`: every name is a known transformation,
+    listed once, and the list is not empty; `apply_implementation_c2`: a
+    transformed plan is a training plan with contracts, block-scope or
+    whole-run (an inference plan is refused, and so is a module without a
+    plan: the pass runs after `--plan-portable`); on a whole-run plan the
+    templates' attention cores are fused and the stage buffers they size
+    shrink with them, so `--memory-report` and `--critical-path` read the
+    transformed plan; `apply_implementation_c3`: attention-core tasks are
+    forward, recompute or activation-gradient work; `apply_implementation_c4`:
+    each phase's attention core has QK^T, softmax and P·V, and there is a
+    forward one.
+
+    ```
+    blueprint-opt gpt.mlir --distribute-transformer --plan-portable \
+        --apply-implementation="transformations=flash-attention"
+    ```
+  }];
+  let options = [
+    ListOption<"transformations", "transformations", "std::string",
+               "implementation transformations to apply, in order "
+               "(flash-attention, fused-softmax, fused-bias-gelu)">
+  ];
+}
+
 def Estimate : Pass<"estimate", "::mlir::ModuleOp"> {
   let summary = "Cost every portable plan against a SystemProfile";
   let description = [{

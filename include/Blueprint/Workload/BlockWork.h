@@ -251,15 +251,23 @@ inline bool operator!=(const MatmulShape &lhs, const MatmulShape &rhs) {
   return !(lhs == rhs);
 }
 
+/// How much of a matmul's `ops` its GEMMs make: all of them (every derived
+/// invocation), or at most all (the fused kernel of an implementation
+/// transformation, pplan_task_c10, whose ops also count the vector work it
+/// runs between its GEMMs: FlashAttention's softmax and dropout).
+enum class GemmCover { AllOps, AtMostOps };
+
 /// Why `gemms` are not the GEMMs of an invocation of `engine` with `ops`
 /// operations, or std::nullopt when they are: a matmul invocation runs at
 /// least one GEMM, every other engine none; every extent is non-negative
-/// and the batch positive; and ops = sum of 2 * batch * M * N * K, computed
-/// with overflow checks (an overflow is a violation). The one statement of
-/// the invariant the workload, dist_task_c2 and pplan_task_c9 check.
+/// and the batch positive; and ops = sum of 2 * batch * M * N * K (ops >=
+/// the sum under GemmCover::AtMostOps), computed with overflow checks (an
+/// overflow is a violation). The one statement of the invariant the
+/// workload, dist_task_c2, pplan_task_c9 and the tile model check.
 std::optional<std::string>
 matmulShapeViolation(Engine engine, int64_t ops,
-                     llvm::ArrayRef<MatmulShape> gemms);
+                     llvm::ArrayRef<MatmulShape> gemms,
+                     GemmCover cover = GemmCover::AllOps);
 
 /// The flat [batch, M, N, K, batch, M, N, K, ...] form of `gemms` the IR's
 /// `gemm` attribute carries, and back (std::nullopt unless the length is a

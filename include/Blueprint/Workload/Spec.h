@@ -183,6 +183,12 @@ inline constexpr llvm::StringLiteral kDataParallelAxis = "dp";
 /// spans the ranks whose gradients are reduced (docs/WholeRun.md). A mesh
 /// names it only at cp > 1 (between the data-parallel axes and tp).
 inline constexpr llvm::StringLiteral kContextParallelAxis = "cp";
+/// At ep > 1 the data-parallel axis splits into the expert-data-parallel
+/// axis and the expert-parallel axis, edp x ep = dp (the mesh ["pp", "edp",
+/// "ep", "tp"], docs/WorkAlgebra.md, "Expert parallelism"): the token
+/// all-to-alls run over "ep", the expert gradients reduce over "edp".
+inline constexpr llvm::StringLiteral kExpertDataParallelAxis = "edp";
+inline constexpr llvm::StringLiteral kExpertParallelAxis = "ep";
 
 struct MappingSpec {
   int64_t tp = 1;
@@ -213,7 +219,8 @@ struct MappingSpec {
   /// `--expert-model-parallel-size`, carved out of dp; each expert stays
   /// tensor-parallel over tp). docs/TransformerSpec.md, "Expert
   /// parallelism": the contract and its rules `expert_parallel_c1` ..
-  /// `c4`; runs need ep = 1 until its work is derived (`c4`).
+  /// `c6`; training runs need ep = 1 until its work is derived (`c4`),
+  /// serving runs need ep = 1 (`c6`), and ep > 1 needs cp = 1 (`c5`).
   int64_t ep = 1;
   /// Tensor-parallel communication overlapped with compute: in the
   /// backward of a column-parallel linear the input-gradient all-reduce or
@@ -324,9 +331,10 @@ std::vector<RuleViolation> checkMixtureOfExperts(const MixtureOfExperts &moe,
                                                  int64_t blocks);
 /// The mixture-of-experts blocks the work algebra does not derive yet, one
 /// violation each: `decoder_moe_c5` for MLP biases and `expert_parallel_c4`
-/// for experts split over ep > 1 ranks (`decoder_moe_c1`, blocks of both
-/// kinds, and `decoder_moe_c4`, shared experts, are retired: both are
-/// derived, docs/WholeRun.md "Block kinds" and docs/WorkAlgebra.md
+/// for experts split over ep > 1 ranks in training (a serving run meets
+/// `expert_parallel_c6` first, in its composition rules) (`decoder_moe_c1`,
+/// blocks of both kinds, and `decoder_moe_c4`, shared experts, are retired:
+/// both are derived, docs/WholeRun.md "Block kinds" and docs/WorkAlgebra.md
 /// "Mixture-of-experts"). Every run and every per-block quantity
 /// (blockParametersPerRank) is refused through this one check; empty for a
 /// dense model and for a model whose MoE blocks are of the derived kind.

@@ -105,10 +105,10 @@ transformer.decoder_inference @s
 
 // -----
 
-// expert_parallel_c1 .. c3 hold for serving too; c4 refuses ep = 2 (serving
-// with expert parallelism is not derived yet). dp = 2 and E = 8 split
-// over ep = 2.
-// expected-error @+1 {{expert_parallel_c4: ep = 2: the work of expert parallelism}}
+// expert_parallel_c1 .. c3 hold for serving too; c6, serving's own rule,
+// refuses ep = 2 (the serving all-to-alls are not derived). dp = 2 and E = 8
+// split over ep = 2.
+// expected-error @+1 {{expert_parallel_c6: ep = 2: serving with expert parallelism}}
 transformer.decoder_inference @s
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2>>
     inference = <batch = 8, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
@@ -117,8 +117,9 @@ transformer.decoder_inference @s
 // -----
 
 // expert_parallel_c3 in serving: 8 experts do not split over ep = 16
-// (dp = 16 does).
-// expected-error @+1 {{expert_parallel_c3: experts = 8 is not divisible by ep = 16}}
+// (dp = 16 does); serving's own rule c6 is reported with it.
+// expected-error @+2 {{expert_parallel_c3: experts = 8 is not divisible by ep = 16}}
+// expected-error @+1 {{expert_parallel_c6: ep = 16: serving with expert parallelism}}
 transformer.decoder_inference @s
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2>>
     inference = <batch = 16, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>

@@ -48,6 +48,35 @@ def PPlan_DemandAttr : AttrDef<PPlan_Dialect, "Demand"> {
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
+def PPlan_FusedWorkAttr : AttrDef<PPlan_Dialect, "FusedWork"> {
+  let mnemonic = "fused_work";
+  let summary = "the semantic work of one task a fused task replaced";
+  let description = [{
+    What one original task of the distributed IR did, kept on the fused
+    task that replaced it (`--apply-implementation`, docs/Estimate.md
+    "Implementation transformations"): its primitive, phase, engine,
+    operations and total bytes read, written and stashed. Conservation
+    (`pplan_plan_c2`, `--verify-conservation`) counts these, not the fused
+    task's executed facts.
+
+    ```mlir
+    #pplan.fused_work<primitive = "qk_matmul", phase = forward,
+                      engine = matmul, ops = 131072, read = 8192,
+                      write = 8192, stash = 8192>
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"primitive id">:$primitive,
+    EnumParameter<Workload_Phase>:$phase,
+    EnumParameter<Workload_Engine>:$engine,
+    "int64_t":$ops,
+    "int64_t":$read,
+    "int64_t":$write,
+    "int64_t":$stash
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 def PPlan_TokenType : TypeDef<PPlan_Dialect, "Token"> {
   let mnemonic = "token";
   let summary = "completion of a plan task, for explicit dependencies";

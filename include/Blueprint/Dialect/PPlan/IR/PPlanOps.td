@@ -196,8 +196,25 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     9. `pplan_task_c9` (GEMM shape): `gemm`, when present, lists the GEMMs
        of a matmul task as `[batch, M, N, K, ...]`, as `dist_task_c2`:
        positive batch, non-negative extents, `ops` = the sum of
-       2 batch M N K; only matmul tasks carry it. The estimate's tile
-       model (docs/Estimate.md) reads it.
+       2 batch M N K; only matmul tasks carry it. A fused task (with
+       `implementation`, c10) lists the GEMMs its kernel executes and its
+       `ops` also count the vector work between them, so for it the sum
+       is at most `ops`. The estimate's tile model (docs/Estimate.md)
+       reads it.
+    10. `pplan_task_c10` (implementation): `implementation` and `fuses` come
+        together; a task with them is the fused task of an implementation
+        transformation (`--apply-implementation`, docs/Estimate.md
+        "Implementation transformations"): `implementation` names a known
+        transformation, `fuses` lists at least one `#pplan.fused_work` (the
+        semantic work of each task it replaced), each of the task's phase
+        with non-negative figures and of a primitive in the
+        transformation's pattern (an attention-core task for
+        `flash-attention`; `fused-softmax` and `fused-bias-gelu` fuse
+        none), the task executes at least the fused work's operations
+        (fusion removes none), and the task is no collective. The
+        task's own `ops`, `reads`, `writes` and `stashed` are what the fused
+        kernel executes; conservation (`pplan_plan_c2`,
+        `--verify-conservation`) counts its `fuses` instead.
 
     ```mlir
     %12 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration
@@ -207,6 +224,11 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     %13 = pplan.task "embedding_grad_sync" weight_grad collective
         per_iteration requires @collective_all_reduce group @stage_1
         demand = <...> collective = <...> axis "pp" group [0, 3] ops = ...
+    %14 = pplan.task "flash_attention" forward matmul per_micro_batch
+        requires @matmul group @forward demand = <...>
+        implementation "flash-attention" fuses [#pplan.fused_work<
+        primitive = "qk_matmul", phase = forward, engine = matmul, ...>, ...]
+        ops = ...
     ```
   }];
   let arguments = (ins
@@ -226,7 +248,10 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     Blueprint_TensorBytesProp:$stashed,
     Variadic<PPlan_TokenType>:$deps,
     OptionalAttr<StrArrayAttr>:$inner_axes,
-    OptionalAttr<DenseI64ArrayAttr>:$gemm
+    OptionalAttr<DenseI64ArrayAttr>:$gemm,
+    OptionalAttr<StrAttr>:$implementation,
+    OptionalAttr<TypedArrayAttrBase<PPlan_FusedWorkAttr,
+                                    "the semantic work of fused tasks">>:$fuses
   );
   let results = (outs PPlan_TokenType:$done);
   let assemblyFormat = [{
@@ -234,12 +259,18 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     $cadence `requires` $capability `group` $group
     `demand` `=` $demand (`collective` `=` $collective^)?
     (`axis` $axis^)? (`inner_axes` $inner_axes^)? (`group` $axis_group^)?
+    (`implementation` $implementation^)? (`fuses` $fuses^)?
     `ops` `=` $ops (`gemm` `=` $gemm^)? `reads` $reads
     `writes` $writes
     `stashed` $stashed
     (`after` `(` $deps^ `)`)? attr-dict
   }];
-  let extraClassDeclaration = Blueprint_PropertiesInFormat;
+  let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
+    /// The semantic work of a fused task (`fuses`, pplan_task_c10), one
+    /// entry per task it replaced; empty for any other task.
+    ::llvm::SmallVector<::blueprint::workload::InvocationFigures>
+    getFusedFigures();
+  }];
   let hasVerifier = 1;
 }
 

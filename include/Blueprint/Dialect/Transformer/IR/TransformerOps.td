@@ -56,11 +56,15 @@ def Transformer_DecoderTrainingOp
         `tp` divides `micro_batch * seq_length / cp` (the tokens per
         context-parallel rank; the vocabulary-parallel cross-entropy
         all-reduces one fp32 value per token over the TP ranks);
-    17. `expert_parallel_c1` .. `c3` (at `ep > 1`): `ep` divides `dp`
-        (`c1`); the model has `moe` (`c2`); `ep` divides `experts` (`c3`);
+    17. `expert_parallel_c1` .. `c3` and `c5` (at `ep > 1`): `ep` divides
+        `dp` (`c1`); the model has `moe` (`c2`); `ep` divides `experts`
+        (`c3`); `cp = 1` (`c5`); and, once the rules above hold, `ep`
+        divides the token-expert pairs a rank's router call keeps (`c7`,
+        the equal chunks of the all-to-alls);
     18. once every rule above holds, the MoE blocks the work algebra does
         not derive yet: `decoder_moe_c5`, MLP biases (`linear_bias = all`),
-        and `expert_parallel_c4`, experts split over `ep > 1` ranks.
+        and `expert_parallel_c4`, experts split over `ep > 1` ranks in
+        training.
         (`decoder_moe_c1`, blocks of both kinds, and `decoder_moe_c4`,
         shared experts, are retired: they are derived. Dense and MoE blocks
         mix in one run (`first_dense_blocks`, `moe_layer_frequency`): each
@@ -127,12 +131,12 @@ def Transformer_DecoderInferenceOp
     9. `context_parallel_c4`: `cp = 1` (a decode step's single position per
        sequence cannot be split over the sequence);
     10. `decoder_moe_c3`: `tp` divides `expert_ffn_hidden`;
-    11. `expert_parallel_c1` .. `c3` (at `ep > 1`): `ep` divides `dp`, the
-        model has `moe`, `ep` divides `experts`;
+    11. `expert_parallel_c1` .. `c3` and `c5` (at `ep > 1`): `ep` divides
+        `dp`, the model has `moe`, `ep` divides `experts`, `cp = 1`;
+        `expert_parallel_c6`: a model with `moe` is served at `ep = 1` (the
+        serving all-to-alls are not derived);
     12. once every rule above holds, the MoE blocks the work algebra does
-        not derive yet:
-        `decoder_moe_c5`, MLP biases, and `expert_parallel_c4`, experts
-        split over `ep > 1` ranks.
+        not derive yet: `decoder_moe_c5`, MLP biases.
 
     ```mlir
     transformer.decoder_inference @serve

@@ -1,0 +1,397 @@
+//===- ExpertParallelTest.cpp - Closed forms of expert parallelism --------===//
+//
+// Each closed form of ExpertParallel.h against numbers derived by hand here:
+// the worked Mixtral-8x7B example of docs/WorkAlgebra.md ("Expert
+// parallelism", TP 1 PP 4 EP 8, world 64) figure by figure, a tp = 2
+// sequence-parallel case with the dispatcher's TP all-gathers and
+// reduce-scatters, a capacity case, full recompute, and every
+// precondition's rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Workload/ExpertParallel.h"
+
+#include "Blueprint/Import/HuggingFaceConfig.h"
+#include "Blueprint/Workload/BlockWork.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include "gtest/gtest.h"
+
+#include <string>
+#include <vector>
+
+using namespace blueprint::workload;
+
+namespace {
+
+/// Mixtral-8x7B from its bundled Hugging Face config (h 4,096, 32 heads of
+/// 128, 8 key/value heads, f = expert_ffn_hidden 14,336 under SwiGLU, E 8,
+/// k 2, 32 blocks, vocabulary 32,000) at seq_length 4,096, the Megatron-LM
+/// example script's.
+ModelSpec mixtral() {
+  std::string file =
+      std::string(BLUEPRINT_HUGGINGFACE_DIR) + "/mixtral-8x7b-v0.1/config.json";
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+      llvm::MemoryBuffer::getFile(file);
+  if (!text) {
+    ADD_FAILURE() << file;
+    return {};
+  }
+  mlir::MLIRContext context;
+  std::optional<blueprint::import::HuggingFaceModel> imported =
+      blueprint::import::readHuggingFaceConfig((*text)->getBuffer(), file,
+                                               &context);
+  if (!imported) {
+    ADD_FAILURE() << file;
+    return {};
+  }
+  ModelSpec model = imported->model;
+  model.seqLength = 4096;
+  return model;
+}
+
+/// Megatron-LM examples/mixtral/train_mixtral_8x7b_distributed.sh: micro-
+/// batch 1, global batch 256, bf16 activations and weights, fp32 gradients
+/// (the project's convention, docs/Memory.md).
+TrainingSpec mixtralTraining() {
+  TrainingSpec training;
+  training.globalBatch = 256;
+  training.microBatch = 1;
+  training.activationType = DataType::BF16;
+  training.weightType = DataType::BF16;
+  training.gradientType = DataType::F32;
+  return training;
+}
+
+/// TP 1, PP 4, EP 8 on 64 GPUs: dp = 64 / (1 * 4) = 16, ZeRO-1, sequence
+/// parallelism (a no-op at tp 1).
+MappingSpec mixtralMapping() {
+  MappingSpec mapping;
+  mapping.tp = 1;
+  mapping.pp = 4;
+  mapping.dp = 16;
+  mapping.world = 64;
+  mapping.ep = 8;
+  mapping.zeroStage = 1;
+  mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+  return mapping;
+}
+
+/// h 1,024, 16 heads of 64, f = expert_ffn_hidden 1,024 under SwiGLU, E 8,
+/// k 2, seq_length 512.
+ModelSpec smallMoe() {
+  ModelSpec model;
+  model.hidden = 1024;
+  model.heads = 16;
+  model.kvHeads = 16;
+  model.headDim = 64;
+  model.ffnHidden = 4096;
+  model.seqLength = 512;
+  model.maxPositions = 512;
+  model.vocab = 1024;
+  model.blocks = 4;
+  model.norm = NormKind::RMSNorm;
+  model.activation = ActivationKind::SwiGLU;
+  model.linearBias = LinearBias::None;
+  MixtureOfExperts moe;
+  moe.experts = 8;
+  moe.expertsPerToken = 2;
+  moe.expertFfnHidden = 1024;
+  model.moe = moe;
+  return model;
+}
+
+MappingSpec smallMapping(int64_t tp, int64_t dp, int64_t ep) {
+  MappingSpec mapping;
+  mapping.tp = tp;
+  mapping.dp = dp;
+  mapping.world = tp * dp;
+  mapping.ep = ep;
+  mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+  return mapping;
+}
+
+ExpertParallelShape shapeOf(const ModelSpec &model,
+                            const TrainingSpec &training,
+                            const MappingSpec &mapping) {
+  llvm::Expected<ExpertParallelShape> shape =
+      expertParallelShape(model, training, mapping);
+  if (!shape) {
+    ADD_FAILURE() << llvm::toString(shape.takeError());
+    return {};
+  }
+  return *shape;
+}
+
+std::vector<ExpertParallelTransfer> dispatchOf(const ModelSpec &model,
+                                               const TrainingSpec &training,
+                                               const MappingSpec &mapping) {
+  llvm::Expected<std::vector<ExpertParallelTransfer>> transfers =
+      expertParallelDispatch(model, training, mapping);
+  if (!transfers) {
+    ADD_FAILURE() << llvm::toString(transfers.takeError());
+    return {};
+  }
+  return *transfers;
+}
+
+/// The error message of a shape that must fail.
+std::string shapeError(const ModelSpec &model, const MappingSpec &mapping) {
+  llvm::Expected<ExpertParallelShape> shape =
+      expertParallelShape(model, mixtralTraining(), mapping);
+  if (shape)
+    return "";
+  return llvm::toString(shape.takeError());
+}
+
+std::vector<std::string>
+tensorsOf(const std::vector<ExpertParallelTransfer> &transfers, Phase phase) {
+  std::vector<std::string> tensors;
+  for (const ExpertParallelTransfer &transfer : transfers)
+    if (transfer.phase == phase)
+      tensors.push_back(transfer.tensor);
+  return tensors;
+}
+
+int64_t bytesOver(const std::vector<ExpertParallelTransfer> &transfers,
+                  Phase phase, CollectiveKind kind) {
+  int64_t bytes = 0;
+  for (const ExpertParallelTransfer &transfer : transfers)
+    if (transfer.phase == phase && transfer.collective == kind)
+      bytes += transfer.messageBytes;
+  return bytes;
+}
+
+} // namespace
+
+// docs/WorkAlgebra.md's worked example, per rank and MoE block: n_e = 8 / 8
+// = 1 expert, d_e = 16 / 8 = 2; its parameters 4,096 * 28,672 + 14,336 *
+// 4,096 = 117,440,512 + 58,720,256 = 176,160,768 (at ep = 1, 8 of them:
+// 1,409,286,144). T_l = 4,096 (tp 1), P_l = P_x = 2 * 4,096 = 8,192 pairs.
+// The probabilities in the experts: forward 8,192 * 14,336 = 117,440,512
+// multiplies plus 8,192 * 4,096 = 33,554,432 scatter-adds, 150,994,944;
+// backward 3 * 117,440,512 = 352,321,536.
+TEST(ExpertParallel, MixtralWorkedExampleShape) {
+  ExpertParallelShape shape =
+      shapeOf(mixtral(), mixtralTraining(), mixtralMapping());
+  EXPECT_EQ(shape.localExperts, 1);
+  EXPECT_EQ(shape.expertDataParallel, 2);
+  EXPECT_EQ(shape.expertParameters, 176'160'768);
+  EXPECT_EQ(shape.rankPairs, 8'192);
+  EXPECT_EQ(shape.processedPairs, 8'192);
+  EXPECT_EQ(shape.probabilityForwardOps, 150'994'944);
+  EXPECT_EQ(shape.probabilityBackwardOps, 352'321'536);
+
+  MappingSpec unsplit = mixtralMapping();
+  unsplit.ep = 1;
+  ExpertParallelShape whole = shapeOf(mixtral(), mixtralTraining(), unsplit);
+  EXPECT_EQ(whole.localExperts, 8);
+  EXPECT_EQ(whole.expertDataParallel, 16);
+  EXPECT_EQ(whole.expertParameters, 1'409'286'144);
+  // The experts process today's pairs, whatever ep.
+  EXPECT_EQ(whole.processedPairs, shape.processedPairs);
+}
+
+// The stage figures of the worked example from the shape and today's
+// per-block count: dense parameters per block = the ep = 1 block
+// (blockParametersPerRank) less its 8 experts: q and o 2 * 4,096^2 =
+// 33,554,432, k and v 2 * 4,096 * 1,024 = 8,388,608, two norms 8,192, the
+// router 4,096 * 8 = 32,768, 41,984,000. A middle stage holds 32 / 4 = 8
+// blocks: dense 335,872,000, experts 8 * 176,160,768 = 1,409,286,144.
+// ZeRO-1 optimizer state (12 bytes per parameter) sharded over the block's
+// groups: 12 * 335,872,000 / 16 + 12 * 1,409,286,144 / 2 = 251,904,000 +
+// 8,455,716,864 = 8,707,620,864 bytes. Gradient reduction (fp32): dense
+// 4 * 335,872,000 = 1,343,488,000 bytes over dp = 16, experts
+// 4 * 1,409,286,144 = 5,637,144,576 bytes over d_e = 2.
+TEST(ExpertParallel, MixtralWorkedExampleStage) {
+  MappingSpec unsplit = mixtralMapping();
+  unsplit.ep = 1;
+  llvm::Expected<int64_t> block = blockParametersPerRank(mixtral(), unsplit);
+  ASSERT_TRUE(bool(block)) << llvm::toString(block.takeError());
+  ExpertParallelShape whole = shapeOf(mixtral(), mixtralTraining(), unsplit);
+  int64_t dense = *block - whole.expertParameters;
+  EXPECT_EQ(dense, 41'984'000);
+
+  ExpertParallelShape shape =
+      shapeOf(mixtral(), mixtralTraining(), mixtralMapping());
+  int64_t blocksPerStage = mixtral().blocks / mixtralMapping().pp;
+  int64_t stageDense = blocksPerStage * dense;
+  int64_t stageExperts = blocksPerStage * shape.expertParameters;
+  EXPECT_EQ(stageDense, 335'872'000);
+  EXPECT_EQ(stageExperts, 1'409'286'144);
+  EXPECT_EQ(2 * (stageDense + stageExperts), 3'490'316'288);
+  EXPECT_EQ(12 * stageDense / mixtralMapping().dp +
+                12 * stageExperts / shape.expertDataParallel,
+            8'707'620'864);
+  EXPECT_EQ(4 * stageDense, 1'343'488'000);
+  EXPECT_EQ(4 * stageExperts, 5'637'144'576);
+}
+
+// The dispatcher of the worked example at tp 1, per MoE block and
+// micro-batch: the counts all-gather over ep x tp = 8 ranks of E = 8 int64
+// each, 8 * 8 * 8 = 512 bytes (448 sent); M_tok = 8,192 * 4,096 * 2 =
+// 67,108,864 bytes, chunks of 8,388,608 to each of 8 ranks, 7 * 8,388,608 =
+// 58,720,256 sent; M_prob = 8,192 * 2 = 16,384. All-to-alls forward
+// 2 * 67,108,864 + 16,384 = 134,234,112 bytes, backward the same; per
+// stage of 8 MoE blocks 1,073,872,896 each way. No TP collective at tp 1,
+// no recommunication without full recompute.
+TEST(ExpertParallel, MixtralWorkedExampleDispatch) {
+  std::vector<ExpertParallelTransfer> transfers =
+      dispatchOf(mixtral(), mixtralTraining(), mixtralMapping());
+  EXPECT_EQ(tensorsOf(transfers, Phase::Forward),
+            (std::vector<std::string>{"tokens_per_expert", "permuted_tokens",
+                                      "permuted_probs", "combined_tokens"}));
+  EXPECT_EQ(tensorsOf(transfers, Phase::ActivationGrad),
+            (std::vector<std::string>{"d_combined_tokens", "d_permuted_tokens",
+                                      "d_permuted_probs"}));
+  EXPECT_TRUE(tensorsOf(transfers, Phase::Recommunication).empty());
+  ASSERT_EQ(transfers.size(), 7u);
+  const ExpertParallelTransfer &counts = transfers[0];
+  EXPECT_EQ(counts.collective, CollectiveKind::AllGather);
+  EXPECT_EQ(counts.axes, (std::vector<std::string>{"ep", "tp"}));
+  EXPECT_EQ(counts.participants, 8);
+  EXPECT_EQ(counts.messageBytes, 512);
+  EXPECT_EQ(counts.sentBytes, 448);
+  const ExpertParallelTransfer &tokens = transfers[1];
+  EXPECT_EQ(tokens.collective, CollectiveKind::AllToAll);
+  EXPECT_EQ(tokens.axes, std::vector<std::string>{"ep"});
+  EXPECT_EQ(tokens.participants, 8);
+  EXPECT_EQ(tokens.messageBytes, 67'108'864);
+  EXPECT_EQ(tokens.sentBytes, 58'720'256);
+  EXPECT_EQ(tokens.ops, 0);
+  EXPECT_EQ(transfers[2].messageBytes, 16'384);
+  EXPECT_EQ(transfers[3].messageBytes, 67'108'864);
+  int64_t forward =
+      bytesOver(transfers, Phase::Forward, CollectiveKind::AllToAll);
+  int64_t backward =
+      bytesOver(transfers, Phase::ActivationGrad, CollectiveKind::AllToAll);
+  EXPECT_EQ(forward, 134'234'112);
+  EXPECT_EQ(backward, 134'234'112);
+  EXPECT_EQ(8 * forward, 1'073'872'896);
+}
+
+// tp 2 under sequence parallelism, ep 2, dp 4 on the small model: T = 512,
+// T_l = 256, P_l = 2 * 256 = 512, P_x = 2 * 512 = 1,024 (today's k T).
+// n_e = 4 experts of 1,024 * (2,048 / 2 + 1,024 / 2) = 1,572,864 parameters
+// per rank, 6,291,456. Probabilities: f_t = 512; forward 1,024 * 512 +
+// 512 * 1,024 = 1,048,576, backward 3 * 524,288 = 1,572,864. Messages (bf16):
+// counts 2 * 2 * 8 * 8 = 256; M_tok = 512 * 1,024 * 2 = 1,048,576, M_prob =
+// 1,024; the TP all-gathers k T h a = 2,097,152 and k T a = 2,048; the
+// reduce-scatter of the expert outputs 2,097,152 (1,048,576 sent, one add
+// per element of the shard: 1,048,576 / 2 = 524,288 = P_l h ops). Backward:
+// the combine's all-to-all, the all-gather of the output gradient, the
+// reduce-scatters of the token (524,288 ops) and probability (2,048 / 2 / 2
+// = 512 ops) gradients, the dispatch's two all-to-alls.
+TEST(ExpertParallel, TensorParallelSequenceParallelDispatch) {
+  TrainingSpec training = mixtralTraining();
+  MappingSpec mapping = smallMapping(/*tp=*/2, /*dp=*/4, /*ep=*/2);
+  ExpertParallelShape shape = shapeOf(smallMoe(), training, mapping);
+  EXPECT_EQ(shape.localExperts, 4);
+  EXPECT_EQ(shape.expertDataParallel, 2);
+  EXPECT_EQ(shape.expertParameters, 6'291'456);
+  EXPECT_EQ(shape.rankPairs, 512);
+  EXPECT_EQ(shape.processedPairs, 1'024);
+  EXPECT_EQ(shape.probabilityForwardOps, 1'048'576);
+  EXPECT_EQ(shape.probabilityBackwardOps, 1'572'864);
+
+  std::vector<ExpertParallelTransfer> transfers =
+      dispatchOf(smallMoe(), training, mapping);
+  ASSERT_EQ(transfers.size(), 13u);
+  std::vector<std::string> forward{"tokens_per_expert", "permuted_tokens",
+                                   "permuted_probs",    "global_input_tokens",
+                                   "global_probs",      "expert_output",
+                                   "combined_tokens"};
+  EXPECT_EQ(tensorsOf(transfers, Phase::Forward), forward);
+  EXPECT_EQ(tensorsOf(transfers, Phase::ActivationGrad),
+            (std::vector<std::string>{
+                "d_combined_tokens", "d_expert_output", "d_global_input_tokens",
+                "d_global_probs", "d_permuted_tokens", "d_permuted_probs"}));
+  std::vector<int64_t> forwardBytes{256,   1'048'576, 1'024,    2'097'152,
+                                    2'048, 2'097'152, 1'048'576};
+  std::vector<int64_t> backwardBytes{1'048'576, 2'097'152, 2'097'152,
+                                     2'048,     1'048'576, 1'024};
+  std::vector<int64_t> backwardOps{0, 0, 524'288, 512, 0, 0};
+  for (size_t i = 0; i < forwardBytes.size(); ++i)
+    EXPECT_EQ(transfers[i].messageBytes, forwardBytes[i])
+        << transfers[i].tensor;
+  for (size_t i = 0; i < backwardBytes.size(); ++i) {
+    const ExpertParallelTransfer &transfer = transfers[forward.size() + i];
+    EXPECT_EQ(transfer.messageBytes, backwardBytes[i]) << transfer.tensor;
+    EXPECT_EQ(transfer.ops, backwardOps[i]) << transfer.tensor;
+  }
+  const ExpertParallelTransfer &reduction = transfers[5];
+  EXPECT_EQ(reduction.collective, CollectiveKind::ReduceScatter);
+  EXPECT_EQ(reduction.axes, std::vector<std::string>{"tp"});
+  EXPECT_EQ(reduction.participants, 2);
+  EXPECT_EQ(reduction.sentBytes, 1'048'576);
+  EXPECT_EQ(reduction.ops, 524'288);
+  EXPECT_EQ(transfers[0].axes, (std::vector<std::string>{"ep", "tp"}));
+  EXPECT_EQ(transfers[0].participants, 4);
+}
+
+// Full recompute reruns the block's whole forward, its seven collectives
+// again as recommunication (13 + 7 = 20); selective recompute none.
+TEST(ExpertParallel, FullRecomputeRecommunicatesTheForward) {
+  MappingSpec mapping = smallMapping(2, 4, 2);
+  mapping.recompute = RecomputePolicy::Full;
+  std::vector<ExpertParallelTransfer> full =
+      dispatchOf(smallMoe(), mixtralTraining(), mapping);
+  EXPECT_EQ(full.size(), 20u);
+  EXPECT_EQ(tensorsOf(full, Phase::Recommunication),
+            tensorsOf(full, Phase::Forward));
+  mapping.recompute = RecomputePolicy::Selective;
+  EXPECT_EQ(dispatchOf(smallMoe(), mixtralTraining(), mapping).size(), 13u);
+}
+
+// Under a capacity factor of 50% (tp 1, T = 512): one router call of
+// 2 * 512 = 1,024 pairs, capacity ceil(50 * 1,024 / (100 * 8)) = 64 per
+// expert against a load of 128: P_l = 8 * 64 = 512 kept pairs, M_tok =
+// 512 * 1,024 * 2 = 1,048,576 bytes. At ep = 1 the shape is today's and
+// there is no all-to-all.
+TEST(ExpertParallel, CapacityDropsShrinkTheMessages) {
+  ModelSpec model = smallMoe();
+  model.moe->capacityFactorPercent = 50;
+  MappingSpec mapping = smallMapping(1, 2, 2);
+  ExpertParallelShape shape = shapeOf(model, mixtralTraining(), mapping);
+  EXPECT_EQ(shape.rankPairs, 512);
+  EXPECT_EQ(shape.processedPairs, 512);
+  std::vector<ExpertParallelTransfer> transfers =
+      dispatchOf(model, mixtralTraining(), mapping);
+  ASSERT_EQ(transfers.size(), 7u);
+  EXPECT_EQ(transfers[1].messageBytes, 1'048'576);
+  EXPECT_TRUE(
+      dispatchOf(model, mixtralTraining(), smallMapping(1, 2, 1)).empty());
+}
+
+// Every precondition names its rule.
+TEST(ExpertParallel, PreconditionsNameTheirRules) {
+  ModelSpec dense = smallMoe();
+  dense.moe.reset();
+  EXPECT_NE(shapeError(dense, smallMapping(1, 2, 2)).find("expert_parallel_c2"),
+            std::string::npos);
+  EXPECT_NE(shapeError(smallMoe(), smallMapping(1, 2, 4))
+                .find("[expert_parallel_c1] dp = 2 is not divisible by ep = 4"),
+            std::string::npos);
+  ModelSpec sixExperts = smallMoe();
+  sixExperts.moe->experts = 6;
+  EXPECT_NE(shapeError(sixExperts, smallMapping(1, 4, 4))
+                .find("[expert_parallel_c3] experts = 6"),
+            std::string::npos);
+  MappingSpec contextParallel = smallMapping(1, 2, 2);
+  contextParallel.cp = 2;
+  EXPECT_NE(shapeError(smallMoe(), contextParallel)
+                .find("[expert_parallel_c5] cp = 2 with ep = 2"),
+            std::string::npos);
+  MappingSpec allReduce = smallMapping(2, 2, 2);
+  allReduce.tpComm = TPCommMode::AllReduce;
+  EXPECT_NE(shapeError(smallMoe(), allReduce).find("[decoder_moe_c2]"),
+            std::string::npos);
+  // E = 6 over ep = 3 (dp 3): P_l = 2 * 512 = 1,024 pairs, 1,024 = 3 * 341
+  // + 1, not divisible (the all-to-all's chunks would differ).
+  EXPECT_NE(shapeError(sixExperts, smallMapping(1, 3, 3))
+                .find("[expert_parallel_c7] the rank's kept token-expert "
+                      "pairs P_l = 1024 are not divisible by ep = 3"),
+            std::string::npos);
+}
