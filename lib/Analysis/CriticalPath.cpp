@@ -582,6 +582,7 @@ StepCoster::workSeconds(const estimate::EstimateTask &task, size_t groupSize) {
               collective ? collective->messageBytes : -1,
               task.meshAxis,
               workload::flattenGemms(task.gemms),
+              static_cast<int>(task.gemmCover),
               groupSize};
   auto known = works.find(key);
   if (known != works.end())

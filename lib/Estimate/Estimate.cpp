@@ -16,6 +16,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
+
 using namespace blueprint;
 using namespace blueprint::estimate;
 using workload::Cadence;
@@ -33,12 +35,25 @@ double estimate::rooflineComputeSeconds(int64_t ops, double peakOpsPerSecond,
   return static_cast<double>(ops) / (peakOpsPerSecond * efficiency);
 }
 
+double estimate::l2ReuseFraction(const GemmTile &tile, int64_t elementBytes,
+                                 double l2ReadBytesPerSecond,
+                                 double peakOpsPerSecond) {
+  double tileM = static_cast<double>(tile.tileM);
+  double tileN = static_cast<double>(tile.tileN);
+  double fedOpsPerSecond =
+      l2ReadBytesPerSecond * 2 * tileM * tileN /
+      ((tileM + tileN) * static_cast<double>(elementBytes));
+  return std::min(1.0, fedOpsPerSecond / peakOpsPerSecond);
+}
+
 llvm::Expected<TileQuantization>
 estimate::tileQuantization(const workload::MatmulShape &gemm, int64_t smCount,
-                           int64_t tileM, int64_t tileN, double sustained) {
+                           int64_t tileM, int64_t tileN, double sustained,
+                           double reuseFraction) {
   TileQuantization result;
   result.tile = {tileM, tileN};
-  result.efficiency = sustained;
+  result.reuseFraction = reuseFraction;
+  result.efficiency = sustained * reuseFraction;
   if (gemm.m == 0 || gemm.n == 0)
     return result;
   auto ceilDiv = [](int64_t a, int64_t b) { return a / b + (a % b != 0); };
@@ -59,20 +74,26 @@ estimate::tileQuantization(const workload::MatmulShape &gemm, int64_t smCount,
   result.waveFraction =
       static_cast<double>(result.tiles) /
       (static_cast<double>(result.waves) * static_cast<double>(smCount));
-  result.efficiency = sustained * result.tileFraction * result.waveFraction;
+  result.efficiency =
+      sustained * reuseFraction * result.tileFraction * result.waveFraction;
   return result;
 }
 
 llvm::Expected<TileQuantization>
-estimate::selectTile(const workload::MatmulShape &gemm,
-                     const TileModel &model) {
+estimate::selectTile(const workload::MatmulShape &gemm, const TileModel &model,
+                     int64_t elementBytes, double peakOpsPerSecond) {
   std::optional<TileQuantization> best;
   int64_t bestPaddedSlots = 0;
   for (size_t i = 0; i < model.tiles.size(); ++i) {
     const GemmTile &tile = model.tiles[i];
+    double reuse =
+        model.l2ReadBandwidth
+            ? l2ReuseFraction(tile, elementBytes, model.l2ReadBandwidth->value,
+                              peakOpsPerSecond)
+            : 1.0;
     llvm::Expected<TileQuantization> quantized =
         tileQuantization(gemm, model.smCount.value, tile.tileM, tile.tileN,
-                         model.sustained.value);
+                         model.sustained.value, reuse);
     if (!quantized)
       return quantized.takeError();
     quantized->tileIndex = i;
@@ -84,7 +105,14 @@ estimate::selectTile(const workload::MatmulShape &gemm,
                       "the GEMM's waves times the tile area");
     if (guard.failed())
       return guard.error("tile model");
-    if (!best || paddedSlots < bestPaddedSlots) {
+    // Efficiency is proportional to reuse / paddedSlots: compared exactly
+    // between equal reuse fractions, in double otherwise.
+    bool better = !best || (reuse == best->reuseFraction
+                                ? paddedSlots < bestPaddedSlots
+                                : reuse * static_cast<double>(bestPaddedSlots) >
+                                      best->reuseFraction *
+                                          static_cast<double>(paddedSlots));
+    if (better) {
       best = *quantized;
       bestPaddedSlots = paddedSlots;
     }
@@ -174,12 +202,12 @@ EstimateInput estimate::makeEstimateInput(workload::DataType computeType,
 }
 
 bool EstimateTask::operator==(const EstimateTask &other) const {
-  return std::tie(primitive, phase, engine, ops, gemms, readBytes, writeBytes,
-                  collective, cadence, meshAxis, innerMeshAxes) ==
+  return std::tie(primitive, phase, engine, ops, gemms, gemmCover, readBytes,
+                  writeBytes, collective, cadence, meshAxis, innerMeshAxes) ==
          std::tie(other.primitive, other.phase, other.engine, other.ops,
-                  other.gemms, other.readBytes, other.writeBytes,
-                  other.collective, other.cadence, other.meshAxis,
-                  other.innerMeshAxes);
+                  other.gemms, other.gemmCover, other.readBytes,
+                  other.writeBytes, other.collective, other.cadence,
+                  other.meshAxis, other.innerMeshAxes);
 }
 
 EstimateTask estimate::makeEstimateTask(const workload::InvocationFigures &figures,
@@ -191,6 +219,7 @@ EstimateTask estimate::makeEstimateTask(const workload::InvocationFigures &figur
   task.engine = figures.engine;
   task.ops = figures.ops;
   task.gemms.assign(figures.gemms.begin(), figures.gemms.end());
+  task.gemmCover = figures.gemmCover;
   task.readBytes = figures.readBytes;
   task.writeBytes = figures.writeBytes;
   task.collective = figures.collective;
@@ -575,7 +604,7 @@ private:
       result.terms.push_back(memoryTerm(result, movedBytes));
     } else {
       llvm::Expected<TimeTerm> compute =
-          computeTerm(where, task.engine, task.ops, task.gemms);
+          computeTerm(where, task.engine, task.ops, task.gemms, task.gemmCover);
       if (!compute)
         return compute.takeError();
       result.terms.push_back(std::move(*compute));
@@ -598,14 +627,15 @@ private:
   /// own efficiency.
   llvm::Expected<TimeTerm>
   computeTerm(TaskName where, Engine engine, int64_t ops,
-              llvm::ArrayRef<workload::MatmulShape> gemms = {}) {
+              llvm::ArrayRef<workload::MatmulShape> gemms = {},
+              workload::GemmCover cover = workload::GemmCover::AllOps) {
     Capability capability = capabilityOf(engine);
     const ComputeRate *rate = profile.rate(capability, input.computeType);
     if (!rate)
       return failure(where() + ": profile '" + profile.name + "' declares no " +
                      computeField(capability, input.computeType) + " rate");
     if (rate->efficiency && rate->efficiency->tileModel)
-      return tileModelTerm(where, *rate, ops, gemms);
+      return tileModelTerm(where, *rate, ops, gemms, cover);
     TimeTerm term;
     term.resource = BindingResource::Compute;
     term.seconds = rooflineComputeSeconds(
@@ -631,21 +661,23 @@ private:
 
   /// The compute term of a matmul under `rate`'s tile model: the sum over
   /// its GEMMs of 2 batch M N K / (peak * tileQuantization(...).efficiency),
-  /// plus the operations beyond its GEMMs (a fused kernel's vector work,
-  /// pplan_task_c9) / (peak * sustained), the provenance showing each
-  /// GEMM's formula with its values.
+  /// plus, for a fused kernel (`cover` AtMostOps), the operations beyond its
+  /// GEMMs (its vector work, pplan_task_c9) / (peak * sustained), the
+  /// provenance showing each GEMM's formula with its values.
   llvm::Expected<TimeTerm>
   tileModelTerm(TaskName where, const ComputeRate &rate, int64_t ops,
-                llvm::ArrayRef<workload::MatmulShape> gemms) {
+                llvm::ArrayRef<workload::MatmulShape> gemms,
+                workload::GemmCover cover) {
     const TileModel &model = *rate.efficiency->tileModel;
     std::string field = computeField(Capability::Matmul, input.computeType);
-    // The facts are the IR's or the derivation's, which hold every task but
-    // a fused kernel to ops = the GEMMs' sum (pplan_task_c9); the estimate
-    // costs whatever they say.
-    if (std::optional<std::string> violation = workload::matmulShapeViolation(
-            Engine::Matmul, ops, gemms, workload::GemmCover::AtMostOps))
+    // The rule the verifier holds the IR to and the derivation holds its
+    // invocations to: only a fused kernel's GEMMs may make fewer than its
+    // ops, so no other task's ops escape the tile model.
+    if (std::optional<std::string> violation =
+            workload::matmulShapeViolation(Engine::Matmul, ops, gemms, cover))
       return failure(where() + ": " + field +
-                     ".efficiency.tile_model needs the shape of every GEMM: " +
+                     ".efficiency.tile_model needs the shape of every GEMM "
+                     "(dist_task_c2, pplan_task_c9): " +
                      *violation);
     double peak = rate.peakOpsPerSecond.value;
     TimeTerm term;
@@ -653,7 +685,8 @@ private:
     std::vector<std::string> parts;
     int64_t otherOps = ops;
     for (const workload::MatmulShape &gemm : gemms) {
-      llvm::Expected<TileQuantization> quantized = selectTile(gemm, model);
+      llvm::Expected<TileQuantization> quantized =
+          selectTile(gemm, model, workload::bytesOf(input.computeType), peak);
       if (!quantized)
         return failure(where() + ": " + llvm::toString(quantized.takeError()));
       // Fits: matmulShapeViolation summed these products with checks.
@@ -687,6 +720,9 @@ private:
     use(tileField + ".sm_count", model.smCount.value, model.smCount.source);
     use(tileField + ".sustained", model.sustained.value,
         model.sustained.source);
+    if (model.l2ReadBandwidth)
+      use(tileField + ".l2_read_bandwidth_bytes_per_second",
+          model.l2ReadBandwidth->value, model.l2ReadBandwidth->source);
     term.provenance = "ops " + std::to_string(ops) + " = " +
                       llvm::join(parts, " + ") + ", each / (" + field +
                       ".peak_ops_per_second " + formatNumber(peak) +
@@ -695,8 +731,9 @@ private:
   }
 
   /// "gemm [batch, M, N, K] ops X with tiles[i] tm x tn at sustained s *
-  /// tile (M*N)/(Mt*Nt) t * wave T/(W*sm) w = e": one GEMM's chosen tile
-  /// and tile-model factors with their values.
+  /// [l2 reuse r *] tile (M*N)/(Mt*Nt) t * wave T/(W*sm) w = e": one GEMM's
+  /// chosen tile and tile-model factors with their values (the reuse factor
+  /// when the model declares an L2 bandwidth).
   static std::string explainGemm(const workload::MatmulShape &gemm,
                                  int64_t gemmOps,
                                  const TileQuantization &quantized,
@@ -710,9 +747,12 @@ private:
            " with tiles[" + std::to_string(quantized.tileIndex) + "] " +
            std::to_string(quantized.tile.tileM) + "x" +
            std::to_string(quantized.tile.tileN) + " at sustained " +
-           formatNumber(model.sustained.value) + " * tile (" +
-           std::to_string(gemm.m) + "*" + std::to_string(gemm.n) + ")/(" +
-           ceilTo(gemm.m, quantized.tile.tileM) + "*" +
+           formatNumber(model.sustained.value) +
+           (model.l2ReadBandwidth
+                ? " * l2 reuse " + formatNumber(quantized.reuseFraction)
+                : std::string()) +
+           " * tile (" + std::to_string(gemm.m) + "*" + std::to_string(gemm.n) +
+           ")/(" + ceilTo(gemm.m, quantized.tile.tileM) + "*" +
            ceilTo(gemm.n, quantized.tile.tileN) + ") " +
            formatNumber(quantized.tileFraction) + " * wave " +
            std::to_string(quantized.tiles) + "/(" +

@@ -318,10 +318,13 @@ public:
   /// {"value", "source"}: a positive SM count (profile_positive), a
   /// non-empty list of [tile_m, tile_n] pairs (profile_tile_list) of
   /// positive integers (profile_positive) and a sustained fraction in
-  /// (0, 1] (profile_efficiency_range).
+  /// (0, 1] (profile_efficiency_range); optionally
+  /// "l2_read_bandwidth_bytes_per_second", positive (profile_positive).
   TileModel tileModel(const llvm::json::Object &object,
                       const std::string &path) {
-    rejectUnknownFields(object, path, {"sm_count", "tiles", "sustained"});
+    rejectUnknownFields(object, path,
+                        {"sm_count", "tiles", "sustained",
+                         "l2_read_bandwidth_bytes_per_second"});
     TileModel model;
     model.smCount = sourcedCount(object, "sm_count", path);
     tileList(object, path + ".tiles", model);
@@ -331,6 +334,9 @@ public:
             "a sustained fraction must be in (0, 1], got " +
                 printed(llvm::json::Value(model.sustained.value)),
             rule::kEfficiencyRange);
+    if (object.get("l2_read_bandwidth_bytes_per_second"))
+      model.l2ReadBandwidth =
+          sourcedNumber(object, "l2_read_bandwidth_bytes_per_second", path);
     return model;
   }
 

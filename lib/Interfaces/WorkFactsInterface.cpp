@@ -44,11 +44,11 @@ blueprint::figuresOf(WorkFactsOpInterface op) {
         "'" + figures.primitive.str() +
             "': gemm lists four extents [batch, M, N, K] per GEMM");
   figures.gemms.assign(gemms->begin(), gemms->end());
+  figures.gemmCover = op.getGemmCover();
   return figures;
 }
 
-std::optional<std::string> blueprint::gemmViolation(WorkFactsOpInterface op,
-                                                    workload::GemmCover cover) {
+std::optional<std::string> blueprint::gemmViolation(WorkFactsOpInterface op) {
   llvm::ArrayRef<int64_t> extents = op.getGemmExtents();
   if (extents.empty())
     return std::nullopt;
@@ -58,7 +58,7 @@ std::optional<std::string> blueprint::gemmViolation(WorkFactsOpInterface op,
     return "gemm lists four extents [batch, M, N, K] per GEMM, got " +
            std::to_string(extents.size());
   return workload::matmulShapeViolation(op.getWorkEngine(), op.getOps(), *gemms,
-                                        cover);
+                                        op.getGemmCover());
 }
 
 llvm::Expected<workload::InvocationFigures>
@@ -97,5 +97,6 @@ blueprint::toInvocation(WorkFactsOpInterface op) {
         "'" + invocation.primitive +
             "': gemm lists four extents [batch, M, N, K] per GEMM");
   invocation.gemms = std::move(*gemms);
+  invocation.gemmCover = op.getGemmCover();
   return invocation;
 }

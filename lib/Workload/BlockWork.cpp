@@ -56,7 +56,7 @@ bool blueprint::workload::operator==(const Invocation &lhs,
          lhs.reads == rhs.reads && lhs.writes == rhs.writes &&
          lhs.stashBytes == rhs.stashBytes && lhs.stashed == rhs.stashed &&
          lhs.collective == rhs.collective && lhs.gemms == rhs.gemms &&
-         lhs.cause == rhs.cause;
+         lhs.gemmCover == rhs.gemmCover && lhs.cause == rhs.cause;
 }
 
 std::optional<std::string>
@@ -141,6 +141,7 @@ blueprint::workload::figuresOf(const Invocation &invocation) {
   figures.stashBytes = invocation.stashBytes;
   figures.collective = invocation.collective;
   figures.gemms.assign(invocation.gemms.begin(), invocation.gemms.end());
+  figures.gemmCover = invocation.gemmCover;
   OverflowGuard guard;
   llvm::StringRef phase = stringifyEnum(invocation.phase);
   figures.readBytes =

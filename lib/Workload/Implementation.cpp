@@ -208,6 +208,8 @@ workload::fuseFlashAttention(llvm::ArrayRef<Invocation> tasks,
     fused.primitive = kFlashAttention.str();
     fused.phase = phase;
     fused.engine = Engine::Matmul;
+    // Its ops also count the softmax and dropout between its GEMMs.
+    fused.gemmCover = GemmCover::AtMostOps;
     fused.cause = causeOf(Implementation::FlashAttention).str();
     bool stashedScores = false;
     for (size_t index : members) {

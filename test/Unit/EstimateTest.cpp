@@ -1216,7 +1216,8 @@ TEST(TileModel, SelectTileHandComputed) {
   // (1 * 108 * 4096) = 0.8 / 9 = 0.0888..., against 0.8 * 8*6144 / (108 *
   // 256*128) = 0.8 / 72 = 0.0111... with 256 x 128 alone.
   TileModel model = sm80TileModel(0.8);
-  TileQuantization decode = valueOrFail(selectTile({1, 8, 6144, 12288}, model));
+  TileQuantization decode =
+      valueOrFail(selectTile({1, 8, 6144, 12288}, model, 2, 3.12e14));
   EXPECT_EQ(decode.tileIndex, 7u);
   EXPECT_EQ(decode.tile.tileM, 64);
   EXPECT_EQ(decode.tile.tileN, 64);
@@ -1232,7 +1233,7 @@ TEST(TileModel, SelectTileHandComputed) {
   // 155648, is a three-way tie that goes to the first of them, 128 x 64
   // (tiles[5]): efficiency 0.8 * 2048/(19*108) = 0.8 * 2048/2052.
   TileQuantization square =
-      valueOrFail(selectTile({1, 4096, 4096, 4096}, model));
+      valueOrFail(selectTile({1, 4096, 4096, 4096}, model, 2, 3.12e14));
   EXPECT_EQ(square.tileIndex, 5u);
   EXPECT_EQ(square.tile.tileM, 128);
   EXPECT_EQ(square.tile.tileN, 64);
@@ -1240,9 +1241,72 @@ TEST(TileModel, SelectTileHandComputed) {
   EXPECT_DOUBLE_EQ(square.efficiency, 0.8 * 2048.0 / 2052.0);
 
   // An empty output quantizes alike under every tile: the first.
-  TileQuantization empty = valueOrFail(selectTile({4, 0, 128, 64}, model));
+  TileQuantization empty =
+      valueOrFail(selectTile({4, 0, 128, 64}, model, 2, 3.12e14));
   EXPECT_EQ(empty.tileIndex, 0u);
   EXPECT_DOUBLE_EQ(empty.efficiency, 0.8);
+}
+
+/// A tile's L2 reuse bound on the A100's figures (docs/Estimate.md, "Tile
+/// model"): l2 = 5120 bytes/clk * 1.41e9 = 7.2192e12 bytes/s, bf16 (2-byte)
+/// operands, peak 3.12e14.
+TEST(TileModel, L2ReuseHandComputed) {
+  const double l2 = 5120 * 1.41e9;
+  // 64 x 64: 2*64*64 / ((64+64)*2) = 8192/256 = 32 ops per byte;
+  // 7.2192e12 * 32 = 2.310144e14 < 3.12e14: reuse 2.310144/3.12 =
+  // 0.740430769...
+  EXPECT_NEAR(l2ReuseFraction({64, 64}, 2, l2, 3.12e14), 2.310144 / 3.12,
+              1e-12);
+  // 128 x 64: 16384/384 = 42.67 ops per byte, 7.2192e12 * 16384/384 =
+  // 3.08019e14: reuse 0.987241...
+  EXPECT_NEAR(l2ReuseFraction({128, 64}, 2, l2, 3.12e14),
+              7.2192e12 * 16384.0 / 384.0 / 3.12e14, 1e-12);
+  EXPECT_LT(l2ReuseFraction({128, 64}, 2, l2, 3.12e14), 0.9873);
+  EXPECT_GT(l2ReuseFraction({128, 64}, 2, l2, 3.12e14), 0.9872);
+  // 128 x 128: 32768/512 = 64 ops per byte, 4.620288e14 > peak: reuse 1.
+  EXPECT_DOUBLE_EQ(l2ReuseFraction({128, 128}, 2, l2, 3.12e14), 1.0);
+  // 1-byte operands double the ops per byte: 64 x 64 at 64, reuse 1.
+  EXPECT_DOUBLE_EQ(l2ReuseFraction({64, 64}, 1, l2, 3.12e14), 1.0);
+
+  // The choice. [1, 1024, 1024, K] on 108 SMs, waves * area and reuse per
+  // tile: 256x128 and 128x256 32 tiles, 1 wave, 32768, reuse 1; 256x64,
+  // 64x256 and 128x128 64 tiles, 1 wave, 16384, reuse 1; 128x64 and
+  // 64x128 128 tiles, 2 waves, 16384, reuse 0.987; 64x64 256 tiles, 3
+  // waves, 12288, reuse 0.740. Without the bound 64 x 64 (tiles[7]) wins,
+  // efficiency 0.8 * 1024*1024 / (3 * 108 * 4096) = 0.8 * 256/324 =
+  // 0.632099; with it 0.8 * 0.740431 * 256/324 = 0.468025 loses to
+  // 256 x 64 (tiles[2], first of the three at 16384 and reuse 1):
+  // 0.8 * 1024*1024 / (108 * 16384) = 0.8 * 64/108 = 0.474074.
+  TileModel model = sm80TileModel(0.8);
+  TileQuantization unbounded =
+      valueOrFail(selectTile({1, 1024, 1024, 4096}, model, 2, 3.12e14));
+  EXPECT_EQ(unbounded.tileIndex, 7u);
+  EXPECT_DOUBLE_EQ(unbounded.efficiency, 0.8 * 256.0 / 324.0);
+  model.l2ReadBandwidth = SourcedNumber{l2, "whitepaper"};
+  TileQuantization bounded =
+      valueOrFail(selectTile({1, 1024, 1024, 4096}, model, 2, 3.12e14));
+  EXPECT_EQ(bounded.tileIndex, 2u);
+  EXPECT_EQ(bounded.tiles, 64);
+  EXPECT_EQ(bounded.waves, 1);
+  EXPECT_DOUBLE_EQ(bounded.reuseFraction, 1.0);
+  EXPECT_DOUBLE_EQ(bounded.efficiency, 0.8 * 64.0 / 108.0);
+
+  // The decode fc1 [1, 8, 6144, 12288] keeps 64 x 64: 0.740431 / 4096 per
+  // slot beats 64 x 128's 0.987241 / 8192 (48 tiles, one wave);
+  // efficiency 0.8 * 0.740431 / 9 = 0.0658161.
+  TileQuantization decode =
+      valueOrFail(selectTile({1, 8, 6144, 12288}, model, 2, 3.12e14));
+  EXPECT_EQ(decode.tileIndex, 7u);
+  EXPECT_NEAR(decode.efficiency, 0.8 * (2.310144 / 3.12) / 9.0, 1e-12);
+  // M = N = 4096: the three-way tie at 155648 slots breaks on reuse, and
+  // 128 x 64 (tiles[5], reuse 0.987241: 0.987241/155648 = 6.343e-6) still
+  // beats 256 x 128 (1/163840 = 6.104e-6): 0.8 * 0.987241 * 2048/2052.
+  TileQuantization square =
+      valueOrFail(selectTile({1, 4096, 4096, 4096}, model, 2, 3.12e14));
+  EXPECT_EQ(square.tileIndex, 5u);
+  EXPECT_NEAR(square.efficiency,
+              0.8 * (7.2192e12 * 16384.0 / 384.0 / 3.12e14) * 2048.0 / 2052.0,
+              1e-12);
 }
 
 /// The hand profile with its bf16 matmul rate under a tile model of 4 SMs,
@@ -1323,8 +1387,8 @@ TEST(TileModel, ComputeTermSumsTheGemmsHandComputed) {
   std::string missing =
       errorOf(estimateWork(bare, profile, bindTensorParallel("fast")));
   EXPECT_NE(missing.find("compute.matmul.bf16.efficiency.tile_model needs the "
-                         "shape of every GEMM: matmul work carries the shape "
-                         "of its GEMMs"),
+                         "shape of every GEMM (dist_task_c2, pplan_task_c9): "
+                         "matmul work carries the shape of its GEMMs"),
             std::string::npos)
       << missing;
   // [1, 4, 4, 32]: 2*4*4*32 = 1024 > 544.
@@ -1333,10 +1397,23 @@ TEST(TileModel, ComputeTermSumsTheGemmsHandComputed) {
   addTask(wrong, shapeless);
   std::string mismatch =
       errorOf(estimateWork(wrong, profile, bindTensorParallel("fast")));
-  EXPECT_NE(mismatch.find("the GEMMs' 2 * batch * M * N * K sum to 1024, "
-                          "more than ops = 544"),
+  EXPECT_NE(mismatch.find("ops = 544 but the GEMMs' 2 * batch * M * N * K "
+                          "sum to 1024"),
             std::string::npos)
       << mismatch;
+  // [1, 4, 4, 8]: 2*4*4*8 = 256 < 544. Only a fused kernel's GEMMs may make
+  // fewer than its ops; an ordinary matmul's remainder would escape the
+  // tile model, so it is refused under the rule's names.
+  shapeless.gemms = {{1, 4, 4, 8}};
+  EstimateInput fewer = inputOnTensorParallel(1);
+  addTask(fewer, shapeless);
+  std::string undercount =
+      errorOf(estimateWork(fewer, profile, bindTensorParallel("fast")));
+  EXPECT_NE(undercount.find("tile_model needs the shape of every GEMM "
+                            "(dist_task_c2, pplan_task_c9): ops = 544 but the "
+                            "GEMMs' 2 * batch * M * N * K sum to 256"),
+            std::string::npos)
+      << undercount;
 }
 
 /// A fused kernel (pplan_task_c9: GEMMs make at most its ops): the GEMMs
@@ -1352,6 +1429,7 @@ TEST(TileModel, FusedKernelCostsItsOtherOpsAtTheSustainedRate) {
   Invocation fused =
       invocation("fused", Phase::Forward, Engine::Matmul, 544, 8, 8);
   fused.gemms = {{1, 4, 4, 8}};
+  fused.gemmCover = GemmCover::AtMostOps;
   EstimateInput input = inputOnTensorParallel(1);
   addTask(input, fused);
   EstimateReport report =
@@ -1414,6 +1492,19 @@ TEST(TileModel, LoaderRules) {
                      }),
                      path + ".sm_count.value: must be a positive integer, got "
                             "-108 [profile_positive]");
+  // The optional L2 read bandwidth is a positive sourced number.
+  expectProfileError(withTileModel([](llvm::json::Object &model) {
+                       model["l2_read_bandwidth_bytes_per_second"] =
+                           llvm::json::Object{{"value", 0}, {"source", "x"}};
+                     }),
+                     path + ".l2_read_bandwidth_bytes_per_second.value: must "
+                            "be a positive number, got 0 [profile_positive]");
+  expectProfileError(withTileModel([](llvm::json::Object &model) {
+                       model["l2_read_bandwidth_bytes_per_second"] =
+                           llvm::json::Object{{"value", 7.2e12}};
+                     }),
+                     path + ".l2_read_bandwidth_bytes_per_second.source: "
+                            "missing required field [profile_missing_field]");
   // The sustained fraction is in (0, 1]: 0 is not positive, 1.5 exceeds 1.
   expectProfileError(withTileModel([](llvm::json::Object &model) {
                        (*model.getObject("sustained"))["value"] = 0;

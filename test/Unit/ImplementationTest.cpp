@@ -156,7 +156,8 @@ TEST(ImplementationTest, DerivedBlockMatchesThePassOnTheIR) {
                                                   {4, 32, 32, 16}}));
   for (const Fusion &fusion : *fusions)
     EXPECT_EQ(matmulShapeViolation(Engine::Matmul, fusion.executed.ops,
-                                   fusion.executed.gemms, GemmCover::AtMostOps),
+                                   fusion.executed.gemms,
+                                   fusion.executed.gemmCover),
               std::nullopt);
 }
 

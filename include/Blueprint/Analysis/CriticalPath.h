@@ -313,10 +313,11 @@ private:
   const estimate::SystemProfile &profile;
   const estimate::NetworkTierBinding &binding;
   /// Everything estimateWork reads of one task (a matmul's GEMM shapes
-  /// flattened, which a tile model costs), and its group size.
+  /// flattened and their cover, which a tile model costs), and its group
+  /// size.
   using WorkKey = std::tuple<std::string, int, int, int, int64_t, int64_t,
                              int64_t, int, int, int64_t, int64_t, std::string,
-                             std::vector<int64_t>, size_t>;
+                             std::vector<int64_t>, int, size_t>;
   std::map<WorkKey, double> works;
   std::map<int64_t, double> transfers;
 };

@@ -57,27 +57,49 @@ struct TileQuantization {
   double tileFraction = 1;
   /// tiles / (waves * smCount); 1 for an empty output.
   double waveFraction = 1;
-  /// sustained * tileFraction * waveFraction.
+  /// The tile's operand-reuse bound, l2ReuseFraction (1 when the model
+  /// declares no L2 bandwidth).
+  double reuseFraction = 1;
+  /// sustained * reuseFraction * tileFraction * waveFraction.
   double efficiency = 0;
 };
 
+/// The fraction of the peak a tileM x tileN tile can be fed from L2: each
+/// step of its main loop streams (tileM + tileN) * elementBytes operand
+/// bytes per unit of K for 2 * tileM * tileN operations, so an SM's rate is
+/// at most its share of the L2 read bandwidth times 2 tileM tileN /
+/// ((tileM + tileN) elementBytes); over the peak per SM (the SM count
+/// cancels), min(1, l2 * 2 tileM tileN / ((tileM + tileN) elementBytes
+/// peak)) (docs/Estimate.md, "Tile model"). Preconditions: all positive.
+double l2ReuseFraction(const GemmTile &tile, int64_t elementBytes,
+                       double l2ReadBytesPerSecond, double peakOpsPerSecond);
+
 /// The quantization of `gemm`. K contributes nothing: it sets how long
 /// each tile's main loop runs, the same for every tile (docs/Estimate.md).
-/// Preconditions: smCount, tileM, tileN > 0, sustained in (0, 1] (what the
-/// profile loader accepts); fails if the tile count overflows int64_t.
+/// `reuseFraction` is the tile's l2ReuseFraction (1 without an L2 bound).
+/// Preconditions: smCount, tileM, tileN > 0, sustained and reuseFraction in
+/// (0, 1] (what the profile loader accepts); fails if the tile count
+/// overflows int64_t.
 llvm::Expected<TileQuantization>
 tileQuantization(const workload::MatmulShape &gemm, int64_t smCount,
-                 int64_t tileM, int64_t tileN, double sustained);
+                 int64_t tileM, int64_t tileN, double sustained,
+                 double reuseFraction = 1);
 
 /// The quantization of `gemm` under the tile of `model` with the highest
 /// efficiency, the first listed on a tie: an optimistic bound on a
 /// library's kernel selection (docs/Estimate.md, "Tile model"). The
-/// efficiency is sustained * batch*M*N / (waves * smCount * tileM*tileN),
-/// so the best tile is the one with the least waves * tileM * tileN,
-/// compared as exact integers. Preconditions as tileQuantization's and a
-/// non-empty tile list; fails on an overflow.
+/// efficiency is sustained * reuse * batch*M*N / (waves * smCount *
+/// tileM*tileN); between tiles of the same reuse fraction (every tile when
+/// the model declares no L2 bandwidth) the best is the one with the least
+/// waves * tileM * tileN, compared as exact integers, otherwise the one
+/// with the larger reuse / (waves * tileM * tileN). The reuse fraction is
+/// l2ReuseFraction of `elementBytes` operands against `peakOpsPerSecond`.
+/// Preconditions as tileQuantization's, a non-empty tile list and positive
+/// elementBytes and peak; fails on an overflow.
 llvm::Expected<TileQuantization> selectTile(const workload::MatmulShape &gemm,
-                                            const TileModel &model);
+                                            const TileModel &model,
+                                            int64_t elementBytes,
+                                            double peakOpsPerSecond);
 
 /// Roofline memory time (same source): bytes / (bandwidth * efficiency).
 double rooflineMemorySeconds(int64_t bytes, double bandwidthBytesPerSecond,
@@ -139,6 +161,9 @@ struct EstimateTask {
   /// The GEMMs of a matmul (InvocationFigures::gemms), costed one by one
   /// under a profile's tile model.
   std::vector<workload::MatmulShape> gemms = {};
+  /// How much of `ops` they make (InvocationFigures::gemmCover): a fused
+  /// kernel's remainder is its vector work, costed at the sustained rate.
+  workload::GemmCover gemmCover = workload::GemmCover::AllOps;
   /// Bytes read and written on one rank, summed over the tensors.
   int64_t readBytes = 0;
   int64_t writeBytes = 0;

@@ -77,6 +77,10 @@ struct TileModel {
   std::string tilesSource;
   /// In (0, 1].
   SourcedNumber sustained;
+  /// The GPU's L2 read bandwidth in bytes per second, > 0, which bounds a
+  /// small tile's rate by its operand reuse (estimate::l2ReuseFraction);
+  /// without it every tile is fed at the peak.
+  std::optional<SourcedNumber> l2ReadBandwidth;
 };
 
 /// Declared efficiency evidence: the fraction of a peak that work of a given

@@ -298,8 +298,13 @@ struct Invocation {
   std::optional<CollectiveFacts> collective;
   /// The GEMMs of a matmul invocation, in the order its cause names them
   /// (an attention backward runs two); empty for every other engine.
-  /// matmulShapeViolation states the invariant with `ops`.
+  /// matmulShapeViolation states the invariant with `ops` under
+  /// `gemmCover`.
   std::vector<MatmulShape> gemms;
+  /// AtMostOps exactly for the fused kernel of an implementation
+  /// transformation (Fusion::executed, a pplan.task with `implementation`),
+  /// whose ops also count the vector work between its GEMMs.
+  GemmCover gemmCover = GemmCover::AllOps;
   /// One sentence: why this invocation exists.
   std::string cause;
 
@@ -345,6 +350,8 @@ struct InvocationFigures {
   std::optional<CollectiveFacts> collective;
   /// The invocation's GEMMs (Invocation::gemms, or an op's `gemm`).
   llvm::SmallVector<MatmulShape, 2> gemms;
+  /// How much of `ops` they make (Invocation::gemmCover, or the op's).
+  GemmCover gemmCover = GemmCover::AllOps;
 };
 
 /// The figures of `invocation`; fails if a byte sum overflows int64_t.

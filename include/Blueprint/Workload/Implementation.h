@@ -55,7 +55,7 @@ struct Fusion {
   std::vector<size_t> originals;
   /// The fused task's executed facts: `primitive`, phase, engine, ops,
   /// the GEMMs it runs (the originals' in order, then in the backward the
-  /// recomputed QK^T; their ops are at most `ops`, GemmCover::AtMostOps) and
+  /// recomputed QK^T; their ops are at most `ops`: gemmCover AtMostOps) and
   /// the bytes it reads, writes and stashes per tensor, with its `cause`.
   Invocation executed;
   /// Operations the kernel executes beyond the originals' (FlashAttention's

@@ -395,6 +395,13 @@ ArrayRef<int64_t> TaskOp::getGemmExtents() {
   return getGemm().value_or(ArrayRef<int64_t>());
 }
 
+/// A fused task's ops also count the vector work between its GEMMs
+/// (pplan_task_c9); every other task's ops are its GEMMs'.
+workload::GemmCover TaskOp::getGemmCover() {
+  return getImplementationAttr() ? workload::GemmCover::AtMostOps
+                                 : workload::GemmCover::AllOps;
+}
+
 std::optional<workload::CollectiveFacts> TaskOp::getCollectiveFacts() {
   CollectiveAttr collective = getCollectiveAttr();
   if (!collective)
@@ -567,10 +574,7 @@ LogicalResult TaskOp::verify() {
     }
   }
 
-  // A fused task's ops also count the vector work between its GEMMs.
-  if (std::optional<std::string> violation = gemmViolation(
-          work, getImplementationAttr() ? workload::GemmCover::AtMostOps
-                                        : workload::GemmCover::AllOps))
+  if (std::optional<std::string> violation = gemmViolation(work))
     return emitOpError() << "pplan_task_c9: " << *violation;
 
   // pplan_task_c3: the declared demand is what the facts imply.

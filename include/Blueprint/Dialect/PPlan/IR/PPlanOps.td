@@ -147,7 +147,7 @@ def PPlan_GroupOp : PPlan_PlanMember<"group", [Symbol]> {
 def PPlan_TaskOp : PPlan_Op<"task", [
     ParentOneOf<["PlanOp", "TemplateOp", "StageOp"]>,
     MemoryEffects<[MemWrite<PPlan_WorkResource>]>,
-    DeclareOpInterfaceMethods<WorkFactsOpInterface>]> {
+    DeclareOpInterfaceMethods<WorkFactsOpInterface, ["getGemmCover"]>]> {
   let summary = "a unit of exact work with its requirements";
   let description = [{
     Keeps the exact facts of one distributed task (operations, bytes read,
@@ -198,9 +198,11 @@ def PPlan_TaskOp : PPlan_Op<"task", [
        positive batch, non-negative extents, `ops` = the sum of
        2 batch M N K; only matmul tasks carry it. A fused task (with
        `implementation`, c10) lists the GEMMs its kernel executes and its
-       `ops` also count the vector work between them, so for it the sum
-       is at most `ops`. The estimate's tile model (docs/Estimate.md)
-       reads it.
+       `ops` also count the vector work between them, so for it, and only
+       for it, the sum is at most `ops`; every other matmul task's GEMMs
+       make exactly its `ops`. The estimate's tile model (docs/Estimate.md)
+       reads it and holds its tasks to the same clause: it costs
+       `ops` minus the sum (the vector work) only on a fused task.
     10. `pplan_task_c10` (implementation): `implementation` and `fuses` come
         together; a task with them is the fused task of an implementation
         transformation (`--apply-implementation`, docs/Estimate.md
