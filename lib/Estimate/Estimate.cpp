@@ -35,15 +35,36 @@ double estimate::rooflineComputeSeconds(int64_t ops, double peakOpsPerSecond,
   return static_cast<double>(ops) / (peakOpsPerSecond * efficiency);
 }
 
-double estimate::l2ReuseFraction(const GemmTile &tile, int64_t elementBytes,
-                                 double l2ReadBytesPerSecond,
-                                 double peakOpsPerSecond) {
-  double tileM = static_cast<double>(tile.tileM);
-  double tileN = static_cast<double>(tile.tileN);
-  double fedOpsPerSecond =
-      l2ReadBytesPerSecond * 2 * tileM * tileN /
-      ((tileM + tileN) * static_cast<double>(elementBytes));
-  return std::min(1.0, fedOpsPerSecond / peakOpsPerSecond);
+static int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
+llvm::Expected<double>
+estimate::l2ReuseFraction(const workload::MatmulShape &gemm,
+                          const GemmTile &tile, int64_t elementBytes,
+                          double l2ReadBytesPerSecond,
+                          double peakOpsPerSecond) {
+  if (gemm.m == 0 || gemm.n == 0)
+    return 1.0;
+  int64_t rowTiles = ceilDiv(gemm.m, tile.tileM);
+  int64_t columnTiles = ceilDiv(gemm.n, tile.tileN);
+  workload::OverflowGuard guard;
+  // Per unit of K and per batch (both cancel): the padded tiles' slot
+  // operations, and the operand bytes they stream, each of the columnTiles
+  // tiles of a row band reading the band's valid rows of A and each of the
+  // rowTiles tiles of a column band the band's valid columns of B.
+  int64_t slotOps =
+      guard.product({2, rowTiles, tile.tileM, columnTiles, tile.tileN},
+                    "the GEMM's padded slot operations per unit of K");
+  int64_t streamedA = guard.mul(gemm.m, columnTiles, "the A elements streamed");
+  int64_t streamedB = guard.mul(gemm.n, rowTiles, "the B elements streamed");
+  int64_t streamedElements = guard.add(
+      streamedA, streamedB, "the operand elements streamed per unit of K");
+  int64_t streamedBytes = guard.mul(streamedElements, elementBytes,
+                                    "the operand bytes streamed per unit of K");
+  if (guard.failed())
+    return guard.error("tile model");
+  double opsPerByte =
+      static_cast<double>(slotOps) / static_cast<double>(streamedBytes);
+  return std::min(1.0, l2ReadBytesPerSecond * opsPerByte / peakOpsPerSecond);
 }
 
 llvm::Expected<TileQuantization>
@@ -56,7 +77,6 @@ estimate::tileQuantization(const workload::MatmulShape &gemm, int64_t smCount,
   result.efficiency = sustained * reuseFraction;
   if (gemm.m == 0 || gemm.n == 0)
     return result;
-  auto ceilDiv = [](int64_t a, int64_t b) { return a / b + (a % b != 0); };
   int64_t rowTiles = ceilDiv(gemm.m, tileM);
   int64_t columnTiles = ceilDiv(gemm.n, tileN);
   workload::OverflowGuard guard;
@@ -86,11 +106,15 @@ estimate::selectTile(const workload::MatmulShape &gemm, const TileModel &model,
   int64_t bestPaddedSlots = 0;
   for (size_t i = 0; i < model.tiles.size(); ++i) {
     const GemmTile &tile = model.tiles[i];
-    double reuse =
-        model.l2ReadBandwidth
-            ? l2ReuseFraction(tile, elementBytes, model.l2ReadBandwidth->value,
-                              peakOpsPerSecond)
-            : 1.0;
+    double reuse = 1.0;
+    if (model.l2ReadBandwidth) {
+      llvm::Expected<double> bounded =
+          l2ReuseFraction(gemm, tile, elementBytes,
+                          model.l2ReadBandwidth->value, peakOpsPerSecond);
+      if (!bounded)
+        return bounded.takeError();
+      reuse = *bounded;
+    }
     llvm::Expected<TileQuantization> quantized =
         tileQuantization(gemm, model.smCount.value, tile.tileM, tile.tileN,
                          model.sustained.value, reuse);
@@ -721,7 +745,7 @@ private:
     use(tileField + ".sustained", model.sustained.value,
         model.sustained.source);
     if (model.l2ReadBandwidth)
-      use(tileField + ".l2_read_bandwidth_bytes_per_second",
+      use("memory.l2_read_bandwidth_bytes_per_second",
           model.l2ReadBandwidth->value, model.l2ReadBandwidth->source);
     term.provenance = "ops " + std::to_string(ops) + " = " +
                       llvm::join(parts, " + ") + ", each / (" + field +

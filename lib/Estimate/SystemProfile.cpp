@@ -318,13 +318,11 @@ public:
   /// {"value", "source"}: a positive SM count (profile_positive), a
   /// non-empty list of [tile_m, tile_n] pairs (profile_tile_list) of
   /// positive integers (profile_positive) and a sustained fraction in
-  /// (0, 1] (profile_efficiency_range); optionally
-  /// "l2_read_bandwidth_bytes_per_second", positive (profile_positive).
+  /// (0, 1] (profile_efficiency_range). The L2 read bandwidth that bounds
+  /// its tiles is the chip's, declared once in "memory" (readMemory).
   TileModel tileModel(const llvm::json::Object &object,
                       const std::string &path) {
-    rejectUnknownFields(object, path,
-                        {"sm_count", "tiles", "sustained",
-                         "l2_read_bandwidth_bytes_per_second"});
+    rejectUnknownFields(object, path, {"sm_count", "tiles", "sustained"});
     TileModel model;
     model.smCount = sourcedCount(object, "sm_count", path);
     tileList(object, path + ".tiles", model);
@@ -334,9 +332,6 @@ public:
             "a sustained fraction must be in (0, 1], got " +
                 printed(llvm::json::Value(model.sustained.value)),
             rule::kEfficiencyRange);
-    if (object.get("l2_read_bandwidth_bytes_per_second"))
-      model.l2ReadBandwidth =
-          sourcedNumber(object, "l2_read_bandwidth_bytes_per_second", path);
     return model;
   }
 
@@ -552,7 +547,8 @@ void readMemory(FieldReader &reader, const llvm::json::Object &root,
     return;
   reader.rejectUnknownFields(*memory, path,
                              {"capacity_bytes", "bandwidth_bytes_per_second",
-                              "efficiency", "usable_fraction"});
+                              "efficiency", "usable_fraction",
+                              "l2_read_bandwidth_bytes_per_second"});
   profile.memory.capacityBytes =
       reader.sourcedCount(*memory, "capacity_bytes", path);
   profile.memory.bandwidthBytesPerSecond =
@@ -560,6 +556,17 @@ void readMemory(FieldReader &reader, const llvm::json::Object &root,
   profile.memory.efficiency = reader.efficiency(*memory, path, "bytes");
   if (memory->get("usable_fraction"))
     profile.memory.usableFraction = reader.usableFraction(*memory, path);
+  // The GPU's L2 read bandwidth, optional and positive (profile_positive):
+  // one property of the chip, declared once, bounds the tiles of every
+  // matmul tile model (docs/Estimate.md, "Tile model"). readCompute ran
+  // first.
+  if (!memory->get("l2_read_bandwidth_bytes_per_second"))
+    return;
+  SourcedNumber l2 =
+      reader.sourcedNumber(*memory, "l2_read_bandwidth_bytes_per_second", path);
+  for (auto &[key, rate] : profile.compute)
+    if (rate.efficiency && rate.efficiency->tileModel)
+      rate.efficiency->tileModel->l2ReadBandwidth = l2;
 }
 
 void readNetworkTiers(FieldReader &reader, const llvm::json::Object &root,

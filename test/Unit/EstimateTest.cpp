@@ -766,8 +766,8 @@ TEST(SystemProfileLoader, RejectsEachRuleWithItsPath) {
         objectAt(root, {"memory"})["bandwith"] = 1;
       }),
       "$.memory.bandwith: unknown field; expected one of: capacity_bytes, "
-      "bandwidth_bytes_per_second, efficiency, usable_fraction "
-      "[profile_unknown_field]");
+      "bandwidth_bytes_per_second, efficiency, usable_fraction, "
+      "l2_read_bandwidth_bytes_per_second [profile_unknown_field]");
   // profile_missing_field
   expectProfileError(handProfileWith([](llvm::json::Object &root) {
                        objectAt(root, {"memory"}).erase("capacity_bytes");
@@ -1247,26 +1247,59 @@ TEST(TileModel, SelectTileHandComputed) {
   EXPECT_DOUBLE_EQ(empty.efficiency, 0.8);
 }
 
-/// A tile's L2 reuse bound on the A100's figures (docs/Estimate.md, "Tile
+/// The L2 reuse bound on the A100's figures (docs/Estimate.md, "Tile
 /// model"): l2 = 5120 bytes/clk * 1.41e9 = 7.2192e12 bytes/s, bf16 (2-byte)
-/// operands, peak 3.12e14.
+/// operands, peak 3.12e14. The bound counts the operand bytes the tiles
+/// stream: 2 R tm C tn slot operations per (M C + N R) * 2 bytes, R and C
+/// the row and column tiles.
 TEST(TileModel, L2ReuseHandComputed) {
   const double l2 = 5120 * 1.41e9;
-  // 64 x 64: 2*64*64 / ((64+64)*2) = 8192/256 = 32 ops per byte;
+  auto reuseOf = [&](blueprint::workload::MatmulShape gemm, GemmTile tile,
+                     int64_t elementBytes) {
+    return valueOrFail(l2ReuseFraction(gemm, tile, elementBytes, l2, 3.12e14));
+  };
+  // Tile-aligned, [1, 4096, 4096, K]: the ratio is the tile's own,
+  // 2 tm tn / ((tm + tn) * 2). 64 x 64: 8192/256 = 32 ops per byte;
   // 7.2192e12 * 32 = 2.310144e14 < 3.12e14: reuse 2.310144/3.12 =
   // 0.740430769...
-  EXPECT_NEAR(l2ReuseFraction({64, 64}, 2, l2, 3.12e14), 2.310144 / 3.12,
-              1e-12);
+  const blueprint::workload::MatmulShape aligned{1, 4096, 4096, 4096};
+  EXPECT_NEAR(reuseOf(aligned, {64, 64}, 2), 2.310144 / 3.12, 1e-12);
   // 128 x 64: 16384/384 = 42.67 ops per byte, 7.2192e12 * 16384/384 =
   // 3.08019e14: reuse 0.987241...
-  EXPECT_NEAR(l2ReuseFraction({128, 64}, 2, l2, 3.12e14),
+  EXPECT_NEAR(reuseOf(aligned, {128, 64}, 2),
               7.2192e12 * 16384.0 / 384.0 / 3.12e14, 1e-12);
-  EXPECT_LT(l2ReuseFraction({128, 64}, 2, l2, 3.12e14), 0.9873);
-  EXPECT_GT(l2ReuseFraction({128, 64}, 2, l2, 3.12e14), 0.9872);
+  EXPECT_LT(reuseOf(aligned, {128, 64}, 2), 0.9873);
+  EXPECT_GT(reuseOf(aligned, {128, 64}, 2), 0.9872);
   // 128 x 128: 32768/512 = 64 ops per byte, 4.620288e14 > peak: reuse 1.
-  EXPECT_DOUBLE_EQ(l2ReuseFraction({128, 128}, 2, l2, 3.12e14), 1.0);
+  EXPECT_DOUBLE_EQ(reuseOf(aligned, {128, 128}, 2), 1.0);
   // 1-byte operands double the ops per byte: 64 x 64 at 64, reuse 1.
-  EXPECT_DOUBLE_EQ(l2ReuseFraction({64, 64}, 1, l2, 3.12e14), 1.0);
+  EXPECT_DOUBLE_EQ(reuseOf(aligned, {64, 64}, 1), 1.0);
+
+  // Partial tiles stream only their valid rows and columns. The decode
+  // qkv_proj [1, 8, 4608, K] on 64 x 64: R = 1, C = 72; 2*64*64*72 =
+  // 589824 slot operations per (8*72 + 4608*1) * 2 = 10368 bytes, 56.89
+  // ops per byte (per tile (8 + 64) * 2 = 144 bytes for 8192), 7.2192e12
+  // * 56.89 = 4.107e14 > peak: reuse 1 (the padded tile's 256 bytes, 112
+  // of them padding, would give 0.740).
+  EXPECT_DOUBLE_EQ(reuseOf({1, 8, 4608, 12288}, {64, 64}, 2), 1.0);
+  // [1, 64, 96, K] on 64 x 64: R = 1, C = 2; 2*64*64*2 = 16384 slot
+  // operations per (64*2 + 96*1) * 2 = 448 bytes, 36.571 ops per byte;
+  // 7.2192e12 * 16384/448 / 3.12e14 = 0.846207 (a partial tile, between
+  // the full tile's 0.740 and 1).
+  EXPECT_NEAR(reuseOf({1, 64, 96, 64}, {64, 64}, 2),
+              7.2192e12 * 16384.0 / 448.0 / 3.12e14, 1e-12);
+  EXPECT_GT(reuseOf({1, 64, 96, 64}, {64, 64}, 2), 0.8462);
+  EXPECT_LT(reuseOf({1, 64, 96, 64}, {64, 64}, 2), 0.8463);
+  // An empty output streams nothing: 1.
+  EXPECT_DOUBLE_EQ(reuseOf({4, 0, 128, 64}, {64, 64}, 2), 1.0);
+  // The padded slot operations overflowing int64_t are an error: M = N =
+  // 2^62 on 64 x 64 gives 2 * 2^56 * 64 * 2^56 * 64 = 2^125.
+  std::string overflow = errorOf(l2ReuseFraction(
+      {1, int64_t(1) << 62, int64_t(1) << 62, 1}, {64, 64}, 2, l2, 3.12e14));
+  EXPECT_NE(overflow.find("64-bit overflow computing the GEMM's padded slot "
+                          "operations per unit of K"),
+            std::string::npos)
+      << overflow;
 
   // The choice. [1, 1024, 1024, K] on 108 SMs, waves * area and reuse per
   // tile: 256x128 and 128x256 32 tiles, 1 wave, 32768, reuse 1; 256x64,
@@ -1291,13 +1324,15 @@ TEST(TileModel, L2ReuseHandComputed) {
   EXPECT_DOUBLE_EQ(bounded.reuseFraction, 1.0);
   EXPECT_DOUBLE_EQ(bounded.efficiency, 0.8 * 64.0 / 108.0);
 
-  // The decode fc1 [1, 8, 6144, 12288] keeps 64 x 64: 0.740431 / 4096 per
-  // slot beats 64 x 128's 0.987241 / 8192 (48 tiles, one wave);
-  // efficiency 0.8 * 0.740431 / 9 = 0.0658161.
+  // The decode fc1 [1, 8, 6144, 12288] keeps 64 x 64 at reuse 1: R = 1, C =
+  // 96, 2*64*64*96 slot operations per (8*96 + 6144) * 2 = 13824 bytes, 56.89
+  // ops per byte as for qkv_proj; least slots (4096, one wave of 96 tiles):
+  // efficiency 0.8 * 8*6144 / (108 * 4096) = 0.8 / 9, as without the bound.
   TileQuantization decode =
       valueOrFail(selectTile({1, 8, 6144, 12288}, model, 2, 3.12e14));
   EXPECT_EQ(decode.tileIndex, 7u);
-  EXPECT_NEAR(decode.efficiency, 0.8 * (2.310144 / 3.12) / 9.0, 1e-12);
+  EXPECT_DOUBLE_EQ(decode.reuseFraction, 1.0);
+  EXPECT_DOUBLE_EQ(decode.efficiency, 0.8 / 9.0);
   // M = N = 4096: the three-way tie at 155648 slots breaks on reuse, and
   // 128 x 64 (tiles[5], reuse 0.987241: 0.987241/155648 = 6.343e-6) still
   // beats 256 x 128 (1/163840 = 6.104e-6): 0.8 * 0.987241 * 2048/2052.
@@ -1492,19 +1527,41 @@ TEST(TileModel, LoaderRules) {
                      }),
                      path + ".sm_count.value: must be a positive integer, got "
                             "-108 [profile_positive]");
-  // The optional L2 read bandwidth is a positive sourced number.
+  // The optional L2 read bandwidth is the chip's, declared once in
+  // "memory", a positive sourced number; a tile model may not declare one.
+  auto withL2 = [](llvm::json::Object l2) {
+    llvm::json::Value profile =
+        cantFail(llvm::json::parse(handTileModelProfile()));
+    objectAt(*profile.getAsObject(),
+             {"memory"})["l2_read_bandwidth_bytes_per_second"] = std::move(l2);
+    return llvm::formatv("{0}", profile).str();
+  };
+  expectProfileError(withL2(llvm::json::Object{{"value", 0}, {"source", "x"}}),
+                     "$.memory.l2_read_bandwidth_bytes_per_second.value: must "
+                     "be a positive number, got 0 [profile_positive]");
+  expectProfileError(withL2(llvm::json::Object{{"value", 7.2e12}}),
+                     "$.memory.l2_read_bandwidth_bytes_per_second.source: "
+                     "missing required field [profile_missing_field]");
   expectProfileError(withTileModel([](llvm::json::Object &model) {
                        model["l2_read_bandwidth_bytes_per_second"] =
-                           llvm::json::Object{{"value", 0}, {"source", "x"}};
+                           llvm::json::Object{{"value", 7.2e12},
+                                              {"source", "x"}};
                      }),
-                     path + ".l2_read_bandwidth_bytes_per_second.value: must "
-                            "be a positive number, got 0 [profile_positive]");
-  expectProfileError(withTileModel([](llvm::json::Object &model) {
-                       model["l2_read_bandwidth_bytes_per_second"] =
-                           llvm::json::Object{{"value", 7.2e12}};
-                     }),
-                     path + ".l2_read_bandwidth_bytes_per_second.source: "
-                            "missing required field [profile_missing_field]");
+                     path + ".l2_read_bandwidth_bytes_per_second: unknown "
+                            "field; expected one of: sm_count, tiles, "
+                            "sustained [profile_unknown_field]");
+  // Declared once, it reaches the tile model; absent, no bound.
+  SystemProfile bounded = valueOrFail(parseSystemProfile(
+      withL2(llvm::json::Object{{"value", 7.2e12}, {"source", "l2"}})));
+  const TileModel &boundedModel =
+      *bounded.rate(Capability::Matmul, DataType::BF16)->efficiency->tileModel;
+  ASSERT_TRUE(boundedModel.l2ReadBandwidth.has_value());
+  EXPECT_EQ(boundedModel.l2ReadBandwidth->value, 7.2e12);
+  EXPECT_EQ(boundedModel.l2ReadBandwidth->source, "l2");
+  SystemProfile unbounded =
+      valueOrFail(parseSystemProfile(handTileModelProfile()));
+  EXPECT_FALSE(unbounded.rate(Capability::Matmul, DataType::BF16)
+                   ->efficiency->tileModel->l2ReadBandwidth.has_value());
   // The sustained fraction is in (0, 1]: 0 is not positive, 1.5 exceeds 1.
   expectProfileError(withTileModel([](llvm::json::Object &model) {
                        (*model.getObject("sustained"))["value"] = 0;

@@ -57,26 +57,37 @@ struct TileQuantization {
   double tileFraction = 1;
   /// tiles / (waves * smCount); 1 for an empty output.
   double waveFraction = 1;
-  /// The tile's operand-reuse bound, l2ReuseFraction (1 when the model
-  /// declares no L2 bandwidth).
+  /// The GEMM's operand-reuse bound under the tile, l2ReuseFraction (1 when
+  /// the model declares no L2 bandwidth).
   double reuseFraction = 1;
   /// sustained * reuseFraction * tileFraction * waveFraction.
   double efficiency = 0;
 };
 
-/// The fraction of the peak a tileM x tileN tile can be fed from L2: each
-/// step of its main loop streams (tileM + tileN) * elementBytes operand
-/// bytes per unit of K for 2 * tileM * tileN operations, so an SM's rate is
-/// at most its share of the L2 read bandwidth times 2 tileM tileN /
-/// ((tileM + tileN) elementBytes); over the peak per SM (the SM count
-/// cancels), min(1, l2 * 2 tileM tileN / ((tileM + tileN) elementBytes
-/// peak)) (docs/Estimate.md, "Tile model"). Preconditions: all positive.
-double l2ReuseFraction(const GemmTile &tile, int64_t elementBytes,
-                       double l2ReadBytesPerSecond, double peakOpsPerSecond);
+/// The fraction of the peak the tileM x tileN tiles of `gemm` can be fed
+/// from L2. Each step of a tile's main loop streams, per unit of K, the
+/// operand elements of its valid rows of A and valid columns of B (CUTLASS
+/// predicates the padding of an edge tile off: zero-filled, not loaded)
+/// while the tensor cores spend 2 * tileM * tileN slot operations on it.
+/// Over the GEMM, with R = ceil(M / tileM) and C = ceil(N / tileN) tiles per
+/// batch: 2 R tileM C tileN slot operations per (M C + N R) elementBytes
+/// operand bytes streamed, so an SM's rate is at most its share of the L2
+/// read bandwidth times that ratio; over the peak per SM (the SM count, the
+/// batch and K cancel), min(1, l2 * 2 R tileM C tileN / ((M C + N R)
+/// elementBytes peak)). For a tile-aligned GEMM it is min(1, l2 * 2 tileM
+/// tileN / ((tileM + tileN) elementBytes peak)); 1 for an empty output
+/// (docs/Estimate.md, "Tile model"). Preconditions: tile, elementBytes, l2
+/// and peak positive; fails if an integer term overflows int64_t.
+llvm::Expected<double> l2ReuseFraction(const workload::MatmulShape &gemm,
+                                       const GemmTile &tile,
+                                       int64_t elementBytes,
+                                       double l2ReadBytesPerSecond,
+                                       double peakOpsPerSecond);
 
 /// The quantization of `gemm`. K contributes nothing: it sets how long
 /// each tile's main loop runs, the same for every tile (docs/Estimate.md).
-/// `reuseFraction` is the tile's l2ReuseFraction (1 without an L2 bound).
+/// `reuseFraction` is the GEMM's l2ReuseFraction under the tile (1 without
+/// an L2 bound).
 /// Preconditions: smCount, tileM, tileN > 0, sustained and reuseFraction in
 /// (0, 1] (what the profile loader accepts); fails if the tile count
 /// overflows int64_t.

@@ -77,9 +77,9 @@ struct TileModel {
   std::string tilesSource;
   /// In (0, 1].
   SourcedNumber sustained;
-  /// The GPU's L2 read bandwidth in bytes per second, > 0, which bounds a
-  /// small tile's rate by its operand reuse (estimate::l2ReuseFraction);
-  /// without it every tile is fed at the peak.
+  /// The GPU's L2 read bandwidth in bytes per second, > 0 (the profile's
+  /// memory.l2_read_bandwidth_bytes_per_second), which bounds a small
+  /// tile's rate by its operand reuse (estimate::l2ReuseFraction); else 1.
   std::optional<SourcedNumber> l2ReadBandwidth;
 };
 
