@@ -122,7 +122,7 @@ LogicalResult rewrite(pplan::PlanOp plan, llvm::ArrayRef<pplan::TaskOp> tasks,
       /*collective=*/nullptr, /*axis=*/nullptr, /*axis_group=*/nullptr,
       executed.ops, reads, writes, stashed, deps.getArrayRef(),
       /*inner_axes=*/nullptr, builder.getStringAttr(name),
-      builder.getArrayAttr(fuses));
+      builder.getArrayAttr(fuses), /*ready_blocks=*/nullptr);
   for (pplan::TaskOp original : originals) {
     original.getDone().replaceAllUsesWith(fused.getDone());
     original.erase();

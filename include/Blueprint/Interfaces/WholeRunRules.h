@@ -296,6 +296,43 @@ verifyTransferShape(TransferOpT op, bool sending,
   return mlir::success();
 }
 
+/// The attribute of a whole-run stage's data-parallel gradient reduction
+/// that waits for only the first `ready_blocks` blocks of the block instance
+/// its last `after` token names, where its bucket is ready
+/// (overlap_dp_grad_reduce; docs/WholeRun.md, "Dependencies").
+inline constexpr llvm::StringLiteral kReadyBlocksAttr = "ready_blocks";
+
+/// `rule` (`dist_stage_c4`, `pplan_stage_c4`): an op of `stage` that carries
+/// `ready_blocks` is a reduction (`isReduction`) whose value is an integer
+/// k >= 1 and whose last `after` token is a block instance of the stage that
+/// runs more than k blocks.
+template <typename InstanceOpT, typename IsReductionT>
+mlir::LogicalResult verifyReadyBlocks(mlir::Block &stage,
+                                      IsReductionT isReduction,
+                                      llvm::StringRef rule) {
+  for (mlir::Operation &op : stage) {
+    mlir::Attribute attr = op.getAttr(kReadyBlocksAttr);
+    if (!attr)
+      continue;
+    auto blocks = llvm::dyn_cast<mlir::IntegerAttr>(attr);
+    if (!isReduction(op) || !blocks || op.getNumOperands() == 0)
+      return op.emitOpError()
+             << rule << ": only a gradient reduction with an `after` token "
+             << "carries an integer " << kReadyBlocksAttr;
+    auto instance = op.getOperands().back().getDefiningOp<InstanceOpT>();
+    std::optional<llvm::ArrayRef<int64_t>> range =
+        instance ? instance.getBlocks() : std::nullopt;
+    int64_t ready = blocks.getInt();
+    if (!range || range->size() != 2 || ready < 1 ||
+        ready >= (*range)[1] - (*range)[0])
+      return op.emitOpError()
+             << rule << ": " << kReadyBlocksAttr << " = " << ready
+             << " needs its last `after` token to be a block instance that "
+                "runs more than that many blocks, and at least 1";
+  }
+  return mlir::success();
+}
+
 } // namespace blueprint
 
 #endif // BLUEPRINT_INTERFACES_WHOLERUNRULES_H

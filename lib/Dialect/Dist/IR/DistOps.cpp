@@ -910,6 +910,13 @@ LogicalResult StageOp::verifyRegions() {
       return op.emitOpError() << "dist_stage_c2: a stage holds instances, "
                                  "sends, receives, tasks and collectives "
                                  "only";
+  if (failed(verifyReadyBlocks<InstanceOp>(
+          getBody().front(),
+          [](Operation &op) {
+            return llvm::isa<AllReduceOp, ReduceScatterOp>(op);
+          },
+          "dist_stage_c4")))
+    return failure();
   return verifyShardedStep(*this);
 }
 

@@ -998,6 +998,14 @@ LogicalResult StageOp::verifyRegions() {
     if (!llvm::isa<InstanceOp, SendOp, RecvOp, TaskOp, BufferOp>(op))
       return op.emitOpError() << "pplan_stage_c3: a stage holds instances, "
                                  "sends, receives, tasks and buffers only";
+  if (failed(verifyReadyBlocks<InstanceOp>(
+          getBody().front(),
+          [](Operation &op) {
+            auto task = llvm::dyn_cast<TaskOp>(op);
+            return task && task.getCollective();
+          },
+          "pplan_stage_c4")))
+    return failure();
   return verifyBufferLifetimes(*this);
 }
 
