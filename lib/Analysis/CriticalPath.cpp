@@ -404,6 +404,12 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
     }
     time.bubbleSeconds =
         report.iterationSeconds - time.computeSeconds - time.collectiveSeconds;
+    // The exposed part of a reduction beside the backward starts where the
+    // compute before it ends, so the stage's intervals are still disjoint
+    // and its bubble is not negative; what the subtraction of the hidden
+    // part leaves below zero is rounding.
+    if (time.hiddenDPReduceSeconds > 0)
+      time.bubbleSeconds = std::max(0.0, time.bubbleSeconds);
     report.stages.push_back(time);
   }
   return report;
