@@ -813,9 +813,7 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
         // The bucket is ready after the first readyBlocks blocks of the
         // instance of its last dependency.
         const workload::RunInstance *instance =
-            step.deps.empty() ? nullptr
-                              : std::get_if<workload::RunInstance>(
-                                    &program.steps[step.deps.back()].action);
+            workload::readyInstanceOf(program, runStep);
         if (!instance)
           return failure("stage " + llvm::Twine(program.stage) +
                          ": a step ready inside an instance depends on no "

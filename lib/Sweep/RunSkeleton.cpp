@@ -255,10 +255,8 @@ RunSkeleton::build(const workload::WholeRun &run,
       // A bucket ready inside an instance waits for the time of its first
       // readyBlocks blocks: an instance source of that many repetitions.
       if (step.readyBlocks) {
-        const auto *instance =
-            step.deps.empty() ? nullptr
-                              : std::get_if<workload::RunInstance>(
-                                    &program.steps[step.deps.back()].action);
+        const workload::RunInstance *instance =
+            workload::readyInstanceOf(program, step);
         if (!instance)
           return failure("stage " + llvm::Twine(stage) + " step " +
                          llvm::Twine(position) +

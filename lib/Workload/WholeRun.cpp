@@ -1138,6 +1138,14 @@ llvm::Expected<StageTotals> blueprint::workload::stageTotalsOf(
   return totals;
 }
 
+const RunInstance *
+blueprint::workload::readyInstanceOf(const StageProgram &program,
+                                     const RunStep &step) {
+  return step.deps.empty() ? nullptr
+                           : std::get_if<RunInstance>(
+                                 &program.steps[step.deps.back()].action);
+}
+
 llvm::Expected<StageUsage>
 blueprint::workload::stageUsageOf(const StageProgram &program,
                                   size_t templates) {

@@ -764,7 +764,8 @@ TEST(CriticalPath, OverlappedReductionsHideBehindTheRemainingBackward) {
     EXPECT_EQ(on.whole.stages[0].steps[reductions[0]].readyBlocks, 4) << where;
     EXPECT_EQ(on.whole.stages[0].steps[reductions[1]].readyBlocks, std::nullopt)
         << where;
-    // B3 runs [56, 64] (8 instances of 8 before it end at 56), the
+    // B3 runs [56, 64] (the 7 block instances before it, F0 B0 F1 B1 F2
+    // B2 F3, of 8 each end at 7 x 8 = 56), the
     // embeddings' backward takes nothing. Without the option the
     // reductions follow it: 64 + 3 + 2 = 69, then the steps (block_step
     // and the embeddings' edge_step, 1 each; ZeRO-1: the sharded optimizer,
@@ -809,7 +810,12 @@ TEST(CriticalPath, OverlappedReductionsOnAPipeline) {
   // pp 2, 1F1B, 4 micro-batches, 4 blocks per stage at 1 per block: the
   // backward B3 runs [32, 36] on stage 1 and [36, 40] on stage 0 ((m + pp
   // - 1)(F + B) = 5 x 8 = 40 with free transfers). bucket_bytes 1: every
-  // gradient unit is a bucket, each reduced in 0.5.
+  // gradient unit is a bucket, each reduced in 0.5, on both stages: the
+  // project cuts bucket_bytes buckets on every stage (docs/WholeRun.md,
+  // "Buckets"). This is not Megatron-Core, which turns bucketing off on
+  // pp ranks > 0 (DistributedDataParallel.__init__): there stage 1 would
+  // reduce one bucket once B3 ends at 36 and hide nothing. Stage 1's hidden 2
+  // below is this model's, the optimistic side of that difference.
   //   stage 1: the head's (ready when head_backward ends, at 32), blocks
   //   7, 6, 5 (1, 2, 3 blocks into B3: 33, 34, 35) and 4 (B3's end, 36):
   //   [32, 32.5], [33, 33.5], [34, 34.5], [35, 35.5], [36, 36.5]: 2 hidden;

@@ -124,6 +124,13 @@ struct StageProgram {
   std::vector<size_t> bucketUnitEnds;
 };
 
+/// The block instance `step` of `program` is ready inside (RunStep::
+/// readyBlocks, which the caller has checked is set): its last dependency's
+/// instance, or null when that dependency is no instance or there is none.
+/// The plain graph and the search's skeleton both time readiness from it.
+const RunInstance *readyInstanceOf(const StageProgram &program,
+                                   const RunStep &step);
+
 struct WholeRun {
   PipelineLayout layout;
   /// Micro-batches of a training iteration; for an inference run, the

@@ -729,7 +729,9 @@ static LogicalResult verifyCollective(CollectiveOpT op) {
     return op.emitOpError()
            << "dist_collective_c8: " << workload::stringifyEnum(facts.kind)
            << " does not reduce: ops must be 0, got " << figures->ops;
-  return success();
+  return verifyReadyBlocksInStage(
+      *op.getOperation(), llvm::isa_and_present<StageOp>(op->getParentOp()),
+      "dist_stage_c4");
 }
 
 /// The collective facts of an op (all-gather has no reduction operand).
@@ -912,8 +914,9 @@ LogicalResult StageOp::verifyRegions() {
                                  "only";
   if (failed(verifyReadyBlocks<InstanceOp>(
           getBody().front(),
-          [](Operation &op) {
-            return llvm::isa<AllReduceOp, ReduceScatterOp>(op);
+          [](InstanceOp instance) {
+            return SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
+                instance, instance.getTemplateNameAttr());
           },
           "dist_stage_c4")))
     return failure();

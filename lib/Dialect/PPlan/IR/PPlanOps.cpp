@@ -657,6 +657,11 @@ LogicalResult TaskOp::verify() {
                          << getPrimitive() << " ("
                          << workload::stringifyEnum(getPhase()) << ") stashes "
                          << getStashed().size() << " tensors";
+  if (failed(verifyReadyBlocksInStage(
+          *getOperation(),
+          llvm::isa_and_present<StageOp>(getOperation()->getParentOp()),
+          "pplan_stage_c4")))
+    return failure();
   return verifyMeshAxis(*this, collective);
 }
 
@@ -1000,10 +1005,7 @@ LogicalResult StageOp::verifyRegions() {
                                  "sends, receives, tasks and buffers only";
   if (failed(verifyReadyBlocks<InstanceOp>(
           getBody().front(),
-          [](Operation &op) {
-            auto task = llvm::dyn_cast<TaskOp>(op);
-            return task && task.getCollective();
-          },
+          [](InstanceOp instance) { return instance.lookupTemplate(); },
           "pplan_stage_c4")))
     return failure();
   return verifyBufferLifetimes(*this);

@@ -446,9 +446,12 @@ def Dist_StageOp : Dist_Op<"stage", [
     of every bucket; `dist_stage_c4`: a collective with `ready_blocks = k`
     (a data-parallel gradient bucket issued beside the backward under the
     mapping's `overlap_dp_grad_reduce`, which waits for only the first k
-    blocks of the instance its last `after` token names) is an all-reduce
-    or reduce-scatter whose last `after` token is a block instance of the
-    stage running more than k >= 1 blocks.
+    blocks of the instance its last `after` token names) is a
+    data-parallel gradient reduction (`dp_grad_allreduce` or
+    `dp_grad_reduce_scatter`) with at least one `after` token, the last a
+    backward or weight-gradient block instance of the stage running more
+    than k >= 1 blocks; `ready_blocks` stands only in a stage, never on a
+    template's collective (checked by the collective).
 
     ```mlir
     dist.stage 1 {

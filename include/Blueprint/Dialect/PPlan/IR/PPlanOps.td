@@ -524,9 +524,12 @@ def PPlan_StageOp : PPlan_PlanMember<"stage", [
     4. `pplan_stage_c4`: a task with `ready_blocks = k` (a data-parallel
        gradient bucket issued beside the backward under the mapping's
        `overlap_dp_grad_reduce`: it waits for only the first k blocks of
-       the instance its last `after` token names) is a collective whose
-       last `after` token is a block instance of the stage running more
-       than k >= 1 blocks.
+       the instance its last `after` token names) is a data-parallel
+       gradient reduction (a collective `dp_grad_allreduce` or
+       `dp_grad_reduce_scatter`) with at least one `after` token, the last
+       a backward or weight-gradient block instance of the stage running
+       more than k >= 1 blocks; `ready_blocks` stands only in a stage,
+       never on a template's task (checked by the task).
 
     ```mlir
     pplan.stage 1 group @stage_1 {
