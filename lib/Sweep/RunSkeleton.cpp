@@ -117,7 +117,15 @@ ShapeKey sweep::shapeKeyOf(const workload::WholeRun &parts,
   key.push_back(static_cast<int64_t>(parts.works.size()));
   for (const workload::RunWork &work : parts.works)
     addWork(work);
+  // Under overlap_dp_grad_reduce a bucket's reduction waits inside the
+  // instance that completes its last unit: where each bucket closes.
+  key.push_back(mapping.overlapDPGradReduce);
   for (const workload::StageProgram &program : parts.stages) {
+    if (mapping.overlapDPGradReduce) {
+      key.push_back(static_cast<int64_t>(program.bucketUnitEnds.size()));
+      for (size_t end : program.bucketUnitEnds)
+        key.push_back(static_cast<int64_t>(end));
+    }
     key.push_back(static_cast<int64_t>(program.steps.size()));
     for (const workload::RunStep &step : program.steps) {
       key.push_back(static_cast<int64_t>(step.action.index()));
@@ -243,6 +251,23 @@ RunSkeleton::build(const workload::WholeRun &run,
         // A shared work is the same for every stage.
         source.index = ref.shared ? 0 : static_cast<uint32_t>(stage);
         source.work = ref;
+      }
+      // A bucket ready inside an instance waits for the time of its first
+      // readyBlocks blocks: an instance source of that many repetitions.
+      if (step.readyBlocks) {
+        const workload::RunInstance *instance =
+            workload::readyInstanceOf(program, step);
+        if (!instance)
+          return failure("stage " + llvm::Twine(stage) + " step " +
+                         llvm::Twine(position) +
+                         " is ready inside no instance");
+        TimeSource ready;
+        ready.kind = TimeSource::Kind::Instance;
+        ready.index = static_cast<uint32_t>(instance->templateIndex);
+        ready.repetitions = *step.readyBlocks;
+        skeleton.readySources.push_back(
+            {static_cast<uint32_t>(skeleton.sourceOf.size()),
+             sourceIndexOf(ready)});
       }
       skeleton.sourceOf.push_back(sourceIndexOf(source));
     }
@@ -508,12 +533,16 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
   }
   std::vector<double> &seconds = scratch.seconds;
   std::vector<double> &transfers = scratch.transfers;
+  std::vector<double> &ready = scratch.ready;
   seconds.resize(plan.steps());
   transfers.resize(plan.steps());
+  ready.assign(plan.steps(), 0);
   for (size_t id = 0; id < sourceOf.size(); ++id) {
     seconds[id] = sourceSeconds[sourceOf[id]];
     transfers[id] = sourceTransfers[sourceOf[id]];
   }
+  for (auto [id, source] : readySources)
+    ready[id] = sourceSeconds[source];
   auto describe = [&](uint32_t id) {
     size_t stage = static_cast<size_t>(llvm::upper_bound(plan.stageBegin, id) -
                                        plan.stageBegin.begin() - 1);
@@ -521,8 +550,8 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
            std::to_string(id - plan.stageBegin[stage]);
   };
   analysis::PlanTiming &timing = scratch.timing;
-  if (llvm::Error error =
-          analysis::timeSteps(plan, seconds, transfers, describe, timing))
+  if (llvm::Error error = analysis::timeSteps(plan, seconds, transfers, ready,
+                                              describe, timing))
     return std::move(error);
   PathFigures figures;
   figures.iterationSeconds = timing.iterationSeconds;

@@ -11,6 +11,7 @@
 
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
+#include "Blueprint/Interfaces/WholeRunRules.h"
 #include "Blueprint/Support/Digest.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Boundaries.h"
@@ -155,7 +156,8 @@ Operation *buildWorkOp(OpBuilder &builder, Location loc,
     using OpT = decltype(opTag);
     return OpT::create(builder, loc, token, primitive, phase, cadence, mesh,
                        ranks, ops, reads, writes, stashed, deps, axes, group,
-                       facts.participants, facts.messageBytes, facts.reduction)
+                       facts.participants, facts.messageBytes, facts.reduction,
+                       /*ready_blocks=*/nullptr)
         .getOperation();
   };
   switch (facts.kind) {
@@ -399,9 +401,15 @@ private:
     DenseI64ArrayAttr group = work.group.empty()
                                   ? DenseI64ArrayAttr()
                                   : builder.getDenseI64ArrayAttr(work.group);
-    return buildWorkOp(builder, loc, work.invocation, work.cadence, mesh,
-                       DenseI64ArrayAttr(), axesOf(builder, work), group, deps)
-        ->getResult(0);
+    Operation *op =
+        buildWorkOp(builder, loc, work.invocation, work.cadence, mesh,
+                    DenseI64ArrayAttr(), axesOf(builder, work), group, deps);
+    // A bucket ready inside the instance of its last dependency
+    // (overlap_dp_grad_reduce, dist_stage_c4).
+    if (step.readyBlocks)
+      op->setAttr(kReadyBlocksAttr,
+                  builder.getI64IntegerAttr(*step.readyBlocks));
+    return op->getResult(0);
   }
 
   static constexpr llvm::StringLiteral kWholeRunMesh = "mesh";

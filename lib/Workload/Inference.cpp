@@ -90,6 +90,11 @@ blueprint::workload::checkInferenceComposition(const ModelSpec &model,
                "overlap_tp_comm are training fields: inference needs "
                "zero_stage = 0, bucket_bytes = 0, no pipeline_layout and no "
                "overlap_tp_comm");
+  // Gradient buckets are reduced after a backward pass, which serving has
+  // not.
+  sink.require(!mapping.overlapDPGradReduce, "decoder_inference_c13",
+               "overlap_dp_grad_reduce (mapping.overlap.dp_grad_reduce) is a "
+               "training option: inference has no gradient reduction");
   // A decode step has one position per sequence, which sequence parallelism
   // cannot split across the TP ranks; at tp = 1 there are no collectives and
   // the two modes are the same work.

@@ -13,10 +13,12 @@
 #include "Blueprint/Workload/Plan.h"
 #include "Blueprint/Workload/Primitives.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Twine.h"
 
 #include <algorithm>
 #include <array>
+#include <tuple>
 
 using namespace blueprint::workload;
 
@@ -149,6 +151,7 @@ public:
       program.stage = stage;
       current = &program;
       gate.reset();
+      joining.reset();
       // A slot is at most a receive, its gather, a parameter gather, two
       // edges, the instance and a send.
       if (microBatchSteps)
@@ -411,21 +414,26 @@ private:
     const PipelineLayout &layout = run.layout;
     int64_t last = mapping.pp - 1;
     stageUnits.assign(mapping.pp, {});
+    stageUnitBlocks.assign(mapping.pp, {});
     // The last stage's backward starts with the head: the final norm and
     // the output layer it holds apart from the word embedding.
     stageUnits[last].push_back(edge->lastStageTotal);
+    stageUnitBlocks[last].push_back(kHeadUnit);
     for (int64_t stage = 0; stage < mapping.pp; ++stage)
       for (int64_t virtualIndex = mapping.virtualStages; virtualIndex-- > 0;) {
         int64_t chunk = layout.chunkAt(stage, virtualIndex);
         int64_t first = layout.firstBlock(chunk);
         for (int64_t block = first + layout.chunkBlocks[chunk];
-             block-- > first;)
+             block-- > first;) {
           stageUnits[stage].push_back(
               perBlock[static_cast<size_t>(blockKindOf(model, block))]);
+          stageUnitBlocks[stage].push_back(block);
+        }
       }
     // The first stage's backward ends with the embeddings.
     int64_t embedding = edge->firstStageTotal;
     stageUnits[0].push_back(embedding);
+    stageUnitBlocks[0].push_back(kEmbeddingUnit);
     // What ZeRO-3 gathers for a pass through a chunk: its blocks' and
     // edges' parameters, padded like the buckets.
     chunkParameters.assign(layout.chunks(), 0);
@@ -553,8 +561,10 @@ private:
   /// with a sharded optimizer the step over the rank's shard and the
   /// all-gather of the updated parameters.
   llvm::Error addStep(int64_t stage) {
-    std::vector<int64_t> buckets = bucketElements(stageUnits[stage]);
+    std::vector<size_t> unitEnds;
+    std::vector<int64_t> buckets = bucketElements(stageUnits[stage], unitEnds);
     current->bucketElements = buckets;
+    current->bucketUnitEnds = unitEnds;
     for (int64_t unit : stageUnits[stage])
       current->parameters =
           guard.add(current->parameters, unit, "stage parameters");
@@ -573,13 +583,26 @@ private:
     int64_t weightBytes = bytesOf(training.weightType);
     bool sharded = this->sharded();
     int64_t shardElements = 0;
+    // Under overlap_dp_grad_reduce each bucket's reduction is issued when
+    // the last micro-batch's backward has produced the bucket, after the
+    // previous bucket's (one communication stream), and the step after the
+    // reductions waits for the backward and the last of them.
+    bool overlapped = mapping.overlapDPGradReduce && replicas > 1;
+    std::vector<UnitReady> ready;
+    if (overlapped && !current->steps.empty()) {
+      llvm::Expected<std::vector<UnitReady>> units = unitReadiness(stage);
+      if (!units)
+        return units.takeError();
+      ready = std::move(*units);
+    }
+    std::optional<size_t> previousReduction;
     if (replicas > 1)
       for (auto [index, elements] : llvm::enumerate(buckets)) {
         int64_t message = guard.mul(elements, gradientBytes,
                                     "data-parallel gradient bucket bytes");
         shardElements = guard.add(shardElements, elements / replicas,
                                   "sharded optimizer parameters");
-        append(RunWork{
+        RunWork reduction{
             overReplicas(
                 sharded ? collectiveInvocation(
                               primitive::kDPGradReduceScatter,
@@ -597,8 +620,31 @@ private:
             Cadence::PerIteration,
             std::string(kDataParallelAxis),
             {},
-            std::nullopt});
+            std::nullopt};
+        if (!overlapped) {
+          append(std::move(reduction));
+          continue;
+        }
+        RunStep step;
+        step.action = std::move(reduction);
+        if (previousReduction)
+          step.deps.push_back(*previousReduction);
+        if (!ready.empty()) {
+          size_t first = index == 0 ? 0 : unitEnds[index - 1];
+          UnitReady latest = ready[first];
+          for (size_t unit = first + 1; unit < unitEnds[index]; ++unit)
+            if (ready[unit].later(latest))
+              latest = ready[unit];
+          step.deps.push_back(latest.position);
+          const auto &instance =
+              std::get<RunInstance>(current->steps[latest.position].action);
+          if (latest.blocks < instance.repetitions())
+            step.readyBlocks = latest.blocks;
+        }
+        current->steps.push_back(std::move(step));
+        previousReduction = current->steps.size() - 1;
       }
+    joining = previousReduction;
     // The tied word embedding's two copies, on the first and the last
     // stage, sum their gradients; an untied output layer is a parameter of
     // its own.
@@ -704,15 +750,21 @@ private:
   /// added in backward order and a bucket is closed once it holds at least
   /// bucket_bytes (Megatron-LM's DDP bucketing; a unit is never split). No
   /// bucket_bytes is one bucket.
-  std::vector<int64_t> bucketElements(llvm::ArrayRef<int64_t> units) {
+  /// `ends` receives, for each bucket, the number of units it and the
+  /// buckets before it hold.
+  std::vector<int64_t> bucketElements(llvm::ArrayRef<int64_t> units,
+                                      std::vector<size_t> &ends) {
     int64_t gradientBytes = bytesOf(training.gradientType);
     std::vector<int64_t> buckets;
     int64_t open = 0;
+    size_t taken = 0;
     auto close = [&] {
       buckets.push_back(paddedToRanks(open));
+      ends.push_back(taken);
       open = 0;
     };
     for (int64_t unit : units) {
+      ++taken;
       open = guard.add(open, unit, "gradient bucket elements");
       int64_t bytes = guard.mul(open, gradientBytes, "gradient bucket bytes");
       if (mapping.bucketBytes > 0 && bytes >= mapping.bucketBytes)
@@ -722,6 +774,73 @@ private:
       close();
     return buckets;
   }
+
+  /// Where the last micro-batch's backward has produced a gradient unit:
+  /// after the first `blocks` blocks of the instance at `position` (1 for
+  /// an edge instance).
+  struct UnitReady {
+    size_t position = 0;
+    int64_t blocks = 0;
+    /// Whether this point comes after `other` on the stage.
+    bool later(const UnitReady &other) const {
+      return std::tie(position, blocks) >
+             std::tie(other.position, other.blocks);
+    }
+  };
+
+  /// For each gradient unit of `stage` (stageUnitBlocks' order), the point
+  /// of the stage's steps where its gradients are complete: the last
+  /// instance that writes its weight gradients (the backward, or ZB-H1's
+  /// weight-gradient pass), after the blocks that instance runs before it
+  /// (a backward instance runs its blocks from the last; Megatron-Core's
+  /// per-parameter hooks mark a parameter ready when its gradient is
+  /// accumulated, megatron/core/distributed/distributed_data_parallel.py,
+  /// `_make_backward_post_hook`).
+  llvm::Expected<std::vector<UnitReady>> unitReadiness(int64_t stage) {
+    llvm::ArrayRef<int64_t> units = stageUnitBlocks[stage];
+    std::vector<std::optional<UnitReady>> found(units.size());
+    llvm::DenseMap<int64_t, size_t> unitOf;
+    for (auto [index, block] : llvm::enumerate(units))
+      unitOf[block] = index;
+    auto mark = [&](int64_t unitBlock, UnitReady point) {
+      auto unit = unitOf.find(unitBlock);
+      if (unit != unitOf.end() && !found[unit->second])
+        found[unit->second] = point;
+    };
+    for (size_t position = current->steps.size(); position-- > 0;) {
+      const auto *instance =
+          std::get_if<RunInstance>(&current->steps[position].action);
+      if (!instance || !instance->microBatch)
+        continue;
+      const RunTemplate &runTemplate = run.templates[instance->templateIndex];
+      if (llvm::none_of(runTemplate.work.invocations,
+                        [](const Invocation &invocation) {
+                          return invocation.phase == Phase::WeightGrad;
+                        }))
+        continue;
+      if (runTemplate.part == ModelPart::Head)
+        mark(kHeadUnit, {position, 1});
+      else if (runTemplate.part == ModelPart::Embedding)
+        mark(kEmbeddingUnit, {position, 1});
+      else
+        for (int64_t block = instance->firstBlock; block < instance->endBlock;
+             ++block)
+          mark(block, {position, instance->endBlock - block});
+    }
+    std::vector<UnitReady> result;
+    for (const std::optional<UnitReady> &point : found) {
+      if (!point)
+        return llvm::createStringError(
+            "whole run: stage " + llvm::Twine(stage) +
+            " holds a gradient unit that no backward instance produces");
+      result.push_back(*point);
+    }
+    return result;
+  }
+
+  /// The unit of the head and of the embeddings in stageUnitBlocks.
+  static constexpr int64_t kHeadUnit = -1;
+  static constexpr int64_t kEmbeddingUnit = -2;
 
   const ModelSpec &model;
   const TrainingSpec &training;
@@ -735,6 +854,9 @@ private:
   int64_t sendBytes = 0;
   bool scattered = false;
   std::vector<std::vector<int64_t>> stageUnits;
+  /// What each unit of stageUnits is: a block's index, kHeadUnit or
+  /// kEmbeddingUnit.
+  std::vector<std::vector<int64_t>> stageUnitBlocks;
   std::vector<int64_t> chunkParameters;
   /// Indices into run.works: the gather of each scattered message kind,
   /// and the ZeRO-3 gathers of each chunk (forward, then backward).
@@ -742,6 +864,9 @@ private:
   std::vector<size_t> parameterGathers;
   StageProgram *current = nullptr;
   std::optional<size_t> gate;
+  /// The last overlapped gradient reduction, which the next step waits for
+  /// besides the gate (overlap_dp_grad_reduce).
+  std::optional<size_t> joining;
 };
 
 void RunBuilder::append(RunStep::Action action, bool gates) {
@@ -749,6 +874,9 @@ void RunBuilder::append(RunStep::Action action, bool gates) {
   step.action = std::move(action);
   if (gate)
     step.deps.push_back(*gate);
+  if (joining)
+    step.deps.push_back(*joining);
+  joining.reset();
   current->steps.push_back(std::move(step));
   if (gates)
     gate = current->steps.size() - 1;
@@ -1008,6 +1136,14 @@ llvm::Expected<StageTotals> blueprint::workload::stageTotalsOf(
   if (guard.failed())
     return guard.error("summarizeWholeRun");
   return totals;
+}
+
+const RunInstance *
+blueprint::workload::readyInstanceOf(const StageProgram &program,
+                                     const RunStep &step) {
+  return step.deps.empty() ? nullptr
+                           : std::get_if<RunInstance>(
+                                 &program.steps[step.deps.back()].action);
 }
 
 llvm::Expected<StageUsage>

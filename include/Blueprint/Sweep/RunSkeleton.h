@@ -115,6 +115,7 @@ public:
     analysis::PlanTiming timing;
     std::vector<double> seconds;
     std::vector<double> transfers;
+    std::vector<double> ready;
     std::vector<double> sourceSeconds;
     std::vector<double> sourceTransfers;
   };
@@ -180,6 +181,10 @@ private:
   std::vector<TimeSource> sources;
   /// Each step's index in `sources`, by the plan's step numbering.
   std::vector<uint32_t> sourceOf;
+  /// For each step ready inside an instance (overlap_dp_grad_reduce), its
+  /// number and the source of how long after that instance's start it is
+  /// ready (analysis::TimingPlan::readyAfter).
+  std::vector<std::pair<uint32_t, uint32_t>> readySources;
   analysis::TimingPlan plan;
   size_t templates = 0;
   size_t sharedWorks = 0;

@@ -735,7 +735,9 @@ static LogicalResult verifyCollective(CollectiveOpT op) {
     return op.emitOpError()
            << "dist_collective_c8: " << workload::stringifyEnum(facts.kind)
            << " does not reduce: ops must be 0, got " << figures->ops;
-  return success();
+  return verifyReadyBlocksInStage(
+      *op.getOperation(), llvm::isa_and_present<StageOp>(op->getParentOp()),
+      "dist_stage_c4");
 }
 
 /// The collective facts of an op (all-gather has no reduction operand).
@@ -917,6 +919,14 @@ LogicalResult StageOp::verifyRegions() {
       return op.emitOpError() << "dist_stage_c2: a stage holds instances, "
                                  "sends, receives, tasks and collectives "
                                  "only";
+  if (failed(verifyReadyBlocks<InstanceOp>(
+          getBody().front(),
+          [](InstanceOp instance) {
+            return SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
+                instance, instance.getTemplateNameAttr());
+          },
+          "dist_stage_c4")))
+    return failure();
   return verifyShardedStep(*this);
 }
 

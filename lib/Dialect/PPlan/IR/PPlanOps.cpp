@@ -671,6 +671,11 @@ LogicalResult TaskOp::verify() {
                          << getPrimitive() << " ("
                          << workload::stringifyEnum(getPhase()) << ") stashes "
                          << getStashed().size() << " tensors";
+  if (failed(verifyReadyBlocksInStage(
+          *getOperation(),
+          llvm::isa_and_present<StageOp>(getOperation()->getParentOp()),
+          "pplan_stage_c4")))
+    return failure();
   return verifyMeshAxis(*this, collective);
 }
 
@@ -1012,6 +1017,11 @@ LogicalResult StageOp::verifyRegions() {
     if (!llvm::isa<InstanceOp, SendOp, RecvOp, TaskOp, BufferOp>(op))
       return op.emitOpError() << "pplan_stage_c3: a stage holds instances, "
                                  "sends, receives, tasks and buffers only";
+  if (failed(verifyReadyBlocks<InstanceOp>(
+          getBody().front(),
+          [](InstanceOp instance) { return instance.lookupTemplate(); },
+          "pplan_stage_c4")))
+    return failure();
   return verifyBufferLifetimes(*this);
 }
 

@@ -253,14 +253,15 @@ class Dist_CollectiveOp<string mnemonic, string kind, bit reduces>
     OptionalAttr<DenseI64ArrayAttr>:$group,
     Workload_I64Prop:$participants,
     Workload_I64Prop:$message_bytes),
-    !if(reduces, (ins Workload_ReductionKindProp:$reduction), (ins)));
+    !if(reduces, (ins Workload_ReductionKindProp:$reduction,
+                      OptionalAttr<I64Attr>:$ready_blocks), (ins)));
   let assemblyFormat = !strconcat([{
     $primitive prop-dict `` $phase $cadence `on` $mesh (`ranks` $ranks^)?
     `axes` `=` $mesh_axes (`group` $group^)? }], !if(reduces, "`reduction` `=` $reduction", ""), [{
     `participants` `=` $participants `message` `=` $message_bytes
     `ops` `=` $ops `reads` $reads
     `writes` $writes
-    `stashed` $stashed
+    `stashed` $stashed }], !if(reduces, "(`ready_blocks` `=` $ready_blocks^)?", ""), [{
     (`after` `(` $deps^ `)`)? attr-dict
   }]);
   let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
@@ -448,7 +449,15 @@ def Dist_StageOp : Dist_Op<"stage", [
     collectives; `dist_stage_c3`: when the stage reduce-scatters its
     gradients (a sharded optimizer), its optimizer step covers exactly the
     rank's shard of them, one parameter per gradient element of its 1/dp
-    of every bucket.
+    of every bucket; `dist_stage_c4`: a collective with `ready_blocks = k`
+    (a data-parallel gradient bucket issued beside the backward under the
+    mapping's `overlap_dp_grad_reduce`, which waits for only the first k
+    blocks of the instance its last `after` token names) is a
+    data-parallel gradient reduction (`dp_grad_allreduce` or
+    `dp_grad_reduce_scatter`) with at least one `after` token, the last a
+    backward or weight-gradient block instance of the stage running more
+    than k >= 1 blocks; `ready_blocks` stands only in a stage, never on a
+    template's collective (checked by the collective).
 
     ```mlir
     dist.stage 1 {

@@ -253,7 +253,8 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     OptionalAttr<DenseI64ArrayAttr>:$gemm,
     OptionalAttr<StrAttr>:$implementation,
     OptionalAttr<TypedArrayAttrBase<PPlan_FusedWorkAttr,
-                                    "the semantic work of fused tasks">>:$fuses
+                                    "the semantic work of fused tasks">>:$fuses,
+    OptionalAttr<I64Attr>:$ready_blocks
   );
   let results = (outs PPlan_TokenType:$done);
   let assemblyFormat = [{
@@ -265,6 +266,7 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     `ops` `=` $ops (`gemm` `=` $gemm^)? `reads` $reads
     `writes` $writes
     `stashed` $stashed
+    (`ready_blocks` `=` $ready_blocks^)?
     (`after` `(` $deps^ `)`)? attr-dict
   }];
   let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
@@ -529,7 +531,16 @@ def PPlan_StageOp : PPlan_PlanMember<"stage", [
     2. `pplan_stage_c2`: `group` names a `serial` `pplan.group` of the
        plan, and every stage-level task joins it;
     3. `pplan_stage_c3`: the stage holds only instances, sends, receives,
-       tasks and buffers.
+       tasks and buffers;
+    4. `pplan_stage_c4`: a task with `ready_blocks = k` (a data-parallel
+       gradient bucket issued beside the backward under the mapping's
+       `overlap_dp_grad_reduce`: it waits for only the first k blocks of
+       the instance its last `after` token names) is a data-parallel
+       gradient reduction (a collective `dp_grad_allreduce` or
+       `dp_grad_reduce_scatter`) with at least one `after` token, the last
+       a backward or weight-gradient block instance of the stage running
+       more than k >= 1 blocks; `ready_blocks` stands only in a stage,
+       never on a template's task (checked by the task).
 
     ```mlir
     pplan.stage 1 group @stage_1 {
