@@ -125,7 +125,8 @@ LogicalResult rewrite(pplan::PlanOp plan, llvm::ArrayRef<pplan::TaskOp> tasks,
       executed.gemms.empty() ? DenseI64ArrayAttr()
                              : builder.getDenseI64ArrayAttr(
                                    workload::flattenGemms(executed.gemms)),
-      builder.getStringAttr(name), builder.getArrayAttr(fuses), /*ready_blocks=*/nullptr);
+      builder.getStringAttr(name), builder.getArrayAttr(fuses),
+      /*ready_blocks=*/nullptr);
   for (pplan::TaskOp original : originals) {
     original.getDone().replaceAllUsesWith(fused.getDone());
     original.erase();
