@@ -125,7 +125,10 @@ void makeMoE(ModelSpec &model) {
 }
 
 std::vector<std::pair<std::string, ModelSpec>> modelVariants() {
-  ModelSpec dense = smallRun(PipelineSchedule::OneFOneB, 2, 4).model;
+  // A named run, not a member of a temporary: GCC 12's -Wuninitialized
+  // misreads the copy out of the temporary as a use before initialization.
+  const auto run = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  ModelSpec dense = run.model;
   ModelSpec grouped = dense;
   grouped.kvHeads = 2;
   ModelSpec latent = dense;
