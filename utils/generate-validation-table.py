@@ -101,7 +101,11 @@ def outside_gate(results):
     failed_gates = [gate["name"] for gate in results["gates"]
                     if not gate["passed"]]
     if not failing and not failed_gates:
-        return ("%s is run outside the gate and passes every rule. " % files)
+        return ("%s is run apart from these two files, by "
+                "`test/Validation/validation-mlm2021.test`, which fails on "
+                "any of its comparisons outside its rule and on its "
+                "mean-error gate: every case runs and passes every rule. "
+                % files)
     return (
         "%s is run outside the gate, by "
         "`test/Validation/validation-mlm2021.test`: an interim lane, "
@@ -165,7 +169,7 @@ def write(runs, out):
             out.write("**Not run** (the pipeline rejects them, see the "
                       "case): %s.\n\n" % ", ".join(not_run))
         for gate_result in results["gates"]:
-            out.write("Gate `%s`: %.2f%% over %d cases (limit %.0f%%): "
+            out.write("Gate `%s`: %.2f%% over %d cases (limit %g%%): "
                       "%s.\n\n" % (
                           gate_result["name"], 100 * gate_result["value"],
                           gate_result["cases"], 100 * gate_result["limit"],
@@ -272,14 +276,11 @@ def write_mlm2021(cases, out):
         out.write(
             "**Not run**: %s%s.\n\n" % (
                 names(case["name"] for case in not_run),
-                " — the profile's InfiniBand tier rejects %s: "
-                "`profiles/a100-80gb.json` models one 1,120-GPU SuperPOD "
-                "fabric (`network_tiers[infiniband].group_size`, 140 nodes), "
-                "while Selene's fabric held 4,480 GPUs (MLM2021 Sec. 5, a "
-                "three-level fat tree) and ran these jobs in one fabric. The "
-                "profile is unchanged (one profile serves every case; no "
-                "case-specific change); a sourced profile or tier change is "
-                "future work. Each case's error is below" % names(tier)
+                " — the profile's InfiniBand tier rejects %s: their "
+                "ranks on it exceed its group "
+                "(`network_tiers[infiniband].group_size`; docs/Estimate.md, "
+                "\"Selene's fabric\"). Each case's error is below"
+                % names(tier)
                 if tier else ""))
     if failing:
         out.write("**Failing**: Blueprint is more optimistic than the "

@@ -15,6 +15,7 @@
 #include "Blueprint/Workload/Primitives.h"
 #include "Blueprint/Workload/WholeRun.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -861,6 +862,17 @@ analysis::composeIterationTime(const PlanWork &work,
   return time;
 }
 
+double analysis::unsignedToDouble(const llvm::APInt &value) {
+  // Not APInt::roundToDouble: LLVM 22's multi-word path misplaces the
+  // leading bit of a value of 65 active bits (2.2216e19, MLM2021's 530B
+  // hardware FLOPs per iteration, comes out as 6.29e19); APFloat's
+  // conversion rounds to nearest for every width.
+  llvm::APFloat converted(llvm::APFloat::IEEEdouble());
+  converted.convertFromAPInt(value, /*IsSigned=*/false,
+                             llvm::APFloat::rmNearestTiesToEven);
+  return converted.convertToDouble();
+}
+
 std::optional<Utilization>
 analysis::flopsUtilization(const RunFlops &flops, double seconds,
                            int64_t world, const estimate::SystemProfile &profile,
@@ -871,8 +883,8 @@ analysis::flopsUtilization(const RunFlops &flops, double seconds,
     return std::nullopt;
   double capacity =
       seconds * static_cast<double>(world) * peak->peakOpsPerSecond.value;
-  return Utilization{flops.model.roundToDouble() / capacity,
-                     flops.hardware.roundToDouble() / capacity};
+  return Utilization{unsignedToDouble(flops.model) / capacity,
+                     unsignedToDouble(flops.hardware) / capacity};
 }
 
 namespace {

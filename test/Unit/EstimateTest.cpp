@@ -979,6 +979,32 @@ TEST(BundledProfiles, LoadWithTheirDatasheetPeaks) {
   EXPECT_EQ(h100.tier("infiniband")->bandwidthBytesPerSecond.value, 50e9);
 }
 
+TEST(BundledProfiles, A100DeclaresMemoryAndBusBandwidthEfficiency) {
+  // Calculon's systems/a100_80g.json (docs/Estimate.md, "Memory efficiency",
+  // "Collective bus bandwidth"): MB_efficiency [[100, 0.9], [10, 0.75],
+  // [1, 0.6], [0, 0.3]] with MB = 1e6 bytes, NVLink 0.65, InfiniBand 0.9.
+  SystemProfile a100 = bundledProfile("a100-80gb.json");
+  ASSERT_TRUE(a100.memory.efficiency.has_value());
+  const Efficiency &memory = *a100.memory.efficiency;
+  ASSERT_EQ(memory.steps.size(), 4u);
+  EXPECT_EQ(memory.steps[memory.stepFor(999999)].efficiency, 0.3);
+  EXPECT_EQ(memory.steps[memory.stepFor(1000000)].efficiency, 0.6);
+  EXPECT_EQ(memory.steps[memory.stepFor(99999999)].efficiency, 0.75);
+  EXPECT_EQ(memory.steps[memory.stepFor(100000000)].efficiency, 0.9);
+  EXPECT_EQ(a100.tier("nvlink")->efficiency->steps[0].efficiency, 0.65);
+  EXPECT_EQ(a100.tier("infiniband")->efficiency->steps[0].efficiency, 0.9);
+  // Selene's fabric as MLM2021 Table 1's 1T run demonstrates it: 3072 GPUs.
+  EXPECT_EQ(a100.tier("infiniband")->groupSize.value, 3072);
+
+  // End to end, a decode step's weight reads are priced at the 0.9 step:
+  // test/Transforms/inference-pipeline.test.
+
+  // The H100 profile declares neither (peak used, and the terms say so).
+  SystemProfile h100 = bundledProfile("h100-sxm.json");
+  EXPECT_FALSE(h100.memory.efficiency.has_value());
+  EXPECT_FALSE(h100.tier("infiniband")->efficiency.has_value());
+}
+
 TEST(BundledProfiles, TheSamePlanOnTwoProfilesGivesTwoReports) {
   EstimateInput input = smallBlockOnTensorParallel8();
   EstimateReport a100 = valueOrFail(estimateWork(

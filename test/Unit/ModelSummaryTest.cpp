@@ -680,6 +680,24 @@ double term(const IterationTime &time, llvm::StringRef name) {
   return 0;
 }
 
+TEST(FlopsUtilization, ConvertsCountsPastSixtyFourBits) {
+  // 2^64 + 2^62 = 1.25 * 2^64 = 23058430092136939520 needs 65 bits, like
+  // MLM2021 530B's 2.2216e19 hardware FLOPs per iteration; a double holds
+  // it exactly (0x1.4p64). LLVM 22's APInt::roundToDouble returns 2^66 +
+  // 2^62 for it.
+  llvm::APInt count =
+      llvm::APInt::getOneBitSet(128, 64) + llvm::APInt::getOneBitSet(128, 62);
+  EXPECT_EQ(unsignedToDouble(count), 0x1.4p64);
+  EXPECT_EQ(unsignedToDouble(llvm::APInt(128, 7)), 7.0);
+  // Over 2 s on 4 ranks of the A100's 312e12 fp16 peak: 0x1.4p64 / 2.496e15.
+  std::optional<Utilization> utilization =
+      flopsUtilization(RunFlops{count, count}, 2, 4, test::a100Profile(),
+                       workload::DataType::F16);
+  ASSERT_TRUE(utilization.has_value());
+  EXPECT_DOUBLE_EQ(utilization->hardware, 0x1.4p64 / (2 * 4 * 312e12));
+  EXPECT_DOUBLE_EQ(utilization->model, utilization->hardware);
+}
+
 TEST(IterationTime, TermsComposeTheBlockEstimateAndTheSchedule) {
   PlanWork work =
       gpt175b(TPCommMode::ReduceScatterAllGather, RecomputePolicy::Selective);
@@ -713,8 +731,9 @@ TEST(IterationTime, TermsComposeTheBlockEstimateAndTheSchedule) {
   EXPECT_DOUBLE_EQ(time.totalSeconds, sum);
   EXPECT_DOUBLE_EQ(term(time, "microbatches"), 64 * time.stageSlotSeconds);
   EXPECT_DOUBLE_EQ(term(time, "bubble"), 7.0 / 3.0 * time.stageSlotSeconds);
-  // 2(m*v + pp - 1) messages of bsh/t bytes over 25 GB/s InfiniBand + 14 us.
-  double message = pointToPointSeconds(2048 * 12288 * 2 / 8, 25e9, 14e-6);
+  // 2(m*v + pp - 1) messages of bsh/t bytes over 25 GB/s InfiniBand at the
+  // profile's declared bus-bandwidth efficiency 0.9, + 14 us.
+  double message = pointToPointSeconds(2048 * 12288 * 2 / 8, 25e9 * 0.9, 14e-6);
   EXPECT_DOUBLE_EQ(time.pipelineMessageSeconds, message);
   EXPECT_DOUBLE_EQ(term(time, "pipeline_transfers"),
                    2 * (64 * 3 + 7) * message);

@@ -154,13 +154,15 @@ CAUSES = {
         "roofline prices recomputation at the GEMM ceiling."),
     "table5_time": (
         "Composed iteration time (docs/ModelSummary.md) against measured: "
-        "the block estimate is optimistic (datasheet peaks, no fixed "
-        "per-kernel and per-call overheads, docs/Estimate.md items 4-5), and "
-        "the composition leaves out the embedding lookup and its gradient, "
-        "the final norm, the cross-entropy, gradient clipping, the "
-        "embeddings' optimizer step, data loading and host overheads. No "
-        "term is fitted. Per case within 20%; the gate is the 10% mean "
-        "absolute error."),
+        "the block estimate is optimistic (the vector peak without a "
+        "declared efficiency, no fixed per-kernel and per-call overheads, "
+        "docs/Estimate.md items 4-5), and the composition leaves out the "
+        "embedding lookup and its gradient, the final norm, the "
+        "cross-entropy, gradient clipping, the embeddings' optimizer step, "
+        "data loading and host overheads. No term is fitted: the matmul, "
+        "memory and network efficiencies are the profile's, each with its "
+        "public source. Per case within 7%; the gate is the 3.5% mean "
+        "absolute error (issue 18's bounds)."),
     "utilization": (
         "Model and hardware FLOPs utilization divide FLOPs by Blueprint's "
         "composed time (and the A100 peak, 312 TFLOPS, as the paper), so they "
@@ -233,8 +235,11 @@ CAUSES = {
         "bound stays +15%."),
 }
 
-# The 10% mean absolute error the composed Table 5 iteration times must meet.
-TABLE5_MAE_LIMIT = 0.10
+# The mean absolute error the composed Table 5 iteration times must meet:
+# issue 18's 3.5% (tightened from 10% once the profile declared its memory
+# and network efficiencies, docs/Estimate.md; Calculon reports 3.65% on the
+# same table).
+TABLE5_MAE_LIMIT = 0.035
 # The mean absolute error of the MLM2021 Table 1 teraFLOP/s per GPU: the same
 # composition under the same causes as Table 5, so the same limit.
 MLM2021_MAE_LIMIT = 0.10
@@ -849,8 +854,12 @@ TABLE4_TOLERANCE = 0.15
 # A percentage formed from the ratio of two estimates (an overhead, a
 # throughput increase), in percentage points.
 ESTIMATE_RATIO_TOLERANCE = 10
-# Per case; the gate on the mean is TABLE5_MAE_LIMIT.
+# Per case, for the utilizations derived from the composed time; the gate on
+# the mean is TABLE5_MAE_LIMIT.
 TABLE5_CASE_TOLERANCE = 0.20
+# Each Table 5 iteration time: issue 18's 7% worst case (tightened from the
+# 20% of TABLE5_CASE_TOLERANCE with the mean).
+TABLE5_WORST_LIMIT = 0.07
 
 
 def table4_overhead(case):
@@ -929,7 +938,7 @@ PAPER = {
     },
     "seqsel_table5_end_to_end": {
         "model_level.iteration_time_s":
-            within(lambda o: o.iteration_seconds(), TABLE5_CASE_TOLERANCE,
+            within(lambda o: o.iteration_seconds(), TABLE5_WORST_LIMIT,
                    "table5_time"),
         "model_level.model_flops_per_iteration":
             exact(lambda o: o.get("flops_per_iteration.model")),

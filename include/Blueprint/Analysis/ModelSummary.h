@@ -361,6 +361,9 @@ struct Utilization {
   double hardware = 0;
 };
 
+/// The unsigned `value` rounded to the nearest double, for every width.
+double unsignedToDouble(const llvm::APInt &value);
+
 /// `flops` / (seconds x world x `profile`'s matmul peak at `computeType`):
 /// utilizations against the peak, as SeqSel Table 5 states them. None when
 /// the profile declares no matmul rate at that type.
