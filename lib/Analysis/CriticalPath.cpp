@@ -8,10 +8,12 @@
 #include "Blueprint/Analysis/CriticalPath.h"
 
 #include "Blueprint/Analysis/ModelSummary.h"
+#include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/Primitives.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 #include <deque>
@@ -199,39 +201,62 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
   return plan;
 }
 
-/// A time a step may take: not negative, finite.
-static bool isDuration(double seconds) {
-  return seconds >= 0 && seconds <= std::numeric_limits<double>::max();
+llvm::Error blueprint::analysis::roundStepTimes(
+    const TimingPlan &plan, llvm::ArrayRef<double> seconds,
+    llvm::ArrayRef<double> transferSeconds, llvm::ArrayRef<double> readySeconds,
+    llvm::function_ref<std::string(uint32_t)> describe, StepDurations &result) {
+  size_t total = plan.steps();
+  result.durations.resize(total);
+  result.transfers.resize(total);
+  result.ready.resize(total);
+  for (uint32_t id : plan.order) {
+    std::optional<estimate::Picoseconds> duration =
+        estimate::picosecondsOf(seconds[id]);
+    std::optional<estimate::Picoseconds> transfer =
+        estimate::picosecondsOf(transferSeconds[id]);
+    std::optional<estimate::Picoseconds> ready =
+        estimate::picosecondsOf(readySeconds[id]);
+    if (!duration || !transfer || !ready)
+      return failure(describe(id) +
+                     " has a negative or non-finite time, or one beyond "
+                     "2^63 picoseconds");
+    result.durations[id] = *duration;
+    result.transfers[id] = *transfer;
+    result.ready[id] = *ready;
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error blueprint::analysis::timeSteps(
-    const TimingPlan &plan, llvm::ArrayRef<double> seconds,
-    llvm::ArrayRef<double> transferSeconds, llvm::ArrayRef<double> readySeconds,
+    const TimingPlan &plan, const StepDurations &times,
     llvm::function_ref<std::string(uint32_t)> describe, PlanTiming &result) {
   constexpr uint32_t none = TimingPlan::kNone;
+  using estimate::Picoseconds;
   size_t total = plan.steps();
   result.timing.resize(total);
   result.predecessor.resize(total);
   result.transferred.assign(total, false);
   result.readied.assign(total, false);
   result.reversedPath.clear();
-  result.iterationSeconds = 0;
-  result.exposedCommunicationSeconds = 0;
-  result.pathComputeSeconds = 0;
+  result.iterationPicoseconds = 0;
+  result.exposedCommunicationPicoseconds = 0;
+  result.pathComputePicoseconds = 0;
   StepTiming *timing = result.timing.data();
   uint32_t *predecessors = result.predecessor.data();
   const uint32_t *depBegin = plan.depBegin.data();
   const uint32_t *deps = plan.deps.data();
+  const Picoseconds *durations = times.durations.data();
+  // Every sum of two times is checked: an end beyond int64_t picoseconds
+  // (106 days) is a diagnostic naming its step, never a wrapped time.
+  auto overflow = [&](uint32_t id) {
+    return failure(describe(id) + " ends beyond 2^63 picoseconds");
+  };
   for (uint32_t id : plan.order) {
-    double duration = seconds[id];
-    if (!isDuration(duration) || !isDuration(transferSeconds[id]) ||
-        !isDuration(readySeconds[id]))
-      return failure(describe(id) + " has a negative or non-finite time");
-    double start = 0;
+    Picoseconds start = 0;
     uint32_t predecessor = none;
     for (uint32_t dep = depBegin[id], end = depBegin[id + 1]; dep < end;
          ++dep) {
-      double depEnd = timing[deps[dep]].end;
+      Picoseconds depEnd = timing[deps[dep]].end;
       if (predecessor == none || depEnd > start) {
         start = depEnd;
         predecessor = deps[dep];
@@ -241,7 +266,9 @@ llvm::Error blueprint::analysis::timeSteps(
     // the part of it the step waits for.
     uint32_t readyAfter = plan.readyAfter[id];
     if (readyAfter != none) {
-      double ready = timing[readyAfter].start + readySeconds[id];
+      Picoseconds ready = 0;
+      if (llvm::AddOverflow(timing[readyAfter].start, times.ready[id], ready))
+        return overflow(id);
       if (predecessor == none || ready > start) {
         start = ready;
         predecessor = readyAfter;
@@ -261,18 +288,26 @@ llvm::Error blueprint::analysis::timeSteps(
       for (uint32_t member : members)
         if (timing[member].start > timing[latest].start)
           latest = member;
-      double together = timing[latest].start;
+      Picoseconds together = timing[latest].start;
       uint32_t readyBy = predecessors[latest];
       for (uint32_t member : members) {
-        timing[member] = {together, together + seconds[member]};
+        Picoseconds end = 0;
+        if (llvm::AddOverflow(together, durations[member], end))
+          return overflow(member);
+        timing[member] = {together, end};
         predecessors[member] = readyBy;
       }
       continue;
     }
-    double end = start + duration;
+    Picoseconds end = 0;
+    if (llvm::AddOverflow(start, durations[id], end))
+      return overflow(id);
     uint32_t sender = plan.sender[id];
     if (sender != none) {
-      double arrival = timing[sender].start + transferSeconds[sender];
+      Picoseconds arrival = 0;
+      if (llvm::AddOverflow(timing[sender].start, times.transfers[sender],
+                            arrival))
+        return overflow(id);
       if (arrival > end) {
         end = arrival;
         predecessor = sender;
@@ -291,8 +326,9 @@ llvm::Error blueprint::analysis::timeSteps(
   for (uint32_t id = 1; id < total; ++id)
     if (result.timing[id].end > result.timing[last].end)
       last = id;
-  result.iterationSeconds = result.timing[last].end;
-  auto segmentOf = [&](uint32_t id, bool transfer, double start, double end) {
+  result.iterationPicoseconds = result.timing[last].end;
+  auto segmentOf = [&](uint32_t id, bool transfer, Picoseconds start,
+                       Picoseconds end) {
     size_t stage = static_cast<size_t>(llvm::upper_bound(plan.stageBegin, id) -
                                        plan.stageBegin.begin() - 1);
     return PathSegment{static_cast<int64_t>(stage), id - plan.stageBegin[stage],
@@ -301,7 +337,7 @@ llvm::Error blueprint::analysis::timeSteps(
   uint32_t at = last;
   // Where the path leaves the step: its end, or for an instance a later step
   // was ready inside, that step's start.
-  double until = result.timing[last].end;
+  Picoseconds until = result.timing[last].end;
   while (at != none) {
     const StepTiming &timing = result.timing[at];
     // A step occupies the path from its start to its end; a receive that
@@ -318,35 +354,39 @@ llvm::Error blueprint::analysis::timeSteps(
           result.readied[at] ? timing.start : result.timing[predecessor].end;
     at = predecessor;
   }
+  // The segments are disjoint intervals of [0, iteration]: their sums
+  // cannot overflow.
   for (const PathSegment &segment : llvm::reverse(result.reversedPath)) {
-    double duration = segment.end - segment.start;
+    Picoseconds duration = segment.end - segment.start;
     StepKind kind =
         plan.kinds[plan.stageBegin[static_cast<size_t>(segment.stage)] +
                    segment.step];
     if (segment.transfer || kind == StepKind::Collective)
-      result.exposedCommunicationSeconds += duration;
+      result.exposedCommunicationPicoseconds += duration;
     else if (kind == StepKind::Compute || kind == StepKind::StageWork)
-      result.pathComputeSeconds += duration;
+      result.pathComputePicoseconds += duration;
   }
   return llvm::Error::success();
 }
 
 llvm::Expected<CriticalPathReport>
 blueprint::analysis::longestPath(const RunGraph &graph) {
+  using estimate::Picoseconds;
   llvm::Expected<TimingPlan> plan = timingPlanOf(graph);
   if (!plan)
     return plan.takeError();
-  std::vector<double> seconds, transfers, ready;
+  std::vector<double> seconds, transfers, ready, hidden;
   seconds.reserve(plan->steps());
   transfers.reserve(plan->steps());
   ready.reserve(plan->steps());
+  hidden.reserve(plan->steps());
   for (const std::vector<GraphStep> &steps : graph.stages)
     for (const GraphStep &step : steps) {
       seconds.push_back(step.seconds);
       transfers.push_back(step.transferSeconds);
       ready.push_back(step.readySeconds);
+      hidden.push_back(step.hiddenSeconds);
     }
-  PlanTiming timed;
   auto describe = [&](uint32_t id) {
     size_t stage = static_cast<size_t>(llvm::upper_bound(plan->stageBegin, id) -
                                        plan->stageBegin.begin() - 1);
@@ -354,19 +394,34 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
     return where(static_cast<int64_t>(stage), index,
                  graph.stages[stage][index]);
   };
+  StepDurations times;
   if (llvm::Error error =
-          timeSteps(*plan, seconds, transfers, ready, describe, timed))
+          roundStepTimes(*plan, seconds, transfers, ready, describe, times))
+    return std::move(error);
+  // The tensor-parallel communication each instance hid, rounded once like
+  // its duration (a report figure; the timing does not read it).
+  StepDurations hiddenTimes;
+  if (llvm::Error error = roundStepTimes(*plan, hidden, transfers, ready,
+                                         describe, hiddenTimes))
+    return std::move(error);
+  PlanTiming timed;
+  if (llvm::Error error = timeSteps(*plan, times, describe, timed))
     return std::move(error);
   CriticalPathReport report;
-  report.iterationSeconds = timed.iterationSeconds;
-  report.exposedCommunicationSeconds = timed.exposedCommunicationSeconds;
-  report.pathComputeSeconds = timed.pathComputeSeconds;
+  report.iterationPicoseconds = timed.iterationPicoseconds;
+  report.exposedCommunicationPicoseconds =
+      timed.exposedCommunicationPicoseconds;
+  report.pathComputePicoseconds = timed.pathComputePicoseconds;
   report.path.assign(timed.reversedPath.rbegin(), timed.reversedPath.rend());
+  workload::OverflowGuard guard;
   for (const PathSegment &segment : report.path)
     if (!segment.transfer)
-      report.pathHiddenTPCommSeconds +=
-          graph.stages[static_cast<size_t>(segment.stage)][segment.step]
-              .hiddenSeconds;
+      report.pathHiddenTPCommPicoseconds = guard.add(
+          report.pathHiddenTPCommPicoseconds,
+          hiddenTimes
+              .durations[plan->stageBegin[static_cast<size_t>(segment.stage)] +
+                         segment.step],
+          "the tensor-parallel communication hidden on the path");
   for (size_t stage = 0; stage < graph.stages.size(); ++stage)
     report.timing.emplace_back(timed.timing.begin() + plan->stageBegin[stage],
                                timed.timing.begin() +
@@ -385,33 +440,46 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
     StageTime time;
     // The end of the stage's latest compute step so far: a reduction beside
     // the backward is hidden while it runs before that.
-    double computeEnd = 0;
+    Picoseconds computeEnd = 0;
     for (auto [index, step] : llvm::enumerate(steps)) {
       const StepTiming &timing = report.timing[stage][index];
-      double hidden = 0;
+      size_t id = plan->stageBegin[stage] + index;
+      Picoseconds duration = times.durations[id];
+      Picoseconds hidden = 0;
       if (step.besideBackward)
-        hidden = std::max(0.0, std::min(timing.end, computeEnd) - timing.start);
+        hidden = std::max<Picoseconds>(0, std::min(timing.end, computeEnd) -
+                                              timing.start);
       if (step.kind == StepKind::Compute)
         computeEnd = timing.end;
       if (step.kind == StepKind::Collective)
-        time.collectiveSeconds += step.seconds - hidden;
+        time.collectivePicoseconds =
+            guard.add(time.collectivePicoseconds, duration - hidden,
+                      "a stage's collective time");
       else
-        time.computeSeconds += step.seconds;
-      time.hiddenTPCommSeconds += step.hiddenSeconds;
-      time.hiddenDPReduceSeconds += hidden;
+        time.computePicoseconds = guard.add(time.computePicoseconds, duration,
+                                            "a stage's compute time");
+      time.hiddenTPCommPicoseconds =
+          guard.add(time.hiddenTPCommPicoseconds, hiddenTimes.durations[id],
+                    "a stage's hidden tensor-parallel communication");
+      time.hiddenDPReducePicoseconds =
+          guard.add(time.hiddenDPReducePicoseconds, hidden,
+                    "a stage's hidden data-parallel reduction");
       if (lastOnPath[stage] && *lastOnPath[stage] > index)
-        report.pathHiddenDPReduceSeconds += hidden;
+        report.pathHiddenDPReducePicoseconds =
+            guard.add(report.pathHiddenDPReducePicoseconds, hidden,
+                      "the data-parallel reduction hidden on the path");
     }
-    time.bubbleSeconds =
-        report.iterationSeconds - time.computeSeconds - time.collectiveSeconds;
-    // The exposed part of a reduction beside the backward starts where the
-    // compute before it ends, so the stage's intervals are still disjoint
-    // and its bubble is not negative; what the subtraction of the hidden
-    // part leaves below zero is rounding.
-    if (time.hiddenDPReduceSeconds > 0)
-      time.bubbleSeconds = std::max(0.0, time.bubbleSeconds);
+    // A stage's steps run one after another within [0, iteration], the
+    // exposed part of a reduction beside the backward from where the
+    // compute before it ends: the bubble is exact and not negative.
+    Picoseconds busy =
+        guard.add(time.computePicoseconds, time.collectivePicoseconds,
+                  "a stage's busy time");
+    time.bubblePicoseconds = report.iterationPicoseconds - busy;
     report.stages.push_back(time);
   }
+  if (guard.failed())
+    return guard.error("critical path");
   return report;
 }
 
@@ -832,46 +900,40 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
   return graph;
 }
 
-namespace {
-
-std::string milliseconds(double seconds) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::format("%.6f", seconds * 1e3);
-  return text;
+/// A time of the table, in milliseconds to the nanosecond.
+static std::string milliseconds(estimate::Picoseconds time) {
+  return estimate::formatMilliseconds(time, 6);
 }
-
-} // namespace
 
 void blueprint::analysis::printCriticalPathTable(
     const RunGraph &graph, const CriticalPathReport &report,
     llvm::raw_ostream &os) {
-  os << "iteration " << milliseconds(report.iterationSeconds)
+  os << "iteration " << milliseconds(report.iterationPicoseconds)
      << " ms: the longest path through " << graph.stages.size() << " stages\n";
   os << "  exposed communication " +
-            milliseconds(report.exposedCommunicationSeconds) +
+            milliseconds(report.exposedCommunicationPicoseconds) +
             " ms, compute on the path " +
-            milliseconds(report.pathComputeSeconds) + " ms\n";
+            milliseconds(report.pathComputePicoseconds) + " ms\n";
   // Only a run that overlaps has the line: other reports are unchanged.
-  if (report.pathHiddenTPCommSeconds > 0)
+  if (report.pathHiddenTPCommPicoseconds > 0)
     os << "  tp communication overlapped with compute on the path " +
-              milliseconds(report.pathHiddenTPCommSeconds) + " ms\n";
-  if (report.pathHiddenDPReduceSeconds > 0)
+              milliseconds(report.pathHiddenTPCommPicoseconds) + " ms\n";
+  if (report.pathHiddenDPReducePicoseconds > 0)
     os << "  dp reduction overlapped with backward on the path " +
-              milliseconds(report.pathHiddenDPReduceSeconds) + " ms\n";
+              milliseconds(report.pathHiddenDPReducePicoseconds) + " ms\n";
   os << "stage  compute_ms  collective_ms  bubble_ms\n";
   for (auto [stage, time] : llvm::enumerate(report.stages))
-    os << "  " << stage << "  " << milliseconds(time.computeSeconds) << "  "
-       << milliseconds(time.collectiveSeconds) << "  "
-       << milliseconds(time.bubbleSeconds) << "\n";
+    os << "  " << stage << "  " << milliseconds(time.computePicoseconds) << "  "
+       << milliseconds(time.collectivePicoseconds) << "  "
+       << milliseconds(time.bubblePicoseconds) << "\n";
   for (auto [stage, time] : llvm::enumerate(report.stages))
-    if (time.hiddenTPCommSeconds > 0)
+    if (time.hiddenTPCommPicoseconds > 0)
       os << "  stage " << stage << ": tp communication overlapped with compute "
-         << milliseconds(time.hiddenTPCommSeconds) << " ms\n";
+         << milliseconds(time.hiddenTPCommPicoseconds) << " ms\n";
   for (auto [stage, time] : llvm::enumerate(report.stages))
-    if (time.hiddenDPReduceSeconds > 0)
+    if (time.hiddenDPReducePicoseconds > 0)
       os << "  stage " << stage << ": dp reduction overlapped with backward "
-         << milliseconds(time.hiddenDPReduceSeconds) << " ms\n";
+         << milliseconds(time.hiddenDPReducePicoseconds) << " ms\n";
   os << "critical path (" << report.path.size() << " segments):\n";
   for (const PathSegment &segment : report.path) {
     const GraphStep &step =
@@ -887,16 +949,19 @@ void blueprint::analysis::printCriticalPathTable(
 void blueprint::analysis::writeCriticalPathJSON(
     const RunGraph &graph, const CriticalPathReport &report,
     llvm::json::OStream &json) {
-  json.attribute("iteration_seconds", report.iterationSeconds);
-  json.attribute("exposed_communication_seconds",
-                 report.exposedCommunicationSeconds);
-  json.attribute("path_compute_seconds", report.pathComputeSeconds);
-  if (report.pathHiddenTPCommSeconds > 0)
-    json.attribute("path_overlapped_tp_comm_seconds",
-                   report.pathHiddenTPCommSeconds);
-  if (report.pathHiddenDPReduceSeconds > 0)
-    json.attribute("path_overlapped_dp_grad_reduce_seconds",
-                   report.pathHiddenDPReduceSeconds);
+  estimate::writeSecondsAttribute(json, "iteration_seconds",
+                                  report.iterationPicoseconds);
+  estimate::writeSecondsAttribute(json, "exposed_communication_seconds",
+                                  report.exposedCommunicationPicoseconds);
+  estimate::writeSecondsAttribute(json, "path_compute_seconds",
+                                  report.pathComputePicoseconds);
+  if (report.pathHiddenTPCommPicoseconds > 0)
+    estimate::writeSecondsAttribute(json, "path_overlapped_tp_comm_seconds",
+                                    report.pathHiddenTPCommPicoseconds);
+  if (report.pathHiddenDPReducePicoseconds > 0)
+    estimate::writeSecondsAttribute(json,
+                                    "path_overlapped_dp_grad_reduce_seconds",
+                                    report.pathHiddenDPReducePicoseconds);
   json.attributeArray("stages", [&] {
     for (size_t stage = 0; stage < report.stages.size(); ++stage)
       json.object([&] {
@@ -904,15 +969,19 @@ void blueprint::analysis::writeCriticalPathJSON(
         json.attribute("stage", static_cast<int64_t>(stage));
         json.attribute("steps",
                        static_cast<int64_t>(graph.stages[stage].size()));
-        json.attribute("compute_seconds", time.computeSeconds);
-        json.attribute("collective_seconds", time.collectiveSeconds);
-        json.attribute("bubble_seconds", time.bubbleSeconds);
-        if (time.hiddenTPCommSeconds > 0)
-          json.attribute("overlapped_tp_comm_seconds",
-                         time.hiddenTPCommSeconds);
-        if (time.hiddenDPReduceSeconds > 0)
-          json.attribute("overlapped_dp_grad_reduce_seconds",
-                         time.hiddenDPReduceSeconds);
+        estimate::writeSecondsAttribute(json, "compute_seconds",
+                                        time.computePicoseconds);
+        estimate::writeSecondsAttribute(json, "collective_seconds",
+                                        time.collectivePicoseconds);
+        estimate::writeSecondsAttribute(json, "bubble_seconds",
+                                        time.bubblePicoseconds);
+        if (time.hiddenTPCommPicoseconds > 0)
+          estimate::writeSecondsAttribute(json, "overlapped_tp_comm_seconds",
+                                          time.hiddenTPCommPicoseconds);
+        if (time.hiddenDPReducePicoseconds > 0)
+          estimate::writeSecondsAttribute(json,
+                                          "overlapped_dp_grad_reduce_seconds",
+                                          time.hiddenDPReducePicoseconds);
       });
   });
   json.attributeArray("path", [&] {
@@ -925,8 +994,8 @@ void blueprint::analysis::writeCriticalPathJSON(
         json.attribute("kind", segment.transfer ? llvm::StringRef("transfer")
                                                 : stringifyStepKind(step.kind));
         json.attribute("label", step.label);
-        json.attribute("start_seconds", segment.start);
-        json.attribute("end_seconds", segment.end);
+        estimate::writeSecondsAttribute(json, "start_seconds", segment.start);
+        estimate::writeSecondsAttribute(json, "end_seconds", segment.end);
       });
     }
   });
