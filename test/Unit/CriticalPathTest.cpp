@@ -879,3 +879,117 @@ TEST(CriticalPath, OverlappedReductionsRefuseZeroThree) {
   EXPECT_TRUE(
       checkTrainingComposition(run.model, run.training, run.mapping).empty());
 }
+
+namespace {
+
+/// Times `graph` through its plan with the steady state timed once and,
+/// with the plan's steady state removed, step by step.
+std::pair<PlanTiming, PlanTiming> bothWays(const RunGraph &graph,
+                                           TimingPlan &plan) {
+  std::vector<double> seconds, transfers, ready;
+  for (const std::vector<GraphStep> &steps : graph.stages)
+    for (const GraphStep &step : steps) {
+      seconds.push_back(step.seconds);
+      transfers.push_back(step.transferSeconds);
+      ready.push_back(step.readySeconds);
+    }
+  auto describe = [](uint32_t id) { return std::to_string(id); };
+  StepDurations times;
+  EXPECT_FALSE(static_cast<bool>(
+      roundStepTimes(plan, seconds, transfers, ready, describe, times)));
+  PlanTiming once, stepByStep;
+  EXPECT_FALSE(static_cast<bool>(timeSteps(plan, times, describe, once)));
+  TimingPlan plain = plan;
+  plain.periods = 0;
+  EXPECT_FALSE(
+      static_cast<bool>(timeSteps(plain, times, describe, stepByStep)));
+  return {once, stepByStep};
+}
+
+// The steady state timed once (docs/Sweep.md, "The steady state timed
+// once"): on schedules with many micro-batches the plan finds a periodic
+// stretch of at least three generations, and timing two of them and
+// adding the period gives every step the same start, end and predecessor,
+// the same path, iteration and exposed communication as timing every step,
+// to the picosecond.
+TEST(CriticalPath, TheSteadyStateTimedOnceEqualsTimingEveryStep) {
+  struct Case {
+    PipelineSchedule schedule;
+    int64_t pp;
+    int64_t microBatches;
+    bool overlapDP;
+    bool overlapTP;
+  };
+  for (Case c : {Case{PipelineSchedule::OneFOneB, 4, 64, false, false},
+                 Case{PipelineSchedule::OneFOneB, 2, 32, true, false},
+                 Case{PipelineSchedule::OneFOneB, 4, 48, false, true},
+                 Case{PipelineSchedule::Interleaved1F1B, 2, 32, false, false},
+                 Case{PipelineSchedule::Interleaved1F1B, 2, 64, true, true},
+                 Case{PipelineSchedule::ZeroBubbleH1, 4, 64, false, false},
+                 Case{PipelineSchedule::GPipe, 4, 32, false, false}}) {
+    RunSpecs run = smallRun(c.schedule, c.pp, c.microBatches);
+    run.mapping.overlapDPGradReduce = c.overlapDP;
+    run.mapping.overlapTPComm = c.overlapTP;
+    if (c.overlapDP)
+      run.mapping.bucketBytes = 1;
+    std::string where = blueprint::test::describeRun(run) +
+                        (c.overlapDP ? " overlap_dp" : "") +
+                        (c.overlapTP ? " overlap_tp" : "");
+    RunGraph graph = graphOf(run);
+    TimingPlan plan = valueOrFail(timingPlanOf(graph));
+    EXPECT_GE(plan.periods, 3u) << where;
+    auto [once, stepByStep] = bothWays(graph, plan);
+    EXPECT_GT(once.iterationPicoseconds, 0) << where;
+    EXPECT_EQ(once.iterationPicoseconds, stepByStep.iterationPicoseconds)
+        << where;
+    EXPECT_EQ(once.exposedCommunicationPicoseconds,
+              stepByStep.exposedCommunicationPicoseconds)
+        << where;
+    EXPECT_EQ(once.pathComputePicoseconds, stepByStep.pathComputePicoseconds)
+        << where;
+    ASSERT_EQ(once.timing.size(), stepByStep.timing.size()) << where;
+    size_t differ = 0;
+    for (size_t id = 0; id < once.timing.size(); ++id)
+      differ += once.timing[id].start != stepByStep.timing[id].start ||
+                once.timing[id].end != stepByStep.timing[id].end ||
+                once.predecessor[id] != stepByStep.predecessor[id] ||
+                once.transferred[id] != stepByStep.transferred[id] ||
+                once.readied[id] != stepByStep.readied[id];
+    EXPECT_EQ(differ, 0u) << where;
+    ASSERT_EQ(once.reversedPath.size(), stepByStep.reversedPath.size())
+        << where;
+    for (size_t index = 0; index < once.reversedPath.size(); ++index) {
+      const PathSegment &a = once.reversedPath[index];
+      const PathSegment &b = stepByStep.reversedPath[index];
+      EXPECT_TRUE(a.stage == b.stage && a.step == b.step &&
+                  a.transfer == b.transfer && a.start == b.start &&
+                  a.end == b.end)
+          << where << " segment " << index;
+    }
+  }
+}
+
+// A steady state whose second generation is not the first shifted (here:
+// one forward of micro-batch 40 of 64 made longer, which the plan's time
+// classes, taken from this graph, do not see when the plan was made for
+// the graph before the change) is timed step by step: the shortcut checks
+// the shift, it does not assume it.
+TEST(CriticalPath, ASteadyStateThatDoesNotShiftIsTimedStepByStep) {
+  RunSpecs run = smallRun(PipelineSchedule::OneFOneB, 4, 64);
+  RunGraph graph = graphOf(run);
+  TimingPlan plan = valueOrFail(timingPlanOf(graph));
+  ASSERT_GE(plan.periods, 3u);
+  // The first step of the second generation, lengthened by a third.
+  uint32_t changed = plan.order[plan.periodBegin + plan.periodLength];
+  size_t stage = 0;
+  while (plan.stageBegin[stage + 1] <= changed)
+    ++stage;
+  GraphStep &step = graph.stages[stage][changed - plan.stageBegin[stage]];
+  step.seconds = step.seconds * 4 / 3 + 1e-6;
+  auto [once, stepByStep] = bothWays(graph, plan);
+  EXPECT_EQ(once.iterationPicoseconds, stepByStep.iterationPicoseconds);
+  for (size_t id = 0; id < once.timing.size(); ++id)
+    ASSERT_EQ(once.timing[id].end, stepByStep.timing[id].end) << id;
+}
+
+} // namespace
