@@ -352,15 +352,16 @@ llvm::Error blueprint::analysis::roundStepTimes(
   return llvm::Error::success();
 }
 
-/// Whether the second generation of `plan`'s steady state is the first
-/// shifted by one period: every step's start and end later by the same P
-/// (set in `period`), its predecessor its twin's shifted, how it waited
-/// the same.
+/// Whether the generation of `plan`'s steady state at positions [from +
+/// length, from + 2 length) of its order is the one before shifted by one
+/// period: every step's start and end later by the same P (set in
+/// `period`), its predecessor its twin's shifted, how it waited the same.
 static bool shiftsByAPeriod(const TimingPlan &plan, const PlanTiming &result,
+                            size_t from,
                             std::optional<estimate::Picoseconds> &period) {
   constexpr uint32_t none = TimingPlan::kNone;
   size_t length = plan.periodLength;
-  for (size_t at = plan.periodBegin; at < plan.periodBegin + length; ++at) {
+  for (size_t at = from; at < from + length; ++at) {
     uint32_t first = plan.order[at], second = plan.order[at + length];
     const StepTiming &was = result.timing[first], &is = result.timing[second];
     // Both are ends or starts of timed steps: not negative, no overflow.
@@ -405,25 +406,37 @@ llvm::Error blueprint::analysis::timeSteps(
     return failure(describe(id) + " ends beyond 2^63 picoseconds");
   };
   const size_t length = plan.periodLength;
-  const size_t steady =
+  const size_t steadyEnd = plan.periodBegin + plan.periods * length;
+  // Where the generation just timed is compared with the one before: from
+  // the second on, until one is shifted (a max-plus system becomes periodic
+  // after a transient).
+  size_t check =
       plan.periods >= 3 ? plan.periodBegin + 2 * length : plan.order.size();
   for (size_t at = 0; at < plan.order.size(); ++at) {
-    if (at == steady) {
-      // Two generations of the steady state are timed: when every step of
-      // the second is its first-generation twin shifted by one period P,
-      // so is every later generation (TimingPlan::periodBegin), which takes
-      // its twin's times plus P and its twin's predecessor shifted.
+    if (at == check) {
+      // When every step of the generation just timed is its twin of the one
+      // before shifted by one period P, so is every later generation
+      // (TimingPlan::periodBegin), which takes its twin's times plus P and
+      // its twin's predecessor shifted.
       std::optional<Picoseconds> period;
-      if (shiftsByAPeriod(plan, result, period)) {
-        size_t last = plan.periodBegin + plan.periods * length;
-        for (; at < last; ++at) {
+      if (!shiftsByAPeriod(plan, result, at - 2 * length, period)) {
+        if (at + length < steadyEnd)
+          check += length;
+      } else {
+        // The generation's latest end plus P per generation left bounds
+        // every later time: one check covers every sum below.
+        Picoseconds latest = 0, grown = 0, reach = 0;
+        for (size_t twin = at - length; twin < at; ++twin)
+          latest = std::max(latest, timing[plan.order[twin]].end);
+        if (llvm::MulOverflow(
+                *period, static_cast<Picoseconds>((steadyEnd - at) / length),
+                grown) ||
+            llvm::AddOverflow(latest, grown, reach))
+          return overflow(plan.order[at]);
+        for (; at < steadyEnd; ++at) {
           uint32_t id = plan.order[at], twin = plan.order[at - length];
-          StepTiming shiftedTiming;
-          if (llvm::AddOverflow(timing[twin].start, *period,
-                                shiftedTiming.start) ||
-              llvm::AddOverflow(timing[twin].end, *period, shiftedTiming.end))
-            return overflow(id);
-          timing[id] = shiftedTiming;
+          timing[id] = {timing[twin].start + *period,
+                        timing[twin].end + *period};
           uint32_t predecessor = predecessors[twin];
           predecessors[id] = predecessor == none
                                  ? none

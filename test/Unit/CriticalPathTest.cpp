@@ -970,10 +970,11 @@ TEST(CriticalPath, TheSteadyStateTimedOnceEqualsTimingEveryStep) {
 }
 
 // A steady state whose second generation is not the first shifted (here:
-// one forward of micro-batch 40 of 64 made longer, which the plan's time
-// classes, taken from this graph, do not see when the plan was made for
-// the graph before the change) is timed step by step: the shortcut checks
-// the shift, it does not assume it.
+// the second generation's first step made longer behind the plan's back:
+// the plan's time classes come from the graph before the change) is timed
+// step by step until a later generation is the one before shifted: the
+// shortcut checks the shift, it does not assume it, and still gives every
+// step the times of timing every step.
 TEST(CriticalPath, ASteadyStateThatDoesNotShiftIsTimedStepByStep) {
   RunSpecs run = smallRun(PipelineSchedule::OneFOneB, 4, 64);
   RunGraph graph = graphOf(run);
