@@ -344,7 +344,7 @@ std::optional<double> analyseTime(benchmark::State &state,
   if (!report)
     return std::nullopt;
   benchmark::DoNotOptimize(report->path.data());
-  return report->iterationSeconds;
+  return estimate::secondsOf(report->iterationPicoseconds);
 }
 
 std::optional<workload::WholeRun> deriveRun(benchmark::State &state,

@@ -8,10 +8,12 @@
 #include "Blueprint/Analysis/CriticalPath.h"
 
 #include "Blueprint/Analysis/ModelSummary.h"
+#include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/Primitives.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 #include <deque>
@@ -54,8 +56,117 @@ std::string where(int64_t stage, size_t step, const GraphStep &graphStep) {
 
 } // namespace
 
+/// Finds the steady state of `plan` (TimingPlan::periodBegin): around the
+/// middle of the timing order, the first stretch that repeats with a shift
+/// per stage, every condition of TimingPlan's checked on every position.
+static void findPeriod(TimingPlan &plan, llvm::ArrayRef<uint64_t> classes) {
+  constexpr uint32_t none = TimingPlan::kNone;
+  size_t total = plan.order.size();
+  if (total < 8)
+    return;
+  std::vector<uint32_t> stageOf(total), position(total);
+  for (size_t stage = 0; stage + 1 < plan.stageBegin.size(); ++stage)
+    for (uint32_t id = plan.stageBegin[stage]; id < plan.stageBegin[stage + 1];
+         ++id)
+      stageOf[id] = static_cast<uint32_t>(stage);
+  for (size_t at = 0; at < total; ++at)
+    position[plan.order[at]] = static_cast<uint32_t>(at);
+  size_t stageCount = plan.stageBegin.size() - 1;
+  // Whether position `at + length` repeats position `at`, each stage shifted
+  // by shift[stage] (fixed by the first of its steps met).
+  auto repeats = [&](size_t at, size_t length,
+                     std::vector<uint32_t> &shift) -> bool {
+    uint32_t first = plan.order[at], second = plan.order[at + length];
+    uint32_t stage = stageOf[first];
+    if (stageOf[second] != stage || second <= first ||
+        plan.kinds[first] != plan.kinds[second] ||
+        classes[first] != classes[second] || plan.meeting[first] != none ||
+        plan.meeting[second] != none)
+      return false;
+    if (shift[stage] == none)
+      shift[stage] = second - first;
+    if (second - first != shift[stage])
+      return false;
+    // A message's send may be the first step of its stage met: it fixes
+    // that stage's shift.
+    auto shifted = [&](uint32_t from, uint32_t to) {
+      if (from == none || to == none)
+        return from == to;
+      if (stageOf[from] != stageOf[to] || to <= from)
+        return false;
+      uint32_t &step = shift[stageOf[from]];
+      if (step == none)
+        step = to - from;
+      return to == from + step;
+    };
+    uint32_t depsFirst = plan.depBegin[first + 1] - plan.depBegin[first];
+    uint32_t depsSecond = plan.depBegin[second + 1] - plan.depBegin[second];
+    if (depsFirst != depsSecond)
+      return false;
+    for (uint32_t dep = 0; dep < depsFirst; ++dep)
+      if (!shifted(plan.deps[plan.depBegin[first] + dep],
+                   plan.deps[plan.depBegin[second] + dep]))
+        return false;
+    return shifted(plan.sender[first], plan.sender[second]) &&
+           shifted(plan.readyAfter[first], plan.readyAfter[second]);
+  };
+  size_t middle = total / 2;
+  uint32_t anchor = plan.order[middle];
+  // The period is the distance to a later step of the anchor's stage and
+  // time; the first few such are tried (interleaved chunks of one template
+  // share a time within a period).
+  int tried = 0;
+  for (size_t next = middle + 1; next < total && tried < 256; ++next) {
+    uint32_t candidate = plan.order[next];
+    if (stageOf[candidate] != stageOf[anchor] ||
+        classes[candidate] != classes[anchor] ||
+        plan.kinds[candidate] != plan.kinds[anchor])
+      continue;
+    ++tried;
+    size_t length = next - middle;
+    // Every stage's shift is fixed by its first step met in the stretch;
+    // the stretch grows backwards from the middle, then forwards, while
+    // the positions repeat.
+    std::vector<uint32_t> shift(stageCount, none);
+    size_t begin = middle;
+    if (!repeats(middle, length, shift))
+      continue;
+    while (begin > 0 && repeats(begin - 1, length, shift))
+      --begin;
+    size_t end = middle + 1;
+    while (end + length < total && repeats(end, length, shift))
+      ++end;
+    // Generations of `length` positions from `begin`; the last generation
+    // is the one `end - 1` repeats into.
+    size_t periods = (end + length - begin) / length;
+    if (periods < 3)
+      continue;
+    // The second generation waits only for the first two.
+    bool closed = true;
+    auto inside = [&](uint32_t id) {
+      return id == none || position[id] >= begin;
+    };
+    for (size_t at = begin + length; at < begin + 2 * length && closed; ++at) {
+      uint32_t id = plan.order[at];
+      for (uint32_t dep = plan.depBegin[id]; dep < plan.depBegin[id + 1]; ++dep)
+        closed = closed && inside(plan.deps[dep]);
+      closed = closed && inside(plan.sender[id]) && inside(plan.readyAfter[id]);
+    }
+    if (!closed)
+      continue;
+    plan.periodBegin = static_cast<uint32_t>(begin);
+    plan.periodLength = static_cast<uint32_t>(length);
+    plan.periods = static_cast<uint32_t>(periods);
+    plan.periodShift.assign(total, none);
+    for (uint32_t id = 0; id < total; ++id)
+      plan.periodShift[id] = shift[stageOf[id]];
+    return;
+  }
+}
+
 llvm::Expected<TimingPlan>
-blueprint::analysis::timingPlanOf(const RunGraph &graph) {
+blueprint::analysis::timingPlanOf(const RunGraph &graph,
+                                  llvm::ArrayRef<uint64_t> timeClasses) {
   constexpr uint32_t none = TimingPlan::kNone;
   size_t stageCount = graph.stages.size();
   TimingPlan plan;
@@ -196,42 +307,153 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
           where(stage, next[stage], graph.stages[stage][next[stage]]) +
           " never runs: it receives a message no step sends before it, or "
           "joins a collective another stage never reaches (a deadlock)");
+  if (!timeClasses.empty()) {
+    findPeriod(plan, timeClasses);
+    return plan;
+  }
+  // The graph's own times: equal bits, equal class.
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, uint64_t> known;
+  std::vector<uint64_t> classes;
+  classes.reserve(total);
+  for (const std::vector<GraphStep> &steps : graph.stages)
+    for (const GraphStep &step : steps) {
+      auto key = std::make_tuple(llvm::bit_cast<uint64_t>(step.seconds),
+                                 llvm::bit_cast<uint64_t>(step.transferSeconds),
+                                 llvm::bit_cast<uint64_t>(step.readySeconds));
+      classes.push_back(known.try_emplace(key, known.size()).first->second);
+    }
+  findPeriod(plan, classes);
   return plan;
 }
 
-/// A time a step may take: not negative, finite.
-static bool isDuration(double seconds) {
-  return seconds >= 0 && seconds <= std::numeric_limits<double>::max();
+llvm::Error blueprint::analysis::roundStepTimes(
+    const TimingPlan &plan, llvm::ArrayRef<double> seconds,
+    llvm::ArrayRef<double> transferSeconds, llvm::ArrayRef<double> readySeconds,
+    llvm::function_ref<std::string(uint32_t)> describe, StepDurations &result) {
+  size_t total = plan.steps();
+  result.durations.resize(total);
+  result.transfers.resize(total);
+  result.ready.resize(total);
+  for (uint32_t id : plan.order) {
+    std::optional<estimate::Picoseconds> duration =
+        estimate::picosecondsOf(seconds[id]);
+    std::optional<estimate::Picoseconds> transfer =
+        estimate::picosecondsOf(transferSeconds[id]);
+    std::optional<estimate::Picoseconds> ready =
+        estimate::picosecondsOf(readySeconds[id]);
+    if (!duration || !transfer || !ready)
+      return failure(describe(id) +
+                     " has a negative or non-finite time, or one beyond "
+                     "2^63 picoseconds");
+    result.durations[id] = *duration;
+    result.transfers[id] = *transfer;
+    result.ready[id] = *ready;
+  }
+  return llvm::Error::success();
+}
+
+/// Whether the generation of `plan`'s steady state at positions [from +
+/// length, from + 2 length) of its order is the one before shifted by one
+/// period: every step's start and end later by the same P (set in
+/// `period`), its predecessor its twin's shifted, how it waited the same.
+static bool shiftsByAPeriod(const TimingPlan &plan, const PlanTiming &result,
+                            size_t from,
+                            std::optional<estimate::Picoseconds> &period) {
+  constexpr uint32_t none = TimingPlan::kNone;
+  size_t length = plan.periodLength;
+  for (size_t at = from; at < from + length; ++at) {
+    uint32_t first = plan.order[at], second = plan.order[at + length];
+    const StepTiming &was = result.timing[first], &is = result.timing[second];
+    // Both are ends or starts of timed steps: not negative, no overflow.
+    estimate::Picoseconds shift = is.start - was.start;
+    if (!period)
+      period = shift;
+    if (shift != *period || is.end - was.end != *period)
+      return false;
+    uint32_t before = result.predecessor[first];
+    uint32_t after = result.predecessor[second];
+    if ((before == none) != (after == none) ||
+        (before != none && after != before + plan.periodShift[before]) ||
+        result.transferred[first] != result.transferred[second] ||
+        result.readied[first] != result.readied[second])
+      return false;
+  }
+  return true;
 }
 
 llvm::Error blueprint::analysis::timeSteps(
-    const TimingPlan &plan, llvm::ArrayRef<double> seconds,
-    llvm::ArrayRef<double> transferSeconds, llvm::ArrayRef<double> readySeconds,
+    const TimingPlan &plan, const StepDurations &times,
     llvm::function_ref<std::string(uint32_t)> describe, PlanTiming &result) {
   constexpr uint32_t none = TimingPlan::kNone;
+  using estimate::Picoseconds;
   size_t total = plan.steps();
   result.timing.resize(total);
   result.predecessor.resize(total);
   result.transferred.assign(total, false);
   result.readied.assign(total, false);
   result.reversedPath.clear();
-  result.iterationSeconds = 0;
-  result.exposedCommunicationSeconds = 0;
-  result.pathComputeSeconds = 0;
+  result.iterationPicoseconds = 0;
+  result.exposedCommunicationPicoseconds = 0;
+  result.pathComputePicoseconds = 0;
   StepTiming *timing = result.timing.data();
   uint32_t *predecessors = result.predecessor.data();
   const uint32_t *depBegin = plan.depBegin.data();
   const uint32_t *deps = plan.deps.data();
-  for (uint32_t id : plan.order) {
-    double duration = seconds[id];
-    if (!isDuration(duration) || !isDuration(transferSeconds[id]) ||
-        !isDuration(readySeconds[id]))
-      return failure(describe(id) + " has a negative or non-finite time");
-    double start = 0;
+  const Picoseconds *durations = times.durations.data();
+  // Every sum of two times is checked: an end beyond int64_t picoseconds
+  // (106 days) is a diagnostic naming its step, never a wrapped time.
+  auto overflow = [&](uint32_t id) {
+    return failure(describe(id) + " ends beyond 2^63 picoseconds");
+  };
+  const size_t length = plan.periodLength;
+  const size_t steadyEnd = plan.periodBegin + plan.periods * length;
+  // Where the generation just timed is compared with the one before: from
+  // the second on, until one is shifted (a max-plus system becomes periodic
+  // after a transient).
+  size_t check =
+      plan.periods >= 3 ? plan.periodBegin + 2 * length : plan.order.size();
+  for (size_t at = 0; at < plan.order.size(); ++at) {
+    if (at == check) {
+      // When every step of the generation just timed is its twin of the one
+      // before shifted by one period P, so is every later generation
+      // (TimingPlan::periodBegin), which takes its twin's times plus P and
+      // its twin's predecessor shifted.
+      std::optional<Picoseconds> period;
+      if (!shiftsByAPeriod(plan, result, at - 2 * length, period)) {
+        if (at + length < steadyEnd)
+          check += length;
+      } else {
+        // The generation's latest end plus P per generation left bounds
+        // every later time: one check covers every sum below.
+        Picoseconds latest = 0, grown = 0, reach = 0;
+        for (size_t twin = at - length; twin < at; ++twin)
+          latest = std::max(latest, timing[plan.order[twin]].end);
+        if (llvm::MulOverflow(
+                *period, static_cast<Picoseconds>((steadyEnd - at) / length),
+                grown) ||
+            llvm::AddOverflow(latest, grown, reach))
+          return overflow(plan.order[at]);
+        for (; at < steadyEnd; ++at) {
+          uint32_t id = plan.order[at], twin = plan.order[at - length];
+          timing[id] = {timing[twin].start + *period,
+                        timing[twin].end + *period};
+          uint32_t predecessor = predecessors[twin];
+          predecessors[id] = predecessor == none
+                                 ? none
+                                 : predecessor + plan.periodShift[predecessor];
+          result.transferred[id] = result.transferred[twin];
+          result.readied[id] = result.readied[twin];
+        }
+        if (at == plan.order.size())
+          break;
+      }
+    }
+    uint32_t id = plan.order[at];
+    Picoseconds start = 0;
     uint32_t predecessor = none;
     for (uint32_t dep = depBegin[id], end = depBegin[id + 1]; dep < end;
          ++dep) {
-      double depEnd = timing[deps[dep]].end;
+      Picoseconds depEnd = timing[deps[dep]].end;
       if (predecessor == none || depEnd > start) {
         start = depEnd;
         predecessor = deps[dep];
@@ -241,7 +463,9 @@ llvm::Error blueprint::analysis::timeSteps(
     // the part of it the step waits for.
     uint32_t readyAfter = plan.readyAfter[id];
     if (readyAfter != none) {
-      double ready = timing[readyAfter].start + readySeconds[id];
+      Picoseconds ready = 0;
+      if (llvm::AddOverflow(timing[readyAfter].start, times.ready[id], ready))
+        return overflow(id);
       if (predecessor == none || ready > start) {
         start = ready;
         predecessor = readyAfter;
@@ -261,18 +485,26 @@ llvm::Error blueprint::analysis::timeSteps(
       for (uint32_t member : members)
         if (timing[member].start > timing[latest].start)
           latest = member;
-      double together = timing[latest].start;
+      Picoseconds together = timing[latest].start;
       uint32_t readyBy = predecessors[latest];
       for (uint32_t member : members) {
-        timing[member] = {together, together + seconds[member]};
+        Picoseconds end = 0;
+        if (llvm::AddOverflow(together, durations[member], end))
+          return overflow(member);
+        timing[member] = {together, end};
         predecessors[member] = readyBy;
       }
       continue;
     }
-    double end = start + duration;
+    Picoseconds end = 0;
+    if (llvm::AddOverflow(start, durations[id], end))
+      return overflow(id);
     uint32_t sender = plan.sender[id];
     if (sender != none) {
-      double arrival = timing[sender].start + transferSeconds[sender];
+      Picoseconds arrival = 0;
+      if (llvm::AddOverflow(timing[sender].start, times.transfers[sender],
+                            arrival))
+        return overflow(id);
       if (arrival > end) {
         end = arrival;
         predecessor = sender;
@@ -291,8 +523,9 @@ llvm::Error blueprint::analysis::timeSteps(
   for (uint32_t id = 1; id < total; ++id)
     if (result.timing[id].end > result.timing[last].end)
       last = id;
-  result.iterationSeconds = result.timing[last].end;
-  auto segmentOf = [&](uint32_t id, bool transfer, double start, double end) {
+  result.iterationPicoseconds = result.timing[last].end;
+  auto segmentOf = [&](uint32_t id, bool transfer, Picoseconds start,
+                       Picoseconds end) {
     size_t stage = static_cast<size_t>(llvm::upper_bound(plan.stageBegin, id) -
                                        plan.stageBegin.begin() - 1);
     return PathSegment{static_cast<int64_t>(stage), id - plan.stageBegin[stage],
@@ -301,7 +534,7 @@ llvm::Error blueprint::analysis::timeSteps(
   uint32_t at = last;
   // Where the path leaves the step: its end, or for an instance a later step
   // was ready inside, that step's start.
-  double until = result.timing[last].end;
+  Picoseconds until = result.timing[last].end;
   while (at != none) {
     const StepTiming &timing = result.timing[at];
     // A step occupies the path from its start to its end; a receive that
@@ -318,35 +551,39 @@ llvm::Error blueprint::analysis::timeSteps(
           result.readied[at] ? timing.start : result.timing[predecessor].end;
     at = predecessor;
   }
+  // The segments are disjoint intervals of [0, iteration]: their sums
+  // cannot overflow.
   for (const PathSegment &segment : llvm::reverse(result.reversedPath)) {
-    double duration = segment.end - segment.start;
+    Picoseconds duration = segment.end - segment.start;
     StepKind kind =
         plan.kinds[plan.stageBegin[static_cast<size_t>(segment.stage)] +
                    segment.step];
     if (segment.transfer || kind == StepKind::Collective)
-      result.exposedCommunicationSeconds += duration;
+      result.exposedCommunicationPicoseconds += duration;
     else if (kind == StepKind::Compute || kind == StepKind::StageWork)
-      result.pathComputeSeconds += duration;
+      result.pathComputePicoseconds += duration;
   }
   return llvm::Error::success();
 }
 
 llvm::Expected<CriticalPathReport>
 blueprint::analysis::longestPath(const RunGraph &graph) {
+  using estimate::Picoseconds;
   llvm::Expected<TimingPlan> plan = timingPlanOf(graph);
   if (!plan)
     return plan.takeError();
-  std::vector<double> seconds, transfers, ready;
+  std::vector<double> seconds, transfers, ready, hidden;
   seconds.reserve(plan->steps());
   transfers.reserve(plan->steps());
   ready.reserve(plan->steps());
+  hidden.reserve(plan->steps());
   for (const std::vector<GraphStep> &steps : graph.stages)
     for (const GraphStep &step : steps) {
       seconds.push_back(step.seconds);
       transfers.push_back(step.transferSeconds);
       ready.push_back(step.readySeconds);
+      hidden.push_back(step.hiddenSeconds);
     }
-  PlanTiming timed;
   auto describe = [&](uint32_t id) {
     size_t stage = static_cast<size_t>(llvm::upper_bound(plan->stageBegin, id) -
                                        plan->stageBegin.begin() - 1);
@@ -354,19 +591,34 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
     return where(static_cast<int64_t>(stage), index,
                  graph.stages[stage][index]);
   };
+  StepDurations times;
   if (llvm::Error error =
-          timeSteps(*plan, seconds, transfers, ready, describe, timed))
+          roundStepTimes(*plan, seconds, transfers, ready, describe, times))
+    return std::move(error);
+  // The tensor-parallel communication each instance hid, rounded once like
+  // its duration (a report figure; the timing does not read it).
+  StepDurations hiddenTimes;
+  if (llvm::Error error = roundStepTimes(*plan, hidden, transfers, ready,
+                                         describe, hiddenTimes))
+    return std::move(error);
+  PlanTiming timed;
+  if (llvm::Error error = timeSteps(*plan, times, describe, timed))
     return std::move(error);
   CriticalPathReport report;
-  report.iterationSeconds = timed.iterationSeconds;
-  report.exposedCommunicationSeconds = timed.exposedCommunicationSeconds;
-  report.pathComputeSeconds = timed.pathComputeSeconds;
+  report.iterationPicoseconds = timed.iterationPicoseconds;
+  report.exposedCommunicationPicoseconds =
+      timed.exposedCommunicationPicoseconds;
+  report.pathComputePicoseconds = timed.pathComputePicoseconds;
   report.path.assign(timed.reversedPath.rbegin(), timed.reversedPath.rend());
+  workload::OverflowGuard guard;
   for (const PathSegment &segment : report.path)
     if (!segment.transfer)
-      report.pathHiddenTPCommSeconds +=
-          graph.stages[static_cast<size_t>(segment.stage)][segment.step]
-              .hiddenSeconds;
+      report.pathHiddenTPCommPicoseconds = guard.add(
+          report.pathHiddenTPCommPicoseconds,
+          hiddenTimes
+              .durations[plan->stageBegin[static_cast<size_t>(segment.stage)] +
+                         segment.step],
+          "the tensor-parallel communication hidden on the path");
   for (size_t stage = 0; stage < graph.stages.size(); ++stage)
     report.timing.emplace_back(timed.timing.begin() + plan->stageBegin[stage],
                                timed.timing.begin() +
@@ -385,33 +637,46 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
     StageTime time;
     // The end of the stage's latest compute step so far: a reduction beside
     // the backward is hidden while it runs before that.
-    double computeEnd = 0;
+    Picoseconds computeEnd = 0;
     for (auto [index, step] : llvm::enumerate(steps)) {
       const StepTiming &timing = report.timing[stage][index];
-      double hidden = 0;
+      size_t id = plan->stageBegin[stage] + index;
+      Picoseconds duration = times.durations[id];
+      Picoseconds hidden = 0;
       if (step.besideBackward)
-        hidden = std::max(0.0, std::min(timing.end, computeEnd) - timing.start);
+        hidden = std::max<Picoseconds>(0, std::min(timing.end, computeEnd) -
+                                              timing.start);
       if (step.kind == StepKind::Compute)
         computeEnd = timing.end;
       if (step.kind == StepKind::Collective)
-        time.collectiveSeconds += step.seconds - hidden;
+        time.collectivePicoseconds =
+            guard.add(time.collectivePicoseconds, duration - hidden,
+                      "a stage's collective time");
       else
-        time.computeSeconds += step.seconds;
-      time.hiddenTPCommSeconds += step.hiddenSeconds;
-      time.hiddenDPReduceSeconds += hidden;
+        time.computePicoseconds = guard.add(time.computePicoseconds, duration,
+                                            "a stage's compute time");
+      time.hiddenTPCommPicoseconds =
+          guard.add(time.hiddenTPCommPicoseconds, hiddenTimes.durations[id],
+                    "a stage's hidden tensor-parallel communication");
+      time.hiddenDPReducePicoseconds =
+          guard.add(time.hiddenDPReducePicoseconds, hidden,
+                    "a stage's hidden data-parallel reduction");
       if (lastOnPath[stage] && *lastOnPath[stage] > index)
-        report.pathHiddenDPReduceSeconds += hidden;
+        report.pathHiddenDPReducePicoseconds =
+            guard.add(report.pathHiddenDPReducePicoseconds, hidden,
+                      "the data-parallel reduction hidden on the path");
     }
-    time.bubbleSeconds =
-        report.iterationSeconds - time.computeSeconds - time.collectiveSeconds;
-    // The exposed part of a reduction beside the backward starts where the
-    // compute before it ends, so the stage's intervals are still disjoint
-    // and its bubble is not negative; what the subtraction of the hidden
-    // part leaves below zero is rounding.
-    if (time.hiddenDPReduceSeconds > 0)
-      time.bubbleSeconds = std::max(0.0, time.bubbleSeconds);
+    // A stage's steps run one after another within [0, iteration], the
+    // exposed part of a reduction beside the backward from where the
+    // compute before it ends: the bubble is exact and not negative.
+    Picoseconds busy =
+        guard.add(time.computePicoseconds, time.collectivePicoseconds,
+                  "a stage's busy time");
+    time.bubblePicoseconds = report.iterationPicoseconds - busy;
     report.stages.push_back(time);
   }
+  if (guard.failed())
+    return guard.error("critical path");
   return report;
 }
 
@@ -832,46 +1097,40 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
   return graph;
 }
 
-namespace {
-
-std::string milliseconds(double seconds) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::format("%.6f", seconds * 1e3);
-  return text;
+/// A time of the table, in milliseconds to the nanosecond.
+static std::string milliseconds(estimate::Picoseconds time) {
+  return estimate::formatMilliseconds(time, 6);
 }
-
-} // namespace
 
 void blueprint::analysis::printCriticalPathTable(
     const RunGraph &graph, const CriticalPathReport &report,
     llvm::raw_ostream &os) {
-  os << "iteration " << milliseconds(report.iterationSeconds)
+  os << "iteration " << milliseconds(report.iterationPicoseconds)
      << " ms: the longest path through " << graph.stages.size() << " stages\n";
   os << "  exposed communication " +
-            milliseconds(report.exposedCommunicationSeconds) +
+            milliseconds(report.exposedCommunicationPicoseconds) +
             " ms, compute on the path " +
-            milliseconds(report.pathComputeSeconds) + " ms\n";
+            milliseconds(report.pathComputePicoseconds) + " ms\n";
   // Only a run that overlaps has the line: other reports are unchanged.
-  if (report.pathHiddenTPCommSeconds > 0)
+  if (report.pathHiddenTPCommPicoseconds > 0)
     os << "  tp communication overlapped with compute on the path " +
-              milliseconds(report.pathHiddenTPCommSeconds) + " ms\n";
-  if (report.pathHiddenDPReduceSeconds > 0)
+              milliseconds(report.pathHiddenTPCommPicoseconds) + " ms\n";
+  if (report.pathHiddenDPReducePicoseconds > 0)
     os << "  dp reduction overlapped with backward on the path " +
-              milliseconds(report.pathHiddenDPReduceSeconds) + " ms\n";
+              milliseconds(report.pathHiddenDPReducePicoseconds) + " ms\n";
   os << "stage  compute_ms  collective_ms  bubble_ms\n";
   for (auto [stage, time] : llvm::enumerate(report.stages))
-    os << "  " << stage << "  " << milliseconds(time.computeSeconds) << "  "
-       << milliseconds(time.collectiveSeconds) << "  "
-       << milliseconds(time.bubbleSeconds) << "\n";
+    os << "  " << stage << "  " << milliseconds(time.computePicoseconds) << "  "
+       << milliseconds(time.collectivePicoseconds) << "  "
+       << milliseconds(time.bubblePicoseconds) << "\n";
   for (auto [stage, time] : llvm::enumerate(report.stages))
-    if (time.hiddenTPCommSeconds > 0)
+    if (time.hiddenTPCommPicoseconds > 0)
       os << "  stage " << stage << ": tp communication overlapped with compute "
-         << milliseconds(time.hiddenTPCommSeconds) << " ms\n";
+         << milliseconds(time.hiddenTPCommPicoseconds) << " ms\n";
   for (auto [stage, time] : llvm::enumerate(report.stages))
-    if (time.hiddenDPReduceSeconds > 0)
+    if (time.hiddenDPReducePicoseconds > 0)
       os << "  stage " << stage << ": dp reduction overlapped with backward "
-         << milliseconds(time.hiddenDPReduceSeconds) << " ms\n";
+         << milliseconds(time.hiddenDPReducePicoseconds) << " ms\n";
   os << "critical path (" << report.path.size() << " segments):\n";
   for (const PathSegment &segment : report.path) {
     const GraphStep &step =
@@ -887,16 +1146,19 @@ void blueprint::analysis::printCriticalPathTable(
 void blueprint::analysis::writeCriticalPathJSON(
     const RunGraph &graph, const CriticalPathReport &report,
     llvm::json::OStream &json) {
-  json.attribute("iteration_seconds", report.iterationSeconds);
-  json.attribute("exposed_communication_seconds",
-                 report.exposedCommunicationSeconds);
-  json.attribute("path_compute_seconds", report.pathComputeSeconds);
-  if (report.pathHiddenTPCommSeconds > 0)
-    json.attribute("path_overlapped_tp_comm_seconds",
-                   report.pathHiddenTPCommSeconds);
-  if (report.pathHiddenDPReduceSeconds > 0)
-    json.attribute("path_overlapped_dp_grad_reduce_seconds",
-                   report.pathHiddenDPReduceSeconds);
+  estimate::writeSecondsAttribute(json, "iteration_seconds",
+                                  report.iterationPicoseconds);
+  estimate::writeSecondsAttribute(json, "exposed_communication_seconds",
+                                  report.exposedCommunicationPicoseconds);
+  estimate::writeSecondsAttribute(json, "path_compute_seconds",
+                                  report.pathComputePicoseconds);
+  if (report.pathHiddenTPCommPicoseconds > 0)
+    estimate::writeSecondsAttribute(json, "path_overlapped_tp_comm_seconds",
+                                    report.pathHiddenTPCommPicoseconds);
+  if (report.pathHiddenDPReducePicoseconds > 0)
+    estimate::writeSecondsAttribute(json,
+                                    "path_overlapped_dp_grad_reduce_seconds",
+                                    report.pathHiddenDPReducePicoseconds);
   json.attributeArray("stages", [&] {
     for (size_t stage = 0; stage < report.stages.size(); ++stage)
       json.object([&] {
@@ -904,15 +1166,19 @@ void blueprint::analysis::writeCriticalPathJSON(
         json.attribute("stage", static_cast<int64_t>(stage));
         json.attribute("steps",
                        static_cast<int64_t>(graph.stages[stage].size()));
-        json.attribute("compute_seconds", time.computeSeconds);
-        json.attribute("collective_seconds", time.collectiveSeconds);
-        json.attribute("bubble_seconds", time.bubbleSeconds);
-        if (time.hiddenTPCommSeconds > 0)
-          json.attribute("overlapped_tp_comm_seconds",
-                         time.hiddenTPCommSeconds);
-        if (time.hiddenDPReduceSeconds > 0)
-          json.attribute("overlapped_dp_grad_reduce_seconds",
-                         time.hiddenDPReduceSeconds);
+        estimate::writeSecondsAttribute(json, "compute_seconds",
+                                        time.computePicoseconds);
+        estimate::writeSecondsAttribute(json, "collective_seconds",
+                                        time.collectivePicoseconds);
+        estimate::writeSecondsAttribute(json, "bubble_seconds",
+                                        time.bubblePicoseconds);
+        if (time.hiddenTPCommPicoseconds > 0)
+          estimate::writeSecondsAttribute(json, "overlapped_tp_comm_seconds",
+                                          time.hiddenTPCommPicoseconds);
+        if (time.hiddenDPReducePicoseconds > 0)
+          estimate::writeSecondsAttribute(json,
+                                          "overlapped_dp_grad_reduce_seconds",
+                                          time.hiddenDPReducePicoseconds);
       });
   });
   json.attributeArray("path", [&] {
@@ -925,8 +1191,8 @@ void blueprint::analysis::writeCriticalPathJSON(
         json.attribute("kind", segment.transfer ? llvm::StringRef("transfer")
                                                 : stringifyStepKind(step.kind));
         json.attribute("label", step.label);
-        json.attribute("start_seconds", segment.start);
-        json.attribute("end_seconds", segment.end);
+        estimate::writeSecondsAttribute(json, "start_seconds", segment.start);
+        estimate::writeSecondsAttribute(json, "end_seconds", segment.end);
       });
     }
   });

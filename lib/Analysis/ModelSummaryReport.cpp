@@ -110,9 +110,11 @@ void analysis::writeModelSummaryAttributes(const ModelSummary &summary,
                      summary.graph->firstStageBlockActivations);
       if (const auto &time = summary.graph->time)
         json.attributeObject("critical_path", [&] {
-          json.attribute("iteration_seconds", time->iterationSeconds);
-          json.attribute("exposed_communication_seconds",
-                         time->exposedCommunicationSeconds);
+          estimate::writeSecondsAttribute(json, "iteration_seconds",
+                                          time->iterationPicoseconds);
+          estimate::writeSecondsAttribute(
+              json, "exposed_communication_seconds",
+              time->exposedCommunicationPicoseconds);
           json.attribute("model_flops_utilization",
                          time->modelFlopsUtilization);
           json.attribute("hardware_flops_utilization",
@@ -345,9 +347,11 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
   if (summary.graph && summary.graph->time) {
     const GraphFigures::CriticalPathTime &path = *summary.graph->time;
     os << "\niteration time from the whole-run graph\n";
-    row(os, "iteration (critical path)", seconds(path.iterationSeconds),
+    row(os, "iteration (critical path)",
+        estimate::formatSeconds(path.iterationPicoseconds) + " s",
         "the longest path through the plan's graph (--critical-path)");
-    row(os, "exposed communication", seconds(path.exposedCommunicationSeconds),
+    row(os, "exposed communication",
+        estimate::formatSeconds(path.exposedCommunicationPicoseconds) + " s",
         "collectives and transfers on the critical path");
     row(os, "model FLOPs utilization", percent(path.modelFlopsUtilization),
         "model FLOPs / (critical path * world * matmul peak)");

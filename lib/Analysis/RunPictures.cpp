@@ -292,10 +292,12 @@ void analysis::writeTimelineSVG(const RunGraph &graph,
   size_t numStages = graph.stages.size();
 
   // The time axis spans the iteration (or the last end, if later).
-  double span = report.iterationSeconds;
+  // Geometry in binary64 seconds; the labels print the exact times.
+  estimate::Picoseconds last = report.iterationPicoseconds;
   for (const auto &stage : report.timing)
     for (const StepTiming &timing : stage)
-      span = std::max(span, timing.end);
+      last = std::max(last, timing.end);
+  double span = estimate::secondsOf(last);
   if (!(span > 0))
     span = 1e-3;
   double spanMs = span * 1e3;
@@ -366,9 +368,9 @@ void analysis::writeTimelineSVG(const RunGraph &graph,
      << "\" y=\"22\" font-size=\"16\" font-weight=\"bold\">" << escapeXML(title)
      << "</text>\n";
   os << "<text x=\"" << formatPixels(kTimelineLeft) << "\" y=\"42\">iteration "
-     << formatMilliseconds(report.iterationSeconds)
+     << estimate::formatMilliseconds(report.iterationPicoseconds, 3)
      << " ms, exposed communication "
-     << formatMilliseconds(report.exposedCommunicationSeconds)
+     << estimate::formatMilliseconds(report.exposedCommunicationPicoseconds, 3)
      << " ms</text>\n";
 
   // Grid lines and the time axis.
@@ -417,8 +419,10 @@ void analysis::writeTimelineSVG(const RunGraph &graph,
       os << "<text x=\"" << formatPixels(kTimelineLeft + kTimelinePlotWidth + 8)
          << "\" y=\"" << formatPixels(top + kRowHeight / 2 + 4)
          << "\" font-size=\"11\">busy "
-         << formatMilliseconds(time.computeSeconds + time.collectiveSeconds)
-         << " ms, bubble " << formatMilliseconds(time.bubbleSeconds)
+         << estimate::formatMilliseconds(
+                time.computePicoseconds + time.collectivePicoseconds, 3)
+         << " ms, bubble "
+         << estimate::formatMilliseconds(time.bubblePicoseconds, 3)
          << " ms</text>\n";
     }
     bool numbered = steps.size() <= kMaxLabelledSteps;
@@ -428,8 +432,9 @@ void analysis::writeTimelineSVG(const RunGraph &graph,
       const StepTiming *timing = timingOf(report, stage, stepIndex);
       if (!timing || !(timing->end > timing->start))
         continue;
-      double x = xOf(timing->start);
-      double w = (timing->end - timing->start) * pixelsPerSecond;
+      double x = xOf(estimate::secondsOf(timing->start));
+      double w =
+          estimate::secondsOf(timing->end - timing->start) * pixelsPerSecond;
       bool critical = criticalStep[stage][stepIndex];
       const CategoryStyle &style = styleOf(categoryOf(step));
       os << "<rect class=\"step" << (critical ? " critical" : "") << "\" x=\""
@@ -443,8 +448,8 @@ void analysis::writeTimelineSVG(const RunGraph &graph,
       else
         os << " stroke=\"#ffffff\" stroke-width=\"0.5\"";
       os << "><title>" << escapeXML(step.label) << "\n"
-         << formatMilliseconds(timing->start) << " ms to "
-         << formatMilliseconds(timing->end) << " ms"
+         << estimate::formatMilliseconds(timing->start, 3) << " ms to "
+         << estimate::formatMilliseconds(timing->end, 3) << " ms"
          << (critical ? " (critical path)" : "") << "</title></rect>\n";
       if (numbered && step.microBatch) {
         std::string text = std::to_string(*step.microBatch);
@@ -481,18 +486,23 @@ void analysis::writeTimelineSVG(const RunGraph &graph,
         y2 = rowTop(message.toStage) + kRowHeight / 2;
       const GraphStep &send = graph.stages[message.fromStage][message.fromStep];
       os << "<line class=\"message" << (critical ? " critical" : "")
-         << "\" x1=\"" << formatPixels(xOf(sent->end)) << "\" y1=\""
-         << formatPixels(y1) << "\" x2=\"" << formatPixels(xOf(received->end))
-         << "\" y2=\"" << formatPixels(y2) << "\" stroke=\""
+         << "\" x1=\"" << formatPixels(xOf(estimate::secondsOf(sent->end)))
+         << "\" y1=\"" << formatPixels(y1) << "\" x2=\""
+         << formatPixels(xOf(estimate::secondsOf(received->end))) << "\" y2=\""
+         << formatPixels(y2) << "\" stroke=\""
          << (critical ? "#d62728" : "#555555") << "\" stroke-width=\""
          << (critical ? "2.5" : "1") << "\" marker-end=\"url(#"
          << (critical ? "arrow-critical" : "arrow") << ")\"><title>"
          << escapeXML(send.label) << "\nchannel " << message.channel
          << ": stage " << message.fromStage << " to stage " << message.toStage
-         << ", sent " << formatMilliseconds(sent->end) << " ms, transfer "
-         << formatMilliseconds(send.transferSeconds) << " ms, received "
-         << formatMilliseconds(received->end) << " ms"
-         << (critical ? " (critical path)" : "") << "</title></line>\n";
+         << ", sent " << estimate::formatMilliseconds(sent->end, 3)
+         << " ms, transfer "
+         << estimate::formatMilliseconds(
+                // longestPath rounded it already: it is a duration.
+                estimate::picosecondsOf(send.transferSeconds).value_or(0), 3)
+         << " ms, received " << estimate::formatMilliseconds(received->end, 3)
+         << " ms" << (critical ? " (critical path)" : "")
+         << "</title></line>\n";
     }
   }
 

@@ -204,15 +204,16 @@ sweep::PathFigures
 sweep::pathFiguresOf(const analysis::RunGraph &graph,
                      const analysis::CriticalPathReport &path) {
   PathFigures figures;
-  figures.iterationSeconds = path.iterationSeconds;
-  figures.exposedCommunicationSeconds = path.exposedCommunicationSeconds;
+  figures.iterationPicoseconds = path.iterationPicoseconds;
+  figures.exposedCommunicationPicoseconds =
+      path.exposedCommunicationPicoseconds;
   // The first token exists when the last prefill step ends (the prefill
   // ends in the last stage).
   for (auto [steps, timing] : llvm::zip(graph.stages, path.timing))
     for (auto [step, time] : llvm::zip(steps, timing))
       if (step.pass == workload::PipelinePass::Prefill)
-        figures.firstTokenSeconds =
-            std::max(figures.firstTokenSeconds, time.end);
+        figures.firstTokenPicoseconds =
+            std::max(figures.firstTokenPicoseconds, time.end);
   return figures;
 }
 
@@ -225,17 +226,18 @@ llvm::Error sweep::addTimeFigures(
     const workload::MappingSpec &mapping,
     const estimate::SystemProfile &profile) {
   // Rates divide by the time: a run that takes no time has none.
-  if (!(path.iterationSeconds > 0) || !std::isfinite(path.iterationSeconds)) {
-    figures.timeUnavailable = "the critical path has no positive finite "
-                              "length";
+  if (path.iterationPicoseconds <= 0) {
+    figures.timeUnavailable = "the critical path has no positive length";
     return llvm::Error::success();
   }
-  figures.iterationSeconds = path.iterationSeconds;
-  figures.exposedCommunicationSeconds = path.exposedCommunicationSeconds;
+  figures.iterationPicoseconds = path.iterationPicoseconds;
+  figures.exposedCommunicationPicoseconds =
+      path.exposedCommunicationPicoseconds;
   llvm::Expected<analysis::RunFlops> runFlops = flops();
   if (!runFlops)
     return runFlops.takeError();
-  double seconds = path.iterationSeconds;
+  // Rates are quotients: binary64 from the exact time.
+  double seconds = estimate::secondsOf(path.iterationPicoseconds);
   workload::DataType computeType =
       training ? training->activationType : inference->activationType;
   if (std::optional<analysis::Utilization> utilization =
@@ -255,12 +257,20 @@ llvm::Error sweep::addTimeFigures(
   if (inference) {
     // The remaining generated_tokens - 1 tokens take the rest of the
     // generation, one decode step each.
-    double firstToken = path.firstTokenSeconds;
-    figures.timeToFirstTokenSeconds = firstToken;
-    if (inference->generatedTokens > 1)
-      figures.timePerOutputTokenSeconds =
-          (seconds - firstToken) /
-          static_cast<double>(inference->generatedTokens - 1);
+    // The first token ends a step of the path: 0 <= it <= the iteration.
+    estimate::Picoseconds firstToken = path.firstTokenPicoseconds;
+    figures.timeToFirstTokenPicoseconds = firstToken;
+    if (inference->generatedTokens > 1) {
+      // The nearest picosecond of the exact quotient, ties to even.
+      estimate::Picoseconds rest = path.iterationPicoseconds - firstToken;
+      int64_t tokens = inference->generatedTokens - 1;
+      estimate::Picoseconds perToken = rest / tokens;
+      int64_t remainder = rest % tokens;
+      if (remainder > tokens - remainder ||
+          (remainder == tokens - remainder && perToken % 2 != 0))
+        ++perToken;
+      figures.timePerOutputTokenPicoseconds = perToken;
+    }
   }
   return llvm::Error::success();
 }

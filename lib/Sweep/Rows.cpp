@@ -10,17 +10,29 @@ using namespace blueprint;
 using namespace blueprint::sweep;
 
 namespace {
-/// The timed figures of a run, in row order, each absent without a time.
-std::array<std::pair<llvm::StringLiteral, std::optional<double>>, 8>
+/// The timed figures of a run, in row order, each as its JSON number text
+/// (times by estimate::formatSeconds), absent without a time.
+std::array<std::pair<llvm::StringLiteral, std::optional<std::string>>, 8>
 runTimes(const RunFigures &run) {
-  return {{{"iteration_seconds", run.iterationSeconds},
-           {"exposed_communication_seconds", run.exposedCommunicationSeconds},
-           {"model_flops_utilization", run.modelFlopsUtilization},
-           {"hardware_flops_utilization", run.hardwareFlopsUtilization},
-           {"tokens_per_second", run.tokensPerSecond},
-           {"gpu_hours_per_million_tokens", run.gpuHoursPerMillionTokens},
-           {"time_to_first_token_seconds", run.timeToFirstTokenSeconds},
-           {"time_per_output_token_seconds", run.timePerOutputTokenSeconds}}};
+  auto time = [](std::optional<estimate::Picoseconds> value) {
+    return value ? std::optional<std::string>(estimate::formatSeconds(*value))
+                 : std::nullopt;
+  };
+  auto rate = [](std::optional<double> value) {
+    return value ? std::optional<std::string>(sweep::printed(*value))
+                 : std::nullopt;
+  };
+  return {
+      {{"iteration_seconds", time(run.iterationPicoseconds)},
+       {"exposed_communication_seconds",
+        time(run.exposedCommunicationPicoseconds)},
+       {"model_flops_utilization", rate(run.modelFlopsUtilization)},
+       {"hardware_flops_utilization", rate(run.hardwareFlopsUtilization)},
+       {"tokens_per_second", rate(run.tokensPerSecond)},
+       {"gpu_hours_per_million_tokens", rate(run.gpuHoursPerMillionTokens)},
+       {"time_to_first_token_seconds", time(run.timeToFirstTokenPicoseconds)},
+       {"time_per_output_token_seconds",
+        time(run.timePerOutputTokenPicoseconds)}}};
 }
 } // namespace
 
@@ -68,8 +80,11 @@ void sweep::writeRunJSON(llvm::json::OStream &json, const RunFigures &run) {
       return;
     }
     for (auto [key, value] : runTimes(run))
-      if (value)
-        json.attribute(key, *value);
+      if (value) {
+        json.attributeBegin(key);
+        json.rawValue(*value);
+        json.attributeEnd();
+      }
   });
 }
 
@@ -90,7 +105,7 @@ void sweep::appendRunCSV(std::vector<std::string> &cells,
   cells.push_back(run ? (run->fits ? "true" : "false") : "");
   cells.push_back(run ? cell(run->marginBytes) : "");
   for (auto [key, value] : runTimes(run ? *run : RunFigures()))
-    cells.push_back(run && value ? cell(*value) : "");
+    cells.push_back(run && value ? csvField(*value) : "");
   cells.push_back(run && run->timeUnavailable ? csvField(*run->timeUnavailable)
                                               : "");
 }

@@ -326,7 +326,16 @@ RunSkeleton::build(const workload::WholeRun &run,
     shape.usage = std::move(*usage);
     skeleton.stages.push_back(std::move(shape));
   }
-  llvm::Expected<analysis::TimingPlan> plan = analysis::timingPlanOf(graph);
+  // Two steps take the same times under every binding when they have the
+  // same source and the same ready source.
+  std::vector<uint64_t> timeClasses;
+  timeClasses.reserve(skeleton.sourceOf.size());
+  for (uint32_t source : skeleton.sourceOf)
+    timeClasses.push_back(static_cast<uint64_t>(source) << 32);
+  for (auto [id, source] : skeleton.readySources)
+    timeClasses[id] |= static_cast<uint64_t>(source) + 1;
+  llvm::Expected<analysis::TimingPlan> plan =
+      analysis::timingPlanOf(graph, timeClasses);
   if (!plan)
     return plan.takeError();
   skeleton.plan = std::move(*plan);
@@ -531,30 +540,62 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
     }
     }
   }
-  std::vector<double> &seconds = scratch.seconds;
-  std::vector<double> &transfers = scratch.transfers;
-  std::vector<double> &ready = scratch.ready;
-  seconds.resize(plan.steps());
-  transfers.resize(plan.steps());
-  ready.assign(plan.steps(), 0);
-  for (size_t id = 0; id < sourceOf.size(); ++id) {
-    seconds[id] = sourceSeconds[sourceOf[id]];
-    transfers[id] = sourceTransfers[sourceOf[id]];
-  }
-  for (auto [id, source] : readySources)
-    ready[id] = sourceSeconds[source];
   auto describe = [&](uint32_t id) {
     size_t stage = static_cast<size_t>(llvm::upper_bound(plan.stageBegin, id) -
                                        plan.stageBegin.begin() - 1);
     return "stage " + std::to_string(stage) + " step " +
            std::to_string(id - plan.stageBegin[stage]);
   };
+  // Each source's times rounded once to the picosecond, the rounding
+  // longestPath applies to each of its steps: the same integers.
+  std::vector<estimate::Picoseconds> &sourceDurations = scratch.sourceDurations;
+  std::vector<estimate::Picoseconds> &sourceTransferDurations =
+      scratch.sourceTransferDurations;
+  sourceDurations.resize(sources.size());
+  sourceTransferDurations.resize(sources.size());
+  bool rounded = true;
+  for (size_t index = 0; index < sources.size(); ++index) {
+    std::optional<estimate::Picoseconds> duration =
+        estimate::picosecondsOf(sourceSeconds[index]);
+    std::optional<estimate::Picoseconds> transfer =
+        estimate::picosecondsOf(sourceTransfers[index]);
+    rounded = rounded && duration && transfer;
+    sourceDurations[index] = duration.value_or(0);
+    sourceTransferDurations[index] = transfer.value_or(0);
+  }
+  if (!rounded) {
+    // Rare: the step by step rounding names the first bad step in timing
+    // order, as longestPath does.
+    std::vector<double> seconds(plan.steps()), transfers(plan.steps()),
+        ready(plan.steps(), 0);
+    for (size_t id = 0; id < sourceOf.size(); ++id) {
+      seconds[id] = sourceSeconds[sourceOf[id]];
+      transfers[id] = sourceTransfers[sourceOf[id]];
+    }
+    for (auto [id, source] : readySources)
+      ready[id] = sourceSeconds[source];
+    if (llvm::Error error = analysis::roundStepTimes(
+            plan, seconds, transfers, ready, describe, scratch.times))
+      return std::move(error);
+  } else {
+    analysis::StepDurations &times = scratch.times;
+    times.durations.resize(plan.steps());
+    times.transfers.resize(plan.steps());
+    times.ready.assign(plan.steps(), 0);
+    for (size_t id = 0; id < sourceOf.size(); ++id) {
+      times.durations[id] = sourceDurations[sourceOf[id]];
+      times.transfers[id] = sourceTransferDurations[sourceOf[id]];
+    }
+    for (auto [id, source] : readySources)
+      times.ready[id] = sourceDurations[source];
+  }
   analysis::PlanTiming &timing = scratch.timing;
-  if (llvm::Error error = analysis::timeSteps(plan, seconds, transfers, ready,
-                                              describe, timing))
+  if (llvm::Error error =
+          analysis::timeSteps(plan, scratch.times, describe, timing))
     return std::move(error);
   PathFigures figures;
-  figures.iterationSeconds = timing.iterationSeconds;
-  figures.exposedCommunicationSeconds = timing.exposedCommunicationSeconds;
+  figures.iterationPicoseconds = timing.iterationPicoseconds;
+  figures.exposedCommunicationPicoseconds =
+      timing.exposedCommunicationPicoseconds;
   return figures;
 }

@@ -1351,19 +1351,26 @@ std::string sweep::formatSearchRow(RowFormat format, size_t index,
 //===----------------------------------------------------------------------===//
 
 bool ServiceLevel::accepts(const RunEvaluation &evaluation) const {
-  auto within = [](std::optional<double> limit, std::optional<double> value) {
-    return !limit || (value && *value <= *limit);
+  // The objective, in seconds, rounded to the picosecond like a duration
+  // (a time beyond int64_t picoseconds holds every run).
+  auto within = [](std::optional<double> limit,
+                   std::optional<estimate::Picoseconds> value) {
+    if (!limit)
+      return true;
+    std::optional<estimate::Picoseconds> bound =
+        estimate::picosecondsOf(*limit);
+    return value && (!bound || *value <= *bound);
   };
   return evaluation.feasible() &&
          within(timeToFirstTokenSeconds,
-                evaluation.run.timeToFirstTokenSeconds) &&
+                evaluation.run.timeToFirstTokenPicoseconds) &&
          within(timePerOutputTokenSeconds,
-                evaluation.run.timePerOutputTokenSeconds);
+                evaluation.run.timePerOutputTokenPicoseconds);
 }
 
 bool sweep::rankedBefore(const Ranked &a, const Ranked &b) {
-  return std::make_tuple(a.seconds(), a.evaluation.run.peakBytes, a.gpus(),
-                         a.index) < std::make_tuple(b.seconds(),
+  return std::make_tuple(a.picoseconds(), a.evaluation.run.peakBytes, a.gpus(),
+                         a.index) < std::make_tuple(b.picoseconds(),
                                                     b.evaluation.run.peakBytes,
                                                     b.gpus(), b.index);
 }
@@ -1371,10 +1378,10 @@ bool sweep::rankedBefore(const Ranked &a, const Ranked &b) {
 bool sweep::dominates(const Ranked &a, const Ranked &b) {
   int64_t aBytes = a.evaluation.run.peakBytes;
   int64_t bBytes = b.evaluation.run.peakBytes;
-  bool noWorse =
-      a.seconds() <= b.seconds() && aBytes <= bBytes && a.gpus() <= b.gpus();
-  bool better =
-      a.seconds() < b.seconds() || aBytes < bBytes || a.gpus() < b.gpus();
+  bool noWorse = a.picoseconds() <= b.picoseconds() && aBytes <= bBytes &&
+                 a.gpus() <= b.gpus();
+  bool better = a.picoseconds() < b.picoseconds() || aBytes < bBytes ||
+                a.gpus() < b.gpus();
   return noWorse && better;
 }
 
@@ -1402,7 +1409,7 @@ std::vector<Ranked> TopK::sorted() const {
 
 void ParetoFront::offer(const Ranked &candidate) {
   auto same = [&](const Ranked &kept) {
-    return kept.seconds() == candidate.seconds() &&
+    return kept.picoseconds() == candidate.picoseconds() &&
            kept.evaluation.run.peakBytes ==
                candidate.evaluation.run.peakBytes &&
            kept.gpus() == candidate.gpus();

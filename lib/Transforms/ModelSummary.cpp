@@ -260,15 +260,16 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
         analysis::flopsUtilization(
             analysis::RunFlops{quantities.flops.model,
                                quantities.flops.hardware},
-            path->iterationSeconds, work.mapping.world, *profile,
-            work.training.activationType);
+            estimate::secondsOf(path->iterationPicoseconds), work.mapping.world,
+            *profile, work.training.activationType);
     if (!utilization)
       return llvm::createStringError(
           "profile '" + profile->name + "' declares no matmul rate at " +
           workload::stringifyEnum(work.training.activationType).str());
     analysis::GraphFigures::CriticalPathTime time;
-    time.iterationSeconds = path->iterationSeconds;
-    time.exposedCommunicationSeconds = path->exposedCommunicationSeconds;
+    time.iterationPicoseconds = path->iterationPicoseconds;
+    time.exposedCommunicationPicoseconds =
+        path->exposedCommunicationPicoseconds;
     time.modelFlopsUtilization = utilization->model;
     time.hardwareFlopsUtilization = utilization->hardware;
     graph.time = time;

@@ -76,8 +76,16 @@ RunGraph withUnitTimes(RunGraph graph, double forward, double backward,
   return graph;
 }
 
+/// `seconds`, a time of a test graph, in picoseconds.
+estimate::Picoseconds ps(double seconds) {
+  return estimate::picosecondsOf(seconds).value_or(-1);
+}
+
+/// The iteration time of `graph` in seconds (exact: the tests' times are
+/// multiples of 2^-2 s).
 double iterationOf(const RunGraph &graph) {
-  return valueOrFail(longestPath(graph)).iterationSeconds;
+  return estimate::secondsOf(
+      valueOrFail(longestPath(graph)).iterationPicoseconds);
 }
 
 TEST(CriticalPath, UniformStagesGiveTheSchedulesClosedForms) {
@@ -133,21 +141,22 @@ TEST(CriticalPath, PathIsContiguousAndStagesAddUp) {
                           (layout.empty() ? " uniform" : " uneven");
       ASSERT_FALSE(report.path.empty()) << where;
       EXPECT_EQ(report.path.front().start, 0) << where;
-      EXPECT_EQ(report.path.back().end, report.iterationSeconds) << where;
+      EXPECT_EQ(report.path.back().end, report.iterationPicoseconds) << where;
       for (size_t i = 1; i < report.path.size(); ++i)
         EXPECT_EQ(report.path[i].start, report.path[i - 1].end) << where;
-      EXPECT_NEAR(report.exposedCommunicationSeconds +
-                      report.pathComputeSeconds,
-                  report.iterationSeconds, 1e-12 * report.iterationSeconds)
+      // Exact in integer time, whatever the order of the sums.
+      EXPECT_EQ(report.exposedCommunicationPicoseconds +
+                    report.pathComputePicoseconds,
+                report.iterationPicoseconds)
           << where;
-      EXPECT_GT(report.exposedCommunicationSeconds, 0) << where;
+      EXPECT_GT(report.exposedCommunicationPicoseconds, 0) << where;
       // The iteration is at least every stage's busy time (its bubble is
       // not negative), and every stage's steps lie within it.
       for (auto [index, stage] : llvm::enumerate(report.stages)) {
-        EXPECT_GE(stage.bubbleSeconds, 0) << where << " stage " << index;
-        EXPECT_GT(stage.computeSeconds, 0) << where;
+        EXPECT_GE(stage.bubblePicoseconds, 0) << where << " stage " << index;
+        EXPECT_GT(stage.computePicoseconds, 0) << where;
         for (const StepTiming &timing : report.timing[index])
-          EXPECT_LE(timing.end, report.iterationSeconds) << where;
+          EXPECT_LE(timing.end, report.iterationPicoseconds) << where;
       }
     }
 }
@@ -159,12 +168,15 @@ TEST(CriticalPath, UnevenLayoutsAreBoundByTheirLongestStage) {
   RunSpecs even = smallRun(PipelineSchedule::OneFOneB, 2, 8);
   RunSpecs uneven = even;
   uneven.mapping.pipelineLayout = {6, 2};
-  double evenTime = iterationOf(graphOf(even));
+  estimate::Picoseconds evenTime =
+      valueOrFail(longestPath(graphOf(even))).iterationPicoseconds;
   CriticalPathReport report = valueOrFail(longestPath(graphOf(uneven)));
-  EXPECT_GT(report.iterationSeconds, evenTime);
-  EXPECT_GE(report.iterationSeconds, report.stages[0].computeSeconds +
-                                         report.stages[0].collectiveSeconds);
-  EXPECT_LT(report.stages[0].bubbleSeconds, report.stages[1].bubbleSeconds);
+  EXPECT_GT(report.iterationPicoseconds, evenTime);
+  EXPECT_GE(report.iterationPicoseconds,
+            report.stages[0].computePicoseconds +
+                report.stages[0].collectivePicoseconds);
+  EXPECT_LT(report.stages[0].bubblePicoseconds,
+            report.stages[1].bubblePicoseconds);
 }
 
 /// A collective over the pp axis joins its stages: each starts when the
@@ -190,14 +202,14 @@ TEST(CriticalPath, CollectivesOverThePipelineAxisMeet) {
   graph.stages[0][1].deps = {0};
   graph.stages[1][1].deps = {0};
   CriticalPathReport report = valueOrFail(longestPath(graph));
-  EXPECT_EQ(report.timing[0][1].start, 5);
-  EXPECT_EQ(report.timing[1][1].start, 5);
-  EXPECT_EQ(report.timing[0][1].end, 7);
-  EXPECT_EQ(report.iterationSeconds, 8);
+  EXPECT_EQ(report.timing[0][1].start, ps(5));
+  EXPECT_EQ(report.timing[1][1].start, ps(5));
+  EXPECT_EQ(report.timing[0][1].end, ps(7));
+  EXPECT_EQ(report.iterationPicoseconds, ps(8));
   ASSERT_EQ(report.path.size(), 3u);
   EXPECT_EQ(report.path[0].stage, 1);
   EXPECT_EQ(report.path[1].stage, 0);
-  EXPECT_EQ(report.exposedCommunicationSeconds, 2);
+  EXPECT_EQ(report.exposedCommunicationPicoseconds, ps(2));
   // A data-parallel collective stays within its stage.
   EXPECT_TRUE(workStep("dp_grad_allreduce", true, "dp", {}, 2,
                        Cadence::PerIteration, Phase::WeightGrad, 1)
@@ -209,7 +221,7 @@ TEST(CriticalPath, CollectivesOverThePipelineAxisMeet) {
   run.mapping.pipelineLayout = {1, 7};
   RunGraph derived = graphOf(run);
   CriticalPathReport timed = valueOrFail(longestPath(derived));
-  std::vector<double> starts;
+  std::vector<estimate::Picoseconds> starts;
   for (size_t stage = 0; stage < derived.stages.size(); ++stage)
     for (size_t index = 0; index < derived.stages[stage].size(); ++index)
       if (llvm::StringRef(derived.stages[stage][index].label)
@@ -282,29 +294,32 @@ TEST(CriticalPath, OnePlanTimesEveryGraphOfItsShape) {
   std::vector<double> seconds = {0.5, 0, 0, 4};
   std::vector<double> transfers = {0, 0.25, 0, 0};
   std::vector<double> ready(4, 0);
-  ASSERT_FALSE(static_cast<bool>(timeSteps(
-      *plan, seconds, transfers, ready,
-      [](uint32_t id) { return std::to_string(id); }, timed)));
-  EXPECT_EQ(timed.iterationSeconds, expected->iterationSeconds);
-  EXPECT_EQ(timed.iterationSeconds, 4.75);
-  EXPECT_EQ(timed.exposedCommunicationSeconds,
-            expected->exposedCommunicationSeconds);
-  EXPECT_EQ(timed.exposedCommunicationSeconds, 0.25);
+  auto describe = [](uint32_t id) { return "step #" + std::to_string(id); };
+  StepDurations times;
+  ASSERT_FALSE(static_cast<bool>(
+      roundStepTimes(*plan, seconds, transfers, ready, describe, times)));
+  EXPECT_EQ(times.durations,
+            (std::vector<estimate::Picoseconds>{ps(0.5), 0, 0, ps(4)}));
+  ASSERT_FALSE(static_cast<bool>(timeSteps(*plan, times, describe, timed)));
+  EXPECT_EQ(timed.iterationPicoseconds, expected->iterationPicoseconds);
+  EXPECT_EQ(timed.iterationPicoseconds, ps(4.75));
+  EXPECT_EQ(timed.exposedCommunicationPicoseconds,
+            expected->exposedCommunicationPicoseconds);
+  EXPECT_EQ(timed.exposedCommunicationPicoseconds, ps(0.25));
   // The path runs back from stage 1's compute through the transfer.
   ASSERT_EQ(timed.reversedPath.size(), 5u);
   EXPECT_TRUE(timed.reversedPath[2].transfer);
 
   // An infinite transfer is named by the caller's description.
   transfers[1] = std::numeric_limits<double>::infinity();
-  llvm::Error error = timeSteps(
-      *plan, seconds, transfers, ready,
-      [](uint32_t id) { return "step #" + std::to_string(id); }, timed);
+  llvm::Error error =
+      roundStepTimes(*plan, seconds, transfers, ready, describe, times);
   ASSERT_TRUE(static_cast<bool>(error));
   EXPECT_NE(llvm::toString(std::move(error))
                 .find("step #1 has a negative or non-finite time"),
             std::string::npos);
 
-  // Of two bad steps timeSteps names the first in timing order, not the
+  // Of two bad steps roundStepTimes names the first in timing order, not the
   // lower-numbered. Stages swapped: stage 0 (steps 0, 1) waits for stage
   // 1's send (steps 2, 3), so the timing order is 2, 3, 0, 1; steps 0 and
   // 2 are negative.
@@ -314,9 +329,8 @@ TEST(CriticalPath, OnePlanTimesEveryGraphOfItsShape) {
   ASSERT_TRUE(static_cast<bool>(swappedPlan));
   std::vector<double> negative = {-1, 3, -1, 0};
   std::vector<double> none = {0, 0, 0, 2};
-  llvm::Error first = timeSteps(
-      *swappedPlan, negative, none, ready,
-      [](uint32_t id) { return "step #" + std::to_string(id); }, timed);
+  llvm::Error first =
+      roundStepTimes(*swappedPlan, negative, none, ready, describe, times);
   ASSERT_TRUE(static_cast<bool>(first));
   EXPECT_NE(llvm::toString(std::move(first))
                 .find("step #2 has a negative or non-finite time"),
@@ -336,8 +350,8 @@ TEST(CriticalPath, AnyChannelNumberPairsASendWithItsReceive) {
     graph.stages[1][0].channel = channel;
     llvm::Expected<CriticalPathReport> report = longestPath(graph);
     ASSERT_TRUE(static_cast<bool>(report)) << channel;
-    EXPECT_EQ(report->iterationSeconds, 6) << channel;
-    EXPECT_EQ(report->exposedCommunicationSeconds, 2) << channel;
+    EXPECT_EQ(report->iterationPicoseconds, ps(6)) << channel;
+    EXPECT_EQ(report->exposedCommunicationPicoseconds, ps(2)) << channel;
 
     // A second send on the channel is refused, a receive on another
     // channel never runs.
@@ -639,11 +653,12 @@ TEST(CriticalPath, OverlappedPairsLastTheLongerTask) {
   RunGraph after = graphOf(run);
   CriticalPathReport beforeReport = valueOrFail(longestPath(before));
   CriticalPathReport afterReport = valueOrFail(longestPath(after));
-  EXPECT_EQ(beforeReport.pathHiddenTPCommSeconds, 0);
-  EXPECT_GT(afterReport.pathHiddenTPCommSeconds, 0);
-  EXPECT_LT(afterReport.iterationSeconds, beforeReport.iterationSeconds);
+  EXPECT_EQ(beforeReport.pathHiddenTPCommPicoseconds, 0);
+  EXPECT_GT(afterReport.pathHiddenTPCommPicoseconds, 0);
+  EXPECT_LT(afterReport.iterationPicoseconds,
+            beforeReport.iterationPicoseconds);
   for (size_t stage = 0; stage < after.stages.size(); ++stage) {
-    double hidden = 0;
+    estimate::Picoseconds hidden = 0;
     for (size_t step = 0; step < after.stages[stage].size(); ++step) {
       const GraphStep &was = before.stages[stage][step];
       const GraphStep &is = after.stages[stage][step];
@@ -653,9 +668,9 @@ TEST(CriticalPath, OverlappedPairsLastTheLongerTask) {
       }
       EXPECT_NEAR(was.seconds - is.seconds, is.hiddenSeconds, 1e-15)
           << is.label;
-      hidden += is.hiddenSeconds;
+      hidden += ps(is.hiddenSeconds);
     }
-    EXPECT_EQ(afterReport.stages[stage].hiddenTPCommSeconds, hidden);
+    EXPECT_EQ(afterReport.stages[stage].hiddenTPCommPicoseconds, hidden);
     EXPECT_GT(hidden, 0);
   }
 }
@@ -772,37 +787,37 @@ TEST(CriticalPath, OverlappedReductionsHideBehindTheRemainingBackward) {
     // 1, and its all-gathers, nothing): 71 (ZeRO-1: 70).
     CriticalPathReport offPath = valueOrFail(longestPath(off.graph));
     double steps = zero ? 1 : 2;
-    EXPECT_EQ(offPath.iterationSeconds, 69 + steps) << where;
-    EXPECT_EQ(offPath.pathHiddenDPReduceSeconds, 0) << where;
+    EXPECT_EQ(offPath.iterationPicoseconds, ps(69 + steps)) << where;
+    EXPECT_EQ(offPath.pathHiddenDPReducePicoseconds, 0) << where;
     // With it the first runs [60, 63], under the last 4 blocks of B3
     // ([60, 64]): hidden in full; the second [64, 66], after the backward:
     // nothing hidden. The iteration is 3 shorter.
     CriticalPathReport onPath = valueOrFail(longestPath(on.graph));
-    EXPECT_EQ(onPath.timing[0][reductions[0]].start, 60) << where;
-    EXPECT_EQ(onPath.timing[0][reductions[0]].end, 63) << where;
-    EXPECT_EQ(onPath.timing[0][reductions[1]].start, 64) << where;
-    EXPECT_EQ(onPath.iterationSeconds, 66 + steps) << where;
-    EXPECT_EQ(onPath.stages[0].hiddenDPReduceSeconds, 3) << where;
-    EXPECT_EQ(onPath.pathHiddenDPReduceSeconds, 3) << where;
+    EXPECT_EQ(onPath.timing[0][reductions[0]].start, ps(60)) << where;
+    EXPECT_EQ(onPath.timing[0][reductions[0]].end, ps(63)) << where;
+    EXPECT_EQ(onPath.timing[0][reductions[1]].start, ps(64)) << where;
+    EXPECT_EQ(onPath.iterationPicoseconds, ps(66 + steps)) << where;
+    EXPECT_EQ(onPath.stages[0].hiddenDPReducePicoseconds, ps(3)) << where;
+    EXPECT_EQ(onPath.pathHiddenDPReducePicoseconds, ps(3)) << where;
     // The stage's exposed collective time is the second reduction's 2:
     // compute 64 + steps, bubble 0.
-    EXPECT_EQ(onPath.stages[0].collectiveSeconds, 2) << where;
-    EXPECT_EQ(onPath.stages[0].bubbleSeconds, 0) << where;
+    EXPECT_EQ(onPath.stages[0].collectivePicoseconds, ps(2)) << where;
+    EXPECT_EQ(onPath.stages[0].bubblePicoseconds, 0) << where;
 
     // A first reduction of 6 runs [60, 66] and hides 4 of them; the second
     // waits for it, [66, 68]: 6 + 2 - 4 after the backward.
     UnitRun longer = unitRun(run, {6, 2});
     CriticalPathReport longerPath = valueOrFail(longestPath(longer.graph));
-    EXPECT_EQ(longerPath.iterationSeconds, 68 + steps) << where;
-    EXPECT_EQ(longerPath.pathHiddenDPReduceSeconds, 4) << where;
+    EXPECT_EQ(longerPath.iterationPicoseconds, ps(68 + steps)) << where;
+    EXPECT_EQ(longerPath.pathHiddenDPReducePicoseconds, ps(4)) << where;
     // The path enters B3 and leaves it at 60, where the first reduction
     // was ready: contiguous from 0.
-    double at = 0;
+    estimate::Picoseconds at = 0;
     for (const PathSegment &segment : longerPath.path) {
       EXPECT_EQ(segment.start, at) << where;
       at = segment.end;
     }
-    EXPECT_EQ(at, longerPath.iterationSeconds) << where;
+    EXPECT_EQ(at, longerPath.iterationPicoseconds) << where;
   }
 }
 
@@ -842,12 +857,12 @@ TEST(CriticalPath, OverlappedReductionsOnAPipeline) {
                              1, 2, 3, std::nullopt, std::nullopt}));
   CriticalPathReport offPath = valueOrFail(longestPath(off.graph));
   CriticalPathReport onPath = valueOrFail(longestPath(on.graph));
-  EXPECT_EQ(offPath.iterationSeconds, 44.5);
-  EXPECT_EQ(onPath.iterationSeconds, 43);
-  EXPECT_EQ(onPath.stages[1].hiddenDPReduceSeconds, 2);
-  EXPECT_EQ(onPath.stages[0].hiddenDPReduceSeconds, 1.5);
+  EXPECT_EQ(offPath.iterationPicoseconds, ps(44.5));
+  EXPECT_EQ(onPath.iterationPicoseconds, ps(43));
+  EXPECT_EQ(onPath.stages[1].hiddenDPReducePicoseconds, ps(2));
+  EXPECT_EQ(onPath.stages[0].hiddenDPReducePicoseconds, ps(1.5));
   // The path ends on stage 0's steps, after its reductions: its 1.5.
-  EXPECT_EQ(onPath.pathHiddenDPReduceSeconds, 1.5);
+  EXPECT_EQ(onPath.pathHiddenDPReducePicoseconds, ps(1.5));
 }
 
 TEST(CriticalPath, OverlappedReductionsRefuseZeroThree) {
@@ -864,3 +879,118 @@ TEST(CriticalPath, OverlappedReductionsRefuseZeroThree) {
   EXPECT_TRUE(
       checkTrainingComposition(run.model, run.training, run.mapping).empty());
 }
+
+namespace {
+
+/// Times `graph` through its plan with the steady state timed once and,
+/// with the plan's steady state removed, step by step.
+std::pair<PlanTiming, PlanTiming> bothWays(const RunGraph &graph,
+                                           TimingPlan &plan) {
+  std::vector<double> seconds, transfers, ready;
+  for (const std::vector<GraphStep> &steps : graph.stages)
+    for (const GraphStep &step : steps) {
+      seconds.push_back(step.seconds);
+      transfers.push_back(step.transferSeconds);
+      ready.push_back(step.readySeconds);
+    }
+  auto describe = [](uint32_t id) { return std::to_string(id); };
+  StepDurations times;
+  EXPECT_FALSE(static_cast<bool>(
+      roundStepTimes(plan, seconds, transfers, ready, describe, times)));
+  PlanTiming once, stepByStep;
+  EXPECT_FALSE(static_cast<bool>(timeSteps(plan, times, describe, once)));
+  TimingPlan plain = plan;
+  plain.periods = 0;
+  EXPECT_FALSE(
+      static_cast<bool>(timeSteps(plain, times, describe, stepByStep)));
+  return {once, stepByStep};
+}
+
+// The steady state timed once (docs/Sweep.md, "The steady state timed
+// once"): on schedules with many micro-batches the plan finds a periodic
+// stretch of at least three generations, and timing two of them and
+// adding the period gives every step the same start, end and predecessor,
+// the same path, iteration and exposed communication as timing every step,
+// to the picosecond.
+TEST(CriticalPath, TheSteadyStateTimedOnceEqualsTimingEveryStep) {
+  struct Case {
+    PipelineSchedule schedule;
+    int64_t pp;
+    int64_t microBatches;
+    bool overlapDP;
+    bool overlapTP;
+  };
+  for (Case c : {Case{PipelineSchedule::OneFOneB, 4, 64, false, false},
+                 Case{PipelineSchedule::OneFOneB, 2, 32, true, false},
+                 Case{PipelineSchedule::OneFOneB, 4, 48, false, true},
+                 Case{PipelineSchedule::Interleaved1F1B, 2, 32, false, false},
+                 Case{PipelineSchedule::Interleaved1F1B, 2, 64, true, true},
+                 Case{PipelineSchedule::ZeroBubbleH1, 4, 64, false, false},
+                 Case{PipelineSchedule::GPipe, 4, 32, false, false}}) {
+    RunSpecs run = smallRun(c.schedule, c.pp, c.microBatches);
+    run.mapping.overlapDPGradReduce = c.overlapDP;
+    run.mapping.overlapTPComm = c.overlapTP;
+    if (c.overlapDP)
+      run.mapping.bucketBytes = 1;
+    std::string where = blueprint::test::describeRun(run) +
+                        (c.overlapDP ? " overlap_dp" : "") +
+                        (c.overlapTP ? " overlap_tp" : "");
+    RunGraph graph = graphOf(run);
+    TimingPlan plan = valueOrFail(timingPlanOf(graph));
+    EXPECT_GE(plan.periods, 3u) << where;
+    auto [once, stepByStep] = bothWays(graph, plan);
+    EXPECT_GT(once.iterationPicoseconds, 0) << where;
+    EXPECT_EQ(once.iterationPicoseconds, stepByStep.iterationPicoseconds)
+        << where;
+    EXPECT_EQ(once.exposedCommunicationPicoseconds,
+              stepByStep.exposedCommunicationPicoseconds)
+        << where;
+    EXPECT_EQ(once.pathComputePicoseconds, stepByStep.pathComputePicoseconds)
+        << where;
+    ASSERT_EQ(once.timing.size(), stepByStep.timing.size()) << where;
+    size_t differ = 0;
+    for (size_t id = 0; id < once.timing.size(); ++id)
+      differ += once.timing[id].start != stepByStep.timing[id].start ||
+                once.timing[id].end != stepByStep.timing[id].end ||
+                once.predecessor[id] != stepByStep.predecessor[id] ||
+                once.transferred[id] != stepByStep.transferred[id] ||
+                once.readied[id] != stepByStep.readied[id];
+    EXPECT_EQ(differ, 0u) << where;
+    ASSERT_EQ(once.reversedPath.size(), stepByStep.reversedPath.size())
+        << where;
+    for (size_t index = 0; index < once.reversedPath.size(); ++index) {
+      const PathSegment &a = once.reversedPath[index];
+      const PathSegment &b = stepByStep.reversedPath[index];
+      EXPECT_TRUE(a.stage == b.stage && a.step == b.step &&
+                  a.transfer == b.transfer && a.start == b.start &&
+                  a.end == b.end)
+          << where << " segment " << index;
+    }
+  }
+}
+
+// A steady state whose second generation is not the first shifted (here:
+// the second generation's first step made longer behind the plan's back:
+// the plan's time classes come from the graph before the change) is timed
+// step by step until a later generation is the one before shifted: the
+// shortcut checks the shift, it does not assume it, and still gives every
+// step the times of timing every step.
+TEST(CriticalPath, ASteadyStateThatDoesNotShiftIsTimedStepByStep) {
+  RunSpecs run = smallRun(PipelineSchedule::OneFOneB, 4, 64);
+  RunGraph graph = graphOf(run);
+  TimingPlan plan = valueOrFail(timingPlanOf(graph));
+  ASSERT_GE(plan.periods, 3u);
+  // The first step of the second generation, lengthened by a third.
+  uint32_t changed = plan.order[plan.periodBegin + plan.periodLength];
+  size_t stage = 0;
+  while (plan.stageBegin[stage + 1] <= changed)
+    ++stage;
+  GraphStep &step = graph.stages[stage][changed - plan.stageBegin[stage]];
+  step.seconds = step.seconds * 4 / 3 + 1e-6;
+  auto [once, stepByStep] = bothWays(graph, plan);
+  EXPECT_EQ(once.iterationPicoseconds, stepByStep.iterationPicoseconds);
+  for (size_t id = 0; id < once.timing.size(); ++id)
+    ASSERT_EQ(once.timing[id].end, stepByStep.timing[id].end) << id;
+}
+
+} // namespace

@@ -135,23 +135,25 @@ protected:
         valueOrFail(analysis::longestPath(irGraph));
     analysis::CriticalPathReport plainPath =
         valueOrFail(analysis::longestPath(plainGraph));
-    EXPECT_EQ(irPath.iterationSeconds, plainPath.iterationSeconds) << where;
-    EXPECT_GT(irPath.iterationSeconds, 0) << where;
+    EXPECT_EQ(irPath.iterationPicoseconds, plainPath.iterationPicoseconds)
+        << where;
+    EXPECT_GT(irPath.iterationPicoseconds, 0) << where;
     EXPECT_EQ(irPath.path.size(), plainPath.path.size()) << where;
-    EXPECT_EQ(irPath.exposedCommunicationSeconds,
-              plainPath.exposedCommunicationSeconds)
+    EXPECT_EQ(irPath.exposedCommunicationPicoseconds,
+              plainPath.exposedCommunicationPicoseconds)
         << where;
-    EXPECT_EQ(irPath.pathHiddenTPCommSeconds, plainPath.pathHiddenTPCommSeconds)
+    EXPECT_EQ(irPath.pathHiddenTPCommPicoseconds,
+              plainPath.pathHiddenTPCommPicoseconds)
         << where;
-    EXPECT_EQ(irPath.pathHiddenDPReduceSeconds,
-              plainPath.pathHiddenDPReduceSeconds)
+    EXPECT_EQ(irPath.pathHiddenDPReducePicoseconds,
+              plainPath.pathHiddenDPReducePicoseconds)
         << where;
     for (size_t stage = 0; stage < irPath.stages.size(); ++stage) {
-      EXPECT_EQ(irPath.stages[stage].hiddenTPCommSeconds,
-                plainPath.stages[stage].hiddenTPCommSeconds)
+      EXPECT_EQ(irPath.stages[stage].hiddenTPCommPicoseconds,
+                plainPath.stages[stage].hiddenTPCommPicoseconds)
           << where << " stage " << stage;
-      EXPECT_EQ(irPath.stages[stage].hiddenDPReduceSeconds,
-                plainPath.stages[stage].hiddenDPReduceSeconds)
+      EXPECT_EQ(irPath.stages[stage].hiddenDPReducePicoseconds,
+                plainPath.stages[stage].hiddenDPReducePicoseconds)
           << where << " stage " << stage;
     }
   }
@@ -223,7 +225,7 @@ TEST_F(PlanAnalysesTest, OverlappedRunsAgreeThroughTheIR) {
       analysis::CriticalPathReport path = valueOrFail(analysis::longestPath(
           valueOrFail(planGraphOf(plan, profile, binding))));
       // tp = 2: every backward instance on the path overlaps something.
-      EXPECT_GT(path.pathHiddenTPCommSeconds, 0) << where;
+      EXPECT_GT(path.pathHiddenTPCommPicoseconds, 0) << where;
     }
 }
 
@@ -284,7 +286,8 @@ TEST_F(PlanAnalysesTest, StagesAreReadByIndex) {
   }
   analysis::CriticalPathReport pathReordered = valueOrFail(
       analysis::longestPath(valueOrFail(planGraphOf(plan, profile, binding))));
-  EXPECT_EQ(pathReordered.iterationSeconds, pathInOrder.iterationSeconds);
+  EXPECT_EQ(pathReordered.iterationPicoseconds,
+            pathInOrder.iterationPicoseconds);
   EXPECT_EQ(pathReordered.path.front().stage, 0);
 }
 

@@ -275,29 +275,33 @@ struct TwoStageRun {
     s1.push_back(stageLevel("gradient all-reduce", StepKind::Collective,
                             0.5e-3)); // 8 [7.1, 7.6]
 
-    auto ms = [](double start, double end) {
-      return StepTiming{start * 1e-3, end * 1e-3};
+    // Milliseconds to picoseconds (10^9 each), exact at 0.1 ms.
+    auto at = [](double ms) {
+      return static_cast<estimate::Picoseconds>(std::llround(ms * 1e9));
+    };
+    auto ms = [&](double start, double end) {
+      return StepTiming{at(start), at(end)};
     };
     report.timing = {
         {ms(0, 1), ms(1, 1), ms(1, 2), ms(2, 2), ms(2, 4.2), ms(4.2, 6.2),
          ms(6.2, 7.2), ms(7.2, 9.2), ms(9.2, 9.7), ms(9.7, 10)},
         {ms(0, 1.1), ms(1.1, 2.1), ms(2.1, 4.1), ms(4.1, 4.1), ms(4.1, 4.1),
          ms(4.1, 5.1), ms(5.1, 7.1), ms(7.1, 7.1), ms(7.1, 7.6)}};
-    report.iterationSeconds = 10e-3;
+    report.iterationPicoseconds = at(10);
     auto segment = [&](int64_t stage, size_t step, bool transfer = false) {
       const StepTiming &timing = report.timing[stage][step];
       return PathSegment{stage, step, transfer, timing.start,
-                         transfer ? timing.end + 0.1e-3 : timing.end};
+                         transfer ? timing.end + at(0.1) : timing.end};
     };
     report.path = {segment(0, 0),       segment(0, 1, true), segment(1, 0),
                    segment(1, 1),       segment(1, 2),       segment(1, 4),
                    segment(1, 5),       segment(1, 6),       segment(1, 7),
                    segment(1, 7, true), segment(0, 6),       segment(0, 7),
                    segment(0, 8),       segment(0, 9)};
-    report.exposedCommunicationSeconds = 0.7e-3;
-    report.pathComputeSeconds = 9.3e-3;
-    report.stages = {StageTime{6.3e-3, 0.5e-3, 3.2e-3},
-                     StageTime{6e-3, 0.5e-3, 3.5e-3}};
+    report.exposedCommunicationPicoseconds = at(0.7);
+    report.pathComputePicoseconds = at(9.3);
+    report.stages = {StageTime{at(6.3), at(0.5), at(3.2)},
+                     StageTime{at(6), at(0.5), at(3.5)}};
   }
 };
 
@@ -419,8 +423,10 @@ TEST(RunPicturesTest, TimelineOfALongStageHasNoRectText) {
   report.timing.resize(1);
   for (size_t i = 0; i < kSteps; ++i)
     report.timing[0].push_back(
-        {static_cast<double>(i) * 1e-6, static_cast<double>(i + 1) * 1e-6});
-  report.iterationSeconds = static_cast<double>(kSteps) * 1e-6;
+        {static_cast<estimate::Picoseconds>(i) * 1'000'000,
+         static_cast<estimate::Picoseconds>(i + 1) * 1'000'000});
+  report.iterationPicoseconds =
+      static_cast<estimate::Picoseconds>(kSteps) * 1'000'000;
   std::string svg = timelineOf(graph, report, "long");
   EXPECT_EQ(wellFormedError(svg), "");
   EXPECT_EQ(countOf(svg, "<rect class=\"step"), kSteps);
@@ -430,7 +436,7 @@ TEST(RunPicturesTest, TimelineOfALongStageHasNoRectText) {
   // The same stage with few steps, each wide enough, is numbered.
   graph.stages[0].resize(20);
   report.timing[0].resize(20);
-  report.iterationSeconds = 20e-6;
+  report.iterationPicoseconds = 20'000'000;
   svg = timelineOf(graph, report, "short");
   EXPECT_EQ(countOf(svg, "pointer-events=\"none\">"), 20u);
 }

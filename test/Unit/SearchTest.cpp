@@ -222,7 +222,7 @@ TEST(SearchTest, TheBestAndTheFrontDoNotDependOnArrivalOrder) {
     });
     bool shadowed = llvm::any_of(feasible, [&](const sweep::Ranked &other) {
       return other.index < candidate.index &&
-             other.seconds() == candidate.seconds() &&
+             other.picoseconds() == candidate.picoseconds() &&
              other.evaluation.run.peakBytes ==
                  candidate.evaluation.run.peakBytes &&
              other.gpus() == candidate.gpus();

@@ -268,7 +268,8 @@ TEST(SweepResultTest, CapacityDecidesWhetherARunFits) {
   // Tokens per second and GPU-hours per million tokens state one rate.
   ASSERT_TRUE(figures->tokensPerSecond && figures->gpuHoursPerMillionTokens);
   EXPECT_DOUBLE_EQ(*figures->tokensPerSecond,
-                   8.0 * 32.0 / *figures->iterationSeconds);
+                   8.0 * 32.0 /
+                       estimate::secondsOf(*figures->iterationPicoseconds));
   EXPECT_DOUBLE_EQ(*figures->gpuHoursPerMillionTokens,
                    4.0 / 3600 * 1e6 / *figures->tokensPerSecond);
   EXPECT_GT(*figures->hardwareFlopsUtilization, 0);

@@ -239,9 +239,10 @@ int main(int argc, char **argv) {
       *space, *profile, options,
       [&](llvm::StringRef row) { output->os() << row << "\n"; },
       [&](const sweep::Configuration &, const sweep::RunEvaluation &result) {
-        if (!svgFile.empty() && result.valid() && result.run.iterationSeconds)
-          scatter.add(*result.run.iterationSeconds, result.run.peakBytes,
-                      result.run.fits);
+        if (!svgFile.empty() && result.valid() &&
+            result.run.iterationPicoseconds)
+          scatter.add(estimate::secondsOf(*result.run.iterationPicoseconds),
+                      result.run.peakBytes, result.run.fits);
       });
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
@@ -263,11 +264,12 @@ int main(int argc, char **argv) {
     // The front's rows say what each point is; only the best is named in
     // the picture, where the front's names would overlap.
     for (const sweep::Ranked &point : summary->front)
-      labels.push_back(
-          {point.seconds(), point.evaluation.run.peakBytes, "", false});
+      labels.push_back({estimate::secondsOf(point.picoseconds()),
+                        point.evaluation.run.peakBytes, "", false});
     if (summary->best) {
       const sweep::Ranked &best = *summary->best;
-      labels.push_back({best.seconds(), best.evaluation.run.peakBytes,
+      labels.push_back({estimate::secondsOf(best.picoseconds()),
+                        best.evaluation.run.peakBytes,
                         "best: " + sweep::describeMapping(best.configuration),
                         true});
     }

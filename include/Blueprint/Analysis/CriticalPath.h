@@ -1,8 +1,9 @@
 //===- CriticalPath.h - Iteration time from the whole-run graph -*- C++ -*-===//
 //
 // The time of one whole run as the longest path through its dependency
-// graph (docs/Memory.md, "Time"): every stage runs its steps one after
-// another, each as soon as the steps it depends on have finished; a send
+// graph (docs/Memory.md, "Time"), in exact integer picoseconds
+// (docs/Estimate.md, "Time in picoseconds"): every stage runs its steps one
+// after another, each as soon as the steps it depends on have finished; a send
 // costs its stage nothing (sends are asynchronous) and its message arrives
 // at the peer a point-to-point transfer later; a receive finishes when both
 // its stage reached it and its message arrived. Steps last what
@@ -21,6 +22,7 @@
 
 #include "Blueprint/Estimate/Estimate.h"
 #include "Blueprint/Estimate/SystemProfile.h"
+#include "Blueprint/Estimate/Time.h"
 #include "Blueprint/Workload/WholeRun.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -96,8 +98,8 @@ struct RunGraph {
 
 /// When a step ran.
 struct StepTiming {
-  double start = 0;
-  double end = 0;
+  estimate::Picoseconds start = 0;
+  estimate::Picoseconds end = 0;
 };
 
 /// One segment of the critical path: a step, or the transfer of a message
@@ -107,45 +109,45 @@ struct PathSegment {
   size_t step = 0;
   /// True for a message's transfer (stage and step are the send's).
   bool transfer = false;
-  double start = 0;
-  double end = 0;
+  estimate::Picoseconds start = 0;
+  estimate::Picoseconds end = 0;
 };
 
 struct StageTime {
   /// Time the stage computes (instances and stage work).
-  double computeSeconds = 0;
+  estimate::Picoseconds computePicoseconds = 0;
   /// Time the stage runs collectives.
-  double collectiveSeconds = 0;
+  estimate::Picoseconds collectivePicoseconds = 0;
   /// The iteration time minus both: waiting for messages, before its
   /// first step and after its last.
-  double bubbleSeconds = 0;
+  estimate::Picoseconds bubblePicoseconds = 0;
   /// Tensor-parallel communication its instances hid under their compute
   /// (overlap_tp_comm), in none of the three.
-  double hiddenTPCommSeconds = 0;
+  estimate::Picoseconds hiddenTPCommPicoseconds = 0;
   /// Data-parallel gradient reduction that ran before the stage's backward
-  /// ended (overlap_dp_grad_reduce), not in `collectiveSeconds`.
-  double hiddenDPReduceSeconds = 0;
+  /// ended (overlap_dp_grad_reduce), not in `collectivePicoseconds`.
+  estimate::Picoseconds hiddenDPReducePicoseconds = 0;
 };
 
 struct CriticalPathReport {
-  double iterationSeconds = 0;
+  estimate::Picoseconds iterationPicoseconds = 0;
   /// timing[stage][step].
   std::vector<std::vector<StepTiming>> timing;
   /// From the first step to the one that finishes last.
   std::vector<PathSegment> path;
   /// Time on the path spent in collectives and message transfers.
-  double exposedCommunicationSeconds = 0;
+  estimate::Picoseconds exposedCommunicationPicoseconds = 0;
   /// Time on the path spent computing.
-  double pathComputeSeconds = 0;
+  estimate::Picoseconds pathComputePicoseconds = 0;
   /// Tensor-parallel communication hidden by compute in the instances on
   /// the path (overlap_tp_comm): what the path would be longer by, step
   /// for step, without the overlap.
-  double pathHiddenTPCommSeconds = 0;
+  estimate::Picoseconds pathHiddenTPCommPicoseconds = 0;
   /// Data-parallel gradient reduction hidden behind the backward of the
   /// stages whose steps after their reductions are on the path
   /// (overlap_dp_grad_reduce): what their reductions would add to the path
   /// run after the backward.
-  double pathHiddenDPReduceSeconds = 0;
+  estimate::Picoseconds pathHiddenDPReducePicoseconds = 0;
   std::vector<StageTime> stages;
 };
 
@@ -175,18 +177,37 @@ struct TimingPlan {
   /// Each meeting's members in the order they reach it; the meeting is
   /// timed when its last member is.
   std::vector<std::vector<uint32_t>> meetings;
+  /// The steady state (docs/Sweep.md, "The steady state timed once"):
+  /// `periods` generations of `periodLength` positions of `order` from
+  /// `periodBegin`, each the one before shifted, step for step, by its
+  /// stage's `periodShift` steps: the same kind and time, dependencies,
+  /// message and ready point shifted alike, no meeting, and every step of
+  /// the second generation waits only for steps of the first two. In exact
+  /// time, when the second generation's times are the first's plus one
+  /// period P, every later generation's are the one before plus P
+  /// (max-plus linearity): timeSteps times two generations and adds P for
+  /// the rest. periods < 3: no steady state worth it.
+  uint32_t periodBegin = 0;
+  uint32_t periodLength = 0;
+  uint32_t periods = 0;
+  /// For a step of a stage in the steady state, its stage's shift.
+  std::vector<uint32_t> periodShift;
 
   size_t steps() const { return kinds.size(); }
 };
 
-/// The plan of `graph`. Fails, naming the stage and step, if the stages
-/// cannot all finish (a receive whose channel no send signals, or a
+/// The plan of `graph`. `timeClasses` (by step number) are equal for two
+/// steps that take the same times (duration, transfer, ready point) in
+/// every graph the plan times; without them, the graph's own times decide
+/// (a plan for this graph alone). Fails, naming the stage and step, if the
+/// stages cannot all finish (a receive whose channel no send signals, or a
 /// cycle), or the graph is malformed.
-llvm::Expected<TimingPlan> timingPlanOf(const RunGraph &graph);
+llvm::Expected<TimingPlan>
+timingPlanOf(const RunGraph &graph, llvm::ArrayRef<uint64_t> timeClasses = {});
 
 /// When each step of a plan ran, and what made it start or end when it
-/// did, for durations `seconds` and send transfers `transferSeconds` (both
-/// by step number). Reused between runs: timeSteps overwrites it.
+/// did, for its durations, send transfers and ready points (StepDurations).
+/// Reused between runs: timeSteps overwrites it.
 struct PlanTiming {
   std::vector<StepTiming> timing;
   /// The step (or, when `transferred`, the send whose message) that
@@ -198,27 +219,44 @@ struct PlanTiming {
   std::vector<bool> readied;
   /// The path, from the step that finishes last back to the first.
   std::vector<PathSegment> reversedPath;
-  double iterationSeconds = 0;
-  double exposedCommunicationSeconds = 0;
-  double pathComputeSeconds = 0;
+  estimate::Picoseconds iterationPicoseconds = 0;
+  estimate::Picoseconds exposedCommunicationPicoseconds = 0;
+  estimate::Picoseconds pathComputePicoseconds = 0;
 };
 
-/// Times the steps of `plan` (docs/Memory.md, "Time"), finds the step that
-/// finishes last (the first such in step order) and the path to it, and
-/// sums the communication and the compute on it. `readySeconds` is, for a
-/// step with TimingPlan::readyAfter, how long after that instance's start
-/// it may start. Fails, naming the step by `describe`, if a duration is
-/// negative or not finite.
-llvm::Error timeSteps(const TimingPlan &plan, llvm::ArrayRef<double> seconds,
-                      llvm::ArrayRef<double> transferSeconds,
-                      llvm::ArrayRef<double> readySeconds,
+/// Every step's times in picoseconds, by step number: its duration, for a
+/// send its message's transfer, for a step with TimingPlan::readyAfter how
+/// long after that instance's start it may start (0 where none applies).
+struct StepDurations {
+  std::vector<estimate::Picoseconds> durations;
+  std::vector<estimate::Picoseconds> transfers;
+  std::vector<estimate::Picoseconds> ready;
+};
+
+/// The step times of a plan in binary64 seconds (GraphStep's), each rounded
+/// once to the nearest picosecond (estimate::picosecondsOf) into `result`.
+/// Fails, naming by `describe` the first such step in timing order, if a
+/// time is negative, not finite or beyond int64_t picoseconds.
+llvm::Error roundStepTimes(const TimingPlan &plan,
+                           llvm::ArrayRef<double> seconds,
+                           llvm::ArrayRef<double> transferSeconds,
+                           llvm::ArrayRef<double> readySeconds,
+                           llvm::function_ref<std::string(uint32_t)> describe,
+                           StepDurations &result);
+
+/// Times the steps of `plan` (docs/Memory.md, "Time") in exact integer
+/// picoseconds, finds the step that finishes last (the first such in step
+/// order) and the path to it, and sums the communication and the compute
+/// on it. Fails, naming the step by `describe`, if a time overflows
+/// int64_t picoseconds.
+llvm::Error timeSteps(const TimingPlan &plan, const StepDurations &times,
                       llvm::function_ref<std::string(uint32_t)> describe,
                       PlanTiming &result);
 
 /// Times every step of `graph` and finds its longest path (timingPlanOf,
 /// then timeSteps). Fails, naming the stage and step, if the stages cannot
-/// all finish (a receive whose channel no send signals, or a cycle) or a
-/// duration is negative.
+/// all finish (a receive whose channel no send signals, or a cycle), a
+/// duration is negative or a time overflows.
 llvm::Expected<CriticalPathReport> longestPath(const RunGraph &graph);
 
 //===----------------------------------------------------------------------===//

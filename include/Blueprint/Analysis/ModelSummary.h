@@ -22,6 +22,7 @@
 
 #include "Blueprint/Estimate/Estimate.h"
 #include "Blueprint/Estimate/SystemProfile.h"
+#include "Blueprint/Estimate/Time.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Spec.h"
 #include "Blueprint/Workload/WholeRun.h"
@@ -398,8 +399,8 @@ struct GraphFigures {
   /// plan's graph (docs/Memory.md, "Time"), the communication on it, and
   /// the model and hardware FLOPs utilization at that time.
   struct CriticalPathTime {
-    double iterationSeconds = 0;
-    double exposedCommunicationSeconds = 0;
+    estimate::Picoseconds iterationPicoseconds = 0;
+    estimate::Picoseconds exposedCommunicationPicoseconds = 0;
     double modelFlopsUtilization = 0;
     double hardwareFlopsUtilization = 0;
   };

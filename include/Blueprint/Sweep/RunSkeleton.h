@@ -113,11 +113,11 @@ public:
   /// between calls.
   struct TimeScratch {
     analysis::PlanTiming timing;
-    std::vector<double> seconds;
-    std::vector<double> transfers;
-    std::vector<double> ready;
+    analysis::StepDurations times;
     std::vector<double> sourceSeconds;
     std::vector<double> sourceTransfers;
+    std::vector<estimate::Picoseconds> sourceDurations;
+    std::vector<estimate::Picoseconds> sourceTransferDurations;
   };
   llvm::Expected<PathFigures> time(const workload::WholeRun &parts,
                                    analysis::StepCoster &coster,

@@ -107,7 +107,7 @@ struct RunEvaluation {
   bool valid() const { return !rejectedAt; }
   /// Valid, fits the capacity and has a time.
   bool feasible() const {
-    return valid() && run.fits && run.iterationSeconds.has_value();
+    return valid() && run.fits && run.iterationPicoseconds.has_value();
   }
 };
 
@@ -299,7 +299,9 @@ struct Ranked {
   Configuration configuration;
   RunEvaluation evaluation;
 
-  double seconds() const { return *evaluation.run.iterationSeconds; }
+  estimate::Picoseconds picoseconds() const {
+    return *evaluation.run.iterationPicoseconds;
+  }
   int64_t gpus() const { return configuration.run.mapping.world; }
 };
 bool rankedBefore(const Ranked &a, const Ranked &b);

@@ -17,6 +17,7 @@
 #include "Blueprint/Analysis/ModelSummary.h"
 #include "Blueprint/Estimate/Estimate.h"
 #include "Blueprint/Estimate/SystemProfile.h"
+#include "Blueprint/Estimate/Time.h"
 #include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/Spec.h"
@@ -88,9 +89,10 @@ struct RunFigures {
   /// when it does not fit).
   bool fits = false;
   int64_t marginBytes = 0;
-  /// The critical path, when the target can cost every step.
-  std::optional<double> iterationSeconds;
-  std::optional<double> exposedCommunicationSeconds;
+  /// The critical path, when the target can cost every step, in exact
+  /// picoseconds (docs/Estimate.md, "Time in picoseconds").
+  std::optional<estimate::Picoseconds> iterationPicoseconds;
+  std::optional<estimate::Picoseconds> exposedCommunicationPicoseconds;
   /// With the time: model and hardware matmul FLOPs / (iteration x world x
   /// the matmul peak at the compute type), the tokens of an iteration (a
   /// training iteration's global_batch x seq_length, a generation's batch x
@@ -102,9 +104,10 @@ struct RunFigures {
   std::optional<double> gpuHoursPerMillionTokens;
   /// Inference: when the last prefill step ends (the first token), and the
   /// rest of the generation per remaining token, (iteration - first token)
-  /// / (generated_tokens - 1), absent with one generated token.
-  std::optional<double> timeToFirstTokenSeconds;
-  std::optional<double> timePerOutputTokenSeconds;
+  /// / (generated_tokens - 1) rounded to the nearest picosecond (ties to
+  /// even), absent with one generated token.
+  std::optional<estimate::Picoseconds> timeToFirstTokenPicoseconds;
+  std::optional<estimate::Picoseconds> timePerOutputTokenPicoseconds;
   /// Why the target cannot cost the run (a mesh axis the binding does not
   /// bind, a tier too small for the axes bound to it), when it cannot: the
   /// memory figures stand, the time does not.
@@ -166,10 +169,10 @@ void addCapacityFigures(RunFigures &figures,
 
 /// What the timed figures read of a critical path.
 struct PathFigures {
-  double iterationSeconds = 0;
-  double exposedCommunicationSeconds = 0;
+  estimate::Picoseconds iterationPicoseconds = 0;
+  estimate::Picoseconds exposedCommunicationPicoseconds = 0;
   /// When the last prefill step ends (0 without one).
-  double firstTokenSeconds = 0;
+  estimate::Picoseconds firstTokenPicoseconds = 0;
 };
 
 /// The PathFigures of `path`, the longest path through `graph`.
