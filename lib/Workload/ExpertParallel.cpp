@@ -103,10 +103,12 @@ blueprint::workload::expertParallelShape(const ModelSpec &model,
   int64_t activationMultiplies =
       guard.mul(shape.processedPairs, columns.expertFfnCols,
                 "probability multiplies P_x f_t");
-  shape.probabilityForwardOps = guard.add(
-      activationMultiplies,
-      guard.mul(shape.rankPairs, model.hidden, "unpermute scatter-adds P_l h"),
-      "probability forward ops");
+  shape.activationProbabilityOps = activationMultiplies;
+  shape.unpermuteOps =
+      guard.mul(shape.rankPairs, model.hidden, "unpermute scatter-adds P_l h");
+  shape.probabilityForwardOps =
+      guard.add(shape.activationProbabilityOps, shape.unpermuteOps,
+                "probability forward ops");
   shape.probabilityBackwardOps =
       guard.mul(3, activationMultiplies, "probability backward ops 3 P_x f_t");
   if (guard.failed())

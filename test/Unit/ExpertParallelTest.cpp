@@ -395,3 +395,91 @@ TEST(ExpertParallel, PreconditionsNameTheirRules) {
                       "pairs P_l = 1024 are not divisible by ep = 3"),
             std::string::npos);
 }
+
+// The block tasks at ep > 1 call the closed forms: the worked Mixtral
+// example's MoE block (TP 1, EP 8) per micro-batch on one rank.
+TEST(ExpertParallel, MixtralBlockTasksCarryTheWorkedExamplesFigures) {
+  ModelSpec model = mixtral();
+  llvm::Expected<BlockWork> work =
+      deriveBlockWork(model, mixtralTraining(), mixtralMapping());
+  ASSERT_TRUE(static_cast<bool>(work)) << llvm::toString(work.takeError());
+  auto message = [&](llvm::StringRef primitive, Phase phase) -> int64_t {
+    const Invocation *found = work->find(primitive, phase);
+    if (!found || !found->collective)
+      return -1;
+    return found->collective->messageBytes;
+  };
+  auto ops = [&](llvm::StringRef primitive, Phase phase) -> int64_t {
+    const Invocation *found = work->find(primitive, phase);
+    return found ? found->ops : -1;
+  };
+  // P_l = 2 * 4,096 = 8,192 pairs; M_tok = 8,192 * 4,096 * 2 = 67,108,864 B,
+  // M_prob = 8,192 * 2 = 16,384 B, both ways.
+  EXPECT_EQ(message("moe_dispatch", Phase::Forward), 67108864);
+  EXPECT_EQ(message("moe_dispatch_probs", Phase::Forward), 16384);
+  EXPECT_EQ(message("moe_combine_exchange", Phase::Forward), 67108864);
+  EXPECT_EQ(message("moe_combine_exchange", Phase::ActivationGrad), 67108864);
+  EXPECT_EQ(message("moe_dispatch", Phase::ActivationGrad), 67108864);
+  EXPECT_EQ(message("moe_dispatch_probs", Phase::ActivationGrad), 16384);
+  // Counts: ep tp E 8 = 8 * 1 * 8 * 8 = 512 B.
+  EXPECT_EQ(message("moe_token_counts", Phase::Forward), 512);
+  const Invocation *dispatch = work->find("moe_dispatch", Phase::Forward);
+  ASSERT_NE(dispatch, nullptr);
+  EXPECT_EQ(dispatch->collective->axis, "ep");
+  EXPECT_EQ(dispatch->collective->participants, 8);
+  // No TP collective at tp = 1, and no all-gather dispatcher.
+  EXPECT_EQ(work->find("moe_dispatch_tp_gather", Phase::Forward), nullptr);
+  EXPECT_EQ(work->find("moe_combine", Phase::Forward), nullptr);
+  // Expert FLOPs as at ep = 1: 2 * 8,192 * 4,096 * 28,672.
+  EXPECT_EQ(ops("expert_fc1", Phase::Forward),
+            int64_t{2} * 8192 * 4096 * 28672);
+  // One expert's weights read: 1 * 4,096 * 28,672 bf16 = 234,881,024 B.
+  const Invocation *fc1 = work->find("expert_fc1", Phase::Forward);
+  ASSERT_NE(fc1, nullptr);
+  EXPECT_EQ(fc1->reads.at(1).bytes, int64_t{4096} * 28672 * 2);
+  // Probabilities: forward 8,192 * 14,336 = 117,440,512 in the experts and
+  // 8,192 * 4,096 = 33,554,432 in the unpermute; backward 3 * 117,440,512
+  // = 352,321,536.
+  EXPECT_EQ(ops("expert_probs", Phase::Forward), 117440512);
+  EXPECT_EQ(ops("moe_unpermute", Phase::Forward), 33554432);
+  EXPECT_EQ(ops("expert_probs", Phase::ActivationGrad), 352321536);
+}
+
+// At tp = 2 under full recompute the block's dispatcher collectives are,
+// in order, exactly expertParallelDispatch's 20 (7 forward, 7
+// recommunication, 6 backward): same phase, message and outer axis; and
+// the all-gather dispatcher's TP collectives are gone.
+TEST(ExpertParallel, BlockCollectivesAreTheDispatchers) {
+  MappingSpec mapping = smallMapping(2, 4, 2);
+  mapping.recompute = RecomputePolicy::Full;
+  std::vector<ExpertParallelTransfer> transfers =
+      dispatchOf(smallMoe(), mixtralTraining(), mapping);
+  llvm::Expected<BlockWork> work =
+      deriveBlockWork(smallMoe(), mixtralTraining(), mapping);
+  ASSERT_TRUE(static_cast<bool>(work)) << llvm::toString(work.takeError());
+  std::vector<std::string> dispatcher{"moe_token_counts",
+                                      "moe_dispatch",
+                                      "moe_dispatch_probs",
+                                      "moe_dispatch_tp_gather",
+                                      "moe_dispatch_probs_tp_gather",
+                                      "moe_combine_tp_reduce_scatter",
+                                      "moe_combine_exchange"};
+  std::vector<std::tuple<Phase, int64_t, std::string>> emitted;
+  for (const Invocation &invocation : work->invocations) {
+    EXPECT_NE(invocation.primitive, "routing_probs_tp_f");
+    EXPECT_NE(invocation.primitive, "routing_map_tp_f");
+    EXPECT_NE(invocation.primitive, "mlp_tp_g");
+    if (invocation.collective &&
+        llvm::is_contained(dispatcher, invocation.primitive))
+      emitted.emplace_back(invocation.phase,
+                           invocation.collective->messageBytes,
+                           invocation.collective->axis);
+  }
+  std::vector<std::tuple<Phase, int64_t, std::string>> derived;
+  for (const ExpertParallelTransfer &transfer : transfers)
+    derived.emplace_back(transfer.phase, transfer.messageBytes,
+                         transfer.axes.front());
+  // The block emits the recomputed forward after the forward and before
+  // the backward, as expertParallelDispatch lists it.
+  EXPECT_EQ(emitted, derived);
+}

@@ -56,6 +56,11 @@ struct ExpertParallelShape {
   /// probability gradient, matmul convention), the recomputed activation
   /// the fused kernel's backward needs not included.
   int64_t probabilityForwardOps = 0;
+  /// The two parts of probabilityForwardOps: the activation output's
+  /// multiplies P_x f_t (in the experts) and the unpermute's scatter-adds
+  /// P_l h.
+  int64_t activationProbabilityOps = 0;
+  int64_t unpermuteOps = 0;
   int64_t probabilityBackwardOps = 0;
 };
 
