@@ -780,15 +780,17 @@ void BlockBuilder::backwardExpertParallel(llvm::StringRef biasedGrad) {
               "gradient, a dot product over the activation output "
               "(weighted_swiglu_back; partial sums when tp > 1)"});
       });
+  // The probability gradients first, as Megatron launches them (td.py
+  // token_dispatch: "probs A2A -> tokens A2A").
   if (shape.tp > 1) {
-    expertParallelCollective(primitive::kMoEDispatchTPGather, phase,
-                             "d_global_input_tokens");
     expertParallelCollective(primitive::kMoEDispatchProbsTPGather, phase,
                              "d_global_probs");
+    expertParallelCollective(primitive::kMoEDispatchTPGather, phase,
+                             "d_global_input_tokens");
   }
-  expertParallelCollective(primitive::kMoEDispatch, phase, "d_permuted_tokens");
   expertParallelCollective(primitive::kMoEDispatchProbs, phase,
                            "d_permuted_probs");
+  expertParallelCollective(primitive::kMoEDispatch, phase, "d_permuted_tokens");
   emit({primitive::kMoEPermute,
         phase,
         Engine::Vector,
@@ -1326,6 +1328,10 @@ struct RankParameters {
   /// multi-head latent attention, the duplicated down-projections and latent
   /// norms.
   int64_t sequenceParallel = 0;
+  /// At ep > 1 the rank's routed experts' parameters (part of total): their
+  /// gradients reduce over the expert-data-parallel ranks only
+  /// (docs/WorkAlgebra.md, "Expert parallelism", "Gradients and ZeRO").
+  int64_t expertParallel = 0;
 };
 
 /// Parameters of one norm over `width` features: gamma, and beta under
@@ -1376,9 +1382,10 @@ int64_t multiHeadAttentionParameters(const ModelSpec &model,
 /// and biases split over tp, row-parallel out_proj and fc2 weights split,
 /// their biases and the norm parameters replicated. The model's linear_bias
 /// says which biases exist (add_bias_linear, add_qkv_bias).
-RankParameters rankParameters(const ModelSpec &model, int64_t tp,
+RankParameters rankParameters(const ModelSpec &model,
+                              const MappingSpec &mapping,
                               OverflowGuard &guard) {
-  RankColumns columns = makeRankColumns(model, tp, guard);
+  RankColumns columns = makeRankColumns(model, mapping.tp, guard);
   int64_t hidden = model.hidden;
   bool projectionBiases = model.hasOutputAndMLPBiases();
   int64_t normParams = normParameters(model, hidden, guard);
@@ -1393,13 +1400,17 @@ RankParameters rankParameters(const ModelSpec &model, int64_t tp,
     attention.total = multiHeadAttentionParameters(model, columns, guard);
   int64_t mlp = 0;
   int64_t router = 0;
+  RankParameters parameters;
   if (model.moe) {
-    // Every rank holds a 1/tp slice of every expert (expert parallelism 1)
-    // and the whole router, duplicated like the norms (Megatron-Core
-    // TopKRouter); MoE blocks have no MLP biases (decoder_moe_c5).
+    // Every rank holds a 1/tp slice of E / ep experts (Megatron-Core
+    // MoELayer num_local_experts, expert_parallel_c3) and the whole router,
+    // duplicated like the norms (Megatron-Core TopKRouter); MoE blocks have
+    // no MLP biases (decoder_moe_c5).
     int64_t experts = model.moe->experts;
     int64_t perExpert = expertParametersPerRank(model, columns, guard);
-    mlp = guard.mul(experts, perExpert, "expert parameters");
+    mlp = guard.mul(experts / mapping.ep, perExpert, "expert parameters");
+    if (mapping.ep > 1)
+      parameters.expertParallel = mlp;
     mlp = guard.add(mlp, sharedExpertParametersPerRank(model, columns, guard),
                     "expert parameters");
     router = guard.mul(hidden, experts, "w_router parameters");
@@ -1415,7 +1426,6 @@ RankParameters rankParameters(const ModelSpec &model, int64_t tp,
   int64_t rowParallelBiases =
       projectionBiases ? guard.mul(2, hidden, "row-parallel bias parameters")
                        : 0;
-  RankParameters parameters;
   parameters.sequenceParallel =
       guard.add(bothNorms, rowParallelBiases, "sequence-parallel parameters");
   parameters.sequenceParallel =
@@ -1472,13 +1482,16 @@ blueprint::workload::blockParametersPerRank(const ModelSpec &model,
          /*ffnHidden=*/"decoder_training_c7", /*vocab=*/""});
   // The count of the representative block kind (an MoE model's MoE block);
   // the overload with a kind counts the other.
-  if (sink.empty())
-    sink.append(checkDerivedBlocks(model, mapping));
+  if (sink.empty()) {
+    std::vector<RuleViolation> derived = checkDerivedBlocks(model, mapping);
+    dropExpertParallelRefusal(derived);
+    sink.append(std::move(derived));
+  }
   if (!sink.empty())
     return violationsError("blockParametersPerRank: invalid model or tp:",
                            sink.take());
   OverflowGuard guard;
-  RankParameters parameters = rankParameters(model, mapping.tp, guard);
+  RankParameters parameters = rankParameters(model, mapping, guard);
   if (guard.failed())
     return guard.error("blockParametersPerRank");
   return parameters.total;
@@ -1490,6 +1503,20 @@ llvm::Expected<int64_t> blueprint::workload::blockParametersPerRank(
   if (!checked || kind == representativeBlockKind(model))
     return checked;
   return blockParametersPerRank(blockModelOf(model, kind), mapping);
+}
+
+llvm::Expected<int64_t> blueprint::workload::blockExpertParametersPerRank(
+    const ModelSpec &model, BlockKind kind, const MappingSpec &mapping) {
+  llvm::Expected<int64_t> checked =
+      blockParametersPerRank(model, kind, mapping);
+  if (!checked)
+    return checked.takeError();
+  OverflowGuard guard;
+  int64_t experts =
+      rankParameters(blockModelOf(model, kind), mapping, guard).expertParallel;
+  if (guard.failed())
+    return guard.error("blockExpertParametersPerRank");
+  return experts;
 }
 
 llvm::Expected<int64_t>
@@ -1546,7 +1573,7 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
                                                 "deriveOptimizerWork"))
     return error;
   OverflowGuard guard;
-  RankParameters parameters = rankParameters(model, mapping.tp, guard);
+  RankParameters parameters = rankParameters(model, mapping, guard);
   int64_t gradBytes = bytesOf(training.gradientType);
 
   BlockWork work;

@@ -13,6 +13,9 @@
 #include "Blueprint/Workload/Plan.h"
 #include "Blueprint/Workload/Primitives.h"
 
+#include "ForwardBuilder.h"
+#include "Rules.h"
+
 #include "llvm/ADT/Twine.h"
 
 #include <algorithm>
@@ -265,12 +268,29 @@ private:
 
   /// `invocation`, a collective over the ranks holding the same parameters
   /// (MappingSpec::gradientReplicas): the data-parallel axis, and inside it
-  /// the context-parallel axis at cp > 1.
+  /// the context-parallel axis at cp > 1; at ep > 1 the data-parallel axis
+  /// is edp x ep.
   Invocation overReplicas(Invocation invocation) const {
-    invocation.collective->axis = kDataParallelAxis.str();
+    invocation.collective->axis = dataParallelAxis().str();
     if (mapping.cp > 1)
       invocation.collective->innerAxes = {kContextParallelAxis.str()};
+    if (mapping.ep > 1)
+      invocation.collective->innerAxes = {kExpertParallelAxis.str()};
     return invocation;
+  }
+
+  /// `invocation`, a collective over the ranks holding the same routed
+  /// experts at ep > 1 (MappingSpec::expertGradientReplicas): the
+  /// expert-data-parallel axis alone (get_expert_data_parallel_group).
+  Invocation overExpertReplicas(Invocation invocation) const {
+    invocation.collective->axis = kExpertDataParallelAxis.str();
+    return invocation;
+  }
+
+  /// The outermost mesh axis of the data-parallel ranks: dp, or edp at
+  /// ep > 1 (docs/DistSpec.md, "The ep and edp mesh axes").
+  llvm::StringRef dataParallelAxis() const {
+    return mapping.ep > 1 ? kExpertDataParallelAxis : kDataParallelAxis;
   }
 
   /// The edges' per-micro-batch work split into forward and the rest (the
@@ -390,20 +410,28 @@ private:
                           "again from their data-parallel shards"
                         : "ZeRO-3: the forward gathers the chunk's parameters "
                           "from their data-parallel shards")),
-                kDataParallelAxis));
+                dataParallelAxis()));
   }
 
   /// The parameters one rank of each stage holds, as gradient units in the
   /// order backward produces them (the stage's last block first): the
   /// buckets are cut from this list.
   llvm::Error deriveStageParameters() {
+    // At ep > 1 a block's routed experts are units of their own (their
+    // gradients reduce over edp only); perBlock holds the rest.
     std::array<int64_t, 2> perBlock{};
+    std::array<int64_t, 2> perBlockExperts{};
     for (BlockKind kind : blockKindsOf(model)) {
       llvm::Expected<int64_t> parameters =
           blockParametersPerRank(model, kind, mapping);
       if (!parameters)
         return parameters.takeError();
-      perBlock[static_cast<size_t>(kind)] = *parameters;
+      llvm::Expected<int64_t> experts =
+          blockExpertParametersPerRank(model, kind, mapping);
+      if (!experts)
+        return experts.takeError();
+      perBlock[static_cast<size_t>(kind)] = *parameters - *experts;
+      perBlockExperts[static_cast<size_t>(kind)] = *experts;
     }
     llvm::Expected<EdgeParameters> edge = edgeParametersPerRank(model, mapping);
     if (!edge)
@@ -411,6 +439,7 @@ private:
     const PipelineLayout &layout = run.layout;
     int64_t last = mapping.pp - 1;
     stageUnits.assign(mapping.pp, {});
+    stageExpertUnits.assign(mapping.pp, {});
     // The last stage's backward starts with the head: the final norm and
     // the output layer it holds apart from the word embedding.
     stageUnits[last].push_back(edge->lastStageTotal);
@@ -419,9 +448,12 @@ private:
         int64_t chunk = layout.chunkAt(stage, virtualIndex);
         int64_t first = layout.firstBlock(chunk);
         for (int64_t block = first + layout.chunkBlocks[chunk];
-             block-- > first;)
-          stageUnits[stage].push_back(
-              perBlock[static_cast<size_t>(blockKindOf(model, block))]);
+             block-- > first;) {
+          size_t kind = static_cast<size_t>(blockKindOf(model, block));
+          stageUnits[stage].push_back(perBlock[kind]);
+          if (perBlockExperts[kind] > 0)
+            stageExpertUnits[stage].push_back(perBlockExperts[kind]);
+        }
       }
     // The first stage's backward ends with the embeddings.
     int64_t embedding = edge->firstStageTotal;
@@ -439,7 +471,8 @@ private:
       if (chunk == layout.chunks() - 1)
         elements =
             guard.add(elements, stageUnits[last].front(), "chunk parameters");
-      chunkParameters[chunk] = paddedToRanks(elements);
+      chunkParameters[chunk] =
+          paddedToRanks(elements, mapping.gradientReplicas());
     }
     return llvm::Error::success();
   }
@@ -553,11 +586,18 @@ private:
   /// with a sharded optimizer the step over the rank's shard and the
   /// all-gather of the updated parameters.
   llvm::Error addStep(int64_t stage) {
-    std::vector<int64_t> buckets = bucketElements(stageUnits[stage]);
+    int64_t replicas = mapping.gradientReplicas();
+    int64_t expertReplicas = mapping.expertGradientReplicas();
+    std::vector<int64_t> buckets = bucketElements(stageUnits[stage], replicas);
+    std::vector<int64_t> expertBuckets =
+        bucketElements(stageExpertUnits[stage], expertReplicas);
     current->bucketElements = buckets;
-    for (int64_t unit : stageUnits[stage])
-      current->parameters =
-          guard.add(current->parameters, unit, "stage parameters");
+    current->expertBucketElements = expertBuckets;
+    for (const std::vector<int64_t> *units :
+         {&stageUnits[stage], &stageExpertUnits[stage]})
+      for (int64_t unit : *units)
+        current->parameters =
+            guard.add(current->parameters, unit, "stage parameters");
     const PipelineLayout &layout = run.layout;
     for (int64_t virtualIndex = 0; virtualIndex < mapping.virtualStages;
          ++virtualIndex) {
@@ -568,37 +608,59 @@ private:
       current->bufferElements =
           guard.add(current->bufferElements, buffers, "stage buffer elements");
     }
-    int64_t replicas = mapping.gradientReplicas();
     int64_t gradientBytes = bytesOf(training.gradientType);
     int64_t weightBytes = bytesOf(training.weightType);
     bool sharded = this->sharded();
     int64_t shardElements = 0;
-    if (replicas > 1)
-      for (auto [index, elements] : llvm::enumerate(buckets)) {
+    // The dense buckets over every data-parallel rank, then at ep > 1 the
+    // expert buckets over the expert-data-parallel ranks (Megatron-Core's
+    // DDP keeps the expert parameters in buffers of their own,
+    // expert_parallel_buffers); an expert shard is the whole bucket at
+    // edp = 1.
+    auto reduceBuckets = [&](llvm::ArrayRef<int64_t> stageBuckets,
+                             int64_t ranks, bool experts) {
+      for (int64_t elements : stageBuckets) {
+        shardElements = guard.add(shardElements, elements / ranks,
+                                  "sharded optimizer parameters");
+        if (ranks == 1)
+          continue;
         int64_t message = guard.mul(elements, gradientBytes,
                                     "data-parallel gradient bucket bytes");
-        shardElements = guard.add(shardElements, elements / replicas,
-                                  "sharded optimizer parameters");
-        append(RunWork{
-            overReplicas(
-                sharded ? collectiveInvocation(
-                              primitive::kDPGradReduceScatter,
-                              Phase::WeightGrad, CollectiveKind::ReduceScatter,
-                              replicas, message, gradientBytes, "d_params",
-                              "distributed optimizer: each data-parallel rank "
-                              "receives the sum of its shard of the bucket's "
-                              "gradients")
-                        : collectiveInvocation(
-                              primitive::kDPGradAllReduce, Phase::WeightGrad,
-                              CollectiveKind::AllReduce, replicas, message,
-                              gradientBytes, "d_params",
-                              "data parallelism: the bucket's gradients are "
-                              "summed over the data-parallel replicas")),
-            Cadence::PerIteration,
-            std::string(kDataParallelAxis),
-            {},
-            std::nullopt});
+        Invocation reduction =
+            sharded ? collectiveInvocation(
+                          primitive::kDPGradReduceScatter, Phase::WeightGrad,
+                          CollectiveKind::ReduceScatter, ranks, message,
+                          gradientBytes, "d_params",
+                          experts ? "distributed optimizer: each "
+                                    "expert-data-parallel rank receives the "
+                                    "sum of its shard of the expert bucket's "
+                                    "gradients"
+                                  : "distributed optimizer: each "
+                                    "data-parallel rank receives the sum of "
+                                    "its shard of the bucket's gradients")
+                    : collectiveInvocation(
+                          primitive::kDPGradAllReduce, Phase::WeightGrad,
+                          CollectiveKind::AllReduce, ranks, message,
+                          gradientBytes, "d_params",
+                          experts ? "expert parallelism: the expert bucket's "
+                                    "gradients are summed over the "
+                                    "expert-data-parallel replicas"
+                                  : "data parallelism: the bucket's "
+                                    "gradients are summed over the "
+                                    "data-parallel replicas");
+        append(RunWork{experts ? overExpertReplicas(std::move(reduction))
+                               : overReplicas(std::move(reduction)),
+                       Cadence::PerIteration,
+                       experts ? kExpertDataParallelAxis.str()
+                               : dataParallelAxis().str(),
+                       {},
+                       std::nullopt});
       }
+    };
+    if (replicas > 1) {
+      reduceBuckets(buckets, replicas, /*experts=*/false);
+      reduceBuckets(expertBuckets, expertReplicas, /*experts=*/true);
+    }
     // The tied word embedding's two copies, on the first and the last
     // stage, sum their gradients; an untied output layer is a parameter of
     // its own.
@@ -651,7 +713,11 @@ private:
       return llvm::Error::success();
     llvm::Expected<Invocation> step = deriveAdamWStep(
         shardElements, training, primitive::kDPShardedOptimizer,
-        mapping.cp == 1
+        mapping.ep > 1
+            ? "distributed optimizer: the AdamW step over this rank's 1/dp "
+              "shard of the stage's dense gradient buckets and 1/edp shard "
+              "of its expert buckets"
+        : mapping.cp == 1
             ? "distributed optimizer: the AdamW step over this rank's 1/dp "
               "shard of the stage's gradient buckets"
             : "distributed optimizer: the AdamW step over this rank's "
@@ -673,17 +739,31 @@ private:
                          "distributed optimizer: every data-parallel rank "
                          "gathers the updated parameters of the bucket")),
                      Cadence::PerIteration,
-                     std::string(kDataParallelAxis),
+                     dataParallelAxis().str(),
                      {},
                      std::nullopt});
+    if (expertReplicas > 1)
+      for (int64_t elements : expertBuckets)
+        append(RunWork{
+            overExpertReplicas(collectiveInvocation(
+                primitive::kDPParamAllGather, Phase::Optimizer,
+                CollectiveKind::AllGather, expertReplicas,
+                guard.mul(elements, weightBytes,
+                          "expert parameter bucket bytes"),
+                weightBytes, "params",
+                "distributed optimizer: every expert-data-parallel rank "
+                "gathers the updated expert parameters of the bucket")),
+            Cadence::PerIteration,
+            kExpertDataParallelAxis.str(),
+            {},
+            std::nullopt});
     return llvm::Error::success();
   }
 
-  /// `elements` padded to a multiple of dp * cp (gradientReplicas), as
-  /// Megatron-LM pads its gradient and parameter buffers so every rank's
-  /// shard is equal.
-  int64_t paddedToRanks(int64_t elements) {
-    int64_t replicas = mapping.gradientReplicas();
+  /// `elements` padded to a multiple of `replicas` (dp * cp, or edp for the
+  /// expert buckets), as Megatron-LM pads its gradient and parameter
+  /// buffers so every rank's shard is equal.
+  int64_t paddedToRanks(int64_t elements, int64_t replicas) {
     int64_t perRank = elements / replicas + (elements % replicas != 0);
     return guard.mul(perRank, replicas, "padded elements");
   }
@@ -699,17 +779,19 @@ private:
                                       (backward ? 1 : 0)]]);
   }
 
-  /// The buckets' elements, each padded to a multiple of dp * cp (Megatron-LM
-  /// pads its gradient buffers so every rank's shard is equal): units are
+  /// The buckets' elements, each padded to a multiple of `replicas` (dp * cp,
+  /// or edp for the expert buckets; Megatron-LM pads its gradient buffers
+  /// so every rank's shard is equal): units are
   /// added in backward order and a bucket is closed once it holds at least
   /// bucket_bytes (Megatron-LM's DDP bucketing; a unit is never split). No
   /// bucket_bytes is one bucket.
-  std::vector<int64_t> bucketElements(llvm::ArrayRef<int64_t> units) {
+  std::vector<int64_t> bucketElements(llvm::ArrayRef<int64_t> units,
+                                      int64_t replicas) {
     int64_t gradientBytes = bytesOf(training.gradientType);
     std::vector<int64_t> buckets;
     int64_t open = 0;
     auto close = [&] {
-      buckets.push_back(paddedToRanks(open));
+      buckets.push_back(paddedToRanks(open, replicas));
       open = 0;
     };
     for (int64_t unit : units) {
@@ -735,6 +817,9 @@ private:
   int64_t sendBytes = 0;
   bool scattered = false;
   std::vector<std::vector<int64_t>> stageUnits;
+  /// At ep > 1 the routed experts' parameters of each stage's MoE blocks,
+  /// in backward order: the expert buckets are cut from this list.
+  std::vector<std::vector<int64_t>> stageExpertUnits;
   std::vector<int64_t> chunkParameters;
   /// Indices into run.works: the gather of each scattered message kind,
   /// and the ZeRO-3 gathers of each chunk (forward, then backward).
@@ -761,10 +846,14 @@ static llvm::Expected<WholeRun> deriveTrainingRun(const ModelSpec &model,
                                                   const TrainingSpec &training,
                                                   const MappingSpec &mapping,
                                                   bool microBatchSteps) {
-  std::optional<TrainingComposition> composition =
-      composeTraining(model, training, mapping);
-  if (!composition)
+  // composeTraining but expert_parallel_c4, as every derivation of a
+  // rank's training work (detail::checkTrainingComposes).
+  RunViolations violations = checkTrainingRun(model, training, mapping);
+  detail::dropExpertParallelRefusal(violations.composition);
+  if (!violations.empty())
     return failure("the model, training and mapping contracts do not compose");
+  std::optional<TrainingComposition> composition =
+      detail::trainingCompositionOf(model, training, mapping);
   WholeRun run;
   run.layout = layoutOf(model, mapping);
   run.microbatches = composition->microbatches;

@@ -12,7 +12,10 @@
 #include "Blueprint/Workload/ExpertParallel.h"
 
 #include "Blueprint/Import/HuggingFaceConfig.h"
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Lifetimes.h"
+#include "Blueprint/Workload/WholeRun.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -20,6 +23,8 @@
 #include "gtest/gtest.h"
 
 #include <string>
+#include <tuple>
+#include <variant>
 #include <vector>
 
 using namespace blueprint::workload;
@@ -244,8 +249,8 @@ TEST(ExpertParallel, MixtralWorkedExampleDispatch) {
             (std::vector<std::string>{"tokens_per_expert", "permuted_tokens",
                                       "permuted_probs", "combined_tokens"}));
   EXPECT_EQ(tensorsOf(transfers, Phase::ActivationGrad),
-            (std::vector<std::string>{"d_combined_tokens", "d_permuted_tokens",
-                                      "d_permuted_probs"}));
+            (std::vector<std::string>{"d_combined_tokens", "d_permuted_probs",
+                                      "d_permuted_tokens"}));
   EXPECT_TRUE(tensorsOf(transfers, Phase::Recommunication).empty());
   ASSERT_EQ(transfers.size(), 7u);
   const ExpertParallelTransfer &counts = transfers[0];
@@ -282,8 +287,9 @@ TEST(ExpertParallel, MixtralWorkedExampleDispatch) {
 // reduce-scatter of the expert outputs 2,097,152 (1,048,576 sent, one add
 // per element of the shard: 1,048,576 / 2 = 524,288 = P_l h ops). Backward:
 // the combine's all-to-all, the all-gather of the output gradient, the
-// reduce-scatters of the token (524,288 ops) and probability (2,048 / 2 / 2
-// = 512 ops) gradients, the dispatch's two all-to-alls.
+// reduce-scatters of the probability (2,048 / 2 / 2 = 512 ops) and token
+// (524,288 ops) gradients, the dispatch's two all-to-alls, probabilities
+// first (Megatron's backward launch order, td.py token_dispatch).
 TEST(ExpertParallel, TensorParallelSequenceParallelDispatch) {
   TrainingSpec training = mixtralTraining();
   MappingSpec mapping = smallMapping(/*tp=*/2, /*dp=*/4, /*ep=*/2);
@@ -304,15 +310,16 @@ TEST(ExpertParallel, TensorParallelSequenceParallelDispatch) {
                                    "global_probs",      "expert_output",
                                    "combined_tokens"};
   EXPECT_EQ(tensorsOf(transfers, Phase::Forward), forward);
-  EXPECT_EQ(tensorsOf(transfers, Phase::ActivationGrad),
-            (std::vector<std::string>{
-                "d_combined_tokens", "d_expert_output", "d_global_input_tokens",
-                "d_global_probs", "d_permuted_tokens", "d_permuted_probs"}));
+  EXPECT_EQ(
+      tensorsOf(transfers, Phase::ActivationGrad),
+      (std::vector<std::string>{"d_combined_tokens", "d_expert_output",
+                                "d_global_probs", "d_global_input_tokens",
+                                "d_permuted_probs", "d_permuted_tokens"}));
   std::vector<int64_t> forwardBytes{256,   1'048'576, 1'024,    2'097'152,
                                     2'048, 2'097'152, 1'048'576};
-  std::vector<int64_t> backwardBytes{1'048'576, 2'097'152, 2'097'152,
-                                     2'048,     1'048'576, 1'024};
-  std::vector<int64_t> backwardOps{0, 0, 524'288, 512, 0, 0};
+  std::vector<int64_t> backwardBytes{1'048'576, 2'097'152, 2'048,
+                                     2'097'152, 1'024,     1'048'576};
+  std::vector<int64_t> backwardOps{0, 0, 512, 524'288, 0, 0};
   for (size_t i = 0; i < forwardBytes.size(); ++i)
     EXPECT_EQ(transfers[i].messageBytes, forwardBytes[i])
         << transfers[i].tensor;
@@ -392,7 +399,9 @@ TEST(ExpertParallel, PreconditionsNameTheirRules) {
   // + 1, not divisible (the all-to-all's chunks would differ).
   EXPECT_NE(shapeError(sixExperts, smallMapping(1, 3, 3))
                 .find("[expert_parallel_c7] the rank's kept token-expert "
-                      "pairs P_l = 1024 are not divisible by ep = 3"),
+                      "pairs P_l = 1024 (experts_per_token 2 * micro_batch 1 "
+                      "* seq_length 512 / tp 1), the rows of its all-to-alls "
+                      "over ep, are not divisible by ep = 3"),
             std::string::npos);
 }
 
@@ -482,4 +491,91 @@ TEST(ExpertParallel, BlockCollectivesAreTheDispatchers) {
   // The block emits the recomputed forward after the forward and before
   // the backward, as expertParallelDispatch lists it.
   EXPECT_EQ(emitted, derived);
+}
+
+// The worked example's gradient groups and ZeRO-1 state on a middle stage
+// (stage 1: 32 / 4 = 8 MoE blocks, no edges). Per block the rank holds the
+// dense 41,984,000 (q, o 2 * 4,096^2 = 33,554,432; k, v 2 * 4,096 * 1,024 =
+// 8,388,608; two norms 8,192; router 4,096 * 8 = 32,768) and n_e = 1
+// expert's 176,160,768; per stage 8 * 41,984,000 = 335,872,000 dense and
+// 8 * 176,160,768 = 1,409,286,144 expert parameters, one bucket each
+// (bucket_bytes 0), padded to dp = 16 (335,872,000 = 16 * 20,992,000) and
+// to edp = 16 / 8 = 2. Gradient reductions (fp32): dense 335,872,000 * 4 =
+// 1,343,488,000 B over ["edp", "ep"] (16 ranks), expert 1,409,286,144 * 4 =
+// 5,637,144,576 B over ["edp"] (2 ranks); the parameter all-gathers (bf16)
+// 671,744,000 B over 16 and 2,818,572,288 B over 2. Memory: weights
+// (335,872,000 + 1,409,286,144) * 2 = 3,490,316,288 B; gradients * 4 =
+// 6,980,632,576 B; optimizer state 12 * (335,872,000 / 16 + 1,409,286,144 /
+// 2) = 12 * (20,992,000 + 704,643,072) = 8,707,620,864 B.
+TEST(ExpertParallel, MixtralWorkedExampleGradientGroupsAndZeRO) {
+  ModelSpec model = mixtral();
+  MappingSpec mapping = mixtralMapping();
+  llvm::Expected<int64_t> expertParameters =
+      blockExpertParametersPerRank(model, BlockKind::Expert, mapping);
+  ASSERT_TRUE(static_cast<bool>(expertParameters))
+      << llvm::toString(expertParameters.takeError());
+  EXPECT_EQ(*expertParameters, 176'160'768);
+  llvm::Expected<int64_t> blockParameters =
+      blockParametersPerRank(model, BlockKind::Expert, mapping);
+  ASSERT_TRUE(static_cast<bool>(blockParameters))
+      << llvm::toString(blockParameters.takeError());
+  EXPECT_EQ(*blockParameters, 41'984'000 + 176'160'768);
+
+  llvm::Expected<WholeRun> run =
+      deriveRunParts(model, mixtralTraining(), mapping);
+  ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
+  const StageProgram &stage = run->stages.at(1);
+  EXPECT_EQ(stage.parameters, 1'745'158'144);
+  EXPECT_EQ(stage.bucketElements, std::vector<int64_t>{335'872'000});
+  EXPECT_EQ(stage.expertBucketElements, std::vector<int64_t>{1'409'286'144});
+  std::vector<std::tuple<std::string, int64_t, int64_t, std::string,
+                         std::vector<std::string>>>
+      collectives;
+  for (const RunStep &step : stage.steps)
+    if (const auto *work = std::get_if<RunWork>(&step.action))
+      if (work->invocation.collective)
+        collectives.emplace_back(work->invocation.primitive,
+                                 work->invocation.collective->participants,
+                                 work->invocation.collective->messageBytes,
+                                 work->axis,
+                                 work->invocation.collective->innerAxes);
+  using Row = std::tuple<std::string, int64_t, int64_t, std::string,
+                         std::vector<std::string>>;
+  EXPECT_EQ(collectives,
+            (std::vector<Row>{
+                {"dp_grad_reduce_scatter", 16, 1'343'488'000, "edp", {"ep"}},
+                {"dp_grad_reduce_scatter", 2, 5'637'144'576, "edp", {}},
+                {"dp_param_all_gather", 16, 671'744'000, "edp", {"ep"}},
+                {"dp_param_all_gather", 2, 2'818'572'288, "edp", {}}}));
+  OverflowGuard guard;
+  PersistentBytes bytes =
+      persistentBytesOf(stage, mapping, mixtralTraining(), std::nullopt, guard);
+  ASSERT_FALSE(guard.failed());
+  EXPECT_EQ(bytes.weights, 3'490'316'288);
+  EXPECT_EQ(bytes.gradients, 6'980'632'576);
+  EXPECT_EQ(bytes.optimizerState, 8'707'620'864);
+}
+
+// ZeRO-1 at edp = 1 (world 32: dp 8 = ep): the expert gradients have no
+// reduction and their optimizer state no shards; the dense ones still
+// reduce over all 8 data-parallel ranks.
+TEST(ExpertParallel, ExpertStateUnshardedAtOneExpertDataParallelRank) {
+  MappingSpec mapping = mixtralMapping();
+  mapping.dp = 8;
+  mapping.world = 32;
+  llvm::Expected<WholeRun> run =
+      deriveRunParts(mixtral(), mixtralTraining(), mapping);
+  ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
+  const StageProgram &stage = run->stages.at(1);
+  std::vector<int64_t> participants;
+  for (const RunStep &step : stage.steps)
+    if (const auto *work = std::get_if<RunWork>(&step.action))
+      if (work->invocation.collective)
+        participants.push_back(work->invocation.collective->participants);
+  EXPECT_EQ(participants, (std::vector<int64_t>{8, 8}));
+  OverflowGuard guard;
+  PersistentBytes bytes =
+      persistentBytesOf(stage, mapping, mixtralTraining(), std::nullopt, guard);
+  // 12 * (335,872,000 / 8 + 1,409,286,144) = 12 * 1,451,270,144.
+  EXPECT_EQ(bytes.optimizerState, int64_t{12} * 1'451'270'144);
 }

@@ -238,19 +238,31 @@ struct MappingSpec {
   /// transformer_mapping_c2 checks.
   int64_t gradientReplicas() const { return dp * cp; }
 
-  /// The degree of the mesh axis named `axis` (tp, pp, dp or cp); none for
-  /// any other name.
+  /// The degree of the mesh axis named `axis`: tp, pp, cp, and the
+  /// data-parallel ranks as dp at ep = 1 or as edp = dp / ep and ep at
+  /// ep > 1 (Megatron-Core's expert grid, dist_program_c10); none for any
+  /// other name.
   std::optional<int64_t> axisDegree(llvm::StringRef axis) const {
     if (axis == kTensorParallelAxis)
       return tp;
     if (axis == kPipelineParallelAxis)
       return pp;
-    if (axis == kDataParallelAxis)
-      return dp;
     if (axis == kContextParallelAxis)
       return cp;
+    if (ep <= 1)
+      return axis == kDataParallelAxis ? std::optional<int64_t>(dp)
+                                       : std::nullopt;
+    if (axis == kExpertDataParallelAxis)
+      return dp / ep;
+    if (axis == kExpertParallelAxis)
+      return ep;
     return std::nullopt;
   }
+  /// The ranks holding the same routed experts of an MoE block, dp * cp /
+  /// ep (Megatron-Core's expert-data-parallel group; cp = 1 at ep > 1 by
+  /// expert_parallel_c5): the expert gradients reduce and their ZeRO state
+  /// shards over them. gradientReplicas() at ep = 1.
+  int64_t expertGradientReplicas() const { return dp * cp / ep; }
 };
 
 /// One broken composition rule: its label (as cited in docs/ and tests) and a

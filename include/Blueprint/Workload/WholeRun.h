@@ -111,8 +111,14 @@ struct StageProgram {
   /// The stage's gradient buckets in reduction order, in elements, each
   /// padded to a multiple of dp * cp (training only;
   /// MappingSpec::gradientReplicas): the gradient buffer is their sum, a
-  /// rank's shard their sum / (dp * cp).
+  /// rank's shard their sum / (dp * cp). At ep > 1 the dense parameters'
+  /// buckets only.
   std::vector<int64_t> bucketElements;
+  /// At ep > 1 the buckets of the routed experts' gradients, cut from the
+  /// stage's MoE blocks by the same bucket_bytes rule, each padded to a
+  /// multiple of edp (MappingSpec::expertGradientReplicas): reduced over
+  /// the edp ranks, a rank's shard their sum / edp. Empty at ep = 1.
+  std::vector<int64_t> expertBucketElements;
 };
 
 struct WholeRun {

@@ -26,8 +26,17 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 
 // dist_program_c2
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
-  // expected-error @+1 {{dist_program_c2: axis 'ep' is not a parallelism of the mapping (tp, pp, dp or cp)}}
-  dist.mesh @m axes = ["ep"] shape = [4]
+  // expected-error @+1 {{dist_program_c2: axis 'sp' is not a parallelism of the mapping (tp, pp, dp, cp, edp or ep)}}
+  dist.mesh @m axes = ["sp"] shape = [4]
+}
+
+// -----
+
+// dist_program_c10: the expert-parallel axis splits the data-parallel
+// ranks only at ep > 1; this mapping has ep = 1.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  // expected-error @+1 {{dist_program_c10: axis 'ep' splits the data-parallel ranks at ep > 1; the mapping has ep = 1, whose mesh names 'dp'}}
+  dist.mesh @m axes = ["ep"] shape = [1]
 }
 
 // -----

@@ -409,11 +409,27 @@ LogicalResult ProgramOp::verifyRegions() {
   for (MeshOp mesh : getBody().getOps<MeshOp>()) {
     for (auto [axis, size] : llvm::zip(
              mesh.getAxes().getAsValueRange<StringAttr>(), mesh.getShape())) {
+      // Megatron-Core's expert grid: at ep > 1 the data-parallel ranks are
+      // edp x ep (docs/DistSpec.md, "The ep and edp mesh axes").
+      bool expertAxis = axis == workload::kExpertDataParallelAxis ||
+                        axis == workload::kExpertParallelAxis;
+      if (mapping.ep > 1 && axis == workload::kDataParallelAxis)
+        return mesh.emitOpError()
+               << "dist_program_c10: at ep = " << mapping.ep
+               << " the data-parallel ranks are the axes 'edp' x 'ep' (edp "
+                  "= dp / ep = "
+               << mapping.dp / mapping.ep << "), not 'dp'";
+      if (mapping.ep == 1 && expertAxis)
+        return mesh.emitOpError()
+               << "dist_program_c10: axis '" << axis
+               << "' splits the data-parallel ranks at ep > 1; the mapping "
+                  "has ep = 1, whose mesh names 'dp'";
       std::optional<int64_t> degree = mapping.axisDegree(axis);
       if (!degree)
         return mesh.emitOpError()
                << "dist_program_c2: axis '" << axis
-               << "' is not a parallelism of the mapping (tp, pp, dp or cp)";
+               << "' is not a parallelism of the mapping (tp, pp, dp, cp, "
+                  "edp or ep)";
       if (*degree != size)
         return mesh.emitOpError()
                << "dist_program_c2: axis '" << axis << "' has " << size

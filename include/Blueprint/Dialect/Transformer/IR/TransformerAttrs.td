@@ -320,7 +320,8 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     rule `expert_parallel_c4`, serving runs need `ep = 1`, rule
     `expert_parallel_c6`, and `ep > 1` needs `cp = 1`, rule
     `expert_parallel_c5`, and in training `ep` dividing a rank's kept
-    token-expert pairs, rule `expert_parallel_c7`).
+    token-expert pairs, rule `expert_parallel_c7`, and `zero_stage <= 2`,
+    rule `expert_parallel_c8`).
     `overlap_tp_comm` (default `false`), whether the critical path overlaps
     each column-parallel linear's backward tensor-parallel communication
     with its GEMMs (Megatron-LM's
