@@ -373,15 +373,17 @@ def write_mlm2021_attribution(run, out):
             "For %s the missing time is larger than the pipeline terms, so "
             "it sits in the micro-batch term (%s of it): the compute and "
             "elementwise work of a micro-batch. That term prices every "
-            "matmul at the profile's one flat efficiency (0.8 of peak, "
-            "`compute.matmul.f16.efficiency.flat` of "
-            "`profiles/a100-80gb.json`, FlashAttention-2's ceiling for "
-            "well-shaped GEMMs, not a measurement of these shapes) and "
-            "charges no per-kernel overhead; a flat ceiling cannot follow "
-            "the runs' micro-batch and per-GPU GEMM sizes (column b). The fix "
-            "is issue 18 item 1 (efficiency as evidence: matmul efficiency "
-            "by shape, achieved bandwidth by size, with sources), not a "
-            "coefficient fitted to these runs.\n\n" % (
+            "matmul under the profile's tile model "
+            "(`compute.matmul.f16.efficiency.tile_model` of "
+            "`profiles/a100-80gb.json`, issue 18 item 1: each GEMM on its "
+            "best SM80 tile, at 0.8 of peak inside full tiles and waves, "
+            "FlashAttention-2's ceiling for well-shaped GEMMs, each tile's "
+            "rate bounded by the operand bytes it streams from L2; "
+            "docs/Estimate.md, Tile model) and charges no per-kernel "
+            "overhead. What it leaves out (cuBLAS's actual kernel choice, "
+            "split-K, achieved rather than peak L2 bandwidth, launch "
+            "overheads) has no published constant and is not fitted to "
+            "these runs.\n\n" % (
                 names(name for name, _ in held),
                 ", ".join("%.1f%%" % (100 * share) for _, share in held)))
 

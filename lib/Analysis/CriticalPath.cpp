@@ -71,6 +71,7 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
   plan.depBegin.reserve(total + 1);
   plan.sender.assign(total, none);
   plan.meeting.assign(total, none);
+  plan.readyAfter.assign(total, none);
   plan.kinds.reserve(total);
   for (size_t stage = 0; stage < stageCount; ++stage)
     for (const GraphStep &step : graph.stages[stage]) {
@@ -120,6 +121,13 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
         if (dep >= index)
           return failure(where(stage, index, step) +
                          " depends on a step that does not precede it");
+      if (step.readyAfter) {
+        if (*step.readyAfter >= index)
+          return failure(where(stage, index, step) +
+                         " waits inside a step that does not precede it");
+        plan.readyAfter[id] =
+            plan.stageBegin[stage] + static_cast<uint32_t>(*step.readyAfter);
+      }
       if (step.kind == StepKind::Receive || step.kind == StepKind::Send)
         if (!step.channel)
           return failure(where(stage, index, step) + " names no message");
@@ -198,13 +206,14 @@ static bool isDuration(double seconds) {
 
 llvm::Error blueprint::analysis::timeSteps(
     const TimingPlan &plan, llvm::ArrayRef<double> seconds,
-    llvm::ArrayRef<double> transferSeconds,
+    llvm::ArrayRef<double> transferSeconds, llvm::ArrayRef<double> readySeconds,
     llvm::function_ref<std::string(uint32_t)> describe, PlanTiming &result) {
   constexpr uint32_t none = TimingPlan::kNone;
   size_t total = plan.steps();
   result.timing.resize(total);
   result.predecessor.resize(total);
   result.transferred.assign(total, false);
+  result.readied.assign(total, false);
   result.reversedPath.clear();
   result.iterationSeconds = 0;
   result.exposedCommunicationSeconds = 0;
@@ -215,7 +224,8 @@ llvm::Error blueprint::analysis::timeSteps(
   const uint32_t *deps = plan.deps.data();
   for (uint32_t id : plan.order) {
     double duration = seconds[id];
-    if (!isDuration(duration) || !isDuration(transferSeconds[id]))
+    if (!isDuration(duration) || !isDuration(transferSeconds[id]) ||
+        !isDuration(readySeconds[id]))
       return failure(describe(id) + " has a negative or non-finite time");
     double start = 0;
     uint32_t predecessor = none;
@@ -225,6 +235,17 @@ llvm::Error blueprint::analysis::timeSteps(
       if (predecessor == none || depEnd > start) {
         start = depEnd;
         predecessor = deps[dep];
+      }
+    }
+    // A step ready inside an earlier instance: that instance's start plus
+    // the part of it the step waits for.
+    uint32_t readyAfter = plan.readyAfter[id];
+    if (readyAfter != none) {
+      double ready = timing[readyAfter].start + readySeconds[id];
+      if (predecessor == none || ready > start) {
+        start = ready;
+        predecessor = readyAfter;
+        result.readied[id] = true;
       }
     }
     uint32_t meeting = plan.meeting[id];
@@ -278,17 +299,23 @@ llvm::Error blueprint::analysis::timeSteps(
                        transfer, start, end};
   };
   uint32_t at = last;
+  // Where the path leaves the step: its end, or for an instance a later step
+  // was ready inside, that step's start.
+  double until = result.timing[last].end;
   while (at != none) {
     const StepTiming &timing = result.timing[at];
     // A step occupies the path from its start to its end; a receive that
     // waited for its message only at its end, where the transfer arrives.
     bool waited = result.transferred[at];
     result.reversedPath.push_back(
-        segmentOf(at, false, waited ? timing.end : timing.start, timing.end));
+        segmentOf(at, false, waited ? timing.end : timing.start, until));
     uint32_t predecessor = result.predecessor[at];
     if (predecessor != none && waited)
       result.reversedPath.push_back(segmentOf(
           predecessor, true, result.timing[predecessor].start, timing.end));
+    if (predecessor != none)
+      until =
+          result.readied[at] ? timing.start : result.timing[predecessor].end;
     at = predecessor;
   }
   for (const PathSegment &segment : llvm::reverse(result.reversedPath)) {
@@ -309,13 +336,15 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
   llvm::Expected<TimingPlan> plan = timingPlanOf(graph);
   if (!plan)
     return plan.takeError();
-  std::vector<double> seconds, transfers;
+  std::vector<double> seconds, transfers, ready;
   seconds.reserve(plan->steps());
   transfers.reserve(plan->steps());
+  ready.reserve(plan->steps());
   for (const std::vector<GraphStep> &steps : graph.stages)
     for (const GraphStep &step : steps) {
       seconds.push_back(step.seconds);
       transfers.push_back(step.transferSeconds);
+      ready.push_back(step.readySeconds);
     }
   PlanTiming timed;
   auto describe = [&](uint32_t id) {
@@ -325,7 +354,8 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
     return where(static_cast<int64_t>(stage), index,
                  graph.stages[stage][index]);
   };
-  if (llvm::Error error = timeSteps(*plan, seconds, transfers, describe, timed))
+  if (llvm::Error error =
+          timeSteps(*plan, seconds, transfers, ready, describe, timed))
     return std::move(error);
   CriticalPathReport report;
   report.iterationSeconds = timed.iterationSeconds;
@@ -343,17 +373,43 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
                                    plan->stageBegin[stage + 1]);
   if (plan->steps() == 0)
     return report;
-  for (const std::vector<GraphStep> &steps : graph.stages) {
+  // The last step of each stage on the path: a stage's reductions beside
+  // its backward count on the path when a step after them is on it.
+  std::vector<std::optional<size_t>> lastOnPath(graph.stages.size());
+  for (const PathSegment &segment : report.path) {
+    std::optional<size_t> &last =
+        lastOnPath[static_cast<size_t>(segment.stage)];
+    last = std::max(last.value_or(0), segment.step);
+  }
+  for (auto [stage, steps] : llvm::enumerate(graph.stages)) {
     StageTime time;
-    for (const GraphStep &step : steps) {
+    // The end of the stage's latest compute step so far: a reduction beside
+    // the backward is hidden while it runs before that.
+    double computeEnd = 0;
+    for (auto [index, step] : llvm::enumerate(steps)) {
+      const StepTiming &timing = report.timing[stage][index];
+      double hidden = 0;
+      if (step.besideBackward)
+        hidden = std::max(0.0, std::min(timing.end, computeEnd) - timing.start);
+      if (step.kind == StepKind::Compute)
+        computeEnd = timing.end;
       if (step.kind == StepKind::Collective)
-        time.collectiveSeconds += step.seconds;
+        time.collectiveSeconds += step.seconds - hidden;
       else
         time.computeSeconds += step.seconds;
       time.hiddenTPCommSeconds += step.hiddenSeconds;
+      time.hiddenDPReduceSeconds += hidden;
+      if (lastOnPath[stage] && *lastOnPath[stage] > index)
+        report.pathHiddenDPReduceSeconds += hidden;
     }
     time.bubbleSeconds =
         report.iterationSeconds - time.computeSeconds - time.collectiveSeconds;
+    // The exposed part of a reduction beside the backward starts where the
+    // compute before it ends, so the stage's intervals are still disjoint
+    // and its bubble is not negative; what the subtraction of the hidden
+    // part leaves below zero is rounding.
+    if (time.hiddenDPReduceSeconds > 0)
+      time.bubbleSeconds = std::max(0.0, time.bubbleSeconds);
     report.stages.push_back(time);
   }
   return report;
@@ -462,6 +518,13 @@ GraphStep blueprint::analysis::workStep(
   if (collective)
     step.label += " over " + axis.str();
   return step;
+}
+
+bool blueprint::analysis::reducesBesideBackward(
+    const workload::MappingSpec &mapping, llvm::StringRef primitive) {
+  return mapping.overlapDPGradReduce &&
+         (primitive == workload::primitive::kDPGradAllReduce ||
+          primitive == workload::primitive::kDPGradReduceScatter);
 }
 
 StepCoster::StepCoster(const workload::MappingSpec &mapping,
@@ -581,6 +644,8 @@ StepCoster::workSeconds(const estimate::EstimateTask &task, size_t groupSize) {
               collective ? collective->participants : -1,
               collective ? collective->messageBytes : -1,
               task.meshAxis,
+              workload::flattenGemms(task.gemms),
+              static_cast<int>(task.gemmCover),
               groupSize};
   auto known = works.find(key);
   if (known != works.end())
@@ -742,8 +807,24 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
                         work.invocation.collective.has_value(), work.axis,
                         work.group, mapping.pp, work.cadence,
                         work.invocation.phase, *seconds);
+        step.besideBackward =
+            reducesBesideBackward(mapping, work.invocation.primitive);
       }
       step.deps = runStep.deps;
+      if (runStep.readyBlocks) {
+        // The bucket is ready after the first readyBlocks blocks of the
+        // instance of its last dependency.
+        const workload::RunInstance *instance =
+            workload::readyInstanceOf(program, runStep);
+        if (!instance)
+          return failure("stage " + llvm::Twine(program.stage) +
+                         ": a step ready inside an instance depends on no "
+                         "instance last");
+        step.readyAfter = step.deps.pop_back_val();
+        step.readySeconds = StepCoster::instanceSeconds(
+            (*templateTimes)[instance->templateIndex].seconds,
+            *runStep.readyBlocks);
+      }
       steps.push_back(std::move(step));
     }
     graph.stages.push_back(std::move(steps));
@@ -775,6 +856,9 @@ void blueprint::analysis::printCriticalPathTable(
   if (report.pathHiddenTPCommSeconds > 0)
     os << "  tp communication overlapped with compute on the path " +
               milliseconds(report.pathHiddenTPCommSeconds) + " ms\n";
+  if (report.pathHiddenDPReduceSeconds > 0)
+    os << "  dp reduction overlapped with backward on the path " +
+              milliseconds(report.pathHiddenDPReduceSeconds) + " ms\n";
   os << "stage  compute_ms  collective_ms  bubble_ms\n";
   for (auto [stage, time] : llvm::enumerate(report.stages))
     os << "  " << stage << "  " << milliseconds(time.computeSeconds) << "  "
@@ -784,6 +868,10 @@ void blueprint::analysis::printCriticalPathTable(
     if (time.hiddenTPCommSeconds > 0)
       os << "  stage " << stage << ": tp communication overlapped with compute "
          << milliseconds(time.hiddenTPCommSeconds) << " ms\n";
+  for (auto [stage, time] : llvm::enumerate(report.stages))
+    if (time.hiddenDPReduceSeconds > 0)
+      os << "  stage " << stage << ": dp reduction overlapped with backward "
+         << milliseconds(time.hiddenDPReduceSeconds) << " ms\n";
   os << "critical path (" << report.path.size() << " segments):\n";
   for (const PathSegment &segment : report.path) {
     const GraphStep &step =
@@ -806,6 +894,9 @@ void blueprint::analysis::writeCriticalPathJSON(
   if (report.pathHiddenTPCommSeconds > 0)
     json.attribute("path_overlapped_tp_comm_seconds",
                    report.pathHiddenTPCommSeconds);
+  if (report.pathHiddenDPReduceSeconds > 0)
+    json.attribute("path_overlapped_dp_grad_reduce_seconds",
+                   report.pathHiddenDPReduceSeconds);
   json.attributeArray("stages", [&] {
     for (size_t stage = 0; stage < report.stages.size(); ++stage)
       json.object([&] {
@@ -819,6 +910,9 @@ void blueprint::analysis::writeCriticalPathJSON(
         if (time.hiddenTPCommSeconds > 0)
           json.attribute("overlapped_tp_comm_seconds",
                          time.hiddenTPCommSeconds);
+        if (time.hiddenDPReduceSeconds > 0)
+          json.attribute("overlapped_dp_grad_reduce_seconds",
+                         time.hiddenDPReduceSeconds);
       });
   });
   json.attributeArray("path", [&] {

@@ -16,6 +16,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
+
 using namespace blueprint;
 using namespace blueprint::estimate;
 using workload::Cadence;
@@ -31,6 +33,115 @@ using workload::Phase;
 double estimate::rooflineComputeSeconds(int64_t ops, double peakOpsPerSecond,
                                         double efficiency) {
   return static_cast<double>(ops) / (peakOpsPerSecond * efficiency);
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
+llvm::Expected<double>
+estimate::l2ReuseFraction(const workload::MatmulShape &gemm,
+                          const GemmTile &tile, int64_t elementBytes,
+                          double l2ReadBytesPerSecond,
+                          double peakOpsPerSecond) {
+  if (gemm.m == 0 || gemm.n == 0)
+    return 1.0;
+  int64_t rowTiles = ceilDiv(gemm.m, tile.tileM);
+  int64_t columnTiles = ceilDiv(gemm.n, tile.tileN);
+  workload::OverflowGuard guard;
+  // Per unit of K and per batch (both cancel): the padded tiles' slot
+  // operations, and the operand bytes they stream, each of the columnTiles
+  // tiles of a row band reading the band's valid rows of A and each of the
+  // rowTiles tiles of a column band the band's valid columns of B.
+  int64_t slotOps =
+      guard.product({2, rowTiles, tile.tileM, columnTiles, tile.tileN},
+                    "the GEMM's padded slot operations per unit of K");
+  int64_t streamedA = guard.mul(gemm.m, columnTiles, "the A elements streamed");
+  int64_t streamedB = guard.mul(gemm.n, rowTiles, "the B elements streamed");
+  int64_t streamedElements = guard.add(
+      streamedA, streamedB, "the operand elements streamed per unit of K");
+  int64_t streamedBytes = guard.mul(streamedElements, elementBytes,
+                                    "the operand bytes streamed per unit of K");
+  if (guard.failed())
+    return guard.error("tile model");
+  double opsPerByte =
+      static_cast<double>(slotOps) / static_cast<double>(streamedBytes);
+  return std::min(1.0, l2ReadBytesPerSecond * opsPerByte / peakOpsPerSecond);
+}
+
+llvm::Expected<TileQuantization>
+estimate::tileQuantization(const workload::MatmulShape &gemm, int64_t smCount,
+                           int64_t tileM, int64_t tileN, double sustained,
+                           double reuseFraction) {
+  TileQuantization result;
+  result.tile = {tileM, tileN};
+  result.reuseFraction = reuseFraction;
+  result.efficiency = sustained * reuseFraction;
+  if (gemm.m == 0 || gemm.n == 0)
+    return result;
+  int64_t rowTiles = ceilDiv(gemm.m, tileM);
+  int64_t columnTiles = ceilDiv(gemm.n, tileN);
+  workload::OverflowGuard guard;
+  result.tiles = guard.product({gemm.batch, rowTiles, columnTiles},
+                               "the GEMM's tile count");
+  if (guard.failed())
+    return guard.error("tile model");
+  result.waves = ceilDiv(result.tiles, smCount);
+  // Ratios of exact integers, formed in double: each factor is at most 1.
+  result.tileFraction =
+      (static_cast<double>(gemm.m) /
+       (static_cast<double>(rowTiles) * static_cast<double>(tileM))) *
+      (static_cast<double>(gemm.n) /
+       (static_cast<double>(columnTiles) * static_cast<double>(tileN)));
+  result.waveFraction =
+      static_cast<double>(result.tiles) /
+      (static_cast<double>(result.waves) * static_cast<double>(smCount));
+  result.efficiency =
+      sustained * reuseFraction * result.tileFraction * result.waveFraction;
+  return result;
+}
+
+llvm::Expected<TileQuantization>
+estimate::selectTile(const workload::MatmulShape &gemm, const TileModel &model,
+                     int64_t elementBytes, double peakOpsPerSecond) {
+  std::optional<TileQuantization> best;
+  int64_t bestPaddedSlots = 0;
+  for (size_t i = 0; i < model.tiles.size(); ++i) {
+    const GemmTile &tile = model.tiles[i];
+    double reuse = 1.0;
+    if (model.l2ReadBandwidth) {
+      llvm::Expected<double> bounded =
+          l2ReuseFraction(gemm, tile, elementBytes,
+                          model.l2ReadBandwidth->value, peakOpsPerSecond);
+      if (!bounded)
+        return bounded.takeError();
+      reuse = *bounded;
+    }
+    llvm::Expected<TileQuantization> quantized =
+        tileQuantization(gemm, model.smCount.value, tile.tileM, tile.tileN,
+                         model.sustained.value, reuse);
+    if (!quantized)
+      return quantized.takeError();
+    quantized->tileIndex = i;
+    // waves * tileM * tileN: the output slots the waves provide, the
+    // denominator of the efficiency over the tile-independent batch*M*N.
+    workload::OverflowGuard guard;
+    int64_t paddedSlots =
+        guard.product({quantized->waves, tile.tileM, tile.tileN},
+                      "the GEMM's waves times the tile area");
+    if (guard.failed())
+      return guard.error("tile model");
+    // Efficiency is proportional to reuse / paddedSlots: compared exactly
+    // between equal reuse fractions, in double otherwise.
+    bool better = !best || (reuse == best->reuseFraction
+                                ? paddedSlots < bestPaddedSlots
+                                : reuse * static_cast<double>(bestPaddedSlots) >
+                                      best->reuseFraction *
+                                          static_cast<double>(paddedSlots));
+    if (better) {
+      best = *quantized;
+      bestPaddedSlots = paddedSlots;
+    }
+  }
+  return *best;
 }
 
 double estimate::rooflineMemorySeconds(int64_t bytes,
@@ -115,11 +226,12 @@ EstimateInput estimate::makeEstimateInput(workload::DataType computeType,
 }
 
 bool EstimateTask::operator==(const EstimateTask &other) const {
-  return std::tie(primitive, phase, engine, ops, readBytes, writeBytes,
-                  collective, cadence, meshAxis, innerMeshAxes) ==
+  return std::tie(primitive, phase, engine, ops, gemms, gemmCover, readBytes,
+                  writeBytes, collective, cadence, meshAxis, innerMeshAxes) ==
          std::tie(other.primitive, other.phase, other.engine, other.ops,
-                  other.readBytes, other.writeBytes, other.collective,
-                  other.cadence, other.meshAxis, other.innerMeshAxes);
+                  other.gemms, other.gemmCover, other.readBytes,
+                  other.writeBytes, other.collective, other.cadence,
+                  other.meshAxis, other.innerMeshAxes);
 }
 
 EstimateTask estimate::makeEstimateTask(const workload::InvocationFigures &figures,
@@ -130,6 +242,8 @@ EstimateTask estimate::makeEstimateTask(const workload::InvocationFigures &figur
   task.phase = figures.phase;
   task.engine = figures.engine;
   task.ops = figures.ops;
+  task.gemms.assign(figures.gemms.begin(), figures.gemms.end());
+  task.gemmCover = figures.gemmCover;
   task.readBytes = figures.readBytes;
   task.writeBytes = figures.writeBytes;
   task.collective = figures.collective;
@@ -514,7 +628,7 @@ private:
       result.terms.push_back(memoryTerm(result, movedBytes));
     } else {
       llvm::Expected<TimeTerm> compute =
-          computeTerm(where, task.engine, task.ops);
+          computeTerm(where, task.engine, task.ops, task.gemms, task.gemmCover);
       if (!compute)
         return compute.takeError();
       result.terms.push_back(std::move(*compute));
@@ -532,14 +646,20 @@ private:
     return result;
   }
 
-  /// ops / (peak * efficiency) of the engine's capability at computeType.
-  llvm::Expected<TimeTerm> computeTerm(TaskName where, Engine engine,
-                                       int64_t ops) {
+  /// ops / (peak * efficiency) of the engine's capability at computeType;
+  /// under a tile model, the sum of that over the task's GEMMs, each at its
+  /// own efficiency.
+  llvm::Expected<TimeTerm>
+  computeTerm(TaskName where, Engine engine, int64_t ops,
+              llvm::ArrayRef<workload::MatmulShape> gemms = {},
+              workload::GemmCover cover = workload::GemmCover::AllOps) {
     Capability capability = capabilityOf(engine);
     const ComputeRate *rate = profile.rate(capability, input.computeType);
     if (!rate)
       return failure(where() + ": profile '" + profile.name + "' declares no " +
                      computeField(capability, input.computeType) + " rate");
+    if (rate->efficiency && rate->efficiency->tileModel)
+      return tileModelTerm(where, *rate, ops, gemms, cover);
     TimeTerm term;
     term.resource = BindingResource::Compute;
     term.seconds = rooflineComputeSeconds(
@@ -561,6 +681,109 @@ private:
     if (engine == Engine::Collective)
       term.provenance += ", on the vector engine while the ring transfers";
     return term;
+  }
+
+  /// The compute term of a matmul under `rate`'s tile model: the sum over
+  /// its GEMMs of 2 batch M N K / (peak * tileQuantization(...).efficiency),
+  /// plus, for a fused kernel (`cover` AtMostOps), the operations beyond its
+  /// GEMMs (its vector work, pplan_task_c9) / (peak * sustained), the
+  /// provenance showing each GEMM's formula with its values.
+  llvm::Expected<TimeTerm>
+  tileModelTerm(TaskName where, const ComputeRate &rate, int64_t ops,
+                llvm::ArrayRef<workload::MatmulShape> gemms,
+                workload::GemmCover cover) {
+    const TileModel &model = *rate.efficiency->tileModel;
+    std::string field = computeField(Capability::Matmul, input.computeType);
+    // The rule the verifier holds the IR to and the derivation holds its
+    // invocations to: only a fused kernel's GEMMs may make fewer than its
+    // ops, so no other task's ops escape the tile model.
+    if (std::optional<std::string> violation =
+            workload::matmulShapeViolation(Engine::Matmul, ops, gemms, cover))
+      return failure(where() + ": " + field +
+                     ".efficiency.tile_model needs the shape of every GEMM "
+                     "(dist_task_c2, pplan_task_c9): " +
+                     *violation);
+    double peak = rate.peakOpsPerSecond.value;
+    TimeTerm term;
+    term.resource = BindingResource::Compute;
+    std::vector<std::string> parts;
+    int64_t otherOps = ops;
+    for (const workload::MatmulShape &gemm : gemms) {
+      llvm::Expected<TileQuantization> quantized =
+          selectTile(gemm, model, workload::bytesOf(input.computeType), peak);
+      if (!quantized)
+        return failure(where() + ": " + llvm::toString(quantized.takeError()));
+      // Fits: matmulShapeViolation summed these products with checks.
+      int64_t gemmOps = 2 * gemm.batch * gemm.m * gemm.n * gemm.k;
+      otherOps -= gemmOps;
+      term.seconds +=
+          gemmOps == 0
+              ? 0
+              : rooflineComputeSeconds(gemmOps, peak, quantized->efficiency);
+      if (explain) {
+        parts.push_back(explainGemm(gemm, gemmOps, *quantized, model));
+        std::string tilePath = field + ".efficiency.tile_model.tiles[" +
+                               std::to_string(quantized->tileIndex) + "]";
+        use(tilePath + "[0]", quantized->tile.tileM, model.tilesSource);
+        use(tilePath + "[1]", quantized->tile.tileN, model.tilesSource);
+      }
+    }
+    // A fused kernel's softmax and dropout run inside its tiles, at the
+    // kernel's sustained rate with no quantization of their own.
+    if (otherOps > 0) {
+      term.seconds +=
+          rooflineComputeSeconds(otherOps, peak, model.sustained.value);
+      if (explain)
+        parts.push_back("other ops " + std::to_string(otherOps) +
+                        " at sustained " + formatNumber(model.sustained.value));
+    }
+    if (!explain)
+      return term;
+    std::string tileField = field + ".efficiency.tile_model";
+    use(field + ".peak_ops_per_second", peak, rate.peakOpsPerSecond.source);
+    use(tileField + ".sm_count", model.smCount.value, model.smCount.source);
+    use(tileField + ".sustained", model.sustained.value,
+        model.sustained.source);
+    if (model.l2ReadBandwidth)
+      use("memory.l2_read_bandwidth_bytes_per_second",
+          model.l2ReadBandwidth->value, model.l2ReadBandwidth->source);
+    term.provenance = "ops " + std::to_string(ops) + " = " +
+                      llvm::join(parts, " + ") + ", each / (" + field +
+                      ".peak_ops_per_second " + formatNumber(peak) +
+                      " * its tile_model efficiency)";
+    return term;
+  }
+
+  /// "gemm [batch, M, N, K] ops X with tiles[i] tm x tn at sustained s *
+  /// [l2 reuse r *] tile (M*N)/(Mt*Nt) t * wave T/(W*sm) w = e": one GEMM's
+  /// chosen tile and tile-model factors with their values (the reuse factor
+  /// when the model declares an L2 bandwidth).
+  static std::string explainGemm(const workload::MatmulShape &gemm,
+                                 int64_t gemmOps,
+                                 const TileQuantization &quantized,
+                                 const TileModel &model) {
+    auto ceilTo = [](int64_t extent, int64_t tile) {
+      return std::to_string((extent / tile + (extent % tile != 0)) * tile);
+    };
+    return "gemm [" + std::to_string(gemm.batch) + ", " +
+           std::to_string(gemm.m) + ", " + std::to_string(gemm.n) + ", " +
+           std::to_string(gemm.k) + "] ops " + std::to_string(gemmOps) +
+           " with tiles[" + std::to_string(quantized.tileIndex) + "] " +
+           std::to_string(quantized.tile.tileM) + "x" +
+           std::to_string(quantized.tile.tileN) + " at sustained " +
+           formatNumber(model.sustained.value) +
+           (model.l2ReadBandwidth
+                ? " * l2 reuse " + formatNumber(quantized.reuseFraction)
+                : std::string()) +
+           " * tile (" + std::to_string(gemm.m) + "*" + std::to_string(gemm.n) +
+           ")/(" + ceilTo(gemm.m, quantized.tile.tileM) + "*" +
+           ceilTo(gemm.n, quantized.tile.tileN) + ") " +
+           formatNumber(quantized.tileFraction) + " * wave " +
+           std::to_string(quantized.tiles) + "/(" +
+           std::to_string(quantized.waves) + "*" +
+           std::to_string(model.smCount.value) + ") " +
+           formatNumber(quantized.waveFraction) + " = " +
+           formatNumber(quantized.efficiency);
   }
 
   /// (reads + writes) / (memory bandwidth * efficiency).

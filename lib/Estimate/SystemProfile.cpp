@@ -92,6 +92,7 @@ constexpr llvm::StringLiteral kVocabulary = "profile_vocabulary";
 constexpr llvm::StringLiteral kTierName = "profile_tier_name";
 constexpr llvm::StringLiteral kBindingShape = "binding_shape";
 constexpr llvm::StringLiteral kUsableFraction = "profile_usable_fraction";
+constexpr llvm::StringLiteral kTileList = "profile_tile_list";
 } // namespace rule
 
 std::string printed(const llvm::json::Value &value) {
@@ -313,12 +314,81 @@ public:
     return *factor;
   }
 
+  /// {"sm_count": c, "tiles": t, "sustained": n} at `path`, each
+  /// {"value", "source"}: a positive SM count (profile_positive), a
+  /// non-empty list of [tile_m, tile_n] pairs (profile_tile_list) of
+  /// positive integers (profile_positive) and a sustained fraction in
+  /// (0, 1] (profile_efficiency_range). The L2 read bandwidth that bounds
+  /// its tiles is the chip's, declared once in "memory" (readMemory).
+  TileModel tileModel(const llvm::json::Object &object,
+                      const std::string &path) {
+    rejectUnknownFields(object, path, {"sm_count", "tiles", "sustained"});
+    TileModel model;
+    model.smCount = sourcedCount(object, "sm_count", path);
+    tileList(object, path + ".tiles", model);
+    model.sustained = sourcedNumber(object, "sustained", path);
+    if (model.sustained.value > 1)
+      error(path + ".sustained.value",
+            "a sustained fraction must be in (0, 1], got " +
+                printed(llvm::json::Value(model.sustained.value)),
+            rule::kEfficiencyRange);
+    return model;
+  }
+
+  /// The "tiles" field of a tile model at `path`: {"value": [[tile_m,
+  /// tile_n], ...], "source": s}, the list non-empty and each pair two
+  /// positive integers.
+  void tileList(const llvm::json::Object &parent, const std::string &path,
+                TileModel &model) {
+    const llvm::json::Object *object = this->object(parent.get("tiles"), path);
+    if (!object)
+      return;
+    rejectUnknownFields(*object, path, {"value", "source"});
+    std::string valuePath = path + ".value";
+    if (const llvm::json::Array *tiles =
+            array(object->get("value"), valuePath)) {
+      if (tiles->empty())
+        error(valuePath, "a tile model needs at least one tile",
+              rule::kTileList);
+      for (size_t i = 0; i < tiles->size(); ++i) {
+        std::string tilePath = valuePath + "[" + std::to_string(i) + "]";
+        const llvm::json::Array *pair = array(&(*tiles)[i], tilePath);
+        if (!pair)
+          continue;
+        if (pair->size() != 2) {
+          error(tilePath,
+                "a tile is [tile_m, tile_n], got " + printed((*tiles)[i]),
+                rule::kTileList);
+          continue;
+        }
+        GemmTile tile;
+        int64_t *extents[] = {&tile.tileM, &tile.tileN};
+        for (size_t e = 0; e < 2; ++e) {
+          std::string extentPath = tilePath + "[" + std::to_string(e) + "]";
+          std::optional<int64_t> extent = integer(&(*pair)[e], extentPath);
+          if (!extent)
+            continue;
+          if (*extent <= 0)
+            error(extentPath,
+                  "a tile extent must be a positive integer, got " +
+                      std::to_string(*extent),
+                  rule::kPositive);
+          *extents[e] = *extent;
+        }
+        model.tiles.push_back(tile);
+      }
+    }
+    model.tilesSource = string(*object, "source", path, rule::kSource);
+  }
+
   /// The optional "efficiency" field of `parent`: {"flat": f, "source": s}
   /// or {"by_<unit>": [{"min_<unit>": n, "efficiency": f}, ...], "source": s}
-  /// with n strictly increasing from 0.
+  /// with n strictly increasing from 0, or, where `tileModelAllowed` (a
+  /// matmul rate), {"tile_model": {...}, "source": s}.
   std::optional<Efficiency> efficiency(const llvm::json::Object &parent,
                                        const std::string &parentPath,
-                                       llvm::StringRef unit) {
+                                       llvm::StringRef unit,
+                                       bool tileModelAllowed = false) {
     if (!parent.get("efficiency"))
       return std::nullopt;
     std::string path = parentPath + ".efficiency";
@@ -328,14 +398,32 @@ public:
       return std::nullopt;
     std::string tableKey = ("by_" + unit).str();
     std::string minKey = ("min_" + unit).str();
-    rejectUnknownFields(*object, path, {"flat", tableKey, "source"});
+    llvm::SmallVector<llvm::StringRef, 4> forms = {"flat", tableKey, "source"};
+    if (tileModelAllowed)
+      forms.insert(forms.begin() + 2, "tile_model");
+    rejectUnknownFields(*object, path, forms);
 
     Efficiency result;
     const llvm::json::Value *flat = object->get("flat");
     const llvm::json::Value *table = object->get(tableKey);
-    if ((flat != nullptr) == (table != nullptr)) {
-      error(path, "declare exactly one of 'flat' or '" + tableKey + "'",
+    const llvm::json::Value *tiles = object->get("tile_model");
+    int declared = (flat != nullptr) + (table != nullptr) + (tiles != nullptr);
+    if (tiles && !tileModelAllowed) {
+      error(path + ".tile_model",
+            "a tile model is declared only for a matmul rate",
             rule::kEfficiencyForm);
+    } else if (declared != 1) {
+      error(path,
+            tileModelAllowed
+                ? "declare exactly one of 'flat', '" + tableKey +
+                      "' or 'tile_model'"
+                : "declare exactly one of 'flat' or '" + tableKey + "'",
+            rule::kEfficiencyForm);
+    } else if (tiles) {
+      result.flat = false;
+      if (const llvm::json::Object *model =
+              this->object(tiles, path + ".tile_model"))
+        result.tileModel = tileModel(*model, path + ".tile_model");
     } else if (flat) {
       result.flat = true;
       result.steps.push_back({0, efficiencyFactor(flat, path + ".flat")});
@@ -443,7 +531,9 @@ void readCompute(FieldReader &reader, const llvm::json::Object &root,
       ComputeRate parsed;
       parsed.peakOpsPerSecond =
           reader.sourcedNumber(*rate, "peak_ops_per_second", typePath);
-      parsed.efficiency = reader.efficiency(*rate, typePath, "ops");
+      parsed.efficiency = reader.efficiency(*rate, typePath, "ops",
+                                            /*tileModelAllowed=*/*capability ==
+                                                Capability::Matmul);
       profile.compute[{*capability, *type}] = std::move(parsed);
     }
   }
@@ -457,7 +547,8 @@ void readMemory(FieldReader &reader, const llvm::json::Object &root,
     return;
   reader.rejectUnknownFields(*memory, path,
                              {"capacity_bytes", "bandwidth_bytes_per_second",
-                              "efficiency", "usable_fraction"});
+                              "efficiency", "usable_fraction",
+                              "l2_read_bandwidth_bytes_per_second"});
   profile.memory.capacityBytes =
       reader.sourcedCount(*memory, "capacity_bytes", path);
   profile.memory.bandwidthBytesPerSecond =
@@ -465,6 +556,17 @@ void readMemory(FieldReader &reader, const llvm::json::Object &root,
   profile.memory.efficiency = reader.efficiency(*memory, path, "bytes");
   if (memory->get("usable_fraction"))
     profile.memory.usableFraction = reader.usableFraction(*memory, path);
+  // The GPU's L2 read bandwidth, optional and positive (profile_positive):
+  // one property of the chip, declared once, bounds the tiles of every
+  // matmul tile model (docs/Estimate.md, "Tile model"). readCompute ran
+  // first.
+  if (!memory->get("l2_read_bandwidth_bytes_per_second"))
+    return;
+  SourcedNumber l2 =
+      reader.sourcedNumber(*memory, "l2_read_bandwidth_bytes_per_second", path);
+  for (auto &[key, rate] : profile.compute)
+    if (rate.efficiency && rate.efficiency->tileModel)
+      rate.efficiency->tileModel->l2ReadBandwidth = l2;
 }
 
 void readNetworkTiers(FieldReader &reader, const llvm::json::Object &root,

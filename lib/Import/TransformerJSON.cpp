@@ -397,18 +397,23 @@ MappingSpec readMapping(FieldReader &reader, const llvm::json::Object &object,
     if (const llvm::json::Object *options =
             reader.object(overlap, path + ".overlap")) {
       reader.rejectUnknownFields(
-          *options, path + ".overlap", {"tp_comm"},
+          *options, path + ".overlap", {"tp_comm", "dp_grad_reduce"},
           "mapping_overlap_c1: unknown overlap option; the options are: "
-          "tp_comm (docs/Estimate.md, \"Overlap\")");
-      if (const llvm::json::Value *tpComm = options->get("tp_comm")) {
-        if (std::optional<bool> on = tpComm->getAsBoolean())
-          mapping.overlapTPComm = *on;
+          "tp_comm, dp_grad_reduce (docs/Estimate.md, \"Overlap\")");
+      auto option = [&](llvm::StringRef name, bool &on) {
+        const llvm::json::Value *value = options->get(name);
+        if (!value)
+          return;
+        if (std::optional<bool> given = value->getAsBoolean())
+          on = *given;
         else
-          reader.error(path + ".overlap.tp_comm",
+          reader.error(path + ".overlap." + name.str(),
                        "mapping_overlap_c2: an overlap option is true or "
                        "false, got " +
-                           FieldReader::printed(*tpComm));
-      }
+                           FieldReader::printed(*value));
+      };
+      option("tp_comm", mapping.overlapTPComm);
+      option("dp_grad_reduce", mapping.overlapDPGradReduce);
     }
   return mapping;
 }

@@ -36,7 +36,29 @@ blueprint::figuresOf(WorkFactsOpInterface op) {
   if (guard.failed())
     return guard.error("'" + figures.primitive.str() + "'");
   figures.collective = op.getCollectiveFacts();
+  std::optional<std::vector<workload::MatmulShape>> gemms =
+      workload::unflattenGemms(op.getGemmExtents());
+  if (!gemms)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "'" + figures.primitive.str() +
+            "': gemm lists four extents [batch, M, N, K] per GEMM");
+  figures.gemms.assign(gemms->begin(), gemms->end());
+  figures.gemmCover = op.getGemmCover();
   return figures;
+}
+
+std::optional<std::string> blueprint::gemmViolation(WorkFactsOpInterface op) {
+  llvm::ArrayRef<int64_t> extents = op.getGemmExtents();
+  if (extents.empty())
+    return std::nullopt;
+  std::optional<std::vector<workload::MatmulShape>> gemms =
+      workload::unflattenGemms(extents);
+  if (!gemms)
+    return "gemm lists four extents [batch, M, N, K] per GEMM, got " +
+           std::to_string(extents.size());
+  return workload::matmulShapeViolation(op.getWorkEngine(), op.getOps(), *gemms,
+                                        op.getGemmCover());
 }
 
 llvm::Expected<workload::InvocationFigures>
@@ -67,5 +89,14 @@ blueprint::toInvocation(WorkFactsOpInterface op) {
   if (guard.failed())
     return guard.error("'" + invocation.primitive + "'");
   invocation.collective = op.getCollectiveFacts();
+  std::optional<std::vector<workload::MatmulShape>> gemms =
+      workload::unflattenGemms(op.getGemmExtents());
+  if (!gemms)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "'" + invocation.primitive +
+            "': gemm lists four extents [batch, M, N, K] per GEMM");
+  invocation.gemms = std::move(*gemms);
+  invocation.gemmCover = op.getGemmCover();
   return invocation;
 }

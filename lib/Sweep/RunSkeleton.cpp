@@ -10,6 +10,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
+#include <optional>
 #include <variant>
 
 using namespace blueprint;
@@ -115,7 +117,15 @@ ShapeKey sweep::shapeKeyOf(const workload::WholeRun &parts,
   key.push_back(static_cast<int64_t>(parts.works.size()));
   for (const workload::RunWork &work : parts.works)
     addWork(work);
+  // Under overlap_dp_grad_reduce a bucket's reduction waits inside the
+  // instance that completes its last unit: where each bucket closes.
+  key.push_back(mapping.overlapDPGradReduce);
   for (const workload::StageProgram &program : parts.stages) {
+    if (mapping.overlapDPGradReduce) {
+      key.push_back(static_cast<int64_t>(program.bucketUnitEnds.size()));
+      for (size_t end : program.bucketUnitEnds)
+        key.push_back(static_cast<int64_t>(end));
+    }
     key.push_back(static_cast<int64_t>(program.steps.size()));
     for (const workload::RunStep &step : program.steps) {
       key.push_back(static_cast<int64_t>(step.action.index()));
@@ -242,8 +252,53 @@ RunSkeleton::build(const workload::WholeRun &run,
         source.index = ref.shared ? 0 : static_cast<uint32_t>(stage);
         source.work = ref;
       }
+      // A bucket ready inside an instance waits for the time of its first
+      // readyBlocks blocks: an instance source of that many repetitions.
+      if (step.readyBlocks) {
+        const workload::RunInstance *instance =
+            workload::readyInstanceOf(program, step);
+        if (!instance)
+          return failure("stage " + llvm::Twine(stage) + " step " +
+                         llvm::Twine(position) +
+                         " is ready inside no instance");
+        TimeSource ready;
+        ready.kind = TimeSource::Kind::Instance;
+        ready.index = static_cast<uint32_t>(instance->templateIndex);
+        ready.repetitions = *step.readyBlocks;
+        skeleton.readySources.push_back(
+            {static_cast<uint32_t>(skeleton.sourceOf.size()),
+             sourceIndexOf(ready)});
+      }
       skeleton.sourceOf.push_back(sourceIndexOf(source));
     }
+    // Sources are equal when their fields are (sourceBytes reads nothing
+    // else), so each distinct one is sized once per run. They are found by
+    // kind and index in a table (an index is a template's, a work's or 0),
+    // then along the chain of those of other repetitions.
+    constexpr size_t kinds =
+        static_cast<size_t>(workload::BufferSource::Kind::WorkWrite) + 1;
+    size_t width = std::max(
+        {run.templates.size(), shape.works.size(), static_cast<size_t>(1)});
+    std::vector<uint32_t> firstOfSlot(kinds * width, noSource);
+    std::vector<uint32_t> nextOfSource;
+    auto sourceIndexOfBuffer =
+        [&](const workload::BufferSource &source) -> std::optional<uint32_t> {
+      size_t kind = static_cast<size_t>(source.kind);
+      if (kind >= kinds || source.index >= width)
+        return std::nullopt;
+      uint32_t &first = firstOfSlot[kind * width + source.index];
+      for (uint32_t known = first; known != noSource;
+           known = nextOfSource[known])
+        if (shape.sources[known].repetitions == source.repetitions)
+          return known;
+      uint32_t fresh = static_cast<uint32_t>(shape.sources.size());
+      shape.sources.push_back(source);
+      nextOfSource.push_back(first);
+      first = fresh;
+      return fresh;
+    };
+    shape.spans.reserve(buffers[stage].buffers.size());
+    shape.spanSource.reserve(buffers[stage].buffers.size());
     for (const workload::RunBuffer &buffer : buffers[stage].buffers) {
       if (!buffer.source)
         return failure("a buffer has no source");
@@ -251,8 +306,16 @@ RunSkeleton::build(const workload::WholeRun &run,
       if (source.kind == workload::BufferSource::Kind::WorkRead ||
           source.kind == workload::BufferSource::Kind::WorkWrite)
         source.index = workAt.lookup(source.index);
+      // Every message of a training run carries the run's message bytes
+      // (checked above): its position does not size it.
+      if (source.kind == workload::BufferSource::Kind::Message)
+        source.index = 0;
+      std::optional<uint32_t> sourceIndex = sourceIndexOfBuffer(source);
+      if (!sourceIndex)
+        return failure("stage " + llvm::Twine(stage) +
+                       " has a buffer of an unknown source");
       shape.spans.push_back({buffer.start, buffer.end, 0});
-      shape.sources.push_back(source);
+      shape.spanSource.push_back(*sourceIndex);
     }
     llvm::Expected<workload::StageUsage> usage =
         workload::stageUsageOf(program, run.templates.size());
@@ -306,6 +369,7 @@ RunSkeleton::addMemoryFigures(RunFigures &figures,
     return templateBytes.takeError();
   workload::OverflowGuard guard;
   std::vector<workload::LiveSpan> spans;
+  std::vector<int64_t> bytesOfSource;
   for (size_t stage = 0; stage < stages.size(); ++stage) {
     const StageShape &shape = stages[stage];
     workload::StageValues values;
@@ -318,9 +382,16 @@ RunSkeleton::addMemoryFigures(RunFigures &figures,
     };
     values.messageBytesAt = messageBytesAt;
     values.workAt = workAt;
-    spans = shape.spans;
-    for (auto [span, source] : llvm::zip(spans, shape.sources))
-      span.bytes = workload::sourceBytes(source, values, guard);
+    // Each distinct source in the order the buffers first name it, so an
+    // overflow is recorded under the name of the buffer-by-buffer sum.
+    bytesOfSource.clear();
+    for (const workload::BufferSource &source : shape.sources)
+      bytesOfSource.push_back(workload::sourceBytes(source, values, guard));
+    spans.resize(shape.spans.size());
+    for (size_t index = 0; index < spans.size(); ++index) {
+      spans[index] = shape.spans[index];
+      spans[index].bytes = bytesOfSource[shape.spanSource[index]];
+    }
     if (guard.failed())
       return guard.error("deriveBuffers");
     llvm::Expected<std::pair<int64_t, size_t>> peak =
@@ -462,12 +533,16 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
   }
   std::vector<double> &seconds = scratch.seconds;
   std::vector<double> &transfers = scratch.transfers;
+  std::vector<double> &ready = scratch.ready;
   seconds.resize(plan.steps());
   transfers.resize(plan.steps());
+  ready.assign(plan.steps(), 0);
   for (size_t id = 0; id < sourceOf.size(); ++id) {
     seconds[id] = sourceSeconds[sourceOf[id]];
     transfers[id] = sourceTransfers[sourceOf[id]];
   }
+  for (auto [id, source] : readySources)
+    ready[id] = sourceSeconds[source];
   auto describe = [&](uint32_t id) {
     size_t stage = static_cast<size_t>(llvm::upper_bound(plan.stageBegin, id) -
                                        plan.stageBegin.begin() - 1);
@@ -475,8 +550,8 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
            std::to_string(id - plan.stageBegin[stage]);
   };
   analysis::PlanTiming &timing = scratch.timing;
-  if (llvm::Error error =
-          analysis::timeSteps(plan, seconds, transfers, describe, timing))
+  if (llvm::Error error = analysis::timeSteps(plan, seconds, transfers, ready,
+                                              describe, timing))
     return std::move(error);
   PathFigures figures;
   figures.iterationSeconds = timing.iterationSeconds;

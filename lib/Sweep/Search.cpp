@@ -553,23 +553,33 @@ RunEvaluation evaluateThroughIR(const Configuration &configuration,
 namespace {
 
 /// Grid axes in enumeration order (docs/Sweep.md): the last varies fastest.
-constexpr llvm::StringLiteral kSpaceAxes[] = {
-    "tp",           "cp",
-    "pp",           "dp",
-    "micro_batch",  "virtual_stages",
-    "schedule",     "pipeline_layout",
-    "recompute",    "tp_comm",
-    "cp_comm",      "zero_stage",
-    "bucket_bytes", "tp_tier",
-    "cp_tier",      "pp_tier",
-    "dp_tier",      "overlap_tp_comm"};
+constexpr llvm::StringLiteral kSpaceAxes[] = {"tp",
+                                              "cp",
+                                              "pp",
+                                              "dp",
+                                              "micro_batch",
+                                              "virtual_stages",
+                                              "schedule",
+                                              "pipeline_layout",
+                                              "recompute",
+                                              "tp_comm",
+                                              "cp_comm",
+                                              "zero_stage",
+                                              "bucket_bytes",
+                                              "overlap_dp_grad_reduce",
+                                              "tp_tier",
+                                              "cp_tier",
+                                              "pp_tier",
+                                              "dp_tier",
+                                              "overlap_tp_comm"};
 
 /// Axes that only a training run has.
 bool trainingOnly(llvm::StringRef axis) {
   return axis == "micro_batch" || axis == "virtual_stages" ||
          axis == "schedule" || axis == "pipeline_layout" ||
          axis == "recompute" || axis == "zero_stage" ||
-         axis == "bucket_bytes" || axis == "overlap_tp_comm";
+         axis == "bucket_bytes" || axis == "overlap_dp_grad_reduce" ||
+         axis == "overlap_tp_comm";
 }
 
 /// Positive values larger than this are not a mesh. Two such degrees
@@ -743,9 +753,11 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
         readEnum(at, value, listed.tpComm);
       else if (axis == "cp_comm")
         readEnum(at, value, listed.cpComm);
-      else if (axis == "overlap_tp_comm") {
+      else if (axis == "overlap_tp_comm" || axis == "overlap_dp_grad_reduce") {
         if (std::optional<bool> overlap = value.getAsBoolean())
-          listed.overlapTPComm.push_back(*overlap);
+          (axis == "overlap_tp_comm" ? listed.overlapTPComm
+                                     : listed.overlapDPGradReduce)
+              .push_back(*overlap);
         else
           kindError(at, "a boolean", value);
       } else if (axis == "pipeline_layout") {
@@ -898,6 +910,8 @@ void SearchSpace::enumerate(
   Configuration configuration;
   configuration.run = base;
   configuration.pointHasOverlapTPComm = isListed("overlap_tp_comm");
+  configuration.pointHasOverlapDPGradReduce =
+      isListed("overlap_dp_grad_reduce");
   workload::MappingSpec &mapping = configuration.run.mapping;
   const int64_t blocks = base.model.blocks;
 
@@ -1113,21 +1127,36 @@ void SearchSpace::enumerate(
                                              ? listed.bucketBytes
                                              : std::vector<int64_t>{
                                                    listed.bucketBytes.front()};
+                          // overlap_dp_grad_reduce, the base's value unless
+                          // listed; without a gradient reduction (dp x cp =
+                          // 1) a valid-only space takes the first listed
+                          // value only (the same run).
+                          std::vector<bool> dpOverlaps = {
+                              baseMapping.overlapDPGradReduce};
+                          if (isListed("overlap_dp_grad_reduce"))
+                            dpOverlaps =
+                                validOnly && !replicated
+                                    ? std::vector<bool>{listed
+                                                            .overlapDPGradReduce
+                                                            .front()}
+                                    : listed.overlapDPGradReduce;
                           for (int64_t zero :
                                values("zero_stage", listed.zeroStage,
                                       baseMapping.zeroStage, allZero))
                             for (int64_t bucket :
                                  values("bucket_bytes", listed.bucketBytes,
-                                        baseMapping.bucketBytes, allBuckets)) {
-                              mapping.zeroStage = zero;
-                              mapping.bucketBytes = bucket;
-                              if (validOnly &&
-                                  !contractDiagnostics(configuration.run)
-                                       .empty())
-                                continue;
-                              if (!bindings(visitOverlaps))
-                                return;
-                            }
+                                        baseMapping.bucketBytes, allBuckets))
+                              for (bool dpOverlap : dpOverlaps) {
+                                mapping.zeroStage = zero;
+                                mapping.bucketBytes = bucket;
+                                mapping.overlapDPGradReduce = dpOverlap;
+                                if (validOnly &&
+                                    !contractDiagnostics(configuration.run)
+                                         .empty())
+                                  continue;
+                                if (!bindings(visitOverlaps))
+                                  return;
+                              }
                         }
                     }
                   }
@@ -1206,6 +1235,8 @@ pointFields(const Configuration &configuration) {
   }
   if (configuration.pointHasOverlapTPComm)
     fields.push_back({"overlap_tp_comm", mapping.overlapTPComm});
+  if (configuration.pointHasOverlapDPGradReduce)
+    fields.push_back({"overlap_dp_grad_reduce", mapping.overlapDPGradReduce});
   return fields;
 }
 
@@ -1234,7 +1265,8 @@ constexpr llvm::StringLiteral kPointColumns[] = {"gpus",
 
 } // namespace
 
-std::string sweep::searchCSVHeader(bool ranked, bool overlapTPCommColumn) {
+std::string sweep::searchCSVHeader(bool ranked, bool overlapTPCommColumn,
+                                   bool overlapDPGradReduceColumn) {
   std::vector<std::string> columns = {"index"};
   if (ranked)
     columns.push_back("rank");
@@ -1242,6 +1274,8 @@ std::string sweep::searchCSVHeader(bool ranked, bool overlapTPCommColumn) {
     columns.push_back(column.str());
   if (overlapTPCommColumn)
     columns.push_back("overlap_tp_comm");
+  if (overlapDPGradReduceColumn)
+    columns.push_back("overlap_dp_grad_reduce");
   for (const char *column : {"valid", "stage", "diagnostics"})
     columns.push_back(column);
   appendRunCSVColumns(columns);
@@ -1277,6 +1311,9 @@ std::string sweep::formatSearchRow(RowFormat format, size_t index,
     if (configuration.pointHasOverlapTPComm)
       cells.push_back(configuration.run.mapping.overlapTPComm ? "true"
                                                               : "false");
+    if (configuration.pointHasOverlapDPGradReduce)
+      cells.push_back(configuration.run.mapping.overlapDPGradReduce ? "true"
+                                                                    : "false");
     cells.push_back(evaluation.valid() ? "true" : "false");
     cells.push_back(evaluation.valid()
                         ? ""

@@ -11,6 +11,7 @@
 
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
+#include "Blueprint/Interfaces/WholeRunRules.h"
 #include "Blueprint/Support/Digest.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Boundaries.h"
@@ -145,16 +146,22 @@ Operation *buildWorkOp(OpBuilder &builder, Location loc,
   TensorBytesList stashed = getTensorBytes(context, invocation.stashed);
   workload::Phase phase = invocation.phase;
   int64_t ops = invocation.ops;
-  if (!invocation.collective)
+  if (!invocation.collective) {
+    DenseI64ArrayAttr gemm;
+    if (!invocation.gemms.empty())
+      gemm = builder.getDenseI64ArrayAttr(
+          workload::flattenGemms(invocation.gemms));
     return dist::TaskOp::create(builder, loc, token, primitive, phase, cadence,
                                 mesh, ranks, ops, reads, writes, stashed, deps,
-                                invocation.engine);
+                                invocation.engine, gemm);
+  }
   const workload::CollectiveFacts &facts = *invocation.collective;
   auto createReducing = [&](auto opTag) {
     using OpT = decltype(opTag);
     return OpT::create(builder, loc, token, primitive, phase, cadence, mesh,
                        ranks, ops, reads, writes, stashed, deps, axes, group,
-                       facts.participants, facts.messageBytes, facts.reduction)
+                       facts.participants, facts.messageBytes, facts.reduction,
+                       /*ready_blocks=*/nullptr)
         .getOperation();
   };
   switch (facts.kind) {
@@ -405,9 +412,15 @@ private:
     DenseI64ArrayAttr group = work.group.empty()
                                   ? DenseI64ArrayAttr()
                                   : builder.getDenseI64ArrayAttr(work.group);
-    return buildWorkOp(builder, loc, work.invocation, work.cadence, mesh,
-                       DenseI64ArrayAttr(), axesOf(builder, work), group, deps)
-        ->getResult(0);
+    Operation *op =
+        buildWorkOp(builder, loc, work.invocation, work.cadence, mesh,
+                    DenseI64ArrayAttr(), axesOf(builder, work), group, deps);
+    // A bucket ready inside the instance of its last dependency
+    // (overlap_dp_grad_reduce, dist_stage_c4).
+    if (step.readyBlocks)
+      op->setAttr(kReadyBlocksAttr,
+                  builder.getI64IntegerAttr(*step.readyBlocks));
+    return op->getResult(0);
   }
 
   static constexpr llvm::StringLiteral kWholeRunMesh = "mesh";

@@ -138,6 +138,16 @@ llvm::Expected<analysis::PlanWork> readPlanWork(pplan::PlanOp plan) {
     llvm::append_range(tasks, plan.getBody().getOps<pplan::TaskOp>());
   }
   for (pplan::TaskOp task : tasks) {
+    // The closed forms compare the model's semantic work task by task; a
+    // fused task holds the executed facts of one kernel and its originals'
+    // totals only (docs/ModelSummary.md).
+    if (task.getFusesAttr())
+      return llvm::createStringError(
+          "model_summary_c2: task '%s' is fused by --apply-implementation "
+          "(%s): the model summary reads the semantic work of unfused "
+          "tasks; run it on the plan before the transformation",
+          task.getPrimitive().str().c_str(),
+          task.getImplementation()->str().c_str());
     llvm::Expected<workload::Invocation> invocation =
         toInvocation(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
     if (!invocation)

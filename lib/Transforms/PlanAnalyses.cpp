@@ -200,9 +200,24 @@ blueprint::planGraphOf(pplan::PlanOp plan,
                                   task.getCollective().has_value(), axis,
                                   group, mapping.pp, task.getCadence(),
                                   task.getPhase(), *seconds);
+        step.besideBackward =
+            analysis::reducesBesideBackward(mapping, task.getPrimitive());
       }
       for (Value dep : op->getOperands())
         step.deps.push_back(positionOf.lookup(dep));
+      // A bucket ready after the first blocks of the instance of its last
+      // token (pplan_stage_c4 makes it a block instance).
+      if (auto task = llvm::dyn_cast<pplan::TaskOp>(op))
+        if (std::optional<uint64_t> readyBlocks = task.getReadyBlocks()) {
+          auto instance = llvm::cast<pplan::InstanceOp>(
+              op->getOperands().back().getDefiningOp());
+          step.readyAfter = step.deps.pop_back_val();
+          step.readySeconds =
+              analysis::StepCoster::instanceTimes(
+                  templates.find(instance.getTemplateName())->second.second,
+                  static_cast<int64_t>(*readyBlocks))
+                  .seconds;
+        }
       steps.push_back(std::move(step));
     }
     graph.stages.push_back(std::move(steps));

@@ -16,6 +16,7 @@
 
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
+#include "Blueprint/Interfaces/WholeRunRules.h"
 #include "Blueprint/Support/Digest.h"
 #include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/Boundaries.h"
@@ -388,11 +389,10 @@ private:
 
   /// The task of one distributed work op, with its demand; a stage-level
   /// collective (`inStage`) keeps its mesh axis and group (pplan_task_c8).
-  FailureOr<pplan::TaskOp>
-  createTask(WorkFactsOpInterface facts,
-             const workload::InvocationFigures &invocation,
-             FlatSymbolRefAttr capability, FlatSymbolRefAttr group,
-             ValueRange deps, bool inStage = false) {
+  FailureOr<pplan::TaskOp> createTask(
+      WorkFactsOpInterface facts, const workload::InvocationFigures &invocation,
+      FlatSymbolRefAttr capability, FlatSymbolRefAttr group, ValueRange deps,
+      bool inStage = false, IntegerAttr readyBlocks = nullptr) {
     llvm::Expected<workload::Demand> demand = workload::demandOf(invocation);
     if (!demand)
       return facts->emitOpError()
@@ -434,7 +434,11 @@ private:
         pplan::DemandAttr::get(context, demand->compute, demand->memory,
                                demand->network),
         collective, axis, axisGroup, invocation.ops, facts.getReads(),
-        facts.getWrites(), facts.getStashed(), deps, innerAxes);
+        facts.getWrites(), facts.getStashed(), deps, innerAxes,
+        facts.getGemmExtents().empty()
+            ? DenseI64ArrayAttr()
+            : builder.getDenseI64ArrayAttr(facts.getGemmExtents()),
+        /*implementation=*/nullptr, /*fuses=*/nullptr, readyBlocks);
   }
 
   /// The pplan.stage of `stage`: instances, transfers and stage-level tasks
@@ -484,7 +488,8 @@ private:
             figuresOfOp.find(facts)->second;
         FailureOr<pplan::TaskOp> task = createTask(
             facts, invocation, capabilities.lookup(capabilityOf(invocation)),
-            group, depsOf(op.getOperands()), /*inStage=*/true);
+            group, depsOf(op.getOperands()), /*inStage=*/true,
+            llvm::dyn_cast_or_null<IntegerAttr>(op.getAttr(kReadyBlocksAttr)));
         if (failed(task))
           return failure();
         done = task->getDone();

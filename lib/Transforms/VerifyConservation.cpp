@@ -9,6 +9,7 @@
 
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
+#include "Blueprint/Interfaces/StageTotals.h"
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Transforms/ProgramContracts.h"
 #include "Blueprint/Transforms/WorkTotals.h"
@@ -17,6 +18,7 @@
 #include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/EdgeWork.h"
+#include "Blueprint/Workload/Implementation.h"
 #include "Blueprint/Workload/Primitives.h"
 #include "Blueprint/Workload/WholeRun.h"
 
@@ -84,6 +86,74 @@ LogicalResult expectSameTensors(Operation *op, const WorkKey &key,
   return success();
 }
 
+/// Reports the implementation delta of the fused task `task`
+/// (pplan_task_c10) as a remark: its semantic work (the tasks it replaced)
+/// against what its kernel executes, and the transformation's cause.
+LogicalResult remarkImplementationDelta(pplan::TaskOp task) {
+  llvm::SmallVector<workload::InvocationFigures> parts = task.getFusedFigures();
+  llvm::Expected<workload::InvocationFigures> executed =
+      figuresOf(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
+  if (!executed)
+    return task.emitError()
+           << "conservation: " << llvm::toString(executed.takeError());
+  llvm::Expected<workload::ImplementationDelta> delta =
+      workload::deltaOf(parts, *executed);
+  if (!delta)
+    return task.emitError()
+           << "conservation: " << llvm::toString(delta.takeError());
+  llvm::Expected<workload::Implementation> implementation =
+      workload::parseImplementation(*task.getImplementation());
+  if (!implementation)
+    return task.emitError()
+           << "conservation: " << llvm::toString(implementation.takeError());
+  mlir::emitRemark(task.getLoc())
+      << "implementation delta of '" << task.getPrimitive() << "' ("
+      << workload::stringifyEnum(task.getPhase()) << ", "
+      << *task.getImplementation() << ", " << parts.size()
+      << " tasks conserved): ops " << delta->semanticOps << " semantic, "
+      << delta->executedOps << " executed; read bytes " << delta->semanticRead
+      << ", " << delta->executedRead << "; write bytes " << delta->semanticWrite
+      << ", " << delta->executedWrite << "; stash bytes "
+      << delta->semanticStash << ", " << delta->executedStash
+      << "; cause: " << workload::causeOf(*implementation);
+  return success();
+}
+
+/// A fused task (pplan_task_c10) against the derivation: each task it
+/// replaced (`fuses`) is a derived invocation with the same engine,
+/// operations and total bytes read, written and stashed (a fused task keeps
+/// no per-tensor lists of its originals). Reports the implementation delta
+/// as a remark: semantic against executed work and the cause.
+LogicalResult verifyFusedTask(pplan::TaskOp task,
+                              llvm::function_ref<const workload::Invocation *(
+                                  Operation *, const WorkKey &)>
+                                  claim) {
+  llvm::SmallVector<workload::InvocationFigures> parts = task.getFusedFigures();
+  for (const workload::InvocationFigures &part : parts) {
+    WorkKey key{task.getCadence(), part.phase, part.primitive};
+    const workload::Invocation *want = claim(task, key);
+    if (!want)
+      return failure();
+    llvm::Expected<workload::InvocationFigures> derived =
+        workload::figuresOf(*want);
+    if (!derived)
+      return task.emitError()
+             << "conservation: " << llvm::toString(derived.takeError());
+    if (failed(expectEqual(task, key, "engine",
+                           static_cast<int64_t>(derived->engine),
+                           static_cast<int64_t>(part.engine))) ||
+        failed(expectEqual(task, key, "ops", derived->ops, part.ops)) ||
+        failed(expectEqual(task, key, "read bytes", derived->readBytes,
+                           part.readBytes)) ||
+        failed(expectEqual(task, key, "write bytes", derived->writeBytes,
+                           part.writeBytes)) ||
+        failed(expectEqual(task, key, "stash bytes", derived->stashBytes,
+                           part.stashBytes)))
+      return failure();
+  }
+  return remarkImplementationDelta(task);
+}
+
 LogicalResult verifyDerivedWork(Operation *program,
                                 const ProgramContracts &contracts) {
   llvm::Expected<std::vector<workload::BlockWork>> blocks =
@@ -106,16 +176,31 @@ LogicalResult verifyDerivedWork(Operation *program,
                << " twice, so it cannot be matched task by task";
     }
 
-  WalkResult walk = program->walk([&](WorkFactsOpInterface op) {
-    WorkKey key{op.getCadence(), op.getPhase(), op.getPrimitive()};
+  // The derived invocation of `key`, marked as matched; reports a task the
+  // derivation does not have, or one met twice.
+  auto claim = [&](Operation *op,
+                   const WorkKey &key) -> const workload::Invocation * {
     auto it = expected.find(key);
     if (it == expected.end() || it->second.second) {
       op->emitError() << "conservation: task " << describe(key)
                       << " has no counterpart in the work derived from the "
                          "contracts (or appears twice)";
-      return WalkResult::interrupt();
+      return nullptr;
     }
-    const workload::Invocation &want = *it->second.first;
+    it->second.second = true;
+    return it->second.first;
+  };
+
+  WalkResult walk = program->walk([&](WorkFactsOpInterface op) {
+    auto task = llvm::dyn_cast<pplan::TaskOp>(op.getOperation());
+    if (task && task.getFusesAttr())
+      return succeeded(verifyFusedTask(task, claim)) ? WalkResult::advance()
+                                                     : WalkResult::interrupt();
+    WorkKey key{op.getCadence(), op.getPhase(), op.getPrimitive()};
+    const workload::Invocation *claimed = claim(op, key);
+    if (!claimed)
+      return WalkResult::interrupt();
+    const workload::Invocation &want = *claimed;
     workload::CollectiveFacts noCollective;
     const workload::CollectiveFacts &wantCollective =
         want.collective.value_or(noCollective);
@@ -142,6 +227,31 @@ LogicalResult verifyDerivedWork(Operation *program,
                            static_cast<int64_t>(wantCollective.reduction),
                            static_cast<int64_t>(foundCollective.reduction))))
       return WalkResult::interrupt();
+    // The GEMM shapes of a matmul (dist_task_c2 ties them to its ops, not
+    // to the contracts: a transposed shape has the same ops). A derived
+    // matmul without them is an error too: the rules let hand-written IR
+    // leave `gemm` out, not a program derived from contracts, whose
+    // estimate under a tile model needs them.
+    std::vector<int64_t> wantGemm = workload::flattenGemms(want.gemms);
+    if (llvm::ArrayRef<int64_t>(wantGemm) != op.getGemmExtents()) {
+      auto print = [](llvm::ArrayRef<int64_t> extents) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << "[";
+        llvm::interleaveComma(extents, os);
+        os << "]";
+        return text;
+      };
+      InFlightDiagnostic error = op->emitError();
+      error << "conservation: task " << describe(key) << " gemm: expected "
+            << print(wantGemm) << " (derived from the contracts), found ";
+      if (op.getGemmExtents().empty())
+        error << "none (every matmul derived from the contracts carries its "
+                 "GEMM shapes, dist_task_c2 and pplan_task_c9)";
+      else
+        error << print(op.getGemmExtents());
+      return WalkResult::interrupt();
+    }
     // The mesh axes a collective spans: equal participants do not tell
     // ["dp"] from ["cp"] when dp = cp.
     if (wantCollective.axis != foundCollective.axis ||
@@ -157,7 +267,6 @@ LogicalResult verifyDerivedWork(Operation *program,
                       << axesOf(wantCollective) << "]";
       return WalkResult::interrupt();
     }
-    it->second.second = true;
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
@@ -298,13 +407,10 @@ blockWorkByKind(Block &stage, const workload::ModelSpec &model,
         instance->getNumRegions() == 1 && !instance->getRegion(0).empty();
     workload::WorkSummary work(workload::Cadence::PerIteration);
     for (auto op : (expanded ? instance->getRegion(0) : templateOp.getBody())
-                       .template getOps<WorkFactsOpInterface>()) {
-      llvm::Expected<workload::InvocationFigures> figures = figuresOf(op);
-      if (!figures)
-        return figures.takeError();
-      if (llvm::Error error = work.add(*figures))
+                       .template getOps<WorkFactsOpInterface>())
+      if (llvm::Error error =
+              addSemanticWork(op, pplan::fusedFiguresOf, {&work}))
         return std::move(error);
-    }
     if (llvm::Error error = byKind[static_cast<size_t>(kind)].addScaled(
             work, expanded ? 1 : instance.getRepetitions(), what))
       return std::move(error);
@@ -836,9 +942,19 @@ LogicalResult blueprint::verifyConservation(Operation *op) {
     return success();
   auto distProgram = llvm::dyn_cast<dist::ProgramOp>(op);
   auto plan = llvm::dyn_cast<pplan::PlanOp>(op);
-  if ((distProgram && dist::isWholeRun(distProgram)) ||
-      (plan && plan.isWholeRun()))
+  if (distProgram && dist::isWholeRun(distProgram))
     return verifyWholeRun(op, *contracts);
+  if (plan && plan.isWholeRun()) {
+    // The stage totals count a fused template task's semantic work, which
+    // verifyWholeRun checks; each fused task reports its delta once.
+    if (failed(verifyWholeRun(op, *contracts)))
+      return failure();
+    for (auto templateOp : plan.getBody().getOps<pplan::TemplateOp>())
+      for (auto task : templateOp.getBody().getOps<pplan::TaskOp>())
+        if (task.getFusesAttr() && failed(remarkImplementationDelta(task)))
+          return failure();
+    return success();
+  }
   if (failed(verifyDerivedWork(op, *contracts)))
     return failure();
   return verifyDerivedBoundaries(op, *contracts);

@@ -421,7 +421,7 @@ stageTotalsOf(Operation &op,
           return SymbolTable::lookupNearestSymbolFrom(
               instance, instance.getTemplateNameAttr());
         },
-        templates);
+        pplan::fusedFiguresOf, templates);
   if (auto stage = llvm::dyn_cast<pplan::StageOp>(op))
     return stage.summarizeWork();
   return std::nullopt;

@@ -55,7 +55,62 @@ bool blueprint::workload::operator==(const Invocation &lhs,
          lhs.engine == rhs.engine && lhs.ops == rhs.ops &&
          lhs.reads == rhs.reads && lhs.writes == rhs.writes &&
          lhs.stashBytes == rhs.stashBytes && lhs.stashed == rhs.stashed &&
-         lhs.collective == rhs.collective && lhs.cause == rhs.cause;
+         lhs.collective == rhs.collective && lhs.gemms == rhs.gemms &&
+         lhs.gemmCover == rhs.gemmCover && lhs.cause == rhs.cause;
+}
+
+std::optional<std::string>
+blueprint::workload::matmulShapeViolation(Engine engine, int64_t ops,
+                                          llvm::ArrayRef<MatmulShape> gemms,
+                                          GemmCover cover) {
+  if (engine != Engine::Matmul)
+    return gemms.empty() ? std::nullopt
+                         : std::optional<std::string>(
+                               "only matmul work carries GEMM shapes, but " +
+                               stringifyEnum(engine).str() + " work has " +
+                               std::to_string(gemms.size()));
+  if (gemms.empty())
+    return std::string("matmul work carries the shape of its GEMMs");
+  OverflowGuard guard;
+  int64_t total = 0;
+  for (const MatmulShape &gemm : gemms) {
+    if (gemm.batch <= 0 || gemm.m < 0 || gemm.n < 0 || gemm.k < 0)
+      return "GEMM [batch " + std::to_string(gemm.batch) + ", M " +
+             std::to_string(gemm.m) + ", N " + std::to_string(gemm.n) + ", K " +
+             std::to_string(gemm.k) +
+             "] needs a positive batch and non-negative extents";
+    int64_t gemmOps =
+        guard.product({2, gemm.batch, gemm.m, gemm.n, gemm.k}, "GEMM ops");
+    total = guard.add(total, gemmOps, "the sum of 2 * batch * M * N * K");
+  }
+  if (guard.failed())
+    return "64-bit overflow computing " + guard.overflowedQuantity().str();
+  if (cover == GemmCover::AtMostOps && total > ops)
+    return "the GEMMs' 2 * batch * M * N * K sum to " + std::to_string(total) +
+           ", more than ops = " + std::to_string(ops);
+  if (cover == GemmCover::AllOps && total != ops)
+    return "ops = " + std::to_string(ops) +
+           " but the GEMMs' 2 * batch * M * N * K sum to " +
+           std::to_string(total);
+  return std::nullopt;
+}
+
+std::vector<int64_t>
+blueprint::workload::flattenGemms(llvm::ArrayRef<MatmulShape> gemms) {
+  std::vector<int64_t> flat;
+  for (const MatmulShape &gemm : gemms)
+    flat.insert(flat.end(), {gemm.batch, gemm.m, gemm.n, gemm.k});
+  return flat;
+}
+
+std::optional<std::vector<MatmulShape>>
+blueprint::workload::unflattenGemms(llvm::ArrayRef<int64_t> flat) {
+  if (flat.size() % 4 != 0)
+    return std::nullopt;
+  std::vector<MatmulShape> gemms;
+  for (size_t at = 0; at < flat.size(); at += 4)
+    gemms.push_back({flat[at], flat[at + 1], flat[at + 2], flat[at + 3]});
+  return gemms;
 }
 
 const Invocation *BlockWork::find(llvm::StringRef primitive,
@@ -85,6 +140,8 @@ blueprint::workload::figuresOf(const Invocation &invocation) {
   figures.ops = invocation.ops;
   figures.stashBytes = invocation.stashBytes;
   figures.collective = invocation.collective;
+  figures.gemms.assign(invocation.gemms.begin(), invocation.gemms.end());
+  figures.gemmCover = invocation.gemmCover;
   OverflowGuard guard;
   llvm::StringRef phase = stringifyEnum(invocation.phase);
   figures.readBytes =
@@ -321,6 +378,28 @@ ExpertRouting blueprint::workload::balancedRouting(const MixtureOfExperts &moe,
   routing.processed = guard.mul(routerCalls, callProcessed, "processed pairs");
   routing.dropped = routing.pairs - routing.processed;
   routing.activeExperts = std::min(experts, routing.pairs);
+  // Each call gives its r ceilings to the next r experts in turn, so over
+  // the calls the t r ceilings spread as evenly as one call's pairs: t r mod
+  // E experts take one more than the others. An expert's rows are t floors
+  // plus its ceilings times what a ceiling adds (1, or 0 when the capacity
+  // binds at the floor).
+  int64_t floorRows =
+      guard.mul(routerCalls, std::min(quotient, routing.capacity),
+                "processed pairs of an expert");
+  int64_t ceilingExtra = std::min(quotient + 1, routing.capacity) -
+                         std::min(quotient, routing.capacity);
+  int64_t ceilings = guard.mul(routerCalls, remainder, "ceiling loads");
+  int64_t lighterRows =
+      guard.add(floorRows, (ceilings / experts) * ceilingExtra,
+                "processed pairs of an expert");
+  int64_t heavierRows = lighterRows + ceilingExtra;
+  int64_t heavierExperts = ceilingExtra ? ceilings % experts : 0;
+  if (guard.failed())
+    return routing;
+  if (heavierExperts > 0)
+    routing.loads.push_back({heavierExperts, heavierRows});
+  if (lighterRows > 0)
+    routing.loads.push_back({experts - heavierExperts, lighterRows});
   return routing;
 }
 
@@ -655,6 +734,10 @@ void BlockBuilder::mlpBackward(
   std::string fc1Grad = ("d_" + mlp.fc1Out).str();
   std::string fc1WeightGrad = ("d_" + mlp.fc1Weight).str();
   std::string fc2WeightGrad = ("d_" + mlp.fc2Weight).str();
+  std::string fc1InputGradOps = (mlp.fc1 + " input-gradient ops").str();
+  std::string fc1WeightGradOps = (mlp.fc1 + " weight-gradient ops").str();
+  std::string fc2InputGradOps = (mlp.fc2 + " input-gradient ops").str();
+  std::string fc2WeightGradOps = (mlp.fc2 + " weight-gradient ops").str();
   int64_t rowElements = elements({mlp.rows, shape.hidden}, outputGrad);
   int64_t fc1Elements = elements({mlp.rows, mlp.fc1Cols}, fc1Grad);
   int64_t actElements = elements({mlp.rows, mlp.ffnCols}, actGrad);
@@ -667,8 +750,12 @@ void BlockBuilder::mlpBackward(
       {mlp.fc2,
        Phase::ActivationGrad,
        Engine::Matmul,
-       linearOps((mlp.fc2 + " input-gradient ops").str(), mlp.rows,
-                 shape.hidden, mlp.ffnCols),
+       groupedLinearOps(fc2InputGradOps, mlp.rowGroups,
+                        [&](const ExpertLoad &group) {
+                          return linearOps(fc2InputGradOps, group.rows,
+                                           shape.hidden, mlp.ffnCols,
+                                           group.experts);
+                        }),
        {activation(outputGrad, rowElements), weight(mlp.fc2Weight, fc2Weights)},
        {activation(actGrad, actElements)},
        "backward of " + mlp.fc2 + ": input gradient " + actGrad + " = " +
@@ -676,8 +763,12 @@ void BlockBuilder::mlpBackward(
   emit({mlp.fc2,
         Phase::WeightGrad,
         Engine::Matmul,
-        linearOps((mlp.fc2 + " weight-gradient ops").str(), mlp.ffnCols,
-                  mlp.rows, shape.hidden),
+        groupedLinearOps(fc2WeightGradOps, mlp.rowGroups,
+                         [&](const ExpertLoad &group) {
+                           return linearOps(fc2WeightGradOps, mlp.ffnCols,
+                                            group.rows, shape.hidden,
+                                            group.experts);
+                         }),
         {activation(mlp.actOut, actElements),
          activation(outputGrad, rowElements),
          gradient(fc2WeightGrad, fc2Weights)},
@@ -693,8 +784,12 @@ void BlockBuilder::mlpBackward(
   emit({mlp.fc1,
         Phase::ActivationGrad,
         Engine::Matmul,
-        linearOps((mlp.fc1 + " input-gradient ops").str(), mlp.rows,
-                  mlp.fc1Cols, shape.hidden),
+        groupedLinearOps(fc1InputGradOps, mlp.rowGroups,
+                         [&](const ExpertLoad &group) {
+                           return linearOps(fc1InputGradOps, group.rows,
+                                            mlp.fc1Cols, shape.hidden,
+                                            group.experts);
+                         }),
         {activation(fc1Grad, fc1Elements), weight(mlp.fc1Weight, fc1Weights)},
         {activation(inputGrad, rowElements)},
         "backward of " + mlp.fc1 + ": input gradient " + fc1Grad + " " +
@@ -704,8 +799,12 @@ void BlockBuilder::mlpBackward(
   emit({mlp.fc1,
         Phase::WeightGrad,
         Engine::Matmul,
-        linearOps((mlp.fc1 + " weight-gradient ops").str(), shape.hidden,
-                  mlp.rows, mlp.fc1Cols),
+        groupedLinearOps(fc1WeightGradOps, mlp.rowGroups,
+                         [&](const ExpertLoad &group) {
+                           return linearOps(fc1WeightGradOps, shape.hidden,
+                                            group.rows, mlp.fc1Cols,
+                                            group.experts);
+                         }),
         {activation(mlp.input, rowElements), activation(fc1Grad, fc1Elements),
          gradient(fc1WeightGrad, fc1Weights)},
         {gradient(fc1WeightGrad, fc1Weights)},
@@ -756,15 +855,10 @@ void BlockBuilder::backwardExpertParallel(llvm::StringRef biasedGrad) {
   if (shape.tp > 1)
     expertParallelCollective(primitive::kMoECombineTPReduceScatter, phase,
                              "d_expert_output");
-  ExpertRouting received;
-  received.pairs = parallel.processedPairs;
-  received.processed = parallel.processedPairs;
-  received.activeExperts =
-      std::min(parallel.localExperts, parallel.processedPairs);
   int64_t activationElements = elements(
       {parallel.processedPairs, shape.expertFfnCols}, "d_expert_act_out");
   mlpBackward(
-      routedExperts(received), "d_expert_out", [] {},
+      expertParallelExperts(), "d_expert_out", [] {},
       [&] {
         emit({primitive::kExpertProbs,
               phase,
@@ -797,10 +891,14 @@ void BlockBuilder::backwardExpertParallel(llvm::StringRef biasedGrad) {
         elementwiseOps("moe_permute input-gradient ops", rankRows,
                        opcount::kPermuteInputGradPerElement),
         {activation("d_permuted_tokens", rankRows),
+         activation("d_permuted_probs", parallel.rankPairs),
          mask("routing_map", localRouting)},
-        {activation("d_x_norm2", localRows)},
+        {activation("d_x_norm2", localRows),
+         activation("d_routing_probs", localRouting)},
         "backward of moe_permute: each of the rank's pairs' gradient "
-        "scatter-added into its token's row of d_x_norm2"});
+        "scatter-added into its token's row of d_x_norm2, and each pair's "
+        "probability gradient scattered into its (token, expert) slot of "
+        "d_routing_probs (one pair per slot: no adds)"});
 }
 
 void BlockBuilder::backwardGatheredExperts(llvm::StringRef biasedGrad) {
@@ -1018,13 +1116,20 @@ void BlockBuilder::backwardAttentionCore() {
   std::string attendedGrad = ("d_" + attended).str();
   bool latent = model.hasLatentAttention();
 
+  // d_probs[q, keys] = d_context V^T over the value width, then
+  // d_v[keys, dv] = probs^T d_context over the queries. Each count writes
+  // the guard: one statement each, in this order.
+  WorkCount probsGradOps =
+      attentionMatmul("attn_v_matmul input-gradient ops", shape.queries,
+                      shape.attendedKeys, shape.valueHeadDim);
+  WorkCount valuesGradOps =
+      attentionMatmul("attn_v_matmul input-gradient ops", shape.attendedKeys,
+                      shape.valueHeadDim, shape.queries);
   emit({primitive::kAttnVMatmul,
         Phase::ActivationGrad,
         Engine::Matmul,
-        guard.mul(2,
-                  attentionMatmulOps("attn_v_matmul input-gradient ops",
-                                     shape.valueHeadDim),
-                  "attn_v_matmul input-gradient ops"),
+        bothGemms("attn_v_matmul input-gradient ops", std::move(probsGradOps),
+                  std::move(valuesGradOps)),
         {activation("d_context", contextElements), newValues("v"),
          activation(attended, scoreElements)},
         {activation(attendedGrad, scoreElements), newValues("d_v")},
@@ -1053,16 +1158,24 @@ void BlockBuilder::backwardAttentionCore() {
         {activation("d_scores", scoreElements)},
         "backward of softmax: gradient of the scaled, masked scores from the "
         "softmax output"});
-  int64_t scoreOps = guard.mul(
-      2, attentionMatmulOps("qk_matmul input-gradient ops", shape.headDim),
-      "qk_matmul input-gradient ops");
+  // d_q[q, d] = d_scores K over the attended keys, then d_k[keys, d] =
+  // d_scores^T Q over the queries: one statement each, in this order.
+  WorkCount queriesGradOps =
+      attentionMatmul("qk_matmul input-gradient ops", shape.queries,
+                      shape.headDim, shape.attendedKeys);
+  WorkCount keysGradOps =
+      attentionMatmul("qk_matmul input-gradient ops", shape.attendedKeys,
+                      shape.headDim, shape.queries);
+  WorkCount scoreOps =
+      bothGemms("qk_matmul input-gradient ops", std::move(queriesGradOps),
+                std::move(keysGradOps));
   std::vector<TensorAccess> reads = {activation("d_scores", scoreElements),
                                      activation("q", qElements)};
   llvm::append_range(reads, newKeys(""));
   std::vector<TensorAccess> writes = {activation("d_q", qElements)};
   llvm::append_range(writes, newKeys("d_"));
-  emit({primitive::kQKMatmul, Phase::ActivationGrad, Engine::Matmul, scoreOps,
-        std::move(reads), std::move(writes),
+  emit({primitive::kQKMatmul, Phase::ActivationGrad, Engine::Matmul,
+        std::move(scoreOps), std::move(reads), std::move(writes),
         latent ? "backward of qk_matmul: d_q = d_scores K and d_k = "
                  "d_scores^T Q, the shared rotary key's d_k_rope summed over "
                  "this rank's heads"
@@ -1216,8 +1329,8 @@ void BlockBuilder::backwardLatentLinear(const LatentLinear &linear) {
   int64_t weightElements =
       elements({linear.inputWidth, linear.outputCols}, linear.weight);
   std::string gradName = ("d_" + linear.weight).str();
-  int64_t ops = linearOps((linear.projection + " input-gradient ops").str(),
-                          rows, linear.outputCols, linear.inputWidth);
+  WorkCount ops = linearOps((linear.projection + " input-gradient ops").str(),
+                            rows, linear.outputCols, linear.inputWidth);
   std::vector<TensorAccess> reads = linear.outputGrads;
   reads.push_back(weight(linear.weight, weightElements));
   if (linear.accumulate)

@@ -151,6 +151,13 @@ blueprint::workload::expertParallelShape(const ModelSpec &model,
                 "local expert parameters");
   shape.processedPairs = rankRouting(model, training, mapping, guard).processed;
   shape.rankPairs = shape.processedPairs / routerCallsOf(mapping);
+  int64_t lighterRows = shape.processedPairs / shape.localExperts;
+  int64_t heavierExperts = shape.processedPairs % shape.localExperts;
+  if (heavierExperts > 0)
+    shape.expertLoads.push_back({heavierExperts, lighterRows + 1});
+  if (lighterRows > 0)
+    shape.expertLoads.push_back(
+        {shape.localExperts - heavierExperts, lighterRows});
   int64_t activationMultiplies =
       guard.mul(shape.processedPairs, columns.expertFfnCols,
                 "probability multiplies P_x f_t");

@@ -244,8 +244,7 @@ TensorAccess ForwardBuilder::activation(llvm::StringRef name,
 }
 
 TensorAccess ForwardBuilder::weight(llvm::StringRef name, int64_t elements) {
-  return {name.str(),
-          guard.mul(elements, weightBytes, name + " bytes")};
+  return {name.str(), guard.mul(elements, weightBytes, name + " bytes")};
 }
 
 int64_t ForwardBuilder::elements(std::initializer_list<int64_t> factors,
@@ -258,7 +257,8 @@ Invocation &ForwardBuilder::emit(InvocationSpec spec) {
   invocation.primitive = spec.primitive.str();
   invocation.phase = spec.phase;
   invocation.engine = spec.engine;
-  invocation.ops = spec.ops;
+  invocation.ops = spec.ops.ops;
+  invocation.gemms = std::move(spec.ops.gemms);
   invocation.reads = std::move(spec.reads);
   invocation.writes = std::move(spec.writes);
   invocation.cause = spec.cause.str();
@@ -293,16 +293,41 @@ std::string ForwardBuilder::opsName(llvm::StringRef primitive) const {
   return (primitive + " " + stringifyEnum(run.phase) + " ops").str();
 }
 
-int64_t ForwardBuilder::linearOps(llvm::StringRef what, int64_t m, int64_t n,
-                                  int64_t k) {
-  return guard.product({2, m, n, k}, what);
+ForwardBuilder::WorkCount ForwardBuilder::linearOps(llvm::StringRef what,
+                                                    int64_t m, int64_t n,
+                                                    int64_t k, int64_t batch) {
+  return gemm(what, {batch, m, k, n});
 }
 
-int64_t ForwardBuilder::attentionMatmulOps(llvm::StringRef what,
-                                           int64_t width) {
-  return guard.product(
-      {2, shape.batch, shape.heads, shape.queries, shape.attendedKeys, width},
-      what);
+ForwardBuilder::WorkCount ForwardBuilder::groupedLinearOps(
+    llvm::StringRef what, llvm::ArrayRef<ExpertLoad> rowGroups,
+    llvm::function_ref<WorkCount(const ExpertLoad &)> linear) {
+  WorkCount total(0);
+  for (const ExpertLoad &group : rowGroups) {
+    WorkCount groupCount = linear(group);
+    total = bothGemms(what, std::move(total), std::move(groupCount));
+  }
+  return total;
+}
+
+ForwardBuilder::WorkCount ForwardBuilder::gemm(llvm::StringRef what,
+                                               MatmulShape shape) {
+  return {guard.product({2, shape.batch, shape.m, shape.n, shape.k}, what),
+          {shape}};
+}
+
+ForwardBuilder::WorkCount ForwardBuilder::attentionMatmul(llvm::StringRef what,
+                                                          int64_t m, int64_t n,
+                                                          int64_t k) {
+  return gemm(what, {guard.mul(shape.batch, shape.heads, what), m, n, k});
+}
+
+ForwardBuilder::WorkCount ForwardBuilder::bothGemms(llvm::StringRef what,
+                                                    WorkCount first,
+                                                    WorkCount second) {
+  first.ops = guard.add(first.ops, second.ops, what);
+  llvm::append_range(first.gemms, second.gemms);
+  return first;
 }
 
 int64_t ForwardBuilder::scoreElements(llvm::StringRef what) {
@@ -494,8 +519,8 @@ void ForwardBuilder::attentionInput() {
 
   // The count before the accesses, in the order of every emitted
   // invocation's checks: ops, reads, writes.
-  int64_t ops = linearOps(opsName(primitive::kQKVProj), shape.tokens,
-                          shape.hidden, shape.qkvCols);
+  WorkCount ops = linearOps(opsName(primitive::kQKVProj), shape.tokens,
+                            shape.hidden, shape.qkvCols);
   std::vector<TensorAccess> reads = {
       activation("x_norm1", inputElements),
       weight("w_qkv", elements({shape.hidden, shape.qkvCols}, "w_qkv"))};
@@ -781,14 +806,15 @@ void ForwardBuilder::attentionCoreOf(AttentionOperands operands) {
   int64_t scoreRows =
       elements({shape.batch, shape.heads, shape.queries}, "score rows");
 
-  int64_t scoreOps =
-      attentionMatmulOps(opsName(primitive::kQKMatmul), operands.scoreWidth);
+  WorkCount scoreOps =
+      attentionMatmul(opsName(primitive::kQKMatmul), shape.queries,
+                      shape.attendedKeys, operands.scoreWidth);
   std::vector<TensorAccess> scoreReads = operands.queries;
   llvm::append_range(scoreReads, operands.keys);
   Invocation *invocation = &emit({primitive::kQKMatmul,
                                   run.phase,
                                   Engine::Matmul,
-                                  scoreOps,
+                                  std::move(scoreOps),
                                   std::move(scoreReads),
                                   {activation("scores", scoreElements)},
                                   operands.scoreCause});
@@ -829,15 +855,16 @@ void ForwardBuilder::attentionCoreOf(AttentionOperands operands) {
     attended = "probs_dropped";
   }
 
-  invocation = &emit({primitive::kAttnVMatmul,
-                      run.phase,
-                      Engine::Matmul,
-                      attentionMatmulOps(opsName(primitive::kAttnVMatmul),
-                                         operands.valueWidth),
-                      {activation(attended, scoreElements), values},
-                      {std::move(operands.context)},
-                      "forward of attn_v_matmul: attention-weighted values " +
-                          attended + " x V"});
+  invocation =
+      &emit({primitive::kAttnVMatmul,
+             run.phase,
+             Engine::Matmul,
+             attentionMatmul(opsName(primitive::kAttnVMatmul), shape.queries,
+                             operands.valueWidth, shape.attendedKeys),
+             {activation(attended, scoreElements), values},
+             {std::move(operands.context)},
+             "forward of attn_v_matmul: attention-weighted values " + attended +
+                 " x V"});
   // Without attention dropout, `probs` is already stashed by softmax.
   if (run.attentionDropout)
     stash(*invocation, activation("probs_dropped", scoreElements),
@@ -910,6 +937,7 @@ ForwardBuilder::mlpLinears(const MlpTensors &tensors, int64_t rows,
   MlpLinears mlp;
   static_cast<MlpTensors &>(mlp) = tensors;
   mlp.rows = rows;
+  mlp.rowGroups = {{1, rows}};
   mlp.fc1Cols = fc1Cols;
   mlp.ffnCols = ffnCols;
   mlp.what = std::move(what);
@@ -938,10 +966,22 @@ ForwardBuilder::routedExperts(const ExpertRouting &pairs) {
       ("the " + llvm::Twine(pairs.activeExperts) +
        " experts that receive tokens, each on its token rows")
           .str());
+  mlp.rowGroups = pairs.loads;
   mlp.weightCopies = pairs.activeExperts;
   // Megatron's GroupedMLP saves its permuted input: no re-gather.
   mlp.stashedInputRows = pairs.processed;
   return mlp;
+}
+
+ForwardBuilder::MlpLinears ForwardBuilder::expertParallelExperts() {
+  const ExpertParallelShape &parallel = *run.expertParallel;
+  ExpertRouting received;
+  received.pairs = parallel.processedPairs;
+  received.processed = parallel.processedPairs;
+  received.activeExperts =
+      std::min(parallel.localExperts, parallel.processedPairs);
+  received.loads = parallel.expertLoads;
+  return routedExperts(received);
 }
 
 ForwardBuilder::MlpLinears ForwardBuilder::sharedExperts() {
@@ -973,8 +1013,12 @@ void ForwardBuilder::mlpForward(const MlpLinears &mlp,
 
   // The count before the accesses, in the order of every emitted
   // invocation's checks: ops, reads, writes.
-  int64_t ops =
-      linearOps(opsName(mlp.fc1), mlp.rows, shape.hidden, mlp.fc1Cols);
+  std::string fc1Ops = opsName(mlp.fc1);
+  WorkCount ops =
+      groupedLinearOps(fc1Ops, mlp.rowGroups, [&](const ExpertLoad &group) {
+        return linearOps(fc1Ops, group.rows, shape.hidden, mlp.fc1Cols,
+                         group.experts);
+      });
   std::vector<TensorAccess> reads = {
       activation(mlp.input, inputElements),
       weight(mlp.fc1Weight,
@@ -1002,7 +1046,11 @@ void ForwardBuilder::mlpForward(const MlpLinears &mlp,
                     actElements);
   afterActivation();
 
-  ops = linearOps(opsName(mlp.fc2), mlp.rows, mlp.ffnCols, shape.hidden);
+  std::string fc2Ops = opsName(mlp.fc2);
+  ops = groupedLinearOps(fc2Ops, mlp.rowGroups, [&](const ExpertLoad &group) {
+    return linearOps(fc2Ops, group.rows, mlp.ffnCols, shape.hidden,
+                     group.experts);
+  });
   reads = {activation(mlp.actOut, actElements),
            weight(mlp.fc2Weight,
                   elements({mlp.weightCopies, mlp.ffnCols, shape.hidden},
@@ -1262,7 +1310,12 @@ void ForwardBuilder::expertParallelCollective(llvm::StringRef primitive,
   for (const ExpertParallelTransfer &transfer : run.expertDispatch)
     if (transfer.phase == phase && transfer.tensor == tensor)
       found = &transfer;
-  assert(found && "expertParallelDispatch derives every collective emitted");
+  // An internal invariant: expertParallelDispatch derives every tensor the
+  // block emits a collective of. A mismatch is a bug, stopped in every build.
+  if (!found)
+    llvm::report_fatal_error(llvm::Twine("expert parallelism: no derived "
+                                         "dispatcher collective of tensor '") +
+                             tensor + "' in phase " + stringifyEnum(phase));
   const ExpertParallelTransfer &transfer = *found;
   // CollectiveFacts' convention: an all-gather reads the rank's shard, a
   // reduce-scatter writes it, an all-to-all reads and writes its whole
@@ -1301,14 +1354,21 @@ void ForwardBuilder::forwardExpertParallel(int64_t localInput,
                            "tokens_per_expert");
   int64_t rankRows =
       elements({parallel.rankPairs, shape.hidden}, "permuted_tokens");
+  // Megatron's permute(hidden, routing_map, probs=...) selects each kept
+  // pair's probability in the same call (moe_utils.py permute,
+  // `probs.T.contiguous().masked_select(routing_map.T)`): the experts apply
+  // them at ep > 1.
   emit({primitive::kMoEPermute,
         run.phase,
         Engine::Vector,
         0,
-        {activation("x_norm2", localInput), mask("routing_map", localRouting)},
-        {activation("permuted_tokens", rankRows)},
-        "forward of moe_permute: the rank's own rows of x_norm2 copied into "
-        "expert order, one per kept token-expert pair (" +
+        {activation("x_norm2", localInput), mask("routing_map", localRouting),
+         activation("routing_probs", localRouting)},
+        {activation("permuted_tokens", rankRows),
+         activation("permuted_probs", parallel.rankPairs)},
+        "forward of moe_permute: the rank's own rows of x_norm2 and their "
+        "routing probabilities copied into expert order, one per kept "
+        "token-expert pair (" +
             llvm::Twine(parallel.rankPairs) +
             ", MoEAlltoAllTokenDispatcher permutation 1)"});
   expertParallelCollective(primitive::kMoEDispatch, exchangePhase,
@@ -1321,12 +1381,7 @@ void ForwardBuilder::forwardExpertParallel(int64_t localInput,
     expertParallelCollective(primitive::kMoEDispatchProbsTPGather,
                              exchangePhase, "global_probs");
   }
-  ExpertRouting received;
-  received.pairs = parallel.processedPairs;
-  received.processed = parallel.processedPairs;
-  received.activeExperts =
-      std::min(parallel.localExperts, parallel.processedPairs);
-  mlpForward(routedExperts(received), [&] {
+  mlpForward(expertParallelExperts(), [&] {
     int64_t activationElements = elements(
         {parallel.processedPairs, shape.expertFfnCols}, "expert_act_out");
     emit({primitive::kExpertProbs,

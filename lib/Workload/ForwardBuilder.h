@@ -287,6 +287,17 @@ protected:
   int64_t elements(std::initializer_list<int64_t> factors,
                    llvm::StringRef what);
 
+  /// The operations of an invocation and, for a matmul, the GEMMs they
+  /// are (matmulShapeViolation holds for what linearOps, attentionMatmul
+  /// and bothGemms return); a plain count converts for every other engine.
+  struct WorkCount {
+    WorkCount(int64_t ops) : ops(ops) {}
+    WorkCount(int64_t ops, std::vector<MatmulShape> gemms)
+        : ops(ops), gemms(std::move(gemms)) {}
+    int64_t ops;
+    std::vector<MatmulShape> gemms;
+  };
+
   /// What emit({}) records. Braced initialisation evaluates its clauses left
   /// to right, so the first overflowing quantity, and thus the diagnostic,
   /// does not depend on the compiler's argument evaluation order. The cause
@@ -295,7 +306,7 @@ protected:
     llvm::StringRef primitive;
     Phase phase;
     Engine engine;
-    int64_t ops;
+    WorkCount ops;
     std::vector<TensorAccess> reads;
     std::vector<TensorAccess> writes;
     llvm::Twine cause;
@@ -316,12 +327,29 @@ protected:
   /// gradient dW += X^T dY. Each output is a length-N (resp. M) chain of
   /// multiply-adds onto an initial value: the column-parallel bias in the
   /// forward, the accumulated gradient in the weight gradient.
-  int64_t linearOps(llvm::StringRef what, int64_t m, int64_t n, int64_t k);
-  /// One attention batched matmul, QK^T or probs x V: 2 b (heads/t) q k d
-  /// for q queries, k attended keys per sequence and d = `width`, the
-  /// query/key head width or the value head width (SeqSel App. A: 2Bs^2h
-  /// each at q = k = s, divided by t).
-  int64_t attentionMatmulOps(llvm::StringRef what, int64_t width);
+  /// Its GEMM is {1, M, K, N} in MatmulShape's names (N here is the
+  /// contraction).
+  /// `batch` such GEMMs (the experts of one load group) count `batch` times.
+  WorkCount linearOps(llvm::StringRef what, int64_t m, int64_t n, int64_t k,
+                      int64_t batch = 1);
+  /// One linear over `rowGroups` (`linear` at each group's rows and
+  /// experts, in order): the ops summed, the GEMMs listed.
+  WorkCount
+  groupedLinearOps(llvm::StringRef what, llvm::ArrayRef<ExpertLoad> rowGroups,
+                   llvm::function_ref<WorkCount(const ExpertLoad &)> linear);
+  /// One attention batched matmul over the b (heads/t) heads of this rank,
+  /// each an [m, n] output with contraction length k: 2 b (heads/t) m n k.
+  /// QK^T is m = q queries, n = the attended keys, k = the query/key head
+  /// width; probs x V is m = q, n = the value head width, k = the attended
+  /// keys (SeqSel App. A: 2Bs^2h each at q = k = s, divided by t). The
+  /// backward's two GEMMs per matmul transpose these (bothGemms).
+  WorkCount attentionMatmul(llvm::StringRef what, int64_t m, int64_t n,
+                            int64_t k);
+  /// `batch` GEMMs of one shape (MatmulShape): 2 batch M N K.
+  WorkCount gemm(llvm::StringRef what, MatmulShape shape);
+  /// Two GEMMs one invocation runs (an attention matmul's backward): the
+  /// ops summed, the shapes in order.
+  WorkCount bothGemms(llvm::StringRef what, WorkCount first, WorkCount second);
   /// Elements of this rank's attention scores (or probabilities, or their
   /// gradients): b (heads/t) q k for k attended keys per query.
   int64_t scoreElements(llvm::StringRef what);
@@ -447,6 +475,10 @@ protected:
   /// The one statement of the MLP's linears, forward and backward.
   struct MlpLinears : MlpTensors {
     int64_t rows = 0;
+    /// The GEMMs' row groups: one group of `rows` for the dense MLP and the
+    /// shared experts; the routed experts' loads (ExpertRouting::loads), one
+    /// batch of per-expert GEMMs per group of equal rows.
+    std::vector<ExpertLoad> rowGroups;
     int64_t fc1Cols = 0;
     int64_t ffnCols = 0;
     /// The weight copies fc1 and fc2 read: 1, or the routed experts that
@@ -476,6 +508,9 @@ protected:
   MlpLinears denseMlp();
   /// The routed experts' linears over `pairs` (A experts read, P rows).
   MlpLinears routedExperts(const ExpertRouting &pairs);
+  /// At ep > 1 the rank's n_e local experts on the P_x pairs they receive
+  /// (ExpertParallelShape::processedPairs, expertLoads).
+  MlpLinears expertParallelExperts();
   /// The shared experts' linears: one MLP of shared_experts *
   /// expert_ffn_hidden columns on every token (T rows), accumulating into
   /// the combined routed output mlp_proj.

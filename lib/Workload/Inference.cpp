@@ -90,6 +90,11 @@ blueprint::workload::checkInferenceComposition(const ModelSpec &model,
                "overlap_tp_comm are training fields: inference needs "
                "zero_stage = 0, bucket_bytes = 0, no pipeline_layout and no "
                "overlap_tp_comm");
+  // Gradient buckets are reduced after a backward pass, which serving has
+  // not.
+  sink.require(!mapping.overlapDPGradReduce, "decoder_inference_c13",
+               "overlap_dp_grad_reduce (mapping.overlap.dp_grad_reduce) is a "
+               "training option: inference has no gradient reduction");
   // A decode step has one position per sequence, which sequence parallelism
   // cannot split across the TP ranks; at tp = 1 there are no collectives and
   // the two modes are the same work.
@@ -287,9 +292,9 @@ void InferenceBuilder::absorbedAttention() {
   emit({primitive::kQAbsorb,
         run.phase,
         Engine::Matmul,
-        guard.product(
-            {2, shape.tokens, shape.heads, *model.qkNopeHeadDim, kvRank},
-            opsName(primitive::kQAbsorb)),
+        // Per head: q_nope[tokens, d_n] W_UK[d_n, r_kv].
+        gemm(opsName(primitive::kQAbsorb),
+             {shape.heads, shape.tokens, kvRank, *model.qkNopeHeadDim}),
         {activation("q_nope", elements({shape.tokens, nopeCols}, "q_nope")),
          weight("w_kv_b", elements({nopeCols, kvRank}, "w_uk"))},
         {activation("q_latent_heads",
@@ -318,19 +323,19 @@ void InferenceBuilder::absorbedAttention() {
 
   // The latent context of each head times its W_UV (r_kv x d_v).
   int64_t valueWeights = guard.mul(kvRank, shape.valueCols, "w_uv");
-  emit(
-      {primitive::kVAbsorb,
-       run.phase,
-       Engine::Matmul,
-       guard.product({2, shape.tokens, shape.heads, kvRank, shape.valueHeadDim},
-                     opsName(primitive::kVAbsorb)),
-       {activation("context_latent",
-                   elements({shape.tokens, latentQueryCols}, "context_latent")),
-        weight("w_kv_b", valueWeights)},
-       {activation("context",
-                   elements({shape.tokens, shape.contextCols}, "context"))},
-       "forward of v_absorb: each head's latent context times its W_UV "
-       "(the value half of kv_b_proj)"});
+  emit({primitive::kVAbsorb,
+        run.phase,
+        Engine::Matmul,
+        // Per head: context_latent[tokens, r_kv] W_UV[r_kv, d_v].
+        gemm(opsName(primitive::kVAbsorb),
+             {shape.heads, shape.tokens, shape.valueHeadDim, kvRank}),
+        {activation("context_latent", elements({shape.tokens, latentQueryCols},
+                                               "context_latent")),
+         weight("w_kv_b", valueWeights)},
+        {activation("context",
+                    elements({shape.tokens, shape.contextCols}, "context"))},
+        "forward of v_absorb: each head's latent context times its W_UV "
+        "(the value half of kv_b_proj)"});
 }
 
 llvm::Expected<BlockWork> InferenceBuilder::build() {

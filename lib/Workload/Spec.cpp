@@ -537,6 +537,17 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
               ": their gradients join sp_param_grad_sync, whose "
               "message splits evenly over the TP ranks");
   }
+  // ZeRO-3 gathers every chunk's parameters over dp before each pass: an
+  // overlapped reduction would share the data-parallel links with those
+  // gathers, whose contention the critical path does not charge, and
+  // Megatron-FSDP reduces per module rather than per DDP bucket
+  // (docs/Estimate.md, "Overlap").
+  sink.require(!mapping.overlapDPGradReduce || mapping.zeroStage != 3,
+               "decoder_training_c17",
+               "overlap_dp_grad_reduce (mapping.overlap.dp_grad_reduce) "
+               "needs zero_stage 0, 1 or 2, got zero_stage = 3: ZeRO-3's "
+               "per-pass parameter gathers over dp are not modelled beside "
+               "an overlapped gradient reduction");
   // Megatron's interleaved schedule runs micro-batches in groups of pp.
   if (mapping.schedule == PipelineSchedule::Interleaved1F1B &&
       sink.empty()) {

@@ -16,10 +16,13 @@
 #include "ForwardBuilder.h"
 #include "Rules.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Twine.h"
 
 #include <algorithm>
 #include <array>
+#include <iterator>
+#include <tuple>
 
 using namespace blueprint::workload;
 
@@ -152,6 +155,7 @@ public:
       program.stage = stage;
       current = &program;
       gate.reset();
+      joining.reset();
       // A slot is at most a receive, its gather, a parameter gather, two
       // edges, the instance and a send.
       if (microBatchSteps)
@@ -272,10 +276,10 @@ private:
   /// is edp x ep.
   Invocation overReplicas(Invocation invocation) const {
     invocation.collective->axis = dataParallelAxis().str();
-    if (mapping.cp > 1)
-      invocation.collective->innerAxes = {kContextParallelAxis.str()};
     if (mapping.ep > 1)
-      invocation.collective->innerAxes = {kExpertParallelAxis.str()};
+      invocation.collective->innerAxes.push_back(kExpertParallelAxis.str());
+    if (mapping.cp > 1)
+      invocation.collective->innerAxes.push_back(kContextParallelAxis.str());
     return invocation;
   }
 
@@ -440,9 +444,12 @@ private:
     int64_t last = mapping.pp - 1;
     stageUnits.assign(mapping.pp, {});
     stageExpertUnits.assign(mapping.pp, {});
+    stageUnitBlocks.assign(mapping.pp, {});
+    stageExpertUnitBlocks.assign(mapping.pp, {});
     // The last stage's backward starts with the head: the final norm and
     // the output layer it holds apart from the word embedding.
     stageUnits[last].push_back(edge->lastStageTotal);
+    stageUnitBlocks[last].push_back(kHeadUnit);
     for (int64_t stage = 0; stage < mapping.pp; ++stage)
       for (int64_t virtualIndex = mapping.virtualStages; virtualIndex-- > 0;) {
         int64_t chunk = layout.chunkAt(stage, virtualIndex);
@@ -451,13 +458,17 @@ private:
              block-- > first;) {
           size_t kind = static_cast<size_t>(blockKindOf(model, block));
           stageUnits[stage].push_back(perBlock[kind]);
-          if (perBlockExperts[kind] > 0)
+          stageUnitBlocks[stage].push_back(block);
+          if (perBlockExperts[kind] > 0) {
             stageExpertUnits[stage].push_back(perBlockExperts[kind]);
+            stageExpertUnitBlocks[stage].push_back(block);
+          }
         }
       }
     // The first stage's backward ends with the embeddings.
     int64_t embedding = edge->firstStageTotal;
     stageUnits[0].push_back(embedding);
+    stageUnitBlocks[0].push_back(kEmbeddingUnit);
     // What ZeRO-3 gathers for a pass through a chunk: its blocks' and
     // edges' parameters, padded like the buckets.
     chunkParameters.assign(layout.chunks(), 0);
@@ -588,10 +599,14 @@ private:
   llvm::Error addStep(int64_t stage) {
     int64_t replicas = mapping.gradientReplicas();
     int64_t expertReplicas = mapping.expertGradientReplicas();
-    std::vector<int64_t> buckets = bucketElements(stageUnits[stage], replicas);
+    std::vector<size_t> unitEnds;
+    std::vector<int64_t> buckets =
+        bucketElements(stageUnits[stage], replicas, unitEnds);
+    std::vector<size_t> expertUnitEnds;
     std::vector<int64_t> expertBuckets =
-        bucketElements(stageExpertUnits[stage], expertReplicas);
+        bucketElements(stageExpertUnits[stage], expertReplicas, expertUnitEnds);
     current->bucketElements = buckets;
+    current->bucketUnitEnds = unitEnds;
     current->expertBucketElements = expertBuckets;
     for (const std::vector<int64_t> *units :
          {&stageUnits[stage], &stageExpertUnits[stage]})
@@ -612,55 +627,104 @@ private:
     int64_t weightBytes = bytesOf(training.weightType);
     bool sharded = this->sharded();
     int64_t shardElements = 0;
+    // Under overlap_dp_grad_reduce each bucket's reduction is issued when
+    // the last micro-batch's backward has produced the bucket, after the
+    // previous bucket's (one communication stream), and the step after the
+    // reductions waits for the backward and the last of them.
+    bool overlapped = mapping.overlapDPGradReduce && replicas > 1;
+    std::vector<UnitReady> ready;
+    std::vector<UnitReady> expertReady;
+    if (overlapped && !current->steps.empty()) {
+      llvm::Expected<std::vector<UnitReady>> units =
+          unitReadiness(stage, stageUnitBlocks[stage]);
+      if (!units)
+        return units.takeError();
+      ready = std::move(*units);
+      llvm::Expected<std::vector<UnitReady>> expertUnits =
+          unitReadiness(stage, stageExpertUnitBlocks[stage]);
+      if (!expertUnits)
+        return expertUnits.takeError();
+      expertReady = std::move(*expertUnits);
+    }
     // The dense buckets over every data-parallel rank, then at ep > 1 the
     // expert buckets over the expert-data-parallel ranks (Megatron-Core's
     // DDP keeps the expert parameters in buffers of their own,
     // expert_parallel_buffers); an expert shard is the whole bucket at
-    // edp = 1.
-    auto reduceBuckets = [&](llvm::ArrayRef<int64_t> stageBuckets,
-                             int64_t ranks, bool experts) {
-      for (int64_t elements : stageBuckets) {
-        shardElements = guard.add(shardElements, elements / ranks,
-                                  "sharded optimizer parameters");
-        if (ranks == 1)
-          continue;
-        int64_t message = guard.mul(elements, gradientBytes,
-                                    "data-parallel gradient bucket bytes");
-        Invocation reduction =
-            sharded ? collectiveInvocation(
-                          primitive::kDPGradReduceScatter, Phase::WeightGrad,
-                          CollectiveKind::ReduceScatter, ranks, message,
-                          gradientBytes, "d_params",
-                          experts ? "distributed optimizer: each "
-                                    "expert-data-parallel rank receives the "
-                                    "sum of its shard of the expert bucket's "
-                                    "gradients"
-                                  : "distributed optimizer: each "
-                                    "data-parallel rank receives the sum of "
-                                    "its shard of the bucket's gradients")
-                    : collectiveInvocation(
-                          primitive::kDPGradAllReduce, Phase::WeightGrad,
-                          CollectiveKind::AllReduce, ranks, message,
-                          gradientBytes, "d_params",
-                          experts ? "expert parallelism: the expert bucket's "
-                                    "gradients are summed over the "
-                                    "expert-data-parallel replicas"
-                                  : "data parallelism: the bucket's "
-                                    "gradients are summed over the "
-                                    "data-parallel replicas");
-        append(RunWork{experts ? overExpertReplicas(std::move(reduction))
-                               : overReplicas(std::move(reduction)),
-                       Cadence::PerIteration,
-                       experts ? kExpertDataParallelAxis.str()
-                               : dataParallelAxis().str(),
-                       {},
-                       std::nullopt});
-      }
-    };
+    // edp = 1, which has no reduction.
+    std::vector<BucketReduction> reductions;
+    std::vector<BucketReduction> expertReductions;
     if (replicas > 1) {
-      reduceBuckets(buckets, replicas, /*experts=*/false);
-      reduceBuckets(expertBuckets, expertReplicas, /*experts=*/true);
+      shardElements =
+          pendingReductions(buckets, unitEnds, ready, replicas,
+                            /*experts=*/false, reductions, shardElements);
+      shardElements = pendingReductions(
+          expertBuckets, expertUnitEnds, expertReady, expertReplicas,
+          /*experts=*/true, expertReductions, shardElements);
     }
+    // Overlapped, the one stream issues the two kinds' buckets in the order
+    // backward completes them (each kind keeps its own order; a dense
+    // bucket first on a tie); otherwise the dense buckets, then the expert
+    // ones.
+    std::vector<BucketReduction> ordered;
+    std::merge(reductions.begin(), reductions.end(), expertReductions.begin(),
+               expertReductions.end(), std::back_inserter(ordered),
+               [](const BucketReduction &expert, const BucketReduction &dense) {
+                 return expert.ready && dense.ready &&
+                        dense.ready->later(*expert.ready);
+               });
+    std::optional<size_t> previousReduction;
+    for (const BucketReduction &pending : ordered) {
+      int64_t ranks = pending.experts ? expertReplicas : replicas;
+      int64_t message = guard.mul(pending.elements, gradientBytes,
+                                  "data-parallel gradient bucket bytes");
+      Invocation reduction =
+          sharded ? collectiveInvocation(
+                        primitive::kDPGradReduceScatter, Phase::WeightGrad,
+                        CollectiveKind::ReduceScatter, ranks, message,
+                        gradientBytes, "d_params",
+                        pending.experts
+                            ? "distributed optimizer: each "
+                              "expert-data-parallel rank receives the sum of "
+                              "its shard of the expert bucket's gradients"
+                            : "distributed optimizer: each data-parallel rank "
+                              "receives the sum of its shard of the bucket's "
+                              "gradients")
+                  : collectiveInvocation(
+                        primitive::kDPGradAllReduce, Phase::WeightGrad,
+                        CollectiveKind::AllReduce, ranks, message,
+                        gradientBytes, "d_params",
+                        pending.experts
+                            ? "expert parallelism: the expert bucket's "
+                              "gradients are summed over the "
+                              "expert-data-parallel replicas"
+                            : "data parallelism: the bucket's gradients are "
+                              "summed over the data-parallel replicas");
+      RunWork work{pending.experts ? overExpertReplicas(std::move(reduction))
+                                   : overReplicas(std::move(reduction)),
+                   Cadence::PerIteration,
+                   pending.experts ? kExpertDataParallelAxis.str()
+                                   : dataParallelAxis().str(),
+                   {},
+                   std::nullopt};
+      if (!overlapped) {
+        append(std::move(work));
+        continue;
+      }
+      RunStep step;
+      step.action = std::move(work);
+      if (previousReduction)
+        step.deps.push_back(*previousReduction);
+      if (pending.ready) {
+        step.deps.push_back(pending.ready->position);
+        const auto &instance = std::get<RunInstance>(
+            current->steps[pending.ready->position].action);
+        if (pending.ready->blocks < instance.repetitions())
+          step.readyBlocks = pending.ready->blocks;
+      }
+      current->steps.push_back(std::move(step));
+      previousReduction = current->steps.size() - 1;
+    }
+    joining = previousReduction;
     // The tied word embedding's two copies, on the first and the last
     // stage, sum their gradients; an untied output layer is a parameter of
     // its own.
@@ -785,16 +849,22 @@ private:
   /// added in backward order and a bucket is closed once it holds at least
   /// bucket_bytes (Megatron-LM's DDP bucketing; a unit is never split). No
   /// bucket_bytes is one bucket.
+  /// `ends` receives, for each bucket, the number of units it and the
+  /// buckets before it hold.
   std::vector<int64_t> bucketElements(llvm::ArrayRef<int64_t> units,
-                                      int64_t replicas) {
+                                      int64_t replicas,
+                                      std::vector<size_t> &ends) {
     int64_t gradientBytes = bytesOf(training.gradientType);
     std::vector<int64_t> buckets;
     int64_t open = 0;
+    size_t taken = 0;
     auto close = [&] {
       buckets.push_back(paddedToRanks(open, replicas));
+      ends.push_back(taken);
       open = 0;
     };
     for (int64_t unit : units) {
+      ++taken;
       open = guard.add(open, unit, "gradient bucket elements");
       int64_t bytes = guard.mul(open, gradientBytes, "gradient bucket bytes");
       if (mapping.bucketBytes > 0 && bytes >= mapping.bucketBytes)
@@ -804,6 +874,110 @@ private:
       close();
     return buckets;
   }
+
+  /// Where the last micro-batch's backward has produced a gradient unit:
+  /// after the first `blocks` blocks of the instance at `position` (1 for
+  /// an edge instance).
+  struct UnitReady {
+    size_t position = 0;
+    int64_t blocks = 0;
+    /// Whether this point comes after `other` on the stage.
+    bool later(const UnitReady &other) const {
+      return std::tie(position, blocks) >
+             std::tie(other.position, other.blocks);
+    }
+  };
+
+  /// For each gradient unit of `stage` (`units`: stageUnitBlocks or
+  /// stageExpertUnitBlocks), the point
+  /// of the stage's steps where its gradients are complete: the last
+  /// instance that writes its weight gradients (the backward, or ZB-H1's
+  /// weight-gradient pass), after the blocks that instance runs before it
+  /// (a backward instance runs its blocks from the last; Megatron-Core's
+  /// per-parameter hooks mark a parameter ready when its gradient is
+  /// accumulated, megatron/core/distributed/distributed_data_parallel.py,
+  /// `_make_backward_post_hook`).
+  llvm::Expected<std::vector<UnitReady>>
+  unitReadiness(int64_t stage, llvm::ArrayRef<int64_t> units) {
+    std::vector<std::optional<UnitReady>> found(units.size());
+    llvm::DenseMap<int64_t, size_t> unitOf;
+    for (auto [index, block] : llvm::enumerate(units))
+      unitOf[block] = index;
+    auto mark = [&](int64_t unitBlock, UnitReady point) {
+      auto unit = unitOf.find(unitBlock);
+      if (unit != unitOf.end() && !found[unit->second])
+        found[unit->second] = point;
+    };
+    for (size_t position = current->steps.size(); position-- > 0;) {
+      const auto *instance =
+          std::get_if<RunInstance>(&current->steps[position].action);
+      if (!instance || !instance->microBatch)
+        continue;
+      const RunTemplate &runTemplate = run.templates[instance->templateIndex];
+      if (llvm::none_of(runTemplate.work.invocations,
+                        [](const Invocation &invocation) {
+                          return invocation.phase == Phase::WeightGrad;
+                        }))
+        continue;
+      if (runTemplate.part == ModelPart::Head)
+        mark(kHeadUnit, {position, 1});
+      else if (runTemplate.part == ModelPart::Embedding)
+        mark(kEmbeddingUnit, {position, 1});
+      else
+        for (int64_t block = instance->firstBlock; block < instance->endBlock;
+             ++block)
+          mark(block, {position, instance->endBlock - block});
+    }
+    std::vector<UnitReady> result;
+    for (const std::optional<UnitReady> &point : found) {
+      if (!point)
+        return llvm::createStringError(
+            "whole run: stage " + llvm::Twine(stage) +
+            " holds a gradient unit that no backward instance produces");
+      result.push_back(*point);
+    }
+    return result;
+  }
+
+  /// A gradient bucket's reduction still to issue: its kind, its elements
+  /// and, under overlap_dp_grad_reduce, where backward completes it.
+  struct BucketReduction {
+    bool experts = false;
+    int64_t elements = 0;
+    std::optional<UnitReady> ready;
+  };
+
+  /// Adds `buckets` (closed after `ends` units; `ready`, when not empty,
+  /// each unit's readiness) to `reductions` unless `ranks` is 1, and
+  /// returns `shardElements` plus a rank's 1/`ranks` shard of them.
+  int64_t pendingReductions(llvm::ArrayRef<int64_t> buckets,
+                            llvm::ArrayRef<size_t> ends,
+                            llvm::ArrayRef<UnitReady> ready, int64_t ranks,
+                            bool experts,
+                            std::vector<BucketReduction> &reductions,
+                            int64_t shardElements) {
+    for (auto [index, elements] : llvm::enumerate(buckets)) {
+      shardElements = guard.add(shardElements, elements / ranks,
+                                "sharded optimizer parameters");
+      if (ranks == 1)
+        continue;
+      BucketReduction pending{experts, elements, std::nullopt};
+      if (!ready.empty()) {
+        size_t first = index == 0 ? 0 : ends[index - 1];
+        UnitReady latest = ready[first];
+        for (size_t unit = first + 1; unit < ends[index]; ++unit)
+          if (ready[unit].later(latest))
+            latest = ready[unit];
+        pending.ready = latest;
+      }
+      reductions.push_back(pending);
+    }
+    return shardElements;
+  }
+
+  /// The unit of the head and of the embeddings in stageUnitBlocks.
+  static constexpr int64_t kHeadUnit = -1;
+  static constexpr int64_t kEmbeddingUnit = -2;
 
   const ModelSpec &model;
   const TrainingSpec &training;
@@ -817,9 +991,14 @@ private:
   int64_t sendBytes = 0;
   bool scattered = false;
   std::vector<std::vector<int64_t>> stageUnits;
+  /// What each unit of stageUnits is: a block's index, kHeadUnit or
+  /// kEmbeddingUnit.
+  std::vector<std::vector<int64_t>> stageUnitBlocks;
   /// At ep > 1 the routed experts' parameters of each stage's MoE blocks,
   /// in backward order: the expert buckets are cut from this list.
   std::vector<std::vector<int64_t>> stageExpertUnits;
+  /// What each unit of stageExpertUnits is: a block's index.
+  std::vector<std::vector<int64_t>> stageExpertUnitBlocks;
   std::vector<int64_t> chunkParameters;
   /// Indices into run.works: the gather of each scattered message kind,
   /// and the ZeRO-3 gathers of each chunk (forward, then backward).
@@ -827,6 +1006,9 @@ private:
   std::vector<size_t> parameterGathers;
   StageProgram *current = nullptr;
   std::optional<size_t> gate;
+  /// The last overlapped gradient reduction, which the next step waits for
+  /// besides the gate (overlap_dp_grad_reduce).
+  std::optional<size_t> joining;
 };
 
 void RunBuilder::append(RunStep::Action action, bool gates) {
@@ -834,6 +1016,9 @@ void RunBuilder::append(RunStep::Action action, bool gates) {
   step.action = std::move(action);
   if (gate)
     step.deps.push_back(*gate);
+  if (joining)
+    step.deps.push_back(*joining);
+  joining.reset();
   current->steps.push_back(std::move(step));
   if (gates)
     gate = current->steps.size() - 1;
@@ -1097,6 +1282,14 @@ llvm::Expected<StageTotals> blueprint::workload::stageTotalsOf(
   if (guard.failed())
     return guard.error("summarizeWholeRun");
   return totals;
+}
+
+const RunInstance *
+blueprint::workload::readyInstanceOf(const StageProgram &program,
+                                     const RunStep &step) {
+  return step.deps.empty() ? nullptr
+                           : std::get_if<RunInstance>(
+                                 &program.steps[step.deps.back()].action);
 }
 
 llvm::Expected<StageUsage>

@@ -18,16 +18,16 @@
 // SHORT: dist.task "kv_cache_write" prefill {{.*}} ops = 0 reads {k = 1024, v = 1024} writes {k_cache = 1024, v_cache = 1024}
 // The prefill's scores: 2 sequences x 4 heads x 6 x 6 (the window does not
 // bind yet).
-// CHECK: dist.task "qk_matmul" prefill matmul per_generation on @mesh ops = 9216 reads {k = 1536, q = 1536} writes {scores = 576}
+// CHECK: dist.task "qk_matmul" prefill matmul per_generation on @mesh ops = 9216 gemm = [8, 6, 6, 16] reads {k = 1536, q = 1536} writes {scores = 576}
 // CHECK: dist.template @block_decode_7 block decode context 7 {
-// CHECK: dist.task "qk_matmul" decode matmul per_decode_step on @mesh ops = 1792 reads {k_cache = 1792, q = 256} writes {scores = 112}
+// CHECK: dist.task "qk_matmul" decode matmul per_decode_step on @mesh ops = 1792 gemm = [8, 1, 7, 16] reads {k_cache = 1792, q = 256} writes {scores = 112}
 // CHECK: dist.template @block_decode_8 block decode context 8 {
-// CHECK: dist.task "qk_matmul" decode matmul per_decode_step on @mesh ops = 2048 reads {k_cache = 2048, q = 256} writes {scores = 128}
+// CHECK: dist.task "qk_matmul" decode matmul per_decode_step on @mesh ops = 2048 gemm = [8, 1, 8, 16] reads {k_cache = 2048, q = 256} writes {scores = 128}
 // Past the window the cache and the scores stop growing.
 // CHECK: dist.template @block_decode_9 block decode context 9 {
-// CHECK: dist.task "qk_matmul" decode matmul per_decode_step on @mesh ops = 2048 reads {k_cache = 2048, q = 256} writes {scores = 128}
+// CHECK: dist.task "qk_matmul" decode matmul per_decode_step on @mesh ops = 2048 gemm = [8, 1, 8, 16] reads {k_cache = 2048, q = 256} writes {scores = 128}
 // CHECK: dist.template @block_decode_10 block decode context 10 {
-// CHECK: dist.task "qk_matmul" decode matmul per_decode_step on @mesh ops = 2048 reads {k_cache = 2048, q = 256} writes {scores = 128}
+// CHECK: dist.task "qk_matmul" decode matmul per_decode_step on @mesh ops = 2048 gemm = [8, 1, 8, 16] reads {k_cache = 2048, q = 256} writes {scores = 128}
 
 // SUMMARY: program @serve, stage 0 (one rank, the whole generation): 0 pipeline messages sent (0 bytes), 0 received (0 bytes), KV cache written 10240 bytes
 

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blueprint/Analysis/CriticalPath.h"
+#include "Blueprint/Workload/Primitives.h"
 
 #include "SmallRuns.h"
 
@@ -280,9 +281,10 @@ TEST(CriticalPath, OnePlanTimesEveryGraphOfItsShape) {
   PlanTiming timed;
   std::vector<double> seconds = {0.5, 0, 0, 4};
   std::vector<double> transfers = {0, 0.25, 0, 0};
+  std::vector<double> ready(4, 0);
   ASSERT_FALSE(static_cast<bool>(timeSteps(
-      *plan, seconds, transfers, [](uint32_t id) { return std::to_string(id); },
-      timed)));
+      *plan, seconds, transfers, ready,
+      [](uint32_t id) { return std::to_string(id); }, timed)));
   EXPECT_EQ(timed.iterationSeconds, expected->iterationSeconds);
   EXPECT_EQ(timed.iterationSeconds, 4.75);
   EXPECT_EQ(timed.exposedCommunicationSeconds,
@@ -295,11 +297,29 @@ TEST(CriticalPath, OnePlanTimesEveryGraphOfItsShape) {
   // An infinite transfer is named by the caller's description.
   transfers[1] = std::numeric_limits<double>::infinity();
   llvm::Error error = timeSteps(
-      *plan, seconds, transfers,
+      *plan, seconds, transfers, ready,
       [](uint32_t id) { return "step #" + std::to_string(id); }, timed);
   ASSERT_TRUE(static_cast<bool>(error));
   EXPECT_NE(llvm::toString(std::move(error))
                 .find("step #1 has a negative or non-finite time"),
+            std::string::npos);
+
+  // Of two bad steps timeSteps names the first in timing order, not the
+  // lower-numbered. Stages swapped: stage 0 (steps 0, 1) waits for stage
+  // 1's send (steps 2, 3), so the timing order is 2, 3, 0, 1; steps 0 and
+  // 2 are negative.
+  RunGraph swapped = pipeOf(1, 2, 3);
+  std::swap(swapped.stages[0], swapped.stages[1]);
+  llvm::Expected<TimingPlan> swappedPlan = timingPlanOf(swapped);
+  ASSERT_TRUE(static_cast<bool>(swappedPlan));
+  std::vector<double> negative = {-1, 3, -1, 0};
+  std::vector<double> none = {0, 0, 0, 2};
+  llvm::Error first = timeSteps(
+      *swappedPlan, negative, none, ready,
+      [](uint32_t id) { return "step #" + std::to_string(id); }, timed);
+  ASSERT_TRUE(static_cast<bool>(first));
+  EXPECT_NE(llvm::toString(std::move(first))
+                .find("step #2 has a negative or non-finite time"),
             std::string::npos);
 }
 
@@ -638,4 +658,209 @@ TEST(CriticalPath, OverlappedPairsLastTheLongerTask) {
     EXPECT_EQ(afterReport.stages[stage].hiddenTPCommSeconds, hidden);
     EXPECT_GT(hidden, 0);
   }
+}
+
+// overlap_dp_grad_reduce (docs/Estimate.md, "Overlap"): each bucket's
+// reduction is issued when the last micro-batch's backward has produced
+// it, after the previous bucket's, and gates only the step after the
+// reductions.
+
+namespace {
+
+/// The derived run of `run` and its graph with unit times: a block
+/// instance's forward or backward takes 1 per block, a step instance
+/// (block_step, edge steps) and the sharded optimizer 1, every data-
+/// parallel gradient reduction `reduction` (by bucket, in order), all else
+/// nothing; a reduction ready inside an instance waits for its ready blocks
+/// at 1 each.
+struct UnitRun {
+  WholeRun whole;
+  RunGraph graph;
+};
+UnitRun unitRun(const RunSpecs &run, llvm::ArrayRef<double> reduction) {
+  UnitRun result;
+  result.whole =
+      valueOrFail(deriveWholeRun(run.model, run.training, run.mapping));
+  result.graph = valueOrFail(
+      runGraphOf(result.whole, run.mapping, run.training.activationType,
+                 blueprint::test::a100Profile(), binding()));
+  for (auto [stage, steps] : llvm::enumerate(result.graph.stages)) {
+    size_t bucket = 0;
+    for (auto [index, step] : llvm::enumerate(steps)) {
+      const RunStep &runStep = result.whole.stages[stage].steps[index];
+      step.transferSeconds = 0;
+      step.hiddenSeconds = 0;
+      step.seconds = 0;
+      if (const auto *instance = std::get_if<RunInstance>(&runStep.action)) {
+        const RunTemplate &runTemplate =
+            result.whole.templates[instance->templateIndex];
+        if (runTemplate.pass == PipelinePass::Step)
+          step.seconds = 1;
+        else if (runTemplate.part == ModelPart::Block)
+          step.seconds = static_cast<double>(instance->repetitions());
+      } else if (const auto *work = std::get_if<RunWork>(&runStep.action)) {
+        llvm::StringRef name = work->invocation.primitive;
+        if (name == primitive::kDPShardedOptimizer)
+          step.seconds = 1;
+        if (name == primitive::kDPGradAllReduce ||
+            name == primitive::kDPGradReduceScatter)
+          step.seconds = reduction[bucket++];
+      }
+      if (runStep.readyBlocks)
+        step.readySeconds = static_cast<double>(*runStep.readyBlocks);
+    }
+  }
+  return result;
+}
+
+/// The steps of a stage that reduce gradients, in order.
+std::vector<size_t> reductionsOf(const WholeRun &whole, size_t stage) {
+  std::vector<size_t> result;
+  for (auto [index, step] : llvm::enumerate(whole.stages[stage].steps))
+    if (const auto *work = std::get_if<RunWork>(&step.action))
+      if (work->invocation.primitive == primitive::kDPGradAllReduce ||
+          work->invocation.primitive == primitive::kDPGradReduceScatter)
+        result.push_back(index);
+  return result;
+}
+
+} // namespace
+
+TEST(CriticalPath, OverlappedReductionsHideBehindTheRemainingBackward) {
+  // pp 1, dp 2, tp 2, 8 blocks, 4 micro-batches (1F1B without a pipeline:
+  // F0 B0 F1 B1 F2 B2 F3 B3, 8 blocks each). A block holds per TP rank
+  // qkv 64 x 192 / 2 + 96, proj 64 x 64 / 2 + 64, fc1 64 x 256 / 2 + 128,
+  // fc2 256 x 64 / 2 + 64 and two LayerNorms 2 x 128: 25184 parameters,
+  // 100736 bytes of fp32 gradients; the head (the final LayerNorm, the
+  // output layer tied to the word embedding) 128. Backward order: the head,
+  // blocks 7 .. 0, the embeddings. bucket_bytes 403000 closes the first
+  // bucket at the head and blocks 7..4 (4 x 100736 + 512 = 403456 bytes
+  // >= 403000; one block fewer is 302720), 5 units; blocks 3..0 alone are
+  // 402944 < 403000 bytes, so the second holds them and the embeddings.
+  RunSpecs run = smallRun(PipelineSchedule::OneFOneB, 1, 4);
+  run.mapping.bucketBytes = 403000;
+  for (int64_t zero : {0, 1}) {
+    run.mapping.zeroStage = zero;
+    std::string where = "zero_stage " + std::to_string(zero);
+    run.mapping.overlapDPGradReduce = false;
+    // Reductions of 3 and 2: the first hides behind the 4 blocks after
+    // its own (block 4 is done 4 blocks into B3), the second is ready only
+    // when the backward ends.
+    UnitRun off = unitRun(run, {3, 2});
+    run.mapping.overlapDPGradReduce = true;
+    UnitRun on = unitRun(run, {3, 2});
+    ASSERT_EQ(on.whole.stages[0].bucketUnitEnds, (std::vector<size_t>{5, 10}))
+        << where;
+    // The second: blocks 3..0, 4 x 25184 = 100736, and the embeddings, the
+    // word embedding's 128 / 2 x 64 = 4096 and the learned positions'
+    // 32 x 64 = 2048: 106880 (both even: no padding over dp 2).
+    ASSERT_EQ(on.whole.stages[0].bucketElements,
+              (std::vector<int64_t>{100864, 106880}))
+        << where;
+    std::vector<size_t> reductions = reductionsOf(on.whole, 0);
+    ASSERT_EQ(reductions.size(), 2u) << where;
+    // The first waits for 4 of B3's 8 blocks; the second for the
+    // embeddings' backward in full.
+    EXPECT_EQ(on.whole.stages[0].steps[reductions[0]].readyBlocks, 4) << where;
+    EXPECT_EQ(on.whole.stages[0].steps[reductions[1]].readyBlocks, std::nullopt)
+        << where;
+    // B3 runs [56, 64] (the 7 block instances before it, F0 B0 F1 B1 F2
+    // B2 F3, of 8 each end at 7 x 8 = 56), the
+    // embeddings' backward takes nothing. Without the option the
+    // reductions follow it: 64 + 3 + 2 = 69, then the steps (block_step
+    // and the embeddings' edge_step, 1 each; ZeRO-1: the sharded optimizer,
+    // 1, and its all-gathers, nothing): 71 (ZeRO-1: 70).
+    CriticalPathReport offPath = valueOrFail(longestPath(off.graph));
+    double steps = zero ? 1 : 2;
+    EXPECT_EQ(offPath.iterationSeconds, 69 + steps) << where;
+    EXPECT_EQ(offPath.pathHiddenDPReduceSeconds, 0) << where;
+    // With it the first runs [60, 63], under the last 4 blocks of B3
+    // ([60, 64]): hidden in full; the second [64, 66], after the backward:
+    // nothing hidden. The iteration is 3 shorter.
+    CriticalPathReport onPath = valueOrFail(longestPath(on.graph));
+    EXPECT_EQ(onPath.timing[0][reductions[0]].start, 60) << where;
+    EXPECT_EQ(onPath.timing[0][reductions[0]].end, 63) << where;
+    EXPECT_EQ(onPath.timing[0][reductions[1]].start, 64) << where;
+    EXPECT_EQ(onPath.iterationSeconds, 66 + steps) << where;
+    EXPECT_EQ(onPath.stages[0].hiddenDPReduceSeconds, 3) << where;
+    EXPECT_EQ(onPath.pathHiddenDPReduceSeconds, 3) << where;
+    // The stage's exposed collective time is the second reduction's 2:
+    // compute 64 + steps, bubble 0.
+    EXPECT_EQ(onPath.stages[0].collectiveSeconds, 2) << where;
+    EXPECT_EQ(onPath.stages[0].bubbleSeconds, 0) << where;
+
+    // A first reduction of 6 runs [60, 66] and hides 4 of them; the second
+    // waits for it, [66, 68]: 6 + 2 - 4 after the backward.
+    UnitRun longer = unitRun(run, {6, 2});
+    CriticalPathReport longerPath = valueOrFail(longestPath(longer.graph));
+    EXPECT_EQ(longerPath.iterationSeconds, 68 + steps) << where;
+    EXPECT_EQ(longerPath.pathHiddenDPReduceSeconds, 4) << where;
+    // The path enters B3 and leaves it at 60, where the first reduction
+    // was ready: contiguous from 0.
+    double at = 0;
+    for (const PathSegment &segment : longerPath.path) {
+      EXPECT_EQ(segment.start, at) << where;
+      at = segment.end;
+    }
+    EXPECT_EQ(at, longerPath.iterationSeconds) << where;
+  }
+}
+
+TEST(CriticalPath, OverlappedReductionsOnAPipeline) {
+  // pp 2, 1F1B, 4 micro-batches, 4 blocks per stage at 1 per block: the
+  // backward B3 runs [32, 36] on stage 1 and [36, 40] on stage 0 ((m + pp
+  // - 1)(F + B) = 5 x 8 = 40 with free transfers). bucket_bytes 1: every
+  // gradient unit is a bucket, each reduced in 0.5, on both stages: the
+  // project cuts bucket_bytes buckets on every stage (docs/WholeRun.md,
+  // "Buckets"). This is not Megatron-Core, which turns bucketing off on
+  // pp ranks > 0 (DistributedDataParallel.__init__): there stage 1 would
+  // reduce one bucket once B3 ends at 36 and hide nothing. Stage 1's hidden 2
+  // below is this model's, the optimistic side of that difference.
+  //   stage 1: the head's (ready when head_backward ends, at 32), blocks
+  //   7, 6, 5 (1, 2, 3 blocks into B3: 33, 34, 35) and 4 (B3's end, 36):
+  //   [32, 32.5], [33, 33.5], [34, 34.5], [35, 35.5], [36, 36.5]: 2 hidden;
+  //   stage 0: blocks 3, 2, 1 (37, 38, 39), 0 (40) and the embeddings
+  //   (40, after block 0's): [37, 37.5], [38, 38.5], [39, 39.5],
+  //   [40, 40.5], [40.5, 41]: 1.5 hidden.
+  // The tied embedding's sync meets at 41 on both stages, then the steps:
+  // stage 0's block_step and edge_step, 1 each, end the iteration at 43.
+  // Without the option stage 0 reduces [40, 42.5]: 44.5.
+  RunSpecs run = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  run.mapping.bucketBytes = 1;
+  std::vector<double> halves(5, 0.5);
+  UnitRun off = unitRun(run, halves);
+  run.mapping.overlapDPGradReduce = true;
+  UnitRun on = unitRun(run, halves);
+  std::vector<std::optional<int64_t>> stage1Ready, stage0Ready;
+  for (size_t index : reductionsOf(on.whole, 1))
+    stage1Ready.push_back(on.whole.stages[1].steps[index].readyBlocks);
+  for (size_t index : reductionsOf(on.whole, 0))
+    stage0Ready.push_back(on.whole.stages[0].steps[index].readyBlocks);
+  EXPECT_EQ(stage1Ready, (std::vector<std::optional<int64_t>>{
+                             std::nullopt, 1, 2, 3, std::nullopt}));
+  EXPECT_EQ(stage0Ready, (std::vector<std::optional<int64_t>>{
+                             1, 2, 3, std::nullopt, std::nullopt}));
+  CriticalPathReport offPath = valueOrFail(longestPath(off.graph));
+  CriticalPathReport onPath = valueOrFail(longestPath(on.graph));
+  EXPECT_EQ(offPath.iterationSeconds, 44.5);
+  EXPECT_EQ(onPath.iterationSeconds, 43);
+  EXPECT_EQ(onPath.stages[1].hiddenDPReduceSeconds, 2);
+  EXPECT_EQ(onPath.stages[0].hiddenDPReduceSeconds, 1.5);
+  // The path ends on stage 0's steps, after its reductions: its 1.5.
+  EXPECT_EQ(onPath.pathHiddenDPReduceSeconds, 1.5);
+}
+
+TEST(CriticalPath, OverlappedReductionsRefuseZeroThree) {
+  // decoder_training_c17: ZeRO-3's per-pass gathers over dp would run
+  // beside the overlapped reductions, uncharged.
+  RunSpecs run = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  run.mapping.zeroStage = 3;
+  run.mapping.overlapDPGradReduce = true;
+  std::vector<RuleViolation> violations =
+      checkTrainingComposition(run.model, run.training, run.mapping);
+  ASSERT_EQ(violations.size(), 1u);
+  EXPECT_EQ(violations[0].rule, "decoder_training_c17");
+  run.mapping.zeroStage = 2;
+  EXPECT_TRUE(
+      checkTrainingComposition(run.model, run.training, run.mapping).empty());
 }

@@ -766,8 +766,8 @@ TEST(SystemProfileLoader, RejectsEachRuleWithItsPath) {
         objectAt(root, {"memory"})["bandwith"] = 1;
       }),
       "$.memory.bandwith: unknown field; expected one of: capacity_bytes, "
-      "bandwidth_bytes_per_second, efficiency, usable_fraction "
-      "[profile_unknown_field]");
+      "bandwidth_bytes_per_second, efficiency, usable_fraction, "
+      "l2_read_bandwidth_bytes_per_second [profile_unknown_field]");
   // profile_missing_field
   expectProfileError(handProfileWith([](llvm::json::Object &root) {
                        objectAt(root, {"memory"}).erase("capacity_bytes");
@@ -833,8 +833,8 @@ TEST(SystemProfileLoader, RejectsEachRuleWithItsPath) {
         objectAt(root, {"compute", "matmul", "bf16", "efficiency"})["flat"] =
             0.5;
       }),
-      "$.compute.matmul.bf16.efficiency: declare exactly one of 'flat' or "
-      "'by_ops' [profile_efficiency_form]");
+      "$.compute.matmul.bf16.efficiency: declare exactly one of 'flat', "
+      "'by_ops' or 'tile_model' [profile_efficiency_form]");
   expectProfileError(
       handProfileWith([](llvm::json::Object &root) {
         llvm::json::Object &efficiency =
@@ -1132,6 +1132,467 @@ TEST(EstimateReference, SeqSelTable4On22BWithinFifteenPercent) {
                .str();
   std::cout << table;
   EXPECT_LE(meanAbsoluteRelativeError, 0.15) << table;
+}
+
+//===----------------------------------------------------------------------===//
+// Tile model (docs/Estimate.md, "Tile model")
+//===----------------------------------------------------------------------===//
+
+/// tileQuantization on the numbers of the brief, worked by hand.
+TEST(TileModel, QuantizationHandComputed) {
+  // M = N = 4096 on 108 SMs with 256 x 128 tiles: 4096/256 = 16 row tiles,
+  // 4096/128 = 32 column tiles, 512 tiles in ceil(512/108) = 5 waves (4
+  // waves hold only 432); no padding, so the tile fraction is 1; the wave
+  // fraction 512/540 = 0.948148..; at sustained 0.8 the efficiency is
+  // 0.8 * 512/540 = 0.758518...
+  TileQuantization square =
+      valueOrFail(tileQuantization({1, 4096, 4096, 4096}, 108, 256, 128, 0.8));
+  EXPECT_EQ(square.tiles, 512);
+  EXPECT_EQ(square.waves, 5);
+  EXPECT_DOUBLE_EQ(square.tileFraction, 1.0);
+  EXPECT_DOUBLE_EQ(square.waveFraction, 512.0 / 540.0);
+  EXPECT_DOUBLE_EQ(square.efficiency, 0.8 * 512.0 / 540.0);
+
+  // An attention probs x V of 32 heads, 2048 queries and head width 80
+  // (N = 80, K = 2048 keys): one column tile padded to 128, so the tile
+  // fraction is 80/128 = 0.625; 32 * 8 * 1 = 256 tiles in ceil(256/108) = 3
+  // waves, wave fraction 256/324; efficiency 0.8 * 0.625 * 256/324 =
+  // 0.395061...
+  TileQuantization headBmm =
+      valueOrFail(tileQuantization({32, 2048, 80, 2048}, 108, 256, 128, 0.8));
+  EXPECT_EQ(headBmm.tiles, 256);
+  EXPECT_EQ(headBmm.waves, 3);
+  EXPECT_DOUBLE_EQ(headBmm.tileFraction, 0.625);
+  EXPECT_DOUBLE_EQ(headBmm.waveFraction, 256.0 / 324.0);
+  EXPECT_DOUBLE_EQ(headBmm.efficiency, 0.8 * 0.625 * 256.0 / 324.0);
+
+  // K does not enter: the same output with K = 16 quantizes the same.
+  TileQuantization shortK =
+      valueOrFail(tileQuantization({32, 2048, 80, 16}, 108, 256, 128, 0.8));
+  EXPECT_DOUBLE_EQ(shortK.efficiency, headBmm.efficiency);
+
+  // A 100 x 1 output is one tile of 256 x 128 on one of 108 SMs: tile
+  // fraction 100/256 * 1/128, wave fraction 1/108.
+  TileQuantization sliver =
+      valueOrFail(tileQuantization({1, 100, 1, 64}, 108, 256, 128, 1.0));
+  EXPECT_EQ(sliver.tiles, 1);
+  EXPECT_EQ(sliver.waves, 1);
+  EXPECT_DOUBLE_EQ(sliver.tileFraction, (100.0 / 256.0) * (1.0 / 128.0));
+  EXPECT_DOUBLE_EQ(sliver.waveFraction, 1.0 / 108.0);
+
+  // An empty output has no tiles; its efficiency is the sustained fraction
+  // (it performs no operations, so its time is 0 whatever it is).
+  TileQuantization empty =
+      valueOrFail(tileQuantization({4, 0, 128, 64}, 108, 256, 128, 0.8));
+  EXPECT_EQ(empty.tiles, 0);
+  EXPECT_DOUBLE_EQ(empty.efficiency, 0.8);
+
+  // The tile count overflowing int64_t is an error, not a wrapped count.
+  std::string overflow = errorOf(tileQuantization(
+      {std::numeric_limits<int64_t>::max(), 4, 4, 1}, 108, 1, 1, 0.8));
+  EXPECT_NE(overflow.find("64-bit overflow computing the GEMM's tile count"),
+            std::string::npos)
+      << overflow;
+}
+
+/// The SM80 tile list of the bundled profiles (CUTLASS
+/// GenerateSM80_TensorOp_16816), in its order.
+TileModel sm80TileModel(double sustained) {
+  TileModel model;
+  model.smCount.value = 108;
+  model.tiles = {{256, 128}, {128, 256}, {256, 64}, {64, 256},
+                 {128, 128}, {128, 64},  {64, 128}, {64, 64}};
+  model.sustained.value = sustained;
+  return model;
+}
+
+/// selectTile takes the tile with the least waves * tile_m * tile_n (the
+/// highest efficiency), the first listed on a tie.
+TEST(TileModel, SelectTileHandComputed) {
+  // A decode fc1 on A100: 8 rows (batch 8) by N = 4 * 12288 / 8 = 6144
+  // (GPT-3 175B, TP 8). Every tile has one row tile and at most 96 column
+  // tiles, so one wave on 108 SMs: waves * area is the tile area, least for
+  // 64 x 64 (4096, tiles[7]); 6144/64 = 96 tiles. Efficiency 0.8 * 8*6144 /
+  // (1 * 108 * 4096) = 0.8 / 9 = 0.0888..., against 0.8 * 8*6144 / (108 *
+  // 256*128) = 0.8 / 72 = 0.0111... with 256 x 128 alone.
+  TileModel model = sm80TileModel(0.8);
+  TileQuantization decode =
+      valueOrFail(selectTile({1, 8, 6144, 12288}, model, 2, 3.12e14));
+  EXPECT_EQ(decode.tileIndex, 7u);
+  EXPECT_EQ(decode.tile.tileM, 64);
+  EXPECT_EQ(decode.tile.tileN, 64);
+  EXPECT_EQ(decode.tiles, 96);
+  EXPECT_EQ(decode.waves, 1);
+  EXPECT_DOUBLE_EQ(decode.efficiency, 0.8 / 9.0);
+
+  // M = N = 4096 on 108 SMs, waves * area per tile: 256x128 and 128x256
+  // 512 tiles in 5 waves, 5 * 32768 = 163840; 256x64, 64x256 and 128x128
+  // 1024 tiles in 10 waves, 10 * 16384 = 163840; 128x64 and 64x128 2048
+  // tiles in ceil(2048/108) = 19 waves, 19 * 8192 = 155648; 64x64 4096
+  // tiles in ceil(4096/108) = 38 waves, 38 * 4096 = 155648. The least,
+  // 155648, is a three-way tie that goes to the first of them, 128 x 64
+  // (tiles[5]): efficiency 0.8 * 2048/(19*108) = 0.8 * 2048/2052.
+  TileQuantization square =
+      valueOrFail(selectTile({1, 4096, 4096, 4096}, model, 2, 3.12e14));
+  EXPECT_EQ(square.tileIndex, 5u);
+  EXPECT_EQ(square.tile.tileM, 128);
+  EXPECT_EQ(square.tile.tileN, 64);
+  EXPECT_EQ(square.waves, 19);
+  EXPECT_DOUBLE_EQ(square.efficiency, 0.8 * 2048.0 / 2052.0);
+
+  // An empty output quantizes alike under every tile: the first.
+  TileQuantization empty =
+      valueOrFail(selectTile({4, 0, 128, 64}, model, 2, 3.12e14));
+  EXPECT_EQ(empty.tileIndex, 0u);
+  EXPECT_DOUBLE_EQ(empty.efficiency, 0.8);
+}
+
+/// The L2 reuse bound on the A100's figures (docs/Estimate.md, "Tile
+/// model"): l2 = 5120 bytes/clk * 1.41e9 = 7.2192e12 bytes/s, bf16 (2-byte)
+/// operands, peak 3.12e14. The bound counts the operand bytes the tiles
+/// stream: 2 R tm C tn slot operations per (M C + N R) * 2 bytes, R and C
+/// the row and column tiles.
+TEST(TileModel, L2ReuseHandComputed) {
+  const double l2 = 5120 * 1.41e9;
+  auto reuseOf = [&](blueprint::workload::MatmulShape gemm, GemmTile tile,
+                     int64_t elementBytes) {
+    return valueOrFail(l2ReuseFraction(gemm, tile, elementBytes, l2, 3.12e14));
+  };
+  // Tile-aligned, [1, 4096, 4096, K]: the ratio is the tile's own,
+  // 2 tm tn / ((tm + tn) * 2). 64 x 64: 8192/256 = 32 ops per byte;
+  // 7.2192e12 * 32 = 2.310144e14 < 3.12e14: reuse 2.310144/3.12 =
+  // 0.740430769...
+  const blueprint::workload::MatmulShape aligned{1, 4096, 4096, 4096};
+  EXPECT_NEAR(reuseOf(aligned, {64, 64}, 2), 2.310144 / 3.12, 1e-12);
+  // 128 x 64: 16384/384 = 42.67 ops per byte, 7.2192e12 * 16384/384 =
+  // 3.08019e14: reuse 0.987241...
+  EXPECT_NEAR(reuseOf(aligned, {128, 64}, 2),
+              7.2192e12 * 16384.0 / 384.0 / 3.12e14, 1e-12);
+  EXPECT_LT(reuseOf(aligned, {128, 64}, 2), 0.9873);
+  EXPECT_GT(reuseOf(aligned, {128, 64}, 2), 0.9872);
+  // 128 x 128: 32768/512 = 64 ops per byte, 4.620288e14 > peak: reuse 1.
+  EXPECT_DOUBLE_EQ(reuseOf(aligned, {128, 128}, 2), 1.0);
+  // 1-byte operands double the ops per byte: 64 x 64 at 64, reuse 1.
+  EXPECT_DOUBLE_EQ(reuseOf(aligned, {64, 64}, 1), 1.0);
+
+  // Partial tiles stream only their valid rows and columns. The decode
+  // qkv_proj [1, 8, 4608, K] on 64 x 64: R = 1, C = 72; 2*64*64*72 =
+  // 589824 slot operations per (8*72 + 4608*1) * 2 = 10368 bytes, 56.89
+  // ops per byte (per tile (8 + 64) * 2 = 144 bytes for 8192), 7.2192e12
+  // * 56.89 = 4.107e14 > peak: reuse 1 (the padded tile's 256 bytes, 112
+  // of them padding, would give 0.740).
+  EXPECT_DOUBLE_EQ(reuseOf({1, 8, 4608, 12288}, {64, 64}, 2), 1.0);
+  // [1, 64, 96, K] on 64 x 64: R = 1, C = 2; 2*64*64*2 = 16384 slot
+  // operations per (64*2 + 96*1) * 2 = 448 bytes, 36.571 ops per byte;
+  // 7.2192e12 * 16384/448 / 3.12e14 = 0.846207 (a partial tile, between
+  // the full tile's 0.740 and 1).
+  EXPECT_NEAR(reuseOf({1, 64, 96, 64}, {64, 64}, 2),
+              7.2192e12 * 16384.0 / 448.0 / 3.12e14, 1e-12);
+  EXPECT_GT(reuseOf({1, 64, 96, 64}, {64, 64}, 2), 0.8462);
+  EXPECT_LT(reuseOf({1, 64, 96, 64}, {64, 64}, 2), 0.8463);
+  // An empty output streams nothing: 1.
+  EXPECT_DOUBLE_EQ(reuseOf({4, 0, 128, 64}, {64, 64}, 2), 1.0);
+  // The padded slot operations overflowing int64_t are an error: M = N =
+  // 2^62 on 64 x 64 gives 2 * 2^56 * 64 * 2^56 * 64 = 2^125.
+  std::string overflow = errorOf(l2ReuseFraction(
+      {1, int64_t(1) << 62, int64_t(1) << 62, 1}, {64, 64}, 2, l2, 3.12e14));
+  EXPECT_NE(overflow.find("64-bit overflow computing the GEMM's padded slot "
+                          "operations per unit of K"),
+            std::string::npos)
+      << overflow;
+
+  // The choice. [1, 1024, 1024, K] on 108 SMs, waves * area and reuse per
+  // tile: 256x128 and 128x256 32 tiles, 1 wave, 32768, reuse 1; 256x64,
+  // 64x256 and 128x128 64 tiles, 1 wave, 16384, reuse 1; 128x64 and
+  // 64x128 128 tiles, 2 waves, 16384, reuse 0.987; 64x64 256 tiles, 3
+  // waves, 12288, reuse 0.740. Without the bound 64 x 64 (tiles[7]) wins,
+  // efficiency 0.8 * 1024*1024 / (3 * 108 * 4096) = 0.8 * 256/324 =
+  // 0.632099; with it 0.8 * 0.740431 * 256/324 = 0.468025 loses to
+  // 256 x 64 (tiles[2], first of the three at 16384 and reuse 1):
+  // 0.8 * 1024*1024 / (108 * 16384) = 0.8 * 64/108 = 0.474074.
+  TileModel model = sm80TileModel(0.8);
+  TileQuantization unbounded =
+      valueOrFail(selectTile({1, 1024, 1024, 4096}, model, 2, 3.12e14));
+  EXPECT_EQ(unbounded.tileIndex, 7u);
+  EXPECT_DOUBLE_EQ(unbounded.efficiency, 0.8 * 256.0 / 324.0);
+  model.l2ReadBandwidth = SourcedNumber{l2, "whitepaper"};
+  TileQuantization bounded =
+      valueOrFail(selectTile({1, 1024, 1024, 4096}, model, 2, 3.12e14));
+  EXPECT_EQ(bounded.tileIndex, 2u);
+  EXPECT_EQ(bounded.tiles, 64);
+  EXPECT_EQ(bounded.waves, 1);
+  EXPECT_DOUBLE_EQ(bounded.reuseFraction, 1.0);
+  EXPECT_DOUBLE_EQ(bounded.efficiency, 0.8 * 64.0 / 108.0);
+
+  // The decode fc1 [1, 8, 6144, 12288] keeps 64 x 64 at reuse 1: R = 1, C =
+  // 96, 2*64*64*96 slot operations per (8*96 + 6144) * 2 = 13824 bytes, 56.89
+  // ops per byte as for qkv_proj; least slots (4096, one wave of 96 tiles):
+  // efficiency 0.8 * 8*6144 / (108 * 4096) = 0.8 / 9, as without the bound.
+  TileQuantization decode =
+      valueOrFail(selectTile({1, 8, 6144, 12288}, model, 2, 3.12e14));
+  EXPECT_EQ(decode.tileIndex, 7u);
+  EXPECT_DOUBLE_EQ(decode.reuseFraction, 1.0);
+  EXPECT_DOUBLE_EQ(decode.efficiency, 0.8 / 9.0);
+  // M = N = 4096: the three-way tie at 155648 slots breaks on reuse, and
+  // 128 x 64 (tiles[5], reuse 0.987241: 0.987241/155648 = 6.343e-6) still
+  // beats 256 x 128 (1/163840 = 6.104e-6): 0.8 * 0.987241 * 2048/2052.
+  TileQuantization square =
+      valueOrFail(selectTile({1, 4096, 4096, 4096}, model, 2, 3.12e14));
+  EXPECT_EQ(square.tileIndex, 5u);
+  EXPECT_NEAR(square.efficiency,
+              0.8 * (7.2192e12 * 16384.0 / 384.0 / 3.12e14) * 2048.0 / 2052.0,
+              1e-12);
+}
+
+/// The hand profile with its bf16 matmul rate under a tile model of 4 SMs,
+/// tiles 4 x 4 and 2 x 2, and sustained 0.5.
+std::string handTileModelProfile() {
+  return handProfileWith([](llvm::json::Object &root) {
+    objectAt(root,
+             {"compute", "matmul", "bf16"})["efficiency"] = llvm::json::Object{
+        {"tile_model",
+         llvm::json::Object{
+             {"sm_count", llvm::json::Object{{"value", 4}, {"source", "sm"}}},
+             {"tiles",
+              llvm::json::Object{
+                  {"value", llvm::json::Array{llvm::json::Array{4, 4},
+                                              llvm::json::Array{2, 2}}},
+                  {"source", "tiles"}}},
+             {"sustained",
+              llvm::json::Object{{"value", 0.5}, {"source", "sus"}}}}},
+        {"source", "tile and wave quantization"}};
+  });
+}
+
+/// A matmul of two GEMMs costs each at its own efficiency; the provenance
+/// shows both formulas with their values.
+TEST(TileModel, ComputeTermSumsTheGemmsHandComputed) {
+  SystemProfile profile =
+      valueOrFail(parseSystemProfile(handTileModelProfile()));
+  const ComputeRate *matmul = profile.rate(Capability::Matmul, DataType::BF16);
+  ASSERT_NE(matmul, nullptr);
+  ASSERT_TRUE(matmul->efficiency && matmul->efficiency->tileModel);
+  EXPECT_EQ(matmul->efficiency->tileModel->smCount.value, 4);
+  EXPECT_EQ(matmul->efficiency->tileModel->sustained.source, "sus");
+
+  // GEMM 1 [1, 4, 4, 8]: 2*4*4*8 = 256 ops. Under 4 x 4 it is 1 tile in
+  // 1 wave, waves * area 16; under 2 x 2 (tiles[1]) 2 x 2 = 4 tiles in 1
+  // wave of 4 SMs, waves * area 4: 2 x 2, no padding, efficiency 0.5,
+  // 256 / (1e14 * 0.5) = 5.12e-12 s.
+  // GEMM 2 [3, 3, 2, 8]: 2*3*3*2*8 = 288 ops. Under 4 x 4: 3 tiles in 1
+  // wave, waves * area 16; under 2 x 2: ceil(3/2) = 2 row tiles padded to
+  // 4 rows, 1 column tile, 3 * 2 = 6 tiles in ceil(6/4) = 2 waves, waves *
+  // area 8: 2 x 2, tile fraction (3*2)/(4*2) = 0.75, wave fraction 6/8 =
+  // 0.75, efficiency 0.5 * 0.75 * 0.75 = 0.28125, 288 / (1e14 * 0.28125) =
+  // 1.024e-11 s. Sum 1.536e-11 s.
+  Invocation bmm = invocation("bmm", Phase::Forward, Engine::Matmul, 544, 8, 8);
+  bmm.gemms = {{1, 4, 4, 8}, {3, 3, 2, 8}};
+  EstimateInput input = inputOnTensorParallel(1);
+  addTask(input, bmm);
+  EstimateReport report =
+      valueOrFail(estimateWork(input, profile, bindTensorParallel("fast")));
+  ASSERT_EQ(report.tasks.size(), 1u);
+  const TimeTerm &compute = report.tasks[0].terms[0];
+  expectSeconds(compute.seconds, 5.12e-12 + 1.024e-11);
+  EXPECT_EQ(compute.provenance,
+            "ops 544 = gemm [1, 4, 4, 8] ops 256 with tiles[1] 2x2 at "
+            "sustained 0.5 * tile (4*4)/(4*4) 1 * wave 4/(1*4) 1 = 0.5 + gemm "
+            "[3, 3, 2, 8] ops 288 with tiles[1] 2x2 at sustained 0.5 * tile "
+            "(3*2)/(4*2) 0.75 * wave 6/(2*4) 0.75 = 0.28125, each / "
+            "(compute.matmul.bf16.peak_ops_per_second 1e+14 * its tile_model "
+            "efficiency)");
+  auto used = [&](llvm::StringRef path) {
+    return llvm::any_of(report.profileFields, [&](const ProfileFieldUse &use) {
+      return use.path == path;
+    });
+  };
+  EXPECT_TRUE(used("compute.matmul.bf16.efficiency.tile_model.sm_count"));
+  EXPECT_TRUE(used("compute.matmul.bf16.efficiency.tile_model.sustained"));
+  // Only the chosen tile is a field the report used.
+  EXPECT_TRUE(used("compute.matmul.bf16.efficiency.tile_model.tiles[1][0]"));
+  EXPECT_TRUE(used("compute.matmul.bf16.efficiency.tile_model.tiles[1][1]"));
+  EXPECT_FALSE(used("compute.matmul.bf16.efficiency.tile_model.tiles[0][0]"));
+
+  // The tile model needs every GEMM's shape: a matmul without one, or
+  // with shapes that make more than its ops, is an error naming the field.
+  Invocation shapeless =
+      invocation("shapeless", Phase::Forward, Engine::Matmul, 544, 8, 8);
+  EstimateInput bare = inputOnTensorParallel(1);
+  addTask(bare, shapeless);
+  std::string missing =
+      errorOf(estimateWork(bare, profile, bindTensorParallel("fast")));
+  EXPECT_NE(missing.find("compute.matmul.bf16.efficiency.tile_model needs the "
+                         "shape of every GEMM (dist_task_c2, pplan_task_c9): "
+                         "matmul work carries the shape of its GEMMs"),
+            std::string::npos)
+      << missing;
+  // [1, 4, 4, 32]: 2*4*4*32 = 1024 > 544.
+  shapeless.gemms = {{1, 4, 4, 32}};
+  EstimateInput wrong = inputOnTensorParallel(1);
+  addTask(wrong, shapeless);
+  std::string mismatch =
+      errorOf(estimateWork(wrong, profile, bindTensorParallel("fast")));
+  EXPECT_NE(mismatch.find("ops = 544 but the GEMMs' 2 * batch * M * N * K "
+                          "sum to 1024"),
+            std::string::npos)
+      << mismatch;
+  // [1, 4, 4, 8]: 2*4*4*8 = 256 < 544. Only a fused kernel's GEMMs may make
+  // fewer than its ops; an ordinary matmul's remainder would escape the
+  // tile model, so it is refused under the rule's names.
+  shapeless.gemms = {{1, 4, 4, 8}};
+  EstimateInput fewer = inputOnTensorParallel(1);
+  addTask(fewer, shapeless);
+  std::string undercount =
+      errorOf(estimateWork(fewer, profile, bindTensorParallel("fast")));
+  EXPECT_NE(undercount.find("tile_model needs the shape of every GEMM "
+                            "(dist_task_c2, pplan_task_c9): ops = 544 but the "
+                            "GEMMs' 2 * batch * M * N * K sum to 256"),
+            std::string::npos)
+      << undercount;
+}
+
+/// A fused kernel (pplan_task_c9: GEMMs make at most its ops): the GEMMs
+/// by the tile model, the rest at peak * sustained (docs/Estimate.md,
+/// "Implementation transformations").
+TEST(TileModel, FusedKernelCostsItsOtherOpsAtTheSustainedRate) {
+  SystemProfile profile =
+      valueOrFail(parseSystemProfile(handTileModelProfile()));
+  // GEMM [1, 4, 4, 8]: 256 ops on 2 x 2 tiles at efficiency 0.5 (as in
+  // ComputeTermSumsTheGemmsHandComputed), 256 / (1e14 * 0.5) = 5.12e-12 s.
+  // The other 544 - 256 = 288 ops at sustained 0.5: 288 / (1e14 * 0.5) =
+  // 5.76e-12 s. Sum 1.088e-11 s.
+  Invocation fused =
+      invocation("fused", Phase::Forward, Engine::Matmul, 544, 8, 8);
+  fused.gemms = {{1, 4, 4, 8}};
+  fused.gemmCover = GemmCover::AtMostOps;
+  EstimateInput input = inputOnTensorParallel(1);
+  addTask(input, fused);
+  EstimateReport report =
+      valueOrFail(estimateWork(input, profile, bindTensorParallel("fast")));
+  ASSERT_EQ(report.tasks.size(), 1u);
+  const TimeTerm &compute = report.tasks[0].terms[0];
+  expectSeconds(compute.seconds, 5.12e-12 + 5.76e-12);
+  EXPECT_EQ(compute.provenance,
+            "ops 544 = gemm [1, 4, 4, 8] ops 256 with tiles[1] 2x2 at "
+            "sustained 0.5 * tile (4*4)/(4*4) 1 * wave 4/(1*4) 1 = 0.5 + "
+            "other ops 288 at sustained 0.5, each / "
+            "(compute.matmul.bf16.peak_ops_per_second 1e+14 * its tile_model "
+            "efficiency)");
+}
+
+TEST(TileModel, LoaderRules) {
+  auto withTileModel =
+      [](const std::function<void(llvm::json::Object &)> &change) {
+        llvm::json::Value profile =
+            cantFail(llvm::json::parse(handTileModelProfile()));
+        change(objectAt(*profile.getAsObject(), {"compute", "matmul", "bf16",
+                                                 "efficiency", "tile_model"}));
+        return llvm::formatv("{0}", profile).str();
+      };
+  const std::string path = "$.compute.matmul.bf16.efficiency.tile_model";
+  auto withTiles = [&](llvm::json::Array tiles) {
+    return withTileModel([&](llvm::json::Object &model) {
+      (*model.getObject("tiles"))["value"] = std::move(tiles);
+    });
+  };
+  // profile_missing_field.
+  expectProfileError(
+      withTileModel([](llvm::json::Object &model) { model.erase("tiles"); }),
+      path + ".tiles: missing required field [profile_missing_field]");
+  // profile_tile_list: at least one tile, each a pair.
+  expectProfileError(withTiles(llvm::json::Array{}),
+                     path + ".tiles.value: a tile model needs at least one "
+                            "tile [profile_tile_list]");
+  expectProfileError(withTiles(llvm::json::Array{llvm::json::Array{2, 2, 32}}),
+                     path + ".tiles.value[0]: a tile is [tile_m, tile_n], got "
+                            "[2,2,32] [profile_tile_list]");
+  // profile_shape: a tile extent is an integer.
+  expectProfileError(
+      withTiles(llvm::json::Array{llvm::json::Array{2, 2.5}}),
+      path +
+          ".tiles.value[0][1]: expected an integer in [-2^63, 2^63 - 1], got "
+          "2.5 [profile_shape]");
+  // profile_positive: tile extents and the SM count are positive integers.
+  expectProfileError(
+      withTiles(
+          llvm::json::Array{llvm::json::Array{2, 2}, llvm::json::Array{0, 2}}),
+      path + ".tiles.value[1][0]: a tile extent must be a positive integer, "
+             "got 0 [profile_positive]");
+  expectProfileError(
+      withTiles(llvm::json::Array{llvm::json::Array{-64, 64}}),
+      path + ".tiles.value[0][0]: a tile extent must be a positive integer, "
+             "got -64 [profile_positive]");
+  expectProfileError(withTileModel([](llvm::json::Object &model) {
+                       (*model.getObject("sm_count"))["value"] = -108;
+                     }),
+                     path + ".sm_count.value: must be a positive integer, got "
+                            "-108 [profile_positive]");
+  // The optional L2 read bandwidth is the chip's, declared once in
+  // "memory", a positive sourced number; a tile model may not declare one.
+  auto withL2 = [](llvm::json::Object l2) {
+    llvm::json::Value profile =
+        cantFail(llvm::json::parse(handTileModelProfile()));
+    objectAt(*profile.getAsObject(),
+             {"memory"})["l2_read_bandwidth_bytes_per_second"] = std::move(l2);
+    return llvm::formatv("{0}", profile).str();
+  };
+  expectProfileError(withL2(llvm::json::Object{{"value", 0}, {"source", "x"}}),
+                     "$.memory.l2_read_bandwidth_bytes_per_second.value: must "
+                     "be a positive number, got 0 [profile_positive]");
+  expectProfileError(withL2(llvm::json::Object{{"value", 7.2e12}}),
+                     "$.memory.l2_read_bandwidth_bytes_per_second.source: "
+                     "missing required field [profile_missing_field]");
+  expectProfileError(withTileModel([](llvm::json::Object &model) {
+                       model["l2_read_bandwidth_bytes_per_second"] =
+                           llvm::json::Object{{"value", 7.2e12},
+                                              {"source", "x"}};
+                     }),
+                     path + ".l2_read_bandwidth_bytes_per_second: unknown "
+                            "field; expected one of: sm_count, tiles, "
+                            "sustained [profile_unknown_field]");
+  // Declared once, it reaches the tile model; absent, no bound.
+  SystemProfile bounded = valueOrFail(parseSystemProfile(
+      withL2(llvm::json::Object{{"value", 7.2e12}, {"source", "l2"}})));
+  const TileModel &boundedModel =
+      *bounded.rate(Capability::Matmul, DataType::BF16)->efficiency->tileModel;
+  ASSERT_TRUE(boundedModel.l2ReadBandwidth.has_value());
+  EXPECT_EQ(boundedModel.l2ReadBandwidth->value, 7.2e12);
+  EXPECT_EQ(boundedModel.l2ReadBandwidth->source, "l2");
+  SystemProfile unbounded =
+      valueOrFail(parseSystemProfile(handTileModelProfile()));
+  EXPECT_FALSE(unbounded.rate(Capability::Matmul, DataType::BF16)
+                   ->efficiency->tileModel->l2ReadBandwidth.has_value());
+  // The sustained fraction is in (0, 1]: 0 is not positive, 1.5 exceeds 1.
+  expectProfileError(withTileModel([](llvm::json::Object &model) {
+                       (*model.getObject("sustained"))["value"] = 0;
+                     }),
+                     path + ".sustained.value: must be a positive number, got "
+                            "0 [profile_positive]");
+  expectProfileError(withTileModel([](llvm::json::Object &model) {
+                       (*model.getObject("sustained"))["value"] = 1.5;
+                     }),
+                     path + ".sustained.value: a sustained fraction must be "
+                            "in (0, 1], got 1.5 [profile_efficiency_range]");
+  // profile_efficiency_form: one form, and a tile model only on matmul.
+  {
+    llvm::json::Value both =
+        cantFail(llvm::json::parse(handTileModelProfile()));
+    objectAt(*both.getAsObject(),
+             {"compute", "matmul", "bf16", "efficiency"})["flat"] = 0.5;
+    expectProfileError(llvm::formatv("{0}", both).str(),
+                       "$.compute.matmul.bf16.efficiency: declare exactly one "
+                       "of 'flat', 'by_ops' or 'tile_model' "
+                       "[profile_efficiency_form]");
+  }
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        objectAt(root, {"compute", "vector", "bf16",
+                        "efficiency"})["tile_model"] = llvm::json::Object{};
+        objectAt(root, {"compute", "vector", "bf16", "efficiency"})
+            .erase("flat");
+      }),
+      "$.compute.vector.bf16.efficiency.tile_model: a tile model is declared "
+      "only for a matmul rate [profile_efficiency_form]");
 }
 
 } // namespace

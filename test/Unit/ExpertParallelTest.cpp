@@ -454,6 +454,87 @@ TEST(ExpertParallel, MixtralBlockTasksCarryTheWorkedExamplesFigures) {
   EXPECT_EQ(ops("expert_probs", Phase::ActivationGrad), 352321536);
 }
 
+/// The bytes `invocation` reads (or writes) of `tensor`; -1 when it does
+/// not access it.
+static int64_t accessBytes(const Invocation *invocation, llvm::StringRef tensor,
+                           bool writes) {
+  if (!invocation)
+    return -1;
+  for (const TensorAccess &access :
+       writes ? invocation->writes : invocation->reads)
+    if (access.tensor == tensor)
+      return access.bytes;
+  return -1;
+}
+
+// The routing probabilities' chain at ep > 1 (review s33 finding 1): the
+// permute selects each kept pair's probability (Megatron's permute(...,
+// probs=)), the experts read it, and the backward returns its gradient to
+// the router. Worked example, bf16 activations: T_l = 4,096 tokens, E = 8:
+// routing_probs 4,096 * 8 * 2 = 65,536 B; P_l = 8,192 pairs:
+// permuted_probs 8,192 * 2 = 16,384 B (P_x = P_l at tp = 1).
+TEST(ExpertParallel, RoutingProbabilitiesFlowThroughThePermute) {
+  llvm::Expected<BlockWork> work =
+      deriveBlockWork(mixtral(), mixtralTraining(), mixtralMapping());
+  ASSERT_TRUE(static_cast<bool>(work)) << llvm::toString(work.takeError());
+  const Invocation *permute = work->find("moe_permute", Phase::Forward);
+  EXPECT_EQ(accessBytes(permute, "routing_probs", /*writes=*/false), 65536);
+  EXPECT_EQ(accessBytes(permute, "permuted_probs", /*writes=*/true), 16384);
+  EXPECT_EQ(accessBytes(work->find("expert_probs", Phase::Forward),
+                        "permuted_probs", /*writes=*/false),
+            16384);
+  EXPECT_EQ(accessBytes(work->find("expert_probs", Phase::ActivationGrad),
+                        "d_permuted_probs", /*writes=*/true),
+            16384);
+  const Invocation *permuteGrad =
+      work->find("moe_permute", Phase::ActivationGrad);
+  EXPECT_EQ(accessBytes(permuteGrad, "d_permuted_probs", /*writes=*/false),
+            16384);
+  EXPECT_EQ(accessBytes(permuteGrad, "d_routing_probs", /*writes=*/true),
+            65536);
+  // A scatter, one pair per (token, expert) slot: no operation added to the
+  // token gradient's scatter-add, 8,192 * 4,096 = 33,554,432.
+  ASSERT_NE(permuteGrad, nullptr);
+  EXPECT_EQ(permuteGrad->ops, 33554432);
+  EXPECT_EQ(accessBytes(work->find("router_topk", Phase::ActivationGrad),
+                        "d_routing_probs", /*writes=*/false),
+            65536);
+}
+
+// A routed expert GEMM at ep > 1 is one group of the n_e local experts with
+// the balanced P_x / n_e rows (ExpertParallelShape::expertLoads). Worked
+// example: n_e = 1, P_x = 8,192: fc1 [1, 8,192, 28,672, 4,096] (N = 2 f
+// under SwiGLU, K = h), fc2 [1, 8,192, 4,096, 14,336]. Small MoE at ep 2,
+// tp 1: n_e = 4, P_x = 2 * 512 = 1,024, 256 rows each: fc1 [4, 256, 2,048,
+// 1,024], and 2 * 4 * 256 * 2,048 * 1,024 ops = the 2 * 1,024 * 2,048 *
+// 1,024 of one group of all the pairs.
+TEST(ExpertParallel, RoutedExpertGemmsAreOneGroupOfTheLocalExperts) {
+  llvm::Expected<BlockWork> work =
+      deriveBlockWork(mixtral(), mixtralTraining(), mixtralMapping());
+  ASSERT_TRUE(static_cast<bool>(work)) << llvm::toString(work.takeError());
+  const Invocation *fc1 = work->find("expert_fc1", Phase::Forward);
+  ASSERT_NE(fc1, nullptr);
+  EXPECT_EQ(fc1->gemms, (std::vector<MatmulShape>{{1, 8192, 28672, 4096}}));
+  const Invocation *fc2 = work->find("expert_fc2", Phase::Forward);
+  ASSERT_NE(fc2, nullptr);
+  EXPECT_EQ(fc2->gemms, (std::vector<MatmulShape>{{1, 8192, 4096, 14336}}));
+
+  llvm::Expected<ExpertParallelShape> small =
+      expertParallelShape(smallMoe(), mixtralTraining(), smallMapping(1, 2, 2));
+  ASSERT_TRUE(static_cast<bool>(small)) << llvm::toString(small.takeError());
+  ASSERT_EQ(small->expertLoads.size(), 1u);
+  EXPECT_EQ(small->expertLoads[0].experts, 4);
+  EXPECT_EQ(small->expertLoads[0].rows, 256);
+  llvm::Expected<BlockWork> smallWork =
+      deriveBlockWork(smallMoe(), mixtralTraining(), smallMapping(1, 2, 2));
+  ASSERT_TRUE(static_cast<bool>(smallWork))
+      << llvm::toString(smallWork.takeError());
+  const Invocation *smallFc1 = smallWork->find("expert_fc1", Phase::Forward);
+  ASSERT_NE(smallFc1, nullptr);
+  EXPECT_EQ(smallFc1->gemms, (std::vector<MatmulShape>{{4, 256, 2048, 1024}}));
+  EXPECT_EQ(smallFc1->ops, int64_t{2} * 4 * 256 * 2048 * 1024);
+}
+
 // At tp = 2 under full recompute the block's dispatcher collectives are,
 // in order, exactly expertParallelDispatch's 20 (7 forward, 7
 // recommunication, 6 backward): same phase, message and outer axis; and

@@ -82,6 +82,82 @@ TEST(MixtureOfExperts, BalancedRoutingMatchesAnAssignmentLoop) {
         }
 }
 
+/// The per-expert loads the test expects over `calls` router calls of
+/// tokens/calls tokens: pair j of the micro-batch (counted across the calls)
+/// goes to expert j mod E, each call caps every expert at its own capacity;
+/// then the experts of equal nonzero load grouped, the more loaded first.
+std::vector<ExpertLoad> countLoads(int64_t experts, int64_t k, int64_t tokens,
+                                   int64_t calls,
+                                   std::optional<int64_t> capacityPercent) {
+  int64_t callPairs = k * (tokens / calls);
+  int64_t capacity = callPairs;
+  if (capacityPercent) {
+    capacity = 0;
+    while (capacity * 100 * experts < *capacityPercent * callPairs)
+      ++capacity;
+  }
+  std::vector<int64_t> rows(experts, 0);
+  for (int64_t call = 0; call < calls; ++call) {
+    std::vector<int64_t> load(experts, 0);
+    for (int64_t pair = call * callPairs; pair < (call + 1) * callPairs; ++pair)
+      ++load[pair % experts];
+    for (int64_t expert = 0; expert < experts; ++expert)
+      rows[expert] += std::min(load[expert], capacity);
+  }
+  std::sort(rows.rbegin(), rows.rend());
+  std::vector<ExpertLoad> loads;
+  for (int64_t received : rows) {
+    if (received == 0)
+      break;
+    if (!loads.empty() && loads.back().rows == received)
+      ++loads.back().experts;
+    else
+      loads.push_back({1, received});
+  }
+  return loads;
+}
+
+// The grouped GEMM's row groups (ExpertRouting::loads) are the per-expert
+// loads of the assignment loop, over one or several router calls, with and
+// without a binding capacity; they cover the processed pairs and the active
+// experts.
+TEST(MixtureOfExperts, ExpertLoadsMatchAnAssignmentLoop) {
+  for (int64_t experts : {3, 6, 8})
+    for (int64_t k : {1, 2})
+      for (int64_t calls : {1, 2, 3})
+        for (int64_t tokens : {calls, 2 * calls, 5 * calls, 64 * calls})
+          for (std::optional<int64_t> capacity :
+               {std::optional<int64_t>(), std::optional<int64_t>(50),
+                std::optional<int64_t>(125)}) {
+            MixtureOfExperts moe;
+            moe.experts = experts;
+            moe.expertsPerToken = k;
+            moe.capacityFactorPercent = capacity;
+            OverflowGuard guard;
+            ExpertRouting routing = balancedRouting(moe, tokens, calls, guard);
+            ASSERT_FALSE(guard.failed());
+            std::vector<ExpertLoad> expected =
+                countLoads(experts, k, tokens, calls, capacity);
+            std::string where =
+                "E=" + std::to_string(experts) + " k=" + std::to_string(k) +
+                " T=" + std::to_string(tokens) +
+                " calls=" + std::to_string(calls) +
+                " C=" + (capacity ? std::to_string(*capacity) : "none");
+            ASSERT_EQ(routing.loads.size(), expected.size()) << where;
+            int64_t rows = 0, active = 0;
+            for (size_t group = 0; group < expected.size(); ++group) {
+              EXPECT_EQ(routing.loads[group].experts, expected[group].experts)
+                  << where << " group " << group;
+              EXPECT_EQ(routing.loads[group].rows, expected[group].rows)
+                  << where << " group " << group;
+              rows += routing.loads[group].experts * routing.loads[group].rows;
+              active += routing.loads[group].experts;
+            }
+            EXPECT_EQ(rows, routing.processed) << where;
+            EXPECT_EQ(active, routing.activeExperts) << where;
+          }
+}
+
 // Capacity per router call (Megatron-Core's topk_softmax_with_capacity):
 // E = 3, k = 1, T = 4 over 2 sequence shards at C = 50. Each shard routes 2
 // pairs to 2 of the 3 experts, one each, under a capacity of

@@ -124,6 +124,10 @@ protected:
         EXPECT_EQ(a.hiddenSeconds, b.hiddenSeconds) << where << " " << b.label;
         EXPECT_EQ(a.transferSeconds, b.transferSeconds) << where;
         EXPECT_EQ(a.deps, b.deps) << where << " " << b.label;
+        EXPECT_EQ(a.readyAfter, b.readyAfter) << where << " " << b.label;
+        EXPECT_EQ(a.readySeconds, b.readySeconds) << where << " " << b.label;
+        EXPECT_EQ(a.besideBackward, b.besideBackward)
+            << where << " " << b.label;
         EXPECT_EQ(a.channel, b.channel) << where << " " << b.label;
       }
     }
@@ -139,10 +143,32 @@ protected:
         << where;
     EXPECT_EQ(irPath.pathHiddenTPCommSeconds, plainPath.pathHiddenTPCommSeconds)
         << where;
-    for (size_t stage = 0; stage < irPath.stages.size(); ++stage)
+    EXPECT_EQ(irPath.pathHiddenDPReduceSeconds,
+              plainPath.pathHiddenDPReduceSeconds)
+        << where;
+    for (size_t stage = 0; stage < irPath.stages.size(); ++stage) {
       EXPECT_EQ(irPath.stages[stage].hiddenTPCommSeconds,
                 plainPath.stages[stage].hiddenTPCommSeconds)
           << where << " stage " << stage;
+      EXPECT_EQ(irPath.stages[stage].hiddenDPReduceSeconds,
+                plainPath.stages[stage].hiddenDPReduceSeconds)
+          << where << " stage " << stage;
+    }
+  }
+
+  /// The plan of the training run `run`, after expectAgreement with its
+  /// plain derivation; null (and a failure) when it has none.
+  OwningOpRef<ModuleOp> agreeingPlanOf(const RunSpecs &run,
+                                       const std::string &where) {
+    OwningOpRef<ModuleOp> module = trainingPlanOf(run);
+    EXPECT_TRUE(module) << where;
+    if (!module)
+      return module;
+    WholeRun derived =
+        valueOrFail(deriveWholeRun(run.model, run.training, run.mapping));
+    expectAgreement(*module, derived, run.mapping, run.training,
+                    run.training.activationType, where);
+    return module;
   }
 
   MLIRContext context;
@@ -172,12 +198,7 @@ TEST_F(PlanAnalysesTest, TrainingRunsAgreeThroughTheIR) {
                   interleaved ? std::vector<int64_t>{3, 1, 1, 3}
                               : std::vector<int64_t>{5, 3};
             std::string where = test::describeRun(run);
-            OwningOpRef<ModuleOp> module = trainingPlanOf(run);
-            ASSERT_TRUE(module) << where;
-            WholeRun derived = valueOrFail(
-                deriveWholeRun(run.model, run.training, run.mapping));
-            expectAgreement(*module, derived, run.mapping, run.training,
-                            run.training.activationType, where);
+            ASSERT_TRUE(agreeingPlanOf(run, where)) << where;
             ++count;
           }
   EXPECT_GT(count, 60);
@@ -196,18 +217,46 @@ TEST_F(PlanAnalysesTest, OverlappedRunsAgreeThroughTheIR) {
       run.mapping.tpComm = mode;
       run.mapping.overlapTPComm = true;
       std::string where = test::describeRun(run) + " overlap_tp_comm";
-      OwningOpRef<ModuleOp> module = trainingPlanOf(run);
+      OwningOpRef<ModuleOp> module = agreeingPlanOf(run, where);
       ASSERT_TRUE(module) << where;
-      WholeRun derived =
-          valueOrFail(deriveWholeRun(run.model, run.training, run.mapping));
-      expectAgreement(*module, derived, run.mapping, run.training,
-                      run.training.activationType, where);
       auto plan = *module->getBody()->getOps<pplan::PlanOp>().begin();
       analysis::CriticalPathReport path = valueOrFail(analysis::longestPath(
           valueOrFail(planGraphOf(plan, profile, binding))));
       // tp = 2: every backward instance on the path overlaps something.
       EXPECT_GT(path.pathHiddenTPCommSeconds, 0) << where;
     }
+}
+
+// overlap_dp_grad_reduce: the derivation's partial dependencies become
+// `ready_blocks` on the plan's reductions (pplan_stage_c4), and the IR
+// graph (readiness, hidden reduction) equals the plain one, over every
+// schedule, pp 1 and 2, ZeRO 0 and 1, one bucket per block (bucket_bytes =
+// 1, so most buckets are ready inside an instance) and a few buckets.
+TEST_F(PlanAnalysesTest, OverlappedReductionsAgreeThroughTheIR) {
+  int64_t readyInside = 0;
+  for (PipelineSchedule schedule :
+       {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
+        PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1})
+    for (int64_t pp : {1, 2})
+      for (int64_t zero : {0, 1})
+        for (int64_t bucketBytes : {1, 300000}) {
+          if (schedule == PipelineSchedule::Interleaved1F1B && pp == 1)
+            continue;
+          RunSpecs run = test::smallRun(schedule, pp, 4);
+          run.mapping.zeroStage = zero;
+          run.mapping.bucketBytes = bucketBytes;
+          run.mapping.overlapDPGradReduce = true;
+          std::string where =
+              test::describeRun(run) + " overlap_dp_grad_reduce";
+          OwningOpRef<ModuleOp> module = agreeingPlanOf(run, where);
+          ASSERT_TRUE(module) << where;
+          auto plan = *module->getBody()->getOps<pplan::PlanOp>().begin();
+          plan.walk([&](pplan::TaskOp task) {
+            if (task.getReadyBlocks())
+              ++readyInside;
+          });
+        }
+  EXPECT_GT(readyInside, 0);
 }
 
 /// The verifier accepts a plan's stages in any order; the analyses read

@@ -383,7 +383,8 @@ TASK = re.compile(
     r'pplan\.task "(?P<primitive>[^"]+)" (?P<phase>\w+) (?P<engine>\w+) '
     r'(?P<cadence>\w+) .*?(?:collective = <kind = (?P<kind>\w+), '
     r'reduction = \w+, participants = \d+, message = (?P<message>\d+)> )?'
-    r'ops = (?P<ops>\d+) reads \{(?P<reads>[^}]*)\} '
+    r'ops = (?P<ops>\d+) (?:gemm = \[(?P<gemm>[0-9, ]*)\] )?'
+    r'reads \{(?P<reads>[^}]*)\} '
     r'writes \{(?P<writes>[^}]*)\} stashed \{(?P<stashed>[^}]*)\}')
 
 

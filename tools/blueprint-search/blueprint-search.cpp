@@ -227,8 +227,10 @@ int main(int argc, char **argv) {
   options.pareto = pareto;
   options.checkpointDirectory = checkpointDir;
   if (options.format == sweep::RowFormat::CSV)
-    output->os() << sweep::searchCSVHeader(options.top.has_value(),
-                                           space->lists("overlap_tp_comm"))
+    output->os() << sweep::searchCSVHeader(
+                        options.top.has_value(),
+                        space->lists("overlap_tp_comm"),
+                        space->lists("overlap_dp_grad_reduce"))
                  << "\n";
 
   analysis::SearchScatter scatter;

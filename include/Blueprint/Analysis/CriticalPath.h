@@ -70,6 +70,15 @@ struct GraphStep {
   double hiddenSeconds = 0;
   /// Earlier steps of the same stage it waits for.
   llvm::SmallVector<size_t, 2> deps;
+  /// An earlier instance of the same stage the step waits for only in part
+  /// (a gradient bucket ready inside it, overlap_dp_grad_reduce): the step
+  /// starts no earlier than `readySeconds` after that instance starts.
+  std::optional<size_t> readyAfter;
+  double readySeconds = 0;
+  /// A data-parallel gradient reduction issued beside the stage's backward
+  /// (overlap_dp_grad_reduce): what of it runs before the stage's
+  /// preceding compute ends is hidden (docs/Memory.md, "Time").
+  bool besideBackward = false;
   /// A send signals, a receive waits for, this channel
   /// (workload::pipelineChannel or the run's message key).
   std::optional<int64_t> channel;
@@ -113,6 +122,9 @@ struct StageTime {
   /// Tensor-parallel communication its instances hid under their compute
   /// (overlap_tp_comm), in none of the three.
   double hiddenTPCommSeconds = 0;
+  /// Data-parallel gradient reduction that ran before the stage's backward
+  /// ended (overlap_dp_grad_reduce), not in `collectiveSeconds`.
+  double hiddenDPReduceSeconds = 0;
 };
 
 struct CriticalPathReport {
@@ -129,6 +141,11 @@ struct CriticalPathReport {
   /// the path (overlap_tp_comm): what the path would be longer by, step
   /// for step, without the overlap.
   double pathHiddenTPCommSeconds = 0;
+  /// Data-parallel gradient reduction hidden behind the backward of the
+  /// stages whose steps after their reductions are on the path
+  /// (overlap_dp_grad_reduce): what their reductions would add to the path
+  /// run after the backward.
+  double pathHiddenDPReduceSeconds = 0;
   std::vector<StageTime> stages;
 };
 
@@ -151,6 +168,9 @@ struct TimingPlan {
   /// For a member of a collective of several stages, its meeting; kNone
   /// otherwise.
   std::vector<uint32_t> meeting;
+  /// For a step that waits for an earlier instance in part
+  /// (GraphStep::readyAfter), that instance; kNone otherwise.
+  std::vector<uint32_t> readyAfter;
   std::vector<StepKind> kinds;
   /// Each meeting's members in the order they reach it; the meeting is
   /// timed when its last member is.
@@ -173,6 +193,9 @@ struct PlanTiming {
   /// determined each step's time; TimingPlan::kNone for none.
   std::vector<uint32_t> predecessor;
   std::vector<bool> transferred;
+  /// Whether the step started at a point inside its predecessor
+  /// (TimingPlan::readyAfter), not at its end.
+  std::vector<bool> readied;
   /// The path, from the step that finishes last back to the first.
   std::vector<PathSegment> reversedPath;
   double iterationSeconds = 0;
@@ -182,10 +205,13 @@ struct PlanTiming {
 
 /// Times the steps of `plan` (docs/Memory.md, "Time"), finds the step that
 /// finishes last (the first such in step order) and the path to it, and
-/// sums the communication and the compute on it. Fails, naming the step by
-/// `describe`, if a duration is negative or not finite.
+/// sums the communication and the compute on it. `readySeconds` is, for a
+/// step with TimingPlan::readyAfter, how long after that instance's start
+/// it may start. Fails, naming the step by `describe`, if a duration is
+/// negative or not finite.
 llvm::Error timeSteps(const TimingPlan &plan, llvm::ArrayRef<double> seconds,
                       llvm::ArrayRef<double> transferSeconds,
+                      llvm::ArrayRef<double> readySeconds,
                       llvm::function_ref<std::string(uint32_t)> describe,
                       PlanTiming &result);
 
@@ -244,6 +270,12 @@ GraphStep workStep(llvm::StringRef primitive, bool collective,
                    llvm::StringRef axis, llvm::ArrayRef<int64_t> group,
                    int64_t stages, workload::Cadence cadence,
                    workload::Phase phase, double seconds);
+
+/// Whether the stage-level work `primitive` is a data-parallel gradient
+/// reduction the mapping issues beside the backward
+/// (overlap_dp_grad_reduce).
+bool reducesBesideBackward(const workload::MappingSpec &mapping,
+                           llvm::StringRef primitive);
 
 /// A tensor-parallel collective of a template and the GEMM it runs under
 /// when the mapping overlaps tensor-parallel communication, by index into
@@ -312,10 +344,12 @@ private:
   workload::DataType computeType;
   const estimate::SystemProfile &profile;
   const estimate::NetworkTierBinding &binding;
-  /// Everything estimateWork reads of one task, and its group size.
-  using WorkKey =
-      std::tuple<std::string, int, int, int, int64_t, int64_t, int64_t, int,
-                 int, int64_t, int64_t, std::string, size_t>;
+  /// Everything estimateWork reads of one task (a matmul's GEMM shapes
+  /// flattened and their cover, which a tile model costs), and its group
+  /// size.
+  using WorkKey = std::tuple<std::string, int, int, int, int64_t, int64_t,
+                             int64_t, int, int, int64_t, int64_t, std::string,
+                             std::vector<int64_t>, int, size_t>;
   std::map<WorkKey, double> works;
   std::map<int64_t, double> transfers;
 };

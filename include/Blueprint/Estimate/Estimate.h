@@ -39,6 +39,79 @@ namespace blueprint::estimate {
 double rooflineComputeSeconds(int64_t ops, double peakOpsPerSecond,
                               double efficiency);
 
+/// Tile and wave quantization of one GEMM on a GPU with `smCount`
+/// streaming multiprocessors and tileM x tileN output tiles (NVIDIA,
+/// "Matrix Multiplication Background User's Guide", sections "Tile
+/// Quantization" and "Wave Quantization"; docs/Estimate.md, "Tile model").
+struct TileQuantization {
+  /// The tile the GEMM is cut into.
+  GemmTile tile;
+  /// Its index in the tile model's list (0 when given one tile directly).
+  size_t tileIndex = 0;
+  /// batch * ceil(M / tileM) * ceil(N / tileN).
+  int64_t tiles = 0;
+  /// ceil(tiles / smCount).
+  int64_t waves = 0;
+  /// Useful over tiled output: (M * N) / (ceil(M/tileM) tileM *
+  /// ceil(N/tileN) tileN); 1 for an empty output.
+  double tileFraction = 1;
+  /// tiles / (waves * smCount); 1 for an empty output.
+  double waveFraction = 1;
+  /// The GEMM's operand-reuse bound under the tile, l2ReuseFraction (1 when
+  /// the model declares no L2 bandwidth).
+  double reuseFraction = 1;
+  /// sustained * reuseFraction * tileFraction * waveFraction.
+  double efficiency = 0;
+};
+
+/// The fraction of the peak the tileM x tileN tiles of `gemm` can be fed
+/// from L2. Each step of a tile's main loop streams, per unit of K, the
+/// operand elements of its valid rows of A and valid columns of B (CUTLASS
+/// predicates the padding of an edge tile off: zero-filled, not loaded)
+/// while the tensor cores spend 2 * tileM * tileN slot operations on it.
+/// Over the GEMM, with R = ceil(M / tileM) and C = ceil(N / tileN) tiles per
+/// batch: 2 R tileM C tileN slot operations per (M C + N R) elementBytes
+/// operand bytes streamed, so an SM's rate is at most its share of the L2
+/// read bandwidth times that ratio; over the peak per SM (the SM count, the
+/// batch and K cancel), min(1, l2 * 2 R tileM C tileN / ((M C + N R)
+/// elementBytes peak)). For a tile-aligned GEMM it is min(1, l2 * 2 tileM
+/// tileN / ((tileM + tileN) elementBytes peak)); 1 for an empty output
+/// (docs/Estimate.md, "Tile model"). Preconditions: tile, elementBytes, l2
+/// and peak positive; fails if an integer term overflows int64_t.
+llvm::Expected<double> l2ReuseFraction(const workload::MatmulShape &gemm,
+                                       const GemmTile &tile,
+                                       int64_t elementBytes,
+                                       double l2ReadBytesPerSecond,
+                                       double peakOpsPerSecond);
+
+/// The quantization of `gemm`. K contributes nothing: it sets how long
+/// each tile's main loop runs, the same for every tile (docs/Estimate.md).
+/// `reuseFraction` is the GEMM's l2ReuseFraction under the tile (1 without
+/// an L2 bound).
+/// Preconditions: smCount, tileM, tileN > 0, sustained and reuseFraction in
+/// (0, 1] (what the profile loader accepts); fails if the tile count
+/// overflows int64_t.
+llvm::Expected<TileQuantization>
+tileQuantization(const workload::MatmulShape &gemm, int64_t smCount,
+                 int64_t tileM, int64_t tileN, double sustained,
+                 double reuseFraction = 1);
+
+/// The quantization of `gemm` under the tile of `model` with the highest
+/// efficiency, the first listed on a tie: an optimistic bound on a
+/// library's kernel selection (docs/Estimate.md, "Tile model"). The
+/// efficiency is sustained * reuse * batch*M*N / (waves * smCount *
+/// tileM*tileN); between tiles of the same reuse fraction (every tile when
+/// the model declares no L2 bandwidth) the best is the one with the least
+/// waves * tileM * tileN, compared as exact integers, otherwise the one
+/// with the larger reuse / (waves * tileM * tileN). The reuse fraction is
+/// l2ReuseFraction of `elementBytes` operands against `peakOpsPerSecond`.
+/// Preconditions as tileQuantization's, a non-empty tile list and positive
+/// elementBytes and peak; fails on an overflow.
+llvm::Expected<TileQuantization> selectTile(const workload::MatmulShape &gemm,
+                                            const TileModel &model,
+                                            int64_t elementBytes,
+                                            double peakOpsPerSecond);
+
 /// Roofline memory time (same source): bytes / (bandwidth * efficiency).
 double rooflineMemorySeconds(int64_t bytes, double bandwidthBytesPerSecond,
                              double efficiency);
@@ -96,6 +169,12 @@ struct EstimateTask {
   workload::Phase phase = workload::Phase::Forward;
   workload::Engine engine = workload::Engine::Vector;
   int64_t ops = 0;
+  /// The GEMMs of a matmul (InvocationFigures::gemms), costed one by one
+  /// under a profile's tile model.
+  std::vector<workload::MatmulShape> gemms = {};
+  /// How much of `ops` they make (InvocationFigures::gemmCover): a fused
+  /// kernel's remainder is its vector work, costed at the sustained rate.
+  workload::GemmCover gemmCover = workload::GemmCover::AllOps;
   /// Bytes read and written on one rank, summed over the tensors.
   int64_t readBytes = 0;
   int64_t writeBytes = 0;

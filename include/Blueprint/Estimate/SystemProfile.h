@@ -55,13 +55,46 @@ struct EfficiencyStep {
   double efficiency = 1;
 };
 
+/// One output tile shape of a GEMM kernel: tileM rows by tileN columns,
+/// both > 0.
+struct GemmTile {
+  int64_t tileM = 0;
+  int64_t tileN = 0;
+};
+
+/// The physical efficiency model of a GEMM on a GPU (docs/Estimate.md,
+/// "Tile model"): the output is cut into tiles of one of the declared
+/// shapes, one thread block each, run in waves of smCount concurrent tiles,
+/// at `sustained` of the peak inside a full tile (NVIDIA, "Matrix
+/// Multiplication Background User's Guide", tile and wave quantization).
+/// Each GEMM runs with the declared tile that quantizes it best
+/// (estimate::selectTile).
+struct TileModel {
+  SourcedCount smCount;
+  /// The kernel library's tile shapes, non-empty, in declaration order (a
+  /// tie goes to the first); `tilesSource` cites the library.
+  std::vector<GemmTile> tiles;
+  std::string tilesSource;
+  /// In (0, 1].
+  SourcedNumber sustained;
+  /// The GPU's L2 read bandwidth in bytes per second, > 0 (the profile's
+  /// memory.l2_read_bandwidth_bytes_per_second), which bounds a small
+  /// tile's rate by its operand reuse (estimate::l2ReuseFraction); else 1.
+  std::optional<SourcedNumber> l2ReadBandwidth;
+};
+
 /// Declared efficiency evidence: the fraction of a peak that work of a given
 /// size achieves. A flat factor is one step at size 0; a table has strictly
-/// increasing sizes starting at 0, so every size has exactly one step.
+/// increasing sizes starting at 0, so every size has exactly one step; a
+/// matmul rate may instead declare a tile model (no steps), which needs the
+/// shape of each GEMM.
 struct Efficiency {
-  /// True when declared as `flat`, false when declared as a table.
+  /// True when declared as `flat`, false when declared as a table or a
+  /// tile model.
   bool flat = true;
   std::vector<EfficiencyStep> steps;
+  /// Set exactly for a `tile_model` declaration (then `steps` is empty).
+  std::optional<TileModel> tileModel;
   std::string source;
 
   /// Index into `steps` of the step that applies to `size` (the last step

@@ -25,26 +25,48 @@
 
 namespace blueprint {
 
+/// Adds the semantic work of `work` to each of `sums`: the figures
+/// `fusedFigures(work)` gives for a fused task (the tasks it replaced,
+/// pplan_task_c10), the op's own figures for any other.
+template <typename FusedFiguresT>
+llvm::Error addSemanticWork(WorkFactsOpInterface work,
+                            FusedFiguresT fusedFigures,
+                            llvm::ArrayRef<workload::WorkSummary *> sums) {
+  llvm::SmallVector<workload::InvocationFigures> parts = fusedFigures(work);
+  if (parts.empty()) {
+    llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
+    if (!figures)
+      return figures.takeError();
+    parts.push_back(*figures);
+  }
+  for (const workload::InvocationFigures &part : parts)
+    for (workload::WorkSummary *sum : sums)
+      if (llvm::Error error = sum->add(part))
+        return error;
+  return llvm::Error::success();
+}
+
 /// The totals of the stage `index` whose ops are `stage`. `lookupTemplate`
 /// maps an instance to its template op (or null); `templates` caches each
-/// template's summary across the stages of one program. An overflow, or an
-/// instance whose template is missing, is an error naming the stage.
+/// template's summary across the stages of one program. `fusedFigures`
+/// gives the semantic work a fused task conserves (pplan_task_c10: the tasks
+/// it replaced), empty for any other op: the totals count that, not what
+/// the fused kernel executes. An overflow, or an instance whose template is
+/// missing, is an error naming the stage.
 template <typename InstanceOpT, typename SendOpT, typename RecvOpT,
-          typename LookupT>
+          typename LookupT, typename FusedFiguresT>
 llvm::Expected<workload::StageTotals> summarizeStage(
     mlir::Block &stage, int64_t index, LookupT lookupTemplate,
+    FusedFiguresT fusedFigures,
     llvm::DenseMap<mlir::Operation *, workload::WorkSummary> &templates) {
   workload::StageTotals totals;
   totals.stage = index;
   std::string what = "stage " + std::to_string(index);
   auto add = [&](WorkFactsOpInterface work, bool ofInstance) -> llvm::Error {
-    llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
-    if (!figures)
-      return figures.takeError();
-    if (llvm::Error error = totals.work.add(*figures))
-      return error;
-    return ofInstance ? totals.instanceWork.add(*figures)
-                      : llvm::Error::success();
+    if (ofInstance)
+      return addSemanticWork(work, fusedFigures,
+                             {&totals.work, &totals.instanceWork});
+    return addSemanticWork(work, fusedFigures, {&totals.work});
   };
   workload::OverflowGuard guard;
   // The KV-cache bytes `work` writes (an inference step's kv_cache_write).
@@ -81,13 +103,10 @@ llvm::Expected<workload::StageTotals> summarizeStage(
           templateOp, workload::WorkSummary(workload::Cadence::PerIteration));
       if (inserted)
         for (auto work :
-             templateOp->getRegion(0).getOps<WorkFactsOpInterface>()) {
-          llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
-          if (!figures)
-            return figures.takeError();
-          if (llvm::Error error = entry->second.add(*figures))
+             templateOp->getRegion(0).getOps<WorkFactsOpInterface>())
+          if (llvm::Error error =
+                  addSemanticWork(work, fusedFigures, {&entry->second}))
             return error;
-        }
       for (workload::WorkSummary *sum : {&totals.work, &totals.instanceWork})
         if (llvm::Error error =
                 sum->addScaled(entry->second, instance.getRepetitions(), what))

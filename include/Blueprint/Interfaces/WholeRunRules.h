@@ -11,7 +11,9 @@
 #ifndef BLUEPRINT_INTERFACES_WHOLERUNRULES_H
 #define BLUEPRINT_INTERFACES_WHOLERUNRULES_H
 
+#include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Workload/BlockKinds.h"
+#include "Blueprint/Workload/Primitives.h"
 #include "Blueprint/Workload/WholeRun.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -293,6 +295,74 @@ verifyTransferShape(TransferOpT op, bool sending,
   if (op.getBytes() < 0)
     return op.emitOpError() << rule << "_c3: bytes must be non-negative, got "
                             << op.getBytes();
+  return mlir::success();
+}
+
+/// The attribute of a whole-run stage's data-parallel gradient reduction
+/// that waits for only the first `ready_blocks` blocks of the block instance
+/// its last `after` token names, where its bucket is ready
+/// (overlap_dp_grad_reduce; docs/WholeRun.md, "Dependencies").
+inline constexpr llvm::StringLiteral kReadyBlocksAttr = "ready_blocks";
+
+/// `rule` (`dist_stage_c4`, `pplan_stage_c4`), where `ready_blocks` may
+/// stand: only on an op directly in a whole-run stage (`inStage`), never on
+/// a template's. Called by the reductions' own verifiers, which see
+/// template ops the stage's check does not.
+inline mlir::LogicalResult verifyReadyBlocksInStage(mlir::Operation &op,
+                                                    bool inStage,
+                                                    llvm::StringRef rule) {
+  if (!op.getAttr(kReadyBlocksAttr) || inStage)
+    return mlir::success();
+  return op.emitOpError() << rule << ": " << kReadyBlocksAttr
+                          << " stands only on a data-parallel gradient "
+                             "reduction of a whole-run stage, not in a "
+                             "template";
+}
+
+/// `rule` (`dist_stage_c4`, `pplan_stage_c4`): an op of `stage` that carries
+/// `ready_blocks` is a data-parallel gradient reduction (a collective
+/// `dp_grad_allreduce` or `dp_grad_reduce_scatter`) whose value is an
+/// integer k >= 1 and whose last `after` token is a backward or
+/// weight-gradient block instance of the stage that runs more than k
+/// blocks. `lookupTemplate(instance)` gives an instance's template or null.
+template <typename InstanceOpT, typename LookupTemplateT>
+mlir::LogicalResult verifyReadyBlocks(mlir::Block &stage,
+                                      LookupTemplateT lookupTemplate,
+                                      llvm::StringRef rule) {
+  for (mlir::Operation &op : stage) {
+    mlir::Attribute attr = op.getAttr(kReadyBlocksAttr);
+    if (!attr)
+      continue;
+    auto work = llvm::dyn_cast<WorkFactsOpInterface>(op);
+    auto blocks = llvm::dyn_cast<mlir::IntegerAttr>(attr);
+    bool reduction =
+        work && work.getCollectiveFacts() &&
+        (work.getPrimitive() == workload::primitive::kDPGradAllReduce ||
+         work.getPrimitive() == workload::primitive::kDPGradReduceScatter);
+    if (!reduction || !blocks || op.getNumOperands() == 0)
+      return op.emitOpError()
+             << rule << ": only a data-parallel gradient reduction ("
+             << workload::primitive::kDPGradAllReduce << ", "
+             << workload::primitive::kDPGradReduceScatter
+             << ") with an `after` token carries an integer "
+             << kReadyBlocksAttr;
+    auto instance = op.getOperands().back().getDefiningOp<InstanceOpT>();
+    auto templateOp = instance ? lookupTemplate(instance) : nullptr;
+    bool backward =
+        templateOp &&
+        (templateOp.getPass() == workload::PipelinePass::Backward ||
+         templateOp.getPass() == workload::PipelinePass::WeightGrad);
+    std::optional<llvm::ArrayRef<int64_t>> range =
+        backward ? instance.getBlocks() : std::nullopt;
+    int64_t ready = blocks.getInt();
+    if (!range || range->size() != 2 || ready < 1 ||
+        ready >= (*range)[1] - (*range)[0])
+      return op.emitOpError()
+             << rule << ": " << kReadyBlocksAttr << " = " << ready
+             << " needs its last `after` token to be a backward or "
+                "weight-gradient block instance that runs more than that "
+                "many blocks, and at least 1";
+  }
   return mlir::success();
 }
 

@@ -25,6 +25,13 @@ llvm::Expected<workload::Invocation> toInvocation(WorkFactsOpInterface op);
 llvm::Expected<workload::InvocationFigures>
 figuresOf(WorkFactsOpInterface op);
 
+/// Why an op's `gemm` extents are not the GEMMs of its work
+/// (workload::matmulShapeViolation under the op's getGemmCover(), and a
+/// length that is a multiple of 4), or std::nullopt when they are or the op
+/// carries none: the one check behind dist_task_c2 and pplan_task_c9 (the
+/// sum at most `ops` only for a fused task, one with `implementation`).
+std::optional<std::string> gemmViolation(WorkFactsOpInterface op);
+
 /// The work of a program or plan summarised by cadence, op by op.
 using CadenceSummaries = std::map<workload::Cadence, workload::WorkSummary>;
 

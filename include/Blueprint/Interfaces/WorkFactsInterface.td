@@ -65,7 +65,15 @@ def WorkFactsOpInterface : OpInterface<"WorkFactsOpInterface"> {
       "getWorkEngine">,
     InterfaceMethod<"collective facts, if the op is a collective",
       "std::optional<::blueprint::workload::CollectiveFacts>",
-      "getCollectiveFacts">
+      "getCollectiveFacts">,
+    InterfaceMethod<"the GEMMs of a matmul as [batch, M, N, K, ...] "
+      "(empty when the op carries none)", "::llvm::ArrayRef<int64_t>",
+      "getGemmExtents">,
+    InterfaceMethod<"how much of `ops` the GEMMs make: all (every task but "
+      "one) or at most all (the fused kernel of an implementation "
+      "transformation, whose ops also count its vector work)",
+      "::blueprint::workload::GemmCover", "getGemmCover", (ins), [{}],
+      [{ return ::blueprint::workload::GemmCover::AllOps; }]>
   ];
 }
 

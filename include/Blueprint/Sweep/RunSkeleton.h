@@ -115,6 +115,7 @@ public:
     analysis::PlanTiming timing;
     std::vector<double> seconds;
     std::vector<double> transfers;
+    std::vector<double> ready;
     std::vector<double> sourceSeconds;
     std::vector<double> sourceTransfers;
   };
@@ -158,9 +159,16 @@ private:
     size_t positions = 0;
     /// The stage's tail (its parts' steps) starts here.
     size_t tailBegin = 0;
-    /// Buffers whose Message and Work sources index `works`.
+    /// The stage's buffers, their bytes left zero.
     std::vector<workload::LiveSpan> spans;
+    /// Each distinct source of the buffers once, in the order the buffers
+    /// first name it (Work sources index `works`; a Message source indexes
+    /// nothing, every message of a training run carries the run's message
+    /// bytes), and each buffer's index in it: thousands of buffers (the
+    /// stashes, messages and working sets of every micro-batch) have tens
+    /// of sources, and sourceBytes runs once per source.
     std::vector<workload::BufferSource> sources;
+    std::vector<uint32_t> spanSource;
     /// usage.works index `works`.
     workload::StageUsage usage;
     std::vector<WorkRef> works;
@@ -173,6 +181,10 @@ private:
   std::vector<TimeSource> sources;
   /// Each step's index in `sources`, by the plan's step numbering.
   std::vector<uint32_t> sourceOf;
+  /// For each step ready inside an instance (overlap_dp_grad_reduce), its
+  /// number and the source of how long after that instance's start it is
+  /// ready (analysis::TimingPlan::readyAfter).
+  std::vector<std::pair<uint32_t, uint32_t>> readySources;
   analysis::TimingPlan plan;
   size_t templates = 0;
   size_t sharedWorks = 0;

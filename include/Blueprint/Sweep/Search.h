@@ -80,6 +80,9 @@ struct Configuration {
   /// space's grid lists that axis, so every other space's rows keep their
   /// fields (docs/Sweep.md).
   bool pointHasOverlapTPComm = false;
+  /// Whether the point has the field `overlap_dp_grad_reduce`: only when
+  /// the space's grid lists that axis.
+  bool pointHasOverlapDPGradReduce = false;
 };
 
 /// How far a configuration got.
@@ -238,6 +241,7 @@ public:
     std::vector<workload::TPCommMode> tpComm;
     std::vector<workload::CPCommMode> cpComm;
     std::vector<bool> overlapTPComm;
+    std::vector<bool> overlapDPGradReduce;
     /// By mesh axis (tp, cp, pp, dp): the tiers it may use.
     std::vector<std::string> tiers[4];
   };
@@ -281,9 +285,11 @@ std::string formatSearchRow(RowFormat format, size_t index,
                             std::optional<size_t> rank = std::nullopt,
                             bool rankColumn = false);
 
-/// The CSV header of search rows, with a rank column when `ranked` and an
-/// `overlap_tp_comm` column when the space lists that axis.
-std::string searchCSVHeader(bool ranked, bool overlapTPCommColumn);
+/// The CSV header of search rows, with a rank column when `ranked` and the
+/// `overlap_tp_comm` and `overlap_dp_grad_reduce` columns when the space
+/// lists those axes.
+std::string searchCSVHeader(bool ranked, bool overlapTPCommColumn,
+                            bool overlapDPGradReduceColumn);
 
 /// Orders accepted configurations: by iteration time, then peak bytes, then
 /// GPUs, then index - a total order, so the top-K does not depend on the

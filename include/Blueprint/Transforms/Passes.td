@@ -137,8 +137,10 @@ def VerifyConservation : Pass<"verify-conservation", "::mlir::ModuleOp"> {
     `pplan.plan`, re-derives the block's work from the contracts the program
     carries (docs/WorkAlgebra.md) and checks that the program holds exactly
     those invocations: every derived (cadence, phase, primitive) has one work
-    op with the same operations, bytes read, written and stashed, and
-    collective facts, and no other work exists. A mismatch names the task,
+    op with the same operations, bytes read, written and stashed, GEMM
+    shapes (a matmul without its `gemm` is a mismatch too, although
+    `dist_task_c2` and `pplan_task_c9` accept hand-written IR without it)
+    and collective facts, and no other work exists. A mismatch names the task,
     the quantity, the expected and the found value. The plan's own rules
     (ledger conservation, resource coverage, buffer legality, no target
     fields) are checked by its verifier, which runs after this pass.
@@ -161,6 +163,52 @@ def PrintDigest : Pass<"print-digest", "::mlir::ModuleOp"> {
   let options = [
     Option<"outputFile", "output", "std::string", /*default=*/"\"-\"",
            "where to print the digests ('-' is standard output)">
+  ];
+}
+
+def ApplyImplementation
+    : Pass<"apply-implementation", "::mlir::ModuleOp"> {
+  let summary = "Replace plan tasks by the fused kernels of an implementation";
+  let description = [{
+    Target-specific implementation as an explicit, source-linked
+    transformation (MISSION seed 004; docs/Estimate.md "Implementation
+    transformations"): for every block-scope training `pplan.plan`, applies
+    the listed transformations in order. `flash-attention` (Dao et al.,
+    NeurIPS 2022, Alg. 1-4) replaces the attention core's tasks of each
+    phase (QK^T, softmax, dropout, P·V forward or recompute; their
+    activation gradients) by one `flash_attention` task whose facts are
+    what the fused kernel executes (no S or P traffic, the fp32 logsumexp
+    written and, instead of the S-sized stash, stashed; the backward's
+    recomputation of S, P and the dropout mask added) and whose
+    `implementation` and `fuses` keep the transformation and the semantic
+    work of every task it replaced (`pplan_task_c10`). Its location is
+    `fused<"apply-implementation: flash-attention">[<originals>]`.
+    `fused-softmax` and `fused-bias-gelu` find their pattern absent in
+    today's algebra (scale and mask are inside `softmax`, the fc1 bias
+    inside `fc1`) and leave the plan unchanged with a remark saying why.
+    Without the pass every plan is unchanged.
+
+    Rules: `apply_implementation_c1`: every name is a known transformation,
+    listed once, and the list is not empty; `apply_implementation_c2`: a
+    transformed plan is a training plan with contracts, block-scope or
+    whole-run (an inference plan is refused, and so is a module without a
+    plan: the pass runs after `--plan-portable`); on a whole-run plan the
+    templates' attention cores are fused and the stage buffers they size
+    shrink with them, so `--memory-report` and `--critical-path` read the
+    transformed plan; `apply_implementation_c3`: attention-core tasks are
+    forward, recompute or activation-gradient work; `apply_implementation_c4`:
+    each phase's attention core has QK^T, softmax and P·V, and there is a
+    forward one.
+
+    ```
+    blueprint-opt gpt.mlir --distribute-transformer --plan-portable \
+        --apply-implementation="transformations=flash-attention"
+    ```
+  }];
+  let options = [
+    ListOption<"transformations", "transformations", "std::string",
+               "implementation transformations to apply, in order "
+               "(flash-attention, fused-softmax, fused-bias-gelu)">
   ];
 }
 

@@ -21,6 +21,8 @@
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/Spec.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -228,6 +230,52 @@ inline bool operator!=(const CollectiveFacts &lhs, const CollectiveFacts &rhs) {
   return !(lhs == rhs);
 }
 
+/// The shape of one general matrix multiply run `batch` times: C[M,N] (+)=
+/// A[M,K] B[K,N], M and N the output's rows and columns, K the contraction
+/// length, as cuBLAS and NVIDIA's "Matrix Multiplication Background User's
+/// Guide" name them. It performs 2 * batch * M * N * K operations (a
+/// multiply-add is 2). A linear X[rows,in] W[in,out] is {1, rows, out, in};
+/// an attention batched matmul runs batch = b * heads GEMMs.
+struct MatmulShape {
+  int64_t batch = 1;
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+};
+
+inline bool operator==(const MatmulShape &lhs, const MatmulShape &rhs) {
+  return lhs.batch == rhs.batch && lhs.m == rhs.m && lhs.n == rhs.n &&
+         lhs.k == rhs.k;
+}
+inline bool operator!=(const MatmulShape &lhs, const MatmulShape &rhs) {
+  return !(lhs == rhs);
+}
+
+/// How much of a matmul's `ops` its GEMMs make: all of them (every derived
+/// invocation), or at most all (the fused kernel of an implementation
+/// transformation, pplan_task_c10, whose ops also count the vector work it
+/// runs between its GEMMs: FlashAttention's softmax and dropout).
+enum class GemmCover { AllOps, AtMostOps };
+
+/// Why `gemms` are not the GEMMs of an invocation of `engine` with `ops`
+/// operations, or std::nullopt when they are: a matmul invocation runs at
+/// least one GEMM, every other engine none; every extent is non-negative
+/// and the batch positive; and ops = sum of 2 * batch * M * N * K (ops >=
+/// the sum under GemmCover::AtMostOps), computed with overflow checks (an
+/// overflow is a violation). The one statement of the invariant the
+/// workload, dist_task_c2, pplan_task_c9 and the tile model check.
+std::optional<std::string>
+matmulShapeViolation(Engine engine, int64_t ops,
+                     llvm::ArrayRef<MatmulShape> gemms,
+                     GemmCover cover = GemmCover::AllOps);
+
+/// The flat [batch, M, N, K, batch, M, N, K, ...] form of `gemms` the IR's
+/// `gemm` attribute carries, and back (std::nullopt unless the length is a
+/// multiple of 4).
+std::vector<int64_t> flattenGemms(llvm::ArrayRef<MatmulShape> gemms);
+std::optional<std::vector<MatmulShape>>
+unflattenGemms(llvm::ArrayRef<int64_t> flat);
+
 /// One primitive invocation of a block.
 struct Invocation {
   /// Stable snake_case id of the primitive (docs/WorkAlgebra.md). Unique per
@@ -248,6 +296,15 @@ struct Invocation {
   std::vector<TensorAccess> stashed;
   /// Present exactly when engine == Engine::Collective.
   std::optional<CollectiveFacts> collective;
+  /// The GEMMs of a matmul invocation, in the order its cause names them
+  /// (an attention backward runs two); empty for every other engine.
+  /// matmulShapeViolation states the invariant with `ops` under
+  /// `gemmCover`.
+  std::vector<MatmulShape> gemms;
+  /// AtMostOps exactly for the fused kernel of an implementation
+  /// transformation (Fusion::executed, a pplan.task with `implementation`),
+  /// whose ops also count the vector work between its GEMMs.
+  GemmCover gemmCover = GemmCover::AllOps;
   /// One sentence: why this invocation exists.
   std::string cause;
 
@@ -291,6 +348,10 @@ struct InvocationFigures {
   int64_t writeBytes = 0;
   int64_t stashBytes = 0;
   std::optional<CollectiveFacts> collective;
+  /// The invocation's GEMMs (Invocation::gemms, or an op's `gemm`).
+  llvm::SmallVector<MatmulShape, 2> gemms;
+  /// How much of `ops` they make (Invocation::gemmCover, or the op's).
+  GemmCover gemmCover = GemmCover::AllOps;
 };
 
 /// The figures of `invocation`; fails if a byte sum overflows int64_t.
@@ -402,6 +463,13 @@ llvm::Expected<Invocation> deriveAdamWStep(int64_t parameters,
                                            llvm::StringRef primitive,
                                            llvm::StringRef cause);
 
+/// `experts` experts that each process `rows` token-expert pairs over a
+/// micro-batch: one batch of equal GEMMs in the experts' grouped GEMM.
+struct ExpertLoad {
+  int64_t experts = 0;
+  int64_t rows = 0;
+};
+
 /// How balanced routing spreads the token-expert pairs of one MoE block
 /// over its experts (docs/WorkAlgebra.md, "Mixture-of-experts"): k * tokens
 /// pairs, each expert receiving the floor or the ceiling of
@@ -420,6 +488,11 @@ struct ExpertRouting {
   /// Experts that receive at least one pair and read their weights:
   /// min(E, pairs).
   int64_t activeExperts = 0;
+  /// The processed pairs per expert over all router calls, experts of equal
+  /// load in one group (at most two groups, none empty, the more loaded
+  /// first): sum of experts * rows = processed, sum of experts over the
+  /// groups = activeExperts (docs/WorkAlgebra.md, "Mixture-of-experts").
+  std::vector<ExpertLoad> loads;
 };
 
 /// The balanced routing of `tokens` tokens over the experts of `moe` by

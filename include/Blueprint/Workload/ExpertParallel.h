@@ -50,6 +50,12 @@ struct ExpertParallelShape {
   /// group, times the tp ranks): today's processed pairs, so the expert
   /// GEMMs are today's on n_e experts' weights.
   int64_t processedPairs = 0;
+  /// The GEMM row groups of the rank's routed experts (ExpertRouting::loads'
+  /// convention): the P_x balanced pairs spread over the n_e local experts,
+  /// the floor or the ceiling of P_x / n_e each (one group of n_e experts
+  /// of P_x / n_e rows when n_e divides P_x; min(n_e, P_x) experts read
+  /// their weights).
+  std::vector<ExpertLoad> expertLoads;
   /// The routing probabilities applied in the experts (d98e8a6's
   /// placement): forward P_x f_t multiplies of the activation output and
   /// the unpermute's P_l h scatter-adds; backward 3 P_x f_t (g x

@@ -229,6 +229,13 @@ struct MappingSpec {
   /// (Megatron-LM's LinearWithGradAccumulationAndAsyncCommunication,
   /// docs/Estimate.md, "Overlap"). A time option: no work changes.
   bool overlapTPComm = false;
+  /// Data-parallel gradient reduction overlapped with backward: each
+  /// bucket's all-reduce (or ZeRO's reduce-scatter) is issued once the last
+  /// micro-batch's backward has produced its gradients and gates only the
+  /// optimizer step (Megatron-Core DDP `overlap_grad_reduce`,
+  /// docs/Estimate.md, "Overlap"). A time option: no work changes; not
+  /// under ZeRO-3 (decoder_training_c17).
+  bool overlapDPGradReduce = false;
 
   /// The ranks holding the same parameters of a stage, dp * cp: every
   /// parameter is replicated over the context-parallel ranks, so gradients

@@ -94,6 +94,11 @@ struct RunStep {
   using Action = std::variant<RunInstance, RunMessage, RunWork>;
   Action action;
   llvm::SmallVector<size_t, 2> deps;
+  /// Under overlap_dp_grad_reduce, a gradient bucket's reduction that is
+  /// ready inside a block instance: it waits for the first `readyBlocks`
+  /// blocks of the instance deps.back() (fewer than its repetitions), not
+  /// for all of it (docs/WholeRun.md, "Dependencies").
+  std::optional<int64_t> readyBlocks;
 };
 
 struct StageProgram {
@@ -114,12 +119,23 @@ struct StageProgram {
   /// rank's shard their sum / (dp * cp). At ep > 1 the dense parameters'
   /// buckets only.
   std::vector<int64_t> bucketElements;
+  /// For each bucket, the number of the stage's gradient units (the head,
+  /// each block, the embeddings, in the order backward produces them) it
+  /// and the buckets before it hold: where each bucket closes.
+  std::vector<size_t> bucketUnitEnds;
   /// At ep > 1 the buckets of the routed experts' gradients, cut from the
   /// stage's MoE blocks by the same bucket_bytes rule, each padded to a
   /// multiple of edp (MappingSpec::expertGradientReplicas): reduced over
   /// the edp ranks, a rank's shard their sum / edp. Empty at ep = 1.
   std::vector<int64_t> expertBucketElements;
 };
+
+/// The block instance `step` of `program` is ready inside (RunStep::
+/// readyBlocks, which the caller has checked is set): its last dependency's
+/// instance, or null when that dependency is no instance or there is none.
+/// The plain graph and the search's skeleton both time readiness from it.
+const RunInstance *readyInstanceOf(const StageProgram &program,
+                                   const RunStep &step);
 
 struct WholeRun {
   PipelineLayout layout;

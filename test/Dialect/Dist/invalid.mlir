@@ -666,3 +666,39 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 4, experts_per_token = 2>> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, ep = 2> {
   dist.mesh @dp_mesh axes = ["dp"] shape = [2]
 }
+
+// -----
+
+// dist_task_c2 (ops are not the GEMMs': 2 * 2 * 4 * 8 * 16 = 2048)
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_task_c2: ops = 1024 but the GEMMs' 2 * batch * M * N * K sum to 2048}}
+  %0 = dist.task "t" forward matmul per_micro_batch on @tp_mesh ops = 1024 gemm = [2, 4, 8, 16] reads {x = 8} writes {y = 8} stashed {}
+}
+
+// -----
+
+// dist_task_c2 (four extents per GEMM)
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_task_c2: gemm lists four extents [batch, M, N, K] per GEMM, got 3}}
+  %0 = dist.task "t" forward matmul per_micro_batch on @tp_mesh ops = 1024 gemm = [4, 8, 16] reads {x = 8} writes {y = 8} stashed {}
+}
+
+// -----
+
+// dist_task_c2 (only matmul work)
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_task_c2: only matmul work carries GEMM shapes, but vector work has 1}}
+  %0 = dist.task "t" forward vector per_micro_batch on @tp_mesh ops = 2048 gemm = [2, 4, 8, 16] reads {x = 8} writes {y = 8} stashed {}
+}
+
+// -----
+
+// dist_task_c2 (positive batch)
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @tp_mesh axes = ["tp"] shape = [4]
+  // expected-error @+1 {{dist_task_c2: GEMM [batch 0, M 4, N 8, K 16] needs a positive batch and non-negative extents}}
+  %0 = dist.task "t" forward matmul per_micro_batch on @tp_mesh ops = 0 gemm = [0, 4, 8, 16] reads {x = 8} writes {y = 8} stashed {}
+}

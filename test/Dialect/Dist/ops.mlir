@@ -9,7 +9,7 @@
 // CHECK: dist.boundary @x activation_in : tensor<2x32x64xbf16> sharding = <@tp_mesh, {{\[\[\], \["tp"\]\]}}> owners = [0, 1, 2, 3]
 // CHECK: dist.boundary @w parameter : tensor<64x256xbf16> sharding = <@tp_mesh, {{\[\[\], \["tp"\]\]}}>
 // CHECK: %[[G:.*]] = dist.all_gather "gather" forward per_micro_batch on @tp_mesh axes = ["tp"] participants = 4 message = 8192 ops = 0 reads {x = 2048} writes {x_full = 8192} stashed {}
-// CHECK: %[[M:.*]] = dist.task "fc" forward matmul per_micro_batch on @tp_mesh ops = 1048576 reads {w = 8192, x_full = 8192} writes {h = 8192} stashed {x = 2048} after(%[[G]])
+// CHECK: %[[M:.*]] = dist.task "fc" forward matmul per_micro_batch on @tp_mesh ops = 1048576 gemm = [1, 64, 128, 64] reads {w = 8192, x_full = 8192} writes {h = 8192} stashed {x = 2048} after(%[[G]])
 // CHECK: %[[R:.*]] = dist.reduce_scatter "scatter" forward per_micro_batch on @tp_mesh axes = ["tp"] reduction = sum participants = 4 message = 8192 ops = 1536 reads {h = 8192} writes {y = 2048} stashed {} after(%[[M]])
 // CHECK: %[[A:.*]] = dist.all_reduce "sync" weight_grad per_iteration on @tp_mesh ranks [0, 1, 2, 3] axes = ["tp"] reduction = sum participants = 4 message = 512 ops = 96 reads {d_w = 512} writes {d_w = 512} stashed {} after(%[[M]], %[[R]])
 // A discardable attribute is printed after the op's own fields (the ops'
@@ -29,7 +29,8 @@ dist.program @block source_digest = "sha256:0123456789abcdef0123456789abcdef0123
       axes = ["tp"] participants = 4 message = 8192 ops = 0
       reads {x = 2048} writes {x_full = 8192} stashed {}
   %m = dist.task "fc" forward matmul per_micro_batch on @tp_mesh
-      ops = 1048576 reads {x_full = 8192, w = 8192} writes {h = 8192}
+      ops = 1048576 gemm = [1, 64, 128, 64]
+      reads {x_full = 8192, w = 8192} writes {h = 8192}
       stashed {x = 2048} after(%g)
   %r = dist.reduce_scatter "scatter" forward per_micro_batch on @tp_mesh
       axes = ["tp"] reduction = sum participants = 4 message = 8192

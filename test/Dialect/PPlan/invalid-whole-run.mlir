@@ -1462,7 +1462,7 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    // expected-error @+1 {{pplan_task_c8: stage-level collective dp_grad_allreduce names its mesh axis (axis "tp", "pp", "dp" or "cp")}}
+    // expected-error @+1 {{pplan_task_c8: stage-level collective dp_grad_allreduce names its mesh axis (axis "tp", "pp", "dp" or "cp"; "edp" or "ep" for "dp" at ep > 1)}}
     %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
     pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
     pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
@@ -1504,7 +1504,7 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    // expected-error @+1 {{pplan_task_c8: axis must be "tp", "pp", "dp" or "cp", got "ep"}}
+    // expected-error @+1 {{pplan_task_c8: axis must be "tp", "pp", "dp" or "cp" ("edp" and "ep" for "dp" at ep > 1), got "ep"}}
     %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "ep" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
     pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
     pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
@@ -1630,7 +1630,7 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    // expected-error @+1 {{pplan_task_c8: inner axis must be "tp", "pp", "dp" or "cp", got "ep"}}
+    // expected-error @+1 {{pplan_task_c8: inner axis must be "tp", "pp", "dp" or "cp" ("edp" and "ep" for "dp" at ep > 1), got "ep"}}
     %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" inner_axes ["ep"] ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
     pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
     pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)

@@ -725,3 +725,41 @@ pplan.plan @exchange source_digest = "sha256:a7f876715d46ebc3b3412141954772fce91
   pplan.objective minimize_peak_memory
   pplan.ledger per_micro_batch forward collective invocations = 1 ops = 0 read = 4096 write = 4096 message = 4096 stash = 0
 }
+
+// -----
+
+// pplan_task_c9: ops are not the GEMMs' (2 * 1 * 4 * 8 * 8 = 512)
+pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @any parallel
+  // expected-error @+1 {{pplan_task_c9: ops = 1024 but the GEMMs' 2 * batch * M * N * K sum to 512}}
+  %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 1024, memory = 48, network = 0> ops = 1024 gemm = [1, 4, 8, 8] reads {w = 16, x = 16} writes {h = 16} stashed {x = 16}
+  %1 = pplan.task "sync" forward collective per_micro_batch requires @all_reduce group @any demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {h = 16} writes {h = 16} stashed {} after(%0)
+  pplan.buffer @x boundary bytes = 16 consumers(%0)
+  pplan.buffer @h persistent bytes = 16 producer(%1)
+  pplan.objective minimize_step_latency
+  pplan.objective minimize_peak_memory
+  pplan.ledger per_micro_batch forward matmul invocations = 1 ops = 1024 read = 32 write = 16 message = 0 stash = 16
+  pplan.ledger per_micro_batch forward collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+}
+
+// -----
+
+// pplan_task_c9: four extents per GEMM
+pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @any parallel
+  // expected-error @+1 {{pplan_task_c9: gemm lists four extents [batch, M, N, K] per GEMM, got 5}}
+  %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 1024, memory = 48, network = 0> ops = 1024 gemm = [1, 4, 8, 16, 1] reads {w = 16, x = 16} writes {h = 16} stashed {x = 16}
+  %1 = pplan.task "sync" forward collective per_micro_batch requires @all_reduce group @any demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {h = 16} writes {h = 16} stashed {} after(%0)
+  pplan.buffer @x boundary bytes = 16 consumers(%0)
+  pplan.buffer @h persistent bytes = 16 producer(%1)
+  pplan.objective minimize_step_latency
+  pplan.objective minimize_peak_memory
+  pplan.ledger per_micro_batch forward matmul invocations = 1 ops = 1024 read = 32 write = 16 message = 0 stash = 16
+  pplan.ledger per_micro_batch forward collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+}

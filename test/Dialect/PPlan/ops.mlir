@@ -9,7 +9,7 @@
 // CHECK-NEXT: pplan.capability @all_reduce collective_all_reduce
 // CHECK-NEXT: pplan.group @forward serial
 // CHECK-NEXT: pplan.group @any parallel
-// CHECK-NEXT: %[[FC:.*]] = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 1024, memory = 48, network = 0> ops = 1024 reads {w = 16, x = 16} writes {h = 16} stashed {x = 16}
+// CHECK-NEXT: %[[FC:.*]] = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 1024, memory = 48, network = 0> ops = 1024 gemm = [1, 8, 8, 8] reads {w = 16, x = 16} writes {h = 16} stashed {x = 16}
 // CHECK-NEXT: %[[AR:.*]] = pplan.task "sync" forward collective per_micro_batch requires @all_reduce group @any demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {h = 16} writes {h = 16} stashed {} after(%[[FC]])
 // CHECK-NEXT: pplan.buffer @x boundary bytes = 16 consumers(%[[FC]])
 // CHECK-NEXT: pplan.buffer @h persistent bytes = 16 producer(%[[AR]])
@@ -22,7 +22,7 @@ pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789
   pplan.capability @all_reduce collective_all_reduce
   pplan.group @forward serial
   pplan.group @any parallel
-  %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 1024, memory = 48, network = 0> ops = 1024 reads {w = 16, x = 16} writes {h = 16} stashed {x = 16}
+  %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 1024, memory = 48, network = 0> ops = 1024 gemm = [1, 8, 8, 8] reads {w = 16, x = 16} writes {h = 16} stashed {x = 16}
   %1 = pplan.task "sync" forward collective per_micro_batch requires @all_reduce group @any demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {h = 16} writes {h = 16} stashed {} after(%0)
   pplan.buffer @x boundary bytes = 16 consumers(%0)
   pplan.buffer @h persistent bytes = 16 producer(%1)

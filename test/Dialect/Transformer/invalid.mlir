@@ -776,3 +776,27 @@ transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
     mapping = <world = 4, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, cp = 2, ep = 2>
+
+// -----
+
+// decoder_training_c17: overlapped data-parallel reductions are refused
+// under ZeRO-3, whose per-pass gathers over dp are not modelled beside them
+// (ZeRO-2 composes).
+transformer.decoder_training @ok
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, zero_stage = 2, overlap_dp_grad_reduce = true>
+// expected-error @+1 {{decoder_training_c17: overlap_dp_grad_reduce (mapping.overlap.dp_grad_reduce) needs zero_stage 0, 1 or 2, got zero_stage = 3}}
+transformer.decoder_training @m
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
+    mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, zero_stage = 3, overlap_dp_grad_reduce = true>
+
+// -----
+
+// decoder_inference_c13: a serving run has no gradient reduction to overlap
+// expected-error @+1 {{decoder_inference_c13: overlap_dp_grad_reduce (mapping.overlap.dp_grad_reduce) is a training option: inference has no gradient reduction}}
+transformer.decoder_inference @s
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512, vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    inference = <batch = 2, prompt_length = 256, generated_tokens = 64, activation_type = bf16, weight_type = bf16, kv_cache_type = bf16>
+    mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, overlap_dp_grad_reduce = true>

@@ -606,6 +606,8 @@ LogicalResult TaskOp::verify() {
     return emitOpError() << "dist_task_c1: a task runs on a matmul or vector "
                             "engine; collectives are dist.all_reduce, "
                             "dist.reduce_scatter and dist.all_gather";
+  if (std::optional<std::string> violation = gemmViolation(*this))
+    return emitOpError() << "dist_task_c2: " << *violation;
   return success();
 }
 
@@ -613,6 +615,10 @@ workload::Engine TaskOp::getWorkEngine() { return getEngine(); }
 
 std::optional<workload::CollectiveFacts> TaskOp::getCollectiveFacts() {
   return std::nullopt;
+}
+
+ArrayRef<int64_t> TaskOp::getGemmExtents() {
+  return getGemm().value_or(ArrayRef<int64_t>());
 }
 
 /// dist_collective_c5: `ranks`, when given, run the collective in whole
@@ -745,7 +751,9 @@ static LogicalResult verifyCollective(CollectiveOpT op) {
     return op.emitOpError()
            << "dist_collective_c8: " << workload::stringifyEnum(facts.kind)
            << " does not reduce: ops must be 0, got " << figures->ops;
-  return success();
+  return verifyReadyBlocksInStage(
+      *op.getOperation(), llvm::isa_and_present<StageOp>(op->getParentOp()),
+      "dist_stage_c4");
 }
 
 /// The collective facts of an op (all-gather has no reduction operand).
@@ -777,7 +785,8 @@ static workload::CollectiveFacts collectiveFactsOf(CollectiveOpT op) {
   }                                                                            \
   std::optional<workload::CollectiveFacts> OpT::getCollectiveFacts() {         \
     return collectiveFactsOf(*this);                                           \
-  }
+  }                                                                            \
+  ArrayRef<int64_t> OpT::getGemmExtents() { return {}; }
 DEFINE_COLLECTIVE(AllReduceOp)
 DEFINE_COLLECTIVE(ReduceScatterOp)
 DEFINE_COLLECTIVE(AllGatherOp)
@@ -926,6 +935,14 @@ LogicalResult StageOp::verifyRegions() {
       return op.emitOpError() << "dist_stage_c2: a stage holds instances, "
                                  "sends, receives, tasks and collectives "
                                  "only";
+  if (failed(verifyReadyBlocks<InstanceOp>(
+          getBody().front(),
+          [](InstanceOp instance) {
+            return SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
+                instance, instance.getTemplateNameAttr());
+          },
+          "dist_stage_c4")))
+    return failure();
   return verifyShardedStep(*this);
 }
 
@@ -961,7 +978,8 @@ static bool sameWork(WorkFactsOpInterface lhs, WorkFactsOpInterface rhs) {
          llvm::equal(lhs.getReads(), rhs.getReads()) &&
          llvm::equal(lhs.getWrites(), rhs.getWrites()) &&
          llvm::equal(lhs.getStashed(), rhs.getStashed()) &&
-         lhs.getCollectiveFacts() == rhs.getCollectiveFacts();
+         lhs.getCollectiveFacts() == rhs.getCollectiveFacts() &&
+         lhs.getGemmExtents() == rhs.getGemmExtents();
 }
 
 LogicalResult InstanceOp::verifyRegions() {

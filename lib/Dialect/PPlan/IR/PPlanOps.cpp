@@ -11,6 +11,7 @@
 #include "Blueprint/Interfaces/TensorBytes.h"
 #include "Blueprint/Interfaces/WholeRunRules.h"
 #include "Blueprint/Support/Digest.h"
+#include "Blueprint/Workload/Implementation.h"
 #include "Blueprint/Workload/Lifetimes.h"
 #include "Blueprint/Workload/Pipeline.h"
 #include "Blueprint/Workload/Plan.h"
@@ -20,6 +21,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace blueprint;
@@ -306,19 +308,32 @@ LogicalResult PlanOp::verifyRegions() {
   CadenceSummaries byCadence;
   for (TaskOp task : getBody().getOps<TaskOp>()) {
     workload::Cadence cadence = task.getCadence();
-    if (!rows.count({cadence, task.getPhase(), task.getEngine()}))
-      return emitOpError()
-             << "pplan_plan_c2: no ledger row records the distributed "
-                "IR's "
-             << workload::stringifyEnum(cadence) << " "
-             << workload::stringifyEnum(task.getPhase()) << " "
-             << workload::stringifyEnum(task.getEngine()) << " work, so task "
-             << task.getPrimitive() << " cannot be checked for conservation";
-    llvm::Expected<workload::InvocationFigures> figures = addToSummaries(
-        byCadence, llvm::cast<WorkFactsOpInterface>(task.getOperation()));
-    if (!figures)
-      return task.emitOpError()
-             << "pplan_plan_c2: " << llvm::toString(figures.takeError());
+    // A fused task conserves the work of the tasks it replaced
+    // (pplan_task_c10): its `fuses`, not what its kernel executes.
+    llvm::SmallVector<workload::InvocationFigures> parts =
+        task.getFusedFigures();
+    if (parts.empty()) {
+      llvm::Expected<workload::InvocationFigures> figures =
+          figuresOf(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
+      if (!figures)
+        return task.emitOpError()
+               << "pplan_plan_c2: " << llvm::toString(figures.takeError());
+      parts.push_back(*figures);
+    }
+    for (const workload::InvocationFigures &part : parts) {
+      if (!rows.count({cadence, part.phase, part.engine}))
+        return emitOpError()
+               << "pplan_plan_c2: no ledger row records the distributed "
+                  "IR's "
+               << workload::stringifyEnum(cadence) << " "
+               << workload::stringifyEnum(part.phase) << " "
+               << workload::stringifyEnum(part.engine) << " work, so task "
+               << part.primitive << " cannot be checked for conservation";
+      if (llvm::Error error =
+              byCadence.try_emplace(cadence, cadence).first->second.add(part))
+        return task.emitOpError()
+               << "pplan_plan_c2: " << llvm::toString(std::move(error));
+    }
   }
   for (auto [key, row] : rows) {
     auto [cadence, phase, engine] = key;
@@ -376,6 +391,17 @@ LogicalResult LedgerOp::verify() {
 
 workload::Engine TaskOp::getWorkEngine() { return getEngine(); }
 
+ArrayRef<int64_t> TaskOp::getGemmExtents() {
+  return getGemm().value_or(ArrayRef<int64_t>());
+}
+
+/// A fused task's ops also count the vector work between its GEMMs
+/// (pplan_task_c9); every other task's ops are its GEMMs'.
+workload::GemmCover TaskOp::getGemmCover() {
+  return getImplementationAttr() ? workload::GemmCover::AtMostOps
+                                 : workload::GemmCover::AllOps;
+}
+
 std::optional<workload::CollectiveFacts> TaskOp::getCollectiveFacts() {
   CollectiveAttr collective = getCollectiveAttr();
   if (!collective)
@@ -432,7 +458,7 @@ verifyMeshAxis(TaskOp task,
   } else if (!axis) {
     return fail() << "stage-level collective " << task.getPrimitive()
                   << " names its mesh axis (axis \"tp\", \"pp\", \"dp\" or "
-                     "\"cp\")";
+                     "\"cp\"; \"edp\" or \"ep\" for \"dp\" at ep > 1)";
   }
   auto plan = task->getParentOfType<PlanOp>();
   if (!plan)
@@ -440,7 +466,8 @@ verifyMeshAxis(TaskOp task,
   workload::MappingSpec mapping = plan.getMapping().getSpec();
   std::optional<int64_t> size = mapping.axisDegree(*axis);
   if (!size)
-    return fail() << "axis must be \"tp\", \"pp\", \"dp\" or \"cp\", got \""
+    return fail() << "axis must be \"tp\", \"pp\", \"dp\" or \"cp\" "
+                     "(\"edp\" and \"ep\" for \"dp\" at ep > 1), got \""
                   << *axis << "\"";
   int64_t participants = *size;
   llvm::SmallVector<llvm::StringRef, 2> spanned = {*axis};
@@ -449,7 +476,8 @@ verifyMeshAxis(TaskOp task,
       std::optional<int64_t> innerSize = mapping.axisDegree(inner);
       if (!innerSize)
         return fail() << "inner axis must be \"tp\", \"pp\", \"dp\" or "
-                         "\"cp\", got \""
+                         "\"cp\" (\"edp\" and \"ep\" for \"dp\" at ep > 1), "
+                         "got \""
                       << inner << "\"";
       if (llvm::is_contained(spanned, inner))
         return fail() << "axis " << inner << " is named twice";
@@ -482,6 +510,30 @@ verifyMeshAxis(TaskOp task,
                   << llvm::join(spanned, " x ") << (group ? " has " : " spans ")
                   << participants << (group ? " positions" : " ranks");
   return success();
+}
+
+llvm::SmallVector<workload::InvocationFigures>
+blueprint::pplan::fusedFiguresOf(WorkFactsOpInterface work) {
+  auto task = llvm::dyn_cast<TaskOp>(work.getOperation());
+  return task ? task.getFusedFigures()
+              : llvm::SmallVector<workload::InvocationFigures>();
+}
+
+llvm::SmallVector<workload::InvocationFigures> TaskOp::getFusedFigures() {
+  llvm::SmallVector<workload::InvocationFigures> parts;
+  if (std::optional<ArrayAttr> fuses = getFuses())
+    for (auto part : fuses->getAsRange<FusedWorkAttr>()) {
+      workload::InvocationFigures figures;
+      figures.primitive = part.getPrimitive();
+      figures.phase = part.getPhase();
+      figures.engine = part.getEngine();
+      figures.ops = part.getOps();
+      figures.readBytes = part.getRead();
+      figures.writeBytes = part.getWrite();
+      figures.stashBytes = part.getStash();
+      parts.push_back(figures);
+    }
+  return parts;
 }
 
 LogicalResult TaskOp::verify() {
@@ -523,6 +575,9 @@ LogicalResult TaskOp::verify() {
                                        : " does not reduce");
     }
   }
+
+  if (std::optional<std::string> violation = gemmViolation(work))
+    return emitOpError() << "pplan_task_c9: " << *violation;
 
   // pplan_task_c3: the declared demand is what the facts imply.
   llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
@@ -568,12 +623,61 @@ LogicalResult TaskOp::verify() {
                                                  : "an op of the same stage");
   }
 
+  // pplan_task_c10: a fused task names its transformation and its originals.
+  if (getImplementationAttr() || getFusesAttr()) {
+    if (!getImplementationAttr() || !getFusesAttr() || getFuses()->empty())
+      return emitOpError() << "pplan_task_c10: a fused task must have both "
+                              "'implementation' and a non-empty 'fuses'; "
+                              "this task has "
+                           << (getImplementationAttr() ? "no fused work"
+                                                       : "no implementation");
+    llvm::Expected<workload::Implementation> known =
+        workload::parseImplementation(*getImplementation());
+    if (!known) {
+      llvm::consumeError(known.takeError());
+      return emitOpError() << "pplan_task_c10: unknown implementation '"
+                           << *getImplementation()
+                           << "' (known: flash-attention, fused-softmax, "
+                              "fused-bias-gelu)";
+    }
+    if (isCollective)
+      return emitOpError() << "pplan_task_c10: a collective is never fused";
+    int64_t semanticOps = 0;
+    for (const workload::InvocationFigures &part : getFusedFigures()) {
+      if (part.phase != getPhase() || part.ops < 0 || part.readBytes < 0 ||
+          part.writeBytes < 0 || part.stashBytes < 0)
+        return emitOpError() << "pplan_task_c10: fused work '" << part.primitive
+                             << "' must be of the task's phase ("
+                             << workload::stringifyEnum(getPhase())
+                             << ") with non-negative figures";
+      if (!workload::isFusedBy(*known, part.primitive))
+        return emitOpError()
+               << "pplan_task_c10: '" << part.primitive
+               << "' is not in the pattern " << *getImplementation()
+               << " fuses (docs/Estimate.md, \"Implementation "
+                  "transformations\")";
+      if (llvm::AddOverflow(semanticOps, part.ops, semanticOps))
+        return emitOpError() << "pplan_task_c10: the fused work's ops overflow";
+    }
+    // A fused kernel executes every operation of the tasks it replaces
+    // (docs/WorkAlgebra.md, "Bytes are unfused"), recomputation on top.
+    if (static_cast<int64_t>(getOps()) < semanticOps)
+      return emitOpError() << "pplan_task_c10: the fused task executes "
+                           << getOps() << " ops, fewer than the " << semanticOps
+                           << " of the tasks it replaces";
+  }
+
   // pplan_task_c6
   if (!getStashed().empty() && getPhase() != workload::Phase::Forward)
     return emitOpError() << "pplan_task_c6: only forward work stashes, but "
                          << getPrimitive() << " ("
                          << workload::stringifyEnum(getPhase()) << ") stashes "
                          << getStashed().size() << " tensors";
+  if (failed(verifyReadyBlocksInStage(
+          *getOperation(),
+          llvm::isa_and_present<StageOp>(getOperation()->getParentOp()),
+          "pplan_stage_c4")))
+    return failure();
   return verifyMeshAxis(*this, collective);
 }
 
@@ -915,6 +1019,11 @@ LogicalResult StageOp::verifyRegions() {
     if (!llvm::isa<InstanceOp, SendOp, RecvOp, TaskOp, BufferOp>(op))
       return op.emitOpError() << "pplan_stage_c3: a stage holds instances, "
                                  "sends, receives, tasks and buffers only";
+  if (failed(verifyReadyBlocks<InstanceOp>(
+          getBody().front(),
+          [](InstanceOp instance) { return instance.lookupTemplate(); },
+          "pplan_stage_c4")))
+    return failure();
   return verifyBufferLifetimes(*this);
 }
 
@@ -925,7 +1034,7 @@ llvm::Expected<workload::StageTotals> StageOp::summarizeWork() {
       [](InstanceOp instance) -> Operation * {
         return instance.lookupTemplate();
       },
-      templates);
+      fusedFiguresOf, templates);
 }
 
 int64_t InstanceOp::getRepetitions() {

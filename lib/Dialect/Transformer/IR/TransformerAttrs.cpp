@@ -277,12 +277,14 @@ blueprint::transformer::getInferenceAttr(MLIRContext *context,
 // MappingAttr
 //===----------------------------------------------------------------------===//
 
-static workload::MappingSpec toMappingSpec(
-    int64_t world, int64_t tp, int64_t pp, int64_t dp, int64_t virtualStages,
-    workload::TPCommMode tpComm, workload::RecomputePolicy recompute,
-    workload::PipelineSchedule schedule, ArrayRef<int64_t> pipelineLayout,
-    int64_t zeroStage, int64_t bucketBytes, int64_t cp,
-    workload::CPCommMode cpComm, int64_t ep, bool overlapTPComm) {
+static workload::MappingSpec
+toMappingSpec(int64_t world, int64_t tp, int64_t pp, int64_t dp,
+              int64_t virtualStages, workload::TPCommMode tpComm,
+              workload::RecomputePolicy recompute,
+              workload::PipelineSchedule schedule,
+              ArrayRef<int64_t> pipelineLayout, int64_t zeroStage,
+              int64_t bucketBytes, int64_t cp, workload::CPCommMode cpComm,
+              int64_t ep, bool overlapTPComm, bool overlapDPGradReduce) {
   workload::MappingSpec spec;
   spec.world = world;
   spec.tp = tp;
@@ -299,6 +301,7 @@ static workload::MappingSpec toMappingSpec(
   spec.cpComm = cpComm;
   spec.ep = ep;
   spec.overlapTPComm = overlapTPComm;
+  spec.overlapDPGradReduce = overlapDPGradReduce;
   return spec;
 }
 
@@ -307,19 +310,21 @@ LogicalResult MappingAttr::verify(
     int64_t pp, int64_t dp, int64_t virtualStages, workload::TPCommMode tpComm,
     workload::RecomputePolicy recompute, workload::PipelineSchedule schedule,
     ArrayRef<int64_t> layout, int64_t zeroStage, int64_t bucketBytes,
-    int64_t cp, workload::CPCommMode cpComm, int64_t ep, bool overlapTPComm) {
+    int64_t cp, workload::CPCommMode cpComm, int64_t ep, bool overlapTPComm,
+    bool overlapDPGradReduce) {
   return reportViolations(
-      emitError,
-      workload::checkMapping(toMappingSpec(
-          world, tp, pp, dp, virtualStages, tpComm, recompute, schedule, layout,
-          zeroStage, bucketBytes, cp, cpComm, ep, overlapTPComm)));
+      emitError, workload::checkMapping(toMappingSpec(
+                     world, tp, pp, dp, virtualStages, tpComm, recompute,
+                     schedule, layout, zeroStage, bucketBytes, cp, cpComm, ep,
+                     overlapTPComm, overlapDPGradReduce)));
 }
 
 workload::MappingSpec MappingAttr::getSpec() const {
-  return toMappingSpec(
-      getWorld(), getTp(), getPp(), getDp(), getVirtualStages(), getTpComm(),
-      getRecompute(), getSchedule(), getPipelineLayout(), getZeroStage(),
-      getBucketBytes(), getCp(), getCpComm(), getEp(), getOverlapTpComm());
+  return toMappingSpec(getWorld(), getTp(), getPp(), getDp(),
+                       getVirtualStages(), getTpComm(), getRecompute(),
+                       getSchedule(), getPipelineLayout(), getZeroStage(),
+                       getBucketBytes(), getCp(), getCpComm(), getEp(),
+                       getOverlapTpComm(), getOverlapDpGradReduce());
 }
 
 MappingAttr
@@ -329,7 +334,7 @@ blueprint::transformer::getMappingAttr(MLIRContext *context,
                           spec.virtualStages, spec.tpComm, spec.recompute,
                           spec.schedule, spec.pipelineLayout, spec.zeroStage,
                           spec.bucketBytes, spec.cp, spec.cpComm, spec.ep,
-                          spec.overlapTPComm);
+                          spec.overlapTPComm, spec.overlapDPGradReduce);
 }
 
 std::optional<std::string> blueprint::transformer::workloadContractViolation(

@@ -227,19 +227,25 @@ def Dist_TaskOp : Dist_WorkOp<"task"> {
        same program;
     5. `dist_work_c5`: only `forward` work stashes;
     and `dist_task_c1`: the engine is `matmul` or `vector` (collectives are
-    their own ops).
+    their own ops); `dist_task_c2`: `gemm`, when present, lists the GEMMs
+    of a matmul task as `[batch, M, N, K, ...]` (four extents per GEMM,
+    C[M,N] = A[M,K] B[K,N] run `batch` times), with a positive batch,
+    non-negative extents and `ops` = the sum of 2 batch M N K (checked
+    arithmetic); only matmul tasks carry it. Every matmul the workload
+    derives carries it; hand-written IR may leave it out.
 
     ```mlir
     %t1 = dist.task "qkv_proj" forward matmul per_micro_batch on @tp_mesh
-        ops = 1855425871872
+        ops = 115964116992 gemm = [1, 4096, 2304, 6144]
         reads {w_qkv = 28311552, x_norm1 = 50331648}
         writes {qkv = 18874368} stashed {} after(%t0)
     ```
   }];
-  let arguments = !con(Dist_WorkArguments, (ins Workload_EngineProp:$engine));
+  let arguments = !con(Dist_WorkArguments, (ins Workload_EngineProp:$engine,
+      OptionalAttr<DenseI64ArrayAttr>:$gemm));
   let assemblyFormat = [{
     $primitive prop-dict `` $phase $engine $cadence `on` $mesh (`ranks` $ranks^)?
-    `ops` `=` $ops `reads` $reads
+    `ops` `=` $ops (`gemm` `=` $gemm^)? `reads` $reads
     `writes` $writes
     `stashed` $stashed
     (`after` `(` $deps^ `)`)? attr-dict
@@ -253,14 +259,15 @@ class Dist_CollectiveOp<string mnemonic, string kind, bit reduces>
     OptionalAttr<DenseI64ArrayAttr>:$group,
     Workload_I64Prop:$participants,
     Workload_I64Prop:$message_bytes),
-    !if(reduces, (ins Workload_ReductionKindProp:$reduction), (ins)));
+    !if(reduces, (ins Workload_ReductionKindProp:$reduction,
+                      OptionalAttr<I64Attr>:$ready_blocks), (ins)));
   let assemblyFormat = !strconcat([{
     $primitive prop-dict `` $phase $cadence `on` $mesh (`ranks` $ranks^)?
     `axes` `=` $mesh_axes (`group` $group^)? }], !if(reduces, "`reduction` `=` $reduction", ""), [{
     `participants` `=` $participants `message` `=` $message_bytes
     `ops` `=` $ops `reads` $reads
     `writes` $writes
-    `stashed` $stashed
+    `stashed` $stashed }], !if(reduces, "(`ready_blocks` `=` $ready_blocks^)?", ""), [{
     (`after` `(` $deps^ `)`)? attr-dict
   }]);
   let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
@@ -448,7 +455,15 @@ def Dist_StageOp : Dist_Op<"stage", [
     collectives; `dist_stage_c3`: when the stage reduce-scatters its
     gradients (a sharded optimizer), its optimizer step covers exactly the
     rank's shard of them, one parameter per gradient element of its 1/dp
-    of every bucket.
+    of every bucket; `dist_stage_c4`: a collective with `ready_blocks = k`
+    (a data-parallel gradient bucket issued beside the backward under the
+    mapping's `overlap_dp_grad_reduce`, which waits for only the first k
+    blocks of the instance its last `after` token names) is a
+    data-parallel gradient reduction (`dp_grad_allreduce` or
+    `dp_grad_reduce_scatter`) with at least one `after` token, the last a
+    backward or weight-gradient block instance of the stage running more
+    than k >= 1 blocks; `ready_blocks` stands only in a stage, never on a
+    template's collective (checked by the collective).
 
     ```mlir
     dist.stage 1 {

@@ -40,11 +40,40 @@ def PPlan_DemandAttr : AttrDef<PPlan_Dialect, "Demand"> {
     checks.
 
     ```mlir
-    #pplan.demand<compute = 1855425871872, memory = 97517568, network = 0>
+    #pplan.demand<compute = 115964116992, memory = 97517568, network = 0>
     ```
   }];
   let parameters = (ins "int64_t":$compute, "int64_t":$memory,
                         "int64_t":$network);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+def PPlan_FusedWorkAttr : AttrDef<PPlan_Dialect, "FusedWork"> {
+  let mnemonic = "fused_work";
+  let summary = "the semantic work of one task a fused task replaced";
+  let description = [{
+    What one original task of the distributed IR did, kept on the fused
+    task that replaced it (`--apply-implementation`, docs/Estimate.md
+    "Implementation transformations"): its primitive, phase, engine,
+    operations and total bytes read, written and stashed. Conservation
+    (`pplan_plan_c2`, `--verify-conservation`) counts these, not the fused
+    task's executed facts.
+
+    ```mlir
+    #pplan.fused_work<primitive = "qk_matmul", phase = forward,
+                      engine = matmul, ops = 131072, read = 8192,
+                      write = 8192, stash = 8192>
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"primitive id">:$primitive,
+    EnumParameter<Workload_Phase>:$phase,
+    EnumParameter<Workload_Engine>:$engine,
+    "int64_t":$ops,
+    "int64_t":$read,
+    "int64_t":$write,
+    "int64_t":$stash
+  );
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

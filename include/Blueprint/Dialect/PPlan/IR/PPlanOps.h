@@ -32,4 +32,12 @@ struct WorkResource : public mlir::SideEffects::Resource::Base<WorkResource> {
 #define GET_OP_CLASSES
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h.inc"
 
+namespace blueprint::pplan {
+/// The semantic work `work` conserves if it is a fused task
+/// (pplan_task_c10: TaskOp::getFusedFigures), empty for any other op: what
+/// the totals of a stage or template count instead of its own figures.
+llvm::SmallVector<workload::InvocationFigures>
+fusedFiguresOf(WorkFactsOpInterface work);
+} // namespace blueprint::pplan
+
 #endif // BLUEPRINT_DIALECT_PPLAN_IR_PPLANOPS_H

@@ -147,7 +147,7 @@ def PPlan_GroupOp : PPlan_PlanMember<"group", [Symbol]> {
 def PPlan_TaskOp : PPlan_Op<"task", [
     ParentOneOf<["PlanOp", "TemplateOp", "StageOp"]>,
     MemoryEffects<[MemWrite<PPlan_WorkResource>]>,
-    DeclareOpInterfaceMethods<WorkFactsOpInterface>]> {
+    DeclareOpInterfaceMethods<WorkFactsOpInterface, ["getGemmCover"]>]> {
   let summary = "a unit of exact work with its requirements";
   let description = [{
     Keeps the exact facts of one distributed task (operations, bytes read,
@@ -192,7 +192,31 @@ def PPlan_TaskOp : PPlan_Op<"task", [
        under the plan's mapping, in increasing order (a `pp` group holds the
        stage's own index); inner axes are distinct mesh axes other than
        `axis`; the collective's `participants` are the group's positions
-       (with a group) or the product of its axes' sizes (without).
+       (with a group) or the product of its axes' sizes (without);
+    9. `pplan_task_c9` (GEMM shape): `gemm`, when present, lists the GEMMs
+       of a matmul task as `[batch, M, N, K, ...]`, as `dist_task_c2`:
+       positive batch, non-negative extents, `ops` = the sum of
+       2 batch M N K; only matmul tasks carry it. A fused task (with
+       `implementation`, c10) lists the GEMMs its kernel executes and its
+       `ops` also count the vector work between them, so for it, and only
+       for it, the sum is at most `ops`; every other matmul task's GEMMs
+       make exactly its `ops`. The estimate's tile model (docs/Estimate.md)
+       reads it and holds its tasks to the same clause: it costs
+       `ops` minus the sum (the vector work) only on a fused task.
+    10. `pplan_task_c10` (implementation): `implementation` and `fuses` come
+        together; a task with them is the fused task of an implementation
+        transformation (`--apply-implementation`, docs/Estimate.md
+        "Implementation transformations"): `implementation` names a known
+        transformation, `fuses` lists at least one `#pplan.fused_work` (the
+        semantic work of each task it replaced), each of the task's phase
+        with non-negative figures and of a primitive in the
+        transformation's pattern (an attention-core task for
+        `flash-attention`; `fused-softmax` and `fused-bias-gelu` fuse
+        none), the task executes at least the fused work's operations
+        (fusion removes none), and the task is no collective. The
+        task's own `ops`, `reads`, `writes` and `stashed` are what the fused
+        kernel executes; conservation (`pplan_plan_c2`,
+        `--verify-conservation`) counts its `fuses` instead.
 
     ```mlir
     %12 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration
@@ -202,6 +226,11 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     %13 = pplan.task "embedding_grad_sync" weight_grad collective
         per_iteration requires @collective_all_reduce group @stage_1
         demand = <...> collective = <...> axis "pp" group [0, 3] ops = ...
+    %14 = pplan.task "flash_attention" forward matmul per_micro_batch
+        requires @matmul group @forward demand = <...>
+        implementation "flash-attention" fuses [#pplan.fused_work<
+        primitive = "qk_matmul", phase = forward, engine = matmul, ...>, ...]
+        ops = ...
     ```
   }];
   let arguments = (ins
@@ -220,7 +249,12 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     Blueprint_TensorBytesProp:$writes,
     Blueprint_TensorBytesProp:$stashed,
     Variadic<PPlan_TokenType>:$deps,
-    OptionalAttr<StrArrayAttr>:$inner_axes
+    OptionalAttr<StrArrayAttr>:$inner_axes,
+    OptionalAttr<DenseI64ArrayAttr>:$gemm,
+    OptionalAttr<StrAttr>:$implementation,
+    OptionalAttr<TypedArrayAttrBase<PPlan_FusedWorkAttr,
+                                    "the semantic work of fused tasks">>:$fuses,
+    OptionalAttr<I64Attr>:$ready_blocks
   );
   let results = (outs PPlan_TokenType:$done);
   let assemblyFormat = [{
@@ -228,12 +262,19 @@ def PPlan_TaskOp : PPlan_Op<"task", [
     $cadence `requires` $capability `group` $group
     `demand` `=` $demand (`collective` `=` $collective^)?
     (`axis` $axis^)? (`inner_axes` $inner_axes^)? (`group` $axis_group^)?
-    `ops` `=` $ops `reads` $reads
+    (`implementation` $implementation^)? (`fuses` $fuses^)?
+    `ops` `=` $ops (`gemm` `=` $gemm^)? `reads` $reads
     `writes` $writes
     `stashed` $stashed
+    (`ready_blocks` `=` $ready_blocks^)?
     (`after` `(` $deps^ `)`)? attr-dict
   }];
-  let extraClassDeclaration = Blueprint_PropertiesInFormat;
+  let extraClassDeclaration = Blueprint_PropertiesInFormat # [{
+    /// The semantic work of a fused task (`fuses`, pplan_task_c10), one
+    /// entry per task it replaced; empty for any other task.
+    ::llvm::SmallVector<::blueprint::workload::InvocationFigures>
+    getFusedFigures();
+  }];
   let hasVerifier = 1;
 }
 
@@ -490,7 +531,16 @@ def PPlan_StageOp : PPlan_PlanMember<"stage", [
     2. `pplan_stage_c2`: `group` names a `serial` `pplan.group` of the
        plan, and every stage-level task joins it;
     3. `pplan_stage_c3`: the stage holds only instances, sends, receives,
-       tasks and buffers.
+       tasks and buffers;
+    4. `pplan_stage_c4`: a task with `ready_blocks = k` (a data-parallel
+       gradient bucket issued beside the backward under the mapping's
+       `overlap_dp_grad_reduce`: it waits for only the first k blocks of
+       the instance its last `after` token names) is a data-parallel
+       gradient reduction (a collective `dp_grad_allreduce` or
+       `dp_grad_reduce_scatter`) with at least one `after` token, the last
+       a backward or weight-gradient block instance of the stage running
+       more than k >= 1 blocks; `ready_blocks` stands only in a stage,
+       never on a template's task (checked by the task).
 
     ```mlir
     pplan.stage 1 group @stage_1 {

@@ -327,6 +327,13 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     with its GEMMs (Megatron-LM's
     `LinearWithGradAccumulationAndAsyncCommunication`, docs/Estimate.md,
     "Overlap"): a time option, the work is the same.
+    `overlap_dp_grad_reduce` (default `false`), whether the critical path
+    issues each data-parallel gradient bucket's reduction once the last
+    micro-batch's backward has produced it, beside the stage's remaining
+    backward, gating only the optimizer step (Megatron-Core DDP
+    `overlap_grad_reduce`, docs/Estimate.md, "Overlap"): a time option, the
+    work is the same; training only and not under ZeRO-3
+    (`decoder_training_c17`).
 
     Rules (`transformer_mapping_c*`):
     1. `tp`, `pp`, `dp`, `world`, `virtual_stages`, `cp` and `ep` are
@@ -361,7 +368,8 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     Transformer_DefaultValuedEnumParameter<Workload_CPCommMode,
         "::blueprint::workload::CPCommMode::Ring">:$cp_comm,
     DefaultValuedParameter<"int64_t", "1">:$ep,
-    DefaultValuedParameter<"bool", "false">:$overlap_tp_comm
+    DefaultValuedParameter<"bool", "false">:$overlap_tp_comm,
+    DefaultValuedParameter<"bool", "false">:$overlap_dp_grad_reduce
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -56,6 +56,9 @@ def Transformer_DecoderTrainingOp
         `tp` divides `micro_batch * seq_length / cp` (the tokens per
         context-parallel rank; the vocabulary-parallel cross-entropy
         all-reduces one fp32 value per token over the TP ranks);
+        `decoder_training_c17`: `overlap_dp_grad_reduce` needs
+        `zero_stage` 0, 1 or 2 (ZeRO-3's per-pass gathers are not modelled
+        beside overlapped reductions);
     17. `expert_parallel_c1` .. `c3` and `c5` (at `ep > 1`): `ep` divides
         `dp` (`c1`); the model has `moe` (`c2`); `ep` divides `experts`
         (`c3`); `cp = 1` (`c5`); `zero_stage <= 2` (`c8`, ZeRO-3's
@@ -129,7 +132,9 @@ def Transformer_DecoderInferenceOp
     7. `decoder_inference_c11`: `tp_comm = all_reduce` when `tp > 1` (a
        decode step's single position cannot be split along the sequence).
     8. `decoder_inference_c12`: `zero_stage = 0`, `bucket_bytes = 0`, no
-       `pipeline_layout` and no `overlap_tp_comm` (training fields).
+       `pipeline_layout` and no `overlap_tp_comm` (training fields);
+       `decoder_inference_c13`: no `overlap_dp_grad_reduce` (no gradient
+       reduction to overlap).
     9. `context_parallel_c4`: `cp = 1` (a decode step's single position per
        sequence cannot be split over the sequence);
     10. `decoder_moe_c3`: `tp` divides `expert_ffn_hidden`;

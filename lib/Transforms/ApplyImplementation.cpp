@@ -1,0 +1,354 @@
+//===- ApplyImplementation.cpp - Implementation transformations -----------===//
+//
+// A thin pass over workload/Implementation.h: reads the tasks of one block
+// of a training plan (a block-scope plan's, or a whole-run plan's block
+// templates) as invocations, asks the library which tasks one fused kernel
+// replaces and what it executes, and rewrites the plan; in a whole-run plan
+// the stage buffers the templates size follow (workload::templateBytesOf).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Transforms/Passes.h"
+
+#include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
+#include "Blueprint/Interfaces/TensorBytes.h"
+#include "Blueprint/Interfaces/WorkFactsInterface.h"
+#include "Blueprint/Transforms/ProgramContracts.h"
+#include "Blueprint/Workload/BlockKinds.h"
+#include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/Implementation.h"
+#include "Blueprint/Workload/Lifetimes.h"
+#include "Blueprint/Workload/Plan.h"
+#include "Blueprint/Workload/WholeRun.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace blueprint {
+#define GEN_PASS_DEF_APPLYIMPLEMENTATION
+#include "Blueprint/Transforms/Passes.h.inc"
+} // namespace blueprint
+
+using namespace mlir;
+using namespace blueprint;
+
+namespace {
+
+/// b·(a/t)·s/cp: the score rows of one micro-batch on one rank, each with
+/// one logsumexp element.
+llvm::Expected<int64_t> scoreRows(const ProgramContracts &contracts) {
+  workload::OverflowGuard guard;
+  int64_t rows =
+      guard.product({contracts.workload.training->microBatch,
+                     contracts.model.heads / contracts.mapping.tp,
+                     contracts.model.seqLength / contracts.mapping.cp},
+                    "score rows b*(a/t)*(s/cp)");
+  if (guard.failed())
+    return guard.error("flash-attention");
+  return rows;
+}
+
+/// The symbol of the plan's matmul capability, which a fused kernel
+/// requires (pplan_task_c1).
+FlatSymbolRefAttr matmulCapability(pplan::PlanOp plan) {
+  for (auto capability : plan.getBody().getOps<pplan::CapabilityOp>())
+    if (capability.getKind() == workload::CapabilityKind::Matmul)
+      return FlatSymbolRefAttr::get(capability.getSymNameAttr());
+  return {};
+}
+
+/// Replaces `fusion.originals` of `tasks` by one fused task, at the last
+/// original's place, after every op the originals waited for.
+LogicalResult rewrite(pplan::PlanOp plan, llvm::ArrayRef<pplan::TaskOp> tasks,
+                      llvm::ArrayRef<workload::Invocation> invocations,
+                      const workload::Fusion &fusion) {
+  MLIRContext *context = plan.getContext();
+  llvm::SmallVector<pplan::TaskOp> originals;
+  for (size_t index : fusion.originals)
+    originals.push_back(tasks[index]);
+  pplan::TaskOp last = originals.back();
+  llvm::SmallPtrSet<Operation *, 4> replaced;
+  for (pplan::TaskOp original : originals)
+    replaced.insert(original);
+  llvm::SetVector<Value> deps;
+  llvm::SmallVector<Location> locations;
+  llvm::SmallVector<Attribute> fuses;
+  for (auto [original, index] : llvm::zip_equal(originals, fusion.originals)) {
+    for (Value dep : original.getDeps())
+      if (!replaced.contains(dep.getDefiningOp()))
+        deps.insert(dep);
+    locations.push_back(original.getLoc());
+    llvm::Expected<workload::InvocationFigures> figures =
+        workload::figuresOf(invocations[index]);
+    if (!figures)
+      return original.emitOpError()
+             << "apply-implementation: " << llvm::toString(figures.takeError());
+    fuses.push_back(pplan::FusedWorkAttr::get(
+        context, figures->primitive, figures->phase, figures->engine,
+        figures->ops, figures->readBytes, figures->writeBytes,
+        figures->stashBytes));
+  }
+  const workload::Invocation &executed = fusion.executed;
+  llvm::Expected<workload::InvocationFigures> figures =
+      workload::figuresOf(executed);
+  if (!figures)
+    return last.emitOpError()
+           << "apply-implementation: " << llvm::toString(figures.takeError());
+  llvm::Expected<workload::Demand> demand = workload::demandOf(*figures);
+  if (!demand)
+    return last.emitOpError()
+           << "apply-implementation: " << llvm::toString(demand.takeError());
+  FlatSymbolRefAttr capability = matmulCapability(plan);
+  if (!capability)
+    return plan.emitOpError() << "apply-implementation: the plan has no "
+                                 "matmul capability for the fused kernel";
+
+  llvm::StringRef name = workload::nameOf(fusion.implementation);
+  Location location =
+      FusedLoc::get(context, locations,
+                    StringAttr::get(context, "apply-implementation: " + name));
+  OpBuilder builder(last);
+  TensorBytesList reads = getTensorBytes(context, executed.reads);
+  TensorBytesList writes = getTensorBytes(context, executed.writes);
+  TensorBytesList stashed = getTensorBytes(context, executed.stashed);
+  auto fused = pplan::TaskOp::create(
+      builder, location, pplan::TokenType::get(context),
+      builder.getStringAttr(executed.primitive), executed.phase,
+      executed.engine, last.getCadence(), capability, last.getGroupAttr(),
+      pplan::DemandAttr::get(context, demand->compute, demand->memory,
+                             demand->network),
+      /*collective=*/nullptr, /*axis=*/nullptr, /*axis_group=*/nullptr,
+      executed.ops, reads, writes, stashed, deps.getArrayRef(),
+      /*inner_axes=*/nullptr,
+      executed.gemms.empty() ? DenseI64ArrayAttr()
+                             : builder.getDenseI64ArrayAttr(
+                                   workload::flattenGemms(executed.gemms)),
+      builder.getStringAttr(name), builder.getArrayAttr(fuses),
+      /*ready_blocks=*/nullptr);
+  for (pplan::TaskOp original : originals) {
+    original.getDone().replaceAllUsesWith(fused.getDone());
+    original.erase();
+  }
+  return success();
+}
+
+/// The tasks of `tasks` as invocations, in order.
+FailureOr<std::vector<workload::Invocation>>
+invocationsOf(llvm::ArrayRef<pplan::TaskOp> tasks) {
+  std::vector<workload::Invocation> invocations;
+  for (pplan::TaskOp task : tasks) {
+    llvm::Expected<workload::Invocation> invocation =
+        toInvocation(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
+    if (!invocation)
+      return task.emitOpError() << "apply-implementation: "
+                                << llvm::toString(invocation.takeError());
+    invocations.push_back(std::move(*invocation));
+  }
+  return invocations;
+}
+
+/// Applies `implementation` to the per-micro-batch tasks of one block,
+/// `tasks` in plan order (a block-scope plan's, or the concatenated block
+/// templates of one block kind of a whole-run plan): each fusion replaces
+/// its originals where they are.
+LogicalResult applyToBlock(pplan::PlanOp plan,
+                           llvm::ArrayRef<pplan::TaskOp> tasks,
+                           workload::Implementation implementation,
+                           const ProgramContracts &contracts) {
+  FailureOr<std::vector<workload::Invocation>> invocations =
+      invocationsOf(tasks);
+  if (failed(invocations))
+    return failure();
+  if (std::optional<std::string> absent =
+          workload::absentPattern(implementation, *invocations)) {
+    mlir::emitRemark(plan.getLoc())
+        << "apply-implementation: " << workload::nameOf(implementation)
+        << " leaves the plan unchanged: " << *absent;
+    return success();
+  }
+  llvm::Expected<int64_t> rows = scoreRows(contracts);
+  if (!rows)
+    return plan.emitOpError() << llvm::toString(rows.takeError());
+  llvm::Expected<std::vector<workload::Fusion>> fusions =
+      workload::fuseFlashAttention(*invocations, *rows);
+  if (!fusions)
+    return plan.emitOpError() << llvm::toString(fusions.takeError());
+  for (const workload::Fusion &fusion : *fusions)
+    if (failed(rewrite(plan, tasks, *invocations, fusion)))
+      return failure();
+  return success();
+}
+
+/// The plan's templates as the run templates their buffers are derived
+/// from (workload::templateBytesOf), in plan order.
+FailureOr<workload::WholeRun> runTemplatesOf(pplan::PlanOp plan) {
+  workload::WholeRun run;
+  for (auto templateOp : plan.getBody().getOps<pplan::TemplateOp>()) {
+    FailureOr<std::vector<workload::Invocation>> invocations = invocationsOf(
+        llvm::to_vector(templateOp.getBody().getOps<pplan::TaskOp>()));
+    if (failed(invocations))
+      return failure();
+    workload::RunTemplate runTemplate;
+    runTemplate.name = templateOp.getSymName().str();
+    runTemplate.part = templateOp.getPart();
+    runTemplate.pass = templateOp.getPass();
+    runTemplate.work.invocations = std::move(*invocations);
+    run.templates.push_back(std::move(runTemplate));
+  }
+  return run;
+}
+
+FailureOr<std::vector<workload::TemplateBytes>>
+templateBytesOf(pplan::PlanOp plan) {
+  FailureOr<workload::WholeRun> run = runTemplatesOf(plan);
+  if (failed(run))
+    return failure();
+  llvm::Expected<std::vector<workload::TemplateBytes>> bytes =
+      workload::templateBytesOf(*run);
+  if (!bytes)
+    return plan.emitOpError()
+           << "apply-implementation: " << llvm::toString(bytes.takeError());
+  return std::move(*bytes);
+}
+
+/// Moves every stage buffer a template's pass sizes (its working set, its
+/// stash times the instance's blocks) from the template's bytes `before`
+/// the transformation to those `after` (docs/Estimate.md, "Whole-run
+/// plans"). Templates are indexed in plan order. ZB-H1's weight-gradient
+/// buffers keep their bytes: the fused backward writes the same dQ, dK, dV
+/// and the weight-gradient pass reads no attention-core tensor.
+LogicalResult resizeBuffers(pplan::PlanOp plan,
+                            llvm::ArrayRef<workload::TemplateBytes> before,
+                            llvm::ArrayRef<workload::TemplateBytes> after) {
+  llvm::DenseMap<Operation *, size_t> indexOf;
+  for (auto [index, templateOp] :
+       llvm::enumerate(plan.getBody().getOps<pplan::TemplateOp>()))
+    indexOf[templateOp] = index;
+  workload::OverflowGuard guard;
+  for (auto stage : plan.getBody().getOps<pplan::StageOp>())
+    for (auto buffer : stage.getBody().getOps<pplan::BufferOp>()) {
+      Value producer = buffer.getProducer();
+      auto instance = producer ? producer.getDefiningOp<pplan::InstanceOp>()
+                               : pplan::InstanceOp();
+      if (!instance || !buffer.getCause())
+        continue;
+      size_t index = indexOf.lookup(instance.lookupTemplate());
+      int64_t repetitions = instance.getRepetitions();
+      int64_t oldBytes = 0, newBytes = 0;
+      switch (*buffer.getCause()) {
+      case workload::BufferCause::WorkingSet:
+        oldBytes = before[index].workingSet;
+        newBytes = after[index].workingSet;
+        break;
+      case workload::BufferCause::BlockActivations:
+        oldBytes = guard.mul(before[index].stash, repetitions, "stash bytes");
+        newBytes = guard.mul(after[index].stash, repetitions, "stash bytes");
+        break;
+      default:
+        continue;
+      }
+      int64_t bytes = guard.add(buffer.getBytes(),
+                                guard.sub(newBytes, oldBytes, "stash delta"),
+                                "buffer bytes");
+      if (guard.failed())
+        return buffer.emitOpError()
+               << "apply-implementation: "
+               << llvm::toString(guard.error("buffer bytes"));
+      buffer.setBytes(bytes);
+    }
+  return success();
+}
+
+/// A whole-run training plan: the block templates of each block kind
+/// (forward, then backward or ZB-H1's input- and weight-gradient passes)
+/// are one block's tasks; the stage buffers follow the templates.
+LogicalResult applyToWholeRun(pplan::PlanOp plan,
+                              llvm::ArrayRef<workload::Implementation> list,
+                              const ProgramContracts &contracts) {
+  FailureOr<std::vector<workload::TemplateBytes>> before =
+      templateBytesOf(plan);
+  if (failed(before))
+    return failure();
+  for (workload::Implementation implementation : list)
+    for (workload::BlockKind kind : workload::blockKindsOf(contracts.model)) {
+      std::string prefix = workload::blockTemplatePrefix(contracts.model, kind);
+      llvm::SmallVector<pplan::TaskOp> tasks;
+      for (llvm::StringRef pass : {"block_forward", "block_backward",
+                                   "block_input_grad", "block_weight_grad"})
+        if (auto templateOp = llvm::dyn_cast_or_null<pplan::TemplateOp>(
+                SymbolTable::lookupSymbolIn(plan, prefix + pass.str())))
+          llvm::append_range(tasks,
+                             templateOp.getBody().getOps<pplan::TaskOp>());
+      if (failed(applyToBlock(plan, tasks, implementation, contracts)))
+        return failure();
+    }
+  FailureOr<std::vector<workload::TemplateBytes>> after = templateBytesOf(plan);
+  if (failed(after))
+    return failure();
+  return resizeBuffers(plan, *before, *after);
+}
+
+LogicalResult applyToPlan(pplan::PlanOp plan,
+                          llvm::ArrayRef<workload::Implementation> list) {
+  std::optional<ProgramContracts> contracts =
+      getProgramContracts(plan.getOperation());
+  if (!contracts)
+    return plan.emitOpError()
+           << "apply_implementation_c2: @" << plan.getSymName()
+           << " carries no composing contracts";
+  if (!contracts->workload.training)
+    return plan.emitOpError()
+           << "apply_implementation_c2: implementation transformations apply "
+              "to training plans (docs/Estimate.md, \"Inference plans\"); @"
+           << plan.getSymName() << " is an inference plan";
+  if (plan.isWholeRun())
+    return applyToWholeRun(plan, list, *contracts);
+  for (workload::Implementation implementation : list)
+    if (failed(applyToBlock(
+            plan, llvm::to_vector(plan.getBody().getOps<pplan::TaskOp>()),
+            implementation, *contracts)))
+      return failure();
+  return success();
+}
+
+struct ApplyImplementationPass
+    : blueprint::impl::ApplyImplementationBase<ApplyImplementationPass> {
+  using ApplyImplementationBase::ApplyImplementationBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::SmallVector<workload::Implementation> list;
+    for (const std::string &name : transformations) {
+      llvm::Expected<workload::Implementation> implementation =
+          workload::parseImplementation(name);
+      if (!implementation) {
+        module.emitError() << llvm::toString(implementation.takeError());
+        return signalPassFailure();
+      }
+      if (llvm::is_contained(list, *implementation)) {
+        module.emitError() << "apply_implementation_c1: '" << name
+                           << "' is listed twice";
+        return signalPassFailure();
+      }
+      list.push_back(*implementation);
+    }
+    if (list.empty()) {
+      module.emitError() << "apply_implementation_c1: no transformation is "
+                            "listed (transformations=flash-attention,...)";
+      return signalPassFailure();
+    }
+    auto plans = module.getBody()->getOps<pplan::PlanOp>();
+    if (plans.empty()) {
+      module.emitError() << "apply_implementation_c2: the module holds no "
+                            "pplan.plan; run --plan-portable first";
+      return signalPassFailure();
+    }
+    for (auto plan : plans)
+      if (failed(applyToPlan(plan, list)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

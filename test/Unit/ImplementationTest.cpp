@@ -1,0 +1,241 @@
+//===- ImplementationTest.cpp - Implementation transformations ------------===//
+//
+// fuseFlashAttention over a hand-made block (no recompute) whose byte counts
+// are small and distinct, so every executed figure below is derived by hand
+// from the rules of docs/Estimate.md "Implementation transformations".
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blueprint/Workload/Implementation.h"
+#include "Blueprint/Workload/ProgramWork.h"
+
+#include "SmallRuns.h"
+
+#include "gtest/gtest.h"
+
+using namespace blueprint;
+using namespace blueprint::workload;
+
+namespace {
+
+Invocation task(const char *primitive, Phase phase, Engine engine, int64_t ops,
+                std::vector<TensorAccess> reads,
+                std::vector<TensorAccess> writes,
+                std::vector<TensorAccess> stashed = {}) {
+  Invocation invocation;
+  invocation.primitive = primitive;
+  invocation.phase = phase;
+  invocation.engine = engine;
+  invocation.ops = ops;
+  invocation.reads = std::move(reads);
+  invocation.writes = std::move(writes);
+  for (const TensorAccess &access : stashed)
+    invocation.stashBytes += access.bytes;
+  invocation.stashed = std::move(stashed);
+  return invocation;
+}
+
+/// Q, K, V and O of 10 bytes, S-sized tensors of 40, the mask of 20.
+std::vector<Invocation> block() {
+  const Phase fwd = Phase::Forward, bwd = Phase::ActivationGrad;
+  const Engine mm = Engine::Matmul, vec = Engine::Vector;
+  return {
+      task("qkv_proj", fwd, mm, 500, {{"x", 100}},
+           {{"q", 10}, {"k", 10}, {"v", 10}}),
+      task("qk_matmul", fwd, mm, 1000, {{"q", 10}, {"k", 10}}, {{"scores", 40}},
+           {{"q", 10}, {"k", 10}}),
+      task("softmax", fwd, vec, 300, {{"scores", 40}}, {{"probs", 40}},
+           {{"probs", 40}}),
+      task("attn_dropout", fwd, vec, 120, {{"probs", 40}},
+           {{"attn_dropout_mask", 20}, {"probs_dropped", 40}},
+           {{"attn_dropout_mask", 20}, {"probs_dropped", 40}}),
+      task("attn_v_matmul", fwd, mm, 1000, {{"probs_dropped", 40}, {"v", 10}},
+           {{"context", 10}}, {{"v", 10}}),
+      task("out_proj", fwd, mm, 400, {{"context", 10}}, {{"y", 100}},
+           {{"context", 10}}),
+      task("out_proj", bwd, mm, 400, {{"d_y", 100}}, {{"d_context", 10}}),
+      task("attn_v_matmul", bwd, mm, 2000,
+           {{"d_context", 10}, {"probs_dropped", 40}, {"v", 10}},
+           {{"d_probs_dropped", 40}, {"d_v", 10}}),
+      task("attn_dropout", bwd, vec, 40,
+           {{"attn_dropout_mask", 20}, {"d_probs_dropped", 40}},
+           {{"d_probs", 40}}),
+      task("softmax", bwd, vec, 200, {{"d_probs", 40}, {"probs", 40}},
+           {{"d_scores", 40}}),
+      task("qk_matmul", bwd, mm, 2000, {{"d_scores", 40}, {"k", 10}, {"q", 10}},
+           {{"d_q", 10}, {"d_k", 10}}),
+      task("qkv_proj", bwd, mm, 500, {{"d_q", 10}, {"d_k", 10}, {"d_v", 10}},
+           {{"d_x", 100}}),
+  };
+}
+
+TEST(ImplementationTest, FlashAttentionFusesEachPhaseOfTheCore) {
+  // 3 score rows: the logsumexp is 3 x 4 = 12 bytes.
+  llvm::Expected<std::vector<Fusion>> fusions =
+      fuseFlashAttention(block(), /*scoreRows=*/3);
+  ASSERT_TRUE(static_cast<bool>(fusions))
+      << llvm::toString(fusions.takeError());
+  ASSERT_EQ(fusions->size(), 2u);
+
+  const Fusion &forward = (*fusions)[0];
+  EXPECT_EQ(forward.originals, (std::vector<size_t>{1, 2, 3, 4}));
+  EXPECT_EQ(forward.executed.primitive, "flash_attention");
+  EXPECT_EQ(forward.executed.phase, Phase::Forward);
+  EXPECT_EQ(forward.executed.engine, Engine::Matmul);
+  // Operations conserved: 1000 + 300 + 120 + 1000.
+  EXPECT_EQ(forward.executed.ops, 2420);
+  EXPECT_EQ(forward.recomputeOps, 0);
+  // Reads Q, K, V once; writes O and L; S, P, the mask never leave the chip.
+  EXPECT_EQ(forward.executed.reads,
+            (std::vector<TensorAccess>{{"q", 10}, {"k", 10}, {"v", 10}}));
+  EXPECT_EQ(
+      forward.executed.writes,
+      (std::vector<TensorAccess>{{"context", 10}, {"attn_logsumexp", 12}}));
+  // The semantic stash 20 + 40 + 60 + 10 = 130 keeps P, the mask and the
+  // dropped P (120 bytes); the fused one keeps Q, K, V and L: 30 + 12 = 42.
+  EXPECT_EQ(forward.executed.stashed,
+            (std::vector<TensorAccess>{
+                {"q", 10}, {"k", 10}, {"v", 10}, {"attn_logsumexp", 12}}));
+  EXPECT_EQ(forward.executed.stashBytes, 42);
+
+  const Fusion &backward = (*fusions)[1];
+  EXPECT_EQ(backward.originals, (std::vector<size_t>{7, 8, 9, 10}));
+  EXPECT_EQ(backward.executed.phase, Phase::ActivationGrad);
+  // Alg. 4 recomputes QK^T, softmax and dropout: 1000 + 300 + 120 = 1420,
+  // on top of the conserved 2000 + 40 + 200 + 2000 = 4240.
+  EXPECT_EQ(backward.recomputeOps, 1420);
+  EXPECT_EQ(backward.executed.ops, 5660);
+  EXPECT_EQ(backward.executed.reads,
+            (std::vector<TensorAccess>{{"d_context", 10},
+                                       {"v", 10},
+                                       {"k", 10},
+                                       {"q", 10},
+                                       {"context", 10},
+                                       {"attn_logsumexp", 12}}));
+  EXPECT_EQ(backward.executed.writes,
+            (std::vector<TensorAccess>{{"d_v", 10}, {"d_q", 10}, {"d_k", 10}}));
+  EXPECT_TRUE(backward.executed.stashed.empty());
+}
+
+/// The fast path a search would take (derived invocations, no IR) gives
+/// the figures test/Transforms/apply-implementation.test derives by hand
+/// for the pass on the same block (h = 64, a = 4, t = 2, s = 32, b = 2, no
+/// recompute; dp does not change a block's work).
+TEST(ImplementationTest, DerivedBlockMatchesThePassOnTheIR) {
+  test::RunSpecs run =
+      test::smallRun(PipelineSchedule::OneFOneB, /*pp=*/1, /*microbatches=*/1);
+  run.mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+  WorkloadContract contract;
+  contract.training = run.training;
+  llvm::Expected<std::vector<BlockWork>> blocks =
+      deriveProgramWork(run.model, run.mapping, contract);
+  ASSERT_TRUE(static_cast<bool>(blocks)) << llvm::toString(blocks.takeError());
+  const BlockWork &perMicroBatch = blocks->front();
+  ASSERT_EQ(perMicroBatch.cadence, Cadence::PerMicroBatch);
+  // Score rows b*(a/t)*s = 2*2*32 = 128.
+  llvm::Expected<std::vector<Fusion>> fusions =
+      fuseFlashAttention(perMicroBatch.invocations, 128);
+  ASSERT_TRUE(static_cast<bool>(fusions))
+      << llvm::toString(fusions.takeError());
+  ASSERT_EQ(fusions->size(), 2u);
+  EXPECT_EQ((*fusions)[0].executed.ops, 303232);
+  EXPECT_EQ((*fusions)[0].executed.stashBytes, 12800);
+  EXPECT_EQ((*fusions)[1].recomputeOps, 172160);
+  EXPECT_EQ((*fusions)[1].executed.ops, 721024);
+  // The GEMMs each fused kernel runs (pplan_task_c9), b*(a/t) = 4 heads of
+  // d 16 over s 32: forward QK^T and P.V; backward P.V's two gradient GEMMs,
+  // QK^T's two, then the recomputed QK^T. 2*4*32*32*16 = 131072 each, so
+  // 262144 <= 303232 and 655360 <= 721024: the rest is softmax and dropout.
+  using Shapes = std::vector<MatmulShape>;
+  EXPECT_EQ((*fusions)[0].executed.gemms,
+            (Shapes{{4, 32, 32, 16}, {4, 32, 16, 32}}));
+  EXPECT_EQ((*fusions)[1].executed.gemms, (Shapes{{4, 32, 32, 16},
+                                                  {4, 32, 16, 32},
+                                                  {4, 32, 16, 32},
+                                                  {4, 32, 16, 32},
+                                                  {4, 32, 32, 16}}));
+  for (const Fusion &fusion : *fusions)
+    EXPECT_EQ(matmulShapeViolation(Engine::Matmul, fusion.executed.ops,
+                                   fusion.executed.gemms,
+                                   fusion.executed.gemmCover),
+              std::nullopt);
+}
+
+TEST(ImplementationTest, DeltaComparesSemanticWithExecuted) {
+  InvocationFigures a, b, executed;
+  a.ops = 5, a.readBytes = 7, a.writeBytes = 11, a.stashBytes = 13;
+  b.ops = 1, b.readBytes = 2, b.writeBytes = 3, b.stashBytes = 4;
+  executed.ops = 9, executed.readBytes = 1, executed.writeBytes = 2,
+  executed.stashBytes = 0;
+  llvm::Expected<ImplementationDelta> delta = deltaOf({a, b}, executed);
+  ASSERT_TRUE(static_cast<bool>(delta)) << llvm::toString(delta.takeError());
+  EXPECT_EQ(delta->semanticOps, 6);
+  EXPECT_EQ(delta->semanticRead, 9);
+  EXPECT_EQ(delta->semanticWrite, 14);
+  EXPECT_EQ(delta->semanticStash, 17);
+  EXPECT_EQ(delta->executedOps, 9);
+  EXPECT_EQ(delta->executedStash, 0);
+}
+
+TEST(ImplementationTest, IncompleteCoreIsRuleC4) {
+  std::vector<Invocation> tasks = block();
+  tasks.erase(tasks.begin() + 9); // the softmax backward
+  llvm::Expected<std::vector<Fusion>> fusions = fuseFlashAttention(tasks, 3);
+  ASSERT_FALSE(static_cast<bool>(fusions));
+  EXPECT_EQ(llvm::toString(fusions.takeError()),
+            "apply_implementation_c4: the attention core of phase "
+            "activation_grad has no 'softmax' task, so FlashAttention cannot "
+            "replace it");
+}
+
+TEST(ImplementationTest, CoreOfAnotherPhaseIsRuleC3) {
+  std::vector<Invocation> tasks = block();
+  tasks[9].phase = Phase::WeightGrad; // the softmax backward
+  llvm::Expected<std::vector<Fusion>> fusions = fuseFlashAttention(tasks, 3);
+  ASSERT_FALSE(static_cast<bool>(fusions));
+  EXPECT_EQ(llvm::toString(fusions.takeError()),
+            "apply_implementation_c3: attention-core task 'softmax' of phase "
+            "weight_grad is neither forward, recompute nor activation_grad "
+            "work");
+}
+
+TEST(ImplementationTest, NoForwardCoreIsRuleC4) {
+  std::vector<Invocation> tasks = block();
+  tasks.erase(tasks.begin() + 1, tasks.begin() + 5);
+  llvm::Expected<std::vector<Fusion>> fusions = fuseFlashAttention(tasks, 3);
+  ASSERT_FALSE(static_cast<bool>(fusions));
+  EXPECT_EQ(llvm::toString(fusions.takeError()),
+            "apply_implementation_c4: the attention core has no forward "
+            "phase");
+}
+
+TEST(ImplementationTest, NoCoreIsNoFusionAndAnAbsentPattern) {
+  std::vector<Invocation> tasks = {block()[0], block()[5]};
+  llvm::Expected<std::vector<Fusion>> fusions = fuseFlashAttention(tasks, 3);
+  ASSERT_TRUE(static_cast<bool>(fusions));
+  EXPECT_TRUE(fusions->empty());
+  EXPECT_TRUE(absentPattern(Implementation::FlashAttention, tasks).has_value());
+  EXPECT_FALSE(
+      absentPattern(Implementation::FlashAttention, block()).has_value());
+  EXPECT_TRUE(absentPattern(Implementation::FusedSoftmax, block()).has_value());
+  EXPECT_TRUE(
+      absentPattern(Implementation::FusedBiasGelu, block()).has_value());
+}
+
+TEST(ImplementationTest, NamesRoundTripAndUnknownIsRuleC1) {
+  for (Implementation implementation :
+       {Implementation::FlashAttention, Implementation::FusedSoftmax,
+        Implementation::FusedBiasGelu}) {
+    llvm::Expected<Implementation> parsed =
+        parseImplementation(nameOf(implementation));
+    ASSERT_TRUE(static_cast<bool>(parsed));
+    EXPECT_EQ(*parsed, implementation);
+  }
+  llvm::Expected<Implementation> unknown = parseImplementation("flash");
+  ASSERT_FALSE(static_cast<bool>(unknown));
+  EXPECT_EQ(llvm::toString(unknown.takeError()),
+            "apply_implementation_c1: unknown implementation 'flash' (known: "
+            "flash-attention, fused-softmax, fused-bias-gelu)");
+}
+
+} // namespace
