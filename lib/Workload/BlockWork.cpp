@@ -1595,11 +1595,8 @@ blueprint::workload::blockParametersPerRank(const ModelSpec &model,
          /*ffnHidden=*/"decoder_training_c7", /*vocab=*/""});
   // The count of the representative block kind (an MoE model's MoE block);
   // the overload with a kind counts the other.
-  if (sink.empty()) {
-    std::vector<RuleViolation> derived = checkDerivedBlocks(model, mapping);
-    dropExpertParallelRefusal(derived);
-    sink.append(std::move(derived));
-  }
+  if (sink.empty())
+    sink.append(checkDerivedBlocks(model, mapping));
   if (!sink.empty())
     return violationsError("blockParametersPerRank: invalid model or tp:",
                            sink.take());

@@ -1505,14 +1505,5 @@ void ForwardBuilder::normBackwardOver(llvm::StringRef primitive,
 llvm::Error blueprint::workload::detail::checkTrainingComposes(
     const ModelSpec &model, const TrainingSpec &training,
     const MappingSpec &mapping, llvm::StringRef who) {
-  RunViolations violations = checkTrainingRun(model, training, mapping);
-  dropExpertParallelRefusal(violations.composition);
-  return runError(who, violations);
-}
-
-void blueprint::workload::detail::dropExpertParallelRefusal(
-    std::vector<RuleViolation> &violations) {
-  llvm::erase_if(violations, [](const RuleViolation &violation) {
-    return violation.rule == "expert_parallel_c4";
-  });
+  return runError(who, checkTrainingRun(model, training, mapping));
 }

@@ -45,16 +45,8 @@ llvm::Error violationsError(const llvm::Twine &preamble,
 /// does not compose:" and every broken rule with its label.
 llvm::Error runError(llvm::StringRef who, const RunViolations &violations);
 
-/// Removes expert_parallel_c4 from `violations`. The work of a rank at
-/// ep > 1 is derived (expertParallelRun, the whole run's gradient groups);
-/// the spec-level verifiers, importers and the search keep refusing ep > 1
-/// training by c4 until the program built from it is complete
-/// (docs/WorkAlgebra.md, "Expert parallelism").
-void dropExpertParallelRefusal(std::vector<RuleViolation> &violations);
-
-/// runError of checkTrainingRun but expert_parallel_c4
-/// (dropExpertParallelRefusal): what every derivation of a rank's training
-/// work (block, edges, optimizer, the whole run) checks first.
+/// runError of checkTrainingRun: what every derivation of a rank's
+/// training work (block, edges, optimizer) checks first.
 llvm::Error checkTrainingComposes(const ModelSpec &model,
                                   const TrainingSpec &training,
                                   const MappingSpec &mapping,

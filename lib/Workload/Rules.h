@@ -87,13 +87,6 @@ void requireContextParallelSplits(RuleSink &sink, const ModelSpec &model,
 void requireExpertParallelSplits(RuleSink &sink, const ModelSpec &model,
                                  const MappingSpec &mapping);
 
-/// composeTraining's counts without its check: for a derivation that
-/// checked the run itself (deriveWholeRun, which drops
-/// expert_parallel_c4 as every derivation of a rank's work does).
-TrainingComposition trainingCompositionOf(const ModelSpec &model,
-                                          const TrainingSpec &training,
-                                          const MappingSpec &mapping);
-
 } // namespace blueprint::workload::detail
 
 #endif // BLUEPRINT_LIB_WORKLOAD_RULES_H

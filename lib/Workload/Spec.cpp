@@ -593,13 +593,6 @@ blueprint::workload::checkDerivedBlocks(const ModelSpec &model,
                    " gives the experts' MLPs biases, whose work is not "
                    "derived yet: an MoE block needs linear_bias = none or "
                    "qkv");
-  sink.require(mapping.ep == 1, "expert_parallel_c4",
-               "ep = " + llvm::Twine(mapping.ep) +
-                   ": the training work of expert parallelism (E / ep "
-                   "experts per rank, the token all-to-alls over the ep "
-                   "axis, the expert gradients reduced over the "
-                   "expert-data-parallel group) is not derived yet; training "
-                   "runs, programs and per-block counts need ep = 1");
   return sink.take();
 }
 
@@ -660,13 +653,6 @@ blueprint::workload::composeTraining(const ModelSpec &model,
                                      const MappingSpec &mapping) {
   if (!checkTrainingRun(model, training, mapping).empty())
     return std::nullopt;
-  return detail::trainingCompositionOf(model, training, mapping);
-}
-
-TrainingComposition
-blueprint::workload::detail::trainingCompositionOf(const ModelSpec &model,
-                                                   const TrainingSpec &training,
-                                                   const MappingSpec &mapping) {
   TrainingComposition composition;
   composition.localBatch = training.globalBatch / mapping.dp;
   composition.microbatches = composition.localBatch / training.microBatch;

@@ -13,9 +13,6 @@
 #include "Blueprint/Workload/Plan.h"
 #include "Blueprint/Workload/Primitives.h"
 
-#include "ForwardBuilder.h"
-#include "Rules.h"
-
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Twine.h"
 
@@ -1031,14 +1028,10 @@ static llvm::Expected<WholeRun> deriveTrainingRun(const ModelSpec &model,
                                                   const TrainingSpec &training,
                                                   const MappingSpec &mapping,
                                                   bool microBatchSteps) {
-  // composeTraining but expert_parallel_c4, as every derivation of a
-  // rank's training work (detail::checkTrainingComposes).
-  RunViolations violations = checkTrainingRun(model, training, mapping);
-  detail::dropExpertParallelRefusal(violations.composition);
-  if (!violations.empty())
-    return failure("the model, training and mapping contracts do not compose");
   std::optional<TrainingComposition> composition =
-      detail::trainingCompositionOf(model, training, mapping);
+      composeTraining(model, training, mapping);
+  if (!composition)
+    return failure("the model, training and mapping contracts do not compose");
   WholeRun run;
   run.layout = layoutOf(model, mapping);
   run.microbatches = composition->microbatches;
@@ -1047,6 +1040,29 @@ static llvm::Expected<WholeRun> deriveTrainingRun(const ModelSpec &model,
           RunBuilder(model, training, mapping, run).build(microBatchSteps))
     return std::move(error);
   return run;
+}
+
+llvm::Expected<int64_t> blueprint::workload::stageExpertParameters(
+    const ModelSpec &model, const MappingSpec &mapping, int64_t stage) {
+  PipelineLayout layout = layoutOf(model, mapping);
+  OverflowGuard guard;
+  int64_t total = 0;
+  for (int64_t virtualIndex = 0; virtualIndex < mapping.virtualStages;
+       ++virtualIndex) {
+    int64_t chunk = layout.chunkAt(stage, virtualIndex);
+    int64_t first = layout.firstBlock(chunk);
+    for (int64_t block = first; block < first + layout.chunkBlocks[chunk];
+         ++block) {
+      llvm::Expected<int64_t> experts = blockExpertParametersPerRank(
+          model, blockKindOf(model, block), mapping);
+      if (!experts)
+        return experts.takeError();
+      total = guard.add(total, *experts, "stage expert parameters");
+    }
+  }
+  if (guard.failed())
+    return guard.error("stage expert parameters");
+  return total;
 }
 
 llvm::Expected<WholeRun>

@@ -349,14 +349,14 @@ std::vector<RuleViolation> checkModel(const ModelSpec &model);
 std::vector<RuleViolation> checkMixtureOfExperts(const MixtureOfExperts &moe,
                                                  int64_t blocks);
 /// The mixture-of-experts blocks the work algebra does not derive yet, one
-/// violation each: `decoder_moe_c5` for MLP biases and `expert_parallel_c4`
-/// for experts split over ep > 1 ranks in training (a serving run meets
-/// `expert_parallel_c6` first, in its composition rules) (`decoder_moe_c1`,
-/// blocks of both kinds, and `decoder_moe_c4`, shared experts, are retired:
-/// both are derived, docs/WholeRun.md "Block kinds" and docs/WorkAlgebra.md
-/// "Mixture-of-experts"). Every run and every per-block quantity
-/// (blockParametersPerRank) is refused through this one check; empty for a
-/// dense model and for a model whose MoE blocks are of the derived kind.
+/// violation each: `decoder_moe_c5` for MLP biases (`decoder_moe_c1`,
+/// blocks of both kinds, `decoder_moe_c4`, shared experts, and
+/// `expert_parallel_c4`, experts split over ep > 1 ranks in training, are
+/// retired: they are derived, docs/WholeRun.md "Block kinds" and
+/// docs/WorkAlgebra.md "Mixture-of-experts" and "Expert parallelism"). Every
+/// run and every per-block quantity (blockParametersPerRank) is refused through
+/// this one check; empty for a dense model and for a model whose MoE blocks are
+/// of the derived kind.
 std::vector<RuleViolation> checkDerivedBlocks(const ModelSpec &model,
                                               const MappingSpec &mapping);
 /// Rules that involve only the training-workload contract.

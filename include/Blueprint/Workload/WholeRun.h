@@ -165,6 +165,14 @@ llvm::Expected<WholeRun> deriveWholeRun(const ModelSpec &model,
                                         const TrainingSpec &training,
                                         const MappingSpec &mapping);
 
+/// The routed experts' parameters one rank of pipeline stage `stage` holds
+/// at ep > 1: blockExpertParametersPerRank summed over the stage's MoE
+/// blocks (the units of its expert buckets); 0 at ep = 1 or without
+/// experts. Fails on a broken rule or an overflow.
+llvm::Expected<int64_t> stageExpertParameters(const ModelSpec &model,
+                                              const MappingSpec &mapping,
+                                              int64_t stage);
+
 /// The parts of the whole training iteration that do not depend on the
 /// micro-batch count: its templates, its shared works, its message bytes,
 /// and for each stage its parameters, buckets and once-per-iteration tail

@@ -3833,8 +3833,8 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // pplan_plan_c4 carries the expert-parallel rules: dp = 2 and E = 4 split
-// over ep = 2 (c1..c3 hold), and the run is refused because the work of
-// expert parallelism is not derived yet (expert_parallel_c4).
-// expected-error @+1 {{pplan_plan_c4: expert_parallel_c4: ep = 2: the training work of expert parallelism}}
-pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 4, experts_per_token = 2>> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, ep = 2> {
+// over ep = 2 (c1..c3 hold), and the run is refused under ZeRO-3
+// (expert_parallel_c8).
+// expected-error @+1 {{pplan_plan_c4: expert_parallel_c8: zero_stage = 3 with ep = 2}}
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 4, experts_per_token = 2>> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, zero_stage = 3, ep = 2> {
 }

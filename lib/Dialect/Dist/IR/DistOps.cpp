@@ -888,7 +888,9 @@ LogicalResult StageOp::verify() {
 /// dist_stage_c3: with a sharded optimizer, the stage's own optimizer step
 /// covers exactly the rank's shard of the gradients it reduce-scatters
 /// over dp: one parameter per gradient element of its 1/dp shard of every
-/// bucket (docs/WholeRun.md, "Data parallelism and ZeRO").
+/// bucket (docs/WholeRun.md, "Data parallelism and ZeRO"); at ep > 1 its
+/// 1/dp of the dense buckets and 1/edp of the expert buckets, the whole
+/// expert buckets at edp = 1.
 static LogicalResult verifyShardedStep(StageOp stage) {
   auto program = stage->getParentOfType<ProgramOp>();
   transformer::TrainingAttr training = program.getTrainingAttr();
@@ -916,6 +918,17 @@ static LogicalResult verifyShardedStep(StageOp stage) {
     return stage.emitOpError()
            << "dist_stage_c3: the stage reduce-scatters its gradients but "
               "runs no optimizer step over its shard";
+  // At ep = dp (one expert-data-parallel rank) the expert buckets have no
+  // reduction: the rank's shard of them is the whole of its experts.
+  workload::MappingSpec mapping = program.getMapping().getSpec();
+  if (mapping.ep > 1 && mapping.expertGradientReplicas() == 1) {
+    llvm::Expected<int64_t> experts = workload::stageExpertParameters(
+        program.getModel().getSpec(), mapping, stage.getIndex());
+    if (!experts)
+      return stage.emitOpError()
+             << "dist_stage_c3: " << llvm::toString(experts.takeError());
+    shard += *experts;
+  }
   int64_t covered = step.getOps() / workload::opcount::kAdamWPerParameter;
   if (covered != shard ||
       step.getOps() % workload::opcount::kAdamWPerParameter != 0)

@@ -443,17 +443,26 @@ verifyMeshAxis(TaskOp task,
   auto stage = llvm::dyn_cast<StageOp>(task->getParentOp());
   bool stageCollective = stage && collective;
   if (!stageCollective) {
-    // A template's or a block-scope plan's key/value exchange spans cp.
+    // A template's or a block-scope plan's key/value exchange spans cp; at
+    // ep > 1 the expert dispatcher's collectives span ep, the token counts'
+    // all-gather ep x tp.
     bool contextAxis = collective && axis && !group && !innerAxes &&
                        *axis == workload::kContextParallelAxis;
-    if (axis && !contextAxis)
+    bool expertAxis =
+        collective && axis && !group &&
+        *axis == workload::kExpertParallelAxis &&
+        (!innerAxes || (innerAxes->size() == 1 &&
+                        llvm::cast<StringAttr>((*innerAxes)[0]).getValue() ==
+                            workload::kTensorParallelAxis));
+    if (axis && !contextAxis && !expertAxis)
       return fail() << "only a collective of a pplan.stage names a mesh "
                        "axis; "
                     << (collective ? "a collective of a template or a "
                                      "block-scope plan spans tp, or names "
-                                     "axis \"cp\" alone"
+                                     "axis \"cp\" alone, or axis \"ep\" "
+                                     "(inner axes [\"tp\"] or none)"
                                    : "this task is not a collective");
-    if (!contextAxis)
+    if (!contextAxis && !expertAxis)
       return success();
   } else if (!axis) {
     return fail() << "stage-level collective " << task.getPrimitive()

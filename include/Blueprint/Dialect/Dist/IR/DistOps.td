@@ -455,7 +455,10 @@ def Dist_StageOp : Dist_Op<"stage", [
     collectives; `dist_stage_c3`: when the stage reduce-scatters its
     gradients (a sharded optimizer), its optimizer step covers exactly the
     rank's shard of them, one parameter per gradient element of its 1/dp
-    of every bucket; `dist_stage_c4`: a collective with `ready_blocks = k`
+    of every bucket (at ep > 1: 1/dp of each dense bucket, 1/edp of each
+    expert bucket, and at edp = 1, where the expert buckets have no
+    reduction, the stage's whole expert parameters,
+    `stageExpertParameters`); `dist_stage_c4`: a collective with `ready_blocks = k`
     (a data-parallel gradient bucket issued beside the backward under the
     mapping's `overlap_dp_grad_reduce`, which waits for only the first k
     blocks of the instance its last `after` token names) is a

@@ -67,9 +67,9 @@ def Transformer_DecoderTrainingOp
         rank's router call keeps (`c7`, the equal chunks of the
         all-to-alls);
     18. once every rule above holds, the MoE blocks the work algebra does
-        not derive yet: `decoder_moe_c5`, MLP biases (`linear_bias = all`),
-        and `expert_parallel_c4`, experts split over `ep > 1` ranks in
-        training.
+        not derive yet: `decoder_moe_c5`, MLP biases (`linear_bias = all`)
+        (`expert_parallel_c4`, which refused experts split over `ep > 1`
+        ranks in training, is retired: they are derived).
         (`decoder_moe_c1`, blocks of both kinds, and `decoder_moe_c4`,
         shared experts, are retired: they are derived. Dense and MoE blocks
         mix in one run (`first_dense_blocks`, `moe_layer_frequency`): each
