@@ -185,18 +185,53 @@ int64_t paddedStageElements(int64_t parameters, int64_t dp,
   return guard.mul(perRank, dp, "padded gradient elements");
 }
 
-Invocation dataParallelAllReduce(int64_t paddedElements,
+/// The first stage's gradients of one data-parallel group: their elements
+/// on one rank, the ranks that sum them, and the mesh axes those span.
+struct GradientGroup {
+  int64_t elements = 0;
+  int64_t ranks = 1;
+  llvm::StringRef axis;
+  std::vector<std::string> innerAxes;
+};
+
+/// The first stage's gradient groups: every parameter over the dp ranks at
+/// ep = 1; at ep > 1 the dense parameters over the dp ranks (mesh axes edp
+/// x ep) and the routed experts' over the edp ranks alone
+/// (get_expert_data_parallel_group, docs/WholeRun.md), as the whole run's
+/// buckets.
+std::vector<GradientGroup>
+gradientGroups(const ParameterCounts &parameters,
+               const workload::MappingSpec &mapping) {
+  if (mapping.ep == 1)
+    return {{parameters.firstStagePerRank,
+             mapping.dp,
+             workload::kDataParallelAxis,
+             {}}};
+  return {{parameters.firstStagePerRank - parameters.firstStageExpertsPerRank,
+           mapping.dp,
+           workload::kExpertDataParallelAxis,
+           {workload::kExpertParallelAxis.str()}},
+          {parameters.firstStageExpertsPerRank,
+           mapping.dp / mapping.ep,
+           workload::kExpertDataParallelAxis,
+           {}}};
+}
+
+Invocation dataParallelAllReduce(const GradientGroup &group,
                                  const workload::TrainingSpec &training,
-                                 const workload::MappingSpec &mapping,
                                  OverflowGuard &guard) {
   int64_t gradientBytes = workload::bytesOf(training.gradientType);
-  return workload::collectiveInvocation(
+  int64_t paddedElements =
+      paddedStageElements(group.elements, group.ranks, guard);
+  Invocation allReduce = workload::collectiveInvocation(
       primitive::kDPGradAllReduce, Phase::WeightGrad, CollectiveKind::AllReduce,
-      mapping.dp,
+      group.ranks,
       guard.mul(paddedElements, gradientBytes, "data-parallel message bytes"),
       gradientBytes, primitive::kDPGradAllReduce,
       "data parallelism: the first stage's gradients are summed over the "
       "DP replicas once per iteration");
+  allReduce.collective->innerAxes = group.innerAxes;
+  return allReduce;
 }
 
 llvm::Expected<CommunicationVolume>
@@ -232,6 +267,8 @@ struct KindTerms {
   /// passes through.
   int64_t perBlock = 0;
   int64_t perBlockPerRank = 0;
+  /// At ep > 1 the routed experts' part of perBlockPerRank; 0 at ep = 1.
+  int64_t expertsPerBlockPerRank = 0;
   int64_t activePerBlock = 0;
   /// One block of the kind's per-micro-batch and per-iteration work on one
   /// rank, and its stash per micro-batch.
@@ -262,6 +299,7 @@ llvm::Expected<KindTerms> kindTerms(const PlanWork &work,
   workload::MappingSpec unsharded = work.mapping;
   unsharded.tp = 1;
   unsharded.pp = 1;
+  unsharded.ep = 1;
   llvm::Expected<int64_t> perBlock =
       workload::blockParametersPerRank(model, kind, unsharded);
   if (!perBlock)
@@ -273,8 +311,13 @@ llvm::Expected<KindTerms> kindTerms(const PlanWork &work,
   llvm::Expected<int64_t> active = workload::activeBlockParameters(model, kind);
   if (!active)
     return active.takeError();
+  llvm::Expected<int64_t> expertsPerRank =
+      workload::blockExpertParametersPerRank(model, kind, work.mapping);
+  if (!expertsPerRank)
+    return expertsPerRank.takeError();
   terms.perBlock = *perBlock;
   terms.perBlockPerRank = *perBlockPerRank;
+  terms.expertsPerBlockPerRank = *expertsPerRank;
   terms.activePerBlock = *active;
   if (kind == workload::representativeBlockKind(model)) {
     terms.block = planBlock;
@@ -420,6 +463,12 @@ analysis::deriveModelQuantities(const PlanWork &work) {
                                 "first-stage block parameters");
     stageBlockParameters = guard.add(stageBlockParameters, onStage,
                                      "first-stage block parameters");
+    int64_t expertsOnStage =
+        guard.mul(term.stageBlocks, term.expertsPerBlockPerRank,
+                  "first-stage expert parameters");
+    parameters.firstStageExpertsPerRank =
+        guard.add(parameters.firstStageExpertsPerRank, expertsOnStage,
+                  "first-stage expert parameters");
     int64_t chunk =
         guard.mul(term.chunkBlocks, term.stash, "first-stage activation bytes");
     chunkStash = guard.add(chunkStash, chunk, "first-stage activation bytes");
@@ -467,10 +516,16 @@ analysis::deriveModelQuantities(const PlanWork &work) {
       guard.mul(parameters.firstStagePerRank, gradientBytes, "gradient bytes");
   state.optimizerState = guard.mul(parameters.firstStagePerRank, optimizerBytes,
                                    "optimizer state bytes");
-  int64_t paddedElements =
-      paddedStageElements(parameters.firstStagePerRank, dp, guard);
-  state.optimizerStateSharded = guard.mul(paddedElements / dp, optimizerBytes,
-                                          "sharded optimizer state bytes");
+  // A rank's ZeRO shard: 1/ranks of each gradient group, padded.
+  std::vector<GradientGroup> groups = gradientGroups(parameters, mapping);
+  int64_t shardElements = 0;
+  for (const GradientGroup &group : groups) {
+    int64_t padded = paddedStageElements(group.elements, group.ranks, guard);
+    shardElements = guard.add(shardElements, padded / group.ranks,
+                              "sharded optimizer elements");
+  }
+  state.optimizerStateSharded =
+      guard.mul(shardElements, optimizerBytes, "sharded optimizer state bytes");
   int64_t stateBytesPerParameter =
       guard.add(weightBytes, gradientBytes, "state bytes");
   stateBytesPerParameter =
@@ -596,22 +651,27 @@ analysis::deriveModelQuantities(const PlanWork &work) {
       return sync.takeError();
     communication.embeddingGradSync = *sync;
   }
-  if (dp > 1) {
-    Invocation allReduce =
-        dataParallelAllReduce(paddedElements, training, mapping, guard);
+  // Each gradient group of more than one rank (at ep = dp the experts'
+  // gradients have no reduction).
+  for (const GradientGroup &group : groups) {
+    if (group.ranks == 1)
+      continue;
+    Invocation allReduce = dataParallelAllReduce(group, training, guard);
     llvm::Expected<CommunicationVolume> reduced = volumeOf(allReduce, 1, guard);
     if (!reduced)
       return reduced.takeError();
-    communication.dataParallel = *reduced;
+    accumulate(communication.dataParallel, *reduced, guard,
+               "data-parallel bytes");
     // The distributed optimizer reduce-scatters the gradients and
     // all-gathers the updated weights: the same transfer as the all-reduce
     // when weights and gradients have one width.
+    int64_t padded = paddedStageElements(group.elements, group.ranks, guard);
     for (auto [kind, width] :
          {std::pair(CollectiveKind::ReduceScatter, gradientBytes),
           std::pair(CollectiveKind::AllGather, weightBytes)}) {
       Invocation half = workload::collectiveInvocation(
-          primitive::kDPShardedOptimizer, Phase::WeightGrad, kind, dp,
-          guard.mul(paddedElements, width, "sharded optimizer bytes"), width,
+          primitive::kDPShardedOptimizer, Phase::WeightGrad, kind, group.ranks,
+          guard.mul(padded, width, "sharded optimizer bytes"), width,
           primitive::kDPShardedOptimizer, "distributed optimizer");
       llvm::Expected<CommunicationVolume> volume = volumeOf(half, 1, guard);
       if (!volume)
@@ -736,18 +796,19 @@ analysis::composeIterationTime(const PlanWork &work,
                                      workload::PipelineMessage::Activation),
             Cadence::PerMicroBatch))
       return std::move(error);
-  if (mapping.dp > 1) {
+  size_t reductions = 0;
+  for (const GradientGroup &group :
+       gradientGroups(quantities.parameters, mapping)) {
+    if (group.ranks == 1)
+      continue;
     OverflowGuard guard;
-    Invocation allReduce = dataParallelAllReduce(
-        paddedStageElements(quantities.parameters.firstStagePerRank, mapping.dp,
-                            guard),
-        work.training, mapping, guard);
+    Invocation allReduce = dataParallelAllReduce(group, work.training, guard);
     if (guard.failed())
       return guard.error("composeIterationTime");
     if (llvm::Error error = estimate::appendInvocation(
-            modelInput, allReduce, Cadence::PerIteration,
-            workload::kDataParallelAxis))
+            modelInput, allReduce, Cadence::PerIteration, group.axis))
       return std::move(error);
+    ++reductions;
   }
   llvm::Expected<estimate::EstimateReport> modelReport =
       estimate::estimateWork(modelInput, profile, binding);
@@ -756,8 +817,9 @@ analysis::composeIterationTime(const PlanWork &work,
   time.logitsSeconds = secondsOf(*modelReport, 0, logitsTasks);
   size_t next = logitsTasks;
   double gatherSeconds = scattered ? modelReport->tasks[next++].seconds : 0;
-  double dataParallelSeconds =
-      mapping.dp > 1 ? modelReport->tasks[next].seconds : 0;
+  double dataParallelSeconds = 0;
+  for (size_t reduction = 0; reduction < reductions; ++reduction)
+    dataParallelSeconds += modelReport->tasks[next + reduction].seconds;
 
   // Pipeline messages and the tied-embedding gradient all-reduce cross the
   // pp axis.
@@ -837,9 +899,13 @@ analysis::composeIterationTime(const PlanWork &work,
            milliseconds(time.logitsSeconds)},
       {primitive::kEmbeddingGradSync.str(), embeddingSeconds, embeddingText},
       {primitive::kDPGradAllReduce.str(), dataParallelSeconds,
-       mapping.dp > 1 ? "ring all_reduce of the first stage's gradients over "
-                        "mesh axis 'dp'"
-                      : "dp = 1"},
+       mapping.dp == 1 ? "dp = 1"
+       : mapping.ep == 1
+           ? "ring all_reduce of the first stage's gradients over mesh axis "
+             "'dp'"
+           : "ring all_reduces of the first stage's dense gradients over mesh "
+             "axes 'edp' x 'ep' and of its expert gradients over 'edp' (none "
+             "at edp = 1)"},
       {"optimizer_step", blocksPerStage * blockIterationSeconds,
        "blocks per stage " + std::to_string(pipeline.blocksPerStage) +
            " * the block's per-iteration work " +

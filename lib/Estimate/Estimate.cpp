@@ -217,7 +217,16 @@ EstimateInput estimate::makeEstimateInput(workload::DataType computeType,
                                           const workload::MappingSpec &mapping) {
   EstimateInput input;
   input.computeType = computeType;
-  input.mesh = {{"tp", mapping.tp}, {"pp", mapping.pp}, {"dp", mapping.dp}};
+  input.mesh = {{"tp", mapping.tp}, {"pp", mapping.pp}};
+  // At ep > 1 the data-parallel ranks are the axes edp x ep, as in the
+  // program's mesh (dist_program_c10, docs/Estimate.md).
+  if (mapping.ep > 1) {
+    input.mesh.push_back(
+        {workload::kExpertDataParallelAxis.str(), mapping.dp / mapping.ep});
+    input.mesh.push_back({workload::kExpertParallelAxis.str(), mapping.ep});
+  } else {
+    input.mesh.push_back({workload::kDataParallelAxis.str(), mapping.dp});
+  }
   // The context-parallel axis only where the mapping has one, as the
   // program's mesh (docs/Estimate.md).
   if (mapping.cp > 1)
@@ -249,7 +258,13 @@ EstimateTask estimate::makeEstimateTask(const workload::InvocationFigures &figur
   task.collective = figures.collective;
   task.cadence = cadence;
   if (figures.engine == Engine::Collective) {
-    task.meshAxis = collectiveAxis.str();
+    // At ep > 1 the expert dispatcher's collectives span ep (the token
+    // counts' all-gather ep x tp) whichever axis the caller gives a block's
+    // collectives (docs/Estimate.md, "Expert parallelism").
+    bool expertAxis = figures.collective &&
+                      figures.collective->axis == workload::kExpertParallelAxis;
+    task.meshAxis =
+        expertAxis ? figures.collective->axis : collectiveAxis.str();
     if (figures.collective)
       task.innerMeshAxes = figures.collective->innerAxes;
   }
@@ -498,8 +513,15 @@ llvm::Error estimate::checkMeshBinding(llvm::ArrayRef<MeshAxis> mesh,
     };
     const MeshAxis *axis = findMeshAxis(mesh, axisName);
     // The cp axis is in the mesh only at cp > 1; a binding naming it also
-    // serves cp = 1 plans, where it binds a one-rank axis (docs/Estimate.md).
-    if (!axis && axisName == workload::kContextParallelAxis)
+    // serves cp = 1 plans, where it binds a one-rank axis. Likewise the dp
+    // axis is in the mesh only at ep = 1 and the edp and ep axes only at
+    // ep > 1: a binding naming all three serves both (docs/Estimate.md).
+    if (!axis && (axisName == workload::kContextParallelAxis ||
+                  (axisName == workload::kDataParallelAxis &&
+                   findMeshAxis(mesh, workload::kExpertParallelAxis)) ||
+                  ((axisName == workload::kExpertDataParallelAxis ||
+                    axisName == workload::kExpertParallelAxis) &&
+                   findMeshAxis(mesh, workload::kDataParallelAxis))))
       continue;
     if (!axis)
       return failure(where(axisName) + ": no mesh axis named '" + axisName +

@@ -263,6 +263,13 @@ llvm::Expected<SearchInput> sweep::parseSearchInput(llvm::StringRef input,
   if (!base)
     return fail("$.spec is not a valid spec:\n" +
                 llvm::toString(base.takeError()));
+  // search_c2 (docs/Sweep.md): the fast path derives no work at ep > 1, so
+  // neither the grid nor the base spec ranges over expert parallelism.
+  if (base->mapping.ep > 1)
+    return fail("$.spec.mapping.ep: search_c2: the search does not evaluate "
+                "expert parallelism: its fast path derives no work at ep > 1; "
+                "the base spec needs ep = 1, got " +
+                llvm::Twine(base->mapping.ep));
   result.base = std::move(*base);
   return result;
 }

@@ -106,17 +106,21 @@ ArrayAttr axesOf(Builder &builder, const workload::RunWork &work) {
 }
 
 /// The mesh of a program under `mapping` (docs/DistSpec.md): `outer` axes
-/// of the given sizes, then `cp` at cp > 1 (omitted at cp = 1, so programs
-/// without context parallelism are unchanged), then `tp`.
+/// of the given sizes, then `ep` at ep > 1, then `cp` at cp > 1 (each
+/// omitted at 1, so programs without them are unchanged), then `tp`.
 dist::MeshOp
 createMesh(OpBuilder &builder, Location loc, llvm::StringRef name,
            transformer::MappingAttr mapping,
            llvm::ArrayRef<std::pair<llvm::StringRef, int64_t>> outer) {
-  llvm::SmallVector<llvm::StringRef, 4> axes;
-  llvm::SmallVector<int64_t, 4> shape;
+  llvm::SmallVector<llvm::StringRef, 5> axes;
+  llvm::SmallVector<int64_t, 5> shape;
   for (auto [axis, size] : outer) {
     axes.push_back(axis);
     shape.push_back(size);
+  }
+  if (mapping.getEp() > 1) {
+    axes.push_back(workload::kExpertParallelAxis);
+    shape.push_back(mapping.getEp());
   }
   if (mapping.getCp() > 1) {
     axes.push_back(workload::kContextParallelAxis);
@@ -296,9 +300,16 @@ public:
         builder, loc, name, builder.getStringAttr(computeDigest(source)), model,
         training, inference, IntegerAttr(), mapping);
     builder.setInsertionPointToStart(&program.getBody().emplaceBlock());
-    createMesh(builder, loc, kWholeRunMesh, mapping,
-               {{workload::kPipelineParallelAxis, mapping.getPp()},
-                {workload::kDataParallelAxis, mapping.getDp()}});
+    // At ep > 1 the data-parallel ranks are edp x ep (createMesh adds ep).
+    if (mapping.getEp() > 1)
+      createMesh(builder, loc, kWholeRunMesh, mapping,
+                 {{workload::kPipelineParallelAxis, mapping.getPp()},
+                  {workload::kExpertDataParallelAxis,
+                   mapping.getDp() / mapping.getEp()}});
+    else
+      createMesh(builder, loc, kWholeRunMesh, mapping,
+                 {{workload::kPipelineParallelAxis, mapping.getPp()},
+                  {workload::kDataParallelAxis, mapping.getDp()}});
     for (const workload::RunTemplate &runTemplate : run.templates)
       buildTemplate(runTemplate);
     for (const workload::StageProgram &stage : run.stages)

@@ -417,12 +417,14 @@ private:
         return facts->emitOpError() << "planning: a collective runs along a "
                                        "mesh axis";
       // A stage-level collective keeps its axes; a template's collective
-      // spans tp unless it is the key/value exchange over cp
-      // (pplan_task_c8).
+      // spans tp unless it is the key/value exchange over cp or, at ep > 1,
+      // an expert dispatcher's collective over ep (and tp) (pplan_task_c8).
       auto first = llvm::cast<StringAttr>(axes[0]);
-      if (inStage || first.getValue() == workload::kContextParallelAxis)
+      bool expertAxis = first.getValue() == workload::kExpertParallelAxis;
+      if (inStage || expertAxis ||
+          first.getValue() == workload::kContextParallelAxis)
         axis = first;
-      if (inStage && axes.size() > 1)
+      if ((inStage || expertAxis) && axes.size() > 1)
         innerAxes = builder.getArrayAttr(axes.getValue().drop_front());
       if (!inStage)
         axisGroup = DenseI64ArrayAttr();

@@ -717,6 +717,9 @@ LogicalResult verifyWholeRun(Operation *program,
       workload::WorkSummary(workload::Cadence::PerIteration),
       workload::WorkSummary(workload::Cadence::PerIteration)};
   std::array<int64_t, 2> perBlock{};
+  // At ep > 1 the routed experts' parameters of a block (their gradients
+  // reduce over edp alone); 0 at ep = 1.
+  std::array<int64_t, 2> expertPerBlock{};
   for (workload::BlockKind kind : kinds) {
     size_t at = static_cast<size_t>(kind);
     llvm::Expected<workload::BlockWork> blockWork =
@@ -738,6 +741,11 @@ LogicalResult verifyWholeRun(Operation *program,
     if (!parameters)
       return fail(parameters.takeError());
     perBlock[at] = *parameters;
+    llvm::Expected<int64_t> experts =
+        workload::blockExpertParametersPerRank(model, kind, mapping);
+    if (!experts)
+      return fail(experts.takeError());
+    expertPerBlock[at] = *experts;
   }
   llvm::Expected<workload::BlockWork> embeddingWork =
       workload::deriveEmbeddingWork(model, training, mapping);
@@ -876,49 +884,77 @@ LogicalResult verifyWholeRun(Operation *program,
 
     // Data parallelism: every gradient the stage holds is reduced once over
     // the dp * cp ranks holding it, each bucket padded by less than dp * cp
-    // elements.
+    // elements; at ep > 1 the dense gradients over edp x ep (the dp ranks)
+    // and the routed experts' over edp alone, padded by less than edp (none
+    // at edp = 1).
     int64_t replicas = mapping.gradientReplicas();
     if (replicas == 1)
       continue;
     std::string held = what + " gradient elements";
     int64_t elements = 0;
-    for (workload::BlockKind kind : kinds)
-      elements = guard.add(elements,
-                           guard.mul(blocks[static_cast<size_t>(kind)],
-                                     perBlock[static_cast<size_t>(kind)], held),
-                           held);
+    int64_t expertElements = 0;
+    for (workload::BlockKind kind : kinds) {
+      size_t at = static_cast<size_t>(kind);
+      elements = guard.add(
+          elements,
+          guard.mul(blocks[at], perBlock[at] - expertPerBlock[at], held), held);
+      expertElements =
+          guard.add(expertElements,
+                    guard.mul(blocks[at], expertPerBlock[at], held), held);
+    }
     if (index == 0)
       elements = guard.add(elements, edge->firstStageTotal, held);
     if (index == last)
       elements = guard.add(elements, edge->lastStageTotal, held);
     if (guard.failed())
       return fail(guard.error("conservation"));
-    int64_t reduced = 0, buckets = 0;
-    for (Operation &stageOp : program->getRegion(0).front()) {
-      auto dist = llvm::dyn_cast<dist::StageOp>(stageOp);
-      auto plan = llvm::dyn_cast<pplan::StageOp>(stageOp);
-      if ((!dist || dist.getIndex() != index) &&
-          (!plan || plan.getIndex() != index))
+    int64_t expertReplicas = mapping.expertGradientReplicas();
+    struct GradientGroup {
+      bool experts;
+      int64_t elements;
+      int64_t replicas;
+      llvm::StringRef name;
+    };
+    for (GradientGroup group :
+         {GradientGroup{false, elements, replicas,
+                        mapping.ep > 1   ? "edp x ep"
+                        : mapping.cp > 1 ? "dp x cp"
+                                         : "dp"},
+          GradientGroup{true, expertElements, expertReplicas, "edp"}}) {
+      if (group.experts && (mapping.ep == 1 || group.replicas == 1))
         continue;
-      for (WorkFactsOpInterface op :
-           stageOp.getRegion(0).getOps<WorkFactsOpInterface>())
-        if (op.getPrimitive() == workload::primitive::kDPGradAllReduce ||
-            op.getPrimitive() == workload::primitive::kDPGradReduceScatter) {
-          reduced += op.getCollectiveFacts()->messageBytes;
+      int64_t reduced = 0, buckets = 0;
+      for (Operation &stageOp : program->getRegion(0).front()) {
+        auto dist = llvm::dyn_cast<dist::StageOp>(stageOp);
+        auto plan = llvm::dyn_cast<pplan::StageOp>(stageOp);
+        if ((!dist || dist.getIndex() != index) &&
+            (!plan || plan.getIndex() != index))
+          continue;
+        for (WorkFactsOpInterface op :
+             stageOp.getRegion(0).getOps<WorkFactsOpInterface>()) {
+          if (op.getPrimitive() != workload::primitive::kDPGradAllReduce &&
+              op.getPrimitive() != workload::primitive::kDPGradReduceScatter)
+            continue;
+          // An expert bucket's reduction spans edp alone.
+          std::optional<workload::CollectiveFacts> facts =
+              op.getCollectiveFacts();
+          bool expertBucket = mapping.ep > 1 && facts->innerAxes.empty();
+          if (expertBucket != group.experts)
+            continue;
+          reduced += facts->messageBytes;
           ++buckets;
         }
-    }
-    int64_t unpadded = elements * gradientBytes;
-    if (reduced < unpadded ||
-        reduced >= unpadded + buckets * replicas * gradientBytes ||
-        reduced % (replicas * gradientBytes) != 0) {
-      llvm::StringRef group = mapping.cp == 1 ? "dp" : "dp x cp";
-      return program->emitError()
-             << "conservation: " << what << " reduces " << reduced
-             << " gradient bytes over " << group << " in " << buckets
-             << " buckets; it holds " << unpadded
-             << " (each bucket padded by less than " << group << " = "
-             << replicas << " elements)";
+      }
+      int64_t unpadded = group.elements * gradientBytes;
+      if (reduced < unpadded ||
+          reduced >= unpadded + buckets * group.replicas * gradientBytes ||
+          reduced % (group.replicas * gradientBytes) != 0)
+        return program->emitError()
+               << "conservation: " << what << " reduces " << reduced
+               << (group.experts ? " expert" : "") << " gradient bytes over "
+               << group.name << " in " << buckets << " buckets; it holds "
+               << unpadded << " (each bucket padded by less than " << group.name
+               << " = " << group.replicas << " elements)";
     }
   }
   return success();

@@ -425,14 +425,35 @@ ForwardRun trainingRun(const ModelSpec &model, const TrainingSpec &training,
   return run;
 }
 
+/// trainingRun with, for an MoE block at ep > 1, the expert-parallel shape
+/// and the dispatcher's collectives it derives (ExpertParallel.h).
+llvm::Expected<ForwardRun> expertParallelRun(const ModelSpec &model,
+                                             const TrainingSpec &training,
+                                             const MappingSpec &mapping) {
+  ForwardRun run = trainingRun(model, training, mapping);
+  if (!model.moe || mapping.ep == 1)
+    return run;
+  llvm::Expected<ExpertParallelShape> shape =
+      expertParallelShape(model, training, mapping);
+  if (!shape)
+    return shape.takeError();
+  llvm::Expected<std::vector<ExpertParallelTransfer>> dispatch =
+      expertParallelDispatch(model, training, mapping);
+  if (!dispatch)
+    return dispatch.takeError();
+  run.expertParallel = *shape;
+  run.expertDispatch = std::move(*dispatch);
+  return run;
+}
+
 /// Builds the invocations of one block on one TP rank in execution order:
 /// the shared forward, then recompute and backward.
 class BlockBuilder : ForwardBuilder {
 public:
   BlockBuilder(const ModelSpec &model, const TrainingSpec &training,
-               const MappingSpec &mapping)
-      : ForwardBuilder(model, mapping, trainingRun(model, training, mapping)),
-        training(training), gradBytes(bytesOf(training.gradientType)) {}
+               const MappingSpec &mapping, const ForwardRun &run)
+      : ForwardBuilder(model, mapping, run), training(training),
+        gradBytes(bytesOf(training.gradientType)) {}
 
   llvm::Expected<BlockWork> build();
 
@@ -451,8 +472,10 @@ private:
   /// gradient, what `beforeFc1WeightGrad` emits (the tensor-parallel
   /// collectives of d_x_norm2 and x_norm2), fc1's weight gradient and, if
   /// it has one, fc1's bias gradient.
-  void mlpBackward(const MlpLinears &mlp, llvm::StringRef outputGrad,
-                   llvm::function_ref<void()> beforeFc1WeightGrad);
+  void mlpBackward(
+      const MlpLinears &mlp, llvm::StringRef outputGrad,
+      llvm::function_ref<void()> beforeFc1WeightGrad,
+      llvm::function_ref<void()> beforeActivationGrad = [] {});
   /// Under tp > 1 the reduction of the partial sums of an MLP's input
   /// gradient `inputGrad` (d_x_norm2 for the dense MLP and the routed
   /// experts) over the TP group by `collectivePrimitive`: a reduce-scatter
@@ -466,6 +489,16 @@ private:
   /// of forwardExperts: combine, experts, permute, the reduction of
   /// d_x_norm2 and of the routing gradient, then the router.
   void backwardExperts(llvm::StringRef biasedGrad);
+  /// The dispatcher's part of backwardExperts at ep > 1, in reverse of
+  /// forwardExpertParallel: the unpermute's gather, the combine's
+  /// all-to-all (and TP all-gather), the experts' backward with the
+  /// probabilities' gradient, the TP reduce-scatters, the dispatch's
+  /// all-to-alls of the token and probability gradients, the permute's
+  /// scatter-add.
+  void backwardExpertParallel(llvm::StringRef biasedGrad);
+  /// The all-gather dispatcher's part of backwardExperts at ep = 1: the
+  /// combine, the experts, the permute and the TP reduction of d_x_norm2.
+  void backwardGatheredExperts(llvm::StringRef biasedGrad);
   /// The mirror of forwardSharedExperts: under SP the shared experts' own
   /// all-gather of the output gradient, their MLP's backward with its own
   /// reduction of d_shared_expert_in and re-gather of x_norm2.
@@ -631,12 +664,16 @@ void BlockBuilder::backwardMlp() {
       /*biasPrimitive=*/primitive::kFC2Bias, /*bias=*/"b_fc2");
   if (model.moe && model.moe->sharedExperts > 0)
     backwardSharedExperts(biasedGrad);
-  gatherSequenceShards(
-      primitive::kMLPTPG, Phase::ActivationGrad, biasedGrad,
-      "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
-      "all-gather the sequence-sharded " +
-          biasedGrad +
-          (model.moe ? " for the experts' backward" : " for the fc2 backward"));
+  // At ep > 1 the rank's rows go to the dispatcher as they are: the TP
+  // all-gather is the backward of its reduce-scatter (backwardExpertParallel).
+  if (!run.expertParallel)
+    gatherSequenceShards(
+        primitive::kMLPTPG, Phase::ActivationGrad, biasedGrad,
+        "sequence parallelism (SeqSel Sec. 4.2.2, g-bar backward): "
+        "all-gather the sequence-sharded " +
+            biasedGrad +
+            (model.moe ? " for the experts' backward"
+                       : " for the fc2 backward"));
   if (model.moe)
     backwardExperts(biasedGrad);
   else
@@ -687,9 +724,10 @@ void BlockBuilder::regatherMlpInput(llvm::StringRef whose) {
           whose + " weight gradient (only the shard is stashed)");
 }
 
-void BlockBuilder::mlpBackward(const MlpLinears &mlp,
-                               llvm::StringRef outputGrad,
-                               llvm::function_ref<void()> beforeFc1WeightGrad) {
+void BlockBuilder::mlpBackward(
+    const MlpLinears &mlp, llvm::StringRef outputGrad,
+    llvm::function_ref<void()> beforeFc1WeightGrad,
+    llvm::function_ref<void()> beforeActivationGrad) {
   std::string inputGrad =
       mlp.inputGrad.empty() ? ("d_" + mlp.input).str() : mlp.inputGrad.str();
   std::string actGrad = ("d_" + mlp.actOut).str();
@@ -739,6 +777,7 @@ void BlockBuilder::mlpBackward(const MlpLinears &mlp,
             outputGrad + " by " + mlp.what +
             ", accumulated into the gradient buffer"});
 
+  beforeActivationGrad();
   activationBackward(mlp.activation, mlp.fc1Out, mlp.actOut, fc1Elements,
                      actElements);
 
@@ -796,9 +835,73 @@ void BlockBuilder::backwardSharedExperts(llvm::StringRef biasedGrad) {
   });
 }
 
-void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
-  const MixtureOfExperts &moe = *model.moe;
-  int64_t experts = moe.experts;
+void BlockBuilder::backwardExpertParallel(llvm::StringRef biasedGrad) {
+  const ExpertParallelShape &parallel = *run.expertParallel;
+  Phase phase = Phase::ActivationGrad;
+  int64_t localRows = elements({shape.localTokens, shape.hidden}, "d_mlp_proj");
+  int64_t localRouting = routingElements(shape.localTokens, "routing_map");
+  int64_t rankRows =
+      elements({parallel.rankPairs, shape.hidden}, "d_combined_tokens");
+  emit({primitive::kMoEUnpermute,
+        phase,
+        Engine::Vector,
+        0,
+        {activation(biasedGrad, localRows), mask("routing_map", localRouting)},
+        {activation("d_combined_tokens", rankRows)},
+        "backward of moe_unpermute: each pair's row of " + biasedGrad +
+            " gathered in expert order (a copy)"});
+  expertParallelCollective(primitive::kMoECombineExchange, phase,
+                           "d_combined_tokens");
+  if (shape.tp > 1)
+    expertParallelCollective(primitive::kMoECombineTPReduceScatter, phase,
+                             "d_expert_output");
+  int64_t activationElements = elements(
+      {parallel.processedPairs, shape.expertFfnCols}, "d_expert_act_out");
+  mlpBackward(
+      expertParallelExperts(), "d_expert_out", [] {},
+      [&] {
+        emit({primitive::kExpertProbs,
+              phase,
+              Engine::Vector,
+              parallel.probabilityBackwardOps,
+              {activation("d_expert_act_out", activationElements),
+               activation("expert_act_out", activationElements),
+               activation("permuted_probs", parallel.processedPairs)},
+              {activation("d_expert_act_out", activationElements),
+               activation("d_permuted_probs", parallel.processedPairs)},
+              "backward of expert_probs: the activation's output gradient "
+              "times each pair's probability, and each pair's probability "
+              "gradient, a dot product over the activation output "
+              "(weighted_swiglu_back; partial sums when tp > 1)"});
+      });
+  // The probability gradients first, as Megatron launches them (td.py
+  // token_dispatch: "probs A2A -> tokens A2A").
+  if (shape.tp > 1) {
+    expertParallelCollective(primitive::kMoEDispatchProbsTPGather, phase,
+                             "d_global_probs");
+    expertParallelCollective(primitive::kMoEDispatchTPGather, phase,
+                             "d_global_input_tokens");
+  }
+  expertParallelCollective(primitive::kMoEDispatchProbs, phase,
+                           "d_permuted_probs");
+  expertParallelCollective(primitive::kMoEDispatch, phase, "d_permuted_tokens");
+  emit({primitive::kMoEPermute,
+        phase,
+        Engine::Vector,
+        elementwiseOps("moe_permute input-gradient ops", rankRows,
+                       opcount::kPermuteInputGradPerElement),
+        {activation("d_permuted_tokens", rankRows),
+         activation("d_permuted_probs", parallel.rankPairs),
+         mask("routing_map", localRouting)},
+        {activation("d_x_norm2", localRows),
+         activation("d_routing_probs", localRouting)},
+        "backward of moe_permute: each of the rank's pairs' gradient "
+        "scatter-added into its token's row of d_x_norm2, and each pair's "
+        "probability gradient scattered into its (token, expert) slot of "
+        "d_routing_probs (one pair per slot: no adds)"});
+}
+
+void BlockBuilder::backwardGatheredExperts(llvm::StringRef biasedGrad) {
   ExpertRouting pairs = routing();
   int64_t fullElements = elements({shape.tokens, shape.hidden}, "d_mlp_out");
   int64_t routingAll = routingElements(shape.tokens, "d_routing_probs");
@@ -845,6 +948,15 @@ void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
         "token's row of d_x_norm2"});
 
   reduceMlpInputGradient(primitive::kMLPTPF, "d_x_norm2");
+}
+
+void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
+  const MixtureOfExperts &moe = *model.moe;
+  int64_t experts = moe.experts;
+  if (run.expertParallel)
+    backwardExpertParallel(biasedGrad);
+  else
+    backwardGatheredExperts(biasedGrad);
   if (moe.sharedExperts > 0) {
     int64_t rowElements =
         elements({shape.localTokens, shape.hidden}, "d_shared_expert_in");
@@ -863,7 +975,9 @@ void BlockBuilder::backwardExperts(llvm::StringRef biasedGrad) {
 
   int64_t localInput = elements({shape.localTokens, shape.hidden}, "x_norm2");
   int64_t localRouting = routingElements(shape.localTokens, "d_router_logits");
-  if (hasCollectives()) {
+  // At ep > 1 the probability gradients came back through the dispatch's
+  // all-to-all onto the rank's own rows (backwardExpertParallel).
+  if (hasCollectives() && !run.expertParallel) {
     tpCollectiveOver(primitive::kRoutingProbsTPF, Phase::ActivationGrad,
                      CollectiveKind::ReduceScatter, "d_routing_probs", experts,
                      "sequence parallelism: reduce-scatter the partial sums "
@@ -1327,6 +1441,10 @@ struct RankParameters {
   /// multi-head latent attention, the duplicated down-projections and latent
   /// norms.
   int64_t sequenceParallel = 0;
+  /// At ep > 1 the rank's routed experts' parameters (part of total): their
+  /// gradients reduce over the expert-data-parallel ranks only
+  /// (docs/WorkAlgebra.md, "Expert parallelism", "Gradients and ZeRO").
+  int64_t expertParallel = 0;
 };
 
 /// Parameters of one norm over `width` features: gamma, and beta under
@@ -1377,9 +1495,10 @@ int64_t multiHeadAttentionParameters(const ModelSpec &model,
 /// and biases split over tp, row-parallel out_proj and fc2 weights split,
 /// their biases and the norm parameters replicated. The model's linear_bias
 /// says which biases exist (add_bias_linear, add_qkv_bias).
-RankParameters rankParameters(const ModelSpec &model, int64_t tp,
+RankParameters rankParameters(const ModelSpec &model,
+                              const MappingSpec &mapping,
                               OverflowGuard &guard) {
-  RankColumns columns = makeRankColumns(model, tp, guard);
+  RankColumns columns = makeRankColumns(model, mapping.tp, guard);
   int64_t hidden = model.hidden;
   bool projectionBiases = model.hasOutputAndMLPBiases();
   int64_t normParams = normParameters(model, hidden, guard);
@@ -1394,13 +1513,17 @@ RankParameters rankParameters(const ModelSpec &model, int64_t tp,
     attention.total = multiHeadAttentionParameters(model, columns, guard);
   int64_t mlp = 0;
   int64_t router = 0;
+  RankParameters parameters;
   if (model.moe) {
-    // Every rank holds a 1/tp slice of every expert (expert parallelism 1)
-    // and the whole router, duplicated like the norms (Megatron-Core
-    // TopKRouter); MoE blocks have no MLP biases (decoder_moe_c5).
+    // Every rank holds a 1/tp slice of E / ep experts (Megatron-Core
+    // MoELayer num_local_experts, expert_parallel_c3) and the whole router,
+    // duplicated like the norms (Megatron-Core TopKRouter); MoE blocks have
+    // no MLP biases (decoder_moe_c5).
     int64_t experts = model.moe->experts;
     int64_t perExpert = expertParametersPerRank(model, columns, guard);
-    mlp = guard.mul(experts, perExpert, "expert parameters");
+    mlp = guard.mul(experts / mapping.ep, perExpert, "expert parameters");
+    if (mapping.ep > 1)
+      parameters.expertParallel = mlp;
     mlp = guard.add(mlp, sharedExpertParametersPerRank(model, columns, guard),
                     "expert parameters");
     router = guard.mul(hidden, experts, "w_router parameters");
@@ -1416,7 +1539,6 @@ RankParameters rankParameters(const ModelSpec &model, int64_t tp,
   int64_t rowParallelBiases =
       projectionBiases ? guard.mul(2, hidden, "row-parallel bias parameters")
                        : 0;
-  RankParameters parameters;
   parameters.sequenceParallel =
       guard.add(bothNorms, rowParallelBiases, "sequence-parallel parameters");
   parameters.sequenceParallel =
@@ -1438,7 +1560,10 @@ blueprint::workload::deriveBlockWork(const ModelSpec &model,
   if (llvm::Error error =
           checkTrainingComposes(model, training, mapping, "deriveBlockWork"))
     return error;
-  return BlockBuilder(model, training, mapping).build();
+  llvm::Expected<ForwardRun> run = expertParallelRun(model, training, mapping);
+  if (!run)
+    return run.takeError();
+  return BlockBuilder(model, training, mapping, *run).build();
 }
 
 llvm::Expected<BlockWork>
@@ -1449,7 +1574,10 @@ blueprint::workload::deriveBlockWork(const ModelSpec &model, BlockKind kind,
           checkTrainingComposes(model, training, mapping, "deriveBlockWork"))
     return error;
   ModelSpec block = blockModelOf(model, kind);
-  return BlockBuilder(block, training, mapping).build();
+  llvm::Expected<ForwardRun> run = expertParallelRun(block, training, mapping);
+  if (!run)
+    return run.takeError();
+  return BlockBuilder(block, training, mapping, *run).build();
 }
 
 llvm::Expected<int64_t>
@@ -1473,7 +1601,7 @@ blueprint::workload::blockParametersPerRank(const ModelSpec &model,
     return violationsError("blockParametersPerRank: invalid model or tp:",
                            sink.take());
   OverflowGuard guard;
-  RankParameters parameters = rankParameters(model, mapping.tp, guard);
+  RankParameters parameters = rankParameters(model, mapping, guard);
   if (guard.failed())
     return guard.error("blockParametersPerRank");
   return parameters.total;
@@ -1485,6 +1613,20 @@ llvm::Expected<int64_t> blueprint::workload::blockParametersPerRank(
   if (!checked || kind == representativeBlockKind(model))
     return checked;
   return blockParametersPerRank(blockModelOf(model, kind), mapping);
+}
+
+llvm::Expected<int64_t> blueprint::workload::blockExpertParametersPerRank(
+    const ModelSpec &model, BlockKind kind, const MappingSpec &mapping) {
+  llvm::Expected<int64_t> checked =
+      blockParametersPerRank(model, kind, mapping);
+  if (!checked)
+    return checked.takeError();
+  OverflowGuard guard;
+  int64_t experts =
+      rankParameters(blockModelOf(model, kind), mapping, guard).expertParallel;
+  if (guard.failed())
+    return guard.error("blockExpertParametersPerRank");
+  return experts;
 }
 
 llvm::Expected<int64_t>
@@ -1541,7 +1683,7 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
                                                 "deriveOptimizerWork"))
     return error;
   OverflowGuard guard;
-  RankParameters parameters = rankParameters(model, mapping.tp, guard);
+  RankParameters parameters = rankParameters(model, mapping, guard);
   int64_t gradBytes = bytesOf(training.gradientType);
 
   BlockWork work;

@@ -116,9 +116,9 @@ llvm::Expected<std::vector<BoundaryTensor>>
 blueprint::workload::blockBoundaries(const ModelSpec &model,
                                      const TrainingSpec &training,
                                      const MappingSpec &mapping) {
-  if (!composeTraining(model, training, mapping))
-    return llvm::createStringError(
-        "blockBoundaries: the model, training and mapping do not compose");
+  if (llvm::Error error =
+          checkTrainingComposes(model, training, mapping, "blockBoundaries"))
+    return std::move(error);
   OverflowGuard guard;
   std::vector<BoundaryTensor> tensors;
   bool sequenceParallel = mapping.tpComm == TPCommMode::ReduceScatterAllGather;

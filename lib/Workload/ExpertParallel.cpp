@@ -15,6 +15,8 @@
 
 #include "ForwardBuilder.h"
 
+#include <tuple>
+
 using namespace blueprint::workload;
 
 namespace {
@@ -28,6 +30,11 @@ llvm::Error checkExpertParallelRun(const ModelSpec &model,
   };
   if (!model.moe)
     return broken("expert_parallel_c2", "the model has no experts (moe)");
+  // The routing divides by the experts and the router calls: the model's
+  // own MoE rules first (an unverified spec reaches this public API).
+  std::vector<RuleViolation> moeRules = checkMixtureOfExperts(*model.moe, 1);
+  if (!moeRules.empty())
+    return broken(moeRules.front().rule, moeRules.front().message);
   if (mapping.ep <= 0 || mapping.dp % mapping.ep != 0)
     return broken("expert_parallel_c1",
                   "dp = " + llvm::Twine(mapping.dp) +
@@ -40,13 +47,19 @@ llvm::Error checkExpertParallelRun(const ModelSpec &model,
     return broken("expert_parallel_c5",
                   "cp = " + llvm::Twine(mapping.cp) +
                       " with ep = " + llvm::Twine(mapping.ep));
-  if (mapping.tp <= 0 || model.heads % mapping.tp != 0 ||
-      model.kvHeads % mapping.tp != 0 || model.ffnHidden % mapping.tp != 0 ||
-      model.moe->expertFfnHidden % mapping.tp != 0)
-    return broken("decoder_training_c4 .. c7, decoder_moe_c3",
-                  "tp = " + llvm::Twine(mapping.tp) +
-                      " does not divide heads, kv_heads, ffn_hidden and "
-                      "expert_ffn_hidden");
+  if (mapping.tp <= 0)
+    return broken("transformer_mapping_c1",
+                  "tp = " + llvm::Twine(mapping.tp) + " is not positive");
+  for (auto [rule, field, value] :
+       {std::tuple{"decoder_training_c4", "heads", model.heads},
+        std::tuple{"decoder_training_c5", "kv_heads", model.kvHeads},
+        std::tuple{"decoder_training_c7", "ffn_hidden", model.ffnHidden},
+        std::tuple{"decoder_moe_c3", "expert_ffn_hidden",
+                   model.moe->expertFfnHidden}})
+    if (value % mapping.tp != 0)
+      return broken(rule,
+                    llvm::Twine(field) + " = " + llvm::Twine(value) +
+                        " is not divisible by tp = " + llvm::Twine(mapping.tp));
   if (mapping.tp > 1 && mapping.tpComm != TPCommMode::ReduceScatterAllGather)
     return broken("decoder_moe_c2",
                   "tp = " + llvm::Twine(mapping.tp) +
@@ -75,11 +88,42 @@ ExpertRouting rankRouting(const ModelSpec &model, const TrainingSpec &training,
 
 } // namespace
 
-int64_t blueprint::workload::expertParallelRankPairs(
-    const ModelSpec &model, const TrainingSpec &training,
-    const MappingSpec &mapping, OverflowGuard &guard) {
-  return rankRouting(model, training, mapping, guard).processed /
-         routerCallsOf(mapping);
+std::optional<RuleViolation>
+blueprint::workload::checkExpertParallelPairs(const ModelSpec &model,
+                                              const TrainingSpec &training,
+                                              const MappingSpec &mapping) {
+  if (!model.moe || mapping.ep <= 1)
+    return std::nullopt;
+  OverflowGuard guard;
+  ExpertRouting routing = rankRouting(model, training, mapping, guard);
+  if (guard.failed())
+    return RuleViolation{"expert_parallel_c7",
+                         "the rank's token-expert pairs (experts_per_token * "
+                         "micro_batch * seq_length) overflow a 64-bit "
+                         "integer"};
+  int64_t calls = routerCallsOf(mapping);
+  int64_t rankPairs = routing.processed / calls;
+  if (rankPairs % mapping.ep == 0)
+    return std::nullopt;
+  const MixtureOfExperts &moe = *model.moe;
+  std::string derivation =
+      ("experts_per_token " + llvm::Twine(moe.expertsPerToken) +
+       " * micro_batch " + llvm::Twine(training.microBatch) + " * seq_length " +
+       llvm::Twine(model.seqLength) + " / tp " + llvm::Twine(calls))
+          .str();
+  int64_t routedPairs = routing.pairs / calls;
+  if (routedPairs != rankPairs)
+    derivation += (" = " + llvm::Twine(routedPairs) +
+                   " routed, capped by capacity_factor_percent " +
+                   llvm::Twine(moe.capacityFactorPercent.value_or(0)))
+                      .str();
+  return RuleViolation{
+      "expert_parallel_c7",
+      ("the rank's kept token-expert pairs P_l = " + llvm::Twine(rankPairs) +
+       " (" + derivation +
+       "), the rows of its all-to-alls over ep, are not divisible by ep = " +
+       llvm::Twine(mapping.ep))
+          .str()};
 }
 
 llvm::Expected<ExpertParallelShape>
@@ -88,6 +132,13 @@ blueprint::workload::expertParallelShape(const ModelSpec &model,
                                          const MappingSpec &mapping) {
   if (llvm::Error broken = checkExpertParallelRun(model, mapping))
     return std::move(broken);
+  // dist_collective_c4: the all-to-all's chunks are equal, P_l / ep pairs to
+  // each EP rank, when ep divides P_l (balanced routing then places the
+  // heavier experts' extra pairs evenly over the ranks).
+  if (std::optional<RuleViolation> unequal =
+          checkExpertParallelPairs(model, training, mapping))
+    return detail::makeError("expert parallel shape: [" + unequal->rule + "] " +
+                             unequal->message);
   OverflowGuard guard;
   ExpertParallelShape shape;
   shape.localExperts = model.moe->experts / mapping.ep;
@@ -99,27 +150,27 @@ blueprint::workload::expertParallelShape(const ModelSpec &model,
                 detail::expertParametersPerRank(model, columns, guard),
                 "local expert parameters");
   shape.processedPairs = rankRouting(model, training, mapping, guard).processed;
-  shape.rankPairs = expertParallelRankPairs(model, training, mapping, guard);
+  shape.rankPairs = shape.processedPairs / routerCallsOf(mapping);
+  int64_t lighterRows = shape.processedPairs / shape.localExperts;
+  int64_t heavierExperts = shape.processedPairs % shape.localExperts;
+  if (heavierExperts > 0)
+    shape.expertLoads.push_back({heavierExperts, lighterRows + 1});
+  if (lighterRows > 0)
+    shape.expertLoads.push_back(
+        {shape.localExperts - heavierExperts, lighterRows});
   int64_t activationMultiplies =
       guard.mul(shape.processedPairs, columns.expertFfnCols,
                 "probability multiplies P_x f_t");
-  shape.probabilityForwardOps = guard.add(
-      activationMultiplies,
-      guard.mul(shape.rankPairs, model.hidden, "unpermute scatter-adds P_l h"),
-      "probability forward ops");
+  shape.activationProbabilityOps = activationMultiplies;
+  shape.unpermuteOps =
+      guard.mul(shape.rankPairs, model.hidden, "unpermute scatter-adds P_l h");
+  shape.probabilityForwardOps =
+      guard.add(shape.activationProbabilityOps, shape.unpermuteOps,
+                "probability forward ops");
   shape.probabilityBackwardOps =
       guard.mul(3, activationMultiplies, "probability backward ops 3 P_x f_t");
   if (guard.failed())
     return guard.error("expert parallel shape");
-  // dist_collective_c4: the all-to-all's chunks are equal, P_l / ep pairs to
-  // each EP rank, when ep divides P_l (balanced routing then places the
-  // heavier experts' extra pairs evenly over the ranks).
-  if (shape.rankPairs % mapping.ep != 0)
-    return detail::makeError(
-        "expert parallel shape: [expert_parallel_c7] the rank's kept "
-        "token-expert pairs P_l = " +
-        llvm::Twine(shape.rankPairs) +
-        " are not divisible by ep = " + llvm::Twine(mapping.ep));
   return shape;
 }
 
@@ -213,6 +264,10 @@ blueprint::workload::expertParallelDispatch(const ModelSpec &model,
   // included) and reruns its forward; selective recompute none of it.
   if (mapping.recompute == RecomputePolicy::Full)
     forward(Phase::Recommunication);
+  // Backward launch order (td.py token_dispatch, d98e8a6): "probs A2A ->
+  // tokens A2A"; the probability gradient is ready after the activation's
+  // backward, before fc1's input gradient, so each probability collective
+  // precedes its token twin.
   transfer(Phase::ActivationGrad, "d_combined_tokens", CollectiveKind::AllToAll,
            {kExpertParallelAxis.str()}, mapping.ep, tokenBytes,
            "backward of token_combine: all-to-all of the output gradient "
@@ -223,25 +278,25 @@ blueprint::workload::expertParallelDispatch(const ModelSpec &model,
              gatheredTokenBytes,
              "backward of combine_preprocess's reduce-scatter: all-gather of "
              "the output gradient over TP");
-    transfer(Phase::ActivationGrad, "d_global_input_tokens",
-             CollectiveKind::ReduceScatter, {kTensorParallelAxis.str()},
-             mapping.tp, gatheredTokenBytes,
-             "backward of dispatch_postprocess's all-gather: reduce-scatter "
-             "of the token gradients over TP");
     transfer(Phase::ActivationGrad, "d_global_probs",
              CollectiveKind::ReduceScatter, {kTensorParallelAxis.str()},
              mapping.tp, gatheredProbabilityBytes,
              "backward of dispatch_postprocess's all-gather: reduce-scatter "
              "of the probability gradients over TP");
+    transfer(Phase::ActivationGrad, "d_global_input_tokens",
+             CollectiveKind::ReduceScatter, {kTensorParallelAxis.str()},
+             mapping.tp, gatheredTokenBytes,
+             "backward of dispatch_postprocess's all-gather: reduce-scatter "
+             "of the token gradients over TP");
   }
-  transfer(Phase::ActivationGrad, "d_permuted_tokens", CollectiveKind::AllToAll,
-           {kExpertParallelAxis.str()}, mapping.ep, tokenBytes,
-           "backward of token_dispatch: all-to-all of the token gradients "
-           "over EP");
   transfer(Phase::ActivationGrad, "d_permuted_probs", CollectiveKind::AllToAll,
            {kExpertParallelAxis.str()}, mapping.ep, probabilityBytes,
            "backward of token_dispatch: all-to-all of the probability "
            "gradients over EP");
+  transfer(Phase::ActivationGrad, "d_permuted_tokens", CollectiveKind::AllToAll,
+           {kExpertParallelAxis.str()}, mapping.ep, tokenBytes,
+           "backward of token_dispatch: all-to-all of the token gradients "
+           "over EP");
   if (guard.failed())
     return guard.error("expert parallel dispatch");
   return transfers;

@@ -907,7 +907,10 @@ void ForwardBuilder::forwardMlp() {
     forwardExperts();
   else
     forwardDenseMlp();
-  reduceRowParallel(primitive::kMLPTPG, "mlp_proj");
+  // At ep > 1 the dispatcher's reduce-scatter over ["tp"] reduced the
+  // experts' partial sums already (td.py combine_preprocess).
+  if (!run.expertParallel)
+    reduceRowParallel(primitive::kMLPTPG, "mlp_proj");
   if (model.moe && model.moe->sharedExperts > 0)
     forwardSharedExperts();
   rowParallelTail(/*biasPrimitive=*/primitive::kFC2Bias,
@@ -970,6 +973,17 @@ ForwardBuilder::routedExperts(const ExpertRouting &pairs) {
   return mlp;
 }
 
+ForwardBuilder::MlpLinears ForwardBuilder::expertParallelExperts() {
+  const ExpertParallelShape &parallel = *run.expertParallel;
+  ExpertRouting received;
+  received.pairs = parallel.processedPairs;
+  received.processed = parallel.processedPairs;
+  received.activeExperts =
+      std::min(parallel.localExperts, parallel.processedPairs);
+  received.loads = parallel.expertLoads;
+  return routedExperts(received);
+}
+
 ForwardBuilder::MlpLinears ForwardBuilder::sharedExperts() {
   // The router keeps the rank's shard of x_norm2 already; under SP the
   // backward re-gathers it as the dense MLP's does.
@@ -990,7 +1004,8 @@ void ForwardBuilder::gatherSequenceShards(llvm::StringRef primitive,
     tpCollective(primitive, phase, CollectiveKind::AllGather, tensor, cause);
 }
 
-void ForwardBuilder::mlpForward(const MlpLinears &mlp) {
+void ForwardBuilder::mlpForward(const MlpLinears &mlp,
+                                llvm::function_ref<void()> afterActivation) {
   int64_t inputElements = elements({mlp.rows, shape.hidden}, mlp.input);
   int64_t fc1Elements = elements({mlp.rows, mlp.fc1Cols}, mlp.fc1Out);
   int64_t actElements = elements({mlp.rows, mlp.ffnCols}, mlp.actOut);
@@ -1029,6 +1044,7 @@ void ForwardBuilder::mlpForward(const MlpLinears &mlp) {
 
   activationForward(mlp.activation, mlp.fc1Out, mlp.actOut, fc1Elements,
                     actElements);
+  afterActivation();
 
   std::string fc2Ops = opsName(mlp.fc2);
   ops = groupedLinearOps(fc2Ops, mlp.rowGroups, [&](const ExpertLoad &group) {
@@ -1218,6 +1234,9 @@ void ForwardBuilder::forwardExperts() {
   else
     forwardSoftmaxRouting(localRouting);
 
+  if (run.expertParallel)
+    return forwardExpertParallel(localInput, localRouting);
+
   // Megatron-Core MoEAllGatherTokenDispatcher: the routing map, the
   // probabilities and the hidden states are gathered over the TP group, so
   // every rank routes every token of the micro-batch.
@@ -1282,6 +1301,117 @@ void ForwardBuilder::forwardExperts() {
           StashRole::Kept);
     stash(*invocation, mask("routing_map", routingAll), StashRole::Kept);
   }
+}
+
+void ForwardBuilder::expertParallelCollective(llvm::StringRef primitive,
+                                              Phase phase,
+                                              llvm::StringRef tensor) {
+  const ExpertParallelTransfer *found = nullptr;
+  for (const ExpertParallelTransfer &transfer : run.expertDispatch)
+    if (transfer.phase == phase && transfer.tensor == tensor)
+      found = &transfer;
+  // An internal invariant: expertParallelDispatch derives every tensor the
+  // block emits a collective of. A mismatch is a bug, stopped in every build.
+  if (!found)
+    llvm::report_fatal_error(llvm::Twine("expert parallelism: no derived "
+                                         "dispatcher collective of tensor '") +
+                             tensor + "' in phase " + stringifyEnum(phase));
+  const ExpertParallelTransfer &transfer = *found;
+  // CollectiveFacts' convention: an all-gather reads the rank's shard, a
+  // reduce-scatter writes it, an all-to-all reads and writes its whole
+  // buffer.
+  int64_t shard = transfer.messageBytes / transfer.participants;
+  int64_t readBytes = transfer.collective == CollectiveKind::AllGather
+                          ? shard
+                          : transfer.messageBytes;
+  int64_t writeBytes = transfer.collective == CollectiveKind::ReduceScatter
+                           ? shard
+                           : transfer.messageBytes;
+  Invocation &invocation = emit({primitive,
+                                 phase,
+                                 Engine::Collective,
+                                 transfer.ops,
+                                 {{transfer.tensor, readBytes}},
+                                 {{transfer.tensor, writeBytes}},
+                                 transfer.cause});
+  CollectiveFacts facts;
+  facts.kind = transfer.collective;
+  facts.reduction = collectiveReduces(transfer.collective)
+                        ? ReductionKind::Sum
+                        : ReductionKind::None;
+  facts.participants = transfer.participants;
+  facts.messageBytes = transfer.messageBytes;
+  facts.axis = transfer.axes.front();
+  facts.innerAxes.assign(transfer.axes.begin() + 1, transfer.axes.end());
+  invocation.collective = facts;
+}
+
+void ForwardBuilder::forwardExpertParallel(int64_t localInput,
+                                           int64_t localRouting) {
+  const ExpertParallelShape &parallel = *run.expertParallel;
+  Phase exchangePhase = run.phase;
+  expertParallelCollective(primitive::kMoETokenCounts, exchangePhase,
+                           "tokens_per_expert");
+  int64_t rankRows =
+      elements({parallel.rankPairs, shape.hidden}, "permuted_tokens");
+  // Megatron's permute(hidden, routing_map, probs=...) selects each kept
+  // pair's probability in the same call (moe_utils.py permute,
+  // `probs.T.contiguous().masked_select(routing_map.T)`): the experts apply
+  // them at ep > 1.
+  emit({primitive::kMoEPermute,
+        run.phase,
+        Engine::Vector,
+        0,
+        {activation("x_norm2", localInput), mask("routing_map", localRouting),
+         activation("routing_probs", localRouting)},
+        {activation("permuted_tokens", rankRows),
+         activation("permuted_probs", parallel.rankPairs)},
+        "forward of moe_permute: the rank's own rows of x_norm2 and their "
+        "routing probabilities copied into expert order, one per kept "
+        "token-expert pair (" +
+            llvm::Twine(parallel.rankPairs) +
+            ", MoEAlltoAllTokenDispatcher permutation 1)"});
+  expertParallelCollective(primitive::kMoEDispatch, exchangePhase,
+                           "permuted_tokens");
+  expertParallelCollective(primitive::kMoEDispatchProbs, exchangePhase,
+                           "permuted_probs");
+  if (shape.tp > 1) {
+    expertParallelCollective(primitive::kMoEDispatchTPGather, exchangePhase,
+                             "global_input_tokens");
+    expertParallelCollective(primitive::kMoEDispatchProbsTPGather,
+                             exchangePhase, "global_probs");
+  }
+  mlpForward(expertParallelExperts(), [&] {
+    int64_t activationElements = elements(
+        {parallel.processedPairs, shape.expertFfnCols}, "expert_act_out");
+    emit({primitive::kExpertProbs,
+          run.phase,
+          Engine::Vector,
+          parallel.activationProbabilityOps,
+          {activation("expert_act_out", activationElements),
+           activation("permuted_probs", parallel.processedPairs)},
+          {activation("expert_act_out", activationElements)},
+          "forward of expert_probs: the routing probabilities applied in the "
+          "experts, one multiply per element of each pair's activation "
+          "output (d98e8a6's weighted_bias_swiglu_impl)"});
+  });
+  if (shape.tp > 1)
+    expertParallelCollective(primitive::kMoECombineTPReduceScatter,
+                             exchangePhase, "expert_output");
+  expertParallelCollective(primitive::kMoECombineExchange, exchangePhase,
+                           "combined_tokens");
+  int64_t outputElements =
+      elements({shape.localTokens, shape.hidden}, "mlp_proj");
+  emit({primitive::kMoEUnpermute,
+        run.phase,
+        Engine::Vector,
+        parallel.unpermuteOps,
+        {activation("combined_tokens", rankRows),
+         mask("routing_map", localRouting)},
+        {activation("mlp_proj", outputElements)},
+        "forward of moe_unpermute: each of the rank's returned pairs "
+        "scatter-added into its token's row of mlp_proj (the probabilities "
+        "were applied in the experts)"});
 }
 
 void ForwardBuilder::forwardSharedExperts() {

@@ -17,6 +17,7 @@
 
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/ExpertParallel.h"
 #include "Blueprint/Workload/Spec.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -213,6 +214,13 @@ struct ForwardRun {
   /// backward pass; std::nullopt when there is no backward pass (inference)
   /// and nothing is kept.
   std::optional<RecomputePolicy> stashFor;
+  /// A training run at ep > 1: the rank's expert-parallel shape and the
+  /// MoEAlltoAllTokenDispatcher's collectives in execution order
+  /// (expertParallelShape, expertParallelDispatch). std::nullopt at ep = 1,
+  /// which keeps the all-gather dispatcher (docs/WorkAlgebra.md, "Expert
+  /// parallelism").
+  std::optional<ExpertParallelShape> expertParallel;
+  std::vector<ExpertParallelTransfer> expertDispatch;
 };
 
 /// Exact dimensions of one block on one TP rank for one run. Under sequence
@@ -479,7 +487,9 @@ protected:
     std::string what;
   };
   /// The MLP's forward: fc1, the activation and fc2.
-  void mlpForward(const MlpLinears &mlp);
+  void mlpForward(
+      const MlpLinears &mlp,
+      llvm::function_ref<void()> afterActivation = [] {});
   /// The linears of `tensors` over `rows` token rows, fc1 `fc1Cols` and
   /// fc2 `ffnCols` columns wide, one weight copy, no bias, no stashed input:
   /// what the dense MLP, the routed and the shared experts share.
@@ -490,6 +500,9 @@ protected:
   MlpLinears denseMlp();
   /// The routed experts' linears over `pairs` (A experts read, P rows).
   MlpLinears routedExperts(const ExpertRouting &pairs);
+  /// At ep > 1 the rank's n_e local experts on the P_x pairs they receive
+  /// (ExpertParallelShape::processedPairs, expertLoads).
+  MlpLinears expertParallelExperts();
   /// The shared experts' linears: one MLP of shared_experts *
   /// expert_ffn_hidden columns on every token (T rows), accumulating into
   /// the combined routed output mlp_proj.
@@ -500,6 +513,16 @@ protected:
   /// experts' fc1, activation and fc2 on their token rows, the combine,
   /// and the shared experts' MLP on every token.
   void forwardExperts();
+  /// forwardExperts at ep > 1 after the router: the counts' all-gather, the
+  /// permute of the rank's P_l pairs, the all-to-alls over ["ep"] (and the
+  /// TP gathers at tp > 1), the n_e local experts on P_x pairs with the
+  /// probabilities applied to their activation output, the TP
+  /// reduce-scatter, the combine's all-to-all and the unpermute.
+  void forwardExpertParallel(int64_t localInput, int64_t localRouting);
+  /// The dispatcher's collective of `tensor` in `phase` as the invocation
+  /// `primitive`, its figures those of expertParallelDispatch.
+  void expertParallelCollective(llvm::StringRef primitive, Phase phase,
+                                llvm::StringRef tensor);
   /// The softmax router's scores and top-k on this rank's rows (Mixtral,
   /// Megatron-Core TopKRouter), over `localRouting` score elements.
   void forwardSoftmaxRouting(int64_t localRouting);

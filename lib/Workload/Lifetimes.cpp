@@ -541,10 +541,18 @@ PersistentBytes blueprint::workload::persistentBytesOf(
   int64_t bucketed = 0;
   for (int64_t elements : program.bucketElements)
     bucketed = guard.add(bucketed, elements, "gradient buffer elements");
-  // ZeRO shards over the ranks holding the same parameters, dp * cp.
+  int64_t expertBucketed = 0;
+  for (int64_t elements : program.expertBucketElements)
+    expertBucketed =
+        guard.add(expertBucketed, elements, "gradient buffer elements");
+  // ZeRO shards over the ranks holding the same parameters, dp * cp; at
+  // ep > 1 the routed experts' over the edp ranks holding the same experts.
   int64_t replicas = mapping.gradientReplicas();
   int64_t zero = replicas > 1 ? mapping.zeroStage : 0;
-  int64_t shard = bucketed / replicas;
+  int64_t shard = guard.add(bucketed / replicas,
+                            expertBucketed / mapping.expertGradientReplicas(),
+                            "ZeRO shard elements");
+  bucketed = guard.add(bucketed, expertBucketed, "gradient buffer elements");
   // Buffers are held whole: ZeRO-3 shards parameters only.
   bytes.weights =
       guard.mul(guard.add(zero >= 3 ? shard : program.parameters,

@@ -469,6 +469,16 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
                           mapping.tp, "tp", "decoder_training_c16");
   }
   detail::requireExpertParallelSplits(sink, model, mapping);
+  // ZeRO-3 would gather each chunk's dense parameters over edp x ep and its
+  // routed experts over edp before every pass: not derived.
+  if (mapping.ep > 1)
+    sink.require(mapping.zeroStage <= 2, "expert_parallel_c8",
+                 "zero_stage = " + llvm::Twine(mapping.zeroStage) +
+                     " with ep = " + llvm::Twine(mapping.ep) +
+                     ": ZeRO-3's parameter gathers of expert-parallel blocks "
+                     "(dense parameters over edp x ep, routed experts over "
+                     "edp) are not derived; expert parallelism needs "
+                     "zero_stage <= 2");
   // Megatron-Core's MLA runs its duplicated down-projections on the
   // sequence shard and reduces the shared rotary key's gradient only on the
   // sequence-parallel path (docs/WorkAlgebra.md, "Multi-head latent
@@ -497,20 +507,10 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
   // The all-to-all over ep sends P_l / ep pairs to each EP rank
   // (dist_collective_c4: equal chunks); checked once the splits hold, so
   // that P_l is whole.
-  if (mapping.ep > 1 && model.moe && sink.empty()) {
-    OverflowGuard pairsGuard;
-    int64_t rankPairs =
-        expertParallelRankPairs(model, training, mapping, pairsGuard);
-    if (pairsGuard.failed())
-      sink.require(false, "expert_parallel_c7",
-                   "the rank's kept token-expert pairs overflow a 64-bit "
-                   "integer");
-    else
-      sink.requireDivides(rankPairs,
-                          "the rank's kept token-expert pairs P_l (the rows "
-                          "of its all-to-alls over ep)",
-                          mapping.ep, "ep", "expert_parallel_c7");
-  }
+  if (sink.empty())
+    if (std::optional<RuleViolation> unequal =
+            checkExpertParallelPairs(model, training, mapping))
+      sink.append({*unequal});
   if (model.hasLatentAttention() && mapping.tp > 0) {
     // sp_param_grad_sync all-reduces the sequence-parallel parameters'
     // gradients, a message that must split into whole elements over the TP
@@ -593,13 +593,6 @@ blueprint::workload::checkDerivedBlocks(const ModelSpec &model,
                    " gives the experts' MLPs biases, whose work is not "
                    "derived yet: an MoE block needs linear_bias = none or "
                    "qkv");
-  sink.require(mapping.ep == 1, "expert_parallel_c4",
-               "ep = " + llvm::Twine(mapping.ep) +
-                   ": the training work of expert parallelism (E / ep "
-                   "experts per rank, the token all-to-alls over the ep "
-                   "axis, the expert gradients reduced over the "
-                   "expert-data-parallel group) is not derived yet; training "
-                   "runs, programs and per-block counts need ep = 1");
   return sink.take();
 }
 

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <tuple>
 
 using namespace blueprint::workload;
@@ -268,12 +269,29 @@ private:
 
   /// `invocation`, a collective over the ranks holding the same parameters
   /// (MappingSpec::gradientReplicas): the data-parallel axis, and inside it
-  /// the context-parallel axis at cp > 1.
+  /// the context-parallel axis at cp > 1; at ep > 1 the data-parallel axis
+  /// is edp x ep.
   Invocation overReplicas(Invocation invocation) const {
-    invocation.collective->axis = kDataParallelAxis.str();
+    invocation.collective->axis = dataParallelAxis().str();
+    if (mapping.ep > 1)
+      invocation.collective->innerAxes.push_back(kExpertParallelAxis.str());
     if (mapping.cp > 1)
-      invocation.collective->innerAxes = {kContextParallelAxis.str()};
+      invocation.collective->innerAxes.push_back(kContextParallelAxis.str());
     return invocation;
+  }
+
+  /// `invocation`, a collective over the ranks holding the same routed
+  /// experts at ep > 1 (MappingSpec::expertGradientReplicas): the
+  /// expert-data-parallel axis alone (get_expert_data_parallel_group).
+  Invocation overExpertReplicas(Invocation invocation) const {
+    invocation.collective->axis = kExpertDataParallelAxis.str();
+    return invocation;
+  }
+
+  /// The outermost mesh axis of the data-parallel ranks: dp, or edp at
+  /// ep > 1 (docs/DistSpec.md, "The ep and edp mesh axes").
+  llvm::StringRef dataParallelAxis() const {
+    return mapping.ep > 1 ? kExpertDataParallelAxis : kDataParallelAxis;
   }
 
   /// The edges' per-micro-batch work split into forward and the rest (the
@@ -393,20 +411,28 @@ private:
                           "again from their data-parallel shards"
                         : "ZeRO-3: the forward gathers the chunk's parameters "
                           "from their data-parallel shards")),
-                kDataParallelAxis));
+                dataParallelAxis()));
   }
 
   /// The parameters one rank of each stage holds, as gradient units in the
   /// order backward produces them (the stage's last block first): the
   /// buckets are cut from this list.
   llvm::Error deriveStageParameters() {
+    // At ep > 1 a block's routed experts are units of their own (their
+    // gradients reduce over edp only); perBlock holds the rest.
     std::array<int64_t, 2> perBlock{};
+    std::array<int64_t, 2> perBlockExperts{};
     for (BlockKind kind : blockKindsOf(model)) {
       llvm::Expected<int64_t> parameters =
           blockParametersPerRank(model, kind, mapping);
       if (!parameters)
         return parameters.takeError();
-      perBlock[static_cast<size_t>(kind)] = *parameters;
+      llvm::Expected<int64_t> experts =
+          blockExpertParametersPerRank(model, kind, mapping);
+      if (!experts)
+        return experts.takeError();
+      perBlock[static_cast<size_t>(kind)] = *parameters - *experts;
+      perBlockExperts[static_cast<size_t>(kind)] = *experts;
     }
     llvm::Expected<EdgeParameters> edge = edgeParametersPerRank(model, mapping);
     if (!edge)
@@ -414,7 +440,9 @@ private:
     const PipelineLayout &layout = run.layout;
     int64_t last = mapping.pp - 1;
     stageUnits.assign(mapping.pp, {});
+    stageExpertUnits.assign(mapping.pp, {});
     stageUnitBlocks.assign(mapping.pp, {});
+    stageExpertUnitBlocks.assign(mapping.pp, {});
     // The last stage's backward starts with the head: the final norm and
     // the output layer it holds apart from the word embedding.
     stageUnits[last].push_back(edge->lastStageTotal);
@@ -425,9 +453,13 @@ private:
         int64_t first = layout.firstBlock(chunk);
         for (int64_t block = first + layout.chunkBlocks[chunk];
              block-- > first;) {
-          stageUnits[stage].push_back(
-              perBlock[static_cast<size_t>(blockKindOf(model, block))]);
+          size_t kind = static_cast<size_t>(blockKindOf(model, block));
+          stageUnits[stage].push_back(perBlock[kind]);
           stageUnitBlocks[stage].push_back(block);
+          if (perBlockExperts[kind] > 0) {
+            stageExpertUnits[stage].push_back(perBlockExperts[kind]);
+            stageExpertUnitBlocks[stage].push_back(block);
+          }
         }
       }
     // The first stage's backward ends with the embeddings.
@@ -447,7 +479,8 @@ private:
       if (chunk == layout.chunks() - 1)
         elements =
             guard.add(elements, stageUnits[last].front(), "chunk parameters");
-      chunkParameters[chunk] = paddedToRanks(elements);
+      chunkParameters[chunk] =
+          paddedToRanks(elements, mapping.gradientReplicas());
     }
     return llvm::Error::success();
   }
@@ -561,13 +594,22 @@ private:
   /// with a sharded optimizer the step over the rank's shard and the
   /// all-gather of the updated parameters.
   llvm::Error addStep(int64_t stage) {
+    int64_t replicas = mapping.gradientReplicas();
+    int64_t expertReplicas = mapping.expertGradientReplicas();
     std::vector<size_t> unitEnds;
-    std::vector<int64_t> buckets = bucketElements(stageUnits[stage], unitEnds);
+    std::vector<int64_t> buckets =
+        bucketElements(stageUnits[stage], replicas, unitEnds);
+    std::vector<size_t> expertUnitEnds;
+    std::vector<int64_t> expertBuckets =
+        bucketElements(stageExpertUnits[stage], expertReplicas, expertUnitEnds);
     current->bucketElements = buckets;
     current->bucketUnitEnds = unitEnds;
-    for (int64_t unit : stageUnits[stage])
-      current->parameters =
-          guard.add(current->parameters, unit, "stage parameters");
+    current->expertBucketElements = expertBuckets;
+    for (const std::vector<int64_t> *units :
+         {&stageUnits[stage], &stageExpertUnits[stage]})
+      for (int64_t unit : *units)
+        current->parameters =
+            guard.add(current->parameters, unit, "stage parameters");
     const PipelineLayout &layout = run.layout;
     for (int64_t virtualIndex = 0; virtualIndex < mapping.virtualStages;
          ++virtualIndex) {
@@ -578,7 +620,6 @@ private:
       current->bufferElements =
           guard.add(current->bufferElements, buffers, "stage buffer elements");
     }
-    int64_t replicas = mapping.gradientReplicas();
     int64_t gradientBytes = bytesOf(training.gradientType);
     int64_t weightBytes = bytesOf(training.weightType);
     bool sharded = this->sharded();
@@ -589,61 +630,97 @@ private:
     // reductions waits for the backward and the last of them.
     bool overlapped = mapping.overlapDPGradReduce && replicas > 1;
     std::vector<UnitReady> ready;
+    std::vector<UnitReady> expertReady;
     if (overlapped && !current->steps.empty()) {
-      llvm::Expected<std::vector<UnitReady>> units = unitReadiness(stage);
+      llvm::Expected<std::vector<UnitReady>> units =
+          unitReadiness(stage, stageUnitBlocks[stage]);
       if (!units)
         return units.takeError();
       ready = std::move(*units);
+      llvm::Expected<std::vector<UnitReady>> expertUnits =
+          unitReadiness(stage, stageExpertUnitBlocks[stage]);
+      if (!expertUnits)
+        return expertUnits.takeError();
+      expertReady = std::move(*expertUnits);
     }
+    // The dense buckets over every data-parallel rank, then at ep > 1 the
+    // expert buckets over the expert-data-parallel ranks (Megatron-Core's
+    // DDP keeps the expert parameters in buffers of their own,
+    // expert_parallel_buffers); an expert shard is the whole bucket at
+    // edp = 1, which has no reduction.
+    std::vector<BucketReduction> reductions;
+    std::vector<BucketReduction> expertReductions;
+    if (replicas > 1) {
+      shardElements =
+          pendingReductions(buckets, unitEnds, ready, replicas,
+                            /*experts=*/false, reductions, shardElements);
+      shardElements = pendingReductions(
+          expertBuckets, expertUnitEnds, expertReady, expertReplicas,
+          /*experts=*/true, expertReductions, shardElements);
+    }
+    // Overlapped, the one stream issues the two kinds' buckets in the order
+    // backward completes them (each kind keeps its own order; a dense
+    // bucket first on a tie); otherwise the dense buckets, then the expert
+    // ones.
+    std::vector<BucketReduction> ordered;
+    std::merge(reductions.begin(), reductions.end(), expertReductions.begin(),
+               expertReductions.end(), std::back_inserter(ordered),
+               [](const BucketReduction &expert, const BucketReduction &dense) {
+                 return expert.ready && dense.ready &&
+                        dense.ready->later(*expert.ready);
+               });
     std::optional<size_t> previousReduction;
-    if (replicas > 1)
-      for (auto [index, elements] : llvm::enumerate(buckets)) {
-        int64_t message = guard.mul(elements, gradientBytes,
-                                    "data-parallel gradient bucket bytes");
-        shardElements = guard.add(shardElements, elements / replicas,
-                                  "sharded optimizer parameters");
-        RunWork reduction{
-            overReplicas(
-                sharded ? collectiveInvocation(
-                              primitive::kDPGradReduceScatter,
-                              Phase::WeightGrad, CollectiveKind::ReduceScatter,
-                              replicas, message, gradientBytes, "d_params",
-                              "distributed optimizer: each data-parallel rank "
+    for (const BucketReduction &pending : ordered) {
+      int64_t ranks = pending.experts ? expertReplicas : replicas;
+      int64_t message = guard.mul(pending.elements, gradientBytes,
+                                  "data-parallel gradient bucket bytes");
+      Invocation reduction =
+          sharded ? collectiveInvocation(
+                        primitive::kDPGradReduceScatter, Phase::WeightGrad,
+                        CollectiveKind::ReduceScatter, ranks, message,
+                        gradientBytes, "d_params",
+                        pending.experts
+                            ? "distributed optimizer: each "
+                              "expert-data-parallel rank receives the sum of "
+                              "its shard of the expert bucket's gradients"
+                            : "distributed optimizer: each data-parallel rank "
                               "receives the sum of its shard of the bucket's "
                               "gradients")
-                        : collectiveInvocation(
-                              primitive::kDPGradAllReduce, Phase::WeightGrad,
-                              CollectiveKind::AllReduce, replicas, message,
-                              gradientBytes, "d_params",
-                              "data parallelism: the bucket's gradients are "
-                              "summed over the data-parallel replicas")),
-            Cadence::PerIteration,
-            std::string(kDataParallelAxis),
-            {},
-            std::nullopt};
-        if (!overlapped) {
-          append(std::move(reduction));
-          continue;
-        }
-        RunStep step;
-        step.action = std::move(reduction);
-        if (previousReduction)
-          step.deps.push_back(*previousReduction);
-        if (!ready.empty()) {
-          size_t first = index == 0 ? 0 : unitEnds[index - 1];
-          UnitReady latest = ready[first];
-          for (size_t unit = first + 1; unit < unitEnds[index]; ++unit)
-            if (ready[unit].later(latest))
-              latest = ready[unit];
-          step.deps.push_back(latest.position);
-          const auto &instance =
-              std::get<RunInstance>(current->steps[latest.position].action);
-          if (latest.blocks < instance.repetitions())
-            step.readyBlocks = latest.blocks;
-        }
-        current->steps.push_back(std::move(step));
-        previousReduction = current->steps.size() - 1;
+                  : collectiveInvocation(
+                        primitive::kDPGradAllReduce, Phase::WeightGrad,
+                        CollectiveKind::AllReduce, ranks, message,
+                        gradientBytes, "d_params",
+                        pending.experts
+                            ? "expert parallelism: the expert bucket's "
+                              "gradients are summed over the "
+                              "expert-data-parallel replicas"
+                            : "data parallelism: the bucket's gradients are "
+                              "summed over the data-parallel replicas");
+      RunWork work{pending.experts ? overExpertReplicas(std::move(reduction))
+                                   : overReplicas(std::move(reduction)),
+                   Cadence::PerIteration,
+                   pending.experts ? kExpertDataParallelAxis.str()
+                                   : dataParallelAxis().str(),
+                   {},
+                   std::nullopt};
+      if (!overlapped) {
+        append(std::move(work));
+        continue;
       }
+      RunStep step;
+      step.action = std::move(work);
+      if (previousReduction)
+        step.deps.push_back(*previousReduction);
+      if (pending.ready) {
+        step.deps.push_back(pending.ready->position);
+        const auto &instance = std::get<RunInstance>(
+            current->steps[pending.ready->position].action);
+        if (pending.ready->blocks < instance.repetitions())
+          step.readyBlocks = pending.ready->blocks;
+      }
+      current->steps.push_back(std::move(step));
+      previousReduction = current->steps.size() - 1;
+    }
     joining = previousReduction;
     // The tied word embedding's two copies, on the first and the last
     // stage, sum their gradients; an untied output layer is a parameter of
@@ -697,7 +774,11 @@ private:
       return llvm::Error::success();
     llvm::Expected<Invocation> step = deriveAdamWStep(
         shardElements, training, primitive::kDPShardedOptimizer,
-        mapping.cp == 1
+        mapping.ep > 1
+            ? "distributed optimizer: the AdamW step over this rank's 1/dp "
+              "shard of the stage's dense gradient buckets and 1/edp shard "
+              "of its expert buckets"
+        : mapping.cp == 1
             ? "distributed optimizer: the AdamW step over this rank's 1/dp "
               "shard of the stage's gradient buckets"
             : "distributed optimizer: the AdamW step over this rank's "
@@ -719,17 +800,31 @@ private:
                          "distributed optimizer: every data-parallel rank "
                          "gathers the updated parameters of the bucket")),
                      Cadence::PerIteration,
-                     std::string(kDataParallelAxis),
+                     dataParallelAxis().str(),
                      {},
                      std::nullopt});
+    if (expertReplicas > 1)
+      for (int64_t elements : expertBuckets)
+        append(RunWork{
+            overExpertReplicas(collectiveInvocation(
+                primitive::kDPParamAllGather, Phase::Optimizer,
+                CollectiveKind::AllGather, expertReplicas,
+                guard.mul(elements, weightBytes,
+                          "expert parameter bucket bytes"),
+                weightBytes, "params",
+                "distributed optimizer: every expert-data-parallel rank "
+                "gathers the updated expert parameters of the bucket")),
+            Cadence::PerIteration,
+            kExpertDataParallelAxis.str(),
+            {},
+            std::nullopt});
     return llvm::Error::success();
   }
 
-  /// `elements` padded to a multiple of dp * cp (gradientReplicas), as
-  /// Megatron-LM pads its gradient and parameter buffers so every rank's
-  /// shard is equal.
-  int64_t paddedToRanks(int64_t elements) {
-    int64_t replicas = mapping.gradientReplicas();
+  /// `elements` padded to a multiple of `replicas` (dp * cp, or edp for the
+  /// expert buckets), as Megatron-LM pads its gradient and parameter
+  /// buffers so every rank's shard is equal.
+  int64_t paddedToRanks(int64_t elements, int64_t replicas) {
     int64_t perRank = elements / replicas + (elements % replicas != 0);
     return guard.mul(perRank, replicas, "padded elements");
   }
@@ -745,21 +840,23 @@ private:
                                       (backward ? 1 : 0)]]);
   }
 
-  /// The buckets' elements, each padded to a multiple of dp * cp (Megatron-LM
-  /// pads its gradient buffers so every rank's shard is equal): units are
+  /// The buckets' elements, each padded to a multiple of `replicas` (dp * cp,
+  /// or edp for the expert buckets; Megatron-LM pads its gradient buffers
+  /// so every rank's shard is equal): units are
   /// added in backward order and a bucket is closed once it holds at least
   /// bucket_bytes (Megatron-LM's DDP bucketing; a unit is never split). No
   /// bucket_bytes is one bucket.
   /// `ends` receives, for each bucket, the number of units it and the
   /// buckets before it hold.
   std::vector<int64_t> bucketElements(llvm::ArrayRef<int64_t> units,
+                                      int64_t replicas,
                                       std::vector<size_t> &ends) {
     int64_t gradientBytes = bytesOf(training.gradientType);
     std::vector<int64_t> buckets;
     int64_t open = 0;
     size_t taken = 0;
     auto close = [&] {
-      buckets.push_back(paddedToRanks(open));
+      buckets.push_back(paddedToRanks(open, replicas));
       ends.push_back(taken);
       open = 0;
     };
@@ -788,7 +885,8 @@ private:
     }
   };
 
-  /// For each gradient unit of `stage` (stageUnitBlocks' order), the point
+  /// For each gradient unit of `stage` (`units`: stageUnitBlocks or
+  /// stageExpertUnitBlocks), the point
   /// of the stage's steps where its gradients are complete: the last
   /// instance that writes its weight gradients (the backward, or ZB-H1's
   /// weight-gradient pass), after the blocks that instance runs before it
@@ -796,8 +894,8 @@ private:
   /// per-parameter hooks mark a parameter ready when its gradient is
   /// accumulated, megatron/core/distributed/distributed_data_parallel.py,
   /// `_make_backward_post_hook`).
-  llvm::Expected<std::vector<UnitReady>> unitReadiness(int64_t stage) {
-    llvm::ArrayRef<int64_t> units = stageUnitBlocks[stage];
+  llvm::Expected<std::vector<UnitReady>>
+  unitReadiness(int64_t stage, llvm::ArrayRef<int64_t> units) {
     std::vector<std::optional<UnitReady>> found(units.size());
     llvm::DenseMap<int64_t, size_t> unitOf;
     for (auto [index, block] : llvm::enumerate(units))
@@ -838,6 +936,42 @@ private:
     return result;
   }
 
+  /// A gradient bucket's reduction still to issue: its kind, its elements
+  /// and, under overlap_dp_grad_reduce, where backward completes it.
+  struct BucketReduction {
+    bool experts = false;
+    int64_t elements = 0;
+    std::optional<UnitReady> ready;
+  };
+
+  /// Adds `buckets` (closed after `ends` units; `ready`, when not empty,
+  /// each unit's readiness) to `reductions` unless `ranks` is 1, and
+  /// returns `shardElements` plus a rank's 1/`ranks` shard of them.
+  int64_t pendingReductions(llvm::ArrayRef<int64_t> buckets,
+                            llvm::ArrayRef<size_t> ends,
+                            llvm::ArrayRef<UnitReady> ready, int64_t ranks,
+                            bool experts,
+                            std::vector<BucketReduction> &reductions,
+                            int64_t shardElements) {
+    for (auto [index, elements] : llvm::enumerate(buckets)) {
+      shardElements = guard.add(shardElements, elements / ranks,
+                                "sharded optimizer parameters");
+      if (ranks == 1)
+        continue;
+      BucketReduction pending{experts, elements, std::nullopt};
+      if (!ready.empty()) {
+        size_t first = index == 0 ? 0 : ends[index - 1];
+        UnitReady latest = ready[first];
+        for (size_t unit = first + 1; unit < ends[index]; ++unit)
+          if (ready[unit].later(latest))
+            latest = ready[unit];
+        pending.ready = latest;
+      }
+      reductions.push_back(pending);
+    }
+    return shardElements;
+  }
+
   /// The unit of the head and of the embeddings in stageUnitBlocks.
   static constexpr int64_t kHeadUnit = -1;
   static constexpr int64_t kEmbeddingUnit = -2;
@@ -857,6 +991,11 @@ private:
   /// What each unit of stageUnits is: a block's index, kHeadUnit or
   /// kEmbeddingUnit.
   std::vector<std::vector<int64_t>> stageUnitBlocks;
+  /// At ep > 1 the routed experts' parameters of each stage's MoE blocks,
+  /// in backward order: the expert buckets are cut from this list.
+  std::vector<std::vector<int64_t>> stageExpertUnits;
+  /// What each unit of stageExpertUnits is: a block's index.
+  std::vector<std::vector<int64_t>> stageExpertUnitBlocks;
   std::vector<int64_t> chunkParameters;
   /// Indices into run.works: the gather of each scattered message kind,
   /// and the ZeRO-3 gathers of each chunk (forward, then backward).
@@ -901,6 +1040,29 @@ static llvm::Expected<WholeRun> deriveTrainingRun(const ModelSpec &model,
           RunBuilder(model, training, mapping, run).build(microBatchSteps))
     return std::move(error);
   return run;
+}
+
+llvm::Expected<int64_t> blueprint::workload::stageExpertParameters(
+    const ModelSpec &model, const MappingSpec &mapping, int64_t stage) {
+  PipelineLayout layout = layoutOf(model, mapping);
+  OverflowGuard guard;
+  int64_t total = 0;
+  for (int64_t virtualIndex = 0; virtualIndex < mapping.virtualStages;
+       ++virtualIndex) {
+    int64_t chunk = layout.chunkAt(stage, virtualIndex);
+    int64_t first = layout.firstBlock(chunk);
+    for (int64_t block = first; block < first + layout.chunkBlocks[chunk];
+         ++block) {
+      llvm::Expected<int64_t> experts = blockExpertParametersPerRank(
+          model, blockKindOf(model, block), mapping);
+      if (!experts)
+        return experts.takeError();
+      total = guard.add(total, *experts, "stage expert parameters");
+    }
+  }
+  if (guard.failed())
+    return guard.error("stage expert parameters");
+  return total;
 }
 
 llvm::Expected<WholeRun>

@@ -467,10 +467,21 @@ TEST(Estimate, BindingAndInputErrorsNameTheirCause) {
                             CollectiveKind::AllReduce, 4, 4'000'000, 0));
 
   NetworkTierBinding unknownAxis = bindTensorParallel("fast");
-  unknownAxis.tierOfAxis["ep"] = "fast";
+  unknownAxis.tierOfAxis["sp"] = "fast";
   EXPECT_EQ(errorOf(estimateWork(input, profile, unknownAxis)),
-            "estimate: network tier binding $.ep: no mesh axis named 'ep'; "
+            "estimate: network tier binding $.sp: no mesh axis named 'sp'; "
             "the mesh has {'tp', 'pp', 'dp'}");
+  // The expert axes at ep = 1, as cp at cp = 1, are skipped: one binding
+  // serves ep = 1 and ep > 1 rows (docs/Estimate.md, "Expert parallelism").
+  NetworkTierBinding expertAxes = bindTensorParallel("fast");
+  expertAxes.tierOfAxis["ep"] = "fast";
+  expertAxes.tierOfAxis["edp"] = "slow";
+  llvm::Expected<EstimateReport> withExpertAxes =
+      estimateWork(input, profile, expertAxes);
+  EXPECT_TRUE(static_cast<bool>(withExpertAxes))
+      << llvm::toString(withExpertAxes.takeError());
+  if (!withExpertAxes)
+    llvm::consumeError(withExpertAxes.takeError());
 
   EXPECT_EQ(errorOf(estimateWork(input, profile, bindTensorParallel("nvlink"))),
             "estimate: network tier binding $.tp: profile 'hand' has no "

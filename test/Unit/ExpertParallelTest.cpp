@@ -12,7 +12,10 @@
 #include "Blueprint/Workload/ExpertParallel.h"
 
 #include "Blueprint/Import/HuggingFaceConfig.h"
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Lifetimes.h"
+#include "Blueprint/Workload/WholeRun.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -20,6 +23,8 @@
 #include "gtest/gtest.h"
 
 #include <string>
+#include <tuple>
+#include <variant>
 #include <vector>
 
 using namespace blueprint::workload;
@@ -244,8 +249,8 @@ TEST(ExpertParallel, MixtralWorkedExampleDispatch) {
             (std::vector<std::string>{"tokens_per_expert", "permuted_tokens",
                                       "permuted_probs", "combined_tokens"}));
   EXPECT_EQ(tensorsOf(transfers, Phase::ActivationGrad),
-            (std::vector<std::string>{"d_combined_tokens", "d_permuted_tokens",
-                                      "d_permuted_probs"}));
+            (std::vector<std::string>{"d_combined_tokens", "d_permuted_probs",
+                                      "d_permuted_tokens"}));
   EXPECT_TRUE(tensorsOf(transfers, Phase::Recommunication).empty());
   ASSERT_EQ(transfers.size(), 7u);
   const ExpertParallelTransfer &counts = transfers[0];
@@ -282,8 +287,9 @@ TEST(ExpertParallel, MixtralWorkedExampleDispatch) {
 // reduce-scatter of the expert outputs 2,097,152 (1,048,576 sent, one add
 // per element of the shard: 1,048,576 / 2 = 524,288 = P_l h ops). Backward:
 // the combine's all-to-all, the all-gather of the output gradient, the
-// reduce-scatters of the token (524,288 ops) and probability (2,048 / 2 / 2
-// = 512 ops) gradients, the dispatch's two all-to-alls.
+// reduce-scatters of the probability (2,048 / 2 / 2 = 512 ops) and token
+// (524,288 ops) gradients, the dispatch's two all-to-alls, probabilities
+// first (Megatron's backward launch order, td.py token_dispatch).
 TEST(ExpertParallel, TensorParallelSequenceParallelDispatch) {
   TrainingSpec training = mixtralTraining();
   MappingSpec mapping = smallMapping(/*tp=*/2, /*dp=*/4, /*ep=*/2);
@@ -304,15 +310,16 @@ TEST(ExpertParallel, TensorParallelSequenceParallelDispatch) {
                                    "global_probs",      "expert_output",
                                    "combined_tokens"};
   EXPECT_EQ(tensorsOf(transfers, Phase::Forward), forward);
-  EXPECT_EQ(tensorsOf(transfers, Phase::ActivationGrad),
-            (std::vector<std::string>{
-                "d_combined_tokens", "d_expert_output", "d_global_input_tokens",
-                "d_global_probs", "d_permuted_tokens", "d_permuted_probs"}));
+  EXPECT_EQ(
+      tensorsOf(transfers, Phase::ActivationGrad),
+      (std::vector<std::string>{"d_combined_tokens", "d_expert_output",
+                                "d_global_probs", "d_global_input_tokens",
+                                "d_permuted_probs", "d_permuted_tokens"}));
   std::vector<int64_t> forwardBytes{256,   1'048'576, 1'024,    2'097'152,
                                     2'048, 2'097'152, 1'048'576};
-  std::vector<int64_t> backwardBytes{1'048'576, 2'097'152, 2'097'152,
-                                     2'048,     1'048'576, 1'024};
-  std::vector<int64_t> backwardOps{0, 0, 524'288, 512, 0, 0};
+  std::vector<int64_t> backwardBytes{1'048'576, 2'097'152, 2'048,
+                                     2'097'152, 1'024,     1'048'576};
+  std::vector<int64_t> backwardOps{0, 0, 512, 524'288, 0, 0};
   for (size_t i = 0; i < forwardBytes.size(); ++i)
     EXPECT_EQ(transfers[i].messageBytes, forwardBytes[i])
         << transfers[i].tensor;
@@ -392,6 +399,264 @@ TEST(ExpertParallel, PreconditionsNameTheirRules) {
   // + 1, not divisible (the all-to-all's chunks would differ).
   EXPECT_NE(shapeError(sixExperts, smallMapping(1, 3, 3))
                 .find("[expert_parallel_c7] the rank's kept token-expert "
-                      "pairs P_l = 1024 are not divisible by ep = 3"),
+                      "pairs P_l = 1024 (experts_per_token 2 * micro_batch 1 "
+                      "* seq_length 512 / tp 1), the rows of its all-to-alls "
+                      "over ep, are not divisible by ep = 3"),
             std::string::npos);
+}
+
+// The block tasks at ep > 1 call the closed forms: the worked Mixtral
+// example's MoE block (TP 1, EP 8) per micro-batch on one rank.
+TEST(ExpertParallel, MixtralBlockTasksCarryTheWorkedExamplesFigures) {
+  ModelSpec model = mixtral();
+  llvm::Expected<BlockWork> work =
+      deriveBlockWork(model, mixtralTraining(), mixtralMapping());
+  ASSERT_TRUE(static_cast<bool>(work)) << llvm::toString(work.takeError());
+  auto message = [&](llvm::StringRef primitive, Phase phase) -> int64_t {
+    const Invocation *found = work->find(primitive, phase);
+    if (!found || !found->collective)
+      return -1;
+    return found->collective->messageBytes;
+  };
+  auto ops = [&](llvm::StringRef primitive, Phase phase) -> int64_t {
+    const Invocation *found = work->find(primitive, phase);
+    return found ? found->ops : -1;
+  };
+  // P_l = 2 * 4,096 = 8,192 pairs; M_tok = 8,192 * 4,096 * 2 = 67,108,864 B,
+  // M_prob = 8,192 * 2 = 16,384 B, both ways.
+  EXPECT_EQ(message("moe_dispatch", Phase::Forward), 67108864);
+  EXPECT_EQ(message("moe_dispatch_probs", Phase::Forward), 16384);
+  EXPECT_EQ(message("moe_combine_exchange", Phase::Forward), 67108864);
+  EXPECT_EQ(message("moe_combine_exchange", Phase::ActivationGrad), 67108864);
+  EXPECT_EQ(message("moe_dispatch", Phase::ActivationGrad), 67108864);
+  EXPECT_EQ(message("moe_dispatch_probs", Phase::ActivationGrad), 16384);
+  // Counts: ep tp E 8 = 8 * 1 * 8 * 8 = 512 B.
+  EXPECT_EQ(message("moe_token_counts", Phase::Forward), 512);
+  const Invocation *dispatch = work->find("moe_dispatch", Phase::Forward);
+  ASSERT_NE(dispatch, nullptr);
+  EXPECT_EQ(dispatch->collective->axis, "ep");
+  EXPECT_EQ(dispatch->collective->participants, 8);
+  // No TP collective at tp = 1, and no all-gather dispatcher.
+  EXPECT_EQ(work->find("moe_dispatch_tp_gather", Phase::Forward), nullptr);
+  EXPECT_EQ(work->find("moe_combine", Phase::Forward), nullptr);
+  // Expert FLOPs as at ep = 1: 2 * 8,192 * 4,096 * 28,672.
+  EXPECT_EQ(ops("expert_fc1", Phase::Forward),
+            int64_t{2} * 8192 * 4096 * 28672);
+  // One expert's weights read: 1 * 4,096 * 28,672 bf16 = 234,881,024 B.
+  const Invocation *fc1 = work->find("expert_fc1", Phase::Forward);
+  ASSERT_NE(fc1, nullptr);
+  EXPECT_EQ(fc1->reads.at(1).bytes, int64_t{4096} * 28672 * 2);
+  // Probabilities: forward 8,192 * 14,336 = 117,440,512 in the experts and
+  // 8,192 * 4,096 = 33,554,432 in the unpermute; backward 3 * 117,440,512
+  // = 352,321,536.
+  EXPECT_EQ(ops("expert_probs", Phase::Forward), 117440512);
+  EXPECT_EQ(ops("moe_unpermute", Phase::Forward), 33554432);
+  EXPECT_EQ(ops("expert_probs", Phase::ActivationGrad), 352321536);
+}
+
+/// The bytes `invocation` reads (or writes) of `tensor`; -1 when it does
+/// not access it.
+static int64_t accessBytes(const Invocation *invocation, llvm::StringRef tensor,
+                           bool writes) {
+  if (!invocation)
+    return -1;
+  for (const TensorAccess &access :
+       writes ? invocation->writes : invocation->reads)
+    if (access.tensor == tensor)
+      return access.bytes;
+  return -1;
+}
+
+// The routing probabilities' chain at ep > 1 (review s33 finding 1): the
+// permute selects each kept pair's probability (Megatron's permute(...,
+// probs=)), the experts read it, and the backward returns its gradient to
+// the router. Worked example, bf16 activations: T_l = 4,096 tokens, E = 8:
+// routing_probs 4,096 * 8 * 2 = 65,536 B; P_l = 8,192 pairs:
+// permuted_probs 8,192 * 2 = 16,384 B (P_x = P_l at tp = 1).
+TEST(ExpertParallel, RoutingProbabilitiesFlowThroughThePermute) {
+  llvm::Expected<BlockWork> work =
+      deriveBlockWork(mixtral(), mixtralTraining(), mixtralMapping());
+  ASSERT_TRUE(static_cast<bool>(work)) << llvm::toString(work.takeError());
+  const Invocation *permute = work->find("moe_permute", Phase::Forward);
+  EXPECT_EQ(accessBytes(permute, "routing_probs", /*writes=*/false), 65536);
+  EXPECT_EQ(accessBytes(permute, "permuted_probs", /*writes=*/true), 16384);
+  EXPECT_EQ(accessBytes(work->find("expert_probs", Phase::Forward),
+                        "permuted_probs", /*writes=*/false),
+            16384);
+  EXPECT_EQ(accessBytes(work->find("expert_probs", Phase::ActivationGrad),
+                        "d_permuted_probs", /*writes=*/true),
+            16384);
+  const Invocation *permuteGrad =
+      work->find("moe_permute", Phase::ActivationGrad);
+  EXPECT_EQ(accessBytes(permuteGrad, "d_permuted_probs", /*writes=*/false),
+            16384);
+  EXPECT_EQ(accessBytes(permuteGrad, "d_routing_probs", /*writes=*/true),
+            65536);
+  // A scatter, one pair per (token, expert) slot: no operation added to the
+  // token gradient's scatter-add, 8,192 * 4,096 = 33,554,432.
+  ASSERT_NE(permuteGrad, nullptr);
+  EXPECT_EQ(permuteGrad->ops, 33554432);
+  EXPECT_EQ(accessBytes(work->find("router_topk", Phase::ActivationGrad),
+                        "d_routing_probs", /*writes=*/false),
+            65536);
+}
+
+// A routed expert GEMM at ep > 1 is one group of the n_e local experts with
+// the balanced P_x / n_e rows (ExpertParallelShape::expertLoads). Worked
+// example: n_e = 1, P_x = 8,192: fc1 [1, 8,192, 28,672, 4,096] (N = 2 f
+// under SwiGLU, K = h), fc2 [1, 8,192, 4,096, 14,336]. Small MoE at ep 2,
+// tp 1: n_e = 4, P_x = 2 * 512 = 1,024, 256 rows each: fc1 [4, 256, 2,048,
+// 1,024], and 2 * 4 * 256 * 2,048 * 1,024 ops = the 2 * 1,024 * 2,048 *
+// 1,024 of one group of all the pairs.
+TEST(ExpertParallel, RoutedExpertGemmsAreOneGroupOfTheLocalExperts) {
+  llvm::Expected<BlockWork> work =
+      deriveBlockWork(mixtral(), mixtralTraining(), mixtralMapping());
+  ASSERT_TRUE(static_cast<bool>(work)) << llvm::toString(work.takeError());
+  const Invocation *fc1 = work->find("expert_fc1", Phase::Forward);
+  ASSERT_NE(fc1, nullptr);
+  EXPECT_EQ(fc1->gemms, (std::vector<MatmulShape>{{1, 8192, 28672, 4096}}));
+  const Invocation *fc2 = work->find("expert_fc2", Phase::Forward);
+  ASSERT_NE(fc2, nullptr);
+  EXPECT_EQ(fc2->gemms, (std::vector<MatmulShape>{{1, 8192, 4096, 14336}}));
+
+  llvm::Expected<ExpertParallelShape> small =
+      expertParallelShape(smallMoe(), mixtralTraining(), smallMapping(1, 2, 2));
+  ASSERT_TRUE(static_cast<bool>(small)) << llvm::toString(small.takeError());
+  ASSERT_EQ(small->expertLoads.size(), 1u);
+  EXPECT_EQ(small->expertLoads[0].experts, 4);
+  EXPECT_EQ(small->expertLoads[0].rows, 256);
+  llvm::Expected<BlockWork> smallWork =
+      deriveBlockWork(smallMoe(), mixtralTraining(), smallMapping(1, 2, 2));
+  ASSERT_TRUE(static_cast<bool>(smallWork))
+      << llvm::toString(smallWork.takeError());
+  const Invocation *smallFc1 = smallWork->find("expert_fc1", Phase::Forward);
+  ASSERT_NE(smallFc1, nullptr);
+  EXPECT_EQ(smallFc1->gemms, (std::vector<MatmulShape>{{4, 256, 2048, 1024}}));
+  EXPECT_EQ(smallFc1->ops, int64_t{2} * 4 * 256 * 2048 * 1024);
+}
+
+// At tp = 2 under full recompute the block's dispatcher collectives are,
+// in order, exactly expertParallelDispatch's 20 (7 forward, 7
+// recommunication, 6 backward): same phase, message and outer axis; and
+// the all-gather dispatcher's TP collectives are gone.
+TEST(ExpertParallel, BlockCollectivesAreTheDispatchers) {
+  MappingSpec mapping = smallMapping(2, 4, 2);
+  mapping.recompute = RecomputePolicy::Full;
+  std::vector<ExpertParallelTransfer> transfers =
+      dispatchOf(smallMoe(), mixtralTraining(), mapping);
+  llvm::Expected<BlockWork> work =
+      deriveBlockWork(smallMoe(), mixtralTraining(), mapping);
+  ASSERT_TRUE(static_cast<bool>(work)) << llvm::toString(work.takeError());
+  std::vector<std::string> dispatcher{"moe_token_counts",
+                                      "moe_dispatch",
+                                      "moe_dispatch_probs",
+                                      "moe_dispatch_tp_gather",
+                                      "moe_dispatch_probs_tp_gather",
+                                      "moe_combine_tp_reduce_scatter",
+                                      "moe_combine_exchange"};
+  std::vector<std::tuple<Phase, int64_t, std::string>> emitted;
+  for (const Invocation &invocation : work->invocations) {
+    EXPECT_NE(invocation.primitive, "routing_probs_tp_f");
+    EXPECT_NE(invocation.primitive, "routing_map_tp_f");
+    EXPECT_NE(invocation.primitive, "mlp_tp_g");
+    if (invocation.collective &&
+        llvm::is_contained(dispatcher, invocation.primitive))
+      emitted.emplace_back(invocation.phase,
+                           invocation.collective->messageBytes,
+                           invocation.collective->axis);
+  }
+  std::vector<std::tuple<Phase, int64_t, std::string>> derived;
+  for (const ExpertParallelTransfer &transfer : transfers)
+    derived.emplace_back(transfer.phase, transfer.messageBytes,
+                         transfer.axes.front());
+  // The block emits the recomputed forward after the forward and before
+  // the backward, as expertParallelDispatch lists it.
+  EXPECT_EQ(emitted, derived);
+}
+
+// The worked example's gradient groups and ZeRO-1 state on a middle stage
+// (stage 1: 32 / 4 = 8 MoE blocks, no edges). Per block the rank holds the
+// dense 41,984,000 (q, o 2 * 4,096^2 = 33,554,432; k, v 2 * 4,096 * 1,024 =
+// 8,388,608; two norms 8,192; router 4,096 * 8 = 32,768) and n_e = 1
+// expert's 176,160,768; per stage 8 * 41,984,000 = 335,872,000 dense and
+// 8 * 176,160,768 = 1,409,286,144 expert parameters, one bucket each
+// (bucket_bytes 0), padded to dp = 16 (335,872,000 = 16 * 20,992,000) and
+// to edp = 16 / 8 = 2. Gradient reductions (fp32): dense 335,872,000 * 4 =
+// 1,343,488,000 B over ["edp", "ep"] (16 ranks), expert 1,409,286,144 * 4 =
+// 5,637,144,576 B over ["edp"] (2 ranks); the parameter all-gathers (bf16)
+// 671,744,000 B over 16 and 2,818,572,288 B over 2. Memory: weights
+// (335,872,000 + 1,409,286,144) * 2 = 3,490,316,288 B; gradients * 4 =
+// 6,980,632,576 B; optimizer state 12 * (335,872,000 / 16 + 1,409,286,144 /
+// 2) = 12 * (20,992,000 + 704,643,072) = 8,707,620,864 B.
+TEST(ExpertParallel, MixtralWorkedExampleGradientGroupsAndZeRO) {
+  ModelSpec model = mixtral();
+  MappingSpec mapping = mixtralMapping();
+  llvm::Expected<int64_t> expertParameters =
+      blockExpertParametersPerRank(model, BlockKind::Expert, mapping);
+  ASSERT_TRUE(static_cast<bool>(expertParameters))
+      << llvm::toString(expertParameters.takeError());
+  EXPECT_EQ(*expertParameters, 176'160'768);
+  llvm::Expected<int64_t> blockParameters =
+      blockParametersPerRank(model, BlockKind::Expert, mapping);
+  ASSERT_TRUE(static_cast<bool>(blockParameters))
+      << llvm::toString(blockParameters.takeError());
+  EXPECT_EQ(*blockParameters, 41'984'000 + 176'160'768);
+
+  llvm::Expected<WholeRun> run =
+      deriveRunParts(model, mixtralTraining(), mapping);
+  ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
+  const StageProgram &stage = run->stages.at(1);
+  EXPECT_EQ(stage.parameters, 1'745'158'144);
+  EXPECT_EQ(stage.bucketElements, std::vector<int64_t>{335'872'000});
+  EXPECT_EQ(stage.expertBucketElements, std::vector<int64_t>{1'409'286'144});
+  std::vector<std::tuple<std::string, int64_t, int64_t, std::string,
+                         std::vector<std::string>>>
+      collectives;
+  for (const RunStep &step : stage.steps)
+    if (const auto *work = std::get_if<RunWork>(&step.action))
+      if (work->invocation.collective)
+        collectives.emplace_back(work->invocation.primitive,
+                                 work->invocation.collective->participants,
+                                 work->invocation.collective->messageBytes,
+                                 work->axis,
+                                 work->invocation.collective->innerAxes);
+  using Row = std::tuple<std::string, int64_t, int64_t, std::string,
+                         std::vector<std::string>>;
+  EXPECT_EQ(collectives,
+            (std::vector<Row>{
+                {"dp_grad_reduce_scatter", 16, 1'343'488'000, "edp", {"ep"}},
+                {"dp_grad_reduce_scatter", 2, 5'637'144'576, "edp", {}},
+                {"dp_param_all_gather", 16, 671'744'000, "edp", {"ep"}},
+                {"dp_param_all_gather", 2, 2'818'572'288, "edp", {}}}));
+  OverflowGuard guard;
+  PersistentBytes bytes =
+      persistentBytesOf(stage, mapping, mixtralTraining(), std::nullopt, guard);
+  ASSERT_FALSE(guard.failed());
+  EXPECT_EQ(bytes.weights, 3'490'316'288);
+  EXPECT_EQ(bytes.gradients, 6'980'632'576);
+  EXPECT_EQ(bytes.optimizerState, 8'707'620'864);
+}
+
+// ZeRO-1 at edp = 1 (world 32: dp 8 = ep): the expert gradients have no
+// reduction and their optimizer state no shards; the dense ones still
+// reduce over all 8 data-parallel ranks.
+TEST(ExpertParallel, ExpertStateUnshardedAtOneExpertDataParallelRank) {
+  MappingSpec mapping = mixtralMapping();
+  mapping.dp = 8;
+  mapping.world = 32;
+  llvm::Expected<WholeRun> run =
+      deriveRunParts(mixtral(), mixtralTraining(), mapping);
+  ASSERT_TRUE(static_cast<bool>(run)) << llvm::toString(run.takeError());
+  const StageProgram &stage = run->stages.at(1);
+  std::vector<int64_t> participants;
+  for (const RunStep &step : stage.steps)
+    if (const auto *work = std::get_if<RunWork>(&step.action))
+      if (work->invocation.collective)
+        participants.push_back(work->invocation.collective->participants);
+  EXPECT_EQ(participants, (std::vector<int64_t>{8, 8}));
+  OverflowGuard guard;
+  PersistentBytes bytes =
+      persistentBytesOf(stage, mapping, mixtralTraining(), std::nullopt, guard);
+  // 12 * (335,872,000 / 8 + 1,409,286,144) = 12 * 1,451,270,144.
+  EXPECT_EQ(bytes.optimizerState, int64_t{12} * 1'451'270'144);
 }

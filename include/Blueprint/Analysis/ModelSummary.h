@@ -187,6 +187,10 @@ struct ParameterCounts {
   /// embedding and the whole position embedding; with pp = 1, where the
   /// first stage is also the last, the last stage's edges too.
   int64_t firstStagePerRank = 0;
+  /// At ep > 1 the routed experts' part of firstStagePerRank (their
+  /// gradients reduce and their ZeRO state shards over edp, the rest over
+  /// dp; docs/WholeRun.md); 0 at ep = 1.
+  int64_t firstStageExpertsPerRank = 0;
   /// The edges one rank of the last stage holds: the final norm and the
   /// output layer (h*V/t untied or, at pp > 1, the tied copy).
   int64_t lastStageEdgesPerRank = 0;

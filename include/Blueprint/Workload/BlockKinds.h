@@ -91,6 +91,16 @@ llvm::Expected<BlockWork> deriveOptimizerWork(const ModelSpec &model,
                                               const TrainingSpec &training,
                                               const MappingSpec &mapping);
 
+/// The part of blockParametersPerRank(model, kind, mapping) whose
+/// gradients reduce over the expert-data-parallel ranks only: at ep > 1 an
+/// MoE block's routed experts on one rank (E / ep experts, a 1/tp slice
+/// each, Megatron-Core's num_local_experts); 0 for a dense block and at
+/// ep = 1 (docs/WorkAlgebra.md, "Expert parallelism", "Gradients and
+/// ZeRO").
+llvm::Expected<int64_t>
+blockExpertParametersPerRank(const ModelSpec &model, BlockKind kind,
+                             const MappingSpec &mapping);
+
 /// blockParametersPerRank for a block of `kind` of `model` (blockModelOf).
 llvm::Expected<int64_t> blockParametersPerRank(const ModelSpec &model,
                                                BlockKind kind,

@@ -22,6 +22,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,12 @@ struct ExpertParallelShape {
   /// group, times the tp ranks): today's processed pairs, so the expert
   /// GEMMs are today's on n_e experts' weights.
   int64_t processedPairs = 0;
+  /// The GEMM row groups of the rank's routed experts (ExpertRouting::loads'
+  /// convention): the P_x balanced pairs spread over the n_e local experts,
+  /// the floor or the ceiling of P_x / n_e each (one group of n_e experts
+  /// of P_x / n_e rows when n_e divides P_x; min(n_e, P_x) experts read
+  /// their weights).
+  std::vector<ExpertLoad> expertLoads;
   /// The routing probabilities applied in the experts (d98e8a6's
   /// placement): forward P_x f_t multiplies of the activation output and
   /// the unpermute's P_l h scatter-adds; backward 3 P_x f_t (g x
@@ -56,6 +63,11 @@ struct ExpertParallelShape {
   /// probability gradient, matmul convention), the recomputed activation
   /// the fused kernel's backward needs not included.
   int64_t probabilityForwardOps = 0;
+  /// The two parts of probabilityForwardOps: the activation output's
+  /// multiplies P_x f_t (in the experts) and the unpermute's scatter-adds
+  /// P_l h.
+  int64_t activationProbabilityOps = 0;
+  int64_t unpermuteOps = 0;
   int64_t probabilityBackwardOps = 0;
 };
 
@@ -70,15 +82,16 @@ llvm::Expected<ExpertParallelShape>
 expertParallelShape(const ModelSpec &model, const TrainingSpec &training,
                     const MappingSpec &mapping);
 
-/// P_l, the pairs one rank's router call keeps per MoE block and
-/// micro-batch (see ExpertParallelShape::rankPairs), for a composition whose
-/// tensor-parallel and sequence rules hold; an overflow is recorded in
-/// `guard`. The one computation expertParallelShape and the rule
-/// expert_parallel_c7 share.
-int64_t expertParallelRankPairs(const ModelSpec &model,
-                                const TrainingSpec &training,
-                                const MappingSpec &mapping,
-                                OverflowGuard &guard);
+/// expert_parallel_c7 of a training run whose tensor-parallel and sequence
+/// rules hold (decoder_training_c4 .. c9, decoder_moe_c2): the violation
+/// when ep > 1 does not divide P_l (see ExpertParallelShape::rankPairs),
+/// its message naming the fields P_l derives from, or when P_l overflows;
+/// std::nullopt when it holds, at ep = 1 and without experts. The one
+/// statement of the rule that checkTrainingComposition and
+/// expertParallelShape share.
+std::optional<RuleViolation>
+checkExpertParallelPairs(const ModelSpec &model, const TrainingSpec &training,
+                         const MappingSpec &mapping);
 
 /// One collective of the MoEAlltoAllTokenDispatcher of one MoE block, per
 /// micro-batch, on one rank.
@@ -121,8 +134,9 @@ struct ExpertParallelTransfer {
 /// again as Recommunication. Backward, with equal messages: the combine's
 /// all-to-all of the output gradient, at tp > 1 its all-gather over
 /// ["tp"], the experts' backward, at tp > 1 the reduce-scatters over
-/// ["tp"] of the token and probability gradients, then the dispatch's
-/// all-to-alls of both. Empty at ep = 1. Fails as expertParallelShape.
+/// ["tp"] of the probability and token gradients, then the dispatch's
+/// all-to-alls of both, probabilities first (td.py token_dispatch's
+/// backward launch order). Empty at ep = 1. Fails as expertParallelShape.
 llvm::Expected<std::vector<ExpertParallelTransfer>>
 expertParallelDispatch(const ModelSpec &model, const TrainingSpec &training,
                        const MappingSpec &mapping);

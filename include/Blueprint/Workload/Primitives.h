@@ -103,6 +103,15 @@ namespace blueprint::workload::primitive {
   X(kExpertActivation, "expert_activation")                                    \
   X(kExpertFC2, "expert_fc2")                                                  \
   X(kMoECombine, "moe_combine")                                                \
+  X(kMoETokenCounts, "moe_token_counts")                                       \
+  X(kMoEDispatch, "moe_dispatch")                                              \
+  X(kMoEDispatchProbs, "moe_dispatch_probs")                                   \
+  X(kMoEDispatchTPGather, "moe_dispatch_tp_gather")                            \
+  X(kMoEDispatchProbsTPGather, "moe_dispatch_probs_tp_gather")                 \
+  X(kExpertProbs, "expert_probs")                                              \
+  X(kMoECombineTPReduceScatter, "moe_combine_tp_reduce_scatter")               \
+  X(kMoECombineExchange, "moe_combine_exchange")                               \
+  X(kMoEUnpermute, "moe_unpermute")                                            \
   X(kCPKVGather, "cp_kv_gather")                                               \
   X(kCPDKVReduceScatter, "cp_dkv_reduce_scatter")                              \
   X(kSharedExpertFC1, "shared_expert_fc1")                                     \

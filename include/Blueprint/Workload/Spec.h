@@ -245,19 +245,31 @@ struct MappingSpec {
   /// transformer_mapping_c2 checks.
   int64_t gradientReplicas() const { return dp * cp; }
 
-  /// The degree of the mesh axis named `axis` (tp, pp, dp or cp); none for
-  /// any other name.
+  /// The degree of the mesh axis named `axis`: tp, pp, cp, and the
+  /// data-parallel ranks as dp at ep = 1 or as edp = dp / ep and ep at
+  /// ep > 1 (Megatron-Core's expert grid, dist_program_c10); none for any
+  /// other name.
   std::optional<int64_t> axisDegree(llvm::StringRef axis) const {
     if (axis == kTensorParallelAxis)
       return tp;
     if (axis == kPipelineParallelAxis)
       return pp;
-    if (axis == kDataParallelAxis)
-      return dp;
     if (axis == kContextParallelAxis)
       return cp;
+    if (ep <= 1)
+      return axis == kDataParallelAxis ? std::optional<int64_t>(dp)
+                                       : std::nullopt;
+    if (axis == kExpertDataParallelAxis)
+      return dp / ep;
+    if (axis == kExpertParallelAxis)
+      return ep;
     return std::nullopt;
   }
+  /// The ranks holding the same routed experts of an MoE block, dp * cp /
+  /// ep (Megatron-Core's expert-data-parallel group; cp = 1 at ep > 1 by
+  /// expert_parallel_c5): the expert gradients reduce and their ZeRO state
+  /// shards over them. gradientReplicas() at ep = 1.
+  int64_t expertGradientReplicas() const { return dp * cp / ep; }
 };
 
 /// One broken composition rule: its label (as cited in docs/ and tests) and a
@@ -337,14 +349,14 @@ std::vector<RuleViolation> checkModel(const ModelSpec &model);
 std::vector<RuleViolation> checkMixtureOfExperts(const MixtureOfExperts &moe,
                                                  int64_t blocks);
 /// The mixture-of-experts blocks the work algebra does not derive yet, one
-/// violation each: `decoder_moe_c5` for MLP biases and `expert_parallel_c4`
-/// for experts split over ep > 1 ranks in training (a serving run meets
-/// `expert_parallel_c6` first, in its composition rules) (`decoder_moe_c1`,
-/// blocks of both kinds, and `decoder_moe_c4`, shared experts, are retired:
-/// both are derived, docs/WholeRun.md "Block kinds" and docs/WorkAlgebra.md
-/// "Mixture-of-experts"). Every run and every per-block quantity
-/// (blockParametersPerRank) is refused through this one check; empty for a
-/// dense model and for a model whose MoE blocks are of the derived kind.
+/// violation each: `decoder_moe_c5` for MLP biases (`decoder_moe_c1`,
+/// blocks of both kinds, `decoder_moe_c4`, shared experts, and
+/// `expert_parallel_c4`, experts split over ep > 1 ranks in training, are
+/// retired: they are derived, docs/WholeRun.md "Block kinds" and
+/// docs/WorkAlgebra.md "Mixture-of-experts" and "Expert parallelism"). Every
+/// run and every per-block quantity (blockParametersPerRank) is refused through
+/// this one check; empty for a dense model and for a model whose MoE blocks are
+/// of the derived kind.
 std::vector<RuleViolation> checkDerivedBlocks(const ModelSpec &model,
                                               const MappingSpec &mapping);
 /// Rules that involve only the training-workload contract.

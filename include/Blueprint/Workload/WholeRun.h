@@ -116,12 +116,18 @@ struct StageProgram {
   /// The stage's gradient buckets in reduction order, in elements, each
   /// padded to a multiple of dp * cp (training only;
   /// MappingSpec::gradientReplicas): the gradient buffer is their sum, a
-  /// rank's shard their sum / (dp * cp).
+  /// rank's shard their sum / (dp * cp). At ep > 1 the dense parameters'
+  /// buckets only.
   std::vector<int64_t> bucketElements;
   /// For each bucket, the number of the stage's gradient units (the head,
   /// each block, the embeddings, in the order backward produces them) it
   /// and the buckets before it hold: where each bucket closes.
   std::vector<size_t> bucketUnitEnds;
+  /// At ep > 1 the buckets of the routed experts' gradients, cut from the
+  /// stage's MoE blocks by the same bucket_bytes rule, each padded to a
+  /// multiple of edp (MappingSpec::expertGradientReplicas): reduced over
+  /// the edp ranks, a rank's shard their sum / edp. Empty at ep = 1.
+  std::vector<int64_t> expertBucketElements;
 };
 
 /// The block instance `step` of `program` is ready inside (RunStep::
@@ -158,6 +164,14 @@ struct WholeRun {
 llvm::Expected<WholeRun> deriveWholeRun(const ModelSpec &model,
                                         const TrainingSpec &training,
                                         const MappingSpec &mapping);
+
+/// The routed experts' parameters one rank of pipeline stage `stage` holds
+/// at ep > 1: blockExpertParametersPerRank summed over the stage's MoE
+/// blocks (the units of its expert buckets); 0 at ep = 1 or without
+/// experts. Fails on a broken rule or an overflow.
+llvm::Expected<int64_t> stageExpertParameters(const ModelSpec &model,
+                                              const MappingSpec &mapping,
+                                              int64_t stage);
 
 /// The parts of the whole training iteration that do not depend on the
 /// micro-batch count: its templates, its shared works, its message bytes,

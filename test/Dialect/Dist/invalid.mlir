@@ -26,8 +26,17 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 
 // dist_program_c2
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
-  // expected-error @+1 {{dist_program_c2: axis 'ep' is not a parallelism of the mapping (tp, pp, dp or cp)}}
-  dist.mesh @m axes = ["ep"] shape = [4]
+  // expected-error @+1 {{dist_program_c2: axis 'sp' is not a parallelism of the mapping (tp, pp, dp, cp, edp or ep)}}
+  dist.mesh @m axes = ["sp"] shape = [4]
+}
+
+// -----
+
+// dist_program_c10: the expert-parallel axis splits the data-parallel
+// ranks only at ep > 1; this mapping has ep = 1.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 4, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  // expected-error @+1 {{dist_program_c10: axis 'ep' splits the data-parallel ranks at ep > 1; the mapping has ep = 1, whose mesh names 'dp'}}
+  dist.mesh @m axes = ["ep"] shape = [1]
 }
 
 // -----
@@ -651,10 +660,21 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // dist_program_c4 carries the expert-parallel rules: dp = 2 and E = 4 split
-// over ep = 2 (c1..c3 hold), and the run is refused because the work of
-// expert parallelism is not derived yet (expert_parallel_c4).
-// expected-error @+1 {{dist_program_c4: expert_parallel_c4: ep = 2: the training work of expert parallelism}}
+// over ep = 2 (c1..c3 hold), and the run is refused under ZeRO-3
+// (expert_parallel_c8).
+// expected-error @+1 {{dist_program_c4: expert_parallel_c8: zero_stage = 3 with ep = 2}}
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 4, experts_per_token = 2>> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, zero_stage = 3, ep = 2> {
+  dist.mesh @dp_mesh axes = ["dp"] shape = [2]
+}
+
+// -----
+
+// dist_program_c10 at ep > 1 (review s33 finding 2): the run composes
+// (ep = 2 divides dp = 2, E = 4 and P_l = 2 * 2 * 32 = 128), so the mesh is
+// checked: its data-parallel ranks are edp x ep, edp = 2 / 2 = 1, and a
+// mesh naming "dp" is refused.
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 4, experts_per_token = 2>> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, ep = 2> {
+  // expected-error @+1 {{dist_program_c10: at ep = 2 the data-parallel ranks are the axes 'edp' x 'ep' (edp = dp / ep = 1), not 'dp'}}
   dist.mesh @dp_mesh axes = ["dp"] shape = [2]
 }
 

@@ -1462,7 +1462,7 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    // expected-error @+1 {{pplan_task_c8: stage-level collective dp_grad_allreduce names its mesh axis (axis "tp", "pp", "dp" or "cp")}}
+    // expected-error @+1 {{pplan_task_c8: stage-level collective dp_grad_allreduce names its mesh axis (axis "tp", "pp", "dp" or "cp"; "edp" or "ep" for "dp" at ep > 1)}}
     %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
     pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
     pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
@@ -1504,7 +1504,7 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    // expected-error @+1 {{pplan_task_c8: axis must be "tp", "pp", "dp" or "cp", got "ep"}}
+    // expected-error @+1 {{pplan_task_c8: axis must be "tp", "pp", "dp" or "cp" ("edp" and "ep" for "dp" at ep > 1), got "ep"}}
     %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "ep" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
     pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
     pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
@@ -1630,7 +1630,7 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
     %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
     %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
     %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
-    // expected-error @+1 {{pplan_task_c8: inner axis must be "tp", "pp", "dp" or "cp", got "ep"}}
+    // expected-error @+1 {{pplan_task_c8: inner axis must be "tp", "pp", "dp" or "cp" ("edp" and "ep" for "dp" at ep > 1), got "ep"}}
     %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" inner_axes ["ep"] ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
     pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
     pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
@@ -3833,8 +3833,8 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 // -----
 
 // pplan_plan_c4 carries the expert-parallel rules: dp = 2 and E = 4 split
-// over ep = 2 (c1..c3 hold), and the run is refused because the work of
-// expert parallelism is not derived yet (expert_parallel_c4).
-// expected-error @+1 {{pplan_plan_c4: expert_parallel_c4: ep = 2: the training work of expert parallelism}}
-pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 4, experts_per_token = 2>> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, ep = 2> {
+// over ep = 2 (c1..c3 hold), and the run is refused under ZeRO-3
+// (expert_parallel_c8).
+// expected-error @+1 {{pplan_plan_c4: expert_parallel_c8: zero_stage = 3 with ep = 2}}
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 4, experts_per_token = 2>> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, zero_stage = 3, ep = 2> {
 }

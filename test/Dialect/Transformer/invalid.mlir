@@ -757,13 +757,13 @@ transformer.decoder_training @m
 
 // -----
 
-// expert_parallel_c4: ep = 2 composes (2 | dp = 2, 2 | E = 8) but its work
-// is not derived yet.
-// expected-error @+1 {{expert_parallel_c4: ep = 2: the training work of expert parallelism (E / ep experts per rank, the token all-to-alls over the ep axis, the expert gradients reduced over the expert-data-parallel group) is not derived yet; training runs, programs and per-block counts need ep = 1}}
+// expert_parallel_c8: ep = 2 composes (2 | dp = 2, 2 | E = 8, 2 | P_l =
+// 2 * 1 * 2048) and its training work is derived, but not under ZeRO-3.
+// expected-error @+1 {{expert_parallel_c8: zero_stage = 3 with ep = 2}}
 transformer.decoder_training @m
     model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 2048, vocab = 1024, blocks = 8, norm = rmsnorm, activation = swiglu, linear_bias = none, moe = <experts = 8, experts_per_token = 2>>
     training = <global_batch = 8, micro_batch = 1, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32>
-    mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, ep = 2>
+    mapping = <world = 2, tp = 1, pp = 1, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b, zero_stage = 3, ep = 2>
 
 // -----
 

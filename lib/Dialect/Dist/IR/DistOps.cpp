@@ -409,11 +409,27 @@ LogicalResult ProgramOp::verifyRegions() {
   for (MeshOp mesh : getBody().getOps<MeshOp>()) {
     for (auto [axis, size] : llvm::zip(
              mesh.getAxes().getAsValueRange<StringAttr>(), mesh.getShape())) {
+      // Megatron-Core's expert grid: at ep > 1 the data-parallel ranks are
+      // edp x ep (docs/DistSpec.md, "The ep and edp mesh axes").
+      bool expertAxis = axis == workload::kExpertDataParallelAxis ||
+                        axis == workload::kExpertParallelAxis;
+      if (mapping.ep > 1 && axis == workload::kDataParallelAxis)
+        return mesh.emitOpError()
+               << "dist_program_c10: at ep = " << mapping.ep
+               << " the data-parallel ranks are the axes 'edp' x 'ep' (edp "
+                  "= dp / ep = "
+               << mapping.dp / mapping.ep << "), not 'dp'";
+      if (mapping.ep == 1 && expertAxis)
+        return mesh.emitOpError()
+               << "dist_program_c10: axis '" << axis
+               << "' splits the data-parallel ranks at ep > 1; the mapping "
+                  "has ep = 1, whose mesh names 'dp'";
       std::optional<int64_t> degree = mapping.axisDegree(axis);
       if (!degree)
         return mesh.emitOpError()
                << "dist_program_c2: axis '" << axis
-               << "' is not a parallelism of the mapping (tp, pp, dp or cp)";
+               << "' is not a parallelism of the mapping (tp, pp, dp, cp, "
+                  "edp or ep)";
       if (*degree != size)
         return mesh.emitOpError()
                << "dist_program_c2: axis '" << axis << "' has " << size
@@ -872,7 +888,9 @@ LogicalResult StageOp::verify() {
 /// dist_stage_c3: with a sharded optimizer, the stage's own optimizer step
 /// covers exactly the rank's shard of the gradients it reduce-scatters
 /// over dp: one parameter per gradient element of its 1/dp shard of every
-/// bucket (docs/WholeRun.md, "Data parallelism and ZeRO").
+/// bucket (docs/WholeRun.md, "Data parallelism and ZeRO"); at ep > 1 its
+/// 1/dp of the dense buckets and 1/edp of the expert buckets, the whole
+/// expert buckets at edp = 1.
 static LogicalResult verifyShardedStep(StageOp stage) {
   auto program = stage->getParentOfType<ProgramOp>();
   transformer::TrainingAttr training = program.getTrainingAttr();
@@ -900,6 +918,17 @@ static LogicalResult verifyShardedStep(StageOp stage) {
     return stage.emitOpError()
            << "dist_stage_c3: the stage reduce-scatters its gradients but "
               "runs no optimizer step over its shard";
+  // At ep = dp (one expert-data-parallel rank) the expert buckets have no
+  // reduction: the rank's shard of them is the whole of its experts.
+  workload::MappingSpec mapping = program.getMapping().getSpec();
+  if (mapping.ep > 1 && mapping.expertGradientReplicas() == 1) {
+    llvm::Expected<int64_t> experts = workload::stageExpertParameters(
+        program.getModel().getSpec(), mapping, stage.getIndex());
+    if (!experts)
+      return stage.emitOpError()
+             << "dist_stage_c3: " << llvm::toString(experts.takeError());
+    shard += *experts;
+  }
   int64_t covered = step.getOps() / workload::opcount::kAdamWPerParameter;
   if (covered != shard ||
       step.getOps() % workload::opcount::kAdamWPerParameter != 0)

@@ -443,22 +443,31 @@ verifyMeshAxis(TaskOp task,
   auto stage = llvm::dyn_cast<StageOp>(task->getParentOp());
   bool stageCollective = stage && collective;
   if (!stageCollective) {
-    // A template's or a block-scope plan's key/value exchange spans cp.
+    // A template's or a block-scope plan's key/value exchange spans cp; at
+    // ep > 1 the expert dispatcher's collectives span ep, the token counts'
+    // all-gather ep x tp.
     bool contextAxis = collective && axis && !group && !innerAxes &&
                        *axis == workload::kContextParallelAxis;
-    if (axis && !contextAxis)
+    bool expertAxis =
+        collective && axis && !group &&
+        *axis == workload::kExpertParallelAxis &&
+        (!innerAxes || (innerAxes->size() == 1 &&
+                        llvm::cast<StringAttr>((*innerAxes)[0]).getValue() ==
+                            workload::kTensorParallelAxis));
+    if (axis && !contextAxis && !expertAxis)
       return fail() << "only a collective of a pplan.stage names a mesh "
                        "axis; "
                     << (collective ? "a collective of a template or a "
                                      "block-scope plan spans tp, or names "
-                                     "axis \"cp\" alone"
+                                     "axis \"cp\" alone, or axis \"ep\" "
+                                     "(inner axes [\"tp\"] or none)"
                                    : "this task is not a collective");
-    if (!contextAxis)
+    if (!contextAxis && !expertAxis)
       return success();
   } else if (!axis) {
     return fail() << "stage-level collective " << task.getPrimitive()
                   << " names its mesh axis (axis \"tp\", \"pp\", \"dp\" or "
-                     "\"cp\")";
+                     "\"cp\"; \"edp\" or \"ep\" for \"dp\" at ep > 1)";
   }
   auto plan = task->getParentOfType<PlanOp>();
   if (!plan)
@@ -466,7 +475,8 @@ verifyMeshAxis(TaskOp task,
   workload::MappingSpec mapping = plan.getMapping().getSpec();
   std::optional<int64_t> size = mapping.axisDegree(*axis);
   if (!size)
-    return fail() << "axis must be \"tp\", \"pp\", \"dp\" or \"cp\", got \""
+    return fail() << "axis must be \"tp\", \"pp\", \"dp\" or \"cp\" "
+                     "(\"edp\" and \"ep\" for \"dp\" at ep > 1), got \""
                   << *axis << "\"";
   int64_t participants = *size;
   llvm::SmallVector<llvm::StringRef, 2> spanned = {*axis};
@@ -475,7 +485,8 @@ verifyMeshAxis(TaskOp task,
       std::optional<int64_t> innerSize = mapping.axisDegree(inner);
       if (!innerSize)
         return fail() << "inner axis must be \"tp\", \"pp\", \"dp\" or "
-                         "\"cp\", got \""
+                         "\"cp\" (\"edp\" and \"ep\" for \"dp\" at ep > 1), "
+                         "got \""
                       << inner << "\"";
       if (llvm::is_contained(spanned, inner))
         return fail() << "axis " << inner << " is named twice";

@@ -40,9 +40,10 @@ def Dist_ProgramOp : Dist_Op<"program", [
     1. `dist_program_c1`: `source_digest` is `sha256:` followed by 64
        lowercase hexadecimal digits (the digest of the ModelIR op printed
        without locations);
-    2. `dist_program_c2`: every mesh axis is named `tp`, `pp`, `dp` or `cp`
-       and its size equals that degree of `mapping` (so a collective over
-       `cp` has `cp` participants, `dist_collective_c2`);
+    2. `dist_program_c2`: every mesh axis is named `tp`, `pp`, `dp`, `cp`,
+       `edp` or `ep` and its size equals that degree of `mapping` (`edp` =
+       dp / ep; so a collective over `cp` has `cp` participants,
+       `dist_collective_c2`);
     3. `dist_program_c3`: the program carries exactly one workload contract,
        `training` or `inference`; a block-scope inference program has a
        `decode_context` exactly when its generation has decode steps, and it
@@ -55,7 +56,12 @@ def Dist_ProgramOp : Dist_Op<"program", [
        `decoder_inference_c*`, reported under this label), so a program
        edited or written by hand cannot describe a run that could not be
        imported. It is checked before the decode context of `c3`, which
-       computes with the lengths `decoder_inference_c8` bounds.
+       computes with the lengths `decoder_inference_c8` bounds;
+    5. `dist_program_c10`: at `ep > 1` no mesh names `dp`: the
+       data-parallel ranks are the axes `edp` x `ep` (Megatron-Core's
+       expert grid, `edp` = dp / ep); at `ep = 1` no mesh names `edp` or
+       `ep`. Checked before `c2`. (`c5` .. `c9` are the whole-run rules,
+       docs/WholeRun.md.)
 
     ```mlir
     dist.program @gpt source_digest = "sha256:0123...cdef"
@@ -449,7 +455,10 @@ def Dist_StageOp : Dist_Op<"stage", [
     collectives; `dist_stage_c3`: when the stage reduce-scatters its
     gradients (a sharded optimizer), its optimizer step covers exactly the
     rank's shard of them, one parameter per gradient element of its 1/dp
-    of every bucket; `dist_stage_c4`: a collective with `ready_blocks = k`
+    of every bucket (at ep > 1: 1/dp of each dense bucket, 1/edp of each
+    expert bucket, and at edp = 1, where the expert buckets have no
+    reduction, the stage's whole expert parameters,
+    `stageExpertParameters`); `dist_stage_c4`: a collective with `ready_blocks = k`
     (a data-parallel gradient bucket issued beside the backward under the
     mapping's `overlap_dp_grad_reduce`, which waits for only the first k
     blocks of the instance its last `after` token names) is a

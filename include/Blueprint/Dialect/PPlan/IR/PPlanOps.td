@@ -180,13 +180,16 @@ def PPlan_TaskOp : PPlan_Op<"task", [
        as `dist_collective_c6`;
     8. `pplan_task_c8` (mesh axis): a collective task that is a direct child
        of a `pplan.stage` names the mesh `axis` it runs along (`tp`, `pp`,
-       `dp` or `cp`, the first of the `dist` collective's `axes`), the
-       `inner_axes` it also spans (the rest of them: `cp` for the
-       data-parallel gradient reduction at cp > 1) and, for a subset of one
+       `dp` or `cp`; `edp` and `ep` for `dp` at ep > 1; the first of the
+       `dist` collective's `axes`), the `inner_axes` it also spans (the
+       rest of them: `cp` for the data-parallel gradient reduction at
+       cp > 1, `ep` for the dense one at ep > 1) and, for a subset of one
        axis, its `group` of positions (as `dist_collective_c7`); a
        collective of a template or of a block-scope plan spans `tp` and
        names no axis, except the key/value exchange, which names `axis
-       "cp"`; no other task carries `axis`, `inner_axes` or `group`; a
+       "cp"`, and at ep > 1 the expert dispatcher's collectives, which
+       name `axis "ep"` (the token counts' all-gather with `inner_axes
+       ["tp"]`); no other task carries `axis`, `inner_axes` or `group`; a
        `group` comes only with an `axis` and without `inner_axes`, and
        names at least two distinct positions of the axis, `0 .. size - 1`
        under the plan's mapping, in increasing order (a `pp` group holds the

@@ -316,11 +316,11 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     `cp > 1` has a `cp` mesh axis, docs/DistSpec.md); `ep`, the
     expert-parallel degree (default 1): the data-parallel ranks of an MoE
     layer that split its experts (docs/TransformerSpec.md, "Expert
-    parallelism"; training runs need `ep = 1` until its work is derived,
-    rule `expert_parallel_c4`, serving runs need `ep = 1`, rule
+    parallelism"; serving runs need `ep = 1`, rule
     `expert_parallel_c6`, and `ep > 1` needs `cp = 1`, rule
     `expert_parallel_c5`, and in training `ep` dividing a rank's kept
-    token-expert pairs, rule `expert_parallel_c7`).
+    token-expert pairs, rule `expert_parallel_c7`, and `zero_stage <= 2`,
+    rule `expert_parallel_c8`).
     `overlap_tp_comm` (default `false`), whether the critical path overlaps
     each column-parallel linear's backward tensor-parallel communication
     with its GEMMs (Megatron-LM's

@@ -61,13 +61,15 @@ def Transformer_DecoderTrainingOp
         beside overlapped reductions);
     17. `expert_parallel_c1` .. `c3` and `c5` (at `ep > 1`): `ep` divides
         `dp` (`c1`); the model has `moe` (`c2`); `ep` divides `experts`
-        (`c3`); `cp = 1` (`c5`); and, once the rules above hold, `ep`
-        divides the token-expert pairs a rank's router call keeps (`c7`,
-        the equal chunks of the all-to-alls);
+        (`c3`); `cp = 1` (`c5`); `zero_stage <= 2` (`c8`, ZeRO-3's
+        parameter gathers of expert-parallel blocks are not derived); and,
+        once the rules above hold, `ep` divides the token-expert pairs a
+        rank's router call keeps (`c7`, the equal chunks of the
+        all-to-alls);
     18. once every rule above holds, the MoE blocks the work algebra does
-        not derive yet: `decoder_moe_c5`, MLP biases (`linear_bias = all`),
-        and `expert_parallel_c4`, experts split over `ep > 1` ranks in
-        training.
+        not derive yet: `decoder_moe_c5`, MLP biases (`linear_bias = all`)
+        (`expert_parallel_c4`, which refused experts split over `ep > 1`
+        ranks in training, is retired: they are derived).
         (`decoder_moe_c1`, blocks of both kinds, and `decoder_moe_c4`,
         shared experts, are retired: they are derived. Dense and MoE blocks
         mix in one run (`first_dense_blocks`, `moe_layer_frequency`): each
