@@ -841,13 +841,13 @@ void BlockBuilder::backwardExpertParallel(llvm::StringRef biasedGrad) {
   int64_t localRows = elements({shape.localTokens, shape.hidden}, "d_mlp_proj");
   int64_t localRouting = routingElements(shape.localTokens, "routing_map");
   int64_t rankRows =
-      elements({parallel.rankPairs, shape.hidden}, "d_combined_tokens");
+      elements({parallel.rankPairs, shape.hidden}, "d_expert_out");
   emit({primitive::kMoEUnpermute,
         phase,
         Engine::Vector,
         0,
         {activation(biasedGrad, localRows), mask("routing_map", localRouting)},
-        {activation("d_combined_tokens", rankRows)},
+        {activation("d_expert_out", rankRows)},
         "backward of moe_unpermute: each pair's row of " + biasedGrad +
             " gathered in expert order (a copy)"});
   expertParallelCollective(primitive::kMoECombineExchange, phase,

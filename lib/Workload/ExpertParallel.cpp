@@ -205,12 +205,14 @@ blueprint::workload::expertParallelDispatch(const ModelSpec &model,
   if (guard.failed())
     return guard.error("expert parallel dispatch");
 
-  auto transfer = [&](Phase phase, llvm::StringRef tensor, CollectiveKind kind,
+  auto transfer = [&](Phase phase, llvm::StringRef tensor,
+                      llvm::StringRef carried, CollectiveKind kind,
                       std::vector<std::string> axes, int64_t participants,
                       int64_t messageBytes, llvm::StringRef cause) {
     ExpertParallelTransfer message;
     message.phase = phase;
     message.tensor = tensor.str();
+    message.carried = carried.str();
     message.collective = kind;
     message.axes = std::move(axes);
     message.participants = participants;
@@ -228,34 +230,39 @@ blueprint::workload::expertParallelDispatch(const ModelSpec &model,
   };
   bool tensorParallel = mapping.tp > 1;
   auto forward = [&](Phase phase) {
-    transfer(phase, "tokens_per_expert", CollectiveKind::AllGather,
+    transfer(phase, "tokens_per_expert", "tokens_per_expert",
+             CollectiveKind::AllGather,
              {kExpertParallelAxis.str(), kTensorParallelAxis.str()},
              countParticipants, countBytes,
              "MoEAlltoAllTokenDispatcher.preprocess: all-gather of the E "
              "per-expert token counts over the TP x EP group");
-    transfer(phase, "permuted_tokens", CollectiveKind::AllToAll,
-             {kExpertParallelAxis.str()}, mapping.ep, tokenBytes,
+    transfer(phase, "permuted_tokens", "permuted_tokens",
+             CollectiveKind::AllToAll, {kExpertParallelAxis.str()}, mapping.ep,
+             tokenBytes,
              "token_dispatch: all-to-all of the permuted tokens over EP");
-    transfer(phase, "permuted_probs", CollectiveKind::AllToAll,
-             {kExpertParallelAxis.str()}, mapping.ep, probabilityBytes,
+    transfer(phase, "permuted_probs", "permuted_probs",
+             CollectiveKind::AllToAll, {kExpertParallelAxis.str()}, mapping.ep,
+             probabilityBytes,
              "token_dispatch: all-to-all of the permuted probabilities over "
              "EP (applied in the experts)");
     if (tensorParallel) {
-      transfer(phase, "global_input_tokens", CollectiveKind::AllGather,
-               {kTensorParallelAxis.str()}, mapping.tp, gatheredTokenBytes,
+      transfer(phase, "global_input_tokens", "permuted_tokens",
+               CollectiveKind::AllGather, {kTensorParallelAxis.str()},
+               mapping.tp, gatheredTokenBytes,
                "dispatch_postprocess: all-gather of the received tokens over "
                "TP");
-      transfer(phase, "global_probs", CollectiveKind::AllGather,
-               {kTensorParallelAxis.str()}, mapping.tp,
-               gatheredProbabilityBytes,
+      transfer(phase, "global_probs", "permuted_probs",
+               CollectiveKind::AllGather, {kTensorParallelAxis.str()},
+               mapping.tp, gatheredProbabilityBytes,
                "dispatch_postprocess: all-gather of the received "
                "probabilities over TP");
-      transfer(phase, "expert_output", CollectiveKind::ReduceScatter,
-               {kTensorParallelAxis.str()}, mapping.tp, gatheredTokenBytes,
+      transfer(phase, "expert_output", "expert_out",
+               CollectiveKind::ReduceScatter, {kTensorParallelAxis.str()},
+               mapping.tp, gatheredTokenBytes,
                "combine_preprocess: reduce-scatter of the expert outputs' "
                "partial sums over TP");
     }
-    transfer(phase, "combined_tokens", CollectiveKind::AllToAll,
+    transfer(phase, "combined_tokens", "expert_out", CollectiveKind::AllToAll,
              {kExpertParallelAxis.str()}, mapping.ep, tokenBytes,
              "token_combine: all-to-all of the expert outputs back over EP");
   };
@@ -268,33 +275,36 @@ blueprint::workload::expertParallelDispatch(const ModelSpec &model,
   // tokens A2A"; the probability gradient is ready after the activation's
   // backward, before fc1's input gradient, so each probability collective
   // precedes its token twin.
-  transfer(Phase::ActivationGrad, "d_combined_tokens", CollectiveKind::AllToAll,
-           {kExpertParallelAxis.str()}, mapping.ep, tokenBytes,
+  transfer(Phase::ActivationGrad, "d_combined_tokens", "d_expert_out",
+           CollectiveKind::AllToAll, {kExpertParallelAxis.str()}, mapping.ep,
+           tokenBytes,
            "backward of token_combine: all-to-all of the output gradient "
            "over EP");
   if (tensorParallel) {
-    transfer(Phase::ActivationGrad, "d_expert_output",
+    transfer(Phase::ActivationGrad, "d_expert_output", "d_expert_out",
              CollectiveKind::AllGather, {kTensorParallelAxis.str()}, mapping.tp,
              gatheredTokenBytes,
              "backward of combine_preprocess's reduce-scatter: all-gather of "
              "the output gradient over TP");
-    transfer(Phase::ActivationGrad, "d_global_probs",
+    transfer(Phase::ActivationGrad, "d_global_probs", "d_permuted_probs",
              CollectiveKind::ReduceScatter, {kTensorParallelAxis.str()},
              mapping.tp, gatheredProbabilityBytes,
              "backward of dispatch_postprocess's all-gather: reduce-scatter "
              "of the probability gradients over TP");
     transfer(Phase::ActivationGrad, "d_global_input_tokens",
-             CollectiveKind::ReduceScatter, {kTensorParallelAxis.str()},
-             mapping.tp, gatheredTokenBytes,
+             "d_permuted_tokens", CollectiveKind::ReduceScatter,
+             {kTensorParallelAxis.str()}, mapping.tp, gatheredTokenBytes,
              "backward of dispatch_postprocess's all-gather: reduce-scatter "
              "of the token gradients over TP");
   }
-  transfer(Phase::ActivationGrad, "d_permuted_probs", CollectiveKind::AllToAll,
-           {kExpertParallelAxis.str()}, mapping.ep, probabilityBytes,
+  transfer(Phase::ActivationGrad, "d_permuted_probs", "d_permuted_probs",
+           CollectiveKind::AllToAll, {kExpertParallelAxis.str()}, mapping.ep,
+           probabilityBytes,
            "backward of token_dispatch: all-to-all of the probability "
            "gradients over EP");
-  transfer(Phase::ActivationGrad, "d_permuted_tokens", CollectiveKind::AllToAll,
-           {kExpertParallelAxis.str()}, mapping.ep, tokenBytes,
+  transfer(Phase::ActivationGrad, "d_permuted_tokens", "d_permuted_tokens",
+           CollectiveKind::AllToAll, {kExpertParallelAxis.str()}, mapping.ep,
+           tokenBytes,
            "backward of token_dispatch: all-to-all of the token gradients "
            "over EP");
   if (guard.failed())

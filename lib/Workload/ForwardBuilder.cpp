@@ -1331,8 +1331,8 @@ void ForwardBuilder::expertParallelCollective(llvm::StringRef primitive,
                                  phase,
                                  Engine::Collective,
                                  transfer.ops,
-                                 {{transfer.tensor, readBytes}},
-                                 {{transfer.tensor, writeBytes}},
+                                 {{transfer.carried, readBytes}},
+                                 {{transfer.carried, writeBytes}},
                                  transfer.cause});
   CollectiveFacts facts;
   facts.kind = transfer.collective;
@@ -1406,8 +1406,7 @@ void ForwardBuilder::forwardExpertParallel(int64_t localInput,
         run.phase,
         Engine::Vector,
         parallel.unpermuteOps,
-        {activation("combined_tokens", rankRows),
-         mask("routing_map", localRouting)},
+        {activation("expert_out", rankRows), mask("routing_map", localRouting)},
         {activation("mlp_proj", outputElements)},
         "forward of moe_unpermute: each of the rank's returned pairs "
         "scatter-added into its token's row of mlp_proj (the probabilities "

@@ -99,8 +99,15 @@ struct ExpertParallelTransfer {
   /// Forward, Recommunication (full recompute reruns the block's forward)
   /// or ActivationGrad (the backward).
   Phase phase = Phase::Forward;
-  /// The tensor exchanged, e.g. "permuted_tokens" or "d_permuted_probs".
+  /// The message, e.g. "permuted_tokens" or "d_global_input_tokens": one
+  /// name per collective of a phase.
   std::string tensor;
+  /// The block's tensor the collective reads and writes: one name along
+  /// each chain from the permute through the experts to the unpermute
+  /// ("permuted_tokens", "permuted_probs", "expert_out" and their "d_"
+  /// gradients), so that workingSetBytes, which follows a tensor by its
+  /// name, sees the chain as one tensor (review s34/ep3, finding 2).
+  std::string carried;
   /// AllGather, ReduceScatter (a sum) or AllToAll.
   CollectiveKind collective = CollectiveKind::AllToAll;
   /// The mesh axes of the group, outermost first: {"ep"}, {"tp"} or
