@@ -1384,16 +1384,21 @@ void ForwardBuilder::forwardExpertParallel(int64_t localInput,
   mlpForward(expertParallelExperts(), [&] {
     int64_t activationElements = elements(
         {parallel.processedPairs, shape.expertFfnCols}, "expert_act_out");
-    emit({primitive::kExpertProbs,
-          run.phase,
-          Engine::Vector,
-          parallel.activationProbabilityOps,
-          {activation("expert_act_out", activationElements),
-           activation("permuted_probs", parallel.processedPairs)},
-          {activation("expert_act_out", activationElements)},
-          "forward of expert_probs: the routing probabilities applied in the "
-          "experts, one multiply per element of each pair's activation "
-          "output (d98e8a6's weighted_bias_swiglu_impl)"});
+    Invocation &weighting = emit(
+        {primitive::kExpertProbs,
+         run.phase,
+         Engine::Vector,
+         parallel.activationProbabilityOps,
+         {activation("expert_act_out", activationElements),
+          activation("permuted_probs", parallel.processedPairs)},
+         {activation("expert_act_out", activationElements)},
+         "forward of expert_probs: the routing probabilities applied in the "
+         "experts, one multiply per element of each pair's activation "
+         "output (d98e8a6's weighted_bias_swiglu_impl)"});
+    // Megatron's weighted SwiGLU saves (input, weights) for its backward,
+    // which reads each pair's probability (review s34/ep3, finding 3).
+    stash(weighting, activation("permuted_probs", parallel.processedPairs),
+          StashRole::Kept);
   });
   if (shape.tp > 1)
     expertParallelCollective(primitive::kMoECombineTPReduceScatter,
