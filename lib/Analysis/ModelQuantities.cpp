@@ -11,6 +11,7 @@
 #include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/EdgeWork.h"
+#include "Blueprint/Workload/ExpertParallel.h"
 #include "Blueprint/Workload/Pipeline.h"
 #include "Blueprint/Workload/Primitives.h"
 #include "Blueprint/Workload/WholeRun.h"
@@ -608,8 +609,30 @@ analysis::deriveModelQuantities(const PlanWork &work) {
                   "TP transfer bytes");
     int64_t transferBytes = guard.add(
         blockTransferBytes, iterationTransferBytes, "TP transfer bytes");
-    accumulate(tensorParallel, {messageBytes, transferBytes}, guard,
-               "TP bytes");
+    // At ep > 1 the MoE blocks' dispatcher collectives over ep are their
+    // own row: the block's collectives less them are tensor-parallel.
+    CommunicationVolume dispatcher;
+    if (term.kind == workload::BlockKind::Expert && work.mapping.ep > 1) {
+      llvm::Expected<std::vector<workload::ExpertParallelTransfer>> transfers =
+          workload::expertParallelDispatch(work.model, work.training,
+                                           work.mapping);
+      if (!transfers)
+        return transfers.takeError();
+      for (const workload::ExpertParallelTransfer &transfer : *transfers)
+        if (transfer.axes.front() == workload::kExpertParallelAxis)
+          accumulate(
+              dispatcher,
+              {guard.mul(transfer.messageBytes, blockRuns, "EP message bytes"),
+               guard.mul(transfer.sentBytes, blockRuns, "EP transfer bytes")},
+              guard, "EP bytes");
+      accumulate(communication.expertParallel, dispatcher, guard, "EP bytes");
+    }
+    accumulate(
+        tensorParallel,
+        {guard.sub(messageBytes, dispatcher.messageBytes, "TP message bytes"),
+         guard.sub(transferBytes, dispatcher.transferBytes,
+                   "TP transfer bytes")},
+        guard, "TP bytes");
   }
 
   communication.pipelineBoundaryBytes = work.blockOutputBytesPerRank;

@@ -124,6 +124,9 @@ void analysis::writeModelSummaryAttributes(const ModelSummary &summary,
   const IterationCommunication &communication = quantities.communication;
   json.attributeObject("communication_per_rank", [&] {
     volumeAttribute(json, "tensor_parallel", communication.tensorParallel);
+    // Only at ep > 1, so every ep = 1 summary keeps its fields.
+    if (summary.mapping.ep > 1)
+      volumeAttribute(json, "expert_parallel", communication.expertParallel);
     json.attributeObject("pipeline", [&] {
       json.attribute("boundary_bytes", communication.pipelineBoundaryBytes);
       json.attribute("send_bytes", communication.pipelineSendBytes);
@@ -228,9 +231,13 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
   row(os, mixed ? "per MoE block" : "per block", parameters.perBlock,
       mixed ? "attention, norms, router, E routed and the shared experts"
             : "MLM2021 Eq. 2 per layer (12h^2 + 13h for the GPT shape)");
+  bool expertParallel = mapping.ep > 1;
   row(os, mixed ? "per MoE block per rank" : "per block per rank",
       parameters.perBlockPerRank,
-      "column/row-parallel weights / tp, replicated biases and norms");
+      expertParallel
+          ? "column/row-parallel weights / tp, replicated biases and norms; "
+            "routed experts: E / ep of them, each / tp"
+          : "column/row-parallel weights / tp, replicated biases and norms");
   if (mixed) {
     row(os, "dense blocks", parameters.denseBlocks,
         "first_dense_blocks and the blocks moe_layer_frequency skips");
@@ -271,7 +278,10 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
       "first stage per rank * 3 (master, m, v) * optimizer bytes");
   row(os, "optimizer state, sharded over dp",
       quantities.state.optimizerStateSharded,
-      "ceil(first stage per rank / dp) * 3 * optimizer bytes");
+      expertParallel
+          ? "(ceil(first stage dense per rank / dp) + ceil(first stage "
+            "experts per rank / edp)) * 3 * optimizer bytes"
+          : "ceil(first stage per rank / dp) * 3 * optimizer bytes");
   row(os, "block states", quantities.state.blockStates,
       "the blocks' weights + gradients + optimizer state");
   row(os, mixed ? "activations per MoE block" : "activations per block",
@@ -322,8 +332,15 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
         formula);
   };
   volume("tensor parallel", communication.tensorParallel,
-         "block collectives * blocks * m + per-iteration * blocks + "
-         "pipeline gathers");
+         expertParallel
+             ? "block collectives (less the dispatcher's over ep) * blocks * "
+               "m + per-iteration * blocks + pipeline gathers"
+             : "block collectives * blocks * m + per-iteration * blocks + "
+               "pipeline gathers");
+  if (expertParallel)
+    volume("expert parallel", communication.expertParallel,
+           "the dispatcher's token-count all-gather over ep x tp and "
+           "all-to-alls over ep * MoE blocks * m");
   row(os, "pipeline boundary per message", communication.pipelineBoundaryBytes,
       "the block output one rank holds");
   row(os, "pipeline send per message", communication.pipelineSendBytes,

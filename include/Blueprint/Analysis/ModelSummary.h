@@ -256,6 +256,11 @@ struct IterationCommunication {
   /// per-iteration collectives x blocks per stage, and the all-gathers that
   /// reassemble scattered pipeline messages.
   CommunicationVolume tensorParallel;
+  /// At ep > 1: the MoE blocks' token dispatcher collectives over the ep
+  /// axis (the token counts' all-gather over ep x tp and the all-to-alls
+  /// over ep, workload::expertParallelDispatch) x MoE blocks per stage x
+  /// micro-batches, which tensorParallel then leaves out; zero at ep = 1.
+  CommunicationVolume expertParallel;
   /// The block output one rank holds (the plan's boundary buffer).
   int64_t pipelineBoundaryBytes = 0;
   /// What one rank sends per pipeline message: Megatron-LM's scatter/gather
