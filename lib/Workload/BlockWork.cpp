@@ -1675,13 +1675,13 @@ static std::string sequenceParallelSyncCause(const ModelSpec &model) {
 /// master weights, m, v, the low-precision weight copy and the zeroed
 /// gradient buffer for the next iteration's accumulation. Gradient clipping
 /// and loss scaling are not in the spec and not counted.
-llvm::Expected<BlockWork>
-blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
-                                         const TrainingSpec &training,
-                                         const MappingSpec &mapping) {
-  if (llvm::Error error = checkTrainingComposes(model, training, mapping,
-                                                "deriveOptimizerWork"))
-    return error;
+/// The optimizer work of a block of `model` under `mapping`, whose
+/// composition the caller checked: for a block kind, the whole model's
+/// (a dense block of an MoE model at ep > 1 is not a dense model at
+/// ep > 1, which expert_parallel_c2 refuses).
+static llvm::Expected<BlockWork> optimizerWorkOf(const ModelSpec &model,
+                                                 const TrainingSpec &training,
+                                                 const MappingSpec &mapping) {
   OverflowGuard guard;
   RankParameters parameters = rankParameters(model, mapping, guard);
   int64_t gradBytes = bytesOf(training.gradientType);
@@ -1724,13 +1724,23 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
 }
 
 llvm::Expected<BlockWork>
+blueprint::workload::deriveOptimizerWork(const ModelSpec &model,
+                                         const TrainingSpec &training,
+                                         const MappingSpec &mapping) {
+  if (llvm::Error error = checkTrainingComposes(model, training, mapping,
+                                                "deriveOptimizerWork"))
+    return error;
+  return optimizerWorkOf(model, training, mapping);
+}
+
+llvm::Expected<BlockWork>
 blueprint::workload::deriveOptimizerWork(const ModelSpec &model, BlockKind kind,
                                          const TrainingSpec &training,
                                          const MappingSpec &mapping) {
   if (llvm::Error error = checkTrainingComposes(model, training, mapping,
                                                 "deriveOptimizerWork"))
     return error;
-  return deriveOptimizerWork(blockModelOf(model, kind), training, mapping);
+  return optimizerWorkOf(blockModelOf(model, kind), training, mapping);
 }
 
 Invocation blueprint::workload::collectiveInvocation(
