@@ -213,24 +213,31 @@ estimate::makeEstimateInput(const workload::TrainingSpec &training,
   return makeEstimateInput(training.activationType, mapping);
 }
 
-EstimateInput estimate::makeEstimateInput(workload::DataType computeType,
-                                          const workload::MappingSpec &mapping) {
-  EstimateInput input;
-  input.computeType = computeType;
-  input.mesh = {{"tp", mapping.tp}, {"pp", mapping.pp}};
+std::vector<MeshAxis>
+estimate::meshAxesOf(const workload::MappingSpec &mapping) {
+  std::vector<MeshAxis> mesh = {{"tp", mapping.tp}, {"pp", mapping.pp}};
   // At ep > 1 the data-parallel ranks are the axes edp x ep, as in the
   // program's mesh (dist_program_c10, docs/Estimate.md).
   if (mapping.ep > 1) {
-    input.mesh.push_back(
+    mesh.push_back(
         {workload::kExpertDataParallelAxis.str(), mapping.dp / mapping.ep});
-    input.mesh.push_back({workload::kExpertParallelAxis.str(), mapping.ep});
+    mesh.push_back({workload::kExpertParallelAxis.str(), mapping.ep});
   } else {
-    input.mesh.push_back({workload::kDataParallelAxis.str(), mapping.dp});
+    mesh.push_back({workload::kDataParallelAxis.str(), mapping.dp});
   }
   // The context-parallel axis only where the mapping has one, as the
   // program's mesh (docs/Estimate.md).
   if (mapping.cp > 1)
-    input.mesh.push_back({workload::kContextParallelAxis.str(), mapping.cp});
+    mesh.push_back({workload::kContextParallelAxis.str(), mapping.cp});
+  return mesh;
+}
+
+EstimateInput
+estimate::makeEstimateInput(workload::DataType computeType,
+                            const workload::MappingSpec &mapping) {
+  EstimateInput input;
+  input.computeType = computeType;
+  input.mesh = meshAxesOf(mapping);
   return input;
 }
 

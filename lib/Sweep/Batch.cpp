@@ -35,8 +35,11 @@ llvm::Error sweep::checkTarget(const Target &target) {
            .mesh)
     meshAxes.push_back(axis.name);
   // A binding may name cp for every row: the estimate binds it where a row
-  // has cp > 1 and ignores it at cp = 1 (docs/Sweep.md).
+  // has cp > 1 and ignores it at cp = 1 (docs/Sweep.md); likewise edp and
+  // ep, bound at ep > 1 and ignored at ep = 1.
   meshAxes.push_back(workload::kContextParallelAxis.str());
+  meshAxes.push_back(workload::kExpertDataParallelAxis.str());
+  meshAxes.push_back(workload::kExpertParallelAxis.str());
   for (const auto &[axis, tier] : target.binding.tierOfAxis) {
     if (!llvm::is_contained(meshAxes, axis))
       return llvm::createStringError("binding: '" + axis +
@@ -66,10 +69,11 @@ struct GridAxis {
 
 /// In expansion order (the last varies fastest).
 constexpr GridAxis kGridAxes[] = {
-    {"tp", "mapping", true},           {"cp", "mapping", true},
-    {"pp", "mapping", true},           {"dp", "mapping", true},
-    {"micro_batch", "training", true}, {"recompute", "mapping", false},
-    {"tp_comm", "mapping", false},     {"cp_comm", "mapping", false}};
+    {"tp", "mapping", true},         {"cp", "mapping", true},
+    {"pp", "mapping", true},         {"dp", "mapping", true},
+    {"ep", "mapping", true},         {"micro_batch", "training", true},
+    {"recompute", "mapping", false}, {"tp_comm", "mapping", false},
+    {"cp_comm", "mapping", false}};
 
 const GridAxis *findGridAxis(llvm::StringRef name) {
   for (const GridAxis &axis : kGridAxes)

@@ -461,12 +461,13 @@ llvm::Expected<PathFigures>
 RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
                   const estimate::NetworkTierBinding &binding, CostMemo &memo,
                   TimeScratch &scratch) const {
-  // A block's collectives run over tp, and at cp > 1 its key/value
-  // exchange over cp; overlap_tp_comm changes what its backward steps cost.
-  static const std::string contextAxis[] = {
-      workload::kContextParallelAxis.str()};
+  // A block's collectives run over tp, at cp > 1 its key/value exchange
+  // over cp, and at ep > 1 its token dispatcher's over ep (and ep x tp);
+  // overlap_tp_comm changes what its backward steps cost.
+  static const std::string blockAxes[] = {workload::kContextParallelAxis.str(),
+                                          workload::kExpertParallelAxis.str()};
   std::pair<RunSkeleton::CostMemo::Tiers, bool> templateKey = {
-      tiersKey(binding, workload::kTensorParallelAxis, contextAxis),
+      tiersKey(binding, workload::kTensorParallelAxis, blockAxes),
       coster.overlapsTPComm()};
   auto knownTemplates = memo.templateSeconds.find(templateKey);
   if (knownTemplates == memo.templateSeconds.end()) {

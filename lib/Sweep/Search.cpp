@@ -68,11 +68,14 @@ namespace {
 
 /// The mesh axes a binding may name, in the order of the grid's axes, and
 /// the grid axis of each one's tier.
+/// The data-parallel ranks are the axis dp at ep = 1 and the axes edp x ep
+/// at ep > 1 (estimate::meshAxesOf), so a run's mesh has four of the six.
 constexpr llvm::StringLiteral kMeshAxes[] = {
-    workload::kTensorParallelAxis, workload::kContextParallelAxis,
-    workload::kPipelineParallelAxis, workload::kDataParallelAxis};
-constexpr llvm::StringLiteral kTierAxes[] = {"tp_tier", "cp_tier", "pp_tier",
-                                             "dp_tier"};
+    workload::kTensorParallelAxis,     workload::kContextParallelAxis,
+    workload::kPipelineParallelAxis,   workload::kDataParallelAxis,
+    workload::kExpertDataParallelAxis, workload::kExpertParallelAxis};
+constexpr llvm::StringLiteral kTierAxes[] = {"tp_tier", "cp_tier",  "pp_tier",
+                                             "dp_tier", "edp_tier", "ep_tier"};
 constexpr size_t kMeshAxisCount = std::size(kMeshAxes);
 
 /// The origin names the search reports contract rules under (what the
@@ -105,18 +108,6 @@ std::vector<std::string> contractDiagnostics(const RunContracts &run) {
   return texts;
 }
 
-/// The run's mesh axes: cp only at cp > 1, as in the program's mesh (a
-/// binding naming cp at cp = 1 binds a one-rank axis, docs/Estimate.md).
-std::vector<estimate::MeshAxis> meshOf(const workload::MappingSpec &mapping) {
-  std::vector<estimate::MeshAxis> mesh = {
-      {workload::kTensorParallelAxis.str(), mapping.tp},
-      {workload::kPipelineParallelAxis.str(), mapping.pp},
-      {workload::kDataParallelAxis.str(), mapping.dp}};
-  if (mapping.cp > 1)
-    mesh.push_back({workload::kContextParallelAxis.str(), mapping.cp});
-  return mesh;
-}
-
 /// The contracts' rules and then the binding's: the rejection both paths
 /// share, or none.
 std::optional<RunEvaluation> rejection(const Configuration &configuration,
@@ -128,7 +119,8 @@ std::optional<RunEvaluation> rejection(const Configuration &configuration,
     return evaluation;
   }
   if (llvm::Error error = estimate::checkMeshBinding(
-          meshOf(configuration.run.mapping), profile, configuration.binding)) {
+          estimate::meshAxesOf(configuration.run.mapping), profile,
+          configuration.binding)) {
     evaluation.rejectedAt = SearchStage::Binding;
     evaluation.diagnostics.push_back(llvm::toString(std::move(error)));
     return evaluation;
@@ -154,7 +146,8 @@ RunEvaluation evaluateThroughIR(const Configuration &configuration,
 bool bindingPossible(const Configuration &configuration,
                      const estimate::SystemProfile &profile) {
   if (llvm::Error error = estimate::checkMeshBinding(
-          meshOf(configuration.run.mapping), profile, configuration.binding)) {
+          estimate::meshAxesOf(configuration.run.mapping), profile,
+          configuration.binding)) {
     llvm::consumeError(std::move(error));
     return false;
   }
@@ -263,13 +256,6 @@ llvm::Expected<SearchInput> sweep::parseSearchInput(llvm::StringRef input,
   if (!base)
     return fail("$.spec is not a valid spec:\n" +
                 llvm::toString(base.takeError()));
-  // search_c2 (docs/Sweep.md): the fast path derives no work at ep > 1, so
-  // neither the grid nor the base spec ranges over expert parallelism.
-  if (base->mapping.ep > 1)
-    return fail("$.spec.mapping.ep: search_c2: the search does not evaluate "
-                "expert parallelism: its fast path derives no work at ep > 1; "
-                "the base spec needs ep = 1, got " +
-                llvm::Twine(base->mapping.ep));
   result.base = std::move(*base);
   return result;
 }
@@ -564,6 +550,7 @@ constexpr llvm::StringLiteral kSpaceAxes[] = {"tp",
                                               "cp",
                                               "pp",
                                               "dp",
+                                              "ep",
                                               "micro_batch",
                                               "virtual_stages",
                                               "schedule",
@@ -578,6 +565,8 @@ constexpr llvm::StringLiteral kSpaceAxes[] = {"tp",
                                               "cp_tier",
                                               "pp_tier",
                                               "dp_tier",
+                                              "edp_tier",
+                                              "ep_tier",
                                               "overlap_tp_comm"};
 
 /// Axes that only a training run has.
@@ -699,14 +688,6 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
   for (llvm::StringLiteral axis : kSpaceAxes)
     expected.push_back(axis.str());
   for (const std::string &key : unknown) {
-    // search_c2 (docs/Sweep.md): the fast path derives no work at ep > 1, so
-    // an expert-parallel axis is refused by name, not as a misspelling.
-    if (key == "ep") {
-      errors.push_back("$.grid.ep: search_c2: the search does not range over "
-                       "expert parallelism: its fast path derives no work at "
-                       "ep > 1; every point keeps the base spec's ep = 1");
-      continue;
-    }
     errors.push_back(
         "$.grid." + key +
         ": unknown grid axis; expected one of: " + llvm::join(expected, ", "));
@@ -744,6 +725,8 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
         readDegree(at, value, 1, listed.pp);
       else if (axis == "dp")
         readDegree(at, value, 1, listed.dp);
+      else if (axis == "ep")
+        readDegree(at, value, 1, listed.ep);
       else if (axis == "micro_batch")
         readDegree(at, value, 1, listed.microBatch);
       else if (axis == "virtual_stages")
@@ -787,7 +770,7 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
                     value);
         }
       } else {
-        // tp_tier, cp_tier, pp_tier, dp_tier.
+        // tp_tier, cp_tier, pp_tier, dp_tier, edp_tier, ep_tier.
         size_t mesh = llvm::find(kTierAxes, axis) - std::begin(kTierAxes);
         std::optional<llvm::StringRef> tier = value.getAsString();
         if (!tier || !profile.tier(*tier)) {
@@ -919,6 +902,7 @@ void SearchSpace::enumerate(
   configuration.pointHasOverlapTPComm = isListed("overlap_tp_comm");
   configuration.pointHasOverlapDPGradReduce =
       isListed("overlap_dp_grad_reduce");
+  configuration.pointHasExpertParallel = hasExpertParallelFields();
   workload::MappingSpec &mapping = configuration.run.mapping;
   const int64_t blocks = base.model.blocks;
 
@@ -943,8 +927,6 @@ void SearchSpace::enumerate(
     ++configuration.runNumber;
     // Grid mode without tier axes: the base binding as given.
     std::vector<std::string> choices[kMeshAxisCount];
-    int64_t sizes[kMeshAxisCount] = {mapping.tp, mapping.cp, mapping.pp,
-                                     mapping.dp};
     for (size_t axis = 0; axis < kMeshAxisCount; ++axis) {
       llvm::StringRef tierAxis = kTierAxes[axis];
       if (!validOnly) {
@@ -958,8 +940,10 @@ void SearchSpace::enumerate(
           choices[axis] = {""};
         continue;
       }
-      // An axis of one rank communicates with no one: it is left unbound.
-      if (sizes[axis] == 1) {
+      // An axis of one rank communicates with no one, and an axis the
+      // run's mesh does not have (dp at ep > 1, edp and ep at ep = 1) with
+      // no one either: it is left unbound.
+      if (mapping.axisDegree(kMeshAxes[axis]).value_or(1) == 1) {
         choices[axis] = {""};
         continue;
       }
@@ -968,23 +952,26 @@ void SearchSpace::enumerate(
         all.push_back(tier.name);
       choices[axis] = listedOr(listed.tiers[axis], all);
     }
-    for (const std::string &tpTier : choices[0])
-      for (const std::string &cpTier : choices[1])
-        for (const std::string &ppTier : choices[2])
-          for (const std::string &dpTier : choices[3]) {
-            configuration.binding.tierOfAxis.clear();
-            const std::string *tiers[kMeshAxisCount] = {&tpTier, &cpTier,
-                                                        &ppTier, &dpTier};
-            for (size_t axis = 0; axis < kMeshAxisCount; ++axis)
-              if (!tiers[axis]->empty())
-                configuration.binding.tierOfAxis[kMeshAxes[axis].str()] =
-                    *tiers[axis];
-            if (validOnly && !bindingPossible(configuration, *profile))
-              continue;
-            if (!emit())
-              return false;
-          }
-    return true;
+    // Every combination of the axes' choices, the last axis varying
+    // fastest.
+    size_t chosen[kMeshAxisCount] = {};
+    if (llvm::any_of(choices, [](const auto &tiers) { return tiers.empty(); }))
+      return true;
+    while (true) {
+      configuration.binding.tierOfAxis.clear();
+      for (size_t axis = 0; axis < kMeshAxisCount; ++axis)
+        if (const std::string &tier = choices[axis][chosen[axis]];
+            !tier.empty())
+          configuration.binding.tierOfAxis[kMeshAxes[axis].str()] = tier;
+      if (!validOnly || bindingPossible(configuration, *profile))
+        if (!emit())
+          return false;
+      size_t axis = kMeshAxisCount;
+      while (axis > 0 && ++chosen[axis - 1] == choices[axis - 1].size())
+        chosen[--axis] = 0;
+      if (axis == 0)
+        return true;
+    }
   };
 
   for (int64_t gpus : counts) {
@@ -1012,11 +999,27 @@ void SearchSpace::enumerate(
               values("dp", listed.dp, baseMapping.dp,
                      validOnly ? std::vector<int64_t>{gpus / tp / cp / pp}
                                : std::vector<int64_t>{});
+          // Each dp with its expert-parallel degrees: with a GPU count, a
+          // training run of a model with routed experts takes every ep
+          // dividing both dp (expert_parallel_c1) and the experts
+          // (expert_parallel_c3), any other run ep = 1 (c2, c6); the
+          // contracts decide the rest (c5, c7, c8).
+          std::vector<std::pair<int64_t, int64_t>> dataParallel;
           for (int64_t dp : dps) {
+            std::vector<int64_t> allEP = {1};
+            if (validOnly && training && base.model.moe)
+              for (int64_t ep : divisorsOf(dp))
+                if (ep > 1 && base.model.moe->experts % ep == 0)
+                  allEP.push_back(ep);
+            for (int64_t ep : values("ep", listed.ep, baseMapping.ep, allEP))
+              dataParallel.push_back({dp, ep});
+          }
+          for (auto [dp, ep] : dataParallel) {
             mapping.tp = tp;
             mapping.cp = cp;
             mapping.pp = pp;
             mapping.dp = dp;
+            mapping.ep = ep;
             // In range: the product of the largest values is checked when
             // the space is parsed, or is the GPU count.
             mapping.world = tp * cp * pp * dp;
@@ -1181,7 +1184,8 @@ std::string sweep::describeMapping(const Configuration &configuration) {
   std::string text =
       std::to_string(mapping.world) + " GPUs tp" + std::to_string(mapping.tp) +
       (mapping.cp > 1 ? " cp" + std::to_string(mapping.cp) : std::string()) +
-      " pp" + std::to_string(mapping.pp) + " dp" + std::to_string(mapping.dp);
+      " pp" + std::to_string(mapping.pp) + " dp" + std::to_string(mapping.dp) +
+      (mapping.ep > 1 ? " ep" + std::to_string(mapping.ep) : std::string());
   if (run.training)
     text += " mb" + std::to_string(run.training->microBatch) + " v" +
             std::to_string(mapping.virtualStages) + " " +
@@ -1217,6 +1221,8 @@ pointFields(const Configuration &configuration) {
   fields.push_back({"cp", mapping.cp});
   fields.push_back({"pp", mapping.pp});
   fields.push_back({"dp", mapping.dp});
+  if (configuration.pointHasExpertParallel)
+    fields.push_back({"ep", mapping.ep});
   if (run.training) {
     fields.push_back({"micro_batch", run.training->microBatch});
     fields.push_back({"virtual_stages", mapping.virtualStages});
@@ -1235,6 +1241,10 @@ pointFields(const Configuration &configuration) {
     fields.push_back({"bucket_bytes", mapping.bucketBytes});
   }
   for (auto [axis, column] : llvm::zip(kMeshAxes, kTierAxes)) {
+    if (!configuration.pointHasExpertParallel &&
+        (axis == workload::kExpertDataParallelAxis ||
+         axis == workload::kExpertParallelAxis))
+      continue;
     auto bound = configuration.binding.tierOfAxis.find(axis.str());
     fields.push_back({column, bound == configuration.binding.tierOfAxis.end()
                                   ? llvm::json::Value(nullptr)
@@ -1249,36 +1259,36 @@ pointFields(const Configuration &configuration) {
 
 /// The point columns of a training search (an inference search leaves the
 /// training-only cells empty and fills `batch`).
-constexpr llvm::StringLiteral kPointColumns[] = {"gpus",
-                                                 "global_batch",
-                                                 "batch",
-                                                 "tp",
-                                                 "cp",
-                                                 "pp",
-                                                 "dp",
-                                                 "micro_batch",
-                                                 "virtual_stages",
-                                                 "schedule",
-                                                 "pipeline_layout",
-                                                 "recompute",
-                                                 "tp_comm",
-                                                 "cp_comm",
-                                                 "zero_stage",
-                                                 "bucket_bytes",
-                                                 "tp_tier",
-                                                 "cp_tier",
-                                                 "pp_tier",
-                                                 "dp_tier"};
+constexpr llvm::StringLiteral kPointColumns[] = {
+    "gpus",         "global_batch",
+    "batch",        "tp",
+    "cp",           "pp",
+    "dp",           "ep",
+    "micro_batch",  "virtual_stages",
+    "schedule",     "pipeline_layout",
+    "recompute",    "tp_comm",
+    "cp_comm",      "zero_stage",
+    "bucket_bytes", "tp_tier",
+    "cp_tier",      "pp_tier",
+    "dp_tier",      "edp_tier",
+    "ep_tier"};
+
+/// Whether `column` is one of the expert-parallel point columns.
+bool expertParallelColumn(llvm::StringRef column) {
+  return column == "ep" || column == "edp_tier" || column == "ep_tier";
+}
 
 } // namespace
 
 std::string sweep::searchCSVHeader(bool ranked, bool overlapTPCommColumn,
-                                   bool overlapDPGradReduceColumn) {
+                                   bool overlapDPGradReduceColumn,
+                                   bool expertParallelColumns) {
   std::vector<std::string> columns = {"index"};
   if (ranked)
     columns.push_back("rank");
   for (llvm::StringLiteral column : kPointColumns)
-    columns.push_back(column.str());
+    if (expertParallelColumns || !expertParallelColumn(column))
+      columns.push_back(column.str());
   if (overlapTPCommColumn)
     columns.push_back("overlap_tp_comm");
   if (overlapDPGradReduceColumn)
@@ -1300,6 +1310,8 @@ std::string sweep::formatSearchRow(RowFormat format, size_t index,
     if (rankColumn)
       cells.push_back(rank ? std::to_string(*rank) : "");
     for (llvm::StringLiteral column : kPointColumns) {
+      if (!configuration.pointHasExpertParallel && expertParallelColumn(column))
+        continue;
       const llvm::json::Value *value = nullptr;
       for (const auto &field : fields)
         if (field.first == column)

@@ -13,7 +13,7 @@
                                       in whole (fewer shapes than runs)
   check-search.py bindings ROWS PROFILE  for each network tier of PROFILE,
                                       the largest product of the mesh axes
-                                      (tp, cp, pp, dp) a row binds to it, its
+                                      (tp, cp, pp, dp, edp, ep) a row binds to it, its
                                       group size, and the rows over it
   check-search.py context-parallel ROWS  the same-run rules of cp over
                                       every row: all_gather only at cp > 1,
@@ -69,9 +69,13 @@ def bindings(path, profile_path):
         for row in rows:
             point = row["point"]
             product = 1
-            for axis in ("tp", "cp", "pp", "dp"):
-                if point[axis + "_tier"] == name:
-                    product *= point[axis]
+            # At ep > 1 the data-parallel ranks are the axes edp x ep.
+            ep = point.get("ep", 1)
+            sizes = {"tp": point["tp"], "cp": point["cp"], "pp": point["pp"],
+                     "dp": point["dp"], "edp": point["dp"] // ep, "ep": ep}
+            for axis, size in sizes.items():
+                if point.get(axis + "_tier") == name:
+                    product *= size
             products.append(product)
         over = sum(p > group for p in products)
         print(f"{name}: largest product {max(products)} of group {group}, "

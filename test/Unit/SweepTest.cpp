@@ -160,7 +160,7 @@ TEST(SweepInputTest, BadBatchesNameTheField) {
   EXPECT_EQ(batchError("{\"spec\": {\"mapping\": {}}, \"grid\": {\"tp\": "
                        "[1, \"2\"], \"world\": [8], \"pp\": []}}"),
             "$.grid.world: unknown grid axis; expected one of: tp, cp, pp, "
-            "dp, micro_batch, recompute, tp_comm, cp_comm\n"
+            "dp, ep, micro_batch, recompute, tp_comm, cp_comm\n"
             "$.grid.tp[1]: expected an integer, got \"2\"\n"
             "$.grid.pp: expected a non-empty list of values, got []");
   EXPECT_EQ(batchError("{\"spec\": {\"mapping\": {}}, \"grid\": "

@@ -230,7 +230,8 @@ int main(int argc, char **argv) {
     output->os() << sweep::searchCSVHeader(
                         options.top.has_value(),
                         space->lists("overlap_tp_comm"),
-                        space->lists("overlap_dp_grad_reduce"))
+                        space->lists("overlap_dp_grad_reduce"),
+                        space->hasExpertParallelFields())
                  << "\n";
 
   analysis::SearchScatter scatter;

@@ -216,7 +216,12 @@ struct TierBandwidth {
 TierBandwidth effectiveTierBandwidth(const NetworkTier &tier,
                                      int64_t messageBytes);
 
-/// An input without tasks on the logical mesh {tp, pp, dp} of `mapping`,
+/// The logical mesh of `mapping`, as the program's: tp, pp, then the
+/// data-parallel ranks as dp at ep = 1 or as edp = dp / ep and ep at
+/// ep > 1 (dist_program_c10), then cp at cp > 1.
+std::vector<MeshAxis> meshAxesOf(const workload::MappingSpec &mapping);
+
+/// An input without tasks on the logical mesh of `mapping` (meshAxesOf),
 /// with computeType = training.activationType.
 EstimateInput makeEstimateInput(const workload::TrainingSpec &training,
                                 const workload::MappingSpec &mapping);

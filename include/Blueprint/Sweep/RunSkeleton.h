@@ -96,8 +96,9 @@ public:
     /// The tiers of some axes, in order ("" for an unbound axis): a list,
     /// so no tier name can make two lists equal.
     using Tiers = std::vector<std::string>;
-    /// By the tiers of axes tp and cp (a block's tensor-parallel and
-    /// context-parallel collectives) and the mapping's overlap_tp_comm.
+    /// By the tiers of axes tp, cp and ep (a block's tensor-parallel and
+    /// context-parallel collectives and its token dispatcher's) and the
+    /// mapping's overlap_tp_comm.
     std::map<std::pair<Tiers, bool>, std::vector<double>> templateSeconds;
     /// By the tier of axis pp.
     std::map<std::string, double> transferSeconds;

@@ -83,6 +83,10 @@ struct Configuration {
   /// Whether the point has the field `overlap_dp_grad_reduce`: only when
   /// the space's grid lists that axis.
   bool pointHasOverlapDPGradReduce = false;
+  /// Whether the point has the fields `ep`, `edp_tier` and `ep_tier`:
+  /// only when the space's model has routed experts, so that every dense
+  /// space's rows keep their fields (docs/Sweep.md, "Expert parallelism").
+  bool pointHasExpertParallel = false;
 };
 
 /// How far a configuration got.
@@ -222,6 +226,12 @@ public:
   /// The base run's name.
   llvm::StringRef title() const { return base.name; }
 
+  /// Whether the rows' points have the expert-parallel fields
+  /// (Configuration::pointHasExpertParallel).
+  bool hasExpertParallelFields() const {
+    return base.model.moe.has_value() || lists("ep");
+  }
+
   /// Whether the grid lists `axis`.
   bool lists(llvm::StringRef axis) const {
     return llvm::is_contained(listedAxes, axis);
@@ -232,8 +242,8 @@ public:
 
   /// The values each axis takes, by axis name, as parsed.
   struct AxisValues {
-    std::vector<int64_t> tp, cp, pp, dp, microBatch, virtualStages, zeroStage,
-        bucketBytes;
+    std::vector<int64_t> tp, cp, pp, dp, ep, microBatch, virtualStages,
+        zeroStage, bucketBytes;
     std::vector<workload::PipelineSchedule> schedule;
     /// Empty: uniform; {-1}: Calculon's ceiling layout; else explicit.
     std::vector<std::vector<int64_t>> pipelineLayout;
@@ -242,8 +252,8 @@ public:
     std::vector<workload::CPCommMode> cpComm;
     std::vector<bool> overlapTPComm;
     std::vector<bool> overlapDPGradReduce;
-    /// By mesh axis (tp, cp, pp, dp): the tiers it may use.
-    std::vector<std::string> tiers[4];
+    /// By mesh axis (tp, cp, pp, dp, edp, ep): the tiers it may use.
+    std::vector<std::string> tiers[6];
   };
 
 private:
@@ -285,11 +295,13 @@ std::string formatSearchRow(RowFormat format, size_t index,
                             std::optional<size_t> rank = std::nullopt,
                             bool rankColumn = false);
 
-/// The CSV header of search rows, with a rank column when `ranked` and the
+/// The CSV header of search rows, with a rank column when `ranked`, the
 /// `overlap_tp_comm` and `overlap_dp_grad_reduce` columns when the space
-/// lists those axes.
+/// lists those axes, and the `ep`, `edp_tier` and `ep_tier` columns when
+/// its model has routed experts.
 std::string searchCSVHeader(bool ranked, bool overlapTPCommColumn,
-                            bool overlapDPGradReduceColumn);
+                            bool overlapDPGradReduceColumn,
+                            bool expertParallelColumns);
 
 /// Orders accepted configurations: by iteration time, then peak bytes, then
 /// GPUs, then index - a total order, so the top-K does not depend on the
