@@ -32,7 +32,10 @@ llvm::Error checkExpertParallelRun(const ModelSpec &model,
     return broken("expert_parallel_c2", "the model has no experts (moe)");
   // The routing divides by the experts and the router calls: the model's
   // own MoE rules first (an unverified spec reaches this public API).
-  std::vector<RuleViolation> moeRules = checkMixtureOfExperts(*model.moe, 1);
+  // Over the model's own blocks: with first_dense_blocks, one block would
+  // leave none with experts (transformer_model_c15).
+  std::vector<RuleViolation> moeRules =
+      checkMixtureOfExperts(*model.moe, model.blocks);
   if (!moeRules.empty())
     return broken(moeRules.front().rule, moeRules.front().message);
   if (mapping.ep <= 0 || mapping.dp % mapping.ep != 0)

@@ -722,3 +722,29 @@ TEST(ExpertParallel, DispatcherCollectivesCarryTheChainsTensors) {
   EXPECT_EQ(checkChain(*small, Phase::Forward), 6u);
   EXPECT_EQ(checkChain(*small, Phase::ActivationGrad), 6u);
 }
+
+// A model whose first blocks are dense (first_dense_blocks = 2 of 4)
+// splits its experts at ep > 1 like any MoE model: the expert-parallel
+// shape checks the MoE rules over the model's 4 blocks (over one block,
+// first_dense_blocks = 2 would leave none with experts,
+// transformer_model_c15), and a dense block's work and optimizer work
+// derive from the whole model's composition (the dense block alone is not
+// a model with experts, expert_parallel_c2). Small MoE at ep 2, dp 2: 8 / 2
+// = 4 local experts.
+TEST(ExpertParallel, FirstDenseBlocksSplitTheirExperts) {
+  ModelSpec model = smallMoe();
+  model.moe->firstDenseBlocks = 2;
+  MappingSpec mapping = smallMapping(/*tp=*/1, /*dp=*/2, /*ep=*/2);
+  llvm::Expected<ExpertParallelShape> shape =
+      expertParallelShape(model, mixtralTraining(), mapping);
+  ASSERT_TRUE(static_cast<bool>(shape)) << llvm::toString(shape.takeError());
+  EXPECT_EQ(shape->localExperts, 4);
+  for (BlockKind kind : {BlockKind::Dense, BlockKind::Expert}) {
+    llvm::Expected<BlockWork> block =
+        deriveBlockWork(model, kind, mixtralTraining(), mapping);
+    EXPECT_TRUE(static_cast<bool>(block)) << llvm::toString(block.takeError());
+    llvm::Expected<BlockWork> step =
+        deriveOptimizerWork(model, kind, mixtralTraining(), mapping);
+    EXPECT_TRUE(static_cast<bool>(step)) << llvm::toString(step.takeError());
+  }
+}
