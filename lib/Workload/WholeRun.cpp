@@ -662,13 +662,18 @@ private:
     // backward completes them (each kind keeps its own order; a dense
     // bucket first on a tie); otherwise the dense buckets, then the expert
     // ones.
+    // An explicit merge (review s34/ep3, finding 8): std::merge does not
+    // fix which range's element its comparator receives first.
     std::vector<BucketReduction> ordered;
-    std::merge(reductions.begin(), reductions.end(), expertReductions.begin(),
-               expertReductions.end(), std::back_inserter(ordered),
-               [](const BucketReduction &expert, const BucketReduction &dense) {
-                 return expert.ready && dense.ready &&
-                        dense.ready->later(*expert.ready);
-               });
+    auto dense = reductions.begin();
+    auto expert = expertReductions.begin();
+    while (dense != reductions.end() || expert != expertReductions.end()) {
+      bool expertFirst =
+          expert != expertReductions.end() &&
+          (dense == reductions.end() || (expert->ready && dense->ready &&
+                                         dense->ready->later(*expert->ready)));
+      ordered.push_back(expertFirst ? *expert++ : *dense++);
+    }
     std::optional<size_t> previousReduction;
     for (const BucketReduction &pending : ordered) {
       int64_t ranks = pending.experts ? expertReplicas : replicas;

@@ -115,9 +115,9 @@ def test_binding_entries_mean_what_they_mean_to_the_tools(a100_path,
 
 def test_estimate_rejections(a100_path):
     with pytest.raises(blueprint.BlueprintError) as raised:
-        blueprint.estimate(SMALL_SPEC, a100_path, {"ep": "nvlink"})
+        blueprint.estimate(SMALL_SPEC, a100_path, {"sp": "nvlink"})
     assert raised.value.stage == "binding"
-    assert "'ep' is not a mesh axis" in raised.value.diagnostic
+    assert "'sp' is not a mesh axis" in raised.value.diagnostic
     with pytest.raises(blueprint.BlueprintError) as raised:
         blueprint.estimate(SMALL_SPEC, a100_path, {"tp": "ethernet"})
     assert "no network tier named 'ethernet'" in raised.value.diagnostic

@@ -1633,3 +1633,29 @@ TEST(TileModel, LoaderRules) {
 }
 
 } // namespace
+
+// The run's mesh (meshAxesOf), which the estimate and the search share: tp,
+// pp, then dp at ep = 1 or edp = dp / ep and ep at ep > 1, then cp at
+// cp > 1. tp 2, pp 4, dp 16: at ep 4, edp 16 / 4 = 4.
+TEST(Estimate, MeshAxesSplitTheDataParallelRanksAtExpertParallelism) {
+  MappingSpec mapping;
+  mapping.tp = 2;
+  mapping.pp = 4;
+  mapping.dp = 16;
+  auto names = [](const std::vector<MeshAxis> &mesh) {
+    std::vector<std::pair<std::string, int64_t>> axes;
+    for (const MeshAxis &axis : mesh)
+      axes.push_back({axis.name, axis.size});
+    return axes;
+  };
+  using Axes = std::vector<std::pair<std::string, int64_t>>;
+  EXPECT_EQ(names(meshAxesOf(mapping)),
+            (Axes{{"tp", 2}, {"pp", 4}, {"dp", 16}}));
+  mapping.ep = 4;
+  EXPECT_EQ(names(meshAxesOf(mapping)),
+            (Axes{{"tp", 2}, {"pp", 4}, {"edp", 4}, {"ep", 4}}));
+  mapping.ep = 1;
+  mapping.cp = 2;
+  EXPECT_EQ(names(meshAxesOf(mapping)),
+            (Axes{{"tp", 2}, {"pp", 4}, {"dp", 16}, {"cp", 2}}));
+}
