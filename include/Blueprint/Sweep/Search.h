@@ -1,15 +1,16 @@
 //===- Search.h - Design-space search over whole runs -----------*- C++ -*-===//
 //
 // The search of docs/Sweep.md ("Search"): a space of mappings of one run
-// (tp, cp, pp, dp, micro-batch, virtual stages, schedule, layout, recompute,
-// sequence parallelism, the cp exchange, ZeRO stage, bucket size, and the
-// network tier of every mesh axis), each configuration evaluated as a whole run
-// - the peak memory per GPU of its worst stage against the profile's usable
-// capacity, and the iteration time as the critical path - either on the fast
-// path (the plain libraries the passes call, no IR) or through the MLIR
-// pipeline (--distribute-transformer=scope=iteration --plan-portable
-// --verify-conservation, then the plan's analyses). Both paths call one
-// implementation of every formula; the tests require byte-identical rows.
+// (tp, cp, pp, dp, ep, micro-batch, virtual stages, schedule, layout,
+// recompute, sequence parallelism, the cp exchange, ZeRO stage, bucket size,
+// and the network tier of every mesh axis), each configuration evaluated as a
+// whole run - the peak memory per GPU of its worst stage against the
+// profile's usable capacity, and the iteration time as the critical path -
+// either on the fast path (the plain libraries the passes call, no IR) or
+// through the MLIR pipeline (--distribute-transformer=scope=iteration
+// --plan-portable --verify-conservation, then the plan's analyses). Both paths
+// call one implementation of every formula; the tests require byte-identical
+// rows.
 //
 //===----------------------------------------------------------------------===//
 
