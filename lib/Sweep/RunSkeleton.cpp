@@ -326,16 +326,7 @@ RunSkeleton::build(const workload::WholeRun &run,
     shape.usage = std::move(*usage);
     skeleton.stages.push_back(std::move(shape));
   }
-  // Two steps take the same times under every binding when they have the
-  // same source and the same ready source.
-  std::vector<uint64_t> timeClasses;
-  timeClasses.reserve(skeleton.sourceOf.size());
-  for (uint32_t source : skeleton.sourceOf)
-    timeClasses.push_back(static_cast<uint64_t>(source) << 32);
-  for (auto [id, source] : skeleton.readySources)
-    timeClasses[id] |= static_cast<uint64_t>(source) + 1;
-  llvm::Expected<analysis::TimingPlan> plan =
-      analysis::timingPlanOf(graph, timeClasses);
+  llvm::Expected<analysis::TimingPlan> plan = analysis::timingPlanOf(graph);
   if (!plan)
     return plan.takeError();
   skeleton.plan = std::move(*plan);

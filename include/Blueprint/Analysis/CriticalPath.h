@@ -177,33 +177,14 @@ struct TimingPlan {
   /// Each meeting's members in the order they reach it; the meeting is
   /// timed when its last member is.
   std::vector<std::vector<uint32_t>> meetings;
-  /// The steady state (docs/Sweep.md, "The steady state timed once"):
-  /// `periods` generations of `periodLength` positions of `order` from
-  /// `periodBegin`, each the one before shifted, step for step, by its
-  /// stage's `periodShift` steps: the same kind and time, dependencies,
-  /// message and ready point shifted alike, no meeting, and every step of
-  /// the second generation waits only for steps of the first two. In exact
-  /// time, when the second generation's times are the first's plus one
-  /// period P, every later generation's are the one before plus P
-  /// (max-plus linearity): timeSteps times two generations and adds P for
-  /// the rest. periods < 3: no steady state worth it.
-  uint32_t periodBegin = 0;
-  uint32_t periodLength = 0;
-  uint32_t periods = 0;
-  /// For a step of a stage in the steady state, its stage's shift.
-  std::vector<uint32_t> periodShift;
 
   size_t steps() const { return kinds.size(); }
 };
 
-/// The plan of `graph`. `timeClasses` (by step number) are equal for two
-/// steps that take the same times (duration, transfer, ready point) in
-/// every graph the plan times; without them, the graph's own times decide
-/// (a plan for this graph alone). Fails, naming the stage and step, if the
-/// stages cannot all finish (a receive whose channel no send signals, or a
+/// The plan of `graph`. Fails, naming the stage and step, if the stages
+/// cannot all finish (a receive whose channel no send signals, or a
 /// cycle), or the graph is malformed.
-llvm::Expected<TimingPlan>
-timingPlanOf(const RunGraph &graph, llvm::ArrayRef<uint64_t> timeClasses = {});
+llvm::Expected<TimingPlan> timingPlanOf(const RunGraph &graph);
 
 /// When each step of a plan ran, and what made it start or end when it
 /// did, for its durations, send transfers and ready points (StepDurations).
