@@ -130,35 +130,51 @@ TEST(CriticalPath, PathIsContiguousAndStagesAddUp) {
        {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
         PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1})
     for (std::vector<int64_t> layout :
-         {std::vector<int64_t>{}, std::vector<int64_t>{3, 1, 1, 3}}) {
-      RunSpecs run = smallRun(
-          schedule, schedule == PipelineSchedule::Interleaved1F1B ? 2 : 4, 8);
-      run.mapping.pipelineLayout = layout;
-      run.mapping.zeroStage = 1;
-      RunGraph graph = graphOf(run);
-      CriticalPathReport report = valueOrFail(longestPath(graph));
-      std::string where = stringifyEnum(schedule).str() +
-                          (layout.empty() ? " uniform" : " uneven");
-      ASSERT_FALSE(report.path.empty()) << where;
-      EXPECT_EQ(report.path.front().start, 0) << where;
-      EXPECT_EQ(report.path.back().end, report.iterationPicoseconds) << where;
-      for (size_t i = 1; i < report.path.size(); ++i)
-        EXPECT_EQ(report.path[i].start, report.path[i - 1].end) << where;
-      // Exact in integer time, whatever the order of the sums.
-      EXPECT_EQ(report.exposedCommunicationPicoseconds +
-                    report.pathComputePicoseconds,
-                report.iterationPicoseconds)
-          << where;
-      EXPECT_GT(report.exposedCommunicationPicoseconds, 0) << where;
-      // The iteration is at least every stage's busy time (its bubble is
-      // not negative), and every stage's steps lie within it.
-      for (auto [index, stage] : llvm::enumerate(report.stages)) {
-        EXPECT_GE(stage.bubblePicoseconds, 0) << where << " stage " << index;
-        EXPECT_GT(stage.computePicoseconds, 0) << where;
-        for (const StepTiming &timing : report.timing[index])
-          EXPECT_LE(timing.end, report.iterationPicoseconds) << where;
+         {std::vector<int64_t>{}, std::vector<int64_t>{3, 1, 1, 3}})
+      for (bool overlapReduce : {false, true}) {
+        RunSpecs run = smallRun(
+            schedule, schedule == PipelineSchedule::Interleaved1F1B ? 2 : 4, 8);
+        run.mapping.pipelineLayout = layout;
+        run.mapping.zeroStage = 1;
+        // With the reductions beside the backward (one bucket per gradient
+        // unit), a reduction's exposed part starts where the compute before
+        // it ends, so the bubble stays exact and not negative; in interleaved
+        // 1F1B a later chunk's backward follows a reduction in step order.
+        run.mapping.overlapDPGradReduce = overlapReduce;
+        if (overlapReduce)
+          run.mapping.bucketBytes = 1;
+        RunGraph graph = graphOf(run);
+        CriticalPathReport report = valueOrFail(longestPath(graph));
+        std::string where = stringifyEnum(schedule).str() +
+                            (layout.empty() ? " uniform" : " uneven") +
+                            (overlapReduce ? " dp overlap" : "");
+        ASSERT_FALSE(report.path.empty()) << where;
+        EXPECT_EQ(report.path.front().start, 0) << where;
+        EXPECT_EQ(report.path.back().end, report.iterationPicoseconds) << where;
+        for (size_t i = 1; i < report.path.size(); ++i)
+          EXPECT_EQ(report.path[i].start, report.path[i - 1].end) << where;
+        // Exact in integer time, whatever the order of the sums.
+        EXPECT_EQ(report.exposedCommunicationPicoseconds +
+                      report.pathComputePicoseconds,
+                  report.iterationPicoseconds)
+            << where;
+        EXPECT_GT(report.exposedCommunicationPicoseconds, 0) << where;
+        // The iteration is at least every stage's busy time (its bubble is
+        // not negative), and every stage's steps lie within it.
+        for (auto [index, stage] : llvm::enumerate(report.stages)) {
+          EXPECT_GE(stage.bubblePicoseconds, 0) << where << " stage " << index;
+          EXPECT_GT(stage.computePicoseconds, 0) << where;
+          for (const StepTiming &timing : report.timing[index])
+            EXPECT_LE(timing.end, report.iterationPicoseconds) << where;
+        }
+        if (overlapReduce) {
+          // The option took effect: some reduction ran beside the backward.
+          estimate::Picoseconds hidden = 0;
+          for (const StageTime &stage : report.stages)
+            hidden += stage.hiddenDPReducePicoseconds;
+          EXPECT_GT(hidden, 0) << where;
+        }
       }
-    }
 }
 
 TEST(CriticalPath, UnevenLayoutsAreBoundByTheirLongestStage) {
