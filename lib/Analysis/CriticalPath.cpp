@@ -198,6 +198,9 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
           where(stage, next[stage], graph.stages[stage][next[stage]]) +
           " never runs: it receives a message no step sends before it, or "
           "joins a collective another stage never reaches (a deadlock)");
+  plan.position.resize(total);
+  for (auto [at, id] : llvm::enumerate(plan.order))
+    plan.position[id] = static_cast<uint32_t>(at);
   return plan;
 }
 
@@ -229,14 +232,30 @@ llvm::Error blueprint::analysis::roundStepTimes(
 
 llvm::Error blueprint::analysis::timeSteps(
     const TimingPlan &plan, const StepDurations &times,
-    llvm::function_ref<std::string(uint32_t)> describe, PlanTiming &result) {
+    llvm::function_ref<std::string(uint32_t)> describe, PlanTiming &result,
+    size_t from) {
   constexpr uint32_t none = TimingPlan::kNone;
   using estimate::Picoseconds;
   size_t total = plan.steps();
-  result.timing.resize(total);
-  result.predecessor.resize(total);
-  result.transferred.assign(total, false);
-  result.readied.assign(total, false);
+  from = std::min(from, total);
+  // A meeting's earlier members hold their ready times only until its last
+  // member times them all: resume at its first member.
+  for (const std::vector<uint32_t> &members : plan.meetings)
+    if (plan.position[members.front()] < from &&
+        from <= plan.position[members.back()])
+      from = plan.position[members.front()];
+  result.timedFrom = from;
+  if (from == 0) {
+    result.timing.resize(total);
+    result.predecessor.resize(total);
+    result.transferred.assign(total, false);
+    result.readied.assign(total, false);
+  } else {
+    for (size_t at = from; at < total; ++at) {
+      result.transferred[plan.order[at]] = false;
+      result.readied[plan.order[at]] = false;
+    }
+  }
   result.reversedPath.clear();
   result.iterationPicoseconds = 0;
   result.exposedCommunicationPicoseconds = 0;
@@ -251,7 +270,7 @@ llvm::Error blueprint::analysis::timeSteps(
   auto overflow = [&](uint32_t id) {
     return failure(describe(id) + " ends beyond 2^63 picoseconds");
   };
-  for (uint32_t id : plan.order) {
+  for (uint32_t id : llvm::ArrayRef(plan.order).drop_front(from)) {
     Picoseconds start = 0;
     uint32_t predecessor = none;
     for (uint32_t dep = depBegin[id], end = depBegin[id + 1]; dep < end;

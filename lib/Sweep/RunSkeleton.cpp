@@ -11,6 +11,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <variant>
 
@@ -330,6 +331,8 @@ RunSkeleton::build(const workload::WholeRun &run,
   if (!plan)
     return plan.takeError();
   skeleton.plan = std::move(*plan);
+  static std::atomic<uint64_t> builtSkeletons{0};
+  skeleton.serial = ++builtSkeletons;
   return skeleton;
 }
 
@@ -554,6 +557,11 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
     sourceDurations[index] = duration.value_or(0);
     sourceTransferDurations[index] = transfer.value_or(0);
   }
+  // Whether the scratch holds this skeleton's last timing: only the steps
+  // from the first whose times changed, in timing order, are timed again.
+  bool resumable = scratch.timedSkeleton == serial;
+  scratch.timedSkeleton = 0;
+  size_t from = 0;
   if (!rounded) {
     // Rare: the step by step rounding names the first bad step in timing
     // order, as longestPath does.
@@ -570,20 +578,35 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
       return std::move(error);
   } else {
     analysis::StepDurations &times = scratch.times;
-    times.durations.resize(plan.steps());
-    times.transfers.resize(plan.steps());
-    times.ready.assign(plan.steps(), 0);
+    if (!resumable) {
+      times.durations.resize(plan.steps());
+      times.transfers.resize(plan.steps());
+      times.ready.assign(plan.steps(), 0);
+    }
+    // The steps' times, and the first position in timing order whose times
+    // differ from the last call's (none when not resumable: from 0).
+    size_t firstChanged = resumable ? plan.steps() : 0;
+    auto update = [&](estimate::Picoseconds &slot, estimate::Picoseconds value,
+                      size_t id) {
+      if (slot != value) {
+        firstChanged = std::min<size_t>(firstChanged, plan.position[id]);
+        slot = value;
+      }
+    };
     for (size_t id = 0; id < sourceOf.size(); ++id) {
-      times.durations[id] = sourceDurations[sourceOf[id]];
-      times.transfers[id] = sourceTransferDurations[sourceOf[id]];
+      update(times.durations[id], sourceDurations[sourceOf[id]], id);
+      update(times.transfers[id], sourceTransferDurations[sourceOf[id]], id);
     }
     for (auto [id, source] : readySources)
-      times.ready[id] = sourceDurations[source];
+      update(times.ready[id], sourceDurations[source], id);
+    from = firstChanged;
   }
   analysis::PlanTiming &timing = scratch.timing;
   if (llvm::Error error =
-          analysis::timeSteps(plan, scratch.times, describe, timing))
+          analysis::timeSteps(plan, scratch.times, describe, timing, from))
     return std::move(error);
+  scratch.timedSkeleton = serial;
+  scratch.keptStepTimings += timing.timedFrom;
   PathFigures figures;
   figures.iterationPicoseconds = timing.iterationPicoseconds;
   figures.exposedCommunicationPicoseconds =

@@ -39,11 +39,12 @@ estimate::NetworkTierBinding binding() {
   return result;
 }
 
-RunGraph graphOf(const RunSpecs &run) {
+RunGraph graphOf(const RunSpecs &run,
+                 const estimate::NetworkTierBinding &tiers = binding()) {
   WholeRun whole =
       valueOrFail(deriveWholeRun(run.model, run.training, run.mapping));
   return valueOrFail(runGraphOf(whole, run.mapping, run.training.activationType,
-                                blueprint::test::a100Profile(), binding()));
+                                blueprint::test::a100Profile(), tiers));
 }
 
 /// The graph with unit times: a block instance's pass takes `forward`,
@@ -351,6 +352,141 @@ TEST(CriticalPath, OnePlanTimesEveryGraphOfItsShape) {
   EXPECT_NE(llvm::toString(std::move(first))
                 .find("step #2 has a negative or non-finite time"),
             std::string::npos);
+}
+
+/// timeSteps from a position of the timing order equals timing every step,
+/// on every schedule and option: the steps before it keep their timing,
+/// those from it on (from a meeting's first member when the position falls
+/// inside a collective of several stages) are timed again.
+TEST(CriticalPath, TimingFromAPositionEqualsTimingEveryStep) {
+  struct Case {
+    std::string name;
+    RunSpecs run;
+  };
+  std::vector<Case> cases;
+  for (PipelineSchedule schedule :
+       {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
+        PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1})
+    cases.push_back(
+        {stringifyEnum(schedule).str(),
+         smallRun(schedule,
+                  schedule == PipelineSchedule::Interleaved1F1B ? 2 : 4, 8)});
+  RunSpecs dpOverlap = smallRun(PipelineSchedule::Interleaved1F1B, 2, 8);
+  dpOverlap.mapping.overlapDPGradReduce = true;
+  dpOverlap.mapping.bucketBytes = 1;
+  cases.push_back({"interleaved dp overlap", dpOverlap});
+  RunSpecs tpOverlap = smallRun(PipelineSchedule::OneFOneB, 4, 8);
+  tpOverlap.mapping.overlapTPComm = true;
+  cases.push_back({"tp overlap", tpOverlap});
+  RunSpecs contextParallel = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  contextParallel.mapping.cp = 2;
+  contextParallel.mapping.dp = 1;
+  cases.push_back({"cp 2", contextParallel});
+  auto describe = [](uint32_t id) { return "step #" + std::to_string(id); };
+  auto expectSame = [](const PlanTiming &got, const PlanTiming &want,
+                       const std::string &where) {
+    ASSERT_EQ(got.timing.size(), want.timing.size()) << where;
+    for (size_t id = 0; id < want.timing.size(); ++id) {
+      EXPECT_EQ(got.timing[id].start, want.timing[id].start) << where << id;
+      EXPECT_EQ(got.timing[id].end, want.timing[id].end) << where << id;
+    }
+    EXPECT_EQ(got.predecessor, want.predecessor) << where;
+    EXPECT_EQ(got.transferred, want.transferred) << where;
+    EXPECT_EQ(got.readied, want.readied) << where;
+    ASSERT_EQ(got.reversedPath.size(), want.reversedPath.size()) << where;
+    for (size_t i = 0; i < want.reversedPath.size(); ++i) {
+      EXPECT_EQ(got.reversedPath[i].stage, want.reversedPath[i].stage);
+      EXPECT_EQ(got.reversedPath[i].step, want.reversedPath[i].step);
+      EXPECT_EQ(got.reversedPath[i].start, want.reversedPath[i].start);
+      EXPECT_EQ(got.reversedPath[i].end, want.reversedPath[i].end);
+    }
+    EXPECT_EQ(got.iterationPicoseconds, want.iterationPicoseconds) << where;
+    EXPECT_EQ(got.exposedCommunicationPicoseconds,
+              want.exposedCommunicationPicoseconds)
+        << where;
+    EXPECT_EQ(got.pathComputePicoseconds, want.pathComputePicoseconds) << where;
+  };
+  // Positions that fell inside a meeting, over every case.
+  size_t movedToAMeeting = 0;
+  estimate::NetworkTierBinding withContext = binding();
+  withContext.tierOfAxis["cp"] = "nvlink";
+  for (const Case &c : cases) {
+    RunGraph graph = graphOf(c.run, withContext);
+    TimingPlan plan = valueOrFail(timingPlanOf(graph));
+    size_t total = plan.steps();
+    std::vector<double> seconds, transfers, ready;
+    for (const std::vector<GraphStep> &steps : graph.stages)
+      for (const GraphStep &step : steps) {
+        seconds.push_back(step.seconds);
+        transfers.push_back(step.transferSeconds);
+        ready.push_back(step.readySeconds);
+      }
+    StepDurations times;
+    ASSERT_FALSE(static_cast<bool>(
+        roundStepTimes(plan, seconds, transfers, ready, describe, times)));
+    PlanTiming first;
+    ASSERT_FALSE(static_cast<bool>(timeSteps(plan, times, describe, first)));
+    // Positions: the ends, the middle, and each meeting's last member (a
+    // position inside a collective of several stages: every pp > 1 case
+    // has the tied embedding's all-reduce between the first and the last
+    // stage).
+    std::vector<size_t> positions = {0,         1,         total / 3,
+                                     total / 2, total - 1, total};
+    for (const std::vector<uint32_t> &members : plan.meetings)
+      positions.push_back(plan.position[members.back()]);
+    EXPECT_EQ(plan.meetings.empty(), c.run.mapping.pp == 1) << c.name;
+    for (size_t from : positions) {
+      std::string where = c.name + " from " + std::to_string(from) + ": ";
+      // Every step from `from` on 1 ns longer, and every send's transfer.
+      StepDurations changed = times;
+      for (size_t at = from; at < total; ++at) {
+        changed.durations[plan.order[at]] += 1000;
+        changed.transfers[plan.order[at]] += 1000;
+      }
+      PlanTiming everyStep;
+      ASSERT_FALSE(
+          static_cast<bool>(timeSteps(plan, changed, describe, everyStep)));
+      PlanTiming resumed = first;
+      ASSERT_FALSE(
+          static_cast<bool>(timeSteps(plan, changed, describe, resumed, from)));
+      expectSame(resumed, everyStep, where);
+      // It timed from `from`, or from the first member of the meeting
+      // `from` falls inside.
+      size_t expectedFrom = from;
+      for (const std::vector<uint32_t> &members : plan.meetings)
+        if (plan.position[members.front()] < from &&
+            from <= plan.position[members.back()])
+          expectedFrom = plan.position[members.front()];
+      EXPECT_EQ(resumed.timedFrom, expectedFrom) << where;
+      movedToAMeeting += expectedFrom != from;
+      if (from < total)
+        EXPECT_NE(everyStep.timing[plan.order[total - 1]].end,
+                  first.timing[plan.order[total - 1]].end)
+            << where;
+    }
+    // The steps before `from` are not timed again: a change there (which
+    // breaks the caller's guarantee) leaves their timing as it was.
+    size_t from = total / 2;
+    bool insideAMeeting = false;
+    for (const std::vector<uint32_t> &members : plan.meetings)
+      insideAMeeting |= plan.position[members.front()] < from &&
+                        from <= plan.position[members.back()];
+    ASSERT_FALSE(insideAMeeting) << c.name;
+    StepDurations broken = times;
+    uint32_t before = plan.order[from - 1];
+    broken.durations[before] += 1000;
+    PlanTiming resumed = first;
+    ASSERT_FALSE(
+        static_cast<bool>(timeSteps(plan, broken, describe, resumed, from)));
+    EXPECT_EQ(resumed.timedFrom, from) << c.name;
+    EXPECT_EQ(resumed.timing[before].end, first.timing[before].end) << c.name;
+    PlanTiming everyStep;
+    ASSERT_FALSE(
+        static_cast<bool>(timeSteps(plan, broken, describe, everyStep)));
+    EXPECT_EQ(everyStep.timing[before].end, first.timing[before].end + 1000)
+        << c.name;
+  }
+  EXPECT_GT(movedToAMeeting, 0u);
 }
 
 TEST(CriticalPath, AnyChannelNumberPairsASendWithItsReceive) {

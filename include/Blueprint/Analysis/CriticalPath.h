@@ -162,6 +162,8 @@ struct TimingPlan {
   std::vector<uint32_t> stageBegin;
   /// Every step once, in timing order.
   std::vector<uint32_t> order;
+  /// Each step's place in `order` (order[position[id]] == id).
+  std::vector<uint32_t> position;
   /// Each step's dependencies: deps[depBegin[i] .. depBegin[i + 1]).
   std::vector<uint32_t> depBegin;
   std::vector<uint32_t> deps;
@@ -200,6 +202,10 @@ struct PlanTiming {
   std::vector<bool> readied;
   /// The path, from the step that finishes last back to the first.
   std::vector<PathSegment> reversedPath;
+  /// The position of the timing order from which the last timeSteps call
+  /// timed the steps (its `from`, or the first member of the meeting that
+  /// `from` fell inside); the steps before it kept their timing.
+  size_t timedFrom = 0;
   estimate::Picoseconds iterationPicoseconds = 0;
   estimate::Picoseconds exposedCommunicationPicoseconds = 0;
   estimate::Picoseconds pathComputePicoseconds = 0;
@@ -230,9 +236,20 @@ llvm::Error roundStepTimes(const TimingPlan &plan,
 /// order) and the path to it, and sums the communication and the compute
 /// on it. Fails, naming the step by `describe`, if a time overflows
 /// int64_t picoseconds.
+///
+/// A step's timing is a function of its own times and the timings of steps
+/// earlier in timing order only (its dependencies, its message's send, the
+/// instance it is ready inside), so after a successful call the timings of
+/// the steps before position P of `plan.order` are those of any durations
+/// that agree with these on every step before P. With `from` = P,
+/// timeSteps keeps those timings in `result` and times only the steps from
+/// P on (from the first member of a collective of several stages that P
+/// falls inside, whose members are timed together); `from` = 0 times every
+/// step. The caller guarantees that `result` holds this plan's timing
+/// under times equal to `times` before position `from`.
 llvm::Error timeSteps(const TimingPlan &plan, const StepDurations &times,
                       llvm::function_ref<std::string(uint32_t)> describe,
-                      PlanTiming &result);
+                      PlanTiming &result, size_t from = 0);
 
 /// Times every step of `graph` and finds its longest path (timingPlanOf,
 /// then timeSteps). Fails, naming the stage and step, if the stages cannot
