@@ -683,8 +683,9 @@ double term(const IterationTime &time, llvm::StringRef name) {
 TEST(FlopsUtilization, ConvertsCountsPastSixtyFourBits) {
   // 2^64 + 2^62 = 1.25 * 2^64 = 23058430092136939520 needs 65 bits, like
   // MLM2021 530B's 2.2216e19 hardware FLOPs per iteration; a double holds
-  // it exactly (0x1.4p64). LLVM 22's APInt::roundToDouble returns 2^66 +
-  // 2^62 for it.
+  // it exactly (0x1.4p64). LLVM 22's APInt::roundToDouble returns 1.75 *
+  // 2^65 for it: the exponent one too high and the leading bit kept in the
+  // mantissa, as for every count of more than 64 active bits.
   llvm::APInt count =
       llvm::APInt::getOneBitSet(128, 64) + llvm::APInt::getOneBitSet(128, 62);
   EXPECT_EQ(unsignedToDouble(count), 0x1.4p64);
