@@ -459,10 +459,11 @@ TEST(CriticalPath, TimingFromAPositionEqualsTimingEveryStep) {
           expectedFrom = plan.position[members.front()];
       EXPECT_EQ(resumed.timedFrom, expectedFrom) << where;
       movedToAMeeting += expectedFrom != from;
-      if (from < total)
+      if (from < total) {
         EXPECT_NE(everyStep.timing[plan.order[total - 1]].end,
                   first.timing[plan.order[total - 1]].end)
             << where;
+      }
     }
     // The steps before `from` are not timed again: a change there (which
     // breaks the caller's guarantee) leaves their timing as it was.
