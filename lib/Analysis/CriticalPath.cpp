@@ -56,117 +56,8 @@ std::string where(int64_t stage, size_t step, const GraphStep &graphStep) {
 
 } // namespace
 
-/// Finds the steady state of `plan` (TimingPlan::periodBegin): around the
-/// middle of the timing order, the first stretch that repeats with a shift
-/// per stage, every condition of TimingPlan's checked on every position.
-static void findPeriod(TimingPlan &plan, llvm::ArrayRef<uint64_t> classes) {
-  constexpr uint32_t none = TimingPlan::kNone;
-  size_t total = plan.order.size();
-  if (total < 8)
-    return;
-  std::vector<uint32_t> stageOf(total), position(total);
-  for (size_t stage = 0; stage + 1 < plan.stageBegin.size(); ++stage)
-    for (uint32_t id = plan.stageBegin[stage]; id < plan.stageBegin[stage + 1];
-         ++id)
-      stageOf[id] = static_cast<uint32_t>(stage);
-  for (size_t at = 0; at < total; ++at)
-    position[plan.order[at]] = static_cast<uint32_t>(at);
-  size_t stageCount = plan.stageBegin.size() - 1;
-  // Whether position `at + length` repeats position `at`, each stage shifted
-  // by shift[stage] (fixed by the first of its steps met).
-  auto repeats = [&](size_t at, size_t length,
-                     std::vector<uint32_t> &shift) -> bool {
-    uint32_t first = plan.order[at], second = plan.order[at + length];
-    uint32_t stage = stageOf[first];
-    if (stageOf[second] != stage || second <= first ||
-        plan.kinds[first] != plan.kinds[second] ||
-        classes[first] != classes[second] || plan.meeting[first] != none ||
-        plan.meeting[second] != none)
-      return false;
-    if (shift[stage] == none)
-      shift[stage] = second - first;
-    if (second - first != shift[stage])
-      return false;
-    // A message's send may be the first step of its stage met: it fixes
-    // that stage's shift.
-    auto shifted = [&](uint32_t from, uint32_t to) {
-      if (from == none || to == none)
-        return from == to;
-      if (stageOf[from] != stageOf[to] || to <= from)
-        return false;
-      uint32_t &step = shift[stageOf[from]];
-      if (step == none)
-        step = to - from;
-      return to == from + step;
-    };
-    uint32_t depsFirst = plan.depBegin[first + 1] - plan.depBegin[first];
-    uint32_t depsSecond = plan.depBegin[second + 1] - plan.depBegin[second];
-    if (depsFirst != depsSecond)
-      return false;
-    for (uint32_t dep = 0; dep < depsFirst; ++dep)
-      if (!shifted(plan.deps[plan.depBegin[first] + dep],
-                   plan.deps[plan.depBegin[second] + dep]))
-        return false;
-    return shifted(plan.sender[first], plan.sender[second]) &&
-           shifted(plan.readyAfter[first], plan.readyAfter[second]);
-  };
-  size_t middle = total / 2;
-  uint32_t anchor = plan.order[middle];
-  // The period is the distance to a later step of the anchor's stage and
-  // time; the first few such are tried (interleaved chunks of one template
-  // share a time within a period).
-  int tried = 0;
-  for (size_t next = middle + 1; next < total && tried < 256; ++next) {
-    uint32_t candidate = plan.order[next];
-    if (stageOf[candidate] != stageOf[anchor] ||
-        classes[candidate] != classes[anchor] ||
-        plan.kinds[candidate] != plan.kinds[anchor])
-      continue;
-    ++tried;
-    size_t length = next - middle;
-    // Every stage's shift is fixed by its first step met in the stretch;
-    // the stretch grows backwards from the middle, then forwards, while
-    // the positions repeat.
-    std::vector<uint32_t> shift(stageCount, none);
-    size_t begin = middle;
-    if (!repeats(middle, length, shift))
-      continue;
-    while (begin > 0 && repeats(begin - 1, length, shift))
-      --begin;
-    size_t end = middle + 1;
-    while (end + length < total && repeats(end, length, shift))
-      ++end;
-    // Generations of `length` positions from `begin`; the last generation
-    // is the one `end - 1` repeats into.
-    size_t periods = (end + length - begin) / length;
-    if (periods < 3)
-      continue;
-    // The second generation waits only for the first two.
-    bool closed = true;
-    auto inside = [&](uint32_t id) {
-      return id == none || position[id] >= begin;
-    };
-    for (size_t at = begin + length; at < begin + 2 * length && closed; ++at) {
-      uint32_t id = plan.order[at];
-      for (uint32_t dep = plan.depBegin[id]; dep < plan.depBegin[id + 1]; ++dep)
-        closed = closed && inside(plan.deps[dep]);
-      closed = closed && inside(plan.sender[id]) && inside(plan.readyAfter[id]);
-    }
-    if (!closed)
-      continue;
-    plan.periodBegin = static_cast<uint32_t>(begin);
-    plan.periodLength = static_cast<uint32_t>(length);
-    plan.periods = static_cast<uint32_t>(periods);
-    plan.periodShift.assign(total, none);
-    for (uint32_t id = 0; id < total; ++id)
-      plan.periodShift[id] = shift[stageOf[id]];
-    return;
-  }
-}
-
 llvm::Expected<TimingPlan>
-blueprint::analysis::timingPlanOf(const RunGraph &graph,
-                                  llvm::ArrayRef<uint64_t> timeClasses) {
+blueprint::analysis::timingPlanOf(const RunGraph &graph) {
   constexpr uint32_t none = TimingPlan::kNone;
   size_t stageCount = graph.stages.size();
   TimingPlan plan;
@@ -307,22 +198,9 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph,
           where(stage, next[stage], graph.stages[stage][next[stage]]) +
           " never runs: it receives a message no step sends before it, or "
           "joins a collective another stage never reaches (a deadlock)");
-  if (!timeClasses.empty()) {
-    findPeriod(plan, timeClasses);
-    return plan;
-  }
-  // The graph's own times: equal bits, equal class.
-  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, uint64_t> known;
-  std::vector<uint64_t> classes;
-  classes.reserve(total);
-  for (const std::vector<GraphStep> &steps : graph.stages)
-    for (const GraphStep &step : steps) {
-      auto key = std::make_tuple(llvm::bit_cast<uint64_t>(step.seconds),
-                                 llvm::bit_cast<uint64_t>(step.transferSeconds),
-                                 llvm::bit_cast<uint64_t>(step.readySeconds));
-      classes.push_back(known.try_emplace(key, known.size()).first->second);
-    }
-  findPeriod(plan, classes);
+  plan.position.resize(total);
+  for (auto [at, id] : llvm::enumerate(plan.order))
+    plan.position[id] = static_cast<uint32_t>(at);
   return plan;
 }
 
@@ -352,45 +230,32 @@ llvm::Error blueprint::analysis::roundStepTimes(
   return llvm::Error::success();
 }
 
-/// Whether the generation of `plan`'s steady state at positions [from +
-/// length, from + 2 length) of its order is the one before shifted by one
-/// period: every step's start and end later by the same P (set in
-/// `period`), its predecessor its twin's shifted, how it waited the same.
-static bool shiftsByAPeriod(const TimingPlan &plan, const PlanTiming &result,
-                            size_t from,
-                            std::optional<estimate::Picoseconds> &period) {
-  constexpr uint32_t none = TimingPlan::kNone;
-  size_t length = plan.periodLength;
-  for (size_t at = from; at < from + length; ++at) {
-    uint32_t first = plan.order[at], second = plan.order[at + length];
-    const StepTiming &was = result.timing[first], &is = result.timing[second];
-    // Both are ends or starts of timed steps: not negative, no overflow.
-    estimate::Picoseconds shift = is.start - was.start;
-    if (!period)
-      period = shift;
-    if (shift != *period || is.end - was.end != *period)
-      return false;
-    uint32_t before = result.predecessor[first];
-    uint32_t after = result.predecessor[second];
-    if ((before == none) != (after == none) ||
-        (before != none && after != before + plan.periodShift[before]) ||
-        result.transferred[first] != result.transferred[second] ||
-        result.readied[first] != result.readied[second])
-      return false;
-  }
-  return true;
-}
-
 llvm::Error blueprint::analysis::timeSteps(
     const TimingPlan &plan, const StepDurations &times,
-    llvm::function_ref<std::string(uint32_t)> describe, PlanTiming &result) {
+    llvm::function_ref<std::string(uint32_t)> describe, PlanTiming &result,
+    size_t from) {
   constexpr uint32_t none = TimingPlan::kNone;
   using estimate::Picoseconds;
   size_t total = plan.steps();
-  result.timing.resize(total);
-  result.predecessor.resize(total);
-  result.transferred.assign(total, false);
-  result.readied.assign(total, false);
+  from = std::min(from, total);
+  // A meeting's earlier members hold their ready times only until its last
+  // member times them all: resume at its first member.
+  for (const std::vector<uint32_t> &members : plan.meetings)
+    if (plan.position[members.front()] < from &&
+        from <= plan.position[members.back()])
+      from = plan.position[members.front()];
+  result.timedFrom = from;
+  if (from == 0) {
+    result.timing.resize(total);
+    result.predecessor.resize(total);
+    result.transferred.assign(total, false);
+    result.readied.assign(total, false);
+  } else {
+    for (size_t at = from; at < total; ++at) {
+      result.transferred[plan.order[at]] = false;
+      result.readied[plan.order[at]] = false;
+    }
+  }
   result.reversedPath.clear();
   result.iterationPicoseconds = 0;
   result.exposedCommunicationPicoseconds = 0;
@@ -405,50 +270,7 @@ llvm::Error blueprint::analysis::timeSteps(
   auto overflow = [&](uint32_t id) {
     return failure(describe(id) + " ends beyond 2^63 picoseconds");
   };
-  const size_t length = plan.periodLength;
-  const size_t steadyEnd = plan.periodBegin + plan.periods * length;
-  // Where the generation just timed is compared with the one before: from
-  // the second on, until one is shifted (a max-plus system becomes periodic
-  // after a transient).
-  size_t check =
-      plan.periods >= 3 ? plan.periodBegin + 2 * length : plan.order.size();
-  for (size_t at = 0; at < plan.order.size(); ++at) {
-    if (at == check) {
-      // When every step of the generation just timed is its twin of the one
-      // before shifted by one period P, so is every later generation
-      // (TimingPlan::periodBegin), which takes its twin's times plus P and
-      // its twin's predecessor shifted.
-      std::optional<Picoseconds> period;
-      if (!shiftsByAPeriod(plan, result, at - 2 * length, period)) {
-        if (at + length < steadyEnd)
-          check += length;
-      } else {
-        // The generation's latest end plus P per generation left bounds
-        // every later time: one check covers every sum below.
-        Picoseconds latest = 0, grown = 0, reach = 0;
-        for (size_t twin = at - length; twin < at; ++twin)
-          latest = std::max(latest, timing[plan.order[twin]].end);
-        if (llvm::MulOverflow(
-                *period, static_cast<Picoseconds>((steadyEnd - at) / length),
-                grown) ||
-            llvm::AddOverflow(latest, grown, reach))
-          return overflow(plan.order[at]);
-        for (; at < steadyEnd; ++at) {
-          uint32_t id = plan.order[at], twin = plan.order[at - length];
-          timing[id] = {timing[twin].start + *period,
-                        timing[twin].end + *period};
-          uint32_t predecessor = predecessors[twin];
-          predecessors[id] = predecessor == none
-                                 ? none
-                                 : predecessor + plan.periodShift[predecessor];
-          result.transferred[id] = result.transferred[twin];
-          result.readied[id] = result.readied[twin];
-        }
-        if (at == plan.order.size())
-          break;
-      }
-    }
-    uint32_t id = plan.order[at];
+  for (uint32_t id : llvm::ArrayRef(plan.order).drop_front(from)) {
     Picoseconds start = 0;
     uint32_t predecessor = none;
     for (uint32_t dep = depBegin[id], end = depBegin[id + 1]; dep < end;

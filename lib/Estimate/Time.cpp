@@ -2,6 +2,7 @@
 
 #include "Blueprint/Estimate/Time.h"
 
+#include <cassert>
 #include <cmath>
 #include <limits>
 
@@ -78,16 +79,27 @@ std::string estimate::formatSeconds(Picoseconds time) {
   return text;
 }
 
+uint64_t estimate::roundedQuotient(uint64_t dividend, uint64_t divisor) {
+  assert(divisor > 0 && "a quotient of times needs a positive divisor");
+  uint64_t quotient = dividend / divisor;
+  uint64_t remainder = dividend % divisor;
+  // remainder < divisor: neither side of the comparison can wrap.
+  uint64_t toNext = divisor - remainder;
+  if (remainder > toNext || (remainder == toNext && quotient % 2 != 0))
+    ++quotient;
+  return quotient;
+}
+
 std::string estimate::formatMilliseconds(Picoseconds time, int decimals) {
+  // A programming error, not input: the callers print 3 or 6 places.
+  assert(decimals >= 0 && decimals <= 9 &&
+         "milliseconds print with 0 to 9 decimals (picoseconds are 10^-9 ms)");
   auto [value, sign] = magnitude(time);
   // One unit of the last printed place, in picoseconds (10^(9 - decimals)).
   uint64_t unit = 1;
   for (int place = decimals; place < 9; ++place)
     unit *= 10;
-  uint64_t units = value / unit;
-  uint64_t remainder = value % unit;
-  if (remainder * 2 > unit || (remainder * 2 == unit && (units & 1) != 0))
-    ++units;
+  uint64_t units = roundedQuotient(value, unit);
   uint64_t perMillisecond = 1;
   for (int place = 0; place < decimals; ++place)
     perMillisecond *= 10;

@@ -261,15 +261,13 @@ llvm::Error sweep::addTimeFigures(
     estimate::Picoseconds firstToken = path.firstTokenPicoseconds;
     figures.timeToFirstTokenPicoseconds = firstToken;
     if (inference->generatedTokens > 1) {
-      // The nearest picosecond of the exact quotient, ties to even.
+      // The nearest picosecond of the exact quotient, ties to even; rest
+      // is not negative and the quotient is at most rest.
       estimate::Picoseconds rest = path.iterationPicoseconds - firstToken;
-      int64_t tokens = inference->generatedTokens - 1;
-      estimate::Picoseconds perToken = rest / tokens;
-      int64_t remainder = rest % tokens;
-      if (remainder > tokens - remainder ||
-          (remainder == tokens - remainder && perToken % 2 != 0))
-        ++perToken;
-      figures.timePerOutputTokenPicoseconds = perToken;
+      figures.timePerOutputTokenPicoseconds =
+          static_cast<estimate::Picoseconds>(estimate::roundedQuotient(
+              static_cast<uint64_t>(rest),
+              static_cast<uint64_t>(inference->generatedTokens - 1)));
     }
   }
   return llvm::Error::success();

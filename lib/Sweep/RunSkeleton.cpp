@@ -11,6 +11,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <variant>
 
@@ -326,19 +327,12 @@ RunSkeleton::build(const workload::WholeRun &run,
     shape.usage = std::move(*usage);
     skeleton.stages.push_back(std::move(shape));
   }
-  // Two steps take the same times under every binding when they have the
-  // same source and the same ready source.
-  std::vector<uint64_t> timeClasses;
-  timeClasses.reserve(skeleton.sourceOf.size());
-  for (uint32_t source : skeleton.sourceOf)
-    timeClasses.push_back(static_cast<uint64_t>(source) << 32);
-  for (auto [id, source] : skeleton.readySources)
-    timeClasses[id] |= static_cast<uint64_t>(source) + 1;
-  llvm::Expected<analysis::TimingPlan> plan =
-      analysis::timingPlanOf(graph, timeClasses);
+  llvm::Expected<analysis::TimingPlan> plan = analysis::timingPlanOf(graph);
   if (!plan)
     return plan.takeError();
   skeleton.plan = std::move(*plan);
+  static std::atomic<uint64_t> builtSkeletons{0};
+  skeleton.serial = ++builtSkeletons;
   return skeleton;
 }
 
@@ -564,6 +558,11 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
     sourceDurations[index] = duration.value_or(0);
     sourceTransferDurations[index] = transfer.value_or(0);
   }
+  // Whether the scratch holds this skeleton's last timing: only the steps
+  // from the first whose times changed, in timing order, are timed again.
+  bool resumable = scratch.timedSkeleton == serial;
+  scratch.timedSkeleton = 0;
+  size_t from = 0;
   if (!rounded) {
     // Rare: the step by step rounding names the first bad step in timing
     // order, as longestPath does.
@@ -580,20 +579,35 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
       return std::move(error);
   } else {
     analysis::StepDurations &times = scratch.times;
-    times.durations.resize(plan.steps());
-    times.transfers.resize(plan.steps());
-    times.ready.assign(plan.steps(), 0);
+    if (!resumable) {
+      times.durations.resize(plan.steps());
+      times.transfers.resize(plan.steps());
+      times.ready.assign(plan.steps(), 0);
+    }
+    // The steps' times, and the first position in timing order whose times
+    // differ from the last call's (none when not resumable: from 0).
+    size_t firstChanged = resumable ? plan.steps() : 0;
+    auto update = [&](estimate::Picoseconds &slot, estimate::Picoseconds value,
+                      size_t id) {
+      if (slot != value) {
+        firstChanged = std::min<size_t>(firstChanged, plan.position[id]);
+        slot = value;
+      }
+    };
     for (size_t id = 0; id < sourceOf.size(); ++id) {
-      times.durations[id] = sourceDurations[sourceOf[id]];
-      times.transfers[id] = sourceTransferDurations[sourceOf[id]];
+      update(times.durations[id], sourceDurations[sourceOf[id]], id);
+      update(times.transfers[id], sourceTransferDurations[sourceOf[id]], id);
     }
     for (auto [id, source] : readySources)
-      times.ready[id] = sourceDurations[source];
+      update(times.ready[id], sourceDurations[source], id);
+    from = firstChanged;
   }
   analysis::PlanTiming &timing = scratch.timing;
   if (llvm::Error error =
-          analysis::timeSteps(plan, scratch.times, describe, timing))
+          analysis::timeSteps(plan, scratch.times, describe, timing, from))
     return std::move(error);
+  scratch.timedSkeleton = serial;
+  scratch.keptStepTimings += timing.timedFrom;
   PathFigures figures;
   figures.iterationPicoseconds = timing.iterationPicoseconds;
   figures.exposedCommunicationPicoseconds =

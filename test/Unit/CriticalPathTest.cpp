@@ -39,11 +39,12 @@ estimate::NetworkTierBinding binding() {
   return result;
 }
 
-RunGraph graphOf(const RunSpecs &run) {
+RunGraph graphOf(const RunSpecs &run,
+                 const estimate::NetworkTierBinding &tiers = binding()) {
   WholeRun whole =
       valueOrFail(deriveWholeRun(run.model, run.training, run.mapping));
   return valueOrFail(runGraphOf(whole, run.mapping, run.training.activationType,
-                                blueprint::test::a100Profile(), binding()));
+                                blueprint::test::a100Profile(), tiers));
 }
 
 /// The graph with unit times: a block instance's pass takes `forward`,
@@ -130,35 +131,51 @@ TEST(CriticalPath, PathIsContiguousAndStagesAddUp) {
        {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
         PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1})
     for (std::vector<int64_t> layout :
-         {std::vector<int64_t>{}, std::vector<int64_t>{3, 1, 1, 3}}) {
-      RunSpecs run = smallRun(
-          schedule, schedule == PipelineSchedule::Interleaved1F1B ? 2 : 4, 8);
-      run.mapping.pipelineLayout = layout;
-      run.mapping.zeroStage = 1;
-      RunGraph graph = graphOf(run);
-      CriticalPathReport report = valueOrFail(longestPath(graph));
-      std::string where = stringifyEnum(schedule).str() +
-                          (layout.empty() ? " uniform" : " uneven");
-      ASSERT_FALSE(report.path.empty()) << where;
-      EXPECT_EQ(report.path.front().start, 0) << where;
-      EXPECT_EQ(report.path.back().end, report.iterationPicoseconds) << where;
-      for (size_t i = 1; i < report.path.size(); ++i)
-        EXPECT_EQ(report.path[i].start, report.path[i - 1].end) << where;
-      // Exact in integer time, whatever the order of the sums.
-      EXPECT_EQ(report.exposedCommunicationPicoseconds +
-                    report.pathComputePicoseconds,
-                report.iterationPicoseconds)
-          << where;
-      EXPECT_GT(report.exposedCommunicationPicoseconds, 0) << where;
-      // The iteration is at least every stage's busy time (its bubble is
-      // not negative), and every stage's steps lie within it.
-      for (auto [index, stage] : llvm::enumerate(report.stages)) {
-        EXPECT_GE(stage.bubblePicoseconds, 0) << where << " stage " << index;
-        EXPECT_GT(stage.computePicoseconds, 0) << where;
-        for (const StepTiming &timing : report.timing[index])
-          EXPECT_LE(timing.end, report.iterationPicoseconds) << where;
+         {std::vector<int64_t>{}, std::vector<int64_t>{3, 1, 1, 3}})
+      for (bool overlapReduce : {false, true}) {
+        RunSpecs run = smallRun(
+            schedule, schedule == PipelineSchedule::Interleaved1F1B ? 2 : 4, 8);
+        run.mapping.pipelineLayout = layout;
+        run.mapping.zeroStage = 1;
+        // With the reductions beside the backward (one bucket per gradient
+        // unit), a reduction's exposed part starts where the compute before
+        // it ends, so the bubble stays exact and not negative; in interleaved
+        // 1F1B a later chunk's backward follows a reduction in step order.
+        run.mapping.overlapDPGradReduce = overlapReduce;
+        if (overlapReduce)
+          run.mapping.bucketBytes = 1;
+        RunGraph graph = graphOf(run);
+        CriticalPathReport report = valueOrFail(longestPath(graph));
+        std::string where = stringifyEnum(schedule).str() +
+                            (layout.empty() ? " uniform" : " uneven") +
+                            (overlapReduce ? " dp overlap" : "");
+        ASSERT_FALSE(report.path.empty()) << where;
+        EXPECT_EQ(report.path.front().start, 0) << where;
+        EXPECT_EQ(report.path.back().end, report.iterationPicoseconds) << where;
+        for (size_t i = 1; i < report.path.size(); ++i)
+          EXPECT_EQ(report.path[i].start, report.path[i - 1].end) << where;
+        // Exact in integer time, whatever the order of the sums.
+        EXPECT_EQ(report.exposedCommunicationPicoseconds +
+                      report.pathComputePicoseconds,
+                  report.iterationPicoseconds)
+            << where;
+        EXPECT_GT(report.exposedCommunicationPicoseconds, 0) << where;
+        // The iteration is at least every stage's busy time (its bubble is
+        // not negative), and every stage's steps lie within it.
+        for (auto [index, stage] : llvm::enumerate(report.stages)) {
+          EXPECT_GE(stage.bubblePicoseconds, 0) << where << " stage " << index;
+          EXPECT_GT(stage.computePicoseconds, 0) << where;
+          for (const StepTiming &timing : report.timing[index])
+            EXPECT_LE(timing.end, report.iterationPicoseconds) << where;
+        }
+        if (overlapReduce) {
+          // The option took effect: some reduction ran beside the backward.
+          estimate::Picoseconds hidden = 0;
+          for (const StageTime &stage : report.stages)
+            hidden += stage.hiddenDPReducePicoseconds;
+          EXPECT_GT(hidden, 0) << where;
+        }
       }
-    }
 }
 
 TEST(CriticalPath, UnevenLayoutsAreBoundByTheirLongestStage) {
@@ -335,6 +352,142 @@ TEST(CriticalPath, OnePlanTimesEveryGraphOfItsShape) {
   EXPECT_NE(llvm::toString(std::move(first))
                 .find("step #2 has a negative or non-finite time"),
             std::string::npos);
+}
+
+/// timeSteps from a position of the timing order equals timing every step,
+/// on every schedule and option: the steps before it keep their timing,
+/// those from it on (from a meeting's first member when the position falls
+/// inside a collective of several stages) are timed again.
+TEST(CriticalPath, TimingFromAPositionEqualsTimingEveryStep) {
+  struct Case {
+    std::string name;
+    RunSpecs run;
+  };
+  std::vector<Case> cases;
+  for (PipelineSchedule schedule :
+       {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
+        PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1})
+    cases.push_back(
+        {stringifyEnum(schedule).str(),
+         smallRun(schedule,
+                  schedule == PipelineSchedule::Interleaved1F1B ? 2 : 4, 8)});
+  RunSpecs dpOverlap = smallRun(PipelineSchedule::Interleaved1F1B, 2, 8);
+  dpOverlap.mapping.overlapDPGradReduce = true;
+  dpOverlap.mapping.bucketBytes = 1;
+  cases.push_back({"interleaved dp overlap", dpOverlap});
+  RunSpecs tpOverlap = smallRun(PipelineSchedule::OneFOneB, 4, 8);
+  tpOverlap.mapping.overlapTPComm = true;
+  cases.push_back({"tp overlap", tpOverlap});
+  RunSpecs contextParallel = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  contextParallel.mapping.cp = 2;
+  contextParallel.mapping.dp = 1;
+  cases.push_back({"cp 2", contextParallel});
+  auto describe = [](uint32_t id) { return "step #" + std::to_string(id); };
+  auto expectSame = [](const PlanTiming &got, const PlanTiming &want,
+                       const std::string &where) {
+    ASSERT_EQ(got.timing.size(), want.timing.size()) << where;
+    for (size_t id = 0; id < want.timing.size(); ++id) {
+      EXPECT_EQ(got.timing[id].start, want.timing[id].start) << where << id;
+      EXPECT_EQ(got.timing[id].end, want.timing[id].end) << where << id;
+    }
+    EXPECT_EQ(got.predecessor, want.predecessor) << where;
+    EXPECT_EQ(got.transferred, want.transferred) << where;
+    EXPECT_EQ(got.readied, want.readied) << where;
+    ASSERT_EQ(got.reversedPath.size(), want.reversedPath.size()) << where;
+    for (size_t i = 0; i < want.reversedPath.size(); ++i) {
+      EXPECT_EQ(got.reversedPath[i].stage, want.reversedPath[i].stage);
+      EXPECT_EQ(got.reversedPath[i].step, want.reversedPath[i].step);
+      EXPECT_EQ(got.reversedPath[i].start, want.reversedPath[i].start);
+      EXPECT_EQ(got.reversedPath[i].end, want.reversedPath[i].end);
+    }
+    EXPECT_EQ(got.iterationPicoseconds, want.iterationPicoseconds) << where;
+    EXPECT_EQ(got.exposedCommunicationPicoseconds,
+              want.exposedCommunicationPicoseconds)
+        << where;
+    EXPECT_EQ(got.pathComputePicoseconds, want.pathComputePicoseconds) << where;
+  };
+  // Positions that fell inside a meeting, over every case.
+  size_t movedToAMeeting = 0;
+  estimate::NetworkTierBinding withContext = binding();
+  withContext.tierOfAxis["cp"] = "nvlink";
+  for (const Case &c : cases) {
+    RunGraph graph = graphOf(c.run, withContext);
+    TimingPlan plan = valueOrFail(timingPlanOf(graph));
+    size_t total = plan.steps();
+    std::vector<double> seconds, transfers, ready;
+    for (const std::vector<GraphStep> &steps : graph.stages)
+      for (const GraphStep &step : steps) {
+        seconds.push_back(step.seconds);
+        transfers.push_back(step.transferSeconds);
+        ready.push_back(step.readySeconds);
+      }
+    StepDurations times;
+    ASSERT_FALSE(static_cast<bool>(
+        roundStepTimes(plan, seconds, transfers, ready, describe, times)));
+    PlanTiming first;
+    ASSERT_FALSE(static_cast<bool>(timeSteps(plan, times, describe, first)));
+    // Positions: the ends, the middle, and each meeting's last member (a
+    // position inside a collective of several stages: every pp > 1 case
+    // has the tied embedding's all-reduce between the first and the last
+    // stage).
+    std::vector<size_t> positions = {0,         1,         total / 3,
+                                     total / 2, total - 1, total};
+    for (const std::vector<uint32_t> &members : plan.meetings)
+      positions.push_back(plan.position[members.back()]);
+    EXPECT_EQ(plan.meetings.empty(), c.run.mapping.pp == 1) << c.name;
+    for (size_t from : positions) {
+      std::string where = c.name + " from " + std::to_string(from) + ": ";
+      // Every step from `from` on 1 ns longer, and every send's transfer.
+      StepDurations changed = times;
+      for (size_t at = from; at < total; ++at) {
+        changed.durations[plan.order[at]] += 1000;
+        changed.transfers[plan.order[at]] += 1000;
+      }
+      PlanTiming everyStep;
+      ASSERT_FALSE(
+          static_cast<bool>(timeSteps(plan, changed, describe, everyStep)));
+      PlanTiming resumed = first;
+      ASSERT_FALSE(
+          static_cast<bool>(timeSteps(plan, changed, describe, resumed, from)));
+      expectSame(resumed, everyStep, where);
+      // It timed from `from`, or from the first member of the meeting
+      // `from` falls inside.
+      size_t expectedFrom = from;
+      for (const std::vector<uint32_t> &members : plan.meetings)
+        if (plan.position[members.front()] < from &&
+            from <= plan.position[members.back()])
+          expectedFrom = plan.position[members.front()];
+      EXPECT_EQ(resumed.timedFrom, expectedFrom) << where;
+      movedToAMeeting += expectedFrom != from;
+      if (from < total) {
+        EXPECT_NE(everyStep.timing[plan.order[total - 1]].end,
+                  first.timing[plan.order[total - 1]].end)
+            << where;
+      }
+    }
+    // The steps before `from` are not timed again: a change there (which
+    // breaks the caller's guarantee) leaves their timing as it was.
+    size_t from = total / 2;
+    bool insideAMeeting = false;
+    for (const std::vector<uint32_t> &members : plan.meetings)
+      insideAMeeting |= plan.position[members.front()] < from &&
+                        from <= plan.position[members.back()];
+    ASSERT_FALSE(insideAMeeting) << c.name;
+    StepDurations broken = times;
+    uint32_t before = plan.order[from - 1];
+    broken.durations[before] += 1000;
+    PlanTiming resumed = first;
+    ASSERT_FALSE(
+        static_cast<bool>(timeSteps(plan, broken, describe, resumed, from)));
+    EXPECT_EQ(resumed.timedFrom, from) << c.name;
+    EXPECT_EQ(resumed.timing[before].end, first.timing[before].end) << c.name;
+    PlanTiming everyStep;
+    ASSERT_FALSE(
+        static_cast<bool>(timeSteps(plan, broken, describe, everyStep)));
+    EXPECT_EQ(everyStep.timing[before].end, first.timing[before].end + 1000)
+        << c.name;
+  }
+  EXPECT_GT(movedToAMeeting, 0u);
 }
 
 TEST(CriticalPath, AnyChannelNumberPairsASendWithItsReceive) {
@@ -879,118 +1032,3 @@ TEST(CriticalPath, OverlappedReductionsRefuseZeroThree) {
   EXPECT_TRUE(
       checkTrainingComposition(run.model, run.training, run.mapping).empty());
 }
-
-namespace {
-
-/// Times `graph` through its plan with the steady state timed once and,
-/// with the plan's steady state removed, step by step.
-std::pair<PlanTiming, PlanTiming> bothWays(const RunGraph &graph,
-                                           TimingPlan &plan) {
-  std::vector<double> seconds, transfers, ready;
-  for (const std::vector<GraphStep> &steps : graph.stages)
-    for (const GraphStep &step : steps) {
-      seconds.push_back(step.seconds);
-      transfers.push_back(step.transferSeconds);
-      ready.push_back(step.readySeconds);
-    }
-  auto describe = [](uint32_t id) { return std::to_string(id); };
-  StepDurations times;
-  EXPECT_FALSE(static_cast<bool>(
-      roundStepTimes(plan, seconds, transfers, ready, describe, times)));
-  PlanTiming once, stepByStep;
-  EXPECT_FALSE(static_cast<bool>(timeSteps(plan, times, describe, once)));
-  TimingPlan plain = plan;
-  plain.periods = 0;
-  EXPECT_FALSE(
-      static_cast<bool>(timeSteps(plain, times, describe, stepByStep)));
-  return {once, stepByStep};
-}
-
-// The steady state timed once (docs/Sweep.md, "The steady state timed
-// once"): on schedules with many micro-batches the plan finds a periodic
-// stretch of at least three generations, and timing two of them and
-// adding the period gives every step the same start, end and predecessor,
-// the same path, iteration and exposed communication as timing every step,
-// to the picosecond.
-TEST(CriticalPath, TheSteadyStateTimedOnceEqualsTimingEveryStep) {
-  struct Case {
-    PipelineSchedule schedule;
-    int64_t pp;
-    int64_t microBatches;
-    bool overlapDP;
-    bool overlapTP;
-  };
-  for (Case c : {Case{PipelineSchedule::OneFOneB, 4, 64, false, false},
-                 Case{PipelineSchedule::OneFOneB, 2, 32, true, false},
-                 Case{PipelineSchedule::OneFOneB, 4, 48, false, true},
-                 Case{PipelineSchedule::Interleaved1F1B, 2, 32, false, false},
-                 Case{PipelineSchedule::Interleaved1F1B, 2, 64, true, true},
-                 Case{PipelineSchedule::ZeroBubbleH1, 4, 64, false, false},
-                 Case{PipelineSchedule::GPipe, 4, 32, false, false}}) {
-    RunSpecs run = smallRun(c.schedule, c.pp, c.microBatches);
-    run.mapping.overlapDPGradReduce = c.overlapDP;
-    run.mapping.overlapTPComm = c.overlapTP;
-    if (c.overlapDP)
-      run.mapping.bucketBytes = 1;
-    std::string where = blueprint::test::describeRun(run) +
-                        (c.overlapDP ? " overlap_dp" : "") +
-                        (c.overlapTP ? " overlap_tp" : "");
-    RunGraph graph = graphOf(run);
-    TimingPlan plan = valueOrFail(timingPlanOf(graph));
-    EXPECT_GE(plan.periods, 3u) << where;
-    auto [once, stepByStep] = bothWays(graph, plan);
-    EXPECT_GT(once.iterationPicoseconds, 0) << where;
-    EXPECT_EQ(once.iterationPicoseconds, stepByStep.iterationPicoseconds)
-        << where;
-    EXPECT_EQ(once.exposedCommunicationPicoseconds,
-              stepByStep.exposedCommunicationPicoseconds)
-        << where;
-    EXPECT_EQ(once.pathComputePicoseconds, stepByStep.pathComputePicoseconds)
-        << where;
-    ASSERT_EQ(once.timing.size(), stepByStep.timing.size()) << where;
-    size_t differ = 0;
-    for (size_t id = 0; id < once.timing.size(); ++id)
-      differ += once.timing[id].start != stepByStep.timing[id].start ||
-                once.timing[id].end != stepByStep.timing[id].end ||
-                once.predecessor[id] != stepByStep.predecessor[id] ||
-                once.transferred[id] != stepByStep.transferred[id] ||
-                once.readied[id] != stepByStep.readied[id];
-    EXPECT_EQ(differ, 0u) << where;
-    ASSERT_EQ(once.reversedPath.size(), stepByStep.reversedPath.size())
-        << where;
-    for (size_t index = 0; index < once.reversedPath.size(); ++index) {
-      const PathSegment &a = once.reversedPath[index];
-      const PathSegment &b = stepByStep.reversedPath[index];
-      EXPECT_TRUE(a.stage == b.stage && a.step == b.step &&
-                  a.transfer == b.transfer && a.start == b.start &&
-                  a.end == b.end)
-          << where << " segment " << index;
-    }
-  }
-}
-
-// A steady state whose second generation is not the first shifted (here:
-// the second generation's first step made longer behind the plan's back:
-// the plan's time classes come from the graph before the change) is timed
-// step by step until a later generation is the one before shifted: the
-// shortcut checks the shift, it does not assume it, and still gives every
-// step the times of timing every step.
-TEST(CriticalPath, ASteadyStateThatDoesNotShiftIsTimedStepByStep) {
-  RunSpecs run = smallRun(PipelineSchedule::OneFOneB, 4, 64);
-  RunGraph graph = graphOf(run);
-  TimingPlan plan = valueOrFail(timingPlanOf(graph));
-  ASSERT_GE(plan.periods, 3u);
-  // The first step of the second generation, lengthened by a third.
-  uint32_t changed = plan.order[plan.periodBegin + plan.periodLength];
-  size_t stage = 0;
-  while (plan.stageBegin[stage + 1] <= changed)
-    ++stage;
-  GraphStep &step = graph.stages[stage][changed - plan.stageBegin[stage]];
-  step.seconds = step.seconds * 4 / 3 + 1e-6;
-  auto [once, stepByStep] = bothWays(graph, plan);
-  EXPECT_EQ(once.iterationPicoseconds, stepByStep.iterationPicoseconds);
-  for (size_t id = 0; id < once.timing.size(); ++id)
-    ASSERT_EQ(once.timing[id].end, stepByStep.timing[id].end) << id;
-}
-
-} // namespace

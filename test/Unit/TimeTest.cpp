@@ -13,17 +13,15 @@
 
 #include "gtest/gtest.h"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
-#include <vector>
 
 using namespace blueprint;
 using estimate::formatMilliseconds;
 using estimate::formatSeconds;
 using estimate::Picoseconds;
 using estimate::picosecondsOf;
+using estimate::roundedQuotient;
 
 namespace {
 
@@ -90,27 +88,28 @@ TEST(Time, PrintsTheExactDecimal) {
   EXPECT_EQ(formatMilliseconds(1'000'000'000, 0), "1");
 }
 
-TEST(Time, SumsAreTheSameInAnyOrder) {
-  // In binary64 (0.1 + 0.2) + 0.3 and 0.1 + (0.2 + 0.3) differ; rounded
-  // once to picoseconds they are 10^11 + 2 x 10^11 + 3 x 10^11 either way.
-  EXPECT_NE((0.1 + 0.2) + 0.3, 0.1 + (0.2 + 0.3));
-  std::vector<Picoseconds> durations;
-  for (int i = 1; i <= 1000; ++i)
-    durations.push_back(*picosecondsOf(static_cast<double>(i) * 1.1e-6));
-  Picoseconds forward =
-      std::accumulate(durations.begin(), durations.end(), Picoseconds(0));
-  Picoseconds backward =
-      std::accumulate(durations.rbegin(), durations.rend(), Picoseconds(0));
-  std::vector<Picoseconds> interleaved;
-  for (size_t i = 0; i < durations.size() / 2; ++i) {
-    interleaved.push_back(durations[i]);
-    interleaved.push_back(durations[durations.size() - 1 - i]);
-  }
-  EXPECT_EQ(forward, backward);
-  EXPECT_EQ(forward, std::accumulate(interleaved.begin(), interleaved.end(),
-                                     Picoseconds(0)));
+TEST(Time, DurationsRoundedOnceSumExactly) {
+  // i x 1.1 us is not a binary64 value for most i; each rounds once to the
+  // picosecond (1.1 x 10^6 x i ps exactly), and the integer sum is exact:
   // sum i x 1.1 us, i = 1..1000: 1.1 us x 500,500 = 0.5505500 s.
-  EXPECT_EQ(forward, Picoseconds(550'550'000'000));
+  // (In binary64 the order of a sum matters: (0.1 + 0.2) + 0.3 differs from
+  // 0.1 + (0.2 + 0.3); in integers it cannot.)
+  Picoseconds sum = 0;
+  for (int i = 1; i <= 1000; ++i)
+    sum += *picosecondsOf(static_cast<double>(i) * 1.1e-6);
+  EXPECT_EQ(sum, Picoseconds(550'550'000'000));
+}
+
+TEST(Time, QuotientsRoundToTheNearestTiesToEven) {
+  EXPECT_EQ(roundedQuotient(5, 2), 2u); // 2.5: the tie goes to the even 2
+  EXPECT_EQ(roundedQuotient(3, 2), 2u); // 1.5: the tie goes to the even 2
+  EXPECT_EQ(roundedQuotient(7, 4), 2u); // 1.75: nearest 2
+  EXPECT_EQ(roundedQuotient(5, 4), 1u); // 1.25: nearest 1
+  EXPECT_EQ(roundedQuotient(0, 3), 0u);
+  // The largest magnitudes: (2^64 - 1) / 2 = 2^63 - 0.5, a tie, to the even
+  // 2^63; (2^64 - 1) / (2^64 - 1) = 1.
+  EXPECT_EQ(roundedQuotient(UINT64_MAX, 2), uint64_t(1) << 63);
+  EXPECT_EQ(roundedQuotient(UINT64_MAX, UINT64_MAX), 1u);
 }
 
 TEST(Time, AnEndBeyondTheRangeIsADiagnostic) {

@@ -162,6 +162,8 @@ struct TimingPlan {
   std::vector<uint32_t> stageBegin;
   /// Every step once, in timing order.
   std::vector<uint32_t> order;
+  /// Each step's place in `order` (order[position[id]] == id).
+  std::vector<uint32_t> position;
   /// Each step's dependencies: deps[depBegin[i] .. depBegin[i + 1]).
   std::vector<uint32_t> depBegin;
   std::vector<uint32_t> deps;
@@ -177,33 +179,14 @@ struct TimingPlan {
   /// Each meeting's members in the order they reach it; the meeting is
   /// timed when its last member is.
   std::vector<std::vector<uint32_t>> meetings;
-  /// The steady state (docs/Sweep.md, "The steady state timed once"):
-  /// `periods` generations of `periodLength` positions of `order` from
-  /// `periodBegin`, each the one before shifted, step for step, by its
-  /// stage's `periodShift` steps: the same kind and time, dependencies,
-  /// message and ready point shifted alike, no meeting, and every step of
-  /// the second generation waits only for steps of the first two. In exact
-  /// time, when the second generation's times are the first's plus one
-  /// period P, every later generation's are the one before plus P
-  /// (max-plus linearity): timeSteps times two generations and adds P for
-  /// the rest. periods < 3: no steady state worth it.
-  uint32_t periodBegin = 0;
-  uint32_t periodLength = 0;
-  uint32_t periods = 0;
-  /// For a step of a stage in the steady state, its stage's shift.
-  std::vector<uint32_t> periodShift;
 
   size_t steps() const { return kinds.size(); }
 };
 
-/// The plan of `graph`. `timeClasses` (by step number) are equal for two
-/// steps that take the same times (duration, transfer, ready point) in
-/// every graph the plan times; without them, the graph's own times decide
-/// (a plan for this graph alone). Fails, naming the stage and step, if the
-/// stages cannot all finish (a receive whose channel no send signals, or a
+/// The plan of `graph`. Fails, naming the stage and step, if the stages
+/// cannot all finish (a receive whose channel no send signals, or a
 /// cycle), or the graph is malformed.
-llvm::Expected<TimingPlan>
-timingPlanOf(const RunGraph &graph, llvm::ArrayRef<uint64_t> timeClasses = {});
+llvm::Expected<TimingPlan> timingPlanOf(const RunGraph &graph);
 
 /// When each step of a plan ran, and what made it start or end when it
 /// did, for its durations, send transfers and ready points (StepDurations).
@@ -219,6 +202,10 @@ struct PlanTiming {
   std::vector<bool> readied;
   /// The path, from the step that finishes last back to the first.
   std::vector<PathSegment> reversedPath;
+  /// The position of the timing order from which the last timeSteps call
+  /// timed the steps (its `from`, or the first member of the meeting that
+  /// `from` fell inside); the steps before it kept their timing.
+  size_t timedFrom = 0;
   estimate::Picoseconds iterationPicoseconds = 0;
   estimate::Picoseconds exposedCommunicationPicoseconds = 0;
   estimate::Picoseconds pathComputePicoseconds = 0;
@@ -249,9 +236,20 @@ llvm::Error roundStepTimes(const TimingPlan &plan,
 /// order) and the path to it, and sums the communication and the compute
 /// on it. Fails, naming the step by `describe`, if a time overflows
 /// int64_t picoseconds.
+///
+/// A step's timing is a function of its own times and the timings of steps
+/// earlier in timing order only (its dependencies, its message's send, the
+/// instance it is ready inside), so after a successful call the timings of
+/// the steps before position P of `plan.order` are those of any durations
+/// that agree with these on every step before P. With `from` = P,
+/// timeSteps keeps those timings in `result` and times only the steps from
+/// P on (from the first member of a collective of several stages that P
+/// falls inside, whose members are timed together); `from` = 0 times every
+/// step. The caller guarantees that `result` holds this plan's timing
+/// under times equal to `times` before position `from`.
 llvm::Error timeSteps(const TimingPlan &plan, const StepDurations &times,
                       llvm::function_ref<std::string(uint32_t)> describe,
-                      PlanTiming &result);
+                      PlanTiming &result, size_t from = 0);
 
 /// Times every step of `graph` and finds its longest path (timingPlanOf,
 /// then timeSteps). Fails, naming the stage and step, if the stages cannot

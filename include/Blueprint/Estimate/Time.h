@@ -32,9 +32,16 @@ inline constexpr Picoseconds kPicosecondsPerSecond = 1'000'000'000'000;
 /// None if it is negative, not finite or more than INT64_MAX picoseconds.
 std::optional<Picoseconds> picosecondsOf(double seconds);
 
-/// The binary64 nearest `time` in seconds, for the rates derived from a
-/// time (FLOPs utilisation, tokens per second); never for composing times.
+/// `time` in seconds as a binary64 (the nearest one for |time| < 2^53 ps,
+/// about 2.5 hours; above that the conversion of the count rounds once
+/// before the division does), for the rates derived from a time (FLOPs
+/// utilisation, tokens per second); never for composing times.
 double secondsOf(Picoseconds time);
+
+/// `dividend / divisor` rounded to the nearest integer, ties to even
+/// (`divisor` > 0): the one rounding rule of an exact integer quotient of
+/// times (a time per output token, a time printed to fewer places).
+uint64_t roundedQuotient(uint64_t dividend, uint64_t divisor);
 
 /// The one printed form of a time: the exact decimal of `time` in seconds,
 /// without trailing zeros ("0.000123456789012", "2", "-0.5"), a valid JSON
@@ -45,7 +52,7 @@ std::string formatSeconds(Picoseconds time);
 void writeSecondsAttribute(llvm::json::OStream &json, llvm::StringRef key,
                            Picoseconds time);
 
-/// The same time in milliseconds, rounded to `decimals` (<= 9) places,
+/// The same time in milliseconds, rounded to `decimals` (0 to 9) places,
 /// ties to even, trailing zeros kept ("12.345679" at 6): the text tables'
 /// fixed-width form.
 std::string formatMilliseconds(Picoseconds time, int decimals = 6);

@@ -112,9 +112,21 @@ public:
   /// estimate accepts: search rejects any other first), as longestPath
   /// gives it; `memo` keeps the costs of that run, `scratch` is reused
   /// between calls.
+  /// Between calls for one skeleton (a run's bindings come one after
+  /// another), `timing` and `times` hold the last call's: time() compares
+  /// the new step times with them and re-times only the steps from the
+  /// first changed one in timing order (analysis::timeSteps' `from`); a
+  /// binding that changes only the data-parallel tier changes only each
+  /// stage's closing reductions and optimizer step.
   struct TimeScratch {
     analysis::PlanTiming timing;
     analysis::StepDurations times;
+    /// The serial of the skeleton whose successful timing `timing` and
+    /// `times` hold; 0 for none.
+    uint64_t timedSkeleton = 0;
+    /// The steps whose timing the calls kept from the call before, summed
+    /// over the calls (a statistic: FastEvaluator::keptStepTimings).
+    uint64_t keptStepTimings = 0;
     std::vector<double> sourceSeconds;
     std::vector<double> sourceTransfers;
     std::vector<estimate::Picoseconds> sourceDurations;
@@ -189,6 +201,10 @@ private:
   analysis::TimingPlan plan;
   size_t templates = 0;
   size_t sharedWorks = 0;
+  /// Unique to each built skeleton in the process (never 0): whether a
+  /// TimeScratch holds this skeleton's timing, which an address cannot say
+  /// once a dropped skeleton's memory is reused.
+  uint64_t serial = 0;
 };
 
 /// The skeletons of the shapes a search met, shared by its workers: each

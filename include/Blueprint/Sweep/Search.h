@@ -137,6 +137,9 @@ public:
   /// Shapes derived in whole, and runs evaluated through a skeleton.
   size_t shapesDerived() const { return shapeDerivations; }
   size_t shapedRuns() const { return shapedRunCount; }
+  /// The steps whose timing a binding kept from the binding before
+  /// (RunSkeleton::TimeScratch::keptStepTimings).
+  uint64_t keptStepTimings() const { return scratch.keptStepTimings; }
 
 private:
   struct ShapedRun;
