@@ -119,9 +119,32 @@ def outside_gate(results):
             if failed_gates else ""))
 
 
+def gate_state(gate):
+    """What the gate's own run fails: the comparisons validation.test pins
+    (docs/validation.md says why), or nothing."""
+    failing = [(case["name"], record["quantity"])
+               for case in gate["cases"] for record in case["comparisons"]
+               if record["status"] == "failing"]
+    if not failing:
+        return ""
+    return (
+        "**The gate pins %d failing comparison%s** (%s): issue 18 asks for "
+        "every Table 4 overhead's sign right and Table 5 within 3.5%%, and "
+        "no honest rule set meets both yet — see [Implementation "
+        "lane](#implementation-lane). validation.test expects exactly "
+        "this failure and fails on any other. " % (
+            len(failing), "" if len(failing) == 1 else "s",
+            "; ".join("%s `%s`" % item for item in failing)))
+
+
 def write(runs, out):
-    """runs: the results of validate.py, the gate's first."""
+    """runs: the results of validate.py, the gate's first, then the other
+    case lists' and the implementation lane's (validate.py
+    --implementations=runs)."""
     gate = runs[0]
+    lanes = [results for results in runs
+             if results.get("implementations") == "runs"]
+    runs = [results for results in runs if results not in lanes]
     cases = [case for results in runs for case in results["cases"]]
     causes = {}
     for results in runs:
@@ -145,10 +168,10 @@ def write(runs, out):
         "`test/Validation/comparisons.py` gives it. The lit test "
         "`test/Validation/validation.test` is the gate: it fails on any "
         "comparison of the SeqSel and Calculon cases outside its rule. "
-        "%s`test/Validation/validation-doc.test` fails when this page is "
+        "%s%s`test/Validation/validation-doc.test` fails when this page is "
         "stale. The rules, tolerances and causes are explained in "
         "[ModelSummary.md](ModelSummary.md#validation) and below.\n\n" % (
-            gate["profile"], ",".join(gate["binding"]),
+            gate["profile"], ",".join(gate["binding"]), gate_state(gate),
             "".join(outside_gate(results) for results in runs[1:])))
 
     out.write("## Summary\n\n")
@@ -176,11 +199,101 @@ def write(runs, out):
                           "passed" if gate_result["passed"]
                           else "**FAILED**"))
 
+    write_table4(cases, out)
     write_table5(cases, out)
     write_mlm2021(cases, out)
+    for lane in lanes:
+        write_implementation_lane(cases, lane, out)
     write_mutations(runs, out)
     write_causes(causes, cases, out)
     write_cases(cases, out)
+
+
+TABLE4_TIMES = ("fwd_time_ms", "bwd_time_ms", "combined_time_ms")
+
+
+def table4_rows(cases):
+    """(case name, {quantity: record}) of the Table 4 cases, in order."""
+    return [(case["name"], {
+        record["quantity"].split(".")[-1]: record
+        for record in case["comparisons"]})
+        for case in cases if case["group"] == "seqsel_table4_measured"]
+
+
+def table4_cell(record):
+    if record["ours"] is None:
+        return "—"
+    if record["relative_difference"] is None:
+        return "%+.2f / %+.0f" % (record["ours"], record["reference"])
+    return "%.2f / %s (%+.1f%%)" % (record["ours"], number(record["reference"]),
+                                    100 * record["relative_difference"])
+
+
+def write_table4(cases, out):
+    rows = table4_rows(cases)
+    if not rows:
+        return
+    out.write("## SeqSel Table 4: per-layer times\n\n")
+    out.write(
+        "The 22B model at tp 8, one layer, one micro-batch: the block "
+        "estimate's forward, backward (recompute included) and combined "
+        "milliseconds, ours / measured, and the overhead of each row over "
+        "the baseline in percent (a rule of each overhead is its sign: "
+        "`SameSign`). The gate `table4_per_layer_time_mae` bounds the mean "
+        "absolute error of the 15 times by issue 18's 5%.\n\n")
+    out.write("| row | forward | backward | combined | overhead (%) |\n"
+              "|---|---|---|---|---|\n")
+    for name, records in rows:
+        out.write("| %s | %s |\n" % (name, " | ".join(
+            table4_cell(records[quantity]) for quantity in
+            TABLE4_TIMES + ("overhead_vs_baseline",))))
+    out.write("\n")
+
+
+def write_implementation_lane(cases, lane, out):
+    """The gate's Table 4, Table 5 and MLM2021 figures against the same\n    cases costed under the implementation transformations their runs used\n    (test/Validation/validation-implementation.test)."""
+    fused = {case["name"]: case for case in lane["cases"]}
+    out.write("## Implementation lane\n\n")
+    out.write(
+        "The same cases with each block costed under the implementation "
+        "transformations its runs used (`validate.py "
+        "--implementations=runs`, `--model-summary implementations=`; "
+        "comparisons.IMPLEMENTATIONS: SeqSel and MLM2021 ran Megatron-LM "
+        "with `--bias-dropout-fusion`, so `fused-bias-dropout-add`; "
+        "Calculon none), pinned by "
+        "`test/Validation/validation-implementation.test`. The fusion is "
+        "what the runs executed; with it every Table 4 overhead has the "
+        "measured sign, but the Table 5 and MLM2021 gates fail: their "
+        "agreement in the gate leans on the unfused bytes standing in for "
+        "what Blueprint does not model (fixed per-kernel and per-call "
+        "overheads, the edges of the model, host time; "
+        "[Estimate.md](Estimate.md#implementation-transformations)). The "
+        "gate therefore runs without the fusion and pins the one wrong "
+        "sign.\n\n")
+    out.write("| case | quantity | gate: ours / reference (error) | "
+              "with the runs' fusion |\n|---|---|---|---|\n")
+    shown = ("fwd_time_ms", "bwd_time_ms", "combined_time_ms",
+             "overhead_vs_baseline", "iteration_time_s",
+             "achieved_tflops_per_gpu")
+    for case in cases:
+        if case["name"] not in fused:
+            continue
+        after = {record["quantity"]: record
+                 for record in fused[case["name"]]["comparisons"]}
+        for record in case["comparisons"]:
+            if record["quantity"].split(".")[-1] not in shown:
+                continue
+            out.write("| %s | `%s` | %s | %s%s |\n" % (
+                case["name"], record["quantity"].split(".")[-1],
+                table4_cell(record), table4_cell(after[record["quantity"]]),
+                " **FAILING**" if after[record["quantity"]]["status"] ==
+                "failing" else ""))
+    out.write("\n")
+    for gate_result in lane["gates"]:
+        out.write("With the fusion, gate `%s`: %.2f%% (limit %g%%): %s.\n\n"
+                  % (gate_result["name"], 100 * gate_result["value"],
+                     100 * gate_result["limit"],
+                     "passed" if gate_result["passed"] else "**FAILED**"))
 
 
 def write_table5(cases, out):

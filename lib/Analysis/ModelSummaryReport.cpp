@@ -7,6 +7,7 @@
 
 #include "Blueprint/Analysis/ModelSummary.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -149,6 +150,11 @@ void analysis::writeModelSummaryAttributes(const ModelSummary &summary,
       for (const auto &[axis, tier] : time.block.tierOfAxis)
         json.attribute(axis, tier);
     });
+    if (!time.implementations.empty())
+      json.attributeArray("implementations", [&] {
+        for (const std::string &name : time.implementations)
+          json.value(name);
+      });
     json.attributeObject("block_seconds", [&] {
       json.attribute("forward", time.block.block.forward);
       json.attribute("recompute", time.block.block.recompute);
@@ -383,6 +389,8 @@ void analysis::printModelSummaryTable(const ModelSummary &summary,
      << "', binding";
   for (const auto &[axis, tier] : time.block.tierOfAxis)
     os << " " << axis << "->" << tier;
+  if (!time.implementations.empty())
+    os << ", implementations " << llvm::join(time.implementations, ",");
   os << "\n";
   for (const IterationTerm &term : time.terms)
     row(os, term.name, seconds(term.seconds), term.provenance);

@@ -36,25 +36,13 @@ using namespace blueprint;
 
 namespace {
 
-/// b·(a/t)·s/cp: the score rows of one micro-batch on one rank, each with
-/// one logsumexp element.
-llvm::Expected<int64_t> scoreRows(const ProgramContracts &contracts) {
-  workload::OverflowGuard guard;
-  int64_t rows =
-      guard.product({contracts.workload.training->microBatch,
-                     contracts.model.heads / contracts.mapping.tp,
-                     contracts.model.seqLength / contracts.mapping.cp},
-                    "score rows b*(a/t)*(s/cp)");
-  if (guard.failed())
-    return guard.error("flash-attention");
-  return rows;
-}
-
-/// The symbol of the plan's matmul capability, which a fused kernel
-/// requires (pplan_task_c1).
-FlatSymbolRefAttr matmulCapability(pplan::PlanOp plan) {
+/// The symbol of the plan's capability for `engine`, which a fused kernel
+/// of that engine requires (pplan_task_c1).
+FlatSymbolRefAttr capabilityFor(pplan::PlanOp plan, workload::Engine engine) {
+  workload::CapabilityKind kind =
+      workload::requiredCapability(engine, std::nullopt);
   for (auto capability : plan.getBody().getOps<pplan::CapabilityOp>())
-    if (capability.getKind() == workload::CapabilityKind::Matmul)
+    if (capability.getKind() == kind)
       return FlatSymbolRefAttr::get(capability.getSymNameAttr());
   return {};
 }
@@ -100,10 +88,11 @@ LogicalResult rewrite(pplan::PlanOp plan, llvm::ArrayRef<pplan::TaskOp> tasks,
   if (!demand)
     return last.emitOpError()
            << "apply-implementation: " << llvm::toString(demand.takeError());
-  FlatSymbolRefAttr capability = matmulCapability(plan);
+  FlatSymbolRefAttr capability = capabilityFor(plan, executed.engine);
   if (!capability)
     return plan.emitOpError() << "apply-implementation: the plan has no "
-                                 "matmul capability for the fused kernel";
+                              << workload::stringifyEnum(executed.engine)
+                              << " capability for the fused kernel";
 
   llvm::StringRef name = workload::nameOf(fusion.implementation);
   Location location =
@@ -168,11 +157,13 @@ LogicalResult applyToBlock(pplan::PlanOp plan,
         << " leaves the plan unchanged: " << *absent;
     return success();
   }
-  llvm::Expected<int64_t> rows = scoreRows(contracts);
+  llvm::Expected<int64_t> rows =
+      workload::scoreRowsOf(contracts.workload.training->microBatch,
+                            contracts.model, contracts.mapping);
   if (!rows)
     return plan.emitOpError() << llvm::toString(rows.takeError());
   llvm::Expected<std::vector<workload::Fusion>> fusions =
-      workload::fuseFlashAttention(*invocations, *rows);
+      workload::fusionsOf(implementation, *invocations, *rows);
   if (!fusions)
     return plan.emitOpError() << llvm::toString(fusions.takeError());
   for (const workload::Fusion &fusion : *fusions)
@@ -319,21 +310,13 @@ struct ApplyImplementationPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    llvm::SmallVector<workload::Implementation> list;
-    for (const std::string &name : transformations) {
-      llvm::Expected<workload::Implementation> implementation =
-          workload::parseImplementation(name);
-      if (!implementation) {
-        module.emitError() << llvm::toString(implementation.takeError());
-        return signalPassFailure();
-      }
-      if (llvm::is_contained(list, *implementation)) {
-        module.emitError() << "apply_implementation_c1: '" << name
-                           << "' is listed twice";
-        return signalPassFailure();
-      }
-      list.push_back(*implementation);
+    llvm::Expected<std::vector<workload::Implementation>> parsed =
+        workload::parseImplementations(transformations);
+    if (!parsed) {
+      module.emitError() << llvm::toString(parsed.takeError());
+      return signalPassFailure();
     }
+    const std::vector<workload::Implementation> &list = *parsed;
     if (list.empty()) {
       module.emitError() << "apply_implementation_c1: no transformation is "
                             "listed (transformations=flash-attention,...)";

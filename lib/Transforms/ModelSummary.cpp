@@ -19,6 +19,7 @@
 #include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/Boundaries.h"
+#include "Blueprint/Workload/Implementation.h"
 #include "Blueprint/Workload/Pipeline.h"
 #include "Blueprint/Workload/WholeRun.h"
 
@@ -298,6 +299,13 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
         estimate::parseNetworkTierBindingEntries(binding);
     if (!tiers)
       return fail(llvm::toString(tiers.takeError()));
+    llvm::Expected<std::vector<workload::Implementation>> transformations =
+        workload::parseImplementations(implementations);
+    if (!transformations)
+      return fail(llvm::toString(transformations.takeError()));
+    if (!transformations->empty() && !profile)
+      return fail("model_summary_c3: implementations= costs the composed "
+                  "time, which needs profile=<SystemProfile JSON file>");
 
     std::vector<std::pair<analysis::ModelSummary, ProgramTotals>> summaries;
     for (Operation &op : module.getBody()->getOperations()) {
@@ -340,12 +348,34 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
           (work->mapping.schedule != workload::PipelineSchedule::ZeroBubbleH1 &&
            workload::layoutOf(work->model, work->mapping).isUniform() &&
            workload::blockKindsOf(work->model).size() == 1);
+      if (!transformations->empty() && plan.isWholeRun())
+        return fail(where + "model_summary_c3: implementations= costs the "
+                            "closed-form block time of a block-scope plan; "
+                            "on a whole-run plan run --apply-implementation "
+                            "and --critical-path");
       if (profile && closedFormTime) {
+        // The block as it runs: the semantic tasks under the listed
+        // transformations (the counts above stay the semantic work's).
+        analysis::PlanWork executed = *work;
+        llvm::Expected<int64_t> rows = workload::scoreRowsOf(
+            work->training.microBatch, work->model, work->mapping);
+        if (!rows)
+          return fail(where + llvm::toString(rows.takeError()));
+        llvm::Expected<std::vector<workload::Invocation>> tasks =
+            workload::applyImplementations(
+                *transformations, std::move(executed.perMicroBatch.invocations),
+                *rows);
+        if (!tasks)
+          return fail(where + llvm::toString(tasks.takeError()));
+        executed.perMicroBatch.invocations = std::move(*tasks);
         llvm::Expected<analysis::IterationTime> time =
-            analysis::composeIterationTime(*work, *quantities, *profile,
+            analysis::composeIterationTime(executed, *quantities, *profile,
                                            *tiers);
         if (!time)
           return fail(where + llvm::toString(time.takeError()));
+        for (workload::Implementation implementation : *transformations)
+          time->implementations.push_back(
+              workload::nameOf(implementation).str());
         summary.time = std::move(*time);
       }
       FailureOr<ProgramTotals> totals = summarizeProgram(plan);

@@ -19,9 +19,17 @@ using namespace blueprint::workload;
 
 namespace {
 
-constexpr std::array<Implementation, 3> kAll = {Implementation::FlashAttention,
-                                                Implementation::FusedSoftmax,
-                                                Implementation::FusedBiasGelu};
+constexpr std::array<Implementation, 4> kAll = {
+    Implementation::FlashAttention, Implementation::FusedSoftmax,
+    Implementation::FusedBiasGelu, Implementation::FusedBiasDropoutAdd};
+
+/// The row-parallel tails of a block, each in the order the forward emits
+/// it (ForwardBuilder::rowParallelTail): what Megatron-LM's
+/// bias_dropout_add runs as one kernel after out_proj and after fc2.
+constexpr std::array<std::array<llvm::StringLiteral, 3>, 2> kRowParallelTails =
+    {{{primitive::kOutProjBias, primitive::kAttnResidualDropout,
+       primitive::kAttnResidual},
+      {primitive::kFC2Bias, primitive::kMLPDropout, primitive::kMLPResidual}}};
 
 llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
@@ -40,21 +48,78 @@ void addOnce(std::vector<TensorAccess> &list, const TensorAccess &access) {
     list.push_back(access);
 }
 
-/// The tensors of `tasks` that only the attention core touches: written by
-/// a core task and read by no other task (S, P, the dropped P, the dropout
-/// mask and their gradients). A fused kernel keeps them on chip.
-llvm::StringSet<> internalTensors(llvm::ArrayRef<Invocation> tasks) {
-  llvm::StringSet<> written, readOutside;
+using TaskFilter = llvm::function_ref<bool(const Invocation &)>;
+
+/// The tensors of `tasks` that only the pattern's tasks (`inPattern`)
+/// touch: written and read by them and read by no other task (for the
+/// attention core S, P, the dropped P, the dropout mask and their
+/// gradients). A fused kernel keeps them on chip. A tensor no task reads
+/// (the block output) leaves the kernel.
+llvm::StringSet<> internalTensors(llvm::ArrayRef<Invocation> tasks,
+                                  TaskFilter inPattern) {
+  llvm::StringSet<> written, readInside, readOutside;
   for (const Invocation &task : tasks) {
-    bool core = primitive::isAttentionCore(task.primitive);
-    for (const TensorAccess &access : core ? task.writes : task.reads)
-      (core ? written : readOutside).insert(access.tensor);
+    bool member = inPattern(task);
+    if (member)
+      for (const TensorAccess &access : task.writes)
+        written.insert(access.tensor);
+    for (const TensorAccess &access : task.reads)
+      (member ? readInside : readOutside).insert(access.tensor);
   }
   llvm::StringSet<> internal;
   for (const auto &entry : written)
-    if (!readOutside.contains(entry.getKey()))
+    if (readInside.contains(entry.getKey()) &&
+        !readOutside.contains(entry.getKey()))
       internal.insert(entry.getKey());
   return internal;
+}
+
+/// The indices of the tasks `inPattern` selects, grouped by phase, phases
+/// in order of first appearance and tasks in plan order.
+std::vector<std::pair<Phase, std::vector<size_t>>>
+groupByPhase(llvm::ArrayRef<Invocation> tasks, TaskFilter inPattern) {
+  std::vector<std::pair<Phase, std::vector<size_t>>> groups;
+  for (size_t index = 0; index < tasks.size(); ++index) {
+    const Invocation &task = tasks[index];
+    if (!inPattern(task))
+      continue;
+    auto group = llvm::find_if(
+        groups, [&](const auto &entry) { return entry.first == task.phase; });
+    if (group == groups.end())
+      groups.push_back({task.phase, {index}});
+    else
+      group->second.push_back(index);
+  }
+  return groups;
+}
+
+bool isAttentionCoreTask(const Invocation &task) {
+  return primitive::isAttentionCore(task.primitive);
+}
+
+/// Whether `task` is forward or recompute work of row-parallel tail
+/// `tail`.
+bool isTailTask(const std::array<llvm::StringLiteral, 3> &tail,
+                const Invocation &task) {
+  return isForwardKind(task.phase) && llvm::is_contained(tail, task.primitive);
+}
+
+/// The groups of each row-parallel tail, per forward-kind phase, that hold
+/// two tasks or more: what one bias_dropout_add kernel replaces.
+std::vector<std::vector<size_t>>
+rowParallelTailGroups(llvm::ArrayRef<Invocation> tasks) {
+  std::vector<std::vector<size_t>> tails;
+  for (const auto &tail : kRowParallelTails)
+    for (auto &[phase, members] : groupByPhase(
+             tasks, [&](const Invocation &t) { return isTailTask(tail, t); }))
+      if (members.size() >= 2)
+        tails.push_back(std::move(members));
+  // Plan order of the first task, so the fusions are listed as the tails run.
+  llvm::sort(tails, [](const std::vector<size_t> &left,
+                       const std::vector<size_t> &right) {
+    return left.front() < right.front();
+  });
+  return tails;
 }
 
 } // namespace
@@ -67,8 +132,31 @@ llvm::StringRef workload::nameOf(Implementation implementation) {
     return "fused-softmax";
   case Implementation::FusedBiasGelu:
     return "fused-bias-gelu";
+  case Implementation::FusedBiasDropoutAdd:
+    return "fused-bias-dropout-add";
   }
   llvm_unreachable("unknown implementation");
+}
+
+llvm::Expected<std::vector<Implementation>>
+workload::parseImplementations(llvm::ArrayRef<std::string> names) {
+  std::vector<Implementation> list;
+  for (const std::string &name : names) {
+    llvm::Expected<Implementation> implementation = parseImplementation(name);
+    if (!implementation)
+      return implementation.takeError();
+    if (llvm::is_contained(list, *implementation))
+      return fail("apply_implementation_c1: '" + name + "' is listed twice");
+    list.push_back(*implementation);
+  }
+  return list;
+}
+
+std::string workload::knownImplementations() {
+  std::string names;
+  for (Implementation implementation : kAll)
+    names += (names.empty() ? "" : ", ") + nameOf(implementation).str();
+  return names;
 }
 
 llvm::Expected<Implementation>
@@ -77,7 +165,7 @@ workload::parseImplementation(llvm::StringRef name) {
     if (nameOf(implementation) == name)
       return implementation;
   return fail("apply_implementation_c1: unknown implementation '" + name +
-              "' (known: flash-attention, fused-softmax, fused-bias-gelu)");
+              "' (known: " + knownImplementations() + ")");
 }
 
 llvm::StringRef workload::causeOf(Implementation implementation) {
@@ -97,14 +185,32 @@ llvm::StringRef workload::causeOf(Implementation implementation) {
     return "Megatron-LM bias_gelu_impl "
            "(megatron/core/fusions/fused_bias_gelu.py): bias-add and GeLU in "
            "one kernel";
+
+  case Implementation::FusedBiasDropoutAdd:
+    return "Megatron-LM bias_dropout_add_fused_train "
+           "(megatron/model/transformer.py, --bias-dropout-fusion, on by "
+           "default): a torch.jit.script function the PyTorch fuser runs as "
+           "one kernel, which reads the row-parallel output, its bias and the "
+           "residual once and writes the block's running sum and the dropout "
+           "mask; the backward stays autograd's unfused kernels";
   }
   llvm_unreachable("unknown implementation");
 }
 
 bool workload::isFusedBy(Implementation implementation,
                          llvm::StringRef primitive) {
-  return implementation == Implementation::FlashAttention &&
-         primitive::isAttentionCore(primitive);
+  switch (implementation) {
+  case Implementation::FlashAttention:
+    return primitive::isAttentionCore(primitive);
+  case Implementation::FusedBiasDropoutAdd:
+    return llvm::any_of(kRowParallelTails, [&](const auto &tail) {
+      return llvm::is_contained(tail, primitive);
+    });
+  case Implementation::FusedSoftmax:
+  case Implementation::FusedBiasGelu:
+    return false;
+  }
+  llvm_unreachable("unknown implementation");
 }
 
 llvm::Expected<ImplementationDelta>
@@ -134,22 +240,14 @@ llvm::Expected<std::vector<Fusion>>
 workload::fuseFlashAttention(llvm::ArrayRef<Invocation> tasks,
                              int64_t scoreRows) {
   // The core's tasks of each phase, phases in order of first appearance.
-  std::vector<std::pair<Phase, std::vector<size_t>>> groups;
-  for (size_t index = 0; index < tasks.size(); ++index) {
-    const Invocation &task = tasks[index];
-    if (!primitive::isAttentionCore(task.primitive))
-      continue;
-    if (!isForwardKind(task.phase) && task.phase != Phase::ActivationGrad)
+  std::vector<std::pair<Phase, std::vector<size_t>>> groups =
+      groupByPhase(tasks, isAttentionCoreTask);
+  for (const auto &[phase, members] : groups)
+    if (!isForwardKind(phase) && phase != Phase::ActivationGrad)
       return fail("apply_implementation_c3: attention-core task '" +
-                  task.primitive + "' of phase " + stringifyEnum(task.phase) +
+                  tasks[members.front()].primitive + "' of phase " +
+                  stringifyEnum(phase) +
                   " is neither forward, recompute nor activation_grad work");
-    auto group = llvm::find_if(
-        groups, [&](const auto &entry) { return entry.first == task.phase; });
-    if (group == groups.end())
-      groups.push_back({task.phase, {index}});
-    else
-      group->second.push_back(index);
-  }
   if (groups.empty())
     return std::vector<Fusion>();
 
@@ -187,7 +285,7 @@ workload::fuseFlashAttention(llvm::ArrayRef<Invocation> tasks,
     return guard.error("flash-attention");
   TensorAccess logsumexp{kAttentionLogsumexp.str(), logsumexpBytes};
 
-  llvm::StringSet<> internal = internalTensors(tasks);
+  llvm::StringSet<> internal = internalTensors(tasks, isAttentionCoreTask);
   llvm::StringSet<> writtenByCore;
   for (const Invocation &task : tasks)
     if (primitive::isAttentionCore(task.primitive))
@@ -276,6 +374,112 @@ workload::absentPattern(Implementation implementation,
     return std::string(
         "no bias-add task precedes the activation: the algebra adds the fc1 "
         "bias inside the fc1 task, which writes the activation's input once");
+
+  case Implementation::FusedBiasDropoutAdd:
+    if (!rowParallelTailGroups(tasks).empty())
+      return std::nullopt;
+    return std::string(
+        "no forward or recompute phase has two tasks of a row-parallel tail "
+        "(bias add, hidden dropout, residual add)");
   }
   llvm_unreachable("unknown implementation");
+}
+
+llvm::Expected<std::vector<Fusion>>
+workload::fuseBiasDropoutAdd(llvm::ArrayRef<Invocation> tasks) {
+  llvm::StringSet<> internal = internalTensors(tasks, [](const Invocation &t) {
+    return llvm::any_of(kRowParallelTails,
+                        [&](const auto &tail) { return isTailTask(tail, t); });
+  });
+  OverflowGuard guard;
+  std::vector<Fusion> fusions;
+  for (std::vector<size_t> &members : rowParallelTailGroups(tasks)) {
+    Fusion fusion;
+    fusion.implementation = Implementation::FusedBiasDropoutAdd;
+    Invocation &fused = fusion.executed;
+    fused.primitive = kBiasDropoutAdd.str();
+    fused.phase = tasks[members.front()].phase;
+    fused.engine = Engine::Vector;
+    fused.cause = causeOf(Implementation::FusedBiasDropoutAdd).str();
+    llvm::StringSet<> writtenInKernel;
+    for (size_t index : members) {
+      const Invocation &task = tasks[index];
+      fused.ops = guard.add(fused.ops, task.ops, "fused ops");
+      // The row-parallel output, the bias and the residual: each read once,
+      // from memory only when an earlier task of the kernel did not make it.
+      for (const TensorAccess &access : task.reads)
+        if (!writtenInKernel.contains(access.tensor))
+          addOnce(fused.reads, access);
+      for (const TensorAccess &access : task.writes) {
+        writtenInKernel.insert(access.tensor);
+        if (!internal.contains(access.tensor))
+          addOnce(fused.writes, access);
+      }
+      // The dropout mask the backward reads.
+      for (const TensorAccess &access : task.stashed)
+        addOnce(fused.stashed, access);
+    }
+    for (const TensorAccess &access : fused.stashed)
+      fused.stashBytes = guard.add(fused.stashBytes, access.bytes, "stash");
+    if (guard.failed())
+      return guard.error("fused-bias-dropout-add");
+    fusion.originals = std::move(members);
+    fusions.push_back(std::move(fusion));
+  }
+  return fusions;
+}
+
+llvm::Expected<std::vector<Fusion>>
+workload::fusionsOf(Implementation implementation,
+                    llvm::ArrayRef<Invocation> tasks, int64_t scoreRows) {
+  switch (implementation) {
+  case Implementation::FlashAttention:
+    return fuseFlashAttention(tasks, scoreRows);
+  case Implementation::FusedBiasDropoutAdd:
+    return fuseBiasDropoutAdd(tasks);
+  case Implementation::FusedSoftmax:
+  case Implementation::FusedBiasGelu:
+    return std::vector<Fusion>();
+  }
+  llvm_unreachable("unknown implementation");
+}
+
+llvm::Expected<int64_t> workload::scoreRowsOf(int64_t microBatch,
+                                              const ModelSpec &model,
+                                              const MappingSpec &mapping) {
+  OverflowGuard guard;
+  int64_t rows = guard.product(
+      {microBatch, model.heads / mapping.tp, model.seqLength / mapping.cp},
+      "score rows b*(a/t)*(s/cp)");
+  if (guard.failed())
+    return guard.error("flash-attention");
+  return rows;
+}
+
+llvm::Expected<std::vector<Invocation>>
+workload::applyImplementations(llvm::ArrayRef<Implementation> list,
+                               std::vector<Invocation> tasks,
+                               int64_t scoreRows) {
+  for (Implementation implementation : list) {
+    if (absentPattern(implementation, tasks))
+      continue;
+    llvm::Expected<std::vector<Fusion>> fusions =
+        fusionsOf(implementation, tasks, scoreRows);
+    if (!fusions)
+      return fusions.takeError();
+    // The fusion, if any, whose originals hold each task.
+    std::vector<const Fusion *> fusedBy(tasks.size(), nullptr);
+    for (const Fusion &fusion : *fusions)
+      for (size_t index : fusion.originals)
+        fusedBy[index] = &fusion;
+    std::vector<Invocation> transformed;
+    for (size_t index = 0; index < tasks.size(); ++index) {
+      if (!fusedBy[index])
+        transformed.push_back(std::move(tasks[index]));
+      else if (fusedBy[index]->originals.back() == index)
+        transformed.push_back(fusedBy[index]->executed);
+    }
+    tasks = std::move(transformed);
+  }
+  return tasks;
 }

@@ -1079,7 +1079,7 @@ struct Table4Row {
   double perIterationMilliseconds;
 };
 
-TEST(EstimateReference, SeqSelTable4On22BWithinFifteenPercent) {
+TEST(EstimateReference, SeqSelTable4On22BWithinFivePercent) {
   SystemProfile a100 = bundledProfile("a100-80gb.json");
   NetworkTierBinding binding = bindTensorParallel("nvlink");
   std::vector<Table4Row> rows;
@@ -1168,7 +1168,9 @@ TEST(EstimateReference, SeqSelTable4On22BWithinFifteenPercent) {
                          compared, meanAbsoluteRelativeError)
                .str();
   std::cout << table;
-  EXPECT_LE(meanAbsoluteRelativeError, 0.15) << table;
+  // Issue 18's Table 4 bound (the validation gate's TABLE4_MAE_LIMIT,
+  // test/Validation/comparisons.py): 5% mean absolute error; 2.2% now.
+  EXPECT_LE(meanAbsoluteRelativeError, 0.05) << table;
 }
 
 //===----------------------------------------------------------------------===//

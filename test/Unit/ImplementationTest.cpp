@@ -225,7 +225,7 @@ TEST(ImplementationTest, NoCoreIsNoFusionAndAnAbsentPattern) {
 TEST(ImplementationTest, NamesRoundTripAndUnknownIsRuleC1) {
   for (Implementation implementation :
        {Implementation::FlashAttention, Implementation::FusedSoftmax,
-        Implementation::FusedBiasGelu}) {
+        Implementation::FusedBiasGelu, Implementation::FusedBiasDropoutAdd}) {
     llvm::Expected<Implementation> parsed =
         parseImplementation(nameOf(implementation));
     ASSERT_TRUE(static_cast<bool>(parsed));
@@ -235,7 +235,71 @@ TEST(ImplementationTest, NamesRoundTripAndUnknownIsRuleC1) {
   ASSERT_FALSE(static_cast<bool>(unknown));
   EXPECT_EQ(llvm::toString(unknown.takeError()),
             "apply_implementation_c1: unknown implementation 'flash' (known: "
-            "flash-attention, fused-softmax, fused-bias-gelu)");
+            "flash-attention, fused-softmax, fused-bias-gelu, "
+            "fused-bias-dropout-add)");
 }
 
 } // namespace
+
+namespace {
+
+/// A row-parallel tail of 10-byte rows (forward, then its backward), the
+/// mask 5 bytes, the bias 2, and a norm that reads the tail's output.
+std::vector<Invocation> tail() {
+  const Phase fwd = Phase::Forward, bwd = Phase::ActivationGrad;
+  const Engine vec = Engine::Vector;
+  return {
+      task("out_proj_bias", fwd, vec, 10, {{"attn_proj", 10}, {"b_out", 2}},
+           {{"attn_out", 10}}),
+      task("attn_residual_dropout", fwd, vec, 30, {{"attn_out", 10}},
+           {{"attn_out_dropped", 10}, {"mask", 5}}, {{"mask", 5}}),
+      task("attn_residual", fwd, vec, 10, {{"attn_out_dropped", 10}, {"x", 10}},
+           {{"h_attn", 10}}),
+      task("norm2", fwd, vec, 70, {{"h_attn", 10}}, {{"x_norm2", 10}}),
+      task("attn_residual_dropout", bwd, vec, 10,
+           {{"d_h_attn", 10}, {"mask", 5}}, {{"d_attn_out", 10}}),
+  };
+}
+
+} // namespace
+
+TEST(ImplementationTest, BiasDropoutAddFusesTheForwardTail) {
+  llvm::Expected<std::vector<Fusion>> fusions = fuseBiasDropoutAdd(tail());
+  ASSERT_TRUE(static_cast<bool>(fusions))
+      << llvm::toString(fusions.takeError());
+  ASSERT_EQ(fusions->size(), 1u);
+  const Fusion &fusion = fusions->front();
+  EXPECT_EQ(fusion.originals, (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(fusion.executed.primitive, "bias_dropout_add");
+  EXPECT_EQ(fusion.executed.engine, Engine::Vector);
+  // Operations conserved: 10 + 30 + 10.
+  EXPECT_EQ(fusion.executed.ops, 50);
+  // attn_out and the dropped rows stay on chip; h_attn (read by norm2) and
+  // the mask (read by the backward) are written: 12 + 10 read, 10 + 5
+  // written against the semantic 12 + 10 + 20 and 10 + 15 + 10.
+  EXPECT_EQ(
+      fusion.executed.reads,
+      (std::vector<TensorAccess>{{"attn_proj", 10}, {"b_out", 2}, {"x", 10}}));
+  EXPECT_EQ(fusion.executed.writes,
+            (std::vector<TensorAccess>{{"mask", 5}, {"h_attn", 10}}));
+  EXPECT_EQ(fusion.executed.stashBytes, 5);
+  EXPECT_FALSE(
+      absentPattern(Implementation::FusedBiasDropoutAdd, tail()).has_value());
+  // The attention core holds no tail.
+  EXPECT_TRUE(
+      absentPattern(Implementation::FusedBiasDropoutAdd, block()).has_value());
+}
+
+TEST(ImplementationTest, ApplyImplementationsPutsTheFusedTaskLast) {
+  llvm::Expected<std::vector<Invocation>> tasks = applyImplementations(
+      {Implementation::FusedSoftmax, Implementation::FusedBiasDropoutAdd},
+      tail(), /*scoreRows=*/3);
+  ASSERT_TRUE(static_cast<bool>(tasks)) << llvm::toString(tasks.takeError());
+  // fused-softmax finds nothing; the tail's three tasks become one, where
+  // attn_residual was, before norm2 and the backward.
+  ASSERT_EQ(tasks->size(), 3u);
+  EXPECT_EQ((*tasks)[0].primitive, "bias_dropout_add");
+  EXPECT_EQ((*tasks)[1].primitive, "norm2");
+  EXPECT_EQ((*tasks)[2].primitive, "attn_residual_dropout");
+  EXPECT_EQ((*tasks)[2].phase, Phase::ActivationGrad);
+}

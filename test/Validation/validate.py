@@ -88,27 +88,35 @@ class PipelineError(Exception):
 class Pipeline:
     """Runs the real tools on a spec, once per distinct spec."""
 
-    def __init__(self, translate, opt, profile, workdir, mutation=None):
+    def __init__(self, translate, opt, profile, workdir, mutation=None,
+                 run_implementations=False):
         self.mutation = mutation
+        self.run_implementations = run_implementations
         self.translate = translate
         self.opt = opt
         self.profile = profile
         self.workdir = workdir
         self.cache = {}
 
-    def run(self, spec):
-        """The model summary and the printed plan of the spec; the summary
-        perturbed by the pipeline's mutation, if it has one."""
-        key = json.dumps(spec, sort_keys=True)
+    def run(self, spec, source):
+        """The model summary and the printed plan of the spec of a case of
+        reference `source`, its time under the implementation
+        transformations the source's runs used when the pipeline applies
+        them; the summary perturbed by the pipeline's mutation, if it has
+        one."""
+        implementations = (comparisons.IMPLEMENTATIONS[source]
+                           if self.run_implementations else [])
+        key = json.dumps([spec, implementations], sort_keys=True)
         if key not in self.cache:
-            self.cache[key] = self._run(spec, len(self.cache))
+            self.cache[key] = self._run(spec, implementations,
+                                        len(self.cache))
         summary, plan_text = self.cache[key]
         summary = copy.deepcopy(summary)
         if self.mutation:
             mutate(summary, self.mutation)
         return summary, plan_text
 
-    def _run(self, spec, index):
+    def _run(self, spec, implementations, index):
         spec_path = os.path.join(self.workdir, "spec%d.json" % index)
         summary_path = os.path.join(self.workdir, "summary%d.json" % index)
         plan_path = os.path.join(self.workdir, "plan%d.mlir" % index)
@@ -120,11 +128,13 @@ class Pipeline:
         if model_ir.returncode != 0:
             raise PipelineError("blueprint-translate: " + model_ir.stderr)
         binding = ",".join(comparisons.BINDING)
+        summary_options = "profile=%s binding=%s format=json output=%s" % (
+            self.profile, binding, summary_path)
+        if implementations:
+            summary_options += " implementations=" + ",".join(implementations)
         plan = subprocess.run(
             [self.opt, "--distribute-transformer", "--plan-portable",
-             "--model-summary=profile=%s binding=%s format=json output=%s" %
-             (self.profile, binding, summary_path),
-             "-o", plan_path],
+             "--model-summary=" + summary_options, "-o", plan_path],
             input=model_ir.stdout, capture_output=True, text=True)
         if plan.returncode != 0:
             raise PipelineError("blueprint-opt: " + plan.stderr)
@@ -169,7 +179,10 @@ def compare(case, quantity, expected, blueprint):
     if not isinstance(reference, list):
         record["difference"] = ours - reference
         # A difference of percentages is read in percentage points.
-        if not isinstance(rule.relation, comparisons.Absolute):
+        relation = rule.relation
+        if isinstance(relation, comparisons.SameSign):
+            relation = relation.relation
+        if not isinstance(relation, comparisons.Absolute):
             record["relative_difference"] = relative_difference(ours,
                                                                 reference)
     if comparisons.equal(ours, reference) and not rule.adjusted:
@@ -281,6 +294,12 @@ def main():
     parser.add_argument("--mutate", choices=sorted(MUTATIONS),
                         help="perturb one iteration-time term of every case "
                         "(a check that the gate can fail; tests only)")
+    parser.add_argument("--implementations", choices=("none", "runs"),
+                        default="none",
+                        help="cost each case's block under no implementation "
+                        "transformation (the gate) or under those its "
+                        "reference's runs used (comparisons.IMPLEMENTATIONS; "
+                        "test/Validation/validation-implementation.test)")
     parser.add_argument("--mutation-checks", action="store_true",
                         help="also run the gate under every mutation and "
                         "report what each makes fail (exit status "
@@ -298,7 +317,8 @@ def main():
     checks = []
     with tempfile.TemporaryDirectory() as workdir:
         pipeline = Pipeline(args.blueprint_translate, args.blueprint_opt,
-                            args.profile, workdir, args.mutate)
+                            args.profile, workdir, args.mutate,
+                            args.implementations == "runs")
         results, gates, summary, problems = evaluate(cases, models, pipeline)
         if args.mutation_checks:
             for name in sorted(MUTATIONS):
@@ -310,6 +330,7 @@ def main():
     output = {
         "reference_files": files,
         "mutation": args.mutate,
+        "implementations": args.implementations,
         "mutation_checks": checks,
         "profile": os.path.basename(args.profile),
         "binding": comparisons.BINDING,
@@ -325,6 +346,10 @@ def main():
     if args.mutate:
         print("mutation: %s (%s x %g)" % ((args.mutate,) +
                                           MUTATIONS[args.mutate]))
+    if args.implementations == "runs":
+        print("implementations: the runs' (%s)" % "; ".join(
+            "%s: %s" % (source, ",".join(names) or "none")
+            for source, names in sorted(comparisons.IMPLEMENTATIONS.items())))
     print("validation: %d cases, %s" % (len(results), ", ".join(
         "%s %d" % (status, count) for status, count in summary.items())))
     for gate in gates:

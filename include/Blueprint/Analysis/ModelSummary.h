@@ -310,6 +310,10 @@ struct IterationTerm {
 };
 
 struct IterationTime {
+  /// The implementation transformations the block is costed under (the
+  /// summary's implementations= option, docs/ModelSummary.md), in order;
+  /// empty: the plan's semantic tasks as they stand.
+  std::vector<std::string> implementations;
   /// The block's estimate (as `--estimate` prints it).
   estimate::EstimateReport block;
   /// blocks per stage x the block's per-micro-batch time.

@@ -183,6 +183,11 @@ def ApplyImplementation
     `implementation` and `fuses` keep the transformation and the semantic
     work of every task it replaced (`pplan_task_c10`). Its location is
     `fused<"apply-implementation: flash-attention">[<originals>]`.
+    `fused-bias-dropout-add` (Megatron-LM `bias_dropout_add_fused_train`,
+    `--bias-dropout-fusion`) replaces each row-parallel tail of a forward
+    or recompute phase (bias add, hidden dropout, residual add) by one
+    vector task `bias_dropout_add` that reads the tail's inputs once and
+    writes its sum and the dropout mask; the backward is unchanged.
     `fused-softmax` and `fused-bias-gelu` find their pattern absent in
     today's algebra (scale and mask are inside `softmax`, the fc1 bias
     inside `fc1`) and leave the plan unchanged with a remark saying why.
@@ -208,7 +213,8 @@ def ApplyImplementation
   let options = [
     ListOption<"transformations", "transformations", "std::string",
                "implementation transformations to apply, in order "
-               "(flash-attention, fused-softmax, fused-bias-gelu)">
+               "(flash-attention, fused-softmax, fused-bias-gelu, "
+               "fused-bias-dropout-add)">
   ];
 }
 
@@ -268,6 +274,12 @@ def ModelSummary : Pass<"model-summary", "::mlir::ModuleOp"> {
     Collectives and transfers over the `pp` and `dp` axes need a network
     tier in `binding=` when the axis has more than one rank.
 
+    `implementations=<name>,...` costs the composed time's block under the
+    implementation transformations listed (the rules of
+    `--apply-implementation`, applied to the block's tasks in the summary;
+    the counts stay the plan's semantic work). It needs `profile=` and a
+    block-scope plan (`model_summary_c3`).
+
     ```
     blueprint-opt plan.mlir --model-summary="profile=profiles/a100-80gb.json binding=tp:nvlink,pp:infiniband format=json"
     ```
@@ -280,7 +292,10 @@ def ModelSummary : Pass<"model-summary", "::mlir::ModuleOp"> {
     Option<"format", "format", "std::string", /*default=*/"\"table\"",
            "table or json">,
     Option<"outputFile", "output", "std::string", /*default=*/"\"-\"",
-           "where to print the summary ('-' is standard output)">
+           "where to print the summary ('-' is standard output)">,
+    ListOption<"implementations", "implementations", "std::string",
+               "implementation transformations the composed time costs the "
+               "block under (docs/ModelSummary.md)">
   ];
 }
 
@@ -302,7 +317,10 @@ def WorkSummary : Pass<"work-summary", "::mlir::ModuleOp"> {
     Option<"format", "format", "std::string", /*default=*/"\"table\"",
            "table or json">,
     Option<"outputFile", "output", "std::string", /*default=*/"\"-\"",
-           "where to print the summary ('-' is standard output)">
+           "where to print the summary ('-' is standard output)">,
+    ListOption<"implementations", "implementations", "std::string",
+               "implementation transformations the composed time costs the "
+               "block under (docs/ModelSummary.md)">
   ];
 }
 

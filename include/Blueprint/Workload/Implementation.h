@@ -25,7 +25,12 @@
 namespace blueprint::workload {
 
 /// The implementation transformations, in the order the pass applies them.
-enum class Implementation { FlashAttention, FusedSoftmax, FusedBiasGelu };
+enum class Implementation {
+  FlashAttention,
+  FusedSoftmax,
+  FusedBiasGelu,
+  FusedBiasDropoutAdd
+};
 
 /// The transformation's name in `--apply-implementation=` lists.
 llvm::StringRef nameOf(Implementation implementation);
@@ -33,6 +38,14 @@ llvm::StringRef nameOf(Implementation implementation);
 /// The transformation named `name`; an unknown name is rule
 /// `apply_implementation_c1`, whose message lists the known names.
 llvm::Expected<Implementation> parseImplementation(llvm::StringRef name);
+
+/// The transformations `names` lists, in order; an unknown name or one
+/// listed twice is rule `apply_implementation_c1`.
+llvm::Expected<std::vector<Implementation>>
+parseImplementations(llvm::ArrayRef<std::string> names);
+
+/// Every transformation's name, comma-separated, for diagnostics.
+std::string knownImplementations();
 
 /// The primitive id of FlashAttention's fused task, in every phase.
 inline constexpr llvm::StringLiteral kFlashAttention = "flash_attention";
@@ -42,10 +55,15 @@ inline constexpr llvm::StringLiteral kFlashAttention = "flash_attention";
 inline constexpr llvm::StringLiteral kAttentionLogsumexp = "attn_logsumexp";
 /// Bytes of one logsumexp element: FlashAttention keeps L in fp32.
 inline constexpr int64_t kLogsumexpElementBytes = 4;
+/// The primitive id of the fused bias-dropout-add task (Megatron-LM's
+/// bias_dropout_add_fused_train), in the forward and recompute phases.
+inline constexpr llvm::StringLiteral kBiasDropoutAdd = "bias_dropout_add";
 
 /// Whether a task of `primitive` belongs to the pattern `implementation`
-/// fuses: an attention-core task for FlashAttention; fused-softmax and
-/// fused-bias-gelu fuse nothing (absentPattern), so no task is theirs.
+/// fuses: an attention-core task for FlashAttention; a row-parallel tail's
+/// bias add, hidden dropout or residual add for fused-bias-dropout-add;
+/// fused-softmax and fused-bias-gelu fuse nothing (absentPattern), so no
+/// task is theirs.
 bool isFusedBy(Implementation implementation, llvm::StringRef primitive);
 
 /// One fused task: the tasks it replaces and what it executes.
@@ -90,10 +108,42 @@ llvm::StringRef causeOf(Implementation implementation);
 llvm::Expected<std::vector<Fusion>>
 fuseFlashAttention(llvm::ArrayRef<Invocation> tasks, int64_t scoreRows);
 
+/// Megatron-LM's fused bias-dropout-add (bias_dropout_add_fused_train,
+/// megatron/model/transformer.py, --bias-dropout-fusion) over the tasks of
+/// one block, in plan order: in each forward or recompute phase, each
+/// row-parallel tail (out_proj_bias, attn_residual_dropout, attn_residual;
+/// fc2_bias, mlp_dropout, mlp_residual) of at least two tasks becomes one
+/// vector task that reads the tail's inputs once and writes its output and
+/// the dropout mask; operations and stash are conserved. The backward is
+/// not fused (docs/Estimate.md).
+llvm::Expected<std::vector<Fusion>>
+fuseBiasDropoutAdd(llvm::ArrayRef<Invocation> tasks);
+
+/// The fusions `implementation` makes in `tasks` (the rule of its kind);
+/// `scoreRows` as fuseFlashAttention's.
+llvm::Expected<std::vector<Fusion>> fusionsOf(Implementation implementation,
+                                              llvm::ArrayRef<Invocation> tasks,
+                                              int64_t scoreRows);
+
+/// The score rows of one micro-batch on one rank, b·(a/t)·(s/cp), each with
+/// one FlashAttention logsumexp element; fails on overflow.
+llvm::Expected<int64_t> scoreRowsOf(int64_t microBatch, const ModelSpec &model,
+                                    const MappingSpec &mapping);
+
+/// The tasks of one block as they run under `list` (in order): each
+/// transformation's fusions (fusionsOf) replace their originals by the
+/// fused task at the last original's place; the other tasks keep theirs.
+/// What the pass --apply-implementation writes into a block-scope plan, for
+/// callers without IR (the model summary's implementations= option).
+llvm::Expected<std::vector<Invocation>>
+applyImplementations(llvm::ArrayRef<Implementation> list,
+                     std::vector<Invocation> tasks, int64_t scoreRows);
+
 /// Why `implementation` finds nothing to fuse in `tasks` (docs/Estimate.md):
 /// FusedSoftmax and FusedBiasGelu are already single tasks in the algebra,
-/// and FlashAttention without an attention core. std::nullopt when
-/// fuseFlashAttention has work to do.
+/// FlashAttention without an attention core, FusedBiasDropoutAdd without a
+/// row-parallel tail of two tasks or more. std::nullopt when fusionsOf has
+/// work to do.
 std::optional<std::string> absentPattern(Implementation implementation,
                                          llvm::ArrayRef<Invocation> tasks);
 

@@ -646,8 +646,8 @@ LogicalResult TaskOp::verify() {
       llvm::consumeError(known.takeError());
       return emitOpError() << "pplan_task_c10: unknown implementation '"
                            << *getImplementation()
-                           << "' (known: flash-attention, fused-softmax, "
-                              "fused-bias-gelu)";
+                           << "' (known: " << workload::knownImplementations()
+                           << ")";
     }
     if (isCollective)
       return emitOpError() << "pplan_task_c10: a collective is never fused";

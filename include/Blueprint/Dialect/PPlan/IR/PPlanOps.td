@@ -214,8 +214,9 @@ def PPlan_TaskOp : PPlan_Op<"task", [
         semantic work of each task it replaced), each of the task's phase
         with non-negative figures and of a primitive in the
         transformation's pattern (an attention-core task for
-        `flash-attention`; `fused-softmax` and `fused-bias-gelu` fuse
-        none), the task executes at least the fused work's operations
+        `flash-attention`; a row-parallel tail's bias add, hidden dropout
+        or residual add for `fused-bias-dropout-add`; `fused-softmax` and
+        `fused-bias-gelu` fuse none), the task executes at least the fused work's operations
         (fusion removes none), and the task is no collective. The
         task's own `ops`, `reads`, `writes` and `stashed` are what the fused
         kernel executes; conservation (`pplan_plan_c2`,
