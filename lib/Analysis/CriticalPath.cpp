@@ -204,30 +204,36 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
   return plan;
 }
 
+/// One time of every step of `plan` in binary64 seconds, by step number,
+/// each rounded once to the nearest picosecond into `result`; fails naming
+/// the first step in timing order whose time cannot be.
+static llvm::Error
+roundTimes(const TimingPlan &plan, llvm::ArrayRef<double> seconds,
+           llvm::function_ref<std::string(uint32_t)> describe,
+           std::vector<estimate::Picoseconds> &result) {
+  result.resize(plan.steps());
+  for (uint32_t id : plan.order) {
+    std::optional<estimate::Picoseconds> time =
+        estimate::picosecondsOf(seconds[id]);
+    if (!time)
+      return failure(describe(id) +
+                     " has a negative or non-finite time, or one beyond "
+                     "2^63 picoseconds");
+    result[id] = *time;
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error blueprint::analysis::roundStepTimes(
     const TimingPlan &plan, llvm::ArrayRef<double> seconds,
     llvm::ArrayRef<double> transferSeconds, llvm::ArrayRef<double> readySeconds,
     llvm::function_ref<std::string(uint32_t)> describe, StepDurations &result) {
-  size_t total = plan.steps();
-  result.durations.resize(total);
-  result.transfers.resize(total);
-  result.ready.resize(total);
-  for (uint32_t id : plan.order) {
-    std::optional<estimate::Picoseconds> duration =
-        estimate::picosecondsOf(seconds[id]);
-    std::optional<estimate::Picoseconds> transfer =
-        estimate::picosecondsOf(transferSeconds[id]);
-    std::optional<estimate::Picoseconds> ready =
-        estimate::picosecondsOf(readySeconds[id]);
-    if (!duration || !transfer || !ready)
-      return failure(describe(id) +
-                     " has a negative or non-finite time, or one beyond "
-                     "2^63 picoseconds");
-    result.durations[id] = *duration;
-    result.transfers[id] = *transfer;
-    result.ready[id] = *ready;
-  }
-  return llvm::Error::success();
+  if (llvm::Error error = roundTimes(plan, seconds, describe, result.durations))
+    return error;
+  if (llvm::Error error =
+          roundTimes(plan, transferSeconds, describe, result.transfers))
+    return error;
+  return roundTimes(plan, readySeconds, describe, result.ready);
 }
 
 llvm::Error blueprint::analysis::timeSteps(
@@ -419,9 +425,8 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
     return std::move(error);
   // The tensor-parallel communication each instance hid, rounded once like
   // its duration (a report figure; the timing does not read it).
-  StepDurations hiddenTimes;
-  if (llvm::Error error = roundStepTimes(*plan, hidden, transfers, ready,
-                                         describe, hiddenTimes))
+  std::vector<Picoseconds> hiddenTimes;
+  if (llvm::Error error = roundTimes(*plan, hidden, describe, hiddenTimes))
     return std::move(error);
   PlanTiming timed;
   if (llvm::Error error = timeSteps(*plan, times, describe, timed))
@@ -437,9 +442,8 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
     if (!segment.transfer)
       report.pathHiddenTPCommPicoseconds = guard.add(
           report.pathHiddenTPCommPicoseconds,
-          hiddenTimes
-              .durations[plan->stageBegin[static_cast<size_t>(segment.stage)] +
-                         segment.step],
+          hiddenTimes[plan->stageBegin[static_cast<size_t>(segment.stage)] +
+                      segment.step],
           "the tensor-parallel communication hidden on the path");
   for (size_t stage = 0; stage < graph.stages.size(); ++stage)
     report.timing.emplace_back(timed.timing.begin() + plan->stageBegin[stage],
@@ -478,7 +482,7 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
         time.computePicoseconds = guard.add(time.computePicoseconds, duration,
                                             "a stage's compute time");
       time.hiddenTPCommPicoseconds =
-          guard.add(time.hiddenTPCommPicoseconds, hiddenTimes.durations[id],
+          guard.add(time.hiddenTPCommPicoseconds, hiddenTimes[id],
                     "a stage's hidden tensor-parallel communication");
       time.hiddenDPReducePicoseconds =
           guard.add(time.hiddenDPReducePicoseconds, hidden,

@@ -84,10 +84,6 @@ std::string formatFixed(double value, int decimals) {
   return text;
 }
 
-std::string formatMilliseconds(double seconds) {
-  return formatFixed(seconds * 1e3, 3);
-}
-
 /// 1, 2 or 5 times a power of ten, at least `raw` (> 0).
 double niceStep(double raw) {
   if (!(raw > 0))
@@ -959,6 +955,14 @@ double cellValue(int64_t cell) {
   return powerOfTen(decade) * kCellEdges[edge];
 }
 
+/// A cell's time edge (seconds, positive) for its tooltip, in milliseconds
+/// as every printed time: rounded to the picosecond, the upper edge of a
+/// cell of times near 2^63 picoseconds (106 days) at most INT64_MAX.
+std::string edgeMilliseconds(double seconds) {
+  return estimate::formatMilliseconds(
+      estimate::picosecondsOf(seconds).value_or(INT64_MAX), 3);
+}
+
 /// Peak bytes in GiB, at least one byte (the division by 2^30 is exact).
 double gibibytesOf(int64_t bytes) {
   return static_cast<double>(std::max<int64_t>(bytes, 1)) /
@@ -1141,9 +1145,10 @@ void SearchScatter::write(llvm::raw_ostream &os, llvm::StringRef title,
   };
   std::vector<Placed> placed;
   for (const ScatterLabel &label : labels) {
-    if (!(label.seconds > 0) || !std::isfinite(label.seconds))
+    if (label.picoseconds <= 0)
       continue;
-    Placed place{&label, logPlace(label.seconds).position,
+    Placed place{&label,
+                 logPlace(estimate::secondsOf(label.picoseconds)).position,
                  logPlace(gibibytesOf(label.peakBytes)).position};
     xLowest = std::min(xLowest, place.x);
     xHighest = std::max(xHighest, place.x);
@@ -1249,8 +1254,8 @@ void SearchScatter::write(llvm::raw_ostream &os, llvm::StringRef title,
          << "<title>"
          << plural(counts.fitting + counts.exceeding, "configuration") << ", "
          << counts.fitting << " fit\ntime "
-         << formatMilliseconds(cellValue(cell.first)) << " to "
-         << formatMilliseconds(cellValue(cell.first + 1)) << " ms\npeak "
+         << edgeMilliseconds(cellValue(cell.first)) << " to "
+         << edgeMilliseconds(cellValue(cell.first + 1)) << " ms\npeak "
          << formatBinary(bytesOf(cellValue(cell.second))) << " to "
          << formatBinary(bytesOf(cellValue(cell.second + 1)))
          << "</title></rect>\n";
@@ -1291,9 +1296,9 @@ void SearchScatter::write(llvm::raw_ostream &os, llvm::StringRef title,
          << (label.best ? "6" : "4") << "\" fill=\""
          << (label.best ? kBestFill : kParetoFill)
          << "\" stroke=\"#222222\" stroke-width=\"1\"><title>" << text
-         << "\ntime " << formatMilliseconds(label.seconds) << " ms, peak "
-         << label.peakBytes << " bytes (" << formatBinary(label.peakBytes)
-         << ")</title></circle>\n";
+         << "\ntime " << estimate::formatMilliseconds(label.picoseconds, 3)
+         << " ms, peak " << label.peakBytes << " bytes ("
+         << formatBinary(label.peakBytes) << ")</title></circle>\n";
       if (label.text.empty())
         continue;
       bool rightPart = x > kScatterLeft + kScatterPlotWidth * 0.7;

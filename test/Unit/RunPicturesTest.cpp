@@ -610,6 +610,9 @@ TEST(RunPicturesTest, MemoryAreasAreStepShaped) {
 //===----------------------------------------------------------------------===//
 
 constexpr int64_t kGiB = int64_t(1) << 30;
+/// 0.51 s and 1.5 s, the labels' times.
+constexpr estimate::Picoseconds kHalfSecondish = 510'000'000'000;
+constexpr estimate::Picoseconds kOneAndAHalfSeconds = 1'500'000'000'000;
 
 std::string scatterOf(const SearchScatter &scatter, llvm::StringRef title,
                       int64_t capacityBytes,
@@ -692,8 +695,9 @@ TEST(SearchScatterTest, EmptySaysNoConfigurationHasATime) {
 
 TEST(SearchScatterTest, IsWellFormedAndDeterministic) {
   SearchScatter scatter = sevenCells(700);
-  std::vector<ScatterLabel> labels = {{0.51, 60 * kGiB, "tp=8", false},
-                                      {1.5, 30 * kGiB, "tp=4", true}};
+  std::vector<ScatterLabel> labels = {
+      {kHalfSecondish, 60 * kGiB, "tp=8", false},
+      {kOneAndAHalfSeconds, 30 * kGiB, "tp=4", true}};
   std::string svg = scatterOf(scatter, "search \"a\" & 'b'", 80 * kGiB, labels);
   EXPECT_EQ(wellFormedError(svg), "") << svg;
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
@@ -780,8 +784,8 @@ TEST(SearchScatterTest, FittingAndExceedingCellsDiffer) {
 TEST(SearchScatterTest, LabelsAreEscapedAndTheBestStandsOut) {
   SearchScatter scatter = sevenCells(70);
   std::vector<ScatterLabel> labels = {
-      {1.5, 30 * kGiB, "tp=2 <pp=4> & dp=8", true},
-      {0.51, 60 * kGiB, "front \"x\"", false}};
+      {kOneAndAHalfSeconds, 30 * kGiB, "tp=2 <pp=4> & dp=8", true},
+      {kHalfSecondish, 60 * kGiB, "front \"x\"", false}};
   std::string svg = scatterOf(scatter, "s", 80 * kGiB, labels);
   EXPECT_EQ(wellFormedError(svg), "") << svg;
   EXPECT_EQ(svg.find("<pp=4>"), std::string::npos);
@@ -805,6 +809,30 @@ TEST(SearchScatterTest, LabelsAreEscapedAndTheBestStandsOut) {
   labels.push_back({0, kGiB, "no time", false});
   EXPECT_EQ(scatterOf(scatter, "s", 80 * kGiB, labels).find("no time"),
             std::string::npos);
+}
+
+TEST(SearchScatterTest, TimesPrintFromTheirPicoseconds) {
+  // A label's time prints from its integer (estimate::formatMilliseconds,
+  // ties to even), not from a binary64: 1,500,000,500,000 ps is
+  // 1,500,000.5 us, a tie between 1500.000 and 1500.001 ms, which goes to
+  // the even 1500.000; %.3f of its binary64 milliseconds
+  // (1500.0005000000001...) printed 1500.001.
+  SearchScatter scatter = sevenCells(7);
+  std::vector<ScatterLabel> labels = {
+      {kOneAndAHalfSeconds + 500'000, 30 * kGiB, "tie", true}};
+  std::string svg = scatterOf(scatter, "s", 80 * kGiB, labels);
+  EXPECT_NE(svg.find("<title>tie\ntime 1500.000 ms, peak 32212254720 bytes"),
+            std::string::npos)
+      << svg;
+  // A cell's upper time edge beyond 2^63 - 1 ps prints as that many: 9.2e6
+  // s (40 log10 = 278.55) lies in cell 278, whose upper edge 10^(279 / 40)
+  // = 9.44e6 s exceeds the 9,223,372,036,854,775,807 ps =
+  // 9,223,372,036,854.775807 us, which rounds to 9223372036.855 ms.
+  SearchScatter far;
+  far.add(9.2e6, kGiB, true);
+  std::string farSVG = scatterOf(far, "s", 0);
+  EXPECT_NE(farSVG.find(" to 9223372036.855 ms\n"), std::string::npos)
+      << farSVG;
 }
 
 TEST(SearchScatterTest, CapacityLineAndAxes) {

@@ -265,12 +265,11 @@ int main(int argc, char **argv) {
     // The front's rows say what each point is; only the best is named in
     // the picture, where the front's names would overlap.
     for (const sweep::Ranked &point : summary->front)
-      labels.push_back({estimate::secondsOf(point.picoseconds()),
-                        point.evaluation.run.peakBytes, "", false});
+      labels.push_back(
+          {point.picoseconds(), point.evaluation.run.peakBytes, "", false});
     if (summary->best) {
       const sweep::Ranked &best = *summary->best;
-      labels.push_back({estimate::secondsOf(best.picoseconds()),
-                        best.evaluation.run.peakBytes,
+      labels.push_back({best.picoseconds(), best.evaluation.run.peakBytes,
                         "best: " + sweep::describeMapping(best.configuration),
                         true});
     }

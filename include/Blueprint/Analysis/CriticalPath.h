@@ -222,8 +222,9 @@ struct StepDurations {
 
 /// The step times of a plan in binary64 seconds (GraphStep's), each rounded
 /// once to the nearest picosecond (estimate::picosecondsOf) into `result`.
-/// Fails, naming by `describe` the first such step in timing order, if a
-/// time is negative, not finite or beyond int64_t picoseconds.
+/// Fails, naming by `describe` the first such step in timing order among
+/// the durations, else the transfers, else the ready points, if a time is
+/// negative, not finite or beyond int64_t picoseconds.
 llvm::Error roundStepTimes(const TimingPlan &plan,
                            llvm::ArrayRef<double> seconds,
                            llvm::ArrayRef<double> transferSeconds,

@@ -20,6 +20,7 @@
 #define BLUEPRINT_ANALYSIS_RUNPICTURES_H
 
 #include "Blueprint/Analysis/CriticalPath.h"
+#include "Blueprint/Estimate/Time.h"
 #include "Blueprint/Workload/Lifetimes.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -86,7 +87,10 @@ void writeMemorySVG(llvm::ArrayRef<workload::StageBuffers> buffers,
 
 /// A configuration the search scatter labels (the Pareto front, the best).
 struct ScatterLabel {
-  double seconds = 0;
+  /// Its iteration time, the integer the rows print: the tooltip prints it
+  /// through estimate::formatMilliseconds, the marker sits at its binary64
+  /// seconds (estimate::secondsOf).
+  estimate::Picoseconds picoseconds = 0;
   int64_t peakBytes = 0;
   /// Written next to the marker; an empty text draws the marker only (its
   /// tooltip still gives time and peak).
@@ -136,11 +140,13 @@ public:
   ///  - every occupied cell as one `<rect class="cell fits">` (saturated,
   ///    drawn on top) or `<rect class="cell exceeds">` (grey), the cell's
   ///    size clamped to 3 to 10 px a side, at the cell's centre, with a
-  ///    tooltip of its counts and bounds;
+  ///    tooltip of its counts and bounds (the time edges rounded to the
+  ///    picosecond, at most INT64_MAX, and printed as milliseconds to 3
+  ///    places by estimate::formatMilliseconds, as the labels' times are);
   ///  - unless `capacityBytes` is not positive, the capacity as a dashed
   ///    `<line class="capacity">` labelled "usable <c> GiB" (callers pass
   ///    the profile's usable capacity, MemoryProfile::usableCapacityBytes);
-  ///  - every label with a positive finite time as a marker at its point
+  ///  - every label with a positive time as a marker at its point
   ///    (placed within its cell by linear interpolation between the cell's
   ///    edges, far under a pixel from the exact log) and its text
   ///    (escaped), the best one red, larger, bold and drawn last;
