@@ -921,7 +921,9 @@ LogicalResult verifyWholeRun(Operation *program,
                         : mapping.cp > 1 ? "dp x cp"
                                          : "dp"},
           GradientGroup{true, expertElements, expertReplicas, "edp"}}) {
-      if (group.experts && (mapping.ep == 1 || group.replicas == 1))
+      // At ep = 1 the experts are dense gradients. At edp = 1 an expert's
+      // gradient has no replica: nothing may reduce it (checked below).
+      if (group.experts && mapping.ep == 1)
         continue;
       int64_t reduced = 0, buckets = 0;
       for (Operation &stageOp : program->getRegion(0).front()) {
@@ -935,20 +937,40 @@ LogicalResult verifyWholeRun(Operation *program,
           if (op.getPrimitive() != workload::primitive::kDPGradAllReduce &&
               op.getPrimitive() != workload::primitive::kDPGradReduceScatter)
             continue;
-          // An expert bucket's reduction spans edp alone.
+          // An expert bucket's reduction spans axis "edp" alone; any other
+          // reduction is checked with the dense gradients (a stray axis
+          // there breaks their sum).
           std::optional<workload::CollectiveFacts> facts =
               op.getCollectiveFacts();
-          bool expertBucket = mapping.ep > 1 && facts->innerAxes.empty();
+          bool expertBucket =
+              mapping.ep > 1 &&
+              facts->axis == workload::kExpertDataParallelAxis &&
+              facts->innerAxes.empty();
           if (expertBucket != group.experts)
             continue;
-          reduced += facts->messageBytes;
+          reduced = guard.add(reduced, facts->messageBytes,
+                              what + " reduced gradient bytes");
           ++buckets;
         }
       }
-      int64_t unpadded = group.elements * gradientBytes;
-      if (reduced < unpadded ||
-          reduced >= unpadded + buckets * group.replicas * gradientBytes ||
-          reduced % (group.replicas * gradientBytes) != 0)
+      std::string bytes = what + " gradient bytes";
+      int64_t unpadded = guard.mul(group.elements, gradientBytes, bytes);
+      int64_t padding = guard.mul(group.replicas, gradientBytes, bytes);
+      int64_t paddingBound = guard.mul(buckets, padding, bytes);
+      int64_t paddedBound = guard.add(unpadded, paddingBound, bytes);
+      if (guard.failed())
+        return fail(guard.error("conservation"));
+      if (group.experts && group.replicas == 1) {
+        if (buckets == 0)
+          continue;
+        return program->emitError()
+               << "conservation: " << what << " reduces " << reduced
+               << " expert gradient bytes over edp in " << buckets
+               << " buckets at edp = 1, where no rank shares its experts' "
+                  "gradients; none may be reduced";
+      }
+      if (reduced < unpadded || reduced >= paddedBound ||
+          reduced % padding != 0)
         return program->emitError()
                << "conservation: " << what << " reduces " << reduced
                << (group.experts ? " expert" : "") << " gradient bytes over "
