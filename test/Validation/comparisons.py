@@ -44,13 +44,18 @@ TRAINING = {
 # pattern the algebra holds as three tasks; --masked-softmax-fusion and
 # --bias-gelu-fusion, whose patterns are already single tasks
 # (fused-softmax, fused-bias-gelu change nothing); no FlashAttention (2022,
-# after both papers' runs). Calculon models no fusion of its own. The gate
+# after both papers' runs); and Megatron-LM's mixed-precision optimizer,
+# Float16OptimizerWithFloat16Params (megatron-float16-optimizer): MLM2021's
+# CONFIG.sh trains with --fp16 --loss-scale 8192 --clip-grad 1.0
+# (examples/sc21 at de7dc40), SeqSel's runs with bf16 (fp32 gradient
+# buffer, no loss scale) and Megatron-LM's default --clip-grad 1.0 (test/
+# reference/PROVENANCE.md). Calculon models no fusion of its own. The gate
 # (validation.test) runs without them: docs/validation.md, "Implementation
 # lane", says why.
 IMPLEMENTATIONS = {
-    "paper": ["fused-bias-dropout-add"],
+    "paper": ["fused-bias-dropout-add", "megatron-float16-optimizer"],
     "calculon": [],
-    "mlm2021": ["fused-bias-dropout-add"],
+    "mlm2021": ["fused-bias-dropout-add", "megatron-float16-optimizer"],
 }
 
 STATUSES = ("exact", "within_tolerance", "failing", "not_compared")
