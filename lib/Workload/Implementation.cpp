@@ -111,8 +111,9 @@ llvm::Expected<int64_t> bytesOfTensor(llvm::ArrayRef<TensorAccess> list,
   for (const TensorAccess &access : list)
     if (access.tensor == tensor)
       return access.bytes;
-  return fail("megatron-float16-optimizer: the AdamW step " + what + " no '" +
-              tensor + "' (deriveAdamWStep)");
+  return fail("apply_implementation_c5: megatron-float16-optimizer: the "
+              "AdamW step " +
+              what + " no '" + tensor + "' (deriveAdamWStep)");
 }
 
 /// Adds `bytes` to `tensor`'s entry of `list`, appending it when absent: the
@@ -505,9 +506,9 @@ workload::megatronOptimizerSteps(llvm::ArrayRef<Invocation> tasks,
     if (!weights)
       return weights.takeError();
     if (step.ops % opcount::kAdamWPerParameter != 0)
-      return fail("megatron-float16-optimizer: " + step.primitive + " ops " +
-                  llvm::Twine(step.ops) + " are not " +
-                  llvm::Twine(opcount::kAdamWPerParameter) +
+      return fail("apply_implementation_c5: megatron-float16-optimizer: " +
+                  step.primitive + " ops " + llvm::Twine(step.ops) +
+                  " are not " + llvm::Twine(opcount::kAdamWPerParameter) +
                   " per parameter (deriveAdamWStep)");
     int64_t parameters = step.ops / opcount::kAdamWPerParameter;
 

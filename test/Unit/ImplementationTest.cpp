@@ -381,3 +381,24 @@ TEST(ImplementationTest, MegatronOptimizerUnderBf16SkipsCopyAndUnscale) {
       absentPattern(Implementation::MegatronFloat16Optimizer, {adamWStep(4)})
           .has_value());
 }
+
+TEST(ImplementationTest, MegatronOptimizerRefusesAStepItCannotRead) {
+  // apply_implementation_c5: the step must carry deriveAdamWStep's tensors.
+  Invocation step = adamWStep(2);
+  step.reads[0].tensor = "master";
+  llvm::Expected<std::vector<Fusion>> fusions =
+      megatronOptimizerSteps({step}, /*lossScaling=*/true);
+  ASSERT_FALSE(static_cast<bool>(fusions));
+  EXPECT_EQ(llvm::toString(fusions.takeError()),
+            "apply_implementation_c5: megatron-float16-optimizer: the AdamW "
+            "step reads no 'params_master' (deriveAdamWStep)");
+  // 16 operations per parameter: 161 is not.
+  Invocation odd = adamWStep(2);
+  odd.ops = 161;
+  llvm::Expected<std::vector<Fusion>> refused =
+      megatronOptimizerSteps({odd}, /*lossScaling=*/true);
+  ASSERT_FALSE(static_cast<bool>(refused));
+  EXPECT_EQ(llvm::toString(refused.takeError()),
+            "apply_implementation_c5: megatron-float16-optimizer: adamw_step "
+            "ops 161 are not 16 per parameter (deriveAdamWStep)");
+}

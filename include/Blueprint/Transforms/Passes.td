@@ -212,7 +212,10 @@ def ApplyImplementation
     transformed plan; `apply_implementation_c3`: attention-core tasks are
     forward, recompute or activation-gradient work; `apply_implementation_c4`:
     each phase's attention core has QK^T, softmax and P·V, and there is a
-    forward one.
+    forward one; `apply_implementation_c5`: an AdamW step that
+    `megatron-float16-optimizer` transforms carries `deriveAdamWStep`'s
+    tensors (reads `params_master`, `adam_m`, `adam_v`, `d_params`; writes
+    `params`) and 16 operations per parameter.
 
     ```
     blueprint-opt gpt.mlir --distribute-transformer --plan-portable \

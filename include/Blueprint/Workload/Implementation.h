@@ -151,7 +151,9 @@ fuseBiasDropoutAdd(llvm::ArrayRef<Invocation> tasks);
 /// over the fp32 main parameters, gradients and m, v, the copy of the main
 /// parameters into the float16 model parameters, and the zeroing of the
 /// gradient buffer. Operations are the step's plus the norm's and the
-/// unscale's (docs/Estimate.md, "megatron-float16-optimizer").
+/// unscale's (docs/Estimate.md, "megatron-float16-optimizer"). A step
+/// without deriveAdamWStep's tensors or with ops not a multiple of 16 is
+/// rule `apply_implementation_c5`.
 llvm::Expected<std::vector<Fusion>>
 megatronOptimizerSteps(llvm::ArrayRef<Invocation> tasks, bool lossScaling);
 
