@@ -157,13 +157,13 @@ LogicalResult applyToBlock(pplan::PlanOp plan,
         << " leaves the plan unchanged: " << *absent;
     return success();
   }
-  llvm::Expected<int64_t> rows =
-      workload::scoreRowsOf(contracts.workload.training->microBatch,
-                            contracts.model, contracts.mapping);
-  if (!rows)
-    return plan.emitOpError() << llvm::toString(rows.takeError());
+  llvm::Expected<workload::ImplementationContext> run =
+      workload::implementationContextOf(*contracts.workload.training,
+                                        contracts.model, contracts.mapping);
+  if (!run)
+    return plan.emitOpError() << llvm::toString(run.takeError());
   llvm::Expected<std::vector<workload::Fusion>> fusions =
-      workload::fusionsOf(implementation, *invocations, *rows);
+      workload::fusionsOf(implementation, *invocations, *run);
   if (!fusions)
     return plan.emitOpError() << llvm::toString(fusions.takeError());
   for (const workload::Fusion &fusion : *fusions)
@@ -254,7 +254,8 @@ LogicalResult resizeBuffers(pplan::PlanOp plan,
 
 /// A whole-run training plan: the block templates of each block kind
 /// (forward, then backward or ZB-H1's input- and weight-gradient passes)
-/// are one block's tasks; the stage buffers follow the templates.
+/// are one block's tasks, and every template's tasks those of the
+/// optimizer-step transformation; the stage buffers follow the templates.
 LogicalResult applyToWholeRun(pplan::PlanOp plan,
                               llvm::ArrayRef<workload::Implementation> list,
                               const ProgramContracts &contracts) {
@@ -262,7 +263,17 @@ LogicalResult applyToWholeRun(pplan::PlanOp plan,
       templateBytesOf(plan);
   if (failed(before))
     return failure();
-  for (workload::Implementation implementation : list)
+  for (workload::Implementation implementation : list) {
+    // The optimizer steps are templates of their own (block_step,
+    // edge_step): every template's tasks are the pattern's candidates.
+    if (implementation == workload::Implementation::MegatronFloat16Optimizer) {
+      llvm::SmallVector<pplan::TaskOp> tasks;
+      for (auto templateOp : plan.getBody().getOps<pplan::TemplateOp>())
+        llvm::append_range(tasks, templateOp.getBody().getOps<pplan::TaskOp>());
+      if (failed(applyToBlock(plan, tasks, implementation, contracts)))
+        return failure();
+      continue;
+    }
     for (workload::BlockKind kind : workload::blockKindsOf(contracts.model)) {
       std::string prefix = workload::blockTemplatePrefix(contracts.model, kind);
       llvm::SmallVector<pplan::TaskOp> tasks;
@@ -275,6 +286,7 @@ LogicalResult applyToWholeRun(pplan::PlanOp plan,
       if (failed(applyToBlock(plan, tasks, implementation, contracts)))
         return failure();
     }
+  }
   FailureOr<std::vector<workload::TemplateBytes>> after = templateBytesOf(plan);
   if (failed(after))
     return failure();

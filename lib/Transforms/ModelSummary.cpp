@@ -357,17 +357,22 @@ struct ModelSummaryPass : blueprint::impl::ModelSummaryBase<ModelSummaryPass> {
         // The block as it runs: the semantic tasks under the listed
         // transformations (the counts above stay the semantic work's).
         analysis::PlanWork executed = *work;
-        llvm::Expected<int64_t> rows = workload::scoreRowsOf(
-            work->training.microBatch, work->model, work->mapping);
-        if (!rows)
-          return fail(where + llvm::toString(rows.takeError()));
-        llvm::Expected<std::vector<workload::Invocation>> tasks =
-            workload::applyImplementations(
-                *transformations, std::move(executed.perMicroBatch.invocations),
-                *rows);
-        if (!tasks)
-          return fail(where + llvm::toString(tasks.takeError()));
-        executed.perMicroBatch.invocations = std::move(*tasks);
+        llvm::Expected<workload::ImplementationContext> run =
+            workload::implementationContextOf(work->training, work->model,
+                                              work->mapping);
+        if (!run)
+          return fail(where + llvm::toString(run.takeError()));
+        // Per micro-batch (the fusions of the block) and per iteration (the
+        // optimizer step's implementation).
+        for (workload::BlockWork *part :
+             {&executed.perMicroBatch, &executed.perIteration}) {
+          llvm::Expected<std::vector<workload::Invocation>> tasks =
+              workload::applyImplementations(
+                  *transformations, std::move(part->invocations), *run);
+          if (!tasks)
+            return fail(where + llvm::toString(tasks.takeError()));
+          part->invocations = std::move(*tasks);
+        }
         llvm::Expected<analysis::IterationTime> time =
             analysis::composeIterationTime(executed, *quantities, *profile,
                                            *tiers);

@@ -19,9 +19,10 @@ using namespace blueprint::workload;
 
 namespace {
 
-constexpr std::array<Implementation, 4> kAll = {
+constexpr std::array<Implementation, 5> kAll = {
     Implementation::FlashAttention, Implementation::FusedSoftmax,
-    Implementation::FusedBiasGelu, Implementation::FusedBiasDropoutAdd};
+    Implementation::FusedBiasGelu, Implementation::FusedBiasDropoutAdd,
+    Implementation::MegatronFloat16Optimizer};
 
 /// The row-parallel tails of a block, each in the order the forward emits
 /// it (ForwardBuilder::rowParallelTail): what Megatron-LM's
@@ -97,6 +98,36 @@ bool isAttentionCoreTask(const Invocation &task) {
   return primitive::isAttentionCore(task.primitive);
 }
 
+bool isAdamWStep(llvm::StringRef primitive) {
+  return primitive == primitive::kAdamWStep ||
+         primitive == primitive::kEdgeAdamWStep;
+}
+
+/// The bytes `list` holds of `tensor`; fails naming `what` when it holds
+/// none.
+llvm::Expected<int64_t> bytesOfTensor(llvm::ArrayRef<TensorAccess> list,
+                                      llvm::StringRef tensor,
+                                      llvm::StringRef what) {
+  for (const TensorAccess &access : list)
+    if (access.tensor == tensor)
+      return access.bytes;
+  return fail("apply_implementation_c5: megatron-float16-optimizer: the "
+              "AdamW step " +
+              what + " no '" + tensor + "' (deriveAdamWStep)");
+}
+
+/// Adds `bytes` to `tensor`'s entry of `list`, appending it when absent: the
+/// step's passes read and write the same tensors several times.
+void addBytes(OverflowGuard &guard, std::vector<TensorAccess> &list,
+              llvm::StringRef tensor, int64_t bytes) {
+  for (TensorAccess &access : list)
+    if (access.tensor == tensor) {
+      access.bytes = guard.add(access.bytes, bytes, tensor + " bytes");
+      return;
+    }
+  list.push_back({tensor.str(), bytes});
+}
+
 /// Whether `task` is forward or recompute work of row-parallel tail
 /// `tail`.
 bool isTailTask(const std::array<llvm::StringLiteral, 3> &tail,
@@ -134,6 +165,8 @@ llvm::StringRef workload::nameOf(Implementation implementation) {
     return "fused-bias-gelu";
   case Implementation::FusedBiasDropoutAdd:
     return "fused-bias-dropout-add";
+  case Implementation::MegatronFloat16Optimizer:
+    return "megatron-float16-optimizer";
   }
   llvm_unreachable("unknown implementation");
 }
@@ -193,6 +226,18 @@ llvm::StringRef workload::causeOf(Implementation implementation) {
            "one kernel, which reads the row-parallel output, its bias and the "
            "residual once and writes the block's running sum and the dropout "
            "mask; the backward stays autograd's unfused kernels";
+  case Implementation::MegatronFloat16Optimizer:
+    return "Megatron-LM Float16OptimizerWithFloat16Params.step "
+           "(megatron/optimizer/optimizer.py at de7dc40 and cfd2e21, "
+           "--fp16/--bf16, --clip-grad 1.0 by default): separate passes over "
+           "the rank's parameters, the float16 gradients copied to fp32 main "
+           "gradients, unscaled and checked for inf/nan under a loss scale, "
+           "their L2 norm for clipping (clip_grad_norm_fp32, apex "
+           "multi_tensor_l2norm), apex FusedAdam over fp32 (reads p, g, m, v; "
+           "writes p, m, v), the main parameters copied to the float16 model "
+           "parameters, the gradient buffer zeroed (zero_grad_buffer); the "
+           "clipping's rescale runs only when the norm exceeds the bound and "
+           "is not counted";
   }
   llvm_unreachable("unknown implementation");
 }
@@ -206,6 +251,8 @@ bool workload::isFusedBy(Implementation implementation,
     return llvm::any_of(kRowParallelTails, [&](const auto &tail) {
       return llvm::is_contained(tail, primitive);
     });
+  case Implementation::MegatronFloat16Optimizer:
+    return isAdamWStep(primitive);
   case Implementation::FusedSoftmax:
   case Implementation::FusedBiasGelu:
     return false;
@@ -381,6 +428,13 @@ workload::absentPattern(Implementation implementation,
     return std::string(
         "no forward or recompute phase has two tasks of a row-parallel tail "
         "(bias add, hidden dropout, residual add)");
+
+  case Implementation::MegatronFloat16Optimizer:
+    if (llvm::any_of(tasks, [](const Invocation &t) {
+          return isAdamWStep(t.primitive);
+        }))
+      return std::nullopt;
+    return std::string("no AdamW step (adamw_step, edge_adamw_step)");
   }
   llvm_unreachable("unknown implementation");
 }
@@ -430,13 +484,102 @@ workload::fuseBiasDropoutAdd(llvm::ArrayRef<Invocation> tasks) {
 }
 
 llvm::Expected<std::vector<Fusion>>
+workload::megatronOptimizerSteps(llvm::ArrayRef<Invocation> tasks,
+                                 bool lossScaling) {
+  std::vector<Fusion> fusions;
+  for (size_t index = 0; index < tasks.size(); ++index) {
+    const Invocation &step = tasks[index];
+    if (!isAdamWStep(step.primitive))
+      continue;
+    // deriveAdamWStep's tensors: P·e_o of each fp32 state tensor, P·e_g of
+    // the accumulated gradient, P·e_w of the model parameters.
+    llvm::Expected<int64_t> master =
+        bytesOfTensor(step.reads, "params_master", "reads");
+    if (!master)
+      return master.takeError();
+    llvm::Expected<int64_t> grads =
+        bytesOfTensor(step.reads, "d_params", "reads");
+    if (!grads)
+      return grads.takeError();
+    llvm::Expected<int64_t> weights =
+        bytesOfTensor(step.writes, "params", "writes");
+    if (!weights)
+      return weights.takeError();
+    if (step.ops % opcount::kAdamWPerParameter != 0)
+      return fail("apply_implementation_c5: megatron-float16-optimizer: " +
+                  step.primitive + " ops " + llvm::Twine(step.ops) +
+                  " are not " + llvm::Twine(opcount::kAdamWPerParameter) +
+                  " per parameter (deriveAdamWStep)");
+    int64_t parameters = step.ops / opcount::kAdamWPerParameter;
+
+    OverflowGuard guard;
+    Fusion fusion;
+    fusion.implementation = Implementation::MegatronFloat16Optimizer;
+    fusion.originals = {index};
+    Invocation &executed = fusion.executed;
+    executed.primitive = step.primitive == primitive::kEdgeAdamWStep
+                             ? kEdgeMegatronOptimizerStep.str()
+                             : kMegatronOptimizerStep.str();
+    executed.phase = step.phase;
+    executed.engine = step.engine;
+    executed.cause = causeOf(Implementation::MegatronFloat16Optimizer).str();
+    // The fp32 main gradients are a copy of the float16 model gradients
+    // (model_param.main_grad.float()); an fp32 gradient buffer is used as
+    // it is (.float() of an fp32 tensor is the tensor).
+    bool copiesGrads = *grads != *master;
+    llvm::StringRef mainGrads = copiesGrads ? kMainGrads : "d_params";
+    if (copiesGrads) {
+      addBytes(guard, executed.reads, "d_params", *grads);
+      addBytes(guard, executed.writes, kMainGrads, *master);
+    }
+    int64_t extraOps =
+        guard.mul(parameters, kGradNormOpsPerParameter, "grad-norm ops");
+    if (lossScaling) {
+      addBytes(guard, executed.reads, mainGrads, *master);
+      addBytes(guard, executed.writes, mainGrads, *master);
+      extraOps = guard.add(
+          extraOps,
+          guard.mul(parameters, kUnscaleOpsPerParameter, "unscale ops"),
+          "extra ops");
+    }
+    // The L2 norm for clipping, then FusedAdam: reads p, g, m, v, writes
+    // p, m, v (apex csrc/multi_tensor_adam.cu).
+    addBytes(guard, executed.reads, mainGrads, *master);
+    addBytes(guard, executed.reads, "params_master", *master);
+    addBytes(guard, executed.reads, mainGrads, *master);
+    for (const char *state : {"adam_m", "adam_v"}) {
+      llvm::Expected<int64_t> bytes = bytesOfTensor(step.reads, state, "reads");
+      if (!bytes)
+        return bytes.takeError();
+      addBytes(guard, executed.reads, state, *bytes);
+      addBytes(guard, executed.writes, state, *bytes);
+    }
+    addBytes(guard, executed.writes, "params_master", *master);
+    // The main parameters copied into the model parameters, then the
+    // gradient buffer zeroed for the next iteration's accumulation.
+    addBytes(guard, executed.reads, "params_master", *master);
+    addBytes(guard, executed.writes, "params", *weights);
+    addBytes(guard, executed.writes, "d_params", *grads);
+    fusion.recomputeOps = extraOps;
+    executed.ops = guard.add(step.ops, extraOps, "executed ops");
+    if (guard.failed())
+      return guard.error("megatron-float16-optimizer");
+    fusions.push_back(std::move(fusion));
+  }
+  return fusions;
+}
+
+llvm::Expected<std::vector<Fusion>>
 workload::fusionsOf(Implementation implementation,
-                    llvm::ArrayRef<Invocation> tasks, int64_t scoreRows) {
+                    llvm::ArrayRef<Invocation> tasks,
+                    const ImplementationContext &run) {
   switch (implementation) {
   case Implementation::FlashAttention:
-    return fuseFlashAttention(tasks, scoreRows);
+    return fuseFlashAttention(tasks, run.scoreRows);
   case Implementation::FusedBiasDropoutAdd:
     return fuseBiasDropoutAdd(tasks);
+  case Implementation::MegatronFloat16Optimizer:
+    return megatronOptimizerSteps(tasks, run.lossScaling);
   case Implementation::FusedSoftmax:
   case Implementation::FusedBiasGelu:
     return std::vector<Fusion>();
@@ -456,15 +599,29 @@ llvm::Expected<int64_t> workload::scoreRowsOf(int64_t microBatch,
   return rows;
 }
 
+llvm::Expected<ImplementationContext>
+workload::implementationContextOf(const TrainingSpec &training,
+                                  const ModelSpec &model,
+                                  const MappingSpec &mapping) {
+  llvm::Expected<int64_t> rows =
+      scoreRowsOf(training.microBatch, model, mapping);
+  if (!rows)
+    return rows.takeError();
+  ImplementationContext run;
+  run.scoreRows = *rows;
+  run.lossScaling = training.weightType == DataType::F16;
+  return run;
+}
+
 llvm::Expected<std::vector<Invocation>>
 workload::applyImplementations(llvm::ArrayRef<Implementation> list,
                                std::vector<Invocation> tasks,
-                               int64_t scoreRows) {
+                               const ImplementationContext &run) {
   for (Implementation implementation : list) {
     if (absentPattern(implementation, tasks))
       continue;
     llvm::Expected<std::vector<Fusion>> fusions =
-        fusionsOf(implementation, tasks, scoreRows);
+        fusionsOf(implementation, tasks, run);
     if (!fusions)
       return fusions.takeError();
     // The fusion, if any, whose originals hold each task.

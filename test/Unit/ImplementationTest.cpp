@@ -236,7 +236,7 @@ TEST(ImplementationTest, NamesRoundTripAndUnknownIsRuleC1) {
   EXPECT_EQ(llvm::toString(unknown.takeError()),
             "apply_implementation_c1: unknown implementation 'flash' (known: "
             "flash-attention, fused-softmax, fused-bias-gelu, "
-            "fused-bias-dropout-add)");
+            "fused-bias-dropout-add, megatron-float16-optimizer)");
 }
 
 } // namespace
@@ -293,7 +293,7 @@ TEST(ImplementationTest, BiasDropoutAddFusesTheForwardTail) {
 TEST(ImplementationTest, ApplyImplementationsPutsTheFusedTaskLast) {
   llvm::Expected<std::vector<Invocation>> tasks = applyImplementations(
       {Implementation::FusedSoftmax, Implementation::FusedBiasDropoutAdd},
-      tail(), /*scoreRows=*/3);
+      tail(), ImplementationContext{/*scoreRows=*/3, /*lossScaling=*/false});
   ASSERT_TRUE(static_cast<bool>(tasks)) << llvm::toString(tasks.takeError());
   // fused-softmax finds nothing; the tail's three tasks become one, where
   // attn_residual was, before norm2 and the backward.
@@ -302,4 +302,103 @@ TEST(ImplementationTest, ApplyImplementationsPutsTheFusedTaskLast) {
   EXPECT_EQ((*tasks)[1].primitive, "norm2");
   EXPECT_EQ((*tasks)[2].primitive, "attn_residual_dropout");
   EXPECT_EQ((*tasks)[2].phase, Phase::ActivationGrad);
+}
+
+/// An AdamW step over P = 10 parameters as deriveAdamWStep states it, with
+/// fp32 state (4 bytes), `gradBytes`-wide gradients and fp16 weights.
+static Invocation adamWStep(int64_t gradBytes) {
+  TrainingSpec training;
+  training.gradientType = gradBytes == 2 ? DataType::F16 : DataType::F32;
+  training.weightType = DataType::F16;
+  training.optimizerStateType = DataType::F32;
+  llvm::Expected<Invocation> step =
+      deriveAdamWStep(10, training, "adamw_step", "test");
+  EXPECT_TRUE(static_cast<bool>(step)) << llvm::toString(step.takeError());
+  return *step;
+}
+
+static int64_t totalOf(const std::vector<TensorAccess> &list) {
+  int64_t total = 0;
+  for (const TensorAccess &access : list)
+    total += access.bytes;
+  return total;
+}
+
+TEST(ImplementationTest, MegatronOptimizerUnderFp16CountsEveryPass) {
+  // --fp16 (MLM2021): P = 10, fp16 gradients and weights, fp32 state.
+  // Semantic (deriveAdamWStep): reads 3*40 + 20 = 140, writes 3*40 + 20 +
+  // 20 = 160: 30 bytes per parameter.
+  std::vector<Invocation> tasks = {adamWStep(2)};
+  EXPECT_EQ(totalOf(tasks[0].reads) + totalOf(tasks[0].writes), 300);
+  llvm::Expected<std::vector<Fusion>> fusions =
+      megatronOptimizerSteps(tasks, /*lossScaling=*/true);
+  ASSERT_TRUE(static_cast<bool>(fusions))
+      << llvm::toString(fusions.takeError());
+  ASSERT_EQ(fusions->size(), 1u);
+  const Invocation &executed = (*fusions)[0].executed;
+  EXPECT_EQ(executed.primitive, "megatron_optimizer_step");
+  // Reads: d_params 20 (copy to main grads); main_grads 40 (unscale) + 40
+  // (norm) + 40 (Adam); params_master 40 (Adam) + 40 (copy to params);
+  // adam_m 40, adam_v 40.
+  EXPECT_EQ(executed.reads, (std::vector<TensorAccess>{{"d_params", 20},
+                                                       {"main_grads", 120},
+                                                       {"params_master", 80},
+                                                       {"adam_m", 40},
+                                                       {"adam_v", 40}}));
+  // Writes: main_grads 40 (copy) + 40 (unscale); adam_m, adam_v,
+  // params_master 40 each; params 20; d_params 20 (zeroed buffer).
+  EXPECT_EQ(executed.writes, (std::vector<TensorAccess>{{"main_grads", 80},
+                                                        {"adam_m", 40},
+                                                        {"adam_v", 40},
+                                                        {"params_master", 40},
+                                                        {"params", 20},
+                                                        {"d_params", 20}}));
+  // 300 read + 240 written = 540: 54 bytes per parameter.
+  EXPECT_EQ(totalOf(executed.reads) + totalOf(executed.writes), 540);
+  // Ops: AdamW 16 + norm 2 + unscale 2 per parameter.
+  EXPECT_EQ(executed.ops, 200);
+  EXPECT_EQ((*fusions)[0].recomputeOps, 40);
+}
+
+TEST(ImplementationTest, MegatronOptimizerUnderBf16SkipsCopyAndUnscale) {
+  // --bf16 (SeqSel): fp32 gradient buffer, no loss scale. Reads: d_params
+  // 40 (norm) + 40 (Adam); params_master 80; adam_m, adam_v 40 each: 240.
+  // Writes: 3*40 + params 20 + d_params 40 (zeroed): 180. 42 bytes per
+  // parameter against deriveAdamWStep's 34.
+  llvm::Expected<std::vector<Fusion>> fusions =
+      megatronOptimizerSteps({adamWStep(4)}, /*lossScaling=*/false);
+  ASSERT_TRUE(static_cast<bool>(fusions))
+      << llvm::toString(fusions.takeError());
+  ASSERT_EQ(fusions->size(), 1u);
+  const Invocation &executed = (*fusions)[0].executed;
+  EXPECT_EQ(totalOf(executed.reads), 240);
+  EXPECT_EQ(totalOf(executed.writes), 180);
+  EXPECT_EQ(executed.ops, 180);
+  // A plan without an AdamW step has nothing to transform.
+  EXPECT_TRUE(absentPattern(Implementation::MegatronFloat16Optimizer, tail())
+                  .has_value());
+  EXPECT_FALSE(
+      absentPattern(Implementation::MegatronFloat16Optimizer, {adamWStep(4)})
+          .has_value());
+}
+
+TEST(ImplementationTest, MegatronOptimizerRefusesAStepItCannotRead) {
+  // apply_implementation_c5: the step must carry deriveAdamWStep's tensors.
+  Invocation step = adamWStep(2);
+  step.reads[0].tensor = "master";
+  llvm::Expected<std::vector<Fusion>> fusions =
+      megatronOptimizerSteps({step}, /*lossScaling=*/true);
+  ASSERT_FALSE(static_cast<bool>(fusions));
+  EXPECT_EQ(llvm::toString(fusions.takeError()),
+            "apply_implementation_c5: megatron-float16-optimizer: the AdamW "
+            "step reads no 'params_master' (deriveAdamWStep)");
+  // 16 operations per parameter: 161 is not.
+  Invocation odd = adamWStep(2);
+  odd.ops = 161;
+  llvm::Expected<std::vector<Fusion>> refused =
+      megatronOptimizerSteps({odd}, /*lossScaling=*/true);
+  ASSERT_FALSE(static_cast<bool>(refused));
+  EXPECT_EQ(llvm::toString(refused.takeError()),
+            "apply_implementation_c5: megatron-float16-optimizer: adamw_step "
+            "ops 161 are not 16 per parameter (deriveAdamWStep)");
 }

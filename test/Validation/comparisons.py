@@ -44,13 +44,18 @@ TRAINING = {
 # pattern the algebra holds as three tasks; --masked-softmax-fusion and
 # --bias-gelu-fusion, whose patterns are already single tasks
 # (fused-softmax, fused-bias-gelu change nothing); no FlashAttention (2022,
-# after both papers' runs). Calculon models no fusion of its own. The gate
+# after both papers' runs); and Megatron-LM's mixed-precision optimizer,
+# Float16OptimizerWithFloat16Params (megatron-float16-optimizer): MLM2021's
+# CONFIG.sh trains with --fp16 --loss-scale 8192 --clip-grad 1.0
+# (examples/sc21 at de7dc40), SeqSel's runs with bf16 (fp32 gradient
+# buffer, no loss scale) and Megatron-LM's default --clip-grad 1.0 (test/
+# reference/PROVENANCE.md). Calculon models no fusion of its own. The gate
 # (validation.test) runs without them: docs/validation.md, "Implementation
 # lane", says why.
 IMPLEMENTATIONS = {
-    "paper": ["fused-bias-dropout-add"],
+    "paper": ["fused-bias-dropout-add", "megatron-float16-optimizer"],
     "calculon": [],
-    "mlm2021": ["fused-bias-dropout-add"],
+    "mlm2021": ["fused-bias-dropout-add", "megatron-float16-optimizer"],
 }
 
 STATUSES = ("exact", "within_tolerance", "failing", "not_compared")
@@ -90,7 +95,10 @@ CAUSES = {
         "each collective's local input and output buffers and the bias work "
         "Calculon does not have. For the weight gradients Blueprint also "
         "reads the accumulation buffers (Megatron-LM's main_grad), which "
-        "Calculon does not: compared without those reads."),
+        "Calculon does not: compared without those reads. The conventions "
+        "move each case's bytes in both directions and their net is no "
+        "closed form of the case, so the 15% tolerance is not derived from "
+        "them (test/Validation/comparisons.py, MEMORY_TRAFFIC_TOLERANCE)."),
     "selective_attn_only": (
         "Calculon's attn_only selective recompute reruns QK^T, the softmax "
         "and the attention dropout but not attention x V (README def. 3); "
@@ -181,7 +189,9 @@ CAUSES = {
         "unfused bias-dropout-add, docs/validation.md, 'Implementation "
         "lane'), and the composition leaves out the "
         "embedding lookup and its gradient, the final norm, the "
-        "cross-entropy, gradient clipping, the embeddings' optimizer step, "
+        "cross-entropy, gradient clipping and the mixed-precision "
+        "optimizer's separate passes (costed only in the implementation "
+        "lane, megatron-float16-optimizer), the embeddings' optimizer step, "
         "data loading and host overheads. No term is fitted: the matmul, "
         "memory and network efficiencies are the profile's, each with its "
         "public source. Per case within 7%; the gate is the 3.5% mean "
@@ -206,12 +216,19 @@ CAUSES = {
     "calculon_time_model": (
         "Calculon's own composition of the same run on its A100 system file "
         "(calculon_timing, not an expected quantity of the reference): it "
-        "prices each layer with its measured-efficiency tables and overlaps "
-        "nothing it does not declare; Blueprint prices each task at the "
-        "roofline with the profile's declared efficiencies and composes the "
+        "prices each layer with its efficiency tables (systems/a100_80g.json "
+        "at caa4b11: GEMMs of at least 128 GFLOP at 0.95 of peak, 16-128 at "
+        "0.9, 1-16 at 0.6) and overlaps nothing it does not declare; "
+        "Blueprint prices each task at the roofline with the profile's "
+        "declared efficiencies (every GEMM at 0.8 inside full tiles and "
+        "waves; memory by Calculon's own size steps) and composes the "
         "schedule as docs/ModelSummary.md states (pipeline messages with "
         "Megatron-LM's scatter/gather, which Calculon's 'ar' mode does not "
-        "apply)."),
+        "apply). On the same work the ratios are 0.95/0.8 = +18.75% for the "
+        "largest GEMMs (more with the tile model's quantization), +12.5% "
+        "for 16-128 GFLOP, -25% for the 1-16 GFLOP attention GEMMs: the "
+        "20% tolerance is the first with 1.25 points for the quantization "
+        "(test/Validation/comparisons.py, CALCULON_TIME_TOLERANCE)."),
     "eq8_selective": (
         "SeqSel Eq. 8 charges selective recompute 72BLsh^2 x s/(6h) = "
         "12Bs^2h per layer, three times the 4Bs^2h of the two attention "
@@ -230,7 +247,9 @@ CAUSES = {
         "is priced by the profile's tile model, tile and wave quantization "
         "times a sustained 0.8 of peak, docs/Estimate.md 'Tile model', with "
         "no launch cost), no embedding lookup, cross-entropy or gradient "
-        "clipping (docs/ModelSummary.md, 'Not in the composition'). Each "
+        "clipping (docs/ModelSummary.md, 'Not in the composition'; the "
+        "implementation lane costs the clipping's norm and the optimizer's "
+        "other passes with megatron-float16-optimizer). Each "
         "makes Blueprint's teraFLOP/s higher. Size, from the same machine "
         "and recompute mode: SeqSel Table 5's four full-recompute runs "
         "(tp 8, Selene, Megatron-LM with scatter/gather) come out -0.3% to "
@@ -642,9 +661,47 @@ ELEMENTWISE_TOLERANCE = 0.005
 # QK^T GEMM: 2/d of it, 2.1% for the smallest head_dim (96).
 SELECTIVE_ELEMENTWISE_TOLERANCE = 0.025
 # Bytes accessed: Calculon's per-layer accounting against Blueprint's
-# per-invocation reads and writes; the cases span -14% to +7%.
+# per-invocation reads and writes (cause memory_traffic). Calculon at caa4b11,
+# calculon/llm/layers.py: a layer's forward moves (inputs_size + output_size
+# + weight_space) x bytes_per_element (lines 160-163), one width for every
+# tensor (DropOut, 652-667: the forward writes no mask, the backward reads
+# the mask at the activation's width); its activation gradient weight +
+# activation_space + activation_grads (190-196), its weight gradient
+# weight_grads + activation_space + activation_grads (208-218), each tensor
+# once whatever the layer reads or writes of it. Blueprint counts each
+# invocation's logical reads and writes at their own widths, and has bias
+# and collective-buffer work Calculon has no layer for. Each convention
+# moves a different share of each case's bytes, in both directions (the
+# backward's mask width and Q/K/V's three input reads make Calculon's count
+# larger; the forward's missing mask, the one-sided gradient counts and the
+# missing bias work make it smaller), and
+# their net is not a closed form of the case: the bound is not derived from
+# the causes. It is not tightened below the span of the 36 cases (-13.4%
+# forward, 22B with SP, to +6.9% weight gradient, 22B full recompute) with
+# their rounding, since a bound set from those would be the observed errors
+# again; 15% is what was set when the lane was added.
 MEMORY_TRAFFIC_TOLERANCE = 0.15
-# Two compositions of the same run, priced by different compute models.
+# Two compositions of the same run on the same A100, priced by two
+# efficiency models (cause calculon_time_model). Calculon's system file
+# (caa4b11, systems/a100_80g.json, "matrix" -> "gflops_efficiency") prices a
+# GEMM of at least 128 GFLOP at 0.95 of the 312 TFLOP/s peak, of 16-128 at
+# 0.9, of 1-16 at 0.6 (calculon/processor.py lines 40-48; roofline max of
+# compute and memory time per layer, calculon/system.py 77-81); Blueprint's
+# profile prices every GEMM at 0.8 inside full tiles and waves (tile model,
+# docs/Estimate.md). Memory bandwidth and its size steps are Calculon's own
+# (profiles/a100-80gb.json cites the same file; 2039 against 2048 GB/s,
+# 0.4%). So on the same GEMM work Blueprint's time is 0.95/0.8 = 1.1875x
+# Calculon's for the largest GEMMs, more by the tile and wave quantization
+# it charges and Calculon does not (Blueprint's time only grows with it):
+# +18.75% before quantization for a run whose time were all in such GEMMs;
+# 0.9/0.8 = +12.5% for 16-128 GFLOP; 0.6/0.8 = -25% for the batched
+# attention GEMMs of 1-16 GFLOP. A composed time is a weighted mean of those
+# ratios, so the causes bound it by -25% and +18.75% plus quantization:
+# 20% keeps the 18.75% of the efficiency ratio and leaves 1.25 points for
+# the quantization (a case that needs more fails and shows it); it is not
+# tightened below 18.75%, which the causes require, and the lower side is
+# not widened to -25% (the cases, whose time is mostly in 16-128 GFLOP
+# GEMMs, run -11.4% to +10.7%).
 CALCULON_TIME_TOLERANCE = 0.20
 # Biases are 7h/t + 2h of 12h^2/t + 4h parameters per rank: at most 0.03%.
 BIAS_TOLERANCE = 0.001

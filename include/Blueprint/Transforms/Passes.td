@@ -188,6 +188,15 @@ def ApplyImplementation
     or recompute phase (bias add, hidden dropout, residual add) by one
     vector task `bias_dropout_add` that reads the tail's inputs once and
     writes its sum and the dropout mask; the backward is unchanged.
+    `megatron-float16-optimizer` (Megatron-LM
+    `Float16OptimizerWithFloat16Params.step`, `--fp16` or `--bf16`,
+    `--clip-grad` 1.0) replaces each AdamW step (`adamw_step`,
+    `edge_adamw_step`; on a whole-run plan in its `block_step` or `edge_step`
+    template) by one `megatron_optimizer_step` (`edge_megatron_optimizer_step`)
+    whose bytes are the step's separate passes over the rank's parameters:
+    the fp16 gradients copied to fp32 main gradients, unscaled under an fp16
+    loss scale, their norm for clipping, FusedAdam over fp32, the main
+    parameters copied to the model's, the gradient buffer zeroed.
     `fused-softmax` and `fused-bias-gelu` find their pattern absent in
     today's algebra (scale and mask are inside `softmax`, the fc1 bias
     inside `fc1`) and leave the plan unchanged with a remark saying why.
@@ -203,7 +212,10 @@ def ApplyImplementation
     transformed plan; `apply_implementation_c3`: attention-core tasks are
     forward, recompute or activation-gradient work; `apply_implementation_c4`:
     each phase's attention core has QK^T, softmax and P·V, and there is a
-    forward one.
+    forward one; `apply_implementation_c5`: an AdamW step that
+    `megatron-float16-optimizer` transforms carries `deriveAdamWStep`'s
+    tensors (reads `params_master`, `adam_m`, `adam_v`, `d_params`; writes
+    `params`) and 16 operations per parameter.
 
     ```
     blueprint-opt gpt.mlir --distribute-transformer --plan-portable \
@@ -214,7 +226,7 @@ def ApplyImplementation
     ListOption<"transformations", "transformations", "std::string",
                "implementation transformations to apply, in order "
                "(flash-attention, fused-softmax, fused-bias-gelu, "
-               "fused-bias-dropout-add)">
+               "fused-bias-dropout-add, megatron-float16-optimizer)">
   ];
 }
 
@@ -276,8 +288,9 @@ def ModelSummary : Pass<"model-summary", "::mlir::ModuleOp"> {
 
     `implementations=<name>,...` costs the composed time's block under the
     implementation transformations listed (the rules of
-    `--apply-implementation`, applied to the block's tasks in the summary;
-    the counts stay the plan's semantic work). It needs `profile=` and a
+    `--apply-implementation`, applied to the block's per-micro-batch and
+    per-iteration tasks in the summary; the counts stay the plan's semantic
+    work). It needs `profile=` and a
     block-scope plan (`model_summary_c3`).
 
     ```

@@ -29,7 +29,8 @@ enum class Implementation {
   FlashAttention,
   FusedSoftmax,
   FusedBiasGelu,
-  FusedBiasDropoutAdd
+  FusedBiasDropoutAdd,
+  MegatronFloat16Optimizer
 };
 
 /// The transformation's name in `--apply-implementation=` lists.
@@ -59,9 +60,28 @@ inline constexpr int64_t kLogsumexpElementBytes = 4;
 /// bias_dropout_add_fused_train), in the forward and recompute phases.
 inline constexpr llvm::StringLiteral kBiasDropoutAdd = "bias_dropout_add";
 
+/// The primitive ids of the block's and the edges' optimizer steps as
+/// Megatron-LM's Float16OptimizerWithFloat16Params executes them
+/// (megatron-float16-optimizer).
+inline constexpr llvm::StringLiteral kMegatronOptimizerStep =
+    "megatron_optimizer_step";
+inline constexpr llvm::StringLiteral kEdgeMegatronOptimizerStep =
+    "edge_megatron_optimizer_step";
+/// The fp32 main gradients Megatron-LM's mixed-precision optimizer copies
+/// float16 model gradients into (_copy_model_grads_to_main_grads).
+inline constexpr llvm::StringLiteral kMainGrads = "main_grads";
+/// Operations per gradient element of the grad-norm pass (apex
+/// multi_tensor_l2norm: square and accumulate).
+inline constexpr int64_t kGradNormOpsPerParameter = 2;
+/// Operations per gradient element of the unscale pass
+/// (torch._amp_foreach_non_finite_check_and_unscale_: the finiteness test
+/// and the multiplication by the inverse loss scale).
+inline constexpr int64_t kUnscaleOpsPerParameter = 2;
+
 /// Whether a task of `primitive` belongs to the pattern `implementation`
 /// fuses: an attention-core task for FlashAttention; a row-parallel tail's
-/// bias add, hidden dropout or residual add for fused-bias-dropout-add;
+/// bias add, hidden dropout or residual add for fused-bias-dropout-add; an
+/// AdamW step (block or edge) for megatron-float16-optimizer;
 /// fused-softmax and fused-bias-gelu fuse nothing (absentPattern), so no
 /// task is theirs.
 bool isFusedBy(Implementation implementation, llvm::StringRef primitive);
@@ -119,16 +139,50 @@ fuseFlashAttention(llvm::ArrayRef<Invocation> tasks, int64_t scoreRows);
 llvm::Expected<std::vector<Fusion>>
 fuseBiasDropoutAdd(llvm::ArrayRef<Invocation> tasks);
 
-/// The fusions `implementation` makes in `tasks` (the rule of its kind);
-/// `scoreRows` as fuseFlashAttention's.
+/// Megatron-LM's mixed-precision optimizer step
+/// (Float16OptimizerWithFloat16Params.step, megatron/optimizer/optimizer.py,
+/// under --fp16 or --bf16 with --clip-grad > 0, its default 1.0) over each
+/// AdamW step of `tasks` (adamw_step, edge_adamw_step): one task
+/// megatron_optimizer_step per step that executes the passes the step runs
+/// one after another, each reading and writing the rank's P parameters'
+/// tensors: the copy of float16 model gradients into fp32 main gradients
+/// (none when the gradients are fp32 already), the unscale and inf/nan check
+/// when `lossScaling`, the gradient's L2 norm for clipping, apex FusedAdam
+/// over the fp32 main parameters, gradients and m, v, the copy of the main
+/// parameters into the float16 model parameters, and the zeroing of the
+/// gradient buffer. Operations are the step's plus the norm's and the
+/// unscale's (docs/Estimate.md, "megatron-float16-optimizer"). A step
+/// without deriveAdamWStep's tensors or with ops not a multiple of 16 is
+/// rule `apply_implementation_c5`.
+llvm::Expected<std::vector<Fusion>>
+megatronOptimizerSteps(llvm::ArrayRef<Invocation> tasks, bool lossScaling);
+
+/// What a transformation needs of the run beyond the tasks.
+struct ImplementationContext {
+  /// b·(a/t)·(s/cp), as fuseFlashAttention's `scoreRows`.
+  int64_t scoreRows = 0;
+  /// Whether the step unscales gradients by a loss scale: Megatron-LM builds
+  /// a grad scaler for every --fp16 run (constant with --loss-scale, dynamic
+  /// without) and none for --bf16 without --loss-scale
+  /// (megatron/optimizer/__init__.py), so fp16 weights.
+  bool lossScaling = false;
+};
+
+/// The fusions `implementation` makes in `tasks` (the rule of its kind).
 llvm::Expected<std::vector<Fusion>> fusionsOf(Implementation implementation,
                                               llvm::ArrayRef<Invocation> tasks,
-                                              int64_t scoreRows);
+                                              const ImplementationContext &run);
 
 /// The score rows of one micro-batch on one rank, b·(a/t)·(s/cp), each with
 /// one FlashAttention logsumexp element; fails on overflow.
 llvm::Expected<int64_t> scoreRowsOf(int64_t microBatch, const ModelSpec &model,
                                     const MappingSpec &mapping);
+
+/// The context of a training run of `model` under `mapping`; fails on
+/// overflow.
+llvm::Expected<ImplementationContext>
+implementationContextOf(const TrainingSpec &training, const ModelSpec &model,
+                        const MappingSpec &mapping);
 
 /// The tasks of one block as they run under `list` (in order): each
 /// transformation's fusions (fusionsOf) replace their originals by the
@@ -137,12 +191,14 @@ llvm::Expected<int64_t> scoreRowsOf(int64_t microBatch, const ModelSpec &model,
 /// callers without IR (the model summary's implementations= option).
 llvm::Expected<std::vector<Invocation>>
 applyImplementations(llvm::ArrayRef<Implementation> list,
-                     std::vector<Invocation> tasks, int64_t scoreRows);
+                     std::vector<Invocation> tasks,
+                     const ImplementationContext &run);
 
 /// Why `implementation` finds nothing to fuse in `tasks` (docs/Estimate.md):
 /// FusedSoftmax and FusedBiasGelu are already single tasks in the algebra,
 /// FlashAttention without an attention core, FusedBiasDropoutAdd without a
-/// row-parallel tail of two tasks or more. std::nullopt when fusionsOf has
+/// row-parallel tail of two tasks or more, MegatronFloat16Optimizer without
+/// an AdamW step. std::nullopt when fusionsOf has
 /// work to do.
 std::optional<std::string> absentPattern(Implementation implementation,
                                          llvm::ArrayRef<Invocation> tasks);

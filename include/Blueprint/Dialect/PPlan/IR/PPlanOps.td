@@ -215,7 +215,10 @@ def PPlan_TaskOp : PPlan_Op<"task", [
         with non-negative figures and of a primitive in the
         transformation's pattern (an attention-core task for
         `flash-attention`; a row-parallel tail's bias add, hidden dropout
-        or residual add for `fused-bias-dropout-add`; `fused-softmax` and
+        or residual add for `fused-bias-dropout-add`; an AdamW step
+        (`adamw_step`, `edge_adamw_step`) for `megatron-float16-optimizer`,
+        which executes more operations than it replaces (the gradient norm,
+        the unscale); `fused-softmax` and
         `fused-bias-gelu` fuse none), the task executes at least the fused work's operations
         (fusion removes none), and the task is no collective. The
         task's own `ops`, `reads`, `writes` and `stashed` are what the fused
