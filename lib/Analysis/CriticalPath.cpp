@@ -784,7 +784,6 @@ bool TemplateCostInputs::operator==(const TemplateCostInputs &other) const {
     return a.name == b.name && a.size == b.size;
   };
   return computeType == other.computeType &&
-         overlapTPComm == other.overlapTPComm &&
          spannedAxes.size() == other.spannedAxes.size() &&
          std::equal(spannedAxes.begin(), spannedAxes.end(),
                     other.spannedAxes.begin(), sameAxis);
@@ -795,7 +794,6 @@ TemplateCostInputs blueprint::analysis::templateCostInputsOf(
     const workload::MappingSpec &mapping, workload::DataType computeType) {
   TemplateCostInputs inputs;
   inputs.computeType = computeType;
-  inputs.overlapTPComm = mapping.overlapTPComm;
   // times() builds its mesh with makeEstimateInput: the sizes it reads.
   std::vector<estimate::MeshAxis> mesh = estimate::meshAxesOf(mapping);
   auto span = [&](llvm::StringRef name) {

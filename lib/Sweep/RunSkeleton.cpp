@@ -526,16 +526,18 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
   // A block's collectives run over tp, at cp > 1 its key/value exchange
   // over cp, and at ep > 1 its token dispatcher's over ep (and ep x tp);
   // overlap_tp_comm changes what its backward steps cost.
-  // overlap_tp_comm changes what its backward steps cost: both are in the
-  // templates' TemplateCostInputs, whose spanned axes' tiers key them.
+  // A block's costs depend on the tiers of the axes its collectives span
+  // (its TemplateCostInputs), and overlap_tp_comm changes what its
+  // backward steps cost: both vary between a run's configurations.
   if (!memo.templates) {
     memo.templates = std::make_shared<TemplateCosts>();
     memo.templates->inputs = coster.templateCostInputs(parts.templates);
   }
   TemplateCosts &templateCosts = *memo.templates;
-  RunSkeleton::CostMemo::Tiers templateKey;
+  std::pair<RunSkeleton::CostMemo::Tiers, bool> templateKey;
   for (const estimate::MeshAxis &axis : templateCosts.inputs.spannedAxes)
-    templateKey.push_back(tierOf(binding, axis.name));
+    templateKey.first.push_back(tierOf(binding, axis.name));
+  templateKey.second = coster.overlapsTPComm();
   auto knownTemplates = templateCosts.seconds.find(templateKey);
   if (knownTemplates == templateCosts.seconds.end()) {
     llvm::Expected<std::vector<double>> costed =

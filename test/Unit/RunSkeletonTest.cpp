@@ -295,14 +295,17 @@ TEST(RunSkeletonTest, TemplateCostInputsDecideTemplateCosts) {
                 secondsOf(base, templates, binding));
   }
 
-  // Every input changes the key: the compute type, overlap_tp_comm, the
-  // size of a spanned axis, another spanned axis (cp's exchange at cp 2).
-  EXPECT_FALSE(analysis::templateCostInputsOf(
-                   templates, base, workload::DataType::F32) == inputs);
+  // overlap_tp_comm changes the seconds of the same templates: it keys
+  // the costs kept for a run (it varies between a run's configurations).
   workload::MappingSpec overlapped = base;
   overlapped.overlapTPComm = true;
-  EXPECT_FALSE(analysis::templateCostInputsOf(templates, overlapped, type) ==
-               inputs);
+  EXPECT_NE(secondsOf(overlapped, templates, nvlink),
+            secondsOf(base, templates, nvlink));
+
+  // Every input changes the key: the compute type, the size of a spanned
+  // axis, another spanned axis (cp's exchange at cp 2).
+  EXPECT_FALSE(analysis::templateCostInputsOf(
+                   templates, base, workload::DataType::F32) == inputs);
   workload::MappingSpec wider = base;
   wider.tp = 4;
   EXPECT_FALSE(analysis::templateCostInputsOf(templates, wider, type) ==
@@ -336,7 +339,7 @@ TEST(RunSkeletonTest, TemplateCostInputsDecideTemplateCosts) {
   sweep::TemplateCostCache cache;
   std::shared_ptr<sweep::TemplateCosts> first = cache.of(templates, base, type);
   EXPECT_EQ(cache.of(templatesOf(deeper), deeper, type), first);
-  EXPECT_NE(cache.of(templates, overlapped, type), first);
+  EXPECT_NE(cache.of(templates, wider, type), first);
   EXPECT_NE(
       cache.of(templatesOf(base, workload::RecomputePolicy::Full), base, type),
       first);

@@ -334,19 +334,20 @@ tensorParallelOverlapPairs(llvm::ArrayRef<estimate::EstimateTask> tasks);
 
 /// What steps last under a profile: each distinct piece of work costed once.
 /// What StepCoster::templateTimes reads besides its templates'
-/// invocations and cadences (templateCostsRead), the profile and the tiers
-/// a binding gives the axes listed here: the compute type,
-/// overlap_tp_comm, and each mesh axis the templates' collectives span
-/// (their axis, then their inner axes, in the order first named) with its
-/// size in the mapping's mesh (0 when the mesh has no such axis; the
-/// estimate then fails). Under bindings the estimate accepts, a template's
-/// time depends on the binding only through the tiers of those axes (the
-/// estimate's network term): runs with equal inputs and the same templates
-/// have the same template times under bindings that bind those axes alike
+/// invocations and cadences (sameTemplateCostsRead), the profile, the
+/// mapping's overlap_tp_comm and the tiers a binding gives the axes listed
+/// here (the last two vary between the configurations of one run, and key
+/// the costs kept for it): the compute type and each mesh axis the
+/// templates' collectives span (their axis, then their inner axes, in the
+/// order first named) with its size in the mapping's mesh (0 when the mesh
+/// has no such axis; the estimate then fails). Under bindings the estimate
+/// accepts, a template's time depends on the binding only through the
+/// tiers of those axes (the estimate's network term): runs with equal
+/// inputs and the same templates have the same template times under the
+/// same overlap_tp_comm and bindings that bind those axes alike
 /// (docs/Sweep.md, "Speed, threads, memory").
 struct TemplateCostInputs {
   workload::DataType computeType = workload::DataType::BF16;
-  bool overlapTPComm = false;
   std::vector<estimate::MeshAxis> spannedAxes;
 
   bool operator==(const TemplateCostInputs &other) const;
@@ -408,6 +409,9 @@ public:
   templateCostInputs(llvm::ArrayRef<workload::RunTemplate> templates) const {
     return templateCostInputsOf(templates, mapping, computeType);
   }
+  /// Whether times() overlaps the tensorParallelOverlapPairs (the
+  /// mapping's overlap_tp_comm): a memo of template times keys on it.
+  bool overlapsTPComm() const { return mapping.overlapTPComm; }
 
 private:
   const workload::MappingSpec &mapping;

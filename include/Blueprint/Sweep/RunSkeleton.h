@@ -63,12 +63,14 @@ ShapeKey shapeKeyOf(const workload::WholeRun &parts,
 /// The templates' seconds of the runs whose templates have the same
 /// analysis::TemplateCostInputs and the same invocations and cadences
 /// (analysis::sameTemplateCostsRead), by the tiers of the inputs' spanned
-/// axes, in their order: what StepCoster::templateSeconds returned for the
-/// first run that needed them under those tiers.
+/// axes, in their order, and overlap_tp_comm: what
+/// StepCoster::templateSeconds returned for the first run that needed them
+/// under those.
 struct TemplateCosts {
   analysis::TemplateCostInputs inputs;
   std::vector<workload::RunTemplate> templates;
-  std::map<std::vector<std::string>, std::vector<double>> seconds;
+  std::map<std::pair<std::vector<std::string>, bool>, std::vector<double>>
+      seconds;
 };
 
 /// The TemplateCosts of the last few distinct template lists one worker
@@ -255,18 +257,23 @@ private:
 /// shape is derived in whole once, by the first worker that needs it,
 /// while the others wait for it. Holds skeletons (and the keys of shapes
 /// that have none) of at most `budgetBytes` bytes (RunSkeleton::bytes and
-/// the keys), dropping the least recently used beyond it: a shape recurs
-/// across the outer axes (tp 1 at micro-batch 1 and tp 2 at micro-batch 2
-/// on the same GPUs have one micro-batch count), thousands of
-/// configurations apart, and a budget that holds every shape of a space
-/// derives each once (docs/Sweep.md, "Speed, threads, memory"). A
-/// skeleton is a pure function of its key: what is cached never changes a
-/// result.
+/// the keys), dropping the least recently used beyond it: the enumeration
+/// varies the shape-only axes (ZeRO stage, buckets, TP communication)
+/// inside the others, so a shape's runs mostly come together. A shape also
+/// recurs across the outer axes (tp 1 at micro-batch 1 and tp 2 at
+/// micro-batch 2 on the same GPUs have one micro-batch count), thousands of
+/// configurations apart: a budget that holds every shape of a space
+/// derives each once, in fewer instructions but, as measured, no less CPU
+/// time (docs/Sweep.md, "Speed, threads, memory"). A skeleton is a pure
+/// function of its key: what is cached never changes a result.
 class SkeletonCache {
 public:
-  /// 1 GiB: every shape of the GPT-3 175B space on 64 GPUs (2,166 shapes,
-  /// bench/README.md) with room to spare.
-  static constexpr size_t kDefaultBudgetBytes = size_t(1) << 30;
+  /// 16 MiB (372 skeletons of the GPT-3 175B space on 64 GPUs). Holding
+  /// every shape of that space (2,166 shapes, 358 MiB) derived 1,748 fewer
+  /// shapes in 14% fewer instructions, but took 9% more CPU time and three
+  /// times the peak memory; a budget between (64 MiB, 843 skeletons)
+  /// derived as many as 16 MiB (bench/README.md, "The fifth round").
+  static constexpr size_t kDefaultBudgetBytes = size_t(16) << 20;
   explicit SkeletonCache(size_t budgetBytes = kDefaultBudgetBytes)
       : budgetBytes(budgetBytes) {}
 
