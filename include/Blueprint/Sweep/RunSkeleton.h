@@ -270,9 +270,10 @@ class SkeletonCache {
 public:
   /// 16 MiB (372 skeletons of the GPT-3 175B space on 64 GPUs). Holding
   /// every shape of that space (2,166 shapes, 358 MiB) derived 1,748 fewer
-  /// shapes in 14% fewer instructions, but took 9% more CPU time and three
+  /// shapes in 10% fewer instructions, but took 9% more CPU time and three
   /// times the peak memory; a budget between (64 MiB, 843 skeletons)
-  /// derived as many as 16 MiB (bench/README.md, "The fifth round").
+  /// derived nearly as many as 16 MiB (3,910 against 3,914;
+  /// bench/README.md, "The fifth round").
   static constexpr size_t kDefaultBudgetBytes = size_t(16) << 20;
   explicit SkeletonCache(size_t budgetBytes = kDefaultBudgetBytes)
       : budgetBytes(budgetBytes) {}
