@@ -783,6 +783,63 @@ static llvm::Error inTemplate(const workload::RunTemplate &runTemplate,
                                      llvm::toString(std::move(error)));
 }
 
+bool TemplateCostInputs::operator==(const TemplateCostInputs &other) const {
+  auto sameAxis = [](const estimate::MeshAxis &a, const estimate::MeshAxis &b) {
+    return a.name == b.name && a.size == b.size;
+  };
+  return computeType == other.computeType &&
+         spannedAxes.size() == other.spannedAxes.size() &&
+         std::equal(spannedAxes.begin(), spannedAxes.end(),
+                    other.spannedAxes.begin(), sameAxis);
+}
+
+TemplateCostInputs blueprint::analysis::templateCostInputsOf(
+    llvm::ArrayRef<workload::RunTemplate> templates,
+    const workload::MappingSpec &mapping, workload::DataType computeType) {
+  TemplateCostInputs inputs;
+  inputs.computeType = computeType;
+  // times() builds its mesh with makeEstimateInput: the sizes it reads.
+  std::vector<estimate::MeshAxis> mesh = estimate::meshAxesOf(mapping);
+  auto span = [&](llvm::StringRef name) {
+    if (llvm::any_of(inputs.spannedAxes, [&](const estimate::MeshAxis &axis) {
+          return axis.name == name;
+        }))
+      return;
+    int64_t size = 0;
+    for (const estimate::MeshAxis &axis : mesh)
+      if (axis.name == name)
+        size = axis.size;
+    inputs.spannedAxes.push_back({name.str(), size});
+  };
+  // The axis templateTimes gives a task (taskOf's), which the estimate
+  // reads of a collective, and the inner axes of its facts.
+  for (const workload::RunTemplate &runTemplate : templates)
+    for (const workload::Invocation &invocation :
+         runTemplate.work.invocations) {
+      if (invocation.engine == workload::Engine::Collective ||
+          invocation.collective)
+        span(invocation.collective
+                 ? llvm::StringRef(invocation.collective->axis)
+                 : llvm::StringRef(workload::kTensorParallelAxis));
+      if (invocation.collective)
+        for (const std::string &inner : invocation.collective->innerAxes)
+          span(inner);
+    }
+  return inputs;
+}
+
+bool blueprint::analysis::sameTemplateCostsRead(
+    llvm::ArrayRef<workload::RunTemplate> a,
+    llvm::ArrayRef<workload::RunTemplate> b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(),
+                    [](const workload::RunTemplate &x,
+                       const workload::RunTemplate &y) {
+                      return x.work.cadence == y.work.cadence &&
+                             x.work.invocations == y.work.invocations;
+                    });
+}
+
 llvm::Expected<std::vector<double>>
 StepCoster::templateSeconds(llvm::ArrayRef<workload::RunTemplate> templates) {
   llvm::Expected<std::vector<TaskTimes>> times = templateTimes(templates);

@@ -48,18 +48,27 @@ std::shared_ptr<const RunSkeleton> SkeletonCache::acquire(const ShapeKey &key,
   }
 }
 
-void SkeletonCache::evict() {
-  auto oldest = entries.end();
-  size_t settled = 0;
-  for (auto it = entries.begin(); it != entries.end(); ++it)
-    if (it->second.skeleton || it->second.failed) {
-      ++settled;
-      if (oldest == entries.end() ||
-          it->second.lastUse < oldest->second.lastUse)
+void SkeletonCache::settle(const ShapeKey &key, Entry &entry) {
+  entry.lastUse = ++uses;
+  entry.bytes = sizeof(Entry) + key.capacity() * sizeof(int64_t) +
+                (entry.skeleton ? entry.skeleton->bytes() : 0);
+  heldBytes += entry.bytes;
+  ++heldEntries;
+  while (heldBytes > budgetBytes) {
+    auto oldest = entries.end();
+    for (auto it = entries.begin(); it != entries.end(); ++it)
+      if (&it->second != &entry && (it->second.skeleton || it->second.failed) &&
+          (oldest == entries.end() ||
+           it->second.lastUse < oldest->second.lastUse))
         oldest = it;
-    }
-  if (settled > capacity)
+    if (oldest == entries.end())
+      break;
+    heldBytes -= oldest->second.bytes;
+    --heldEntries;
     entries.erase(oldest);
+  }
+  peakHeldBytes = std::max(peakHeldBytes, heldBytes);
+  peakHeldEntries = std::max(peakHeldEntries, heldEntries);
 }
 
 std::shared_ptr<const RunSkeleton> SkeletonCache::insert(const ShapeKey &key,
@@ -67,9 +76,8 @@ std::shared_ptr<const RunSkeleton> SkeletonCache::insert(const ShapeKey &key,
   std::lock_guard<std::mutex> lock(mutex);
   Entry &entry = entries[key];
   entry.skeleton = std::make_shared<const RunSkeleton>(std::move(skeleton));
-  entry.lastUse = ++uses;
   std::shared_ptr<const RunSkeleton> result = entry.skeleton;
-  evict();
+  settle(key, entry);
   built.notify_all();
   return result;
 }
@@ -78,8 +86,7 @@ void SkeletonCache::abandon(const ShapeKey &key) {
   std::lock_guard<std::mutex> lock(mutex);
   Entry &entry = entries[key];
   entry.failed = true;
-  entry.lastUse = ++uses;
-  evict();
+  settle(key, entry);
   built.notify_all();
 }
 
@@ -298,8 +305,12 @@ RunSkeleton::build(const workload::WholeRun &run,
       first = fresh;
       return fresh;
     };
+    // Positions are below positions, a stage's step count, which a plan
+    // holds in 32 bits (timingPlanOf): checked here, for the spans.
+    if (shape.positions >= analysis::TimingPlan::kNone)
+      return failure("stage " + llvm::Twine(stage) +
+                     " has more than 2^32 - 2 steps");
     shape.spans.reserve(buffers[stage].buffers.size());
-    shape.spanSource.reserve(buffers[stage].buffers.size());
     for (const workload::RunBuffer &buffer : buffers[stage].buffers) {
       if (!buffer.source)
         return failure("a buffer has no source");
@@ -315,9 +326,14 @@ RunSkeleton::build(const workload::WholeRun &run,
       if (!sourceIndex)
         return failure("stage " + llvm::Twine(stage) +
                        " has a buffer of an unknown source");
-      shape.spans.push_back({buffer.start, buffer.end, 0});
-      shape.spanSource.push_back(*sourceIndex);
+      if (buffer.start > shape.positions || buffer.end > shape.positions)
+        return failure("stage " + llvm::Twine(stage) +
+                       " has a buffer outside its steps");
+      shape.spans.push_back({static_cast<uint32_t>(buffer.start),
+                             static_cast<uint32_t>(buffer.end), *sourceIndex});
     }
+    shape.sources.shrink_to_fit();
+    shape.works.shrink_to_fit();
     llvm::Expected<workload::StageUsage> usage =
         workload::stageUsageOf(program, run.templates.size());
     if (!usage)
@@ -331,9 +347,37 @@ RunSkeleton::build(const workload::WholeRun &run,
   if (!plan)
     return plan.takeError();
   skeleton.plan = std::move(*plan);
+  // Kept for the whole search: no capacity beyond what is held.
+  skeleton.plan.deps.shrink_to_fit();
+  skeleton.sources.shrink_to_fit();
+  skeleton.sourceOf.shrink_to_fit();
+  skeleton.readySources.shrink_to_fit();
+  skeleton.stages.shrink_to_fit();
   static std::atomic<uint64_t> builtSkeletons{0};
   skeleton.serial = ++builtSkeletons;
   return skeleton;
+}
+
+template <typename T> static size_t heapBytes(const std::vector<T> &v) {
+  return v.capacity() * sizeof(T);
+}
+
+size_t RunSkeleton::bytes() const {
+  size_t total = sizeof(RunSkeleton) + heapBytes(stages) + heapBytes(sources) +
+                 heapBytes(sourceOf) + heapBytes(readySources) +
+                 heapBytes(plan.stageBegin) + heapBytes(plan.order) +
+                 heapBytes(plan.position) + heapBytes(plan.depBegin) +
+                 heapBytes(plan.deps) + heapBytes(plan.sender) +
+                 heapBytes(plan.meeting) + heapBytes(plan.readyAfter) +
+                 heapBytes(plan.kinds) + heapBytes(plan.meetings);
+  for (const std::vector<uint32_t> &members : plan.meetings)
+    total += heapBytes(members);
+  for (const StageShape &shape : stages)
+    total += heapBytes(shape.spans) + heapBytes(shape.sources) +
+             heapBytes(shape.usage.repetitions) +
+             heapBytes(shape.usage.messages) + heapBytes(shape.usage.works) +
+             heapBytes(shape.works);
+  return total;
 }
 
 bool RunSkeleton::fits(const workload::WholeRun &parts) const {
@@ -392,8 +436,8 @@ RunSkeleton::addMemoryFigures(RunFigures &figures,
       bytesOfSource.push_back(workload::sourceBytes(source, values, guard));
     spans.resize(shape.spans.size());
     for (size_t index = 0; index < spans.size(); ++index) {
-      spans[index] = shape.spans[index];
-      spans[index].bytes = bytesOfSource[shape.spanSource[index]];
+      const StageShape::Span &span = shape.spans[index];
+      spans[index] = {span.start, span.end, bytesOfSource[span.source]};
     }
     if (guard.failed())
       return guard.error("deriveBuffers");
@@ -432,6 +476,30 @@ RunSkeleton::totals(const workload::WholeRun &parts) const {
   return result;
 }
 
+std::shared_ptr<TemplateCosts>
+TemplateCostCache::of(llvm::ArrayRef<workload::RunTemplate> templates,
+                      const workload::MappingSpec &mapping,
+                      workload::DataType computeType) {
+  analysis::TemplateCostInputs inputs =
+      analysis::templateCostInputsOf(templates, mapping, computeType);
+  for (size_t index = 0; index < lists.size(); ++index)
+    if (lists[index]->inputs == inputs &&
+        analysis::sameTemplateCostsRead(lists[index]->templates, templates)) {
+      std::shared_ptr<TemplateCosts> found = lists[index];
+      lists.erase(lists.begin() + static_cast<std::ptrdiff_t>(index));
+      lists.insert(lists.begin(), found);
+      ++sharedCount;
+      return found;
+    }
+  auto fresh = std::make_shared<TemplateCosts>();
+  fresh->inputs = std::move(inputs);
+  fresh->templates.assign(templates.begin(), templates.end());
+  lists.insert(lists.begin(), fresh);
+  if (lists.size() > kLists)
+    lists.pop_back();
+  return fresh;
+}
+
 /// The tier `binding` binds `axis` to ("" when none).
 static std::string tierOf(const estimate::NetworkTierBinding &binding,
                           llvm::StringRef axis) {
@@ -458,20 +526,27 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
   // A block's collectives run over tp, at cp > 1 its key/value exchange
   // over cp, and at ep > 1 its token dispatcher's over ep (and ep x tp);
   // overlap_tp_comm changes what its backward steps cost.
-  static const std::string blockAxes[] = {workload::kContextParallelAxis.str(),
-                                          workload::kExpertParallelAxis.str()};
-  std::pair<RunSkeleton::CostMemo::Tiers, bool> templateKey = {
-      tiersKey(binding, workload::kTensorParallelAxis, blockAxes),
-      coster.overlapsTPComm()};
-  auto knownTemplates = memo.templateSeconds.find(templateKey);
-  if (knownTemplates == memo.templateSeconds.end()) {
+  // A block's costs depend on the tiers of the axes its collectives span
+  // (its TemplateCostInputs), and overlap_tp_comm changes what its
+  // backward steps cost: both vary between a run's configurations.
+  if (!memo.templates) {
+    memo.templates = std::make_shared<TemplateCosts>();
+    memo.templates->inputs = coster.templateCostInputs(parts.templates);
+  }
+  TemplateCosts &templateCosts = *memo.templates;
+  std::pair<RunSkeleton::CostMemo::Tiers, bool> templateKey;
+  for (const estimate::MeshAxis &axis : templateCosts.inputs.spannedAxes)
+    templateKey.first.push_back(tierOf(binding, axis.name));
+  templateKey.second = coster.overlapsTPComm();
+  auto knownTemplates = templateCosts.seconds.find(templateKey);
+  if (knownTemplates == templateCosts.seconds.end()) {
     llvm::Expected<std::vector<double>> costed =
         coster.templateSeconds(parts.templates);
     if (!costed)
       return costed.takeError();
-    knownTemplates =
-        memo.templateSeconds.emplace(std::move(templateKey), std::move(*costed))
-            .first;
+    knownTemplates = templateCosts.seconds
+                         .emplace(std::move(templateKey), std::move(*costed))
+                         .first;
   }
   const std::vector<double> &templateSeconds = knownTemplates->second;
   auto workSecondsOf = [&](const workload::RunWork &work, size_t stage,

@@ -365,6 +365,8 @@ FastEvaluator::shape(const Configuration &configuration) {
     return nullptr;
   }
   result->flops = std::move(*flops);
+  result->costs.templates = templateCosts.of(
+      result->parts.templates, run.mapping, run.training->activationType);
   ++shapedRunCount;
   return result;
 }
@@ -1543,6 +1545,8 @@ llvm::Expected<SearchSummary> sweep::runSearch(
       summary.shapesDerived += fast->shapesDerived();
       summary.shapedRuns += fast->shapedRuns();
     }
+  summary.skeletonsHeld = skeletons->peakEntries();
+  summary.skeletonBytesHeld = skeletons->peakBytes();
   std::vector<Ranked> best = top.sorted();
   if (!best.empty())
     summary.best = best.front();

@@ -93,6 +93,9 @@ TEST(RunSkeletonTest, EveryRunOfAShapeEqualsItsWholeDerivation) {
   // Bindings that differ only in dp's tier change only the stages' closing
   // steps: those runs were timed from there, the rows still equal.
   EXPECT_GT(fast.keptStepTimings(), 0u);
+  // Runs with the same templates (another pp, schedule, ZeRO stage or
+  // buckets) took their templates' costs from an earlier run.
+  EXPECT_GT(fast.templateCostsShared(), 0u);
 }
 
 /// The parts and shape key of the small run under `mapping` (and, when
@@ -201,7 +204,10 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
 }
 
 TEST(RunSkeletonTest, TheCacheKeepsSkeletonsAndFailures) {
-  sweep::SkeletonCache cache(/*capacity=*/1);
+  // A budget that holds an empty skeleton's entry (its bytes, its one-
+  // integer key and the entry's bookkeeping, under 64 bytes) or a failure's
+  // (the key and the bookkeeping), not both.
+  sweep::SkeletonCache cache(/*budgetBytes=*/sweep::RunSkeleton().bytes() + 64);
   bool build = false;
   // A new shape: the caller builds it.
   EXPECT_EQ(cache.acquire({1}, build), nullptr);
@@ -218,9 +224,126 @@ TEST(RunSkeletonTest, TheCacheKeepsSkeletonsAndFailures) {
   ASSERT_NE(built, nullptr);
   EXPECT_EQ(cache.acquire({2}, build), built);
   EXPECT_FALSE(build);
-  // Beyond the capacity the least recently used went: the failure.
+  // Beyond the budget the least recently used went: the failure.
   EXPECT_EQ(cache.acquire({1}, build), nullptr);
   EXPECT_TRUE(build);
+  EXPECT_EQ(cache.peakEntries(), 1u);
+  EXPECT_GE(cache.peakBytes(), sweep::RunSkeleton().bytes());
+}
+
+/// The templates of the small run under `mapping` (deriveRunParts).
+std::vector<workload::RunTemplate> templatesOf(
+    const workload::MappingSpec &mapping,
+    workload::RecomputePolicy recompute = workload::RecomputePolicy::None) {
+  sweep::RunContracts run = smallContracts();
+  workload::MappingSpec withRecompute = mapping;
+  withRecompute.recompute = recompute;
+  return test::valueOrFail(
+             workload::deriveRunParts(run.model, *run.training, withRecompute))
+      .templates;
+}
+
+TEST(RunSkeletonTest, TemplateCostInputsDecideTemplateCosts) {
+  sweep::RunContracts run = smallContracts();
+  workload::DataType type = run.training->activationType;
+  // tp 2, pp 2, dp 2 on 8 GPUs.
+  workload::MappingSpec base = run.mapping;
+  std::vector<workload::RunTemplate> templates = templatesOf(base);
+  ASSERT_FALSE(templates.empty());
+  analysis::TemplateCostInputs inputs =
+      analysis::templateCostInputsOf(templates, base, type);
+  // The block's tensor-parallel collectives span tp, of 2 ranks.
+  ASSERT_FALSE(inputs.spannedAxes.empty());
+  EXPECT_EQ(inputs.spannedAxes.front().name, "tp");
+  EXPECT_EQ(inputs.spannedAxes.front().size, 2);
+
+  estimate::NetworkTierBinding nvlink, infiniband;
+  nvlink.tierOfAxis = {
+      {"tp", "nvlink"}, {"pp", "infiniband"}, {"dp", "infiniband"}};
+  infiniband.tierOfAxis = {
+      {"tp", "infiniband"}, {"pp", "infiniband"}, {"dp", "infiniband"}};
+  auto secondsOf = [&](const workload::MappingSpec &mapping,
+                       llvm::ArrayRef<workload::RunTemplate> costed,
+                       const estimate::NetworkTierBinding &binding) {
+    analysis::StepCoster coster(mapping, type, a100(), binding);
+    return test::valueOrFail(coster.templateSeconds(costed));
+  };
+  // The tier of a spanned axis changes what the templates cost.
+  EXPECT_NE(secondsOf(base, templates, nvlink),
+            secondsOf(base, templates, infiniband));
+
+  // Runs that differ in pp (on 16 GPUs, or with dp 1 on 8), the schedule
+  // or the buckets: equal inputs, the same templates, and the same seconds
+  // under each binding.
+  workload::MappingSpec deeper = base;
+  deeper.pp = 4;
+  deeper.world = 16;
+  workload::MappingSpec unreplicated = deeper;
+  unreplicated.dp = 1;
+  unreplicated.world = 8;
+  workload::MappingSpec gpipe = base;
+  gpipe.schedule = workload::PipelineSchedule::GPipe;
+  workload::MappingSpec buckets = base;
+  buckets.bucketBytes = 40000;
+  for (const workload::MappingSpec &mapping :
+       {deeper, unreplicated, gpipe, buckets}) {
+    std::vector<workload::RunTemplate> other = templatesOf(mapping);
+    EXPECT_EQ(analysis::templateCostInputsOf(other, mapping, type), inputs);
+    EXPECT_TRUE(analysis::sameTemplateCostsRead(other, templates));
+    for (const estimate::NetworkTierBinding &binding : {nvlink, infiniband})
+      EXPECT_EQ(secondsOf(mapping, other, binding),
+                secondsOf(base, templates, binding));
+  }
+
+  // overlap_tp_comm changes the seconds of the same templates: it keys
+  // the costs kept for a run (it varies between a run's configurations).
+  workload::MappingSpec overlapped = base;
+  overlapped.overlapTPComm = true;
+  EXPECT_NE(secondsOf(overlapped, templates, nvlink),
+            secondsOf(base, templates, nvlink));
+
+  // Every input changes the key: the compute type, the size of a spanned
+  // axis, another spanned axis (cp's exchange at cp 2).
+  EXPECT_FALSE(analysis::templateCostInputsOf(
+                   templates, base, workload::DataType::F32) == inputs);
+  workload::MappingSpec wider = base;
+  wider.tp = 4;
+  EXPECT_FALSE(analysis::templateCostInputsOf(templates, wider, type) ==
+               inputs);
+  workload::MappingSpec contextParallel = base;
+  contextParallel.cp = 2;
+  contextParallel.dp = 1;
+  EXPECT_FALSE(analysis::templateCostInputsOf(templatesOf(contextParallel),
+                                              contextParallel, type) == inputs);
+  // And so do the templates: another recompute policy, a sharded
+  // optimizer (ZeRO 1: 6 templates to ZeRO 0's 9, the optimizer steps
+  // being stage works), one invocation's operations, a cadence. A name is
+  // read only into a diagnostic.
+  EXPECT_FALSE(analysis::sameTemplateCostsRead(
+      templatesOf(base, workload::RecomputePolicy::Full), templates));
+  workload::MappingSpec zero = base;
+  zero.zeroStage = 1;
+  EXPECT_EQ(templatesOf(zero).size() + 3, templates.size());
+  EXPECT_FALSE(analysis::sameTemplateCostsRead(templatesOf(zero), templates));
+  std::vector<workload::RunTemplate> changed = templates;
+  changed.front().work.invocations.front().ops += 1;
+  EXPECT_FALSE(analysis::sameTemplateCostsRead(changed, templates));
+  changed = templates;
+  changed.front().work.cadence = workload::Cadence::PerIteration;
+  EXPECT_FALSE(analysis::sameTemplateCostsRead(changed, templates));
+  changed = templates;
+  changed.front().name += "_renamed";
+  EXPECT_TRUE(analysis::sameTemplateCostsRead(changed, templates));
+
+  // The cache gives runs with equal inputs and templates one table.
+  sweep::TemplateCostCache cache;
+  std::shared_ptr<sweep::TemplateCosts> first = cache.of(templates, base, type);
+  EXPECT_EQ(cache.of(templatesOf(deeper), deeper, type), first);
+  EXPECT_NE(cache.of(templates, wider, type), first);
+  EXPECT_NE(
+      cache.of(templatesOf(base, workload::RecomputePolicy::Full), base, type),
+      first);
+  EXPECT_EQ(cache.shared(), 1u);
 }
 
 } // namespace

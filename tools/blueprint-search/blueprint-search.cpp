@@ -258,7 +258,10 @@ int main(int argc, char **argv) {
                  << llvm::format("%.0f", summary->configurations /
                                              std::max(seconds, 1e-9))
                  << ", shapes derived " << summary->shapesDerived
-                 << ", runs through a skeleton " << summary->shapedRuns << "\n";
+                 << ", runs through a skeleton " << summary->shapedRuns
+                 << ", skeletons held at peak " << summary->skeletonsHeld
+                 << ", skeleton bytes at peak " << summary->skeletonBytesHeld
+                 << "\n";
 
   if (!svgFile.empty()) {
     std::vector<analysis::ScatterLabel> labels;

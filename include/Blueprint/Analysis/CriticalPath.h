@@ -334,6 +334,39 @@ std::vector<OverlapPair>
 tensorParallelOverlapPairs(llvm::ArrayRef<estimate::EstimateTask> tasks);
 
 /// What steps last under a profile: each distinct piece of work costed once.
+/// What StepCoster::templateTimes reads besides its templates'
+/// invocations and cadences (sameTemplateCostsRead), the profile, the
+/// mapping's overlap_tp_comm and the tiers a binding gives the axes listed
+/// here (the last two vary between the configurations of one run, and key
+/// the costs kept for it): the compute type and each mesh axis the
+/// templates' collectives span (their axis, then their inner axes, in the
+/// order first named) with its size in the mapping's mesh (0 when the mesh
+/// has no such axis; the estimate then fails). Under bindings the estimate
+/// accepts, a template's time depends on the binding only through the
+/// tiers of those axes (the estimate's network term): runs with equal
+/// inputs and the same templates have the same template times under the
+/// same overlap_tp_comm and bindings that bind those axes alike
+/// (docs/Sweep.md, "Speed, threads, memory").
+struct TemplateCostInputs {
+  workload::DataType computeType = workload::DataType::BF16;
+  std::vector<estimate::MeshAxis> spannedAxes;
+
+  bool operator==(const TemplateCostInputs &other) const;
+};
+
+/// The TemplateCostInputs of `templates` in a run of `mapping` whose
+/// activation type is `computeType`.
+TemplateCostInputs
+templateCostInputsOf(llvm::ArrayRef<workload::RunTemplate> templates,
+                     const workload::MappingSpec &mapping,
+                     workload::DataType computeType);
+
+/// Whether StepCoster::templateTimes reads the same of `a` and `b`: as many
+/// templates, each with equal invocations and cadence (a template's name
+/// is read only into a diagnostic).
+bool sameTemplateCostsRead(llvm::ArrayRef<workload::RunTemplate> a,
+                           llvm::ArrayRef<workload::RunTemplate> b);
+
 class StepCoster {
 public:
   /// `computeType` is the run's activation type.
@@ -372,6 +405,11 @@ public:
   static double instanceSeconds(double templateSeconds, int64_t repetitions);
   /// instanceSeconds of both times.
   static TaskTimes instanceTimes(TaskTimes templateTimes, int64_t repetitions);
+  /// The TemplateCostInputs of `templates` under this coster.
+  TemplateCostInputs
+  templateCostInputs(llvm::ArrayRef<workload::RunTemplate> templates) const {
+    return templateCostInputsOf(templates, mapping, computeType);
+  }
   /// Whether times() overlaps the tensorParallelOverlapPairs (the
   /// mapping's overlap_tp_comm): a memo of template times keys on it.
   bool overlapsTPComm() const { return mapping.overlapTPComm; }

@@ -60,6 +60,43 @@ private:
 ShapeKey shapeKeyOf(const workload::WholeRun &parts,
                     const workload::MappingSpec &mapping, ShapeNames &names);
 
+/// The templates' seconds of the runs whose templates have the same
+/// analysis::TemplateCostInputs and the same invocations and cadences
+/// (analysis::sameTemplateCostsRead), by the tiers of the inputs' spanned
+/// axes, in their order, and overlap_tp_comm: what
+/// StepCoster::templateSeconds returned for the first run that needed them
+/// under those.
+struct TemplateCosts {
+  analysis::TemplateCostInputs inputs;
+  std::vector<workload::RunTemplate> templates;
+  std::map<std::pair<std::vector<std::string>, bool>, std::vector<double>>
+      seconds;
+};
+
+/// The TemplateCosts of the last few distinct template lists one worker
+/// met (most recent first): the runs that differ only in pp, the schedule,
+/// the layout, the ZeRO stage or the buckets have the same templates, and
+/// the enumeration varies the recompute policy and TP communication inside
+/// those, so the last few lists hold nearly all repeats.
+class TemplateCostCache {
+public:
+  /// How many lists it keeps.
+  static constexpr size_t kLists = 16;
+  /// The costs of `templates` in a run of `mapping` whose activation type
+  /// is `computeType`: those of an earlier run with the same inputs and
+  /// templates, or new ones.
+  std::shared_ptr<TemplateCosts>
+  of(llvm::ArrayRef<workload::RunTemplate> templates,
+     const workload::MappingSpec &mapping, workload::DataType computeType);
+
+  /// How many times of() found an earlier run's costs (a statistic).
+  size_t shared() const { return sharedCount; }
+
+private:
+  std::vector<std::shared_ptr<TemplateCosts>> lists;
+  size_t sharedCount = 0;
+};
+
 class RunSkeleton {
 public:
   /// The skeleton of `run` (deriveWholeRun), whose parts are `parts`, its
@@ -96,10 +133,10 @@ public:
     /// The tiers of some axes, in order ("" for an unbound axis): a list,
     /// so no tier name can make two lists equal.
     using Tiers = std::vector<std::string>;
-    /// By the tiers of axes tp, cp and ep (a block's tensor-parallel and
-    /// context-parallel collectives and its token dispatcher's) and the
-    /// mapping's overlap_tp_comm.
-    std::map<std::pair<Tiers, bool>, std::vector<double>> templateSeconds;
+    /// The templates' seconds, shared by the runs whose templates cost the
+    /// same (TemplateCostCache); time() makes one for this run alone when
+    /// none is given.
+    std::shared_ptr<TemplateCosts> templates;
     /// By the tier of axis pp.
     std::map<std::string, double> transferSeconds;
     /// By the tiers of the work's axis and inner axes (dp and cp for a
@@ -138,6 +175,8 @@ public:
                                    CostMemo &memo, TimeScratch &scratch) const;
 
   size_t steps() const { return plan.steps(); }
+  /// The bytes this skeleton holds (its own and its vectors').
+  size_t bytes() const;
 
 private:
   /// A stage-level work: WholeRun::works[index] when shared, else the
@@ -172,16 +211,23 @@ private:
     size_t positions = 0;
     /// The stage's tail (its parts' steps) starts here.
     size_t tailBegin = 0;
-    /// The stage's buffers, their bytes left zero.
-    std::vector<workload::LiveSpan> spans;
+    /// A buffer's lifetime (workload::LiveSpan's positions) and its index
+    /// in `sources`: 12 bytes where a LiveSpan and an index take 28, as a
+    /// search keeps the skeleton of every shape it meets.
+    struct Span {
+      uint32_t start = 0;
+      uint32_t end = 0;
+      uint32_t source = 0;
+    };
+    /// The stage's buffers.
+    std::vector<Span> spans;
     /// Each distinct source of the buffers once, in the order the buffers
     /// first name it (Work sources index `works`; a Message source indexes
     /// nothing, every message of a training run carries the run's message
-    /// bytes), and each buffer's index in it: thousands of buffers (the
-    /// stashes, messages and working sets of every micro-batch) have tens
-    /// of sources, and sourceBytes runs once per source.
+    /// bytes): thousands of buffers (the stashes, messages and working sets
+    /// of every micro-batch) have tens of sources, and sourceBytes runs once
+    /// per source.
     std::vector<workload::BufferSource> sources;
-    std::vector<uint32_t> spanSource;
     /// usage.works index `works`.
     workload::StageUsage usage;
     std::vector<WorkRef> works;
@@ -209,14 +255,28 @@ private:
 
 /// The skeletons of the shapes a search met, shared by its workers: each
 /// shape is derived in whole once, by the first worker that needs it,
-/// while the others wait for it. Holds at most `capacity` skeletons,
-/// dropping the least recently used: the enumeration varies the shape-only
-/// axes (ZeRO stage, buckets, TP communication) inside the others, so a
-/// shape's runs mostly come together. A skeleton is a pure function of its key:
-/// what is cached never changes a result.
+/// while the others wait for it. Holds skeletons (and the keys of shapes
+/// that have none) of at most `budgetBytes` bytes (RunSkeleton::bytes and
+/// the keys), dropping the least recently used beyond it: the enumeration
+/// varies the shape-only axes (ZeRO stage, buckets, TP communication)
+/// inside the others, so a shape's runs mostly come together. A shape also
+/// recurs across the outer axes (tp 1 at micro-batch 1 and tp 2 at
+/// micro-batch 2 on the same GPUs have one micro-batch count), thousands of
+/// configurations apart: a budget that holds every shape of a space
+/// derives each once, in fewer instructions but, as measured, no less CPU
+/// time (docs/Sweep.md, "Speed, threads, memory"). A skeleton is a pure
+/// function of its key: what is cached never changes a result.
 class SkeletonCache {
 public:
-  explicit SkeletonCache(size_t capacity = 64) : capacity(capacity) {}
+  /// 16 MiB (372 skeletons of the GPT-3 175B space on 64 GPUs). Holding
+  /// every shape of that space (2,166 shapes, 358 MiB) derived 1,748 fewer
+  /// shapes in 10% fewer instructions, but took 9% more CPU time and three
+  /// times the peak memory; a budget between (64 MiB, 843 skeletons)
+  /// derived nearly as many as 16 MiB (3,910 against 3,914;
+  /// bench/README.md, "The fifth round").
+  static constexpr size_t kDefaultBudgetBytes = size_t(16) << 20;
+  explicit SkeletonCache(size_t budgetBytes = kDefaultBudgetBytes)
+      : budgetBytes(budgetBytes) {}
 
   ShapeNames &names() { return shapeNames; }
   /// The skeleton of `key`, waiting while another caller builds it. None
@@ -229,22 +289,33 @@ public:
   /// Records that the skeleton of `key` cannot be built.
   void abandon(const ShapeKey &key);
 
+  /// The most entries and bytes the cache held at once (a statistic).
+  size_t peakEntries() const { return peakHeldEntries; }
+  size_t peakBytes() const { return peakHeldBytes; }
+
 private:
   struct Entry {
     /// None while a caller builds it, or when it could not.
     std::shared_ptr<const RunSkeleton> skeleton;
     bool failed = false;
     size_t lastUse = 0;
+    /// What the entry holds once settled (its key and skeleton).
+    size_t bytes = 0;
   };
-  /// Drops the least recently used entry beyond the capacity (never one
-  /// being built).
-  void evict();
-  size_t capacity;
+  /// Settles `entry` of `key` (built or failed), then drops the least
+  /// recently used settled entries, never `entry`, while the settled ones
+  /// hold more than the budget.
+  void settle(const ShapeKey &key, Entry &entry);
+  size_t budgetBytes;
   ShapeNames shapeNames;
   std::mutex mutex;
   std::condition_variable built;
   std::map<ShapeKey, Entry> entries;
   size_t uses = 0;
+  size_t heldBytes = 0;
+  size_t heldEntries = 0;
+  size_t peakHeldBytes = 0;
+  size_t peakHeldEntries = 0;
 };
 
 } // namespace blueprint::sweep

@@ -140,6 +140,9 @@ public:
   /// The steps whose timing a binding kept from the binding before
   /// (RunSkeleton::TimeScratch::keptStepTimings).
   uint64_t keptStepTimings() const { return scratch.keptStepTimings; }
+  /// The runs whose templates' costs an earlier run's served
+  /// (TemplateCostCache::shared).
+  size_t templateCostsShared() const { return templateCosts.shared(); }
 
 private:
   struct ShapedRun;
@@ -162,6 +165,7 @@ private:
   /// The skeletons this evaluator uses (its own, or its search's).
   std::shared_ptr<SkeletonCache> skeletons;
   RunSkeleton::TimeScratch scratch;
+  TemplateCostCache templateCosts;
   size_t shapeDerivations = 0;
   size_t shapedRunCount = 0;
 };
@@ -398,6 +402,10 @@ struct SearchSummary {
   /// share one SkeletonCache.
   size_t shapesDerived = 0;
   size_t shapedRuns = 0;
+  /// The most skeletons that cache held at once, and their bytes
+  /// (SkeletonCache::peakEntries, peakBytes).
+  size_t skeletonsHeld = 0;
+  size_t skeletonBytesHeld = 0;
 };
 
 /// Evaluates every configuration of `space` on `options.threads` workers and
