@@ -245,11 +245,18 @@ llvm::Error blueprint::analysis::timeSteps(
   size_t total = plan.steps();
   from = std::min(from, total);
   // A meeting's earlier members hold their ready times only until its last
-  // member times them all: resume at its first member.
-  for (const std::vector<uint32_t> &members : plan.meetings)
-    if (plan.position[members.front()] < from &&
-        from <= plan.position[members.back()])
-      from = plan.position[members.front()];
+  // member times them all: resume at its first member. Moving back may land
+  // inside another meeting whose span overlaps, so repeat until no meeting
+  // holds the position.
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const std::vector<uint32_t> &members : plan.meetings)
+      if (plan.position[members.front()] < from &&
+          from <= plan.position[members.back()]) {
+        from = plan.position[members.front()];
+        moved = true;
+      }
+  }
   result.timedFrom = from;
   if (from == 0) {
     result.timing.resize(total);

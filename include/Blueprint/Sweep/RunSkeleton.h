@@ -154,7 +154,9 @@ public:
   /// the new step times with them and re-times only the steps from the
   /// first changed one in timing order (analysis::timeSteps' `from`); a
   /// binding that changes only the data-parallel tier changes only each
-  /// stage's closing reductions and optimizer step.
+  /// stage's data-parallel collectives (gradient reductions, ZeRO's
+  /// parameter gathers; edp's at ep > 1), which close the stage's backward
+  /// unless overlap_dp_grad_reduce runs them beside it.
   struct TimeScratch {
     analysis::PlanTiming timing;
     analysis::StepDurations times;
