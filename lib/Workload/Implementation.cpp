@@ -511,6 +511,18 @@ workload::megatronOptimizerSteps(llvm::ArrayRef<Invocation> tasks,
                   " are not " + llvm::Twine(opcount::kAdamWPerParameter) +
                   " per parameter (deriveAdamWStep)");
     int64_t parameters = step.ops / opcount::kAdamWPerParameter;
+    // Float16OptimizerWithFloat16Params is the step of 16-bit (fp16 or
+    // bf16) model parameters with fp32 main parameters and Adam state;
+    // fp32 weights run Megatron-LM's FP32Optimizer, whose passes differ.
+    // parameters <= INT64_MAX / 16, so 4 * parameters cannot overflow.
+    if (*weights != 2 * parameters || *master != 4 * parameters)
+      return fail("apply_implementation_c6: megatron-float16-optimizer: " +
+                  step.primitive + " steps " + llvm::Twine(parameters) +
+                  " parameters of " + llvm::Twine(*weights) +
+                  " bytes with main parameters of " + llvm::Twine(*master) +
+                  " bytes; Megatron-LM's Float16OptimizerWithFloat16Params "
+                  "steps 16-bit parameters (2 bytes each) with fp32 main "
+                  "parameters and state (4 bytes each)");
 
     OverflowGuard guard;
     Fusion fusion;

@@ -227,8 +227,11 @@ CAUSES = {
         "Megatron-LM's scatter/gather, which Calculon's 'ar' mode does not "
         "apply). On the same work the ratios are 0.95/0.8 = +18.75% for the "
         "largest GEMMs (more with the tile model's quantization), +12.5% "
-        "for 16-128 GFLOP, -25% for the 1-16 GFLOP attention GEMMs: the "
-        "20% tolerance is the first with 1.25 points for the quantization "
+        "for 16-128 GFLOP, -25% for the 1-16 GFLOP attention GEMMs, -87.5% "
+        "below 1 GFLOP, with the tile model's quantization, the "
+        "collectives' rates and the byte conventions on top: their net is "
+        "not a closed form, so the 20% tolerance is the bound set when the "
+        "lane was added, not one derived from these causes "
         "(test/Validation/comparisons.py, CALCULON_TIME_TOLERANCE)."),
     "eq8_selective": (
         "SeqSel Eq. 8 charges selective recompute 72BLsh^2 x s/(6h) = "
@@ -705,13 +708,17 @@ MEMORY_TRAFFIC_TOLERANCE = 0.15
 # it charges and Calculon does not (Blueprint's time only grows with it):
 # +18.75% before quantization for a run whose time were all in such GEMMs;
 # 0.9/0.8 = +12.5% for 16-128 GFLOP; 0.6/0.8 = -25% for the batched
-# attention GEMMs of 1-16 GFLOP. A composed time is a weighted mean of those
-# ratios, so the causes bound it by -25% and +18.75% plus quantization:
-# 20% keeps the 18.75% of the efficiency ratio and leaves 1.25 points for
-# the quantization (a case that needs more fails and shows it); it is not
-# tightened below 18.75%, which the causes require, and the lower side is
-# not widened to -25% (the cases, whose time is mostly in 16-128 GFLOP
-# GEMMs, run -11.4% to +10.7%).
+# attention GEMMs of 1-16 GFLOP, and 0.1/0.8 = -87.5% below 1 GFLOP (same
+# file). Other causes move the time too: the tile and wave quantization
+# Blueprint charges and Calculon does not (+21% to +22% on 22B-sized GEMMs,
+# not +1.25 points), the collectives (the profile prices all-gather and
+# reduce-scatter at NVLink's all-reduce rate, Calculon 1.5 times faster:
+# docs/Estimate.md), and the memory byte conventions (MEMORY_TRAFFIC_TOLERANCE,
+# -13.4% to +6.9%). A composed time weighs all of these by each case's
+# mix, so their net is not a closed form of the case: 20% is NOT derived
+# from the causes. It is the bound set when the lane was added, kept (the
+# 36 cases run -11.4% to +10.7%) and not tightened to their span, which
+# would be the observed errors again; issue 18 stays open on it.
 CALCULON_TIME_TOLERANCE = 0.20
 # Biases are 7h/t + 2h of 12h^2/t + 4h parameters per rank: at most 0.03%.
 BIAS_TOLERANCE = 0.001

@@ -215,7 +215,10 @@ def ApplyImplementation
     forward one; `apply_implementation_c5`: an AdamW step that
     `megatron-float16-optimizer` transforms carries `deriveAdamWStep`'s
     tensors (reads `params_master`, `adam_m`, `adam_v`, `d_params`; writes
-    `params`) and 16 operations per parameter.
+    `params`) and 16 operations per parameter; `apply_implementation_c6`:
+    that step is of 16-bit parameters (2 bytes each) with fp32 main
+    parameters (4 bytes each), as Megatron-LM's
+    Float16OptimizerWithFloat16Params (fp32 weights are refused).
 
     ```
     blueprint-opt gpt.mlir --distribute-transformer --plan-portable \

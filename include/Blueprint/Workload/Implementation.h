@@ -153,7 +153,8 @@ fuseBiasDropoutAdd(llvm::ArrayRef<Invocation> tasks);
 /// gradient buffer. Operations are the step's plus the norm's and the
 /// unscale's (docs/Estimate.md, "megatron-float16-optimizer"). A step
 /// without deriveAdamWStep's tensors or with ops not a multiple of 16 is
-/// rule `apply_implementation_c5`.
+/// rule `apply_implementation_c5`; one whose parameters are not 2 bytes
+/// each with 4-byte main parameters, `apply_implementation_c6`.
 llvm::Expected<std::vector<Fusion>>
 megatronOptimizerSteps(llvm::ArrayRef<Invocation> tasks, bool lossScaling);
 
