@@ -523,9 +523,6 @@ llvm::Expected<PathFigures>
 RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
                   const estimate::NetworkTierBinding &binding, CostMemo &memo,
                   TimeScratch &scratch) const {
-  // A block's collectives run over tp, at cp > 1 its key/value exchange
-  // over cp, and at ep > 1 its token dispatcher's over ep (and ep x tp);
-  // overlap_tp_comm changes what its backward steps cost.
   // A block's costs depend on the tiers of the axes its collectives span
   // (its TemplateCostInputs), and overlap_tp_comm changes what its
   // backward steps cost: both vary between a run's configurations.

@@ -333,7 +333,6 @@ struct OverlapPair {
 std::vector<OverlapPair>
 tensorParallelOverlapPairs(llvm::ArrayRef<estimate::EstimateTask> tasks);
 
-/// What steps last under a profile: each distinct piece of work costed once.
 /// What StepCoster::templateTimes reads besides its templates'
 /// invocations and cadences (sameTemplateCostsRead), the profile, the
 /// mapping's overlap_tp_comm and the tiers a binding gives the axes listed
@@ -367,6 +366,7 @@ templateCostInputsOf(llvm::ArrayRef<workload::RunTemplate> templates,
 bool sameTemplateCostsRead(llvm::ArrayRef<workload::RunTemplate> a,
                            llvm::ArrayRef<workload::RunTemplate> b);
 
+/// What steps last under a profile: each distinct piece of work costed once.
 class StepCoster {
 public:
   /// `computeType` is the run's activation type.

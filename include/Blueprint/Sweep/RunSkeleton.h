@@ -75,9 +75,12 @@ struct TemplateCosts {
 
 /// The TemplateCosts of the last few distinct template lists one worker
 /// met (most recent first): the runs that differ only in pp, the schedule,
-/// the layout, the ZeRO stage or the buckets have the same templates, and
-/// the enumeration varies the recompute policy and TP communication inside
-/// those, so the last few lists hold nearly all repeats.
+/// the layout, the buckets or among ZeRO stages 1-3 have the same templates
+/// (ZeRO 0's optimizer steps are templates, ZeRO 1-3's are not), and the
+/// enumeration varies the recompute policy and TP communication inside
+/// those, so the last few lists hold nearly all repeats. The profile is an
+/// input of the costs and not of the key: a cache belongs to one
+/// FastEvaluator, which prices with one profile.
 class TemplateCostCache {
 public:
   /// How many lists it keeps.
@@ -272,8 +275,10 @@ class SkeletonCache {
 public:
   /// 16 MiB (372 skeletons of the GPT-3 175B space on 64 GPUs). Holding
   /// every shape of that space (2,166 shapes, 358 MiB) derived 1,748 fewer
-  /// shapes in 10% fewer instructions, but took 9% more CPU time and three
-  /// times the peak memory; a budget between (64 MiB, 843 skeletons)
+  /// shapes in 10% fewer instructions, but with one worker took 9% more CPU
+  /// time and three times the peak memory (with two, against main, 0.973
+  /// of its CPU time and twice its peak: on a loaded machine, so the choice
+  /// rests on noisy runs); a budget between (64 MiB, 843 skeletons)
   /// derived nearly as many as 16 MiB (3,910 against 3,914;
   /// bench/README.md, "The fifth round").
   static constexpr size_t kDefaultBudgetBytes = size_t(16) << 20;
