@@ -1545,8 +1545,8 @@ llvm::Expected<SearchSummary> sweep::runSearch(
       summary.shapesDerived += fast->shapesDerived();
       summary.shapedRuns += fast->shapedRuns();
     }
-  summary.skeletonsHeld = skeletons->peakEntries();
-  summary.skeletonBytesHeld = skeletons->peakBytes();
+  summary.shapeEntriesHeld = skeletons->peakEntries();
+  summary.shapeBytesHeld = skeletons->peakBytes();
   std::vector<Ranked> best = top.sorted();
   if (!best.empty())
     summary.best = best.front();

@@ -388,7 +388,7 @@ workload::fuseFlashAttention(llvm::ArrayRef<Invocation> tasks,
       for (const TensorAccess &access : output)
         addOnce(fused.reads, access);
       addOnce(fused.reads, logsumexp);
-      fusion.recomputeOps = recomputeOps;
+      fusion.extraOps = recomputeOps;
       fused.ops = guard.add(fused.ops, recomputeOps, "fused ops");
       llvm::append_range(fused.gemms, recomputedGemms);
     }
@@ -572,7 +572,7 @@ workload::megatronOptimizerSteps(llvm::ArrayRef<Invocation> tasks,
     addBytes(guard, executed.reads, "params_master", *master);
     addBytes(guard, executed.writes, "params", *weights);
     addBytes(guard, executed.writes, "d_params", *grads);
-    fusion.recomputeOps = extraOps;
+    fusion.extraOps = extraOps;
     executed.ops = guard.add(step.ops, extraOps, "executed ops");
     if (guard.failed())
       return guard.error("megatron-float16-optimizer");

@@ -84,7 +84,7 @@ TEST(ImplementationTest, FlashAttentionFusesEachPhaseOfTheCore) {
   EXPECT_EQ(forward.executed.engine, Engine::Matmul);
   // Operations conserved: 1000 + 300 + 120 + 1000.
   EXPECT_EQ(forward.executed.ops, 2420);
-  EXPECT_EQ(forward.recomputeOps, 0);
+  EXPECT_EQ(forward.extraOps, 0);
   // Reads Q, K, V once; writes O and L; S, P, the mask never leave the chip.
   EXPECT_EQ(forward.executed.reads,
             (std::vector<TensorAccess>{{"q", 10}, {"k", 10}, {"v", 10}}));
@@ -103,7 +103,7 @@ TEST(ImplementationTest, FlashAttentionFusesEachPhaseOfTheCore) {
   EXPECT_EQ(backward.executed.phase, Phase::ActivationGrad);
   // Alg. 4 recomputes QK^T, softmax and dropout: 1000 + 300 + 120 = 1420,
   // on top of the conserved 2000 + 40 + 200 + 2000 = 4240.
-  EXPECT_EQ(backward.recomputeOps, 1420);
+  EXPECT_EQ(backward.extraOps, 1420);
   EXPECT_EQ(backward.executed.ops, 5660);
   EXPECT_EQ(backward.executed.reads,
             (std::vector<TensorAccess>{{"d_context", 10},
@@ -140,7 +140,7 @@ TEST(ImplementationTest, DerivedBlockMatchesThePassOnTheIR) {
   ASSERT_EQ(fusions->size(), 2u);
   EXPECT_EQ((*fusions)[0].executed.ops, 303232);
   EXPECT_EQ((*fusions)[0].executed.stashBytes, 12800);
-  EXPECT_EQ((*fusions)[1].recomputeOps, 172160);
+  EXPECT_EQ((*fusions)[1].extraOps, 172160);
   EXPECT_EQ((*fusions)[1].executed.ops, 721024);
   // The GEMMs each fused kernel runs (pplan_task_c9), b*(a/t) = 4 heads of
   // d 16 over s 32: forward QK^T and P.V; backward P.V's two gradient GEMMs,
@@ -357,7 +357,7 @@ TEST(ImplementationTest, MegatronOptimizerUnderFp16CountsEveryPass) {
   EXPECT_EQ(totalOf(executed.reads) + totalOf(executed.writes), 540);
   // Ops: AdamW 16 + norm 2 + unscale 2 per parameter.
   EXPECT_EQ(executed.ops, 200);
-  EXPECT_EQ((*fusions)[0].recomputeOps, 40);
+  EXPECT_EQ((*fusions)[0].extraOps, 40);
 }
 
 TEST(ImplementationTest, MegatronOptimizerUnderBf16SkipsCopyAndUnscale) {
@@ -380,6 +380,34 @@ TEST(ImplementationTest, MegatronOptimizerUnderBf16SkipsCopyAndUnscale) {
   EXPECT_FALSE(
       absentPattern(Implementation::MegatronFloat16Optimizer, {adamWStep(4)})
           .has_value());
+}
+
+TEST(ImplementationTest, MegatronOptimizerUnscalesAnFp32BufferInPlace) {
+  // --fp16 --accumulate-allreduce-grads-in-fp32: fp16 weights, an fp32
+  // gradient buffer (d_params 40 bytes = params_master's, so no copy) and
+  // loss scaling, so the unscale reads and writes d_params itself. Reads:
+  // d_params 40 (unscale) + 40 (norm) + 40 (Adam); params_master 40 (Adam)
+  // + 40 (copy to params); adam_m, adam_v 40 each: 280. Writes: d_params 40
+  // (unscale) + 40 (zeroed); adam_m, adam_v, params_master 40 each; params
+  // 20: 220. 500 bytes, 50 per parameter.
+  llvm::Expected<std::vector<Fusion>> fusions =
+      megatronOptimizerSteps({adamWStep(4)}, /*lossScaling=*/true);
+  ASSERT_TRUE(static_cast<bool>(fusions))
+      << llvm::toString(fusions.takeError());
+  ASSERT_EQ(fusions->size(), 1u);
+  const Invocation &executed = (*fusions)[0].executed;
+  EXPECT_EQ(executed.reads, (std::vector<TensorAccess>{{"d_params", 120},
+                                                       {"params_master", 80},
+                                                       {"adam_m", 40},
+                                                       {"adam_v", 40}}));
+  EXPECT_EQ(executed.writes, (std::vector<TensorAccess>{{"d_params", 80},
+                                                        {"adam_m", 40},
+                                                        {"adam_v", 40},
+                                                        {"params_master", 40},
+                                                        {"params", 20}}));
+  // Ops: AdamW 16 + norm 2 + unscale 2 per parameter.
+  EXPECT_EQ(executed.ops, 200);
+  EXPECT_EQ((*fusions)[0].extraOps, 40);
 }
 
 TEST(ImplementationTest, MegatronOptimizerRefusesAStepItCannotRead) {

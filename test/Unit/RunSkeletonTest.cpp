@@ -16,6 +16,9 @@
 
 #include "gtest/gtest.h"
 
+#include <atomic>
+#include <thread>
+
 using namespace blueprint;
 
 namespace {
@@ -231,6 +234,65 @@ TEST(RunSkeletonTest, TheCacheKeepsSkeletonsAndFailures) {
   EXPECT_GE(cache.peakBytes(), sweep::RunSkeleton().bytes());
 }
 
+TEST(RunSkeletonTest, TheCacheKeepsWhatFitsItsBudget) {
+  // An empty skeleton's entry holds its bytes plus at most 64 (its one-
+  // integer key and the entry's bookkeeping) and at least its bytes plus
+  // 8: two fit a budget of twice that, three do not (3 * (skeleton + 8)
+  // exceeds 2 * (skeleton + 64) whenever the skeleton is over 104 bytes,
+  // and it holds sizeof(RunSkeleton) alone).
+  size_t entryBound = sweep::RunSkeleton().bytes() + 64;
+  ASSERT_GT(sweep::RunSkeleton().bytes(), 104u);
+  sweep::SkeletonCache cache(/*budgetBytes=*/2 * entryBound);
+  bool build = false;
+  std::shared_ptr<const sweep::RunSkeleton> kept[3];
+  for (int64_t key : {1, 2}) {
+    EXPECT_EQ(cache.acquire({key}, build), nullptr);
+    EXPECT_TRUE(build);
+    kept[key] = cache.insert({key}, sweep::RunSkeleton());
+  }
+  // Both fit: neither is derived again.
+  EXPECT_EQ(cache.acquire({1}, build), kept[1]);
+  EXPECT_FALSE(build);
+  EXPECT_EQ(cache.acquire({2}, build), kept[2]);
+  EXPECT_FALSE(build);
+  EXPECT_EQ(cache.peakEntries(), 2u);
+  // A third goes over: the least recently used (1) is dropped, 2 stays.
+  EXPECT_EQ(cache.acquire({3}, build), nullptr);
+  EXPECT_TRUE(build);
+  cache.insert({3}, sweep::RunSkeleton());
+  EXPECT_EQ(cache.acquire({2}, build), kept[2]);
+  EXPECT_FALSE(build);
+  EXPECT_EQ(cache.acquire({1}, build), nullptr);
+  EXPECT_TRUE(build);
+  EXPECT_EQ(cache.peakEntries(), 2u);
+  EXPECT_LE(cache.peakBytes(), 2 * entryBound);
+}
+
+TEST(RunSkeletonTest, WorkersShareOneDerivationOfAShape) {
+  // Two workers ask for the same new shape: exactly one is told to build
+  // it, the other waits for it and receives the same skeleton.
+  sweep::SkeletonCache cache;
+  std::atomic<int> builders{0};
+  std::shared_ptr<const sweep::RunSkeleton> seen[2];
+  auto worker = [&](int index) {
+    bool build = false;
+    std::shared_ptr<const sweep::RunSkeleton> skeleton =
+        cache.acquire({7}, build);
+    if (build) {
+      ++builders;
+      skeleton = cache.insert({7}, sweep::RunSkeleton());
+    }
+    seen[index] = skeleton;
+  };
+  std::thread first(worker, 0), second(worker, 1);
+  first.join();
+  second.join();
+  EXPECT_EQ(builders.load(), 1);
+  ASSERT_NE(seen[0], nullptr);
+  EXPECT_EQ(seen[0], seen[1]);
+  EXPECT_EQ(cache.peakEntries(), 1u);
+}
+
 /// The templates of the small run under `mapping` (deriveRunParts).
 std::vector<workload::RunTemplate> templatesOf(
     const workload::MappingSpec &mapping,
@@ -334,6 +396,48 @@ TEST(RunSkeletonTest, TemplateCostInputsDecideTemplateCosts) {
   changed = templates;
   changed.front().name += "_renamed";
   EXPECT_TRUE(analysis::sameTemplateCostsRead(changed, templates));
+
+  // At ep 2 the routed experts' all-to-alls span ep, and the token counts'
+  // all-gather spans ep x tp: its inner axis tp is keyed from the
+  // collective's inner axes even where no other collective spans tp (the
+  // templates cut down to that one invocation).
+  sweep::RunContracts moeRun = smallContracts();
+  workload::MixtureOfExperts moe;
+  moe.experts = 8;
+  moe.expertsPerToken = 2;
+  moe.expertFfnHidden = 64;
+  moeRun.model.moe = moe;
+  moeRun.model.norm = workload::NormKind::RMSNorm;
+  moeRun.model.activation = workload::ActivationKind::SwiGLU;
+  moeRun.model.linearBias = workload::LinearBias::None;
+  workload::MappingSpec experts = base;
+  experts.ep = 2;
+  experts.tpComm = workload::TPCommMode::ReduceScatterAllGather;
+  std::vector<workload::RunTemplate> moeTemplates =
+      test::valueOrFail(
+          workload::deriveRunParts(moeRun.model, *moeRun.training, experts))
+          .templates;
+  auto spannedOf = [&](llvm::ArrayRef<workload::RunTemplate> costed) {
+    std::vector<std::string> spanned;
+    for (const estimate::MeshAxis &axis :
+         analysis::templateCostInputsOf(costed, experts, type).spannedAxes)
+      spanned.push_back(axis.name + " " + std::to_string(axis.size));
+    return spanned;
+  };
+  EXPECT_EQ(spannedOf(moeTemplates),
+            (std::vector<std::string>{"tp 2", "ep 2"}));
+  std::vector<workload::RunTemplate> countsOnly;
+  for (const workload::RunTemplate &runTemplate : moeTemplates)
+    for (const workload::Invocation &invocation : runTemplate.work.invocations)
+      if (countsOnly.empty() && invocation.primitive == "moe_token_counts") {
+        countsOnly.push_back(runTemplate);
+        countsOnly.back().work.invocations = {invocation};
+      }
+  ASSERT_EQ(countsOnly.size(), 1u);
+  ASSERT_TRUE(countsOnly.front().work.invocations.front().collective);
+  EXPECT_EQ(countsOnly.front().work.invocations.front().collective->innerAxes,
+            std::vector<std::string>{"tp"});
+  EXPECT_EQ(spannedOf(countsOnly), (std::vector<std::string>{"ep 2", "tp 2"}));
 
   // The cache gives runs with equal inputs and templates one table.
   sweep::TemplateCostCache cache;

@@ -259,9 +259,9 @@ int main(int argc, char **argv) {
                                              std::max(seconds, 1e-9))
                  << ", shapes derived " << summary->shapesDerived
                  << ", runs through a skeleton " << summary->shapedRuns
-                 << ", skeletons held at peak " << summary->skeletonsHeld
-                 << ", skeleton bytes at peak " << summary->skeletonBytesHeld
-                 << "\n";
+                 << ", shape cache entries at peak "
+                 << summary->shapeEntriesHeld << ", shape cache bytes at peak "
+                 << summary->shapeBytesHeld << "\n";
 
   if (!svgFile.empty()) {
     std::vector<analysis::ScatterLabel> labels;

@@ -273,12 +273,12 @@ private:
 /// function of its key: what is cached never changes a result.
 class SkeletonCache {
 public:
-  /// 16 MiB (372 skeletons of the GPT-3 175B space on 64 GPUs). Holding
+  /// 16 MiB (372 cache entries of the GPT-3 175B space on 64 GPUs). Holding
   /// every shape of that space (2,166 shapes, 358 MiB) derived 1,748 fewer
   /// shapes in 10% fewer instructions, but with one worker took 9% more CPU
   /// time and three times the peak memory (with two, against main, 0.973
   /// of its CPU time and twice its peak: on a loaded machine, so the choice
-  /// rests on noisy runs); a budget between (64 MiB, 843 skeletons)
+  /// rests on noisy runs); a budget between (64 MiB, 843 entries)
   /// derived nearly as many as 16 MiB (3,910 against 3,914;
   /// bench/README.md, "The fifth round").
   static constexpr size_t kDefaultBudgetBytes = size_t(16) << 20;
@@ -296,7 +296,8 @@ public:
   /// Records that the skeleton of `key` cannot be built.
   void abandon(const ShapeKey &key);
 
-  /// The most entries and bytes the cache held at once (a statistic).
+  /// The most entries (skeletons and failed shapes' keys) and the most
+  /// bytes the cache held at once, each its own maximum (a statistic).
   size_t peakEntries() const { return peakHeldEntries; }
   size_t peakBytes() const { return peakHeldBytes; }
 

@@ -402,10 +402,11 @@ struct SearchSummary {
   /// share one SkeletonCache.
   size_t shapesDerived = 0;
   size_t shapedRuns = 0;
-  /// The most skeletons that cache held at once, and their bytes
+  /// The most entries that cache held at once (skeletons and the keys of
+  /// shapes that have none) and the most bytes, each its own maximum
   /// (SkeletonCache::peakEntries, peakBytes).
-  size_t skeletonsHeld = 0;
-  size_t skeletonBytesHeld = 0;
+  size_t shapeEntriesHeld = 0;
+  size_t shapeBytesHeld = 0;
 };
 
 /// Evaluates every configuration of `space` on `options.threads` workers and

@@ -96,9 +96,11 @@ struct Fusion {
   /// recomputed QK^T; their ops are at most `ops`: gemmCover AtMostOps) and
   /// the bytes it reads, writes and stashes per tensor, with its `cause`.
   Invocation executed;
-  /// Operations the kernel executes beyond the originals' (FlashAttention's
-  /// backward recomputes S = QK^T, P and the dropout mask).
-  int64_t recomputeOps = 0;
+  /// Operations the kernel executes beyond the originals': FlashAttention's
+  /// backward recomputes S = QK^T, P and the dropout mask; Megatron-LM's
+  /// optimizer step adds the clipping norm and, under loss scaling, the
+  /// unscale.
+  int64_t extraOps = 0;
 };
 
 /// Semantic (the originals') against executed (the fused task's) figures.
