@@ -29,6 +29,7 @@ using blueprint::test::RunSpecs;
 using blueprint::test::smallRun;
 using blueprint::test::useLatentAttention;
 using blueprint::test::valueOrFail;
+using blueprint::test::withExperts;
 
 namespace {
 
@@ -382,6 +383,18 @@ TEST(CriticalPath, TimingFromAPositionEqualsTimingEveryStep) {
   contextParallel.mapping.cp = 2;
   contextParallel.mapping.dp = 1;
   cases.push_back({"cp 2", contextParallel});
+  RunSpecs oneFOneBOverlap = smallRun(PipelineSchedule::OneFOneB, 4, 8);
+  oneFOneBOverlap.mapping.overlapDPGradReduce = true;
+  oneFOneBOverlap.mapping.bucketBytes = 1;
+  cases.push_back({"1f1b dp overlap", oneFOneBOverlap});
+  RunSpecs zeroThree = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  zeroThree.mapping.zeroStage = 3;
+  cases.push_back({"zero 3", zeroThree});
+  // ep 2: the dispatcher's all-to-alls over ep, the expert gradients over
+  // edp (dp 2 = edp 1 x ep 2).
+  cases.push_back(
+      {"ep 2", withExperts(smallRun(PipelineSchedule::OneFOneB, 2, 4),
+                           /*ep=*/2)});
   auto describe = [](uint32_t id) { return "step #" + std::to_string(id); };
   auto expectSame = [](const PlanTiming &got, const PlanTiming &want,
                        const std::string &where) {
@@ -410,6 +423,8 @@ TEST(CriticalPath, TimingFromAPositionEqualsTimingEveryStep) {
   size_t movedToAMeeting = 0;
   estimate::NetworkTierBinding withContext = binding();
   withContext.tierOfAxis["cp"] = "nvlink";
+  withContext.tierOfAxis["ep"] = "nvlink";
+  withContext.tierOfAxis["edp"] = "infiniband";
   for (const Case &c : cases) {
     RunGraph graph = graphOf(c.run, withContext);
     TimingPlan plan = valueOrFail(timingPlanOf(graph));
@@ -437,11 +452,13 @@ TEST(CriticalPath, TimingFromAPositionEqualsTimingEveryStep) {
     EXPECT_EQ(plan.meetings.empty(), c.run.mapping.pp == 1) << c.name;
     for (size_t from : positions) {
       std::string where = c.name + " from " + std::to_string(from) + ": ";
-      // Every step from `from` on 1 ns longer, and every send's transfer.
+      // Every step from `from` on 1 ns longer, every send's transfer, and
+      // every ready point inside an earlier instance 1 ns later.
       StepDurations changed = times;
       for (size_t at = from; at < total; ++at) {
         changed.durations[plan.order[at]] += 1000;
         changed.transfers[plan.order[at]] += 1000;
+        changed.ready[plan.order[at]] += 1000;
       }
       PlanTiming everyStep;
       ASSERT_FALSE(
@@ -464,6 +481,23 @@ TEST(CriticalPath, TimingFromAPositionEqualsTimingEveryStep) {
                   first.timing[plan.order[total - 1]].end)
             << where;
       }
+    }
+    // One member of each meeting alone 1 ns longer, timed from its
+    // position: the meeting is timed again from its first member.
+    for (const std::vector<uint32_t> &members : plan.meetings) {
+      uint32_t member = members[members.size() / 2];
+      size_t from = plan.position[member];
+      StepDurations changed = times;
+      changed.durations[member] += 1000;
+      PlanTiming everyStep;
+      ASSERT_FALSE(
+          static_cast<bool>(timeSteps(plan, changed, describe, everyStep)));
+      PlanTiming resumed = first;
+      ASSERT_FALSE(
+          static_cast<bool>(timeSteps(plan, changed, describe, resumed, from)));
+      expectSame(resumed, everyStep,
+                 c.name + " meeting member at " + std::to_string(from) + ": ");
+      EXPECT_LE(resumed.timedFrom, from) << c.name;
     }
     // The steps before `from` are not timed again: a change there (which
     // breaks the caller's guarantee) leaves their timing as it was.

@@ -401,21 +401,12 @@ TEST(RunSkeletonTest, TemplateCostInputsDecideTemplateCosts) {
   // all-gather spans ep x tp: its inner axis tp is keyed from the
   // collective's inner axes even where no other collective spans tp (the
   // templates cut down to that one invocation).
-  sweep::RunContracts moeRun = smallContracts();
-  workload::MixtureOfExperts moe;
-  moe.experts = 8;
-  moe.expertsPerToken = 2;
-  moe.expertFfnHidden = 64;
-  moeRun.model.moe = moe;
-  moeRun.model.norm = workload::NormKind::RMSNorm;
-  moeRun.model.activation = workload::ActivationKind::SwiGLU;
-  moeRun.model.linearBias = workload::LinearBias::None;
-  workload::MappingSpec experts = base;
-  experts.ep = 2;
-  experts.tpComm = workload::TPCommMode::ReduceScatterAllGather;
+  test::RunSpecs moeRun = test::withExperts(
+      test::smallRun(workload::PipelineSchedule::OneFOneB, 2, 4), /*ep=*/2);
+  workload::MappingSpec experts = moeRun.mapping;
   std::vector<workload::RunTemplate> moeTemplates =
       test::valueOrFail(
-          workload::deriveRunParts(moeRun.model, *moeRun.training, experts))
+          workload::deriveRunParts(moeRun.model, moeRun.training, experts))
           .templates;
   auto spannedOf = [&](llvm::ArrayRef<workload::RunTemplate> costed) {
     std::vector<std::string> spanned;

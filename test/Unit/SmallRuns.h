@@ -56,6 +56,24 @@ inline RunSpecs smallRun(workload::PipelineSchedule schedule, int64_t pp,
   return run;
 }
 
+/// `run` as a mixture of experts, its experts over `ep` ranks: 8 experts, 2
+/// per token, an expert FFN of 64, RMSNorm, SwiGLU and no linear biases
+/// (Megatron-Core's MoE blocks), under sequence parallelism, which a MoE
+/// block needs (decoder_moe_c2, and at ep > 1 and tp > 1 the dispatcher).
+inline RunSpecs withExperts(RunSpecs run, int64_t ep) {
+  workload::MixtureOfExperts moe;
+  moe.experts = 8;
+  moe.expertsPerToken = 2;
+  moe.expertFfnHidden = 64;
+  run.model.moe = moe;
+  run.model.norm = workload::NormKind::RMSNorm;
+  run.model.activation = workload::ActivationKind::SwiGLU;
+  run.model.linearBias = workload::LinearBias::None;
+  run.mapping.ep = ep;
+  run.mapping.tpComm = workload::TPCommMode::ReduceScatterAllGather;
+  return run;
+}
+
 /// "<schedule> pp=.. v=.. zero=.. m=.." for failure messages.
 inline std::string describeRun(const RunSpecs &run) {
   return workload::stringifyEnum(run.mapping.schedule).str() +
