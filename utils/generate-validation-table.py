@@ -201,6 +201,7 @@ def write(runs, out):
 
     write_table4(cases, out)
     write_table5(cases, out)
+    write_calculon_times(cases, out)
     write_mlm2021(cases, out)
     for lane in lanes:
         write_implementation_lane(cases, lane, out)
@@ -334,6 +335,61 @@ def write_table5(cases, out):
                   "%.1f%%.\n\n" % (
                       100 * sum(abs(e) for e in errors) / len(errors),
                       len(errors), 100 * max(abs(e) for e in errors)))
+
+
+def calculon_record(case, field):
+    (record,) = [r for r in case["comparisons"]
+                 if r["quantity"] == "calculon_timing." + field]
+    return record
+
+
+def write_calculon_times(cases, out):
+    rows = [case for case in cases
+            if any(r["quantity"] == "calculon_timing.total_time"
+                   for r in case["comparisons"])]
+    if not rows:
+        return
+    out.write("## Calculon's composed times\n\n")
+    out.write(
+        "Calculon's `total_time` and `bubble_time` against Blueprint's "
+        "composition priced by Calculon's rules (Blueprint's terms counted "
+        "in their units, each unit priced as Calculon prices the same work; "
+        "[calculon_time_model](#calculon-time-model)): equal to rounding in "
+        "every case. What remains between Blueprint's own composed time "
+        "(the sum of its terms) and Calculon's is the two price lists on "
+        "the same counted work: the profile's roofline with its tile model "
+        "and declared efficiencies, against Calculon's operation time plus "
+        "memory time per layer with its efficiency steps, and the LM head "
+        "Calculon does not model.\n\n")
+    out.write("| case | Calculon total (s) | priced by Calculon's rules | "
+              "Blueprint's own | own vs Calculon | Calculon bubble (s) | "
+              "priced by Calculon's rules | Blueprint's own | "
+              "own vs Calculon |\n|---|---|---|---|---|---|---|---|---|\n")
+    spreads = {"total": [], "bubble": []}
+    for case in rows:
+        total = calculon_record(case, "total_time")
+        bubble = calculon_record(case, "bubble_time")
+        own_total = sum(case["terms"].values())
+        own_bubble = case["terms"]["bubble"]
+        cells = []
+        for name, record, own in (("total", total, own_total),
+                                  ("bubble", bubble, own_bubble)):
+            if record["reference"]:
+                spread = own / record["reference"] - 1
+                spreads[name].append(spread)
+                text = "%+.1f%%" % (100 * spread)
+            else:
+                text = "—"
+            cells.append("%s | %s | %s | %s" % (
+                number(record["reference"]), number(record["ours"]),
+                number(own), text))
+        out.write("| %s | %s |\n" % (case["name"], " | ".join(cells)))
+    out.write("\nBlueprint's own times against Calculon's: total %+.1f%% to "
+              "%+.1f%% over %d cases, bubble %+.1f%% to %+.1f%% over the %d "
+              "with a pipeline.\n\n" % (
+                  100 * min(spreads["total"]), 100 * max(spreads["total"]),
+                  len(spreads["total"]), 100 * min(spreads["bubble"]),
+                  100 * max(spreads["bubble"]), len(spreads["bubble"])))
 
 
 def write_mlm2021(cases, out):
