@@ -210,11 +210,11 @@ CAUSES = {
         "The throughput increase of selective recompute with sequence "
         "parallelism over full recompute is the ratio of two composed "
         "times whose errors differ: the estimate of the sequence-parallel "
-        "run is further below its measurement (-1.5% to -6.65% against "
-        "-2.5% to +0.3%, docs/validation.md), so the increase comes out "
+        "run is further below its measurement (-0.3% to -6.0% against "
+        "-3.9% to +0.1%, docs/validation.md), so the increase comes out "
         "larger. Two times within 7% bound the ratio to 1.07/0.93 - 1 = "
         "15% of it (about 20 points at a 30% increase); the tolerance is "
-        "10 points, the errors 2.4-7.3."),
+        "10 points, the errors 0.5-4.0."),
     "calculon_time_model": (
         "Calculon's own composition of the same run on its A100 system file "
         "(calculon_timing, not an expected quantity of the reference): it "
