@@ -802,14 +802,27 @@ analysis::composeIterationTime(const PlanWork &work,
   double m = static_cast<double>(pipeline.microbatches);
   time.stageSlotSeconds = blocksPerStage * blockSeconds;
 
-  // Model-level work the estimator costs like the block's: the LM head, the
-  // receiver's all-gather of a scattered pipeline message, the DP
-  // all-reduce.
+  // Model-level work the estimator costs like the block's: the model's
+  // edges as the algebra derives them (EdgeWork.h: the last stage's final
+  // norm, LM head, vocabulary-parallel cross-entropy and loss with their TP
+  // collectives; the first stage's embeddings with theirs), the receiver's
+  // all-gather of a scattered pipeline message, the DP all-reduce.
+  llvm::Expected<workload::BlockWork> head =
+      workload::deriveHeadWork(work.model, work.training, mapping);
+  if (!head)
+    return head.takeError();
+  llvm::Expected<workload::BlockWork> embedding =
+      workload::deriveEmbeddingWork(work.model, work.training, mapping);
+  if (!embedding)
+    return embedding.takeError();
   estimate::EstimateInput modelInput =
       estimate::makeEstimateInput(work.training, mapping);
-  if (llvm::Error error = estimate::appendWork(modelInput, quantities.logits))
+  if (llvm::Error error = estimate::appendWork(modelInput, *head))
     return std::move(error);
-  size_t logitsTasks = quantities.logits.invocations.size();
+  if (llvm::Error error = estimate::appendWork(modelInput, *embedding))
+    return std::move(error);
+  size_t headTasks = head->invocations.size();
+  size_t embeddingTasks = embedding->invocations.size();
   bool scattered = workload::scattersPipelineMessages(mapping);
   if (scattered)
     if (llvm::Error error = estimate::appendInvocation(
@@ -837,8 +850,9 @@ analysis::composeIterationTime(const PlanWork &work,
       estimate::estimateWork(modelInput, profile, binding);
   if (!modelReport)
     return modelReport.takeError();
-  time.logitsSeconds = secondsOf(*modelReport, 0, logitsTasks);
-  size_t next = logitsTasks;
+  time.logitsSeconds = secondsOf(*modelReport, 0, headTasks);
+  time.embeddingSeconds = secondsOf(*modelReport, headTasks, embeddingTasks);
+  size_t next = headTasks + embeddingTasks;
   double gatherSeconds = scattered ? modelReport->tasks[next++].seconds : 0;
   double dataParallelSeconds = 0;
   for (size_t reduction = 0; reduction < reductions; ++reduction)
@@ -918,8 +932,21 @@ analysis::composeIterationTime(const PlanWork &work,
                            : messageText},
       {"lm_head", m * time.logitsSeconds,
        "m " + std::to_string(pipeline.microbatches) +
-           " * the last stage's logits GEMMs " +
+           " * the last stage's final norm, logits GEMMs, cross-entropy and "
+           "loss with their tp collectives " +
            milliseconds(time.logitsSeconds)},
+      // Without a pipeline the one stage embeds every micro-batch. With one,
+      // the last stage is the slowest (it adds the head), so 1F1B's
+      // critical path crosses the first stage once forward (the first
+      // micro-batch's fill) and once backward (the last one's drain): one
+      // micro-batch's embedding work.
+      {"embedding",
+       pipeline.stages == 1 ? m * time.embeddingSeconds : time.embeddingSeconds,
+       (pipeline.stages == 1
+            ? "m " + std::to_string(pipeline.microbatches) + " * "
+            : std::string("one micro-batch (pipeline fill and drain) of ")) +
+           "the first stage's embeddings with their tp collectives " +
+           milliseconds(time.embeddingSeconds)},
       {primitive::kEmbeddingGradSync.str(), embeddingSeconds, embeddingText},
       {primitive::kDPGradAllReduce.str(), dataParallelSeconds,
        mapping.dp == 1 ? "dp = 1"

@@ -229,8 +229,12 @@ llvm::StringRef workload::causeOf(Implementation implementation) {
   case Implementation::MegatronFloat16Optimizer:
     return "Megatron-LM Float16OptimizerWithFloat16Params.step "
            "(megatron/optimizer/optimizer.py at de7dc40 and cfd2e21, "
-           "--fp16/--bf16, --clip-grad 1.0 by default): separate passes over "
-           "the rank's parameters, the float16 gradients copied to fp32 main "
+           "--fp16/--bf16, --clip-grad 1.0 by default) after the local DDP's "
+           "gradient scaling: separate passes over the rank's parameters, "
+           "the gradient buffer divided by the data-parallel size before its "
+           "all-reduce, at dp = 1 too (LocalDDP.allreduce_gradients, "
+           "megatron/model/distributed.py), "
+           "the float16 gradients copied to fp32 main "
            "gradients, unscaled and checked for inf/nan under a loss scale, "
            "their L2 norm for clipping (clip_grad_norm_fp32, apex "
            "multi_tensor_l2norm), apex FusedAdam over fp32 (reads p, g, m, v; "
@@ -540,12 +544,21 @@ workload::megatronOptimizerSteps(llvm::ArrayRef<Invocation> tasks,
     // it is (.float() of an fp32 tensor is the tensor).
     bool copiesGrads = *grads != *master;
     llvm::StringRef mainGrads = copiesGrads ? kMainGrads : "d_params";
+    // First the local DDP's scaling of the gradient buffer by 1/dp, which
+    // train_step runs before the step at every dp, 1 included
+    // (allreduce_gradients, megatron/model/distributed.py 195-203 at
+    // cfd2e21: `buffer_.data /= mpu.get_data_parallel_world_size()`).
+    addBytes(guard, executed.reads, "d_params", *grads);
+    addBytes(guard, executed.writes, "d_params", *grads);
     if (copiesGrads) {
       addBytes(guard, executed.reads, "d_params", *grads);
       addBytes(guard, executed.writes, kMainGrads, *master);
     }
-    int64_t extraOps =
+    int64_t scaleOps =
+        guard.mul(parameters, kDdpGradScaleOpsPerParameter, "DDP scale ops");
+    int64_t normOps =
         guard.mul(parameters, kGradNormOpsPerParameter, "grad-norm ops");
+    int64_t extraOps = guard.add(scaleOps, normOps, "extra ops");
     if (lossScaling) {
       addBytes(guard, executed.reads, mainGrads, *master);
       addBytes(guard, executed.writes, mainGrads, *master);

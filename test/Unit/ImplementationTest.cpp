@@ -337,43 +337,45 @@ TEST(ImplementationTest, MegatronOptimizerUnderFp16CountsEveryPass) {
   ASSERT_EQ(fusions->size(), 1u);
   const Invocation &executed = (*fusions)[0].executed;
   EXPECT_EQ(executed.primitive, "megatron_optimizer_step");
-  // Reads: d_params 20 (copy to main grads); main_grads 40 (unscale) + 40
-  // (norm) + 40 (Adam); params_master 40 (Adam) + 40 (copy to params);
-  // adam_m 40, adam_v 40.
-  EXPECT_EQ(executed.reads, (std::vector<TensorAccess>{{"d_params", 20},
+  // Reads: d_params 20 (the DDP's 1/dp scaling) + 20 (copy to main grads);
+  // main_grads 40 (unscale) + 40 (norm) + 40 (Adam); params_master 40
+  // (Adam) + 40 (copy to params); adam_m 40, adam_v 40.
+  EXPECT_EQ(executed.reads, (std::vector<TensorAccess>{{"d_params", 40},
                                                        {"main_grads", 120},
                                                        {"params_master", 80},
                                                        {"adam_m", 40},
                                                        {"adam_v", 40}}));
-  // Writes: main_grads 40 (copy) + 40 (unscale); adam_m, adam_v,
-  // params_master 40 each; params 20; d_params 20 (zeroed buffer).
-  EXPECT_EQ(executed.writes, (std::vector<TensorAccess>{{"main_grads", 80},
+  // Writes: d_params 20 (scaled) + 20 (zeroed buffer); main_grads 40
+  // (copy) + 40 (unscale); adam_m, adam_v, params_master 40 each; params
+  // 20.
+  EXPECT_EQ(executed.writes, (std::vector<TensorAccess>{{"d_params", 40},
+                                                        {"main_grads", 80},
                                                         {"adam_m", 40},
                                                         {"adam_v", 40},
                                                         {"params_master", 40},
-                                                        {"params", 20},
-                                                        {"d_params", 20}}));
-  // 300 read + 240 written = 540: 54 bytes per parameter.
-  EXPECT_EQ(totalOf(executed.reads) + totalOf(executed.writes), 540);
-  // Ops: AdamW 16 + norm 2 + unscale 2 per parameter.
-  EXPECT_EQ(executed.ops, 200);
-  EXPECT_EQ((*fusions)[0].extraOps, 40);
+                                                        {"params", 20}}));
+  // 320 read + 260 written = 580: 58 bytes per parameter.
+  EXPECT_EQ(totalOf(executed.reads) + totalOf(executed.writes), 580);
+  // Ops: AdamW 16 + DDP scaling 1 + norm 2 + unscale 2 per parameter.
+  EXPECT_EQ(executed.ops, 210);
+  EXPECT_EQ((*fusions)[0].extraOps, 50);
 }
 
 TEST(ImplementationTest, MegatronOptimizerUnderBf16SkipsCopyAndUnscale) {
   // --bf16 (SeqSel): fp32 gradient buffer, no loss scale. Reads: d_params
-  // 40 (norm) + 40 (Adam); params_master 80; adam_m, adam_v 40 each: 240.
-  // Writes: 3*40 + params 20 + d_params 40 (zeroed): 180. 42 bytes per
-  // parameter against deriveAdamWStep's 34.
+  // 40 (the DDP's 1/dp scaling) + 40 (norm) + 40 (Adam); params_master 80;
+  // adam_m, adam_v 40 each: 280. Writes: d_params 40 (scaled) + 40
+  // (zeroed); 3*40; params 20: 220. 50 bytes per parameter against
+  // deriveAdamWStep's 34. Ops: 16 + 1 (scaling) + 2 (norm) per parameter.
   llvm::Expected<std::vector<Fusion>> fusions =
       megatronOptimizerSteps({adamWStep(4)}, /*lossScaling=*/false);
   ASSERT_TRUE(static_cast<bool>(fusions))
       << llvm::toString(fusions.takeError());
   ASSERT_EQ(fusions->size(), 1u);
   const Invocation &executed = (*fusions)[0].executed;
-  EXPECT_EQ(totalOf(executed.reads), 240);
-  EXPECT_EQ(totalOf(executed.writes), 180);
-  EXPECT_EQ(executed.ops, 180);
+  EXPECT_EQ(totalOf(executed.reads), 280);
+  EXPECT_EQ(totalOf(executed.writes), 220);
+  EXPECT_EQ(executed.ops, 190);
   // A plan without an AdamW step has nothing to transform.
   EXPECT_TRUE(absentPattern(Implementation::MegatronFloat16Optimizer, tail())
                   .has_value());
@@ -386,28 +388,29 @@ TEST(ImplementationTest, MegatronOptimizerUnscalesAnFp32BufferInPlace) {
   // --fp16 --accumulate-allreduce-grads-in-fp32: fp16 weights, an fp32
   // gradient buffer (d_params 40 bytes = params_master's, so no copy) and
   // loss scaling, so the unscale reads and writes d_params itself. Reads:
-  // d_params 40 (unscale) + 40 (norm) + 40 (Adam); params_master 40 (Adam)
-  // + 40 (copy to params); adam_m, adam_v 40 each: 280. Writes: d_params 40
-  // (unscale) + 40 (zeroed); adam_m, adam_v, params_master 40 each; params
-  // 20: 220. 500 bytes, 50 per parameter.
+  // d_params 40 (the DDP's 1/dp scaling) + 40 (unscale) + 40 (norm) + 40
+  // (Adam); params_master 40 (Adam) + 40 (copy to params); adam_m, adam_v
+  // 40 each: 320. Writes: d_params 40 (scaled) + 40 (unscale) + 40
+  // (zeroed); adam_m, adam_v, params_master 40 each; params 20: 260. 580
+  // bytes, 58 per parameter.
   llvm::Expected<std::vector<Fusion>> fusions =
       megatronOptimizerSteps({adamWStep(4)}, /*lossScaling=*/true);
   ASSERT_TRUE(static_cast<bool>(fusions))
       << llvm::toString(fusions.takeError());
   ASSERT_EQ(fusions->size(), 1u);
   const Invocation &executed = (*fusions)[0].executed;
-  EXPECT_EQ(executed.reads, (std::vector<TensorAccess>{{"d_params", 120},
+  EXPECT_EQ(executed.reads, (std::vector<TensorAccess>{{"d_params", 160},
                                                        {"params_master", 80},
                                                        {"adam_m", 40},
                                                        {"adam_v", 40}}));
-  EXPECT_EQ(executed.writes, (std::vector<TensorAccess>{{"d_params", 80},
+  EXPECT_EQ(executed.writes, (std::vector<TensorAccess>{{"d_params", 120},
                                                         {"adam_m", 40},
                                                         {"adam_v", 40},
                                                         {"params_master", 40},
                                                         {"params", 20}}));
-  // Ops: AdamW 16 + norm 2 + unscale 2 per parameter.
-  EXPECT_EQ(executed.ops, 200);
-  EXPECT_EQ((*fusions)[0].extraOps, 40);
+  // Ops: AdamW 16 + DDP scaling 1 + norm 2 + unscale 2 per parameter.
+  EXPECT_EQ(executed.ops, 210);
+  EXPECT_EQ((*fusions)[0].extraOps, 50);
 }
 
 TEST(ImplementationTest, MegatronOptimizerRefusesAStepItCannotRead) {

@@ -13,6 +13,7 @@
 #include "Blueprint/Estimate/Estimate.h"
 #include "Blueprint/Estimate/SystemProfile.h"
 #include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/EdgeWork.h"
 
 #include "SmallRuns.h"
 
@@ -727,8 +728,8 @@ TEST(IterationTime, TermsComposeTheBlockEstimateAndTheSchedule) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{
                        "microbatches", "bubble", "pipeline_transfers",
-                       "lm_head", "embedding_grad_sync", "dp_grad_allreduce",
-                       "optimizer_step"}));
+                       "lm_head", "embedding", "embedding_grad_sync",
+                       "dp_grad_allreduce", "optimizer_step"}));
   EXPECT_DOUBLE_EQ(time.totalSeconds, sum);
   EXPECT_DOUBLE_EQ(term(time, "microbatches"), 64 * time.stageSlotSeconds);
   EXPECT_DOUBLE_EQ(term(time, "bubble"), 7.0 / 3.0 * time.stageSlotSeconds);
@@ -739,6 +740,29 @@ TEST(IterationTime, TermsComposeTheBlockEstimateAndTheSchedule) {
   EXPECT_DOUBLE_EQ(term(time, "pipeline_transfers"),
                    2 * (64 * 3 + 7) * message);
   EXPECT_DOUBLE_EQ(term(time, "lm_head"), 64 * time.logitsSeconds);
+  // The edges are EdgeWork.h's, costed by --estimate's rules: the whole
+  // head (final norm, logits, cross-entropy, loss, their tp collectives)
+  // every micro-batch, and at pp > 1 one micro-batch's embeddings (the
+  // first stage's share of 1F1B's fill and drain).
+  estimate::EstimateInput head =
+      estimate::makeEstimateInput(work.training, work.mapping);
+  llvm::cantFail(estimate::appendWork(
+      head, valueOrFail(workload::deriveHeadWork(work.model, work.training,
+                                                 work.mapping))));
+  EXPECT_DOUBLE_EQ(
+      time.logitsSeconds,
+      valueOrFail(estimate::estimateWork(head, profile, binding))
+          .secondsByCadence[static_cast<size_t>(Cadence::PerMicroBatch)]);
+  estimate::EstimateInput embedding =
+      estimate::makeEstimateInput(work.training, work.mapping);
+  llvm::cantFail(estimate::appendWork(
+      embedding, valueOrFail(workload::deriveEmbeddingWork(
+                     work.model, work.training, work.mapping))));
+  EXPECT_DOUBLE_EQ(
+      time.embeddingSeconds,
+      valueOrFail(estimate::estimateWork(embedding, profile, binding))
+          .secondsByCadence[static_cast<size_t>(Cadence::PerMicroBatch)]);
+  EXPECT_DOUBLE_EQ(term(time, "embedding"), time.embeddingSeconds);
   EXPECT_DOUBLE_EQ(
       term(time, "optimizer_step"),
       12 * block.secondsByCadence[static_cast<size_t>(Cadence::PerIteration)]);
@@ -760,6 +784,9 @@ TEST(IterationTime, AxesOfOneRankNeedNoTier) {
   EXPECT_EQ(term(time, "embedding_grad_sync"), 0);
   EXPECT_EQ(term(time, "dp_grad_allreduce"), 0);
   EXPECT_DOUBLE_EQ(term(time, "microbatches"), 48 * time.block.block.combined);
+  // Without a pipeline the one stage embeds each of the m = 1 micro-batches.
+  EXPECT_GT(time.embeddingSeconds, 0);
+  EXPECT_DOUBLE_EQ(term(time, "embedding"), time.embeddingSeconds);
 }
 
 TEST(IterationTime, AxesOfSeveralRanksNeedATier) {

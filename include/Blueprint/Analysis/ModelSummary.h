@@ -321,10 +321,14 @@ struct IterationTime {
   /// One pipeline message: the send and, for a scattered message, the
   /// receiver's all-gather (0 without a pipeline).
   double pipelineMessageSeconds = 0;
-  /// The LM head of one micro-batch on the last stage.
+  /// The head of one micro-batch on the last stage (workload::deriveHeadWork:
+  /// final norm, LM head, cross-entropy, loss and their TP collectives).
   double logitsSeconds = 0;
+  /// The embeddings of one micro-batch on the first stage
+  /// (workload::deriveEmbeddingWork).
+  double embeddingSeconds = 0;
   /// In order: microbatches, bubble, pipeline_transfers, lm_head,
-  /// embedding_grad_sync, dp_grad_allreduce, optimizer_step.
+  /// embedding, embedding_grad_sync, dp_grad_allreduce, optimizer_step.
   std::vector<IterationTerm> terms;
   double totalSeconds = 0;
   /// The profile's matmul peak at the compute type (utilizations are

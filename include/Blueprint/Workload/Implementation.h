@@ -70,6 +70,10 @@ inline constexpr llvm::StringLiteral kEdgeMegatronOptimizerStep =
 /// The fp32 main gradients Megatron-LM's mixed-precision optimizer copies
 /// float16 model gradients into (_copy_model_grads_to_main_grads).
 inline constexpr llvm::StringLiteral kMainGrads = "main_grads";
+/// Operations per gradient element of the local DDP's scaling of the
+/// gradient buffer by 1/dp (LocalDDP.allreduce_gradients,
+/// megatron/model/distributed.py: one division).
+inline constexpr int64_t kDdpGradScaleOpsPerParameter = 1;
 /// Operations per gradient element of the grad-norm pass (apex
 /// multi_tensor_l2norm: square and accumulate).
 inline constexpr int64_t kGradNormOpsPerParameter = 2;
@@ -147,14 +151,15 @@ fuseBiasDropoutAdd(llvm::ArrayRef<Invocation> tasks);
 /// AdamW step of `tasks` (adamw_step, edge_adamw_step): one task
 /// megatron_optimizer_step per step that executes the passes the step runs
 /// one after another, each reading and writing the rank's P parameters'
-/// tensors: the copy of float16 model gradients into fp32 main gradients
-/// (none when the gradients are fp32 already), the unscale and inf/nan check
-/// when `lossScaling`, the gradient's L2 norm for clipping, apex FusedAdam
-/// over the fp32 main parameters, gradients and m, v, the copy of the main
-/// parameters into the float16 model parameters, and the zeroing of the
-/// gradient buffer. Operations are the step's plus the norm's and the
-/// unscale's (docs/Estimate.md, "megatron-float16-optimizer"). A step
-/// without deriveAdamWStep's tensors or with ops not a multiple of 16 is
+/// tensors: the local DDP's division of the gradient buffer by the
+/// data-parallel size (at dp = 1 too), the copy of float16 model gradients into
+/// fp32 main gradients (none when the gradients are fp32 already), the unscale
+/// and inf/nan check when `lossScaling`, the gradient's L2 norm for clipping,
+/// apex FusedAdam over the fp32 main parameters, gradients and m, v, the copy
+/// of the main parameters into the float16 model parameters, and the zeroing of
+/// the gradient buffer. Operations are the step's plus the scaling's, the
+/// norm's and the unscale's (docs/Estimate.md, "megatron-float16-optimizer"). A
+/// step without deriveAdamWStep's tensors or with ops not a multiple of 16 is
 /// rule `apply_implementation_c5`; one whose parameters are not 2 bytes
 /// each with 4-byte main parameters, `apply_implementation_c6`.
 llvm::Expected<std::vector<Fusion>>
