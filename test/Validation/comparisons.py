@@ -1024,7 +1024,8 @@ def calculon_layer(o, primitive, tasks, parameters):
         ops = exact_share(task["ops"], count, primitive + " ops")
         ops = (ops, 2 * ops, 0) if kind == "BatchMatMul" else (ops, ops, ops)
     elif kind == "ElementWise":
-        ops = (elements // 2, elements, 0)
+        ops = (exact_share(elements, 2, primitive + " input elements"),
+               elements, 0)
     else:
         ops = tuple(per_element * elements
                     for per_element in CALCULON_VECTOR_OPS[kind])
@@ -1174,14 +1175,15 @@ def check_calculon_composition(case):
             "1644-1652)" % pp, "calculon_domain_c8"))
     interleaving = calculon["pipeline_interleaving"]
     workload = case["workload"]
-    microbatches = workload["global_batch"] // workload["micro_batch"]
-    if interleaving != 1 and microbatches % pp:
+    if (interleaving != 1 and
+            workload["global_batch"] % (workload["micro_batch"] * pp)):
         raise OutsideDomain(domain_message(
-            "workload.global_batch / micro_batch", microbatches,
-            "needs a multiple of mapping.pp (%d) under "
-            "pipeline_interleaving %d: otherwise Calculon adds "
-            "extra_interleaving_bubbles (llm.py 1659-1669)" %
-            (pp, interleaving), "calculon_domain_c9"))
+            "workload.global_batch", workload["global_batch"],
+            "needs a multiple of micro_batch x mapping.pp (%d x %d), "
+            "micro-batches a multiple of pp, under pipeline_interleaving %d: "
+            "otherwise Calculon adds extra_interleaving_bubbles (llm.py "
+            "1659-1669)" % (workload["micro_batch"], pp, interleaving),
+            "calculon_domain_c9"))
     for field in ("weight_offload", "activations_offload",
                   "optimizer_offload"):
         if calculon[field]:
