@@ -154,7 +154,6 @@ def relative_difference(ours, reference):
 def compare(case, quantity, expected, blueprint):
     """One comparison record for the expected `quantity` of `case`;
     `blueprint` holds Blueprint's outputs for the case (comparisons.Ours)."""
-    rule = comparisons.rule_for(case, case["group"], quantity)
     record = {
         "quantity": quantity,
         "unit": expected.get("unit"),
@@ -164,6 +163,13 @@ def compare(case, quantity, expected, blueprint):
         "difference": None,
         "relative_difference": None,
     }
+    try:
+        rule = comparisons.rule_for(case, case["group"], quantity)
+    except comparisons.OutsideDomain as error:
+        # This comparison's derivation does not hold for the case; the
+        # case's other comparisons still run.
+        record.update(status="failing", relation=str(error), causes=[])
+        return record
     if rule is None:
         record.update(status="failing", relation="no rule", causes=[])
         return record
@@ -172,7 +178,13 @@ def compare(case, quantity, expected, blueprint):
     if isinstance(rule.relation, comparisons.NotCompared):
         record["status"] = "not_compared"
         return record
-    ours = rule.ours(blueprint)
+    try:
+        ours = rule.ours(blueprint)
+    except comparisons.OutsideDomain as error:
+        record.update(status="failing", relation=str(error))
+        return record
+    if rule.details:
+        record["details"] = rule.details(blueprint)
     reference = rule.reference(expected["value"])
     record["ours"] = ours
     record["reference"] = reference
