@@ -884,7 +884,7 @@ StepCoster::templateTimes(llvm::ArrayRef<workload::RunTemplate> templates) {
 llvm::Expected<double>
 StepCoster::runWorkSeconds(const workload::RunWork &work) {
   llvm::Expected<estimate::EstimateTask> task =
-      taskOf(work.invocation, work.cadence, work.axis);
+      taskOf(*work.invocation, work.cadence, work.axis);
   if (!task)
     return task.takeError();
   return workSeconds(*task, work.group.size());
@@ -958,12 +958,12 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
           return seconds.takeError();
         if (known)
           *known = *seconds;
-        step = workStep(work.invocation.primitive,
-                        work.invocation.collective.has_value(), work.axis,
+        step = workStep(work.invocation->primitive,
+                        work.invocation->collective.has_value(), work.axis,
                         work.group, mapping.pp, work.cadence,
-                        work.invocation.phase, *seconds);
+                        work.invocation->phase, *seconds);
         step.besideBackward =
-            reducesBesideBackward(mapping, work.invocation.primitive);
+            reducesBesideBackward(mapping, work.invocation->primitive);
       }
       step.deps = runStep.deps;
       if (runStep.readyBlocks) {

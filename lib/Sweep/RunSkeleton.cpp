@@ -116,7 +116,7 @@ ShapeKey sweep::shapeKeyOf(const workload::WholeRun &parts,
                                }));
   }
   auto addWork = [&](const workload::RunWork &work) {
-    key.push_back(names.number(work.invocation.primitive));
+    key.push_back(names.number(work.invocation->primitive));
     key.push_back(names.number(work.axis));
     key.push_back(static_cast<int64_t>(work.cadence));
     key.push_back(static_cast<int64_t>(work.group.size()));
@@ -167,8 +167,8 @@ static bool sameStep(const workload::RunStep &a, const workload::RunStep &b) {
            instance->endBlock == other.endBlock;
   }
   if (const auto *work = std::get_if<workload::RunWork>(&a.action))
-    return work->invocation.primitive ==
-           std::get<workload::RunWork>(b.action).invocation.primitive;
+    return work->invocation->primitive ==
+           std::get<workload::RunWork>(b.action).invocation->primitive;
   return true;
 }
 
@@ -467,7 +467,7 @@ RunSkeleton::totals(const workload::WholeRun &parts) const {
     llvm::Expected<workload::StageTotals> totals = workload::stageTotalsOf(
         static_cast<int64_t>(stage), *templateTotals, usage,
         [&](size_t index) -> const workload::Invocation & {
-          return workOf(parts, stage, shape.works[index]).invocation;
+          return *workOf(parts, stage, shape.works[index]).invocation;
         });
     if (!totals)
       return totals.takeError();
@@ -549,8 +549,8 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
   auto workSecondsOf = [&](const workload::RunWork &work, size_t stage,
                            size_t index) -> llvm::Expected<double> {
     llvm::ArrayRef<std::string> innerAxes;
-    if (work.invocation.collective)
-      innerAxes = work.invocation.collective->innerAxes;
+    if (work.invocation->collective)
+      innerAxes = work.invocation->collective->innerAxes;
     auto key =
         std::make_tuple(tiersKey(binding, work.axis, innerAxes), stage, index);
     auto known = memo.workSeconds.find(key);

@@ -98,10 +98,10 @@ ArrayAttr axesOf(Builder &builder, const workload::Invocation &invocation) {
 /// (the whole run's pipeline and data-parallel collectives), then the inner
 /// axes its facts name; axesOf(invocation) otherwise.
 ArrayAttr axesOf(Builder &builder, const workload::RunWork &work) {
-  if (work.axis.empty() || !work.invocation.collective)
-    return axesOf(builder, work.invocation);
+  if (work.axis.empty() || !work.invocation->collective)
+    return axesOf(builder, *work.invocation);
   llvm::SmallVector<llvm::StringRef, 2> axes = {work.axis};
-  llvm::append_range(axes, work.invocation.collective->innerAxes);
+  llvm::append_range(axes, work.invocation->collective->innerAxes);
   return builder.getStrArrayAttr(axes);
 }
 
@@ -407,13 +407,13 @@ private:
     }
     const auto &work = std::get<workload::RunWork>(step.action);
     Location loc =
-        FusedLoc::get(context, {placement(stage, work.invocation.primitive),
-                                workLineage(source, name, work.invocation)});
+        FusedLoc::get(context, {placement(stage, work.invocation->primitive),
+                                workLineage(source, name, *work.invocation)});
     DenseI64ArrayAttr group = work.group.empty()
                                   ? DenseI64ArrayAttr()
                                   : builder.getDenseI64ArrayAttr(work.group);
     Operation *op =
-        buildWorkOp(builder, loc, work.invocation, work.cadence, mesh,
+        buildWorkOp(builder, loc, *work.invocation, work.cadence, mesh,
                     DenseI64ArrayAttr(), axesOf(builder, work), group, deps);
     // A bucket ready inside the instance of its last dependency
     // (overlap_dp_grad_reduce, dist_stage_c4).

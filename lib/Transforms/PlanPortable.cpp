@@ -566,7 +566,8 @@ private:
       return workload::describeMessage(message->message, message->microBatch,
                                        message->chunk) +
              (message->send ? " (send)" : " (receive)");
-    return "task " + std::get<workload::RunWork>(step.action).invocation.primitive;
+    return "task " +
+           std::get<workload::RunWork>(step.action).invocation->primitive;
   }
 
   /// Whether `op` is the plan of `step`: the same instance (template,
@@ -599,7 +600,7 @@ private:
     auto task = llvm::dyn_cast<pplan::TaskOp>(op);
     return task &&
            task.getPrimitive() ==
-               std::get<workload::RunWork>(step.action).invocation.primitive;
+               std::get<workload::RunWork>(step.action).invocation->primitive;
   }
 
   /// One ledger row per (cadence, phase, engine) the program has work in.

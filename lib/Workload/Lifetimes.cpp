@@ -179,7 +179,7 @@ private:
     }
     for (auto [position, step] : llvm::enumerate(program.steps))
       if (const auto *work = std::get_if<RunWork>(&step.action))
-        if (work->invocation.primitive == primitive::kDPShardedOptimizer)
+        if (work->invocation->primitive == primitive::kDPShardedOptimizer)
           shardedStep = position;
   }
 
@@ -350,7 +350,7 @@ private:
             ? std::get_if<RunWork>(&program.steps[position + 1].action)
             : nullptr;
     bool gathered =
-        next && next->invocation.primitive == primitive::kPipelineGather;
+        next && next->invocation->primitive == primitive::kPipelineGather;
     std::optional<size_t> consumer = gathered ? position + 1 : reader;
     add([&] { return std::string("recv_" + messageName(message)); },
         BufferCause::PipelineReceive,
@@ -362,7 +362,7 @@ private:
   }
 
   void addWorkBuffers(size_t position, const RunWork &work) {
-    const Invocation &invocation = work.invocation;
+    const Invocation &invocation = *work.invocation;
     auto gatheredMessage = gatheredMessages.find(position);
     if (gatheredMessage != gatheredMessages.end()) {
       std::optional<size_t> reader = nextBlockInstance(position + 1);
@@ -600,9 +600,9 @@ int64_t blueprint::workload::sourceBytes(const BufferSource &source,
   case Kind::Message:
     return values.messageBytesAt(source.index);
   case Kind::WorkRead:
-    return values.workAt(source.index).invocation.readBytes();
+    return values.workAt(source.index).invocation->readBytes();
   case Kind::WorkWrite:
-    return values.workAt(source.index).invocation.writeBytes();
+    return values.workAt(source.index).invocation->writeBytes();
   }
   llvm_unreachable("every buffer source has bytes");
 }

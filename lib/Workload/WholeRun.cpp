@@ -211,23 +211,31 @@ private:
     for (const Invocation &invocation : block->invocations)
       keys.push_back({invocation.phase, Cadence::PerMicroBatch});
     std::vector<Stage> stages = assignStages(keys);
+    // Each invocation moves into the one template that runs it: ZB-H1
+    // splits the backward into its two passes and has no backward template.
+    bool zeroBubble = mapping.schedule == PipelineSchedule::ZeroBubbleH1;
     std::vector<Invocation> forward, backward, inputGrad, weightGrad;
-    const std::vector<Invocation> &work = block->invocations;
+    std::vector<Invocation> &work = block->invocations;
+    forward.reserve(work.size());
+    (zeroBubble ? inputGrad : backward).reserve(work.size());
     for (size_t i = 0; i < work.size(); ++i) {
       if (stages[i] == Stage::Forward) {
-        forward.push_back(work[i]);
+        forward.push_back(std::move(work[i]));
         continue;
       }
-      backward.push_back(work[i]);
+      if (!zeroBubble) {
+        backward.push_back(std::move(work[i]));
+        continue;
+      }
       bool servesWeightGrad =
           work[i].phase == Phase::WeightGrad ||
           (work[i].phase == Phase::Recommunication && i + 1 < work.size() &&
            work[i + 1].phase == Phase::WeightGrad);
-      (servesWeightGrad ? weightGrad : inputGrad).push_back(work[i]);
+      (servesWeightGrad ? weightGrad : inputGrad).push_back(std::move(work[i]));
     }
     blocks.forward = addTemplate(name("block_forward"), ModelPart::Block,
                                  PipelinePass::Forward, std::move(forward));
-    if (mapping.schedule == PipelineSchedule::ZeroBubbleH1) {
+    if (zeroBubble) {
       blocks.inputGrad =
           addTemplate(name("block_input_grad"), ModelPart::Block,
                       PipelinePass::InputGrad, std::move(inputGrad));
@@ -379,7 +387,7 @@ private:
   /// of each chunk for the forward and for the backward.
   void addSharedWorks() {
     auto add = [&](Invocation invocation, llvm::StringRef axis) {
-      RunWork work{std::move(invocation),
+      RunWork work{std::make_shared<const Invocation>(std::move(invocation)),
                    Cadence::PerMicroBatch,
                    axis.str(),
                    {},
@@ -701,8 +709,10 @@ private:
                               "expert-data-parallel replicas"
                             : "data parallelism: the bucket's gradients are "
                               "summed over the data-parallel replicas");
-      RunWork work{pending.experts ? overExpertReplicas(std::move(reduction))
-                                   : overReplicas(std::move(reduction)),
+      RunWork work{std::make_shared<const Invocation>(
+                       pending.experts
+                           ? overExpertReplicas(std::move(reduction))
+                           : overReplicas(std::move(reduction))),
                    Cadence::PerIteration,
                    pending.experts ? kExpertDataParallelAxis.str()
                                    : dataParallelAxis().str(),
@@ -739,7 +749,7 @@ private:
         return sync.takeError();
       // Its facts name the axis its op spans, as the RunWork does.
       sync->collective->axis = kPipelineParallelAxis.str();
-      append(RunWork{std::move(*sync),
+      append(RunWork{std::make_shared<const Invocation>(std::move(*sync)),
                      Cadence::PerIteration,
                      std::string(kPipelineParallelAxis),
                      {0, lastStage},
@@ -790,35 +800,40 @@ private:
               "1/(dp x cp) shard of the stage's gradient buckets");
     if (!step)
       return step.takeError();
-    append(
-        RunWork{std::move(*step), Cadence::PerIteration, "", {}, std::nullopt});
+    append(RunWork{std::make_shared<const Invocation>(std::move(*step)),
+                   Cadence::PerIteration,
+                   "",
+                   {},
+                   std::nullopt});
     // Under ZeRO-3 the parameters stay sharded: the passes gather them.
     if (mapping.zeroStage == 3)
       return llvm::Error::success();
     for (int64_t elements : buckets)
-      append(RunWork{overReplicas(collectiveInvocation(
-                         primitive::kDPParamAllGather, Phase::Optimizer,
-                         CollectiveKind::AllGather, replicas,
-                         guard.mul(elements, weightBytes,
-                                   "data-parallel parameter bucket bytes"),
-                         weightBytes, "params",
-                         "distributed optimizer: every data-parallel rank "
-                         "gathers the updated parameters of the bucket")),
-                     Cadence::PerIteration,
-                     dataParallelAxis().str(),
-                     {},
-                     std::nullopt});
+      append(RunWork{
+          std::make_shared<const Invocation>(overReplicas(collectiveInvocation(
+              primitive::kDPParamAllGather, Phase::Optimizer,
+              CollectiveKind::AllGather, replicas,
+              guard.mul(elements, weightBytes,
+                        "data-parallel parameter bucket bytes"),
+              weightBytes, "params",
+              "distributed optimizer: every data-parallel rank "
+              "gathers the updated parameters of the bucket"))),
+          Cadence::PerIteration,
+          dataParallelAxis().str(),
+          {},
+          std::nullopt});
     if (expertReplicas > 1)
       for (int64_t elements : expertBuckets)
         append(RunWork{
-            overExpertReplicas(collectiveInvocation(
-                primitive::kDPParamAllGather, Phase::Optimizer,
-                CollectiveKind::AllGather, expertReplicas,
-                guard.mul(elements, weightBytes,
-                          "expert parameter bucket bytes"),
-                weightBytes, "params",
-                "distributed optimizer: every expert-data-parallel rank "
-                "gathers the updated expert parameters of the bucket")),
+            std::make_shared<const Invocation>(
+                overExpertReplicas(collectiveInvocation(
+                    primitive::kDPParamAllGather, Phase::Optimizer,
+                    CollectiveKind::AllGather, expertReplicas,
+                    guard.mul(elements, weightBytes,
+                              "expert parameter bucket bytes"),
+                    weightBytes, "params",
+                    "distributed optimizer: every expert-data-parallel rank "
+                    "gathers the updated expert parameters of the bucket"))),
             Cadence::PerIteration,
             kExpertDataParallelAxis.str(),
             {},
@@ -1373,7 +1388,7 @@ blueprint::workload::summarizeWholeRun(const WholeRun &run) {
     llvm::Expected<StageTotals> totals = stageTotalsOf(
         program.stage, *templates, *usage,
         [&](size_t position) -> const Invocation & {
-          return std::get<RunWork>(program.steps[position].action).invocation;
+          return *std::get<RunWork>(program.steps[position].action).invocation;
         });
     if (!totals)
       return totals.takeError();

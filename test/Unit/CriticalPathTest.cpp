@@ -901,7 +901,7 @@ UnitRun unitRun(const RunSpecs &run, llvm::ArrayRef<double> reduction) {
         else if (runTemplate.part == ModelPart::Block)
           step.seconds = static_cast<double>(instance->repetitions());
       } else if (const auto *work = std::get_if<RunWork>(&runStep.action)) {
-        llvm::StringRef name = work->invocation.primitive;
+        llvm::StringRef name = work->invocation->primitive;
         if (name == primitive::kDPShardedOptimizer)
           step.seconds = 1;
         if (name == primitive::kDPGradAllReduce ||
@@ -920,8 +920,8 @@ std::vector<size_t> reductionsOf(const WholeRun &whole, size_t stage) {
   std::vector<size_t> result;
   for (auto [index, step] : llvm::enumerate(whole.stages[stage].steps))
     if (const auto *work = std::get_if<RunWork>(&step.action))
-      if (work->invocation.primitive == primitive::kDPGradAllReduce ||
-          work->invocation.primitive == primitive::kDPGradReduceScatter)
+      if (work->invocation->primitive == primitive::kDPGradAllReduce ||
+          work->invocation->primitive == primitive::kDPGradReduceScatter)
         result.push_back(index);
   return result;
 }

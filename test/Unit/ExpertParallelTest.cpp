@@ -614,12 +614,12 @@ TEST(ExpertParallel, MixtralWorkedExampleGradientGroupsAndZeRO) {
       collectives;
   for (const RunStep &step : stage.steps)
     if (const auto *work = std::get_if<RunWork>(&step.action))
-      if (work->invocation.collective)
-        collectives.emplace_back(work->invocation.primitive,
-                                 work->invocation.collective->participants,
-                                 work->invocation.collective->messageBytes,
+      if (work->invocation->collective)
+        collectives.emplace_back(work->invocation->primitive,
+                                 work->invocation->collective->participants,
+                                 work->invocation->collective->messageBytes,
                                  work->axis,
-                                 work->invocation.collective->innerAxes);
+                                 work->invocation->collective->innerAxes);
   using Row = std::tuple<std::string, int64_t, int64_t, std::string,
                          std::vector<std::string>>;
   EXPECT_EQ(collectives,
@@ -651,8 +651,8 @@ TEST(ExpertParallel, ExpertStateUnshardedAtOneExpertDataParallelRank) {
   std::vector<int64_t> participants;
   for (const RunStep &step : stage.steps)
     if (const auto *work = std::get_if<RunWork>(&step.action))
-      if (work->invocation.collective)
-        participants.push_back(work->invocation.collective->participants);
+      if (work->invocation->collective)
+        participants.push_back(work->invocation->collective->participants);
   EXPECT_EQ(participants, (std::vector<int64_t>{8, 8}));
   OverflowGuard guard;
   PersistentBytes bytes =

@@ -88,11 +88,11 @@ int64_t expectShapes(const WholeRun &run, const std::string &where) {
     matmuls += expectShapes(runTemplate.work, where + " " + runTemplate.name);
   BlockWork stageWork;
   for (const RunWork &work : run.works)
-    stageWork.invocations.push_back(work.invocation);
+    stageWork.invocations.push_back(*work.invocation);
   for (const StageProgram &stage : run.stages)
     for (const RunStep &step : stage.steps)
       if (const auto *work = std::get_if<RunWork>(&step.action))
-        stageWork.invocations.push_back(work->invocation);
+        stageWork.invocations.push_back(*work->invocation);
   return matmuls + expectShapes(stageWork, where + " stage work");
 }
 

@@ -457,10 +457,10 @@ TEST_F(WholeRunTest, IRAndPlainDerivationAgreeWithTheClosedForms) {
               fsdpGathers = 0;
       for (const RunStep &step : derived->stages[s].steps)
         if (const auto *work = std::get_if<RunWork>(&step.action)) {
-          llvm::StringRef id = work->invocation.primitive;
+          llvm::StringRef id = work->invocation->primitive;
           if (id == primitive::kDPGradAllReduce ||
               id == primitive::kDPGradReduceScatter) {
-            reduced += work->invocation.collective->messageBytes;
+            reduced += work->invocation->collective->messageBytes;
             ++buckets;
           }
           syncs += id == primitive::kEmbeddingGradSync;
@@ -552,8 +552,8 @@ TEST(WholeRun, BucketsCloseOnceTheyReachBucketBytes) {
   std::vector<int64_t> messages;
   for (const RunStep &step : derived->stages[0].steps)
     if (const auto *work = std::get_if<RunWork>(&step.action))
-      if (work->invocation.collective)
-        messages.push_back(work->invocation.collective->messageBytes);
+      if (work->invocation->collective)
+        messages.push_back(work->invocation->collective->messageBytes);
   // With pp = 1 the head's gradients (the final norm) come first and the
   // embeddings' last: [norm, block] closes the first bucket, [block, block]
   // the second, [block, embeddings] the third.
@@ -572,8 +572,8 @@ TEST(WholeRun, BucketsCloseOnceTheyReachBucketBytes) {
   messages.clear();
   for (const RunStep &step : derived->stages[0].steps)
     if (const auto *work = std::get_if<RunWork>(&step.action))
-      if (work->invocation.collective)
-        messages.push_back(work->invocation.collective->messageBytes);
+      if (work->invocation->collective)
+        messages.push_back(work->invocation->collective->messageBytes);
   EXPECT_EQ(messages, (std::vector<int64_t>{normBytes + 4 * blockBytes +
                                             embeddingBytes}));
 }
@@ -739,10 +739,10 @@ TEST_F(WholeRunTest, MixedTrainingRunsSumEachLayersKind) {
       int64_t reduced = 0, buckets = 0;
       for (const RunStep &step : derived->stages[s].steps)
         if (const auto *work = std::get_if<RunWork>(&step.action)) {
-          llvm::StringRef id = work->invocation.primitive;
+          llvm::StringRef id = work->invocation->primitive;
           if (id == primitive::kDPGradAllReduce ||
               id == primitive::kDPGradReduceScatter) {
-            reduced += work->invocation.collective->messageBytes;
+            reduced += work->invocation->collective->messageBytes;
             ++buckets;
           }
         }

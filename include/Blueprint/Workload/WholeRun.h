@@ -25,6 +25,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -76,7 +77,11 @@ struct RunMessage {
 /// collective over one mesh axis (optionally a group of its positions), or
 /// a stage-level task.
 struct RunWork {
-  Invocation invocation;
+  /// Immutable and shared, not copied: every step that runs a shared work
+  /// holds the invocation of WholeRun::works[*shared] (thousands of steps
+  /// in a run of many micro-batches; a copy would allocate its strings and
+  /// access lists each time).
+  std::shared_ptr<const Invocation> invocation;
   Cadence cadence = Cadence::PerIteration;
   /// The mesh axis a collective runs over.
   std::string axis;
