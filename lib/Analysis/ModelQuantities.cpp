@@ -581,7 +581,6 @@ analysis::deriveModelQuantities(const PlanWork &work) {
   flops.hardware = wide.add(flops.model, flops.recompute, "hardware FLOPs");
   if (wide.failed())
     return failure("deriveModelQuantities: " + wide.failureMessage());
-  result.logits = std::move(*logits);
 
   // Communication of one rank of the first stage, over its blocks of each
   // kind: a uniform layout gives every stage as many blocks, but a mixed
@@ -850,7 +849,7 @@ analysis::composeIterationTime(const PlanWork &work,
       estimate::estimateWork(modelInput, profile, binding);
   if (!modelReport)
     return modelReport.takeError();
-  time.logitsSeconds = secondsOf(*modelReport, 0, headTasks);
+  time.headSeconds = secondsOf(*modelReport, 0, headTasks);
   time.embeddingSeconds = secondsOf(*modelReport, headTasks, embeddingTasks);
   size_t next = headTasks + embeddingTasks;
   double gatherSeconds = scattered ? modelReport->tasks[next++].seconds : 0;
@@ -918,6 +917,28 @@ analysis::composeIterationTime(const PlanWork &work,
           ? "(pp-1)/v = " + std::to_string(pipeline.stages - 1) + "/" +
                 std::to_string(pipeline.virtualStages)
           : "pp-1 = " + std::to_string(pipeline.stages - 1);
+  // The micro-batches whose embeddings lie on the critical path. Without a
+  // pipeline the one stage embeds every micro-batch. With one, the last
+  // stage is the slowest (it adds the head): plain 1F1B's path crosses the
+  // first stage once forward (the first micro-batch's fill) and once
+  // backward (the last one's drain). Interleaved 1F1B's fill runs the
+  // chunk-0 forwards of micro-batches 0..pp-1 back to back on the first
+  // device before micro-batch 0 returns to it for chunk 1; with Megatron's
+  // blocking p2p (each of those forwards also holds the device for its
+  // send) that run outlasts micro-batch 0's stage-hopping path by pp-1
+  // embedding forwards, and the drain mirrors it: pp micro-batches
+  // (docs/ModelSummary.md, "Iteration time").
+  int64_t embeddedMicrobatches =
+      pipeline.stages == 1 ? pipeline.microbatches
+      : pipeline.schedule == PipelineSchedule::Interleaved1F1B ? pipeline.stages
+                                                               : 1;
+  std::string embeddedText =
+      pipeline.stages == 1 ? "m " + std::to_string(pipeline.microbatches) + " *"
+      : pipeline.schedule == PipelineSchedule::Interleaved1F1B
+          ? "pp " + std::to_string(pipeline.stages) +
+                " micro-batches (the interleaved fill's first-device run and "
+                "its drain) of"
+          : std::string("one micro-batch (pipeline fill and drain) of");
   time.terms = {
       {"microbatches", m * time.stageSlotSeconds,
        "m " + std::to_string(pipeline.microbatches) + " * " + slotText},
@@ -930,22 +951,15 @@ analysis::composeIterationTime(const PlanWork &work,
                                  milliseconds(time.pipelineMessageSeconds) +
                                  " (" + messageText + ")"
                            : messageText},
-      {"lm_head", m * time.logitsSeconds,
+      {"lm_head", m * time.headSeconds,
        "m " + std::to_string(pipeline.microbatches) +
            " * the last stage's final norm, logits GEMMs, cross-entropy and "
            "loss with their tp collectives " +
-           milliseconds(time.logitsSeconds)},
-      // Without a pipeline the one stage embeds every micro-batch. With one,
-      // the last stage is the slowest (it adds the head), so 1F1B's
-      // critical path crosses the first stage once forward (the first
-      // micro-batch's fill) and once backward (the last one's drain): one
-      // micro-batch's embedding work.
-      {"embedding",
-       pipeline.stages == 1 ? m * time.embeddingSeconds : time.embeddingSeconds,
-       (pipeline.stages == 1
-            ? "m " + std::to_string(pipeline.microbatches) + " * "
-            : std::string("one micro-batch (pipeline fill and drain) of ")) +
-           "the first stage's embeddings with their tp collectives " +
+           milliseconds(time.headSeconds)},
+      {"embedding", embeddedMicrobatches * time.embeddingSeconds,
+       embeddedText +
+           " the first stage's embeddings with their tp "
+           "collectives " +
            milliseconds(time.embeddingSeconds)},
       {primitive::kEmbeddingGradSync.str(), embeddingSeconds, embeddingText},
       {primitive::kDPGradAllReduce.str(), dataParallelSeconds,

@@ -166,7 +166,7 @@ void analysis::writeModelSummaryAttributes(const ModelSummary &summary,
     });
     json.attribute("stage_slot_seconds", time.stageSlotSeconds);
     json.attribute("pipeline_message_seconds", time.pipelineMessageSeconds);
-    json.attribute("lm_head_seconds_per_microbatch", time.logitsSeconds);
+    json.attribute("lm_head_seconds_per_microbatch", time.headSeconds);
     json.attribute("embedding_seconds_per_microbatch", time.embeddingSeconds);
     json.attributeArray("terms", [&] {
       for (const IterationTerm &term : time.terms)

@@ -739,18 +739,19 @@ TEST(IterationTime, TermsComposeTheBlockEstimateAndTheSchedule) {
   EXPECT_DOUBLE_EQ(time.pipelineMessageSeconds, message);
   EXPECT_DOUBLE_EQ(term(time, "pipeline_transfers"),
                    2 * (64 * 3 + 7) * message);
-  EXPECT_DOUBLE_EQ(term(time, "lm_head"), 64 * time.logitsSeconds);
+  EXPECT_DOUBLE_EQ(term(time, "lm_head"), 64 * time.headSeconds);
   // The edges are EdgeWork.h's, costed by --estimate's rules: the whole
   // head (final norm, logits, cross-entropy, loss, their tp collectives)
-  // every micro-batch, and at pp > 1 one micro-batch's embeddings (the
-  // first stage's share of 1F1B's fill and drain).
+  // every micro-batch, and on this interleaved pipeline pp = 8 micro-batches'
+  // embeddings (the first device's back-to-back chunk-0 forwards of the
+  // fill and backwards of the drain).
   estimate::EstimateInput head =
       estimate::makeEstimateInput(work.training, work.mapping);
   llvm::cantFail(estimate::appendWork(
       head, valueOrFail(workload::deriveHeadWork(work.model, work.training,
                                                  work.mapping))));
   EXPECT_DOUBLE_EQ(
-      time.logitsSeconds,
+      time.headSeconds,
       valueOrFail(estimate::estimateWork(head, profile, binding))
           .secondsByCadence[static_cast<size_t>(Cadence::PerMicroBatch)]);
   estimate::EstimateInput embedding =
@@ -762,7 +763,7 @@ TEST(IterationTime, TermsComposeTheBlockEstimateAndTheSchedule) {
       time.embeddingSeconds,
       valueOrFail(estimate::estimateWork(embedding, profile, binding))
           .secondsByCadence[static_cast<size_t>(Cadence::PerMicroBatch)]);
-  EXPECT_DOUBLE_EQ(term(time, "embedding"), time.embeddingSeconds);
+  EXPECT_DOUBLE_EQ(term(time, "embedding"), 8 * time.embeddingSeconds);
   EXPECT_DOUBLE_EQ(
       term(time, "optimizer_step"),
       12 * block.secondsByCadence[static_cast<size_t>(Cadence::PerIteration)]);
@@ -787,6 +788,20 @@ TEST(IterationTime, AxesOfOneRankNeedNoTier) {
   // Without a pipeline the one stage embeds each of the m = 1 micro-batches.
   EXPECT_GT(time.embeddingSeconds, 0);
   EXPECT_DOUBLE_EQ(term(time, "embedding"), time.embeddingSeconds);
+}
+
+TEST(IterationTime, OneStageEmbedsEveryMicroBatch) {
+  // Global batch 8 of micro-batch 2 at dp = 1: m = 4 micro-batches, all on
+  // the one stage, so the term is 4 embeddings (not the pipelined 1 or pp).
+  PlanWork work = planWork(
+      gpt(6144, 64, 48), mixedPrecision(8, 2),
+      mapping(8, 1, 1, 1, TPCommMode::AllReduce, RecomputePolicy::Full));
+  ModelQuantities quantities = valueOrFail(deriveModelQuantities(work));
+  IterationTime time = valueOrFail(composeIterationTime(
+      work, quantities, test::a100Profile(), bind({"tp:nvlink"})));
+  EXPECT_GT(time.embeddingSeconds, 0);
+  EXPECT_DOUBLE_EQ(term(time, "embedding"), 4 * time.embeddingSeconds);
+  EXPECT_DOUBLE_EQ(term(time, "lm_head"), 4 * time.headSeconds);
 }
 
 TEST(IterationTime, AxesOfSeveralRanksNeedATier) {

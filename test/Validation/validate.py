@@ -307,10 +307,11 @@ def main():
                         help="perturb one iteration-time term of every case "
                         "(a check that the gate can fail; tests only)")
     parser.add_argument("--implementations", choices=("none", "runs"),
-                        default="none",
-                        help="cost each case's block under no implementation "
-                        "transformation (the gate) or under those its "
-                        "reference's runs used (comparisons.IMPLEMENTATIONS; "
+                        default="runs",
+                        help="cost each case's block under the implementation "
+                        "transformations its reference's runs used "
+                        "(comparisons.IMPLEMENTATIONS; the gate, default) or "
+                        "under none (the semantic lane, "
                         "test/Validation/validation-implementation.test)")
     parser.add_argument("--mutation-checks", action="store_true",
                         help="also run the gate under every mutation and "

@@ -290,8 +290,6 @@ struct ModelQuantities {
   ActivationBytes activations;
   IterationFlops flops;
   IterationCommunication communication;
-  /// deriveLogitsWork: the LM head work of one micro-batch.
-  workload::BlockWork logits;
 };
 
 /// Everything model-level that `work` implies. Fails if the contracts do
@@ -323,7 +321,7 @@ struct IterationTime {
   double pipelineMessageSeconds = 0;
   /// The head of one micro-batch on the last stage (workload::deriveHeadWork:
   /// final norm, LM head, cross-entropy, loss and their TP collectives).
-  double logitsSeconds = 0;
+  double headSeconds = 0;
   /// The embeddings of one micro-batch on the first stage
   /// (workload::deriveEmbeddingWork).
   double embeddingSeconds = 0;

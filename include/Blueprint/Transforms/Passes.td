@@ -282,8 +282,9 @@ def ModelSummary : Pass<"model-summary", "::mlir::ModuleOp"> {
     - tensor-, pipeline- and data-parallel communication bytes per rank;
     - with `profile=`, the iteration time composed from the block estimate
       (as `--estimate`) and the pipeline schedule, term by term
-      (micro-batches, bubble, pipeline transfers, LM head, tied-embedding
-      gradient all-reduce, DP gradient all-reduce, optimizer step), and the
+      (micro-batches, bubble, pipeline transfers, LM head, embedding,
+      tied-embedding gradient all-reduce, DP gradient all-reduce, optimizer
+      step), and the
       model and hardware FLOPs utilization.
 
     Collectives and transfers over the `pp` and `dp` axes need a network
