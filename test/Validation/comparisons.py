@@ -983,7 +983,7 @@ def calculon_activation_grad_residual(kind, count, forward):
                             operands) read their forward input: + X;
       backward_saved_output SoftMax reads its output (the probabilities): + Y;
       layernorm_beta        Calculon's LayerNorm charges both parameter
-                            vectors (weight_space 2h, 644-645); the input
+                            vectors (weight_space 2h, 643); the input
                             gradient needs gamma alone: - W/2;
       shared_input          Q, K and V are three Linear layers, each
                             charging the input (activation_space);
