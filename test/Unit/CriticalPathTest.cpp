@@ -441,6 +441,19 @@ TEST(CriticalPath, TimingFromAPositionEqualsTimingEveryStep) {
         roundStepTimes(plan, seconds, transfers, ready, describe, times)));
     PlanTiming first;
     ASSERT_FALSE(static_cast<bool>(timeSteps(plan, times, describe, first)));
+    // `changed` timed at every step, and from `from` on after `first`.
+    auto timeBoth = [&](const StepDurations &changed, size_t from,
+                        PlanTiming &everyStep, PlanTiming &resumed) {
+      resumed = first;
+      auto succeeded = [](llvm::Error error) {
+        if (!error)
+          return true;
+        ADD_FAILURE() << llvm::toString(std::move(error));
+        return false;
+      };
+      return succeeded(timeSteps(plan, changed, describe, everyStep)) &&
+             succeeded(timeSteps(plan, changed, describe, resumed, from));
+    };
     // Positions: the ends, the middle, and each meeting's last member (a
     // position inside a collective of several stages: every pp > 1 case
     // has the tied embedding's all-reduce between the first and the last
@@ -460,12 +473,8 @@ TEST(CriticalPath, TimingFromAPositionEqualsTimingEveryStep) {
         changed.transfers[plan.order[at]] += 1000;
         changed.ready[plan.order[at]] += 1000;
       }
-      PlanTiming everyStep;
-      ASSERT_FALSE(
-          static_cast<bool>(timeSteps(plan, changed, describe, everyStep)));
-      PlanTiming resumed = first;
-      ASSERT_FALSE(
-          static_cast<bool>(timeSteps(plan, changed, describe, resumed, from)));
+      PlanTiming everyStep, resumed;
+      ASSERT_TRUE(timeBoth(changed, from, everyStep, resumed)) << where;
       expectSame(resumed, everyStep, where);
       // It timed from `from`, or from the first member of the meeting
       // `from` falls inside.
@@ -489,14 +498,11 @@ TEST(CriticalPath, TimingFromAPositionEqualsTimingEveryStep) {
       size_t from = plan.position[member];
       StepDurations changed = times;
       changed.durations[member] += 1000;
-      PlanTiming everyStep;
-      ASSERT_FALSE(
-          static_cast<bool>(timeSteps(plan, changed, describe, everyStep)));
-      PlanTiming resumed = first;
-      ASSERT_FALSE(
-          static_cast<bool>(timeSteps(plan, changed, describe, resumed, from)));
-      expectSame(resumed, everyStep,
-                 c.name + " meeting member at " + std::to_string(from) + ": ");
+      std::string where =
+          c.name + " meeting member at " + std::to_string(from) + ": ";
+      PlanTiming everyStep, resumed;
+      ASSERT_TRUE(timeBoth(changed, from, everyStep, resumed)) << where;
+      expectSame(resumed, everyStep, where);
       EXPECT_LE(resumed.timedFrom, from) << c.name;
     }
     // The steps before `from` are not timed again: a change there (which
