@@ -6,7 +6,9 @@
       writes the INDEX-th case of REFERENCE, with each dotted FIELD set to
       the JSON value and the paper's vocabulary (51200) given so that it
       runs on its own, as a one-case reference file OUTPUT: a case outside
-      a calculon_domain rule.
+      a calculon_domain rule (validation-calculon-domain.test), or an
+      MLM2021 run whose bounds' derivation fails
+      (validation-mlm2021-bounds.test).
 
   rule REFERENCE QUANTITY
       prints the rule comparisons.py gives QUANTITY of the one case of

@@ -292,6 +292,35 @@ def mutation_check(name, base, mutated):
             "detected": bool(new_failing or new_gates)}
 
 
+def mlm2021_bounds(cases, pipeline, reference_dir, profile_path):
+    """The derivation of the MLM2021 throughput bounds
+    (comparisons.mlm2021_bounds_derivation) from the unperturbed model,
+    when MLM2021 cases are run; None otherwise. The evidence, SeqSel Table
+    5's full-recompute runs, is read from the reference directory whether or
+    not its file is compared in this run."""
+    mlm = [case for _, case in cases
+           if case["group"] == comparisons.MLM2021_GROUP]
+    if not mlm:
+        return None
+    file_name, group, recompute = comparisons.MLM2021_STACK_EVIDENCE
+    with open(os.path.join(reference_dir, file_name)) as f:
+        evidence = [case for case in json.load(f)
+                    if case["group"] == group and
+                    case["mapping"]["recompute"] == recompute]
+    with open(profile_path) as f:
+        memory = json.load(f)["memory"]
+    models = comparisons.models_by_name(mlm + evidence)
+    mutation, pipeline.mutation = pipeline.mutation, None
+    try:
+        def run(case):
+            return case, comparisons.Ours(case, models, pipeline)
+        return comparisons.mlm2021_bounds_derivation(
+            {case["name"]: run(case) for case in mlm},
+            {case["name"]: run(case) for case in evidence}, memory)
+    finally:
+        pipeline.mutation = mutation
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--blueprint-translate", required=True)
@@ -333,6 +362,16 @@ def main():
                             args.profile, workdir, args.mutate,
                             args.implementations == "runs")
         results, gates, summary, problems = evaluate(cases, models, pipeline)
+        # The bounds are derived for the gate's lane, the runs'
+        # implementations.
+        derivation = None
+        if args.implementations == "runs":
+            try:
+                derivation = mlm2021_bounds(cases, pipeline,
+                                            args.reference_dir, args.profile)
+            except (PipelineError, ValueError) as error:
+                problems.append("MLM2021 bounds: " +
+                                first_error_line(str(error)))
         if args.mutation_checks:
             for name in sorted(MUTATIONS):
                 pipeline.mutation = name
@@ -349,6 +388,7 @@ def main():
         "binding": comparisons.BINDING,
         "summary": summary,
         "gates": gates,
+        "mlm2021_bounds": derivation,
         "causes": comparisons.CAUSES,
         "cases": results,
     }
@@ -369,6 +409,18 @@ def main():
         print("gate %s: %.4f (limit %.4f) %s" % (
             gate["name"], gate["value"], gate["limit"],
             "passed" if gate["passed"] else "FAILED"))
+    if derivation:
+        derived, committed = derivation["derived"], derivation["committed"]
+        print("mlm2021 bounds derived: upper %+.2f%% (committed %+.1f%%), "
+              "pipelined lower %+.2f%% (committed %+.1f%%), data-parallel "
+              "lower %+.2f%% (committed %+.1f%%) %s" % tuple(
+                  [100 * value for key in ("upper", "pipelined_lower",
+                                           "data_parallel_lower")
+                   for value in (derived[key], committed[key])] +
+                  ["passed" if derivation["passed"] else "FAILED"]))
+        if not derivation["passed"]:
+            problems.append("a committed MLM2021 bound is wider than its "
+                            "derivation")
     for check in checks:
         print("mutation check %s: %s" % (check["mutation"], (
             "fails %d comparisons of %s; gates %s" % (
