@@ -467,10 +467,10 @@ def write_mlm2021(cases, derivation, out):
         "what the runs spent that Blueprint does not charge makes it "
         "optimistic (up to +15%%, "
         "[mlm2021_optimistic](#mlm2021-optimistic)), the bytes it charges "
-        "that these runs did not move pessimistic (down to -1.4%% for the "
+        "that these runs did not move pessimistic (down to -1.3%% for the "
         "pipelined runs, [mlm2021_pessimistic](#mlm2021-pessimistic)), and "
         "the data-parallel-only runs' overlapped all-reduce besides down to "
-        "-10.3%% ([mlm2021_dp_overlap](#mlm2021-dp-overlap)); "
+        "-10.2%% ([mlm2021_dp_overlap](#mlm2021-dp-overlap)); "
         "the mean absolute error of the teraFLOP/s per GPU over the %d runs "
         "must be within 10%% (fixed before the lane's numbers were compared, "
         "then Table 5's limit; not refitted since), and a case that does not run "
@@ -538,7 +538,7 @@ def write_mlm2021(cases, derivation, out):
                       *(terms[name] for name in named), other))
     out.write("\n")
     write_mlm2021_bounds(derivation, out)
-    write_mlm2021_attribution(run, out)
+    write_mlm2021_attribution(run, derivation, out)
 
 
 def write_mlm2021_bounds(derivation, out):
@@ -551,68 +551,93 @@ def write_mlm2021_bounds(derivation, out):
         "Two Table 1 runs were measured again a year later, on the same "
         "machine with the same model, tp, pp, virtual stages, micro-batch "
         "and micro-batches per pipeline, as SeqSel Table 5's full-recompute "
-        "baselines (comparisons.MLM2021_TWINS, checked field by field). "
-        "For such a pair Blueprint's MLM2021 error factors exactly: (1 + "
-        "e_mlm) = (1 + e_ss)(1 + g), with e_ss its error on the SeqSel run "
-        "and g = (T_mlm / T_ss measured) / (T_mlm / T_ss Blueprint's) - 1 "
-        "what the older software stack spent on the same work per pipeline "
-        "beyond what Blueprint's own two compositions differ by (the dp "
-        "all-reduce, fp16 against bf16 buffers). g is the size, not the "
-        "mechanism: the causes named in "
-        "[mlm2021_optimistic](#mlm2021-optimistic) are what it may hold. "
-        "The bounds assume every Table 1 run's g lies between 0 (the older "
-        "stack is not faster) and the twins' largest, and e_ss within "
-        "Blueprint's errors on SeqSel Table 5's full-recompute runs (the "
-        "Table 1 runs' recompute mode). Errors in throughput: ours / "
-        "measured - 1.\n\n")
-    out.write("| evidence | measured | Blueprint | error or gap |\n"
-              "|---|---|---|---|\n")
+        "baselines (comparisons.MLM2021_TWINS, checked field by field, with "
+        "the sources of each side's fields). For such a pair Blueprint's "
+        "MLM2021 error factors exactly: (1 + e_mlm) = (1 + e_ss)(1 + g), "
+        "with e_ss its error on the SeqSel run and g = (T_mlm / T_ss "
+        "measured) / (T_mlm / T_ss Blueprint's) - 1 what the Table 1 run "
+        "spent beyond its twin that Blueprint's own difference between the "
+        "two (the dp all-reduce, fp16 against bf16 buffers) does not hold: "
+        "an older software stack, a larger scale (dp 9 and 6 against 1) "
+        "and another precision together. g is a size, not a mechanism: the "
+        "causes named in [mlm2021_optimistic](#mlm2021-optimistic) are what "
+        "it may hold. The bounds assume every Table 1 run's g lies between "
+        "0 (the older run is not faster) and the twins' largest, and its "
+        "e_ss within Blueprint's errors on SeqSel Table 5's full-recompute "
+        "runs (the Table 1 runs' recompute mode). The twins' own errors are "
+        "within the upper bound by construction (it is their "
+        "factorization); the other eight runs test it, and `implied g` "
+        "shows how: the smallest g each run's throughput needs at the "
+        "largest e_ss, its own rounding allowed. Errors in throughput: "
+        "ours / measured - 1; each end of e_ss and g widened by the "
+        "rounding of the times it is read from (Table 5 to 0.01 s; Table "
+        "1's per-GPU and aggregate columns, the tighter of the two, which "
+        "can narrow a gap: 1T's aggregate, 502.0 petaFLOP/s over 3072 "
+        "GPUs, puts its per-GPU throughput above the printed 163).\n\n")
+    out.write("| evidence | measured | Blueprint | e_ss or g | with the "
+              "rounding |\n|---|---|---|---|---|\n")
     for row in derivation["newer_stack"]:
-        out.write("| %s (e_ss) | %.3f s | %.3f s | %+.2f%% |\n" % (
-            row["case"], row["measured_seconds"], row["ours_seconds"],
-            100 * row["error"]))
+        out.write("| %s (e_ss) | %.3f s | %.3f s | %+.2f%% | %+.2f%% to "
+                  "%+.2f%% |\n" % (
+                      row["case"], row["measured_seconds"],
+                      row["ours_seconds"], 100 * row["error"],
+                      100 * row["lowest"], 100 * row["highest"]))
     for twin in derivation["twins"]:
+        out.write("| %s / %s (g) | ratio %.4f | ratio %.4f | %+.2f%% | at "
+                  "most %+.2f%% |\n" % (
+                      twin["mlm2021"], twin["seqsel"], twin["measured_ratio"],
+                      twin["ours_ratio"], 100 * twin["gap"],
+                      100 * twin["gap_with_rounding"]))
+    out.write(
+        "\nPer run: r, the largest rounding of its three columns (half a "
+        "unit over the value); z, the bytes Blueprint's step charges and the "
+        "run did not move (2 per block parameter: the gradient buffer's "
+        "zeroing) at the profile's memory efficiency, over Blueprint's time; "
+        "d, a pp = 1 run's dp all-reduce, which it overlaps, over "
+        "Blueprint's time.\n\n"
+        "| case | pp | measured (s) | ours (s) | r | z | d | implied g |\n"
+        "|---|---|---|---|---|---|---|---|\n")
+    largest = max(twin["gap_with_rounding"] for twin in derivation["twins"])
+    for run in derivation["runs"]:
+        out.write("| %s | %d | %.3f | %.3f | %.2f%% | %.3f%% | %s | "
+                  "%+.2f%%%s |\n" % (
+                      run["case"], run["pp"], run["measured_seconds"],
+                      run["ours_seconds"], 100 * run["rounding"],
+                      100 * run["unzeroed"],
+                      "%.2f%%" % (100 * run["overlapped"]) if run["pp"] == 1
+                      else "—", 100 * run["implied_gap"],
+                      " (beyond the twins' %+.2f%%)" % (100 * largest)
+                      if run["implied_gap"] > largest else ""))
+    beyond = [run["case"] for run in derivation["runs"]
+              if run["implied_gap"] > largest]
+    if beyond:
         out.write(
-            "| %s / %s (g; with the teraFLOP/s rounding) | ratio %.4f | "
-            "ratio %.4f | %+.2f%% (%+.2f%%) |\n" % (
-                twin["mlm2021"], twin["seqsel"], twin["measured_ratio"],
-                twin["ours_ratio"], 100 * twin["gap"],
-                100 * twin["gap_with_rounding"]))
-    for key, text in (
-            ("rounding", "the largest rounding of a Table 1 column (r)"),
-            ("unmoved_bytes", "bytes charged and not moved, 4 per "
-             "first-stage parameter at the memory's sustained bandwidth, "
-             "over Blueprint's time (z)"),
-            ("overlapped_allreduce", "the dp all-reduce of a pp = 1 run "
-             "over Blueprint's time (d)")):
-        factor = derivation[key]
-        out.write("| %s: %s | | | %.2f%% |\n" % (
-            text, factor["case"], 100 * factor["share"]))
-    derived, committed = derivation["derived"], derivation["committed"]
-    out.write("\n| bound | formula | derived | committed |\n"
-              "|---|---|---|---|\n")
-    for key, formula in (
-            ("upper",
-             "(1 + max e_ss)(1 + max g with its rounding)(1 + r) - 1"),
-            ("pipelined_lower", "(1 + min e_ss)(1 - r) - 1 - z"),
-            ("data_parallel_lower",
-             "(1 + min e_ss)(1 - r)(1 - d) - 1 - z")):
-        out.write("| %s | %s | %+.2f%% | %+.1f%% |\n" % (
-            key.replace("_", " "), formula, 100 * derived[key],
-            100 * committed[key]))
+            "\nFor %s the assumption does not hold at the largest e_ss: "
+            "either its error on the newer stack is below Table 5's largest "
+            "or its gap is larger than the twins'. Its throughput stays "
+            "within the committed bound.\n" % names(beyond))
+    out.write("\n| bound | formula | derived | worst run | committed | "
+              "verdict |\n|---|---|---|---|---|---|\n")
+    formulas = {
+        "upper": "max over runs of (1 + max e_ss)(1 + max g)(1 + r) - 1",
+        "pipelined lower":
+            "min over pp > 1 runs of (1 + min e_ss)(1 - r) - 1 - z",
+        "data-parallel lower":
+            "min over pp = 1 runs of (1 + min e_ss)(1 - r)(1 - d) - 1 - z"}
+    for bound in derivation["bounds"]:
+        out.write("| %s | %s | %+.2f%% | %s | %+.1f%% | %s |\n" % (
+            bound["bound"], formulas[bound["bound"]], 100 * bound["derived"],
+            bound["worst_case"], 100 * bound["committed"],
+            "within its derivation" if bound["passed"]
+            else "**wider than its derivation**"))
     out.write(
         "\nThe gate fails when a committed bound is wider than its "
-        "derivation (validate.py, `mlm2021 bounds derived`): %s.\n\n" % (
-            "every committed bound is within its derivation"
-            if derivation["passed"] else "**a committed bound is wider**"))
+        "derivation (validate.py, `mlm2021 bounds derived`; "
+        "test/Validation/validation-mlm2021-bounds.test shows each "
+        "failing).\n\n")
 
 
-def reference_of(case, quantity):
-    (record,) = [r for r in case["comparisons"] if r["quantity"] == quantity]
-    return record["reference"]
-
-
-def write_mlm2021_attribution(run, out):
+def write_mlm2021_attribution(run, derivation, out):
     """Which term of the composed time holds the difference from the
     measured time, for every MLM2021 case that runs."""
     if not run:
@@ -632,12 +657,10 @@ def write_mlm2021_attribution(run, out):
               "x pipeline | dp all-reduce (s) |\n"
               "|---|---|---|---|---|---|---|---|---|\n")
     gaps = []
+    measured_seconds = {row["case"]: row["measured_seconds"]
+                        for row in derivation["runs"]}
     for case in run:
-        mapping = case["configuration"]["mapping"]
-        gpus = mapping["tp"] * mapping["pp"] * mapping["dp"]
-        flops = reference_of(case, "model_level.hardware_flops_per_iteration")
-        tflops = reference_of(case, "model_level.achieved_tflops_per_gpu")
-        measured = flops / (tflops * 1e12 * gpus)
+        measured = measured_seconds[case["name"]]
         terms = case["terms"]
         ours = sum(terms.values())
         pipeline = terms["bubble"] + terms["pipeline_transfers"]

@@ -6,9 +6,7 @@
       writes the INDEX-th case of REFERENCE, with each dotted FIELD set to
       the JSON value and the paper's vocabulary (51200) given so that it
       runs on its own, as a one-case reference file OUTPUT: a case outside
-      a calculon_domain rule (validation-calculon-domain.test), or an
-      MLM2021 run whose bounds' derivation fails
-      (validation-mlm2021-bounds.test).
+      a calculon_domain rule.
 
   rule REFERENCE QUANTITY
       prints the rule comparisons.py gives QUANTITY of the one case of
@@ -33,6 +31,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import comparisons  # noqa: E402
 import validate  # noqa: E402
+import edit_reference  # noqa: E402
 
 # The paper's vocabulary of the Calculon models (Calculon models none).
 VOCABULARY = 51200
@@ -50,13 +49,7 @@ def variant(args):
     with open(args.reference) as f:
         case = json.load(f)[args.index]
     case["model"]["vocab"] = VOCABULARY
-    for change in args.changes:
-        path, value = change.split("=", 1)
-        *parents, leaf = path.split(".")
-        scope = case
-        for key in parents:
-            scope = scope[key]
-        scope[leaf] = json.loads(value)
+    edit_reference.set_fields(case, args.changes)
     with open(args.output, "w") as f:
         json.dump([case], f)
 
