@@ -463,19 +463,18 @@ class SameSign:
 
 
 class Ratio:
-    """ours / reference = numerator / denominator, within a tolerance."""
+    """ours / reference = numerator / denominator exactly: the two count
+    the same items at different per-item counts."""
 
-    def __init__(self, numerator, denominator, tolerance):
-        self.ratio = numerator / denominator
-        self.text = "%d/%d" % (numerator, denominator)
-        self.tolerance = tolerance
+    def __init__(self, numerator, denominator):
+        self.numerator = numerator
+        self.denominator = denominator
 
     def describe(self):
-        return "ours/reference = %s within %g%%" % (self.text,
-                                                     self.tolerance * 100)
+        return "ours/reference = %d/%d" % (self.numerator, self.denominator)
 
     def holds(self, ours, reference):
-        return abs(ours / reference / self.ratio - 1) <= self.tolerance
+        return equal(ours * self.denominator, reference * self.numerator)
 
 
 class NotCompared:
@@ -734,14 +733,6 @@ class Ours:
 
 BACKWARD = ("activation_grad", "weight_grad")
 
-# Calculon's elementwise work is a fraction of a percent of a block's (the
-# matmuls are compared exactly); the largest difference over the cases is
-# 0.11%.
-ELEMENTWISE_TOLERANCE = 0.005
-# Under selective recompute Calculon's softmax and dropout cost 6 operations
-# per score element against Blueprint's derived 10, next to the 2d of the
-# QK^T GEMM: 2/d of it, 2.1% for the smallest head_dim (96).
-SELECTIVE_ELEMENTWISE_TOLERANCE = 0.025
 # Calculon's block, layer by layer (cause memory_traffic, calculon_time_model).
 # Calculon at caa4b11 builds a block of layers (calculon/llm/llm.py,
 # _build_attn_block lines 638-899, _build_mlp_block 901-1025; every case has
@@ -870,8 +861,25 @@ CALCULON_SYSTEMS = {
                             (0, 0.3))),
     },
 }
-# Biases are 7h/t + 2h of 12h^2/t + 4h parameters per rank: at most 0.03%.
-BIAS_TOLERANCE = 0.001
+
+
+def bias_parameters(o, per_rank=True):
+    """The block's bias parameters (cause biases), a closed form of the
+    spec: the QKV and fc1 biases are split over the tensor-parallel ranks
+    (3 heads head_dim + ffn_hidden, over t per rank), the out_proj and fc2
+    biases replicated (h each)."""
+    model = o.spec["model"]
+    split = 3 * model["heads"] * model["head_dim"] + model["ffn_hidden"]
+    if per_rank:
+        split = exact_share(split, o.spec["mapping"]["tp"],
+                            "the QKV and fc1 biases")
+    return split + 2 * model["hidden"]
+
+
+def calculon_block_parameters(o):
+    """Blueprint's block parameters per rank without its biases: Calculon's
+    layers' weights (12h^2/t + 4h, cause biases)."""
+    return o.block_parameters() - bias_parameters(o)
 
 
 def attn_v_recompute(o, quantity):
@@ -884,17 +892,14 @@ def task_ops(task):
     return task["ops"]
 
 
-def calculon_recompute(total, quantity, tolerance, causes):
+def calculon_recompute(total, quantity):
     """Recompute work against Calculon's: under selective recompute without
     the attn_v_matmul clone (README def. 3)."""
     def rule(case):
         if case["mapping"]["recompute"] != "selective":
-            return within(total, tolerance, *causes) if causes else exact(total)
-        adjusted = lambda o: total(o) - attn_v_recompute(o, quantity)
-        if tolerance == 0:
-            return aligned(adjusted, "selective_attn_only")
-        return within(adjusted, tolerance, "selective_attn_only", *causes,
-                      adjusted=True)
+            return exact(total)
+        return aligned(lambda o: total(o) - attn_v_recompute(o, quantity),
+                       "selective_attn_only")
     return rule
 
 
@@ -1136,6 +1141,52 @@ def calculon_weight_grad_bytes(o):
 def calculon_recompute_bytes(o):
     layers, _ = calculon_block(o)
     return pass_bytes(layers, "recompute", calculon_rerun(o))
+
+
+CALCULON_OPS_INDEX = {"forward": 0, "activation_grad": 1, "weight_grad": 2}
+
+
+def calculon_reduction_ops(o, phase):
+    """A TPComm's own operations in a pass that reduces (all-reduce,
+    reduce-scatter): its elements x (t-1)/t (layers.py 806-821), from
+    Blueprint's collectives of the pass, in Calculon's order of operations."""
+    participants = o.spec["mapping"]["tp"]
+    width = o.bytes_of("activation_type")
+    return sum(exact_share(task["message"], width,
+                           task["primitive"] + " message") *
+               (participants - 1) / participants
+               for task in o.select([phase], engine="collective")
+               if task["kind"] in ("all_reduce", "reduce_scatter"))
+
+
+def calculon_ops(*phases):
+    """Operations of a block in Calculon's convention (elementwise_counts),
+    from Blueprint's tasks of the passes: each Calculon layer's (the matmul
+    tasks' own operations, the vector layers' per-element counts
+    CALCULON_VECTOR_OPS x the elements of Blueprint's task input), the
+    Forks' users x the forked elements in the activation gradient, and the
+    TPComms' reductions (calculon_reduction_ops); under "recompute" the
+    layers Calculon reruns (calculon_rerun) at their forward counts. Bias
+    tasks are no layer's."""
+    def ours(o):
+        layers, forks = calculon_block(o)
+        width = o.bytes_of("activation_type")
+        total = 0
+        for phase in phases:
+            if phase == "recompute":
+                total += sum(layers[primitive]["count"] *
+                             layers[primitive]["ops"][0]
+                             for primitive in calculon_rerun(o))
+            else:
+                total += sum(layer["count"] * layer["ops"][
+                    CALCULON_OPS_INDEX[phase]] for layer in layers.values())
+            if phase == "activation_grad":
+                total += sum(users * exact_share(inputs, width,
+                                                 "Fork input bytes")
+                             for users, inputs in forks)
+            total += calculon_reduction_ops(o, phase)
+        return total
+    return ours
 
 
 def domain_message(field, value, needs, rule):
@@ -1466,10 +1517,12 @@ def calculon_act_space(case):
 
 
 def calculon_weight_grad_per_gpu(o):
-    """The stage's gradients plus one block's fp32 accumulation buffer."""
+    """The stage's gradients plus one block's fp32 accumulation buffer,
+    without Blueprint's biases."""
     fp32_extra = 4 - o.bytes_of("gradient_type")
-    return (o.blocks() * o.block_parameters() * o.bytes_of("gradient_type") +
-            o.block_parameters() * fp32_extra)
+    parameters = calculon_block_parameters(o)
+    return (o.blocks() * parameters * o.bytes_of("gradient_type") +
+            parameters * fp32_extra)
 
 
 def collectives(phase):
@@ -1482,31 +1535,48 @@ def collectives(phase):
                     for collective in value))
 
 
-def elementwise(ours):
-    return within(ours, ELEMENTWISE_TOLERANCE, "elementwise_counts")
+def calculon_flops(*phases):
+    """Operations of passes in Calculon's convention: exact."""
+    def rule(case):
+        check_calculon_run(case)
+        return aligned(calculon_ops(*phases), "elementwise_counts")
+    return rule
 
 
-def biases(ours):
-    return within(ours, BIAS_TOLERANCE, "biases")
+def calculon_recompute_flops(case):
+    """The recompute's operations in Calculon's convention: exact; under
+    selective recompute also without the attn_v_matmul clone (calculon_rerun);
+    nothing to align without recompute."""
+    check_calculon_run(case)
+    recompute = case["mapping"]["recompute"]
+    if recompute == "none":
+        return exact(calculon_ops("recompute"))
+    if recompute == "selective":
+        return aligned(calculon_ops("recompute"), "elementwise_counts",
+                       "selective_attn_only")
+    return aligned(calculon_ops("recompute"), "elementwise_counts")
 
 
-RECOMPUTE_OPS = calculon_recompute(
-    lambda o: o.ops("recompute", "recommunication"), task_ops,
-    SELECTIVE_ELEMENTWISE_TOLERANCE, ("elementwise_counts",))
+def without_biases(ours):
+    """Exact once Blueprint's bias parameters are taken out (biases)."""
+    return aligned(ours, "biases")
+
+
 RECOMPUTE_MATMUL_OPS = calculon_recompute(
-    lambda o: o.ops("recompute", engine="matmul"), task_ops, 0, ())
+    lambda o: o.ops("recompute", engine="matmul"), task_ops)
 
 CALCULON = {
     # Per block, per micro-batch, per GPU.
     "per_block_per_microbatch_per_gpu.fwd_flops":
-        elementwise(lambda o: o.ops("forward")),
+        calculon_flops("forward"),
     "per_block_per_microbatch_per_gpu.bwd_flops":
-        elementwise(lambda o: o.ops(*BACKWARD)),
+        calculon_flops(*BACKWARD),
     "per_block_per_microbatch_per_gpu.bwd_dgrad_flops":
-        elementwise(lambda o: o.ops("activation_grad")),
+        calculon_flops("activation_grad"),
     "per_block_per_microbatch_per_gpu.bwd_wgrad_flops":
-        elementwise(lambda o: o.ops("weight_grad")),
-    "per_block_per_microbatch_per_gpu.recompute_flops": RECOMPUTE_OPS,
+        calculon_flops("weight_grad"),
+    "per_block_per_microbatch_per_gpu.recompute_flops":
+        calculon_recompute_flops,
     "per_block_per_microbatch_per_gpu.recompute_flops_calculon_reported":
         not_compared("calculon_recompute_bug"),
     "per_block_per_microbatch_per_gpu.fwd_matmul_flops":
@@ -1516,8 +1586,9 @@ CALCULON = {
     "per_block_per_microbatch_per_gpu.recompute_matmul_flops":
         RECOMPUTE_MATMUL_OPS,
     "per_block_per_microbatch_per_gpu.optimizer_step_flops":
-        Rule(lambda o: o.ops("optimizer", cadence="per_iteration"),
-             Ratio(16, 11, BIAS_TOLERANCE), ("adamw_ops", "biases")),
+        Rule(lambda o: o.ops("optimizer", cadence="per_iteration") -
+             16 * bias_parameters(o), Ratio(16, 11), ("adamw_ops", "biases"),
+             adjusted=True),
     "per_block_per_microbatch_per_gpu.fwd_mem_accessed_bytes":
         calculon_traffic(calculon_forward_bytes),
     "per_block_per_microbatch_per_gpu.bwd_dgrad_mem_accessed_bytes":
@@ -1529,19 +1600,22 @@ CALCULON = {
     "per_block_per_microbatch_per_gpu.recompute_mem_accessed_bytes_calculon_reported":
         not_compared("calculon_recompute_bug"),
     "per_block_per_microbatch_per_gpu.optimizer_mem_accessed_bytes":
-        Rule(lambda o: o.moved("optimizer", cadence="per_iteration"),
-             Ratio(30, 12, BIAS_TOLERANCE), ("optimizer_traffic", "biases")),
+        Rule(lambda o: o.moved("optimizer", cadence="per_iteration") -
+             30 * bias_parameters(o), Ratio(30, 12),
+             ("optimizer_traffic", "biases"), adjusted=True),
     "per_block_per_microbatch_per_gpu.weight_bytes":
-        biases(lambda o: o.block_parameters() * o.bytes_of("weight_type")),
+        without_biases(lambda o: calculon_block_parameters(o) *
+                       o.bytes_of("weight_type")),
     "per_block_per_microbatch_per_gpu.weight_params":
-        biases(lambda o: o.block_parameters()),
+        without_biases(calculon_block_parameters),
     "per_block_per_microbatch_per_gpu.weight_grad_bytes":
-        biases(lambda o: o.block_parameters() * o.bytes_of("gradient_type")),
+        without_biases(lambda o: calculon_block_parameters(o) *
+                       o.bytes_of("gradient_type")),
     "per_block_per_microbatch_per_gpu.weight_grad_fp32_unsharded_bytes":
         not_compared("not_modelled_fp32_block"),
     "per_block_per_microbatch_per_gpu.optimizer_bytes":
-        biases(lambda o: o.block_parameters() * 3 *
-               o.bytes_of("optimizer_state_type")),
+        without_biases(lambda o: calculon_block_parameters(o) * 3 *
+                       o.bytes_of("optimizer_state_type")),
     "per_block_per_microbatch_per_gpu.activation_bytes": calculon_activation,
     "per_block_per_microbatch_per_gpu.activation_working_bytes":
         not_compared("not_modelled_working"),
@@ -1587,32 +1661,33 @@ CALCULON = {
     "per_gpu_per_iteration.chunks_per_gpu":
         exact(lambda o: o.get("shape.virtual_stages")),
     "per_gpu_per_iteration.fwd_flops":
-        per_gpu(elementwise(lambda o: o.ops("forward"))),
+        per_gpu(calculon_flops("forward")),
     "per_gpu_per_iteration.bwd_dgrad_flops":
-        per_gpu(elementwise(lambda o: o.ops("activation_grad"))),
+        per_gpu(calculon_flops("activation_grad")),
     "per_gpu_per_iteration.bwd_wgrad_flops":
-        per_gpu(elementwise(lambda o: o.ops("weight_grad"))),
-    "per_gpu_per_iteration.recompute_flops": per_gpu(RECOMPUTE_OPS),
+        per_gpu(calculon_flops("weight_grad")),
+    "per_gpu_per_iteration.recompute_flops":
+        per_gpu(calculon_recompute_flops),
     "per_gpu_per_iteration.recompute_flops_calculon_reported":
         not_compared("calculon_recompute_bug"),
     "per_gpu_per_iteration.optimizer_step_flops":
-        Rule(lambda o: o.ops("optimizer", cadence="per_iteration") *
-             o.blocks(), Ratio(16, 11, BIAS_TOLERANCE),
-             ("adamw_ops", "biases")),
+        Rule(lambda o: (o.ops("optimizer", cadence="per_iteration") -
+                        16 * bias_parameters(o)) * o.blocks(),
+             Ratio(16, 11), ("adamw_ops", "biases"), adjusted=True),
     "per_gpu_per_iteration.weight_bytes":
-        biases(lambda o: o.blocks() * o.block_parameters() *
-               o.bytes_of("weight_type")),
+        without_biases(lambda o: o.blocks() * calculon_block_parameters(o) *
+                       o.bytes_of("weight_type")),
     "per_gpu_per_iteration.activation_bytes": calculon_act_space,
     "per_gpu_per_iteration.activation_checkpoint_bytes":
         calculon_checkpoint(per_block=False),
     "per_gpu_per_iteration.activation_grad_bytes":
         not_compared("not_modelled_working"),
     "per_gpu_per_iteration.weight_grad_bytes":
-        within(calculon_weight_grad_per_gpu, BIAS_TOLERANCE,
-               "fp32_gradient_block", "biases", adjusted=True),
+        aligned(calculon_weight_grad_per_gpu, "fp32_gradient_block",
+                "biases"),
     "per_gpu_per_iteration.optimizer_bytes":
-        biases(lambda o: o.blocks() * o.block_parameters() * 3 *
-               o.bytes_of("optimizer_state_type")),
+        without_biases(lambda o: o.blocks() * calculon_block_parameters(o) *
+                       3 * o.bytes_of("optimizer_state_type")),
     "per_gpu_per_iteration.mem_tier1_bytes":
         not_compared("not_modelled_working"),
     "per_gpu_per_iteration.mem_tier2_bytes":
@@ -1624,7 +1699,8 @@ CALCULON = {
     "model_level.parameter_count_calculon":
         aligned(eq2_parameters, "final_norm"),
     "model_level.block_params_full_calculon_layers":
-        biases(lambda o: o.get("parameters.per_block")),
+        without_biases(lambda o: o.get("parameters.per_block") -
+                       bias_parameters(o, per_rank=False)),
 }
 
 
@@ -1728,6 +1804,18 @@ def fig7_percent(o):
                   baseline.get("memory_per_rank.activation_bytes"))
 
 
+def fig1_state_gib(o):
+    """Blueprint's block state per rank in GiB without the biases and the
+    two LayerNorms' 4h per block that SeqSel Fig. 1's 18 bytes/parameter x
+    12h^2 (L/p)/t leaves out (fig1_state); bytes/parameter from the
+    training datatypes (weights, gradients, master weights, m and v)."""
+    per_parameter = (o.bytes_of("weight_type") + o.bytes_of("gradient_type") +
+                     3 * o.bytes_of("optimizer_state_type"))
+    uncounted = bias_parameters(o) + 4 * o.spec["model"]["hidden"]
+    return (o.get("memory_per_rank.block_state_bytes") -
+            per_parameter * uncounted * o.blocks()) / GIB
+
+
 def within_per_layer_time(ours):
     return within(ours, TABLE4_TOLERANCE, "table4_estimate")
 
@@ -1778,8 +1866,7 @@ PAPER = {
     },
     "seqsel_fig1_memory": {
         "per_gpu_per_iteration.params_plus_optimizer_gib":
-            within(lambda o: o.get("memory_per_rank.block_state_bytes") / GIB,
-                   BIAS_TOLERANCE, "fig1_state"),
+            aligned(fig1_state_gib, "fig1_state"),
         "per_gpu_per_iteration.activation_gib":
             exact(lambda o: o.get("memory_per_rank.activation_bytes") / GIB),
     },
