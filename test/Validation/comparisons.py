@@ -1713,38 +1713,70 @@ CALCULON = {
 
 # Per-layer times, each value (the gate on their mean is TABLE4_MAE_LIMIT,
 # issue 18's 5%; tightened from 15%). Its causes (table4_estimate) are of
-# either sign. The gate costs the runs' fused bias-dropout-add
+# either sign, and each is sized by the gate's own errors, not by an
+# independent derivation: the gate costs the runs' fused bias-dropout-add
 # (comparisons.IMPLEMENTATIONS), so what the model leaves out (fixed
-# per-kernel and per-call overheads) leaves the forwards 4.6% and 5.1%
-# short; the backwards without recompute come out +3.8% and +4.0%, with
-# recompute +1.0% to +1.1%. No cause of the backward's excess is sized: the
-# recompute and gradient tasks are priced by the same tile model and memory
-# steps as the forward, and what the backward's kernels run differently
-# (cuBLAS's choice of transposed GEMMs, the fused LayerNorm backward) is not
-# modelled. In the semantic lane the unfused bias-dropout-add adds 0.44 ms,
-# 5.7% of the measured 7.7 ms, to the 22B forward without sequence
-# parallelism (docs/validation.md, "Implementation lane"). 6% was set to
-# cover the larger sized side; the gate's largest error is 5.07% (the
-# sequence-parallel forwards, 6.835 ms against 7.2 ms).
-TABLE4_TOLERANCE = 0.06
+# per-kernel and per-call overheads, no overlap) leaves the forwards 4.6%
+# and 5.1% short (the largest, -5.07%: the sequence-parallel forwards,
+# 6.835 ms against 7.2 ms); the backwards without recompute come out +3.8%
+# and +4.0%, with recompute +1.0% to +1.1%, a cause not sized (the
+# recompute and gradient tasks are priced by the same tile model and
+# memory steps as the forward, and what the backward's kernels run
+# differently, cuBLAS's choice of transposed GEMMs and the fused LayerNorm
+# backward, is not modelled); the combined times -1.2% to +0.6%. 5.1% is
+# the largest of them, -5.07%, rounded up to a tenth of a point (tightened
+# from 6%, which covered the unfused bias-dropout-add's 5.7% of the 22B
+# forward, a cause the gate no longer has: it applies the fusion).
+TABLE4_TOLERANCE = 0.051
 # The mean absolute error of the 15 per-layer times: issue 18's 5%.
 TABLE4_MAE_LIMIT = 0.05
 # A percentage formed from the ratio of two estimates (a Table 4 overhead, a
-# Table 5 throughput increase), in percentage points. Two times each within
-# TABLE4_TOLERANCE (6%) bound an overhead's error to (1.06/0.94 - 1) x
-# (1 + overhead), 12.8 points at 0%, 17.7 at 39%; 10 points is tighter
-# than that, and the
-# Table 4 overheads must also have the measured sign (SameSign).
+# Table 5 throughput increase), in percentage points. The percentage is
+# 100 (A/B - 1) for two times A and B; with each estimate within a relative
+# e of its measurement, ours is 100 (A/B)(1 + a)/(1 + b) - 100 with |a|,
+# |b| <= e, so its error is at most (100 + reference) ((1 + e)/(1 - e) - 1)
+# points, plus half the reference's printed unit (its rounding):
+#   Table 4 overheads, e = TABLE4_TOLERANCE (5.1%), printed to the whole
+#   percent (0.5): 97 x 0.10748 + 0.5 = 10.9 points at -3% to 139 x
+#   0.10748 + 0.5 = 15.4 at 39%;
+#   Table 5 throughput increases, e = TABLE5_WORST_LIMIT (7%), printed to a
+#   tenth (0.05): 129 x 0.15054 + 0.05 = 19.5 points at 29.0% to 132.1 x
+#   0.15054 + 0.05 = 19.9 at 32.1%.
+# 10 points (issue 18's rule) is tighter than either derivation for every
+# reference value and is kept, not widened; the Table 4 overheads must also
+# have the measured sign (SameSign).
 ESTIMATE_RATIO_TOLERANCE = 10
 # Each Table 5 iteration time: issue 18's 7% worst case (tightened from the
 # 20% of the per-case utilization tolerance with the mean).
 TABLE5_WORST_LIMIT = 0.07
-# Per case, for the utilizations derived from the composed time (cause
-# utilization): a time within TABLE5_WORST_LIMIT bounds FLOPs / time to
-# 1/(1 - 0.07) - 1 = 7.53%, plus 0.2% for the table's rounding to 0.1
-# point (0.05/32 = 0.16% at the smallest utilization, 32%). Tightened from
-# 20%.
-UTILIZATION_TOLERANCE = 1 / (1 - TABLE5_WORST_LIMIT) - 1 + 0.002
+# Half the printed unit of SeqSel Table 5's columns: the iteration times to
+# the hundredth of a second, the utilizations to a tenth of a point.
+TABLE5_TIME_HALF_UNIT = 0.005
+TABLE5_UTILIZATION_HALF_UNIT = 0.05
+
+
+def utilization_bounds(case, quantity):
+    """The utilizations derived from the composed time (cause utilization)
+    as FLOPs / time: a time within TABLE5_WORST_LIMIT (w) of the printed
+    time bounds ours / FLOPs over the printed time to [1/(1 + w),
+    1/(1 - w)] (-6.54% to +7.53%), exactly the bounds of the derived_*
+    utilizations, which the reference computes from the printed time. The
+    paper's own mfu/hfu were computed from the unrounded time and are
+    printed to a tenth: each rounding (relative r_t = half a hundredth of a
+    second / the time, r_u = 0.05 / the utilization) widens its side by its
+    factor, [(1 - r_u)(1 - r_t)/(1 + w), (1 + r_u)(1 + r_t)/(1 - w)]."""
+    expected = case["expected"]["model_level"]
+    lower = 1 / (1 + TABLE5_WORST_LIMIT)
+    upper = 1 / (1 - TABLE5_WORST_LIMIT)
+    if not quantity.startswith("derived_"):
+        rounding = ((TABLE5_UTILIZATION_HALF_UNIT /
+                     expected[quantity]["value"]),
+                    TABLE5_TIME_HALF_UNIT /
+                    expected["iteration_time_s"]["value"])
+        for share in rounding:
+            lower *= 1 - share
+            upper *= 1 + share
+    return Between(lower - 1, upper - 1)
 
 
 def table4_overhead(case):
@@ -1790,18 +1822,19 @@ def hardware_flops(case):
     return exact(eq8_hardware_flops)
 
 
-def utilization(flops):
+def utilization(flops, quantity):
     def rule(case):
+        bounds = utilization_bounds(case, quantity)
         if flops == "hardware" and case["mapping"]["recompute"] == "selective":
             # The hardware FLOPs utilization scaled to Eq. 8's FLOPs.
-            return within(lambda o: 100 * o.get(
+            return Rule(lambda o: 100 * o.get(
                 "iteration_time.hardware_flops_utilization") *
                 eq8_hardware_flops(o) / o.get("flops_per_iteration.hardware"),
-                UTILIZATION_TOLERANCE, "utilization", "table5_time",
-                "eq8_selective", adjusted=True)
-        return within(lambda o: 100 * o.get(
+                bounds, ("utilization", "table5_time", "eq8_selective"),
+                adjusted=True)
+        return Rule(lambda o: 100 * o.get(
             "iteration_time." + flops + "_flops_utilization"),
-            UTILIZATION_TOLERANCE, "utilization", "table5_time")
+            bounds, ("utilization", "table5_time"))
     return rule
 
 
@@ -1821,6 +1854,17 @@ def fig1_state_gib(o):
     uncounted = bias_parameters(o) + 4 * o.spec["model"]["hidden"]
     return (o.get("memory_per_rank.block_state_bytes") -
             per_parameter * uncounted * o.blocks()) / GIB
+
+
+# SeqSel Fig. 7 as transcribed in Calculon's validation.py (caa4b11, lines
+# 189-217: two decimals, no statement of how they were read) against
+# Blueprint's exact Table 2 ratios (figure_transcription): the 530B and 1T
+# rows, whose ratios are equal, are transcribed equal, yet differ from them
+# by up to 0.135 points (selective recompute: 62.04 against 13/21 =
+# 61.905%). The figure's resolution is not documented, so this bound is not
+# derived from it: it is the largest difference, rounded up to the
+# transcription's 0.01 (tightened from 0.15).
+FIG7_TOLERANCE = 0.14
 
 
 def within_per_layer_time(ours):
@@ -1862,10 +1906,12 @@ PAPER = {
         "model_level.model_flops_per_iteration":
             exact(lambda o: o.get("flops_per_iteration.model")),
         "model_level.hardware_flops_per_iteration": hardware_flops,
-        "model_level.derived_mfu_percent": utilization("model"),
-        "model_level.mfu_percent": utilization("model"),
-        "model_level.hfu_percent": utilization("hardware"),
-        "model_level.derived_hfu_percent": utilization("hardware"),
+        "model_level.derived_mfu_percent":
+            utilization("model", "derived_mfu_percent"),
+        "model_level.mfu_percent": utilization("model", "mfu_percent"),
+        "model_level.hfu_percent": utilization("hardware", "hfu_percent"),
+        "model_level.derived_hfu_percent":
+            utilization("hardware", "derived_hfu_percent"),
         "model_level.throughput_increase_percent":
             Rule(present_work_over_full,
                  Absolute(ESTIMATE_RATIO_TOLERANCE, "percentage points"),
@@ -1879,7 +1925,7 @@ PAPER = {
     },
     "seqsel_fig7_memory_percent": {
         "per_gpu_per_iteration.activation_percent_of_tp_baseline":
-            Rule(fig7_percent, Absolute(0.15, "percentage points"),
+            Rule(fig7_percent, Absolute(FIG7_TOLERANCE, "percentage points"),
                  ("figure_transcription",)),
     },
 }
@@ -2206,8 +2252,8 @@ MLM2021 = {
         exact(lambda o: o.get("flops_per_iteration.hardware")),
     "model_level.parameter_count": aligned(eq2_parameters, "final_norm"),
     "model_level.parameter_count_billions":
-        Rule(lambda o: o.get("parameters.model") / 1e9,
-             Absolute(0.05, "billion"), ("table_rounding", "final_norm")),
+        aligned(lambda o: round(eq2_parameters(o) / 1e9, 1), "final_norm",
+                "table_rounding"),
 }
 PAPER[MLM2021_GROUP] = MLM2021
 
