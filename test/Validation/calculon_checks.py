@@ -38,6 +38,10 @@ VOCABULARY = 51200
 
 # The Calculon comparisons a backward or recompute task's bytes reach.
 QUANTITIES = (
+    "per_block_per_microbatch_per_gpu.fwd_flops",
+    "per_block_per_microbatch_per_gpu.bwd_dgrad_flops",
+    "per_block_per_microbatch_per_gpu.bwd_wgrad_flops",
+    "per_block_per_microbatch_per_gpu.recompute_flops",
     "per_block_per_microbatch_per_gpu.bwd_dgrad_mem_accessed_bytes",
     "per_block_per_microbatch_per_gpu.bwd_wgrad_mem_accessed_bytes",
     "per_block_per_microbatch_per_gpu.recompute_mem_accessed_bytes",
@@ -94,6 +98,14 @@ def double_reads(phase):
     return change
 
 
+def double_ops(phase):
+    def change(tasks):
+        for task in tasks:
+            if task["phase"] == phase:
+                task["ops"] *= 2
+    return change
+
+
 def the_task(tasks, phase, primitive):
     (task,) = [task for task in tasks
                if task["phase"] == phase and task["primitive"] == primitive]
@@ -121,6 +133,9 @@ MUTATIONS = [
     ("activation_grad reads x 2", double_reads("activation_grad")),
     ("weight_grad reads x 2", double_reads("weight_grad")),
     ("recompute reads x 2", double_reads("recompute")),
+    ("activation_grad ops x 2", double_ops("activation_grad")),
+    ("weight_grad ops x 2", double_ops("weight_grad")),
+    ("recompute ops x 2", double_ops("recompute")),
     ("forward norm1 renamed", rename_forward_norm1),
     ("fc1 weight gradient writes fc1_out", weight_grad_writes_activation),
     ("qkv_proj forward ops + 1", qkv_ops_not_divisible),
