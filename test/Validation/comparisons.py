@@ -1588,12 +1588,24 @@ def calculon_checkpoint(per_block):
     return exact(ours)
 
 
+def expected_value(case, path):
+    """The value of the case's expected quantity `path` (scope.name) that a
+    rule's adjustment or bound is computed from; a case without it is
+    rejected with the field's name."""
+    scope, name = path.split(".")
+    try:
+        return case["expected"][scope][name]["value"]
+    except (KeyError, TypeError):
+        raise ValueError("expected.%s has no value, which the "
+                         "comparison's rule needs" % path)
+
+
 def calculon_working_space(o):
     """Calculon's one block's working space (activation_working_bytes of
     the case, calculon:block_act_working_space), which Blueprint does not
     model (not_modelled_working): calculon_act_space swaps it in."""
-    return o.case["expected"]["per_block_per_microbatch_per_gpu"][
-        "activation_working_bytes"]["value"]
+    return expected_value(o.case, "per_block_per_microbatch_per_gpu."
+                          "activation_working_bytes")
 
 
 def calculon_act_space(case):
@@ -1856,14 +1868,13 @@ def utilization_bounds(case, quantity):
     printed to a tenth: each rounding (relative r_t = half a hundredth of a
     second / the time, r_u = 0.05 / the utilization) widens its side by its
     factor, [(1 - r_u)(1 - r_t)/(1 + w), (1 + r_u)(1 + r_t)/(1 - w)]."""
-    expected = case["expected"]["model_level"]
     lower = 1 / (1 + TABLE5_WORST_LIMIT)
     upper = 1 / (1 - TABLE5_WORST_LIMIT)
     if not quantity.startswith("derived_"):
-        rounding = ((TABLE5_UTILIZATION_HALF_UNIT /
-                     expected[quantity]["value"]),
+        rounding = (TABLE5_UTILIZATION_HALF_UNIT /
+                    expected_value(case, "model_level." + quantity),
                     TABLE5_TIME_HALF_UNIT /
-                    expected["iteration_time_s"]["value"])
+                    expected_value(case, "model_level.iteration_time_s"))
         for share in rounding:
             lower *= 1 - share
             upper *= 1 + share
