@@ -590,7 +590,8 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
         transferSeconds = known->second;
       }
       analysis::MessageTimes times =
-          analysis::messageTimes(send, transferSeconds);
+          analysis::messageTimes(send, transferSeconds,
+                                 coster.overlapsP2PComm());
       sourceSeconds[index] = times.seconds;
       sourceTransfers[index] = times.transferSeconds;
       break;
