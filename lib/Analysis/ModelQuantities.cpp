@@ -916,7 +916,7 @@ analysis::composeIterationTime(const PlanWork &work,
   // composition charges (docs/ModelSummary.md, "Against the whole-run
   // critical path").
   double hops = static_cast<double>(pipeline.stages - 1);
-  double messages = pipeline.stages == 1   ? 0
+  double messages = pipeline.stages == 1     ? 0
                     : mapping.overlapP2PComm ? 2 * hops
                                              : 2 * (m * v + hops);
   std::string messagesRule =
@@ -960,10 +960,10 @@ analysis::composeIterationTime(const PlanWork &work,
        bubbleRule + " stage slots of " + milliseconds(time.stageSlotSeconds) +
            " (" + workload::stringifyEnum(pipeline.schedule).str() + ")"},
       {"pipeline_transfers", messages * time.pipelineMessageSeconds,
-       pipeline.stages > 1 ? messagesRule +
-                                 milliseconds(time.pipelineMessageSeconds) +
-                                 " (" + messageText + ")"
-                           : messageText},
+       pipeline.stages > 1
+           ? messagesRule + milliseconds(time.pipelineMessageSeconds) + " (" +
+                 messageText + ")"
+           : messageText},
       {"lm_head", m * time.headSeconds,
        "m " + std::to_string(pipeline.microbatches) +
            " * the last stage's final norm, logits GEMMs, cross-entropy and "

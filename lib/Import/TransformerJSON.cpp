@@ -397,7 +397,8 @@ MappingSpec readMapping(FieldReader &reader, const llvm::json::Object &object,
     if (const llvm::json::Object *options =
             reader.object(overlap, path + ".overlap")) {
       reader.rejectUnknownFields(
-          *options, path + ".overlap", {"tp_comm", "dp_grad_reduce", "p2p_comm"},
+          *options, path + ".overlap",
+          {"tp_comm", "dp_grad_reduce", "p2p_comm"},
           "mapping_overlap_c1: unknown overlap option; the options are: "
           "tp_comm, dp_grad_reduce, p2p_comm (docs/Estimate.md, "
           "\"Overlap\")");

@@ -319,16 +319,16 @@ TEST(CriticalPath, BlockingSendsHoldTheirStageForTheTransfer) {
     GraphStep computeA;
     computeA.kind = StepKind::Compute;
     computeA.seconds = 1;
-    GraphStep send = messageStep(true, PipelineMessage::Activation, 0, 0, 1,
-                                 1, 2, overlapped);
+    GraphStep send = messageStep(true, PipelineMessage::Activation, 0, 0, 1, 1,
+                                 2, overlapped);
     send.deps = {0};
     // As in a derived program, C is chained to A: a send gates nothing
     // (docs/WholeRun.md); the timing plan makes C wait for the send.
     GraphStep computeC = computeA;
     computeC.seconds = 4;
     computeC.deps = {0};
-    GraphStep receive = messageStep(false, PipelineMessage::Activation, 0, 0,
-                                    0, 1, 0, overlapped);
+    GraphStep receive = messageStep(false, PipelineMessage::Activation, 0, 0, 0,
+                                    1, 0, overlapped);
     GraphStep computeD = computeA;
     computeD.seconds = 3;
     computeD.deps = {0};

@@ -309,8 +309,8 @@ std::string formatSearchRow(RowFormat format, size_t index,
 
 /// The CSV header of search rows, with a rank column when `ranked`, the
 /// `overlap_tp_comm`, `overlap_dp_grad_reduce` and `overlap_p2p_comm`
-/// columns when the space lists those axes, and the `ep`, `edp_tier` and `ep_tier` columns when
-/// its model has routed experts.
+/// columns when the space lists those axes, and the `ep`, `edp_tier` and
+/// `ep_tier` columns when its model has routed experts.
 std::string searchCSVHeader(bool ranked, bool overlapTPCommColumn,
                             bool overlapDPGradReduceColumn,
                             bool overlapP2PCommColumn,
