@@ -1065,7 +1065,9 @@ void SearchSpace::enumerate(
                   if (validOnly &&
                       !contractDiagnostics(configuration.run).empty())
                     continue;
-                  if (!bindings([&] { return visit(configuration); }))
+                  // overlap_p2p_comm applies to serving pipelines too
+                  // (overlap_tp_comm, a training axis, stays the base's).
+                  if (!bindings(visitOverlaps))
                     return;
                 }
               continue;
