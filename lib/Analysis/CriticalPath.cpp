@@ -76,11 +76,26 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
   plan.readyAfter.assign(total, none);
   plan.kinds.reserve(total);
   for (size_t stage = 0; stage < stageCount; ++stage)
-    for (const GraphStep &step : graph.stages[stage]) {
+    for (size_t index = 0; index < graph.stages[stage].size(); ++index) {
+      const GraphStep &step = graph.stages[stage][index];
       plan.depBegin.push_back(static_cast<uint32_t>(plan.deps.size()));
       for (size_t dep : step.deps)
         plan.deps.push_back(plan.stageBegin[stage] +
                             static_cast<uint32_t>(dep));
+      // A send gates nothing in the program (docs/WholeRun.md), but a
+      // blocking one holds its stage for its transfer (messageTimes): the
+      // step chained after it (to what the send follows) waits for it too.
+      // An overlapped send lasts nothing and ends with what it follows, so
+      // the wait changes no time of it; one plan serves both.
+      if (index > 0) {
+        const GraphStep &previous = graph.stages[stage][index - 1];
+        if (previous.kind == StepKind::Send &&
+            llvm::all_of(previous.deps, [&](size_t dep) {
+              return llvm::is_contained(step.deps, dep);
+            }))
+          plan.deps.push_back(plan.stageBegin[stage] +
+                              static_cast<uint32_t>(index - 1));
+      }
       plan.kinds.push_back(step.kind);
     }
   plan.depBegin.push_back(static_cast<uint32_t>(plan.deps.size()));
@@ -374,13 +389,17 @@ llvm::Error blueprint::analysis::timeSteps(
     const StepTiming &timing = result.timing[at];
     // A step occupies the path from its start to its end; a receive that
     // waited for its message only at its end, where the transfer arrives.
+    // The transfer occupies it from where its send ends: the send's start
+    // for an overlapped send, the arrival itself for a blocking one (the
+    // send step holds the transfer).
     bool waited = result.transferred[at];
     result.reversedPath.push_back(
         segmentOf(at, false, waited ? timing.end : timing.start, until));
     uint32_t predecessor = result.predecessor[at];
-    if (predecessor != none && waited)
+    if (predecessor != none && waited &&
+        result.timing[predecessor].end < timing.end)
       result.reversedPath.push_back(segmentOf(
-          predecessor, true, result.timing[predecessor].start, timing.end));
+          predecessor, true, result.timing[predecessor].end, timing.end));
     if (predecessor != none)
       until =
           result.readied[at] ? timing.start : result.timing[predecessor].end;
@@ -393,7 +412,8 @@ llvm::Error blueprint::analysis::timeSteps(
     StepKind kind =
         plan.kinds[plan.stageBegin[static_cast<size_t>(segment.stage)] +
                    segment.step];
-    if (segment.transfer || kind == StepKind::Collective)
+    if (segment.transfer || kind == StepKind::Collective ||
+        kind == StepKind::Send)
       result.exposedCommunicationPicoseconds += duration;
     else if (kind == StepKind::Compute || kind == StepKind::StageWork)
       result.pathComputePicoseconds += duration;
@@ -481,7 +501,7 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
                                               timing.start);
       if (step.kind == StepKind::Compute)
         computeEnd = timing.end;
-      if (step.kind == StepKind::Collective)
+      if (step.kind == StepKind::Collective || step.kind == StepKind::Send)
         time.collectivePicoseconds =
             guard.add(time.collectivePicoseconds, duration - hidden,
                       "a stage's collective time");
@@ -565,8 +585,11 @@ GraphStep blueprint::analysis::instanceStep(
 }
 
 MessageTimes blueprint::analysis::messageTimes(bool send,
-                                               double transferSeconds) {
-  return {0, send ? transferSeconds : 0};
+                                               double transferSeconds,
+                                               bool overlapped) {
+  if (!send)
+    return {0, 0};
+  return {overlapped ? 0 : transferSeconds, transferSeconds};
 }
 
 GraphStep blueprint::analysis::messageStep(bool send,
@@ -574,7 +597,7 @@ GraphStep blueprint::analysis::messageStep(bool send,
                                            int64_t microBatch, int64_t chunk,
                                            int64_t peer, int64_t chunks,
                                            double transferSeconds,
-                                           bool labelled) {
+                                           bool overlapped, bool labelled) {
   GraphStep step;
   step.kind = send ? StepKind::Send : StepKind::Receive;
   step.pass = message == workload::PipelineMessage::ActivationGrad
@@ -582,7 +605,7 @@ GraphStep blueprint::analysis::messageStep(bool send,
                   : PipelinePass::Forward;
   step.microBatch = microBatch;
   step.channel = messageChannel(message, microBatch, chunk, chunks);
-  MessageTimes times = messageTimes(send, transferSeconds);
+  MessageTimes times = messageTimes(send, transferSeconds, overlapped);
   step.seconds = times.seconds;
   step.transferSeconds = times.transferSeconds;
   if (!labelled)
@@ -944,7 +967,7 @@ llvm::Expected<RunGraph> blueprint::analysis::runGraphOf(
         }
         step = messageStep(message->send, message->message, message->microBatch,
                            message->chunk, message->peer, chunks, transfer,
-                           labelled);
+                           mapping.overlapP2PComm, labelled);
       } else {
         const auto &work = std::get<workload::RunWork>(runStep.action);
         // A shared work is costed once for all the steps that repeat it.

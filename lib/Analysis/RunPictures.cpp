@@ -322,6 +322,11 @@ void analysis::writeTimelineSVG(const RunGraph &graph,
       continue;
     (segment.transfer ? criticalTransfer : criticalStep)[stage][segment.step] =
         true;
+    // A blocking send holds its transfer itself (docs/Estimate.md,
+    // "Overlap"): on the path, its message is.
+    if (graph.stages[stage][segment.step].kind == StepKind::Send &&
+        segment.end > segment.start)
+      criticalTransfer[stage][segment.step] = true;
   }
 
   // Which categories occur (prefill and decode are listed only then).
@@ -473,8 +478,9 @@ void analysis::writeTimelineSVG(const RunGraph &graph,
           timingOf(report, message.toStage, message.toStep);
       if (!sent || !received)
         continue;
-      // From the sender's edge facing the receiver to the receiver's edge
-      // facing the sender.
+      // From the sender's edge facing the receiver, where the send starts
+      // (a blocking send lasts its transfer), to the receiver's edge facing
+      // the sender.
       bool down = message.toStage >= message.fromStage;
       double y1 = rowTop(message.fromStage) + (down ? kRowHeight : 0);
       double y2 = rowTop(message.toStage) + (down ? 0 : kRowHeight);
@@ -482,7 +488,7 @@ void analysis::writeTimelineSVG(const RunGraph &graph,
         y2 = rowTop(message.toStage) + kRowHeight / 2;
       const GraphStep &send = graph.stages[message.fromStage][message.fromStep];
       os << "<line class=\"message" << (critical ? " critical" : "")
-         << "\" x1=\"" << formatPixels(xOf(estimate::secondsOf(sent->end)))
+         << "\" x1=\"" << formatPixels(xOf(estimate::secondsOf(sent->start)))
          << "\" y1=\"" << formatPixels(y1) << "\" x2=\""
          << formatPixels(xOf(estimate::secondsOf(received->end))) << "\" y2=\""
          << formatPixels(y2) << "\" stroke=\""
@@ -491,7 +497,7 @@ void analysis::writeTimelineSVG(const RunGraph &graph,
          << (critical ? "arrow-critical" : "arrow") << ")\"><title>"
          << escapeXML(send.label) << "\nchannel " << message.channel
          << ": stage " << message.fromStage << " to stage " << message.toStage
-         << ", sent " << estimate::formatMilliseconds(sent->end, 3)
+         << ", sent " << estimate::formatMilliseconds(sent->start, 3)
          << " ms, transfer "
          << estimate::formatMilliseconds(
                 // longestPath rounded it already: it is a duration.

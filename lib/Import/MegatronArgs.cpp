@@ -348,7 +348,9 @@ const llvm::StringSet<> ArgumentList::kModelledSwitches = {
     "--add-qkv-bias",
     "--untie-embeddings-and-output-weights",
     "--use-rotary-position-embeddings",
-    "--no-position-embedding"};
+    "--no-position-embedding",
+    "--overlap-p2p-communication",
+    "--no-overlap-p2p-communication"};
 
 /// Megatron pads the vocabulary to a multiple of
 /// make-vocab-size-divisible-by x TP (megatron/training/tokenizer:
@@ -547,6 +549,28 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
     else
       mapping.virtualStages = model.blocks / mapping.pp / *layersPerChunk;
     mapping.schedule = PipelineSchedule::Interleaved1F1B;
+  }
+  // Pipeline sends overlapped with compute (docs/ImportMegatron.md):
+  // `--overlap-p2p-communication` (Megatron-LM f9283c5a8a to 4eeff55d1f)
+  // needs the interleaved schedule, whose absence makes
+  // forward_backward_pipelining_without_interleaving raise;
+  // `--no-overlap-p2p-communication` (since 4eeff55d1f) is the default here.
+  if (args.has("--overlap-p2p-communication")) {
+    if (mapping.schedule != PipelineSchedule::Interleaved1F1B)
+      args.error("--overlap-p2p-communication",
+                 "megatron_overlap_p2p_c1: flag '--overlap-p2p-communication' "
+                 "needs virtual pipeline stages "
+                 "(--num-layers-per-virtual-pipeline-stage): Megatron-LM's "
+                 "non-interleaved schedule raises \"Non-interleaved pipeline "
+                 "parallelism does not support overlapping p2p "
+                 "communication\"");
+    else if (args.has("--no-overlap-p2p-communication"))
+      args.error("--no-overlap-p2p-communication",
+                 "megatron_overlap_p2p_c2: flags "
+                 "'--overlap-p2p-communication' and "
+                 "'--no-overlap-p2p-communication' contradict each other");
+    else
+      mapping.overlapP2PComm = true;
   }
 
   // Recompute: selective, or full with the uniform method checkpointing every

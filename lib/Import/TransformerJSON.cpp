@@ -397,9 +397,11 @@ MappingSpec readMapping(FieldReader &reader, const llvm::json::Object &object,
     if (const llvm::json::Object *options =
             reader.object(overlap, path + ".overlap")) {
       reader.rejectUnknownFields(
-          *options, path + ".overlap", {"tp_comm", "dp_grad_reduce"},
+          *options, path + ".overlap",
+          {"tp_comm", "dp_grad_reduce", "p2p_comm"},
           "mapping_overlap_c1: unknown overlap option; the options are: "
-          "tp_comm, dp_grad_reduce (docs/Estimate.md, \"Overlap\")");
+          "tp_comm, dp_grad_reduce, p2p_comm (docs/Estimate.md, "
+          "\"Overlap\")");
       auto option = [&](llvm::StringRef name, bool &on) {
         const llvm::json::Value *value = options->get(name);
         if (!value)
@@ -414,6 +416,7 @@ MappingSpec readMapping(FieldReader &reader, const llvm::json::Object &object,
       };
       option("tp_comm", mapping.overlapTPComm);
       option("dp_grad_reduce", mapping.overlapDPGradReduce);
+      option("p2p_comm", mapping.overlapP2PComm);
     }
   return mapping;
 }

@@ -589,8 +589,8 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
         }
         transferSeconds = known->second;
       }
-      analysis::MessageTimes times =
-          analysis::messageTimes(send, transferSeconds);
+      analysis::MessageTimes times = analysis::messageTimes(
+          send, transferSeconds, coster.overlapsP2PComm());
       sourceSeconds[index] = times.seconds;
       sourceTransfers[index] = times.transferSeconds;
       break;

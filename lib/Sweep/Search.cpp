@@ -569,7 +569,8 @@ constexpr llvm::StringLiteral kSpaceAxes[] = {"tp",
                                               "dp_tier",
                                               "edp_tier",
                                               "ep_tier",
-                                              "overlap_tp_comm"};
+                                              "overlap_tp_comm",
+                                              "overlap_p2p_comm"};
 
 /// Axes that only a training run has.
 bool trainingOnly(llvm::StringRef axis) {
@@ -745,10 +746,12 @@ SearchSpace::parse(const llvm::json::Object &grid, RunContracts base,
         readEnum(at, value, listed.tpComm);
       else if (axis == "cp_comm")
         readEnum(at, value, listed.cpComm);
-      else if (axis == "overlap_tp_comm" || axis == "overlap_dp_grad_reduce") {
+      else if (axis == "overlap_tp_comm" || axis == "overlap_dp_grad_reduce" ||
+               axis == "overlap_p2p_comm") {
         if (std::optional<bool> overlap = value.getAsBoolean())
-          (axis == "overlap_tp_comm" ? listed.overlapTPComm
-                                     : listed.overlapDPGradReduce)
+          (axis == "overlap_tp_comm"          ? listed.overlapTPComm
+           : axis == "overlap_dp_grad_reduce" ? listed.overlapDPGradReduce
+                                              : listed.overlapP2PComm)
               .push_back(*overlap);
         else
           kindError(at, "a boolean", value);
@@ -904,24 +907,36 @@ void SearchSpace::enumerate(
   configuration.pointHasOverlapTPComm = isListed("overlap_tp_comm");
   configuration.pointHasOverlapDPGradReduce =
       isListed("overlap_dp_grad_reduce");
+  configuration.pointHasOverlapP2PComm = isListed("overlap_p2p_comm");
   configuration.pointHasExpertParallel = hasExpertParallelFields();
   workload::MappingSpec &mapping = configuration.run.mapping;
   const int64_t blocks = base.model.blocks;
 
-  // The last axis, inside the binding: overlap_tp_comm, the base's value
-  // unless listed. At tp = 1 there is no tensor-parallel collective to
-  // overlap, so a valid-only space takes the first listed value only.
+  // The last axes, inside the binding: overlap_tp_comm, then
+  // overlap_p2p_comm, each the base's value unless listed. Without what an
+  // option overlaps (no tensor-parallel collective at tp = 1, no pipeline
+  // message at pp = 1) a valid-only space takes its first listed value only.
+  auto overlapsOf = [&](llvm::StringRef axis, bool base,
+                        const std::vector<bool> &listedOverlaps,
+                        bool nothingToOverlap) {
+    if (!isListed(axis))
+      return std::vector<bool>{base};
+    return validOnly && nothingToOverlap
+               ? std::vector<bool>{listedOverlaps.front()}
+               : listedOverlaps;
+  };
   auto visitOverlaps = [&] {
-    std::vector<bool> overlaps = {baseMapping.overlapTPComm};
-    if (isListed("overlap_tp_comm"))
-      overlaps = validOnly && mapping.tp == 1
-                     ? std::vector<bool>{listed.overlapTPComm.front()}
-                     : listed.overlapTPComm;
-    for (bool overlap : overlaps) {
-      mapping.overlapTPComm = overlap;
-      if (!visit(configuration))
-        return false;
-    }
+    for (bool tpOverlap :
+         overlapsOf("overlap_tp_comm", baseMapping.overlapTPComm,
+                    listed.overlapTPComm, mapping.tp == 1))
+      for (bool p2pOverlap :
+           overlapsOf("overlap_p2p_comm", baseMapping.overlapP2PComm,
+                      listed.overlapP2PComm, mapping.pp == 1)) {
+        mapping.overlapTPComm = tpOverlap;
+        mapping.overlapP2PComm = p2pOverlap;
+        if (!visit(configuration))
+          return false;
+      }
     return true;
   };
 
@@ -1050,7 +1065,9 @@ void SearchSpace::enumerate(
                   if (validOnly &&
                       !contractDiagnostics(configuration.run).empty())
                     continue;
-                  if (!bindings([&] { return visit(configuration); }))
+                  // overlap_p2p_comm applies to serving pipelines too
+                  // (overlap_tp_comm, a training axis, stays the base's).
+                  if (!bindings(visitOverlaps))
                     return;
                 }
               continue;
@@ -1256,6 +1273,8 @@ pointFields(const Configuration &configuration) {
     fields.push_back({"overlap_tp_comm", mapping.overlapTPComm});
   if (configuration.pointHasOverlapDPGradReduce)
     fields.push_back({"overlap_dp_grad_reduce", mapping.overlapDPGradReduce});
+  if (configuration.pointHasOverlapP2PComm)
+    fields.push_back({"overlap_p2p_comm", mapping.overlapP2PComm});
   return fields;
 }
 
@@ -1284,6 +1303,7 @@ bool expertParallelColumn(llvm::StringRef column) {
 
 std::string sweep::searchCSVHeader(bool ranked, bool overlapTPCommColumn,
                                    bool overlapDPGradReduceColumn,
+                                   bool overlapP2PCommColumn,
                                    bool expertParallelColumns) {
   std::vector<std::string> columns = {"index"};
   if (ranked)
@@ -1295,6 +1315,8 @@ std::string sweep::searchCSVHeader(bool ranked, bool overlapTPCommColumn,
     columns.push_back("overlap_tp_comm");
   if (overlapDPGradReduceColumn)
     columns.push_back("overlap_dp_grad_reduce");
+  if (overlapP2PCommColumn)
+    columns.push_back("overlap_p2p_comm");
   for (const char *column : {"valid", "stage", "diagnostics"})
     columns.push_back(column);
   appendRunCSVColumns(columns);
@@ -1335,6 +1357,9 @@ std::string sweep::formatSearchRow(RowFormat format, size_t index,
     if (configuration.pointHasOverlapDPGradReduce)
       cells.push_back(configuration.run.mapping.overlapDPGradReduce ? "true"
                                                                     : "false");
+    if (configuration.pointHasOverlapP2PComm)
+      cells.push_back(configuration.run.mapping.overlapP2PComm ? "true"
+                                                               : "false");
     cells.push_back(evaluation.valid() ? "true" : "false");
     cells.push_back(evaluation.valid()
                         ? ""

@@ -173,13 +173,13 @@ blueprint::planGraphOf(pplan::PlanOp plan,
             coster.transferSeconds(send.getBytes());
         if (!transfer)
           return failure(plan, llvm::toString(transfer.takeError()));
-        step = analysis::messageStep(true, send.getMessage(),
-                                     send.getMicroBatch(), send.getChunk(),
-                                     send.getPeer(), chunks, *transfer);
+        step = analysis::messageStep(
+            true, send.getMessage(), send.getMicroBatch(), send.getChunk(),
+            send.getPeer(), chunks, *transfer, coster.overlapsP2PComm());
       } else if (auto recv = llvm::dyn_cast<pplan::RecvOp>(op)) {
-        step = analysis::messageStep(false, recv.getMessage(),
-                                     recv.getMicroBatch(), recv.getChunk(),
-                                     recv.getPeer(), chunks, 0);
+        step = analysis::messageStep(
+            false, recv.getMessage(), recv.getMicroBatch(), recv.getChunk(),
+            recv.getPeer(), chunks, 0, coster.overlapsP2PComm());
       } else {
         auto task = llvm::cast<pplan::TaskOp>(op);
         llvm::StringRef axis = task.getAxis().value_or("");

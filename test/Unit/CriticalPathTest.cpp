@@ -301,6 +301,74 @@ static RunGraph pipeOf(double first, double transfer, double second) {
   return graph;
 }
 
+// overlap_p2p_comm (docs/Estimate.md, "Overlap"), on two stages built with
+// messageStep (the one implementation the IR path and the search call).
+// Stage 0 computes A (1 s), sends its activation (a 2 s transfer) and
+// computes C (4 s); stage 1 receives it and computes D (3 s).
+// Not overlapped (the default, Megatron-LM's blocking p2p) the send holds
+// stage 0 over [1, 3]: C runs [3, 7]; the message arrives at the send's end,
+// 3, and D runs [3, 6]. The iteration is 7, along A, the send (2 s exposed
+// on stage 0's own path) and C: compute 1 + 4 = 5, communication 2; stage
+// 0's collective time is its send's 2 s, its bubble none.
+// Overlapped the send costs stage 0 nothing: C runs [1, 5]; the message
+// still arrives at 1 + 2 = 3, D runs [3, 6], which ends last: 6, along A,
+// the transfer (2 s) and D: compute 1 + 3 = 4. Stage 0 is idle [5, 6]: its
+// bubble is 1 s and its collective time none.
+TEST(CriticalPath, BlockingSendsHoldTheirStageForTheTransfer) {
+  auto graphOf = [](bool overlapped) {
+    GraphStep computeA;
+    computeA.kind = StepKind::Compute;
+    computeA.seconds = 1;
+    GraphStep send = messageStep(true, PipelineMessage::Activation, 0, 0, 1, 1,
+                                 2, overlapped);
+    send.deps = {0};
+    // As in a derived program, C is chained to A: a send gates nothing
+    // (docs/WholeRun.md); the timing plan makes C wait for the send.
+    GraphStep computeC = computeA;
+    computeC.seconds = 4;
+    computeC.deps = {0};
+    GraphStep receive = messageStep(false, PipelineMessage::Activation, 0, 0, 0,
+                                    1, 0, overlapped);
+    GraphStep computeD = computeA;
+    computeD.seconds = 3;
+    computeD.deps = {0};
+    RunGraph graph;
+    graph.stages = {{computeA, send, computeC}, {receive, computeD}};
+    return graph;
+  };
+  // messageTimes: the send's stage time is its transfer unless overlapped;
+  // the transfer is the same; a receive costs nothing either way.
+  EXPECT_EQ(messageTimes(true, 2, false).seconds, 2);
+  EXPECT_EQ(messageTimes(true, 2, true).seconds, 0);
+  EXPECT_EQ(messageTimes(true, 2, true).transferSeconds, 2);
+  EXPECT_EQ(messageTimes(false, 2, false).seconds, 0);
+  EXPECT_EQ(messageTimes(false, 2, false).transferSeconds, 0);
+
+  CriticalPathReport blocking = valueOrFail(longestPath(graphOf(false)));
+  EXPECT_EQ(blocking.timing[0][1].start, ps(1));
+  EXPECT_EQ(blocking.timing[0][1].end, ps(3));
+  EXPECT_EQ(blocking.timing[0][2].start, ps(3));
+  EXPECT_EQ(blocking.timing[1][0].end, ps(3));
+  EXPECT_EQ(blocking.timing[1][1].end, ps(6));
+  EXPECT_EQ(blocking.iterationPicoseconds, ps(7));
+  EXPECT_EQ(blocking.exposedCommunicationPicoseconds, ps(2));
+  EXPECT_EQ(blocking.pathComputePicoseconds, ps(5));
+  EXPECT_EQ(blocking.stages[0].collectivePicoseconds, ps(2));
+  EXPECT_EQ(blocking.stages[0].computePicoseconds, ps(5));
+  EXPECT_EQ(blocking.stages[0].bubblePicoseconds, 0);
+
+  CriticalPathReport overlapped = valueOrFail(longestPath(graphOf(true)));
+  EXPECT_EQ(overlapped.timing[0][1].end, ps(1));
+  EXPECT_EQ(overlapped.timing[0][2].start, ps(1));
+  EXPECT_EQ(overlapped.timing[1][0].end, ps(3));
+  EXPECT_EQ(overlapped.timing[1][1].end, ps(6));
+  EXPECT_EQ(overlapped.iterationPicoseconds, ps(6));
+  EXPECT_EQ(overlapped.exposedCommunicationPicoseconds, ps(2));
+  EXPECT_EQ(overlapped.pathComputePicoseconds, ps(4));
+  EXPECT_EQ(overlapped.stages[0].collectivePicoseconds, 0);
+  EXPECT_EQ(overlapped.stages[0].bubblePicoseconds, ps(1));
+}
+
 TEST(CriticalPath, OnePlanTimesEveryGraphOfItsShape) {
   llvm::Expected<TimingPlan> plan = timingPlanOf(pipeOf(1, 2, 3));
   ASSERT_TRUE(static_cast<bool>(plan));

@@ -231,6 +231,7 @@ int main(int argc, char **argv) {
                         options.top.has_value(),
                         space->lists("overlap_tp_comm"),
                         space->lists("overlap_dp_grad_reduce"),
+                        space->lists("overlap_p2p_comm"),
                         space->hasExpertParallelFields())
                  << "\n";
 

@@ -3,12 +3,13 @@
 // The time of one whole run as the longest path through its dependency
 // graph (docs/Memory.md, "Time"), in exact integer picoseconds
 // (docs/Estimate.md, "Time in picoseconds"): every stage runs its steps one
-// after another, each as soon as the steps it depends on have finished; a send
-// costs its stage nothing (sends are asynchronous) and its message arrives
-// at the peer a point-to-point transfer later; a receive finishes when both
-// its stage reached it and its message arrived. Steps last what
-// `--estimate` gives their work under a SystemProfile. The result is the
-// iteration time with the critical path as a list of steps, the
+// after another, each as soon as the steps it depends on have finished; a
+// send's message arrives at the peer a point-to-point transfer after the send
+// starts, and the send holds its stage for that transfer unless the mapping
+// overlaps pipeline sends (overlap_p2p_comm, messageTimes); a receive
+// finishes when both its stage reached it and its message arrived. Steps
+// last what `--estimate` gives their work under a SystemProfile. The result
+// is the iteration time with the critical path as a list of steps, the
 // communication on it, and each stage's busy and bubble time.
 //
 // The graph is plain data: runGraphOf builds it from a WholeRun without IR,
@@ -65,7 +66,8 @@ struct GraphStep {
   /// The pass of an instance (forward, backward, ...); Step for stage work.
   workload::PipelinePass pass = workload::PipelinePass::Forward;
   std::optional<int64_t> microBatch;
-  /// Time on the stage (0 for a send and a receive).
+  /// Time on the stage (0 for a receive, and for a send unless it blocks:
+  /// messageTimes).
   double seconds = 0;
   /// Tensor-parallel communication of an instance that ran under its
   /// compute (overlap_tp_comm) and so is not in `seconds`.
@@ -116,7 +118,7 @@ struct PathSegment {
 struct StageTime {
   /// Time the stage computes (instances and stage work).
   estimate::Picoseconds computePicoseconds = 0;
-  /// Time the stage runs collectives.
+  /// Time the stage runs collectives and blocking pipeline sends.
   estimate::Picoseconds collectivePicoseconds = 0;
   /// The iteration time minus both: waiting for messages, before its
   /// first step and after its last.
@@ -135,7 +137,8 @@ struct CriticalPathReport {
   std::vector<std::vector<StepTiming>> timing;
   /// From the first step to the one that finishes last.
   std::vector<PathSegment> path;
-  /// Time on the path spent in collectives and message transfers.
+  /// Time on the path spent in collectives, blocking sends and message
+  /// transfers.
   estimate::Picoseconds exposedCommunicationPicoseconds = 0;
   /// Time on the path spent computing.
   estimate::Picoseconds pathComputePicoseconds = 0;
@@ -284,20 +287,22 @@ GraphStep instanceStep(llvm::StringRef templateName,
                        std::optional<std::pair<int64_t, int64_t>> blocks,
                        TaskTimes times, bool labelled = true);
 
-/// What a pipeline message's step takes: a send costs its stage nothing and
-/// its message `transferSeconds` on the link; a receive costs nothing (it
-/// ends when the message arrives).
+/// What a pipeline message's step takes. A send's message arrives
+/// `transferSeconds` after the send starts; the send holds its stage for
+/// that transfer (Megatron-LM's blocking p2p), or, `overlapped`
+/// (overlap_p2p_comm), costs it nothing. A receive costs nothing (it ends
+/// when the message arrives). docs/Estimate.md, "Overlap".
 struct MessageTimes {
   double seconds = 0;
   double transferSeconds = 0;
 };
-MessageTimes messageTimes(bool send, double transferSeconds);
+MessageTimes messageTimes(bool send, double transferSeconds, bool overlapped);
 
-/// The step of a pipeline send (with its transfer time) or receive; without
-/// `labelled` its label is left empty.
+/// The step of a pipeline send (with its transfer time, `overlapped` or not:
+/// messageTimes) or receive; without `labelled` its label is left empty.
 GraphStep messageStep(bool send, workload::PipelineMessage message,
                       int64_t microBatch, int64_t chunk, int64_t peer,
-                      int64_t chunks, double transferSeconds,
+                      int64_t chunks, double transferSeconds, bool overlapped,
                       bool labelled = true);
 
 /// The step of stage-level work: a collective over `axis` (over the
@@ -413,6 +418,9 @@ public:
   /// Whether times() overlaps the tensorParallelOverlapPairs (the
   /// mapping's overlap_tp_comm): a memo of template times keys on it.
   bool overlapsTPComm() const { return mapping.overlapTPComm; }
+  /// Whether pipeline sends overlap the stage's compute (the mapping's
+  /// overlap_p2p_comm): messageTimes.
+  bool overlapsP2PComm() const { return mapping.overlapP2PComm; }
 
 private:
   const workload::MappingSpec &mapping;

@@ -73,9 +73,9 @@ struct Configuration {
   RunContracts run;
   estimate::NetworkTierBinding binding;
   /// Configurations SearchSpace::enumerate gives one run number differ at
-  /// most in their binding and overlap_tp_comm (its innermost axes, which
-  /// change costs, not the derivation), so the fast path derives their run
-  /// once.
+  /// most in their binding, overlap_tp_comm and overlap_p2p_comm (its
+  /// innermost axes, which change costs, not the derivation), so the fast
+  /// path derives their run once.
   size_t runNumber = 0;
   /// Whether the point has the field `overlap_tp_comm`: only when the
   /// space's grid lists that axis, so every other space's rows keep their
@@ -84,6 +84,9 @@ struct Configuration {
   /// Whether the point has the field `overlap_dp_grad_reduce`: only when
   /// the space's grid lists that axis.
   bool pointHasOverlapDPGradReduce = false;
+  /// Whether the point has the field `overlap_p2p_comm`: only when the
+  /// space's grid lists that axis.
+  bool pointHasOverlapP2PComm = false;
   /// Whether the point has the fields `ep`, `edp_tier` and `ep_tier`:
   /// only when the space's model has routed experts, so that every dense
   /// space's rows keep their fields (docs/Sweep.md, "Expert parallelism").
@@ -260,6 +263,7 @@ public:
     std::vector<workload::CPCommMode> cpComm;
     std::vector<bool> overlapTPComm;
     std::vector<bool> overlapDPGradReduce;
+    std::vector<bool> overlapP2PComm;
     /// By mesh axis (tp, cp, pp, dp, edp, ep): the tiers it may use.
     std::vector<std::string> tiers[6];
   };
@@ -304,11 +308,12 @@ std::string formatSearchRow(RowFormat format, size_t index,
                             bool rankColumn = false);
 
 /// The CSV header of search rows, with a rank column when `ranked`, the
-/// `overlap_tp_comm` and `overlap_dp_grad_reduce` columns when the space
-/// lists those axes, and the `ep`, `edp_tier` and `ep_tier` columns when
-/// its model has routed experts.
+/// `overlap_tp_comm`, `overlap_dp_grad_reduce` and `overlap_p2p_comm`
+/// columns when the space lists those axes, and the `ep`, `edp_tier` and
+/// `ep_tier` columns when its model has routed experts.
 std::string searchCSVHeader(bool ranked, bool overlapTPCommColumn,
                             bool overlapDPGradReduceColumn,
+                            bool overlapP2PCommColumn,
                             bool expertParallelColumns);
 
 /// Orders accepted configurations: by iteration time, then peak bytes, then

@@ -376,8 +376,10 @@ def CriticalPath : Pass<"critical-path", "::mlir::ModuleOp"> {
     under a NetworkTierBinding (`binding=axis:tier,...` or
     `binding-file=`), as `--estimate` costs tasks, and walks the plan's
     dependency graph (docs/Memory.md, "Time"): stages run their ops in
-    order, a send costs its stage nothing and its message arrives a
-    point-to-point transfer later, a receive waits for it. Prints the
+    order, a send holds its stage for its point-to-point transfer (or,
+    under the mapping's `overlap_p2p_comm`, costs it nothing) and its
+    message arrives a transfer after the send starts, a receive waits for
+    it. Prints the
     iteration time (the longest path), the communication exposed on it,
     each stage's compute, collective and bubble time, and the critical
     path step by step. `timeline-svg=FILE` also draws the schedule as a

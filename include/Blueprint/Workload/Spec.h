@@ -236,6 +236,12 @@ struct MappingSpec {
   /// docs/Estimate.md, "Overlap"). A time option: no work changes; not
   /// under ZeRO-3 (decoder_training_c17).
   bool overlapDPGradReduce = false;
+  /// Pipeline sends overlapped with compute: a send costs its stage nothing
+  /// and its message arrives a transfer after the send starts. Off, a send
+  /// holds its stage for its transfer (Megatron-LM's blocking
+  /// `batch_isend_irecv(...).wait()` without `--overlap-p2p-communication`,
+  /// docs/Estimate.md, "Overlap"). A time option: no work changes.
+  bool overlapP2PComm = false;
 
   /// The ranks holding the same parameters of a stage, dp * cp: every
   /// parameter is replicated over the context-parallel ranks, so gradients

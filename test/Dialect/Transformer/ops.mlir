@@ -180,3 +180,27 @@ transformer.decoder_training @overlap_false
     mapping = <world = 16, tp = 4, pp = 2, dp = 2, virtual_stages = 1,
                tp_comm = all_reduce, recompute = none, schedule = one_f_one_b,
                overlap_tp_comm = false>
+// overlap_p2p_comm (pipeline sends overlapped with compute) likewise: printed
+// only when true.
+// CHECK-LABEL: transformer.decoder_training @overlap_p2p
+// CHECK-SAME: schedule = one_f_one_b, overlap_p2p_comm = true>
+transformer.decoder_training @overlap_p2p
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512,
+             vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 32, micro_batch = 2, activation_type = bf16,
+                weight_type = bf16, gradient_type = f32,
+                optimizer_state_type = f32>
+    mapping = <world = 16, tp = 4, pp = 2, dp = 2, virtual_stages = 1,
+               tp_comm = all_reduce, recompute = none, schedule = one_f_one_b,
+               overlap_p2p_comm = true>
+// CHECK-LABEL: transformer.decoder_training @overlap_p2p_false
+// CHECK-SAME: schedule = one_f_one_b>
+transformer.decoder_training @overlap_p2p_false
+    model = <hidden = 1024, heads = 16, ffn_hidden = 4096, seq_length = 512,
+             vocab = 1024, blocks = 8, norm = layernorm, activation = gelu>
+    training = <global_batch = 32, micro_batch = 2, activation_type = bf16,
+                weight_type = bf16, gradient_type = f32,
+                optimizer_state_type = f32>
+    mapping = <world = 16, tp = 4, pp = 2, dp = 2, virtual_stages = 1,
+               tp_comm = all_reduce, recompute = none, schedule = one_f_one_b,
+               overlap_p2p_comm = false>

@@ -277,14 +277,13 @@ blueprint::transformer::getInferenceAttr(MLIRContext *context,
 // MappingAttr
 //===----------------------------------------------------------------------===//
 
-static workload::MappingSpec
-toMappingSpec(int64_t world, int64_t tp, int64_t pp, int64_t dp,
-              int64_t virtualStages, workload::TPCommMode tpComm,
-              workload::RecomputePolicy recompute,
-              workload::PipelineSchedule schedule,
-              ArrayRef<int64_t> pipelineLayout, int64_t zeroStage,
-              int64_t bucketBytes, int64_t cp, workload::CPCommMode cpComm,
-              int64_t ep, bool overlapTPComm, bool overlapDPGradReduce) {
+static workload::MappingSpec toMappingSpec(
+    int64_t world, int64_t tp, int64_t pp, int64_t dp, int64_t virtualStages,
+    workload::TPCommMode tpComm, workload::RecomputePolicy recompute,
+    workload::PipelineSchedule schedule, ArrayRef<int64_t> pipelineLayout,
+    int64_t zeroStage, int64_t bucketBytes, int64_t cp,
+    workload::CPCommMode cpComm, int64_t ep, bool overlapTPComm,
+    bool overlapDPGradReduce, bool overlapP2PComm) {
   workload::MappingSpec spec;
   spec.world = world;
   spec.tp = tp;
@@ -302,6 +301,7 @@ toMappingSpec(int64_t world, int64_t tp, int64_t pp, int64_t dp,
   spec.ep = ep;
   spec.overlapTPComm = overlapTPComm;
   spec.overlapDPGradReduce = overlapDPGradReduce;
+  spec.overlapP2PComm = overlapP2PComm;
   return spec;
 }
 
@@ -311,30 +311,30 @@ LogicalResult MappingAttr::verify(
     workload::RecomputePolicy recompute, workload::PipelineSchedule schedule,
     ArrayRef<int64_t> layout, int64_t zeroStage, int64_t bucketBytes,
     int64_t cp, workload::CPCommMode cpComm, int64_t ep, bool overlapTPComm,
-    bool overlapDPGradReduce) {
+    bool overlapDPGradReduce, bool overlapP2PComm) {
   return reportViolations(
       emitError, workload::checkMapping(toMappingSpec(
                      world, tp, pp, dp, virtualStages, tpComm, recompute,
                      schedule, layout, zeroStage, bucketBytes, cp, cpComm, ep,
-                     overlapTPComm, overlapDPGradReduce)));
+                     overlapTPComm, overlapDPGradReduce, overlapP2PComm)));
 }
 
 workload::MappingSpec MappingAttr::getSpec() const {
-  return toMappingSpec(getWorld(), getTp(), getPp(), getDp(),
-                       getVirtualStages(), getTpComm(), getRecompute(),
-                       getSchedule(), getPipelineLayout(), getZeroStage(),
-                       getBucketBytes(), getCp(), getCpComm(), getEp(),
-                       getOverlapTpComm(), getOverlapDpGradReduce());
+  return toMappingSpec(
+      getWorld(), getTp(), getPp(), getDp(), getVirtualStages(), getTpComm(),
+      getRecompute(), getSchedule(), getPipelineLayout(), getZeroStage(),
+      getBucketBytes(), getCp(), getCpComm(), getEp(), getOverlapTpComm(),
+      getOverlapDpGradReduce(), getOverlapP2pComm());
 }
 
 MappingAttr
 blueprint::transformer::getMappingAttr(MLIRContext *context,
                                        const workload::MappingSpec &spec) {
-  return MappingAttr::get(context, spec.world, spec.tp, spec.pp, spec.dp,
-                          spec.virtualStages, spec.tpComm, spec.recompute,
-                          spec.schedule, spec.pipelineLayout, spec.zeroStage,
-                          spec.bucketBytes, spec.cp, spec.cpComm, spec.ep,
-                          spec.overlapTPComm, spec.overlapDPGradReduce);
+  return MappingAttr::get(
+      context, spec.world, spec.tp, spec.pp, spec.dp, spec.virtualStages,
+      spec.tpComm, spec.recompute, spec.schedule, spec.pipelineLayout,
+      spec.zeroStage, spec.bucketBytes, spec.cp, spec.cpComm, spec.ep,
+      spec.overlapTPComm, spec.overlapDPGradReduce, spec.overlapP2PComm);
 }
 
 std::optional<std::string> blueprint::transformer::workloadContractViolation(

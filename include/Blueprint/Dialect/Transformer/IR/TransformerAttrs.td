@@ -333,6 +333,12 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
     `overlap_grad_reduce`, docs/Estimate.md, "Overlap"): a time option, the
     work is the same; training only and not under ZeRO-3
     (`decoder_training_c17`).
+    `overlap_p2p_comm` (default `false`), whether the critical path
+    overlaps pipeline sends with compute: a send costs its stage nothing
+    and its message arrives a transfer after it starts; without it a send
+    holds its stage for its transfer (Megatron-LM's blocking p2p without
+    `--overlap-p2p-communication`, docs/Estimate.md, "Overlap"): a time
+    option, the work is the same; training and inference.
 
     Rules (`transformer_mapping_c*`):
     1. `tp`, `pp`, `dp`, `world`, `virtual_stages`, `cp` and `ep` are
@@ -368,7 +374,8 @@ def Transformer_MappingAttr : Transformer_Attr<"Mapping", "mapping"> {
         "::blueprint::workload::CPCommMode::Ring">:$cp_comm,
     DefaultValuedParameter<"int64_t", "1">:$ep,
     DefaultValuedParameter<"bool", "false">:$overlap_tp_comm,
-    DefaultValuedParameter<"bool", "false">:$overlap_dp_grad_reduce
+    DefaultValuedParameter<"bool", "false">:$overlap_dp_grad_reduce,
+    DefaultValuedParameter<"bool", "false">:$overlap_p2p_comm
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
