@@ -370,10 +370,14 @@ llvm::Error blueprint::analysis::timeSteps(
   if (total == 0)
     return llvm::Error::success();
   result.iterationPicoseconds = lastEnd;
+  // The path stays in one stage for many steps: the last segment's stage is
+  // tried before a search of the stages' bounds.
+  size_t stage = 0;
   auto segmentOf = [&](uint32_t id, bool transfer, Picoseconds start,
                        Picoseconds end) {
-    size_t stage = static_cast<size_t>(llvm::upper_bound(plan.stageBegin, id) -
-                                       plan.stageBegin.begin() - 1);
+    if (id < plan.stageBegin[stage] || id >= plan.stageBegin[stage + 1])
+      stage = static_cast<size_t>(llvm::upper_bound(plan.stageBegin, id) -
+                                  plan.stageBegin.begin() - 1);
     return PathSegment{static_cast<int64_t>(stage), id - plan.stageBegin[stage],
                        transfer, start, end};
   };
