@@ -298,6 +298,20 @@ llvm::Error blueprint::analysis::timeSteps(
   auto overflow = [&](uint32_t id) {
     return failure(describe(id) + " ends beyond 2^63 picoseconds");
   };
+  // The step that finishes last (the first such in step order), found as
+  // the steps are timed: the kept steps first, then each timed step once
+  // its end is final (a meeting's members when its last member is timed).
+  uint32_t last = none;
+  Picoseconds lastEnd = 0;
+  auto finishes = [&](uint32_t id) {
+    Picoseconds end = timing[id].end;
+    if (last == none || end > lastEnd || (end == lastEnd && id < last)) {
+      last = id;
+      lastEnd = end;
+    }
+  };
+  for (uint32_t id : llvm::ArrayRef(plan.order).take_front(from))
+    finishes(id);
   for (uint32_t id : llvm::ArrayRef(plan.order).drop_front(from)) {
     Picoseconds start = 0;
     uint32_t predecessor = none;
@@ -343,6 +357,7 @@ llvm::Error blueprint::analysis::timeSteps(
           return overflow(member);
         timing[member] = {together, end};
         predecessors[member] = readyBy;
+        finishes(member);
       }
       continue;
     }
@@ -363,21 +378,21 @@ llvm::Error blueprint::analysis::timeSteps(
     }
     timing[id] = {start, end};
     predecessors[id] = predecessor;
+    finishes(id);
   }
 
-  // The step that finishes last (the first such in step order), and the
-  // chain of predecessors that made it so.
+  // The chain of predecessors that made the last step finish when it did.
   if (total == 0)
     return llvm::Error::success();
-  uint32_t last = 0;
-  for (uint32_t id = 1; id < total; ++id)
-    if (result.timing[id].end > result.timing[last].end)
-      last = id;
-  result.iterationPicoseconds = result.timing[last].end;
+  result.iterationPicoseconds = lastEnd;
+  // The path stays in one stage for many steps: the last segment's stage is
+  // tried before a search of the stages' bounds.
+  size_t stage = 0;
   auto segmentOf = [&](uint32_t id, bool transfer, Picoseconds start,
                        Picoseconds end) {
-    size_t stage = static_cast<size_t>(llvm::upper_bound(plan.stageBegin, id) -
-                                       plan.stageBegin.begin() - 1);
+    if (id < plan.stageBegin[stage] || id >= plan.stageBegin[stage + 1])
+      stage = static_cast<size_t>(llvm::upper_bound(plan.stageBegin, id) -
+                                  plan.stageBegin.begin() - 1);
     return PathSegment{static_cast<int64_t>(stage), id - plan.stageBegin[stage],
                        transfer, start, end};
   };

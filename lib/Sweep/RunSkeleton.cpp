@@ -500,22 +500,30 @@ TemplateCostCache::of(llvm::ArrayRef<workload::RunTemplate> templates,
   return fresh;
 }
 
-/// The tier `binding` binds `axis` to ("" when none).
-static std::string tierOf(const estimate::NetworkTierBinding &binding,
-                          llvm::StringRef axis) {
+/// The tier `binding` binds `axis` to ("" when none), valid while
+/// `binding` is.
+static llvm::StringRef tierOf(const estimate::NetworkTierBinding &binding,
+                              llvm::StringRef axis) {
   auto bound = binding.tierOfAxis.find(axis.str());
-  return bound == binding.tierOfAxis.end() ? std::string() : bound->second;
+  return bound == binding.tierOfAxis.end() ? llvm::StringRef()
+                                           : llvm::StringRef(bound->second);
 }
 
-/// The tiers `binding` binds `axis` and then `innerAxes` to: a CostMemo
-/// key. Every axis a piece's collectives run over is in it, so two bindings
-/// that price the piece differently never share its cost.
-static RunSkeleton::CostMemo::Tiers
-tiersKey(const estimate::NetworkTierBinding &binding, llvm::StringRef axis,
-         llvm::ArrayRef<std::string> innerAxes) {
-  RunSkeleton::CostMemo::Tiers key = {tierOf(binding, axis)};
-  for (const std::string &inner : innerAxes)
-    key.push_back(tierOf(binding, inner));
+/// Whether the memo key `kept` lists `tiers`.
+static bool sameTiers(llvm::ArrayRef<std::string> kept,
+                      llvm::ArrayRef<llvm::StringRef> tiers) {
+  return kept.size() == tiers.size() &&
+         std::equal(kept.begin(), kept.end(), tiers.begin(),
+                    [](const std::string &keptTier, llvm::StringRef tier) {
+                      return tier == keptTier;
+                    });
+}
+
+/// `tiers` as a memo key, which outlives the binding they name.
+static TemplateCosts::Tiers ownedTiers(llvm::ArrayRef<llvm::StringRef> tiers) {
+  TemplateCosts::Tiers key;
+  for (llvm::StringRef tier : tiers)
+    key.push_back(tier.str());
   return key;
 }
 
@@ -531,34 +539,43 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
     memo.templates->inputs = coster.templateCostInputs(parts.templates);
   }
   TemplateCosts &templateCosts = *memo.templates;
-  std::pair<RunSkeleton::CostMemo::Tiers, bool> templateKey;
+  // The tiers of a key, looked up as names in `binding` and copied only
+  // into a new key.
+  llvm::SmallVector<llvm::StringRef, 4> tiers;
   for (const estimate::MeshAxis &axis : templateCosts.inputs.spannedAxes)
-    templateKey.first.push_back(tierOf(binding, axis.name));
-  templateKey.second = coster.overlapsTPComm();
-  auto knownTemplates = templateCosts.seconds.find(templateKey);
+    tiers.push_back(tierOf(binding, axis.name));
+  bool overlapsTPComm = coster.overlapsTPComm();
+  auto knownTemplates = llvm::find_if(
+      templateCosts.seconds, [&](const TemplateCosts::Seconds &kept) {
+        return kept.overlapsTPComm == overlapsTPComm &&
+               sameTiers(kept.tiers, tiers);
+      });
   if (knownTemplates == templateCosts.seconds.end()) {
     llvm::Expected<std::vector<double>> costed =
         coster.templateSeconds(parts.templates);
     if (!costed)
       return costed.takeError();
-    knownTemplates = templateCosts.seconds
-                         .emplace(std::move(templateKey), std::move(*costed))
-                         .first;
+    templateCosts.seconds.push_back(
+        {ownedTiers(tiers), overlapsTPComm, std::move(*costed)});
+    knownTemplates = std::prev(templateCosts.seconds.end());
   }
-  const std::vector<double> &templateSeconds = knownTemplates->second;
-  auto workSecondsOf = [&](const workload::RunWork &work, size_t stage,
-                           size_t index) -> llvm::Expected<double> {
-    llvm::ArrayRef<std::string> innerAxes;
+  const std::vector<double> &templateSeconds = knownTemplates->seconds;
+  // A work's key: its stage (0 for a shared work, stage + 1 for a tail's)
+  // and index, then the tiers of its axis and inner axes.
+  auto workSecondsOf = [&](const workload::RunWork &work, uint32_t stage,
+                           uint32_t index) -> llvm::Expected<double> {
+    tiers.assign(1, tierOf(binding, work.axis));
     if (work.invocation->collective)
-      innerAxes = work.invocation->collective->innerAxes;
-    auto key =
-        std::make_tuple(tiersKey(binding, work.axis, innerAxes), stage, index);
-    auto known = memo.workSeconds.find(key);
-    if (known != memo.workSeconds.end())
-      return known->second;
+      for (const std::string &inner : work.invocation->collective->innerAxes)
+        tiers.push_back(tierOf(binding, inner));
+    llvm::SmallVector<CostMemo::WorkSeconds, 1> &known =
+        memo.workSeconds[{stage, index}];
+    for (const CostMemo::WorkSeconds &kept : known)
+      if (sameTiers(kept.tiers, tiers))
+        return kept.seconds;
     llvm::Expected<double> costed = coster.runWorkSeconds(work);
     if (costed)
-      memo.workSeconds.emplace(std::move(key), *costed);
+      known.push_back({ownedTiers(tiers), *costed});
     return costed;
   };
   // Each source is costed once (a shared work for every stage, a tail's
@@ -578,7 +595,8 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
       bool send = source.kind == TimeSource::Kind::Send;
       double transferSeconds = 0;
       if (send) {
-        std::string ppTier = tierOf(binding, workload::kPipelineParallelAxis);
+        std::string ppTier =
+            tierOf(binding, workload::kPipelineParallelAxis).str();
         auto known = memo.transferSeconds.find(ppTier);
         if (known == memo.transferSeconds.end()) {
           llvm::Expected<double> transfer =
@@ -597,7 +615,7 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
     }
     case TimeSource::Kind::Work: {
       WorkRef ref = source.work;
-      size_t stage = ref.shared ? 0 : source.index;
+      uint32_t stage = ref.shared ? 0 : source.index;
       llvm::Expected<double> costed = workSecondsOf(
           workOf(parts, stage, ref), ref.shared ? 0 : stage + 1, ref.index);
       if (!costed)

@@ -16,7 +16,6 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <functional>
-#include <map>
 #include <tuple>
 
 using namespace blueprint;
@@ -431,8 +430,9 @@ private:
   StageValues values;
   StageBuffers result;
   llvm::DenseMap<InstanceKey, size_t> instances;
-  /// The gathers of scattered messages, and the message each gathers.
-  std::map<size_t, const RunMessage *> gatheredMessages;
+  /// The gathers of scattered messages, and the message each gathers (by
+  /// position: hashed, as only look-ups by position read it).
+  llvm::DenseMap<size_t, const RunMessage *> gatheredMessages;
   size_t lastInstance = 0;
   std::optional<size_t> firstGradientWriter;
   std::optional<size_t> shardedStep;

@@ -25,6 +25,8 @@
 #include "Blueprint/Workload/Lifetimes.h"
 #include "Blueprint/Workload/WholeRun.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
@@ -67,10 +69,22 @@ ShapeKey shapeKeyOf(const workload::WholeRun &parts,
 /// StepCoster::templateSeconds returned for the first run that needed them
 /// under those.
 struct TemplateCosts {
+  /// The tiers of some axes, in order ("" for an unbound axis): a list,
+  /// so no tier name can make two lists equal. Inline: a key has one tier
+  /// per axis a piece's collectives span, rarely more than three.
+  using Tiers = llvm::SmallVector<std::string, 3>;
+  /// The templates' seconds under `tiers` and `overlapsTPComm`.
+  struct Seconds {
+    Tiers tiers;
+    bool overlapsTPComm = false;
+    std::vector<double> seconds;
+  };
   analysis::TemplateCostInputs inputs;
   std::vector<workload::RunTemplate> templates;
-  std::map<std::pair<std::vector<std::string>, bool>, std::vector<double>>
-      seconds;
+  /// Each distinct key once, in the order first costed: a handful (the
+  /// tier choices of the spanned axes, with and without overlap_tp_comm),
+  /// searched in turn without building a key.
+  std::vector<Seconds> seconds;
 };
 
 /// The TemplateCosts of the last few distinct template lists one worker
@@ -133,19 +147,25 @@ public:
   /// cost on the tiers bound to their mesh axes (a compute task costs the
   /// same on every binding): those tiers are the key (tiersKey).
   struct CostMemo {
-    /// The tiers of some axes, in order ("" for an unbound axis): a list,
-    /// so no tier name can make two lists equal.
-    using Tiers = std::vector<std::string>;
+    using Tiers = TemplateCosts::Tiers;
     /// The templates' seconds, shared by the runs whose templates cost the
     /// same (TemplateCostCache); time() makes one for this run alone when
     /// none is given.
     std::shared_ptr<TemplateCosts> templates;
     /// By the tier of axis pp.
     std::map<std::string, double> transferSeconds;
-    /// By the tiers of the work's axis and inner axes (dp and cp for a
-    /// gradient reduction at cp > 1), then its stage (0 for a shared work,
-    /// stage + 1 for a tail's) and index.
-    std::map<std::tuple<Tiers, size_t, size_t>, double> workSeconds;
+    /// A work's seconds under the tiers of its axis and inner axes (dp and
+    /// cp for a gradient reduction at cp > 1).
+    struct WorkSeconds {
+      Tiers tiers;
+      double seconds = 0;
+    };
+    /// By the work's stage (0 for a shared work, stage + 1 for a tail's)
+    /// and index, then each distinct tiers it was costed under (a few: the
+    /// tier choices of its axes), searched in turn without building a key.
+    llvm::DenseMap<std::pair<uint32_t, uint32_t>,
+                   llvm::SmallVector<WorkSeconds, 1>>
+        workSeconds;
   };
 
   /// The critical path of that run under `coster` (whose binding the
