@@ -106,6 +106,14 @@ def double_ops(phase):
     return change
 
 
+def scale_vector_ops(phase, factor):
+    def change(tasks):
+        for task in tasks:
+            if task["phase"] == phase and task["engine"] == "vector":
+                task["ops"] *= factor
+    return change
+
+
 def the_task(tasks, phase, primitive):
     (task,) = [task for task in tasks
                if task["phase"] == phase and task["primitive"] == primitive]
@@ -136,6 +144,10 @@ MUTATIONS = [
     ("activation_grad ops x 2", double_ops("activation_grad")),
     ("weight_grad ops x 2", double_ops("weight_grad")),
     ("recompute ops x 2", double_ops("recompute")),
+    ("forward vector ops x 10", scale_vector_ops("forward", 10)),
+    ("activation_grad vector ops x 10",
+     scale_vector_ops("activation_grad", 10)),
+    ("recompute vector ops x 10", scale_vector_ops("recompute", 10)),
     ("forward norm1 renamed", rename_forward_norm1),
     ("fc1 weight gradient writes fc1_out", weight_grad_writes_activation),
     ("qkv_proj forward ops + 1", qkv_ops_not_divisible),
