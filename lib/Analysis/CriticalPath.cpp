@@ -75,29 +75,36 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
   plan.meeting.assign(total, none);
   plan.readyAfter.assign(total, none);
   plan.kinds.reserve(total);
-  for (size_t stage = 0; stage < stageCount; ++stage)
+  for (size_t stage = 0; stage < stageCount; ++stage) {
+    // A send gates nothing in the program (docs/WholeRun.md), but a
+    // blocking one holds its stage for its transfer (messageTimes): the
+    // first later step chained to what the send follows waits for it too.
+    // That is the next step, except after a stage's last send under
+    // overlap_dp_grad_reduce, where the bucket reductions issued during the
+    // backward come first in program order and run beside the blocking
+    // send (Megatron-LM launches them from the backward's hooks on their
+    // own stream), and the first step after them that is not one waits. An overlapped send lasts nothing and ends with what it
+    // follows, so the wait changes no time of it; one plan serves both.
+    std::optional<size_t> heldBy;
     for (size_t index = 0; index < graph.stages[stage].size(); ++index) {
       const GraphStep &step = graph.stages[stage][index];
       plan.depBegin.push_back(static_cast<uint32_t>(plan.deps.size()));
       for (size_t dep : step.deps)
         plan.deps.push_back(plan.stageBegin[stage] +
                             static_cast<uint32_t>(dep));
-      // A send gates nothing in the program (docs/WholeRun.md), but a
-      // blocking one holds its stage for its transfer (messageTimes): the
-      // step chained after it (to what the send follows) waits for it too.
-      // An overlapped send lasts nothing and ends with what it follows, so
-      // the wait changes no time of it; one plan serves both.
-      if (index > 0) {
-        const GraphStep &previous = graph.stages[stage][index - 1];
-        if (previous.kind == StepKind::Send &&
-            llvm::all_of(previous.deps, [&](size_t dep) {
-              return llvm::is_contained(step.deps, dep);
-            }))
-          plan.deps.push_back(plan.stageBegin[stage] +
-                              static_cast<uint32_t>(index - 1));
+      if (heldBy && !step.besideBackward &&
+          llvm::all_of(graph.stages[stage][*heldBy].deps, [&](size_t dep) {
+            return llvm::is_contained(step.deps, dep);
+          })) {
+        plan.deps.push_back(plan.stageBegin[stage] +
+                            static_cast<uint32_t>(*heldBy));
+        heldBy.reset();
       }
+      if (step.kind == StepKind::Send)
+        heldBy = index;
       plan.kinds.push_back(step.kind);
     }
+  }
   plan.depBegin.push_back(static_cast<uint32_t>(plan.deps.size()));
 
   // Channels are any int64_t (a plan names them): no reserved keys. Those

@@ -773,6 +773,31 @@ TEST(IterationTime, TermsComposeTheBlockEstimateAndTheSchedule) {
                        (time.totalSeconds * 64 * 312e12));
 }
 
+TEST(IterationTime, OverlappedSendsChargeOnlyTheFillAndDrainHops) {
+  // The same interleaved 175B run with overlap_p2p_comm: the sends run
+  // beside compute, so the composition charges only the receivers' waits it
+  // can bound from below, the fill's pp - 1 forward and the drain's pp - 1
+  // backward hops: 2 x 7 messages instead of 2(m v + pp - 1) = 2 x 199.
+  PlanWork work =
+      gpt175b(TPCommMode::ReduceScatterAllGather, RecomputePolicy::Selective);
+  work.mapping.overlapP2PComm = true;
+  ModelQuantities quantities = valueOrFail(deriveModelQuantities(work));
+  IterationTime time =
+      valueOrFail(composeIterationTime(work, quantities, test::a100Profile(),
+                                       bind({"tp:nvlink", "pp:infiniband"})));
+  double message = pointToPointSeconds(2048 * 12288 * 2 / 8, 25e9 * 0.9, 14e-6);
+  EXPECT_DOUBLE_EQ(time.pipelineMessageSeconds, message);
+  EXPECT_DOUBLE_EQ(term(time, "pipeline_transfers"), 2 * 7 * message);
+  auto transfers = llvm::find_if(time.terms, [](const IterationTerm &entry) {
+    return entry.name == "pipeline_transfers";
+  });
+  ASSERT_NE(transfers, time.terms.end());
+  EXPECT_NE(transfers->provenance.find("2*(pp-1) = 14 messages of the fill "
+                                       "and drain (overlap_p2p_comm"),
+            std::string::npos)
+      << transfers->provenance;
+}
+
 TEST(IterationTime, AxesOfOneRankNeedNoTier) {
   PlanWork work = planWork(gpt(6144, 64, 48), mixedPrecision(4, 4),
                            mapping(8, 1, 1, 1, TPCommMode::AllReduce,
