@@ -553,9 +553,11 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
   // Pipeline sends overlapped with compute (docs/ImportMegatron.md):
   // `--overlap-p2p-communication` (Megatron-LM f9283c5a8a to 4eeff55d1f)
   // needs the interleaved schedule, whose absence makes
-  // forward_backward_pipelining_without_interleaving raise;
-  // `--no-overlap-p2p-communication` (since 4eeff55d1f) is the default here.
-  if (args.has("--overlap-p2p-communication")) {
+  // forward_backward_pipelining_without_interleaving raise; without a
+  // pipeline forward_backward_no_pipelining leaves it unused and there is
+  // no send to overlap. `--no-overlap-p2p-communication` (since 4eeff55d1f)
+  // is the default here.
+  if (args.has("--overlap-p2p-communication") && mapping.pp > 1) {
     if (mapping.schedule != PipelineSchedule::Interleaved1F1B)
       args.error("--overlap-p2p-communication",
                  "megatron_overlap_p2p_c1: flag '--overlap-p2p-communication' "
