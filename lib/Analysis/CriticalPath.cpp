@@ -83,8 +83,9 @@ blueprint::analysis::timingPlanOf(const RunGraph &graph) {
     // overlap_dp_grad_reduce, where the bucket reductions issued during the
     // backward come first in program order and run beside the blocking
     // send (Megatron-LM launches them from the backward's hooks on their
-    // own stream), and the first step after them that is not one waits. An overlapped send lasts nothing and ends with what it
-    // follows, so the wait changes no time of it; one plan serves both.
+    // own stream), and the first step after them that is not one waits. An
+    // overlapped send lasts nothing and ends with what it follows, so the wait
+    // changes no time of it; one plan serves both.
     std::optional<size_t> heldBy;
     for (size_t index = 0; index < graph.stages[stage].size(); ++index) {
       const GraphStep &step = graph.stages[stage][index];
