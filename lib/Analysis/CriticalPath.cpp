@@ -511,19 +511,22 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
   }
   for (auto [stage, steps] : llvm::enumerate(graph.stages)) {
     StageTime time;
-    // The end of the stage's latest compute step so far: a reduction beside
-    // the backward is hidden while it runs before that.
-    Picoseconds computeEnd = 0;
+    // The end of the stage's latest compute step or blocking send so far: a
+    // reduction beside the backward is hidden while it runs before that
+    // (under the backward, or beside the blocking send that follows it and
+    // holds the stage), so that a stage's counted times stay disjoint.
+    Picoseconds busyEnd = 0;
     for (auto [index, step] : llvm::enumerate(steps)) {
       const StepTiming &timing = report.timing[stage][index];
       size_t id = plan->stageBegin[stage] + index;
       Picoseconds duration = times.durations[id];
       Picoseconds hidden = 0;
       if (step.besideBackward)
-        hidden = std::max<Picoseconds>(0, std::min(timing.end, computeEnd) -
+        hidden = std::max<Picoseconds>(0, std::min(timing.end, busyEnd) -
                                               timing.start);
-      if (step.kind == StepKind::Compute)
-        computeEnd = timing.end;
+      if (step.kind == StepKind::Compute ||
+          (step.kind == StepKind::Send && duration > 0))
+        busyEnd = timing.end;
       if (step.kind == StepKind::Collective || step.kind == StepKind::Send)
         time.collectivePicoseconds =
             guard.add(time.collectivePicoseconds, duration - hidden,
@@ -544,7 +547,8 @@ blueprint::analysis::longestPath(const RunGraph &graph) {
     }
     // A stage's steps run one after another within [0, iteration], the
     // exposed part of a reduction beside the backward from where the
-    // compute before it ends: the bubble is exact and not negative.
+    // compute or blocking send before it ends: the bubble is exact and not
+    // negative.
     Picoseconds busy =
         guard.add(time.computePicoseconds, time.collectivePicoseconds,
                   "a stage's busy time");

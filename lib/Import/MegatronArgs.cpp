@@ -557,8 +557,14 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
   // pipeline forward_backward_no_pipelining leaves it unused and there is
   // no send to overlap. `--no-overlap-p2p-communication` (since 4eeff55d1f)
   // is the default here.
-  if (args.has("--overlap-p2p-communication") && mapping.pp > 1) {
-    if (mapping.schedule != PipelineSchedule::Interleaved1F1B)
+  if (args.has("--overlap-p2p-communication")) {
+    if (args.has("--no-overlap-p2p-communication"))
+      args.error("--no-overlap-p2p-communication",
+                 "megatron_overlap_p2p_c2: flags "
+                 "'--overlap-p2p-communication' and "
+                 "'--no-overlap-p2p-communication' contradict each other");
+    else if (mapping.pp > 1 &&
+             mapping.schedule != PipelineSchedule::Interleaved1F1B)
       args.error("--overlap-p2p-communication",
                  "megatron_overlap_p2p_c1: flag '--overlap-p2p-communication' "
                  "needs virtual pipeline stages "
@@ -566,12 +572,7 @@ blueprint::importMegatronArgs(llvm::SourceMgr &sourceMgr, MLIRContext *context) 
                  "non-interleaved schedule raises \"Non-interleaved pipeline "
                  "parallelism does not support overlapping p2p "
                  "communication\"");
-    else if (args.has("--no-overlap-p2p-communication"))
-      args.error("--no-overlap-p2p-communication",
-                 "megatron_overlap_p2p_c2: flags "
-                 "'--overlap-p2p-communication' and "
-                 "'--no-overlap-p2p-communication' contradict each other");
-    else
+    else if (mapping.pp > 1)
       mapping.overlapP2PComm = true;
   }
 

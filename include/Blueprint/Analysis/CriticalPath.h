@@ -81,7 +81,9 @@ struct GraphStep {
   double readySeconds = 0;
   /// A data-parallel gradient reduction issued beside the stage's backward
   /// (overlap_dp_grad_reduce): what of it runs before the stage's
-  /// preceding compute ends is hidden (docs/Memory.md, "Time").
+  /// preceding compute or blocking send ends is hidden (docs/Memory.md,
+  /// "Time"), and it runs beside a blocking send rather than waiting for
+  /// it (timingPlanOf).
   bool besideBackward = false;
   /// A send signals, a receive waits for, this channel
   /// (workload::pipelineChannel or the run's message key).
