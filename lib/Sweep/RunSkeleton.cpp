@@ -559,6 +559,8 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
         {ownedTiers(tiers), overlapsTPComm, std::move(*costed)});
     knownTemplates = std::prev(templateCosts.seconds.end());
   }
+  // Valid while nothing else is pushed to templateCosts.seconds: nothing
+  // below costs a template.
   const std::vector<double> &templateSeconds = knownTemplates->seconds;
   // A work's key: its stage (0 for a shared work, stage + 1 for a tail's)
   // and index, then the tiers of its axis and inner axes.

@@ -145,7 +145,9 @@ public:
   /// What the pieces of one run cost, kept between its bindings. Under a
   /// binding the estimate accepts, a template or work costs what its tasks
   /// cost on the tiers bound to their mesh axes (a compute task costs the
-  /// same on every binding): those tiers are the key (tiersKey).
+  /// same on every binding): those tiers are the key (the tier `tierOf`
+  /// gives the work's axis, then its inner axes', compared by `sameTiers` in
+  /// RunSkeleton::time).
   struct CostMemo {
     using Tiers = TemplateCosts::Tiers;
     /// The templates' seconds, shared by the runs whose templates cost the
