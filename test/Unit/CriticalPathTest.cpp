@@ -369,6 +369,112 @@ TEST(CriticalPath, BlockingSendsHoldTheirStageForTheTransfer) {
   EXPECT_EQ(overlapped.stages[0].bubblePicoseconds, ps(1));
 }
 
+// The held step after a stage's last blocking send (timingPlanOf) and the
+// reductions beside it (GraphStep::besideBackward), on two stages built by
+// hand. Stage 0 computes A (1 s), sends its activation (a 2 s transfer),
+// then reduces R (r s, chained to A) and R2 (0.25 s, after R), both beside
+// the backward, and computes S (2 s, chained to A and R2). Stage 1
+// receives the message and computes D (1 s). The first later step chained
+// to what the send follows (A) and not beside is S: R and R2 are skipped
+// and the hold carries over them to S.
+//   Blocking, r = 1.5: A [0, 1], the send [1, 3], R [1, 2.5] beside it
+//   (not held), R2 [2.5, 2.75], S held to the send's end: [3, 5]. The
+//   message arrives at 1 + 2 = 3: D [3, 4]. The iteration is 5, along A,
+//   the send and S. Accounting (busyEnd): R runs before the send ends,
+//   min(2.5, 3) - 1 = 1.5 hidden, R2 min(2.75, 3) - 2.5 = 0.25 hidden;
+//   compute 1 + 2 = 3, collective the send's 2, bubble 5 - 5 = 0; both
+//   reductions come before S on the path: 1.75 hidden on it.
+//   Blocking, r = 3: R [1, 4] outlasts the send: min(4, 3) - 1 = 2 of it is
+//   hidden, 1 exposed; R2 [4, 4.25] after the send, none hidden; S waits
+//   for R2: [4.25, 6.25]. Compute 3, collective 2 + 1 + 0.25 = 3.25,
+//   bubble 6.25 - 6.25 = 0.
+//   R not beside (besideBackward cleared), r = 1.5: R is the held step,
+//   [3, 4.5]; R2 [4.5, 4.75], after the send, hides nothing; S [4.75,
+//   6.75]. Compute 3, collective 2 + 1.5 + 0.25 = 3.75, bubble 0.
+//   Overlapped, r = 1.5: the send lasts nothing, [1, 1]; R [1, 2.5], R2
+//   [2.5, 2.75], S [2.75, 4.75]; the message still arrives at 3, D [3, 4].
+//   The iteration is 4.75. busyEnd stays at A's end, 1: nothing is
+//   hidden; compute 3, collective 1.5 + 0.25 = 1.75, bubble 0.
+TEST(CriticalPath, ABlockingSendHoldsTheStepAfterTheReductionsBesideIt) {
+  auto graphOf = [](bool overlapped, double reduction, bool beside) {
+    GraphStep computeA;
+    computeA.kind = StepKind::Compute;
+    computeA.seconds = 1;
+    GraphStep send = messageStep(true, PipelineMessage::Activation, 0, 0, 1, 1,
+                                 2, overlapped);
+    send.deps = {0};
+    GraphStep reduce;
+    reduce.kind = StepKind::Collective;
+    reduce.seconds = reduction;
+    reduce.besideBackward = beside;
+    reduce.deps = {0};
+    GraphStep reduce2 = reduce;
+    reduce2.seconds = 0.25;
+    reduce2.besideBackward = true;
+    reduce2.deps = {2};
+    GraphStep computeS = computeA;
+    computeS.seconds = 2;
+    computeS.deps = {0, 3};
+    GraphStep receive = messageStep(false, PipelineMessage::Activation, 0, 0, 0,
+                                    1, 0, overlapped);
+    GraphStep computeD = computeA;
+    computeD.deps = {0};
+    RunGraph graph;
+    graph.stages = {{computeA, send, reduce, reduce2, computeS},
+                    {receive, computeD}};
+    return graph;
+  };
+  auto startsOf = [](const CriticalPathReport &report) {
+    std::vector<estimate::Picoseconds> starts;
+    for (const StepTiming &timing : report.timing[0])
+      starts.push_back(timing.start);
+    return starts;
+  };
+
+  CriticalPathReport blocking =
+      valueOrFail(longestPath(graphOf(false, 1.5, true)));
+  EXPECT_EQ(startsOf(blocking), (std::vector<estimate::Picoseconds>{
+                                    0, ps(1), ps(1), ps(2.5), ps(3)}));
+  EXPECT_EQ(blocking.timing[0][1].end, ps(3));
+  EXPECT_EQ(blocking.timing[1][1].end, ps(4));
+  EXPECT_EQ(blocking.iterationPicoseconds, ps(5));
+  EXPECT_EQ(blocking.stages[0].hiddenDPReducePicoseconds, ps(1.75));
+  EXPECT_EQ(blocking.pathHiddenDPReducePicoseconds, ps(1.75));
+  EXPECT_EQ(blocking.stages[0].computePicoseconds, ps(3));
+  EXPECT_EQ(blocking.stages[0].collectivePicoseconds, ps(2));
+  EXPECT_EQ(blocking.stages[0].bubblePicoseconds, 0);
+
+  CriticalPathReport outlasting =
+      valueOrFail(longestPath(graphOf(false, 3, true)));
+  EXPECT_EQ(startsOf(outlasting), (std::vector<estimate::Picoseconds>{
+                                      0, ps(1), ps(1), ps(4), ps(4.25)}));
+  EXPECT_EQ(outlasting.iterationPicoseconds, ps(6.25));
+  EXPECT_EQ(outlasting.stages[0].hiddenDPReducePicoseconds, ps(2));
+  EXPECT_EQ(outlasting.stages[0].collectivePicoseconds, ps(3.25));
+  EXPECT_EQ(outlasting.stages[0].bubblePicoseconds, 0);
+
+  CriticalPathReport held =
+      valueOrFail(longestPath(graphOf(false, 1.5, false)));
+  EXPECT_EQ(startsOf(held), (std::vector<estimate::Picoseconds>{
+                                0, ps(1), ps(3), ps(4.5), ps(4.75)}));
+  EXPECT_EQ(held.iterationPicoseconds, ps(6.75));
+  EXPECT_EQ(held.stages[0].hiddenDPReducePicoseconds, 0);
+  EXPECT_EQ(held.stages[0].collectivePicoseconds, ps(3.75));
+  EXPECT_EQ(held.stages[0].bubblePicoseconds, 0);
+
+  CriticalPathReport overlapped =
+      valueOrFail(longestPath(graphOf(true, 1.5, true)));
+  EXPECT_EQ(startsOf(overlapped), (std::vector<estimate::Picoseconds>{
+                                      0, ps(1), ps(1), ps(2.5), ps(2.75)}));
+  EXPECT_EQ(overlapped.timing[0][1].end, ps(1));
+  EXPECT_EQ(overlapped.timing[1][0].end, ps(3));
+  EXPECT_EQ(overlapped.iterationPicoseconds, ps(4.75));
+  EXPECT_EQ(overlapped.stages[0].hiddenDPReducePicoseconds, 0);
+  EXPECT_EQ(overlapped.stages[0].computePicoseconds, ps(3));
+  EXPECT_EQ(overlapped.stages[0].collectivePicoseconds, ps(1.75));
+  EXPECT_EQ(overlapped.stages[0].bubblePicoseconds, 0);
+}
+
 TEST(CriticalPath, OnePlanTimesEveryGraphOfItsShape) {
   llvm::Expected<TimingPlan> plan = timingPlanOf(pipeOf(1, 2, 3));
   ASSERT_TRUE(static_cast<bool>(plan));
