@@ -60,7 +60,11 @@ IMPLEMENTATIONS = {
     "mlm2021": ["fused-bias-dropout-add", "megatron-float16-optimizer"],
 }
 
-STATUSES = ("exact", "within_tolerance", "failing", "not_compared")
+# A comparison's status: "exact_after_adjustment" is exact agreement under
+# an exact relation (Exact, Ratio) once a named definitional difference is
+# taken out; "within_tolerance" only what a tolerance admits.
+STATUSES = ("exact", "exact_after_adjustment", "within_tolerance", "failing",
+            "not_compared")
 
 GIB = 2 ** 30
 
@@ -543,6 +547,10 @@ class Ratio:
         return equal(ours * self.denominator, reference * self.numerator)
 
 
+# The relations that admit no tolerance.
+EXACT_RELATIONS = (Exact, Ratio)
+
+
 class NotCompared:
     def describe(self):
         return "not compared"
@@ -555,8 +563,8 @@ class Rule:
     says how it must agree; `causes` name every definitional difference the
     comparison accounts for. `adjusted` marks a value aligned with the
     reference's definition by taking out a named term (e.g. a recompute
-    clone the reference does not run), so even exact agreement is reported
-    as within tolerance. `reference(value)` reads the reference's own
+    clone the reference does not run), so exact agreement is reported as
+    exact after adjustment, not exact. `reference(value)` reads the reference's own
     notation (e.g. "-3%") as a number. `details(o)`, if given, is what
     docs/validation.md reports beside the comparison (a dict).
     """
@@ -1243,12 +1251,15 @@ def calculon_recompute_bytes(o):
 def calculon_reduction_ops(o, phase):
     """A TPComm's own operations in a pass that reduces (all-reduce,
     reduce-scatter): its elements x (t-1)/t (layers.py 806-821), from
-    Blueprint's collectives of the pass, in Calculon's order of operations."""
+    Blueprint's collectives of the pass, in integers: the elements
+    (t-1) divide by t (calculon_layers_c3), so the row stays exact where
+    Calculon's own value is the float one."""
     participants = o.spec["mapping"]["tp"]
     width = o.bytes_of("activation_type")
-    return sum(exact_share(task["message"], width,
-                           task["primitive"] + " message") *
-               (participants - 1) / participants
+    return sum(exact_share(exact_share(task["message"], width,
+                                       task["primitive"] + " message") *
+                           (participants - 1), participants,
+                           task["primitive"] + " elements x (t-1)")
                for task in o.select([phase], engine="collective")
                if task["kind"] in ("all_reduce", "reduce_scatter"))
 
