@@ -424,55 +424,50 @@ TEST(CriticalPath, ABlockingSendHoldsTheStepAfterTheReductionsBesideIt) {
                     {receive, computeD}};
     return graph;
   };
-  auto startsOf = [](const CriticalPathReport &report) {
-    std::vector<estimate::Picoseconds> starts;
+  // Each timing, in seconds: stage 0's step starts, the send's end, the
+  // iteration, and stage 0's hidden reduction, compute, collective and
+  // bubble times.
+  struct Expected {
+    bool overlapped;
+    double reduction;
+    bool beside;
+    std::vector<double> starts;
+    double sendEnd, iteration, hidden, compute, collective, bubble;
+  };
+  const Expected timings[] = {
+      {false, 1.5, true, {0, 1, 1, 2.5, 3}, 3, 5, 1.75, 3, 2, 0},
+      {false, 3, true, {0, 1, 1, 4, 4.25}, 3, 6.25, 2, 3, 3.25, 0},
+      {false, 1.5, false, {0, 1, 3, 4.5, 4.75}, 3, 6.75, 0, 3, 3.75, 0},
+      {true, 1.5, true, {0, 1, 1, 2.5, 2.75}, 1, 4.75, 0, 3, 1.75, 0},
+  };
+  for (const Expected &expected : timings) {
+    std::string where =
+        std::string(expected.overlapped ? "overlapped" : "blocking") + ", R " +
+        std::to_string(expected.reduction) +
+        (expected.beside ? " beside" : " not beside");
+    CriticalPathReport report = valueOrFail(longestPath(
+        graphOf(expected.overlapped, expected.reduction, expected.beside)));
+    std::vector<estimate::Picoseconds> starts, wanted;
     for (const StepTiming &timing : report.timing[0])
       starts.push_back(timing.start);
-    return starts;
-  };
-
-  CriticalPathReport blocking =
-      valueOrFail(longestPath(graphOf(false, 1.5, true)));
-  EXPECT_EQ(startsOf(blocking), (std::vector<estimate::Picoseconds>{
-                                    0, ps(1), ps(1), ps(2.5), ps(3)}));
-  EXPECT_EQ(blocking.timing[0][1].end, ps(3));
-  EXPECT_EQ(blocking.timing[1][1].end, ps(4));
-  EXPECT_EQ(blocking.iterationPicoseconds, ps(5));
-  EXPECT_EQ(blocking.stages[0].hiddenDPReducePicoseconds, ps(1.75));
-  EXPECT_EQ(blocking.pathHiddenDPReducePicoseconds, ps(1.75));
-  EXPECT_EQ(blocking.stages[0].computePicoseconds, ps(3));
-  EXPECT_EQ(blocking.stages[0].collectivePicoseconds, ps(2));
-  EXPECT_EQ(blocking.stages[0].bubblePicoseconds, 0);
-
-  CriticalPathReport outlasting =
-      valueOrFail(longestPath(graphOf(false, 3, true)));
-  EXPECT_EQ(startsOf(outlasting), (std::vector<estimate::Picoseconds>{
-                                      0, ps(1), ps(1), ps(4), ps(4.25)}));
-  EXPECT_EQ(outlasting.iterationPicoseconds, ps(6.25));
-  EXPECT_EQ(outlasting.stages[0].hiddenDPReducePicoseconds, ps(2));
-  EXPECT_EQ(outlasting.stages[0].collectivePicoseconds, ps(3.25));
-  EXPECT_EQ(outlasting.stages[0].bubblePicoseconds, 0);
-
-  CriticalPathReport held =
-      valueOrFail(longestPath(graphOf(false, 1.5, false)));
-  EXPECT_EQ(startsOf(held), (std::vector<estimate::Picoseconds>{
-                                0, ps(1), ps(3), ps(4.5), ps(4.75)}));
-  EXPECT_EQ(held.iterationPicoseconds, ps(6.75));
-  EXPECT_EQ(held.stages[0].hiddenDPReducePicoseconds, 0);
-  EXPECT_EQ(held.stages[0].collectivePicoseconds, ps(3.75));
-  EXPECT_EQ(held.stages[0].bubblePicoseconds, 0);
-
-  CriticalPathReport overlapped =
-      valueOrFail(longestPath(graphOf(true, 1.5, true)));
-  EXPECT_EQ(startsOf(overlapped), (std::vector<estimate::Picoseconds>{
-                                      0, ps(1), ps(1), ps(2.5), ps(2.75)}));
-  EXPECT_EQ(overlapped.timing[0][1].end, ps(1));
-  EXPECT_EQ(overlapped.timing[1][0].end, ps(3));
-  EXPECT_EQ(overlapped.iterationPicoseconds, ps(4.75));
-  EXPECT_EQ(overlapped.stages[0].hiddenDPReducePicoseconds, 0);
-  EXPECT_EQ(overlapped.stages[0].computePicoseconds, ps(3));
-  EXPECT_EQ(overlapped.stages[0].collectivePicoseconds, ps(1.75));
-  EXPECT_EQ(overlapped.stages[0].bubblePicoseconds, 0);
+    for (double start : expected.starts)
+      wanted.push_back(ps(start));
+    EXPECT_EQ(starts, wanted) << where;
+    EXPECT_EQ(report.timing[0][1].end, ps(expected.sendEnd)) << where;
+    // The message arrives at 1 + 2 = 3 either way: D runs [3, 4].
+    EXPECT_EQ(report.timing[1][1].end, ps(4)) << where;
+    EXPECT_EQ(report.iterationPicoseconds, ps(expected.iteration)) << where;
+    const StageTime &stage = report.stages[0];
+    EXPECT_EQ(stage.hiddenDPReducePicoseconds, ps(expected.hidden)) << where;
+    EXPECT_EQ(stage.computePicoseconds, ps(expected.compute)) << where;
+    EXPECT_EQ(stage.collectivePicoseconds, ps(expected.collective)) << where;
+    EXPECT_EQ(stage.bubblePicoseconds, ps(expected.bubble)) << where;
+  }
+  // The path of the first ends along the send and S: both reductions come
+  // before S on it.
+  EXPECT_EQ(valueOrFail(longestPath(graphOf(false, 1.5, true)))
+                .pathHiddenDPReducePicoseconds,
+            ps(1.75));
 }
 
 TEST(CriticalPath, OnePlanTimesEveryGraphOfItsShape) {
