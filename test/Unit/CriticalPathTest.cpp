@@ -301,6 +301,18 @@ static RunGraph pipeOf(double first, double transfer, double second) {
   return graph;
 }
 
+/// Stage 0's first two steps in the held-send tests: compute A (1 s) and
+/// the send of its activation to stage 1 (a 2 s transfer), chained to A.
+static std::pair<GraphStep, GraphStep> computeAndSend(bool overlapped) {
+  GraphStep computeA;
+  computeA.kind = StepKind::Compute;
+  computeA.seconds = 1;
+  GraphStep send = messageStep(true, PipelineMessage::Activation, 0, 0, 1, 1,
+                               2, overlapped);
+  send.deps = {0};
+  return {computeA, send};
+}
+
 // overlap_p2p_comm (docs/Estimate.md, "Overlap"), on two stages built with
 // messageStep (the one implementation the IR path and the search call).
 // Stage 0 computes A (1 s), sends its activation (a 2 s transfer) and
@@ -316,12 +328,7 @@ static RunGraph pipeOf(double first, double transfer, double second) {
 // bubble is 1 s and its collective time none.
 TEST(CriticalPath, BlockingSendsHoldTheirStageForTheTransfer) {
   auto graphOf = [](bool overlapped) {
-    GraphStep computeA;
-    computeA.kind = StepKind::Compute;
-    computeA.seconds = 1;
-    GraphStep send = messageStep(true, PipelineMessage::Activation, 0, 0, 1, 1,
-                                 2, overlapped);
-    send.deps = {0};
+    auto [computeA, send] = computeAndSend(overlapped);
     // As in a derived program, C is chained to A: a send gates nothing
     // (docs/WholeRun.md); the timing plan makes C wait for the send.
     GraphStep computeC = computeA;
@@ -397,12 +404,7 @@ TEST(CriticalPath, BlockingSendsHoldTheirStageForTheTransfer) {
 //   hidden; compute 3, collective 1.5 + 0.25 = 1.75, bubble 0.
 TEST(CriticalPath, ABlockingSendHoldsTheStepAfterTheReductionsBesideIt) {
   auto graphOf = [](bool overlapped, double reduction, bool beside) {
-    GraphStep computeA;
-    computeA.kind = StepKind::Compute;
-    computeA.seconds = 1;
-    GraphStep send = messageStep(true, PipelineMessage::Activation, 0, 0, 1, 1,
-                                 2, overlapped);
-    send.deps = {0};
+    auto [computeA, send] = computeAndSend(overlapped);
     GraphStep reduce;
     reduce.kind = StepKind::Collective;
     reduce.seconds = reduction;
