@@ -307,8 +307,8 @@ static std::pair<GraphStep, GraphStep> computeAndSend(bool overlapped) {
   GraphStep computeA;
   computeA.kind = StepKind::Compute;
   computeA.seconds = 1;
-  GraphStep send = messageStep(true, PipelineMessage::Activation, 0, 0, 1, 1,
-                               2, overlapped);
+  GraphStep send =
+      messageStep(true, PipelineMessage::Activation, 0, 0, 1, 1, 2, overlapped);
   send.deps = {0};
   return {computeA, send};
 }
