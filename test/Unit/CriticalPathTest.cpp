@@ -210,9 +210,9 @@ TEST(CriticalPath, CollectivesOverThePipelineAxisMeet) {
     result.deps.assign(deps.begin(), deps.end());
     return result;
   };
-  GraphStep sync = workStep("embedding_grad_sync", /*collective=*/true,
-                            "pp", {0, 1}, 2, Cadence::PerIteration,
-                            Phase::WeightGrad, 2);
+  GraphStep sync =
+      workStep("embedding_grad_sync", /*collective=*/true, "pp", {0, 1}, 2,
+               Cadence::PerIteration, Phase::WeightGrad, 2);
   ASSERT_EQ(sync.rendezvous, (std::vector<int64_t>{0, 1}));
   RunGraph graph;
   graph.stages = {{step(1, {}), sync, step(1, {1})},
@@ -771,6 +771,88 @@ TEST(CriticalPath, MalformedGraphsHaveNoPlan) {
                 "stage 2 step 0 (sync over pp) joins a collective its stages "
                 "already held"),
             std::string::npos);
+}
+
+// The step that finishes last is the first in step order among equal ends,
+// however the steps were timed (timeSteps finds it while timing: kept steps,
+// a meeting's members, each timed step), and the path's segments name the
+// stages their steps are in, across an empty stage and back to an earlier
+// one.
+TEST(CriticalPath, TiesGoToTheFirstStepHoweverTheStepsWereTimed) {
+  auto describe = [](uint32_t id) { return "step #" + std::to_string(id); };
+  auto timed = [&](const RunGraph &graph, const TimingPlan &plan, size_t from,
+                   const PlanTiming &before) {
+    std::vector<double> seconds, transfers, ready;
+    for (const std::vector<GraphStep> &steps : graph.stages)
+      for (const GraphStep &step : steps) {
+        seconds.push_back(step.seconds);
+        transfers.push_back(step.transferSeconds);
+        ready.push_back(step.readySeconds);
+      }
+    StepDurations times;
+    EXPECT_FALSE(static_cast<bool>(
+        roundStepTimes(plan, seconds, transfers, ready, describe, times)));
+    PlanTiming result = before;
+    EXPECT_FALSE(
+        static_cast<bool>(timeSteps(plan, times, describe, result, from)));
+    return result;
+  };
+  GraphStep compute;
+  compute.kind = StepKind::Compute;
+  compute.seconds = 1;
+
+  // Two stages of one 1 s step each, timed in step order #0, #1: both end
+  // at 1 s and the last is #0, on stage 0, timed from 0 or with #0 kept and
+  // #1 timed again.
+  RunGraph apart;
+  apart.stages = {{compute}, {compute}};
+  TimingPlan apartPlan = valueOrFail(timingPlanOf(apart));
+  ASSERT_EQ(apartPlan.order, (std::vector<uint32_t>{0, 1}));
+  PlanTiming apartFirst = timed(apart, apartPlan, 0, PlanTiming());
+  for (size_t from : {size_t(0), size_t(1)}) {
+    PlanTiming again = timed(apart, apartPlan, from, apartFirst);
+    EXPECT_EQ(again.iterationPicoseconds, ps(1)) << from;
+    ASSERT_EQ(again.reversedPath.size(), 1u) << from;
+    EXPECT_EQ(again.reversedPath[0].stage, 0) << from;
+    EXPECT_EQ(again.reversedPath[0].step, 0u) << from;
+  }
+
+  // Stage 0 receives R (#0) and computes A (#1); stage 1 is empty; stage 2
+  // computes B (#2), sends S (#3, blocking, a 1 s transfer) and computes C
+  // (#4), chained to B, so held by S. Stage 0 waits for S: the timing
+  // order is B, S, C, R, A. B runs [0, 1], S [1, 2], C [2, 3]; the message
+  // arrives at 2, R ends at 2, A runs [2, 3]. A and C both end at 3: the
+  // last step is A (#1, before C's #4), also when C is kept and A timed
+  // again (from R's position, 3), and its path runs from stage 2 back to
+  // stage 0: B, S (the message arrives as the blocking send ends, so the
+  // send's own step, not a transfer segment, carries it), R, A.
+  GraphStep send = messageStep(true, PipelineMessage::Activation, 0, 0, 0, 1, 1,
+                               /*overlapped=*/false);
+  send.deps = {0};
+  GraphStep receive = messageStep(false, PipelineMessage::Activation, 0, 0, 2,
+                                  1, 0, /*overlapped=*/false);
+  GraphStep afterReceive = compute;
+  afterReceive.deps = {0};
+  GraphStep afterSend = compute;
+  afterSend.deps = {0};
+  RunGraph across;
+  across.stages = {{receive, afterReceive}, {}, {compute, send, afterSend}};
+  TimingPlan acrossPlan = valueOrFail(timingPlanOf(across));
+  ASSERT_EQ(acrossPlan.order, (std::vector<uint32_t>{2, 3, 4, 0, 1}));
+  PlanTiming acrossFirst = timed(across, acrossPlan, 0, PlanTiming());
+  for (size_t from : {size_t(0), size_t(3), size_t(4)}) {
+    PlanTiming again = timed(across, acrossPlan, from, acrossFirst);
+    EXPECT_EQ(again.timing[4].end, ps(3)) << from;
+    EXPECT_EQ(again.timing[1].end, ps(3)) << from;
+    EXPECT_EQ(again.iterationPicoseconds, ps(3)) << from;
+    std::vector<std::tuple<int64_t, size_t, bool>> path;
+    for (const PathSegment &segment : llvm::reverse(again.reversedPath))
+      path.emplace_back(segment.stage, segment.step, segment.transfer);
+    EXPECT_EQ(path,
+              (std::vector<std::tuple<int64_t, size_t, bool>>{
+                  {2, 0, false}, {2, 1, false}, {0, 0, false}, {0, 1, false}}))
+        << from;
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -282,14 +282,17 @@ private:
 /// shape is derived in whole once, by the first worker that needs it,
 /// while the others wait for it. Holds skeletons (and the keys of shapes
 /// that have none) of at most `budgetBytes` bytes (RunSkeleton::bytes and
-/// the keys), dropping the least recently used beyond it: the enumeration
-/// varies the shape-only axes (ZeRO stage, buckets, TP communication)
-/// inside the others, so a shape's runs mostly come together. A shape also
-/// recurs across the outer axes (tp 1 at micro-batch 1 and tp 2 at
-/// micro-batch 2 on the same GPUs have one micro-batch count), thousands of
-/// configurations apart: a budget that holds every shape of a space
-/// derives each once, in fewer instructions but, as measured, no less CPU
-/// time (docs/Sweep.md, "Speed, threads, memory"). A skeleton is a pure
+/// the keys), dropping the least recently used beyond it: runs that differ
+/// only in the recompute policy share a shape (every such pair of the GPT-3
+/// 175B space on 64 GPUs; every other axis that space varies alone changes
+/// the shape), and the enumeration varies recompute inside every axis but
+/// the ZeRO stage and TP communication, so those runs come a few runs
+/// apart. A shape also recurs across the outer axes (tp 1 at micro-batch 1
+/// and tp 2 at micro-batch 2 on the same GPUs have one micro-batch count),
+/// hundreds of shapes apart (351-1,131 on that space, bench/README.md, "The
+/// eighth round"): a budget that holds every shape of a space derives each
+/// once, in fewer instructions but, as measured, no less CPU time
+/// (docs/Sweep.md, "Speed, threads, memory"). A skeleton is a pure
 /// function of its key: what is cached never changes a result.
 class SkeletonCache {
 public:
