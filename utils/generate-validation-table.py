@@ -32,6 +32,7 @@ import sys
 
 STATUS_TEXT = {
     "exact": "exact",
+    "exact_after_adjustment": "exact after adjustment",
     "within_tolerance": "within tolerance",
     "failing": "**FAILING**",
     "not_compared": "not compared",
@@ -78,9 +79,10 @@ def cause_links(causes):
 
 MEANINGS = {
     "exact": "the same definition, the same value",
-    "within_tolerance": "the reference counts differently: equal after "
-                        "taking out the named difference, or within the "
-                        "stated tolerance, with its causes",
+    "exact_after_adjustment": "the reference counts differently: equal "
+                              "(or in the stated exact ratio) after taking "
+                              "out the named difference, with its causes",
+    "within_tolerance": "within the stated tolerance, with its causes",
     "failing": "outside its rule (the test fails)",
     "not_compared": "the reference value is no physical quantity, is "
                     "missing, or is outside Blueprint's model (cause "
@@ -172,8 +174,8 @@ def write(runs, out):
             ", ".join("`%s`" % name for name in results["reference_files"]),
             len(results["cases"]), sum(summary.values())))
         out.write("| status | comparisons | meaning |\n|---|---|---|\n")
-        for status in ("exact", "within_tolerance", "failing",
-                       "not_compared"):
+        for status in ("exact", "exact_after_adjustment",
+                       "within_tolerance", "failing", "not_compared"):
             out.write("| %s | %d | %s |\n" % (
                 STATUS_TEXT[status], summary[status], MEANINGS[status]))
         out.write("\n")

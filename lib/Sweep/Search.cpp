@@ -915,7 +915,9 @@ void SearchSpace::enumerate(
   // The last axes, inside the binding: overlap_tp_comm, then
   // overlap_p2p_comm, each the base's value unless listed. Without what an
   // option overlaps (no tensor-parallel collective at tp = 1, no pipeline
-  // message at pp = 1) a valid-only space takes its first listed value only.
+  // message at pp = 1) a valid-only space takes its first listed value only;
+  // so it does for overlap_p2p_comm when serving, whose one batch waits for
+  // each message's return either way: the same run (docs/Sweep.md).
   auto overlapsOf = [&](llvm::StringRef axis, bool base,
                         const std::vector<bool> &listedOverlaps,
                         bool nothingToOverlap) {
@@ -931,7 +933,7 @@ void SearchSpace::enumerate(
                     listed.overlapTPComm, mapping.tp == 1))
       for (bool p2pOverlap :
            overlapsOf("overlap_p2p_comm", baseMapping.overlapP2PComm,
-                      listed.overlapP2PComm, mapping.pp == 1)) {
+                      listed.overlapP2PComm, mapping.pp == 1 || !training)) {
         mapping.overlapTPComm = tpOverlap;
         mapping.overlapP2PComm = p2pOverlap;
         if (!visit(configuration))
@@ -1066,7 +1068,8 @@ void SearchSpace::enumerate(
                       !contractDiagnostics(configuration.run).empty())
                     continue;
                   // overlap_p2p_comm applies to serving pipelines too
-                  // (overlap_tp_comm, a training axis, stays the base's).
+                  // (overlap_tp_comm, a training axis, stays the base's);
+                  // a valid-only space takes its first listed value.
                   if (!bindings(visitOverlaps))
                     return;
                 }

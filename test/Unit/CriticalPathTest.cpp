@@ -301,6 +301,18 @@ static RunGraph pipeOf(double first, double transfer, double second) {
   return graph;
 }
 
+/// Stage 0's first two steps in the held-send tests: compute A (1 s) and
+/// the send of its activation to stage 1 (a 2 s transfer), chained to A.
+static std::pair<GraphStep, GraphStep> computeAndSend(bool overlapped) {
+  GraphStep computeA;
+  computeA.kind = StepKind::Compute;
+  computeA.seconds = 1;
+  GraphStep send =
+      messageStep(true, PipelineMessage::Activation, 0, 0, 1, 1, 2, overlapped);
+  send.deps = {0};
+  return {computeA, send};
+}
+
 // overlap_p2p_comm (docs/Estimate.md, "Overlap"), on two stages built with
 // messageStep (the one implementation the IR path and the search call).
 // Stage 0 computes A (1 s), sends its activation (a 2 s transfer) and
@@ -316,12 +328,7 @@ static RunGraph pipeOf(double first, double transfer, double second) {
 // bubble is 1 s and its collective time none.
 TEST(CriticalPath, BlockingSendsHoldTheirStageForTheTransfer) {
   auto graphOf = [](bool overlapped) {
-    GraphStep computeA;
-    computeA.kind = StepKind::Compute;
-    computeA.seconds = 1;
-    GraphStep send = messageStep(true, PipelineMessage::Activation, 0, 0, 1, 1,
-                                 2, overlapped);
-    send.deps = {0};
+    auto [computeA, send] = computeAndSend(overlapped);
     // As in a derived program, C is chained to A: a send gates nothing
     // (docs/WholeRun.md); the timing plan makes C wait for the send.
     GraphStep computeC = computeA;
@@ -367,6 +374,102 @@ TEST(CriticalPath, BlockingSendsHoldTheirStageForTheTransfer) {
   EXPECT_EQ(overlapped.pathComputePicoseconds, ps(4));
   EXPECT_EQ(overlapped.stages[0].collectivePicoseconds, 0);
   EXPECT_EQ(overlapped.stages[0].bubblePicoseconds, ps(1));
+}
+
+// The held step after a stage's last blocking send (timingPlanOf) and the
+// reductions beside it (GraphStep::besideBackward), on two stages built by
+// hand. Stage 0 computes A (1 s), sends its activation (a 2 s transfer),
+// then reduces R (r s, chained to A) and R2 (0.25 s, after R), both beside
+// the backward, and computes S (2 s, chained to A and R2). Stage 1
+// receives the message and computes D (1 s). The first later step chained
+// to what the send follows (A) and not beside is S: R and R2 are skipped
+// and the hold carries over them to S.
+//   Blocking, r = 1.5: A [0, 1], the send [1, 3], R [1, 2.5] beside it
+//   (not held), R2 [2.5, 2.75], S held to the send's end: [3, 5]. The
+//   message arrives at 1 + 2 = 3: D [3, 4]. The iteration is 5, along A,
+//   the send and S. Accounting (busyEnd): R runs before the send ends,
+//   min(2.5, 3) - 1 = 1.5 hidden, R2 min(2.75, 3) - 2.5 = 0.25 hidden;
+//   compute 1 + 2 = 3, collective the send's 2, bubble 5 - 5 = 0; both
+//   reductions come before S on the path: 1.75 hidden on it.
+//   Blocking, r = 3: R [1, 4] outlasts the send: min(4, 3) - 1 = 2 of it is
+//   hidden, 1 exposed; R2 [4, 4.25] after the send, none hidden; S waits
+//   for R2: [4.25, 6.25]. Compute 3, collective 2 + 1 + 0.25 = 3.25,
+//   bubble 6.25 - 6.25 = 0.
+//   R not beside (besideBackward cleared), r = 1.5: R is the held step,
+//   [3, 4.5]; R2 [4.5, 4.75], after the send, hides nothing; S [4.75,
+//   6.75]. Compute 3, collective 2 + 1.5 + 0.25 = 3.75, bubble 0.
+//   Overlapped, r = 1.5: the send lasts nothing, [1, 1]; R [1, 2.5], R2
+//   [2.5, 2.75], S [2.75, 4.75]; the message still arrives at 3, D [3, 4].
+//   The iteration is 4.75. busyEnd stays at A's end, 1: nothing is
+//   hidden; compute 3, collective 1.5 + 0.25 = 1.75, bubble 0.
+TEST(CriticalPath, ABlockingSendHoldsTheStepAfterTheReductionsBesideIt) {
+  auto graphOf = [](bool overlapped, double reduction, bool beside) {
+    auto [computeA, send] = computeAndSend(overlapped);
+    GraphStep reduce;
+    reduce.kind = StepKind::Collective;
+    reduce.seconds = reduction;
+    reduce.besideBackward = beside;
+    reduce.deps = {0};
+    GraphStep reduce2 = reduce;
+    reduce2.seconds = 0.25;
+    reduce2.besideBackward = true;
+    reduce2.deps = {2};
+    GraphStep computeS = computeA;
+    computeS.seconds = 2;
+    computeS.deps = {0, 3};
+    GraphStep receive = messageStep(false, PipelineMessage::Activation, 0, 0, 0,
+                                    1, 0, overlapped);
+    GraphStep computeD = computeA;
+    computeD.deps = {0};
+    RunGraph graph;
+    graph.stages = {{computeA, send, reduce, reduce2, computeS},
+                    {receive, computeD}};
+    return graph;
+  };
+  // Each timing, in seconds: stage 0's step starts, the send's end, the
+  // iteration, and stage 0's hidden reduction, compute, collective and
+  // bubble times.
+  struct Expected {
+    bool overlapped;
+    double reduction;
+    bool beside;
+    std::vector<double> starts;
+    double sendEnd, iteration, hidden, compute, collective, bubble;
+  };
+  const Expected timings[] = {
+      {false, 1.5, true, {0, 1, 1, 2.5, 3}, 3, 5, 1.75, 3, 2, 0},
+      {false, 3, true, {0, 1, 1, 4, 4.25}, 3, 6.25, 2, 3, 3.25, 0},
+      {false, 1.5, false, {0, 1, 3, 4.5, 4.75}, 3, 6.75, 0, 3, 3.75, 0},
+      {true, 1.5, true, {0, 1, 1, 2.5, 2.75}, 1, 4.75, 0, 3, 1.75, 0},
+  };
+  for (const Expected &expected : timings) {
+    std::string where =
+        std::string(expected.overlapped ? "overlapped" : "blocking") + ", R " +
+        std::to_string(expected.reduction) +
+        (expected.beside ? " beside" : " not beside");
+    CriticalPathReport report = valueOrFail(longestPath(
+        graphOf(expected.overlapped, expected.reduction, expected.beside)));
+    std::vector<estimate::Picoseconds> starts, wanted;
+    for (const StepTiming &timing : report.timing[0])
+      starts.push_back(timing.start);
+    for (double start : expected.starts)
+      wanted.push_back(ps(start));
+    EXPECT_EQ(starts, wanted) << where;
+    EXPECT_EQ(report.timing[0][1].end, ps(expected.sendEnd)) << where;
+    // The message arrives at 1 + 2 = 3 either way: D runs [3, 4].
+    EXPECT_EQ(report.timing[1][1].end, ps(4)) << where;
+    EXPECT_EQ(report.iterationPicoseconds, ps(expected.iteration)) << where;
+    const StageTime &stage = report.stages[0];
+    EXPECT_EQ(stage.hiddenDPReducePicoseconds, ps(expected.hidden)) << where;
+    EXPECT_EQ(stage.computePicoseconds, ps(expected.compute)) << where;
+    EXPECT_EQ(stage.collectivePicoseconds, ps(expected.collective)) << where;
+    EXPECT_EQ(stage.bubblePicoseconds, ps(expected.bubble)) << where;
+  }
+  // The path of the first ends along the send and S: both reductions come
+  // before S on it.
+  EXPECT_EQ(valueOrFail(longestPath(graphOf(false, 1.5, true)))
+                .pathHiddenDPReducePicoseconds,
+            ps(1.75));
 }
 
 TEST(CriticalPath, OnePlanTimesEveryGraphOfItsShape) {

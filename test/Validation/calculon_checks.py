@@ -19,6 +19,12 @@
       perturbs Blueprint's task records (each pass's reads doubled, and
       each shape the layer mapping rejects) and prints which Calculon
       comparisons fail or which rule rejects them.
+
+  opcounts WORK_ALGEBRA BLOCK_WORK
+      checks comparisons.OPCOUNT, the declared operation counts the FLOPs
+      rows hold Blueprint's vector tasks to, against docs/WorkAlgebra.md's
+      table and the opcount:: constants of BlockWork.h, and prints each
+      disagreement.
 """
 
 import argparse
@@ -133,6 +139,14 @@ def qkv_ops_not_divisible(tasks):
     the_task(tasks, "forward", "qkv_proj")["ops"] += 1
 
 
+def move_gelu_ops_onto_norm1(tasks):
+    """The forward GeLU's operations counted on norm1's forward task: the
+    pass's total is unchanged, each task's count is not."""
+    activation = the_task(tasks, "forward", "activation")
+    the_task(tasks, "forward", "norm1")["ops"] += activation["ops"]
+    activation["ops"] = 0
+
+
 def drop_activation_grad_of_fc2(tasks):
     tasks.remove(the_task(tasks, "activation_grad", "fc2"))
 
@@ -147,12 +161,28 @@ MUTATIONS = [
     ("forward vector ops x 10", scale_vector_ops("forward", 10)),
     ("activation_grad vector ops x 10",
      scale_vector_ops("activation_grad", 10)),
+    ("weight_grad vector ops x 10", scale_vector_ops("weight_grad", 10)),
     ("recompute vector ops x 10", scale_vector_ops("recompute", 10)),
+    ("forward activation ops moved onto norm1", move_gelu_ops_onto_norm1),
     ("forward norm1 renamed", rename_forward_norm1),
     ("fc1 weight gradient writes fc1_out", weight_grad_writes_activation),
     ("qkv_proj forward ops + 1", qkv_ops_not_divisible),
     ("fc2 activation_grad task removed", drop_activation_grad_of_fc2),
 ]
+
+
+def opcounts(args):
+    with open(args.work_algebra) as f:
+        work_algebra = f.read()
+    with open(args.block_work) as f:
+        block_work = f.read()
+    disagreements = comparisons.declared_counts_agree(work_algebra,
+                                                      block_work)
+    for disagreement in disagreements:
+        print("disagrees: %s" % disagreement)
+    if not disagreements:
+        print("%d declared counts agree with docs/WorkAlgebra.md and "
+              "BlockWork.h" % len(comparisons.OPCOUNT))
 
 
 def mutations(args):
@@ -168,6 +198,11 @@ def mutations(args):
         print("%s: %s" % (case["name"], failing(case, ours)))
         for name, change in MUTATIONS:
             print("%s: %s" % (name, failing(case, perturbed(ours, change))))
+        quantity = "per_block_per_microbatch_per_gpu.fwd_flops"
+        record = validate.compare(
+            case, quantity, dict(validate.expected_quantities(case))[quantity],
+            perturbed(ours, move_gelu_ops_onto_norm1))
+        print("%s: %s: %s" % (quantity, record["status"], record["relation"]))
         stopped = copy.copy(ours)
         stopped.summary = copy.deepcopy(ours.summary)
         stopped.summary["iteration_time"]["block_seconds"]["combined"] = 0
@@ -200,8 +235,12 @@ def main():
     command.add_argument("--blueprint-translate", required=True)
     command.add_argument("--blueprint-opt", required=True)
     command.add_argument("--profile", required=True)
+    command = commands.add_parser("opcounts")
+    command.add_argument("work_algebra")
+    command.add_argument("block_work")
     args = parser.parse_args()
-    {"variant": variant, "rule": rule, "mutations": mutations}[
+    {"variant": variant, "rule": rule, "mutations": mutations,
+     "opcounts": opcounts}[
         args.command](args)
 
 

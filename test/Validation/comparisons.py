@@ -61,7 +61,11 @@ IMPLEMENTATIONS = {
     "mlm2021": ["fused-bias-dropout-add", "megatron-float16-optimizer"],
 }
 
-STATUSES = ("exact", "within_tolerance", "failing", "not_compared")
+# A comparison's status: "exact_after_adjustment" is exact agreement under
+# an exact relation (Exact, Ratio) once a named definitional difference is
+# taken out; "within_tolerance" only what a tolerance admits.
+STATUSES = ("exact", "exact_after_adjustment", "within_tolerance", "failing",
+            "not_compared")
 
 GIB = 2 ** 30
 
@@ -112,12 +116,13 @@ CAUSES = {
         "less Calculon's constant, times its elements, plus the bias tasks, "
         "less the Forks' and reductions' operations. Blueprint's vector "
         "counts are held to the counts docs/WorkAlgebra.md declares "
-        "(declared_vector_ops, the table's per-element and per-row counts "
-        "stated in comparisons.DECLARED_VECTOR_OPS): what its vector tasks "
-        "count beyond them is added to the row, so a wrong count fails it "
+        "task by task (check_declared_vector_ops; the table's per-element and "
+        "per-row opcount:: constants stated in comparisons.OPCOUNT and "
+        "checked against docs/WorkAlgebra.md and BlockWork.h): a task that "
+        "counts other than its declared count fails its pass's row, named "
         "(test/Validation/validation-calculon-domain.test: ten times one "
-        "pass's vector operations, or twice all its operations, fails its "
-        "row). Before, within 0.5% (largest difference 0.11%) and "
+        "pass's vector operations, operations moved between two tasks of a "
+        "pass, or twice all its operations, fails its row). Before, within 0.5% (largest difference 0.11%) and "
         "2.5% under selective recompute (2.02%)."),
     "memory_traffic": (
         "Calculon charges each of its layers its inputs, output and weights "
@@ -563,6 +568,10 @@ class Ratio:
         return equal(ours * self.denominator, reference * self.numerator)
 
 
+# The relations that admit no tolerance.
+EXACT_RELATIONS = (Exact, Ratio)
+
+
 class NotCompared:
     def describe(self):
         return "not compared"
@@ -575,8 +584,8 @@ class Rule:
     says how it must agree; `causes` name every definitional difference the
     comparison accounts for. `adjusted` marks a value aligned with the
     reference's definition by taking out a named term (e.g. a recompute
-    clone the reference does not run), so even exact agreement is reported
-    as within tolerance. `reference(value)` reads the reference's own
+    clone the reference does not run), so exact agreement is reported as
+    exact after adjustment, not exact. `reference(value)` reads the reference's own
     notation (e.g. "-3%") as a number. `details(o)`, if given, is what
     docs/validation.md reports beside the comparison (a dict).
     """
@@ -1263,73 +1272,144 @@ def calculon_recompute_bytes(o):
 def calculon_reduction_ops(o, phase):
     """A TPComm's own operations in a pass that reduces (all-reduce,
     reduce-scatter): its elements x (t-1)/t (layers.py 806-821), from
-    Blueprint's collectives of the pass, in Calculon's order of operations."""
+    Blueprint's collectives of the pass, in integers: the elements
+    (t-1) divide by t (calculon_layers_c3), so the row stays exact where
+    Calculon's own value is the float one."""
     participants = o.spec["mapping"]["tp"]
     width = o.bytes_of("activation_type")
-    return sum(exact_share(task["message"], width,
-                           task["primitive"] + " message") *
-               (participants - 1) / participants
+    return sum(exact_share(exact_share(task["message"], width,
+                                       task["primitive"] + " message") *
+                           (participants - 1), participants,
+                           task["primitive"] + " elements x (t-1)")
                for task in o.select([phase], engine="collective")
                if task["kind"] in ("all_reduce", "reduce_scatter"))
 
 
-# Blueprint's declared operation counts of the block's vector tasks
-# (docs/WorkAlgebra.md, "Declared operation counts", the opcount::
-# constants): by primitive, per pass, (per element, per row, what a row
-# is: the model field one row spans). Stated here from that table, not read
-# from the task records, so that calculon_ops can hold Blueprint's own
-# vector operations against them: a task whose operations are not its
-# declared count changes the FLOPs rows.
-NORM_OPS = {"forward": (7, 4, "hidden"), "recompute": (7, 4, "hidden"),
-            "activation_grad": (10, 2, "hidden"),
-            "weight_grad": (5, 0, None)}
-DROPOUT_OPS = {"forward": (3, 0, None), "recompute": (3, 0, None),
-               "activation_grad": (1, 0, None)}
-ONE_PER_ELEMENT = {phase: (1, 0, None) for phase in CALCULON_PASSES}
+# Blueprint's declared operation counts of the block's vector tasks: the
+# opcount:: constants (include/Blueprint/Workload/BlockWork.h) with the
+# values docs/WorkAlgebra.md's table "Declared operation counts" gives
+# them, stated here, not read from the task records, so that calculon_ops
+# can hold each of Blueprint's vector tasks against its declared count.
+# declared_counts_agree checks the values against that table and the
+# header (validation-calculon-domain.test, OPCOUNT), so none can change
+# alone.
+OPCOUNT = {
+    "kLayerNormForwardPerElement": 7, "kLayerNormForwardPerRow": 4,
+    "kLayerNormInputGradPerElement": 10, "kLayerNormInputGradPerRow": 2,
+    "kLayerNormParamGradPerElement": 5,
+    "kSoftmaxForwardPerElement": 7, "kSoftmaxForwardPerRow": 1,
+    "kSoftmaxInputGradPerElement": 5,
+    "kDropoutForwardPerElement": 3, "kDropoutInputGradPerElement": 1,
+    "kGeLUForwardPerElement": 9, "kGeLUInputGradPerElement": 18,
+    "kBiasAddPerElement": 1, "kBiasGradPerElement": 1,
+    "kResidualAddPerElement": 1, "kResidualGradPerElement": 1,
+}
+# By primitive, per pass: (the per-element constant, the per-row constant
+# and what a row is, the model field one row spans).
+NORM_OPS = {
+    "forward": ("kLayerNormForwardPerElement", "kLayerNormForwardPerRow",
+                "hidden"),
+    "recompute": ("kLayerNormForwardPerElement", "kLayerNormForwardPerRow",
+                  "hidden"),
+    "activation_grad": ("kLayerNormInputGradPerElement",
+                        "kLayerNormInputGradPerRow", "hidden"),
+    "weight_grad": ("kLayerNormParamGradPerElement", None, None)}
+DROPOUT_OPS = {"forward": ("kDropoutForwardPerElement", None, None),
+               "recompute": ("kDropoutForwardPerElement", None, None),
+               "activation_grad": ("kDropoutInputGradPerElement", None, None)}
+BIAS_OPS = {"forward": ("kBiasAddPerElement", None, None),
+            "recompute": ("kBiasAddPerElement", None, None),
+            "weight_grad": ("kBiasGradPerElement", None, None)}
+RESIDUAL_OPS = {"forward": ("kResidualAddPerElement", None, None),
+                "recompute": ("kResidualAddPerElement", None, None),
+                "activation_grad": ("kResidualGradPerElement", None, None)}
 DECLARED_VECTOR_OPS = {
     "norm1": NORM_OPS, "norm2": NORM_OPS,
-    "softmax": {"forward": (7, 1, "seq_length"),
-                "recompute": (7, 1, "seq_length"),
-                "activation_grad": (5, 0, None)},
-    "activation": {"forward": (9, 0, None), "recompute": (9, 0, None),
-                   "activation_grad": (18, 0, None)},
+    "softmax": {
+        "forward": ("kSoftmaxForwardPerElement", "kSoftmaxForwardPerRow",
+                    "seq_length"),
+        "recompute": ("kSoftmaxForwardPerElement", "kSoftmaxForwardPerRow",
+                      "seq_length"),
+        "activation_grad": ("kSoftmaxInputGradPerElement", None, None)},
+    "activation": {
+        "forward": ("kGeLUForwardPerElement", None, None),
+        "recompute": ("kGeLUForwardPerElement", None, None),
+        "activation_grad": ("kGeLUInputGradPerElement", None, None)},
     "attn_dropout": DROPOUT_OPS, "attn_residual_dropout": DROPOUT_OPS,
     "mlp_dropout": DROPOUT_OPS,
-    "qkv_bias": ONE_PER_ELEMENT, "out_proj_bias": ONE_PER_ELEMENT,
-    "fc1_bias": ONE_PER_ELEMENT, "fc2_bias": ONE_PER_ELEMENT,
-    "attn_residual": ONE_PER_ELEMENT, "mlp_residual": ONE_PER_ELEMENT,
+    "qkv_bias": BIAS_OPS, "out_proj_bias": BIAS_OPS,
+    "fc1_bias": BIAS_OPS, "fc2_bias": BIAS_OPS,
+    "attn_residual": RESIDUAL_OPS, "mlp_residual": RESIDUAL_OPS,
 }
 
 
-def declared_vector_ops(o, phase):
-    """The operations docs/WorkAlgebra.md declares for the block's vector
-    tasks of one pass: each task's per-element count times its elements
-    (its activation outputs; a weight-gradient task, which writes a
-    parameter's gradient, the activation gradients it reads), plus its
-    per-row count times the rows."""
-    width = o.bytes_of("activation_type")
-    model = o.spec["model"]
-    total = 0
-    for task in o.select([phase], engine="vector"):
-        counts = DECLARED_VECTOR_OPS.get(task["primitive"], {}).get(phase)
-        if counts is None:
-            raise ValueError("%s has no declared operation count for its %s "
-                             "task (comparisons.DECLARED_VECTOR_OPS)" % (
-                                 task["primitive"], phase))
-        per_element, per_row, row = counts
-        if phase == "weight_grad":
-            moved = sum(size for tensor, size in task["reads"].items()
-                        if tensor.startswith("d_") and
-                        tensor not in task["writes"])
-        else:
-            moved = sum(size for tensor, size in task["writes"].items()
-                        if not tensor.endswith("_mask"))
-        elements = exact_share(moved, width, "%s elements" % task["primitive"])
-        total += per_element * elements
-        if per_row:
-            total += per_row * exact_share(elements, model[row],
-                                           "%s rows" % task["primitive"])
+def declared_counts_agree(work_algebra, block_work):
+    """The OPCOUNT values against docs/WorkAlgebra.md's table of declared
+    counts (`work_algebra`, its text: a row `| `kA` / `kB` | 1 / 1 | ...`
+    gives each name its value) and the opcount:: constants of BlockWork.h
+    (`block_work`, its text); the disagreements, one line each."""
+    documented = {}
+    for names, values in re.findall(r"^\| (`k\w+`(?: / `k\w+`)*) \| "
+                                    r"([0-9]+(?: / [0-9]+)*) \|",
+                                    work_algebra, re.MULTILINE):
+        names = re.findall(r"`(k\w+)`", names)
+        values = values.split(" / ")
+        if len(names) == len(values):
+            documented.update(zip(names, map(int, values)))
+    declared = {name: int(value) for name, value in re.findall(
+        r"inline constexpr int64_t (k\w+) = ([0-9]+);", block_work)}
+    disagreements = []
+    for name, value in OPCOUNT.items():
+        for source, table in (("docs/WorkAlgebra.md", documented),
+                              ("BlockWork.h", declared)):
+            if table.get(name) != value:
+                disagreements.append("%s is %d here, %s in %s" % (
+                    name, value, table.get(name), source))
+    return disagreements
+
+
+def declared_vector_ops(o, task):
+    """The operations docs/WorkAlgebra.md declares for one of the block's
+    vector tasks: its per-element count times its elements (its activation
+    outputs; a weight-gradient task, which writes a parameter's gradient,
+    the activation gradients it reads), plus its per-row count times the
+    rows."""
+    phase = task["phase"]
+    counts = DECLARED_VECTOR_OPS.get(task["primitive"], {}).get(phase)
+    if counts is None:
+        raise ValueError("%s has no declared operation count for its %s "
+                         "task (comparisons.DECLARED_VECTOR_OPS)" % (
+                             task["primitive"], phase))
+    per_element, per_row, row = counts
+    if phase == "weight_grad":
+        moved = sum(size for tensor, size in task["reads"].items()
+                    if tensor.startswith("d_") and
+                    tensor not in task["writes"])
+    else:
+        moved = sum(size for tensor, size in task["writes"].items()
+                    if not tensor.endswith("_mask"))
+    elements = exact_share(moved, o.bytes_of("activation_type"),
+                           "%s elements" % task["primitive"])
+    total = OPCOUNT[per_element] * elements
+    if per_row:
+        total += OPCOUNT[per_row] * exact_share(
+            elements, o.spec["model"][row], "%s rows" % task["primitive"])
     return total
+
+
+def check_declared_vector_ops(o, phase):
+    """Each of the pass's vector tasks counts the operations
+    docs/WorkAlgebra.md declares for it (declared_vector_ops); otherwise
+    the pass's FLOPs row fails naming the task: compared per task, so
+    operations moved between two tasks of the pass fail too."""
+    for task in o.select([phase], engine="vector"):
+        declared = declared_vector_ops(o, task)
+        if task["ops"] != declared:
+            raise OutsideDomain(
+                "%s task %s counts %d operations, docs/WorkAlgebra.md "
+                "declares %d (comparisons.declared_vector_ops): the row's "
+                "closed form holds only for the declared counts" % (
+                    phase, task["primitive"], task["ops"], declared))
 
 
 def calculon_ops(*phases):
@@ -1343,9 +1423,9 @@ def calculon_ops(*phases):
     Blueprint's own total of a pass differs from this by a closed form:
     each vector task's derived count less Calculon's constant, times its
     elements, plus the bias tasks, less the Forks and the reductions. The
-    derived counts are held to docs/WorkAlgebra.md's declared ones
-    (declared_vector_ops): what Blueprint's vector tasks count beyond them
-    is added, so a wrong count fails the row."""
+    derived counts are held to docs/WorkAlgebra.md's declared ones task by
+    task (check_declared_vector_ops): a task whose count differs fails the
+    row, named."""
     def ours(o):
         layers, forks = calculon_block(o)
         width = o.bytes_of("activation_type")
@@ -1363,10 +1443,7 @@ def calculon_ops(*phases):
                                                  "Fork input bytes")
                              for users, inputs in forks)
             total += calculon_reduction_ops(o, phase)
-            # Blueprint's vector operations against their declared counts:
-            # 0 when every task counts what docs/WorkAlgebra.md declares.
-            total += (o.ops(phase, engine="vector") -
-                      declared_vector_ops(o, phase))
+            check_declared_vector_ops(o, phase)
         return total
     return ours
 

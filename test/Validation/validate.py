@@ -200,7 +200,10 @@ def compare(case, quantity, expected, blueprint):
     if comparisons.equal(ours, reference) and not rule.adjusted:
         record["status"] = "exact"
     elif rule.relation.holds(ours, reference):
-        record["status"] = "within_tolerance"
+        record["status"] = (
+            "exact_after_adjustment"
+            if isinstance(rule.relation, comparisons.EXACT_RELATIONS)
+            else "within_tolerance")
     else:
         record["status"] = "failing"
     return record
