@@ -2110,9 +2110,12 @@ def utilization(flops, quantity):
 
 
 def fig7_percent(o):
+    """Blueprint's first-stage activations as a percentage of the
+    tensor-parallel baseline's: the exact ratio of the two byte counts,
+    rounded once (as table2_percent's is, so equal ratios compare equal)."""
     baseline = o.variant(sequence_parallel=False, recompute="none")
-    return 100 * (o.get("memory_per_rank.activation_bytes") /
-                  baseline.get("memory_per_rank.activation_bytes"))
+    return float(Fraction(100 * o.get("memory_per_rank.activation_bytes"),
+                          baseline.get("memory_per_rank.activation_bytes")))
 
 
 def fig1_state_gib(o):
