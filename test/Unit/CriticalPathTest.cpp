@@ -85,6 +85,24 @@ estimate::Picoseconds ps(double seconds) {
 
 /// The iteration time of `graph` in seconds (exact: the tests' times are
 /// multiples of 2^-2 s).
+/// The step times of `graph` rounded to picoseconds by roundStepTimes, as
+/// the timing reads them.
+StepDurations roundedTimesOf(const RunGraph &graph, const TimingPlan &plan) {
+  std::vector<double> seconds, transfers, ready;
+  for (const std::vector<GraphStep> &steps : graph.stages)
+    for (const GraphStep &step : steps) {
+      seconds.push_back(step.seconds);
+      transfers.push_back(step.transferSeconds);
+      ready.push_back(step.readySeconds);
+    }
+  StepDurations times;
+  if (llvm::Error error = roundStepTimes(
+          plan, seconds, transfers, ready,
+          [](uint32_t id) { return "step #" + std::to_string(id); }, times))
+    ADD_FAILURE() << llvm::toString(std::move(error));
+  return times;
+}
+
 double iterationOf(const RunGraph &graph) {
   return estimate::secondsOf(
       valueOrFail(longestPath(graph)).iterationPicoseconds);
@@ -600,16 +618,7 @@ TEST(CriticalPath, TimingFromAPositionEqualsTimingEveryStep) {
     RunGraph graph = graphOf(c.run, withContext);
     TimingPlan plan = valueOrFail(timingPlanOf(graph));
     size_t total = plan.steps();
-    std::vector<double> seconds, transfers, ready;
-    for (const std::vector<GraphStep> &steps : graph.stages)
-      for (const GraphStep &step : steps) {
-        seconds.push_back(step.seconds);
-        transfers.push_back(step.transferSeconds);
-        ready.push_back(step.readySeconds);
-      }
-    StepDurations times;
-    ASSERT_FALSE(static_cast<bool>(
-        roundStepTimes(plan, seconds, transfers, ready, describe, times)));
+    StepDurations times = roundedTimesOf(graph, plan);
     PlanTiming first;
     ASSERT_FALSE(static_cast<bool>(timeSteps(plan, times, describe, first)));
     // `changed` timed at every step, and from `from` on after `first`.
@@ -782,16 +791,7 @@ TEST(CriticalPath, TiesGoToTheFirstStepHoweverTheStepsWereTimed) {
   auto describe = [](uint32_t id) { return "step #" + std::to_string(id); };
   auto timed = [&](const RunGraph &graph, const TimingPlan &plan, size_t from,
                    const PlanTiming &before) {
-    std::vector<double> seconds, transfers, ready;
-    for (const std::vector<GraphStep> &steps : graph.stages)
-      for (const GraphStep &step : steps) {
-        seconds.push_back(step.seconds);
-        transfers.push_back(step.transferSeconds);
-        ready.push_back(step.readySeconds);
-      }
-    StepDurations times;
-    EXPECT_FALSE(static_cast<bool>(
-        roundStepTimes(plan, seconds, transfers, ready, describe, times)));
+    StepDurations times = roundedTimesOf(graph, plan);
     PlanTiming result = before;
     EXPECT_FALSE(
         static_cast<bool>(timeSteps(plan, times, describe, result, from)));
