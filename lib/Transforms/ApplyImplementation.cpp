@@ -123,6 +123,60 @@ LogicalResult rewrite(pplan::PlanOp plan, llvm::ArrayRef<pplan::TaskOp> tasks,
   return success();
 }
 
+/// Inserts the kernel `kernel` adds next to its anchor in `tasks`: a task
+/// with `implementation` and an empty `fuses` (it replaces no semantic
+/// work, pplan_task_c10). After the anchor it waits for the anchor; before
+/// it, it waits for what the anchor waited for and the anchor waits for it.
+LogicalResult insertKernel(pplan::PlanOp plan,
+                           llvm::ArrayRef<pplan::TaskOp> tasks,
+                           const workload::AddedKernel &kernel) {
+  MLIRContext *context = plan.getContext();
+  pplan::TaskOp anchor = tasks[kernel.anchor];
+  const workload::Invocation &executed = kernel.executed;
+  llvm::Expected<workload::InvocationFigures> figures =
+      workload::figuresOf(executed);
+  if (!figures)
+    return anchor.emitOpError()
+           << "apply-implementation: " << llvm::toString(figures.takeError());
+  llvm::Expected<workload::Demand> demand = workload::demandOf(*figures);
+  if (!demand)
+    return anchor.emitOpError()
+           << "apply-implementation: " << llvm::toString(demand.takeError());
+  FlatSymbolRefAttr capability = capabilityFor(plan, executed.engine);
+  if (!capability)
+    return plan.emitOpError() << "apply-implementation: the plan has no "
+                              << workload::stringifyEnum(executed.engine)
+                              << " capability for the added kernel";
+  llvm::StringRef name = workload::nameOf(kernel.implementation);
+  Location location = FusedLoc::get(
+      context, {anchor.getLoc()},
+      StringAttr::get(context, "apply-implementation: " + name));
+  OpBuilder builder(anchor);
+  if (!kernel.beforeAnchor)
+    builder.setInsertionPointAfter(anchor);
+  llvm::SmallVector<Value> deps;
+  if (kernel.beforeAnchor)
+    llvm::append_range(deps, anchor.getDeps());
+  else
+    deps.push_back(anchor.getDone());
+  auto added = pplan::TaskOp::create(
+      builder, location, pplan::TokenType::get(context),
+      builder.getStringAttr(executed.primitive), executed.phase,
+      executed.engine, anchor.getCadence(), capability, anchor.getGroupAttr(),
+      pplan::DemandAttr::get(context, demand->compute, demand->memory,
+                             demand->network),
+      /*collective=*/nullptr, /*axis=*/nullptr, /*axis_group=*/nullptr,
+      executed.ops, getTensorBytes(context, executed.reads),
+      getTensorBytes(context, executed.writes),
+      getTensorBytes(context, executed.stashed), deps,
+      /*inner_axes=*/nullptr, /*gemm=*/DenseI64ArrayAttr(),
+      builder.getStringAttr(name), builder.getArrayAttr({}),
+      /*ready_blocks=*/nullptr);
+  if (kernel.beforeAnchor)
+    anchor.getDepsMutable().append(added.getDone());
+  return success();
+}
+
 /// The tasks of `tasks` as invocations, in order.
 FailureOr<std::vector<workload::Invocation>>
 invocationsOf(llvm::ArrayRef<pplan::TaskOp> tasks) {
@@ -168,6 +222,13 @@ LogicalResult applyToBlock(pplan::PlanOp plan,
     return plan.emitOpError() << llvm::toString(fusions.takeError());
   for (const workload::Fusion &fusion : *fusions)
     if (failed(rewrite(plan, tasks, *invocations, fusion)))
+      return failure();
+  llvm::Expected<std::vector<workload::AddedKernel>> kernels =
+      workload::addedKernelsOf(implementation, *invocations, *run);
+  if (!kernels)
+    return plan.emitOpError() << llvm::toString(kernels.takeError());
+  for (const workload::AddedKernel &kernel : *kernels)
+    if (failed(insertKernel(plan, tasks, kernel)))
       return failure();
   return success();
 }
