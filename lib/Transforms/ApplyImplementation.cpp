@@ -148,9 +148,9 @@ LogicalResult insertKernel(pplan::PlanOp plan,
                               << workload::stringifyEnum(executed.engine)
                               << " capability for the added kernel";
   llvm::StringRef name = workload::nameOf(kernel.implementation);
-  Location location = FusedLoc::get(
-      context, {anchor.getLoc()},
-      StringAttr::get(context, "apply-implementation: " + name));
+  Location location =
+      FusedLoc::get(context, {anchor.getLoc()},
+                    StringAttr::get(context, "apply-implementation: " + name));
   OpBuilder builder(anchor);
   if (!kernel.beforeAnchor)
     builder.setInsertionPointAfter(anchor);

@@ -697,8 +697,7 @@ workload::megatronAttentionGlue(llvm::ArrayRef<Invocation> tasks,
       // mpu/layers.py 237-239: output = output + bias, a kernel of its own.
       AddedKernel kernel = glueKernel(index, false, task.phase, kQKVBiasAdd);
       for (const TensorAccess &access : task.writes) {
-        llvm::Expected<int64_t> elements =
-            elementsOf(access, activationBytes);
+        llvm::Expected<int64_t> elements = elementsOf(access, activationBytes);
         if (!elements)
           return elements.takeError();
         kernel.executed.ops = guard.add(
@@ -723,12 +722,11 @@ workload::megatronAttentionGlue(llvm::ArrayRef<Invocation> tasks,
       // baddbmm's backward: maybe_multiply(grad.bmm(...), alpha) for each
       // operand (transformer.py 247-251, alpha = 1/norm_factor != 1).
       for (const TensorAccess &access : task.writes) {
-        llvm::Expected<int64_t> elements =
-            elementsOf(access, activationBytes);
+        llvm::Expected<int64_t> elements = elementsOf(access, activationBytes);
         if (!elements)
           return elements.takeError();
-        AddedKernel kernel = glueKernel(index, false, task.phase,
-                                        access.tensor + kAlphaScaleSuffix.str());
+        AddedKernel kernel = glueKernel(
+            index, false, task.phase, access.tensor + kAlphaScaleSuffix.str());
         kernel.executed.ops =
             guard.mul(*elements, kAlphaScaleOpsPerElement, "alpha-scale ops");
         kernel.executed.reads = {access};

@@ -249,8 +249,8 @@ std::vector<Invocation> blockWithQKVBias() {
   return tasks;
 }
 
-std::vector<TensorAccess> accesses(
-    std::initializer_list<std::pair<const char *, int64_t>> list) {
+std::vector<TensorAccess>
+accesses(std::initializer_list<std::pair<const char *, int64_t>> list) {
   std::vector<TensorAccess> result;
   for (const auto &[tensor, bytes] : list)
     result.push_back({tensor, bytes});
@@ -335,19 +335,17 @@ TEST(ImplementationTest, AttentionGluePlacesItsKernelsNextToTheirAnchors) {
   std::vector<std::string> order;
   for (const Invocation &task : *tasks)
     order.push_back(task.primitive + "/" + stringifyEnum(task.phase).str());
-  EXPECT_EQ(order, (std::vector<std::string>{
-                       "qkv_proj/forward", "qkv_bias_add/forward",
-                       "qk_matmul/forward", "softmax/forward",
-                       "attn_dropout/forward", "attn_v_matmul/forward",
-                       "context_permute_copy/forward", "out_proj/forward",
-                       "out_proj/activation_grad",
-                       "attn_v_matmul/activation_grad",
-                       "attn_dropout/activation_grad",
-                       "softmax/activation_grad", "qk_matmul/activation_grad",
-                       "d_q_alpha_scale/activation_grad",
-                       "d_k_alpha_scale/activation_grad",
-                       "qkv_grad_concat/activation_grad",
-                       "qkv_proj/activation_grad"}));
+  EXPECT_EQ(
+      order,
+      (std::vector<std::string>{
+          "qkv_proj/forward", "qkv_bias_add/forward", "qk_matmul/forward",
+          "softmax/forward", "attn_dropout/forward", "attn_v_matmul/forward",
+          "context_permute_copy/forward", "out_proj/forward",
+          "out_proj/activation_grad", "attn_v_matmul/activation_grad",
+          "attn_dropout/activation_grad", "softmax/activation_grad",
+          "qk_matmul/activation_grad", "d_q_alpha_scale/activation_grad",
+          "d_k_alpha_scale/activation_grad", "qkv_grad_concat/activation_grad",
+          "qkv_proj/activation_grad"}));
 }
 
 TEST(ImplementationTest, AttentionGlueOfPartialElementsIsRuleC7) {

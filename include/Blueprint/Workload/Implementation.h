@@ -263,9 +263,8 @@ applyImplementations(llvm::ArrayRef<Implementation> list,
 /// FlashAttention without an attention core, FusedBiasDropoutAdd without a
 /// row-parallel tail of two tasks or more, MegatronFloat16Optimizer without
 /// an AdamW step, MegatronUnfusedAttentionGlue without qkv_proj,
-/// attn_v_matmul or qk_matmul. std::nullopt when fusionsOf or addedKernelsOf
-/// has
-/// work to do.
+/// attn_v_matmul or qk_matmul. std::nullopt when fusionsOf or
+/// addedKernelsOf has work to do.
 std::optional<std::string> absentPattern(Implementation implementation,
                                          llvm::ArrayRef<Invocation> tasks);
 
