@@ -47,6 +47,54 @@ FlatSymbolRefAttr capabilityFor(pplan::PlanOp plan, workload::Engine engine) {
   return {};
 }
 
+/// Creates, at `builder`'s insertion point, the task of `implementation`
+/// that executes `executed`, of `like`'s cadence and group, waiting for
+/// `deps`, with the semantic work `fuses` and a location fusing
+/// `locations` under the transformation's name.
+FailureOr<pplan::TaskOp> createTask(pplan::PlanOp plan, OpBuilder &builder,
+                                    pplan::TaskOp like,
+                                    workload::Implementation implementation,
+                                    const workload::Invocation &executed,
+                                    llvm::ArrayRef<Location> locations,
+                                    llvm::ArrayRef<Value> deps,
+                                    llvm::ArrayRef<Attribute> fuses) {
+  MLIRContext *context = plan.getContext();
+  llvm::Expected<workload::InvocationFigures> figures =
+      workload::figuresOf(executed);
+  if (!figures)
+    return like.emitOpError()
+           << "apply-implementation: " << llvm::toString(figures.takeError());
+  llvm::Expected<workload::Demand> demand = workload::demandOf(*figures);
+  if (!demand)
+    return like.emitOpError()
+           << "apply-implementation: " << llvm::toString(demand.takeError());
+  FlatSymbolRefAttr capability = capabilityFor(plan, executed.engine);
+  if (!capability)
+    return plan.emitOpError() << "apply-implementation: the plan has no "
+                              << workload::stringifyEnum(executed.engine)
+                              << " capability for the transformation's kernel";
+  llvm::StringRef name = workload::nameOf(implementation);
+  Location location =
+      FusedLoc::get(context, locations,
+                    StringAttr::get(context, "apply-implementation: " + name));
+  return pplan::TaskOp::create(
+      builder, location, pplan::TokenType::get(context),
+      builder.getStringAttr(executed.primitive), executed.phase,
+      executed.engine, like.getCadence(), capability, like.getGroupAttr(),
+      pplan::DemandAttr::get(context, demand->compute, demand->memory,
+                             demand->network),
+      /*collective=*/nullptr, /*axis=*/nullptr, /*axis_group=*/nullptr,
+      executed.ops, getTensorBytes(context, executed.reads),
+      getTensorBytes(context, executed.writes),
+      getTensorBytes(context, executed.stashed), deps,
+      /*inner_axes=*/nullptr,
+      executed.gemms.empty() ? DenseI64ArrayAttr()
+                             : builder.getDenseI64ArrayAttr(
+                                   workload::flattenGemms(executed.gemms)),
+      builder.getStringAttr(name), builder.getArrayAttr(fuses),
+      /*ready_blocks=*/nullptr);
+}
+
 /// Replaces `fusion.originals` of `tasks` by one fused task, at the last
 /// original's place, after every op the originals waited for.
 LogicalResult rewrite(pplan::PlanOp plan, llvm::ArrayRef<pplan::TaskOp> tasks,
@@ -78,48 +126,42 @@ LogicalResult rewrite(pplan::PlanOp plan, llvm::ArrayRef<pplan::TaskOp> tasks,
         figures->ops, figures->readBytes, figures->writeBytes,
         figures->stashBytes));
   }
-  const workload::Invocation &executed = fusion.executed;
-  llvm::Expected<workload::InvocationFigures> figures =
-      workload::figuresOf(executed);
-  if (!figures)
-    return last.emitOpError()
-           << "apply-implementation: " << llvm::toString(figures.takeError());
-  llvm::Expected<workload::Demand> demand = workload::demandOf(*figures);
-  if (!demand)
-    return last.emitOpError()
-           << "apply-implementation: " << llvm::toString(demand.takeError());
-  FlatSymbolRefAttr capability = capabilityFor(plan, executed.engine);
-  if (!capability)
-    return plan.emitOpError() << "apply-implementation: the plan has no "
-                              << workload::stringifyEnum(executed.engine)
-                              << " capability for the fused kernel";
-
-  llvm::StringRef name = workload::nameOf(fusion.implementation);
-  Location location =
-      FusedLoc::get(context, locations,
-                    StringAttr::get(context, "apply-implementation: " + name));
   OpBuilder builder(last);
-  TensorBytesList reads = getTensorBytes(context, executed.reads);
-  TensorBytesList writes = getTensorBytes(context, executed.writes);
-  TensorBytesList stashed = getTensorBytes(context, executed.stashed);
-  auto fused = pplan::TaskOp::create(
-      builder, location, pplan::TokenType::get(context),
-      builder.getStringAttr(executed.primitive), executed.phase,
-      executed.engine, last.getCadence(), capability, last.getGroupAttr(),
-      pplan::DemandAttr::get(context, demand->compute, demand->memory,
-                             demand->network),
-      /*collective=*/nullptr, /*axis=*/nullptr, /*axis_group=*/nullptr,
-      executed.ops, reads, writes, stashed, deps.getArrayRef(),
-      /*inner_axes=*/nullptr,
-      executed.gemms.empty() ? DenseI64ArrayAttr()
-                             : builder.getDenseI64ArrayAttr(
-                                   workload::flattenGemms(executed.gemms)),
-      builder.getStringAttr(name), builder.getArrayAttr(fuses),
-      /*ready_blocks=*/nullptr);
+  FailureOr<pplan::TaskOp> fused =
+      createTask(plan, builder, last, fusion.implementation, fusion.executed,
+                 locations, deps.getArrayRef(), fuses);
+  if (failed(fused))
+    return failure();
   for (pplan::TaskOp original : originals) {
-    original.getDone().replaceAllUsesWith(fused.getDone());
+    original.getDone().replaceAllUsesWith(fused->getDone());
     original.erase();
   }
+  return success();
+}
+
+/// Inserts the kernel `kernel` adds next to its anchor in `tasks`: a task
+/// with `implementation` and an empty `fuses` (it replaces no semantic
+/// work, pplan_task_c10). After the anchor it waits for the anchor; before
+/// it, it waits for what the anchor waited for and the anchor waits for it.
+LogicalResult insertKernel(pplan::PlanOp plan,
+                           llvm::ArrayRef<pplan::TaskOp> tasks,
+                           const workload::AddedKernel &kernel) {
+  pplan::TaskOp anchor = tasks[kernel.anchor];
+  OpBuilder builder(anchor);
+  if (!kernel.beforeAnchor)
+    builder.setInsertionPointAfter(anchor);
+  llvm::SmallVector<Value> deps;
+  if (kernel.beforeAnchor)
+    llvm::append_range(deps, anchor.getDeps());
+  else
+    deps.push_back(anchor.getDone());
+  FailureOr<pplan::TaskOp> added =
+      createTask(plan, builder, anchor, kernel.implementation, kernel.executed,
+                 {anchor.getLoc()}, deps, /*fuses=*/{});
+  if (failed(added))
+    return failure();
+  if (kernel.beforeAnchor)
+    anchor.getDepsMutable().append(added->getDone());
   return success();
 }
 
@@ -168,6 +210,13 @@ LogicalResult applyToBlock(pplan::PlanOp plan,
     return plan.emitOpError() << llvm::toString(fusions.takeError());
   for (const workload::Fusion &fusion : *fusions)
     if (failed(rewrite(plan, tasks, *invocations, fusion)))
+      return failure();
+  llvm::Expected<std::vector<workload::AddedKernel>> kernels =
+      workload::addedKernelsOf(implementation, *invocations, *run);
+  if (!kernels)
+    return plan.emitOpError() << llvm::toString(kernels.takeError());
+  for (const workload::AddedKernel &kernel : *kernels)
+    if (failed(insertKernel(plan, tasks, kernel)))
       return failure();
   return success();
 }

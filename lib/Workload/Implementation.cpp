@@ -19,10 +19,13 @@ using namespace blueprint::workload;
 
 namespace {
 
-constexpr std::array<Implementation, 5> kAll = {
-    Implementation::FlashAttention, Implementation::FusedSoftmax,
-    Implementation::FusedBiasGelu, Implementation::FusedBiasDropoutAdd,
-    Implementation::MegatronFloat16Optimizer};
+constexpr std::array<Implementation, 6> kAll = {
+    Implementation::FlashAttention,
+    Implementation::FusedSoftmax,
+    Implementation::FusedBiasGelu,
+    Implementation::FusedBiasDropoutAdd,
+    Implementation::MegatronFloat16Optimizer,
+    Implementation::MegatronUnfusedAttentionGlue};
 
 /// The row-parallel tails of a block, each in the order the forward emits
 /// it (ForwardBuilder::rowParallelTail): what Megatron-LM's
@@ -167,6 +170,8 @@ llvm::StringRef workload::nameOf(Implementation implementation) {
     return "fused-bias-dropout-add";
   case Implementation::MegatronFloat16Optimizer:
     return "megatron-float16-optimizer";
+  case Implementation::MegatronUnfusedAttentionGlue:
+    return "megatron-unfused-attention-glue";
   }
   llvm_unreachable("unknown implementation");
 }
@@ -242,6 +247,17 @@ llvm::StringRef workload::causeOf(Implementation implementation) {
            "parameters, the gradient buffer zeroed (zero_grad_buffer); the "
            "clipping's rescale runs only when the norm exceeds the bound and "
            "is not counted";
+  case Implementation::MegatronUnfusedAttentionGlue:
+    return "Megatron-LM cfd2e21 runs the attention's glue as kernels of "
+           "their own: the QKV bias added after the GEMM (megatron/mpu/"
+           "layers.py 237-239, query_key_value without skip_bias_add, "
+           "megatron/model/transformer.py 340-344), the context layer's "
+           "permute(2, 0, 1, 3).contiguous() copy (transformer.py 301), in "
+           "the backward autograd's split_backward concatenating the Q, K, "
+           "V gradients (megatron/mpu/utils.py 46, called at transformer.py "
+           "436) and baddbmm's scaling of both operand gradients by alpha = "
+           "1/sqrt(d) (transformer.py 247-251); each reads and writes its "
+           "tensor once";
   }
   llvm_unreachable("unknown implementation");
 }
@@ -259,9 +275,14 @@ bool workload::isFusedBy(Implementation implementation,
     return isAdamWStep(primitive);
   case Implementation::FusedSoftmax:
   case Implementation::FusedBiasGelu:
+  case Implementation::MegatronUnfusedAttentionGlue:
     return false;
   }
   llvm_unreachable("unknown implementation");
+}
+
+bool workload::addsKernels(Implementation implementation) {
+  return implementation == Implementation::MegatronUnfusedAttentionGlue;
 }
 
 llvm::Expected<ImplementationDelta>
@@ -439,6 +460,15 @@ workload::absentPattern(Implementation implementation,
         }))
       return std::nullopt;
     return std::string("no AdamW step (adamw_step, edge_adamw_step)");
+
+  case Implementation::MegatronUnfusedAttentionGlue:
+    if (llvm::any_of(tasks, [](const Invocation &t) {
+          return t.primitive == primitive::kQKVProj ||
+                 t.primitive == primitive::kAttnVMatmul ||
+                 t.primitive == primitive::kQKMatmul;
+        }))
+      return std::nullopt;
+    return std::string("no qkv_proj, attn_v_matmul or qk_matmul task");
   }
   llvm_unreachable("unknown implementation");
 }
@@ -607,9 +637,131 @@ workload::fusionsOf(Implementation implementation,
     return megatronOptimizerSteps(tasks, run.lossScaling);
   case Implementation::FusedSoftmax:
   case Implementation::FusedBiasGelu:
+  case Implementation::MegatronUnfusedAttentionGlue:
     return std::vector<Fusion>();
   }
   llvm_unreachable("unknown implementation");
+}
+
+namespace {
+
+/// The elements of `access`, `activationBytes` each; a remainder is rule
+/// apply_implementation_c7.
+llvm::Expected<int64_t> elementsOf(const TensorAccess &access,
+                                   int64_t activationBytes) {
+  if (activationBytes <= 0 || access.bytes % activationBytes != 0)
+    return fail("apply_implementation_c7: megatron-unfused-attention-glue: "
+                "tensor '" +
+                access.tensor + "' of " + llvm::Twine(access.bytes) +
+                " bytes is not a whole number of " +
+                llvm::Twine(activationBytes) + "-byte activation elements");
+  return access.bytes / activationBytes;
+}
+
+/// A vector kernel of the glue next to task `anchor`.
+AddedKernel glueKernel(size_t anchor, bool beforeAnchor, Phase phase,
+                       llvm::StringRef primitive) {
+  AddedKernel kernel;
+  kernel.anchor = anchor;
+  kernel.beforeAnchor = beforeAnchor;
+  kernel.executed.primitive = primitive.str();
+  kernel.executed.phase = phase;
+  kernel.executed.engine = Engine::Vector;
+  kernel.executed.cause =
+      causeOf(Implementation::MegatronUnfusedAttentionGlue).str();
+  return kernel;
+}
+
+} // namespace
+
+llvm::Expected<std::vector<AddedKernel>>
+workload::megatronAttentionGlue(llvm::ArrayRef<Invocation> tasks,
+                                int64_t activationBytes) {
+  OverflowGuard guard;
+  std::vector<AddedKernel> kernels;
+  // The forward qkv_proj's outputs (q, k, v), whose gradients the
+  // backward's split_backward concatenates.
+  std::vector<std::string> qkvGradients;
+  for (const Invocation &task : tasks)
+    if (task.primitive == primitive::kQKVProj && task.phase == Phase::Forward)
+      for (const TensorAccess &access : task.writes)
+        qkvGradients.push_back("d_" + access.tensor);
+  for (size_t index = 0; index < tasks.size(); ++index) {
+    const Invocation &task = tasks[index];
+    if (isForwardKind(task.phase) && task.primitive == primitive::kQKVProj) {
+      auto bias = llvm::find_if(task.reads, [](const TensorAccess &access) {
+        return access.tensor == "b_qkv";
+      });
+      if (bias == task.reads.end())
+        continue;
+      // mpu/layers.py 237-239: output = output + bias, a kernel of its own.
+      AddedKernel kernel = glueKernel(index, false, task.phase, kQKVBiasAdd);
+      for (const TensorAccess &access : task.writes) {
+        llvm::Expected<int64_t> elements = elementsOf(access, activationBytes);
+        if (!elements)
+          return elements.takeError();
+        kernel.executed.ops = guard.add(
+            kernel.executed.ops,
+            guard.mul(*elements, opcount::kBiasAddPerElement, "bias ops"),
+            "qkv_bias_add ops");
+        kernel.executed.reads.push_back(access);
+        kernel.executed.writes.push_back(access);
+      }
+      kernel.executed.reads.push_back(*bias);
+      kernels.push_back(std::move(kernel));
+    } else if (isForwardKind(task.phase) &&
+               task.primitive == primitive::kAttnVMatmul) {
+      // transformer.py 301: permute(2, 0, 1, 3).contiguous(), a copy.
+      AddedKernel kernel =
+          glueKernel(index, false, task.phase, kContextPermuteCopy);
+      kernel.executed.reads = task.writes;
+      kernel.executed.writes = task.writes;
+      kernels.push_back(std::move(kernel));
+    } else if (task.phase == Phase::ActivationGrad &&
+               task.primitive == primitive::kQKMatmul) {
+      // baddbmm's backward: maybe_multiply(grad.bmm(...), alpha) for each
+      // operand (transformer.py 247-251, alpha = 1/norm_factor != 1).
+      for (const TensorAccess &access : task.writes) {
+        llvm::Expected<int64_t> elements = elementsOf(access, activationBytes);
+        if (!elements)
+          return elements.takeError();
+        AddedKernel kernel = glueKernel(
+            index, false, task.phase, access.tensor + kAlphaScaleSuffix.str());
+        kernel.executed.ops =
+            guard.mul(*elements, kAlphaScaleOpsPerElement, "alpha-scale ops");
+        kernel.executed.reads = {access};
+        kernel.executed.writes = {access};
+        kernels.push_back(std::move(kernel));
+      }
+    } else if (task.phase == Phase::ActivationGrad &&
+               task.primitive == primitive::kQKVProj) {
+      // split_backward: at::cat of the Q, K, V gradients into the gradient
+      // of qkv_proj's output (mpu/utils.py 46, transformer.py 436).
+      AddedKernel kernel = glueKernel(index, true, task.phase, kQKVGradConcat);
+      int64_t bytes = 0;
+      for (const TensorAccess &access : task.reads)
+        if (llvm::is_contained(qkvGradients, access.tensor)) {
+          kernel.executed.reads.push_back(access);
+          bytes = guard.add(bytes, access.bytes, "d_qkv bytes");
+        }
+      if (kernel.executed.reads.empty())
+        continue;
+      kernel.executed.writes = {{"d_qkv", bytes}};
+      kernels.push_back(std::move(kernel));
+    }
+  }
+  if (guard.failed())
+    return guard.error("megatron-unfused-attention-glue");
+  return kernels;
+}
+
+llvm::Expected<std::vector<AddedKernel>>
+workload::addedKernelsOf(Implementation implementation,
+                         llvm::ArrayRef<Invocation> tasks,
+                         const ImplementationContext &run) {
+  if (!addsKernels(implementation))
+    return std::vector<AddedKernel>();
+  return megatronAttentionGlue(tasks, run.activationBytes);
 }
 
 llvm::Expected<int64_t> workload::scoreRowsOf(int64_t microBatch,
@@ -635,6 +787,7 @@ workload::implementationContextOf(const TrainingSpec &training,
   ImplementationContext run;
   run.scoreRows = *rows;
   run.lossScaling = training.weightType == DataType::F16;
+  run.activationBytes = bytesOf(training.activationType);
   return run;
 }
 
@@ -649,17 +802,28 @@ workload::applyImplementations(llvm::ArrayRef<Implementation> list,
         fusionsOf(implementation, tasks, run);
     if (!fusions)
       return fusions.takeError();
+    llvm::Expected<std::vector<AddedKernel>> added =
+        addedKernelsOf(implementation, tasks, run);
+    if (!added)
+      return added.takeError();
     // The fusion, if any, whose originals hold each task.
     std::vector<const Fusion *> fusedBy(tasks.size(), nullptr);
     for (const Fusion &fusion : *fusions)
       for (size_t index : fusion.originals)
         fusedBy[index] = &fusion;
     std::vector<Invocation> transformed;
+    auto addKernels = [&](size_t index, bool before) {
+      for (const AddedKernel &kernel : *added)
+        if (kernel.anchor == index && kernel.beforeAnchor == before)
+          transformed.push_back(kernel.executed);
+    };
     for (size_t index = 0; index < tasks.size(); ++index) {
+      addKernels(index, true);
       if (!fusedBy[index])
         transformed.push_back(std::move(tasks[index]));
       else if (fusedBy[index]->originals.back() == index)
         transformed.push_back(fusedBy[index]->executed);
+      addKernels(index, false);
     }
     tasks = std::move(transformed);
   }

@@ -225,7 +225,9 @@ TEST(ImplementationTest, NoCoreIsNoFusionAndAnAbsentPattern) {
 TEST(ImplementationTest, NamesRoundTripAndUnknownIsRuleC1) {
   for (Implementation implementation :
        {Implementation::FlashAttention, Implementation::FusedSoftmax,
-        Implementation::FusedBiasGelu, Implementation::FusedBiasDropoutAdd}) {
+        Implementation::FusedBiasGelu, Implementation::FusedBiasDropoutAdd,
+        Implementation::MegatronFloat16Optimizer,
+        Implementation::MegatronUnfusedAttentionGlue}) {
     llvm::Expected<Implementation> parsed =
         parseImplementation(nameOf(implementation));
     ASSERT_TRUE(static_cast<bool>(parsed));
@@ -236,7 +238,125 @@ TEST(ImplementationTest, NamesRoundTripAndUnknownIsRuleC1) {
   EXPECT_EQ(llvm::toString(unknown.takeError()),
             "apply_implementation_c1: unknown implementation 'flash' (known: "
             "flash-attention, fused-softmax, fused-bias-gelu, "
-            "fused-bias-dropout-add, megatron-float16-optimizer)");
+            "fused-bias-dropout-add, megatron-float16-optimizer, "
+            "megatron-unfused-attention-glue)");
+}
+
+/// block() with the QKV bias read by the forward qkv_proj (6 bytes).
+std::vector<Invocation> blockWithQKVBias() {
+  std::vector<Invocation> tasks = block();
+  tasks.front().reads.push_back({"b_qkv", 6});
+  return tasks;
+}
+
+std::vector<TensorAccess>
+accesses(std::initializer_list<std::pair<const char *, int64_t>> list) {
+  std::vector<TensorAccess> result;
+  for (const auto &[tensor, bytes] : list)
+    result.push_back({tensor, bytes});
+  return result;
+}
+
+void expectAccesses(llvm::ArrayRef<TensorAccess> actual,
+                    const std::vector<TensorAccess> &expected) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (auto [have, want] : llvm::zip_equal(actual, expected)) {
+    EXPECT_EQ(have.tensor, want.tensor);
+    EXPECT_EQ(have.bytes, want.bytes);
+  }
+}
+
+TEST(ImplementationTest, AttentionGlueAddsTheRunsKernels) {
+  // 2-byte activations: q, k, v, d_q, d_k of 10 bytes are 5 elements each.
+  llvm::Expected<std::vector<AddedKernel>> kernels =
+      megatronAttentionGlue(blockWithQKVBias(), /*activationBytes=*/2);
+  ASSERT_TRUE(static_cast<bool>(kernels))
+      << llvm::toString(kernels.takeError());
+  ASSERT_EQ(kernels->size(), 5u);
+  const std::vector<AddedKernel> &k = *kernels;
+
+  // After the forward qkv_proj (task 0): the bias added to q, k, v, one
+  // operation per element, 3 x 5.
+  EXPECT_EQ(k[0].anchor, 0u);
+  EXPECT_FALSE(k[0].beforeAnchor);
+  EXPECT_EQ(k[0].executed.primitive, kQKVBiasAdd);
+  EXPECT_EQ(k[0].executed.phase, Phase::Forward);
+  EXPECT_EQ(k[0].executed.engine, Engine::Vector);
+  EXPECT_EQ(k[0].executed.ops, 15);
+  expectAccesses(k[0].executed.reads,
+                 accesses({{"q", 10}, {"k", 10}, {"v", 10}, {"b_qkv", 6}}));
+  expectAccesses(k[0].executed.writes,
+                 accesses({{"q", 10}, {"k", 10}, {"v", 10}}));
+
+  // After the forward attn_v_matmul (task 4): the context copied, no ops.
+  EXPECT_EQ(k[1].anchor, 4u);
+  EXPECT_EQ(k[1].executed.primitive, kContextPermuteCopy);
+  EXPECT_EQ(k[1].executed.ops, 0);
+  expectAccesses(k[1].executed.reads, accesses({{"context", 10}}));
+  expectAccesses(k[1].executed.writes, accesses({{"context", 10}}));
+
+  // After qk_matmul's activation gradient (task 10): d_q and d_k scaled by
+  // alpha, one kernel each, 5 operations.
+  for (size_t i : {2u, 3u}) {
+    llvm::StringRef tensor = i == 2 ? "d_q" : "d_k";
+    EXPECT_EQ(k[i].anchor, 10u);
+    EXPECT_FALSE(k[i].beforeAnchor);
+    EXPECT_EQ(k[i].executed.primitive, (tensor + "_alpha_scale").str());
+    EXPECT_EQ(k[i].executed.phase, Phase::ActivationGrad);
+    EXPECT_EQ(k[i].executed.ops, 5);
+    expectAccesses(k[i].executed.reads, {{tensor.str(), 10}});
+    expectAccesses(k[i].executed.writes, {{tensor.str(), 10}});
+  }
+
+  // Before qkv_proj's activation gradient (task 11): d_q, d_k, d_v
+  // concatenated into d_qkv (30 bytes), no ops.
+  EXPECT_EQ(k[4].anchor, 11u);
+  EXPECT_TRUE(k[4].beforeAnchor);
+  EXPECT_EQ(k[4].executed.primitive, kQKVGradConcat);
+  EXPECT_EQ(k[4].executed.ops, 0);
+  expectAccesses(k[4].executed.reads,
+                 accesses({{"d_q", 10}, {"d_k", 10}, {"d_v", 10}}));
+  expectAccesses(k[4].executed.writes, accesses({{"d_qkv", 30}}));
+
+  // Without b_qkv there is no bias kernel; the other four stay.
+  llvm::Expected<std::vector<AddedKernel>> unbiased =
+      megatronAttentionGlue(block(), /*activationBytes=*/2);
+  ASSERT_TRUE(static_cast<bool>(unbiased));
+  EXPECT_EQ(unbiased->size(), 4u);
+  EXPECT_EQ(unbiased->front().executed.primitive, kContextPermuteCopy);
+}
+
+TEST(ImplementationTest, AttentionGluePlacesItsKernelsNextToTheirAnchors) {
+  ImplementationContext run;
+  run.activationBytes = 2;
+  llvm::Expected<std::vector<Invocation>> tasks = applyImplementations(
+      {Implementation::MegatronUnfusedAttentionGlue}, blockWithQKVBias(), run);
+  ASSERT_TRUE(static_cast<bool>(tasks)) << llvm::toString(tasks.takeError());
+  std::vector<std::string> order;
+  for (const Invocation &task : *tasks)
+    order.push_back(task.primitive + "/" + stringifyEnum(task.phase).str());
+  EXPECT_EQ(
+      order,
+      (std::vector<std::string>{
+          "qkv_proj/forward", "qkv_bias_add/forward", "qk_matmul/forward",
+          "softmax/forward", "attn_dropout/forward", "attn_v_matmul/forward",
+          "context_permute_copy/forward", "out_proj/forward",
+          "out_proj/activation_grad", "attn_v_matmul/activation_grad",
+          "attn_dropout/activation_grad", "softmax/activation_grad",
+          "qk_matmul/activation_grad", "d_q_alpha_scale/activation_grad",
+          "d_k_alpha_scale/activation_grad", "qkv_grad_concat/activation_grad",
+          "qkv_proj/activation_grad"}));
+}
+
+TEST(ImplementationTest, AttentionGlueOfPartialElementsIsRuleC7) {
+  // 10-byte tensors are not whole 4-byte elements.
+  llvm::Expected<std::vector<AddedKernel>> kernels =
+      megatronAttentionGlue(blockWithQKVBias(), /*activationBytes=*/4);
+  ASSERT_FALSE(static_cast<bool>(kernels));
+  EXPECT_EQ(llvm::toString(kernels.takeError()),
+            "apply_implementation_c7: megatron-unfused-attention-glue: tensor "
+            "'q' of 10 bytes is not a whole number of 4-byte activation "
+            "elements");
 }
 
 } // namespace

@@ -21,25 +21,28 @@
 #include "mlir/IR/Block.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <optional>
 #include <string>
 
 namespace blueprint {
 
 /// Adds the semantic work of `work` to each of `sums`: the figures
 /// `fusedFigures(work)` gives for a fused task (the tasks it replaced,
-/// pplan_task_c10), the op's own figures for any other.
+/// pplan_task_c10; none for a kernel a transformation adds), the op's own
+/// figures for any other (std::nullopt).
 template <typename FusedFiguresT>
 llvm::Error addSemanticWork(WorkFactsOpInterface work,
                             FusedFiguresT fusedFigures,
                             llvm::ArrayRef<workload::WorkSummary *> sums) {
-  llvm::SmallVector<workload::InvocationFigures> parts = fusedFigures(work);
-  if (parts.empty()) {
+  std::optional<llvm::SmallVector<workload::InvocationFigures>> parts =
+      fusedFigures(work);
+  if (!parts) {
     llvm::Expected<workload::InvocationFigures> figures = figuresOf(work);
     if (!figures)
       return figures.takeError();
-    parts.push_back(*figures);
+    parts = llvm::SmallVector<workload::InvocationFigures>{*figures};
   }
-  for (const workload::InvocationFigures &part : parts)
+  for (const workload::InvocationFigures &part : *parts)
     for (workload::WorkSummary *sum : sums)
       if (llvm::Error error = sum->add(part))
         return error;
@@ -50,7 +53,7 @@ llvm::Error addSemanticWork(WorkFactsOpInterface work,
 /// maps an instance to its template op (or null); `templates` caches each
 /// template's summary across the stages of one program. `fusedFigures`
 /// gives the semantic work a fused task conserves (pplan_task_c10: the tasks
-/// it replaced), empty for any other op: the totals count that, not what
+/// it replaced), std::nullopt for any other op: the totals count that, not what
 /// the fused kernel executes. An overflow, or an instance whose template is
 /// missing, is an error naming the stage.
 template <typename InstanceOpT, typename SendOpT, typename RecvOpT,

@@ -197,6 +197,19 @@ def ApplyImplementation
     the fp16 gradients copied to fp32 main gradients, unscaled under an fp16
     loss scale, their norm for clipping, FusedAdam over fp32, the main
     parameters copied to the model's, the gradient buffer zeroed.
+    `megatron-unfused-attention-glue` (Megatron-LM cfd2e21) adds, without
+    replacing any task, the vector kernels the runs execute around the
+    attention core that the plan does not have: after each forward or
+    recompute `qkv_proj` that reads `b_qkv`, `qkv_bias_add` (the bias added
+    after the GEMM, mpu/layers.py 237-239; reads q, k, v and b_qkv, writes
+    q, k, v); after each forward or recompute `attn_v_matmul`,
+    `context_permute_copy` (transformer.py 301; reads and writes the
+    context); after the activation gradient of `qk_matmul`, one
+    `<tensor>_alpha_scale` per tensor it writes (baddbmm's backward
+    multiplies each operand gradient by alpha, transformer.py 247-251); and
+    before the activation gradient of `qkv_proj`, `qkv_grad_concat`
+    (split_backward's concatenation, mpu/utils.py 46; reads d_q, d_k, d_v,
+    writes d_qkv). Each carries `implementation` and an empty `fuses`.
     `fused-softmax` and `fused-bias-gelu` find their pattern absent in
     today's algebra (scale and mask are inside `softmax`, the fc1 bias
     inside `fc1`) and leave the plan unchanged with a remark saying why.
@@ -218,7 +231,10 @@ def ApplyImplementation
     `params`) and 16 operations per parameter; `apply_implementation_c6`:
     that step is of 16-bit parameters (2 bytes each) with fp32 main
     parameters (4 bytes each), as Megatron-LM's
-    Float16OptimizerWithFloat16Params (fp32 weights are refused).
+    Float16OptimizerWithFloat16Params (fp32 weights are refused);
+    `apply_implementation_c7`: a tensor an added kernel of
+    `megatron-unfused-attention-glue` reads is a whole number of activation
+    elements.
 
     ```
     blueprint-opt gpt.mlir --distribute-transformer --plan-portable \
@@ -229,7 +245,8 @@ def ApplyImplementation
     ListOption<"transformations", "transformations", "std::string",
                "implementation transformations to apply, in order "
                "(flash-attention, fused-softmax, fused-bias-gelu, "
-               "fused-bias-dropout-add, megatron-float16-optimizer)">
+               "fused-bias-dropout-add, megatron-float16-optimizer, "
+               "megatron-unfused-attention-glue)">
   ];
 }
 

@@ -30,7 +30,8 @@ enum class Implementation {
   FusedSoftmax,
   FusedBiasGelu,
   FusedBiasDropoutAdd,
-  MegatronFloat16Optimizer
+  MegatronFloat16Optimizer,
+  MegatronUnfusedAttentionGlue
 };
 
 /// The transformation's name in `--apply-implementation=` lists.
@@ -165,6 +166,32 @@ fuseBiasDropoutAdd(llvm::ArrayRef<Invocation> tasks);
 llvm::Expected<std::vector<Fusion>>
 megatronOptimizerSteps(llvm::ArrayRef<Invocation> tasks, bool lossScaling);
 
+/// The primitive ids of the kernels megatron-unfused-attention-glue adds
+/// (Megatron-LM cfd2e21, docs/Estimate.md "megatron-unfused-attention-glue"):
+/// the QKV bias added after its GEMM, the context layer's permute copy, the
+/// concatenation of the Q, K, V gradients (split_backward) and, per operand
+/// gradient of QK^T, its scaling by alpha = 1/sqrt(d) (baddbmm's backward).
+inline constexpr llvm::StringLiteral kQKVBiasAdd = "qkv_bias_add";
+inline constexpr llvm::StringLiteral kContextPermuteCopy =
+    "context_permute_copy";
+inline constexpr llvm::StringLiteral kQKVGradConcat = "qkv_grad_concat";
+inline constexpr llvm::StringLiteral kAlphaScaleSuffix = "_alpha_scale";
+/// Operations per element of baddbmm's backward scaling by alpha: one
+/// multiplication.
+inline constexpr int64_t kAlphaScaleOpsPerElement = 1;
+
+/// One kernel a transformation adds beside the plan's tasks, replacing no
+/// semantic work: a vector task placed right before or after its anchor.
+struct AddedKernel {
+  Implementation implementation = Implementation::MegatronUnfusedAttentionGlue;
+  /// Index into the task list of the task it runs next to.
+  size_t anchor = 0;
+  /// Whether it runs before the anchor (the anchor reads what it writes).
+  bool beforeAnchor = false;
+  /// The kernel's facts, with its `cause`.
+  Invocation executed;
+};
+
 /// What a transformation needs of the run beyond the tasks.
 struct ImplementationContext {
   /// b·(a/t)·(s/cp), as fuseFlashAttention's `scoreRows`.
@@ -174,12 +201,40 @@ struct ImplementationContext {
   /// without) and none for --bf16 without --loss-scale
   /// (megatron/optimizer/__init__.py), so fp16 weights.
   bool lossScaling = false;
+  /// Bytes of one activation element, TrainingSpec::activationType's: the
+  /// element count of an added kernel's tensor is its bytes over this.
+  int64_t activationBytes = 2;
 };
 
 /// The fusions `implementation` makes in `tasks` (the rule of its kind).
 llvm::Expected<std::vector<Fusion>> fusionsOf(Implementation implementation,
                                               llvm::ArrayRef<Invocation> tasks,
                                               const ImplementationContext &run);
+
+/// Megatron-LM's unfused kernels around the attention core (cfd2e21,
+/// megatron/model/transformer.py and megatron/mpu/) over the tasks of one
+/// block, in plan order: in each forward or recompute phase, after qkv_proj
+/// (when it reads b_qkv) a bias add that reads q, k, v and b_qkv and writes
+/// q, k, v, one operation per element; after attn_v_matmul a copy that
+/// reads and writes its output, no operations; in activation_grad, after
+/// qk_matmul one scaling per tensor it writes (reads and writes it, one
+/// operation per element), and before qkv_proj a concatenation that reads
+/// the gradients of the forward qkv_proj's outputs and writes them as one
+/// tensor, no operations. A tensor whose bytes are not a multiple of the
+/// activation element is rule `apply_implementation_c7`.
+llvm::Expected<std::vector<AddedKernel>>
+megatronAttentionGlue(llvm::ArrayRef<Invocation> tasks,
+                      int64_t activationBytes);
+
+/// The kernels `implementation` adds to `tasks` (none for a fusing
+/// transformation).
+llvm::Expected<std::vector<AddedKernel>>
+addedKernelsOf(Implementation implementation, llvm::ArrayRef<Invocation> tasks,
+               const ImplementationContext &run);
+
+/// Whether `implementation` adds kernels instead of fusing tasks: its tasks
+/// carry `implementation` with an empty `fuses` (pplan_task_c10).
+bool addsKernels(Implementation implementation);
 
 /// The score rows of one micro-batch on one rank, b·(a/t)·(s/cp), each with
 /// one FlashAttention logsumexp element; fails on overflow.
@@ -194,7 +249,8 @@ implementationContextOf(const TrainingSpec &training, const ModelSpec &model,
 
 /// The tasks of one block as they run under `list` (in order): each
 /// transformation's fusions (fusionsOf) replace their originals by the
-/// fused task at the last original's place; the other tasks keep theirs.
+/// fused task at the last original's place; the other tasks keep theirs;
+/// each added kernel (addedKernelsOf) is inserted next to its anchor.
 /// What the pass --apply-implementation writes into a block-scope plan, for
 /// callers without IR (the model summary's implementations= option).
 llvm::Expected<std::vector<Invocation>>
@@ -206,8 +262,9 @@ applyImplementations(llvm::ArrayRef<Implementation> list,
 /// FusedSoftmax and FusedBiasGelu are already single tasks in the algebra,
 /// FlashAttention without an attention core, FusedBiasDropoutAdd without a
 /// row-parallel tail of two tasks or more, MegatronFloat16Optimizer without
-/// an AdamW step. std::nullopt when fusionsOf has
-/// work to do.
+/// an AdamW step, MegatronUnfusedAttentionGlue without qkv_proj,
+/// attn_v_matmul or qk_matmul. std::nullopt when fusionsOf or
+/// addedKernelsOf has work to do.
 std::optional<std::string> absentPattern(Implementation implementation,
                                          llvm::ArrayRef<Invocation> tasks);
 

@@ -312,7 +312,7 @@ LogicalResult PlanOp::verifyRegions() {
     // (pplan_task_c10): its `fuses`, not what its kernel executes.
     llvm::SmallVector<workload::InvocationFigures> parts =
         task.getFusedFigures();
-    if (parts.empty()) {
+    if (!task.getFusesAttr()) {
       llvm::Expected<workload::InvocationFigures> figures =
           figuresOf(llvm::cast<WorkFactsOpInterface>(task.getOperation()));
       if (!figures)
@@ -521,11 +521,12 @@ verifyMeshAxis(TaskOp task,
   return success();
 }
 
-llvm::SmallVector<workload::InvocationFigures>
+std::optional<llvm::SmallVector<workload::InvocationFigures>>
 blueprint::pplan::fusedFiguresOf(WorkFactsOpInterface work) {
   auto task = llvm::dyn_cast<TaskOp>(work.getOperation());
-  return task ? task.getFusedFigures()
-              : llvm::SmallVector<workload::InvocationFigures>();
+  if (!task || !task.getFusesAttr())
+    return std::nullopt;
+  return task.getFusedFigures();
 }
 
 llvm::SmallVector<workload::InvocationFigures> TaskOp::getFusedFigures() {
@@ -634,7 +635,7 @@ LogicalResult TaskOp::verify() {
 
   // pplan_task_c10: a fused task names its transformation and its originals.
   if (getImplementationAttr() || getFusesAttr()) {
-    if (!getImplementationAttr() || !getFusesAttr() || getFuses()->empty())
+    if (!getImplementationAttr() || !getFusesAttr())
       return emitOpError() << "pplan_task_c10: a fused task must have both "
                               "'implementation' and a non-empty 'fuses'; "
                               "this task has "
@@ -649,6 +650,22 @@ LogicalResult TaskOp::verify() {
                            << "' (known: " << workload::knownImplementations()
                            << ")";
     }
+    // A kernel a transformation adds replaces no task: its `fuses` is
+    // empty, and only such a transformation's tasks have an empty one.
+    if (workload::addsKernels(*known) != getFuses()->empty())
+      return emitOpError()
+             << "pplan_task_c10: "
+             << (getFuses()->empty()
+                     ? "a fused task must have both 'implementation' and a "
+                       "non-empty 'fuses'; this task has no fused work"
+                     : "a kernel " + getImplementation()->str() +
+                           " adds replaces no task, so its 'fuses' must be "
+                           "empty");
+    if (getFuses()->empty() && getEngine() != workload::Engine::Vector)
+      return emitOpError() << "pplan_task_c10: a kernel "
+                           << *getImplementation()
+                           << " adds is a vector task, not "
+                           << workload::stringifyEnum(getEngine());
     if (isCollective)
       return emitOpError() << "pplan_task_c10: a collective is never fused";
     int64_t semanticOps = 0;

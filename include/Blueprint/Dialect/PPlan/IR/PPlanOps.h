@@ -34,9 +34,10 @@ struct WorkResource : public mlir::SideEffects::Resource::Base<WorkResource> {
 
 namespace blueprint::pplan {
 /// The semantic work `work` conserves if it is a fused task
-/// (pplan_task_c10: TaskOp::getFusedFigures), empty for any other op: what
-/// the totals of a stage or template count instead of its own figures.
-llvm::SmallVector<workload::InvocationFigures>
+/// (pplan_task_c10: TaskOp::getFusedFigures; none for a kernel a
+/// transformation adds), std::nullopt for any other op: what the totals of a
+/// stage or template count instead of its own figures.
+std::optional<llvm::SmallVector<workload::InvocationFigures>>
 fusedFiguresOf(WorkFactsOpInterface work);
 } // namespace blueprint::pplan
 

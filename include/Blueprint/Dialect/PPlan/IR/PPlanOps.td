@@ -220,7 +220,14 @@ def PPlan_TaskOp : PPlan_Op<"task", [
         which executes more operations than it replaces (the gradient norm,
         the unscale); `fused-softmax` and
         `fused-bias-gelu` fuse none), the task executes at least the fused work's operations
-        (fusion removes none), and the task is no collective. The
+        (fusion removes none), and the task is no collective; a
+        transformation that adds kernels (`megatron-unfused-attention-glue`:
+        the QKV bias add after its GEMM, the context layer's permute copy,
+        the Q/K/V gradients' concatenation and the alpha scalings of QK^T's
+        operand gradients, Megatron-LM cfd2e21 mpu/layers.py 237-239,
+        model/transformer.py 301 and 247-251, mpu/utils.py 46) instead has
+        an empty `fuses` (`fuses []`, no semantic work: conservation counts
+        nothing for it) and a vector engine, and only it has. The
         task's own `ops`, `reads`, `writes` and `stashed` are what the fused
         kernel executes; conservation (`pplan_plan_c2`,
         `--verify-conservation`) counts its `fuses` instead.
