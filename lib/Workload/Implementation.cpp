@@ -256,7 +256,7 @@ llvm::StringRef workload::causeOf(Implementation implementation) {
            "the backward autograd's split_backward concatenating the Q, K, "
            "V gradients (megatron/mpu/utils.py 46, called at transformer.py "
            "436) and baddbmm's scaling of both operand gradients by alpha = "
-           "1/sqrt(d) (transformer.py 247-251); each reads and writes its "
+           "1/norm_factor (transformer.py 247-251); each reads and writes its "
            "tensor once";
   }
   llvm_unreachable("unknown implementation");

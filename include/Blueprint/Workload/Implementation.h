@@ -170,7 +170,8 @@ megatronOptimizerSteps(llvm::ArrayRef<Invocation> tasks, bool lossScaling);
 /// (Megatron-LM cfd2e21, docs/Estimate.md "megatron-unfused-attention-glue"):
 /// the QKV bias added after its GEMM, the context layer's permute copy, the
 /// concatenation of the Q, K, V gradients (split_backward) and, per operand
-/// gradient of QK^T, its scaling by alpha = 1/sqrt(d) (baddbmm's backward).
+/// gradient of QK^T, its scaling by alpha = 1/norm_factor (baddbmm's
+/// backward; 1/(sqrt(d) * layer_number) under query-key layer scaling).
 inline constexpr llvm::StringLiteral kQKVBiasAdd = "qkv_bias_add";
 inline constexpr llvm::StringLiteral kContextPermuteCopy =
     "context_permute_copy";
