@@ -141,15 +141,19 @@ LogicalResult rewrite(pplan::PlanOp plan, llvm::ArrayRef<pplan::TaskOp> tasks,
 
 /// Inserts the kernel `kernel` adds next to its anchor in `tasks`: a task
 /// with `implementation` and an empty `fuses` (it replaces no semantic
-/// work, pplan_task_c10). After the anchor it waits for the anchor; before
-/// it, it waits for what the anchor waited for and the anchor waits for it.
-LogicalResult insertKernel(pplan::PlanOp plan,
-                           llvm::ArrayRef<pplan::TaskOp> tasks,
-                           const workload::AddedKernel &kernel) {
+/// work, pplan_task_c10). After the anchor it waits for the anchor and is
+/// placed after `previous` (the anchor, or the kernel last added after it,
+/// so kernels keep their list order, as applyImplementations gives them);
+/// before it, it waits for what the anchor waited for and the anchor waits
+/// for it. Returns the added task.
+FailureOr<pplan::TaskOp> insertKernel(pplan::PlanOp plan,
+                                      llvm::ArrayRef<pplan::TaskOp> tasks,
+                                      const workload::AddedKernel &kernel,
+                                      Operation *previous) {
   pplan::TaskOp anchor = tasks[kernel.anchor];
   OpBuilder builder(anchor);
   if (!kernel.beforeAnchor)
-    builder.setInsertionPointAfter(anchor);
+    builder.setInsertionPointAfter(previous);
   llvm::SmallVector<Value> deps;
   if (kernel.beforeAnchor)
     llvm::append_range(deps, anchor.getDeps());
@@ -162,7 +166,7 @@ LogicalResult insertKernel(pplan::PlanOp plan,
     return failure();
   if (kernel.beforeAnchor)
     anchor.getDepsMutable().append(added->getDone());
-  return success();
+  return added;
 }
 
 /// The tasks of `tasks` as invocations, in order.
@@ -215,9 +219,19 @@ LogicalResult applyToBlock(pplan::PlanOp plan,
       workload::addedKernelsOf(implementation, *invocations, *run);
   if (!kernels)
     return plan.emitOpError() << llvm::toString(kernels.takeError());
-  for (const workload::AddedKernel &kernel : *kernels)
-    if (failed(insertKernel(plan, tasks, kernel)))
+  // The last task added after each anchor.
+  llvm::DenseMap<size_t, Operation *> lastAfter;
+  for (const workload::AddedKernel &kernel : *kernels) {
+    Operation *&previous = lastAfter[kernel.anchor];
+    if (!previous)
+      previous = tasks[kernel.anchor];
+    FailureOr<pplan::TaskOp> added =
+        insertKernel(plan, tasks, kernel, previous);
+    if (failed(added))
       return failure();
+    if (!kernel.beforeAnchor)
+      previous = *added;
+  }
   return success();
 }
 
