@@ -405,32 +405,12 @@ ExpertRouting blueprint::workload::balancedRouting(const MixtureOfExperts &moe,
 
 namespace {
 
-/// The forward of a training micro-batch: b = micro_batch sequences of
-/// seq_length positions, each attending causally to its own sequence, with
-/// the training's dropouts, kept for the backward under the mapping's
-/// recompute policy.
-ForwardRun trainingRun(const ModelSpec &model, const TrainingSpec &training,
-                       const MappingSpec &mapping) {
-  ForwardRun run;
-  run.phase = Phase::Forward;
-  run.batch = training.microBatch;
-  run.queries = model.seqLength;
-  run.keys = model.seqLength;
-  run.causalMask = true;
-  run.activationType = training.activationType;
-  run.weightType = training.weightType;
-  run.attentionDropout = training.attentionDropout;
-  run.hiddenDropout = training.hiddenDropout;
-  run.stashFor = mapping.recompute;
-  return run;
-}
-
-/// trainingRun with, for an MoE block at ep > 1, the expert-parallel shape
-/// and the dispatcher's collectives it derives (ExpertParallel.h).
+/// trainingForwardRun with, for an MoE block at ep > 1, the expert-parallel
+/// shape and the dispatcher's collectives it derives (ExpertParallel.h).
 llvm::Expected<ForwardRun> expertParallelRun(const ModelSpec &model,
                                              const TrainingSpec &training,
                                              const MappingSpec &mapping) {
-  ForwardRun run = trainingRun(model, training, mapping);
+  ForwardRun run = trainingForwardRun(model, training, mapping.recompute);
   if (!model.moe || mapping.ep == 1)
     return run;
   llvm::Expected<ExpertParallelShape> shape =

@@ -28,32 +28,18 @@ using namespace blueprint::workload::detail;
 
 namespace {
 
-/// One micro-batch of the edges: b sequences of s tokens with the
-/// training's datatypes. The edges are never recomputed (Megatron's
-/// activation recompute covers the transformer layers only), so whatever
-/// their backward reads is kept whatever the recompute policy.
-ForwardRun edgeRun(const ModelSpec &model, const TrainingSpec &training) {
-  ForwardRun run;
-  run.phase = Phase::Forward;
-  run.batch = training.microBatch;
-  run.queries = model.seqLength;
-  run.keys = model.seqLength;
-  run.causalMask = true;
-  run.activationType = training.activationType;
-  run.weightType = training.weightType;
-  run.attentionDropout = training.attentionDropout;
-  run.hiddenDropout = training.hiddenDropout;
-  run.stashFor = RecomputePolicy::None;
-  return run;
-}
-
 /// Builds the invocations of the first or the last stage's edges on one TP
 /// rank in execution order.
 class EdgeBuilder : ForwardBuilder {
 public:
   EdgeBuilder(const ModelSpec &model, const TrainingSpec &training,
               const MappingSpec &mapping)
-      : ForwardBuilder(model, mapping, edgeRun(model, training)),
+      : ForwardBuilder(
+            model, mapping,
+            // The edges are never recomputed (Megatron's activation
+            // recompute covers the transformer layers only), so
+            // whatever their backward reads is kept.
+            trainingForwardRun(model, training, RecomputePolicy::None)),
         training(training), gradBytes(bytesOf(training.gradientType)),
         vocabPerRank(model.vocab / mapping.tp) {}
 

@@ -20,6 +20,23 @@
 using namespace blueprint::workload;
 using namespace blueprint::workload::detail;
 
+ForwardRun detail::trainingForwardRun(const ModelSpec &model,
+                                      const TrainingSpec &training,
+                                      RecomputePolicy stashFor) {
+  ForwardRun run;
+  run.phase = Phase::Forward;
+  run.batch = training.microBatch;
+  run.queries = model.seqLength;
+  run.keys = model.seqLength;
+  run.causalMask = true;
+  run.activationType = training.activationType;
+  run.weightType = training.weightType;
+  run.attentionDropout = training.attentionDropout;
+  run.hiddenDropout = training.hiddenDropout;
+  run.stashFor = stashFor;
+  return run;
+}
+
 llvm::Error blueprint::workload::detail::makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
 }

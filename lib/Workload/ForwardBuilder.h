@@ -223,6 +223,15 @@ struct ForwardRun {
   std::vector<ExpertParallelTransfer> expertDispatch;
 };
 
+/// The forward of a training micro-batch: b = micro_batch sequences of
+/// seq_length positions, each attending causally to its own sequence, with
+/// the training's datatypes and dropouts, kept for the backward as
+/// `stashFor` decides (the mapping's recompute policy for the layers; none
+/// for the edges, which Megatron's activation recompute never covers).
+ForwardRun trainingForwardRun(const ModelSpec &model,
+                              const TrainingSpec &training,
+                              RecomputePolicy stashFor);
+
 /// Exact dimensions of one block on one TP rank for one run. Under sequence
 /// parallelism the tokens are divisible by tp (decoder_training_c9).
 struct RankShape : RankColumns {
