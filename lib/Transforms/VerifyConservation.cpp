@@ -154,22 +154,30 @@ LogicalResult verifyFusedTask(pplan::TaskOp task,
   return remarkImplementationDelta(task);
 }
 
+/// The work op `op` against the derived invocation `want`: the same engine,
+/// operations and bytes read, written and stashed, tensor by tensor.
+LogicalResult expectSameWork(WorkFactsOpInterface op, const WorkKey &key,
+                             const workload::Invocation &want) {
+  return success(
+      succeeded(expectEqual(op, key, "engine",
+                            static_cast<int64_t>(want.engine),
+                            static_cast<int64_t>(op.getWorkEngine()))) &&
+      succeeded(expectEqual(op, key, "ops", want.ops, op.getOps())) &&
+      succeeded(expectSameTensors(op, key, "read bytes", want.reads,
+                                  op.getReads())) &&
+      succeeded(expectSameTensors(op, key, "write bytes", want.writes,
+                                  op.getWrites())) &&
+      succeeded(expectSameTensors(op, key, "stash bytes", want.stashed,
+                                  op.getStashed())));
+}
+
 /// A kernel a transformation adds (pplan_task_c10, empty `fuses`) against
-/// the same transformation applied to the derived work (`want`): the same
-/// engine, operations and bytes read, written and stashed, tensor by tensor.
-/// Reports its implementation delta as a remark.
+/// the same transformation applied to the derived work (`want`)
+/// (expectSameWork). Reports its implementation delta as a remark.
 LogicalResult verifyAddedKernel(pplan::TaskOp task, const WorkKey &key,
                                 const workload::Invocation &want) {
-  auto op = llvm::cast<WorkFactsOpInterface>(task.getOperation());
-  if (failed(expectEqual(task, key, "engine", static_cast<int64_t>(want.engine),
-                         static_cast<int64_t>(op.getWorkEngine()))) ||
-      failed(expectEqual(task, key, "ops", want.ops, op.getOps())) ||
-      failed(expectSameTensors(task, key, "read bytes", want.reads,
-                               op.getReads())) ||
-      failed(expectSameTensors(task, key, "write bytes", want.writes,
-                               op.getWrites())) ||
-      failed(expectSameTensors(task, key, "stash bytes", want.stashed,
-                               op.getStashed())))
+  if (failed(expectSameWork(
+          llvm::cast<WorkFactsOpInterface>(task.getOperation()), key, want)))
     return failure();
   return remarkImplementationDelta(task);
 }
@@ -287,15 +295,7 @@ LogicalResult verifyDerivedWork(Operation *program,
         want.collective.value_or(noCollective);
     const workload::CollectiveFacts foundCollective =
         op.getCollectiveFacts().value_or(noCollective);
-    if (failed(expectEqual(op, key, "engine", static_cast<int64_t>(want.engine),
-                           static_cast<int64_t>(op.getWorkEngine()))) ||
-        failed(expectEqual(op, key, "ops", want.ops, op.getOps())) ||
-        failed(expectSameTensors(op, key, "read bytes", want.reads,
-                                 op.getReads())) ||
-        failed(expectSameTensors(op, key, "write bytes", want.writes,
-                                 op.getWrites())) ||
-        failed(expectSameTensors(op, key, "stash bytes", want.stashed,
-                                 op.getStashed())) ||
+    if (failed(expectSameWork(op, key, want)) ||
         failed(expectEqual(op, key, "message bytes",
                            wantCollective.messageBytes,
                            foundCollective.messageBytes)) ||

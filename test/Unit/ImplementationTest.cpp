@@ -245,7 +245,7 @@ TEST(ImplementationTest, NamesRoundTripAndUnknownIsRuleC1) {
 TEST(ImplementationTest, GlueBesideFlashAttentionIsRuleC8) {
   // Either order: FlashAttention runs no baddbmm/bmm core for the glue's
   // copy and alpha scalings to follow.
-  for (std::vector<std::string> names :
+  for (const std::vector<std::string> &names :
        {std::vector<std::string>{"flash-attention",
                                  "megatron-unfused-attention-glue"},
         std::vector<std::string>{"megatron-unfused-attention-glue",
