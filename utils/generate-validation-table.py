@@ -259,7 +259,10 @@ def write_implementation_lane(cases, lane, out):
         "comparisons.IMPLEMENTATIONS: SeqSel and MLM2021 ran Megatron-LM "
         "with `--bias-dropout-fusion`, so `fused-bias-dropout-add`, and "
         "with its mixed-precision optimizer after its local DDP's gradient "
-        "scaling, so `megatron-float16-optimizer`; Calculon none), and "
+        "scaling, so `megatron-float16-optimizer`, and with the attention's "
+        "glue as kernels of their own (the QKV bias add, the context copy, "
+        "the Q/K/V gradients' concatenation, baddbmm's alpha scalings), so "
+        "`megatron-unfused-attention-glue`; Calculon none), and "
         "composes the model's edges (the whole head with the "
         "cross-entropy, and the embeddings; "
         "[ModelSummary.md](ModelSummary.md#iteration-time)). The same "
@@ -461,6 +464,9 @@ def write_mlm2021(cases, derivation, out):
     not_run = [case for case in rows if case.get("error")]
     failing = [case["name"] for case in run if any(
         record["status"] == "failing" for record in case["comparisons"])]
+    # The committed bounds, as the derivation checked them.
+    committed = {bound["bound"]: "%+.1f%%" % (100 * bound["committed"])
+                 for bound in (derivation or {}).get("bounds", [])}
     out.write(
         "Decisions: the runs train under `--fp16` (fp16 weights and "
         "gradients, all-reduced in fp16; fp32 master weights and Adam "
@@ -468,12 +474,12 @@ def write_mlm2021(cases, derivation, out):
         "(interleaved only where it sets virtual stages: 76B, 145B, 310B, "
         "530B); the bounds are asymmetric because the causes have signs: "
         "what the runs spent that Blueprint does not charge makes it "
-        "optimistic (up to +15%%, "
+        "optimistic (up to %s, "
         "[mlm2021_optimistic](#mlm2021-optimistic)), the bytes it charges "
-        "that these runs did not move pessimistic (down to -1.3%% for the "
+        "that these runs did not move pessimistic (down to %s for the "
         "pipelined runs, [mlm2021_pessimistic](#mlm2021-pessimistic)), and "
         "the data-parallel-only runs' overlapped all-reduce besides down to "
-        "-10.2%% ([mlm2021_dp_overlap](#mlm2021-dp-overlap)); "
+        "%s ([mlm2021_dp_overlap](#mlm2021-dp-overlap)); "
         "the mean absolute error of the teraFLOP/s per GPU over the %d runs "
         "must be within 10%% (fixed before the lane's numbers were compared, "
         "then Table 5's limit; not refitted since), and a case that does not run "
@@ -482,7 +488,11 @@ def write_mlm2021(cases, derivation, out):
         "(iteration time x GPUs x the profile's fp16 matmul peak, 312e12 as "
         "the paper's)) is the percentage of peak; times the peak it is the "
         "teraFLOP/s per GPU, times the GPUs / 1000 the aggregate "
-        "petaFLOP/s.\n\n" % len(rows))
+        "petaFLOP/s.\n\n" % (
+            committed.get("upper", "the committed bound"),
+            committed.get("pipelined lower", "the committed bound"),
+            committed.get("data-parallel lower", "the committed bound"),
+            len(rows)))
     out.write(
         "One rule was replaced after the first run, and for three cases it "
         "is a widening in effect: the parameter count was committed before "

@@ -154,6 +154,34 @@ LogicalResult verifyFusedTask(pplan::TaskOp task,
   return remarkImplementationDelta(task);
 }
 
+/// The work op `op` against the derived invocation `want`: the same engine,
+/// operations and bytes read, written and stashed, tensor by tensor.
+LogicalResult expectSameWork(WorkFactsOpInterface op, const WorkKey &key,
+                             const workload::Invocation &want) {
+  return success(
+      succeeded(expectEqual(op, key, "engine",
+                            static_cast<int64_t>(want.engine),
+                            static_cast<int64_t>(op.getWorkEngine()))) &&
+      succeeded(expectEqual(op, key, "ops", want.ops, op.getOps())) &&
+      succeeded(expectSameTensors(op, key, "read bytes", want.reads,
+                                  op.getReads())) &&
+      succeeded(expectSameTensors(op, key, "write bytes", want.writes,
+                                  op.getWrites())) &&
+      succeeded(expectSameTensors(op, key, "stash bytes", want.stashed,
+                                  op.getStashed())));
+}
+
+/// A kernel a transformation adds (pplan_task_c10, empty `fuses`) against
+/// the same transformation applied to the derived work (`want`)
+/// (expectSameWork). Reports its implementation delta as a remark.
+LogicalResult verifyAddedKernel(pplan::TaskOp task, const WorkKey &key,
+                                const workload::Invocation &want) {
+  if (failed(expectSameWork(
+          llvm::cast<WorkFactsOpInterface>(task.getOperation()), key, want)))
+    return failure();
+  return remarkImplementationDelta(task);
+}
+
 LogicalResult verifyDerivedWork(Operation *program,
                                 const ProgramContracts &contracts) {
   llvm::Expected<std::vector<workload::BlockWork>> blocks =
@@ -191,8 +219,69 @@ LogicalResult verifyDerivedWork(Operation *program,
     return it->second.first;
   };
 
+  // The kernels each transformation that adds kernels
+  // (megatron-unfused-attention-glue) adds to the derived work, by key,
+  // derived when the program has such a task: the same C++ the pass runs.
+  std::vector<std::vector<workload::AddedKernel>> addedKernels;
+  llvm::DenseMap<WorkKey, std::pair<const workload::Invocation *, bool>> added;
+  auto deriveAddedKernels =
+      [&](pplan::TaskOp task,
+          workload::Implementation implementation) -> LogicalResult {
+    // An inference program gets none (apply_implementation_c2): its
+    // kernels then match nothing below.
+    if (!addedKernels.empty() || !contracts.workload.training)
+      return success();
+    llvm::Expected<workload::ImplementationContext> run =
+        workload::implementationContextOf(*contracts.workload.training,
+                                          contracts.model, contracts.mapping);
+    if (!run)
+      return task.emitError()
+             << "conservation: " << llvm::toString(run.takeError());
+    for (const workload::BlockWork &work : *blocks) {
+      llvm::Expected<std::vector<workload::AddedKernel>> kernels =
+          workload::addedKernelsOf(implementation, work.invocations, *run);
+      if (!kernels)
+        return task.emitError()
+               << "conservation: " << llvm::toString(kernels.takeError());
+      addedKernels.push_back(std::move(*kernels));
+      for (const workload::AddedKernel &kernel : addedKernels.back()) {
+        WorkKey key{work.cadence, kernel.executed.phase,
+                    kernel.executed.primitive};
+        if (!added.try_emplace(key, &kernel.executed, false).second)
+          return task.emitError()
+                 << "conservation: the derived added kernels have "
+                 << describe(key) << " twice";
+      }
+    }
+    return success();
+  };
+
   WalkResult walk = program->walk([&](WorkFactsOpInterface op) {
     auto task = llvm::dyn_cast<pplan::TaskOp>(op.getOperation());
+    if (task && task.getFusesAttr() && task.getFuses()->empty()) {
+      llvm::Expected<workload::Implementation> implementation =
+          workload::parseImplementation(*task.getImplementation());
+      if (!implementation) {
+        task.emitError() << "conservation: "
+                         << llvm::toString(implementation.takeError());
+        return WalkResult::interrupt();
+      }
+      if (failed(deriveAddedKernels(task, *implementation)))
+        return WalkResult::interrupt();
+      WorkKey key{task.getCadence(), task.getPhase(), task.getPrimitive()};
+      auto it = added.find(key);
+      if (it == added.end() || it->second.second) {
+        task.emitError() << "conservation: task " << describe(key)
+                         << " is no kernel " << *task.getImplementation()
+                         << " adds to the work derived from the contracts "
+                            "(or appears twice)";
+        return WalkResult::interrupt();
+      }
+      it->second.second = true;
+      return succeeded(verifyAddedKernel(task, key, *it->second.first))
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    }
     if (task && task.getFusesAttr())
       return succeeded(verifyFusedTask(task, claim)) ? WalkResult::advance()
                                                      : WalkResult::interrupt();
@@ -206,15 +295,7 @@ LogicalResult verifyDerivedWork(Operation *program,
         want.collective.value_or(noCollective);
     const workload::CollectiveFacts foundCollective =
         op.getCollectiveFacts().value_or(noCollective);
-    if (failed(expectEqual(op, key, "engine", static_cast<int64_t>(want.engine),
-                           static_cast<int64_t>(op.getWorkEngine()))) ||
-        failed(expectEqual(op, key, "ops", want.ops, op.getOps())) ||
-        failed(expectSameTensors(op, key, "read bytes", want.reads,
-                                 op.getReads())) ||
-        failed(expectSameTensors(op, key, "write bytes", want.writes,
-                                 op.getWrites())) ||
-        failed(expectSameTensors(op, key, "stash bytes", want.stashed,
-                                 op.getStashed())) ||
+    if (failed(expectSameWork(op, key, want)) ||
         failed(expectEqual(op, key, "message bytes",
                            wantCollective.messageBytes,
                            foundCollective.messageBytes)) ||
@@ -279,6 +360,16 @@ LogicalResult verifyDerivedWork(Operation *program,
         return program->emitError()
                << "conservation: the derived work has " << describe(key)
                << " but the program has no such task";
+    }
+  // A program with a kernel of the transformation has all of them.
+  for (const auto &[blockKernels, work] : llvm::zip(addedKernels, *blocks))
+    for (const workload::AddedKernel &kernel : blockKernels) {
+      WorkKey key{work.cadence, kernel.executed.phase,
+                  kernel.executed.primitive};
+      if (!added.lookup(key).second)
+        return program->emitError()
+               << "conservation: the transformation adds " << describe(key)
+               << " to the derived work but the program has no such task";
     }
   return success();
 }

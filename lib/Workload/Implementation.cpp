@@ -187,6 +187,18 @@ workload::parseImplementations(llvm::ArrayRef<std::string> names) {
       return fail("apply_implementation_c1: '" + name + "' is listed twice");
     list.push_back(*implementation);
   }
+  // FlashAttention runs no baddbmm/bmm core, so the glue's core kernels
+  // (the context copy, the alpha scalings) do not exist beside it, and the
+  // runs the glue models (Megatron-LM cfd2e21, de7dc40) had no
+  // FlashAttention (docs/Estimate.md, "megatron-unfused-attention-glue").
+  if (llvm::is_contained(list, Implementation::FlashAttention) &&
+      llvm::is_contained(list, Implementation::MegatronUnfusedAttentionGlue))
+    return fail("apply_implementation_c8: '" +
+                nameOf(Implementation::MegatronUnfusedAttentionGlue) +
+                "' models the kernels around the unfused attention core, "
+                "which '" +
+                nameOf(Implementation::FlashAttention) +
+                "' replaces: list one or the other");
   return list;
 }
 
@@ -283,6 +295,20 @@ bool workload::isFusedBy(Implementation implementation,
 
 bool workload::addsKernels(Implementation implementation) {
   return implementation == Implementation::MegatronUnfusedAttentionGlue;
+}
+
+std::string workload::alphaScaleKernelOf(llvm::StringRef tensor) {
+  return (tensor + kAlphaScaleSuffix).str();
+}
+
+bool workload::isAddedBy(Implementation implementation,
+                         llvm::StringRef primitive,
+                         llvm::ArrayRef<llvm::StringRef> writes) {
+  if (!addsKernels(implementation))
+    return false;
+  return primitive == kQKVBiasAdd || primitive == kContextPermuteCopy ||
+         primitive == kQKVGradConcat ||
+         (writes.size() == 1 && primitive == alphaScaleKernelOf(writes[0]));
 }
 
 llvm::Expected<ImplementationDelta>
@@ -725,8 +751,8 @@ workload::megatronAttentionGlue(llvm::ArrayRef<Invocation> tasks,
         llvm::Expected<int64_t> elements = elementsOf(access, activationBytes);
         if (!elements)
           return elements.takeError();
-        AddedKernel kernel = glueKernel(
-            index, false, task.phase, access.tensor + kAlphaScaleSuffix.str());
+        AddedKernel kernel = glueKernel(index, false, task.phase,
+                                        alphaScaleKernelOf(access.tensor));
         kernel.executed.ops =
             guard.mul(*elements, kAlphaScaleOpsPerElement, "alpha-scale ops");
         kernel.executed.reads = {access};

@@ -242,6 +242,44 @@ TEST(ImplementationTest, NamesRoundTripAndUnknownIsRuleC1) {
             "megatron-unfused-attention-glue)");
 }
 
+TEST(ImplementationTest, GlueBesideFlashAttentionIsRuleC8) {
+  // Either order: FlashAttention runs no baddbmm/bmm core for the glue's
+  // copy and alpha scalings to follow.
+  for (const std::vector<std::string> &names :
+       {std::vector<std::string>{"flash-attention",
+                                 "megatron-unfused-attention-glue"},
+        std::vector<std::string>{"megatron-unfused-attention-glue",
+                                 "fused-bias-dropout-add",
+                                 "flash-attention"}}) {
+    llvm::Expected<std::vector<Implementation>> list =
+        parseImplementations(names);
+    ASSERT_FALSE(static_cast<bool>(list));
+    EXPECT_EQ(llvm::toString(list.takeError()),
+              "apply_implementation_c8: 'megatron-unfused-attention-glue' "
+              "models the kernels around the unfused attention core, which "
+              "'flash-attention' replaces: list one or the other");
+  }
+  llvm::Expected<std::vector<Implementation>> glue = parseImplementations(
+      {"fused-bias-dropout-add", "megatron-unfused-attention-glue"});
+  ASSERT_TRUE(static_cast<bool>(glue)) << llvm::toString(glue.takeError());
+  EXPECT_EQ(glue->size(), 2u);
+}
+
+TEST(ImplementationTest, OnlyTheGluesKernelsAreAddedByIt) {
+  const Implementation glue = Implementation::MegatronUnfusedAttentionGlue;
+  for (llvm::StringRef primitive :
+       {kQKVBiasAdd, kContextPermuteCopy, kQKVGradConcat})
+    EXPECT_TRUE(isAddedBy(glue, primitive, {"q"}));
+  // An alpha scaling is named for the one tensor it writes.
+  EXPECT_TRUE(isAddedBy(glue, "d_q_alpha_scale", {"d_q"}));
+  EXPECT_TRUE(isAddedBy(glue, alphaScaleKernelOf("d_k"), {"d_k"}));
+  EXPECT_FALSE(isAddedBy(glue, "d_q_alpha_scale", {"d_k"}));
+  EXPECT_FALSE(isAddedBy(glue, "d_q_alpha_scale", {"d_q", "d_k"}));
+  EXPECT_FALSE(isAddedBy(glue, "made_up_kernel", {"q"}));
+  // A fusing transformation adds no kernel.
+  EXPECT_FALSE(isAddedBy(Implementation::FlashAttention, kQKVBiasAdd, {"q"}));
+}
+
 /// block() with the QKV bias read by the forward qkv_proj (6 bytes).
 std::vector<Invocation> blockWithQKVBias() {
   std::vector<Invocation> tasks = block();

@@ -50,15 +50,24 @@ TRAINING = {
 # CONFIG.sh trains with --fp16 --loss-scale 8192 --clip-grad 1.0
 # (examples/sc21 at de7dc40), SeqSel's runs with bf16 (fp32 gradient
 # buffer, no loss scale) and Megatron-LM's default --clip-grad 1.0 (test/
-# reference/PROVENANCE.md). Calculon models no fusion of its own. The gate
-# (validation.test, validation-mlm2021.test) runs with them since session
-# 37, when the composition gained the model's edges and the optimizer step
-# the local DDP's gradient scaling (docs/validation.md, "Implementation
-# lane"); validation-implementation.test pins the semantic tasks' lane.
+# reference/PROVENANCE.md); and the attention's glue as kernels of their
+# own (megatron-unfused-attention-glue: the QKV bias add, the context
+# layer's permute copy, split_backward's concatenation and baddbmm's alpha
+# scalings), which both sets of runs executed (Megatron-LM cfd2e21 and
+# de7dc40; MLM2021's container is PyTorch 1.8, whose 3-D F.linear adds the
+# bias in its own kernel: docs/Estimate.md, "megatron-unfused-attention-
+# glue"). Calculon models no fusion of its own. The gate (validation.test,
+# validation-mlm2021.test) runs with them since session 37, when the
+# composition gained the model's edges and the optimizer step the local
+# DDP's gradient scaling, with the glue since session 40 (docs/
+# validation.md, "Implementation lane"); validation-implementation.test
+# pins the semantic tasks' lane.
 IMPLEMENTATIONS = {
-    "paper": ["fused-bias-dropout-add", "megatron-float16-optimizer"],
+    "paper": ["fused-bias-dropout-add", "megatron-float16-optimizer",
+              "megatron-unfused-attention-glue"],
     "calculon": [],
-    "mlm2021": ["fused-bias-dropout-add", "megatron-float16-optimizer"],
+    "mlm2021": ["fused-bias-dropout-add", "megatron-float16-optimizer",
+                "megatron-unfused-attention-glue"],
 }
 
 # A comparison's status: "exact_after_adjustment" is exact agreement under
@@ -249,50 +258,47 @@ CAUSES = {
         "docs/Estimate.md, definitional differences 1-7 (backward includes "
         "recompute). The gate costs the runs' implementations "
         "(comparisons.IMPLEMENTATIONS: the bias, hidden dropout and "
-        "residual add fused as Megatron-LM runs them). The causes left, "
-        "sized from Megatron-LM cfd2e21 kernel by kernel at the profile's "
-        "bandwidth (docs/Estimate.md, 'The gate's per-layer bound'): "
-        "optimistic, four kernels the plan does not have (the QKV bias add "
-        "after its GEMM, 49.4 us; the context layer's permute copy, 16.5 "
-        "us; in the backward the Q/K/V split's concatenated gradient, 49.4 "
-        "us, and baddbmm's two alpha scalings, 2 x 16.5 us) and NCCL's "
-        "8.4 us base latency per call: 1.07% (without sequence "
-        "parallelism) and 1.38% (with it) of the forwards, 0.83% to 1.14% "
-        "of the backwards; pessimistic, the backward's overlap of the "
-        "column-parallel linears' communication with their GEMMs, at most "
-        "1.902 ms (16.0% of the 11.9 ms backward, 16.1% of the 11.8 ms one "
-        "with sequence parallelism). The forwards are short by 4.57% and "
-        "5.07%: the rest, 0.269 and 0.266 ms, is the same with and without "
-        "sequence parallelism, so it is not the vector work; it is unsized: "
-        "the compute-bound GEMMs' efficiency on these shapes (3.81 ms of the "
-        "forward) and/or per-kernel fixed overheads (definitional difference "
-        "5 of docs/Estimate.md; about 17-19 kernels, alike in both cases), "
+        "residual add fused as Megatron-LM runs them; the attention's "
+        "glue, four kernels the semantic plan does not have, added as "
+        "megatron-unfused-attention-glue: the QKV bias add after its GEMM, "
+        "the context layer's permute copy, in the backward the Q/K/V "
+        "split's concatenated gradient and baddbmm's two alpha scalings, "
+        "65.8 us of each forward, 82.3 us of a backward, 98.7 us with "
+        "selective recompute). The causes left, sized from Megatron-LM "
+        "cfd2e21 at the profile's bandwidth (docs/Estimate.md, 'The gate's "
+        "per-layer bound'): optimistic, NCCL's 8.4 us base latency per "
+        "call (a network-tier field, not modelled: 2 and 4 calls per "
+        "forward, about 0.2% and 0.5% of it); pessimistic, the backward's "
+        "overlap of the column-parallel linears' communication with their "
+        "GEMMs, at most 1.902 ms (16.0% of the 11.9 ms backward, 16.1% of "
+        "the 11.8 ms one with sequence parallelism). The forwards are short "
+        "by 3.72% and 4.15%: the rest, 0.269 and 0.266 ms after the base "
+        "latency, is the same with and without sequence parallelism, so it "
+        "is not the vector work; it is unsized: the compute-bound GEMMs' "
+        "efficiency on these shapes (3.81 ms of the forward) and/or "
+        "per-kernel fixed overheads (definitional difference 5 of "
+        "docs/Estimate.md; about 17-19 kernels, alike in both cases), "
         "which these two measurements cannot separate. So the per-time "
-        "bound is "
-        "not a sum of sized causes: it is the gate's largest error, 6.84 "
-        "ms against 7.2 ms (-5.07%), rounded up to 5.1% "
-        "(comparisons.TABLE4_TOLERANCE; 6% before, for the unfused "
-        "bias-dropout-add the gate no longer costs). A bound from the sized "
-        "causes alone could not hold the forwards (-1.4% at most) and its "
-        "upper side, the overlap, would be 16%. The four kernels are the "
-        "runs' real work, modelled as the transformation "
-        "megatron-unfused-attention-glue (docs/Estimate.md), which the gate "
-        "does not apply yet (both lanes must switch together, with the "
-        "MLM2021 bounds re-derived: docs/Estimate.md); with it the forwards' errors become -3.72% and "
-        "-4.15%, and with NCCL's per-call base latency too (a network-tier "
-        "field, not modelled) about -3.5% and -3.7%. The backwards without "
-        "recompute come out "
-        "+3.8% and +4.0%, with recompute +1.0% to +1.1%, within the "
-        "overlap's 16%. Without the fusion (the semantic lane, "
+        "bound is not a sum of sized causes: it is the gate's largest "
+        "observed error, the baseline backward's 12.46 ms against 11.9 ms "
+        "(+4.67%), rounded up to a tenth of a point, 4.7% "
+        "(comparisons.TABLE4_TOLERANCE; 5.1% before the gate applied the "
+        "glue, when the sequence-parallel forward's -5.07% was the largest; "
+        "6% before that, for the unfused bias-dropout-add the gate no "
+        "longer costs). A bound from the sized causes alone could not hold "
+        "the forwards and its upper side, the overlap, would be 16%. The "
+        "backwards without recompute come out +4.67% and +4.52%, with "
+        "recompute +1.75% to +1.89%, within the overlap's 16%. Without the "
+        "fusion (the semantic lane, "
         "docs/validation.md, 'Implementation lane') the unfused "
         "bias-dropout-add adds 0.44 ms to the 22B forward without sequence "
         "parallelism and 0.055 ms (0.44/8) with it."),
     "table4_overhead": (
         "The overhead relative to the baseline is the ratio of two "
-        "estimated per-layer times, each within 5.1% (table4_estimate), "
-        "which bounds its error to (100 + overhead)(1.051/0.949 - 1) points "
-        "plus the printed percent's rounding (0.5): 10.9 points at -3% to "
-        "15.4 at 39%; the bound, 10 points and the measured sign, is "
+        "estimated per-layer times, each within 4.7% (table4_estimate), "
+        "which bounds its error to (100 + overhead)(1.047/0.953 - 1) points "
+        "plus the printed percent's rounding (0.5): 10.1 points at -3% to "
+        "14.2 at 39%; the bound, 10 points and the measured sign, is "
         "tighter (comparisons.ESTIMATE_RATIO_TOLERANCE). In the semantic "
         "lane the unfused "
         "bias-dropout-add overstates what sequence parallelism saves (0.89 "
@@ -305,9 +311,10 @@ CAUSES = {
         "the block estimate is optimistic (no fixed per-kernel and per-call "
         "overheads, docs/Estimate.md items 4-5), and the composition leaves "
         "out the embeddings' optimizer step, data loading and host "
-        "overheads (the edges' work, the fused bias-dropout-add and the "
-        "mixed-precision optimizer's passes with the DDP's gradient scaling "
-        "are in it: comparisons.IMPLEMENTATIONS, docs/ModelSummary.md). No "
+        "overheads (the edges' work, the fused bias-dropout-add, the "
+        "attention's glue kernels and the mixed-precision optimizer's "
+        "passes with the DDP's gradient scaling are in it: "
+        "comparisons.IMPLEMENTATIONS, docs/ModelSummary.md). No "
         "term is fitted: the matmul, "
         "memory and network efficiencies are the profile's, each with its "
         "public source. Per case within 7%; the gate is the 3.5% mean "
@@ -419,16 +426,17 @@ CAUSES = {
         "Megatron-LM of August 2021), a larger scale (dp 9 and 6 against 1) "
         "and another precision together; at most 9.72% with the rounding "
         "of the tables. With Blueprint's largest error on Table 5's "
-        "full-recompute runs (+4.03% with Table 5's rounding, 175B) and the "
+        "full-recompute runs (+3.52% with Table 5's rounding, 175B) and the "
         "largest rounding of a Table 1 column (0.5 / 43, 18B's percentage "
-        "of peak): (1.0403)(1.0972)(1.0116) - 1 = +15.47% "
+        "of peak): (1.0352)(1.0972)(1.0116) - 1 = +14.91% "
         "(mlm2021_bounds_derivation, docs/validation.md 'The bounds, "
-        "derived'). The +15% committed before the lane was run (b80cc71) is "
-        "within it and kept; the derivation was added after the lane's "
-        "numbers were known, and the gate fails if it falls below +15%. It "
+        "derived'), so +14.9%, rounded towards zero (narrowed from the +15% "
+        "committed before the lane was run, b80cc71, when the gate applied "
+        "the attention glue's kernels and the derivation fell from "
+        "+15.47%); the gate fails if the derivation falls below it. It "
         "assumes every Table 1 run's gap is at most the twins' (both tp 8 "
         "with deep pipelines; the smaller runs have no twin): 76B's "
-        "throughput needs 9.86% at the largest Table 5 error, past the "
+        "throughput needs 9.79% at the largest Table 5 error, past the "
         "twins' 9.72%, so for 76B either that error is smaller or the "
         "assumption does not hold."),
     "mlm2021_pessimistic": (
@@ -440,13 +448,15 @@ CAUSES = {
         "compute-bound weight-gradient GEMM and costs Blueprint no time): "
         "at most 0.019% of Blueprint's time on a pp > 1 run (39B), at the "
         "profile's memory efficiency. With Blueprint's smallest error on "
-        "Table 5's full-recompute runs (-0.15% with Table 5's rounding, 1T), "
+        "Table 5's full-recompute runs (-0.42% with Table 5's rounding, 1T), "
         "an older run no faster than its newer twin (both twins measured it "
         "slower, mlm2021_optimistic) and the run's largest rounding (39B, "
-        "0.5 / 44): (0.99852)(0.98864) - 1 - 0.00019 = -1.30%, the worst of "
-        "the pp > 1 runs, so -1.3% (tightened from -4%, derived for the "
-        "unfused bias-dropout-add before the gate applied the runs' "
-        "fusion). The gate fails if the derivation rises above it."),
+        "0.5 / 44): (0.99583)(0.98864) - 1 - 0.00019 = -1.57%, the worst of "
+        "the pp > 1 runs. The committed -1.3% (derived, -1.30%, before the "
+        "gate applied the attention glue's kernels; tightened from -4%, "
+        "derived for the unfused bias-dropout-add before the gate applied "
+        "the runs' fusion) is narrower and kept: a bound is never widened. "
+        "The gate fails if the derivation rises above it."),
     "mlm2021_dp_overlap": (
         "The pp = 1 runs of Table 1 use --DDP-impl torch "
         "(examples/sc21/run_table_1.sh): PyTorch DistributedDataParallel "
@@ -458,12 +468,14 @@ CAUSES = {
         "NCCL spreads its channels over the node's eight NICs. Charged "
         "whole after the backward where the run hides it, it scales "
         "Blueprint's throughput, and so 1 + its error, by 1 - d, d its "
-        "share of Blueprint's time: at most 9.05% (7.5B). With "
+        "share of Blueprint's time: at most 8.96% (7.5B). With "
         "the pessimistic causes of mlm2021_pessimistic on the same run "
         "(rounding 0.5 / 46, unzeroed bytes 0.055%): "
-        "(0.99852)(0.98913)(0.90951) - 1 - 0.00055 = -10.23%, the worst of "
-        "the pp = 1 runs, so -10.2% (tightened from -14%). The gate fails if "
-        "the derivation rises above it."),
+        "(0.99583)(0.98913)(0.91036) - 1 - 0.00055 = -10.38%, the worst of "
+        "the pp = 1 runs. The committed -10.2% (derived, -10.23%, before "
+        "the gate applied the attention glue's kernels; tightened from "
+        "-14%) is narrower and kept: a bound is never widened. The gate "
+        "fails if the derivation rises above it."),
 }
 
 # The mean absolute error the composed Table 5 iteration times must meet:
@@ -477,8 +489,8 @@ TABLE5_MAE_LIMIT = 0.035
 # compared; kept, not refitted, when Table 5's limit was tightened to 3.5%.
 # It is not wider than its causes: were every run's stack gap the twins'
 # mean (8.9%, mlm2021_bounds_derivation) and its error on the newer stack
-# Table 5's full-recompute mean (+2.0%), the mean error would be
-# (1.020)(1.089) - 1 = 11.1%.
+# Table 5's full-recompute mean (+1.5%), the mean error would be
+# (1.015)(1.089) - 1 = 10.5%.
 MLM2021_MAE_LIMIT = 0.10
 
 
@@ -1994,22 +2006,21 @@ CALCULON = {
 # issue 18's 5%; tightened from 15%). Not a sum of independently sized
 # causes, and the cause text (table4_estimate) says so: the causes sized
 # from Megatron-LM cfd2e21 (docs/Estimate.md, "The gate's per-layer
-# bound") are, optimistic, four kernels the plan does not have and NCCL's
-# per-call base latency, 1.07% and 1.38% of the forwards and 0.83% to
-# 1.14% of the backwards, and, pessimistic, the backward's overlap of
-# communication with GEMMs, at most 16.0% of a backward. The forwards are
-# short by 4.57% and 5.07%; the rest (0.27 ms, alike with and without
-# sequence parallelism) is unsized: the GEMMs' efficiency on these shapes
-# and/or per-kernel fixed overheads, which these measurements cannot
-# separate. So 5.1% stays the
-# gate's largest error, -5.07% (the sequence-parallel forwards, 6.835 ms
-# against 7.2 ms), rounded up to a tenth of a point (tightened from 6%,
-# which covered the unfused bias-dropout-add's 5.7% of the 22B forward, a
-# cause the gate no longer has: it applies the fusion). With the four
-# kernels modelled (docs/Estimate.md) the largest error becomes about
-# -4.2%, and about -3.7% once NCCL's per-call base latency is modelled too;
-# tighten this then, and derive it once the rest has a source.
-TABLE4_TOLERANCE = 0.051
+# bound") are, optimistic, NCCL's per-call base latency (the four glue
+# kernels the runs executed are modelled: IMPLEMENTATIONS), and,
+# pessimistic, the backward's overlap of communication with GEMMs, at most
+# 16.0% of a backward. The forwards are short by 3.72% and 4.15%; the rest
+# (0.27 ms after the base latency, alike with and without sequence
+# parallelism) is unsized: the GEMMs' efficiency on these shapes and/or
+# per-kernel fixed overheads, which these measurements cannot separate. So
+# 4.7% is observed, not derived: the gate's largest error, +4.67% (the
+# baseline backward, 12.455 ms against 11.9 ms), rounded up to a tenth of
+# a point (tightened from 5.1%, the sequence-parallel forwards' -5.07%
+# before the gate applied the glue, and from 6% before that, which covered
+# the unfused bias-dropout-add's 5.7% of the 22B forward, a cause the gate
+# no longer has). Tighten it again when NCCL's per-call base latency is
+# modelled, and derive it once the rest has a source.
+TABLE4_TOLERANCE = 0.047
 # The mean absolute error of the 15 per-layer times: issue 18's 5%.
 TABLE4_MAE_LIMIT = 0.05
 # A percentage formed from the ratio of two estimates (a Table 4 overhead, a
@@ -2018,9 +2029,9 @@ TABLE4_MAE_LIMIT = 0.05
 # e of its measurement, ours is 100 (A/B)(1 + a)/(1 + b) - 100 with |a|,
 # |b| <= e, so its error is at most (100 + reference) ((1 + e)/(1 - e) - 1)
 # points, plus half the reference's printed unit (its rounding):
-#   Table 4 overheads, e = TABLE4_TOLERANCE (5.1%), printed to the whole
-#   percent (0.5): 97 x 0.10748 + 0.5 = 10.9 points at -3% to 139 x
-#   0.10748 + 0.5 = 15.4 at 39%;
+#   Table 4 overheads, e = TABLE4_TOLERANCE (4.7%), printed to the whole
+#   percent (0.5): 97 x 0.09864 + 0.5 = 10.1 points at -3% to 139 x
+#   0.09864 + 0.5 = 14.2 at 39%;
 #   Table 5 throughput increases, e = TABLE5_WORST_LIMIT (7%), printed to a
 #   tenth (0.05): 129 x 0.15054 + 0.05 = 19.5 points at 29.0% to 132.1 x
 #   0.15054 + 0.05 = 19.9 at 32.1%.
@@ -2254,19 +2265,24 @@ PAPER = {
 # every run of the gate (validate.py: a committed bound wider than its
 # derivation fails). The optimistic side was committed before Blueprint was
 # run on these cases (+15%, commit b80cc71); its derivation from the twins
-# was added after the lane's numbers were known (session 38) and supports
-# it (+15.47%). The lower bounds are the derivation's over the runs each
-# covers, rounded towards zero to a tenth of a point: pipelined runs
-# (pp > 1, --DDP-impl local: the all-reduce after the backward, as
-# Blueprint composes it) -1.3%; data-parallel-only runs (pp = 1, --DDP-impl
-# torch: the all-reduce the run overlaps with the backward) -10.2%
-# (tightened from -4% and -14%, derived for the unfused bias-dropout-add
-# before the gate applied the runs' fusion). When a change to Blueprint
-# moves a derivation past its constant, the gate fails: derive again,
-# round towards zero, and update the constants, the CAUSES texts and the
-# figures validation-mlm2021.test states.
-MLM2021_PIPELINED_BOUNDS = (-0.013, 0.15)
-MLM2021_DATA_PARALLEL_BOUNDS = (-0.102, 0.15)
+# was added after the lane's numbers were known (session 38, +15.47%), and
+# when the gate applied the attention glue's kernels the runs executed
+# (session 40, megatron-unfused-attention-glue in both lanes) it fell to
+# +14.91%, so the upper bound is +14.9%, rounded towards zero. The lower
+# bounds were the derivation's over the runs each covers, rounded towards
+# zero to a tenth of a point (session 39: pipelined runs, pp > 1,
+# --DDP-impl local, the all-reduce after the backward as Blueprint composes
+# it, -1.30%; data-parallel-only runs, pp = 1, --DDP-impl torch, the
+# all-reduce the run overlaps with the backward, -10.23%; tightened from -4%
+# and -14%, derived for the unfused bias-dropout-add before the gate
+# applied the runs' fusion): -1.3% and -10.2%. With the glue their
+# derivations are -1.57% and -10.38%, which admit them; they are kept, not
+# widened. When a change to Blueprint moves a derivation past its
+# constant, the gate fails: derive again, round towards zero (narrowing a
+# bound, never widening one), and update the constants, the CAUSES texts
+# and the figures validation-mlm2021.test states.
+MLM2021_PIPELINED_BOUNDS = (-0.013, 0.149)
+MLM2021_DATA_PARALLEL_BOUNDS = (-0.102, 0.149)
 
 MLM2021_GROUP = "mlm2021_table1_weak_scaling"
 # The committed Table 1 runs the bounds are derived over, whichever of them

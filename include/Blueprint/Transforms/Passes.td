@@ -234,7 +234,10 @@ def ApplyImplementation
     Float16OptimizerWithFloat16Params (fp32 weights are refused);
     `apply_implementation_c7`: a tensor an added kernel of
     `megatron-unfused-attention-glue` reads is a whole number of activation
-    elements.
+    elements; `apply_implementation_c8`: `megatron-unfused-attention-glue`
+    and `flash-attention` are not listed together (FlashAttention runs no
+    baddbmm/bmm core, so the glue's copy and alpha scalings do not exist
+    beside it).
 
     ```
     blueprint-opt gpt.mlir --distribute-transformer --plan-portable \

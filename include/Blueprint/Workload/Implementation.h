@@ -42,7 +42,8 @@ llvm::StringRef nameOf(Implementation implementation);
 llvm::Expected<Implementation> parseImplementation(llvm::StringRef name);
 
 /// The transformations `names` lists, in order; an unknown name or one
-/// listed twice is rule `apply_implementation_c1`.
+/// listed twice is rule `apply_implementation_c1`, flash-attention with
+/// megatron-unfused-attention-glue rule `apply_implementation_c8`.
 llvm::Expected<std::vector<Implementation>>
 parseImplementations(llvm::ArrayRef<std::string> names);
 
@@ -177,6 +178,9 @@ inline constexpr llvm::StringLiteral kContextPermuteCopy =
     "context_permute_copy";
 inline constexpr llvm::StringLiteral kQKVGradConcat = "qkv_grad_concat";
 inline constexpr llvm::StringLiteral kAlphaScaleSuffix = "_alpha_scale";
+/// The primitive id of the scaling of QK^T's operand gradient `tensor` by
+/// alpha: `<tensor>_alpha_scale` (d_q_alpha_scale, d_k_alpha_scale).
+std::string alphaScaleKernelOf(llvm::StringRef tensor);
 /// Operations per element of baddbmm's backward scaling by alpha: one
 /// multiplication.
 inline constexpr int64_t kAlphaScaleOpsPerElement = 1;
@@ -236,6 +240,14 @@ addedKernelsOf(Implementation implementation, llvm::ArrayRef<Invocation> tasks,
 /// Whether `implementation` adds kernels instead of fusing tasks: its tasks
 /// carry `implementation` with an empty `fuses` (pplan_task_c10).
 bool addsKernels(Implementation implementation);
+
+/// Whether a task named `primitive` that writes the tensors `writes` is a
+/// kernel `implementation` adds (pplan_task_c10): for
+/// megatron-unfused-attention-glue, qkv_bias_add, context_permute_copy,
+/// qkv_grad_concat, or the alpha scaling of the one tensor it writes
+/// (alphaScaleKernelOf); none for a fusing transformation.
+bool isAddedBy(Implementation implementation, llvm::StringRef primitive,
+               llvm::ArrayRef<llvm::StringRef> writes);
 
 /// The score rows of one micro-batch on one rank, b·(a/t)·(s/cp), each with
 /// one FlashAttention logsumexp element; fails on overflow.

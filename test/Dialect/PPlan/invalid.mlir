@@ -763,3 +763,36 @@ pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789
   pplan.ledger per_micro_batch forward matmul invocations = 1 ops = 1024 read = 32 write = 16 message = 0 stash = 16
   pplan.ledger per_micro_batch forward collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
 }
+
+// -----
+
+// pplan_task_c10: a task of a kernel-adding transformation whose primitive
+// is none of the kernels it adds (workload::isAddedBy)
+pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @forward serial
+  %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 1024, memory = 48, network = 0> ops = 1024 reads {w = 16, x = 16} writes {h = 16} stashed {x = 16}
+  // expected-error @+1 {{pplan_task_c10: 'made_up_kernel' is not a kernel megatron-unfused-attention-glue adds (docs/Estimate.md, "Implementation transformations")}}
+  %1 = pplan.task "made_up_kernel" forward vector per_micro_batch requires @vector_elementwise group @forward demand = <compute = 8, memory = 32, network = 0> implementation "megatron-unfused-attention-glue" fuses [] ops = 8 reads {h = 16} writes {h = 16} stashed {} after(%0)
+  pplan.buffer @x boundary bytes = 16 consumers(%0)
+  pplan.objective minimize_step_latency
+  pplan.objective minimize_peak_memory
+  pplan.ledger per_micro_batch forward matmul invocations = 1 ops = 1024 read = 32 write = 16 message = 0 stash = 16
+}
+
+// -----
+
+// pplan_task_c10: an alpha scaling named for a tensor it does not write
+pplan.plan @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 2, tp = 2, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @vector_elementwise vector_elementwise
+  pplan.group @forward serial
+  %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 1024, memory = 48, network = 0> ops = 1024 reads {w = 16, x = 16} writes {h = 16} stashed {x = 16}
+  // expected-error @+1 {{pplan_task_c10: 'd_q_alpha_scale' is not a kernel megatron-unfused-attention-glue adds}}
+  %1 = pplan.task "d_q_alpha_scale" forward vector per_micro_batch requires @vector_elementwise group @forward demand = <compute = 8, memory = 32, network = 0> implementation "megatron-unfused-attention-glue" fuses [] ops = 8 reads {h = 16} writes {h = 16} stashed {} after(%0)
+  pplan.buffer @x boundary bytes = 16 consumers(%0)
+  pplan.objective minimize_step_latency
+  pplan.objective minimize_peak_memory
+  pplan.ledger per_micro_batch forward matmul invocations = 1 ops = 1024 read = 32 write = 16 message = 0 stash = 16
+}

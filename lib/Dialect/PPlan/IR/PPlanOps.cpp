@@ -635,12 +635,10 @@ LogicalResult TaskOp::verify() {
 
   // pplan_task_c10: a fused task names its transformation and its originals.
   if (getImplementationAttr() || getFusesAttr()) {
-    if (!getImplementationAttr() || !getFusesAttr())
+    if (!getImplementationAttr())
       return emitOpError() << "pplan_task_c10: a fused task must have both "
                               "'implementation' and a non-empty 'fuses'; "
-                              "this task has "
-                           << (getImplementationAttr() ? "no fused work"
-                                                       : "no implementation");
+                              "this task has no implementation";
     llvm::Expected<workload::Implementation> known =
         workload::parseImplementation(*getImplementation());
     if (!known) {
@@ -650,6 +648,16 @@ LogicalResult TaskOp::verify() {
                            << "' (known: " << workload::knownImplementations()
                            << ")";
     }
+    if (!getFusesAttr())
+      return emitOpError()
+             << "pplan_task_c10: "
+             << (workload::addsKernels(*known)
+                     ? "a kernel " + getImplementation()->str() +
+                           " adds must carry an empty 'fuses' (fuses []); "
+                           "this task has none"
+                     : std::string("a fused task must have both "
+                                   "'implementation' and a non-empty "
+                                   "'fuses'; this task has no fused work"));
     // A kernel a transformation adds replaces no task: its `fuses` is
     // empty, and only such a transformation's tasks have an empty one.
     if (workload::addsKernels(*known) != getFuses()->empty())
@@ -666,6 +674,16 @@ LogicalResult TaskOp::verify() {
                            << *getImplementation()
                            << " adds is a vector task, not "
                            << workload::stringifyEnum(getEngine());
+    if (getFuses()->empty()) {
+      llvm::SmallVector<llvm::StringRef> written;
+      for (const TensorBytes &entry : getWrites())
+        written.push_back(entry.tensor.getValue());
+      if (!workload::isAddedBy(*known, getPrimitive(), written))
+        return emitOpError() << "pplan_task_c10: '" << getPrimitive()
+                             << "' is not a kernel " << *getImplementation()
+                             << " adds (docs/Estimate.md, \"Implementation "
+                                "transformations\")";
+    }
     if (isCollective)
       return emitOpError() << "pplan_task_c10: a collective is never fused";
     int64_t semanticOps = 0;

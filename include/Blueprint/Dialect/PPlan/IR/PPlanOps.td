@@ -227,7 +227,11 @@ def PPlan_TaskOp : PPlan_Op<"task", [
         operand gradients, Megatron-LM cfd2e21 mpu/layers.py 237-239,
         model/transformer.py 301 and 247-251, mpu/utils.py 46) instead has
         an empty `fuses` (`fuses []`, no semantic work: conservation counts
-        nothing for it) and a vector engine, and only it has. The
+        nothing for it), a vector engine and a primitive that is one of the
+        kernels it adds (`workload::isAddedBy`: `qkv_bias_add`,
+        `context_permute_copy`, `qkv_grad_concat`, or
+        `<tensor>_alpha_scale` of the one tensor it writes), and only it
+        has an empty `fuses`. The
         task's own `ops`, `reads`, `writes` and `stashed` are what the fused
         kernel executes; conservation (`pplan_plan_c2`,
         `--verify-conservation`) counts its `fuses` instead.
