@@ -369,6 +369,22 @@ LogicalResult applyToPlan(pplan::PlanOp plan,
            << "apply_implementation_c2: implementation transformations apply "
               "to training plans (docs/Estimate.md, \"Inference plans\"); @"
            << plan.getSymName() << " is an inference plan";
+  // Passes chain (--apply-implementation twice), so the rules over what a
+  // plan carries see the transformations earlier passes applied too.
+  llvm::SmallVector<workload::Implementation> applied;
+  plan.walk([&](pplan::TaskOp task) {
+    if (std::optional<llvm::StringRef> name = task.getImplementation()) {
+      llvm::Expected<workload::Implementation> implementation =
+          workload::parseImplementation(*name);
+      // The verifier has checked the name (pplan_task_c10).
+      if (!implementation)
+        llvm::consumeError(implementation.takeError());
+      else if (!llvm::is_contained(applied, *implementation))
+        applied.push_back(*implementation);
+    }
+  });
+  if (llvm::Error error = workload::checkAgainstApplied(list, applied))
+    return plan.emitOpError() << llvm::toString(std::move(error));
   if (plan.isWholeRun())
     return applyToWholeRun(plan, list, *contracts);
   for (workload::Implementation implementation : list)

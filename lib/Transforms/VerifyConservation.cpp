@@ -219,9 +219,13 @@ LogicalResult verifyDerivedWork(Operation *program,
     return it->second.first;
   };
 
-  // The kernels each transformation that adds kernels
-  // (megatron-unfused-attention-glue) adds to the derived work, by key,
-  // derived when the program has such a task: the same C++ the pass runs.
+  // The kernels the transformation that adds kernels adds to the derived
+  // work, by key, derived at the program's first such task: the same C++
+  // the pass runs. One set serves every such task because one
+  // transformation adds kernels (megatron-unfused-attention-glue, the only
+  // one `addsKernels` names) and a plan carries it once
+  // (apply_implementation_c1). `added` points into the inner vectors, whose
+  // buffers a move of the outer vector's elements keeps.
   std::vector<std::vector<workload::AddedKernel>> addedKernels;
   llvm::DenseMap<WorkKey, std::pair<const workload::Invocation *, bool>> added;
   auto deriveAddedKernels =

@@ -176,6 +176,27 @@ llvm::StringRef workload::nameOf(Implementation implementation) {
   llvm_unreachable("unknown implementation");
 }
 
+namespace {
+
+/// Rule apply_implementation_c8 over every transformation a plan would
+/// carry. FlashAttention runs no baddbmm/bmm core, so the glue's core
+/// kernels (the context copy, the alpha scalings) do not exist beside it,
+/// and the runs the glue models (Megatron-LM cfd2e21, de7dc40) had no
+/// FlashAttention (docs/Estimate.md, "megatron-unfused-attention-glue").
+llvm::Error checkCombination(llvm::ArrayRef<Implementation> carried) {
+  if (llvm::is_contained(carried, Implementation::FlashAttention) &&
+      llvm::is_contained(carried, Implementation::MegatronUnfusedAttentionGlue))
+    return fail("apply_implementation_c8: '" +
+                nameOf(Implementation::MegatronUnfusedAttentionGlue) +
+                "' models the kernels around the unfused attention core, "
+                "which '" +
+                nameOf(Implementation::FlashAttention) +
+                "' replaces: a plan carries one or the other");
+  return llvm::Error::success();
+}
+
+} // namespace
+
 llvm::Expected<std::vector<Implementation>>
 workload::parseImplementations(llvm::ArrayRef<std::string> names) {
   std::vector<Implementation> list;
@@ -187,19 +208,23 @@ workload::parseImplementations(llvm::ArrayRef<std::string> names) {
       return fail("apply_implementation_c1: '" + name + "' is listed twice");
     list.push_back(*implementation);
   }
-  // FlashAttention runs no baddbmm/bmm core, so the glue's core kernels
-  // (the context copy, the alpha scalings) do not exist beside it, and the
-  // runs the glue models (Megatron-LM cfd2e21, de7dc40) had no
-  // FlashAttention (docs/Estimate.md, "megatron-unfused-attention-glue").
-  if (llvm::is_contained(list, Implementation::FlashAttention) &&
-      llvm::is_contained(list, Implementation::MegatronUnfusedAttentionGlue))
-    return fail("apply_implementation_c8: '" +
-                nameOf(Implementation::MegatronUnfusedAttentionGlue) +
-                "' models the kernels around the unfused attention core, "
-                "which '" +
-                nameOf(Implementation::FlashAttention) +
-                "' replaces: list one or the other");
+  if (llvm::Error error = checkCombination(list))
+    return std::move(error);
   return list;
+}
+
+llvm::Error
+workload::checkAgainstApplied(llvm::ArrayRef<Implementation> list,
+                              llvm::ArrayRef<Implementation> applied) {
+  for (Implementation implementation : list)
+    if (addsKernels(implementation) &&
+        llvm::is_contained(applied, implementation))
+      return fail("apply_implementation_c1: '" + nameOf(implementation) +
+                  "' is already applied to this plan by an earlier pass: "
+                  "applying it again would add its kernels twice");
+  std::vector<Implementation> carried(applied.begin(), applied.end());
+  llvm::append_range(carried, list);
+  return checkCombination(carried);
 }
 
 std::string workload::knownImplementations() {

@@ -257,7 +257,8 @@ TEST(ImplementationTest, GlueBesideFlashAttentionIsRuleC8) {
     EXPECT_EQ(llvm::toString(list.takeError()),
               "apply_implementation_c8: 'megatron-unfused-attention-glue' "
               "models the kernels around the unfused attention core, which "
-              "'flash-attention' replaces: list one or the other");
+              "'flash-attention' replaces: a plan carries one or the "
+              "other");
   }
   llvm::Expected<std::vector<Implementation>> glue = parseImplementations(
       {"fused-bias-dropout-add", "megatron-unfused-attention-glue"});

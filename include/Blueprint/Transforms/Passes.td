@@ -216,7 +216,9 @@ def ApplyImplementation
     Without the pass every plan is unchanged.
 
     Rules: `apply_implementation_c1`: every name is a known transformation,
-    listed once, and the list is not empty; `apply_implementation_c2`: a
+    listed once, and the list is not empty, and a kernel-adding
+    transformation is not applied to a plan an earlier pass already gave its
+    kernels (they would be added twice); `apply_implementation_c2`: a
     transformed plan is a training plan with contracts, block-scope or
     whole-run (an inference plan is refused, and so is a module without a
     plan: the pass runs after `--plan-portable`); on a whole-run plan the
@@ -235,9 +237,9 @@ def ApplyImplementation
     `apply_implementation_c7`: a tensor an added kernel of
     `megatron-unfused-attention-glue` reads is a whole number of activation
     elements; `apply_implementation_c8`: `megatron-unfused-attention-glue`
-    and `flash-attention` are not listed together (FlashAttention runs no
-    baddbmm/bmm core, so the glue's copy and alpha scalings do not exist
-    beside it).
+    and `flash-attention` are never both in a plan, whether listed together
+    or applied by chained passes (FlashAttention runs no baddbmm/bmm core,
+    so the glue's copy and alpha scalings do not exist beside it).
 
     ```
     blueprint-opt gpt.mlir --distribute-transformer --plan-portable \

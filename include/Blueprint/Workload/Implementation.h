@@ -47,6 +47,14 @@ llvm::Expected<Implementation> parseImplementation(llvm::StringRef name);
 llvm::Expected<std::vector<Implementation>>
 parseImplementations(llvm::ArrayRef<std::string> names);
 
+/// Whether `list` may transform a plan that the transformations `applied`
+/// (named by its tasks' `implementation`) have already transformed in an
+/// earlier pass: a kernel-adding one applied again is rule
+/// `apply_implementation_c1` (its kernels would be added twice), and the
+/// two together must satisfy `apply_implementation_c8`.
+llvm::Error checkAgainstApplied(llvm::ArrayRef<Implementation> list,
+                                llvm::ArrayRef<Implementation> applied);
+
 /// Every transformation's name, comma-separated, for diagnostics.
 std::string knownImplementations();
 
