@@ -176,7 +176,7 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
   ASSERT_TRUE(buffers && graph);
 
   llvm::Expected<sweep::RunSkeleton> skeleton =
-      sweep::RunSkeleton::build(*whole, *parts, *buffers, *graph);
+      sweep::RunSkeleton::build(*whole, *parts, *buffers, &*graph);
   ASSERT_TRUE(static_cast<bool>(skeleton))
       << llvm::toString(skeleton.takeError());
   EXPECT_TRUE(skeleton->fits(*parts));
@@ -191,7 +191,7 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
 
   // A run whose tails are not its parts' does not make a skeleton.
   llvm::Expected<sweep::RunSkeleton> mismatched =
-      sweep::RunSkeleton::build(*whole, *otherParts, *buffers, *graph);
+      sweep::RunSkeleton::build(*whole, *otherParts, *buffers, &*graph);
   ASSERT_FALSE(static_cast<bool>(mismatched));
   EXPECT_NE(llvm::toString(mismatched.takeError()).find("run skeleton"),
             std::string::npos);
@@ -200,7 +200,7 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
   std::vector<workload::StageBuffers> unsourced = *buffers;
   unsourced.front().buffers.front().source.reset();
   llvm::Expected<sweep::RunSkeleton> noSource =
-      sweep::RunSkeleton::build(*whole, *parts, unsourced, *graph);
+      sweep::RunSkeleton::build(*whole, *parts, unsourced, &*graph);
   ASSERT_FALSE(static_cast<bool>(noSource));
   EXPECT_NE(llvm::toString(noSource.takeError()).find("has no source"),
             std::string::npos);
