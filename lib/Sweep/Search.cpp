@@ -386,8 +386,8 @@ FastEvaluator::shape(const Configuration &configuration) {
   if (!result->skeleton) {
     // The shape's first run: derive its steps, buffers and (unless only the
     // runs that fit are timed) graph, once.
-    llvm::Expected<RunSkeleton> skeleton = deriveSkeleton(
-        configuration, result->parts, !timeFittingOnly, whole);
+    llvm::Expected<RunSkeleton> skeleton =
+        deriveSkeleton(configuration, result->parts, !timeFittingOnly, whole);
     if (!skeleton) {
       llvm::consumeError(skeleton.takeError());
       skeletons->abandon(key);

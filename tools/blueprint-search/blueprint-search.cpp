@@ -250,10 +250,9 @@ int main(int argc, char **argv) {
   llvm::Expected<sweep::SearchSummary> summary = sweep::runSearch(
       *space, *profile, options,
       [&](llvm::StringRef row) { output->os() << row << "\n"; },
-      svgFile.empty()
-          ? llvm::function_ref<void(const sweep::Configuration &,
-                                    const sweep::RunEvaluation &)>()
-          : plot);
+      svgFile.empty() ? llvm::function_ref<void(const sweep::Configuration &,
+                                                const sweep::RunEvaluation &)>()
+                      : plot);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
           .count();
