@@ -29,20 +29,29 @@ int64_t ShapeNames::number(llvm::StringRef name) {
       .first->second;
 }
 
-std::shared_ptr<const RunSkeleton> SkeletonCache::acquire(const ShapeKey &key,
-                                                          bool &build) {
+std::shared_ptr<const RunSkeleton>
+SkeletonCache::acquire(const ShapeKey &key, bool &build, bool planned) {
   std::unique_lock<std::mutex> lock(mutex);
   while (true) {
     auto found = entries.find(key);
     if (found == entries.end()) {
+      // New, or dropped since: built (with its plan when asked for).
       entries.emplace(key, Entry());
       build = true;
       return nullptr;
     }
-    if (found->second.skeleton || found->second.failed) {
-      found->second.lastUse = ++uses;
+    Entry &entry = found->second;
+    if (entry.failed ||
+        (entry.skeleton &&
+         (!planned || entry.skeleton->timed() || entry.planFailed))) {
+      entry.lastUse = ++uses;
       build = false;
-      return found->second.skeleton;
+      return planned && entry.planFailed ? nullptr : entry.skeleton;
+    }
+    if (planned && entry.skeleton && !entry.planning) {
+      entry.planning = true;
+      build = true;
+      return nullptr;
     }
     built.wait(lock);
   }
@@ -95,37 +104,6 @@ void SkeletonCache::abandon(const ShapeKey &key) {
   entry.failed = true;
   settle(key, entry);
   built.notify_all();
-}
-
-std::shared_ptr<const RunSkeleton>
-SkeletonCache::acquireTimed(const ShapeKey &key, bool &build) {
-  std::unique_lock<std::mutex> lock(mutex);
-  while (true) {
-    auto found = entries.find(key);
-    if (found == entries.end()) {
-      // Dropped since the caller acquired it: built again, with its plan.
-      entries.emplace(key, Entry());
-      build = true;
-      return nullptr;
-    }
-    Entry &entry = found->second;
-    if (entry.failed || entry.planFailed) {
-      entry.lastUse = ++uses;
-      build = false;
-      return nullptr;
-    }
-    if (entry.skeleton && entry.skeleton->timed()) {
-      entry.lastUse = ++uses;
-      build = false;
-      return entry.skeleton;
-    }
-    if (entry.skeleton && !entry.planning) {
-      entry.planning = true;
-      build = true;
-      return nullptr;
-    }
-    built.wait(lock);
-  }
 }
 
 void SkeletonCache::abandonTiming(const ShapeKey &key,

@@ -336,7 +336,7 @@ FastEvaluator::timedSkeleton(const Configuration &configuration,
                              std::optional<workload::WholeRun> &whole) {
   bool build = false;
   std::shared_ptr<const RunSkeleton> timed =
-      skeletons->acquireTimed(key, build);
+      skeletons->acquire(key, build, /*planned=*/true);
   if (timed || !build)
     return timed;
   auto planned = [&]() -> llvm::Expected<RunSkeleton> {

@@ -410,7 +410,7 @@ TEST(RunSkeletonTest, TheCacheAddsAPlanOnce) {
   std::shared_ptr<const sweep::RunSkeleton> untimed =
       cache.insert({1}, sweep::RunSkeleton());
   ASSERT_FALSE(untimed->timed());
-  EXPECT_EQ(cache.acquireTimed({1}, build), nullptr);
+  EXPECT_EQ(cache.acquire({1}, build, /*planned=*/true), nullptr);
   EXPECT_TRUE(build);
   EXPECT_EQ(cache.acquire({1}, build), untimed);
   EXPECT_FALSE(build);
@@ -421,7 +421,7 @@ TEST(RunSkeletonTest, TheCacheAddsAPlanOnce) {
   std::shared_ptr<const sweep::RunSkeleton> timed =
       cache.insert({1}, std::move(*planned));
   EXPECT_TRUE(timed->timed());
-  EXPECT_EQ(cache.acquireTimed({1}, build), timed);
+  EXPECT_EQ(cache.acquire({1}, build, /*planned=*/true), timed);
   EXPECT_FALSE(build);
   EXPECT_EQ(cache.acquire({1}, build), timed);
   // One entry throughout: the replaced skeleton was unsettled first.
@@ -432,10 +432,10 @@ TEST(RunSkeletonTest, TheCacheAddsAPlanOnce) {
   EXPECT_EQ(cache.acquire({2}, build), nullptr);
   std::shared_ptr<const sweep::RunSkeleton> memoryOnly =
       cache.insert({2}, sweep::RunSkeleton());
-  EXPECT_EQ(cache.acquireTimed({2}, build), nullptr);
+  EXPECT_EQ(cache.acquire({2}, build, /*planned=*/true), nullptr);
   EXPECT_TRUE(build);
   cache.abandonTiming({2}, memoryOnly);
-  EXPECT_EQ(cache.acquireTimed({2}, build), nullptr);
+  EXPECT_EQ(cache.acquire({2}, build, /*planned=*/true), nullptr);
   EXPECT_FALSE(build);
   EXPECT_EQ(cache.acquire({2}, build), memoryOnly);
   EXPECT_FALSE(build);
@@ -454,7 +454,7 @@ TEST(RunSkeletonTest, WorkersShareOnePlanOfAShape) {
   auto worker = [&](int index) {
     bool plan = false;
     std::shared_ptr<const sweep::RunSkeleton> skeleton =
-        cache.acquireTimed({7}, plan);
+        cache.acquire({7}, plan, /*planned=*/true);
     if (plan) {
       ++planners;
       llvm::Expected<sweep::RunSkeleton> planned =

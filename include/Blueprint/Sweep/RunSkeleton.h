@@ -331,22 +331,20 @@ public:
   /// when the shape has no skeleton: `build` then says whether the caller
   /// is to build it (and call insert, or abandon if it cannot) or an
   /// earlier build failed (the shape's runs are then derived in whole).
-  std::shared_ptr<const RunSkeleton> acquire(const ShapeKey &key, bool &build);
+  /// When `planned`, the skeleton with its timing plan
+  /// (RunSkeleton::timed), waiting also while another caller adds it; a
+  /// skeleton kept without one is none, with `build` set for the caller
+  /// to add it (insert what withPlan gives, or call abandonTiming) unless
+  /// an earlier attempt failed (the shape's runs are then timed by the
+  /// whole derivation).
+  std::shared_ptr<const RunSkeleton> acquire(const ShapeKey &key, bool &build,
+                                             bool planned = false);
   /// Keeps `skeleton` as the skeleton of `key`, in place of the one without
-  /// a plan it may have held (acquireTimed).
+  /// a plan it may have held.
   std::shared_ptr<const RunSkeleton> insert(const ShapeKey &key,
                                             RunSkeleton skeleton);
   /// Records that the skeleton of `key` cannot be built.
   void abandon(const ShapeKey &key);
-
-  /// The skeleton of `key` with its timing plan (RunSkeleton::timed),
-  /// waiting while another caller builds it or adds its plan. None when
-  /// the cache has no such skeleton: `build` then says whether the caller
-  /// is to add the plan (and insert the skeleton withPlan gives, or call
-  /// abandonTiming if it cannot) or an earlier attempt failed (the shape's
-  /// runs are then timed by the whole derivation).
-  std::shared_ptr<const RunSkeleton> acquireTimed(const ShapeKey &key,
-                                                  bool &build);
   /// Records that the plan of `key` cannot be derived; `untimed` is its
   /// skeleton without one, kept if the cache dropped it meanwhile.
   void abandonTiming(const ShapeKey &key,
