@@ -383,11 +383,13 @@ RunSkeleton::build(const workload::WholeRun &run,
 
 llvm::Error RunSkeleton::setPlan(const analysis::RunGraph &graph) {
   if (graph.stages.size() != stages.size())
-    return failure("the run, its parts, buffers and graph do not line up");
+    return failure("the graph has " + llvm::Twine(graph.stages.size()) +
+                   " stages, the skeleton " + llvm::Twine(stages.size()));
   for (auto [stage, shape] : llvm::enumerate(stages))
     if (graph.stages[stage].size() != shape.positions)
-      return failure("stage " + llvm::Twine(stage) +
-                     " does not end in its tail");
+      return failure("stage " + llvm::Twine(stage) + " of the graph has " +
+                     llvm::Twine(graph.stages[stage].size()) +
+                     " steps, the skeleton's " + llvm::Twine(shape.positions));
   llvm::Expected<analysis::TimingPlan> timing = analysis::timingPlanOf(graph);
   if (!timing)
     return timing.takeError();
