@@ -29,20 +29,29 @@ int64_t ShapeNames::number(llvm::StringRef name) {
       .first->second;
 }
 
-std::shared_ptr<const RunSkeleton> SkeletonCache::acquire(const ShapeKey &key,
-                                                          bool &build) {
+std::shared_ptr<const RunSkeleton>
+SkeletonCache::acquire(const ShapeKey &key, bool &build, bool planned) {
   std::unique_lock<std::mutex> lock(mutex);
   while (true) {
     auto found = entries.find(key);
     if (found == entries.end()) {
+      // New, or dropped since: built (with its plan when asked for).
       entries.emplace(key, Entry());
       build = true;
       return nullptr;
     }
-    if (found->second.skeleton || found->second.failed) {
-      found->second.lastUse = ++uses;
+    Entry &entry = found->second;
+    if (entry.failed ||
+        (entry.skeleton &&
+         (!planned || entry.skeleton->timed() || entry.planFailed))) {
+      entry.lastUse = ++uses;
       build = false;
-      return found->second.skeleton;
+      return planned && entry.planFailed ? nullptr : entry.skeleton;
+    }
+    if (planned && entry.skeleton && !entry.planning) {
+      entry.planning = true;
+      build = true;
+      return nullptr;
     }
     built.wait(lock);
   }
@@ -57,7 +66,8 @@ void SkeletonCache::settle(const ShapeKey &key, Entry &entry) {
   while (heldBytes > budgetBytes) {
     auto oldest = entries.end();
     for (auto it = entries.begin(); it != entries.end(); ++it)
-      if (&it->second != &entry && (it->second.skeleton || it->second.failed) &&
+      if (&it->second != &entry && !it->second.planning &&
+          (it->second.skeleton || it->second.failed) &&
           (oldest == entries.end() ||
            it->second.lastUse < oldest->second.lastUse))
         oldest = it;
@@ -75,7 +85,13 @@ std::shared_ptr<const RunSkeleton> SkeletonCache::insert(const ShapeKey &key,
                                                          RunSkeleton skeleton) {
   std::lock_guard<std::mutex> lock(mutex);
   Entry &entry = entries[key];
+  if (entry.skeleton) {
+    // The skeleton without a plan it replaces is settled: unsettle it.
+    heldBytes -= entry.bytes;
+    --heldEntries;
+  }
   entry.skeleton = std::make_shared<const RunSkeleton>(std::move(skeleton));
+  entry.planning = false;
   std::shared_ptr<const RunSkeleton> result = entry.skeleton;
   settle(key, entry);
   built.notify_all();
@@ -87,6 +103,19 @@ void SkeletonCache::abandon(const ShapeKey &key) {
   Entry &entry = entries[key];
   entry.failed = true;
   settle(key, entry);
+  built.notify_all();
+}
+
+void SkeletonCache::abandonTiming(const ShapeKey &key,
+                                  std::shared_ptr<const RunSkeleton> untimed) {
+  std::lock_guard<std::mutex> lock(mutex);
+  Entry &entry = entries[key];
+  entry.planning = false;
+  entry.planFailed = true;
+  if (!entry.skeleton) {
+    entry.skeleton = std::move(untimed);
+    settle(key, entry);
+  }
   built.notify_all();
 }
 
@@ -176,10 +205,9 @@ llvm::Expected<RunSkeleton>
 RunSkeleton::build(const workload::WholeRun &run,
                    const workload::WholeRun &parts,
                    llvm::ArrayRef<workload::StageBuffers> buffers,
-                   const analysis::RunGraph &graph) {
+                   const analysis::RunGraph *graph) {
   if (run.inference || parts.stages.size() != run.stages.size() ||
       buffers.size() != run.stages.size() ||
-      graph.stages.size() != run.stages.size() ||
       parts.templates.size() != run.templates.size() ||
       parts.works.size() != run.works.size())
     return failure("the run, its parts, buffers and graph do not line up");
@@ -216,7 +244,6 @@ RunSkeleton::build(const workload::WholeRun &run,
   for (auto [stage, program] : llvm::enumerate(run.stages)) {
     size_t tail = parts.stages[stage].steps.size();
     if (tail > program.steps.size() ||
-        graph.stages[stage].size() != program.steps.size() ||
         buffers[stage].positions != program.steps.size())
       return failure("stage " + llvm::Twine(stage) +
                      " does not end in its tail");
@@ -343,18 +370,44 @@ RunSkeleton::build(const workload::WholeRun &run,
     shape.usage = std::move(*usage);
     skeleton.stages.push_back(std::move(shape));
   }
-  llvm::Expected<analysis::TimingPlan> plan = analysis::timingPlanOf(graph);
-  if (!plan)
-    return plan.takeError();
-  skeleton.plan = std::move(*plan);
   // Kept for the whole search: no capacity beyond what is held.
-  skeleton.plan.deps.shrink_to_fit();
   skeleton.sources.shrink_to_fit();
   skeleton.sourceOf.shrink_to_fit();
   skeleton.readySources.shrink_to_fit();
   skeleton.stages.shrink_to_fit();
-  static std::atomic<uint64_t> builtSkeletons{0};
-  skeleton.serial = ++builtSkeletons;
+  if (graph)
+    if (llvm::Error error = skeleton.setPlan(*graph))
+      return std::move(error);
+  return skeleton;
+}
+
+llvm::Error RunSkeleton::setPlan(const analysis::RunGraph &graph) {
+  if (graph.stages.size() != stages.size())
+    return failure("the graph has " + llvm::Twine(graph.stages.size()) +
+                   " stages, the skeleton " + llvm::Twine(stages.size()));
+  for (auto [stage, shape] : llvm::enumerate(stages))
+    if (graph.stages[stage].size() != shape.positions)
+      return failure("stage " + llvm::Twine(stage) + " of the graph has " +
+                     llvm::Twine(graph.stages[stage].size()) +
+                     " steps, the skeleton's " + llvm::Twine(shape.positions));
+  llvm::Expected<analysis::TimingPlan> timing = analysis::timingPlanOf(graph);
+  if (!timing)
+    return timing.takeError();
+  plan = std::move(*timing);
+  plan.deps.shrink_to_fit();
+  planned = true;
+  // A TimeScratch holds the timing of one serial: a skeleton with another
+  // plan is another skeleton.
+  static std::atomic<uint64_t> plannedSkeletons{0};
+  serial = ++plannedSkeletons;
+  return llvm::Error::success();
+}
+
+llvm::Expected<RunSkeleton>
+RunSkeleton::withPlan(const analysis::RunGraph &graph) const {
+  RunSkeleton skeleton = *this;
+  if (llvm::Error error = skeleton.setPlan(graph))
+    return std::move(error);
   return skeleton;
 }
 
@@ -531,6 +584,8 @@ llvm::Expected<PathFigures>
 RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
                   const estimate::NetworkTierBinding &binding, CostMemo &memo,
                   TimeScratch &scratch) const {
+  if (!planned)
+    return failure("the skeleton has no timing plan");
   // A block's costs depend on the tiers of the axes its collectives span
   // (its TemplateCostInputs), and overlap_tp_comm changes what its
   // backward steps cost: both vary between a run's configurations.

@@ -265,7 +265,8 @@ llvm::Expected<SearchInput> sweep::parseSearchInput(llvm::StringRef input,
 //===----------------------------------------------------------------------===//
 
 /// A training run through the skeleton of its shape: its parts, and the
-/// figures that do not depend on the binding.
+/// figures that do not depend on the binding (the flops and costs only
+/// when it is to be timed).
 struct FastEvaluator::ShapedRun {
   workload::WholeRun parts;
   std::shared_ptr<const RunSkeleton> skeleton;
@@ -275,8 +276,9 @@ struct FastEvaluator::ShapedRun {
 };
 
 FastEvaluator::FastEvaluator(const estimate::SystemProfile &profile,
-                             std::shared_ptr<SkeletonCache> skeletons)
-    : profile(profile),
+                             std::shared_ptr<SkeletonCache> skeletons,
+                             bool timeFittingOnly)
+    : profile(profile), timeFittingOnly(timeFittingOnly),
       skeletons(skeletons ? std::move(skeletons)
                           : std::make_shared<SkeletonCache>()) {}
 
@@ -293,26 +295,72 @@ void FastEvaluator::deriveWhole(const RunContracts &run) {
     derivationError = llvm::toString(derivation.takeError());
 }
 
+llvm::Expected<analysis::RunGraph>
+FastEvaluator::timingGraphOf(const Configuration &configuration,
+                             const workload::WholeRun &whole) {
+  const RunContracts &run = configuration.run;
+  return analysis::runGraphOf(whole, run.mapping, run.training->activationType,
+                              profile, configuration.binding,
+                              /*labelled=*/false, /*costed=*/false);
+}
+
 llvm::Expected<RunSkeleton>
 FastEvaluator::deriveSkeleton(const Configuration &configuration,
-                              const workload::WholeRun &parts) {
+                              const workload::WholeRun &parts, bool planned,
+                              std::optional<workload::WholeRun> &whole) {
   const RunContracts &run = configuration.run;
-  llvm::Expected<workload::WholeRun> whole =
+  llvm::Expected<workload::WholeRun> derivation =
       workload::deriveWholeRun(run.model, *run.training, run.mapping);
-  if (!whole)
-    return whole.takeError();
+  if (!derivation)
+    return derivation.takeError();
+  whole = std::move(*derivation);
   llvm::Expected<std::vector<workload::StageBuffers>> buffers =
       workload::deriveBuffers(*whole, run.mapping, run.training,
                               /*shapeOnly=*/true);
   if (!buffers)
     return buffers.takeError();
+  if (!planned)
+    return RunSkeleton::build(*whole, parts, *buffers, /*graph=*/nullptr);
   llvm::Expected<analysis::RunGraph> graph =
-      analysis::runGraphOf(*whole, run.mapping, run.training->activationType,
-                           profile, configuration.binding, /*labelled=*/false,
-                           /*costed=*/false);
+      timingGraphOf(configuration, *whole);
   if (!graph)
     return graph.takeError();
-  return RunSkeleton::build(*whole, parts, *buffers, *graph);
+  ++planDerivations;
+  return RunSkeleton::build(*whole, parts, *buffers, &*graph);
+}
+
+std::shared_ptr<const RunSkeleton>
+FastEvaluator::timedSkeleton(const Configuration &configuration,
+                             const ShapeKey &key,
+                             std::shared_ptr<const RunSkeleton> untimed,
+                             std::optional<workload::WholeRun> &whole) {
+  bool build = false;
+  std::shared_ptr<const RunSkeleton> timed =
+      skeletons->acquire(key, build, /*planned=*/true);
+  if (timed || !build)
+    return timed;
+  auto planned = [&]() -> llvm::Expected<RunSkeleton> {
+    const RunContracts &run = configuration.run;
+    if (!whole) {
+      llvm::Expected<workload::WholeRun> derivation =
+          workload::deriveWholeRun(run.model, *run.training, run.mapping);
+      if (!derivation)
+        return derivation.takeError();
+      whole = std::move(*derivation);
+    }
+    llvm::Expected<analysis::RunGraph> graph =
+        timingGraphOf(configuration, *whole);
+    if (!graph)
+      return graph.takeError();
+    return untimed->withPlan(*graph);
+  }();
+  if (!planned) {
+    llvm::consumeError(planned.takeError());
+    skeletons->abandonTiming(key, std::move(untimed));
+    return nullptr;
+  }
+  ++planDerivations;
+  return skeletons->insert(key, std::move(*planned));
 }
 
 std::unique_ptr<FastEvaluator::ShapedRun>
@@ -333,10 +381,13 @@ FastEvaluator::shape(const Configuration &configuration) {
   result->skeleton = skeletons->acquire(key, build);
   if (!result->skeleton && !build)
     return nullptr;
+  // The whole run, when this call derives the shape.
+  std::optional<workload::WholeRun> whole;
   if (!result->skeleton) {
-    // The shape's first run: derive its steps, buffers and graph, once.
+    // The shape's first run: derive its steps, buffers and (unless only the
+    // runs that fit are timed) graph, once.
     llvm::Expected<RunSkeleton> skeleton =
-        deriveSkeleton(configuration, result->parts);
+        deriveSkeleton(configuration, result->parts, !timeFittingOnly, whole);
     if (!skeleton) {
       llvm::consumeError(skeleton.takeError());
       skeletons->abandon(key);
@@ -351,6 +402,18 @@ FastEvaluator::shape(const Configuration &configuration) {
           result->memory, result->parts, run.mapping, *run.training, profile)) {
     llvm::consumeError(std::move(error));
     return nullptr;
+  }
+  // Memory does not depend on the binding: none of this run's
+  // configurations is timed.
+  if (timeFittingOnly && !result->memory.fits) {
+    ++shapedRunCount;
+    return result;
+  }
+  if (!result->skeleton->timed()) {
+    result->skeleton =
+        timedSkeleton(configuration, key, std::move(result->skeleton), whole);
+    if (!result->skeleton)
+      return nullptr;
   }
   llvm::Expected<std::vector<workload::StageTotals>> totals =
       result->skeleton->totals(result->parts);
@@ -381,14 +444,31 @@ RunEvaluation FastEvaluator::evaluate(const Configuration &configuration) {
     derivationError.clear();
     shaped = shape(configuration);
   }
+  // The memory figures alone, as the timed evaluation has them.
+  auto untimed = [](const RunFigures &memory) {
+    RunEvaluation evaluation;
+    evaluation.run = memory;
+    return evaluation;
+  };
+  if (timeFittingOnly) {
+    if (shaped && !shaped->memory.fits)
+      return untimed(shaped->memory);
+    if (!shaped) {
+      deriveWhole(run);
+      if (!derived)
+        return derivationFailure(derivationError);
+      if (!derived->memory.fits)
+        return untimed(derived->memory);
+    }
+  }
+  ++timedCount;
   if (shaped) {
     analysis::StepCoster coster(run.mapping, run.training->activationType,
                                 profile, configuration.binding);
     llvm::Expected<PathFigures> path = shaped->skeleton->time(
         shaped->parts, coster, configuration.binding, shaped->costs, scratch);
     if (path) {
-      RunEvaluation evaluation;
-      evaluation.run = shaped->memory;
+      RunEvaluation evaluation = untimed(shaped->memory);
       llvm::Error error = addTimeFigures(
           evaluation.run, *path,
           [&]() -> llvm::Expected<analysis::RunFlops> { return shaped->flops; },
@@ -1502,15 +1582,20 @@ llvm::Expected<SearchSummary> sweep::runSearch(
       pipelines[worker] = std::make_unique<PipelineEvaluator>(profile);
     return *pipelines[worker];
   };
+  bool selecting = options.top || options.pareto;
+  // A query reads the time of the runs that fit only (the top-K and the
+  // front are of feasible configurations): a run that does not fit is not
+  // timed. Every row, or an observer, reads every time.
+  bool timeFittingOnly = selecting && !observe;
   std::vector<std::unique_ptr<FastEvaluator>> fasts(threads);
   auto skeletons = std::make_shared<SkeletonCache>();
   auto fastOf = [&](size_t worker) -> FastEvaluator & {
     if (!fasts[worker])
-      fasts[worker] = std::make_unique<FastEvaluator>(profile, skeletons);
+      fasts[worker] =
+          std::make_unique<FastEvaluator>(profile, skeletons, timeFittingOnly);
     return *fasts[worker];
   };
 
-  bool selecting = options.top || options.pareto;
   SearchSummary summary;
   TopK top(std::max<size_t>(options.top.value_or(0), 1));
   ParetoFront front;
@@ -1541,6 +1626,10 @@ llvm::Expected<SearchSummary> sweep::runSearch(
       ++summary.configurations;
       if (evaluation.valid())
         ++summary.valid;
+      // The pipeline times every valid configuration (the fast path
+      // counts its own).
+      if (options.throughIR && evaluation.valid())
+        ++summary.timed;
       if (evaluation.valid() && evaluation.run.fits)
         ++summary.fitting;
       if (observe)
@@ -1572,6 +1661,8 @@ llvm::Expected<SearchSummary> sweep::runSearch(
     if (fast) {
       summary.shapesDerived += fast->shapesDerived();
       summary.shapedRuns += fast->shapedRuns();
+      summary.timed += fast->configurationsTimed();
+      summary.timingPlansDerived += fast->timingPlansDerived();
     }
   summary.shapeEntriesHeld = skeletons->peakEntries();
   summary.shapeBytesHeld = skeletons->peakBytes();

@@ -11,6 +11,12 @@
   check-search.py shapes STATS        STATS is `--search-stats` output: says
                                       whether runs shared the shapes derived
                                       in whole (fewer shapes than runs)
+  check-search.py timed STATS...      for each `--search-stats` output, its
+                                      configurations, valid, feasible and
+                                      configurations timed
+  check-search.py capacity PROFILE ROWS DELTA OUT  writes PROFILE to OUT
+                                      with a capacity of the one row of
+                                      ROWS's peak_bytes + DELTA
   check-search.py bindings ROWS PROFILE  for each network tier of PROFILE,
                                       the largest product of the mesh axes
                                       (tp, cp, pp, dp, edp, ep) a row binds to it, its
@@ -128,14 +134,36 @@ def select(all_path, top_path, k):
 
 
 def shapes(path):
-    with open(path) as f:
-        stats = f.read().strip().splitlines()[-1]
-    fields = dict(part.strip().rsplit(" ", 1) for part in stats.split(","))
+    fields = stats_fields(path)
     derived = int(fields["shapes derived"])
     runs = int(fields["runs through a skeleton"])
     print(f"configurations {fields['configurations']}: "
           f"{'runs share shapes' if 0 < derived < runs else 'no sharing'}, "
           f"{runs} runs through skeletons of {derived} shapes")
+
+
+def stats_fields(path):
+    with open(path) as f:
+        stats = f.read().strip().splitlines()[-1]
+    return dict(part.strip().rsplit(" ", 1) for part in stats.split(","))
+
+
+def timed(paths):
+    for path in paths:
+        fields = stats_fields(path)
+        print(", ".join(f"{name} {fields[name]}" for name in
+                        ("configurations", "valid", "feasible",
+                         "configurations timed")))
+
+
+def capacity(profile_path, rows_path, delta, out_path):
+    [row] = rows_of(rows_path)
+    with open(profile_path) as f:
+        profile = json.load(f)
+    profile["memory"]["capacity_bytes"]["value"] = (
+        row["run"]["peak_bytes"] + delta)
+    with open(out_path, "w") as f:
+        json.dump(profile, f)
 
 
 def context_parallel(path):
@@ -187,6 +215,10 @@ if __name__ == "__main__":
         coverage(sys.argv[2])
     elif sys.argv[1] == "shapes":
         shapes(sys.argv[2])
+    elif sys.argv[1] == "timed":
+        timed(sys.argv[2:])
+    elif sys.argv[1] == "capacity":
+        capacity(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
     elif sys.argv[1] == "bindings":
         bindings(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "context-parallel":

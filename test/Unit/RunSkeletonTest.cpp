@@ -101,6 +101,65 @@ TEST(RunSkeletonTest, EveryRunOfAShapeEqualsItsWholeDerivation) {
   EXPECT_GT(fast.templateCostsShared(), 0u);
 }
 
+TEST(RunSkeletonTest, AQueryTimesOnlyTheRunsThatFit) {
+  // A capacity that about half of the space on 4 GPUs fits (the median
+  // peak): a query's evaluator (timeFittingOnly) gives every run that fits
+  // the full evaluator's row, byte for byte, and every other run the same
+  // memory figures and no time; it times exactly the configurations that
+  // fit, and derives the timing plans of the shapes they use only.
+  sweep::SearchSpace space = spaceOn({4});
+  std::vector<int64_t> peaks;
+  sweep::FastEvaluator measure(a100());
+  space.enumerate([&](const sweep::Configuration &configuration) {
+    sweep::RunEvaluation evaluation = measure.evaluate(configuration);
+    if (evaluation.valid())
+      peaks.push_back(evaluation.run.peakBytes);
+    return true;
+  });
+  ASSERT_GT(peaks.size(), 100u);
+  std::nth_element(peaks.begin(), peaks.begin() + peaks.size() / 2,
+                   peaks.end());
+  estimate::SystemProfile half = a100();
+  half.memory.capacityBytes.value = peaks[peaks.size() / 2];
+  half.memory.usableFraction.reset();
+
+  sweep::FastEvaluator full(half);
+  sweep::FastEvaluator query(half, nullptr, /*timeFittingOnly=*/true);
+  size_t fitting = 0, other = 0;
+  space.enumerate([&](const sweep::Configuration &configuration) {
+    sweep::RunEvaluation every = full.evaluate(configuration);
+    sweep::RunEvaluation fitted = query.evaluate(configuration);
+    EXPECT_EQ(every.valid(), fitted.valid());
+    if (!every.valid())
+      return true;
+    if (every.run.fits) {
+      ++fitting;
+      EXPECT_EQ(sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0,
+                                       configuration, fitted),
+                sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0,
+                                       configuration, every));
+    } else {
+      ++other;
+      EXPECT_TRUE(every.run.iterationPicoseconds.has_value());
+      EXPECT_FALSE(fitted.run.fits);
+      EXPECT_FALSE(fitted.run.iterationPicoseconds.has_value());
+      EXPECT_EQ(fitted.run.peakBytes, every.run.peakBytes);
+      EXPECT_EQ(fitted.run.peakStage, every.run.peakStage);
+      EXPECT_EQ(fitted.run.marginBytes, every.run.marginBytes);
+    }
+    return true;
+  });
+  EXPECT_GT(fitting, 50u);
+  EXPECT_GT(other, 50u);
+  EXPECT_EQ(query.configurationsTimed(), fitting);
+  EXPECT_EQ(full.configurationsTimed(), fitting + other);
+  // Every shape the full evaluator derived has its plan; the query's
+  // shapes whose runs all miss the capacity have none.
+  EXPECT_EQ(full.timingPlansDerived(), full.shapesDerived());
+  EXPECT_GT(query.timingPlansDerived(), 0u);
+  EXPECT_LT(query.timingPlansDerived(), query.shapesDerived());
+}
+
 /// The parts and shape key of the small run under `mapping` (and, when
 /// given, micro-batches of `microBatch`).
 sweep::ShapeKey keyOf(const workload::MappingSpec &mapping,
@@ -176,7 +235,7 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
   ASSERT_TRUE(buffers && graph);
 
   llvm::Expected<sweep::RunSkeleton> skeleton =
-      sweep::RunSkeleton::build(*whole, *parts, *buffers, *graph);
+      sweep::RunSkeleton::build(*whole, *parts, *buffers, &*graph);
   ASSERT_TRUE(static_cast<bool>(skeleton))
       << llvm::toString(skeleton.takeError());
   EXPECT_TRUE(skeleton->fits(*parts));
@@ -191,16 +250,64 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
 
   // A run whose tails are not its parts' does not make a skeleton.
   llvm::Expected<sweep::RunSkeleton> mismatched =
-      sweep::RunSkeleton::build(*whole, *otherParts, *buffers, *graph);
+      sweep::RunSkeleton::build(*whole, *otherParts, *buffers, &*graph);
   ASSERT_FALSE(static_cast<bool>(mismatched));
   EXPECT_NE(llvm::toString(mismatched.takeError()).find("run skeleton"),
+            std::string::npos);
+
+  // Without a graph the skeleton has no timing plan: it gives memory and
+  // totals, refuses to time, and with the run's plan added (withPlan) times
+  // as the skeleton built with it does.
+  llvm::Expected<sweep::RunSkeleton> untimed =
+      sweep::RunSkeleton::build(*whole, *parts, *buffers, /*graph=*/nullptr);
+  ASSERT_TRUE(static_cast<bool>(untimed))
+      << llvm::toString(untimed.takeError());
+  EXPECT_TRUE(skeleton->timed());
+  EXPECT_FALSE(untimed->timed());
+  EXPECT_LT(untimed->bytes(), skeleton->bytes());
+  auto timeOf = [&](const sweep::RunSkeleton &timing)
+      -> llvm::Expected<sweep::PathFigures> {
+    analysis::StepCoster coster(mapping, run.training->activationType, a100(),
+                                binding);
+    sweep::RunSkeleton::CostMemo memo;
+    sweep::RunSkeleton::TimeScratch scratch;
+    return timing.time(*parts, coster, binding, memo, scratch);
+  };
+  llvm::Expected<sweep::PathFigures> refused = timeOf(*untimed);
+  ASSERT_FALSE(static_cast<bool>(refused));
+  EXPECT_NE(llvm::toString(refused.takeError()).find("no timing plan"),
+            std::string::npos);
+  llvm::Expected<sweep::RunSkeleton> planned = untimed->withPlan(*graph);
+  ASSERT_TRUE(static_cast<bool>(planned))
+      << llvm::toString(planned.takeError());
+  EXPECT_TRUE(planned->timed());
+  llvm::Expected<sweep::PathFigures> eager = timeOf(*skeleton);
+  llvm::Expected<sweep::PathFigures> late = timeOf(*planned);
+  ASSERT_TRUE(eager && late);
+  EXPECT_EQ(eager->iterationPicoseconds, late->iterationPicoseconds);
+  EXPECT_EQ(eager->exposedCommunicationPicoseconds,
+            late->exposedCommunicationPicoseconds);
+  // The graph of a run of another shape (more steps per stage) is refused.
+  workload::MappingSpec twice = mapping;
+  twice.bucketBytes = 40000;
+  llvm::Expected<workload::WholeRun> otherWhole =
+      workload::deriveWholeRun(run.model, *run.training, twice);
+  ASSERT_TRUE(static_cast<bool>(otherWhole));
+  llvm::Expected<analysis::RunGraph> otherGraph =
+      analysis::runGraphOf(*otherWhole, twice, run.training->activationType,
+                           a100(), binding, /*labelled=*/false);
+  ASSERT_TRUE(static_cast<bool>(otherGraph));
+  llvm::Expected<sweep::RunSkeleton> misplanned =
+      untimed->withPlan(*otherGraph);
+  ASSERT_FALSE(static_cast<bool>(misplanned));
+  EXPECT_NE(llvm::toString(misplanned.takeError()).find("of the graph has"),
             std::string::npos);
 
   // Buffers read back without their sources do not either.
   std::vector<workload::StageBuffers> unsourced = *buffers;
   unsourced.front().buffers.front().source.reset();
   llvm::Expected<sweep::RunSkeleton> noSource =
-      sweep::RunSkeleton::build(*whole, *parts, unsourced, *graph);
+      sweep::RunSkeleton::build(*whole, *parts, unsourced, &*graph);
   ASSERT_FALSE(static_cast<bool>(noSource));
   EXPECT_NE(llvm::toString(noSource.takeError()).find("has no source"),
             std::string::npos);
@@ -291,6 +398,81 @@ TEST(RunSkeletonTest, WorkersShareOneDerivationOfAShape) {
   ASSERT_NE(seen[0], nullptr);
   EXPECT_EQ(seen[0], seen[1]);
   EXPECT_EQ(cache.peakEntries(), 1u);
+}
+
+TEST(RunSkeletonTest, TheCacheAddsAPlanOnce) {
+  sweep::SkeletonCache cache;
+  bool build = false;
+  // A shape kept without its plan: acquire gives it at once; the first
+  // caller to ask for its plan adds it, and replaces it.
+  EXPECT_EQ(cache.acquire({1}, build), nullptr);
+  ASSERT_TRUE(build);
+  std::shared_ptr<const sweep::RunSkeleton> untimed =
+      cache.insert({1}, sweep::RunSkeleton());
+  ASSERT_FALSE(untimed->timed());
+  EXPECT_EQ(cache.acquire({1}, build, /*planned=*/true), nullptr);
+  EXPECT_TRUE(build);
+  EXPECT_EQ(cache.acquire({1}, build), untimed);
+  EXPECT_FALSE(build);
+  llvm::Expected<sweep::RunSkeleton> planned =
+      untimed->withPlan(analysis::RunGraph());
+  ASSERT_TRUE(static_cast<bool>(planned))
+      << llvm::toString(planned.takeError());
+  std::shared_ptr<const sweep::RunSkeleton> timed =
+      cache.insert({1}, std::move(*planned));
+  EXPECT_TRUE(timed->timed());
+  EXPECT_EQ(cache.acquire({1}, build, /*planned=*/true), timed);
+  EXPECT_FALSE(build);
+  EXPECT_EQ(cache.acquire({1}, build), timed);
+  // One entry throughout: the replaced skeleton was unsettled first.
+  EXPECT_EQ(cache.peakEntries(), 1u);
+
+  // A plan that cannot be derived: the shape keeps its skeleton for memory
+  // and its runs are timed by the whole derivation.
+  EXPECT_EQ(cache.acquire({2}, build), nullptr);
+  std::shared_ptr<const sweep::RunSkeleton> memoryOnly =
+      cache.insert({2}, sweep::RunSkeleton());
+  EXPECT_EQ(cache.acquire({2}, build, /*planned=*/true), nullptr);
+  EXPECT_TRUE(build);
+  cache.abandonTiming({2}, memoryOnly);
+  EXPECT_EQ(cache.acquire({2}, build, /*planned=*/true), nullptr);
+  EXPECT_FALSE(build);
+  EXPECT_EQ(cache.acquire({2}, build), memoryOnly);
+  EXPECT_FALSE(build);
+}
+
+TEST(RunSkeletonTest, WorkersShareOnePlanOfAShape) {
+  // Two workers ask for the plan of one shape kept without it: exactly one
+  // adds it, the other waits and receives the same skeleton.
+  sweep::SkeletonCache cache;
+  bool build = false;
+  cache.acquire({7}, build);
+  std::shared_ptr<const sweep::RunSkeleton> untimed =
+      cache.insert({7}, sweep::RunSkeleton());
+  std::atomic<int> planners{0};
+  std::shared_ptr<const sweep::RunSkeleton> seen[2];
+  auto worker = [&](int index) {
+    bool plan = false;
+    std::shared_ptr<const sweep::RunSkeleton> skeleton =
+        cache.acquire({7}, plan, /*planned=*/true);
+    if (plan) {
+      ++planners;
+      llvm::Expected<sweep::RunSkeleton> planned =
+          untimed->withPlan(analysis::RunGraph());
+      if (planned)
+        skeleton = cache.insert({7}, std::move(*planned));
+      else
+        llvm::consumeError(planned.takeError());
+    }
+    seen[index] = skeleton;
+  };
+  std::thread first(worker, 0), second(worker, 1);
+  first.join();
+  second.join();
+  EXPECT_EQ(planners.load(), 1);
+  ASSERT_NE(seen[0], nullptr);
+  EXPECT_TRUE(seen[0]->timed());
+  EXPECT_EQ(seen[0], seen[1]);
 }
 
 /// The templates of the small run under `mapping` (deriveRunParts).

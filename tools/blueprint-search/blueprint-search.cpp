@@ -99,8 +99,10 @@ static llvm::cl::opt<unsigned>
 static llvm::cl::opt<bool>
     stats("search-stats",
           llvm::cl::desc("Print configurations, valid, feasible, seconds, "
-                         "configurations per second, shapes derived and "
-                         "runs through a skeleton to stderr"),
+                         "configurations per second, shapes derived, "
+                         "runs through a skeleton, the shape cache's peak, "
+                         "configurations timed and timing plans derived "
+                         "to stderr"),
           llvm::cl::init(false), llvm::cl::cat(searchCategory));
 
 static llvm::cl::opt<std::string> checkpointDir(
@@ -236,16 +238,21 @@ int main(int argc, char **argv) {
                  << "\n";
 
   analysis::SearchScatter scatter;
+  auto plot = [&](const sweep::Configuration &,
+                  const sweep::RunEvaluation &result) {
+    if (result.valid() && result.run.iterationPicoseconds)
+      scatter.add(estimate::secondsOf(*result.run.iterationPicoseconds),
+                  result.run.peakBytes, result.run.fits);
+  };
   auto started = std::chrono::steady_clock::now();
+  // Only the scatter observes every configuration: without it, a query
+  // (--top, --pareto) times only the configurations that fit.
   llvm::Expected<sweep::SearchSummary> summary = sweep::runSearch(
       *space, *profile, options,
       [&](llvm::StringRef row) { output->os() << row << "\n"; },
-      [&](const sweep::Configuration &, const sweep::RunEvaluation &result) {
-        if (!svgFile.empty() && result.valid() &&
-            result.run.iterationPicoseconds)
-          scatter.add(estimate::secondsOf(*result.run.iterationPicoseconds),
-                      result.run.peakBytes, result.run.fits);
-      });
+      svgFile.empty() ? llvm::function_ref<void(const sweep::Configuration &,
+                                                const sweep::RunEvaluation &)>()
+                      : plot);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
           .count();
@@ -262,7 +269,9 @@ int main(int argc, char **argv) {
                  << ", runs through a skeleton " << summary->shapedRuns
                  << ", shape cache entries at peak "
                  << summary->shapeEntriesHeld << ", shape cache bytes at peak "
-                 << summary->shapeBytesHeld << "\n";
+                 << summary->shapeBytesHeld << ", configurations timed "
+                 << summary->timed << ", timing plans derived "
+                 << summary->timingPlansDerived << "\n";
 
   if (!svgFile.empty()) {
     std::vector<analysis::ScatterLabel> labels;

@@ -117,13 +117,23 @@ private:
 class RunSkeleton {
 public:
   /// The skeleton of `run` (deriveWholeRun), whose parts are `parts`, its
-  /// buffers derived shapeOnly, and `graph`, its graph (runGraphOf).
-  /// Fails if they do not line up (a stage tail that is not the end of its
-  /// stage's steps, a work neither shared nor in the tail).
+  /// buffers derived shapeOnly, and `graph`, its graph (runGraphOf), or
+  /// none: a skeleton without its timing plan, which gives memory and
+  /// totals but cannot time (withPlan adds the plan when a run of the
+  /// shape is first timed; a query times only the runs that fit,
+  /// docs/Sweep.md "What a query computes"). Fails if they do not line up
+  /// (a stage tail that is not the end of its stage's steps, a work neither
+  /// shared nor in the tail, a graph of other steps).
   static llvm::Expected<RunSkeleton>
   build(const workload::WholeRun &run, const workload::WholeRun &parts,
         llvm::ArrayRef<workload::StageBuffers> buffers,
-        const analysis::RunGraph &graph);
+        const analysis::RunGraph *graph);
+
+  /// Whether this skeleton has its timing plan (time() needs it).
+  bool timed() const { return planned; }
+  /// This skeleton with the timing plan of `graph`, the graph (runGraphOf)
+  /// of a run of its shape, as build gives it with that graph.
+  llvm::Expected<RunSkeleton> withPlan(const analysis::RunGraph &graph) const;
 
   /// Whether `parts` has what this skeleton reads: as many templates,
   /// shared works and tail steps per stage.
@@ -196,6 +206,7 @@ public:
     std::vector<estimate::Picoseconds> sourceDurations;
     std::vector<estimate::Picoseconds> sourceTransferDurations;
   };
+  /// Fails on a skeleton without its timing plan (timed()).
   llvm::Expected<PathFigures> time(const workload::WholeRun &parts,
                                    analysis::StepCoster &coster,
                                    const estimate::NetworkTierBinding &binding,
@@ -262,6 +273,9 @@ private:
 
   const workload::RunWork &workOf(const workload::WholeRun &parts, size_t stage,
                                   WorkRef ref) const;
+  /// Sets `plan` from `graph` (the steps of every stage must be the
+  /// skeleton's) and gives the skeleton a new serial.
+  llvm::Error setPlan(const analysis::RunGraph &graph);
 
   std::vector<StageShape> stages;
   std::vector<TimeSource> sources;
@@ -272,11 +286,13 @@ private:
   /// ready (analysis::TimingPlan::readyAfter).
   std::vector<std::pair<uint32_t, uint32_t>> readySources;
   analysis::TimingPlan plan;
+  /// Whether `plan` is set (build's graph, or withPlan).
+  bool planned = false;
   size_t templates = 0;
   size_t sharedWorks = 0;
-  /// Unique to each built skeleton in the process (never 0): whether a
-  /// TimeScratch holds this skeleton's timing, which an address cannot say
-  /// once a dropped skeleton's memory is reused.
+  /// Unique to each skeleton given a plan in the process (0 without one):
+  /// whether a TimeScratch holds this skeleton's timing, which an address
+  /// cannot say once a dropped skeleton's memory is reused.
   uint64_t serial = 0;
 };
 
@@ -315,11 +331,24 @@ public:
   /// when the shape has no skeleton: `build` then says whether the caller
   /// is to build it (and call insert, or abandon if it cannot) or an
   /// earlier build failed (the shape's runs are then derived in whole).
-  std::shared_ptr<const RunSkeleton> acquire(const ShapeKey &key, bool &build);
+  /// When `planned`, the skeleton with its timing plan
+  /// (RunSkeleton::timed), waiting also while another caller adds it; a
+  /// skeleton kept without one is none, with `build` set for the caller
+  /// to add it (insert what withPlan gives, or call abandonTiming) unless
+  /// an earlier attempt failed (the shape's runs are then timed by the
+  /// whole derivation).
+  std::shared_ptr<const RunSkeleton> acquire(const ShapeKey &key, bool &build,
+                                             bool planned = false);
+  /// Keeps `skeleton` as the skeleton of `key`, in place of the one without
+  /// a plan it may have held.
   std::shared_ptr<const RunSkeleton> insert(const ShapeKey &key,
                                             RunSkeleton skeleton);
   /// Records that the skeleton of `key` cannot be built.
   void abandon(const ShapeKey &key);
+  /// Records that the plan of `key` cannot be derived; `untimed` is its
+  /// skeleton without one, kept if the cache dropped it meanwhile.
+  void abandonTiming(const ShapeKey &key,
+                     std::shared_ptr<const RunSkeleton> untimed);
 
   /// The most entries (skeletons and failed shapes' keys) and the most
   /// bytes the cache held at once, each its own maximum (a statistic).
@@ -331,6 +360,10 @@ private:
     /// None while a caller builds it, or when it could not.
     std::shared_ptr<const RunSkeleton> skeleton;
     bool failed = false;
+    /// A caller adds the skeleton's plan (never dropped meanwhile).
+    bool planning = false;
+    /// The plan could not be derived.
+    bool planFailed = false;
     size_t lastUse = 0;
     /// What the entry holds once settled (its key and skeleton).
     size_t bytes = 0;

@@ -130,9 +130,14 @@ struct RunEvaluation {
 class FastEvaluator {
 public:
   /// Keeps its skeletons in `skeletons` (shared with other evaluators of
-  /// one search), or in a cache of its own.
+  /// one search), or in a cache of its own. With `timeFittingOnly`, a run
+  /// that does not fit the usable capacity is not timed: its evaluation
+  /// has the memory figures the timed one has and no time, and a shape's
+  /// timing plan is derived only when one of its runs fits
+  /// (docs/Sweep.md, "What a query computes").
   explicit FastEvaluator(const estimate::SystemProfile &profile,
-                         std::shared_ptr<SkeletonCache> skeletons = nullptr);
+                         std::shared_ptr<SkeletonCache> skeletons = nullptr,
+                         bool timeFittingOnly = false);
   ~FastEvaluator();
 
   RunEvaluation evaluate(const Configuration &configuration);
@@ -140,6 +145,10 @@ public:
   /// Shapes derived in whole, and runs evaluated through a skeleton.
   size_t shapesDerived() const { return shapeDerivations; }
   size_t shapedRuns() const { return shapedRunCount; }
+  /// Configurations whose time was derived (through a skeleton or the
+  /// whole derivation), and the shapes' timing plans derived.
+  size_t configurationsTimed() const { return timedCount; }
+  size_t timingPlansDerived() const { return planDerivations; }
   /// The steps whose timing a binding kept from the binding before
   /// (RunSkeleton::TimeScratch::keptStepTimings).
   uint64_t keptStepTimings() const { return scratch.keptStepTimings; }
@@ -153,13 +162,29 @@ private:
   /// cannot be (the whole derivation then reports it).
   std::unique_ptr<ShapedRun> shape(const Configuration &configuration);
   /// The skeleton of the shape of `configuration`, whose parts are
-  /// `parts`, from its whole derivation.
-  llvm::Expected<RunSkeleton> deriveSkeleton(const Configuration &configuration,
-                                             const workload::WholeRun &parts);
+  /// `parts`, from its whole derivation `whole` (set here); with its timing
+  /// plan when `planned`.
+  llvm::Expected<RunSkeleton>
+  deriveSkeleton(const Configuration &configuration,
+                 const workload::WholeRun &parts, bool planned,
+                 std::optional<workload::WholeRun> &whole);
+  /// The graph whose timing plan a skeleton of `configuration`'s shape
+  /// keeps: `whole`'s, uncosted.
+  llvm::Expected<analysis::RunGraph>
+  timingGraphOf(const Configuration &configuration,
+                const workload::WholeRun &whole);
+  /// The skeleton of `key` with its plan, `untimed` given the plan of
+  /// `configuration`'s whole run (`whole`, derived here when none) if no
+  /// caller did; none when the plan cannot be derived.
+  std::shared_ptr<const RunSkeleton>
+  timedSkeleton(const Configuration &configuration, const ShapeKey &key,
+                std::shared_ptr<const RunSkeleton> untimed,
+                std::optional<workload::WholeRun> &whole);
   /// The whole derivation of the current run (derived or derivationError).
   void deriveWhole(const RunContracts &run);
 
   const estimate::SystemProfile &profile;
+  bool timeFittingOnly;
   std::optional<size_t> derivedNumber;
   /// The derivation of that run, or why it failed.
   std::optional<DerivedRun> derived;
@@ -171,6 +196,8 @@ private:
   TemplateCostCache templateCosts;
   size_t shapeDerivations = 0;
   size_t shapedRunCount = 0;
+  size_t timedCount = 0;
+  size_t planDerivations = 0;
 };
 
 /// FastEvaluator on one configuration.
@@ -407,6 +434,12 @@ struct SearchSummary {
   /// share one SkeletonCache.
   size_t shapesDerived = 0;
   size_t shapedRuns = 0;
+  /// The configurations whose iteration time was derived: every valid one,
+  /// except in a query (runSearch) that times only the runs that fit; and,
+  /// on the fast path, the shapes whose timing plan was derived (in a
+  /// query, only those with a run that fits).
+  size_t timed = 0;
+  size_t timingPlansDerived = 0;
   /// The most entries that cache held at once (skeletons and the keys of
   /// shapes that have none) and the most bytes, each its own maximum
   /// (SkeletonCache::peakEntries, peakBytes).
@@ -419,7 +452,10 @@ struct SearchSummary {
 /// and/or `pareto`, those rows only (after the whole space). Every row the
 /// top-K or the front reports is re-derived through the IR, and the search
 /// fails if that differs from the fast path's row. `observe` sees every
-/// evaluated configuration, in order (the scatter).
+/// evaluated configuration, in order (the scatter). A query - `top` and/or
+/// `pareto` on the fast path, with no `observe` - reads the time of the
+/// runs that fit only, and times only those (FastEvaluator's
+/// timeFittingOnly): what it reports is what the full evaluation reports.
 llvm::Expected<SearchSummary>
 runSearch(const SearchSpace &space, const estimate::SystemProfile &profile,
           const SearchOptions &options,
