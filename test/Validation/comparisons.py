@@ -432,7 +432,7 @@ CAUSES = {
         "8.33% (1T) beyond what Blueprint's own two compositions differ by: "
         "an older stack (PyTorch 20.12 container, fp16 with loss scaling, "
         "Megatron-LM of August 2021), a larger scale (dp 9 and 6 against 1) "
-        "and another precision together; at most 9.72% with the rounding "
+        "and another precision together; at most 9.73% with the rounding "
         "of the tables. With Blueprint's largest error on Table 5's "
         "full-recompute runs (+3.25% with Table 5's rounding, 175B) and the "
         "largest rounding of a Table 1 column (0.5 / 43, 18B's percentage "
@@ -447,7 +447,7 @@ CAUSES = {
         "assumes every Table 1 run's gap is at most the twins' (both tp 8 "
         "with deep pipelines; the smaller runs have no twin): 76B's "
         "throughput needs 9.88% at the largest Table 5 error, past the "
-        "twins' 9.72%, so for 76B either that error is smaller or the "
+        "twins' 9.73%, so for 76B either that error is smaller or the "
         "assumption does not hold."),
     "mlm2021_pessimistic": (
         "Blueprint charges bytes these runs did not move: without "
