@@ -269,8 +269,10 @@ def write_implementation_lane(cases, lane, out):
         "cases costed on the semantic tasks, without a transformation, "
         "are pinned by `test/Validation/validation-implementation.test`: "
         "there the unfused bias-dropout-add overstates what sequence "
-        "parallelism saves and the selective + sequence-parallel overhead "
-        "gets the wrong sign (marked failing below); "
+        "parallelism saves, and the selective + sequence-parallel overhead "
+        "keeps the measured sign only through the collectives' per-call "
+        "latency (sequence parallelism's 6 more calls a layer; without it "
+        "the sign was wrong); "
         "[Estimate.md](Estimate.md#implementation-transformations) has the "
         "transformations' sources.\n\n")
     out.write("| case | quantity | gate: ours / reference (error) | "

@@ -893,15 +893,16 @@ analysis::composeIterationTime(const PlanWork &work,
                   "tied-embedding gradient all-reduces", profile, binding);
     if (!syncTier)
       return syncTier.takeError();
-    embeddingSeconds =
-        estimate::ringAllReduceSeconds(2, syncBytes, syncTier->bandwidth,
-                                       syncTier->tier->latencySeconds.value);
+    embeddingSeconds = estimate::ringAllReduceSeconds(
+        2, syncBytes, syncTier->bandwidth, syncTier->tier->latencySeconds.value,
+        syncTier->tier->callLatencySecondsOrZero());
     embeddingText = "ring all_reduce of the first and last stage (2 ranks): "
                     "2*(2-1)/2 * message_bytes " +
                     std::to_string(syncBytes) + " / " +
                     syncTier->bandwidthText + " + 2*(2-1) * network_tiers[" +
                     syncTier->tier->name + "].latency_seconds " +
-                    formatNumber(syncTier->tier->latencySeconds.value);
+                    formatNumber(syncTier->tier->latencySeconds.value) +
+                    estimate::callLatencyProvenance(*syncTier->tier);
   }
 
   std::string slotText =

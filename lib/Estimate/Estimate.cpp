@@ -163,19 +163,36 @@ static double stepRoundsSeconds(double rounds, int64_t participants,
          rounds * steps * latencySeconds;
 }
 
+/// A ring collective of `rounds` passes: the call's fixed latency once, then
+/// the passes' steps. A one-rank collective is not issued (NCCL's tuning
+/// model is not consulted for one rank: src/enqueue.cc topoGetAlgoInfo at
+/// NVIDIA/nccl commit b647562), so it costs nothing.
+static double ringCallSeconds(double rounds, int64_t participants,
+                              int64_t messageBytes,
+                              double bandwidthBytesPerSecond,
+                              double latencySeconds,
+                              double callLatencySeconds) {
+  if (participants == 1)
+    return 0;
+  return callLatencySeconds +
+         stepRoundsSeconds(rounds, participants, messageBytes,
+                           bandwidthBytesPerSecond, latencySeconds);
+}
+
 double estimate::ringAllReduceSeconds(int64_t participants,
                                       int64_t messageBytes,
                                       double bandwidthBytesPerSecond,
-                                      double latencySeconds) {
-  return stepRoundsSeconds(2, participants, messageBytes,
-                           bandwidthBytesPerSecond, latencySeconds);
+                                      double latencySeconds,
+                                      double callLatencySeconds) {
+  return ringCallSeconds(2, participants, messageBytes, bandwidthBytesPerSecond,
+                         latencySeconds, callLatencySeconds);
 }
 
 double estimate::ringReduceScatterOrAllGatherSeconds(
     int64_t participants, int64_t messageBytes, double bandwidthBytesPerSecond,
-    double latencySeconds) {
-  return stepRoundsSeconds(1, participants, messageBytes,
-                           bandwidthBytesPerSecond, latencySeconds);
+    double latencySeconds, double callLatencySeconds) {
+  return ringCallSeconds(1, participants, messageBytes, bandwidthBytesPerSecond,
+                         latencySeconds, callLatencySeconds);
 }
 
 double estimate::pairwiseAllToAllSeconds(int64_t participants,
@@ -399,6 +416,13 @@ std::string computeField(Capability capability, DataType type) {
 using TaskName = llvm::function_ref<std::string()>;
 
 } // namespace
+
+std::string estimate::callLatencyProvenance(const NetworkTier &tier) {
+  if (!tier.callLatencySeconds)
+    return "";
+  return " + " + tierPath(tier) + ".call_latency_seconds " +
+         formatNumber(tier.callLatencySeconds->value);
+}
 
 /// The axis of `mesh` named `name`, or null.
 static const MeshAxis *findMeshAxis(llvm::ArrayRef<MeshAxis> mesh,
@@ -895,18 +919,23 @@ private:
                        efficiencyFactor(tier.efficiency, facts.messageBytes);
     int64_t n = facts.participants;
     bool allReduce = facts.kind == CollectiveKind::AllReduce;
+    double callLatency = tier.callLatencySecondsOrZero();
     TimeTerm term;
     term.resource = BindingResource::Network;
     switch (facts.kind) {
     case CollectiveKind::AllReduce:
-      term.seconds = ringAllReduceSeconds(n, facts.messageBytes, bandwidth,
-                                          tier.latencySeconds.value);
+      term.seconds =
+          ringAllReduceSeconds(n, facts.messageBytes, bandwidth,
+                               tier.latencySeconds.value, callLatency);
       break;
     case CollectiveKind::ReduceScatter:
     case CollectiveKind::AllGather:
       term.seconds = ringReduceScatterOrAllGatherSeconds(
-          n, facts.messageBytes, bandwidth, tier.latencySeconds.value);
+          n, facts.messageBytes, bandwidth, tier.latencySeconds.value,
+          callLatency);
       break;
+    // NCCL has no all-to-all call: it is grouped point-to-point sends,
+    // which pay no call latency (docs/Estimate.md, "Collectives").
     case CollectiveKind::AllToAll:
       term.seconds = pairwiseAllToAllSeconds(n, facts.messageBytes, bandwidth,
                                              tier.latencySeconds.value);
@@ -921,6 +950,10 @@ private:
     use(bandwidthField, tier.bandwidthBytesPerSecond.value,
         tier.bandwidthBytesPerSecond.source);
     use(latencyField, tier.latencySeconds.value, tier.latencySeconds.source);
+    bool paysCallLatency = facts.kind != CollectiveKind::AllToAll && n > 1;
+    if (paysCallLatency && tier.callLatencySeconds)
+      use(tierField + ".call_latency_seconds", tier.callLatencySeconds->value,
+          tier.callLatencySeconds->source);
     std::string efficiency = explainEfficiency(tier.efficiency, tierField,
                                                facts.messageBytes, "bytes");
     std::string steps = allReduce ? "2*(" + std::to_string(n) + "-1)"
@@ -934,7 +967,8 @@ private:
         scaled(bandwidthField, tier.bandwidthBytesPerSecond.value, efficiency,
                tierField + ".efficiency") +
         " + " + steps + " * " + latencyField + " " +
-        formatNumber(tier.latencySeconds.value);
+        formatNumber(tier.latencySeconds.value) +
+        (paysCallLatency ? callLatencyProvenance(tier) : "");
     return term;
   }
 

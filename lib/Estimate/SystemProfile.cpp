@@ -584,7 +584,7 @@ void readNetworkTiers(FieldReader &reader, const llvm::json::Object &root,
     reader.rejectUnknownFields(*tier, tierPath,
                                {"name", "group_size",
                                 "bandwidth_bytes_per_second", "latency_seconds",
-                                "efficiency"});
+                                "call_latency_seconds", "efficiency"});
     NetworkTier parsed;
     parsed.name = reader.string(*tier, "name", tierPath, rule::kTierName);
     if (!parsed.name.empty() && profile.tier(parsed.name))
@@ -597,6 +597,12 @@ void readNetworkTiers(FieldReader &reader, const llvm::json::Object &root,
         reader.sourcedNumber(*tier, "bandwidth_bytes_per_second", tierPath);
     parsed.latencySeconds = reader.sourcedNumber(*tier, "latency_seconds",
                                                  tierPath, /*allowZero=*/true);
+    // Optional: a profile written before the field, or for a fabric whose
+    // collectives pay no fixed cost per call, states none (docs/Estimate.md,
+    // "Collectives").
+    if (tier->get("call_latency_seconds"))
+      parsed.callLatencySeconds = reader.sourcedNumber(
+          *tier, "call_latency_seconds", tierPath, /*allowZero=*/true);
     parsed.efficiency = reader.efficiency(*tier, tierPath, "bytes");
     profile.networkTiers.push_back(std::move(parsed));
   }

@@ -184,18 +184,38 @@ TEST(EstimateFormulas, RooflineHandComputed) {
 TEST(EstimateFormulas, RingAlphaBetaHandComputed) {
   // n = 8, M = 800 MB, B = 100 GB/s, alpha = 1 us.
   // All-reduce: 2*7/8 * 8e8 / 1e11 = 14 ms, plus 14 steps * 1 us.
-  expectSeconds(ringAllReduceSeconds(8, 800'000'000, 1e11, 1e-6),
+  expectSeconds(ringAllReduceSeconds(8, 800'000'000, 1e11, 1e-6, 0),
                 0.014 + 14e-6);
   // Reduce-scatter / all-gather: 7/8 * 8e8 / 1e11 = 7 ms, plus 7 * 1 us.
-  expectSeconds(ringReduceScatterOrAllGatherSeconds(8, 800'000'000, 1e11, 1e-6),
-                0.007 + 7e-6);
+  expectSeconds(
+      ringReduceScatterOrAllGatherSeconds(8, 800'000'000, 1e11, 1e-6, 0),
+      0.007 + 7e-6);
   // An all-reduce is exactly a reduce-scatter followed by an all-gather.
   expectSeconds(
-      ringAllReduceSeconds(5, 123'456'789, 3e11, 3.4e-6),
-      2 * ringReduceScatterOrAllGatherSeconds(5, 123'456'789, 3e11, 3.4e-6));
-  // One participant: no steps, no time.
-  EXPECT_EQ(ringAllReduceSeconds(1, 1'000'000, 1e11, 1e-6), 0.0);
-  EXPECT_EQ(ringReduceScatterOrAllGatherSeconds(1, 1'000'000, 1e11, 1e-6), 0.0);
+      ringAllReduceSeconds(5, 123'456'789, 3e11, 3.4e-6, 0),
+      2 * ringReduceScatterOrAllGatherSeconds(5, 123'456'789, 3e11, 3.4e-6, 0));
+  // One participant: no steps and no call, so no call latency either.
+  EXPECT_EQ(ringAllReduceSeconds(1, 1'000'000, 1e11, 1e-6, 8.4e-6), 0.0);
+  EXPECT_EQ(
+      ringReduceScatterOrAllGatherSeconds(1, 1'000'000, 1e11, 1e-6, 8.4e-6),
+      0.0);
+}
+
+TEST(EstimateFormulas, RingCallLatencyIsPaidOncePerCall) {
+  // n = 8, M = 800 MB, B = 100 GB/s, alpha = 1 us, c = 8.4 us: the
+  // all-reduce is 14 ms + 14 * 1 us + 8.4 us (once, not per step and not
+  // per pass), the all-gather 7 ms + 7 * 1 us + 8.4 us.
+  expectSeconds(ringAllReduceSeconds(8, 800'000'000, 1e11, 1e-6, 8.4e-6),
+                0.014 + 14e-6 + 8.4e-6);
+  expectSeconds(
+      ringReduceScatterOrAllGatherSeconds(8, 800'000'000, 1e11, 1e-6, 8.4e-6),
+      0.007 + 7e-6 + 8.4e-6);
+  // One call of the all-reduce is cheaper than its two halves as two calls
+  // by exactly one call latency.
+  expectSeconds(2 * ringReduceScatterOrAllGatherSeconds(5, 123'456'789, 3e11,
+                                                        3.4e-6, 8.4e-6) -
+                    ringAllReduceSeconds(5, 123'456'789, 3e11, 3.4e-6, 8.4e-6),
+                8.4e-6);
 }
 
 TEST(EstimateFormulas, PairwiseAllToAllHandComputed) {
@@ -644,6 +664,57 @@ void expectProfileError(const std::string &json, const std::string &line) {
       << message;
 }
 
+/// A tier's call_latency_seconds is added once to each ring collective
+/// call on it, states itself in the provenance and the fields used, and is
+/// not paid by the all-to-all (grouped NCCL sends) nor by a tier without it.
+TEST(Estimate, RingCollectivesPayTheTierCallLatencyOnce) {
+  SystemProfile profile = valueOrFail(
+      parseSystemProfile(handProfileWith([](llvm::json::Object &root) {
+        tierAt(root, 0)["call_latency_seconds"] = llvm::json::Object{
+            {"value", 8.4e-6}, {"source", "fast call latency"}};
+      })));
+  EstimateInput input = inputOnTensorParallel(4);
+  // On "fast" (1e11 B/s at 0.5, alpha 1 us, c 8.4 us), 4 MB over 4 ranks:
+  // all-reduce 2*3/4 * 4e6 / 5e10 + 6 * 1 us + 8.4 us = 134.4 us;
+  // all-gather 3/4 * 4e6 / 5e10 + 3 * 1 us + 8.4 us = 71.4 us;
+  // all-to-all 3 * (1e6 / 5e10 + 1 us) = 63 us, no call latency.
+  addTask(input,
+          collective("attn_tp_g", Phase::Forward, CollectiveKind::AllReduce, 4,
+                     4'000'000, 3'000'000));
+  addTask(input, collective("regather", Phase::Recommunication,
+                            CollectiveKind::AllGather, 4, 4'000'000, 0));
+  addTask(input, collective("moe_dispatch", Phase::Forward,
+                            CollectiveKind::AllToAll, 4, 4'000'000, 0));
+  EstimateReport report =
+      valueOrFail(estimateWork(input, profile, bindTensorParallel("fast")));
+  ASSERT_EQ(report.tasks.size(), 3u);
+  expectSeconds(report.tasks[0].terms[0].seconds, 134.4e-6);
+  expectSeconds(report.tasks[1].terms[0].seconds, 71.4e-6);
+  expectSeconds(report.tasks[2].terms[0].seconds, 63e-6);
+  EXPECT_EQ(report.tasks[0].terms[0].provenance,
+            "ring all_reduce over mesh axis 'tp' (participants 4) on tier "
+            "'fast': 2*(4-1)/4 * message_bytes 4000000 / "
+            "(network_tiers[fast].bandwidth_bytes_per_second 1e+11 * "
+            "network_tiers[fast].efficiency.flat 0.5) + 2*(4-1) * "
+            "network_tiers[fast].latency_seconds 1e-06 + "
+            "network_tiers[fast].call_latency_seconds 8.4e-06");
+  EXPECT_EQ(report.tasks[2].terms[0].provenance.find("call_latency"),
+            std::string::npos);
+  const ProfileFieldUse *callLatency = nullptr;
+  for (const ProfileFieldUse &field : report.profileFields)
+    if (field.path == "network_tiers[fast].call_latency_seconds")
+      callLatency = &field;
+  ASSERT_NE(callLatency, nullptr);
+  EXPECT_EQ(callLatency->value, 8.4e-6);
+  EXPECT_EQ(callLatency->source, "fast call latency");
+
+  // The hand profile states no call latency: the same all-reduce is 126 us.
+  EstimateReport without = valueOrFail(
+      estimateWork(input, handProfile(), bindTensorParallel("fast")));
+  expectSeconds(without.tasks[0].terms[0].seconds, 126e-6);
+  EXPECT_FALSE(handProfile().tier("fast")->callLatencySeconds.has_value());
+}
+
 TEST(SystemProfileLoader, AcceptsTheHandProfile) {
   SystemProfile profile = handProfile();
   EXPECT_EQ(profile.name, "hand");
@@ -825,6 +896,30 @@ TEST(SystemProfileLoader, RejectsEachRuleWithItsPath) {
       }),
       "$.network_tiers[1].latency_seconds.value: must be a non-negative "
       "number, got -0.5 [profile_non_negative]");
+  // profile_non_negative: call latency, optional but checked when present.
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        tierAt(root, 0)["call_latency_seconds"] =
+            llvm::json::Object{{"value", -0.25}, {"source", "negative"}};
+      }),
+      "$.network_tiers[0].call_latency_seconds.value: must be a non-negative "
+      "number, got -0.25 [profile_non_negative]");
+  // profile_shape: a call latency must be a finite number.
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        tierAt(root, 0)["call_latency_seconds"] =
+            llvm::json::Object{{"value", "8.4 us"}, {"source", "text"}};
+      }),
+      "$.network_tiers[0].call_latency_seconds.value: expected a finite "
+      "number, got \"8.4 us\" [profile_shape]");
+  // profile_missing_field: a stated call latency names its source.
+  expectProfileError(
+      handProfileWith([](llvm::json::Object &root) {
+        tierAt(root, 0)["call_latency_seconds"] =
+            llvm::json::Object{{"value", 8.4e-6}};
+      }),
+      "$.network_tiers[0].call_latency_seconds.source: missing required "
+      "field [profile_missing_field]");
   // profile_efficiency_range: (0, 1].
   expectProfileError(
       handProfileWith([](llvm::json::Object &root) {

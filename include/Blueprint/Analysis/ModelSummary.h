@@ -122,7 +122,9 @@ double bubbleStageSlots(workload::PipelineSchedule schedule, int64_t stages,
                         int64_t virtualStages);
 
 /// A point-to-point send of M bytes on one link: M / B + alpha (Hockney,
-/// "The communication challenge for MPP", Parallel Computing 1994).
+/// "The communication challenge for MPP", Parallel Computing 1994). No
+/// per-call latency: NCCL's send/recv bypass the tuning model whose baseLat
+/// a collective call pays (docs/Estimate.md, "Collectives").
 double pointToPointSeconds(int64_t bytes, double bandwidthBytesPerSecond,
                            double latencySeconds);
 

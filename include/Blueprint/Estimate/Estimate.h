@@ -117,21 +117,29 @@ double rooflineMemorySeconds(int64_t bytes, double bandwidthBytesPerSecond,
                              double efficiency);
 
 /// Ring all-reduce of an M-byte message over n ranks, a reduce-scatter ring
-/// followed by an all-gather ring: 2(n-1)/n * M / B + 2(n-1) * alpha
+/// followed by an all-gather ring: c + 2(n-1)/n * M / B + 2(n-1) * alpha
 /// (Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms for clusters
-/// of workstations", JPDC 2009). 0 for n = 1.
+/// of workstations", JPDC 2009), with c the latency the call pays once
+/// (NCCL's baseLat, docs/Estimate.md "Collectives"). 0 for n = 1.
 double ringAllReduceSeconds(int64_t participants, int64_t messageBytes,
                             double bandwidthBytesPerSecond,
-                            double latencySeconds);
+                            double latencySeconds, double callLatencySeconds);
 
 /// Ring reduce-scatter or ring all-gather of an M-byte (full logical)
-/// message over n ranks: (n-1)/n * M / B + (n-1) * alpha (Thakur,
+/// message over n ranks: c + (n-1)/n * M / B + (n-1) * alpha (Thakur,
 /// Rabenseifner and Gropp, "Optimization of collective communication
-/// operations in MPICH", IJHPCA 2005, ring algorithm). 0 for n = 1.
+/// operations in MPICH", IJHPCA 2005, ring algorithm), c as for the
+/// all-reduce. 0 for n = 1.
 double ringReduceScatterOrAllGatherSeconds(int64_t participants,
                                            int64_t messageBytes,
                                            double bandwidthBytesPerSecond,
-                                           double latencySeconds);
+                                           double latencySeconds,
+                                           double callLatencySeconds);
+
+/// " + network_tiers[<name>].call_latency_seconds <value>": the per-call
+/// term a ring collective's provenance ends with; "" when the profile states
+/// no call latency for `tier`.
+std::string callLatencyProvenance(const NetworkTier &tier);
 
 /// Pairwise-exchange all-to-all over n ranks, each holding an M-byte
 /// buffer of n chunks: n - 1 steps, in step i every rank sends its chunk

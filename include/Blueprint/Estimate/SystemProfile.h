@@ -132,14 +132,23 @@ struct MemoryProfile {
 
 /// A level of the fabric: a group of `groupSize` ranks that reach each other
 /// at `bandwidthBytesPerSecond` per direction per rank with `latencySeconds`
-/// per algorithm step.
+/// per algorithm step and `callLatencySeconds` once per collective call.
 struct NetworkTier {
   std::string name;
   SourcedCount groupSize;
   SourcedNumber bandwidthBytesPerSecond;
   SourcedNumber latencySeconds;
+  /// The fixed latency a collective call pays once, beside its steps (NCCL's
+  /// baseLat); absent: the profile states none and none is charged
+  /// (docs/Estimate.md, "Collectives").
+  std::optional<SourcedNumber> callLatencySeconds;
   /// Efficiency by logical message bytes.
   std::optional<Efficiency> efficiency;
+
+  /// callLatencySeconds' value, 0 when the profile states none.
+  double callLatencySecondsOrZero() const {
+    return callLatencySeconds ? callLatencySeconds->value : 0;
+  }
 };
 
 struct SystemProfile {
