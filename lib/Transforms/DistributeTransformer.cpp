@@ -156,12 +156,13 @@ Operation *buildWorkOp(OpBuilder &builder, Location loc,
                                 invocation.engine, gemm);
   }
   const workload::CollectiveFacts &facts = *invocation.collective;
+  UnitAttr pointToPoint = facts.pointToPoint ? builder.getUnitAttr() : nullptr;
   auto createReducing = [&](auto opTag) {
     using OpT = decltype(opTag);
     return OpT::create(builder, loc, token, primitive, phase, cadence, mesh,
                        ranks, ops, reads, writes, stashed, deps, axes, group,
                        facts.participants, facts.messageBytes, facts.reduction,
-                       /*ready_blocks=*/nullptr)
+                       /*ready_blocks=*/nullptr, pointToPoint)
         .getOperation();
   };
   switch (facts.kind) {
@@ -173,12 +174,14 @@ Operation *buildWorkOp(OpBuilder &builder, Location loc,
     return dist::AllGatherOp::create(builder, loc, token, primitive, phase,
                                      cadence, mesh, ranks, ops, reads, writes,
                                      stashed, deps, axes, group,
-                                     facts.participants, facts.messageBytes);
+                                     facts.participants, facts.messageBytes,
+                                     pointToPoint);
   case workload::CollectiveKind::AllToAll:
     return dist::AllToAllOp::create(builder, loc, token, primitive, phase,
                                     cadence, mesh, ranks, ops, reads, writes,
                                     stashed, deps, axes, group,
-                                    facts.participants, facts.messageBytes);
+                                    facts.participants, facts.messageBytes,
+                                    pointToPoint);
   }
   llvm_unreachable("unknown CollectiveKind");
 }
