@@ -902,14 +902,14 @@ analysis::composeIterationTime(const PlanWork &work,
     embeddingSeconds = estimate::ringAllReduceSeconds(
         2, syncBytes, syncTier->bandwidth, syncTier->tier->latencySeconds.value,
         paysCall ? syncTier->tier->callLatencySecondsOrZero() : 0);
-    embeddingText = "ring all_reduce of the first and last stage (2 ranks): "
-                    "2*(2-1)/2 * message_bytes " +
-                    std::to_string(syncBytes) + " / " +
-                    syncTier->bandwidthText + " + 2*(2-1) * network_tiers[" +
-                    syncTier->tier->name + "].latency_seconds " +
-                    formatNumber(syncTier->tier->latencySeconds.value) +
-                    (paysCall ? estimate::callLatencyProvenance(*syncTier->tier)
-                              : "");
+    embeddingText =
+        "ring all_reduce of the first and last stage (2 ranks): "
+        "2*(2-1)/2 * message_bytes " +
+        std::to_string(syncBytes) + " / " + syncTier->bandwidthText +
+        " + 2*(2-1) * network_tiers[" + syncTier->tier->name +
+        "].latency_seconds " +
+        formatNumber(syncTier->tier->latencySeconds.value) +
+        (paysCall ? estimate::callLatencyProvenance(*syncTier->tier) : "");
   }
 
   std::string slotText =

@@ -429,8 +429,7 @@ std::string estimate::callLatencyProvenance(const NetworkTier &tier) {
   std::string field = tierPath(tier) + ".call_latency_seconds";
   if (!tier.callLatencySeconds)
     return " (no " + field + " declared)";
-  return " + " + field + " " +
-         formatNumber(tier.callLatencySeconds->value);
+  return " + " + field + " " + formatNumber(tier.callLatencySeconds->value);
 }
 
 /// The axis of `mesh` named `name`, or null.

@@ -171,17 +171,15 @@ Operation *buildWorkOp(OpBuilder &builder, Location loc,
   case workload::CollectiveKind::ReduceScatter:
     return createReducing(dist::ReduceScatterOp());
   case workload::CollectiveKind::AllGather:
-    return dist::AllGatherOp::create(builder, loc, token, primitive, phase,
-                                     cadence, mesh, ranks, ops, reads, writes,
-                                     stashed, deps, axes, group,
-                                     facts.participants, facts.messageBytes,
-                                     pointToPoint);
+    return dist::AllGatherOp::create(
+        builder, loc, token, primitive, phase, cadence, mesh, ranks, ops, reads,
+        writes, stashed, deps, axes, group, facts.participants,
+        facts.messageBytes, pointToPoint);
   case workload::CollectiveKind::AllToAll:
-    return dist::AllToAllOp::create(builder, loc, token, primitive, phase,
-                                    cadence, mesh, ranks, ops, reads, writes,
-                                    stashed, deps, axes, group,
-                                    facts.participants, facts.messageBytes,
-                                    pointToPoint);
+    return dist::AllToAllOp::create(
+        builder, loc, token, primitive, phase, cadence, mesh, ranks, ops, reads,
+        writes, stashed, deps, axes, group, facts.participants,
+        facts.messageBytes, pointToPoint);
   }
   llvm_unreachable("unknown CollectiveKind");
 }

@@ -205,8 +205,7 @@ TEST(EstimateFormulas, RingAlphaBetaHandComputed) {
 // 1865 at NVIDIA/nccl b647562): no steps, no call, no call latency.
 TEST(EstimateFormulas, ZeroByteRingCollectiveCostsNothing) {
   EXPECT_EQ(ringAllReduceSeconds(8, 0, 1e11, 1e-6, 8.4e-6), 0.0);
-  EXPECT_EQ(ringReduceScatterOrAllGatherSeconds(8, 0, 1e11, 1e-6, 8.4e-6),
-            0.0);
+  EXPECT_EQ(ringReduceScatterOrAllGatherSeconds(8, 0, 1e11, 1e-6, 8.4e-6), 0.0);
   EXPECT_FALSE(collectiveCallIssued(8, 0));
   EXPECT_FALSE(collectiveCallIssued(1, 1'000'000));
   EXPECT_TRUE(collectiveCallIssued(2, 1));

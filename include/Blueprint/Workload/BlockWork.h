@@ -230,8 +230,7 @@ inline bool operator==(const CollectiveFacts &lhs, const CollectiveFacts &rhs) {
   return lhs.kind == rhs.kind && lhs.reduction == rhs.reduction &&
          lhs.participants == rhs.participants &&
          lhs.messageBytes == rhs.messageBytes && lhs.axis == rhs.axis &&
-         lhs.innerAxes == rhs.innerAxes &&
-         lhs.pointToPoint == rhs.pointToPoint;
+         lhs.innerAxes == rhs.innerAxes && lhs.pointToPoint == rhs.pointToPoint;
 }
 inline bool operator!=(const CollectiveFacts &lhs, const CollectiveFacts &rhs) {
   return !(lhs == rhs);
