@@ -893,16 +893,23 @@ analysis::composeIterationTime(const PlanWork &work,
                   "tied-embedding gradient all-reduces", profile, binding);
     if (!syncTier)
       return syncTier.takeError();
+    // One NCCL all-reduce call of the first and last stage.
+    CollectiveFacts sync;
+    sync.kind = CollectiveKind::AllReduce;
+    sync.participants = 2;
+    sync.messageBytes = syncBytes;
+    bool paysCall = estimate::paysCallLatency(sync);
     embeddingSeconds = estimate::ringAllReduceSeconds(
         2, syncBytes, syncTier->bandwidth, syncTier->tier->latencySeconds.value,
-        syncTier->tier->callLatencySecondsOrZero());
-    embeddingText = "ring all_reduce of the first and last stage (2 ranks): "
-                    "2*(2-1)/2 * message_bytes " +
-                    std::to_string(syncBytes) + " / " +
-                    syncTier->bandwidthText + " + 2*(2-1) * network_tiers[" +
-                    syncTier->tier->name + "].latency_seconds " +
-                    formatNumber(syncTier->tier->latencySeconds.value) +
-                    estimate::callLatencyProvenance(*syncTier->tier);
+        paysCall ? syncTier->tier->callLatencySecondsOrZero() : 0);
+    embeddingText =
+        "ring all_reduce of the first and last stage (2 ranks): "
+        "2*(2-1)/2 * message_bytes " +
+        std::to_string(syncBytes) + " / " + syncTier->bandwidthText +
+        " + 2*(2-1) * network_tiers[" + syncTier->tier->name +
+        "].latency_seconds " +
+        formatNumber(syncTier->tier->latencySeconds.value) +
+        (paysCall ? estimate::callLatencyProvenance(*syncTier->tier) : "");
   }
 
   std::string slotText =

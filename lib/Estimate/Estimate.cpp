@@ -163,16 +163,24 @@ static double stepRoundsSeconds(double rounds, int64_t participants,
          rounds * steps * latencySeconds;
 }
 
+bool estimate::collectiveCallIssued(int64_t participants,
+                                    int64_t messageBytes) {
+  return participants > 1 && messageBytes > 0;
+}
+
+bool estimate::paysCallLatency(const workload::CollectiveFacts &facts) {
+  return facts.kind != CollectiveKind::AllToAll && !facts.pointToPoint &&
+         collectiveCallIssued(facts.participants, facts.messageBytes);
+}
+
 /// A ring collective of `rounds` passes: the call's fixed latency once, then
-/// the passes' steps. A one-rank collective is not issued (NCCL's tuning
-/// model is not consulted for one rank: src/enqueue.cc topoGetAlgoInfo at
-/// NVIDIA/nccl commit b647562), so it costs nothing.
+/// the passes' steps; nothing when the call is not issued.
 static double ringCallSeconds(double rounds, int64_t participants,
                               int64_t messageBytes,
                               double bandwidthBytesPerSecond,
                               double latencySeconds,
                               double callLatencySeconds) {
-  if (participants == 1)
+  if (!estimate::collectiveCallIssued(participants, messageBytes))
     return 0;
   return callLatencySeconds +
          stepRoundsSeconds(rounds, participants, messageBytes,
@@ -418,10 +426,10 @@ using TaskName = llvm::function_ref<std::string()>;
 } // namespace
 
 std::string estimate::callLatencyProvenance(const NetworkTier &tier) {
+  std::string field = tierPath(tier) + ".call_latency_seconds";
   if (!tier.callLatencySeconds)
-    return "";
-  return " + " + tierPath(tier) + ".call_latency_seconds " +
-         formatNumber(tier.callLatencySeconds->value);
+    return " (no " + field + " declared)";
+  return " + " + field + " " + formatNumber(tier.callLatencySeconds->value);
 }
 
 /// The axis of `mesh` named `name`, or null.
@@ -919,7 +927,8 @@ private:
                        efficiencyFactor(tier.efficiency, facts.messageBytes);
     int64_t n = facts.participants;
     bool allReduce = facts.kind == CollectiveKind::AllReduce;
-    double callLatency = tier.callLatencySecondsOrZero();
+    bool paysCall = paysCallLatency(facts);
+    double callLatency = paysCall ? tier.callLatencySecondsOrZero() : 0;
     TimeTerm term;
     term.resource = BindingResource::Network;
     switch (facts.kind) {
@@ -935,7 +944,7 @@ private:
           callLatency);
       break;
     // NCCL has no all-to-all call: it is grouped point-to-point sends,
-    // which pay no call latency (docs/Estimate.md, "Collectives").
+    // which pay no call latency (paysCallLatency).
     case CollectiveKind::AllToAll:
       term.seconds = pairwiseAllToAllSeconds(n, facts.messageBytes, bandwidth,
                                              tier.latencySeconds.value);
@@ -950,8 +959,7 @@ private:
     use(bandwidthField, tier.bandwidthBytesPerSecond.value,
         tier.bandwidthBytesPerSecond.source);
     use(latencyField, tier.latencySeconds.value, tier.latencySeconds.source);
-    bool paysCallLatency = facts.kind != CollectiveKind::AllToAll && n > 1;
-    if (paysCallLatency && tier.callLatencySeconds)
+    if (paysCall && tier.callLatencySeconds)
       use(tierField + ".call_latency_seconds", tier.callLatencySeconds->value,
           tier.callLatencySeconds->source);
     std::string efficiency = explainEfficiency(tier.efficiency, tierField,
@@ -968,7 +976,7 @@ private:
                tierField + ".efficiency") +
         " + " + steps + " * " + latencyField + " " +
         formatNumber(tier.latencySeconds.value) +
-        (paysCallLatency ? callLatencyProvenance(tier) : "");
+        (paysCall ? callLatencyProvenance(tier) : "");
     return term;
   }
 

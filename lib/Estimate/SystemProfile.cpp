@@ -599,7 +599,7 @@ void readNetworkTiers(FieldReader &reader, const llvm::json::Object &root,
                                                  tierPath, /*allowZero=*/true);
     // Optional: a profile written before the field, or for a fabric whose
     // collectives pay no fixed cost per call, states none (docs/Estimate.md,
-    // "Collectives").
+    // "Per-call latency").
     if (tier->get("call_latency_seconds"))
       parsed.callLatencySeconds = reader.sourcedNumber(
           *tier, "call_latency_seconds", tierPath, /*allowZero=*/true);

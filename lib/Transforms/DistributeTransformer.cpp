@@ -156,12 +156,13 @@ Operation *buildWorkOp(OpBuilder &builder, Location loc,
                                 invocation.engine, gemm);
   }
   const workload::CollectiveFacts &facts = *invocation.collective;
+  UnitAttr pointToPoint = facts.pointToPoint ? builder.getUnitAttr() : nullptr;
   auto createReducing = [&](auto opTag) {
     using OpT = decltype(opTag);
     return OpT::create(builder, loc, token, primitive, phase, cadence, mesh,
                        ranks, ops, reads, writes, stashed, deps, axes, group,
                        facts.participants, facts.messageBytes, facts.reduction,
-                       /*ready_blocks=*/nullptr)
+                       /*ready_blocks=*/nullptr, pointToPoint)
         .getOperation();
   };
   switch (facts.kind) {
@@ -170,15 +171,15 @@ Operation *buildWorkOp(OpBuilder &builder, Location loc,
   case workload::CollectiveKind::ReduceScatter:
     return createReducing(dist::ReduceScatterOp());
   case workload::CollectiveKind::AllGather:
-    return dist::AllGatherOp::create(builder, loc, token, primitive, phase,
-                                     cadence, mesh, ranks, ops, reads, writes,
-                                     stashed, deps, axes, group,
-                                     facts.participants, facts.messageBytes);
+    return dist::AllGatherOp::create(
+        builder, loc, token, primitive, phase, cadence, mesh, ranks, ops, reads,
+        writes, stashed, deps, axes, group, facts.participants,
+        facts.messageBytes, pointToPoint);
   case workload::CollectiveKind::AllToAll:
-    return dist::AllToAllOp::create(builder, loc, token, primitive, phase,
-                                    cadence, mesh, ranks, ops, reads, writes,
-                                    stashed, deps, axes, group,
-                                    facts.participants, facts.messageBytes);
+    return dist::AllToAllOp::create(
+        builder, loc, token, primitive, phase, cadence, mesh, ranks, ops, reads,
+        writes, stashed, deps, axes, group, facts.participants,
+        facts.messageBytes, pointToPoint);
   }
   llvm_unreachable("unknown CollectiveKind");
 }

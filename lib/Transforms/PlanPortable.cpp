@@ -405,7 +405,8 @@ private:
       collective = pplan::CollectiveAttr::get(
           context, invocation.collective->kind,
           invocation.collective->reduction, invocation.collective->participants,
-          invocation.collective->messageBytes);
+          invocation.collective->messageBytes,
+          invocation.collective->pointToPoint);
       ArrayAttr axes;
       llvm::TypeSwitch<Operation *>(facts)
           .Case<dist::AllReduceOp, dist::ReduceScatterOp, dist::AllGatherOp,

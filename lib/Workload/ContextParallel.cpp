@@ -119,6 +119,7 @@ blueprint::workload::contextParallelExchange(const ModelSpec &model,
     message.sentBytes = sentBytes;
     message.ops = collectiveReduces(kind) ? reductionOps : 0;
     message.attentionLiveBytes = ring ? ringLiveBytes : logicalBytes;
+    message.pointToPoint = ring;
     message.cause = cause.str();
     transfers.push_back(std::move(message));
   };
@@ -167,5 +168,6 @@ Invocation blueprint::workload::contextParallelInvocation(
   // (n - 1) E / n per rank is the same number).
   invocation.ops = transfer.ops;
   invocation.collective->axis = kContextParallelAxis.str();
+  invocation.collective->pointToPoint = transfer.pointToPoint;
   return invocation;
 }

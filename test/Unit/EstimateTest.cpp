@@ -201,6 +201,38 @@ TEST(EstimateFormulas, RingAlphaBetaHandComputed) {
       0.0);
 }
 
+// NCCL drops a zero-count collective before queuing it (src/enqueue.cc line
+// 1865 at NVIDIA/nccl b647562): no steps, no call, no call latency.
+TEST(EstimateFormulas, ZeroByteRingCollectiveCostsNothing) {
+  EXPECT_EQ(ringAllReduceSeconds(8, 0, 1e11, 1e-6, 8.4e-6), 0.0);
+  EXPECT_EQ(ringReduceScatterOrAllGatherSeconds(8, 0, 1e11, 1e-6, 8.4e-6), 0.0);
+  EXPECT_FALSE(collectiveCallIssued(8, 0));
+  EXPECT_FALSE(collectiveCallIssued(1, 1'000'000));
+  EXPECT_TRUE(collectiveCallIssued(2, 1));
+}
+
+TEST(EstimateFormulas, OnlyIssuedCollectiveCallsPayCallLatency) {
+  CollectiveFacts allGather;
+  allGather.kind = CollectiveKind::AllGather;
+  allGather.reduction = ReductionKind::None;
+  allGather.participants = 2;
+  allGather.messageBytes = 1'000'000;
+  EXPECT_TRUE(paysCallLatency(allGather));
+  // The same transfer as point-to-point sends (cp_comm = ring).
+  CollectiveFacts ringExchange = allGather;
+  ringExchange.pointToPoint = true;
+  EXPECT_FALSE(paysCallLatency(ringExchange));
+  CollectiveFacts allToAll = allGather;
+  allToAll.kind = CollectiveKind::AllToAll;
+  EXPECT_FALSE(paysCallLatency(allToAll));
+  CollectiveFacts oneRank = allGather;
+  oneRank.participants = 1;
+  EXPECT_FALSE(paysCallLatency(oneRank));
+  CollectiveFacts empty = allGather;
+  empty.messageBytes = 0;
+  EXPECT_FALSE(paysCallLatency(empty));
+}
+
 TEST(EstimateFormulas, RingCallLatencyIsPaidOncePerCall) {
   // n = 8, M = 800 MB, B = 100 GB/s, alpha = 1 us, c = 8.4 us: the
   // all-reduce is 14 ms + 14 * 1 us + 8.4 us (once, not per step and not
@@ -336,7 +368,8 @@ TEST(Estimate, TaskTermsAndTotalsHandComputed) {
             "'fast': 2*(4-1)/4 * message_bytes 4000000 / "
             "(network_tiers[fast].bandwidth_bytes_per_second 1e+11 * "
             "network_tiers[fast].efficiency.flat 0.5) + 2*(4-1) * "
-            "network_tiers[fast].latency_seconds 1e-06");
+            "network_tiers[fast].latency_seconds 1e-06 (no "
+            "network_tiers[fast].call_latency_seconds declared)");
 
   const TaskEstimate &allGather = report.tasks[4];
   ASSERT_EQ(allGather.terms.size(), 2u) << "no reduction term without ops";
@@ -1083,6 +1116,17 @@ TEST(BundledProfiles, LoadWithTheirDatasheetPeaks) {
   EXPECT_EQ(h100.memory.bandwidthBytesPerSecond.value, 3.35e12);
   EXPECT_EQ(h100.tier("nvlink")->bandwidthBytesPerSecond.value, 450e9);
   EXPECT_EQ(h100.tier("infiniband")->bandwidthBytesPerSecond.value, 50e9);
+
+  // NCCL's baseLat[Ring][Simple], 8.4 us, on every tier of both profiles
+  // (docs/Estimate.md, "Per-call latency").
+  for (const SystemProfile *profile : {&a100, &h100}) {
+    EXPECT_EQ(profile->networkTiers.size(), 2u) << profile->name;
+    for (const NetworkTier &tier : profile->networkTiers) {
+      ASSERT_TRUE(tier.callLatencySeconds) << profile->name << " " << tier.name;
+      EXPECT_EQ(tier.callLatencySeconds->value, 8.4e-6)
+          << profile->name << " " << tier.name;
+    }
+  }
 }
 
 TEST(BundledProfiles, A100DeclaresMemoryAndBusBandwidthEfficiency) {

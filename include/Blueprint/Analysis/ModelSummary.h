@@ -124,7 +124,7 @@ double bubbleStageSlots(workload::PipelineSchedule schedule, int64_t stages,
 /// A point-to-point send of M bytes on one link: M / B + alpha (Hockney,
 /// "The communication challenge for MPP", Parallel Computing 1994). No
 /// per-call latency: NCCL's send/recv bypass the tuning model whose baseLat
-/// a collective call pays (docs/Estimate.md, "Collectives").
+/// a collective call pays (docs/Estimate.md, "Per-call latency").
 double pointToPointSeconds(int64_t bytes, double bandwidthBytesPerSecond,
                            double latencySeconds);
 

@@ -120,7 +120,9 @@ double rooflineMemorySeconds(int64_t bytes, double bandwidthBytesPerSecond,
 /// followed by an all-gather ring: c + 2(n-1)/n * M / B + 2(n-1) * alpha
 /// (Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms for clusters
 /// of workstations", JPDC 2009), with c the latency the call pays once
-/// (NCCL's baseLat, docs/Estimate.md "Collectives"). 0 for n = 1.
+/// (NCCL's baseLat, docs/Estimate.md "Per-call latency"; 0 when
+/// paysCallLatency is false). 0 when no call is issued
+/// (collectiveCallIssued).
 double ringAllReduceSeconds(int64_t participants, int64_t messageBytes,
                             double bandwidthBytesPerSecond,
                             double latencySeconds, double callLatencySeconds);
@@ -129,16 +131,31 @@ double ringAllReduceSeconds(int64_t participants, int64_t messageBytes,
 /// message over n ranks: c + (n-1)/n * M / B + (n-1) * alpha (Thakur,
 /// Rabenseifner and Gropp, "Optimization of collective communication
 /// operations in MPICH", IJHPCA 2005, ring algorithm), c as for the
-/// all-reduce. 0 for n = 1.
+/// all-reduce. 0 when no call is issued (collectiveCallIssued).
 double ringReduceScatterOrAllGatherSeconds(int64_t participants,
                                            int64_t messageBytes,
                                            double bandwidthBytesPerSecond,
                                            double latencySeconds,
                                            double callLatencySeconds);
 
+/// Whether NCCL issues a collective call over `participants` ranks for a
+/// message of `messageBytes`: a one-rank communicator copies locally without
+/// a task (src/enqueue.cc lines 1910-1912) and a zero-count collective
+/// returns at once (src/enqueue.cc line 1865), both at NVIDIA/nccl commit
+/// b647562. A collective not issued costs nothing.
+bool collectiveCallIssued(int64_t participants, int64_t messageBytes);
+
+/// Whether a collective with `facts` pays its tier's call latency c: an
+/// issued collective call, not point-to-point sends (an all-to-all, a
+/// transfer with CollectiveFacts::pointToPoint), which NCCL schedules
+/// without its tuning model (docs/Estimate.md, "Per-call latency"). The one
+/// decision behind both the time and its provenance.
+bool paysCallLatency(const workload::CollectiveFacts &facts);
+
 /// " + network_tiers[<name>].call_latency_seconds <value>": the per-call
-/// term a ring collective's provenance ends with; "" when the profile states
-/// no call latency for `tier`.
+/// term the provenance of a collective that pays c (paysCallLatency) ends
+/// with; " (no network_tiers[<name>].call_latency_seconds declared)" when
+/// the profile states no call latency for `tier`.
 std::string callLatencyProvenance(const NetworkTier &tier);
 
 /// Pairwise-exchange all-to-all over n ranks, each holding an M-byte

@@ -140,7 +140,7 @@ struct NetworkTier {
   SourcedNumber latencySeconds;
   /// The fixed latency a collective call pays once, beside its steps (NCCL's
   /// baseLat); absent: the profile states none and none is charged
-  /// (docs/Estimate.md, "Collectives").
+  /// (docs/Estimate.md, "Per-call latency").
   std::optional<SourcedNumber> callLatencySeconds;
   /// Efficiency by logical message bytes.
   std::optional<Efficiency> efficiency;

@@ -218,13 +218,19 @@ struct CollectiveFacts {
   /// collectives at cp > 1 (docs/WholeRun.md); empty for one axis. The
   /// participants are the product of the axes' sizes.
   std::vector<std::string> innerAxes = {};
+  /// How the transfer is issued: true when the implementation sends it as
+  /// point-to-point sends and receives, not as one collective call (the
+  /// context-parallel exchanges under cp_comm = ring, TransformerEngine's
+  /// batch_isend_irecv ring). Such a transfer pays no call latency
+  /// (docs/Estimate.md, "Per-call latency").
+  bool pointToPoint = false;
 };
 
 inline bool operator==(const CollectiveFacts &lhs, const CollectiveFacts &rhs) {
   return lhs.kind == rhs.kind && lhs.reduction == rhs.reduction &&
          lhs.participants == rhs.participants &&
          lhs.messageBytes == rhs.messageBytes && lhs.axis == rhs.axis &&
-         lhs.innerAxes == rhs.innerAxes;
+         lhs.innerAxes == rhs.innerAxes && lhs.pointToPoint == rhs.pointToPoint;
 }
 inline bool operator!=(const CollectiveFacts &lhs, const CollectiveFacts &rhs) {
   return !(lhs == rhs);

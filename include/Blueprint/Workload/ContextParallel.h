@@ -89,6 +89,11 @@ struct ContextParallelTransfer {
   /// the rank's own block and the one in flight (2 x the rank's bytes,
   /// TransformerEngine's two alternating p2p_comm_buffers).
   int64_t attentionLiveBytes = 0;
+  /// Whether the transfer is point-to-point sends (cp_comm = ring:
+  /// TransformerEngine's flash_attn_p2p_communicate, batch_isend_irecv), not
+  /// a collective call (cp_comm = all_gather: all_gather_into_tensor and
+  /// reduce_scatter_tensor) (CollectiveFacts::pointToPoint).
+  bool pointToPoint = false;
   /// One sentence naming the TransformerEngine function of the mode.
   std::string cause;
 };

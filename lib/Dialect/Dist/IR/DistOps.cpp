@@ -768,6 +768,7 @@ static workload::CollectiveFacts collectiveFactsOf(CollectiveOpT op) {
     facts.reduction = op.getReduction();
   facts.participants = op.getParticipants();
   facts.messageBytes = op.getMessageBytes();
+  facts.pointToPoint = op.getPointToPoint();
   // The op's axes, outermost first (dist_collective_c1: at least one).
   auto axes = op.getMeshAxes().template getAsValueRange<StringAttr>();
   if (!axes.empty()) {

@@ -411,6 +411,7 @@ std::optional<workload::CollectiveFacts> TaskOp::getCollectiveFacts() {
   facts.reduction = collective.getReduction();
   facts.participants = collective.getParticipants();
   facts.messageBytes = collective.getMessage();
+  facts.pointToPoint = collective.getPointToPoint();
   // Its mesh axes (pplan_task_c8): none names tp.
   if (std::optional<llvm::StringRef> axis = getAxis())
     facts.axis = axis->str();

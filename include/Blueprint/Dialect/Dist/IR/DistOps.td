@@ -260,11 +260,13 @@ class Dist_CollectiveOp<string mnemonic, string kind, bit reduces>
     Workload_I64Prop:$participants,
     Workload_I64Prop:$message_bytes),
     !if(reduces, (ins Workload_ReductionKindProp:$reduction,
-                      OptionalAttr<I64Attr>:$ready_blocks), (ins)));
+                      OptionalAttr<I64Attr>:$ready_blocks), (ins)),
+    (ins UnitAttr:$point_to_point));
   let assemblyFormat = !strconcat([{
     $primitive prop-dict `` $phase $cadence `on` $mesh (`ranks` $ranks^)?
     `axes` `=` $mesh_axes (`group` $group^)? }], !if(reduces, "`reduction` `=` $reduction", ""), [{
     `participants` `=` $participants `message` `=` $message_bytes
+    (`point_to_point` $point_to_point^)?
     `ops` `=` $ops `reads` $reads
     `writes` $writes
     `stashed` $stashed }], !if(reduces, "(`ready_blocks` `=` $ready_blocks^)?", ""), [{
@@ -278,6 +280,11 @@ class Dist_CollectiveOp<string mnemonic, string kind, bit reduces>
 }
 
 defvar Dist_CollectiveRules = [{
+    `point_to_point` says the implementation issues the transfer as
+    point-to-point sends and receives, not as one collective call (the
+    context-parallel exchanges under `cp_comm = ring`); such a transfer pays
+    no per-call latency (docs/Estimate.md, "Per-call latency").
+
     Rules (besides `dist_work_c1` .. `dist_work_c5`, `dist_collective_c*`):
     1. `dist_collective_c1`: `axes` is non-empty and names distinct axes of
        the mesh;

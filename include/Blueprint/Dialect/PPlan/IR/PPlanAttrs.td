@@ -13,7 +13,10 @@ def PPlan_CollectiveAttr : AttrDef<PPlan_Dialect, "Collective"> {
   let summary = "the logical facts of a collective task";
   let description = [{
     Kind, reduction, participants and logical message bytes (the whole
-    unsharded tensor) of a collective — the semantics, not an algorithm.
+    unsharded tensor) of a collective — the semantics, not an algorithm —
+    and, as `point_to_point = true`, that the implementation issues it as
+    point-to-point sends rather than one collective call (such a transfer
+    pays no per-call latency, docs/Estimate.md "Per-call latency").
 
     ```mlir
     #pplan.collective<kind = all_reduce, reduction = sum, participants = 8,
@@ -24,7 +27,8 @@ def PPlan_CollectiveAttr : AttrDef<PPlan_Dialect, "Collective"> {
     EnumParameter<Workload_CollectiveKind>:$kind,
     EnumParameter<Workload_ReductionKind>:$reduction,
     "int64_t":$participants,
-    "int64_t":$message
+    "int64_t":$message,
+    DefaultValuedParameter<"bool", "false">:$point_to_point
   );
   let assemblyFormat = "`<` struct(params) `>`";
 }
