@@ -461,7 +461,6 @@ RunEvaluation FastEvaluator::evaluate(const Configuration &configuration) {
         return untimed(derived->memory);
     }
   }
-  ++timedCount;
   if (shaped) {
     analysis::StepCoster coster(run.mapping, run.training->activationType,
                                 profile, configuration.binding);
@@ -473,8 +472,10 @@ RunEvaluation FastEvaluator::evaluate(const Configuration &configuration) {
           evaluation.run, *path,
           [&]() -> llvm::Expected<analysis::RunFlops> { return shaped->flops; },
           run.model, run.training, run.inference, run.mapping, profile);
-      if (!error)
+      if (!error) {
+        ++timedCount;
         return evaluation;
+      }
       llvm::consumeError(std::move(error));
     } else {
       // The whole derivation says why (a step it cannot cost).
@@ -489,6 +490,7 @@ RunEvaluation FastEvaluator::evaluate(const Configuration &configuration) {
               profile, configuration.binding);
   if (!figures)
     return derivationFailure(llvm::toString(figures.takeError()));
+  ++timedCount;
   RunEvaluation evaluation;
   evaluation.run = std::move(*figures);
   return evaluation;
