@@ -3,7 +3,9 @@
 // A search evaluates a training run from its parts through the skeleton of
 // its shape (lib/Sweep/RunSkeleton.cpp), derived in whole from another run
 // of the shape. These tests hold it to the whole derivation of every run,
-// row for row, and check that shapes are told apart.
+// row for row, check that shapes are told apart, and hold the cache the
+// workers share skeletons and timing plans through (SkeletonCache) to its
+// protocol, under a budget that drops shapes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +20,6 @@
 
 #include <atomic>
 #include <fstream>
-#include <mutex>
 #include <string>
 #include <thread>
 
@@ -237,12 +238,12 @@ const estimate::NetworkTierBinding &smallBinding() {
 
 /// The critical path of the small run's `parts` under `mapping`, timed
 /// through `skeleton` on smallBinding().
-llvm::Expected<sweep::PathFigures> timeOf(const sweep::RunSkeleton &skeleton,
-                                          const workload::WholeRun &parts,
-                                          const workload::MappingSpec &mapping) {
+llvm::Expected<sweep::PathFigures>
+timeOf(const sweep::RunSkeleton &skeleton, const workload::WholeRun &parts,
+       const workload::MappingSpec &mapping) {
   analysis::StepCoster coster(mapping,
-                              smallContracts().training->activationType,
-                              a100(), smallBinding());
+                              smallContracts().training->activationType, a100(),
+                              smallBinding());
   sweep::RunSkeleton::CostMemo memo;
   sweep::RunSkeleton::TimeScratch scratch;
   return skeleton.time(parts, coster, smallBinding(), memo, scratch);
@@ -305,8 +306,7 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
   ASSERT_TRUE(static_cast<bool>(planned))
       << llvm::toString(planned.takeError());
   EXPECT_TRUE(planned->timed());
-  llvm::Expected<sweep::PathFigures> eager =
-      timeOf(*skeleton, *parts, mapping);
+  llvm::Expected<sweep::PathFigures> eager = timeOf(*skeleton, *parts, mapping);
   llvm::Expected<sweep::PathFigures> late = timeOf(*planned, *parts, mapping);
   ASSERT_TRUE(eager && late);
   EXPECT_EQ(eager->iterationPicoseconds, late->iterationPicoseconds);
@@ -484,10 +484,13 @@ TEST(RunSkeletonTest, WorkersShareOnePlanOfAShape) {
       ++planners;
       llvm::Expected<sweep::RunSkeleton> planned =
           untimed->withPlan(analysis::RunGraph());
-      if (planned)
+      if (planned) {
         skeleton = cache.insert({7}, std::move(*planned));
-      else
+      } else {
+        // Settled all the same, so that the other worker fails, not hangs.
         llvm::consumeError(planned.takeError());
+        cache.abandonTiming({7}, untimed);
+      }
     }
     seen[index] = skeleton;
   };
@@ -534,9 +537,9 @@ SmallShape smallShape(const workload::MappingSpec &mapping,
       workload::deriveWholeRun(run.model, *run.training, mapping));
   shape.buffers = test::valueOrFail(workload::deriveBuffers(
       shape.whole, mapping, run.training, /*shapeOnly=*/true));
-  shape.graph = test::valueOrFail(analysis::runGraphOf(
-      shape.whole, mapping, run.training->activationType, a100(),
-      smallBinding(), /*labelled=*/false));
+  shape.graph = test::valueOrFail(
+      analysis::runGraphOf(shape.whole, mapping, run.training->activationType,
+                           a100(), smallBinding(), /*labelled=*/false));
   shape.key = sweep::shapeKeyOf(shape.parts, mapping, names);
   return shape;
 }
@@ -553,25 +556,22 @@ std::pair<SmallShape, SmallShape> twoShapes(sweep::ShapeNames &names) {
   return shapes;
 }
 
-/// Another worker's acquire of `key`, made on its own thread, which a test
-/// can tell is waiting for a caller that builds or plans the shape, and
-/// then settle: the protocol, not a sleep, orders the two.
+/// Another worker's acquire of `key`, made on a thread of its own: a test
+/// sees it wait (waits()) for the caller that builds or plans the shape,
+/// then settles the shape and reads what the worker got (join()). The
+/// protocol, not a sleep, orders the two.
 class OtherWorker {
 public:
-  OtherWorker(sweep::SkeletonCache &cache, sweep::ShapeKey key, bool planned)
-      : thread([this, &cache, key = std::move(key), planned] {
+  OtherWorker(sweep::SkeletonCache &cache, sweep::ShapeKey key, bool planned) {
+    thread = std::thread([this, &cache, key = std::move(key), planned] {
 #ifdef __linux__
-          task = static_cast<long>(syscall(SYS_gettid));
+      task = static_cast<long>(syscall(SYS_gettid));
 #endif
-          started = true;
-          bool build = false;
-          std::shared_ptr<const sweep::RunSkeleton> skeleton =
-              cache.acquire(key, build, planned);
-          std::lock_guard<std::mutex> lock(mutex);
-          toBuild = build;
-          result = std::move(skeleton);
-          returned = true;
-        }) {}
+      started = true;
+      result = cache.acquire(key, toBuild, planned);
+      returned = true;
+    });
+  }
   ~OtherWorker() {
     if (thread.joinable())
       thread.join();
@@ -587,8 +587,8 @@ public:
     while (!started)
       std::this_thread::yield();
 #ifdef __linux__
-    std::string stat = "/proc/self/task/" + std::to_string(task.load()) +
-                       "/stat";
+    std::string stat =
+        "/proc/self/task/" + std::to_string(task.load()) + "/stat";
     while (!returned) {
       std::ifstream file(stat);
       std::string line;
@@ -609,7 +609,6 @@ public:
   /// What its acquire gave, once it has returned.
   std::shared_ptr<const sweep::RunSkeleton> join(bool &build) {
     thread.join();
-    std::lock_guard<std::mutex> lock(mutex);
     build = toBuild;
     return result;
   }
@@ -618,7 +617,6 @@ private:
   std::atomic<long> task{0};
   std::atomic<bool> started{false};
   std::atomic<bool> returned{false};
-  std::mutex mutex;
   bool toBuild = false;
   std::shared_ptr<const sweep::RunSkeleton> result;
   std::thread thread;
