@@ -622,6 +622,31 @@ private:
   std::thread thread;
 };
 
+/// Builds `shape`'s skeleton without its plan into `cache`, as a query's
+/// first run of the shape does, and returns what the cache keeps.
+std::shared_ptr<const sweep::RunSkeleton>
+keepUntimed(sweep::SkeletonCache &cache, const SmallShape &shape) {
+  bool build = false;
+  EXPECT_EQ(cache.acquire(shape.key, build), nullptr);
+  EXPECT_TRUE(build);
+  return cache.insert(shape.key, test::valueOrFail(shape.untimed()));
+}
+
+/// A query's caller that holds the skeleton of `first` without its plan,
+/// which a budget of one byte drops for `second`'s, then asks for the plan
+/// (timedSkeleton's fresh entry): it is told to add it. Returns the
+/// skeleton the caller holds.
+std::shared_ptr<const sweep::RunSkeleton>
+planAfterDrop(sweep::SkeletonCache &cache, const SmallShape &first,
+              const SmallShape &second) {
+  std::shared_ptr<const sweep::RunSkeleton> untimed = keepUntimed(cache, first);
+  keepUntimed(cache, second);
+  bool build = false;
+  EXPECT_EQ(cache.acquire(first.key, build, /*planned=*/true), nullptr);
+  EXPECT_TRUE(build);
+  return untimed;
+}
+
 TEST(RunSkeletonTest, TheCacheKeepsAShapeWhilePlanningIt) {
   // A budget of one byte holds the entry just settled alone, and what is
   // being planned (speed7 review, m3): the shape whose plan a caller adds
@@ -629,23 +654,15 @@ TEST(RunSkeletonTest, TheCacheKeepsAShapeWhilePlanningIt) {
   // second caller derives its plan meanwhile.
   sweep::ShapeNames names;
   auto [first, second] = twoShapes(names);
-  llvm::Expected<sweep::RunSkeleton> firstUntimed = first.untimed();
-  llvm::Expected<sweep::RunSkeleton> secondUntimed = second.untimed();
-  ASSERT_TRUE(firstUntimed && secondUntimed);
   sweep::SkeletonCache cache(/*budgetBytes=*/1);
-  bool build = false;
-  EXPECT_EQ(cache.acquire(first.key, build), nullptr);
-  ASSERT_TRUE(build);
-  std::shared_ptr<const sweep::RunSkeleton> untimed =
-      cache.insert(first.key, std::move(*firstUntimed));
+  std::shared_ptr<const sweep::RunSkeleton> untimed = keepUntimed(cache, first);
   // This caller adds the first shape's plan.
+  bool build = false;
   EXPECT_EQ(cache.acquire(first.key, build, /*planned=*/true), nullptr);
   ASSERT_TRUE(build);
   // Meanwhile the second shape is built beyond the budget: the first, the
   // least recently used, is being planned and stays.
-  EXPECT_EQ(cache.acquire(second.key, build), nullptr);
-  ASSERT_TRUE(build);
-  cache.insert(second.key, std::move(*secondUntimed));
+  keepUntimed(cache, second);
   EXPECT_EQ(cache.peakEntries(), 2u);
   EXPECT_EQ(cache.acquire(first.key, build), untimed);
   EXPECT_FALSE(build);
@@ -674,21 +691,12 @@ TEST(RunSkeletonTest, APlanIsDerivedAgainAfterItsShapeIsDropped) {
   // skeleton times the run as a fresh derivation with the graph does.
   sweep::ShapeNames names;
   auto [first, second] = twoShapes(names);
-  llvm::Expected<sweep::RunSkeleton> firstUntimed = first.untimed();
-  llvm::Expected<sweep::RunSkeleton> secondUntimed = second.untimed();
   llvm::Expected<sweep::RunSkeleton> fresh = first.timed();
-  ASSERT_TRUE(firstUntimed && secondUntimed && fresh);
+  ASSERT_TRUE(static_cast<bool>(fresh)) << llvm::toString(fresh.takeError());
   sweep::SkeletonCache cache(/*budgetBytes=*/1);
-  bool build = false;
-  EXPECT_EQ(cache.acquire(first.key, build), nullptr);
-  ASSERT_TRUE(build);
   std::shared_ptr<const sweep::RunSkeleton> untimed =
-      cache.insert(first.key, std::move(*firstUntimed));
-  EXPECT_EQ(cache.acquire(second.key, build), nullptr);
-  ASSERT_TRUE(build);
-  cache.insert(second.key, std::move(*secondUntimed));
-  EXPECT_EQ(cache.acquire(first.key, build, /*planned=*/true), nullptr);
-  ASSERT_TRUE(build);
+      planAfterDrop(cache, first, second);
+  ASSERT_FALSE(HasFailure());
   llvm::Expected<sweep::RunSkeleton> replanned = untimed->withPlan(first.graph);
   ASSERT_TRUE(static_cast<bool>(replanned))
       << llvm::toString(replanned.takeError());
@@ -700,6 +708,7 @@ TEST(RunSkeletonTest, APlanIsDerivedAgainAfterItsShapeIsDropped) {
   bool otherBuilds = true;
   EXPECT_EQ(other.join(otherBuilds), timed);
   EXPECT_FALSE(otherBuilds);
+  bool build = true;
   EXPECT_EQ(cache.acquire(first.key, build, /*planned=*/true), timed);
   EXPECT_FALSE(build);
   // One entry held at a time: the budget kept only the one just settled.
@@ -725,20 +734,10 @@ TEST(RunSkeletonTest, AShapeWhosePlanFailsKeepsItsSkeleton) {
   // derive it (its runs are timed by the whole derivation).
   sweep::ShapeNames names;
   auto [first, second] = twoShapes(names);
-  llvm::Expected<sweep::RunSkeleton> firstUntimed = first.untimed();
-  llvm::Expected<sweep::RunSkeleton> secondUntimed = second.untimed();
-  ASSERT_TRUE(firstUntimed && secondUntimed);
   sweep::SkeletonCache cache(/*budgetBytes=*/1);
-  bool build = false;
-  EXPECT_EQ(cache.acquire(first.key, build), nullptr);
-  ASSERT_TRUE(build);
   std::shared_ptr<const sweep::RunSkeleton> untimed =
-      cache.insert(first.key, std::move(*firstUntimed));
-  EXPECT_EQ(cache.acquire(second.key, build), nullptr);
-  ASSERT_TRUE(build);
-  cache.insert(second.key, std::move(*secondUntimed));
-  EXPECT_EQ(cache.acquire(first.key, build, /*planned=*/true), nullptr);
-  ASSERT_TRUE(build);
+      planAfterDrop(cache, first, second);
+  ASSERT_FALSE(HasFailure());
   llvm::Expected<sweep::RunSkeleton> misplanned =
       untimed->withPlan(second.graph);
   ASSERT_FALSE(static_cast<bool>(misplanned));
@@ -750,6 +749,7 @@ TEST(RunSkeletonTest, AShapeWhosePlanFailsKeepsItsSkeleton) {
   bool otherBuilds = true;
   EXPECT_EQ(other.join(otherBuilds), nullptr);
   EXPECT_FALSE(otherBuilds);
+  bool build = true;
   EXPECT_EQ(cache.acquire(first.key, build, /*planned=*/true), nullptr);
   EXPECT_FALSE(build);
   EXPECT_EQ(cache.acquire(first.key, build), untimed);
