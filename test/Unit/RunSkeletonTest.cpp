@@ -3,7 +3,9 @@
 // A search evaluates a training run from its parts through the skeleton of
 // its shape (lib/Sweep/RunSkeleton.cpp), derived in whole from another run
 // of the shape. These tests hold it to the whole derivation of every run,
-// row for row, and check that shapes are told apart.
+// row for row, check that shapes are told apart, and hold the cache the
+// workers share skeletons and timing plans through (SkeletonCache) to its
+// protocol, under a budget that drops shapes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +19,14 @@
 #include "gtest/gtest.h"
 
 #include <atomic>
+#include <fstream>
+#include <string>
 #include <thread>
+
+#ifdef __linux__
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 using namespace blueprint;
 
@@ -215,6 +224,31 @@ TEST(RunSkeletonTest, ShapeKeysTellShapesApart) {
   EXPECT_EQ(keyOf(contextParallel, names, 2), keyOf(base, names, 1));
 }
 
+/// The tiers the small run's axes are bound to: tp on NVLink, pp and dp
+/// across nodes.
+const estimate::NetworkTierBinding &smallBinding() {
+  static const estimate::NetworkTierBinding binding = [] {
+    estimate::NetworkTierBinding tiers;
+    tiers.tierOfAxis = {
+        {"tp", "nvlink"}, {"pp", "infiniband"}, {"dp", "infiniband"}};
+    return tiers;
+  }();
+  return binding;
+}
+
+/// The critical path of the small run's `parts` under `mapping`, timed
+/// through `skeleton` on smallBinding().
+llvm::Expected<sweep::PathFigures>
+timeOf(const sweep::RunSkeleton &skeleton, const workload::WholeRun &parts,
+       const workload::MappingSpec &mapping) {
+  analysis::StepCoster coster(mapping,
+                              smallContracts().training->activationType, a100(),
+                              smallBinding());
+  sweep::RunSkeleton::CostMemo memo;
+  sweep::RunSkeleton::TimeScratch scratch;
+  return skeleton.time(parts, coster, smallBinding(), memo, scratch);
+}
+
 TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
   sweep::RunContracts run = smallContracts();
   const workload::MappingSpec &mapping = run.mapping;
@@ -226,9 +260,7 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
   llvm::Expected<std::vector<workload::StageBuffers>> buffers =
       workload::deriveBuffers(*whole, mapping, run.training,
                               /*shapeOnly=*/true);
-  estimate::NetworkTierBinding binding;
-  binding.tierOfAxis = {
-      {"tp", "nvlink"}, {"pp", "infiniband"}, {"dp", "infiniband"}};
+  const estimate::NetworkTierBinding &binding = smallBinding();
   llvm::Expected<analysis::RunGraph> graph =
       analysis::runGraphOf(*whole, mapping, run.training->activationType,
                            a100(), binding, /*labelled=*/false);
@@ -265,15 +297,8 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
   EXPECT_TRUE(skeleton->timed());
   EXPECT_FALSE(untimed->timed());
   EXPECT_LT(untimed->bytes(), skeleton->bytes());
-  auto timeOf = [&](const sweep::RunSkeleton &timing)
-      -> llvm::Expected<sweep::PathFigures> {
-    analysis::StepCoster coster(mapping, run.training->activationType, a100(),
-                                binding);
-    sweep::RunSkeleton::CostMemo memo;
-    sweep::RunSkeleton::TimeScratch scratch;
-    return timing.time(*parts, coster, binding, memo, scratch);
-  };
-  llvm::Expected<sweep::PathFigures> refused = timeOf(*untimed);
+  llvm::Expected<sweep::PathFigures> refused =
+      timeOf(*untimed, *parts, mapping);
   ASSERT_FALSE(static_cast<bool>(refused));
   EXPECT_NE(llvm::toString(refused.takeError()).find("no timing plan"),
             std::string::npos);
@@ -281,8 +306,8 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
   ASSERT_TRUE(static_cast<bool>(planned))
       << llvm::toString(planned.takeError());
   EXPECT_TRUE(planned->timed());
-  llvm::Expected<sweep::PathFigures> eager = timeOf(*skeleton);
-  llvm::Expected<sweep::PathFigures> late = timeOf(*planned);
+  llvm::Expected<sweep::PathFigures> eager = timeOf(*skeleton, *parts, mapping);
+  llvm::Expected<sweep::PathFigures> late = timeOf(*planned, *parts, mapping);
   ASSERT_TRUE(eager && late);
   EXPECT_EQ(eager->iterationPicoseconds, late->iterationPicoseconds);
   EXPECT_EQ(eager->exposedCommunicationPicoseconds,
@@ -459,10 +484,13 @@ TEST(RunSkeletonTest, WorkersShareOnePlanOfAShape) {
       ++planners;
       llvm::Expected<sweep::RunSkeleton> planned =
           untimed->withPlan(analysis::RunGraph());
-      if (planned)
+      if (planned) {
         skeleton = cache.insert({7}, std::move(*planned));
-      else
+      } else {
+        // Settled all the same, so that the other worker fails, not hangs.
         llvm::consumeError(planned.takeError());
+        cache.abandonTiming({7}, untimed);
+      }
     }
     seen[index] = skeleton;
   };
@@ -473,6 +501,263 @@ TEST(RunSkeletonTest, WorkersShareOnePlanOfAShape) {
   ASSERT_NE(seen[0], nullptr);
   EXPECT_TRUE(seen[0]->timed());
   EXPECT_EQ(seen[0], seen[1]);
+}
+
+/// A real shape of the small run: its key, the parts and whole run it is
+/// derived from, and what its skeleton is built of (buffers, and the graph
+/// its timing plan comes from).
+struct SmallShape {
+  workload::MappingSpec mapping;
+  workload::WholeRun parts;
+  workload::WholeRun whole;
+  std::vector<workload::StageBuffers> buffers;
+  analysis::RunGraph graph;
+  sweep::ShapeKey key;
+
+  /// The skeleton without its timing plan (a query's first run of the
+  /// shape) and with it (a full evaluation's, or a fresh derivation).
+  llvm::Expected<sweep::RunSkeleton> untimed() const {
+    return sweep::RunSkeleton::build(whole, parts, buffers, /*graph=*/nullptr);
+  }
+  llvm::Expected<sweep::RunSkeleton> timed() const {
+    return sweep::RunSkeleton::build(whole, parts, buffers, &graph);
+  }
+};
+
+/// The shape of the small run under `mapping`, its names numbered in
+/// `names`.
+SmallShape smallShape(const workload::MappingSpec &mapping,
+                      sweep::ShapeNames &names) {
+  sweep::RunContracts run = smallContracts();
+  SmallShape shape;
+  shape.mapping = mapping;
+  shape.parts = test::valueOrFail(
+      workload::deriveRunParts(run.model, *run.training, mapping));
+  shape.whole = test::valueOrFail(
+      workload::deriveWholeRun(run.model, *run.training, mapping));
+  shape.buffers = test::valueOrFail(workload::deriveBuffers(
+      shape.whole, mapping, run.training, /*shapeOnly=*/true));
+  shape.graph = test::valueOrFail(
+      analysis::runGraphOf(shape.whole, mapping, run.training->activationType,
+                           a100(), smallBinding(), /*labelled=*/false));
+  shape.key = sweep::shapeKeyOf(shape.parts, mapping, names);
+  return shape;
+}
+
+/// The small run's shape and another one (small buckets: more reductions
+/// per stage), with distinct keys.
+std::pair<SmallShape, SmallShape> twoShapes(sweep::ShapeNames &names) {
+  workload::MappingSpec base = smallContracts().mapping;
+  workload::MappingSpec buckets = base;
+  buckets.bucketBytes = 40000;
+  std::pair<SmallShape, SmallShape> shapes = {smallShape(base, names),
+                                              smallShape(buckets, names)};
+  EXPECT_NE(shapes.first.key, shapes.second.key);
+  return shapes;
+}
+
+/// Another worker's acquire of `key`, made on a thread of its own: a test
+/// sees it wait (waits()) for the caller that builds or plans the shape,
+/// then settles the shape and reads what the worker got (join()). The
+/// protocol, not a sleep, orders the two.
+class OtherWorker {
+public:
+  OtherWorker(sweep::SkeletonCache &cache, sweep::ShapeKey key, bool planned) {
+    thread = std::thread([this, &cache, key = std::move(key), planned] {
+#ifdef __linux__
+      task = static_cast<long>(syscall(SYS_gettid));
+#endif
+      started = true;
+      result = cache.acquire(key, toBuild, planned);
+      returned = true;
+    });
+  }
+  ~OtherWorker() {
+    if (thread.joinable())
+      thread.join();
+  }
+
+  /// Whether its acquire waits: returns once the thread sleeps inside the
+  /// call (true) or the call has returned (false). acquire's mutex is free
+  /// (the test thread does not call the cache meanwhile), so a thread that
+  /// entered it sleeps only in its wait for another caller's settlement.
+  /// Linux says a thread sleeps in /proc; elsewhere the test's results
+  /// still hold whichever thread comes first, but its waiting is not shown.
+  bool waits() {
+    while (!started)
+      std::this_thread::yield();
+#ifdef __linux__
+    std::string stat =
+        "/proc/self/task/" + std::to_string(task.load()) + "/stat";
+    while (!returned) {
+      std::ifstream file(stat);
+      std::string line;
+      std::getline(file, line);
+      // "<id> (<name>) <state> ...": the state follows the last ')'.
+      size_t close = line.rfind(')');
+      if (close != std::string::npos && close + 2 < line.size() &&
+          line[close + 2] == 'S')
+        return !returned;
+      std::this_thread::yield();
+    }
+    return false;
+#else
+    return !returned;
+#endif
+  }
+
+  /// What its acquire gave, once it has returned.
+  std::shared_ptr<const sweep::RunSkeleton> join(bool &build) {
+    thread.join();
+    build = toBuild;
+    return result;
+  }
+
+private:
+  std::atomic<long> task{0};
+  std::atomic<bool> started{false};
+  std::atomic<bool> returned{false};
+  bool toBuild = false;
+  std::shared_ptr<const sweep::RunSkeleton> result;
+  std::thread thread;
+};
+
+/// Builds `shape`'s skeleton without its plan into `cache`, as a query's
+/// first run of the shape does, and returns what the cache keeps.
+std::shared_ptr<const sweep::RunSkeleton>
+keepUntimed(sweep::SkeletonCache &cache, const SmallShape &shape) {
+  bool build = false;
+  EXPECT_EQ(cache.acquire(shape.key, build), nullptr);
+  EXPECT_TRUE(build);
+  return cache.insert(shape.key, test::valueOrFail(shape.untimed()));
+}
+
+/// A query's caller that holds the skeleton of `first` without its plan,
+/// which a budget of one byte drops for `second`'s, then asks for the plan
+/// (timedSkeleton's fresh entry): it is told to add it. Returns the
+/// skeleton the caller holds.
+std::shared_ptr<const sweep::RunSkeleton>
+planAfterDrop(sweep::SkeletonCache &cache, const SmallShape &first,
+              const SmallShape &second) {
+  std::shared_ptr<const sweep::RunSkeleton> untimed = keepUntimed(cache, first);
+  keepUntimed(cache, second);
+  bool build = false;
+  EXPECT_EQ(cache.acquire(first.key, build, /*planned=*/true), nullptr);
+  EXPECT_TRUE(build);
+  return untimed;
+}
+
+TEST(RunSkeletonTest, TheCacheKeepsAShapeWhilePlanningIt) {
+  // A budget of one byte holds the entry just settled alone, and what is
+  // being planned (speed7 review, m3): the shape whose plan a caller adds
+  // is not dropped, so its skeleton is still there for memory and no
+  // second caller derives its plan meanwhile.
+  sweep::ShapeNames names;
+  auto [first, second] = twoShapes(names);
+  sweep::SkeletonCache cache(/*budgetBytes=*/1);
+  std::shared_ptr<const sweep::RunSkeleton> untimed = keepUntimed(cache, first);
+  // This caller adds the first shape's plan.
+  bool build = false;
+  EXPECT_EQ(cache.acquire(first.key, build, /*planned=*/true), nullptr);
+  ASSERT_TRUE(build);
+  // Meanwhile the second shape is built beyond the budget: the first, the
+  // least recently used, is being planned and stays.
+  keepUntimed(cache, second);
+  EXPECT_EQ(cache.peakEntries(), 2u);
+  EXPECT_EQ(cache.acquire(first.key, build), untimed);
+  EXPECT_FALSE(build);
+  llvm::Expected<sweep::RunSkeleton> planned = untimed->withPlan(first.graph);
+  ASSERT_TRUE(static_cast<bool>(planned))
+      << llvm::toString(planned.takeError());
+
+  // Another worker asking for the plan waits for this caller's, and
+  // receives it.
+  OtherWorker other(cache, first.key, /*planned=*/true);
+  EXPECT_TRUE(other.waits());
+  std::shared_ptr<const sweep::RunSkeleton> timed =
+      cache.insert(first.key, std::move(*planned));
+  bool otherBuilds = true;
+  EXPECT_EQ(other.join(otherBuilds), timed);
+  EXPECT_FALSE(otherBuilds);
+  EXPECT_TRUE(timed->timed());
+  EXPECT_EQ(cache.peakEntries(), 2u);
+}
+
+TEST(RunSkeletonTest, APlanIsDerivedAgainAfterItsShapeIsDropped) {
+  // A query's caller holds a shape's skeleton without a plan, which the
+  // budget drops before the caller asks for the plan (timedSkeleton's
+  // fresh entry): the caller is told to add it, a worker asking for the
+  // skeleton meanwhile waits for it, and the plan the caller adds to its
+  // skeleton times the run as a fresh derivation with the graph does.
+  sweep::ShapeNames names;
+  auto [first, second] = twoShapes(names);
+  llvm::Expected<sweep::RunSkeleton> fresh = first.timed();
+  ASSERT_TRUE(static_cast<bool>(fresh)) << llvm::toString(fresh.takeError());
+  sweep::SkeletonCache cache(/*budgetBytes=*/1);
+  std::shared_ptr<const sweep::RunSkeleton> untimed =
+      planAfterDrop(cache, first, second);
+  ASSERT_FALSE(HasFailure());
+  llvm::Expected<sweep::RunSkeleton> replanned = untimed->withPlan(first.graph);
+  ASSERT_TRUE(static_cast<bool>(replanned))
+      << llvm::toString(replanned.takeError());
+
+  OtherWorker other(cache, first.key, /*planned=*/false);
+  EXPECT_TRUE(other.waits());
+  std::shared_ptr<const sweep::RunSkeleton> timed =
+      cache.insert(first.key, std::move(*replanned));
+  bool otherBuilds = true;
+  EXPECT_EQ(other.join(otherBuilds), timed);
+  EXPECT_FALSE(otherBuilds);
+  bool build = true;
+  EXPECT_EQ(cache.acquire(first.key, build, /*planned=*/true), timed);
+  EXPECT_FALSE(build);
+  // One entry held at a time: the budget kept only the one just settled.
+  EXPECT_EQ(cache.peakEntries(), 1u);
+
+  ASSERT_TRUE(timed->timed());
+  llvm::Expected<sweep::PathFigures> again =
+      timeOf(*timed, first.parts, first.mapping);
+  llvm::Expected<sweep::PathFigures> derived =
+      timeOf(*fresh, first.parts, first.mapping);
+  ASSERT_TRUE(again && derived);
+  EXPECT_EQ(again->iterationPicoseconds, derived->iterationPicoseconds);
+  EXPECT_EQ(again->exposedCommunicationPicoseconds,
+            derived->exposedCommunicationPicoseconds);
+  EXPECT_EQ(timed->steps(), fresh->steps());
+}
+
+TEST(RunSkeletonTest, AShapeWhosePlanFailsKeepsItsSkeleton) {
+  // As above, but the plan cannot be derived (the graph of another shape:
+  // withPlan refuses it): abandonTiming puts back the skeleton the budget
+  // dropped, for memory, settled like any other; a worker that waited
+  // for the plan, and every later one, gets none and is not asked to
+  // derive it (its runs are timed by the whole derivation).
+  sweep::ShapeNames names;
+  auto [first, second] = twoShapes(names);
+  sweep::SkeletonCache cache(/*budgetBytes=*/1);
+  std::shared_ptr<const sweep::RunSkeleton> untimed =
+      planAfterDrop(cache, first, second);
+  ASSERT_FALSE(HasFailure());
+  llvm::Expected<sweep::RunSkeleton> misplanned =
+      untimed->withPlan(second.graph);
+  ASSERT_FALSE(static_cast<bool>(misplanned));
+  llvm::consumeError(misplanned.takeError());
+
+  OtherWorker other(cache, first.key, /*planned=*/true);
+  EXPECT_TRUE(other.waits());
+  cache.abandonTiming(first.key, untimed);
+  bool otherBuilds = true;
+  EXPECT_EQ(other.join(otherBuilds), nullptr);
+  EXPECT_FALSE(otherBuilds);
+  bool build = true;
+  EXPECT_EQ(cache.acquire(first.key, build, /*planned=*/true), nullptr);
+  EXPECT_FALSE(build);
+  EXPECT_EQ(cache.acquire(first.key, build), untimed);
+  EXPECT_FALSE(build);
+  // Kept as settled: holding it put the budget over, so the second shape
+  // was dropped.
+  EXPECT_EQ(cache.acquire(second.key, build), nullptr);
+  EXPECT_TRUE(build);
 }
 
 /// The templates of the small run under `mapping` (deriveRunParts).
