@@ -310,7 +310,8 @@ FastEvaluator::deriveSkeleton(const Configuration &configuration,
                               std::optional<workload::WholeRun> &whole) {
   const RunContracts &run = configuration.run;
   llvm::Expected<workload::WholeRun> derivation =
-      workload::deriveWholeRun(run.model, *run.training, run.mapping);
+      workload::deriveWholeRun(run.model, *run.training, run.mapping,
+                                 &blockWorks);
   if (!derivation)
     return derivation.takeError();
   whole = std::move(*derivation);
@@ -343,7 +344,8 @@ FastEvaluator::timedSkeleton(const Configuration &configuration,
     const RunContracts &run = configuration.run;
     if (!whole) {
       llvm::Expected<workload::WholeRun> derivation =
-          workload::deriveWholeRun(run.model, *run.training, run.mapping);
+          workload::deriveWholeRun(run.model, *run.training, run.mapping,
+                                 &blockWorks);
       if (!derivation)
         return derivation.takeError();
       whole = std::move(*derivation);
@@ -370,7 +372,8 @@ FastEvaluator::shape(const Configuration &configuration) {
     return nullptr;
   auto result = std::make_unique<ShapedRun>();
   llvm::Expected<workload::WholeRun> parts =
-      workload::deriveRunParts(run.model, *run.training, run.mapping);
+      workload::deriveRunParts(run.model, *run.training, run.mapping,
+                               &blockWorks);
   if (!parts) {
     llvm::consumeError(parts.takeError());
     return nullptr;
