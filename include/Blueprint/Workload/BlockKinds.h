@@ -89,13 +89,13 @@ llvm::Expected<BlockWork> deriveBlockWork(const ModelSpec &model,
 
 /// deriveBlockWork(model, kind, training, mapping) for the runs of one
 /// search, derived once per what it reads: a block's work depends on the
-/// model, its kind, the training contract and of the mapping only on tp,
-/// cp, cp_comm, tp_comm, recompute and ep, and on dp at ep > 1 for a model
-/// with experts (the expert-data-parallel degree dp / ep), not on pp, the
-/// virtual stages, the schedule, the layout, ZeRO, the buckets or the
-/// overlaps: so the runs that differ only in those share one derivation
-/// (docs/Sweep.md, "Speed, threads, memory"). Every call checks that the
-/// contracts compose, as deriveBlockWork does, before it looks.
+/// model, its kind, the training contract but its global batch, and of the
+/// mapping only on tp, cp, cp_comm, tp_comm, recompute and ep, and on dp at
+/// ep != 1 for a model with experts (the expert-data-parallel degree dp /
+/// ep); not on pp, the virtual stages, the schedule, the layout, ZeRO, the
+/// buckets or the overlaps: so the runs that differ only in those share one
+/// derivation (docs/Sweep.md, "Speed, threads, memory"). Every call checks
+/// that the contracts compose, as deriveBlockWork does, before it looks.
 class BlockWorkMemo {
 public:
   /// How many block works it keeps at most: when full and asked for
