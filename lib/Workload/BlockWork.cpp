@@ -1591,8 +1591,8 @@ BlockWorkMemo::Key BlockWorkMemo::keyOf(const ModelSpec &model, BlockKind kind,
                                         const MappingSpec &mapping) {
   // What deriveComposingBlockWork reads besides the model: the training
   // contract but global_batch (which only the check of() runs first reads:
-  // a block's work is per micro-batch), and of the mapping what BlockBuilder and
-  // ForwardBuilder (tp, cp, tp_comm, recompute, ep), the context-parallel
+  // a block's work is per micro-batch), and of the mapping what BlockBuilder
+  // and ForwardBuilder (tp, cp, tp_comm, recompute, ep), the context-parallel
   // exchange (cp, cp_comm, recompute, tp) and, for a model with experts at
   // ep != 1 only, the expert-parallel shape and dispatch read (those, dp):
   // expertParallelRun returns before them otherwise.

@@ -1063,9 +1063,8 @@ static llvm::Expected<WholeRun> deriveTrainingRun(const ModelSpec &model,
   run.layout = layoutOf(model, mapping);
   run.microbatches = composition->microbatches;
   run.schedule = mapping.schedule;
-  if (llvm::Error error =
-          RunBuilder(model, training, mapping, blockWorks, run)
-              .build(microBatchSteps))
+  if (llvm::Error error = RunBuilder(model, training, mapping, blockWorks, run)
+                              .build(microBatchSteps))
     return std::move(error);
   return run;
 }
@@ -1093,20 +1092,16 @@ llvm::Expected<int64_t> blueprint::workload::stageExpertParameters(
   return total;
 }
 
-llvm::Expected<WholeRun>
-blueprint::workload::deriveWholeRun(const ModelSpec &model,
-                                    const TrainingSpec &training,
-                                    const MappingSpec &mapping,
-                                    BlockWorkMemo *blockWorks) {
+llvm::Expected<WholeRun> blueprint::workload::deriveWholeRun(
+    const ModelSpec &model, const TrainingSpec &training,
+    const MappingSpec &mapping, BlockWorkMemo *blockWorks) {
   return deriveTrainingRun(model, training, mapping, blockWorks,
                            /*microBatchSteps=*/true);
 }
 
-llvm::Expected<WholeRun>
-blueprint::workload::deriveRunParts(const ModelSpec &model,
-                                    const TrainingSpec &training,
-                                    const MappingSpec &mapping,
-                                    BlockWorkMemo *blockWorks) {
+llvm::Expected<WholeRun> blueprint::workload::deriveRunParts(
+    const ModelSpec &model, const TrainingSpec &training,
+    const MappingSpec &mapping, BlockWorkMemo *blockWorks) {
   return deriveTrainingRun(model, training, mapping, blockWorks,
                            /*microBatchSteps=*/false);
 }

@@ -2024,8 +2024,8 @@ TEST(BlockWorkMemo, ExpertParallelKeysDataParallel) {
   EXPECT_EQ(memo.shared(), 0u);
   blueprint::test::RunSpecs broken = base;
   broken.mapping.world = 5;
-  llvm::Expected<BlockWork> failed = memo.of(
-      broken.model, BlockKind::Expert, broken.training, broken.mapping);
+  llvm::Expected<BlockWork> failed =
+      memo.of(broken.model, BlockKind::Expert, broken.training, broken.mapping);
   llvm::Expected<BlockWork> expected = deriveBlockWork(
       broken.model, BlockKind::Expert, broken.training, broken.mapping);
   ASSERT_FALSE(failed);
