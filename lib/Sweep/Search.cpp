@@ -309,8 +309,8 @@ FastEvaluator::deriveSkeleton(const Configuration &configuration,
                               const workload::WholeRun &parts, bool planned,
                               std::optional<workload::WholeRun> &whole) {
   const RunContracts &run = configuration.run;
-  llvm::Expected<workload::WholeRun> derivation =
-      workload::deriveWholeRun(run.model, *run.training, run.mapping);
+  llvm::Expected<workload::WholeRun> derivation = workload::deriveWholeRun(
+      run.model, *run.training, run.mapping, &blockWorks);
   if (!derivation)
     return derivation.takeError();
   whole = std::move(*derivation);
@@ -342,8 +342,8 @@ FastEvaluator::timedSkeleton(const Configuration &configuration,
   auto planned = [&]() -> llvm::Expected<RunSkeleton> {
     const RunContracts &run = configuration.run;
     if (!whole) {
-      llvm::Expected<workload::WholeRun> derivation =
-          workload::deriveWholeRun(run.model, *run.training, run.mapping);
+      llvm::Expected<workload::WholeRun> derivation = workload::deriveWholeRun(
+          run.model, *run.training, run.mapping, &blockWorks);
       if (!derivation)
         return derivation.takeError();
       whole = std::move(*derivation);
@@ -369,8 +369,8 @@ FastEvaluator::shape(const Configuration &configuration) {
   if (!run.training)
     return nullptr;
   auto result = std::make_unique<ShapedRun>();
-  llvm::Expected<workload::WholeRun> parts =
-      workload::deriveRunParts(run.model, *run.training, run.mapping);
+  llvm::Expected<workload::WholeRun> parts = workload::deriveRunParts(
+      run.model, *run.training, run.mapping, &blockWorks);
   if (!parts) {
     llvm::consumeError(parts.takeError());
     return nullptr;

@@ -23,6 +23,8 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <tuple>
+
 using namespace blueprint::workload;
 using namespace blueprint::workload::detail;
 
@@ -1546,6 +1548,19 @@ blueprint::workload::deriveBlockWork(const ModelSpec &model,
   return BlockBuilder(model, training, mapping, *run).build();
 }
 
+/// deriveBlockWork(model, kind, training, mapping) of contracts that
+/// compose (checkTrainingComposes).
+static llvm::Expected<BlockWork>
+deriveComposingBlockWork(const ModelSpec &model, BlockKind kind,
+                         const TrainingSpec &training,
+                         const MappingSpec &mapping) {
+  ModelSpec block = blockModelOf(model, kind);
+  llvm::Expected<ForwardRun> run = expertParallelRun(block, training, mapping);
+  if (!run)
+    return run.takeError();
+  return BlockBuilder(block, training, mapping, *run).build();
+}
+
 llvm::Expected<BlockWork>
 blueprint::workload::deriveBlockWork(const ModelSpec &model, BlockKind kind,
                                      const TrainingSpec &training,
@@ -1553,11 +1568,78 @@ blueprint::workload::deriveBlockWork(const ModelSpec &model, BlockKind kind,
   if (llvm::Error error =
           checkTrainingComposes(model, training, mapping, "deriveBlockWork"))
     return error;
-  ModelSpec block = blockModelOf(model, kind);
-  llvm::Expected<ForwardRun> run = expertParallelRun(block, training, mapping);
-  if (!run)
-    return run.takeError();
-  return BlockBuilder(block, training, mapping, *run).build();
+  return deriveComposingBlockWork(model, kind, training, mapping);
+}
+
+/// Whether every field of `a` and `b` is equal (a field added to ModelSpec
+/// belongs here too).
+static bool sameModel(const ModelSpec &a, const ModelSpec &b) {
+  auto fields = [](const ModelSpec &model) {
+    return std::tie(model.hidden, model.heads, model.kvHeads, model.headDim,
+                    model.ffnHidden, model.seqLength, model.maxPositions,
+                    model.vocab, model.blocks, model.norm, model.activation,
+                    model.linearBias, model.positionEmbedding,
+                    model.tiedEmbeddings, model.attentionWindow,
+                    model.qLoraRank, model.kvLoraRank, model.qkNopeHeadDim,
+                    model.qkRopeHeadDim, model.vHeadDim, model.moe);
+  };
+  return fields(a) == fields(b);
+}
+
+BlockWorkMemo::Key BlockWorkMemo::keyOf(const ModelSpec &model, BlockKind kind,
+                                        const TrainingSpec &training,
+                                        const MappingSpec &mapping) {
+  // What deriveComposingBlockWork reads besides the model: the training
+  // contract but global_batch (which only the check of() runs first reads:
+  // a block's work is per micro-batch), and of the mapping what BlockBuilder
+  // and ForwardBuilder (tp, cp, tp_comm, recompute, ep), the context-parallel
+  // exchange (cp, cp_comm, recompute, tp) and, for a model with experts at
+  // ep != 1 only, the expert-parallel shape and dispatch read (those, dp):
+  // expertParallelRun returns before them otherwise.
+  bool expertParallel = model.moe && mapping.ep != 1;
+  return {static_cast<int64_t>(kind),
+          training.microBatch,
+          static_cast<int64_t>(training.activationType),
+          static_cast<int64_t>(training.weightType),
+          static_cast<int64_t>(training.gradientType),
+          static_cast<int64_t>(training.optimizerStateType),
+          training.attentionDropout,
+          training.hiddenDropout,
+          mapping.tp,
+          mapping.cp,
+          static_cast<int64_t>(mapping.cpComm),
+          static_cast<int64_t>(mapping.tpComm),
+          static_cast<int64_t>(mapping.recompute),
+          mapping.ep,
+          expertParallel ? mapping.dp : 0};
+}
+
+llvm::Expected<BlockWork> BlockWorkMemo::of(const ModelSpec &model,
+                                            BlockKind kind,
+                                            const TrainingSpec &training,
+                                            const MappingSpec &mapping) {
+  if (llvm::Error error =
+          checkTrainingComposes(model, training, mapping, "deriveBlockWork"))
+    return error;
+  Key key = keyOf(model, kind, training, mapping);
+  bool sameModelAsEntries = this->model && sameModel(*this->model, model);
+  if (sameModelAsEntries) {
+    auto found = entries.find(key);
+    if (found != entries.end()) {
+      ++sharedCount;
+      return found->second;
+    }
+  }
+  llvm::Expected<BlockWork> work =
+      deriveComposingBlockWork(model, kind, training, mapping);
+  if (!work)
+    return work.takeError();
+  if (!sameModelAsEntries || entries.size() >= kEntries) {
+    entries.clear();
+    this->model = model;
+  }
+  entries.emplace(std::move(key), *work);
+  return work;
 }
 
 llvm::Expected<int64_t>

@@ -130,8 +130,10 @@ struct EdgeTemplates {
 class RunBuilder {
 public:
   RunBuilder(const ModelSpec &model, const TrainingSpec &training,
-             const MappingSpec &mapping, WholeRun &run)
-      : model(model), training(training), mapping(mapping), run(run) {}
+             const MappingSpec &mapping, BlockWorkMemo *blockWorks,
+             WholeRun &run)
+      : model(model), training(training), mapping(mapping),
+        blockWorks(blockWorks), run(run) {}
 
   /// Builds the run; without `microBatchSteps`, only its parts
   /// (deriveRunParts).
@@ -204,7 +206,8 @@ private:
     BlockTemplates &blocks = blockTemplates[static_cast<size_t>(kind)];
     auto name = [&](llvm::StringRef pass) { return (prefix + pass).str(); };
     llvm::Expected<BlockWork> block =
-        deriveBlockWork(model, kind, training, mapping);
+        blockWorks ? blockWorks->of(model, kind, training, mapping)
+                   : deriveBlockWork(model, kind, training, mapping);
     if (!block)
       return block.takeError();
     std::vector<std::pair<Phase, Cadence>> keys;
@@ -999,6 +1002,9 @@ private:
   const ModelSpec &model;
   const TrainingSpec &training;
   const MappingSpec &mapping;
+  /// Where the block works come from when given: the same works, derived
+  /// once per what they read.
+  BlockWorkMemo *blockWorks;
   WholeRun &run;
   OverflowGuard guard;
   /// The templates of each block kind, indexed by BlockKind.
@@ -1047,6 +1053,7 @@ void RunBuilder::append(RunStep::Action action, bool gates) {
 static llvm::Expected<WholeRun> deriveTrainingRun(const ModelSpec &model,
                                                   const TrainingSpec &training,
                                                   const MappingSpec &mapping,
+                                                  BlockWorkMemo *blockWorks,
                                                   bool microBatchSteps) {
   std::optional<TrainingComposition> composition =
       composeTraining(model, training, mapping);
@@ -1056,8 +1063,8 @@ static llvm::Expected<WholeRun> deriveTrainingRun(const ModelSpec &model,
   run.layout = layoutOf(model, mapping);
   run.microbatches = composition->microbatches;
   run.schedule = mapping.schedule;
-  if (llvm::Error error =
-          RunBuilder(model, training, mapping, run).build(microBatchSteps))
+  if (llvm::Error error = RunBuilder(model, training, mapping, blockWorks, run)
+                              .build(microBatchSteps))
     return std::move(error);
   return run;
 }
@@ -1085,18 +1092,18 @@ llvm::Expected<int64_t> blueprint::workload::stageExpertParameters(
   return total;
 }
 
-llvm::Expected<WholeRun>
-blueprint::workload::deriveWholeRun(const ModelSpec &model,
-                                    const TrainingSpec &training,
-                                    const MappingSpec &mapping) {
-  return deriveTrainingRun(model, training, mapping, /*microBatchSteps=*/true);
+llvm::Expected<WholeRun> blueprint::workload::deriveWholeRun(
+    const ModelSpec &model, const TrainingSpec &training,
+    const MappingSpec &mapping, BlockWorkMemo *blockWorks) {
+  return deriveTrainingRun(model, training, mapping, blockWorks,
+                           /*microBatchSteps=*/true);
 }
 
-llvm::Expected<WholeRun>
-blueprint::workload::deriveRunParts(const ModelSpec &model,
-                                    const TrainingSpec &training,
-                                    const MappingSpec &mapping) {
-  return deriveTrainingRun(model, training, mapping, /*microBatchSteps=*/false);
+llvm::Expected<WholeRun> blueprint::workload::deriveRunParts(
+    const ModelSpec &model, const TrainingSpec &training,
+    const MappingSpec &mapping, BlockWorkMemo *blockWorks) {
+  return deriveTrainingRun(model, training, mapping, blockWorks,
+                           /*microBatchSteps=*/false);
 }
 
 llvm::Expected<WholeRun>

@@ -1914,3 +1914,122 @@ TEST(WorkSummaryTest, AddScaledSkipsOnlyAllZeroTerms) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// BlockWorkMemo
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// memo.of(...) for a block of `kind` of `run`; its error fails the test.
+BlockWork memoized(BlockWorkMemo &memo, const blueprint::test::RunSpecs &run,
+                   BlockKind kind = BlockKind::Dense) {
+  return blueprint::test::valueOrFail(
+      memo.of(run.model, kind, run.training, run.mapping));
+}
+
+/// deriveBlockWork for a block of `kind` of `run`.
+BlockWork derived(const blueprint::test::RunSpecs &run,
+                  BlockKind kind = BlockKind::Dense) {
+  return blueprint::test::valueOrFail(
+      deriveBlockWork(run.model, kind, run.training, run.mapping));
+}
+
+} // namespace
+
+// Runs that differ only in axes the key omits (pp, the virtual stages, the
+// schedule, dp at ep = 1, ZeRO, the buckets, the overlaps) share one
+// derivation, and it is what each run's own derivation gives.
+TEST(BlockWorkMemo, SharesAcrossTheAxesABlockDoesNotRead) {
+  using blueprint::test::smallRun;
+  BlockWorkMemo memo;
+  blueprint::test::RunSpecs first =
+      smallRun(PipelineSchedule::OneFOneB, /*pp=*/2, /*microbatches=*/4);
+  BlockWork work = memoized(memo, first);
+  EXPECT_EQ(memo.shared(), 0u);
+  EXPECT_EQ(work.invocations, derived(first).invocations);
+
+  blueprint::test::RunSpecs other =
+      smallRun(PipelineSchedule::Interleaved1F1B, /*pp=*/4, /*microbatches=*/8);
+  other.mapping.dp = 4;
+  other.mapping.world = 2 * 4 * 4;
+  other.training.globalBatch = 2 * 4 * 8;
+  other.mapping.zeroStage = 1;
+  other.mapping.bucketBytes = 4096;
+  other.mapping.overlapDPGradReduce = true;
+  other.mapping.overlapTPComm = true;
+  other.mapping.overlapP2PComm = true;
+  EXPECT_EQ(memoized(memo, other).invocations, work.invocations);
+  EXPECT_EQ(memo.shared(), 1u);
+  EXPECT_EQ(derived(other).invocations, work.invocations);
+}
+
+// Runs that differ in an axis the key holds get their own derivation, and
+// a different work: the key is not coarser than what the block reads.
+TEST(BlockWorkMemo, DerivesAgainForTheAxesABlockReads) {
+  using blueprint::test::smallRun;
+  BlockWorkMemo memo;
+  blueprint::test::RunSpecs base =
+      smallRun(PipelineSchedule::OneFOneB, /*pp=*/2, /*microbatches=*/4);
+  BlockWork work = memoized(memo, base);
+  auto expectOwnWork = [&](const blueprint::test::RunSpecs &run,
+                           const char *axis) {
+    size_t shared = memo.shared();
+    BlockWork own = memoized(memo, run);
+    EXPECT_EQ(memo.shared(), shared) << axis;
+    EXPECT_EQ(own.invocations, derived(run).invocations) << axis;
+    EXPECT_NE(own.invocations, work.invocations) << axis;
+  };
+  blueprint::test::RunSpecs recompute = base;
+  recompute.mapping.recompute = RecomputePolicy::Full;
+  expectOwnWork(recompute, "recompute");
+  blueprint::test::RunSpecs tpComm = base;
+  tpComm.mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+  expectOwnWork(tpComm, "tp_comm");
+  blueprint::test::RunSpecs tensorParallel = base;
+  tensorParallel.mapping.tp = 4;
+  tensorParallel.mapping.world = 4 * 2 * 2;
+  expectOwnWork(tensorParallel, "tp");
+  blueprint::test::RunSpecs microBatch = base;
+  microBatch.training.microBatch = 1;
+  expectOwnWork(microBatch, "micro_batch");
+  blueprint::test::RunSpecs model = base;
+  model.model.hidden = 128;
+  model.model.headDim = 32;
+  expectOwnWork(model, "the model");
+  // Back to the first model: its entries were forgotten with the model.
+  size_t shared = memo.shared();
+  EXPECT_EQ(memoized(memo, base).invocations, work.invocations);
+  EXPECT_EQ(memo.shared(), shared);
+}
+
+// With experts at ep > 1 the expert-parallel shape reads dp (dp / ep
+// expert-data-parallel ranks): a run at another dp is derived again; a
+// composition error is the one deriveBlockWork reports.
+TEST(BlockWorkMemo, ExpertParallelKeysDataParallel) {
+  using blueprint::test::smallRun;
+  using blueprint::test::withExperts;
+  BlockWorkMemo memo;
+  blueprint::test::RunSpecs base = withExperts(
+      smallRun(PipelineSchedule::OneFOneB, /*pp=*/2, /*microbatches=*/4),
+      /*ep=*/2);
+  EXPECT_EQ(memoized(memo, base, BlockKind::Expert).invocations,
+            derived(base, BlockKind::Expert).invocations);
+  blueprint::test::RunSpecs wider = base;
+  wider.mapping.dp = 4;
+  wider.mapping.world = 2 * 2 * 4;
+  wider.training.globalBatch = 2 * 4 * 4;
+  EXPECT_EQ(memoized(memo, wider, BlockKind::Expert).invocations,
+            derived(wider, BlockKind::Expert).invocations);
+  EXPECT_EQ(memo.shared(), 0u);
+  blueprint::test::RunSpecs broken = base;
+  broken.mapping.world = 5;
+  llvm::Expected<BlockWork> failed =
+      memo.of(broken.model, BlockKind::Expert, broken.training, broken.mapping);
+  llvm::Expected<BlockWork> expected = deriveBlockWork(
+      broken.model, BlockKind::Expert, broken.training, broken.mapping);
+  ASSERT_FALSE(failed);
+  ASSERT_FALSE(expected);
+  EXPECT_EQ(llvm::toString(failed.takeError()),
+            llvm::toString(expected.takeError()));
+}

@@ -194,6 +194,9 @@ private:
   std::shared_ptr<SkeletonCache> skeletons;
   RunSkeleton::TimeScratch scratch;
   TemplateCostCache templateCosts;
+  /// The block works of this evaluator's runs, each derived once per what
+  /// it reads (a run's parts and a shape's whole run both take them).
+  workload::BlockWorkMemo blockWorks;
   size_t shapeDerivations = 0;
   size_t shapedRunCount = 0;
   size_t timedCount = 0;

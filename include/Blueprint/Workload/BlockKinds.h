@@ -19,6 +19,8 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +86,42 @@ llvm::Expected<BlockWork> deriveBlockWork(const ModelSpec &model,
                                           BlockKind kind,
                                           const TrainingSpec &training,
                                           const MappingSpec &mapping);
+
+/// deriveBlockWork(model, kind, training, mapping) for the runs of one
+/// search, derived once per what it reads: a block's work depends on the
+/// model, its kind, the training contract but its global batch, and of the
+/// mapping only on tp, cp, cp_comm, tp_comm, recompute and ep, and on dp at
+/// ep != 1 for a model with experts (the expert-data-parallel degree dp /
+/// ep); not on pp, the virtual stages, the schedule, the layout, ZeRO, the
+/// buckets or the overlaps: so the runs that differ only in those share one
+/// derivation (docs/Sweep.md, "Speed, threads, memory"). Every call checks
+/// that the contracts compose, as deriveBlockWork does, before it looks.
+class BlockWorkMemo {
+public:
+  /// How many block works it keeps at most: when full and asked for
+  /// another, it forgets them all (and so when the model changes).
+  static constexpr size_t kEntries = 64;
+
+  /// What deriveBlockWork(model, kind, training, mapping) gives.
+  llvm::Expected<BlockWork> of(const ModelSpec &model, BlockKind kind,
+                               const TrainingSpec &training,
+                               const MappingSpec &mapping);
+
+  /// How many calls of() answered from an earlier derivation.
+  size_t shared() const { return sharedCount; }
+
+private:
+  /// Everything of the training contract and the mapping that
+  /// deriveBlockWork reads besides the model, with the kind.
+  using Key = std::vector<int64_t>;
+  static Key keyOf(const ModelSpec &model, BlockKind kind,
+                   const TrainingSpec &training, const MappingSpec &mapping);
+
+  /// The model of every entry.
+  std::optional<ModelSpec> model;
+  std::map<Key, BlockWork> entries;
+  size_t sharedCount = 0;
+};
 
 /// deriveOptimizerWork for a block of `kind` of `model` (blockModelOf).
 llvm::Expected<BlockWork> deriveOptimizerWork(const ModelSpec &model,

@@ -16,6 +16,7 @@
 #ifndef BLUEPRINT_WORKLOAD_WHOLERUN_H
 #define BLUEPRINT_WORKLOAD_WHOLERUN_H
 
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/Pipeline.h"
@@ -165,10 +166,12 @@ struct WholeRun {
 };
 
 /// The whole training iteration of a composing run. Fails if the contracts
-/// do not compose or a count overflows.
+/// do not compose or a count overflows. With `blockWorks`, its block works
+/// come from there (the same works).
 llvm::Expected<WholeRun> deriveWholeRun(const ModelSpec &model,
                                         const TrainingSpec &training,
-                                        const MappingSpec &mapping);
+                                        const MappingSpec &mapping,
+                                        BlockWorkMemo *blockWorks = nullptr);
 
 /// The routed experts' parameters one rank of pipeline stage `stage` holds
 /// at ep > 1: blockExpertParametersPerRank summed over the stage's MoE
@@ -184,10 +187,12 @@ llvm::Expected<int64_t> stageExpertParameters(const ModelSpec &model,
 /// (StageProgram::steps holds the tail alone, which deriveWholeRun appends
 /// after the stage's micro-batch steps). Every value of a whole run is in
 /// its parts: a search pairs them with the steps of another run of the
-/// same shape (docs/Sweep.md, "Speed, threads, memory").
+/// same shape (docs/Sweep.md, "Speed, threads, memory"). With
+/// `blockWorks`, as deriveWholeRun.
 llvm::Expected<WholeRun> deriveRunParts(const ModelSpec &model,
                                         const TrainingSpec &training,
-                                        const MappingSpec &mapping);
+                                        const MappingSpec &mapping,
+                                        BlockWorkMemo *blockWorks = nullptr);
 
 /// The whole generation of an inference run (docs/WholeRun.md, "Inference
 /// runs"): the templates `block_prefill` and one `block_decode_<L>` per
