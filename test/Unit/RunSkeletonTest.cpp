@@ -14,11 +14,15 @@
 
 #include "SmallRuns.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/JSON.h"
 
 #include "gtest/gtest.h"
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -559,9 +563,14 @@ std::pair<SmallShape, SmallShape> twoShapes(sweep::ShapeNames &names) {
 /// Another worker's acquire of `key`, made on a thread of its own: a test
 /// sees it wait (waits()) for the caller that builds or plans the shape,
 /// then settles the shape and reads what the worker got (join()). The
-/// protocol, not a sleep, orders the two.
+/// protocol, not a sleep, orders the two. A cache that never wakes the
+/// worker makes the test fail, not hang: both calls give up after
+/// kHangGuard (a guard against a hang, not a speed target; ctest's TIMEOUT
+/// in test/Unit/CMakeLists.txt is the backstop).
 class OtherWorker {
 public:
+  static constexpr std::chrono::seconds kHangGuard{120};
+
   OtherWorker(sweep::SkeletonCache &cache, sweep::ShapeKey key, bool planned) {
     thread = std::thread([this, &cache, key = std::move(key), planned] {
 #ifdef __linux__
@@ -581,16 +590,23 @@ public:
   /// call (true) or the call has returned (false). acquire's mutex is free
   /// (the test thread does not call the cache meanwhile), so a thread that
   /// entered it sleeps only in its wait for another caller's settlement.
-  /// Linux says a thread sleeps in /proc; elsewhere the test's results
-  /// still hold whichever thread comes first, but its waiting is not shown.
+  /// Linux says a thread sleeps in /proc; where it cannot be read (another
+  /// system, or /proc not mounted) the test's results still hold whichever
+  /// thread comes first, but its waiting is not shown.
   bool waits() {
-    while (!started)
+    auto deadline = std::chrono::steady_clock::now() + kHangGuard;
+    while (!started) {
+      if (std::chrono::steady_clock::now() > deadline)
+        return false;
       std::this_thread::yield();
+    }
 #ifdef __linux__
     std::string stat =
         "/proc/self/task/" + std::to_string(task.load()) + "/stat";
     while (!returned) {
       std::ifstream file(stat);
+      if (!file)
+        break;
       std::string line;
       std::getline(file, line);
       // "<id> (<name>) <state> ...": the state follows the last ')'.
@@ -598,16 +614,27 @@ public:
       if (close != std::string::npos && close + 2 < line.size() &&
           line[close + 2] == 'S')
         return !returned;
+      if (std::chrono::steady_clock::now() > deadline)
+        return false;
       std::this_thread::yield();
     }
-    return false;
-#else
-    return !returned;
 #endif
+    return !returned;
   }
 
-  /// What its acquire gave, once it has returned.
+  /// What its acquire gave, once it has returned; `build` whether it was
+  /// told to build. A worker still waiting after kHangGuard cannot be
+  /// released or joined: the process stops with a message.
   std::shared_ptr<const sweep::RunSkeleton> join(bool &build) {
+    auto deadline = std::chrono::steady_clock::now() + kHangGuard;
+    while (!returned) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        std::fprintf(stderr, "a worker's acquire was never woken: the "
+                             "cache did not settle the shape it waits for\n");
+        std::abort();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     thread.join();
     build = toBuild;
     return result;
@@ -621,6 +648,25 @@ private:
   std::shared_ptr<const sweep::RunSkeleton> result;
   std::thread thread;
 };
+
+/// What another worker's acquire of `key` gives when it asks while this
+/// caller builds or plans the shape: the worker is seen waiting, then
+/// `settle` settles the shape (given `key`), then the worker returns.
+struct AcquiredMeanwhile {
+  std::shared_ptr<const sweep::RunSkeleton> skeleton;
+  bool build = true;
+};
+AcquiredMeanwhile
+acquireWhileSettling(sweep::SkeletonCache &cache, const sweep::ShapeKey &key,
+                     bool planned,
+                     llvm::function_ref<void(const sweep::ShapeKey &)> settle) {
+  OtherWorker other(cache, key, planned);
+  EXPECT_TRUE(other.waits());
+  settle(key);
+  AcquiredMeanwhile acquired;
+  acquired.skeleton = other.join(acquired.build);
+  return acquired;
+}
 
 /// Builds `shape`'s skeleton without its plan into `cache`, as a query's
 /// first run of the shape does, and returns what the cache keeps.
@@ -672,13 +718,13 @@ TEST(RunSkeletonTest, TheCacheKeepsAShapeWhilePlanningIt) {
 
   // Another worker asking for the plan waits for this caller's, and
   // receives it.
-  OtherWorker other(cache, first.key, /*planned=*/true);
-  EXPECT_TRUE(other.waits());
-  std::shared_ptr<const sweep::RunSkeleton> timed =
-      cache.insert(first.key, std::move(*planned));
-  bool otherBuilds = true;
-  EXPECT_EQ(other.join(otherBuilds), timed);
-  EXPECT_FALSE(otherBuilds);
+  std::shared_ptr<const sweep::RunSkeleton> timed;
+  AcquiredMeanwhile other = acquireWhileSettling(
+      cache, first.key, /*planned=*/true, [&](const sweep::ShapeKey &key) {
+        timed = cache.insert(key, std::move(*planned));
+      });
+  EXPECT_EQ(other.skeleton, timed);
+  EXPECT_FALSE(other.build);
   EXPECT_TRUE(timed->timed());
   EXPECT_EQ(cache.peakEntries(), 2u);
 }
@@ -701,13 +747,13 @@ TEST(RunSkeletonTest, APlanIsDerivedAgainAfterItsShapeIsDropped) {
   ASSERT_TRUE(static_cast<bool>(replanned))
       << llvm::toString(replanned.takeError());
 
-  OtherWorker other(cache, first.key, /*planned=*/false);
-  EXPECT_TRUE(other.waits());
-  std::shared_ptr<const sweep::RunSkeleton> timed =
-      cache.insert(first.key, std::move(*replanned));
-  bool otherBuilds = true;
-  EXPECT_EQ(other.join(otherBuilds), timed);
-  EXPECT_FALSE(otherBuilds);
+  std::shared_ptr<const sweep::RunSkeleton> timed;
+  AcquiredMeanwhile other = acquireWhileSettling(
+      cache, first.key, /*planned=*/false, [&](const sweep::ShapeKey &key) {
+        timed = cache.insert(key, std::move(*replanned));
+      });
+  EXPECT_EQ(other.skeleton, timed);
+  EXPECT_FALSE(other.build);
   bool build = true;
   EXPECT_EQ(cache.acquire(first.key, build, /*planned=*/true), timed);
   EXPECT_FALSE(build);
@@ -743,12 +789,11 @@ TEST(RunSkeletonTest, AShapeWhosePlanFailsKeepsItsSkeleton) {
   ASSERT_FALSE(static_cast<bool>(misplanned));
   llvm::consumeError(misplanned.takeError());
 
-  OtherWorker other(cache, first.key, /*planned=*/true);
-  EXPECT_TRUE(other.waits());
-  cache.abandonTiming(first.key, untimed);
-  bool otherBuilds = true;
-  EXPECT_EQ(other.join(otherBuilds), nullptr);
-  EXPECT_FALSE(otherBuilds);
+  AcquiredMeanwhile other = acquireWhileSettling(
+      cache, first.key, /*planned=*/true,
+      [&](const sweep::ShapeKey &key) { cache.abandonTiming(key, untimed); });
+  EXPECT_EQ(other.skeleton, nullptr);
+  EXPECT_FALSE(other.build);
   bool build = true;
   EXPECT_EQ(cache.acquire(first.key, build, /*planned=*/true), nullptr);
   EXPECT_FALSE(build);

@@ -293,11 +293,13 @@ CAUSES = {
         "not hold the forwards and its upper side, the overlap, would be "
         "16%. The backwards without recompute come out +4.81% and +4.95%, "
         "with recompute +2.02% to +2.13%, within the overlap's 16%. "
-        "Deriving the bound is blocked on measurements no public source "
-        "has (docs/Estimate.md, 'The evidence searched'): cuBLAS on an "
-        "A100 at these GEMM shapes, and a GEMM beside a concurrent NCCL "
-        "collective; the overlap with its sourced contention alone (84 of "
-        "108 SMs left to the GEMM) would put the backwards at -7.8%. "
+        "Deriving the bound is blocked on measurements that no public "
+        "source found has (docs/Estimate.md, 'The evidence searched'): "
+        "cuBLAS on an A100 at these GEMM shapes, and a GEMM beside a "
+        "concurrent NCCL collective; the overlap with its sourced SM share "
+        "alone (84 of 108 SMs left to the GEMM) would put the backwards at "
+        "-7.7% and -7.8%, and whether its unsized contention narrows them "
+        "depends on that second measurement. "
         "Without the "
         "fusion (the semantic lane, "
         "docs/validation.md, 'Implementation lane') the unfused "
@@ -2043,10 +2045,11 @@ CALCULON = {
 # measurements; 5.1% before the glue (the sequence-parallel forward's
 # -5.07%) and 6% before that (the unfused bias-dropout-add's 5.7% of the
 # 22B forward, a cause the gate no longer has). Deriving it is blocked on a
-# measurement no public source has (docs/Estimate.md, "The evidence
-# searched"): cuBLAS on an A100 at these GEMM shapes, and a GEMM beside a
-# concurrent NCCL collective. The overlap modelled with its sourced SM share
-# alone (84 of 108 SMs) would put the backwards at -7.8%, widening the bound.
+# measurement that no public source found has (docs/Estimate.md, "The
+# evidence searched"): cuBLAS on an A100 at these GEMM shapes, and a GEMM
+# beside a concurrent NCCL collective. The overlap modelled with its sourced
+# SM share alone (84 of 108 SMs) would put the backwards at -7.7% and -7.8%,
+# widening the bound; its contention, unsized, decides whether it narrows.
 TABLE4_TOLERANCE = 0.050
 # The mean absolute error of the 15 per-layer times: issue 18's 5%.
 TABLE4_MAE_LIMIT = 0.05
