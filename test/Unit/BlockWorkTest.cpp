@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 
 #include <array>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -645,7 +646,6 @@ TEST(BlockWorkStash, DisabledDropoutsStashNoMasks) {
 // Reference data: SeqSel Table 2 and Calculon (test/reference)
 //===----------------------------------------------------------------------===//
 
-
 /// expected.per_block_per_microbatch_per_gpu.<quantity>.value, if present.
 std::optional<int64_t> perBlockValue(const llvm::json::Object &reference,
                                      llvm::StringRef quantity) {
@@ -707,9 +707,12 @@ ReferenceSpec referenceSpec(const llvm::json::Object &reference) {
   spec.model.vocab = model.getInteger("vocab").value_or(spec.mapping.tp);
   spec.model.blocks = blueprint::test::referenceInteger(model, "layers");
 
-  spec.training.globalBatch = blueprint::test::referenceInteger(workload, "global_batch");
-  spec.training.microBatch = blueprint::test::referenceInteger(workload, "micro_batch");
-  int64_t dtypeBytes = blueprint::test::referenceInteger(workload, "dtype_bytes");
+  spec.training.globalBatch =
+      blueprint::test::referenceInteger(workload, "global_batch");
+  spec.training.microBatch =
+      blueprint::test::referenceInteger(workload, "micro_batch");
+  int64_t dtypeBytes =
+      blueprint::test::referenceInteger(workload, "dtype_bytes");
   EXPECT_EQ(dtypeBytes, 2) << spec.name << ": 16-bit training expected";
   spec.training.activationType = DataType::BF16;
   return spec;
@@ -717,7 +720,8 @@ ReferenceSpec referenceSpec(const llvm::json::Object &reference) {
 
 TEST(BlockWorkReference, SeqSelTable2Exact) {
   std::set<std::string> covered;
-  for (const llvm::json::Value &value : blueprint::test::loadReferenceCases("seqsel_paper.json")) {
+  for (const llvm::json::Value &value :
+       blueprint::test::loadReferenceCases("seqsel_paper.json")) {
     const llvm::json::Object &reference = *value.getAsObject();
     if (reference.getString("group") != "seqsel_table2_formula")
       continue;
@@ -757,7 +761,8 @@ TEST(BlockWorkReference, SeqSelTable2Exact) {
 
 TEST(BlockWorkReference, CalculonWithDefinitionalDifferences) {
   int64_t checked = 0;
-  for (const llvm::json::Value &value : blueprint::test::loadReferenceCases("calculon_seqsel.json")) {
+  for (const llvm::json::Value &value :
+       blueprint::test::loadReferenceCases("calculon_seqsel.json")) {
     const llvm::json::Object &reference = *value.getAsObject();
     ReferenceSpec spec = referenceSpec(reference);
     SCOPED_TRACE(spec.name);
@@ -1965,41 +1970,99 @@ TEST(BlockWorkMemo, SharesAcrossTheAxesABlockDoesNotRead) {
 }
 
 // Runs that differ in an axis the key holds get their own derivation, and
-// a different work: the key is not coarser than what the block reads.
+// a different work: the key is not coarser than what the block reads. One
+// row per part of the key (each of them changes the small run's work), and
+// two of the model's fields besides its width, so that dropping any of
+// them from the key or from the model's comparison fails here.
 TEST(BlockWorkMemo, DerivesAgainForTheAxesABlockReads) {
+  using blueprint::test::RunSpecs;
   using blueprint::test::smallRun;
+  using blueprint::test::withExperts;
   BlockWorkMemo memo;
-  blueprint::test::RunSpecs base =
-      smallRun(PipelineSchedule::OneFOneB, /*pp=*/2, /*microbatches=*/4);
-  BlockWork work = memoized(memo, base);
-  auto expectOwnWork = [&](const blueprint::test::RunSpecs &run,
-                           const char *axis) {
-    size_t shared = memo.shared();
-    BlockWork own = memoized(memo, run);
-    EXPECT_EQ(memo.shared(), shared) << axis;
-    EXPECT_EQ(own.invocations, derived(run).invocations) << axis;
-    EXPECT_NE(own.invocations, work.invocations) << axis;
+  RunSpecs base = smallRun(PipelineSchedule::OneFOneB, /*pp=*/2,
+                           /*microbatches=*/4);
+  RunSpecs contextParallel = base;
+  contextParallel.mapping.cp = 2;
+  contextParallel.mapping.world = 2 * 2 * 2 * 2;
+  RunSpecs experts = withExperts(base, /*ep=*/2);
+  // Experts over 2 of 4 data-parallel ranks: another ep keeps dp (which the
+  // key holds at ep != 1) and changes ep alone.
+  RunSpecs expertsOnWiderData = experts;
+  expertsOnWiderData.mapping.dp = 4;
+  expertsOnWiderData.mapping.world = 2 * 2 * 4;
+  expertsOnWiderData.training.globalBatch = 2 * 4 * 4;
+
+  struct Row {
+    const char *axis;
+    /// The run the row's differs from in that axis alone.
+    const RunSpecs *reference;
+    BlockKind referenceKind;
+    /// Changes that axis.
+    std::function<void(RunSpecs &)> change;
+    BlockKind kind = BlockKind::Dense;
   };
-  blueprint::test::RunSpecs recompute = base;
-  recompute.mapping.recompute = RecomputePolicy::Full;
-  expectOwnWork(recompute, "recompute");
-  blueprint::test::RunSpecs tpComm = base;
-  tpComm.mapping.tpComm = TPCommMode::ReduceScatterAllGather;
-  expectOwnWork(tpComm, "tp_comm");
-  blueprint::test::RunSpecs tensorParallel = base;
-  tensorParallel.mapping.tp = 4;
-  tensorParallel.mapping.world = 4 * 2 * 2;
-  expectOwnWork(tensorParallel, "tp");
-  blueprint::test::RunSpecs microBatch = base;
-  microBatch.training.microBatch = 1;
-  expectOwnWork(microBatch, "micro_batch");
-  blueprint::test::RunSpecs model = base;
-  model.model.hidden = 128;
-  model.model.headDim = 32;
-  expectOwnWork(model, "the model");
-  // Back to the first model: its entries were forgotten with the model.
+  const Row rows[] = {
+      {"recompute", &base, BlockKind::Dense,
+       [](RunSpecs &run) { run.mapping.recompute = RecomputePolicy::Full; }},
+      {"tp_comm", &base, BlockKind::Dense,
+       [](RunSpecs &run) {
+         run.mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+       }},
+      {"tp", &base, BlockKind::Dense,
+       [](RunSpecs &run) {
+         run.mapping.tp = 4;
+         run.mapping.world = 4 * 2 * 2;
+       }},
+      {"micro_batch", &base, BlockKind::Dense,
+       [](RunSpecs &run) { run.training.microBatch = 1; }},
+      {"activation_type", &base, BlockKind::Dense,
+       [](RunSpecs &run) { run.training.activationType = DataType::F32; }},
+      {"weight_type", &base, BlockKind::Dense,
+       [](RunSpecs &run) { run.training.weightType = DataType::F32; }},
+      {"gradient_type", &base, BlockKind::Dense,
+       [](RunSpecs &run) { run.training.gradientType = DataType::BF16; }},
+      {"attention_dropout", &base, BlockKind::Dense,
+       [](RunSpecs &run) { run.training.attentionDropout = false; }},
+      {"hidden_dropout", &base, BlockKind::Dense,
+       [](RunSpecs &run) { run.training.hiddenDropout = false; }},
+      {"cp", &base, BlockKind::Dense,
+       [](RunSpecs &run) {
+         run.mapping.cp = 2;
+         run.mapping.world = 2 * 2 * 2 * 2;
+       }},
+      {"cp_comm", &contextParallel, BlockKind::Dense,
+       [](RunSpecs &run) { run.mapping.cpComm = CPCommMode::AllGather; }},
+      {"the model's width", &base, BlockKind::Dense,
+       [](RunSpecs &run) {
+         run.model.hidden = 128;
+         run.model.headDim = 32;
+       }},
+      {"the model's attention window", &base, BlockKind::Dense,
+       [](RunSpecs &run) { run.model.attentionWindow = 16; }},
+      {"the block kind", &experts, BlockKind::Dense, [](RunSpecs &) {},
+       BlockKind::Expert},
+      {"ep", &expertsOnWiderData, BlockKind::Expert,
+       [](RunSpecs &run) { run.mapping.ep = 4; }, BlockKind::Expert},
+      {"the experts per token", &experts, BlockKind::Expert,
+       [](RunSpecs &run) { run.model.moe->expertsPerToken = 1; },
+       BlockKind::Expert},
+  };
+  for (const Row &row : rows) {
+    BlockWork reference = memoized(memo, *row.reference, row.referenceKind);
+    RunSpecs run = *row.reference;
+    row.change(run);
+    size_t shared = memo.shared();
+    BlockWork own = memoized(memo, run, row.kind);
+    EXPECT_EQ(memo.shared(), shared) << row.axis;
+    // Compared as a whole (a failure names the axis, not the bytes).
+    EXPECT_TRUE(own.invocations == derived(run, row.kind).invocations)
+        << row.axis;
+    EXPECT_TRUE(own.invocations != reference.invocations) << row.axis;
+  }
+  // Back to the first model after the experts': its entries were
+  // forgotten with the model, so it is derived again.
   size_t shared = memo.shared();
-  EXPECT_EQ(memoized(memo, base).invocations, work.invocations);
+  EXPECT_EQ(memoized(memo, base).invocations, derived(base).invocations);
   EXPECT_EQ(memo.shared(), shared);
 }
 
