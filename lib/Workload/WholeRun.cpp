@@ -331,19 +331,17 @@ private:
     };
     if (llvm::Error error = split(
             detail::deriveComposingEmbeddingWork(model, training, mapping),
-            ModelPart::Embedding,
-            "embedding", edges.embeddingForward, edges.embeddingBackward))
+            ModelPart::Embedding, "embedding", edges.embeddingForward,
+            edges.embeddingBackward))
       return error;
-    if (llvm::Error error =
-            split(detail::deriveComposingHeadWork(model, training, mapping),
-                  ModelPart::Head,
-                  "head", edges.headForward, edges.headBackward))
+    if (llvm::Error error = split(
+            detail::deriveComposingHeadWork(model, training, mapping),
+            ModelPart::Head, "head", edges.headForward, edges.headBackward))
       return error;
     auto step = [&](bool first, bool last, ModelPart part, llvm::StringRef name,
                     std::optional<size_t> &index) -> llvm::Error {
-      llvm::Expected<BlockWork> work =
-          detail::deriveComposingEdgeOptimizerWork(model, training, mapping,
-                                                   first, last);
+      llvm::Expected<BlockWork> work = detail::deriveComposingEdgeOptimizerWork(
+          model, training, mapping, first, last);
       if (!work)
         return work.takeError();
       std::vector<Invocation> kept;

@@ -95,11 +95,9 @@ namespace detail {
 /// contracts that compose only (checkTrainingRun finds no violation), as a
 /// whole run's derivation has checked them once before it derives its
 /// parts (lib/Workload/ForwardBuilder.h).
-llvm::Expected<BlockWork> composingBlockWork(BlockWorkMemo *memo,
-                                             const ModelSpec &model,
-                                             BlockKind kind,
-                                             const TrainingSpec &training,
-                                             const MappingSpec &mapping);
+llvm::Expected<BlockWork>
+composingBlockWork(BlockWorkMemo *memo, const ModelSpec &model, BlockKind kind,
+                   const TrainingSpec &training, const MappingSpec &mapping);
 } // namespace detail
 
 /// deriveBlockWork(model, kind, training, mapping) for the runs of one
