@@ -597,8 +597,8 @@ TEST(WholeRun, RefusesRunsThatDoNotCompose) {
   // memo of block works); its parts then skip the check, but each part's
   // own derivation, called alone, still refuses the contracts.
   BlockWorkMemo memo;
-  for (BlockWorkMemo *blockWorks : {static_cast<BlockWorkMemo *>(nullptr),
-                                    &memo}) {
+  for (BlockWorkMemo *blockWorks :
+       {static_cast<BlockWorkMemo *>(nullptr), &memo}) {
     llvm::Expected<WholeRun> parts =
         deriveRunParts(run.model, run.training, run.mapping, blockWorks);
     ASSERT_FALSE(static_cast<bool>(parts));
