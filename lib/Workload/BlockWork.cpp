@@ -1548,12 +1548,9 @@ blueprint::workload::deriveBlockWork(const ModelSpec &model,
   return BlockBuilder(model, training, mapping, *run).build();
 }
 
-/// deriveBlockWork(model, kind, training, mapping) of contracts that
-/// compose (checkTrainingComposes).
-static llvm::Expected<BlockWork>
-deriveComposingBlockWork(const ModelSpec &model, BlockKind kind,
-                         const TrainingSpec &training,
-                         const MappingSpec &mapping) {
+llvm::Expected<BlockWork> blueprint::workload::detail::deriveComposingBlockWork(
+    const ModelSpec &model, BlockKind kind, const TrainingSpec &training,
+    const MappingSpec &mapping) {
   ModelSpec block = blockModelOf(model, kind);
   llvm::Expected<ForwardRun> run = expertParallelRun(block, training, mapping);
   if (!run)
@@ -1621,6 +1618,13 @@ llvm::Expected<BlockWork> BlockWorkMemo::of(const ModelSpec &model,
   if (llvm::Error error =
           checkTrainingComposes(model, training, mapping, "deriveBlockWork"))
     return error;
+  return composingOf(model, kind, training, mapping);
+}
+
+llvm::Expected<BlockWork>
+BlockWorkMemo::composingOf(const ModelSpec &model, BlockKind kind,
+                           const TrainingSpec &training,
+                           const MappingSpec &mapping) {
   Key key = keyOf(model, kind, training, mapping);
   bool sameModelAsEntries = this->model && sameModel(*this->model, model);
   if (sameModelAsEntries) {
@@ -1640,6 +1644,13 @@ llvm::Expected<BlockWork> BlockWorkMemo::of(const ModelSpec &model,
   }
   entries.emplace(std::move(key), *work);
   return work;
+}
+
+llvm::Expected<BlockWork> blueprint::workload::detail::composingBlockWork(
+    BlockWorkMemo *memo, const ModelSpec &model, BlockKind kind,
+    const TrainingSpec &training, const MappingSpec &mapping) {
+  return memo ? memo->composingOf(model, kind, training, mapping)
+              : deriveComposingBlockWork(model, kind, training, mapping);
 }
 
 llvm::Expected<int64_t>
@@ -1802,6 +1813,13 @@ blueprint::workload::deriveOptimizerWork(const ModelSpec &model, BlockKind kind,
   if (llvm::Error error = checkTrainingComposes(model, training, mapping,
                                                 "deriveOptimizerWork"))
     return error;
+  return deriveComposingOptimizerWork(model, kind, training, mapping);
+}
+
+llvm::Expected<BlockWork>
+blueprint::workload::detail::deriveComposingOptimizerWork(
+    const ModelSpec &model, BlockKind kind, const TrainingSpec &training,
+    const MappingSpec &mapping) {
   return optimizerWorkOf(blockModelOf(model, kind), training, mapping);
 }
 

@@ -119,6 +119,13 @@ blueprint::workload::blockBoundaries(const ModelSpec &model,
   if (llvm::Error error =
           checkTrainingComposes(model, training, mapping, "blockBoundaries"))
     return std::move(error);
+  return composingBlockBoundaries(model, training, mapping);
+}
+
+llvm::Expected<std::vector<BoundaryTensor>>
+blueprint::workload::detail::composingBlockBoundaries(
+    const ModelSpec &model, const TrainingSpec &training,
+    const MappingSpec &mapping) {
   OverflowGuard guard;
   std::vector<BoundaryTensor> tensors;
   bool sequenceParallel = mapping.tpComm == TPCommMode::ReduceScatterAllGather;

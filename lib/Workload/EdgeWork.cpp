@@ -469,6 +469,13 @@ blueprint::workload::deriveEmbeddingWork(const ModelSpec &model,
   if (llvm::Error error = checkTrainingComposes(model, training, mapping,
                                                 "deriveEmbeddingWork"))
     return error;
+  return deriveComposingEmbeddingWork(model, training, mapping);
+}
+
+llvm::Expected<BlockWork>
+blueprint::workload::detail::deriveComposingEmbeddingWork(
+    const ModelSpec &model, const TrainingSpec &training,
+    const MappingSpec &mapping) {
   return EdgeBuilder(model, training, mapping).buildEmbedding();
 }
 
@@ -479,6 +486,12 @@ blueprint::workload::deriveHeadWork(const ModelSpec &model,
   if (llvm::Error error =
           checkTrainingComposes(model, training, mapping, "deriveHeadWork"))
     return error;
+  return deriveComposingHeadWork(model, training, mapping);
+}
+
+llvm::Expected<BlockWork> blueprint::workload::detail::deriveComposingHeadWork(
+    const ModelSpec &model, const TrainingSpec &training,
+    const MappingSpec &mapping) {
   return EdgeBuilder(model, training, mapping).buildHead();
 }
 
@@ -513,6 +526,14 @@ llvm::Expected<BlockWork> blueprint::workload::deriveEdgeOptimizerWork(
   if (llvm::Error error = checkTrainingComposes(model, training, mapping,
                                                 "deriveEdgeOptimizerWork"))
     return error;
+  return deriveComposingEdgeOptimizerWork(model, training, mapping, firstStage,
+                                          lastStage);
+}
+
+llvm::Expected<BlockWork>
+blueprint::workload::detail::deriveComposingEdgeOptimizerWork(
+    const ModelSpec &model, const TrainingSpec &training,
+    const MappingSpec &mapping, bool firstStage, bool lastStage) {
   bool oneStage = mapping.pp == 1;
   if ((firstStage && lastStage) != oneStage)
     return makeError(

@@ -15,7 +15,9 @@
 #ifndef BLUEPRINT_LIB_WORKLOAD_FORWARDBUILDER_H
 #define BLUEPRINT_LIB_WORKLOAD_FORWARDBUILDER_H
 
+#include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/BlockWork.h"
+#include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/Checked.h"
 #include "Blueprint/Workload/ExpertParallel.h"
 #include "Blueprint/Workload/Spec.h"
@@ -51,6 +53,35 @@ llvm::Error checkTrainingComposes(const ModelSpec &model,
                                   const TrainingSpec &training,
                                   const MappingSpec &mapping,
                                   llvm::StringRef who);
+
+/// The derivations of a rank's training work after checkTrainingComposes:
+/// each public derivation (deriveBlockWork, deriveOptimizerWork,
+/// deriveEmbeddingWork, deriveHeadWork, deriveEdgeOptimizerWork,
+/// blockBoundaries) is the check and then one of these. For contracts that
+/// compose only (checkTrainingRun finds no violation): a whole run checks
+/// its contracts once (composeTraining) and then derives every part with
+/// these, which would only check the same contracts again.
+llvm::Expected<BlockWork> deriveComposingBlockWork(const ModelSpec &model,
+                                                   BlockKind kind,
+                                                   const TrainingSpec &training,
+                                                   const MappingSpec &mapping);
+llvm::Expected<BlockWork>
+deriveComposingOptimizerWork(const ModelSpec &model, BlockKind kind,
+                             const TrainingSpec &training,
+                             const MappingSpec &mapping);
+llvm::Expected<BlockWork>
+deriveComposingEmbeddingWork(const ModelSpec &model,
+                             const TrainingSpec &training,
+                             const MappingSpec &mapping);
+llvm::Expected<BlockWork> deriveComposingHeadWork(const ModelSpec &model,
+                                                  const TrainingSpec &training,
+                                                  const MappingSpec &mapping);
+llvm::Expected<BlockWork> deriveComposingEdgeOptimizerWork(
+    const ModelSpec &model, const TrainingSpec &training,
+    const MappingSpec &mapping, bool firstStage, bool lastStage);
+llvm::Expected<std::vector<BoundaryTensor>>
+composingBlockBoundaries(const ModelSpec &model, const TrainingSpec &training,
+                         const MappingSpec &mapping);
 
 /// Checked sum of the bytes of `accesses`; `what` names the sum.
 int64_t sumBytes(OverflowGuard &guard,

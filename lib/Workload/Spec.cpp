@@ -14,6 +14,7 @@
 #include "Blueprint/Workload/Pipeline.h"
 #include "Rules.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -632,14 +633,23 @@ blueprint::workload::implicitHeadDim(int64_t hidden, int64_t heads,
 
 std::optional<RuleViolation>
 blueprint::workload::checkLatentAttentionFields(const ModelSpec &model) {
+  std::array<LatentAttentionField, 5> fields = latentAttentionFields(model);
+  // Every model is checked on every derivation: the lists are written only
+  // for a model that breaks the rule.
+  bool anyGiven = llvm::any_of(fields, [](const LatentAttentionField &field) {
+    return field.value.has_value();
+  });
+  bool anyMissing = llvm::any_of(fields, [](const LatentAttentionField &field) {
+    return !field.value.has_value() && field.required;
+  });
+  if (!anyGiven || !anyMissing)
+    return std::nullopt;
   std::string given, missing;
-  for (const LatentAttentionField &field : latentAttentionFields(model)) {
+  for (const LatentAttentionField &field : fields) {
     std::string &list = field.value ? given : missing;
     if (field.value || field.required)
       list += (list.empty() ? "" : ", ") + std::string(field.name);
   }
-  if (given.empty() || missing.empty())
-    return std::nullopt;
   return RuleViolation{"transformer_model_c6",
                        "multi-head latent attention needs kv_lora_rank, "
                        "qk_nope_head_dim, qk_rope_head_dim and v_head_dim "

@@ -12,6 +12,7 @@
 #include "Blueprint/Workload/EdgeWork.h"
 #include "Blueprint/Workload/Plan.h"
 #include "Blueprint/Workload/Primitives.h"
+#include "ForwardBuilder.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Twine.h"
@@ -126,7 +127,10 @@ struct EdgeTemplates {
   std::optional<size_t> lastStageStep;
 };
 
-/// Builds the stage sequences of one run.
+/// Builds the stage sequences of one run, of contracts that compose: its
+/// one caller checks them first (composeTraining), so it derives the parts
+/// without checking them again (ForwardBuilder.h, the deriveComposing...
+/// derivations).
 class RunBuilder {
 public:
   RunBuilder(const ModelSpec &model, const TrainingSpec &training,
@@ -206,8 +210,7 @@ private:
     BlockTemplates &blocks = blockTemplates[static_cast<size_t>(kind)];
     auto name = [&](llvm::StringRef pass) { return (prefix + pass).str(); };
     llvm::Expected<BlockWork> block =
-        blockWorks ? blockWorks->of(model, kind, training, mapping)
-                   : deriveBlockWork(model, kind, training, mapping);
+        detail::composingBlockWork(blockWorks, model, kind, training, mapping);
     if (!block)
       return block.takeError();
     std::vector<std::pair<Phase, Cadence>> keys;
@@ -256,7 +259,7 @@ private:
     // stage's flat gradient buffer, which no single block's step is: the
     // stage runs it itself (addStep).
     llvm::Expected<BlockWork> step =
-        deriveOptimizerWork(model, kind, training, mapping);
+        detail::deriveComposingOptimizerWork(model, kind, training, mapping);
     if (!step)
       return step.takeError();
     std::vector<Invocation> stepWork;
@@ -327,17 +330,18 @@ private:
       return llvm::Error::success();
     };
     if (llvm::Error error = split(
-            deriveEmbeddingWork(model, training, mapping), ModelPart::Embedding,
-            "embedding", edges.embeddingForward, edges.embeddingBackward))
+            detail::deriveComposingEmbeddingWork(model, training, mapping),
+            ModelPart::Embedding, "embedding", edges.embeddingForward,
+            edges.embeddingBackward))
       return error;
-    if (llvm::Error error =
-            split(deriveHeadWork(model, training, mapping), ModelPart::Head,
-                  "head", edges.headForward, edges.headBackward))
+    if (llvm::Error error = split(
+            detail::deriveComposingHeadWork(model, training, mapping),
+            ModelPart::Head, "head", edges.headForward, edges.headBackward))
       return error;
     auto step = [&](bool first, bool last, ModelPart part, llvm::StringRef name,
                     std::optional<size_t> &index) -> llvm::Error {
-      llvm::Expected<BlockWork> work =
-          deriveEdgeOptimizerWork(model, training, mapping, first, last);
+      llvm::Expected<BlockWork> work = detail::deriveComposingEdgeOptimizerWork(
+          model, training, mapping, first, last);
       if (!work)
         return work.takeError();
       std::vector<Invocation> kept;
@@ -361,7 +365,7 @@ private:
   /// gradient, the same shape) it holds, or 1/t of it when scattered.
   llvm::Error deriveMessageBytes() {
     llvm::Expected<std::vector<BoundaryTensor>> boundaries =
-        blockBoundaries(model, training, mapping);
+        detail::composingBlockBoundaries(model, training, mapping);
     if (!boundaries)
       return boundaries.takeError();
     for (const BoundaryTensor &tensor : *boundaries) {

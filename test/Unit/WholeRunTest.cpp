@@ -24,6 +24,7 @@
 #include "Blueprint/Transforms/Passes.h"
 #include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/BlockKinds.h"
+#include "Blueprint/Workload/Boundaries.h"
 #include "Blueprint/Workload/EdgeWork.h"
 #include "Blueprint/Workload/Lifetimes.h"
 #include "Blueprint/Workload/Primitives.h"
@@ -592,6 +593,40 @@ TEST(WholeRun, RefusesRunsThatDoNotCompose) {
   EXPECT_EQ(llvm::toString(derived.takeError()),
             "deriveWholeRun: the model, training and mapping contracts do not "
             "compose");
+  // The run checks its contracts once, before any part (with or without a
+  // memo of block works); its parts then skip the check, but each part's
+  // own derivation, called alone, still refuses the contracts.
+  BlockWorkMemo memo;
+  for (BlockWorkMemo *blockWorks :
+       {static_cast<BlockWorkMemo *>(nullptr), &memo}) {
+    llvm::Expected<WholeRun> parts =
+        deriveRunParts(run.model, run.training, run.mapping, blockWorks);
+    ASSERT_FALSE(static_cast<bool>(parts));
+    EXPECT_EQ(llvm::toString(parts.takeError()),
+              "deriveWholeRun: the model, training and mapping contracts do "
+              "not compose");
+  }
+  auto refuses = [](auto derived, llvm::StringRef who) {
+    ASSERT_FALSE(static_cast<bool>(derived)) << who.str();
+    std::string error = llvm::toString(derived.takeError());
+    EXPECT_TRUE(llvm::StringRef(error).starts_with(
+        (who + ": the specification does not compose").str()))
+        << error;
+  };
+  refuses(memo.of(run.model, BlockKind::Dense, run.training, run.mapping),
+          "deriveBlockWork");
+  refuses(deriveOptimizerWork(run.model, BlockKind::Dense, run.training,
+                              run.mapping),
+          "deriveOptimizerWork");
+  refuses(deriveEmbeddingWork(run.model, run.training, run.mapping),
+          "deriveEmbeddingWork");
+  refuses(deriveHeadWork(run.model, run.training, run.mapping),
+          "deriveHeadWork");
+  refuses(deriveEdgeOptimizerWork(run.model, run.training, run.mapping,
+                                  /*firstStage=*/true, /*lastStage=*/false),
+          "deriveEdgeOptimizerWork");
+  refuses(blockBoundaries(run.model, run.training, run.mapping),
+          "blockBoundaries");
 }
 
 TEST(WholeRunMixedLayout, BlockKindsFollowTheContract) {

@@ -87,6 +87,19 @@ llvm::Expected<BlockWork> deriveBlockWork(const ModelSpec &model,
                                           const TrainingSpec &training,
                                           const MappingSpec &mapping);
 
+class BlockWorkMemo;
+
+namespace detail {
+/// memo->of(model, kind, training, mapping) without its composition check,
+/// or without a memo deriveBlockWork's derivation after the check: for
+/// contracts that compose only (checkTrainingRun finds no violation), as a
+/// whole run's derivation has checked them once before it derives its
+/// parts (lib/Workload/ForwardBuilder.h).
+llvm::Expected<BlockWork>
+composingBlockWork(BlockWorkMemo *memo, const ModelSpec &model, BlockKind kind,
+                   const TrainingSpec &training, const MappingSpec &mapping);
+} // namespace detail
+
 /// deriveBlockWork(model, kind, training, mapping) for the runs of one
 /// search, derived once per what it reads: a block's work depends on the
 /// model, its kind, the training contract but its global batch, and of the
@@ -95,7 +108,8 @@ llvm::Expected<BlockWork> deriveBlockWork(const ModelSpec &model,
 /// ep); not on pp, the virtual stages, the schedule, the layout, ZeRO, the
 /// buckets or the overlaps: so the runs that differ only in those share one
 /// derivation (docs/Sweep.md, "Speed, threads, memory"). Every call checks
-/// that the contracts compose, as deriveBlockWork does, before it looks.
+/// that the contracts compose, as deriveBlockWork does, before it looks
+/// (a whole run's derivation, which has checked them, looks without).
 class BlockWorkMemo {
 public:
   /// How many block works it keeps at most: when full and asked for
@@ -111,6 +125,16 @@ public:
   size_t shared() const { return sharedCount; }
 
 private:
+  friend llvm::Expected<BlockWork>
+  detail::composingBlockWork(BlockWorkMemo *memo, const ModelSpec &model,
+                             BlockKind kind, const TrainingSpec &training,
+                             const MappingSpec &mapping);
+
+  /// of() after its composition check.
+  llvm::Expected<BlockWork> composingOf(const ModelSpec &model, BlockKind kind,
+                                        const TrainingSpec &training,
+                                        const MappingSpec &mapping);
+
   /// Everything of the training contract and the mapping that
   /// deriveBlockWork reads besides the model, with the kind.
   using Key = std::vector<int64_t>;
