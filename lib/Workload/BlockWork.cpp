@@ -1591,8 +1591,11 @@ BlockWorkMemo::Key BlockWorkMemo::keyOf(const ModelSpec &model, BlockKind kind,
   // a block's work is per micro-batch), and of the mapping what BlockBuilder
   // and ForwardBuilder (tp, cp, tp_comm, recompute, ep), the context-parallel
   // exchange (cp, cp_comm, recompute, tp) and, for a model with experts at
-  // ep != 1 only, the expert-parallel shape and dispatch read (those, dp):
-  // expertParallelRun returns before them otherwise.
+  // ep != 1 only, the expert-parallel shape and dispatch read (those, and
+  // dp, whose dp / ep the shape stores though no invocation reads it; the
+  // dp % ep rule is the composition check's): expertParallelRun returns
+  // before them otherwise. The optimizer state's type is held though no
+  // block reads it: the key errs finer, never coarser.
   bool expertParallel = model.moe && mapping.ep != 1;
   return {static_cast<int64_t>(kind),
           training.microBatch,

@@ -2066,8 +2066,9 @@ TEST(BlockWorkMemo, DerivesAgainForTheAxesABlockReads) {
   EXPECT_EQ(memo.shared(), shared);
 }
 
-// With experts at ep > 1 the expert-parallel shape reads dp (dp / ep
-// expert-data-parallel ranks): a run at another dp is derived again; a
+// With experts at ep > 1 the key holds dp (the expert-parallel shape stores
+// dp / ep, though no invocation reads it: the key errs finer, never
+// coarser): a run at another dp is derived again, and gets its own work; a
 // composition error is the one deriveBlockWork reports.
 TEST(BlockWorkMemo, ExpertParallelKeysDataParallel) {
   using blueprint::test::smallRun;

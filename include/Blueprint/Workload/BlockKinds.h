@@ -103,12 +103,15 @@ composingBlockWork(BlockWorkMemo *memo, const ModelSpec &model, BlockKind kind,
 /// deriveBlockWork(model, kind, training, mapping) for the runs of one
 /// search, derived once per what it reads: a block's work depends on the
 /// model, its kind, the training contract but its global batch, and of the
-/// mapping only on tp, cp, cp_comm, tp_comm, recompute and ep, and on dp at
-/// ep != 1 for a model with experts (the expert-data-parallel degree dp /
-/// ep); not on pp, the virtual stages, the schedule, the layout, ZeRO, the
+/// mapping only on tp, cp, cp_comm, tp_comm, recompute and ep; not on pp,
+/// dp, the world, the virtual stages, the schedule, the layout, ZeRO, the
 /// buckets or the overlaps: so the runs that differ only in those share one
-/// derivation (docs/Sweep.md, "Speed, threads, memory"). Every call checks
-/// that the contracts compose, as deriveBlockWork does, before it looks
+/// derivation (docs/Sweep.md, "Block works shared across runs"). The key
+/// also holds two inputs the derivation takes but no invocation reads: dp
+/// at ep != 1 for a model with experts (the expert-parallel shape stores dp
+/// / ep) and the optimizer state's type, which costs one more derivation
+/// per dp at ep != 1 and none in a search (the type is fixed). Every call
+/// checks that the contracts compose, as deriveBlockWork does, before it looks
 /// (a whole run's derivation, which has checked them, looks without).
 class BlockWorkMemo {
 public:
