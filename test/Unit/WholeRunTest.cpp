@@ -615,6 +615,11 @@ TEST(WholeRun, RefusesRunsThatDoNotCompose) {
   };
   refuses(memo.of(run.model, BlockKind::Dense, run.training, run.mapping),
           "deriveBlockWork");
+  refuses(
+      deriveBlockWork(run.model, BlockKind::Dense, run.training, run.mapping),
+      "deriveBlockWork");
+  refuses(deriveOptimizerWork(run.model, run.training, run.mapping),
+          "deriveOptimizerWork");
   refuses(deriveOptimizerWork(run.model, BlockKind::Dense, run.training,
                               run.mapping),
           "deriveOptimizerWork");
