@@ -1614,17 +1614,16 @@ BlockWorkMemo::Key BlockWorkMemo::keyOf(const ModelSpec &model, BlockKind kind,
           expertParallel ? mapping.dp : 0};
 }
 
-llvm::Expected<BlockWork> BlockWorkMemo::of(const ModelSpec &model,
-                                            BlockKind kind,
-                                            const TrainingSpec &training,
-                                            const MappingSpec &mapping) {
+llvm::Expected<std::shared_ptr<const BlockWork>>
+BlockWorkMemo::of(const ModelSpec &model, BlockKind kind,
+                  const TrainingSpec &training, const MappingSpec &mapping) {
   if (llvm::Error error =
           checkTrainingComposes(model, training, mapping, "deriveBlockWork"))
     return error;
   return composingOf(model, kind, training, mapping);
 }
 
-llvm::Expected<BlockWork>
+llvm::Expected<std::shared_ptr<const BlockWork>>
 BlockWorkMemo::composingOf(const ModelSpec &model, BlockKind kind,
                            const TrainingSpec &training,
                            const MappingSpec &mapping) {
@@ -1645,15 +1644,24 @@ BlockWorkMemo::composingOf(const ModelSpec &model, BlockKind kind,
     entries.clear();
     this->model = model;
   }
-  entries.emplace(std::move(key), *work);
-  return work;
+  auto shared = std::make_shared<const BlockWork>(std::move(*work));
+  entries.emplace(std::move(key), shared);
+  return shared;
 }
 
-llvm::Expected<BlockWork> blueprint::workload::detail::composingBlockWork(
-    BlockWorkMemo *memo, const ModelSpec &model, BlockKind kind,
-    const TrainingSpec &training, const MappingSpec &mapping) {
-  return memo ? memo->composingOf(model, kind, training, mapping)
-              : deriveComposingBlockWork(model, kind, training, mapping);
+llvm::Expected<std::shared_ptr<const BlockWork>>
+blueprint::workload::detail::composingBlockWork(BlockWorkMemo *memo,
+                                                const ModelSpec &model,
+                                                BlockKind kind,
+                                                const TrainingSpec &training,
+                                                const MappingSpec &mapping) {
+  if (memo)
+    return memo->composingOf(model, kind, training, mapping);
+  llvm::Expected<BlockWork> work =
+      deriveComposingBlockWork(model, kind, training, mapping);
+  if (!work)
+    return work.takeError();
+  return std::make_shared<const BlockWork>(std::move(*work));
 }
 
 llvm::Expected<int64_t>

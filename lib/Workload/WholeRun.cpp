@@ -209,35 +209,38 @@ private:
   llvm::Error buildBlockTemplates(BlockKind kind, llvm::StringRef prefix) {
     BlockTemplates &blocks = blockTemplates[static_cast<size_t>(kind)];
     auto name = [&](llvm::StringRef pass) { return (prefix + pass).str(); };
-    llvm::Expected<BlockWork> block =
+    llvm::Expected<std::shared_ptr<const BlockWork>> block =
         detail::composingBlockWork(blockWorks, model, kind, training, mapping);
     if (!block)
       return block.takeError();
+    // The work may be shared with other runs (BlockWorkMemo): it is read,
+    // never moved from.
+    const std::vector<Invocation> &work = (*block)->invocations;
     std::vector<std::pair<Phase, Cadence>> keys;
-    for (const Invocation &invocation : block->invocations)
+    for (const Invocation &invocation : work)
       keys.push_back({invocation.phase, Cadence::PerMicroBatch});
     std::vector<Stage> stages = assignStages(keys);
-    // Each invocation moves into the one template that runs it: ZB-H1
-    // splits the backward into its two passes and has no backward template.
+    // Each invocation is copied once, into the one template that runs it:
+    // ZB-H1 splits the backward into its two passes and has no backward
+    // template.
     bool zeroBubble = mapping.schedule == PipelineSchedule::ZeroBubbleH1;
     std::vector<Invocation> forward, backward, inputGrad, weightGrad;
-    std::vector<Invocation> &work = block->invocations;
     forward.reserve(work.size());
     (zeroBubble ? inputGrad : backward).reserve(work.size());
     for (size_t i = 0; i < work.size(); ++i) {
       if (stages[i] == Stage::Forward) {
-        forward.push_back(std::move(work[i]));
+        forward.push_back(work[i]);
         continue;
       }
       if (!zeroBubble) {
-        backward.push_back(std::move(work[i]));
+        backward.push_back(work[i]);
         continue;
       }
       bool servesWeightGrad =
           work[i].phase == Phase::WeightGrad ||
           (work[i].phase == Phase::Recommunication && i + 1 < work.size() &&
            work[i + 1].phase == Phase::WeightGrad);
-      (servesWeightGrad ? weightGrad : inputGrad).push_back(std::move(work[i]));
+      (servesWeightGrad ? weightGrad : inputGrad).push_back(work[i]);
     }
     blocks.forward = addTemplate(name("block_forward"), ModelPart::Block,
                                  PipelinePass::Forward, std::move(forward));

@@ -1927,10 +1927,13 @@ TEST(WorkSummaryTest, AddScaledSkipsOnlyAllZeroTerms) {
 namespace {
 
 /// memo.of(...) for a block of `kind` of `run`; its error fails the test.
-BlockWork memoized(BlockWorkMemo &memo, const blueprint::test::RunSpecs &run,
-                   BlockKind kind = BlockKind::Dense) {
-  return blueprint::test::valueOrFail(
+std::shared_ptr<const BlockWork> memoized(BlockWorkMemo &memo,
+                                          const blueprint::test::RunSpecs &run,
+                                          BlockKind kind = BlockKind::Dense) {
+  std::shared_ptr<const BlockWork> work = blueprint::test::valueOrFail(
       memo.of(run.model, kind, run.training, run.mapping));
+  EXPECT_NE(work, nullptr);
+  return work;
 }
 
 /// deriveBlockWork for a block of `kind` of `run`.
@@ -1944,15 +1947,16 @@ BlockWork derived(const blueprint::test::RunSpecs &run,
 
 // Runs that differ only in axes the key omits (pp, the virtual stages, the
 // schedule, dp at ep = 1, ZeRO, the buckets, the overlaps) share one
-// derivation, and it is what each run's own derivation gives.
+// derivation: the hit hands out the same work, not a copy, and it is what
+// each run's own derivation gives.
 TEST(BlockWorkMemo, SharesAcrossTheAxesABlockDoesNotRead) {
   using blueprint::test::smallRun;
   BlockWorkMemo memo;
   blueprint::test::RunSpecs first =
       smallRun(PipelineSchedule::OneFOneB, /*pp=*/2, /*microbatches=*/4);
-  BlockWork work = memoized(memo, first);
+  std::shared_ptr<const BlockWork> work = memoized(memo, first);
   EXPECT_EQ(memo.shared(), 0u);
-  EXPECT_EQ(work.invocations, derived(first).invocations);
+  EXPECT_EQ(work->invocations, derived(first).invocations);
 
   blueprint::test::RunSpecs other =
       smallRun(PipelineSchedule::Interleaved1F1B, /*pp=*/4, /*microbatches=*/8);
@@ -1964,13 +1968,14 @@ TEST(BlockWorkMemo, SharesAcrossTheAxesABlockDoesNotRead) {
   other.mapping.overlapDPGradReduce = true;
   other.mapping.overlapTPComm = true;
   other.mapping.overlapP2PComm = true;
-  EXPECT_EQ(memoized(memo, other).invocations, work.invocations);
+  EXPECT_EQ(memoized(memo, other), work);
   EXPECT_EQ(memo.shared(), 1u);
-  EXPECT_EQ(derived(other).invocations, work.invocations);
+  EXPECT_EQ(derived(other).invocations, work->invocations);
 }
 
 // Runs that differ in an axis the key holds get their own derivation, and
-// a different work: the key is not coarser than what the block reads. One
+// a different work (another object, with other invocations): the key is not
+// coarser than what the block reads. One
 // row per part of the key (each of them changes the small run's work), and
 // two of the model's fields besides its width, so that dropping any of
 // them from the key or from the model's comparison fails here.
@@ -2047,23 +2052,31 @@ TEST(BlockWorkMemo, DerivesAgainForTheAxesABlockReads) {
        [](RunSpecs &run) { run.model.moe->expertsPerToken = 1; },
        BlockKind::Expert},
   };
+  // Held across the rows, in which the memo forgets it.
+  std::shared_ptr<const BlockWork> first = memoized(memo, base);
   for (const Row &row : rows) {
-    BlockWork reference = memoized(memo, *row.reference, row.referenceKind);
+    std::shared_ptr<const BlockWork> reference =
+        memoized(memo, *row.reference, row.referenceKind);
     RunSpecs run = *row.reference;
     row.change(run);
     size_t shared = memo.shared();
-    BlockWork own = memoized(memo, run, row.kind);
+    std::shared_ptr<const BlockWork> own = memoized(memo, run, row.kind);
     EXPECT_EQ(memo.shared(), shared) << row.axis;
+    EXPECT_NE(own, reference) << row.axis;
     // Compared as a whole (a failure names the axis, not the bytes).
-    EXPECT_TRUE(own.invocations == derived(run, row.kind).invocations)
+    EXPECT_TRUE(own->invocations == derived(run, row.kind).invocations)
         << row.axis;
-    EXPECT_TRUE(own.invocations != reference.invocations) << row.axis;
+    EXPECT_TRUE(own->invocations != reference->invocations) << row.axis;
   }
   // Back to the first model after the experts': its entries were
-  // forgotten with the model, so it is derived again.
+  // forgotten with the model, so it is derived again, into a new work; a
+  // work handed out before stays whole while its holder keeps it.
   size_t shared = memo.shared();
-  EXPECT_EQ(memoized(memo, base).invocations, derived(base).invocations);
+  std::shared_ptr<const BlockWork> again = memoized(memo, base);
   EXPECT_EQ(memo.shared(), shared);
+  EXPECT_NE(again, first);
+  EXPECT_EQ(again->invocations, derived(base).invocations);
+  EXPECT_EQ(first->invocations, again->invocations);
 }
 
 // With experts at ep > 1 the key holds dp (the expert-parallel shape stores
@@ -2077,18 +2090,21 @@ TEST(BlockWorkMemo, ExpertParallelKeysDataParallel) {
   blueprint::test::RunSpecs base = withExperts(
       smallRun(PipelineSchedule::OneFOneB, /*pp=*/2, /*microbatches=*/4),
       /*ep=*/2);
-  EXPECT_EQ(memoized(memo, base, BlockKind::Expert).invocations,
-            derived(base, BlockKind::Expert).invocations);
+  std::shared_ptr<const BlockWork> narrow =
+      memoized(memo, base, BlockKind::Expert);
+  EXPECT_EQ(narrow->invocations, derived(base, BlockKind::Expert).invocations);
   blueprint::test::RunSpecs wider = base;
   wider.mapping.dp = 4;
   wider.mapping.world = 2 * 2 * 4;
   wider.training.globalBatch = 2 * 4 * 4;
-  EXPECT_EQ(memoized(memo, wider, BlockKind::Expert).invocations,
-            derived(wider, BlockKind::Expert).invocations);
+  std::shared_ptr<const BlockWork> own =
+      memoized(memo, wider, BlockKind::Expert);
+  EXPECT_EQ(own->invocations, derived(wider, BlockKind::Expert).invocations);
+  EXPECT_NE(own, narrow);
   EXPECT_EQ(memo.shared(), 0u);
   blueprint::test::RunSpecs broken = base;
   broken.mapping.world = 5;
-  llvm::Expected<BlockWork> failed =
+  llvm::Expected<std::shared_ptr<const BlockWork>> failed =
       memo.of(broken.model, BlockKind::Expert, broken.training, broken.mapping);
   llvm::Expected<BlockWork> expected = deriveBlockWork(
       broken.model, BlockKind::Expert, broken.training, broken.mapping);

@@ -20,6 +20,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -91,11 +92,12 @@ class BlockWorkMemo;
 
 namespace detail {
 /// memo->of(model, kind, training, mapping) without its composition check,
-/// or without a memo deriveBlockWork's derivation after the check: for
-/// contracts that compose only (checkTrainingRun finds no violation), as a
-/// whole run's derivation has checked them once before it derives its
-/// parts (lib/Workload/ForwardBuilder.h).
-llvm::Expected<BlockWork>
+/// or without a memo deriveBlockWork's derivation after the check (then
+/// held by the caller alone): for contracts that compose only
+/// (checkTrainingRun finds no violation), as a whole run's derivation has
+/// checked them once before it derives its parts
+/// (lib/Workload/ForwardBuilder.h).
+llvm::Expected<std::shared_ptr<const BlockWork>>
 composingBlockWork(BlockWorkMemo *memo, const ModelSpec &model, BlockKind kind,
                    const TrainingSpec &training, const MappingSpec &mapping);
 } // namespace detail
@@ -119,24 +121,30 @@ public:
   /// another, it forgets them all (and so when the model changes).
   static constexpr size_t kEntries = 64;
 
-  /// What deriveBlockWork(model, kind, training, mapping) gives.
-  llvm::Expected<BlockWork> of(const ModelSpec &model, BlockKind kind,
-                               const TrainingSpec &training,
-                               const MappingSpec &mapping);
+  /// What deriveBlockWork(model, kind, training, mapping) gives, shared
+  /// and read-only: a hit hands out the very work an earlier call derived,
+  /// not a copy of it (copying a block's invocations cost more than the
+  /// lookup saved). The work lives as long as its last holder: forgetting
+  /// the entries (when full, or for another model) drops only the memo's
+  /// hold, so a work handed out stays valid for as long as the caller keeps
+  /// it.
+  llvm::Expected<std::shared_ptr<const BlockWork>>
+  of(const ModelSpec &model, BlockKind kind, const TrainingSpec &training,
+     const MappingSpec &mapping);
 
   /// How many calls of() answered from an earlier derivation.
   size_t shared() const { return sharedCount; }
 
 private:
-  friend llvm::Expected<BlockWork>
+  friend llvm::Expected<std::shared_ptr<const BlockWork>>
   detail::composingBlockWork(BlockWorkMemo *memo, const ModelSpec &model,
                              BlockKind kind, const TrainingSpec &training,
                              const MappingSpec &mapping);
 
   /// of() after its composition check.
-  llvm::Expected<BlockWork> composingOf(const ModelSpec &model, BlockKind kind,
-                                        const TrainingSpec &training,
-                                        const MappingSpec &mapping);
+  llvm::Expected<std::shared_ptr<const BlockWork>>
+  composingOf(const ModelSpec &model, BlockKind kind,
+              const TrainingSpec &training, const MappingSpec &mapping);
 
   /// Everything of the training contract and the mapping that
   /// deriveBlockWork reads besides the model, with the kind.
@@ -146,7 +154,7 @@ private:
 
   /// The model of every entry.
   std::optional<ModelSpec> model;
-  std::map<Key, BlockWork> entries;
+  std::map<Key, std::shared_ptr<const BlockWork>> entries;
   size_t sharedCount = 0;
 };
 
