@@ -200,6 +200,34 @@ void sweep::addCapacityFigures(RunFigures &figures,
   figures.marginBytes = capacity - figures.peakBytes;
 }
 
+std::optional<RunFigures>
+sweep::persistentBoundFigures(const workload::ModelSpec &model,
+                              const workload::TrainingSpec &training,
+                              const workload::MappingSpec &mapping,
+                              const estimate::SystemProfile &profile) {
+  llvm::Expected<workload::WholeRun> state =
+      workload::deriveRunPersistentState(model, training, mapping);
+  if (!state) {
+    llvm::consumeError(state.takeError());
+    return std::nullopt;
+  }
+  RunFigures figures;
+  figures.peakIsBound = true;
+  workload::OverflowGuard guard;
+  for (const workload::StageProgram &stage : state->stages) {
+    workload::PersistentBytes bytes = workload::persistentBytesOf(
+        stage, mapping, training, std::nullopt, guard);
+    int64_t total =
+        guard.add(guard.add(bytes.weights, bytes.gradients, "persistent bytes"),
+                  bytes.optimizerState, "persistent bytes");
+    addStagePeak(figures, stage.stage, total);
+  }
+  if (guard.failed())
+    return std::nullopt;
+  addCapacityFigures(figures, profile);
+  return figures;
+}
+
 sweep::PathFigures
 sweep::pathFiguresOf(const analysis::RunGraph &graph,
                      const analysis::CriticalPathReport &path) {

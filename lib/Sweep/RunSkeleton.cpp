@@ -457,12 +457,11 @@ const workload::RunWork &RunSkeleton::workOf(const workload::WholeRun &parts,
       parts.stages[stage].steps[ref.index].action);
 }
 
-llvm::Error
-RunSkeleton::addMemoryFigures(RunFigures &figures,
-                              const workload::WholeRun &parts,
-                              const workload::MappingSpec &mapping,
-                              const workload::TrainingSpec &training,
-                              const estimate::SystemProfile &profile) const {
+llvm::Error RunSkeleton::addMemoryFigures(
+    RunFigures &figures, const workload::WholeRun &parts,
+    const workload::MappingSpec &mapping,
+    const workload::TrainingSpec &training,
+    const estimate::SystemProfile &profile, bool stopOverCapacity) const {
   llvm::Expected<std::vector<workload::TemplateBytes>> templateBytes =
       workload::templateBytesOf(parts);
   if (!templateBytes)
@@ -499,6 +498,11 @@ RunSkeleton::addMemoryFigures(RunFigures &figures,
     if (!peak)
       return peak.takeError();
     addStagePeak(figures, static_cast<int64_t>(stage), peak->first);
+    if (stopOverCapacity &&
+        peak->first > profile.memory.usableCapacityBytes()) {
+      figures.peakIsBound = stage + 1 < stages.size();
+      break;
+    }
   }
   addCapacityFigures(figures, profile);
   return llvm::Error::success();

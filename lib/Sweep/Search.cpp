@@ -36,6 +36,7 @@
 #include "mlir/IR/Threading.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
@@ -369,6 +370,18 @@ FastEvaluator::shape(const Configuration &configuration) {
   if (!run.training)
     return nullptr;
   auto result = std::make_unique<ShapedRun>();
+  // A query reads no figure of a run that does not fit: a run whose
+  // persistent state alone exceeds the memory is ruled out before its parts
+  // and its shape are derived.
+  if (timeFittingOnly) {
+    std::optional<RunFigures> bound =
+        persistentBoundFigures(run.model, *run.training, run.mapping, profile);
+    if (bound && !bound->fits) {
+      result->memory = std::move(*bound);
+      ++ruledOutRunCount;
+      return result;
+    }
+  }
   llvm::Expected<workload::WholeRun> parts = workload::deriveRunParts(
       run.model, *run.training, run.mapping, &blockWorks);
   if (!parts) {
@@ -399,7 +412,8 @@ FastEvaluator::shape(const Configuration &configuration) {
   if (!result->skeleton->fits(result->parts))
     return nullptr;
   if (llvm::Error error = result->skeleton->addMemoryFigures(
-          result->memory, result->parts, run.mapping, *run.training, profile)) {
+          result->memory, result->parts, run.mapping, *run.training, profile,
+          /*stopOverCapacity=*/timeFittingOnly)) {
     llvm::consumeError(std::move(error));
     return nullptr;
   }
@@ -1663,6 +1677,7 @@ llvm::Expected<SearchSummary> sweep::runSearch(
     if (fast) {
       summary.shapesDerived += fast->shapesDerived();
       summary.shapedRuns += fast->shapedRuns();
+      summary.runsRuledOut += fast->runsRuledOut();
       summary.timed += fast->configurationsTimed();
       summary.timingPlansDerived += fast->timingPlansDerived();
     }
@@ -1680,7 +1695,30 @@ llvm::Expected<SearchSummary> sweep::runSearch(
     summary.top = std::move(best);
   if (options.pareto)
     summary.front = front.sorted();
-  PipelineEvaluator &audit = pipelineOf(0);
+  // Each reported configuration is derived again once (the top-K and the
+  // front may share some), the workers taking one at a time, each through
+  // its own context; the rows are then compared and emitted in order.
+  bool audited = !options.checkpointDirectory.empty() || !options.throughIR;
+  std::vector<const Ranked *> reported;
+  llvm::DenseMap<size_t, size_t> auditOf;
+  for (const std::vector<Ranked> *rows : {&summary.top, &summary.front})
+    for (const Ranked &entry : *rows)
+      if (auditOf.try_emplace(entry.index, reported.size()).second)
+        reported.push_back(&entry);
+  std::vector<RunEvaluation> audits(audited ? reported.size() : 0);
+  std::atomic<size_t> nextAudit(0);
+  mlir::parallelFor(&driver, 0, threads, [&](size_t worker) {
+    for (size_t at = nextAudit.fetch_add(1); at < audits.size();
+         at = nextAudit.fetch_add(1)) {
+      const Ranked &entry = *reported[at];
+      llvm::SmallString<256> directory(options.checkpointDirectory);
+      llvm::sys::path::append(directory, std::to_string(entry.index));
+      audits[at] = options.checkpointDirectory.empty()
+                       ? pipelineOf(worker).evaluate(entry.configuration)
+                       : pipelineOf(worker).evaluateWithCheckpoints(
+                             entry.configuration, directory);
+    }
+  });
   auto report = [&](const std::vector<Ranked> &rows,
                     bool ranked) -> llvm::Error {
     for (auto [position, entry] : llvm::enumerate(rows)) {
@@ -1691,16 +1729,10 @@ llvm::Expected<SearchSummary> sweep::runSearch(
       std::string row =
           formatSearchRow(options.format, entry.index, entry.configuration,
                           entry.evaluation, rank, rankColumn);
-      if (!options.checkpointDirectory.empty() || !options.throughIR) {
-        llvm::SmallString<256> directory(options.checkpointDirectory);
-        llvm::sys::path::append(directory, std::to_string(entry.index));
-        RunEvaluation again =
-            options.checkpointDirectory.empty()
-                ? audit.evaluate(entry.configuration)
-                : audit.evaluateWithCheckpoints(entry.configuration, directory);
-        std::string derived =
-            formatSearchRow(options.format, entry.index, entry.configuration,
-                            again, rank, rankColumn);
+      if (audited) {
+        std::string derived = formatSearchRow(
+            options.format, entry.index, entry.configuration,
+            audits[auditOf.lookup(entry.index)], rank, rankColumn);
         if (derived != row)
           return llvm::createStringError(
               "configuration " + std::to_string(entry.index) +

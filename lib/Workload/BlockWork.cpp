@@ -1568,6 +1568,25 @@ blueprint::workload::deriveBlockWork(const ModelSpec &model, BlockKind kind,
   return deriveComposingBlockWork(model, kind, training, mapping);
 }
 
+// A field added to a contract may be one a block reads: then it belongs in
+// sameModel or in BlockWorkMemo::keyOf, or two runs that differ in it would
+// share one work (BlockWorkTest's key table checks every part the key and
+// the model comparison hold, not a field they miss). These sizes change with
+// nearly any field added (not one that fits in padding), to send whoever
+// adds one here first (the sizes of a 64-bit target, whose layout GCC and
+// clang share).
+static_assert(sizeof(void *) != 8 || sizeof(ModelSpec) == 296,
+              "a ModelSpec field was added or changed: compare it in "
+              "sameModel (every model field), then update this size");
+static_assert(sizeof(void *) != 8 || sizeof(TrainingSpec) == 40,
+              "a TrainingSpec field was added or changed: key it in "
+              "BlockWorkMemo::keyOf if a block reads it, then update this "
+              "size");
+static_assert(sizeof(void *) != 8 || sizeof(MappingSpec) == 128,
+              "a MappingSpec field was added or changed: key it in "
+              "BlockWorkMemo::keyOf if a block reads it, then update this "
+              "size");
+
 /// Whether every field of `a` and `b` is equal (a field added to ModelSpec
 /// belongs here too).
 static bool sameModel(const ModelSpec &a, const ModelSpec &b) {
@@ -1597,21 +1616,21 @@ BlockWorkMemo::Key BlockWorkMemo::keyOf(const ModelSpec &model, BlockKind kind,
   // before them otherwise. The optimizer state's type is held though no
   // block reads it: the key errs finer, never coarser.
   bool expertParallel = model.moe && mapping.ep != 1;
-  return {static_cast<int64_t>(kind),
-          training.microBatch,
-          static_cast<int64_t>(training.activationType),
-          static_cast<int64_t>(training.weightType),
-          static_cast<int64_t>(training.gradientType),
-          static_cast<int64_t>(training.optimizerStateType),
-          training.attentionDropout,
-          training.hiddenDropout,
-          mapping.tp,
-          mapping.cp,
-          static_cast<int64_t>(mapping.cpComm),
-          static_cast<int64_t>(mapping.tpComm),
-          static_cast<int64_t>(mapping.recompute),
-          mapping.ep,
-          expertParallel ? mapping.dp : 0};
+  return Key{static_cast<int64_t>(kind),
+             training.microBatch,
+             static_cast<int64_t>(training.activationType),
+             static_cast<int64_t>(training.weightType),
+             static_cast<int64_t>(training.gradientType),
+             static_cast<int64_t>(training.optimizerStateType),
+             training.attentionDropout,
+             training.hiddenDropout,
+             mapping.tp,
+             mapping.cp,
+             static_cast<int64_t>(mapping.cpComm),
+             static_cast<int64_t>(mapping.tpComm),
+             static_cast<int64_t>(mapping.recompute),
+             mapping.ep,
+             expertParallel ? mapping.dp : 0};
 }
 
 llvm::Expected<std::shared_ptr<const BlockWork>>
@@ -1650,11 +1669,9 @@ BlockWorkMemo::composingOf(const ModelSpec &model, BlockKind kind,
 }
 
 llvm::Expected<std::shared_ptr<const BlockWork>>
-blueprint::workload::detail::composingBlockWork(BlockWorkMemo *memo,
-                                                const ModelSpec &model,
-                                                BlockKind kind,
-                                                const TrainingSpec &training,
-                                                const MappingSpec &mapping) {
+blueprint::workload::detail::ComposingBlockWorks::of(
+    BlockWorkMemo *memo, const ModelSpec &model, BlockKind kind,
+    const TrainingSpec &training, const MappingSpec &mapping) {
   if (memo)
     return memo->composingOf(model, kind, training, mapping);
   llvm::Expected<BlockWork> work =

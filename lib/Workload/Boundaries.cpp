@@ -119,11 +119,11 @@ blueprint::workload::blockBoundaries(const ModelSpec &model,
   if (llvm::Error error =
           checkTrainingComposes(model, training, mapping, "blockBoundaries"))
     return std::move(error);
-  return composingBlockBoundaries(model, training, mapping);
+  return deriveComposingBlockBoundaries(model, training, mapping);
 }
 
 llvm::Expected<std::vector<BoundaryTensor>>
-blueprint::workload::detail::composingBlockBoundaries(
+blueprint::workload::detail::deriveComposingBlockBoundaries(
     const ModelSpec &model, const TrainingSpec &training,
     const MappingSpec &mapping) {
   OverflowGuard guard;

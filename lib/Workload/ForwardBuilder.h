@@ -1,14 +1,21 @@
-//===- ForwardBuilder.h - The forward of one block, shared ------*- C++ -*-===//
+//===- ForwardBuilder.h - What the work derivations share -------*- C++ -*-===//
 //
-// Private to BlueprintWorkload. Training (BlockWork.cpp) and inference
-// (Inference.cpp) run the same forward of one decoder block on one TP rank:
-// the same norms, projections, attention core, MLP and tensor-parallel
-// collectives, with the same primitive ids, tensor names and formulas. They
-// differ only in the run: how many sequences, how many new positions each
-// processes and how many it attends to, the phase, the datatypes, the
-// dropouts, and what the forward keeps for a backward pass. ForwardBuilder
-// emits the shared invocations for a ForwardRun; the training builder adds
-// recompute and backward, the inference builder the KV cache.
+// Private to BlueprintWorkload: what its derivations of a rank's work share.
+//
+// - The contracts' checks, and the composing derivations: each public
+//   derivation of a rank's training work checks that the contracts compose
+//   and then runs its composing derivation (deriveComposing...,
+//   ComposingBlockWorks for a memo's block works), which a whole run calls
+//   directly after its one check (WholeRun.cpp).
+// - The forward of one decoder block. Training (BlockWork.cpp) and inference
+//   (Inference.cpp) run the same forward on one TP rank: the same norms,
+//   projections, attention core, MLP and tensor-parallel collectives, with
+//   the same primitive ids, tensor names and formulas. They differ only in
+//   the run: how many sequences, how many new positions each processes and
+//   how many it attends to, the phase, the datatypes, the dropouts, and what
+//   the forward keeps for a backward pass. ForwardBuilder emits the shared
+//   invocations for a ForwardRun; the training builder adds recompute and
+//   backward, the inference builder the KV cache.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,7 +64,8 @@ llvm::Error checkTrainingComposes(const ModelSpec &model,
 /// The derivations of a rank's training work after checkTrainingComposes:
 /// each public derivation (deriveBlockWork, deriveOptimizerWork,
 /// deriveEmbeddingWork, deriveHeadWork, deriveEdgeOptimizerWork,
-/// blockBoundaries) is the check and then one of these. For contracts that
+/// blockBoundaries, BlockWorkMemo::of) is the check and then one of these
+/// (the memo's through ComposingBlockWorks). For contracts that
 /// compose only (checkTrainingRun finds no violation): a whole run checks
 /// its contracts once (composeTraining) and then derives every part with
 /// these, which would only check the same contracts again.
@@ -80,8 +88,22 @@ llvm::Expected<BlockWork> deriveComposingEdgeOptimizerWork(
     const ModelSpec &model, const TrainingSpec &training,
     const MappingSpec &mapping, bool firstStage, bool lastStage);
 llvm::Expected<std::vector<BoundaryTensor>>
-composingBlockBoundaries(const ModelSpec &model, const TrainingSpec &training,
-                         const MappingSpec &mapping);
+deriveComposingBlockBoundaries(const ModelSpec &model,
+                               const TrainingSpec &training,
+                               const MappingSpec &mapping);
+
+/// The block works a whole run derives its parts from, after its one
+/// composition check. Only the library sees its definition: a client of
+/// BlockWorkMemo goes through of(), which checks the contracts first.
+class ComposingBlockWorks {
+public:
+  /// memo->of(model, kind, training, mapping) without its composition
+  /// check, or without a memo deriveComposingBlockWork's derivation (then
+  /// held by the caller alone).
+  static llvm::Expected<std::shared_ptr<const BlockWork>>
+  of(BlockWorkMemo *memo, const ModelSpec &model, BlockKind kind,
+     const TrainingSpec &training, const MappingSpec &mapping);
+};
 
 /// Checked sum of the bytes of `accesses`; `what` names the sum.
 int64_t sumBytes(OverflowGuard &guard,

@@ -139,6 +139,25 @@ public:
       : model(model), training(training), mapping(mapping),
         blockWorks(blockWorks), run(run) {}
 
+  /// Builds only what each stage holds for the whole run
+  /// (deriveRunPersistentState): the stages' parameters, buffers and
+  /// buckets, by the code build() runs for them.
+  llvm::Error buildPersistentState() {
+    if (llvm::Error error = deriveStageParameters())
+      return error;
+    for (int64_t stage = 0; stage < mapping.pp; ++stage) {
+      StageProgram program;
+      program.stage = stage;
+      current = &program;
+      std::vector<size_t> expertUnitEnds;
+      holdPersistentState(stage, expertUnitEnds);
+      run.stages.push_back(std::move(program));
+    }
+    if (guard.failed())
+      return guard.error("deriveWholeRun");
+    return llvm::Error::success();
+  }
+
   /// Builds the run; without `microBatchSteps`, only its parts
   /// (deriveRunParts).
   llvm::Error build(bool microBatchSteps) {
@@ -210,7 +229,8 @@ private:
     BlockTemplates &blocks = blockTemplates[static_cast<size_t>(kind)];
     auto name = [&](llvm::StringRef pass) { return (prefix + pass).str(); };
     llvm::Expected<std::shared_ptr<const BlockWork>> block =
-        detail::composingBlockWork(blockWorks, model, kind, training, mapping);
+        detail::ComposingBlockWorks::of(blockWorks, model, kind, training,
+                                        mapping);
     if (!block)
       return block.takeError();
     // The work may be shared with other runs (BlockWorkMemo): it is read,
@@ -368,7 +388,7 @@ private:
   /// gradient, the same shape) it holds, or 1/t of it when scattered.
   llvm::Error deriveMessageBytes() {
     llvm::Expected<std::vector<BoundaryTensor>> boundaries =
-        detail::composingBlockBoundaries(model, training, mapping);
+        detail::deriveComposingBlockBoundaries(model, training, mapping);
     if (!boundaries)
       return boundaries.takeError();
     for (const BoundaryTensor &tensor : *boundaries) {
@@ -606,23 +626,16 @@ private:
       append(run.works[*messageGathers[static_cast<size_t>(message)]]);
   }
 
-  /// The once-per-iteration work of a stage (Megatron-LM's
-  /// finalize_model_grads, then the optimizer step): the data-parallel
-  /// gradient reduction bucket by bucket, the blocks' own step work, and
-  /// with a sharded optimizer the step over the rank's shard and the
-  /// all-gather of the updated parameters.
-  llvm::Error addStep(int64_t stage) {
-    int64_t replicas = mapping.gradientReplicas();
-    int64_t expertReplicas = mapping.expertGradientReplicas();
-    std::vector<size_t> unitEnds;
-    std::vector<int64_t> buckets =
-        bucketElements(stageUnits[stage], replicas, unitEnds);
-    std::vector<size_t> expertUnitEnds;
-    std::vector<int64_t> expertBuckets =
-        bucketElements(stageExpertUnits[stage], expertReplicas, expertUnitEnds);
-    current->bucketElements = buckets;
-    current->bucketUnitEnds = unitEnds;
-    current->expertBucketElements = expertBuckets;
+  /// What one rank of `stage` holds for the whole run, into `current`: its
+  /// parameters, its buffers and its gradient buckets (what
+  /// persistentBytesOf reads). `expertUnitEnds` receives, for each expert
+  /// bucket, the number of expert units it and the buckets before it hold.
+  void holdPersistentState(int64_t stage, std::vector<size_t> &expertUnitEnds) {
+    current->bucketElements = bucketElements(
+        stageUnits[stage], mapping.gradientReplicas(), current->bucketUnitEnds);
+    current->expertBucketElements =
+        bucketElements(stageExpertUnits[stage],
+                       mapping.expertGradientReplicas(), expertUnitEnds);
     for (const std::vector<int64_t> *units :
          {&stageUnits[stage], &stageExpertUnits[stage]})
       for (int64_t unit : *units)
@@ -638,6 +651,21 @@ private:
       current->bufferElements =
           guard.add(current->bufferElements, buffers, "stage buffer elements");
     }
+  }
+
+  /// The once-per-iteration work of a stage (Megatron-LM's
+  /// finalize_model_grads, then the optimizer step): the data-parallel
+  /// gradient reduction bucket by bucket, the blocks' own step work, and
+  /// with a sharded optimizer the step over the rank's shard and the
+  /// all-gather of the updated parameters.
+  llvm::Error addStep(int64_t stage) {
+    int64_t replicas = mapping.gradientReplicas();
+    int64_t expertReplicas = mapping.expertGradientReplicas();
+    std::vector<size_t> expertUnitEnds;
+    holdPersistentState(stage, expertUnitEnds);
+    const std::vector<int64_t> &buckets = current->bucketElements;
+    const std::vector<size_t> &unitEnds = current->bucketUnitEnds;
+    const std::vector<int64_t> &expertBuckets = current->expertBucketElements;
     int64_t gradientBytes = bytesOf(training.gradientType);
     int64_t weightBytes = bytesOf(training.weightType);
     bool sharded = this->sharded();
@@ -1054,14 +1082,24 @@ void RunBuilder::append(RunStep::Action action, bool gates) {
     gate = current->steps.size() - 1;
 }
 
+/// How much of a training run deriveTrainingRun derives.
+enum class RunDepth {
+  /// The stages' persistent state (deriveRunPersistentState).
+  PersistentState,
+  /// The parts (deriveRunParts).
+  Parts,
+  /// The whole run (deriveWholeRun).
+  Whole,
+};
+
 } // namespace
 
-/// deriveWholeRun, or without `microBatchSteps` deriveRunParts.
+/// deriveWholeRun, deriveRunParts or deriveRunPersistentState by `depth`.
 static llvm::Expected<WholeRun> deriveTrainingRun(const ModelSpec &model,
                                                   const TrainingSpec &training,
                                                   const MappingSpec &mapping,
                                                   BlockWorkMemo *blockWorks,
-                                                  bool microBatchSteps) {
+                                                  RunDepth depth) {
   std::optional<TrainingComposition> composition =
       composeTraining(model, training, mapping);
   if (!composition)
@@ -1070,8 +1108,10 @@ static llvm::Expected<WholeRun> deriveTrainingRun(const ModelSpec &model,
   run.layout = layoutOf(model, mapping);
   run.microbatches = composition->microbatches;
   run.schedule = mapping.schedule;
-  if (llvm::Error error = RunBuilder(model, training, mapping, blockWorks, run)
-                              .build(microBatchSteps))
+  RunBuilder builder(model, training, mapping, blockWorks, run);
+  if (llvm::Error error = depth == RunDepth::PersistentState
+                              ? builder.buildPersistentState()
+                              : builder.build(depth == RunDepth::Whole))
     return std::move(error);
   return run;
 }
@@ -1103,14 +1143,22 @@ llvm::Expected<WholeRun> blueprint::workload::deriveWholeRun(
     const ModelSpec &model, const TrainingSpec &training,
     const MappingSpec &mapping, BlockWorkMemo *blockWorks) {
   return deriveTrainingRun(model, training, mapping, blockWorks,
-                           /*microBatchSteps=*/true);
+                           RunDepth::Whole);
 }
 
 llvm::Expected<WholeRun> blueprint::workload::deriveRunParts(
     const ModelSpec &model, const TrainingSpec &training,
     const MappingSpec &mapping, BlockWorkMemo *blockWorks) {
   return deriveTrainingRun(model, training, mapping, blockWorks,
-                           /*microBatchSteps=*/false);
+                           RunDepth::Parts);
+}
+
+llvm::Expected<WholeRun>
+blueprint::workload::deriveRunPersistentState(const ModelSpec &model,
+                                              const TrainingSpec &training,
+                                              const MappingSpec &mapping) {
+  return deriveTrainingRun(model, training, mapping, /*blockWorks=*/nullptr,
+                           RunDepth::PersistentState);
 }
 
 llvm::Expected<WholeRun>

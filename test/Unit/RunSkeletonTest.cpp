@@ -117,9 +117,10 @@ TEST(RunSkeletonTest, EveryRunOfAShapeEqualsItsWholeDerivation) {
 TEST(RunSkeletonTest, AQueryTimesOnlyTheRunsThatFit) {
   // A capacity that about half of the space on 4 GPUs fits (the median
   // peak): a query's evaluator (timeFittingOnly) gives every run that fits
-  // the full evaluator's row, byte for byte, and every other run the same
-  // memory figures and no time; it times exactly the configurations that
-  // fit, and derives the timing plans of the shapes they use only.
+  // the full evaluator's row, byte for byte, and every other run no time
+  // and the same memory figures or a lower bound of them over the capacity;
+  // it times exactly the configurations that fit, and derives the timing
+  // plans of the shapes they use only.
   sweep::SearchSpace space = spaceOn({4});
   std::vector<int64_t> peaks;
   sweep::FastEvaluator measure(a100());
@@ -138,7 +139,7 @@ TEST(RunSkeletonTest, AQueryTimesOnlyTheRunsThatFit) {
 
   sweep::FastEvaluator full(half);
   sweep::FastEvaluator query(half, nullptr, /*timeFittingOnly=*/true);
-  size_t fitting = 0, other = 0;
+  size_t fitting = 0, other = 0, stageStopped = 0;
   space.enumerate([&](const sweep::Configuration &configuration) {
     sweep::RunEvaluation every = full.evaluate(configuration);
     sweep::RunEvaluation fitted = query.evaluate(configuration);
@@ -156,6 +157,25 @@ TEST(RunSkeletonTest, AQueryTimesOnlyTheRunsThatFit) {
       EXPECT_TRUE(every.run.iterationPicoseconds.has_value());
       EXPECT_FALSE(fitted.run.fits);
       EXPECT_FALSE(fitted.run.iterationPicoseconds.has_value());
+      // A run its persistent state rules out has that bound instead of its
+      // peak (the next test), and so has a run whose stage before the last
+      // exceeds the capacity the peak so far (the later stages are left
+      // out); any other has the full evaluation's figures.
+      if (fitted.run.peakIsBound) {
+        EXPECT_LE(fitted.run.peakBytes, every.run.peakBytes);
+        EXPECT_GT(fitted.run.peakBytes, half.memory.usableCapacityBytes());
+        const sweep::RunContracts &run = configuration.run;
+        std::optional<sweep::RunFigures> persistent =
+            sweep::persistentBoundFigures(run.model, *run.training, run.mapping,
+                                          half);
+        EXPECT_TRUE(persistent.has_value());
+        if (persistent && persistent->fits) {
+          ++stageStopped;
+          EXPECT_LT(fitted.run.peakStage, run.mapping.pp - 1);
+          EXPECT_LE(fitted.run.peakStage, every.run.peakStage);
+        }
+        return true;
+      }
       EXPECT_EQ(fitted.run.peakBytes, every.run.peakBytes);
       EXPECT_EQ(fitted.run.peakStage, every.run.peakStage);
       EXPECT_EQ(fitted.run.marginBytes, every.run.marginBytes);
@@ -164,6 +184,7 @@ TEST(RunSkeletonTest, AQueryTimesOnlyTheRunsThatFit) {
   });
   EXPECT_GT(fitting, 50u);
   EXPECT_GT(other, 50u);
+  EXPECT_GT(stageStopped, 0u);
   EXPECT_EQ(query.configurationsTimed(), fitting);
   EXPECT_EQ(full.configurationsTimed(), fitting + other);
   // Every shape the full evaluator derived has its plan; the query's
@@ -171,6 +192,98 @@ TEST(RunSkeletonTest, AQueryTimesOnlyTheRunsThatFit) {
   EXPECT_EQ(full.timingPlansDerived(), full.shapesDerived());
   EXPECT_GT(query.timingPlansDerived(), 0u);
   EXPECT_LT(query.timingPlansDerived(), query.shapesDerived());
+}
+
+TEST(RunSkeletonTest, APersistentStateOverTheCapacityRulesARunOut) {
+  // The persistent state (weights, gradients, optimizer state) is live at
+  // every position of its stage, so its largest is a lower bound of the
+  // peak: on every run of the space on 4 and 8 GPUs (every ZeRO stage,
+  // schedule, layout and bucket size) the bound is at most the peak. At
+  // a capacity between the smallest and the largest bound, a query rules
+  // out the runs above it without a shape, and every configuration still
+  // fits exactly when the full evaluation says so.
+  sweep::SearchSpace space = spaceOn({4, 8});
+  sweep::FastEvaluator measure(a100());
+  std::vector<int64_t> bounds;
+  std::optional<sweep::Configuration> first;
+  space.enumerate([&](const sweep::Configuration &configuration) {
+    sweep::RunEvaluation evaluation = measure.evaluate(configuration);
+    if (!evaluation.valid())
+      return true;
+    if (!first)
+      first = configuration;
+    const sweep::RunContracts &run = configuration.run;
+    std::optional<sweep::RunFigures> bound = sweep::persistentBoundFigures(
+        run.model, *run.training, run.mapping, a100());
+    EXPECT_TRUE(bound.has_value());
+    if (!bound)
+      return true;
+    EXPECT_TRUE(bound->peakIsBound);
+    EXPECT_FALSE(evaluation.run.peakIsBound);
+    EXPECT_GT(bound->peakBytes, 0);
+    EXPECT_LE(bound->peakBytes, evaluation.run.peakBytes);
+    bounds.push_back(bound->peakBytes);
+    return true;
+  });
+  ASSERT_GT(bounds.size(), 100u);
+  std::sort(bounds.begin(), bounds.end());
+  ASSERT_LT(bounds.front(), bounds.back());
+  estimate::SystemProfile tight = a100();
+  tight.memory.capacityBytes.value = bounds[bounds.size() / 2];
+  tight.memory.usableFraction.reset();
+
+  sweep::FastEvaluator full(tight);
+  sweep::FastEvaluator query(tight, nullptr, /*timeFittingOnly=*/true);
+  size_t ruledOut = 0, fitting = 0;
+  space.enumerate([&](const sweep::Configuration &configuration) {
+    sweep::RunEvaluation every = full.evaluate(configuration);
+    sweep::RunEvaluation fitted = query.evaluate(configuration);
+    EXPECT_EQ(every.valid(), fitted.valid());
+    if (!every.valid())
+      return true;
+    EXPECT_EQ(fitted.run.fits, every.run.fits);
+    if (every.run.fits)
+      ++fitting;
+    if (fitted.run.peakIsBound) {
+      ++ruledOut;
+      EXPECT_GT(fitted.run.peakBytes, tight.memory.usableCapacityBytes());
+      EXPECT_EQ(fitted.run.marginBytes,
+                tight.memory.usableCapacityBytes() - fitted.run.peakBytes);
+    }
+    return true;
+  });
+  EXPECT_GT(ruledOut, 0u);
+  EXPECT_GT(fitting, 0u);
+  EXPECT_GT(query.runsRuledOut(), 0u);
+  EXPECT_EQ(full.runsRuledOut(), 0u);
+  EXPECT_LT(query.shapesDerived(), full.shapesDerived());
+
+  // At the capacity of a run's bound exactly the run is not ruled out; one
+  // byte less and it is.
+  ASSERT_TRUE(first.has_value());
+  const sweep::RunContracts &run = first->run;
+  std::optional<sweep::RunFigures> bound = sweep::persistentBoundFigures(
+      run.model, *run.training, run.mapping, a100());
+  ASSERT_TRUE(bound.has_value());
+  estimate::SystemProfile exact = tight;
+  exact.memory.capacityBytes.value = bound->peakBytes;
+  std::optional<sweep::RunFigures> at = sweep::persistentBoundFigures(
+      run.model, *run.training, run.mapping, exact);
+  ASSERT_TRUE(at.has_value());
+  EXPECT_TRUE(at->fits);
+  EXPECT_EQ(at->marginBytes, 0);
+  exact.memory.capacityBytes.value = bound->peakBytes - 1;
+  std::optional<sweep::RunFigures> over = sweep::persistentBoundFigures(
+      run.model, *run.training, run.mapping, exact);
+  ASSERT_TRUE(over.has_value());
+  EXPECT_FALSE(over->fits);
+  EXPECT_EQ(over->marginBytes, -1);
+  sweep::FastEvaluator overQuery(exact, nullptr, /*timeFittingOnly=*/true);
+  sweep::RunEvaluation evaluation = overQuery.evaluate(*first);
+  EXPECT_TRUE(evaluation.valid());
+  EXPECT_TRUE(evaluation.run.peakIsBound);
+  EXPECT_EQ(overQuery.runsRuledOut(), 1u);
+  EXPECT_EQ(overQuery.shapesDerived(), 0u);
 }
 
 /// The parts and shape key of the small run under `mapping` (and, when

@@ -579,6 +579,51 @@ TEST(WholeRun, BucketsCloseOnceTheyReachBucketBytes) {
                                             embeddingBytes}));
 }
 
+TEST(WholeRun, PersistentStateIsThePartsOwn) {
+  // What a search reads to rule a run out (deriveRunPersistentState) is
+  // what the run's parts hold, field by field, with nothing else derived:
+  // on every run of both grids, and at ep = 2 where it composes (the expert
+  // buckets over edp); where the parts refuse a run, so does it.
+  size_t derived = 0, expertRuns = 0;
+  std::vector<RunSpecs> runs = grid();
+  for (RunSpecs run : mixedGrid()) {
+    runs.push_back(run);
+    run.mapping.ep = 2;
+    runs.push_back(run);
+  }
+  for (const RunSpecs &run : runs) {
+    llvm::Expected<WholeRun> parts =
+        deriveRunParts(run.model, run.training, run.mapping);
+    llvm::Expected<WholeRun> state =
+        deriveRunPersistentState(run.model, run.training, run.mapping);
+    ASSERT_EQ(static_cast<bool>(parts), static_cast<bool>(state))
+        << describe(run);
+    if (!parts) {
+      EXPECT_EQ(llvm::toString(state.takeError()),
+                llvm::toString(parts.takeError()));
+      continue;
+    }
+    ++derived;
+    EXPECT_TRUE(state->templates.empty()) << describe(run);
+    EXPECT_TRUE(state->works.empty()) << describe(run);
+    ASSERT_EQ(state->stages.size(), parts->stages.size()) << describe(run);
+    for (auto [held, part] : llvm::zip(state->stages, parts->stages)) {
+      EXPECT_EQ(held.stage, part.stage);
+      EXPECT_EQ(held.parameters, part.parameters) << describe(run);
+      EXPECT_EQ(held.bufferElements, part.bufferElements) << describe(run);
+      EXPECT_EQ(held.bucketElements, part.bucketElements) << describe(run);
+      EXPECT_EQ(held.bucketUnitEnds, part.bucketUnitEnds) << describe(run);
+      EXPECT_EQ(held.expertBucketElements, part.expertBucketElements)
+          << describe(run);
+      EXPECT_TRUE(held.steps.empty()) << describe(run);
+      if (!part.expertBucketElements.empty())
+        ++expertRuns;
+    }
+  }
+  EXPECT_GT(derived, 100u);
+  EXPECT_GT(expertRuns, 0u);
+}
+
 TEST(WholeRun, RefusesRunsThatDoNotCompose) {
   RunSpecs run;
   run.model = {64, 4, 4, 16, 256, 32, 32, 128, 4};
@@ -606,6 +651,12 @@ TEST(WholeRun, RefusesRunsThatDoNotCompose) {
               "deriveWholeRun: the model, training and mapping contracts do "
               "not compose");
   }
+  llvm::Expected<WholeRun> state =
+      deriveRunPersistentState(run.model, run.training, run.mapping);
+  ASSERT_FALSE(static_cast<bool>(state));
+  EXPECT_EQ(llvm::toString(state.takeError()),
+            "deriveWholeRun: the model, training and mapping contracts do "
+            "not compose");
   auto refuses = [](auto derived, llvm::StringRef who) {
     ASSERT_FALSE(static_cast<bool>(derived)) << who.str();
     std::string error = llvm::toString(derived.takeError());

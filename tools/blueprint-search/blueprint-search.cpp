@@ -267,7 +267,8 @@ int main(int argc, char **argv) {
                                              std::max(seconds, 1e-9))
                  << ", shapes derived " << summary->shapesDerived
                  << ", runs through a skeleton " << summary->shapedRuns
-                 << ", shape cache entries at peak "
+                 << ", runs ruled out by their persistent state "
+                 << summary->runsRuledOut << ", shape cache entries at peak "
                  << summary->shapeEntriesHeld << ", shape cache bytes at peak "
                  << summary->shapeBytesHeld << ", configurations timed "
                  << summary->timed << ", timing plans derived "

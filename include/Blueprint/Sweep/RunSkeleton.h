@@ -140,12 +140,17 @@ public:
   bool fits(const workload::WholeRun &parts) const;
 
   /// The peak per GPU (addStagePeak, addCapacityFigures) of the run whose
-  /// parts are `parts`, as addMemoryFigures gives it.
+  /// parts are `parts`, as addMemoryFigures gives it. With
+  /// `stopOverCapacity` (a query, which reads no figure of a run that does
+  /// not fit), the stages after the first whose peak exceeds the usable
+  /// capacity are left out: the figures then hold the peak so far, a lower
+  /// bound of the run's, marked peakIsBound.
   llvm::Error addMemoryFigures(RunFigures &figures,
                                const workload::WholeRun &parts,
                                const workload::MappingSpec &mapping,
                                const workload::TrainingSpec &training,
-                               const estimate::SystemProfile &profile) const;
+                               const estimate::SystemProfile &profile,
+                               bool stopOverCapacity = false) const;
 
   /// The totals of every stage of that run, as summarizeWholeRun gives
   /// them.

@@ -134,7 +134,9 @@ public:
   /// that does not fit the usable capacity is not timed: its evaluation
   /// has the memory figures the timed one has and no time, and a shape's
   /// timing plan is derived only when one of its runs fits
-  /// (docs/Sweep.md, "What a query computes").
+  /// (docs/Sweep.md, "What a query computes"), and a run whose persistent
+  /// state alone exceeds it gets persistentBoundFigures, without its parts
+  /// or shape (docs/Sweep.md, "Runs ruled out by their persistent state").
   explicit FastEvaluator(const estimate::SystemProfile &profile,
                          std::shared_ptr<SkeletonCache> skeletons = nullptr,
                          bool timeFittingOnly = false);
@@ -145,6 +147,8 @@ public:
   /// Shapes derived in whole, and runs evaluated through a skeleton.
   size_t shapesDerived() const { return shapeDerivations; }
   size_t shapedRuns() const { return shapedRunCount; }
+  /// Runs ruled out by their persistent state (timeFittingOnly).
+  size_t runsRuledOut() const { return ruledOutRunCount; }
   /// Configurations whose time was derived (through a skeleton or the
   /// whole derivation), and the shapes' timing plans derived.
   size_t configurationsTimed() const { return timedCount; }
@@ -199,6 +203,7 @@ private:
   workload::BlockWorkMemo blockWorks;
   size_t shapeDerivations = 0;
   size_t shapedRunCount = 0;
+  size_t ruledOutRunCount = 0;
   size_t timedCount = 0;
   size_t planDerivations = 0;
 };
@@ -437,6 +442,10 @@ struct SearchSummary {
   /// share one SkeletonCache.
   size_t shapesDerived = 0;
   size_t shapedRuns = 0;
+  /// In a query on the fast path: the training runs ruled out by their
+  /// persistent state, given neither parts nor a shape
+  /// (FastEvaluator::runsRuledOut).
+  size_t runsRuledOut = 0;
   /// The configurations whose iteration time was derived: every valid one,
   /// except in a query (runSearch) that times only the runs that fit; and,
   /// on the fast path, the shapes whose timing plan was derived (in a

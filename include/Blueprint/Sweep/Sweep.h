@@ -112,6 +112,12 @@ struct RunFigures {
   /// bind, a tier too small for the axes bound to it), when it cannot: the
   /// memory figures stand, the time does not.
   std::optional<std::string> timeUnavailable;
+  /// `peakBytes` is not the peak but a lower bound of it, the run's largest
+  /// persistent state (persistentBoundFigures), which alone exceeds the
+  /// usable capacity. Only a query's fast path, which reads no figure of a
+  /// run that does not fit, gives such figures (docs/Sweep.md, "Runs ruled
+  /// out by their persistent state"); no row is written of them.
+  bool peakIsBound = false;
 };
 
 /// RunFigures of the run whose contracts are `model`, `mapping` and exactly
@@ -166,6 +172,20 @@ void addStagePeak(RunFigures &figures, int64_t stage, int64_t peakBytes);
 /// `fits` and the margin of the peak against the profile's usable capacity.
 void addCapacityFigures(RunFigures &figures,
                         const estimate::SystemProfile &profile);
+
+/// Memory figures of a training run from the largest persistent state one
+/// rank of a stage holds (its weights, gradients and optimizer state:
+/// persistentBytesOf of deriveRunPersistentState's stages) instead of its
+/// peak, marked `peakIsBound`. The persistent state is live at every
+/// position of its stage, beside buffers of no negative bytes, so no stage's
+/// peak is below its own: a run these figures say does not fit does not fit.
+/// None when the persistent state cannot be derived (contracts that do not
+/// compose, an overflow): the run's own derivation says why.
+std::optional<RunFigures>
+persistentBoundFigures(const workload::ModelSpec &model,
+                       const workload::TrainingSpec &training,
+                       const workload::MappingSpec &mapping,
+                       const estimate::SystemProfile &profile);
 
 /// What the timed figures read of a critical path.
 struct PathFigures {

@@ -88,18 +88,10 @@ llvm::Expected<BlockWork> deriveBlockWork(const ModelSpec &model,
                                           const TrainingSpec &training,
                                           const MappingSpec &mapping);
 
-class BlockWorkMemo;
-
 namespace detail {
-/// memo->of(model, kind, training, mapping) without its composition check,
-/// or without a memo deriveBlockWork's derivation after the check (then
-/// held by the caller alone): for contracts that compose only
-/// (checkTrainingRun finds no violation), as a whole run's derivation has
-/// checked them once before it derives its parts
-/// (lib/Workload/ForwardBuilder.h).
-llvm::Expected<std::shared_ptr<const BlockWork>>
-composingBlockWork(BlockWorkMemo *memo, const ModelSpec &model, BlockKind kind,
-                   const TrainingSpec &training, const MappingSpec &mapping);
+/// The run builder's way to a memo's works without the composition check,
+/// defined where only the library sees it (lib/Workload/ForwardBuilder.h).
+class ComposingBlockWorks;
 } // namespace detail
 
 /// deriveBlockWork(model, kind, training, mapping) for the runs of one
@@ -136,10 +128,7 @@ public:
   size_t shared() const { return sharedCount; }
 
 private:
-  friend llvm::Expected<std::shared_ptr<const BlockWork>>
-  detail::composingBlockWork(BlockWorkMemo *memo, const ModelSpec &model,
-                             BlockKind kind, const TrainingSpec &training,
-                             const MappingSpec &mapping);
+  friend class detail::ComposingBlockWorks;
 
   /// of() after its composition check.
   llvm::Expected<std::shared_ptr<const BlockWork>>
@@ -147,8 +136,8 @@ private:
               const TrainingSpec &training, const MappingSpec &mapping);
 
   /// Everything of the training contract and the mapping that
-  /// deriveBlockWork reads besides the model, with the kind.
-  using Key = std::vector<int64_t>;
+  /// deriveBlockWork reads besides the model, with the kind (keyOf).
+  using Key = std::array<int64_t, 15>;
   static Key keyOf(const ModelSpec &model, BlockKind kind,
                    const TrainingSpec &training, const MappingSpec &mapping);
 
