@@ -194,7 +194,8 @@ def batch_mode(args):
 def search(args):
     """blueprint-search on the GPT-3 175B space of 64 GPUs, global batch 64
     (the case Calculon's llm-optimal-execution is compared on), with one and
-    two workers, then the IR path on a slice, then Calculon if present."""
+    two workers, then Calculon's restricted space on Blueprint's axes, then
+    the IR path on a slice, then Calculon if present."""
     tool = os.path.join(args.bin, "blueprint-search")
     spec = os.path.join(ROOT, "examples", "gpt3-175b.json")
     print("\nsearch: blueprint-search examples/gpt3-175b.json --gpus=64 "
@@ -203,8 +204,13 @@ def search(args):
         "run", "configs", "fit", "seconds", "configs/s", "configs/s/core",
         "peak MiB", "shapes"))
     with tempfile.TemporaryDirectory() as workdir:
+        # Calculon's restricted space on Blueprint's axes
+        # (bench/calculon/README.md, "Blueprint's counterpart").
+        restricted = os.path.join(ROOT, "bench", "calculon",
+                                  "restricted-space.json")
         runs = [("fast path, 1 worker", [spec], 1, []),
-                ("fast path, 2 workers", [spec], 2, [])]
+                ("fast path, 2 workers", [spec], 2, []),
+                ("restricted space, 2 workers", [restricted], 2, [])]
         slice_path = os.path.join(workdir, "slice.json")
         with open(slice_path, "w") as f:
             json.dump({"spec": "%s" % spec,

@@ -192,12 +192,17 @@ void sweep::addStagePeak(RunFigures &figures, int64_t stage,
   }
 }
 
+bool sweep::fitsCapacity(int64_t peakBytes,
+                         const estimate::SystemProfile &profile) {
+  return peakBytes <= profile.memory.usableCapacityBytes();
+}
+
 void sweep::addCapacityFigures(RunFigures &figures,
                                const estimate::SystemProfile &profile) {
   // Both are non-negative int64_t: the difference cannot overflow.
-  int64_t capacity = profile.memory.usableCapacityBytes();
-  figures.fits = figures.peakBytes <= capacity;
-  figures.marginBytes = capacity - figures.peakBytes;
+  figures.fits = fitsCapacity(figures.peakBytes, profile);
+  figures.marginBytes =
+      profile.memory.usableCapacityBytes() - figures.peakBytes;
 }
 
 std::optional<RunFigures>
@@ -205,16 +210,16 @@ sweep::persistentBoundFigures(const workload::ModelSpec &model,
                               const workload::TrainingSpec &training,
                               const workload::MappingSpec &mapping,
                               const estimate::SystemProfile &profile) {
-  llvm::Expected<workload::WholeRun> state =
+  llvm::Expected<std::vector<workload::StageProgram>> stages =
       workload::deriveRunPersistentState(model, training, mapping);
-  if (!state) {
-    llvm::consumeError(state.takeError());
+  if (!stages) {
+    llvm::consumeError(stages.takeError());
     return std::nullopt;
   }
   RunFigures figures;
   figures.peakIsBound = true;
   workload::OverflowGuard guard;
-  for (const workload::StageProgram &stage : state->stages) {
+  for (const workload::StageProgram &stage : *stages) {
     workload::PersistentBytes bytes = workload::persistentBytesOf(
         stage, mapping, training, std::nullopt, guard);
     int64_t total =

@@ -498,8 +498,7 @@ llvm::Error RunSkeleton::addMemoryFigures(
     if (!peak)
       return peak.takeError();
     addStagePeak(figures, static_cast<int64_t>(stage), peak->first);
-    if (stopOverCapacity &&
-        peak->first > profile.memory.usableCapacityBytes()) {
+    if (stopOverCapacity && !fitsCapacity(peak->first, profile)) {
       figures.peakIsBound = stage + 1 < stages.size();
       break;
     }

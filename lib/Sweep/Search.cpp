@@ -269,6 +269,7 @@ llvm::Expected<SearchInput> sweep::parseSearchInput(llvm::StringRef input,
 /// figures that do not depend on the binding (the flops and costs only
 /// when it is to be timed).
 struct FastEvaluator::ShapedRun {
+  /// Empty, and no skeleton, for a run ruled out by its persistent state.
   workload::WholeRun parts;
   std::shared_ptr<const RunSkeleton> skeleton;
   RunFigures memory;

@@ -23,6 +23,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <array>
 #include <tuple>
 
 using namespace blueprint::workload;
@@ -1568,43 +1569,39 @@ blueprint::workload::deriveBlockWork(const ModelSpec &model, BlockKind kind,
   return deriveComposingBlockWork(model, kind, training, mapping);
 }
 
-// A field added to a contract may be one a block reads: then it belongs in
-// sameModel or in BlockWorkMemo::keyOf, or two runs that differ in it would
-// share one work (BlockWorkTest's key table checks every part the key and
-// the model comparison hold, not a field they miss). These sizes change with
-// nearly any field added (not one that fits in padding), to send whoever
-// adds one here first (the sizes of a 64-bit target, whose layout GCC and
-// clang share).
-static_assert(sizeof(void *) != 8 || sizeof(ModelSpec) == 296,
-              "a ModelSpec field was added or changed: compare it in "
-              "sameModel (every model field), then update this size");
-static_assert(sizeof(void *) != 8 || sizeof(TrainingSpec) == 40,
-              "a TrainingSpec field was added or changed: key it in "
-              "BlockWorkMemo::keyOf if a block reads it, then update this "
-              "size");
-static_assert(sizeof(void *) != 8 || sizeof(MappingSpec) == 128,
-              "a MappingSpec field was added or changed: key it in "
-              "BlockWorkMemo::keyOf if a block reads it, then update this "
-              "size");
-
-/// Whether every field of `a` and `b` is equal (a field added to ModelSpec
-/// belongs here too).
+/// Whether every field of `a` and `b` is equal.
 static bool sameModel(const ModelSpec &a, const ModelSpec &b) {
+  // Every field named (a structured binding names exactly the fields), so a
+  // field added to ModelSpec does not compile here until it is compared.
   auto fields = [](const ModelSpec &model) {
-    return std::tie(model.hidden, model.heads, model.kvHeads, model.headDim,
-                    model.ffnHidden, model.seqLength, model.maxPositions,
-                    model.vocab, model.blocks, model.norm, model.activation,
-                    model.linearBias, model.positionEmbedding,
-                    model.tiedEmbeddings, model.attentionWindow,
-                    model.qLoraRank, model.kvLoraRank, model.qkNopeHeadDim,
-                    model.qkRopeHeadDim, model.vHeadDim, model.moe);
+    const auto &[hidden, heads, kvHeads, headDim, ffnHidden, seqLength,
+                 maxPositions, vocab, blocks, norm, activation, linearBias,
+                 positionEmbedding, tiedEmbeddings, attentionWindow, qLoraRank,
+                 kvLoraRank, qkNopeHeadDim, qkRopeHeadDim, vHeadDim, moe] =
+        model;
+    return std::tie(hidden, heads, kvHeads, headDim, ffnHidden, seqLength,
+                    maxPositions, vocab, blocks, norm, activation, linearBias,
+                    positionEmbedding, tiedEmbeddings, attentionWindow,
+                    qLoraRank, kvLoraRank, qkNopeHeadDim, qkRopeHeadDim,
+                    vHeadDim, moe);
   };
   return fields(a) == fields(b);
+}
+
+/// A key of exactly as many parts as BlockWorkMemo::Key holds (a std::array
+/// would fill a missing one with zero).
+template <typename... Parts>
+static std::array<int64_t, sizeof...(Parts)> keyOfParts(Parts... parts) {
+  return {static_cast<int64_t>(parts)...};
 }
 
 BlockWorkMemo::Key BlockWorkMemo::keyOf(const ModelSpec &model, BlockKind kind,
                                         const TrainingSpec &training,
                                         const MappingSpec &mapping) {
+  // Every field of the two contracts named (a structured binding names
+  // exactly the fields), so a field added to either does not compile here
+  // until it is keyed or said unread.
+  //
   // What deriveComposingBlockWork reads besides the model: the training
   // contract but global_batch (which only the check of() runs first reads:
   // a block's work is per micro-batch), and of the mapping what BlockBuilder
@@ -1614,23 +1611,21 @@ BlockWorkMemo::Key BlockWorkMemo::keyOf(const ModelSpec &model, BlockKind kind,
   // dp, whose dp / ep the shape stores though no invocation reads it; the
   // dp % ep rule is the composition check's): expertParallelRun returns
   // before them otherwise. The optimizer state's type is held though no
-  // block reads it: the key errs finer, never coarser.
-  bool expertParallel = model.moe && mapping.ep != 1;
-  return Key{static_cast<int64_t>(kind),
-             training.microBatch,
-             static_cast<int64_t>(training.activationType),
-             static_cast<int64_t>(training.weightType),
-             static_cast<int64_t>(training.gradientType),
-             static_cast<int64_t>(training.optimizerStateType),
-             training.attentionDropout,
-             training.hiddenDropout,
-             mapping.tp,
-             mapping.cp,
-             static_cast<int64_t>(mapping.cpComm),
-             static_cast<int64_t>(mapping.tpComm),
-             static_cast<int64_t>(mapping.recompute),
-             mapping.ep,
-             expertParallel ? mapping.dp : 0};
+  // block reads it: the key errs finer, never coarser. Unread: global_batch,
+  // pp, the world, the virtual stages, the schedule, the layout, ZeRO, the
+  // buckets and the overlaps, which place and split the block's
+  // invocations into a run's templates afterwards.
+  [[maybe_unused]] const auto &[globalBatch, microBatch, activationType,
+                                weightType, gradientType, optimizerStateType,
+                                attentionDropout, hiddenDropout] = training;
+  [[maybe_unused]] const auto &[tp, pp, dp, world, virtualStages, tpComm,
+                                recompute, schedule, pipelineLayout, zeroStage,
+                                bucketBytes, cp, cpComm, ep, overlapTPComm,
+                                overlapDPGradReduce, overlapP2PComm] = mapping;
+  bool expertParallel = model.moe && ep != 1;
+  return keyOfParts(kind, microBatch, activationType, weightType, gradientType,
+                    optimizerStateType, attentionDropout, hiddenDropout, tp, cp,
+                    cpComm, tpComm, recompute, ep, expertParallel ? dp : 0);
 }
 
 llvm::Expected<std::shared_ptr<const BlockWork>>

@@ -65,7 +65,8 @@ llvm::Error checkTrainingComposes(const ModelSpec &model,
 /// each public derivation (deriveBlockWork, deriveOptimizerWork,
 /// deriveEmbeddingWork, deriveHeadWork, deriveEdgeOptimizerWork,
 /// blockBoundaries, BlockWorkMemo::of) is the check and then one of these
-/// (the memo's through ComposingBlockWorks). For contracts that
+/// (the memo's is BlockWorkMemo::composingOf, which ComposingBlockWorks
+/// opens to the run builder). For contracts that
 /// compose only (checkTrainingRun finds no violation): a whole run checks
 /// its contracts once (composeTraining) and then derives every part with
 /// these, which would only check the same contracts again.

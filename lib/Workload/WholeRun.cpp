@@ -1153,12 +1153,16 @@ llvm::Expected<WholeRun> blueprint::workload::deriveRunParts(
                            RunDepth::Parts);
 }
 
-llvm::Expected<WholeRun>
+llvm::Expected<std::vector<StageProgram>>
 blueprint::workload::deriveRunPersistentState(const ModelSpec &model,
                                               const TrainingSpec &training,
                                               const MappingSpec &mapping) {
-  return deriveTrainingRun(model, training, mapping, /*blockWorks=*/nullptr,
-                           RunDepth::PersistentState);
+  llvm::Expected<WholeRun> run =
+      deriveTrainingRun(model, training, mapping, /*blockWorks=*/nullptr,
+                        RunDepth::PersistentState);
+  if (!run)
+    return run.takeError();
+  return std::move(run->stages);
 }
 
 llvm::Expected<WholeRun>

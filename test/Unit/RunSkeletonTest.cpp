@@ -272,6 +272,9 @@ TEST(RunSkeletonTest, APersistentStateOverTheCapacityRulesARunOut) {
   ASSERT_TRUE(at.has_value());
   EXPECT_TRUE(at->fits);
   EXPECT_EQ(at->marginBytes, 0);
+  sweep::FastEvaluator atQuery(exact, nullptr, /*timeFittingOnly=*/true);
+  EXPECT_TRUE(atQuery.evaluate(*first).valid());
+  EXPECT_EQ(atQuery.runsRuledOut(), 0u);
   exact.memory.capacityBytes.value = bound->peakBytes - 1;
   std::optional<sweep::RunFigures> over = sweep::persistentBoundFigures(
       run.model, *run.training, run.mapping, exact);

@@ -21,6 +21,7 @@
 #include "Blueprint/Dialect/Dist/IR/DistOps.h"
 #include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
 #include "Blueprint/InitAll.h"
+#include "Blueprint/Sweep/Sweep.h"
 #include "Blueprint/Transforms/Passes.h"
 #include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/BlockKinds.h"
@@ -33,6 +34,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+
+#include "SmallRuns.h"
 
 #include "gtest/gtest.h"
 
@@ -581,33 +584,56 @@ TEST(WholeRun, BucketsCloseOnceTheyReachBucketBytes) {
 
 TEST(WholeRun, PersistentStateIsThePartsOwn) {
   // What a search reads to rule a run out (deriveRunPersistentState) is
-  // what the run's parts hold, field by field, with nothing else derived:
-  // on every run of both grids, and at ep = 2 where it composes (the expert
-  // buckets over edp); where the parts refuse a run, so does it.
-  size_t derived = 0, expertRuns = 0;
-  std::vector<RunSpecs> runs = grid();
-  for (RunSpecs run : mixedGrid()) {
+  // what the run's parts hold, field by field, with no step derived; its
+  // bytes (persistentBytesOf) are each stage's weights, gradients and
+  // optimizer state buffers of the whole run, which the stage's peak
+  // includes; and the search's bound (persistentBoundFigures) is their
+  // largest. On every run of both grids, and where they compose at ep = 2
+  // (expert buckets over edp), cp = 2 (ZeRO over dp x cp) and with the
+  // sigmoid group-limited router (its score-correction biases are the
+  // stage's buffers); where the parts refuse a run, so does it.
+  std::vector<RunSpecs> runs;
+  for (RunSpecs run : grid()) {
     runs.push_back(run);
-    run.mapping.ep = 2;
+    run.mapping.cp = 2;
+    run.mapping.world *= 2;
     runs.push_back(run);
   }
+  for (RunSpecs run : mixedGrid()) {
+    runs.push_back(run);
+    RunSpecs experts = run;
+    experts.mapping.ep = 2;
+    runs.push_back(experts);
+    run.model.moe->router = RouterKind::SigmoidGroupLimited;
+    run.model.moe->routerGroups = 2;
+    run.model.moe->routerGroupsPerToken = 1;
+    runs.push_back(run);
+  }
+  size_t derived = 0, expertRuns = 0, contextRuns = 0, bufferRuns = 0;
   for (const RunSpecs &run : runs) {
     llvm::Expected<WholeRun> parts =
         deriveRunParts(run.model, run.training, run.mapping);
-    llvm::Expected<WholeRun> state =
+    llvm::Expected<std::vector<StageProgram>> stages =
         deriveRunPersistentState(run.model, run.training, run.mapping);
-    ASSERT_EQ(static_cast<bool>(parts), static_cast<bool>(state))
+    ASSERT_EQ(static_cast<bool>(parts), static_cast<bool>(stages))
         << describe(run);
     if (!parts) {
-      EXPECT_EQ(llvm::toString(state.takeError()),
+      EXPECT_EQ(llvm::toString(stages.takeError()),
                 llvm::toString(parts.takeError()));
       continue;
     }
     ++derived;
-    EXPECT_TRUE(state->templates.empty()) << describe(run);
-    EXPECT_TRUE(state->works.empty()) << describe(run);
-    ASSERT_EQ(state->stages.size(), parts->stages.size()) << describe(run);
-    for (auto [held, part] : llvm::zip(state->stages, parts->stages)) {
+    if (run.mapping.cp > 1)
+      ++contextRuns;
+    WholeRun whole =
+        cantFail(deriveWholeRun(run.model, run.training, run.mapping));
+    std::vector<StageBuffers> buffers =
+        cantFail(deriveBuffers(whole, run.mapping, run.training));
+    ASSERT_EQ(stages->size(), parts->stages.size()) << describe(run);
+    ASSERT_EQ(buffers.size(), parts->stages.size()) << describe(run);
+    int64_t largest = 0;
+    for (auto [held, part, stageBuffers] :
+         llvm::zip(*stages, parts->stages, buffers)) {
       EXPECT_EQ(held.stage, part.stage);
       EXPECT_EQ(held.parameters, part.parameters) << describe(run);
       EXPECT_EQ(held.bufferElements, part.bufferElements) << describe(run);
@@ -618,10 +644,34 @@ TEST(WholeRun, PersistentStateIsThePartsOwn) {
       EXPECT_TRUE(held.steps.empty()) << describe(run);
       if (!part.expertBucketElements.empty())
         ++expertRuns;
+      if (part.bufferElements > 0)
+        ++bufferRuns;
+      OverflowGuard guard;
+      PersistentBytes bytes = persistentBytesOf(held, run.mapping, run.training,
+                                                std::nullopt, guard);
+      ASSERT_FALSE(guard.failed());
+      int64_t persistent =
+          bytes.weights + bytes.gradients + bytes.optimizerState;
+      int64_t inBuffers = 0;
+      for (const RunBuffer &buffer : stageBuffers.buffers)
+        if (buffer.cause == BufferCause::Weights ||
+            buffer.cause == BufferCause::Gradients ||
+            buffer.cause == BufferCause::OptimizerState)
+          inBuffers += buffer.bytes;
+      EXPECT_EQ(persistent, inBuffers) << describe(run);
+      EXPECT_LE(persistent, cantFail(analyzeMemory(stageBuffers)).peakBytes)
+          << describe(run);
+      largest = std::max(largest, persistent);
     }
+    std::optional<sweep::RunFigures> bound = sweep::persistentBoundFigures(
+        run.model, run.training, run.mapping, test::a100Profile());
+    ASSERT_TRUE(bound.has_value()) << describe(run);
+    EXPECT_EQ(bound->peakBytes, largest) << describe(run);
   }
-  EXPECT_GT(derived, 100u);
+  EXPECT_GT(derived, 200u);
   EXPECT_GT(expertRuns, 0u);
+  EXPECT_GT(contextRuns, 0u);
+  EXPECT_GT(bufferRuns, 0u);
 }
 
 TEST(WholeRun, RefusesRunsThatDoNotCompose) {
@@ -651,7 +701,7 @@ TEST(WholeRun, RefusesRunsThatDoNotCompose) {
               "deriveWholeRun: the model, training and mapping contracts do "
               "not compose");
   }
-  llvm::Expected<WholeRun> state =
+  llvm::Expected<std::vector<StageProgram>> state =
       deriveRunPersistentState(run.model, run.training, run.mapping);
   ASSERT_FALSE(static_cast<bool>(state));
   EXPECT_EQ(llvm::toString(state.takeError()),

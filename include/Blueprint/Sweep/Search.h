@@ -130,13 +130,15 @@ struct RunEvaluation {
 class FastEvaluator {
 public:
   /// Keeps its skeletons in `skeletons` (shared with other evaluators of
-  /// one search), or in a cache of its own. With `timeFittingOnly`, a run
-  /// that does not fit the usable capacity is not timed: its evaluation
-  /// has the memory figures the timed one has and no time, and a shape's
-  /// timing plan is derived only when one of its runs fits
-  /// (docs/Sweep.md, "What a query computes"), and a run whose persistent
-  /// state alone exceeds it gets persistentBoundFigures, without its parts
-  /// or shape (docs/Sweep.md, "Runs ruled out by their persistent state").
+  /// one search), or in a cache of its own. With `timeFittingOnly` (a
+  /// query), a run that does not fit the usable capacity is not timed: its
+  /// evaluation has no time and the memory figures the timed one has, or a
+  /// lower bound of them over the capacity (RunFigures::peakIsBound: a run
+  /// whose persistent state alone exceeds it gets persistentBoundFigures,
+  /// without its parts or shape; a run's stages after the first over it
+  /// are left out); a shape's timing plan is derived only when one of its
+  /// runs fits (docs/Sweep.md, "What a query computes", "Runs ruled out by
+  /// their persistent state").
   explicit FastEvaluator(const estimate::SystemProfile &profile,
                          std::shared_ptr<SkeletonCache> skeletons = nullptr,
                          bool timeFittingOnly = false);
@@ -147,7 +149,9 @@ public:
   /// Shapes derived in whole, and runs evaluated through a skeleton.
   size_t shapesDerived() const { return shapeDerivations; }
   size_t shapedRuns() const { return shapedRunCount; }
-  /// Runs ruled out by their persistent state (timeFittingOnly).
+  /// Runs ruled out by their persistent state (timeFittingOnly). Like
+  /// shapedRuns, counted per evaluator: a run whose configurations two
+  /// workers share is counted by each.
   size_t runsRuledOut() const { return ruledOutRunCount; }
   /// Configurations whose time was derived (through a skeleton or the
   /// whole derivation), and the shapes' timing plans derived.
@@ -163,7 +167,10 @@ public:
 private:
   struct ShapedRun;
   /// The run of `configuration` through its skeleton, or none when it
-  /// cannot be (the whole derivation then reports it).
+  /// cannot be (the whole derivation then reports it). A run ruled out by
+  /// its persistent state has its bound figures (fits false) and neither
+  /// parts nor skeleton: only a query rules one out, and a query times no
+  /// run that does not fit, so nothing reads them.
   std::unique_ptr<ShapedRun> shape(const Configuration &configuration);
   /// The skeleton of the shape of `configuration`, whose parts are
   /// `parts`, from its whole derivation `whole` (set here); with its timing
@@ -443,8 +450,8 @@ struct SearchSummary {
   size_t shapesDerived = 0;
   size_t shapedRuns = 0;
   /// In a query on the fast path: the training runs ruled out by their
-  /// persistent state, given neither parts nor a shape
-  /// (FastEvaluator::runsRuledOut).
+  /// persistent state, given neither parts nor a shape, summed over the
+  /// workers as shapedRuns is (FastEvaluator::runsRuledOut).
   size_t runsRuledOut = 0;
   /// The configurations whose iteration time was derived: every valid one,
   /// except in a query (runSearch) that times only the runs that fit; and,

@@ -112,9 +112,11 @@ struct RunFigures {
   /// bind, a tier too small for the axes bound to it), when it cannot: the
   /// memory figures stand, the time does not.
   std::optional<std::string> timeUnavailable;
-  /// `peakBytes` is not the peak but a lower bound of it, the run's largest
-  /// persistent state (persistentBoundFigures), which alone exceeds the
-  /// usable capacity. Only a query's fast path, which reads no figure of a
+  /// `peakBytes` is not the peak but a lower bound of it which alone
+  /// exceeds the usable capacity: the run's largest persistent state
+  /// (persistentBoundFigures), or the largest peak of its stages up to the
+  /// first over the capacity (RunSkeleton::addMemoryFigures with
+  /// stopOverCapacity). Only a query's fast path, which reads no figure of a
   /// run that does not fit, gives such figures (docs/Sweep.md, "Runs ruled
   /// out by their persistent state"); no row is written of them.
   bool peakIsBound = false;
@@ -169,7 +171,12 @@ llvm::Error addMemoryFigures(RunFigures &figures,
 /// reaches it wins ties).
 void addStagePeak(RunFigures &figures, int64_t stage, int64_t peakBytes);
 
-/// `fits` and the margin of the peak against the profile's usable capacity.
+/// Whether `peakBytes` fits the profile's usable capacity
+/// (MemoryProfile::usableCapacityBytes): at most it.
+bool fitsCapacity(int64_t peakBytes, const estimate::SystemProfile &profile);
+
+/// `fits` (fitsCapacity) and the margin of the peak against the profile's
+/// usable capacity.
 void addCapacityFigures(RunFigures &figures,
                         const estimate::SystemProfile &profile);
 

@@ -194,17 +194,18 @@ llvm::Expected<WholeRun> deriveRunParts(const ModelSpec &model,
                                         const MappingSpec &mapping,
                                         BlockWorkMemo *blockWorks = nullptr);
 
-/// The stages of the whole training iteration with only what one rank of
-/// each holds for the whole run: its parameters, buffers and gradient
+/// The stages of the whole training iteration, each with only what one
+/// rank of it holds for the whole run: its parameters, buffers and gradient
 /// buckets (StageProgram::parameters, bufferElements, bucketElements,
-/// bucketUnitEnds, expertBucketElements), derived by the code
-/// deriveRunParts runs for them, with no templates, works, message bytes or
-/// steps. It is what persistentBytesOf reads: a search rules out a run
+/// bucketUnitEnds, expertBucketElements; no steps), derived by the code
+/// deriveRunParts runs for them, after the same check (so it fails as
+/// deriveWholeRun does, with its message, where the contracts do not
+/// compose). It is what persistentBytesOf reads: a search rules out a run
 /// whose persistent state alone exceeds the memory before deriving the
 /// rest (docs/Sweep.md, "Runs ruled out by their persistent state").
-llvm::Expected<WholeRun> deriveRunPersistentState(const ModelSpec &model,
-                                                  const TrainingSpec &training,
-                                                  const MappingSpec &mapping);
+llvm::Expected<std::vector<StageProgram>>
+deriveRunPersistentState(const ModelSpec &model, const TrainingSpec &training,
+                         const MappingSpec &mapping);
 
 /// The whole generation of an inference run (docs/WholeRun.md, "Inference
 /// runs"): the templates `block_prefill` and one `block_decode_<L>` per
