@@ -114,6 +114,35 @@ TEST(RunSkeletonTest, EveryRunOfAShapeEqualsItsWholeDerivation) {
   EXPECT_GT(fast.templateCostsShared(), 0u);
 }
 
+/// The A100 profile with `values`' median usable per GPU, all of it.
+estimate::SystemProfile withMedianCapacity(std::vector<int64_t> values) {
+  std::nth_element(values.begin(), values.begin() + values.size() / 2,
+                   values.end());
+  estimate::SystemProfile profile = a100();
+  profile.memory.capacityBytes.value = values[values.size() / 2];
+  profile.memory.usableFraction.reset();
+  return profile;
+}
+
+/// Every valid configuration of `space` evaluated in full and by a query's
+/// evaluator, both valid or neither; `check` sees each valid one.
+void evaluateInFullAndByAQuery(
+    const sweep::SearchSpace &space, sweep::FastEvaluator &full,
+    sweep::FastEvaluator &query,
+    llvm::function_ref<void(const sweep::Configuration &,
+                            const sweep::RunEvaluation &every,
+                            const sweep::RunEvaluation &fitted)>
+        check) {
+  space.enumerate([&](const sweep::Configuration &configuration) {
+    sweep::RunEvaluation every = full.evaluate(configuration);
+    sweep::RunEvaluation fitted = query.evaluate(configuration);
+    EXPECT_EQ(every.valid(), fitted.valid());
+    if (every.valid())
+      check(configuration, every, fitted);
+    return true;
+  });
+}
+
 TEST(RunSkeletonTest, AQueryTimesOnlyTheRunsThatFit) {
   // A capacity that about half of the space on 4 GPUs fits (the median
   // peak): a query's evaluator (timeFittingOnly) gives every run that fits
@@ -131,57 +160,51 @@ TEST(RunSkeletonTest, AQueryTimesOnlyTheRunsThatFit) {
     return true;
   });
   ASSERT_GT(peaks.size(), 100u);
-  std::nth_element(peaks.begin(), peaks.begin() + peaks.size() / 2,
-                   peaks.end());
-  estimate::SystemProfile half = a100();
-  half.memory.capacityBytes.value = peaks[peaks.size() / 2];
-  half.memory.usableFraction.reset();
+  estimate::SystemProfile half = withMedianCapacity(peaks);
 
   sweep::FastEvaluator full(half);
   sweep::FastEvaluator query(half, nullptr, /*timeFittingOnly=*/true);
   size_t fitting = 0, other = 0, stageStopped = 0;
-  space.enumerate([&](const sweep::Configuration &configuration) {
-    sweep::RunEvaluation every = full.evaluate(configuration);
-    sweep::RunEvaluation fitted = query.evaluate(configuration);
-    EXPECT_EQ(every.valid(), fitted.valid());
-    if (!every.valid())
-      return true;
-    if (every.run.fits) {
-      ++fitting;
-      EXPECT_EQ(sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0,
-                                       configuration, fitted),
-                sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0,
-                                       configuration, every));
-    } else {
-      ++other;
-      EXPECT_TRUE(every.run.iterationPicoseconds.has_value());
-      EXPECT_FALSE(fitted.run.fits);
-      EXPECT_FALSE(fitted.run.iterationPicoseconds.has_value());
-      // A run its persistent state rules out has that bound instead of its
-      // peak (the next test), and so has a run whose stage before the last
-      // exceeds the capacity the peak so far (the later stages are left
-      // out); any other has the full evaluation's figures.
-      if (fitted.run.peakIsBound) {
-        EXPECT_LE(fitted.run.peakBytes, every.run.peakBytes);
-        EXPECT_GT(fitted.run.peakBytes, half.memory.usableCapacityBytes());
-        const sweep::RunContracts &run = configuration.run;
-        std::optional<sweep::RunFigures> persistent =
-            sweep::persistentBoundFigures(run.model, *run.training, run.mapping,
-                                          half);
-        EXPECT_TRUE(persistent.has_value());
-        if (persistent && persistent->fits) {
-          ++stageStopped;
-          EXPECT_LT(fitted.run.peakStage, run.mapping.pp - 1);
-          EXPECT_LE(fitted.run.peakStage, every.run.peakStage);
+  evaluateInFullAndByAQuery(
+      space, full, query,
+      [&](const sweep::Configuration &configuration,
+          const sweep::RunEvaluation &every,
+          const sweep::RunEvaluation &fitted) {
+        if (every.run.fits) {
+          ++fitting;
+          EXPECT_EQ(sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0,
+                                           configuration, fitted),
+                    sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0,
+                                           configuration, every));
+        } else {
+          ++other;
+          EXPECT_TRUE(every.run.iterationPicoseconds.has_value());
+          EXPECT_FALSE(fitted.run.fits);
+          EXPECT_FALSE(fitted.run.iterationPicoseconds.has_value());
+          // A run its persistent state rules out has that bound instead of its
+          // peak (the next test), and so has a run whose stage before the last
+          // exceeds the capacity the peak so far (the later stages are left
+          // out); any other has the full evaluation's figures.
+          if (fitted.run.peakIsBound) {
+            EXPECT_LE(fitted.run.peakBytes, every.run.peakBytes);
+            EXPECT_GT(fitted.run.peakBytes, half.memory.usableCapacityBytes());
+            const sweep::RunContracts &run = configuration.run;
+            std::optional<sweep::RunFigures> persistent =
+                sweep::persistentBoundFigures(run.model, *run.training,
+                                              run.mapping, half);
+            EXPECT_TRUE(persistent.has_value());
+            if (persistent && persistent->fits) {
+              ++stageStopped;
+              EXPECT_LT(fitted.run.peakStage, run.mapping.pp - 1);
+              EXPECT_LE(fitted.run.peakStage, every.run.peakStage);
+            }
+            return;
+          }
+          EXPECT_EQ(fitted.run.peakBytes, every.run.peakBytes);
+          EXPECT_EQ(fitted.run.peakStage, every.run.peakStage);
+          EXPECT_EQ(fitted.run.marginBytes, every.run.marginBytes);
         }
-        return true;
-      }
-      EXPECT_EQ(fitted.run.peakBytes, every.run.peakBytes);
-      EXPECT_EQ(fitted.run.peakStage, every.run.peakStage);
-      EXPECT_EQ(fitted.run.marginBytes, every.run.marginBytes);
-    }
-    return true;
-  });
+      });
   EXPECT_GT(fitting, 50u);
   EXPECT_GT(other, 50u);
   EXPECT_GT(stageStopped, 0u);
@@ -226,33 +249,28 @@ TEST(RunSkeletonTest, APersistentStateOverTheCapacityRulesARunOut) {
     return true;
   });
   ASSERT_GT(bounds.size(), 100u);
-  std::sort(bounds.begin(), bounds.end());
-  ASSERT_LT(bounds.front(), bounds.back());
-  estimate::SystemProfile tight = a100();
-  tight.memory.capacityBytes.value = bounds[bounds.size() / 2];
-  tight.memory.usableFraction.reset();
+  ASSERT_LT(*std::min_element(bounds.begin(), bounds.end()),
+            *std::max_element(bounds.begin(), bounds.end()));
+  estimate::SystemProfile tight = withMedianCapacity(bounds);
 
   sweep::FastEvaluator full(tight);
   sweep::FastEvaluator query(tight, nullptr, /*timeFittingOnly=*/true);
-  size_t ruledOut = 0, fitting = 0;
-  space.enumerate([&](const sweep::Configuration &configuration) {
-    sweep::RunEvaluation every = full.evaluate(configuration);
-    sweep::RunEvaluation fitted = query.evaluate(configuration);
-    EXPECT_EQ(every.valid(), fitted.valid());
-    if (!every.valid())
-      return true;
-    EXPECT_EQ(fitted.run.fits, every.run.fits);
-    if (every.run.fits)
-      ++fitting;
-    if (fitted.run.peakIsBound) {
-      ++ruledOut;
-      EXPECT_GT(fitted.run.peakBytes, tight.memory.usableCapacityBytes());
-      EXPECT_EQ(fitted.run.marginBytes,
-                tight.memory.usableCapacityBytes() - fitted.run.peakBytes);
-    }
-    return true;
-  });
-  EXPECT_GT(ruledOut, 0u);
+  size_t bounded = 0, fitting = 0;
+  evaluateInFullAndByAQuery(
+      space, full, query,
+      [&](const sweep::Configuration &, const sweep::RunEvaluation &every,
+          const sweep::RunEvaluation &fitted) {
+        EXPECT_EQ(fitted.run.fits, every.run.fits);
+        if (every.run.fits)
+          ++fitting;
+        if (fitted.run.peakIsBound) {
+          ++bounded;
+          EXPECT_GT(fitted.run.peakBytes, tight.memory.usableCapacityBytes());
+          EXPECT_EQ(fitted.run.marginBytes,
+                    tight.memory.usableCapacityBytes() - fitted.run.peakBytes);
+        }
+      });
+  EXPECT_GT(bounded, 0u);
   EXPECT_GT(fitting, 0u);
   EXPECT_GT(query.runsRuledOut(), 0u);
   EXPECT_EQ(full.runsRuledOut(), 0u);
