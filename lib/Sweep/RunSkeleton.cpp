@@ -201,6 +201,53 @@ static bool sameStep(const workload::RunStep &a, const workload::RunStep &b) {
   return true;
 }
 
+void RunSkeleton::tallyChain(RunSkeleton &skeleton,
+                             const workload::StageProgram &program,
+                             llvm::ArrayRef<uint32_t> sourceOfStep,
+                             std::vector<int64_t> &chainEndAt,
+                             std::vector<uint32_t> &countOf) {
+  // The time of a step starts at or after the end of every step it depends
+  // on (analysis::timeSteps; a step ready inside an instance waits only for
+  // a part of its last dependency, which therefore does not count), so a
+  // step that waits for the chain's last step extends the chain: the chain
+  // positions are increasing and each waits for the one before, and the
+  // sum of their durations is at most the end of the last. Sends and
+  // receives are not costed on their stage; they pass on what they wait
+  // for, as does a step that leaves the stage's order (under
+  // overlap_dp_grad_reduce, a bucket's reduction that waits for the
+  // previous bucket's only). chainEndAt[p] is the last chain step step p
+  // waits for, -1 if none.
+  skeleton.chainBegin.push_back(
+      static_cast<uint32_t>(skeleton.chainCounts.size()));
+  // Where each source's count is in chainCounts.
+  constexpr uint32_t kNoCount = ~0u;
+  countOf.assign(skeleton.sources.size(), kNoCount);
+  chainEndAt.assign(program.steps.size(), -1);
+  int64_t chainEnd = -1;
+  for (auto [position, step] : llvm::enumerate(program.steps)) {
+    llvm::ArrayRef<size_t> waitsFor = step.deps;
+    if (step.readyBlocks && !waitsFor.empty())
+      waitsFor = waitsFor.drop_back();
+    int64_t waited = -1;
+    for (size_t dep : waitsFor)
+      if (dep < position)
+        waited = std::max(waited, chainEndAt[dep]);
+    bool costed = !std::holds_alternative<workload::RunMessage>(step.action);
+    if (!costed || waited != chainEnd) {
+      chainEndAt[position] = waited;
+      continue;
+    }
+    chainEnd = static_cast<int64_t>(position);
+    chainEndAt[position] = chainEnd;
+    uint32_t source = sourceOfStep[position];
+    if (countOf[source] == kNoCount) {
+      countOf[source] = static_cast<uint32_t>(skeleton.chainCounts.size());
+      skeleton.chainCounts.push_back({source, 0});
+    }
+    ++skeleton.chainCounts[countOf[source]].second;
+  }
+}
+
 llvm::Expected<RunSkeleton>
 RunSkeleton::build(const workload::WholeRun &run,
                    const workload::WholeRun &parts,
@@ -241,7 +288,10 @@ RunSkeleton::build(const workload::WholeRun &run,
   };
   skeleton.templates = run.templates.size();
   skeleton.sharedWorks = run.works.size();
+  std::vector<int64_t> chainEndAt;
+  std::vector<uint32_t> countOf;
   for (auto [stage, program] : llvm::enumerate(run.stages)) {
+    size_t stageFirst = skeleton.sourceOf.size();
     size_t tail = parts.stages[stage].steps.size();
     if (tail > program.steps.size() ||
         buffers[stage].positions != program.steps.size())
@@ -306,6 +356,9 @@ RunSkeleton::build(const workload::WholeRun &run,
       }
       skeleton.sourceOf.push_back(sourceIndexOf(source));
     }
+    tallyChain(skeleton, program,
+               llvm::ArrayRef(skeleton.sourceOf).drop_front(stageFirst),
+               chainEndAt, countOf);
     // Sources are equal when their fields are (sourceBytes reads nothing
     // else), so each distinct one is sized once per run. They are found by
     // kind and index in a table (an index is a template's, a work's or 0),
@@ -374,6 +427,10 @@ RunSkeleton::build(const workload::WholeRun &run,
   skeleton.sources.shrink_to_fit();
   skeleton.sourceOf.shrink_to_fit();
   skeleton.readySources.shrink_to_fit();
+  skeleton.chainBegin.push_back(
+      static_cast<uint32_t>(skeleton.chainCounts.size()));
+  skeleton.chainBegin.shrink_to_fit();
+  skeleton.chainCounts.shrink_to_fit();
   skeleton.stages.shrink_to_fit();
   if (graph)
     if (llvm::Error error = skeleton.setPlan(*graph))
@@ -418,6 +475,7 @@ template <typename T> static size_t heapBytes(const std::vector<T> &v) {
 size_t RunSkeleton::bytes() const {
   size_t total = sizeof(RunSkeleton) + heapBytes(stages) + heapBytes(sources) +
                  heapBytes(sourceOf) + heapBytes(readySources) +
+                 heapBytes(chainBegin) + heapBytes(chainCounts) +
                  heapBytes(plan.stageBegin) + heapBytes(plan.order) +
                  heapBytes(plan.position) + heapBytes(plan.depBegin) +
                  heapBytes(plan.deps) + heapBytes(plan.sender) +
@@ -583,12 +641,11 @@ static TemplateCosts::Tiers ownedTiers(llvm::ArrayRef<llvm::StringRef> tiers) {
   return key;
 }
 
-llvm::Expected<PathFigures>
-RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
-                  const estimate::NetworkTierBinding &binding, CostMemo &memo,
-                  TimeScratch &scratch) const {
-  if (!planned)
-    return failure("the skeleton has no timing plan");
+llvm::Expected<bool>
+RunSkeleton::costSources(const workload::WholeRun &parts,
+                         analysis::StepCoster &coster,
+                         const estimate::NetworkTierBinding &binding,
+                         CostMemo &memo, TimeScratch &scratch) const {
   // A block's costs depend on the tiers of the axes its collectives span
   // (its TemplateCostInputs), and overlap_tp_comm changes what its
   // backward steps cost: both vary between a run's configurations.
@@ -685,12 +742,6 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
     }
     }
   }
-  auto describe = [&](uint32_t id) {
-    size_t stage = static_cast<size_t>(llvm::upper_bound(plan.stageBegin, id) -
-                                       plan.stageBegin.begin() - 1);
-    return "stage " + std::to_string(stage) + " step " +
-           std::to_string(id - plan.stageBegin[stage]);
-  };
   // Each source's times rounded once to the picosecond, the rounding
   // longestPath applies to each of its steps: the same integers.
   std::vector<estimate::Picoseconds> &sourceDurations = scratch.sourceDurations;
@@ -708,6 +759,61 @@ RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
     sourceDurations[index] = duration.value_or(0);
     sourceTransferDurations[index] = transfer.value_or(0);
   }
+  return rounded;
+}
+
+llvm::Expected<std::optional<estimate::Picoseconds>>
+RunSkeleton::chainBound(const workload::WholeRun &parts,
+                        analysis::StepCoster &coster,
+                        const estimate::NetworkTierBinding &binding,
+                        CostMemo &memo, TimeScratch &scratch) const {
+  llvm::Expected<bool> rounded =
+      costSources(parts, coster, binding, memo, scratch);
+  if (!rounded)
+    return rounded.takeError();
+  if (!*rounded)
+    return std::nullopt;
+  estimate::Picoseconds longest = 0;
+  for (size_t chain = 0; chain + 1 < chainBegin.size(); ++chain) {
+    estimate::Picoseconds sum = 0;
+    for (auto [source, count] :
+         llvm::ArrayRef(chainCounts)
+             .slice(chainBegin[chain],
+                    chainBegin[chain + 1] - chainBegin[chain])) {
+      estimate::Picoseconds steps = 0;
+      if (llvm::MulOverflow(scratch.sourceDurations[source],
+                            static_cast<estimate::Picoseconds>(count), steps) ||
+          llvm::AddOverflow(sum, steps, sum))
+        return std::nullopt;
+    }
+    longest = std::max(longest, sum);
+  }
+  return longest;
+}
+
+llvm::Expected<PathFigures>
+RunSkeleton::time(const workload::WholeRun &parts, analysis::StepCoster &coster,
+                  const estimate::NetworkTierBinding &binding, CostMemo &memo,
+                  TimeScratch &scratch) const {
+  if (!planned)
+    return failure("the skeleton has no timing plan");
+  llvm::Expected<bool> costed =
+      costSources(parts, coster, binding, memo, scratch);
+  if (!costed)
+    return costed.takeError();
+  bool rounded = *costed;
+  const std::vector<double> &sourceSeconds = scratch.sourceSeconds;
+  const std::vector<double> &sourceTransfers = scratch.sourceTransfers;
+  const std::vector<estimate::Picoseconds> &sourceDurations =
+      scratch.sourceDurations;
+  const std::vector<estimate::Picoseconds> &sourceTransferDurations =
+      scratch.sourceTransferDurations;
+  auto describe = [&](uint32_t id) {
+    size_t stage = static_cast<size_t>(llvm::upper_bound(plan.stageBegin, id) -
+                                       plan.stageBegin.begin() - 1);
+    return "stage " + std::to_string(stage) + " step " +
+           std::to_string(id - plan.stageBegin[stage]);
+  };
   // Whether the scratch holds this skeleton's last timing: only the steps
   // from the first whose times changed, in timing order, are timed again.
   bool resumable = scratch.timedSkeleton == serial;

@@ -273,6 +273,12 @@ struct FastEvaluator::ShapedRun {
   workload::WholeRun parts;
   std::shared_ptr<const RunSkeleton> skeleton;
   RunFigures memory;
+  /// Until the run is prepared for timing (prepareTiming): its shape's key,
+  /// and its whole run when this evaluator derived the shape (the plan's
+  /// graph is that run's).
+  ShapeKey key;
+  std::optional<workload::WholeRun> whole;
+  bool timingPrepared = false;
   analysis::RunFlops flops;
   RunSkeleton::CostMemo costs;
 };
@@ -418,35 +424,47 @@ FastEvaluator::shape(const Configuration &configuration) {
     llvm::consumeError(std::move(error));
     return nullptr;
   }
+  ++shapedRunCount;
   // Memory does not depend on the binding: none of this run's
   // configurations is timed.
-  if (timeFittingOnly && !result->memory.fits) {
-    ++shapedRunCount;
+  if (timeFittingOnly && !result->memory.fits)
     return result;
+  result->costs.templates = templateCosts.of(
+      result->parts.templates, run.mapping, run.training->activationType);
+  result->key = std::move(key);
+  result->whole = std::move(whole);
+  return result;
+}
+
+void FastEvaluator::prepareTiming(const Configuration &configuration) {
+  if (shaped->timingPrepared)
+    return;
+  const RunContracts &run = configuration.run;
+  if (!shaped->skeleton->timed()) {
+    shaped->skeleton = timedSkeleton(
+        configuration, shaped->key, std::move(shaped->skeleton), shaped->whole);
+    if (!shaped->skeleton) {
+      shaped.reset();
+      return;
+    }
   }
-  if (!result->skeleton->timed()) {
-    result->skeleton =
-        timedSkeleton(configuration, key, std::move(result->skeleton), whole);
-    if (!result->skeleton)
-      return nullptr;
-  }
+  shaped->whole.reset();
   llvm::Expected<std::vector<workload::StageTotals>> totals =
-      result->skeleton->totals(result->parts);
+      shaped->skeleton->totals(shaped->parts);
   if (!totals) {
     llvm::consumeError(totals.takeError());
-    return nullptr;
+    shaped.reset();
+    return;
   }
   llvm::Expected<analysis::RunFlops> flops =
       analysis::runFlopsOf(*totals, run.model, run.training, run.mapping);
   if (!flops) {
     llvm::consumeError(flops.takeError());
-    return nullptr;
+    shaped.reset();
+    return;
   }
-  result->flops = std::move(*flops);
-  result->costs.templates = templateCosts.of(
-      result->parts.templates, run.mapping, run.training->activationType);
-  ++shapedRunCount;
-  return result;
+  shaped->flops = std::move(*flops);
+  shaped->timingPrepared = true;
 }
 
 RunEvaluation FastEvaluator::evaluate(const Configuration &configuration) {
@@ -476,11 +494,28 @@ RunEvaluation FastEvaluator::evaluate(const Configuration &configuration) {
         return untimed(derived->memory);
     }
   }
+  std::optional<analysis::StepCoster> coster;
   if (shaped) {
-    analysis::StepCoster coster(run.mapping, run.training->activationType,
-                                profile, configuration.binding);
+    coster.emplace(run.mapping, run.training->activationType, profile,
+                   configuration.binding);
+    if (timeBound) {
+      llvm::Expected<std::optional<estimate::Picoseconds>> bound =
+          shaped->skeleton->chainBound(shaped->parts, *coster,
+                                       configuration.binding, shaped->costs,
+                                       scratch);
+      if (!bound)
+        // time() fails as well: the whole derivation says why.
+        llvm::consumeError(bound.takeError());
+      else if (*bound && **bound > *timeBound) {
+        ++skippedCount;
+        return untimed(shaped->memory);
+      }
+    }
+    prepareTiming(configuration);
+  }
+  if (shaped) {
     llvm::Expected<PathFigures> path = shaped->skeleton->time(
-        shaped->parts, coster, configuration.binding, shaped->costs, scratch);
+        shaped->parts, *coster, configuration.binding, shaped->costs, scratch);
     if (path) {
       RunEvaluation evaluation = untimed(shaped->memory);
       llvm::Error error = addTimeFigures(
@@ -1547,6 +1582,12 @@ void TopK::offer(const Ranked &candidate) {
   std::push_heap(heap.begin(), heap.end(), rankedBefore);
 }
 
+std::optional<estimate::Picoseconds> TopK::worstKept() const {
+  if (k == 0 || heap.size() < k)
+    return std::nullopt;
+  return heap.front().picoseconds();
+}
+
 std::vector<Ranked> TopK::sorted() const {
   std::vector<Ranked> best = heap;
   std::sort(best.begin(), best.end(), rankedBefore);
@@ -1606,10 +1647,19 @@ llvm::Expected<SearchSummary> sweep::runSearch(
   bool timeFittingOnly = selecting && !observe;
   std::vector<std::unique_ptr<FastEvaluator>> fasts(threads);
   auto skeletons = std::make_shared<SkeletonCache>();
+  // A query for the K best alone reads no time above the K-th best: once K
+  // configurations are accepted, each chunk's workers skip those known to
+  // be slower than the K-th best of the chunks before (a bound fixed for
+  // the chunk, so the rows do not depend on the workers).
+  bool skipsSlower = options.skipSlowerThanTopK && timeFittingOnly &&
+                     options.top && !options.pareto && !options.throughIR;
+  std::optional<estimate::Picoseconds> kthBest;
   auto fastOf = [&](size_t worker) -> FastEvaluator & {
-    if (!fasts[worker])
+    if (!fasts[worker]) {
       fasts[worker] =
           std::make_unique<FastEvaluator>(profile, skeletons, timeFittingOnly);
+      fasts[worker]->skipSlowerThan(kthBest);
+    }
     return *fasts[worker];
   };
 
@@ -1666,6 +1716,12 @@ llvm::Expected<SearchSummary> sweep::runSearch(
     }
     firstIndex += chunk.size();
     chunk.clear();
+    if (skipsSlower) {
+      kthBest = top.worstKept();
+      for (const std::unique_ptr<FastEvaluator> &fast : fasts)
+        if (fast)
+          fast->skipSlowerThan(kthBest);
+    }
   };
   space.enumerate([&](const Configuration &configuration) {
     chunk.push_back(configuration);
@@ -1681,6 +1737,7 @@ llvm::Expected<SearchSummary> sweep::runSearch(
       summary.runsRuledOut += fast->runsRuledOut();
       summary.timed += fast->configurationsTimed();
       summary.timingPlansDerived += fast->timingPlansDerived();
+      summary.skipped += fast->configurationsSkipped();
     }
   summary.shapeEntriesHeld = skeletons->peakEntries();
   summary.shapeBytesHeld = skeletons->peakBytes();

@@ -88,7 +88,7 @@ def bindings(path, profile_path):
               f"{over} rows over")
 
 
-def select(all_path, top_path, k):
+def select(all_path, top_path, k, with_front=True):
     rows = rows_of(all_path)
     reported = rows_of(top_path)
     best = sorted((r for r in rows if feasible(r)), key=key)[:k]
@@ -105,6 +105,14 @@ def select(all_path, top_path, k):
         if got != expected:
             problems.append(f"rank {rank}: row differs from the full row")
     front = reported[len(best):]
+    if not with_front:
+        if front:
+            problems.append(f"{len(front)} rows after the top {len(best)}")
+        if problems:
+            print("\n".join(problems))
+            sys.exit(1)
+        print(f"top {len(best)} equal brute force over {len(rows)} rows")
+        return
     cand = [r for r in rows if feasible(r)]
 
     def dominates(a, b):
@@ -154,6 +162,19 @@ def timed(paths):
         print(", ".join(f"{name} {fields[name]}" for name in
                         ("configurations", "valid", "feasible",
                          "configurations timed")))
+
+
+def skipped(paths):
+    """A query for the K best alone times some of the configurations that
+    fit and skips the rest as slower than the K-th best: the two counts,
+    and their sum (the configurations that fit)."""
+    for path in paths:
+        fields = stats_fields(path)
+        timed_count = int(fields["configurations timed"])
+        skipped_count = int(fields["configurations skipped as slower than "
+                                   "the K-th best"])
+        print(f"timed {timed_count} + skipped {skipped_count} = "
+              f"{timed_count + skipped_count}")
 
 
 def capacity(profile_path, rows_path, delta, out_path):
@@ -217,6 +238,10 @@ if __name__ == "__main__":
         shapes(sys.argv[2])
     elif sys.argv[1] == "timed":
         timed(sys.argv[2:])
+    elif sys.argv[1] == "skipped":
+        skipped(sys.argv[2:])
+    elif sys.argv[1] == "select-top":
+        select(sys.argv[2], sys.argv[3], int(sys.argv[4]), with_front=False)
     elif sys.argv[1] == "capacity":
         capacity(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
     elif sys.argv[1] == "bindings":

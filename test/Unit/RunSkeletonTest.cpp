@@ -307,6 +307,97 @@ TEST(RunSkeletonTest, APersistentStateOverTheCapacityRulesARunOut) {
   EXPECT_EQ(overQuery.shapesDerived(), 0u);
 }
 
+TEST(RunSkeletonTest, AChainBoundIsAtMostTheIteration) {
+  // Every configuration of the small model on 8 GPUs at tp 2 (pp 2 and 4)
+  // under every schedule, overlap option, ZeRO 0 and 3, in small buckets,
+  // with every tier binding, on the A100 profile and on one whose networks
+  // are 1000 times slower (the collectives, and what overlap hides of
+  // them, then outweigh the compute): the chain bound
+  // (RunSkeleton::chainBound, derived from the steps without a plan) is at
+  // most the iteration of the whole run's critical path, and at least each
+  // stage's instances summed (every instance of a stage waits for the one
+  // before it). A chain that missed an instance, or took two steps that
+  // run side by side, fails here.
+  llvm::json::Object grid{
+      {"tp", llvm::json::Array{2}},
+      {"pp", llvm::json::Array{2, 4}},
+      {"schedule",
+       llvm::json::Array{"gpipe", "one_f_one_b", "interleaved_one_f_one_b",
+                         "zero_bubble_h1"}},
+      {"virtual_stages", llvm::json::Array{1, 2}},
+      {"zero_stage", llvm::json::Array{0, 3}},
+      {"overlap_dp_grad_reduce", llvm::json::Array{false, true}},
+      {"overlap_p2p_comm", llvm::json::Array{false, true}},
+      {"overlap_tp_comm", llvm::json::Array{false, true}},
+      {"recompute", llvm::json::Array{"selective"}},
+      {"bucket_bytes", llvm::json::Array{40000}}};
+  sweep::SearchSpace space = test::valueOrFail(sweep::SearchSpace::parse(
+      grid, smallContracts(), {}, a100(), {8}, std::nullopt));
+  estimate::SystemProfile slowNetworks = a100();
+  for (estimate::NetworkTier &tier : slowNetworks.networkTiers)
+    tier.bandwidthBytesPerSecond.value /= 1000;
+  for (const estimate::SystemProfile *profile :
+       {&a100(), const_cast<const estimate::SystemProfile *>(&slowNetworks)}) {
+    size_t count = 0, closeToIteration = 0, beyondInstances = 0;
+    space.enumerate([&](const sweep::Configuration &configuration) {
+      const sweep::RunContracts &run = configuration.run;
+      llvm::Expected<workload::WholeRun> whole =
+          workload::deriveWholeRun(run.model, *run.training, run.mapping);
+      if (!whole) {
+        // Not a valid configuration (the space lists every combination).
+        llvm::consumeError(whole.takeError());
+        return true;
+      }
+      ++count;
+      workload::WholeRun parts = test::valueOrFail(
+          workload::deriveRunParts(run.model, *run.training, run.mapping));
+      std::vector<workload::StageBuffers> buffers = test::valueOrFail(
+          workload::deriveBuffers(*whole, run.mapping, run.training,
+                                  /*shapeOnly=*/true));
+      analysis::RunGraph graph = test::valueOrFail(analysis::runGraphOf(
+          *whole, run.mapping, run.training->activationType, *profile,
+          configuration.binding, /*labelled=*/false));
+      analysis::CriticalPathReport report =
+          test::valueOrFail(analysis::longestPath(graph));
+      sweep::RunSkeleton skeleton = test::valueOrFail(
+          sweep::RunSkeleton::build(*whole, parts, buffers, /*graph=*/nullptr));
+      analysis::StepCoster coster(run.mapping, run.training->activationType,
+                                  *profile, configuration.binding);
+      sweep::RunSkeleton::CostMemo memo;
+      sweep::RunSkeleton::TimeScratch scratch;
+      std::optional<estimate::Picoseconds> bound =
+          test::valueOrFail(skeleton.chainBound(
+              parts, coster, configuration.binding, memo, scratch));
+      if (!bound) {
+        ADD_FAILURE() << "no bound: " << sweep::describeMapping(configuration);
+        return true;
+      }
+      EXPECT_LE(*bound, report.iterationPicoseconds)
+          << sweep::describeMapping(configuration);
+      estimate::Picoseconds instances = 0;
+      for (auto [stage, program] : llvm::enumerate(whole->stages)) {
+        estimate::Picoseconds sum = 0;
+        for (auto [index, step] : llvm::enumerate(program.steps))
+          if (std::holds_alternative<workload::RunInstance>(step.action))
+            sum += report.timing[stage][index].end -
+                   report.timing[stage][index].start;
+        instances = std::max(instances, sum);
+      }
+      EXPECT_GE(*bound, instances) << sweep::describeMapping(configuration);
+      if (*bound > instances)
+        ++beyondInstances;
+      if (10 * *bound >= 9 * report.iterationPicoseconds)
+        ++closeToIteration;
+      return true;
+    });
+    EXPECT_GT(count, 100u) << count;
+    // The stages' collectives lengthen some chains beyond their
+    // instances, and some bounds come within 10% of the iteration.
+    EXPECT_GT(beyondInstances, 0u);
+    EXPECT_GT(closeToIteration, 0u);
+  }
+}
+
 /// The parts and shape key of the small run under `mapping` (and, when
 /// given, micro-batches of `microBatch`).
 sweep::ShapeKey keyOf(const workload::MappingSpec &mapping,

@@ -101,8 +101,9 @@ static llvm::cl::opt<bool>
           llvm::cl::desc("Print configurations, valid, feasible, seconds, "
                          "configurations per second, shapes derived, "
                          "runs through a skeleton, the shape cache's peak, "
-                         "configurations timed and timing plans derived "
-                         "to stderr"),
+                         "configurations timed, timing plans derived and "
+                         "configurations skipped as slower than the K-th "
+                         "best to stderr"),
           llvm::cl::init(false), llvm::cl::cat(searchCategory));
 
 static llvm::cl::opt<std::string> checkpointDir(
@@ -228,6 +229,8 @@ int main(int argc, char **argv) {
     options.top = top;
   options.pareto = pareto;
   options.checkpointDirectory = checkpointDir;
+  // The rows are the same; only --search-stats' feasible count tells.
+  options.skipSlowerThanTopK = true;
   if (options.format == sweep::RowFormat::CSV)
     output->os() << sweep::searchCSVHeader(
                         options.top.has_value(),
@@ -272,7 +275,9 @@ int main(int argc, char **argv) {
                  << summary->shapeEntriesHeld << ", shape cache bytes at peak "
                  << summary->shapeBytesHeld << ", configurations timed "
                  << summary->timed << ", timing plans derived "
-                 << summary->timingPlansDerived << "\n";
+                 << summary->timingPlansDerived
+                 << ", configurations skipped as slower than the K-th best "
+                 << summary->skipped << "\n";
 
   if (!svgFile.empty()) {
     std::vector<analysis::ScatterLabel> labels;

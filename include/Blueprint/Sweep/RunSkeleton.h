@@ -217,6 +217,19 @@ public:
                                    const estimate::NetworkTierBinding &binding,
                                    CostMemo &memo, TimeScratch &scratch) const;
 
+  /// A lower bound of the iteration time() gives for the same arguments,
+  /// from the steps alone (no timing plan needed): the longest of the
+  /// stages' chains, a chain being the sum of the durations, as time()
+  /// rounds them, of steps of one stage that each wait for the end of the
+  /// chain's previous step (docs/Sweep.md, "Configurations slower than the
+  /// K-th best"). None when a duration cannot be rounded or the sum
+  /// exceeds int64_t picoseconds (time() then says why, or times a run that
+  /// large). Fails where time() would fail to cost a step.
+  llvm::Expected<std::optional<estimate::Picoseconds>>
+  chainBound(const workload::WholeRun &parts, analysis::StepCoster &coster,
+             const estimate::NetworkTierBinding &binding, CostMemo &memo,
+             TimeScratch &scratch) const;
+
   size_t steps() const { return plan.steps(); }
   /// The bytes this skeleton holds (its own and its vectors').
   size_t bytes() const;
@@ -278,6 +291,22 @@ private:
 
   const workload::RunWork &workOf(const workload::WholeRun &parts, size_t stage,
                                   WorkRef ref) const;
+  /// Every source's seconds and transfer under `coster` into `scratch`
+  /// (sourceSeconds, sourceTransfers), and whether each rounds to
+  /// picoseconds (sourceDurations, sourceTransferDurations; 0 where one
+  /// does not): what time() and chainBound read.
+  llvm::Expected<bool> costSources(const workload::WholeRun &parts,
+                                   analysis::StepCoster &coster,
+                                   const estimate::NetworkTierBinding &binding,
+                                   CostMemo &memo, TimeScratch &scratch) const;
+  /// Appends the chain of `program`'s stage (chainBound), whose steps'
+  /// sources are `sourceOfStep`, to `skeleton`'s; `chainEndAt` and
+  /// `countOf` are scratch.
+  static void tallyChain(RunSkeleton &skeleton,
+                         const workload::StageProgram &program,
+                         llvm::ArrayRef<uint32_t> sourceOfStep,
+                         std::vector<int64_t> &chainEndAt,
+                         std::vector<uint32_t> &countOf);
   /// Sets `plan` from `graph` (the steps of every stage must be the
   /// skeleton's) and gives the skeleton a new serial.
   llvm::Error setPlan(const analysis::RunGraph &graph);
@@ -290,6 +319,11 @@ private:
   /// number and the source of how long after that instance's start it is
   /// ready (analysis::TimingPlan::readyAfter).
   std::vector<std::pair<uint32_t, uint32_t>> readySources;
+  /// Each stage's chain (chainBound) as its distinct sources and how many
+  /// of its steps each times: chainCounts[chainBegin[s] .. chainBegin[s +
+  /// 1]) for stage s.
+  std::vector<uint32_t> chainBegin;
+  std::vector<std::pair<uint32_t, uint32_t>> chainCounts;
   analysis::TimingPlan plan;
   /// Whether `plan` is set (build's graph, or withPlan).
   bool planned = false;

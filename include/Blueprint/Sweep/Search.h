@@ -146,6 +146,17 @@ public:
 
   RunEvaluation evaluate(const Configuration &configuration);
 
+  /// From now on, with `above` (a query for the K best whose K-th best so
+  /// far takes `above`), a configuration whose time is known to exceed it
+  /// (RunSkeleton::chainBound) is not timed: its evaluation has its memory
+  /// figures and no time, and the shape's timing plan is derived only for
+  /// a configuration that is timed (docs/Sweep.md, "Configurations slower
+  /// than the K-th best"). Without, every configuration that the evaluator
+  /// would time is timed.
+  void skipSlowerThan(std::optional<estimate::Picoseconds> above) {
+    timeBound = above;
+  }
+
   /// Shapes derived in whole, and runs evaluated through a skeleton.
   size_t shapesDerived() const { return shapeDerivations; }
   size_t shapedRuns() const { return shapedRunCount; }
@@ -157,6 +168,8 @@ public:
   /// whole derivation), and the shapes' timing plans derived.
   size_t configurationsTimed() const { return timedCount; }
   size_t timingPlansDerived() const { return planDerivations; }
+  /// Configurations left untimed under skipSlowerThan.
+  size_t configurationsSkipped() const { return skippedCount; }
   /// The steps whose timing a binding kept from the binding before
   /// (RunSkeleton::TimeScratch::keptStepTimings).
   uint64_t keptStepTimings() const { return scratch.keptStepTimings; }
@@ -191,6 +204,10 @@ private:
   timedSkeleton(const Configuration &configuration, const ShapeKey &key,
                 std::shared_ptr<const RunSkeleton> untimed,
                 std::optional<workload::WholeRun> &whole);
+  /// Gives the current run (`shaped`, which fits) what timing it needs:
+  /// its shape's timing plan, its flops. Resets `shaped` when it cannot
+  /// (the whole derivation then times the run).
+  void prepareTiming(const Configuration &configuration);
   /// The whole derivation of the current run (derived or derivationError).
   void deriveWhole(const RunContracts &run);
 
@@ -213,6 +230,8 @@ private:
   size_t ruledOutRunCount = 0;
   size_t timedCount = 0;
   size_t planDerivations = 0;
+  size_t skippedCount = 0;
+  std::optional<estimate::Picoseconds> timeBound;
 };
 
 /// FastEvaluator on one configuration.
@@ -383,6 +402,9 @@ public:
   void offer(const Ranked &candidate);
   /// Best first.
   std::vector<Ranked> sorted() const;
+  /// Once it holds K, the time of the worst it holds: a configuration
+  /// slower than that cannot enter.
+  std::optional<estimate::Picoseconds> worstKept() const;
 
 private:
   size_t k;
@@ -428,6 +450,12 @@ struct SearchOptions {
   /// Only configurations within these objectives compete for the best
   /// and the front.
   ServiceLevel serviceLevel;
+  /// In a query for the K best alone (`top`, no `pareto`, no observer, the
+  /// fast path), leave untimed a configuration whose time is known to
+  /// exceed the K-th best found so far: the same rows, fewer timed, and
+  /// `feasible` and `accepted` count only the timed (SearchSummary::
+  /// skipped).
+  bool skipSlowerThanTopK = false;
 };
 
 /// What a search saw.
@@ -459,6 +487,12 @@ struct SearchSummary {
   /// query, only those with a run that fits).
   size_t timed = 0;
   size_t timingPlansDerived = 0;
+  /// In a query for the K best alone (SearchOptions::skipSlowerThanTopK):
+  /// the configurations that fit but were not timed, their time known to
+  /// exceed the K-th best's so far (FastEvaluator::skipSlowerThan). Those
+  /// are in `fitting` and not in `feasible` or `accepted`; how many depends
+  /// on what the workers had seen, so on their number.
+  size_t skipped = 0;
   /// The most entries that cache held at once (skeletons and the keys of
   /// shapes that have none) and the most bytes, each its own maximum
   /// (SkeletonCache::peakEntries, peakBytes).
