@@ -517,20 +517,19 @@ const workload::RunWork &RunSkeleton::workOf(const workload::WholeRun &parts,
 
 llvm::Error RunSkeleton::addMemoryFigures(
     RunFigures &figures, const workload::WholeRun &parts,
+    llvm::ArrayRef<workload::TemplateBytes> templateBytes,
     const workload::MappingSpec &mapping,
     const workload::TrainingSpec &training,
     const estimate::SystemProfile &profile, bool stopOverCapacity) const {
-  llvm::Expected<std::vector<workload::TemplateBytes>> templateBytes =
-      workload::templateBytesOf(parts);
-  if (!templateBytes)
-    return templateBytes.takeError();
+  if (templateBytes.size() != templates)
+    return failure("the template bytes are not the run's");
   workload::OverflowGuard guard;
   std::vector<workload::LiveSpan> spans;
   std::vector<int64_t> bytesOfSource;
   for (size_t stage = 0; stage < stages.size(); ++stage) {
     const StageShape &shape = stages[stage];
     workload::StageValues values;
-    values.templates = *templateBytes;
+    values.templates = templateBytes;
     values.persistent = workload::persistentBytesOf(
         parts.stages[stage], mapping, training, std::nullopt, guard);
     auto messageBytesAt = [&](size_t) { return parts.messageBytes; };
@@ -588,6 +587,43 @@ RunSkeleton::totals(const workload::WholeRun &parts) const {
     result.push_back(std::move(*totals));
   }
   return result;
+}
+
+llvm::Expected<std::shared_ptr<const TemplateBytesCache::Bytes>>
+TemplateBytesCache::of(const workload::WholeRun &parts) {
+  auto alike = [&](const List &list) {
+    return list.kvCacheWindow == parts.kvCacheWindow &&
+           list.templates.size() == parts.templates.size() &&
+           std::equal(list.templates.begin(), list.templates.end(),
+                      parts.templates.begin(),
+                      [](const workload::RunTemplate &kept,
+                         const workload::RunTemplate &runTemplate) {
+                        return kept.part == runTemplate.part &&
+                               kept.pass == runTemplate.pass &&
+                               kept.context == runTemplate.context &&
+                               kept.work.invocations ==
+                                   runTemplate.work.invocations;
+                      });
+  };
+  for (size_t index = 0; index < lists.size(); ++index)
+    if (alike(lists[index])) {
+      std::rotate(lists.begin(),
+                  lists.begin() + static_cast<std::ptrdiff_t>(index),
+                  lists.begin() + static_cast<std::ptrdiff_t>(index) + 1);
+      ++sharedCount;
+      return lists.front().bytes;
+    }
+  llvm::Expected<Bytes> bytes = workload::templateBytesOf(parts);
+  if (!bytes)
+    return bytes.takeError();
+  List fresh;
+  fresh.kvCacheWindow = parts.kvCacheWindow;
+  fresh.templates = parts.templates;
+  fresh.bytes = std::make_shared<const Bytes>(std::move(*bytes));
+  lists.insert(lists.begin(), std::move(fresh));
+  if (lists.size() > kLists)
+    lists.pop_back();
+  return lists.front().bytes;
 }
 
 std::shared_ptr<TemplateCosts>

@@ -418,8 +418,15 @@ FastEvaluator::shape(const Configuration &configuration) {
   }
   if (!result->skeleton->fits(result->parts))
     return nullptr;
+  llvm::Expected<std::shared_ptr<const TemplateBytesCache::Bytes>>
+      templateBytes = templateBytesOfRuns.of(result->parts);
+  if (!templateBytes) {
+    llvm::consumeError(templateBytes.takeError());
+    return nullptr;
+  }
   if (llvm::Error error = result->skeleton->addMemoryFigures(
-          result->memory, result->parts, run.mapping, *run.training, profile,
+          result->memory, result->parts, **templateBytes, run.mapping,
+          *run.training, profile,
           /*stopOverCapacity=*/timeFittingOnly)) {
     llvm::consumeError(std::move(error));
     return nullptr;

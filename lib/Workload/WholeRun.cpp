@@ -1070,14 +1070,15 @@ private:
 };
 
 void RunBuilder::append(RunStep::Action action, bool gates) {
-  RunStep step;
+  // Built in place: a run has thousands of steps, and moving each into the
+  // stage's vector moved its action and dependencies once more.
+  RunStep &step = current->steps.emplace_back();
   step.action = std::move(action);
   if (gate)
     step.deps.push_back(*gate);
   if (joining)
     step.deps.push_back(*joining);
   joining.reset();
-  current->steps.push_back(std::move(step));
   if (gates)
     gate = current->steps.size() - 1;
 }

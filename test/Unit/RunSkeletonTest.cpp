@@ -110,8 +110,10 @@ TEST(RunSkeletonTest, EveryRunOfAShapeEqualsItsWholeDerivation) {
   // steps: those runs were timed from there, the rows still equal.
   EXPECT_GT(fast.keptStepTimings(), 0u);
   // Runs with the same templates (another pp, schedule, buckets, or ZeRO
-  // stage among 1-3) took their templates' costs from an earlier run.
+  // stage among 1-3) took their templates' costs and bytes from an earlier
+  // run.
   EXPECT_GT(fast.templateCostsShared(), 0u);
+  EXPECT_GT(fast.templateBytesShared(), 0u);
 }
 
 /// The A100 profile with `values`' median usable per GPU, all of it.
@@ -1179,3 +1181,62 @@ TEST(RunSkeletonTest, TemplateCostInputsDecideTemplateCosts) {
 }
 
 } // namespace
+
+/// The parts of the small run under `mapping` and `recompute`.
+workload::WholeRun partsOf(const workload::MappingSpec &mapping,
+                           workload::RecomputePolicy recompute) {
+  sweep::RunContracts run = smallContracts();
+  workload::MappingSpec withRecompute = mapping;
+  withRecompute.recompute = recompute;
+  return test::valueOrFail(
+      workload::deriveRunParts(run.model, *run.training, withRecompute));
+}
+
+TEST(RunSkeletonTest, TemplatesReadAlikeShareTheirBytes) {
+  // Runs that differ in pp (and dp) or the schedule have the same
+  // templates: the cache hands the second the first's template bytes.
+  // Another recompute policy stashes other tensors: its templates are not
+  // alike, and it gets its own bytes (a cache that compared less than
+  // templateBytesOf reads would hand it the other policy's, and fail here).
+  workload::MappingSpec base = smallContracts().mapping;
+  workload::MappingSpec deeper = base;
+  deeper.pp = 4;
+  deeper.dp = 1;
+  workload::MappingSpec gpipe = base;
+  gpipe.schedule = workload::PipelineSchedule::GPipe;
+  sweep::TemplateBytesCache cache;
+  auto bytesOf = [&](const workload::WholeRun &parts) {
+    return test::valueOrFail(cache.of(parts));
+  };
+  workload::WholeRun first = partsOf(base, workload::RecomputePolicy::None);
+  std::shared_ptr<const sweep::TemplateBytesCache::Bytes> kept = bytesOf(first);
+  EXPECT_EQ(cache.shared(), 0u);
+  for (const workload::MappingSpec &mapping : {deeper, gpipe}) {
+    workload::WholeRun parts =
+        partsOf(mapping, workload::RecomputePolicy::None);
+    EXPECT_EQ(bytesOf(parts), kept);
+  }
+  EXPECT_EQ(cache.shared(), 2u);
+  auto sameBytes = [](const workload::TemplateBytes &a,
+                      const workload::TemplateBytes &b) {
+    return a.workingSet == b.workingSet && a.stash == b.stash &&
+           a.weightGradStash == b.weightGradStash &&
+           a.weightGradInputs == b.weightGradInputs && a.kvCache == b.kvCache;
+  };
+  for (workload::RecomputePolicy recompute :
+       {workload::RecomputePolicy::Selective,
+        workload::RecomputePolicy::Full}) {
+    workload::WholeRun parts = partsOf(base, recompute);
+    std::shared_ptr<const sweep::TemplateBytesCache::Bytes> bytes =
+        bytesOf(parts);
+    EXPECT_NE(bytes, kept);
+    std::vector<workload::TemplateBytes> expected =
+        test::valueOrFail(workload::templateBytesOf(parts));
+    ASSERT_EQ(bytes->size(), expected.size());
+    EXPECT_TRUE(
+        std::equal(bytes->begin(), bytes->end(), expected.begin(), sameBytes));
+    EXPECT_FALSE(
+        std::equal(bytes->begin(), bytes->end(), kept->begin(), sameBytes));
+  }
+  EXPECT_EQ(cache.shared(), 2u);
+}

@@ -114,6 +114,36 @@ private:
   size_t sharedCount = 0;
 };
 
+/// The template bytes (workload::templateBytesOf) of the last few distinct
+/// template lists one worker met, most recent first: as for
+/// TemplateCostCache, the runs that differ only in pp, the schedule, the
+/// layout, the buckets or among ZeRO stages 1-3 have the same templates.
+/// Two runs' lists are alike when templateBytesOf reads them alike: each
+/// template's part, pass, context and invocations, and the run's KV-cache
+/// window.
+class TemplateBytesCache {
+public:
+  /// How many lists it keeps.
+  static constexpr size_t kLists = 16;
+  using Bytes = std::vector<workload::TemplateBytes>;
+  /// templateBytesOf(parts): an earlier run's, when its templates are
+  /// alike, or new ones.
+  llvm::Expected<std::shared_ptr<const Bytes>>
+  of(const workload::WholeRun &parts);
+
+  /// How many times of() found an earlier run's bytes (a statistic).
+  size_t shared() const { return sharedCount; }
+
+private:
+  struct List {
+    std::optional<int64_t> kvCacheWindow;
+    std::vector<workload::RunTemplate> templates;
+    std::shared_ptr<const Bytes> bytes;
+  };
+  std::vector<List> lists;
+  size_t sharedCount = 0;
+};
+
 class RunSkeleton {
 public:
   /// The skeleton of `run` (deriveWholeRun), whose parts are `parts`, its
@@ -140,17 +170,19 @@ public:
   bool fits(const workload::WholeRun &parts) const;
 
   /// The peak per GPU (addStagePeak, addCapacityFigures) of the run whose
-  /// parts are `parts`, as addMemoryFigures gives it. With
+  /// parts are `parts` and template bytes `templateBytes` (templateBytesOf
+  /// of the parts), as addMemoryFigures gives it. With
   /// `stopOverCapacity` (a query, which reads no figure of a run that does
   /// not fit), the stages after the first whose peak exceeds the usable
   /// capacity are left out: the figures then hold the peak so far, a lower
   /// bound of the run's, marked peakIsBound.
-  llvm::Error addMemoryFigures(RunFigures &figures,
-                               const workload::WholeRun &parts,
-                               const workload::MappingSpec &mapping,
-                               const workload::TrainingSpec &training,
-                               const estimate::SystemProfile &profile,
-                               bool stopOverCapacity = false) const;
+  llvm::Error
+  addMemoryFigures(RunFigures &figures, const workload::WholeRun &parts,
+                   llvm::ArrayRef<workload::TemplateBytes> templateBytes,
+                   const workload::MappingSpec &mapping,
+                   const workload::TrainingSpec &training,
+                   const estimate::SystemProfile &profile,
+                   bool stopOverCapacity = false) const;
 
   /// The totals of every stage of that run, as summarizeWholeRun gives
   /// them.

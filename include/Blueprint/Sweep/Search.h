@@ -176,6 +176,9 @@ public:
   /// The runs whose templates' costs an earlier run's served
   /// (TemplateCostCache::shared).
   size_t templateCostsShared() const { return templateCosts.shared(); }
+  /// The runs whose template bytes an earlier run's served
+  /// (TemplateBytesCache::shared).
+  size_t templateBytesShared() const { return templateBytesOfRuns.shared(); }
 
 private:
   struct ShapedRun;
@@ -222,6 +225,7 @@ private:
   std::shared_ptr<SkeletonCache> skeletons;
   RunSkeleton::TimeScratch scratch;
   TemplateCostCache templateCosts;
+  TemplateBytesCache templateBytesOfRuns;
   /// The block works of this evaluator's runs, each derived once per what
   /// it reads (a run's parts and a shape's whole run both take them).
   workload::BlockWorkMemo blockWorks;
