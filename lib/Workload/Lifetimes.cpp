@@ -191,32 +191,36 @@ private:
     return it->second;
   }
 
-  /// Adds a buffer named `name()` (unnamed for a shape).
+  /// Adds a buffer named `name()`; for a shape, only its cause, source and
+  /// lifetime (each run of the shape sizes it, sweep::RunSkeleton).
   void add(llvm::function_ref<std::string()> name, BufferCause cause,
            BufferSource source, std::optional<size_t> producer,
            llvm::SmallVector<size_t, 2> consumers) {
-    int64_t bytes = sourceBytes(source, values, guard);
-    if (bytes == 0 && !shapeOnly)
-      return;
-    RunBuffer buffer;
-    if (!shapeOnly)
+    RunBuffer &buffer = result.buffers.emplace_back();
+    if (!shapeOnly) {
+      buffer.bytes = sourceBytes(source, values, guard);
+      if (buffer.bytes == 0) {
+        result.buffers.pop_back();
+        return;
+      }
       buffer.name = name();
+    }
     buffer.cause = cause;
-    buffer.bytes = bytes;
     buffer.source = source;
-    buffer.producer = producer;
-    llvm::sort(consumers);
-    buffer.consumers = std::move(consumers);
     if (producer) {
       buffer.start = *producer;
-      buffer.end = buffer.consumers.empty()
+      buffer.end = consumers.empty()
                        ? *producer
-                       : std::max(*producer, buffer.consumers.back());
+                       : std::max(*producer, *llvm::max_element(consumers));
     } else {
       buffer.start = 0;
       buffer.end = result.positions == 0 ? 0 : result.positions - 1;
     }
-    result.buffers.push_back(std::move(buffer));
+    if (shapeOnly)
+      return;
+    buffer.producer = producer;
+    llvm::sort(consumers);
+    buffer.consumers = std::move(consumers);
   }
 
   /// Weights, gradients and optimizer state (persistentBytesOf).
@@ -614,17 +618,23 @@ llvm::Expected<std::vector<StageBuffers>> blueprint::workload::deriveBuffers(
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "deriveBuffers: a training run needs its "
                                    "training contract");
-  llvm::Expected<std::vector<TemplateBytes>> templateBytes =
-      templateBytesOf(run);
-  if (!templateBytes)
-    return templateBytes.takeError();
+  // A shape's buffers are sized by each run of the shape: no values.
+  std::vector<TemplateBytes> templateBytes;
+  if (!shapeOnly) {
+    llvm::Expected<std::vector<TemplateBytes>> bytes = templateBytesOf(run);
+    if (!bytes)
+      return bytes.takeError();
+    templateBytes = std::move(*bytes);
+  }
   OverflowGuard guard;
   std::vector<StageBuffers> result;
   for (const StageProgram &program : run.stages) {
-    PersistentBytes persistent = persistentBytesOf(
-        program, mapping, run.inference ? std::nullopt : training,
-        run.inference, guard);
-    result.push_back(StageBufferBuilder(run, program, mapping, *templateBytes,
+    PersistentBytes persistent;
+    if (!shapeOnly)
+      persistent = persistentBytesOf(program, mapping,
+                                     run.inference ? std::nullopt : training,
+                                     run.inference, guard);
+    result.push_back(StageBufferBuilder(run, program, mapping, templateBytes,
                                         persistent, shapeOnly, guard)
                          .build());
   }

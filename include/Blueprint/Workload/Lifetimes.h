@@ -150,8 +150,9 @@ struct StageBuffers {
 /// the inference run of `run.inference`, under `mapping` (its ZeRO stage
 /// and dp). Fails if a size overflows. A buffer of no bytes is left out
 /// and every buffer is named, unless `shapeOnly`: a search keeps every
-/// buffer of a run's shape, unnamed, and sizes it with another run's values
-/// (sweep::RunSkeleton).
+/// buffer of a run's shape with only its cause, source and lifetime (no
+/// name, bytes, producer or consumers), and sizes it with each run's values
+/// (sweep::RunSkeleton); a shape reads no values, so it cannot overflow.
 llvm::Expected<std::vector<StageBuffers>>
 deriveBuffers(const WholeRun &run, const MappingSpec &mapping,
               const std::optional<TrainingSpec> &training,
