@@ -242,13 +242,13 @@ private:
     const RunTemplate &runTemplate = templateOf(instance);
     size_t index = instance.templateIndex;
     int64_t repetitions = instance.repetitions();
-    // An instance of part of its chunk's blocks (one segment of one block
-    // kind) names its first block.
-    bool wholeChunk =
-        !instance.hasBlocks ||
-        (instance.firstBlock == run.layout.firstBlock(instance.chunk) &&
-         instance.repetitions() == run.layout.chunkBlocks[instance.chunk]);
     auto suffix = [&] {
+      // An instance of part of its chunk's blocks (one segment of one block
+      // kind) names its first block.
+      bool wholeChunk =
+          !instance.hasBlocks ||
+          (instance.firstBlock == run.layout.firstBlock(instance.chunk) &&
+           instance.repetitions() == run.layout.chunkBlocks[instance.chunk]);
       std::string blocks =
           wholeChunk ? "" : "_block" + std::to_string(instance.firstBlock);
       return instance.microBatch

@@ -594,12 +594,18 @@ private:
   void appendBlockInstances(int64_t chunk, std::optional<int64_t> microBatch,
                             std::optional<size_t> BlockTemplates::*pass,
                             bool reversed) {
-    int64_t first = run.layout.firstBlock(chunk);
-    std::vector<BlockSegment> segments =
-        blockSegmentsOf(model, first, first + run.layout.chunkBlocks[chunk]);
-    if (reversed)
-      std::reverse(segments.begin(), segments.end());
-    for (const BlockSegment &segment : segments) {
+    // Every pass of every micro-batch runs its chunk's segments: each
+    // chunk's are found once (no chunk is empty, so none has no segment).
+    if (chunkSegments.empty())
+      chunkSegments.resize(static_cast<size_t>(run.layout.chunks()));
+    std::vector<BlockSegment> &segments =
+        chunkSegments[static_cast<size_t>(chunk)];
+    if (segments.empty()) {
+      int64_t first = run.layout.firstBlock(chunk);
+      segments =
+          blockSegmentsOf(model, first, first + run.layout.chunkBlocks[chunk]);
+    }
+    auto appendSegment = [&](const BlockSegment &segment) {
       RunInstance instance;
       instance.templateIndex =
           *(blockTemplates[static_cast<size_t>(segment.kind)].*pass);
@@ -609,7 +615,11 @@ private:
       instance.firstBlock = segment.first;
       instance.endBlock = segment.end;
       append(instance);
-    }
+    };
+    if (reversed)
+      llvm::for_each(llvm::reverse(segments), appendSegment);
+    else
+      llvm::for_each(segments, appendSegment);
   }
 
   void send(PipelineMessage message, int64_t microBatch, int64_t chunk,
@@ -1062,6 +1072,9 @@ private:
   /// and the ZeRO-3 gathers of each chunk (forward, then backward).
   std::array<std::optional<size_t>, 3> messageGathers;
   std::vector<size_t> parameterGathers;
+  /// Each chunk's block segments (blockSegmentsOf), once appendBlockInstances
+  /// first needs them.
+  std::vector<std::vector<BlockSegment>> chunkSegments;
   StageProgram *current = nullptr;
   std::optional<size_t> gate;
   /// The last overlapped gradient reduction, which the next step waits for
