@@ -310,8 +310,8 @@ TEST(RunSkeletonTest, APersistentStateOverTheCapacityRulesARunOut) {
 }
 
 TEST(RunSkeletonTest, AChainBoundIsAtMostTheIteration) {
-  // Every configuration of the small model on 8 GPUs at tp 2 (pp 2 and 4)
-  // under every schedule, overlap option, ZeRO 0 and 3, in small buckets,
+  // Every configuration of the small model on 8 GPUs at tp 2 (pp 1, 2 and
+  // 4) under every schedule, overlap option, ZeRO 0 and 3, in small buckets,
   // with every tier binding, on the A100 profile and on one whose networks
   // are 1000 times slower (the collectives, and what overlap hides of
   // them, then outweigh the compute): the chain bound
@@ -319,10 +319,11 @@ TEST(RunSkeletonTest, AChainBoundIsAtMostTheIteration) {
   // most the iteration of the whole run's critical path, and at least each
   // stage's instances summed (every instance of a stage waits for the one
   // before it). A chain that missed an instance, or took two steps that
-  // run side by side, fails here.
+  // run side by side, fails here. A single stage's chain is its whole
+  // path where nothing overlaps: some bounds are the iteration itself.
   llvm::json::Object grid{
       {"tp", llvm::json::Array{2}},
-      {"pp", llvm::json::Array{2, 4}},
+      {"pp", llvm::json::Array{1, 2, 4}},
       {"schedule",
        llvm::json::Array{"gpipe", "one_f_one_b", "interleaved_one_f_one_b",
                          "zero_bubble_h1"}},
@@ -340,7 +341,8 @@ TEST(RunSkeletonTest, AChainBoundIsAtMostTheIteration) {
     tier.bandwidthBytesPerSecond.value /= 1000;
   for (const estimate::SystemProfile *profile :
        {&a100(), const_cast<const estimate::SystemProfile *>(&slowNetworks)}) {
-    size_t count = 0, closeToIteration = 0, beyondInstances = 0;
+    size_t count = 0, closeToIteration = 0, beyondInstances = 0,
+           equalToIteration = 0;
     space.enumerate([&](const sweep::Configuration &configuration) {
       const sweep::RunContracts &run = configuration.run;
       llvm::Expected<workload::WholeRun> whole =
@@ -390,14 +392,61 @@ TEST(RunSkeletonTest, AChainBoundIsAtMostTheIteration) {
         ++beyondInstances;
       if (10 * *bound >= 9 * report.iterationPicoseconds)
         ++closeToIteration;
+      if (*bound == report.iterationPicoseconds)
+        ++equalToIteration;
       return true;
     });
     EXPECT_GT(count, 100u) << count;
     // The stages' collectives lengthen some chains beyond their
-    // instances, and some bounds come within 10% of the iteration.
+    // instances, and some bounds come within 10% of the iteration, or are
+    // it.
     EXPECT_GT(beyondInstances, 0u);
     EXPECT_GT(closeToIteration, 0u);
+    EXPECT_GT(equalToIteration, 0u);
   }
+}
+
+TEST(RunSkeletonTest, AQuerySkipsOnlyWhatIsStrictlySlowerThanTheBest) {
+  // Every configuration of the space on 4 GPUs that a query times, with its
+  // time T: a query's evaluator told to skip what is slower than T times it
+  // (its chain bound is at most T) with the same figures; told T - 1, it
+  // skips it exactly when the bound is T, which single-stage runs reach
+  // (their one chain is their whole path). A configuration whose bound
+  // equals the K-th best's time may tie it and must be timed: a skip at a
+  // bound equal to the threshold (>= for >) fails here.
+  sweep::SearchSpace space = spaceOn({4});
+  sweep::FastEvaluator reference(a100(), nullptr, /*timeFittingOnly=*/true);
+  sweep::FastEvaluator atOwnTime(a100(), nullptr, /*timeFittingOnly=*/true);
+  sweep::FastEvaluator belowOwnTime(a100(), nullptr,
+                                    /*timeFittingOnly=*/true);
+  size_t timed = 0, skippedBelow = 0;
+  space.enumerate([&](const sweep::Configuration &configuration) {
+    sweep::RunEvaluation expected = reference.evaluate(configuration);
+    if (!expected.feasible())
+      return true;
+    ++timed;
+    estimate::Picoseconds time = *expected.run.iterationPicoseconds;
+    atOwnTime.skipSlowerThan(time);
+    size_t skipped = atOwnTime.configurationsSkipped();
+    sweep::RunEvaluation evaluation = atOwnTime.evaluate(configuration);
+    EXPECT_EQ(atOwnTime.configurationsSkipped(), skipped)
+        << sweep::describeMapping(configuration);
+    EXPECT_EQ(sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0,
+                                     configuration, evaluation),
+              sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0,
+                                     configuration, expected));
+    belowOwnTime.skipSlowerThan(time - 1);
+    skipped = belowOwnTime.configurationsSkipped();
+    sweep::RunEvaluation below = belowOwnTime.evaluate(configuration);
+    if (belowOwnTime.configurationsSkipped() != skipped) {
+      ++skippedBelow;
+      EXPECT_FALSE(below.feasible());
+      EXPECT_TRUE(below.run.fits);
+    }
+    return true;
+  });
+  EXPECT_GT(timed, 100u);
+  EXPECT_GT(skippedBelow, 0u);
 }
 
 /// The parts and shape key of the small run under `mapping` (and, when

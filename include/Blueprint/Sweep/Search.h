@@ -136,9 +136,9 @@ public:
   /// lower bound of them over the capacity (RunFigures::peakIsBound: a run
   /// whose persistent state alone exceeds it gets persistentBoundFigures,
   /// without its parts or shape; a run's stages after the first over it
-  /// are left out); a shape's timing plan is derived only when one of its
-  /// runs fits (docs/Sweep.md, "What a query computes", "Runs ruled out by
-  /// their persistent state").
+  /// are left out); a shape's timing plan is derived only when a
+  /// configuration of it is first timed (docs/Sweep.md, "What a query
+  /// computes", "Runs ruled out by their persistent state").
   explicit FastEvaluator(const estimate::SystemProfile &profile,
                          std::shared_ptr<SkeletonCache> skeletons = nullptr,
                          bool timeFittingOnly = false);
