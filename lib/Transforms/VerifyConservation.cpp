@@ -491,6 +491,17 @@ blockWorkByKind(Block &stage, const workload::ModelSpec &model,
   std::array<workload::WorkSummary, 2> byKind = {
       workload::WorkSummary(workload::Cadence::PerIteration),
       workload::WorkSummary(workload::Cadence::PerIteration)};
+  // A template's work, read off its body once: a stage runs each template
+  // once per micro-batch.
+  llvm::DenseMap<Operation *, workload::WorkSummary> templateWork;
+  auto workOf = [&](Region &body) -> llvm::Expected<workload::WorkSummary> {
+    workload::WorkSummary work(workload::Cadence::PerIteration);
+    for (auto op : body.template getOps<WorkFactsOpInterface>())
+      if (llvm::Error error =
+              addSemanticWork(op, pplan::fusedFiguresOf, {&work}))
+        return std::move(error);
+    return work;
+  };
   for (InstanceOpT instance : stage.getOps<InstanceOpT>()) {
     auto templateOp = lookupTemplate(instance);
     if (!templateOp || templateOp.getPart() != workload::ModelPart::Block)
@@ -500,14 +511,30 @@ blockWorkByKind(Block &stage, const workload::ModelSpec &model,
     workload::BlockKind kind = workload::blockKindOf(model, blocks[0]);
     bool expanded =
         instance->getNumRegions() == 1 && !instance->getRegion(0).empty();
-    workload::WorkSummary work(workload::Cadence::PerIteration);
-    for (auto op : (expanded ? instance->getRegion(0) : templateOp.getBody())
-                       .template getOps<WorkFactsOpInterface>())
-      if (llvm::Error error =
-              addSemanticWork(op, pplan::fusedFiguresOf, {&work}))
-        return std::move(error);
+    std::optional<workload::WorkSummary> copies;
+    const workload::WorkSummary *work = nullptr;
+    if (expanded) {
+      llvm::Expected<workload::WorkSummary> read =
+          workOf(instance->getRegion(0));
+      if (!read)
+        return read.takeError();
+      copies = std::move(*read);
+      work = &*copies;
+    } else {
+      auto known = templateWork.find(templateOp.getOperation());
+      if (known == templateWork.end()) {
+        llvm::Expected<workload::WorkSummary> read =
+            workOf(templateOp.getBody());
+        if (!read)
+          return read.takeError();
+        known = templateWork
+                    .try_emplace(templateOp.getOperation(), std::move(*read))
+                    .first;
+      }
+      work = &known->second;
+    }
     if (llvm::Error error = byKind[static_cast<size_t>(kind)].addScaled(
-            work, expanded ? 1 : instance.getRepetitions(), what))
+            *work, expanded ? 1 : instance.getRepetitions(), what))
       return std::move(error);
   }
   return byKind;

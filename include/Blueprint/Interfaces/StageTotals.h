@@ -20,6 +20,7 @@
 
 #include "mlir/IR/Block.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 
 #include <optional>
 #include <string>
@@ -83,6 +84,8 @@ llvm::Expected<workload::StageTotals> summarizeStage(
     return bytes;
   };
   llvm::DenseMap<mlir::Operation *, int64_t> kvOfTemplate;
+  // The repetitions of each template's instances, in the order first run.
+  llvm::MapVector<mlir::Operation *, int64_t> repetitionsOf;
   for (mlir::Operation &op : stage) {
     if (auto instance = llvm::dyn_cast<InstanceOpT>(op)) {
       // An expanded instance's copies are its work (its verifier keeps them
@@ -110,10 +113,11 @@ llvm::Expected<workload::StageTotals> summarizeStage(
           if (llvm::Error error =
                   addSemanticWork(work, fusedFigures, {&entry->second}))
             return error;
-      for (workload::WorkSummary *sum : {&totals.work, &totals.instanceWork})
-        if (llvm::Error error =
-                sum->addScaled(entry->second, instance.getRepetitions(), what))
-          return error;
+      // Added once per template below, times its instances' repetitions
+      // (the totals are exact integer sums: the order of the terms does not
+      // change them).
+      int64_t &repetitions = repetitionsOf[templateOp];
+      repetitions = guard.add(repetitions, instance.getRepetitions(), what);
       auto [kv, fresh] = kvOfTemplate.try_emplace(templateOp, 0);
       if (fresh)
         for (auto work :
@@ -139,6 +143,11 @@ llvm::Expected<workload::StageTotals> summarizeStage(
   }
   if (guard.failed())
     return guard.error("summarizeStage");
+  for (auto [templateOp, repetitions] : repetitionsOf)
+    for (workload::WorkSummary *sum : {&totals.work, &totals.instanceWork})
+      if (llvm::Error error = sum->addScaled(templates.find(templateOp)->second,
+                                             repetitions, what))
+        return error;
   return totals;
 }
 
