@@ -589,6 +589,26 @@ RunSkeleton::totals(const workload::WholeRun &parts) const {
   return result;
 }
 
+/// The entry of `lists` (most recent first) that `matches`, moved to the
+/// front, or null: the lookup of TemplateBytesCache and TemplateCostCache.
+template <typename Entry, typename Predicate>
+static Entry *findRecent(std::vector<Entry> &lists, Predicate matches) {
+  auto found = llvm::find_if(lists, matches);
+  if (found == lists.end())
+    return nullptr;
+  std::rotate(lists.begin(), found, std::next(found));
+  return &lists.front();
+}
+
+/// `fresh` as the most recent entry of `lists`, which keeps `limit`.
+template <typename Entry>
+static Entry &addRecent(std::vector<Entry> &lists, Entry fresh, size_t limit) {
+  lists.insert(lists.begin(), std::move(fresh));
+  if (lists.size() > limit)
+    lists.pop_back();
+  return lists.front();
+}
+
 llvm::Expected<std::shared_ptr<const TemplateBytesCache::Bytes>>
 TemplateBytesCache::of(const workload::WholeRun &parts) {
   auto alike = [&](const List &list) {
@@ -605,14 +625,10 @@ TemplateBytesCache::of(const workload::WholeRun &parts) {
                                    runTemplate.work.invocations;
                       });
   };
-  for (size_t index = 0; index < lists.size(); ++index)
-    if (alike(lists[index])) {
-      std::rotate(lists.begin(),
-                  lists.begin() + static_cast<std::ptrdiff_t>(index),
-                  lists.begin() + static_cast<std::ptrdiff_t>(index) + 1);
-      ++sharedCount;
-      return lists.front().bytes;
-    }
+  if (List *found = findRecent(lists, alike)) {
+    ++sharedCount;
+    return found->bytes;
+  }
   llvm::Expected<Bytes> bytes = workload::templateBytesOf(parts);
   if (!bytes)
     return bytes.takeError();
@@ -620,10 +636,7 @@ TemplateBytesCache::of(const workload::WholeRun &parts) {
   fresh.kvCacheWindow = parts.kvCacheWindow;
   fresh.templates = parts.templates;
   fresh.bytes = std::make_shared<const Bytes>(std::move(*bytes));
-  lists.insert(lists.begin(), std::move(fresh));
-  if (lists.size() > kLists)
-    lists.pop_back();
-  return lists.front().bytes;
+  return addRecent(lists, std::move(fresh), kLists).bytes;
 }
 
 std::shared_ptr<TemplateCosts>
@@ -632,22 +645,18 @@ TemplateCostCache::of(llvm::ArrayRef<workload::RunTemplate> templates,
                       workload::DataType computeType) {
   analysis::TemplateCostInputs inputs =
       analysis::templateCostInputsOf(templates, mapping, computeType);
-  for (size_t index = 0; index < lists.size(); ++index)
-    if (lists[index]->inputs == inputs &&
-        analysis::sameTemplateCostsRead(lists[index]->templates, templates)) {
-      std::shared_ptr<TemplateCosts> found = lists[index];
-      lists.erase(lists.begin() + static_cast<std::ptrdiff_t>(index));
-      lists.insert(lists.begin(), found);
-      ++sharedCount;
-      return found;
-    }
+  if (std::shared_ptr<TemplateCosts> *found =
+          findRecent(lists, [&](const std::shared_ptr<TemplateCosts> &kept) {
+            return kept->inputs == inputs &&
+                   analysis::sameTemplateCostsRead(kept->templates, templates);
+          })) {
+    ++sharedCount;
+    return *found;
+  }
   auto fresh = std::make_shared<TemplateCosts>();
   fresh->inputs = std::move(inputs);
   fresh->templates.assign(templates.begin(), templates.end());
-  lists.insert(lists.begin(), fresh);
-  if (lists.size() > kLists)
-    lists.pop_back();
-  return fresh;
+  return addRecent(lists, std::move(fresh), kLists);
 }
 
 /// The tier `binding` binds `axis` to ("" when none), valid while
