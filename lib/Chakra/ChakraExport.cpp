@@ -367,8 +367,7 @@ private:
   }
 
   llvm::Error planInstance(dist::InstanceOp instance) {
-    auto templateOp = SymbolTable::lookupNearestSymbolFrom<dist::TemplateOp>(
-        instance, instance.getTemplateNameAttr());
+    dist::TemplateOp templateOp = instance.lookupTemplate();
     if (!templateOp)
       return fail(what + ": an instance names no template");
     llvm::Expected<std::vector<InstanceWork>> work =

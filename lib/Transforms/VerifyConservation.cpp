@@ -588,10 +588,7 @@ LogicalResult expectWorkByKind(
           stage && stage.getIndex() == totals.stage)
         return blockWorkByKind<dist::InstanceOp>(
             stage.getBody().front(), model,
-            [](dist::InstanceOp instance) {
-              return SymbolTable::lookupNearestSymbolFrom<dist::TemplateOp>(
-                  instance, instance.getTemplateNameAttr());
-            },
+            [](dist::InstanceOp instance) { return instance.lookupTemplate(); },
             what);
       if (auto stage = llvm::dyn_cast<pplan::StageOp>(op);
           stage && stage.getIndex() == totals.stage)

@@ -418,8 +418,7 @@ stageTotalsOf(Operation &op,
     return summarizeStage<dist::InstanceOp, dist::SendOp, dist::RecvOp>(
         stage.getBody().front(), stage.getIndex(),
         [](dist::InstanceOp instance) -> Operation * {
-          return SymbolTable::lookupNearestSymbolFrom(
-              instance, instance.getTemplateNameAttr());
+          return instance.lookupTemplate();
         },
         pplan::fusedFiguresOf, templates);
   if (auto stage = llvm::dyn_cast<pplan::StageOp>(op))

@@ -60,8 +60,8 @@ blueprint::workload::checkInferenceComposition(const ModelSpec &model,
   int64_t context = guard.add(inference.promptLength, inference.generatedTokens,
                               "prompt_length + generated_tokens");
   if (guard.failed())
-    sink.require(false, "decoder_inference_c8",
-                 "prompt_length + generated_tokens overflows a 64-bit integer");
+    sink.fail("decoder_inference_c8",
+              "prompt_length + generated_tokens overflows a 64-bit integer");
   else
     sink.require(context <= model.maxPositions, "decoder_inference_c8",
                  "prompt_length + generated_tokens = " +

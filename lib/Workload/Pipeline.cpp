@@ -70,10 +70,10 @@ blueprint::workload::checkPipelineLayout(llvm::ArrayRef<int64_t> layout,
   for (int64_t chunkBlocks : layout)
     sum = guard.add(sum, chunkBlocks, "the sum of pipeline_layout");
   if (guard.failed())
-    sink.require(false, "decoder_training_c13",
-                 "the entries of pipeline_layout sum past a 64-bit integer; "
-                 "they must sum to blocks = " +
-                     llvm::Twine(blocks));
+    sink.fail("decoder_training_c13",
+              "the entries of pipeline_layout sum past a 64-bit integer; "
+              "they must sum to blocks = " +
+                  llvm::Twine(blocks));
   else
     sink.require(sum == blocks, "decoder_training_c13",
                  "pipeline_layout sums to " + llvm::Twine(sum) +
@@ -438,22 +438,24 @@ std::vector<RuleViolation> blueprint::workload::checkStageOrders(
     for (auto [index, slot] : llvm::enumerate(order)) {
       int64_t s = static_cast<int64_t>(stage);
       int64_t i = static_cast<int64_t>(index);
-      sink.require(slot.microBatch >= 0 && slot.microBatch < microbatches,
-                   "pipeline_order_c1",
-                   describe(s, i, slot) + ": micro-batch " +
-                       llvm::Twine(slot.microBatch) +
-                       " is outside [0, microbatches = " +
-                       llvm::Twine(microbatches) + ")");
-      sink.require(slot.virtualIndex >= 0 && slot.virtualIndex < virtualStages,
-                   "pipeline_order_c1",
-                   describe(s, i, slot) + ": virtual chunk " +
-                       llvm::Twine(slot.virtualIndex) +
-                       " is outside [0, virtual_stages = " +
-                       llvm::Twine(virtualStages) + ")");
-      sink.require(llvm::is_contained(passes, slot.pass), "pipeline_order_c1",
-                   describe(s, i, slot) + ": schedule " +
-                       stringifyEnum(schedule) + " runs no " +
-                       stringifyEnum(slot.pass) + " pass");
+      // Each slot is tested first: its description is built only for a
+      // broken rule (a whole run's orders hold tens of thousands of slots).
+      if (slot.microBatch < 0 || slot.microBatch >= microbatches)
+        sink.fail("pipeline_order_c1", describe(s, i, slot) + ": micro-batch " +
+                                           llvm::Twine(slot.microBatch) +
+                                           " is outside [0, microbatches = " +
+                                           llvm::Twine(microbatches) + ")");
+      if (slot.virtualIndex < 0 || slot.virtualIndex >= virtualStages)
+        sink.fail("pipeline_order_c1", describe(s, i, slot) +
+                                           ": virtual chunk " +
+                                           llvm::Twine(slot.virtualIndex) +
+                                           " is outside [0, virtual_stages = " +
+                                           llvm::Twine(virtualStages) + ")");
+      if (!llvm::is_contained(passes, slot.pass))
+        sink.fail("pipeline_order_c1", describe(s, i, slot) + ": schedule " +
+                                           stringifyEnum(schedule) +
+                                           " runs no " +
+                                           stringifyEnum(slot.pass) + " pass");
     }
   }
   if (!sink.empty())
@@ -468,9 +470,9 @@ std::vector<RuleViolation> blueprint::workload::checkStageOrders(
     for (auto [index, slot] : llvm::enumerate(order)) {
       int64_t i = static_cast<int64_t>(index);
       auto [it, inserted] = firstSlot.try_emplace(keyOf(slot), i);
-      sink.require(inserted, "pipeline_order_c2",
-                   describe(s, i, slot) + " repeats slot " +
-                       llvm::Twine(it->second));
+      if (!inserted)
+        sink.fail("pipeline_order_c2", describe(s, i, slot) + " repeats slot " +
+                                           llvm::Twine(it->second));
     }
     // Every key is in range and distinct, so the stage misses a slot
     // exactly when it has fewer than m * v * passes; the first missing one
@@ -489,9 +491,9 @@ std::vector<RuleViolation> blueprint::workload::checkStageOrders(
               break;
             }
       assert(missing && "fewer distinct slots than needed, yet none missing");
-      sink.require(false, "pipeline_order_c2",
-                   "stage " + llvm::Twine(s) + " has no slot for " +
-                       describe(*missing));
+      sink.fail("pipeline_order_c2", "stage " + llvm::Twine(s) +
+                                         " has no slot for " +
+                                         describe(*missing));
     }
     for (auto [index, slot] : llvm::enumerate(order)) {
       std::optional<PipelinePass> before = prerequisiteOf(slot.pass);
@@ -503,10 +505,10 @@ std::vector<RuleViolation> blueprint::workload::checkStageOrders(
       // A missing prerequisite is pipeline_order_c2's.
       if (it == firstSlot.end() || it->second < static_cast<int64_t>(index))
         continue;
-      sink.require(false, "pipeline_order_c3",
-                   describe(s, static_cast<int64_t>(index), slot) +
-                       " precedes its " + stringifyEnum(*before) + " (slot " +
-                       llvm::Twine(it->second) + ")");
+      sink.fail("pipeline_order_c3",
+                describe(s, static_cast<int64_t>(index), slot) +
+                    " precedes its " + stringifyEnum(*before) + " (slot " +
+                    llvm::Twine(it->second) + ")");
     }
   }
   if (!sink.empty())
@@ -533,7 +535,7 @@ std::vector<RuleViolation> blueprint::workload::checkStageOrders(
          describeChannel(blocked.channel, stages, layout.chunks()))
             .str();
   }
-  sink.require(false, "pipeline_order_c4", message);
+  sink.fail("pipeline_order_c4", message);
   return sink.take();
 }
 

@@ -26,7 +26,13 @@ class RuleSink {
 public:
   void require(bool holds, llvm::StringRef rule, const llvm::Twine &message) {
     if (!holds)
-      violations.push_back({rule.str(), message.str()});
+      fail(rule, message);
+  }
+  /// A broken rule: for a message whose parts cost to build (a std::string
+  /// operand of the Twine is built before require() could skip it), test
+  /// first and fail only when the rule is broken.
+  void fail(llvm::StringRef rule, const llvm::Twine &message) {
+    violations.push_back({rule.str(), message.str()});
   }
   /// Rule that a named field is strictly positive.
   void requirePositive(int64_t value, llvm::StringRef field,

@@ -68,8 +68,7 @@ void blueprint::workload::detail::requireContextParallelSplits(
   OverflowGuard guard;
   int64_t chunks = guard.mul(2, mapping.cp, "2 * cp");
   if (guard.failed())
-    sink.require(false, "context_parallel_c1",
-                 "2 * cp overflows a 64-bit integer");
+    sink.fail("context_parallel_c1", "2 * cp overflows a 64-bit integer");
   else
     sink.requireDivides(model.seqLength, "seq_length", chunks,
                         "2 * cp (the load-balanced chunks)",
@@ -146,7 +145,7 @@ latentAttentionFields(const ModelSpec &model) {
 void checkLatentAttention(RuleSink &sink, const ModelSpec &model) {
   if (std::optional<RuleViolation> partial =
           checkLatentAttentionFields(model)) {
-    sink.require(false, partial->rule, partial->message);
+    sink.fail(partial->rule, partial->message);
     return;
   }
   if (!model.hasLatentAttention())
@@ -166,9 +165,9 @@ void checkLatentAttention(RuleSink &sink, const ModelSpec &model) {
   std::optional<int64_t> queryKeyWidth =
       llvm::checkedAdd(*model.qkNopeHeadDim, *model.qkRopeHeadDim);
   if (!queryKeyWidth)
-    sink.require(false, "transformer_model_c9",
-                 "qk_nope_head_dim + qk_rope_head_dim overflows a 64-bit "
-                 "integer");
+    sink.fail("transformer_model_c9",
+              "qk_nope_head_dim + qk_rope_head_dim overflows a 64-bit "
+              "integer");
   else
     sink.require(model.headDim == *queryKeyWidth, "transformer_model_c9",
                  "head_dim = " + llvm::Twine(model.headDim) +
@@ -425,8 +424,8 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
   int64_t chunks =
       guard.mul(mapping.pp, mapping.virtualStages, "pp * virtual_stages");
   if (guard.failed())
-    sink.require(false, "decoder_training_c3",
-                 "pp * virtual_stages overflows a 64-bit integer");
+    sink.fail("decoder_training_c3",
+              "pp * virtual_stages overflows a 64-bit integer");
   else if (!mapping.pipelineLayout.empty())
     sink.append(
         checkPipelineLayout(mapping.pipelineLayout, model.blocks, chunks));
@@ -460,8 +459,8 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
         tokensGuard.mul(training.microBatch, model.seqLength / mapping.cp,
                         "micro_batch * seq_length / cp");
     if (tokensGuard.failed())
-      sink.require(false, "decoder_training_c16",
-                   "micro_batch * seq_length / cp overflows a 64-bit integer");
+      sink.fail("decoder_training_c16",
+                "micro_batch * seq_length / cp overflows a 64-bit integer");
     else
       sink.requireDivides(rankTokens,
                           "micro_batch * seq_length / cp (the tokens per "
@@ -525,9 +524,9 @@ std::vector<RuleViolation> blueprint::workload::checkTrainingComposition(
         latentFeatures ? llvm::checkedMul(*latentFeatures, perFeature)
                        : std::nullopt;
     if (!latentNorms)
-      sink.require(false, "decoder_training_c15",
-                   "the latent norms' parameters (q_lora_rank + "
-                   "kv_lora_rank) overflow a 64-bit integer");
+      sink.fail("decoder_training_c15",
+                "the latent norms' parameters (q_lora_rank + "
+                "kv_lora_rank) overflow a 64-bit integer");
     else
       sink.require(
           *latentNorms % mapping.tp == 0, "decoder_training_c15",

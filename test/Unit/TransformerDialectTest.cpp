@@ -7,6 +7,7 @@
 
 #include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
 #include "Blueprint/InitAll.h"
+#include "SmallRuns.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -18,6 +19,8 @@
 
 using namespace mlir;
 using namespace blueprint;
+using blueprint::test::RunSpecs;
+using blueprint::test::smallRun;
 
 namespace {
 
@@ -117,4 +120,46 @@ TEST_F(TransformerDialectTest, VerifierRejectsInvalidCompositionBuiltInCpp) {
   EXPECT_EQ(composition.localBatch, 64);
   EXPECT_EQ(composition.microbatches, 64);
   EXPECT_EQ(composition.blocksPerVirtualChunk, 32);
+}
+
+// The run shape a whole-run program's ops verify against is composed once
+// per set of contracts in a context: equal attributes give the same shape
+// (the same object), and a change to any contract gives the shape of the
+// new contracts, never a stale one.
+TEST_F(TransformerDialectTest, RunShapesAreComposedOncePerContracts) {
+  auto shapeOf =
+      [&](const RunSpecs &run) -> const std::optional<workload::RunShape> & {
+    return transformer::runShapeOf(
+        transformer::getModelAttr(&context, run.model),
+        transformer::getMappingAttr(&context, run.mapping),
+        transformer::getTrainingAttr(&context, run.training),
+        transformer::InferenceAttr());
+  };
+  RunSpecs run = smallRun(workload::PipelineSchedule::OneFOneB, 2, 4);
+  const std::optional<workload::RunShape> &shape = shapeOf(run);
+  ASSERT_TRUE(shape.has_value());
+  EXPECT_EQ(shape->microbatches, 4);
+  EXPECT_EQ(shape->layout.stages, 2);
+  EXPECT_EQ(&shapeOf(run), &shape);
+  EXPECT_EQ(
+      shape->microbatches,
+      workload::runShapeOf(run.model, run.mapping, run.training, std::nullopt)
+          ->microbatches);
+
+  RunSpecs moreMicroBatches =
+      smallRun(workload::PipelineSchedule::OneFOneB, 2, 8);
+  EXPECT_EQ(shapeOf(moreMicroBatches)->microbatches, 8);
+  RunSpecs interleaved =
+      smallRun(workload::PipelineSchedule::Interleaved1F1B, 2, 4);
+  EXPECT_EQ(shapeOf(interleaved)->layout.virtualStages, 2);
+  RunSpecs deeper = run;
+  deeper.model.blocks = 16;
+  EXPECT_EQ(shapeOf(deeper)->model.blocks, 16);
+  // Contracts that do not compose have no shape, and are remembered so.
+  RunSpecs broken = run;
+  broken.training.globalBatch = 3;
+  EXPECT_FALSE(shapeOf(broken).has_value());
+  EXPECT_FALSE(shapeOf(broken).has_value());
+  // The first contracts' shape is unchanged by the others.
+  EXPECT_EQ(shapeOf(run)->microbatches, 4);
 }

@@ -11,6 +11,7 @@
 #ifndef BLUEPRINT_INTERFACES_WHOLERUNRULES_H
 #define BLUEPRINT_INTERFACES_WHOLERUNRULES_H
 
+#include "Blueprint/Dialect/Transformer/IR/TransformerAttrs.h"
 #include "Blueprint/Interfaces/WorkFactsInterface.h"
 #include "Blueprint/Workload/BlockKinds.h"
 #include "Blueprint/Workload/Primitives.h"
@@ -32,6 +33,43 @@
 #include <vector>
 
 namespace blueprint {
+
+/// The `TemplateOpT` of `program`'s body named `name`, or null, as
+/// SymbolTable::lookupSymbolIn finds it when the body's symbols are unique
+/// (the program's symbol table verifier reports them otherwise). It visits
+/// only the templates and compares their names as attributes: an instance
+/// looks up its template in every verifier and summary, tens of thousands
+/// of times in a whole run, and the generic lookup reads every symbol's
+/// name before it through the op's attribute interface.
+template <typename TemplateOpT>
+TemplateOpT findTemplate(mlir::Operation *program, mlir::StringAttr name) {
+  if (!program || program->getNumRegions() != 1 ||
+      program->getRegion(0).empty())
+    return nullptr;
+  for (TemplateOpT templateOp :
+       program->getRegion(0).front().template getOps<TemplateOpT>())
+    if (templateOp.getSymNameAttr() == name)
+      return templateOp;
+  return nullptr;
+}
+
+/// The shape of the run of the whole-run `ProgramOpT` (a `dist.program`, a
+/// `pplan.plan`) that is or encloses `op`, if there is one and its
+/// contracts compose (transformer::runShapeOf: composed once per context,
+/// not once per op that asks).
+template <typename ProgramOpT>
+const std::optional<workload::RunShape> &
+enclosingRunShape(mlir::Operation *op) {
+  static const std::optional<workload::RunShape> none;
+  auto program = llvm::dyn_cast<ProgramOpT>(op);
+  if (!program)
+    program = op->getParentOfType<ProgramOpT>();
+  if (!program)
+    return none;
+  return transformer::runShapeOf(program.getModel(), program.getMapping(),
+                                 program.getTrainingAttr(),
+                                 program.getInferenceAttr());
+}
 
 /// Every send of the stages' bodies has exactly one receive of the same
 /// message (what it carries, micro-batch, sending chunk) with the same
@@ -71,18 +109,20 @@ mlir::LogicalResult verifyMessagePairs(llvm::ArrayRef<mlir::Block *> stages,
     }
   for (auto &[key, ends] : messages) {
     mlir::Operation *present = ends.send ? ends.send : ends.recv;
-    auto [message, microBatch, chunk] = key;
-    std::string what = workload::describeMessage(
-        static_cast<workload::PipelineMessage>(message), microBatch, chunk);
+    auto what = [&key = key] {
+      auto [message, microBatch, chunk] = key;
+      return workload::describeMessage(
+          static_cast<workload::PipelineMessage>(message), microBatch, chunk);
+    };
     if (!ends.send || !ends.recv)
-      return present->emitOpError() << rule << ": the " << what << " is "
+      return present->emitOpError() << rule << ": the " << what() << " is "
                                     << (ends.send ? "sent but never received"
                                                   : "received but never sent");
     int64_t sent = llvm::cast<SendOpT>(ends.send).getBytes();
     int64_t received = llvm::cast<RecvOpT>(ends.recv).getBytes();
     if (sent != received)
       return ends.recv->emitOpError()
-             << rule << ": the " << what << " is sent as " << sent
+             << rule << ": the " << what() << " is sent as " << sent
              << " bytes but received as " << received;
   }
   return mlir::success();
@@ -278,17 +318,19 @@ verifyTransferShape(TransferOpT op, bool sending,
              << layout.chunks() - 1 << ")";
     int64_t sender = layout.stageOf(chunk);
     int64_t receiver = layout.stageOf(neighbour);
-    std::string what =
-        workload::describeMessage(message, op.getMicroBatch(), chunk);
+    // Described only for a diagnostic: a program has tens of thousands.
+    auto what = [&] {
+      return workload::describeMessage(message, op.getMicroBatch(), chunk);
+    };
     if ((sending ? sender : receiver) != stage)
       return op.emitOpError()
-             << rule << "_c1: the " << what
+             << rule << "_c1: the " << what()
              << (sending ? " is sent by stage " : " is received by stage ")
              << (sending ? sender : receiver) << ", not " << stage;
     int64_t peer = sending ? receiver : sender;
     if (op.getPeer() != peer)
       return op.emitOpError()
-             << rule << "_c2: the " << what
+             << rule << "_c2: the " << what()
              << (sending ? " goes to stage " : " comes from stage ") << peer
              << ", not " << op.getPeer();
   }

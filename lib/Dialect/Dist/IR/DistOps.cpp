@@ -133,21 +133,8 @@ LogicalResult ProgramOp::verify() {
 /// or inference program whose contracts compose (dist_program_c4 reports
 /// otherwise). An inference run's micro-batches are its generation steps,
 /// one chunk of blocks / pp blocks per stage.
-static std::optional<workload::RunShape> runShapeOf(Operation *op) {
-  auto program = llvm::dyn_cast<ProgramOp>(op);
-  if (!program)
-    program = op->getParentOfType<ProgramOp>();
-  if (!program)
-    return std::nullopt;
-  std::optional<workload::TrainingSpec> training;
-  if (transformer::TrainingAttr attr = program.getTrainingAttr())
-    training = attr.getSpec();
-  std::optional<workload::InferenceSpec> inference;
-  if (transformer::InferenceAttr attr = program.getInferenceAttr())
-    inference = attr.getSpec();
-  return workload::runShapeOf(program.getModel().getSpec(),
-                              program.getMapping().getSpec(), training,
-                              inference);
+static const std::optional<workload::RunShape> &runShapeOf(Operation *op) {
+  return enclosingRunShape<ProgramOp>(op);
 }
 
 namespace {
@@ -178,10 +165,7 @@ static FailureOr<llvm::SmallVector<InstanceOp>>
 blockSlotsOf(StageOp stage, const workload::PipelineLayout &layout) {
   return blockSlotsOf<InstanceOp>(
       stage.getBody().front(), layout,
-      [](InstanceOp instance) {
-        return SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
-            instance, instance.getTemplateNameAttr());
-      },
+      [](InstanceOp instance) { return instance.lookupTemplate(); },
       "dist_program_c8");
 }
 
@@ -200,7 +184,7 @@ static LogicalResult verifyWholeRun(ProgramOp program) {
              << "dist_program_c5: a whole-run program holds meshes, "
                 "templates and stages only, not block-scope work or "
                 "boundaries";
-  std::optional<workload::RunShape> shape = runShapeOf(program);
+  const std::optional<workload::RunShape> &shape = runShapeOf(program);
   if (!shape)
     return program.emitOpError()
            << "dist_program_c5: a whole-run program describes a training "
@@ -274,8 +258,7 @@ static LogicalResult verifyWholeRun(ProgramOp program) {
     if (failed(slots))
       return failure();
     for (InstanceOp instance : *slots) {
-      auto templateOp = SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
-          instance, instance.getTemplateNameAttr());
+      auto templateOp = instance.lookupTemplate();
       if (templateOp.getPass() == workload::PipelinePass::Step)
         continue;
       orders[index].push_back({instance.getMicroBatchAttr().getInt(),
@@ -323,8 +306,7 @@ static LogicalResult verifyInferenceOrder(ProgramOp program,
       starts.insert(start);
     int64_t steps = 0;
     for (InstanceOp instance : stage.getBody().getOps<InstanceOp>()) {
-      auto templateOp = SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
-          instance, instance.getTemplateNameAttr());
+      auto templateOp = instance.lookupTemplate();
       workload::PipelinePass pass = templateOp.getPass();
       // The next segment of the current step's blocks, or the next step.
       bool continues = templateOp.getPart() == workload::ModelPart::Block &&
@@ -951,10 +933,7 @@ LogicalResult StageOp::verifyRegions() {
                                  "only";
   if (failed(verifyReadyBlocks<InstanceOp>(
           getBody().front(),
-          [](InstanceOp instance) {
-            return SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
-                instance, instance.getTemplateNameAttr());
-          },
+          [](InstanceOp instance) { return instance.lookupTemplate(); },
           "dist_stage_c4")))
     return failure();
   return verifyShardedStep(*this);
@@ -965,13 +944,17 @@ int64_t InstanceOp::getRepetitions() {
   return blocks && blocks->size() == 2 ? (*blocks)[1] - (*blocks)[0] : 1;
 }
 
+TemplateOp InstanceOp::lookupTemplate() {
+  return findTemplate<TemplateOp>((*this)->getParentOfType<ProgramOp>(),
+                                  getTemplateNameAttr().getAttr());
+}
+
 LogicalResult InstanceOp::verify() {
-  auto templateOp = SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
-      *this, getTemplateNameAttr());
+  auto templateOp = lookupTemplate();
   if (!templateOp)
     return emitOpError() << "dist_instance_c1: " << getTemplateNameAttr()
                          << " does not name a dist.template of the program";
-  std::optional<workload::RunShape> shape = runShapeOf(*this);
+  const std::optional<workload::RunShape> &shape = runShapeOf(*this);
   if (!shape)
     return success(); // dist_program_c4 or c5 reports the program.
   if (failed(verifyInstanceShape(*this, templateOp, *shape,
@@ -999,8 +982,7 @@ static bool sameWork(WorkFactsOpInterface lhs, WorkFactsOpInterface rhs) {
 LogicalResult InstanceOp::verifyRegions() {
   if (!isExpanded())
     return success();
-  auto templateOp = SymbolTable::lookupNearestSymbolFrom<TemplateOp>(
-      *this, getTemplateNameAttr());
+  auto templateOp = lookupTemplate();
   // dist_instance_c1 holds: verify() ran first.
   Block &work = templateOp.getBody().front();
   int64_t perRepetition =

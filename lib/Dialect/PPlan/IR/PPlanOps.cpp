@@ -126,20 +126,8 @@ ledgerQuantities(LedgerOp row, const workload::WorkTotals &found) {
 /// The shape of the run of the plan enclosing `op`, if it is a training or
 /// inference plan whose contracts compose (pplan_plan_c4 or c5 report
 /// otherwise).
-static std::optional<workload::RunShape> runShapeOf(Operation *op) {
-  auto plan = llvm::dyn_cast<PlanOp>(op);
-  if (!plan)
-    plan = op->getParentOfType<PlanOp>();
-  if (!plan)
-    return std::nullopt;
-  std::optional<workload::TrainingSpec> training;
-  if (transformer::TrainingAttr attr = plan.getTrainingAttr())
-    training = attr.getSpec();
-  std::optional<workload::InferenceSpec> inference;
-  if (transformer::InferenceAttr attr = plan.getInferenceAttr())
-    inference = attr.getSpec();
-  return workload::runShapeOf(plan.getModel().getSpec(),
-                              plan.getMapping().getSpec(), training, inference);
+static const std::optional<workload::RunShape> &runShapeOf(Operation *op) {
+  return enclosingRunShape<PlanOp>(op);
 }
 
 /// pplan_plan_c5 .. c8 and pplan_stage_c2 of a whole-run plan.
@@ -159,7 +147,7 @@ verifyWholeRun(PlanOp plan,
       return row.emitOpError() << "pplan_plan_c5: every ledger row of a "
                                   "whole-run plan names a stage";
   }
-  std::optional<workload::RunShape> shape = runShapeOf(plan);
+  const std::optional<workload::RunShape> &shape = runShapeOf(plan);
   if (!shape)
     return plan.emitOpError()
            << "pplan_plan_c5: a whole-run plan describes a training or "
@@ -1089,10 +1077,8 @@ int64_t InstanceOp::getRepetitions() {
 
 TemplateOp InstanceOp::lookupTemplate() {
   // The stage is the symbol table of its buffers: templates are the plan's.
-  auto plan = (*this)->getParentOfType<PlanOp>();
-  return plan ? llvm::dyn_cast_or_null<TemplateOp>(SymbolTable::lookupSymbolIn(
-                    plan, getTemplateNameAttr().getAttr()))
-              : nullptr;
+  return findTemplate<TemplateOp>((*this)->getParentOfType<PlanOp>(),
+                                  getTemplateNameAttr().getAttr());
 }
 
 /// The dependency rule of a stage op: every token is of an op of the same
@@ -1116,7 +1102,7 @@ LogicalResult InstanceOp::verify() {
   if (!templateOp)
     return emitOpError() << "pplan_instance_c1: " << getTemplateNameAttr()
                          << " does not name a pplan.template of the plan";
-  std::optional<workload::RunShape> shape = runShapeOf(*this);
+  const std::optional<workload::RunShape> &shape = runShapeOf(*this);
   if (!shape)
     return success(); // pplan_plan_c4 or c5 reports the plan.
   if (failed(verifyInstanceShape(*this, templateOp, *shape,

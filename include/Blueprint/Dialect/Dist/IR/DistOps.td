@@ -550,6 +550,8 @@ def Dist_InstanceOp : Dist_Op<"instance", [
     int64_t getRepetitions();
     /// Whether the body holds the expanded work.
     bool isExpanded() { return !getBody().empty(); }
+    /// The template it runs, if `template` names one of the program.
+    TemplateOp lookupTemplate();
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

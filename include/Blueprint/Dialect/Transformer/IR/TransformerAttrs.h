@@ -6,6 +6,7 @@
 #include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/ProgramWork.h"
 #include "Blueprint/Workload/Spec.h"
+#include "Blueprint/Workload/WholeRun.h"
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -53,6 +54,14 @@ mlir::LogicalResult verifyProgramRun(mlir::Operation *program, ModelAttr model,
                                      MappingAttr mapping, TrainingAttr training,
                                      InferenceAttr inference,
                                      llvm::StringRef label);
+
+/// workload::runShapeOf of the contracts a whole-run program or plan
+/// carries (`training` or `inference` null), derived once per context
+/// (RunShapeMemo): the reference stays valid as long as the context.
+const std::optional<workload::RunShape> &runShapeOf(ModelAttr model,
+                                                    MappingAttr mapping,
+                                                    TrainingAttr training,
+                                                    InferenceAttr inference);
 } // namespace blueprint::transformer
 
 #endif // BLUEPRINT_DIALECT_TRANSFORMER_IR_TRANSFORMERATTRS_H

@@ -23,6 +23,13 @@ def Transformer_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// Adds the contract attributes; defined beside their storage classes.
     void registerAttributes();
+
+    /// The run shapes of the contracts met in this context
+    /// (transformer::runShapeOf).
+    RunShapeMemo &runShapes() { return runShapeMemo; }
+
+  private:
+    RunShapeMemo runShapeMemo;
   }];
 }
 
