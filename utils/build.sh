@@ -2,9 +2,9 @@
 # Installs what is missing on a Debian machine (LLVM/MLIR 22, clang-22 and
 # its sanitizer runtimes, Ninja, CMake, GoogleTest, Google Benchmark,
 # ccache, pybind11, the Python headers, pytest, pandas (the Python
-# package's to_dataframe test), protobuf), then configures and builds
-# Blueprint. Safe to run again: it installs and rebuilds only what is
-# missing or stale.
+# package's to_dataframe test), protobuf, tcmalloc), then configures and
+# builds Blueprint. Safe to run again: it installs and rebuilds only what
+# is missing or stale.
 #
 #   utils/build.sh             clang-22 into build/ (the README's build)
 #   utils/build.sh gcc         the default compiler (GCC 12) into build-gcc/,
@@ -25,7 +25,7 @@ packages=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22
           lld-22 libclang-rt-22-dev ninja-build cmake g++ libgtest-dev
           libbenchmark-dev ccache python3 libxml2-utils python3-pybind11
           python3-dev python3-pytest python3-pandas protobuf-compiler
-          libprotobuf-dev)
+          libprotobuf-dev libtcmalloc-minimal4)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
