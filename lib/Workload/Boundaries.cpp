@@ -122,34 +122,40 @@ blueprint::workload::blockBoundaries(const ModelSpec &model,
   return deriveComposingBlockBoundaries(model, training, mapping);
 }
 
+BoundaryTensor blueprint::workload::detail::blockActivationBoundary(
+    std::string name, BoundaryRole role, const ModelSpec &model,
+    const TrainingSpec &training, const MappingSpec &mapping) {
+  bool sequenceParallel = mapping.tpComm == TPCommMode::ReduceScatterAllGather;
+  std::optional<unsigned> sequenceDim =
+      sequenceParallel ? std::optional<unsigned>(1) : std::nullopt;
+  // At cp > 1 each rank holds its s / cp tokens of every activation.
+  std::optional<unsigned> contextDim =
+      mapping.cp > 1 ? std::optional<unsigned>(1) : std::nullopt;
+  return {std::move(name),
+          role,
+          {training.microBatch, model.seqLength, model.hidden},
+          training.activationType,
+          sequenceDim,
+          contextDim};
+}
+
 llvm::Expected<std::vector<BoundaryTensor>>
 blueprint::workload::detail::deriveComposingBlockBoundaries(
     const ModelSpec &model, const TrainingSpec &training,
     const MappingSpec &mapping) {
   OverflowGuard guard;
   std::vector<BoundaryTensor> tensors;
-  bool sequenceParallel = mapping.tpComm == TPCommMode::ReduceScatterAllGather;
-  std::optional<unsigned> sequenceDim =
-      sequenceParallel ? std::optional<unsigned>(1) : std::nullopt;
-  std::vector<int64_t> activationShape = {training.microBatch, model.seqLength,
-                                          model.hidden};
-  // At cp > 1 each rank holds its s / cp tokens of every activation.
-  std::optional<unsigned> contextDim =
-      mapping.cp > 1 ? std::optional<unsigned>(1) : std::nullopt;
+  auto addActivation = [&](std::string name, BoundaryRole role) {
+    tensors.push_back(blockActivationBoundary(std::move(name), role, model,
+                                              training, mapping));
+  };
   auto add = [&](std::string name, BoundaryRole role,
                  std::vector<int64_t> shape, DataType type,
                  std::optional<unsigned> split) {
-    bool activation = role == BoundaryRole::ActivationIn ||
-                      role == BoundaryRole::ActivationGradIn ||
-                      role == BoundaryRole::ActivationOut ||
-                      role == BoundaryRole::ActivationGradOut;
-    tensors.push_back({std::move(name), role, std::move(shape), type, split,
-                       activation ? contextDim : std::nullopt});
+    tensors.push_back({std::move(name), role, std::move(shape), type, split});
   };
-  add("x", BoundaryRole::ActivationIn, activationShape,
-      training.activationType, sequenceDim);
-  add("d_y", BoundaryRole::ActivationGradIn, activationShape,
-      training.activationType, sequenceDim);
+  addActivation("x", BoundaryRole::ActivationIn);
+  addActivation("d_y", BoundaryRole::ActivationGradIn);
 
   std::vector<BoundaryTensor> parameters = blockParameters(model, training.weightType, guard);
   for (const BoundaryTensor &parameter : parameters)
@@ -165,10 +171,8 @@ blueprint::workload::detail::deriveComposingBlockBoundaries(
     add(state, BoundaryRole::OptimizerState, {flat},
         training.optimizerStateType, 0);
 
-  add("y", BoundaryRole::ActivationOut, activationShape,
-      training.activationType, sequenceDim);
-  add("d_x", BoundaryRole::ActivationGradOut, activationShape,
-      training.activationType, sequenceDim);
+  addActivation("y", BoundaryRole::ActivationOut);
+  addActivation("d_x", BoundaryRole::ActivationGradOut);
   for (const BoundaryTensor &parameter : parameters)
     add("d_" + parameter.name, BoundaryRole::ParameterGrad, parameter.shape,
         training.gradientType, parameter.tpSplitDim);

@@ -92,6 +92,16 @@ llvm::Expected<std::vector<BoundaryTensor>>
 deriveComposingBlockBoundaries(const ModelSpec &model,
                                const TrainingSpec &training,
                                const MappingSpec &mapping);
+/// The activation boundary `name` of role `role` (activation_in, _out,
+/// activation_grad_in, _out) of a block of composing contracts, as
+/// deriveComposingBlockBoundaries gives it: b x s x h at the activation
+/// type, split along the sequence under sequence parallelism and s / cp
+/// tokens per rank at cp > 1. A whole run's pipeline messages carry the
+/// output's, without the rest of the boundaries.
+BoundaryTensor blockActivationBoundary(std::string name, BoundaryRole role,
+                                       const ModelSpec &model,
+                                       const TrainingSpec &training,
+                                       const MappingSpec &mapping);
 
 /// The block works a whole run derives its parts from, after its one
 /// composition check. Only the library sees its definition: a client of

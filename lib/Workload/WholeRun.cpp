@@ -387,19 +387,13 @@ private:
   /// What each rank sends per pipeline message: the block output (or its
   /// gradient, the same shape) it holds, or 1/t of it when scattered.
   llvm::Error deriveMessageBytes() {
-    llvm::Expected<std::vector<BoundaryTensor>> boundaries =
-        detail::deriveComposingBlockBoundaries(model, training, mapping);
-    if (!boundaries)
-      return boundaries.takeError();
-    for (const BoundaryTensor &tensor : *boundaries) {
-      if (tensor.role != BoundaryRole::ActivationOut)
-        continue;
-      llvm::Expected<int64_t> bytes =
-          bytesPerRank(tensor, mapping.tp, mapping.cp);
-      if (!bytes)
-        return bytes.takeError();
-      heldBytes = *bytes;
-    }
+    llvm::Expected<int64_t> bytes = bytesPerRank(
+        detail::blockActivationBoundary("y", BoundaryRole::ActivationOut, model,
+                                        training, mapping),
+        mapping.tp, mapping.cp);
+    if (!bytes)
+      return bytes.takeError();
+    heldBytes = *bytes;
     if (heldBytes <= 0)
       return failure("the block has no output activation");
     scattered = scattersPipelineMessages(mapping);
