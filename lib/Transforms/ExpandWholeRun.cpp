@@ -58,6 +58,8 @@ struct ExpandWholeRunPass
     for (auto program : getOperation().getOps<dist::ProgramOp>()) {
       if (!dist::isWholeRun(program))
         continue;
+      // One hashed table for every instance of the program: findTemplate
+      // (dist.instance's lookupTemplate) is linear in the program's ops.
       SymbolTable symbols(program);
       for (auto stage : program.getBody().getOps<dist::StageOp>())
         for (auto instance : stage.getBody().getOps<dist::InstanceOp>())

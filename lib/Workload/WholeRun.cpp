@@ -387,6 +387,10 @@ private:
   /// What each rank sends per pipeline message: the block output (or its
   /// gradient, the same shape) it holds, or 1/t of it when scattered.
   llvm::Error deriveMessageBytes() {
+    // The output boundary alone: the block's other boundaries (its
+    // parameters, their gradients and optimizer state) are not a message's,
+    // and the run's parameters are counted, and their overflows reported,
+    // by deriveStageParameters.
     llvm::Expected<int64_t> bytes = bytesPerRank(
         detail::blockActivationBoundary("y", BoundaryRole::ActivationOut, model,
                                         training, mapping),

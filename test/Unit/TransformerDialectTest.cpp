@@ -125,41 +125,101 @@ TEST_F(TransformerDialectTest, VerifierRejectsInvalidCompositionBuiltInCpp) {
 // The run shape a whole-run program's ops verify against is composed once
 // per set of contracts in a context: equal attributes give the same shape
 // (the same object), and a change to any contract gives the shape of the
-// new contracts, never a stale one.
+// new contracts, never a stale one: the shape workload::runShapeOf gives
+// them.
 TEST_F(TransformerDialectTest, RunShapesAreComposedOncePerContracts) {
-  auto shapeOf =
+  auto expectShapeOf = [&](const workload::ModelSpec &model,
+                           const workload::MappingSpec &mapping,
+                           std::optional<workload::TrainingSpec> training,
+                           std::optional<workload::InferenceSpec> inference)
+      -> const std::optional<workload::RunShape> & {
+    const std::optional<workload::RunShape> &shape = transformer::runShapeOf(
+        transformer::getModelAttr(&context, model),
+        transformer::getMappingAttr(&context, mapping),
+        training ? transformer::getTrainingAttr(&context, *training)
+                 : transformer::TrainingAttr(),
+        inference ? transformer::getInferenceAttr(&context, *inference)
+                  : transformer::InferenceAttr());
+    std::optional<workload::RunShape> expected =
+        workload::runShapeOf(model, mapping, training, inference);
+    EXPECT_EQ(shape.has_value(), expected.has_value());
+    if (shape && expected) {
+      EXPECT_EQ(shape->microbatches, expected->microbatches);
+      EXPECT_EQ(shape->layout.stages, expected->layout.stages);
+      EXPECT_EQ(shape->layout.virtualStages, expected->layout.virtualStages);
+      EXPECT_EQ(shape->layout.chunkBlocks, expected->layout.chunkBlocks);
+      EXPECT_EQ(shape->schedule, expected->schedule);
+      EXPECT_EQ(shape->promptLength, expected->promptLength);
+      EXPECT_EQ(shape->model.blocks, expected->model.blocks);
+    }
+    return shape;
+  };
+  auto trainingShapeOf =
       [&](const RunSpecs &run) -> const std::optional<workload::RunShape> & {
-    return transformer::runShapeOf(
-        transformer::getModelAttr(&context, run.model),
-        transformer::getMappingAttr(&context, run.mapping),
-        transformer::getTrainingAttr(&context, run.training),
-        transformer::InferenceAttr());
+    return expectShapeOf(run.model, run.mapping, run.training, std::nullopt);
   };
   RunSpecs run = smallRun(workload::PipelineSchedule::OneFOneB, 2, 4);
-  const std::optional<workload::RunShape> &shape = shapeOf(run);
+  const std::optional<workload::RunShape> &shape = trainingShapeOf(run);
   ASSERT_TRUE(shape.has_value());
   EXPECT_EQ(shape->microbatches, 4);
   EXPECT_EQ(shape->layout.stages, 2);
-  EXPECT_EQ(&shapeOf(run), &shape);
-  EXPECT_EQ(
-      shape->microbatches,
-      workload::runShapeOf(run.model, run.mapping, run.training, std::nullopt)
-          ->microbatches);
+  EXPECT_EQ(&trainingShapeOf(run), &shape);
 
-  RunSpecs moreMicroBatches =
-      smallRun(workload::PipelineSchedule::OneFOneB, 2, 8);
-  EXPECT_EQ(shapeOf(moreMicroBatches)->microbatches, 8);
-  RunSpecs interleaved =
-      smallRun(workload::PipelineSchedule::Interleaved1F1B, 2, 4);
-  EXPECT_EQ(shapeOf(interleaved)->layout.virtualStages, 2);
+  // Each contract changed alone.
+  const std::optional<workload::RunShape> &moreMicroBatches =
+      trainingShapeOf(smallRun(workload::PipelineSchedule::OneFOneB, 2, 8));
+  ASSERT_TRUE(moreMicroBatches.has_value());
+  EXPECT_EQ(moreMicroBatches->microbatches, 8);
+  const std::optional<workload::RunShape> &interleaved = trainingShapeOf(
+      smallRun(workload::PipelineSchedule::Interleaved1F1B, 2, 4));
+  ASSERT_TRUE(interleaved.has_value());
+  EXPECT_EQ(interleaved->layout.virtualStages, 2);
   RunSpecs deeper = run;
   deeper.model.blocks = 16;
-  EXPECT_EQ(shapeOf(deeper)->model.blocks, 16);
+  const std::optional<workload::RunShape> &deeperShape =
+      trainingShapeOf(deeper);
+  ASSERT_TRUE(deeperShape.has_value());
+  EXPECT_EQ(deeperShape->model.blocks, 16);
   // Contracts that do not compose have no shape, and are remembered so.
   RunSpecs broken = run;
   broken.training.globalBatch = 3;
-  EXPECT_FALSE(shapeOf(broken).has_value());
-  EXPECT_FALSE(shapeOf(broken).has_value());
+  EXPECT_FALSE(trainingShapeOf(broken).has_value());
+  EXPECT_FALSE(trainingShapeOf(broken).has_value());
+
+  // Inference contracts on the same model and mapping: the generation's
+  // steps are the shape's micro-batches, and each inference contract, and
+  // the training one, has its own shape.
+  workload::InferenceSpec generation;
+  generation.batch = 2;
+  generation.promptLength = 8;
+  generation.generatedTokens = 4;
+  auto inferenceShapeOf = [&](const workload::InferenceSpec &inference)
+      -> const std::optional<workload::RunShape> & {
+    return expectShapeOf(run.model, run.mapping, std::nullopt, inference);
+  };
+  const std::optional<workload::RunShape> &generated =
+      inferenceShapeOf(generation);
+  ASSERT_TRUE(generated.has_value());
+  EXPECT_TRUE(generated->inference());
+  EXPECT_EQ(generated->microbatches, 4);
+  EXPECT_EQ(generated->promptLength, 8);
+  // Each of the two changed alone.
+  for (auto [promptLength, generatedTokens] :
+       {std::pair<int64_t, int64_t>{8, 6}, {16, 4}}) {
+    workload::InferenceSpec changed = generation;
+    changed.promptLength = promptLength;
+    changed.generatedTokens = generatedTokens;
+    const std::optional<workload::RunShape> &changedShape =
+        inferenceShapeOf(changed);
+    ASSERT_TRUE(changedShape.has_value());
+    EXPECT_EQ(changedShape->microbatches, generatedTokens);
+    EXPECT_EQ(changedShape->promptLength, promptLength);
+  }
+  EXPECT_EQ(&inferenceShapeOf(generation), &generated);
+  EXPECT_NE(&generated, &shape);
+
   // The first contracts' shape is unchanged by the others.
-  EXPECT_EQ(shapeOf(run)->microbatches, 4);
+  ASSERT_TRUE(trainingShapeOf(run).has_value());
+  EXPECT_EQ(trainingShapeOf(run)->microbatches, 4);
+  EXPECT_FALSE(trainingShapeOf(run)->inference());
 }

@@ -40,7 +40,10 @@ namespace blueprint {
 /// only the templates and compares their names as attributes: an instance
 /// looks up its template in every verifier and summary, tens of thousands
 /// of times in a whole run, and the generic lookup reads every symbol's
-/// name before it through the op's attribute interface.
+/// name before it through the op's attribute interface. Like that lookup
+/// it is linear in the program's ops (an inference run has a template per
+/// decode step); a pass that looks up every instance builds a SymbolTable
+/// once instead (ExpandWholeRun).
 template <typename TemplateOpT>
 TemplateOpT findTemplate(mlir::Operation *program, mlir::StringAttr name) {
   if (!program || program->getNumRegions() != 1 ||

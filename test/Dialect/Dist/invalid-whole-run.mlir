@@ -151,6 +151,49 @@ dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 
 // -----
 
+// dist_instance_c1: a symbol of the program that is not a template
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    // expected-error @+1 {{dist_instance_c1: @mesh does not name a dist.template of the program}}
+    %3 = dist.instance @mesh chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
+// A mesh and a template of one name: the program's symbol table rejects
+// the second definition, whatever the instances name.
+dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  // expected-note @+1 {{see existing symbol definition here}}
+  dist.mesh @fwd axes = ["pp", "dp", "tp"] shape = [1, 1, 1]
+  // expected-error @+1 {{redefinition of symbol named 'fwd'}}
+  dist.template @fwd block forward {
+    %0 = dist.task "fc" forward matmul per_micro_batch on @mesh ops = 4 reads {x = 8} writes {y = 8} stashed {x = 8}
+  }
+  dist.template @bwd block backward {
+    %0 = dist.task "fc" activation_grad matmul per_micro_batch on @mesh ops = 4 reads {d_y = 8} writes {d_x = 8} stashed {}
+  }
+  dist.stage 0 {
+    %0 = dist.instance @fwd chunk 0 micro_batch 0 blocks [0, 2]
+    %1 = dist.instance @bwd chunk 0 micro_batch 0 blocks [0, 2] after(%0)
+    %2 = dist.instance @fwd chunk 0 micro_batch 1 blocks [0, 2] after(%1)
+    %3 = dist.instance @bwd chunk 0 micro_batch 1 blocks [0, 2] after(%2)
+  }
+}
+
+// -----
+
 // dist_instance_c2: a per-micro-batch template without micro_batch
 dist.program @p source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 1, tp = 1, pp = 1, dp = 1, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   dist.mesh @mesh axes = ["pp", "dp", "tp"] shape = [1, 1, 1]

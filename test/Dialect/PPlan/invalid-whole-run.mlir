@@ -812,6 +812,93 @@ pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef01234567
 
 // -----
 
+// pplan_instance_c1: a symbol of the plan that is not a template
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    // expected-error @+1 {{pplan_instance_c1: @matmul does not name a pplan.template of the plan}}
+    %3 = pplan.instance @matmul chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
+// A group and a template of one name: the plan's symbol table rejects the
+// second definition, whatever the instances name.
+pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
+  pplan.capability @matmul matmul
+  pplan.capability @all_reduce collective_all_reduce
+  pplan.group @forward serial
+  // expected-note @+1 {{see existing symbol definition here}}
+  pplan.group @block_forward serial
+  pplan.group @backward serial
+  pplan.group @stage_0 serial
+  pplan.group @stage_1 serial
+  // expected-error @+1 {{redefinition of symbol named 'block_forward'}}
+  pplan.template @block_forward block forward {
+    %0 = pplan.task "fc" forward matmul per_micro_batch requires @matmul group @forward demand = <compute = 100, memory = 20, network = 0> ops = 100 reads {x = 10} writes {y = 10} stashed {x = 10}
+  }
+  pplan.template @block_backward block backward {
+    %0 = pplan.task "fc" activation_grad matmul per_micro_batch requires @matmul group @backward demand = <compute = 200, memory = 20, network = 0> ops = 200 reads {dy = 10} writes {dx = 10} stashed {}
+  }
+  pplan.stage 0 group @stage_0 {
+    %0 = pplan.instance @block_forward chunk 0 micro_batch 0 blocks [0, 1]
+    %1 = pplan.send activation micro_batch 0 chunk 0 to 1 bytes = 10 after(%0)
+    %2 = pplan.recv activation_grad micro_batch 0 chunk 1 from 1 bytes = 10 after(%0)
+    %3 = pplan.instance @block_backward chunk 0 micro_batch 0 blocks [0, 1] after(%2)
+    %4 = pplan.task "dp_grad_allreduce" weight_grad collective per_iteration requires @all_reduce group @stage_0 demand = <compute = 8, memory = 32, network = 16> collective = <kind = all_reduce, reduction = sum, participants = 2, message = 16> axis "dp" ops = 8 reads {g = 16} writes {g = 16} stashed {} after(%3)
+    pplan.buffer @send_activation_mb0_chunk0 communication cause pipeline_send bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @recv_activation_grad_mb0_chunk1 communication cause pipeline_receive bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.stage 1 group @stage_1 {
+    %0 = pplan.recv activation micro_batch 0 chunk 0 from 0 bytes = 10
+    %1 = pplan.instance @block_forward chunk 1 micro_batch 0 blocks [1, 2] after(%0)
+    %2 = pplan.instance @block_backward chunk 1 micro_batch 0 blocks [1, 2] after(%1)
+    %3 = pplan.send activation_grad micro_batch 0 chunk 1 to 0 bytes = 10 after(%2)
+    pplan.buffer @recv_activation_mb0_chunk0 communication cause pipeline_receive bytes = 10 live [0, 1] producer(%0) consumers(%1)
+    pplan.buffer @send_activation_grad_mb0_chunk1 communication cause pipeline_send bytes = 10 live [2, 3] producer(%2) consumers(%3)
+  }
+  pplan.objective minimize_step_latency
+  pplan.ledger stage 0 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 0 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+  pplan.ledger stage 0 per_iteration weight_grad collective invocations = 1 ops = 8 read = 16 write = 16 message = 16 stash = 0
+  pplan.ledger stage 1 per_iteration forward matmul invocations = 1 ops = 100 read = 10 write = 10 message = 0 stash = 10
+  pplan.ledger stage 1 per_iteration activation_grad matmul invocations = 1 ops = 200 read = 10 write = 10 message = 0 stash = 0
+}
+
+// -----
+
 // pplan_instance_c2: a micro-batch out of range
 pplan.plan @run source_digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" model = <hidden = 64, heads = 4, ffn_hidden = 256, seq_length = 32, vocab = 128, blocks = 2, norm = layernorm, activation = gelu> training = <global_batch = 4, micro_batch = 2, activation_type = bf16, weight_type = bf16, gradient_type = f32, optimizer_state_type = f32> mapping = <world = 4, tp = 1, pp = 2, dp = 2, virtual_stages = 1, tp_comm = all_reduce, recompute = none, schedule = one_f_one_b> {
   pplan.capability @matmul matmul

@@ -129,14 +129,6 @@ LogicalResult ProgramOp::verify() {
 // The whole run
 //===----------------------------------------------------------------------===//
 
-/// The shape of the run of the program enclosing `op`, if it is a training
-/// or inference program whose contracts compose (dist_program_c4 reports
-/// otherwise). An inference run's micro-batches are its generation steps,
-/// one chunk of blocks / pp blocks per stage.
-static const std::optional<workload::RunShape> &runShapeOf(Operation *op) {
-  return enclosingRunShape<ProgramOp>(op);
-}
-
 namespace {
 /// Dense channel keys for workload::findDeadlock: one per message (what it
 /// carries, micro-batch, chunk), so a token and an activation of the same
@@ -184,7 +176,8 @@ static LogicalResult verifyWholeRun(ProgramOp program) {
              << "dist_program_c5: a whole-run program holds meshes, "
                 "templates and stages only, not block-scope work or "
                 "boundaries";
-  const std::optional<workload::RunShape> &shape = runShapeOf(program);
+  const std::optional<workload::RunShape> &shape =
+      enclosingRunShape<ProgramOp>(program);
   if (!shape)
     return program.emitOpError()
            << "dist_program_c5: a whole-run program describes a training "
@@ -954,7 +947,8 @@ LogicalResult InstanceOp::verify() {
   if (!templateOp)
     return emitOpError() << "dist_instance_c1: " << getTemplateNameAttr()
                          << " does not name a dist.template of the program";
-  const std::optional<workload::RunShape> &shape = runShapeOf(*this);
+  const std::optional<workload::RunShape> &shape =
+      enclosingRunShape<ProgramOp>(*this);
   if (!shape)
     return success(); // dist_program_c4 or c5 reports the program.
   if (failed(verifyInstanceShape(*this, templateOp, *shape,
@@ -1015,7 +1009,7 @@ LogicalResult InstanceOp::verifyRegions() {
 template <typename MessageOpT>
 static LogicalResult verifyMessage(MessageOpT op, bool sending) {
   if (failed(verifyTransferShape(
-          op, sending, runShapeOf(op),
+          op, sending, enclosingRunShape<ProgramOp>(op),
           op->template getParentOfType<StageOp>().getIndex(), "dist_message")))
     return failure();
   return verifyDependencies(op, op.getDeps(), "dist_message_c4");

@@ -123,13 +123,6 @@ ledgerQuantities(LedgerOp row, const workload::WorkTotals &found) {
         {static_cast<int64_t>(row.getStash()), found.stashBytes}}}};
 }
 
-/// The shape of the run of the plan enclosing `op`, if it is a training or
-/// inference plan whose contracts compose (pplan_plan_c4 or c5 report
-/// otherwise).
-static const std::optional<workload::RunShape> &runShapeOf(Operation *op) {
-  return enclosingRunShape<PlanOp>(op);
-}
-
 /// pplan_plan_c5 .. c8 and pplan_stage_c2 of a whole-run plan.
 static LogicalResult
 verifyWholeRun(PlanOp plan,
@@ -147,7 +140,8 @@ verifyWholeRun(PlanOp plan,
       return row.emitOpError() << "pplan_plan_c5: every ledger row of a "
                                   "whole-run plan names a stage";
   }
-  const std::optional<workload::RunShape> &shape = runShapeOf(plan);
+  const std::optional<workload::RunShape> &shape =
+      enclosingRunShape<PlanOp>(plan);
   if (!shape)
     return plan.emitOpError()
            << "pplan_plan_c5: a whole-run plan describes a training or "
@@ -1102,7 +1096,8 @@ LogicalResult InstanceOp::verify() {
   if (!templateOp)
     return emitOpError() << "pplan_instance_c1: " << getTemplateNameAttr()
                          << " does not name a pplan.template of the plan";
-  const std::optional<workload::RunShape> &shape = runShapeOf(*this);
+  const std::optional<workload::RunShape> &shape =
+      enclosingRunShape<PlanOp>(*this);
   if (!shape)
     return success(); // pplan_plan_c4 or c5 reports the plan.
   if (failed(verifyInstanceShape(*this, templateOp, *shape,
@@ -1118,7 +1113,7 @@ static LogicalResult verifyTransfer(TransferOpT op, bool sending) {
   if (failed(verifyNoForeignAttributes(op)))
     return failure();
   if (failed(verifyTransferShape(
-          op, sending, runShapeOf(op),
+          op, sending, enclosingRunShape<PlanOp>(op),
           op->template getParentOfType<StageOp>().getIndex(),
           "pplan_transfer")))
     return failure();

@@ -4,10 +4,17 @@
 #include "Blueprint/Dialect/Transformer/IR/TransformerAttrs.h"
 #include "Blueprint/Dialect/Transformer/IR/TransformerOps.h"
 
+#include "Blueprint/Workload/WholeRun.h"
+
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <mutex>
+#include <tuple>
 
 using namespace mlir;
 using namespace blueprint::transformer;
+using blueprint::workload::RunShape;
 
 #include "Blueprint/Dialect/Transformer/IR/TransformerDialect.cpp.inc"
 
@@ -19,25 +26,32 @@ void TransformerDialect::initialize() {
       >();
 }
 
-const std::optional<blueprint::workload::RunShape> &
-RunShapeMemo::of(Attribute model, Attribute mapping, Attribute training,
-                 Attribute inference) {
-  std::lock_guard<std::mutex> held(lock);
-  std::unique_ptr<const std::optional<blueprint::workload::RunShape>> &shape =
-      shapes[{model, mapping, training, inference}];
+struct RunShapeMemo::Shapes {
+  using Key = std::tuple<ModelAttr, MappingAttr, TrainingAttr, InferenceAttr>;
+  std::mutex lock;
+  llvm::DenseMap<Key, std::unique_ptr<const std::optional<RunShape>>> byKey;
+};
+
+RunShapeMemo::RunShapeMemo() : shapes(std::make_unique<Shapes>()) {}
+RunShapeMemo::~RunShapeMemo() = default;
+
+const std::optional<RunShape> &RunShapeMemo::of(ModelAttr model,
+                                                MappingAttr mapping,
+                                                TrainingAttr training,
+                                                InferenceAttr inference) {
+  std::lock_guard<std::mutex> held(shapes->lock);
+  std::unique_ptr<const std::optional<RunShape>> &shape =
+      shapes->byKey[{model, mapping, training, inference}];
   if (!shape) {
     std::optional<blueprint::workload::TrainingSpec> trainingSpec;
-    if (auto attr = llvm::dyn_cast_if_present<TrainingAttr>(training))
-      trainingSpec = attr.getSpec();
+    if (training)
+      trainingSpec = training.getSpec();
     std::optional<blueprint::workload::InferenceSpec> inferenceSpec;
-    if (auto attr = llvm::dyn_cast_if_present<InferenceAttr>(inference))
-      inferenceSpec = attr.getSpec();
-    shape =
-        std::make_unique<const std::optional<blueprint::workload::RunShape>>(
-            blueprint::workload::runShapeOf(
-                llvm::cast<ModelAttr>(model).getSpec(),
-                llvm::cast<MappingAttr>(mapping).getSpec(), trainingSpec,
-                inferenceSpec));
+    if (inference)
+      inferenceSpec = inference.getSpec();
+    shape = std::make_unique<const std::optional<RunShape>>(
+        blueprint::workload::runShapeOf(model.getSpec(), mapping.getSpec(),
+                                        trainingSpec, inferenceSpec));
   }
   return *shape;
 }

@@ -56,8 +56,9 @@ mlir::LogicalResult verifyProgramRun(mlir::Operation *program, ModelAttr model,
                                      llvm::StringRef label);
 
 /// workload::runShapeOf of the contracts a whole-run program or plan
-/// carries (`training` or `inference` null), derived once per context
-/// (RunShapeMemo): the reference stays valid as long as the context.
+/// carries (`model` and `mapping` given, `training` or `inference` null),
+/// derived once per context (RunShapeMemo): the reference stays valid as
+/// long as the context.
 const std::optional<workload::RunShape> &runShapeOf(ModelAttr model,
                                                     MappingAttr mapping,
                                                     TrainingAttr training,
