@@ -251,7 +251,7 @@ void RunSkeleton::tallyChain(RunSkeleton &skeleton,
 llvm::Expected<RunSkeleton>
 RunSkeleton::build(const workload::WholeRun &run,
                    const workload::WholeRun &parts,
-                   llvm::ArrayRef<workload::StageBuffers> buffers,
+                   llvm::ArrayRef<workload::StageLifetimes> buffers,
                    const analysis::RunGraph *graph) {
   if (run.inference || parts.stages.size() != run.stages.size() ||
       buffers.size() != run.stages.size() ||
@@ -391,10 +391,8 @@ RunSkeleton::build(const workload::WholeRun &run,
       return failure("stage " + llvm::Twine(stage) +
                      " has more than 2^32 - 2 steps");
     shape.spans.reserve(buffers[stage].buffers.size());
-    for (const workload::RunBuffer &buffer : buffers[stage].buffers) {
-      if (!buffer.source)
-        return failure("a buffer has no source");
-      workload::BufferSource source = *buffer.source;
+    for (const workload::BufferLifetime &buffer : buffers[stage].buffers) {
+      workload::BufferSource source = buffer.source;
       if (source.kind == workload::BufferSource::Kind::WorkRead ||
           source.kind == workload::BufferSource::Kind::WorkWrite)
         source.index = workAt.lookup(source.index);
@@ -414,13 +412,6 @@ RunSkeleton::build(const workload::WholeRun &run,
     }
     shape.sources.shrink_to_fit();
     shape.works.shrink_to_fit();
-    llvm::Expected<workload::StageUsage> usage =
-        workload::stageUsageOf(program, run.templates.size());
-    if (!usage)
-      return usage.takeError();
-    for (workload::StageUsage::Work &stageWork : usage->works)
-      stageWork.position = workAt.lookup(stageWork.position);
-    shape.usage = std::move(*usage);
     skeleton.stages.push_back(std::move(shape));
   }
   // Kept for the whole search: no capacity beyond what is held.
@@ -433,12 +424,50 @@ RunSkeleton::build(const workload::WholeRun &run,
   skeleton.chainCounts.shrink_to_fit();
   skeleton.stages.shrink_to_fit();
   if (graph)
-    if (llvm::Error error = skeleton.setPlan(*graph))
+    if (llvm::Error error = skeleton.setPlan(run, *graph))
       return std::move(error);
   return skeleton;
 }
 
-llvm::Error RunSkeleton::setPlan(const analysis::RunGraph &graph) {
+/// The usage of `program` (workload::stageUsageOf), whose run has
+/// `templates` templates, with each work's position replaced by its index
+/// in StageShape::works (the stage's work steps in order).
+static llvm::Expected<workload::StageUsage>
+shapeUsageOf(const workload::StageProgram &program, size_t templates) {
+  llvm::Expected<workload::StageUsage> usage =
+      workload::stageUsageOf(program, templates);
+  if (!usage)
+    return usage.takeError();
+  // usage.works are in the order of their positions: a work's index is the
+  // number of work steps before it.
+  size_t position = 0;
+  uint32_t index = 0;
+  for (workload::StageUsage::Work &work : usage->works) {
+    for (; position < work.position; ++position)
+      if (std::holds_alternative<workload::RunWork>(
+              program.steps[position].action))
+        ++index;
+    work.position = index;
+  }
+  return usage;
+}
+
+llvm::Error RunSkeleton::setPlan(const workload::WholeRun &run,
+                                 const analysis::RunGraph &graph) {
+  if (run.stages.size() != stages.size())
+    return failure("the run has " + llvm::Twine(run.stages.size()) +
+                   " stages, the skeleton " + llvm::Twine(stages.size()));
+  for (auto [stage, shape] : llvm::enumerate(stages)) {
+    if (run.stages[stage].steps.size() != shape.positions)
+      return failure("stage " + llvm::Twine(stage) + " of the run has " +
+                     llvm::Twine(run.stages[stage].steps.size()) +
+                     " steps, the skeleton's " + llvm::Twine(shape.positions));
+    llvm::Expected<workload::StageUsage> usage =
+        shapeUsageOf(run.stages[stage], templates);
+    if (!usage)
+      return usage.takeError();
+    shape.usage = std::move(*usage);
+  }
   if (graph.stages.size() != stages.size())
     return failure("the graph has " + llvm::Twine(graph.stages.size()) +
                    " stages, the skeleton " + llvm::Twine(stages.size()));
@@ -461,9 +490,10 @@ llvm::Error RunSkeleton::setPlan(const analysis::RunGraph &graph) {
 }
 
 llvm::Expected<RunSkeleton>
-RunSkeleton::withPlan(const analysis::RunGraph &graph) const {
+RunSkeleton::withPlan(const workload::WholeRun &run,
+                      const analysis::RunGraph &graph) const {
   RunSkeleton skeleton = *this;
-  if (llvm::Error error = skeleton.setPlan(graph))
+  if (llvm::Error error = skeleton.setPlan(run, graph))
     return std::move(error);
   return skeleton;
 }
@@ -566,6 +596,8 @@ llvm::Error RunSkeleton::addMemoryFigures(
 
 llvm::Expected<std::vector<workload::StageTotals>>
 RunSkeleton::totals(const workload::WholeRun &parts) const {
+  if (!planned)
+    return failure("the totals of a skeleton without its timing plan");
   llvm::Expected<std::vector<workload::TemplateTotals>> templateTotals =
       workload::templateTotalsOf(parts.templates);
   if (!templateTotals)
@@ -612,8 +644,11 @@ static Entry &addRecent(std::vector<Entry> &lists, Entry fresh, size_t limit) {
 llvm::Expected<std::shared_ptr<const TemplateBytesCache::Bytes>>
 TemplateBytesCache::of(const workload::WholeRun &parts) {
   auto alike = [&](const List &list) {
-    return list.kvCacheWindow == parts.kvCacheWindow &&
-           list.templates.size() == parts.templates.size() &&
+    if (list.kvCacheWindow != parts.kvCacheWindow)
+      return false;
+    if (list.templates.sameListAs(parts.templates))
+      return true;
+    return list.templates.size() == parts.templates.size() &&
            std::equal(list.templates.begin(), list.templates.end(),
                       parts.templates.begin(),
                       [](const workload::RunTemplate &kept,

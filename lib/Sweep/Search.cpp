@@ -318,23 +318,20 @@ FastEvaluator::deriveSkeleton(const Configuration &configuration,
                               std::optional<workload::WholeRun> &whole) {
   const RunContracts &run = configuration.run;
   llvm::Expected<workload::WholeRun> derivation = workload::deriveWholeRun(
-      run.model, *run.training, run.mapping, &blockWorks);
+      run.model, *run.training, run.mapping, &runTemplates);
   if (!derivation)
     return derivation.takeError();
   whole = std::move(*derivation);
-  llvm::Expected<std::vector<workload::StageBuffers>> buffers =
-      workload::deriveBuffers(*whole, run.mapping, run.training,
-                              /*shapeOnly=*/true);
-  if (!buffers)
-    return buffers.takeError();
+  std::vector<workload::StageLifetimes> buffers =
+      workload::deriveBufferLifetimes(*whole, run.mapping);
   if (!planned)
-    return RunSkeleton::build(*whole, parts, *buffers, /*graph=*/nullptr);
+    return RunSkeleton::build(*whole, parts, buffers, /*graph=*/nullptr);
   llvm::Expected<analysis::RunGraph> graph =
       timingGraphOf(configuration, *whole);
   if (!graph)
     return graph.takeError();
   ++planDerivations;
-  return RunSkeleton::build(*whole, parts, *buffers, &*graph);
+  return RunSkeleton::build(*whole, parts, buffers, &*graph);
 }
 
 std::shared_ptr<const RunSkeleton>
@@ -351,7 +348,7 @@ FastEvaluator::timedSkeleton(const Configuration &configuration,
     const RunContracts &run = configuration.run;
     if (!whole) {
       llvm::Expected<workload::WholeRun> derivation = workload::deriveWholeRun(
-          run.model, *run.training, run.mapping, &blockWorks);
+          run.model, *run.training, run.mapping, &runTemplates);
       if (!derivation)
         return derivation.takeError();
       whole = std::move(*derivation);
@@ -360,7 +357,7 @@ FastEvaluator::timedSkeleton(const Configuration &configuration,
         timingGraphOf(configuration, *whole);
     if (!graph)
       return graph.takeError();
-    return untimed->withPlan(*graph);
+    return untimed->withPlan(*whole, *graph);
   }();
   if (!planned) {
     llvm::consumeError(planned.takeError());
@@ -390,7 +387,7 @@ FastEvaluator::shape(const Configuration &configuration) {
     }
   }
   llvm::Expected<workload::WholeRun> parts = workload::deriveRunParts(
-      run.model, *run.training, run.mapping, &blockWorks);
+      run.model, *run.training, run.mapping, &runTemplates);
   if (!parts) {
     llvm::consumeError(parts.takeError());
     return nullptr;

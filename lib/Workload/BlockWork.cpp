@@ -1569,8 +1569,8 @@ blueprint::workload::deriveBlockWork(const ModelSpec &model, BlockKind kind,
   return deriveComposingBlockWork(model, kind, training, mapping);
 }
 
-/// Whether every field of `a` and `b` is equal.
-static bool sameModel(const ModelSpec &a, const ModelSpec &b) {
+bool blueprint::workload::detail::sameModel(const ModelSpec &a,
+                                            const ModelSpec &b) {
   // Every field named (a structured binding names exactly the fields), so a
   // field added to ModelSpec does not compile here until it is compared.
   auto fields = [](const ModelSpec &model) {

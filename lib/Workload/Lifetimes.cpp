@@ -115,29 +115,51 @@ namespace {
 using InstanceKey =
     std::tuple<ModelPart, PipelinePass, int64_t, int64_t, int64_t>;
 
-/// The buffers of one stage, built step by step.
+/// The buffers of one stage, built step by step: sized and named
+/// (buildBuffers), or a shape's, with only their sources and lifetimes
+/// (buildLifetimes).
 class StageBufferBuilder {
 public:
   StageBufferBuilder(const WholeRun &run, const StageProgram &program,
-                     const MappingSpec &mapping,
-                     llvm::ArrayRef<TemplateBytes> templateBytes,
-                     PersistentBytes persistent, bool shapeOnly,
-                     OverflowGuard &guard)
-      : run(run), program(program), mapping(mapping), shapeOnly(shapeOnly),
-        guard(guard) {
-    values.templates = templateBytes;
-    values.persistent = persistent;
+                     const MappingSpec &mapping, OverflowGuard &guard)
+      : run(run), program(program), mapping(mapping), guard(guard) {
     values.messageBytesAt = messageBytesAt;
     values.workAt = workAt;
   }
 
-  StageBuffers build() {
+  StageBuffers buildBuffers(llvm::ArrayRef<TemplateBytes> templateBytes,
+                            PersistentBytes persistent) {
+    values.templates = templateBytes;
+    values.persistent = persistent;
+    return walkInto(buffers);
+  }
+
+  StageLifetimes buildLifetimes() { return walkInto(lifetimes); }
+
+private:
+  const RunTemplate &templateOf(const RunInstance &instance) const {
+    return run.templates[instance.templateIndex];
+  }
+
+  /// An instance has at most three buffers, a message one (most steps are
+  /// instances and messages, about as many of each), plus the persistent
+  /// state.
+  size_t expectedBuffers() const { return 2 * program.steps.size() + 3; }
+
+  /// The stage's buffers, added through `sink` (buffers or lifetimes).
+  template <typename StageResult> StageResult walkInto(StageResult *&sink) {
+    StageResult result;
     result.stage = program.stage;
     result.positions = program.steps.size();
-    // An instance has at most three buffers, a message one (most steps are
-    // instances and messages, about as many of each), plus the persistent
-    // state.
-    result.buffers.reserve(2 * program.steps.size() + 3);
+    result.buffers.reserve(expectedBuffers());
+    sink = &result;
+    walk();
+    sink = nullptr;
+    return result;
+  }
+
+  /// Adds the persistent state's buffers, then each step's.
+  void walk() {
     instances.reserve(program.steps.size());
     indexInstances();
     addPersistent();
@@ -150,15 +172,19 @@ public:
       else
         addWorkBuffers(position, std::get<RunWork>(step.action));
     }
-    return std::move(result);
-  }
-
-private:
-  const RunTemplate &templateOf(const RunInstance &instance) const {
-    return run.templates[instance.templateIndex];
   }
 
   void indexInstances() {
+    // Whether each template writes gradients, once per template: a stage
+    // runs thousands of instances of a few templates.
+    std::vector<bool> writesGradients;
+    writesGradients.reserve(run.templates.size());
+    for (const RunTemplate &runTemplate : run.templates)
+      writesGradients.push_back(
+          runTemplate.pass != PipelinePass::Step &&
+          llvm::any_of(runTemplate.work.invocations, [](const Invocation &i) {
+            return i.phase == Phase::WeightGrad;
+          }));
     for (auto [position, step] : llvm::enumerate(program.steps)) {
       const auto *instance = std::get_if<RunInstance>(&step.action);
       if (!instance)
@@ -168,12 +194,7 @@ private:
       if (instance->microBatch)
         instances[{runTemplate.part, runTemplate.pass, *instance->microBatch,
                    instance->chunk, instance->firstBlock}] = position;
-      bool writesGradients =
-          llvm::any_of(runTemplate.work.invocations, [](const Invocation &i) {
-            return i.phase == Phase::WeightGrad;
-          });
-      if (writesGradients && runTemplate.pass != PipelinePass::Step &&
-          !firstGradientWriter)
+      if (writesGradients[instance->templateIndex] && !firstGradientWriter)
         firstGradientWriter = position;
     }
     for (auto [position, step] : llvm::enumerate(program.steps))
@@ -191,33 +212,35 @@ private:
     return it->second;
   }
 
-  /// Adds a buffer named `name()`; for a shape, only its cause, source and
-  /// lifetime (each run of the shape sizes it, sweep::RunSkeleton).
+  /// Adds a buffer named `name()`, live from its producer to its last
+  /// consumer; for a shape, only its source and lifetime (each run of the
+  /// shape sizes it, sweep::RunSkeleton).
   void add(llvm::function_ref<std::string()> name, BufferCause cause,
            BufferSource source, std::optional<size_t> producer,
            llvm::SmallVector<size_t, 2> consumers) {
-    RunBuffer &buffer = result.buffers.emplace_back();
-    if (!shapeOnly) {
-      buffer.bytes = sourceBytes(source, values, guard);
-      if (buffer.bytes == 0) {
-        result.buffers.pop_back();
-        return;
-      }
-      buffer.name = name();
+    size_t positions = program.steps.size();
+    size_t start = 0;
+    size_t end = positions == 0 ? 0 : positions - 1;
+    if (producer) {
+      start = *producer;
+      end = consumers.empty()
+                ? *producer
+                : std::max(*producer, *llvm::max_element(consumers));
     }
+    if (lifetimes) {
+      lifetimes->buffers.push_back({source, start, end});
+      return;
+    }
+    int64_t bytes = sourceBytes(source, values, guard);
+    if (bytes == 0)
+      return;
+    RunBuffer &buffer = buffers->buffers.emplace_back();
+    buffer.bytes = bytes;
+    buffer.name = name();
     buffer.cause = cause;
     buffer.source = source;
-    if (producer) {
-      buffer.start = *producer;
-      buffer.end = consumers.empty()
-                       ? *producer
-                       : std::max(*producer, *llvm::max_element(consumers));
-    } else {
-      buffer.start = 0;
-      buffer.end = result.positions == 0 ? 0 : result.positions - 1;
-    }
-    if (shapeOnly)
-      return;
+    buffer.start = start;
+    buffer.end = end;
     buffer.producer = producer;
     llvm::sort(consumers);
     buffer.consumers = std::move(consumers);
@@ -422,8 +445,10 @@ private:
   const WholeRun &run;
   const StageProgram &program;
   const MappingSpec &mapping;
-  bool shapeOnly;
   OverflowGuard &guard;
+  /// Where add() puts a buffer: exactly one is set.
+  StageBuffers *buffers = nullptr;
+  StageLifetimes *lifetimes = nullptr;
   std::function<int64_t(size_t)> messageBytesAt = [this](size_t position) {
     return std::get<RunMessage>(program.steps[position].action).bytes;
   };
@@ -432,7 +457,6 @@ private:
     return std::get<RunWork>(program.steps[position].action);
   };
   StageValues values;
-  StageBuffers result;
   llvm::DenseMap<InstanceKey, size_t> instances;
   /// The gathers of scattered messages, and the message each gathers (by
   /// position: hashed, as only look-ups by position read it).
@@ -613,33 +637,39 @@ int64_t blueprint::workload::sourceBytes(const BufferSource &source,
 
 llvm::Expected<std::vector<StageBuffers>> blueprint::workload::deriveBuffers(
     const WholeRun &run, const MappingSpec &mapping,
-    const std::optional<TrainingSpec> &training, bool shapeOnly) {
+    const std::optional<TrainingSpec> &training) {
   if (!run.inference && !training)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "deriveBuffers: a training run needs its "
                                    "training contract");
-  // A shape's buffers are sized by each run of the shape: no values.
-  std::vector<TemplateBytes> templateBytes;
-  if (!shapeOnly) {
-    llvm::Expected<std::vector<TemplateBytes>> bytes = templateBytesOf(run);
-    if (!bytes)
-      return bytes.takeError();
-    templateBytes = std::move(*bytes);
-  }
+  llvm::Expected<std::vector<TemplateBytes>> templateBytes =
+      templateBytesOf(run);
+  if (!templateBytes)
+    return templateBytes.takeError();
   OverflowGuard guard;
   std::vector<StageBuffers> result;
   for (const StageProgram &program : run.stages) {
-    PersistentBytes persistent;
-    if (!shapeOnly)
-      persistent = persistentBytesOf(program, mapping,
-                                     run.inference ? std::nullopt : training,
-                                     run.inference, guard);
-    result.push_back(StageBufferBuilder(run, program, mapping, templateBytes,
-                                        persistent, shapeOnly, guard)
-                         .build());
+    PersistentBytes persistent = persistentBytesOf(
+        program, mapping, run.inference ? std::nullopt : training,
+        run.inference, guard);
+    result.push_back(StageBufferBuilder(run, program, mapping, guard)
+                         .buildBuffers(*templateBytes, persistent));
   }
   if (guard.failed())
     return guard.error("deriveBuffers");
+  return result;
+}
+
+std::vector<StageLifetimes>
+blueprint::workload::deriveBufferLifetimes(const WholeRun &run,
+                                           const MappingSpec &mapping) {
+  // A shape reads no values: nothing to size, so nothing can overflow.
+  OverflowGuard guard;
+  std::vector<StageLifetimes> result;
+  result.reserve(run.stages.size());
+  for (const StageProgram &program : run.stages)
+    result.push_back(
+        StageBufferBuilder(run, program, mapping, guard).buildLifetimes());
   return result;
 }
 

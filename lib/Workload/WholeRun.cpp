@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <array>
 #include <iterator>
+#include <map>
 #include <tuple>
 
 using namespace blueprint::workload;
@@ -34,6 +35,16 @@ std::string RunShape::rangeText() const {
                                   : "a micro-batch of the iteration (0..") +
           llvm::Twine(microbatches - 1) + ")")
       .str();
+}
+
+void RunTemplateList::push_back(RunTemplate runTemplate) {
+  // A list only this run holds is appended to in place (the run is being
+  // built); one a memo or another run also holds is copied first.
+  if (!list)
+    list = std::make_shared<std::vector<RunTemplate>>();
+  else if (list.use_count() > 1)
+    list = std::make_shared<std::vector<RunTemplate>>(*list);
+  list->push_back(std::move(runTemplate));
 }
 
 std::optional<RunShape>
@@ -127,6 +138,98 @@ struct EdgeTemplates {
   std::optional<size_t> lastStageStep;
 };
 
+/// A run's templates and which of them each role is: what a memo hit gives
+/// a run.
+struct DerivedTemplates {
+  RunTemplateList templates;
+  /// Indexed by BlockKind.
+  std::array<BlockTemplates, 2> blocks;
+  EdgeTemplates edges;
+};
+
+} // namespace
+
+struct RunTemplatesMemo::Entries {
+  /// The lists derived for `model` under `training` and `mapping` by an
+  /// earlier run, or null.
+  const DerivedTemplates *find(const ModelSpec &model,
+                               const TrainingSpec &training,
+                               const MappingSpec &mapping) {
+    if (!this->model || !detail::sameModel(*this->model, model))
+      return nullptr;
+    auto found = lists.find(keyOf(model, training, mapping));
+    if (found == lists.end())
+      return nullptr;
+    ++sharedCount;
+    return &found->second;
+  }
+
+  /// Keeps `derived`, the templates of `model` under `training` and
+  /// `mapping`, which find() did not have.
+  void insert(const ModelSpec &model, const TrainingSpec &training,
+              const MappingSpec &mapping, DerivedTemplates derived) {
+    if (!this->model || !detail::sameModel(*this->model, model) ||
+        lists.size() >= kEntries) {
+      lists.clear();
+      this->model = model;
+    }
+    lists.emplace(keyOf(model, training, mapping), std::move(derived));
+  }
+
+  /// What the block works the templates are cut from read, and what
+  /// placing them into templates reads (RunTemplatesMemo).
+  using Key = std::array<int64_t, 17>;
+  static Key keyOf(const ModelSpec &model, const TrainingSpec &training,
+                   const MappingSpec &mapping) {
+    // Every field of the two contracts named (a structured binding names
+    // exactly the fields), so a field added to either does not compile
+    // here until it is keyed or said unread. The block works' part is
+    // BlockWorkMemo's key but the kind (a list holds every kind's); the
+    // rest is what buildTemplates reads of the mapping besides them.
+    [[maybe_unused]] const auto &[globalBatch, microBatch, activationType,
+                                  weightType, gradientType, optimizerStateType,
+                                  attentionDropout, hiddenDropout] = training;
+    [[maybe_unused]] const auto &[tp, pp, dp, world, virtualStages, tpComm,
+                                  recompute, schedule, pipelineLayout,
+                                  zeroStage, bucketBytes, cp, cpComm, ep,
+                                  overlapTPComm, overlapDPGradReduce,
+                                  overlapP2PComm] = mapping;
+    bool expertParallel = model.moe && ep != 1;
+    bool zeroBubble = schedule == PipelineSchedule::ZeroBubbleH1;
+    bool shardedStep = zeroStage >= 1 && mapping.gradientReplicas() > 1;
+    return {microBatch,
+            static_cast<int64_t>(activationType),
+            static_cast<int64_t>(weightType),
+            static_cast<int64_t>(gradientType),
+            static_cast<int64_t>(optimizerStateType),
+            attentionDropout,
+            hiddenDropout,
+            tp,
+            cp,
+            static_cast<int64_t>(cpComm),
+            static_cast<int64_t>(tpComm),
+            static_cast<int64_t>(recompute),
+            ep,
+            expertParallel ? dp : 0,
+            zeroBubble,
+            pp == 1,
+            shardedStep};
+  }
+
+  /// Where the templates a run derives take their block works from.
+  BlockWorkMemo blockWorks;
+  /// The model of every list.
+  std::optional<ModelSpec> model;
+  std::map<Key, DerivedTemplates> lists;
+  size_t sharedCount = 0;
+};
+
+RunTemplatesMemo::RunTemplatesMemo() : impl(std::make_unique<Entries>()) {}
+RunTemplatesMemo::~RunTemplatesMemo() = default;
+size_t RunTemplatesMemo::shared() const { return impl->sharedCount; }
+
+namespace {
+
 /// Builds the stage sequences of one run, of contracts that compose: its
 /// one caller checks them first (composeTraining), so it derives the parts
 /// without checking them again (ForwardBuilder.h, the deriveComposing...
@@ -134,10 +237,10 @@ struct EdgeTemplates {
 class RunBuilder {
 public:
   RunBuilder(const ModelSpec &model, const TrainingSpec &training,
-             const MappingSpec &mapping, BlockWorkMemo *blockWorks,
+             const MappingSpec &mapping, RunTemplatesMemo *templatesMemo,
              WholeRun &run)
       : model(model), training(training), mapping(mapping),
-        blockWorks(blockWorks), run(run) {}
+        templatesMemo(templatesMemo), run(run) {}
 
   /// Builds only what each stage holds for the whole run
   /// (deriveRunPersistentState): the stages' parameters, buffers and
@@ -208,12 +311,30 @@ private:
     return run.templates.size() - 1;
   }
 
-  /// The templates of each block kind the model has, then the edges'.
+  /// The templates of each block kind the model has, then the edges': an
+  /// earlier run's when the memo holds them.
   llvm::Error buildTemplates() {
+    if (!templatesMemo)
+      return deriveTemplates(/*blockWorks=*/nullptr);
+    RunTemplatesMemo::Entries &memo = templatesMemo->entries();
+    if (const DerivedTemplates *derived = memo.find(model, training, mapping)) {
+      run.templates = derived->templates;
+      blockTemplates = derived->blocks;
+      edges = derived->edges;
+      return llvm::Error::success();
+    }
+    if (llvm::Error error = deriveTemplates(&memo.blockWorks))
+      return error;
+    memo.insert(model, training, mapping,
+                DerivedTemplates{run.templates, blockTemplates, edges});
+    return llvm::Error::success();
+  }
+
+  llvm::Error deriveTemplates(BlockWorkMemo *blockWorks) {
     std::vector<BlockKind> kinds = blockKindsOf(model);
     for (BlockKind kind : kinds)
-      if (llvm::Error error =
-              buildBlockTemplates(kind, blockTemplatePrefix(model, kind)))
+      if (llvm::Error error = buildBlockTemplates(
+              kind, blockTemplatePrefix(model, kind), blockWorks))
         return error;
     return buildEdgeTemplates();
   }
@@ -225,7 +346,8 @@ private:
   /// step. The names are `prefix` + block_forward, ...: a model of one block
   /// kind has today's names, the MoE blocks of a model that mixes kinds
   /// moe_block_forward, ... (docs/WholeRun.md, "Block kinds").
-  llvm::Error buildBlockTemplates(BlockKind kind, llvm::StringRef prefix) {
+  llvm::Error buildBlockTemplates(BlockKind kind, llvm::StringRef prefix,
+                                  BlockWorkMemo *blockWorks) {
     BlockTemplates &blocks = blockTemplates[static_cast<size_t>(kind)];
     auto name = [&](llvm::StringRef pass) { return (prefix + pass).str(); };
     llvm::Expected<std::shared_ptr<const BlockWork>> block =
@@ -1045,9 +1167,9 @@ private:
   const ModelSpec &model;
   const TrainingSpec &training;
   const MappingSpec &mapping;
-  /// Where the block works come from when given: the same works, derived
-  /// once per what they read.
-  BlockWorkMemo *blockWorks;
+  /// Where the templates (and on a miss the block works) come from when
+  /// given: the same templates, derived once per what they read.
+  RunTemplatesMemo *templatesMemo;
   WholeRun &run;
   OverflowGuard guard;
   /// The templates of each block kind, indexed by BlockKind.
@@ -1110,7 +1232,7 @@ enum class RunDepth {
 static llvm::Expected<WholeRun> deriveTrainingRun(const ModelSpec &model,
                                                   const TrainingSpec &training,
                                                   const MappingSpec &mapping,
-                                                  BlockWorkMemo *blockWorks,
+                                                  RunTemplatesMemo *templates,
                                                   RunDepth depth) {
   std::optional<TrainingComposition> composition =
       composeTraining(model, training, mapping);
@@ -1120,7 +1242,7 @@ static llvm::Expected<WholeRun> deriveTrainingRun(const ModelSpec &model,
   run.layout = layoutOf(model, mapping);
   run.microbatches = composition->microbatches;
   run.schedule = mapping.schedule;
-  RunBuilder builder(model, training, mapping, blockWorks, run);
+  RunBuilder builder(model, training, mapping, templates, run);
   if (llvm::Error error = depth == RunDepth::PersistentState
                               ? builder.buildPersistentState()
                               : builder.build(depth == RunDepth::Whole))
@@ -1153,15 +1275,15 @@ llvm::Expected<int64_t> blueprint::workload::stageExpertParameters(
 
 llvm::Expected<WholeRun> blueprint::workload::deriveWholeRun(
     const ModelSpec &model, const TrainingSpec &training,
-    const MappingSpec &mapping, BlockWorkMemo *blockWorks) {
-  return deriveTrainingRun(model, training, mapping, blockWorks,
+    const MappingSpec &mapping, RunTemplatesMemo *templates) {
+  return deriveTrainingRun(model, training, mapping, templates,
                            RunDepth::Whole);
 }
 
 llvm::Expected<WholeRun> blueprint::workload::deriveRunParts(
     const ModelSpec &model, const TrainingSpec &training,
-    const MappingSpec &mapping, BlockWorkMemo *blockWorks) {
-  return deriveTrainingRun(model, training, mapping, blockWorks,
+    const MappingSpec &mapping, RunTemplatesMemo *templates) {
+  return deriveTrainingRun(model, training, mapping, templates,
                            RunDepth::Parts);
 }
 
@@ -1170,7 +1292,7 @@ blueprint::workload::deriveRunPersistentState(const ModelSpec &model,
                                               const TrainingSpec &training,
                                               const MappingSpec &mapping) {
   llvm::Expected<WholeRun> run =
-      deriveTrainingRun(model, training, mapping, /*blockWorks=*/nullptr,
+      deriveTrainingRun(model, training, mapping, /*templates=*/nullptr,
                         RunDepth::PersistentState);
   if (!run)
     return run.takeError();

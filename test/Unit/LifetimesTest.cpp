@@ -388,11 +388,10 @@ TEST(Lifetimes, LivePeakIsTheFirstLargestSum) {
 }
 
 TEST(Lifetimes, AShapesBuffersAreTheLifetimesOfEveryRunsBuffers) {
-  // A search keeps a shape's buffers (shapeOnly) and sizes them with each
-  // run's values (sweep::RunSkeleton): they are every buffer of the run, in
-  // order, the run's own buffers among them with the same cause, source and
-  // lifetime, the others of no bytes for this run; a shape's buffer holds
-  // nothing else (no name, bytes, producer or consumers), under every
+  // A search keeps a shape's buffers (deriveBufferLifetimes) and sizes them
+  // with each run's values (sweep::RunSkeleton): they are every buffer of
+  // the run, in order, the run's own buffers among them with the same
+  // source and lifetime, the others of no bytes for this run, under every
   // schedule, ZeRO 3 and small buckets.
   size_t runs = 0, zeroByteBuffers = 0;
   for (PipelineSchedule schedule :
@@ -406,26 +405,21 @@ TEST(Lifetimes, AShapesBuffersAreTheLifetimesOfEveryRunsBuffers) {
           valueOrFail(deriveWholeRun(run.model, run.training, run.mapping));
       std::vector<StageBuffers> full =
           valueOrFail(deriveBuffers(whole, run.mapping, run.training));
-      std::vector<StageBuffers> shape = valueOrFail(
-          deriveBuffers(whole, run.mapping, run.training, /*shapeOnly=*/true));
+      std::vector<StageLifetimes> shape =
+          deriveBufferLifetimes(whole, run.mapping);
       ++runs;
       ASSERT_EQ(shape.size(), full.size());
       for (auto [shaped, named] : llvm::zip(shape, full)) {
+        EXPECT_EQ(shaped.stage, named.stage);
         EXPECT_EQ(shaped.positions, named.positions);
         size_t next = 0;
-        for (const RunBuffer &buffer : shaped.buffers) {
-          EXPECT_TRUE(buffer.name.empty());
-          EXPECT_EQ(buffer.bytes, 0);
-          EXPECT_FALSE(buffer.producer.has_value());
-          EXPECT_TRUE(buffer.consumers.empty());
-          ASSERT_TRUE(buffer.source.has_value());
+        for (const BufferLifetime &buffer : shaped.buffers) {
           bool same =
               next < named.buffers.size() &&
-              named.buffers[next].cause == buffer.cause &&
-              named.buffers[next].source->kind == buffer.source->kind &&
-              named.buffers[next].source->index == buffer.source->index &&
+              named.buffers[next].source->kind == buffer.source.kind &&
+              named.buffers[next].source->index == buffer.source.index &&
               named.buffers[next].source->repetitions ==
-                  buffer.source->repetitions &&
+                  buffer.source.repetitions &&
               named.buffers[next].start == buffer.start &&
               named.buffers[next].end == buffer.end;
           if (same) {

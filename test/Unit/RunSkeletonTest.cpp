@@ -355,9 +355,8 @@ TEST(RunSkeletonTest, AChainBoundIsAtMostTheIteration) {
       ++count;
       workload::WholeRun parts = test::valueOrFail(
           workload::deriveRunParts(run.model, *run.training, run.mapping));
-      std::vector<workload::StageBuffers> buffers = test::valueOrFail(
-          workload::deriveBuffers(*whole, run.mapping, run.training,
-                                  /*shapeOnly=*/true));
+      std::vector<workload::StageLifetimes> buffers =
+          workload::deriveBufferLifetimes(*whole, run.mapping);
       analysis::RunGraph graph = test::valueOrFail(analysis::runGraphOf(
           *whole, run.mapping, run.training->activationType, *profile,
           configuration.binding, /*labelled=*/false));
@@ -537,17 +536,16 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
   llvm::Expected<workload::WholeRun> parts =
       workload::deriveRunParts(run.model, *run.training, mapping);
   ASSERT_TRUE(whole && parts);
-  llvm::Expected<std::vector<workload::StageBuffers>> buffers =
-      workload::deriveBuffers(*whole, mapping, run.training,
-                              /*shapeOnly=*/true);
+  std::vector<workload::StageLifetimes> buffers =
+      workload::deriveBufferLifetimes(*whole, mapping);
   const estimate::NetworkTierBinding &binding = smallBinding();
   llvm::Expected<analysis::RunGraph> graph =
       analysis::runGraphOf(*whole, mapping, run.training->activationType,
                            a100(), binding, /*labelled=*/false);
-  ASSERT_TRUE(buffers && graph);
+  ASSERT_TRUE(static_cast<bool>(graph));
 
   llvm::Expected<sweep::RunSkeleton> skeleton =
-      sweep::RunSkeleton::build(*whole, *parts, *buffers, &*graph);
+      sweep::RunSkeleton::build(*whole, *parts, buffers, &*graph);
   ASSERT_TRUE(static_cast<bool>(skeleton))
       << llvm::toString(skeleton.takeError());
   EXPECT_TRUE(skeleton->fits(*parts));
@@ -562,16 +560,16 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
 
   // A run whose tails are not its parts' does not make a skeleton.
   llvm::Expected<sweep::RunSkeleton> mismatched =
-      sweep::RunSkeleton::build(*whole, *otherParts, *buffers, &*graph);
+      sweep::RunSkeleton::build(*whole, *otherParts, buffers, &*graph);
   ASSERT_FALSE(static_cast<bool>(mismatched));
   EXPECT_NE(llvm::toString(mismatched.takeError()).find("run skeleton"),
             std::string::npos);
 
-  // Without a graph the skeleton has no timing plan: it gives memory and
-  // totals, refuses to time, and with the run's plan added (withPlan) times
-  // as the skeleton built with it does.
+  // Without a graph the skeleton has no timing plan: it gives memory,
+  // refuses to time and to total, and with the run's plan added (withPlan)
+  // times and totals as the skeleton built with it does.
   llvm::Expected<sweep::RunSkeleton> untimed =
-      sweep::RunSkeleton::build(*whole, *parts, *buffers, /*graph=*/nullptr);
+      sweep::RunSkeleton::build(*whole, *parts, buffers, /*graph=*/nullptr);
   ASSERT_TRUE(static_cast<bool>(untimed))
       << llvm::toString(untimed.takeError());
   EXPECT_TRUE(skeleton->timed());
@@ -582,10 +580,39 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
   ASSERT_FALSE(static_cast<bool>(refused));
   EXPECT_NE(llvm::toString(refused.takeError()).find("no timing plan"),
             std::string::npos);
-  llvm::Expected<sweep::RunSkeleton> planned = untimed->withPlan(*graph);
+  llvm::Expected<std::vector<workload::StageTotals>> untotalled =
+      untimed->totals(*parts);
+  ASSERT_FALSE(static_cast<bool>(untotalled));
+  EXPECT_NE(llvm::toString(untotalled.takeError()).find("without its timing"),
+            std::string::npos);
+  llvm::Expected<sweep::RunSkeleton> planned =
+      untimed->withPlan(*whole, *graph);
   ASSERT_TRUE(static_cast<bool>(planned))
       << llvm::toString(planned.takeError());
   EXPECT_TRUE(planned->timed());
+  // Both skeletons' totals are the whole run's.
+  llvm::Expected<std::vector<workload::StageTotals>> wholeTotals =
+      workload::summarizeWholeRun(*whole);
+  ASSERT_TRUE(static_cast<bool>(wholeTotals));
+  for (const sweep::RunSkeleton *timedSkeleton : {&*skeleton, &*planned}) {
+    llvm::Expected<std::vector<workload::StageTotals>> totals =
+        timedSkeleton->totals(*parts);
+    ASSERT_TRUE(static_cast<bool>(totals));
+    ASSERT_EQ(totals->size(), wholeTotals->size());
+    for (size_t stage = 0; stage < totals->size(); ++stage) {
+      const workload::StageTotals &got = (*totals)[stage];
+      const workload::StageTotals &expected = (*wholeTotals)[stage];
+      EXPECT_EQ(got.work.total().invocations,
+                expected.work.total().invocations);
+      EXPECT_EQ(got.work.total().ops, expected.work.total().ops);
+      EXPECT_EQ(got.work.total().readBytes, expected.work.total().readBytes);
+      EXPECT_EQ(got.work.total().writeBytes, expected.work.total().writeBytes);
+      EXPECT_EQ(got.messagesSent, expected.messagesSent);
+      EXPECT_EQ(got.bytesSent, expected.bytesSent);
+      EXPECT_EQ(got.messagesReceived, expected.messagesReceived);
+      EXPECT_EQ(got.bytesReceived, expected.bytesReceived);
+    }
+  }
   llvm::Expected<sweep::PathFigures> eager = timeOf(*skeleton, *parts, mapping);
   llvm::Expected<sweep::PathFigures> late = timeOf(*planned, *parts, mapping);
   ASSERT_TRUE(eager && late);
@@ -603,18 +630,15 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
                            a100(), binding, /*labelled=*/false);
   ASSERT_TRUE(static_cast<bool>(otherGraph));
   llvm::Expected<sweep::RunSkeleton> misplanned =
-      untimed->withPlan(*otherGraph);
+      untimed->withPlan(*whole, *otherGraph);
   ASSERT_FALSE(static_cast<bool>(misplanned));
   EXPECT_NE(llvm::toString(misplanned.takeError()).find("of the graph has"),
             std::string::npos);
-
-  // Buffers read back without their sources do not either.
-  std::vector<workload::StageBuffers> unsourced = *buffers;
-  unsourced.front().buffers.front().source.reset();
-  llvm::Expected<sweep::RunSkeleton> noSource =
-      sweep::RunSkeleton::build(*whole, *parts, unsourced, &*graph);
-  ASSERT_FALSE(static_cast<bool>(noSource));
-  EXPECT_NE(llvm::toString(noSource.takeError()).find("has no source"),
+  // So is another shape's run, whose usage the plan would keep.
+  llvm::Expected<sweep::RunSkeleton> misused =
+      untimed->withPlan(*otherWhole, *graph);
+  ASSERT_FALSE(static_cast<bool>(misused));
+  EXPECT_NE(llvm::toString(misused.takeError()).find("of the run has"),
             std::string::npos);
 }
 
@@ -720,7 +744,7 @@ TEST(RunSkeletonTest, TheCacheAddsAPlanOnce) {
   EXPECT_EQ(cache.acquire({1}, build), untimed);
   EXPECT_FALSE(build);
   llvm::Expected<sweep::RunSkeleton> planned =
-      untimed->withPlan(analysis::RunGraph());
+      untimed->withPlan(workload::WholeRun(), analysis::RunGraph());
   ASSERT_TRUE(static_cast<bool>(planned))
       << llvm::toString(planned.takeError());
   std::shared_ptr<const sweep::RunSkeleton> timed =
@@ -763,7 +787,7 @@ TEST(RunSkeletonTest, WorkersShareOnePlanOfAShape) {
     if (plan) {
       ++planners;
       llvm::Expected<sweep::RunSkeleton> planned =
-          untimed->withPlan(analysis::RunGraph());
+          untimed->withPlan(workload::WholeRun(), analysis::RunGraph());
       if (planned) {
         skeleton = cache.insert({7}, std::move(*planned));
       } else {
@@ -790,7 +814,7 @@ struct SmallShape {
   workload::MappingSpec mapping;
   workload::WholeRun parts;
   workload::WholeRun whole;
-  std::vector<workload::StageBuffers> buffers;
+  std::vector<workload::StageLifetimes> buffers;
   analysis::RunGraph graph;
   sweep::ShapeKey key;
 
@@ -815,8 +839,7 @@ SmallShape smallShape(const workload::MappingSpec &mapping,
       workload::deriveRunParts(run.model, *run.training, mapping));
   shape.whole = test::valueOrFail(
       workload::deriveWholeRun(run.model, *run.training, mapping));
-  shape.buffers = test::valueOrFail(workload::deriveBuffers(
-      shape.whole, mapping, run.training, /*shapeOnly=*/true));
+  shape.buffers = workload::deriveBufferLifetimes(shape.whole, mapping);
   shape.graph = test::valueOrFail(
       analysis::runGraphOf(shape.whole, mapping, run.training->activationType,
                            a100(), smallBinding(), /*labelled=*/false));
@@ -988,7 +1011,8 @@ TEST(RunSkeletonTest, TheCacheKeepsAShapeWhilePlanningIt) {
   EXPECT_EQ(cache.peakEntries(), 2u);
   EXPECT_EQ(cache.acquire(first.key, build), untimed);
   EXPECT_FALSE(build);
-  llvm::Expected<sweep::RunSkeleton> planned = untimed->withPlan(first.graph);
+  llvm::Expected<sweep::RunSkeleton> planned =
+      untimed->withPlan(first.whole, first.graph);
   ASSERT_TRUE(static_cast<bool>(planned))
       << llvm::toString(planned.takeError());
 
@@ -1019,7 +1043,8 @@ TEST(RunSkeletonTest, APlanIsDerivedAgainAfterItsShapeIsDropped) {
   std::shared_ptr<const sweep::RunSkeleton> untimed =
       planAfterDrop(cache, first, second);
   ASSERT_FALSE(HasFailure());
-  llvm::Expected<sweep::RunSkeleton> replanned = untimed->withPlan(first.graph);
+  llvm::Expected<sweep::RunSkeleton> replanned =
+      untimed->withPlan(first.whole, first.graph);
   ASSERT_TRUE(static_cast<bool>(replanned))
       << llvm::toString(replanned.takeError());
 
@@ -1061,7 +1086,7 @@ TEST(RunSkeletonTest, AShapeWhosePlanFailsKeepsItsSkeleton) {
       planAfterDrop(cache, first, second);
   ASSERT_FALSE(HasFailure());
   llvm::Expected<sweep::RunSkeleton> misplanned =
-      untimed->withPlan(second.graph);
+      untimed->withPlan(second.whole, second.graph);
   ASSERT_FALSE(static_cast<bool>(misplanned));
   llvm::consumeError(misplanned.takeError());
 
@@ -1088,9 +1113,11 @@ std::vector<workload::RunTemplate> templatesOf(
   sweep::RunContracts run = smallContracts();
   workload::MappingSpec withRecompute = mapping;
   withRecompute.recompute = recompute;
-  return test::valueOrFail(
-             workload::deriveRunParts(run.model, *run.training, withRecompute))
-      .templates;
+  workload::RunTemplateList templates =
+      test::valueOrFail(
+          workload::deriveRunParts(run.model, *run.training, withRecompute))
+          .templates;
+  return {templates.begin(), templates.end()};
 }
 
 TEST(RunSkeletonTest, TemplateCostInputsDecideTemplateCosts) {
@@ -1192,7 +1219,7 @@ TEST(RunSkeletonTest, TemplateCostInputsDecideTemplateCosts) {
   test::RunSpecs moeRun = test::withExperts(
       test::smallRun(workload::PipelineSchedule::OneFOneB, 2, 4), /*ep=*/2);
   workload::MappingSpec experts = moeRun.mapping;
-  std::vector<workload::RunTemplate> moeTemplates =
+  workload::RunTemplateList moeTemplates =
       test::valueOrFail(
           workload::deriveRunParts(moeRun.model, moeRun.training, experts))
           .templates;

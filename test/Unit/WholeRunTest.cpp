@@ -689,13 +689,13 @@ TEST(WholeRun, RefusesRunsThatDoNotCompose) {
             "deriveWholeRun: the model, training and mapping contracts do not "
             "compose");
   // The run checks its contracts once, before any part (with or without a
-  // memo of block works); its parts then skip the check, but each part's
+  // memo of templates); its parts then skip the check, but each part's
   // own derivation, called alone, still refuses the contracts.
-  BlockWorkMemo memo;
-  for (BlockWorkMemo *blockWorks :
-       {static_cast<BlockWorkMemo *>(nullptr), &memo}) {
+  RunTemplatesMemo memo;
+  for (RunTemplatesMemo *templates :
+       {static_cast<RunTemplatesMemo *>(nullptr), &memo}) {
     llvm::Expected<WholeRun> parts =
-        deriveRunParts(run.model, run.training, run.mapping, blockWorks);
+        deriveRunParts(run.model, run.training, run.mapping, templates);
     ASSERT_FALSE(static_cast<bool>(parts));
     EXPECT_EQ(llvm::toString(parts.takeError()),
               "deriveWholeRun: the model, training and mapping contracts do "
@@ -714,7 +714,8 @@ TEST(WholeRun, RefusesRunsThatDoNotCompose) {
         (who + ": the specification does not compose").str()))
         << error;
   };
-  refuses(memo.of(run.model, BlockKind::Dense, run.training, run.mapping),
+  BlockWorkMemo blockWorks;
+  refuses(blockWorks.of(run.model, BlockKind::Dense, run.training, run.mapping),
           "deriveBlockWork");
   refuses(
       deriveBlockWork(run.model, BlockKind::Dense, run.training, run.mapping),
@@ -733,6 +734,194 @@ TEST(WholeRun, RefusesRunsThatDoNotCompose) {
           "deriveEdgeOptimizerWork");
   refuses(blockBoundaries(run.model, run.training, run.mapping),
           "blockBoundaries");
+}
+
+//===----------------------------------------------------------------------===//
+// RunTemplatesMemo
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Whether `a` and `b` hold the same templates, field by field.
+bool sameTemplates(const RunTemplateList &a, const RunTemplateList &b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(),
+                    [](const RunTemplate &x, const RunTemplate &y) {
+                      return x.name == y.name && x.part == y.part &&
+                             x.pass == y.pass && x.context == y.context &&
+                             x.work.cadence == y.work.cadence &&
+                             x.work.invocations == y.work.invocations;
+                    });
+}
+
+/// The templates of `run`'s parts, through `memo` or (null) without one.
+RunTemplateList partsTemplates(const test::RunSpecs &run,
+                               RunTemplatesMemo *memo) {
+  return test::valueOrFail(
+             deriveRunParts(run.model, run.training, run.mapping, memo))
+      .templates;
+}
+
+} // namespace
+
+// Runs that differ only in what placing a block's work into templates does
+// not read (pp beyond 1, dp beyond the sharding, the virtual stages, a
+// schedule other than ZB-H1, ZeRO 1-2 among themselves, the buckets, the
+// overlaps, the global batch) share one list: the hit hands out the list
+// itself, and it is what the run's own derivation gives, for its parts and
+// for its whole run.
+TEST(RunTemplatesMemo, SharesAcrossTheAxesTemplatesDoNotRead) {
+  RunTemplatesMemo memo;
+  test::RunSpecs first =
+      test::smallRun(PipelineSchedule::OneFOneB, /*pp=*/2, /*microbatches=*/4);
+  first.mapping.zeroStage = 1;
+  RunTemplateList list = partsTemplates(first, &memo);
+  EXPECT_EQ(memo.shared(), 0u);
+  EXPECT_TRUE(sameTemplates(list, partsTemplates(first, nullptr)));
+
+  test::RunSpecs other =
+      test::smallRun(PipelineSchedule::Interleaved1F1B, /*pp=*/4,
+                     /*microbatches=*/8);
+  other.mapping.dp = 4;
+  other.mapping.world = 2 * 4 * 4;
+  other.training.globalBatch = 2 * 4 * 8;
+  other.mapping.zeroStage = 2;
+  other.mapping.bucketBytes = 4096;
+  other.mapping.overlapDPGradReduce = true;
+  other.mapping.overlapTPComm = true;
+  other.mapping.overlapP2PComm = true;
+  RunTemplateList shared = partsTemplates(other, &memo);
+  EXPECT_EQ(memo.shared(), 1u);
+  EXPECT_TRUE(shared.sameListAs(list));
+  EXPECT_TRUE(sameTemplates(shared, partsTemplates(other, nullptr)));
+
+  WholeRun whole = test::valueOrFail(
+      deriveWholeRun(other.model, other.training, other.mapping, &memo));
+  EXPECT_EQ(memo.shared(), 2u);
+  EXPECT_TRUE(whole.templates.sameListAs(list));
+  WholeRun fresh = test::valueOrFail(
+      deriveWholeRun(other.model, other.training, other.mapping));
+  EXPECT_TRUE(sameTemplates(whole.templates, fresh.templates));
+  ASSERT_EQ(whole.stages.size(), fresh.stages.size());
+  for (size_t stage = 0; stage < whole.stages.size(); ++stage)
+    EXPECT_EQ(whole.stages[stage].steps.size(),
+              fresh.stages[stage].steps.size());
+
+  // Appending to a shared list copies it: the memo's and the other runs'
+  // lists do not change.
+  RunTemplateList appended = shared;
+  appended.push_back(RunTemplate{
+      "extra", ModelPart::Head, PipelinePass::Forward, std::nullopt, {}});
+  EXPECT_FALSE(appended.sameListAs(list));
+  EXPECT_EQ(appended.size(), list.size() + 1);
+  EXPECT_TRUE(sameTemplates(shared, partsTemplates(first, nullptr)));
+  EXPECT_TRUE(partsTemplates(first, &memo).sameListAs(list));
+}
+
+// Runs that differ in what the templates read get their own list, with
+// other templates: the key is not coarser than what the templates read.
+// One row per part of the key, each on a fresh memo, so that dropping any
+// part from the key fails here. Each row changes the small run's templates
+// but one: dp at ep > 1, which the block works' key holds though no
+// invocation reads it (BlockWorkMemo), so it is derived again, alike.
+TEST(RunTemplatesMemo, DerivesAgainForTheAxesTemplatesRead) {
+  using test::RunSpecs;
+  RunSpecs base =
+      test::smallRun(PipelineSchedule::OneFOneB, /*pp=*/2, /*microbatches=*/4);
+  RunSpecs sharded = base;
+  sharded.mapping.zeroStage = 1;
+  RunSpecs contextParallel = base;
+  contextParallel.mapping.cp = 2;
+  contextParallel.mapping.world = 2 * 2 * 2 * 2;
+  RunSpecs experts = test::withExperts(base, /*ep=*/2);
+  experts.mapping.dp = 4;
+  experts.mapping.world = 2 * 2 * 4;
+  experts.training.globalBatch = 2 * 4 * 4;
+  struct Row {
+    const char *axis;
+    /// The run the row's differs from in that axis alone.
+    const RunSpecs *reference;
+    std::function<void(RunSpecs &)> change;
+    bool templatesDiffer = true;
+  };
+  const Row rows[] = {
+      {"the ZB-H1 schedule", &base,
+       [](RunSpecs &run) {
+         run.mapping.schedule = PipelineSchedule::ZeroBubbleH1;
+       }},
+      {"pp = 1", &base,
+       [](RunSpecs &run) {
+         run.mapping.pp = 1;
+         run.mapping.world = 2 * 2;
+       }},
+      {"a sharded step (ZeRO 1)", &base,
+       [](RunSpecs &run) { run.mapping.zeroStage = 1; }},
+      {"a sharded step (one replica)", &sharded,
+       [](RunSpecs &run) {
+         run.mapping.dp = 1;
+         run.mapping.world = 2 * 2;
+         run.training.globalBatch = 2 * 4;
+       }},
+      {"recompute", &base,
+       [](RunSpecs &run) { run.mapping.recompute = RecomputePolicy::Full; }},
+      {"tp_comm", &base,
+       [](RunSpecs &run) {
+         run.mapping.tpComm = TPCommMode::ReduceScatterAllGather;
+       }},
+      {"tp", &base,
+       [](RunSpecs &run) {
+         run.mapping.tp = 4;
+         run.mapping.world = 4 * 2 * 2;
+       }},
+      {"micro_batch", &base,
+       [](RunSpecs &run) {
+         run.training.microBatch = 1;
+         run.training.globalBatch = 1 * 2 * 4;
+       }},
+      {"activation_type", &base,
+       [](RunSpecs &run) { run.training.activationType = DataType::F32; }},
+      {"weight_type", &base,
+       [](RunSpecs &run) { run.training.weightType = DataType::F32; }},
+      {"gradient_type", &base,
+       [](RunSpecs &run) { run.training.gradientType = DataType::BF16; }},
+      {"optimizer_state_type", &base,
+       [](RunSpecs &run) { run.training.optimizerStateType = DataType::BF16; }},
+      {"attention_dropout", &base,
+       [](RunSpecs &run) { run.training.attentionDropout = false; }},
+      {"hidden_dropout", &base,
+       [](RunSpecs &run) { run.training.hiddenDropout = false; }},
+      {"cp", &base,
+       [](RunSpecs &run) {
+         run.mapping.cp = 2;
+         run.mapping.world = 2 * 2 * 2 * 2;
+       }},
+      {"cp_comm", &contextParallel,
+       [](RunSpecs &run) { run.mapping.cpComm = CPCommMode::AllGather; }},
+      {"ep", &experts, [](RunSpecs &run) { run.mapping.ep = 4; }},
+      {"dp at ep > 1", &experts,
+       [](RunSpecs &run) {
+         run.mapping.dp = 8;
+         run.mapping.world = 2 * 2 * 8;
+         run.training.globalBatch = 2 * 8 * 4;
+       },
+       /*templatesDiffer=*/false},
+      {"the model's width", &base,
+       [](RunSpecs &run) {
+         run.model.hidden = 128;
+         run.model.headDim = 32;
+       }},
+  };
+  for (const Row &row : rows) {
+    RunTemplatesMemo memo;
+    RunTemplateList reference = partsTemplates(*row.reference, &memo);
+    RunSpecs run = *row.reference;
+    row.change(run);
+    RunTemplateList own = partsTemplates(run, &memo);
+    EXPECT_EQ(memo.shared(), 0u) << row.axis;
+    EXPECT_FALSE(own.sameListAs(reference)) << row.axis;
+    EXPECT_TRUE(sameTemplates(own, partsTemplates(run, nullptr))) << row.axis;
+    EXPECT_EQ(sameTemplates(own, reference), !row.templatesDiffer) << row.axis;
+  }
 }
 
 TEST(WholeRunMixedLayout, BlockKindsFollowTheContract) {

@@ -8,7 +8,8 @@
 // template, work and message costs and holds) on its parts
 // (workload::deriveRunParts). A RunSkeleton keeps what one derivation of
 // the shape gives - every step's value source, every buffer's lifetime and
-// source, every stage's usage and the timing plan - and evaluates another
+// source, and once a run of it is timed the timing plan and every stage's
+// usage - and evaluates another
 // run of the shape from that run's parts, through the same functions the
 // whole derivation calls (sourceBytes and livePeak, stageTotalsOf,
 // StepCoster and timeSteps). The numbers are the same to the bit: the same
@@ -137,7 +138,7 @@ public:
 private:
   struct List {
     std::optional<int64_t> kvCacheWindow;
-    std::vector<workload::RunTemplate> templates;
+    workload::RunTemplateList templates;
     std::shared_ptr<const Bytes> bytes;
   };
   std::vector<List> lists;
@@ -147,23 +148,26 @@ private:
 class RunSkeleton {
 public:
   /// The skeleton of `run` (deriveWholeRun), whose parts are `parts`, its
-  /// buffers derived shapeOnly, and `graph`, its graph (runGraphOf), or
-  /// none: a skeleton without its timing plan, which gives memory and
-  /// totals but cannot time (withPlan adds the plan when a run of the
-  /// shape is first timed; a query times only the runs that fit,
-  /// docs/Sweep.md "What a query computes"). Fails if they do not line up
+  /// buffers `buffers` (deriveBufferLifetimes), and `graph`, its graph
+  /// (runGraphOf), or
+  /// none: a skeleton without its timing plan, which gives memory and the
+  /// chain bound but neither times nor totals (withPlan adds the plan and
+  /// the stages' usage when a run of the shape is first timed; a query
+  /// times only the runs that fit, docs/Sweep.md "What a query computes").
+  /// Fails if they do not line up
   /// (a stage tail that is not the end of its stage's steps, a work neither
   /// shared nor in the tail, a graph of other steps).
   static llvm::Expected<RunSkeleton>
   build(const workload::WholeRun &run, const workload::WholeRun &parts,
-        llvm::ArrayRef<workload::StageBuffers> buffers,
+        llvm::ArrayRef<workload::StageLifetimes> buffers,
         const analysis::RunGraph *graph);
 
   /// Whether this skeleton has its timing plan (time() needs it).
   bool timed() const { return planned; }
   /// This skeleton with the timing plan of `graph`, the graph (runGraphOf)
-  /// of a run of its shape, as build gives it with that graph.
-  llvm::Expected<RunSkeleton> withPlan(const analysis::RunGraph &graph) const;
+  /// of `run`, a whole run of its shape, as build gives it with that graph.
+  llvm::Expected<RunSkeleton> withPlan(const workload::WholeRun &run,
+                                       const analysis::RunGraph &graph) const;
 
   /// Whether `parts` has what this skeleton reads: as many templates,
   /// shared works and tail steps per stage.
@@ -185,7 +189,7 @@ public:
                    bool stopOverCapacity = false) const;
 
   /// The totals of every stage of that run, as summarizeWholeRun gives
-  /// them.
+  /// them. Fails on a skeleton without its timing plan (timed()).
   llvm::Expected<std::vector<workload::StageTotals>>
   totals(const workload::WholeRun &parts) const;
 
@@ -316,7 +320,8 @@ private:
     /// of every micro-batch) have tens of sources, and sourceBytes runs once
     /// per source.
     std::vector<workload::BufferSource> sources;
-    /// usage.works index `works`.
+    /// usage.works index `works`. Set with the plan (setPlan): only a run
+    /// that is timed reads its totals.
     workload::StageUsage usage;
     std::vector<WorkRef> works;
   };
@@ -339,9 +344,11 @@ private:
                          llvm::ArrayRef<uint32_t> sourceOfStep,
                          std::vector<int64_t> &chainEndAt,
                          std::vector<uint32_t> &countOf);
-  /// Sets `plan` from `graph` (the steps of every stage must be the
-  /// skeleton's) and gives the skeleton a new serial.
-  llvm::Error setPlan(const analysis::RunGraph &graph);
+  /// Sets `plan` from `graph`, the graph of `run`, and each stage's usage
+  /// from `run` (the steps of every stage must be the skeleton's), and
+  /// gives the skeleton a new serial.
+  llvm::Error setPlan(const workload::WholeRun &run,
+                      const analysis::RunGraph &graph);
 
   std::vector<StageShape> stages;
   std::vector<TimeSource> sources;

@@ -226,9 +226,9 @@ private:
   RunSkeleton::TimeScratch scratch;
   TemplateCostCache templateCosts;
   TemplateBytesCache templateBytesOfRuns;
-  /// The block works of this evaluator's runs, each derived once per what
-  /// it reads (a run's parts and a shape's whole run both take them).
-  workload::BlockWorkMemo blockWorks;
+  /// The templates of this evaluator's runs, each list derived once per
+  /// what it reads (a run's parts and a shape's whole run both take them).
+  workload::RunTemplatesMemo runTemplates;
   size_t shapeDerivations = 0;
   size_t shapedRunCount = 0;
   size_t ruledOutRunCount = 0;

@@ -148,15 +148,35 @@ struct StageBuffers {
 
 /// The buffers of every stage of `run`, a training run of `training` or
 /// the inference run of `run.inference`, under `mapping` (its ZeRO stage
-/// and dp). Fails if a size overflows. A buffer of no bytes is left out
-/// and every buffer is named, unless `shapeOnly`: a search keeps every
-/// buffer of a run's shape with only its cause, source and lifetime (no
-/// name, bytes, producer or consumers), and sizes it with each run's values
-/// (sweep::RunSkeleton); a shape reads no values, so it cannot overflow.
+/// and dp), each named. Fails if a size overflows. A buffer of no bytes is
+/// left out.
 llvm::Expected<std::vector<StageBuffers>>
 deriveBuffers(const WholeRun &run, const MappingSpec &mapping,
-              const std::optional<TrainingSpec> &training,
-              bool shapeOnly = false);
+              const std::optional<TrainingSpec> &training);
+
+/// A buffer of a run's shape: what sizes it and the positions it is live
+/// at (RunBuffer::source, start and end).
+struct BufferLifetime {
+  BufferSource source;
+  size_t start = 0;
+  size_t end = 0;
+};
+
+/// The buffers of one stage of a run's shape.
+struct StageLifetimes {
+  int64_t stage = 0;
+  /// Positions of the stage's program (its number of steps).
+  size_t positions = 0;
+  std::vector<BufferLifetime> buffers;
+};
+
+/// Every buffer deriveBuffers derives for `run` under `mapping`, in its
+/// order, with only its source and lifetime, those of no bytes for this
+/// run included: a search keeps a run's shape and sizes its buffers with
+/// each run's values (sweep::RunSkeleton). A shape reads no values, so it
+/// cannot fail.
+std::vector<StageLifetimes> deriveBufferLifetimes(const WholeRun &run,
+                                                  const MappingSpec &mapping);
 
 /// A lifetime and bytes, for livePeak.
 struct LiveSpan {

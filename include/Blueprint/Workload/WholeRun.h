@@ -21,6 +21,7 @@
 #include "Blueprint/Workload/Inference.h"
 #include "Blueprint/Workload/Pipeline.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
@@ -143,6 +144,34 @@ struct StageProgram {
 const RunInstance *readyInstanceOf(const StageProgram &program,
                                    const RunStep &step);
 
+/// A run's templates, in the order RunInstance::templateIndex numbers them.
+/// Runs whose contracts derive the same templates share one list
+/// (RunTemplatesMemo): copying a run copies a pointer, not the templates'
+/// invocations, and a search's caches know a shared list without comparing
+/// it (sameListAs). Appending to a list another run holds copies it first,
+/// so no run sees another's templates change.
+class RunTemplateList {
+public:
+  size_t size() const { return list ? list->size() : 0; }
+  bool empty() const { return size() == 0; }
+  const RunTemplate *data() const { return list ? list->data() : nullptr; }
+  const RunTemplate *begin() const { return data(); }
+  const RunTemplate *end() const { return data() + size(); }
+  const RunTemplate &operator[](size_t index) const { return (*list)[index]; }
+  operator llvm::ArrayRef<RunTemplate>() const { return {data(), size()}; }
+
+  /// Appends `runTemplate`, to a copy of the list if another run holds it.
+  void push_back(RunTemplate runTemplate);
+
+  /// Whether this and `other` are one list, so equal without a comparison.
+  bool sameListAs(const RunTemplateList &other) const {
+    return list == other.list;
+  }
+
+private:
+  std::shared_ptr<std::vector<RunTemplate>> list;
+};
+
 struct WholeRun {
   PipelineLayout layout;
   /// Micro-batches of a training iteration; for an inference run, the
@@ -155,7 +184,7 @@ struct WholeRun {
   /// Positions the KV cache of an inference run holds at most: the model's
   /// sliding window (a rolling buffer), none without one.
   std::optional<int64_t> kvCacheWindow;
-  std::vector<RunTemplate> templates;
+  RunTemplateList templates;
   /// The per-micro-batch stage work, each distinct piece once (a
   /// scattered message's gather per message kind, a ZeRO-3 gather per
   /// chunk and pass), in the order RunWork::shared numbers it.
@@ -165,13 +194,48 @@ struct WholeRun {
   std::vector<StageProgram> stages;
 };
 
+/// The templates of the training runs of one model, each list derived once
+/// per what it reads, with the block works they are cut from (a
+/// BlockWorkMemo): a search derives thousands of runs, most of whose
+/// templates an earlier run derived (docs/Sweep.md, "Templates shared
+/// across runs"). A run's templates read of its contracts what its block
+/// works read (BlockWorkMemo) and, of the rest of the mapping, only whether
+/// the schedule is ZB-H1 (which splits the backward into two passes),
+/// whether pp = 1 (one stage holds both edges, their one step and the
+/// output layer's tied table) and whether the optimizer step is sharded
+/// (zero_stage >= 1 over more than one gradient replica, when the stage
+/// steps its shard itself); not the global batch, pp beyond that, dp, the
+/// world, the virtual stages, the layout, the ZeRO stage beyond that, the
+/// buckets or the overlaps. A hit hands out the earlier run's list itself
+/// (RunTemplateList). When full and asked for another, or for another
+/// model, it forgets its lists; a list handed out stays valid while a run
+/// holds it.
+class RunTemplatesMemo {
+public:
+  /// How many template lists it keeps at most.
+  static constexpr size_t kEntries = 256;
+
+  RunTemplatesMemo();
+  ~RunTemplatesMemo();
+
+  /// How many runs took their templates from an earlier run's.
+  size_t shared() const;
+
+  /// Defined where the templates are derived (WholeRun.cpp).
+  struct Entries;
+  Entries &entries() { return *impl; }
+
+private:
+  std::unique_ptr<Entries> impl;
+};
+
 /// The whole training iteration of a composing run. Fails if the contracts
-/// do not compose or a count overflows. With `blockWorks`, its block works
-/// come from there (the same works).
+/// do not compose or a count overflows. With `templates`, its templates
+/// come from there (the same templates).
 llvm::Expected<WholeRun> deriveWholeRun(const ModelSpec &model,
                                         const TrainingSpec &training,
                                         const MappingSpec &mapping,
-                                        BlockWorkMemo *blockWorks = nullptr);
+                                        RunTemplatesMemo *templates = nullptr);
 
 /// The routed experts' parameters one rank of pipeline stage `stage` holds
 /// at ep > 1: blockExpertParametersPerRank summed over the stage's MoE
@@ -188,11 +252,11 @@ llvm::Expected<int64_t> stageExpertParameters(const ModelSpec &model,
 /// after the stage's micro-batch steps). Every value of a whole run is in
 /// its parts: a search pairs them with the steps of another run of the
 /// same shape (docs/Sweep.md, "Speed, threads, memory"). With
-/// `blockWorks`, as deriveWholeRun.
+/// `templates`, as deriveWholeRun.
 llvm::Expected<WholeRun> deriveRunParts(const ModelSpec &model,
                                         const TrainingSpec &training,
                                         const MappingSpec &mapping,
-                                        BlockWorkMemo *blockWorks = nullptr);
+                                        RunTemplatesMemo *templates = nullptr);
 
 /// The stages of the whole training iteration, each with only what one
 /// rank of it holds for the whole run: its parameters, buffers and gradient
