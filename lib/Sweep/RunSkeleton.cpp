@@ -305,7 +305,9 @@ RunSkeleton::build(const workload::WholeRun &run,
                     parts.stages[stage].steps[index]))
         return failure("stage " + llvm::Twine(stage) +
                        " does not end in its tail");
-    llvm::DenseMap<size_t, uint32_t> workAt;
+    // A work step's index in shape.works, by position (dense: a stage's
+    // buffers look up thousands).
+    std::vector<uint32_t> workAt(program.steps.size(), 0);
     for (auto [position, step] : llvm::enumerate(program.steps)) {
       TimeSource source;
       if (const auto *instance =
@@ -395,7 +397,7 @@ RunSkeleton::build(const workload::WholeRun &run,
       workload::BufferSource source = buffer.source;
       if (source.kind == workload::BufferSource::Kind::WorkRead ||
           source.kind == workload::BufferSource::Kind::WorkWrite)
-        source.index = workAt.lookup(source.index);
+        source.index = source.index < workAt.size() ? workAt[source.index] : 0;
       // Every message of a training run carries the run's message bytes
       // (checked above): its position does not size it.
       if (source.kind == workload::BufferSource::Kind::Message)

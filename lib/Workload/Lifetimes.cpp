@@ -115,6 +115,22 @@ namespace {
 using InstanceKey =
     std::tuple<ModelPart, PipelinePass, int64_t, int64_t, int64_t>;
 
+/// DenseMapInfo<InstanceKey> with a cheaper hash than the tuple's (a
+/// hash_combine of every field): a stage indexes thousands of instances.
+/// Equality still compares every field.
+struct InstanceKeyInfo : llvm::DenseMapInfo<InstanceKey> {
+  static unsigned getHashValue(const InstanceKey &key) {
+    const auto &[part, pass, microBatch, chunk, firstBlock] = key;
+    constexpr uint64_t kMultiplier = 0x9E3779B97F4A7C15ull;
+    uint64_t hash = static_cast<uint64_t>(microBatch);
+    hash = hash * kMultiplier + static_cast<uint64_t>(chunk);
+    hash = hash * kMultiplier + static_cast<uint64_t>(firstBlock);
+    hash = hash * kMultiplier +
+           (static_cast<uint64_t>(part) << 8 | static_cast<uint64_t>(pass));
+    return static_cast<unsigned>(hash ^ (hash >> 32));
+  }
+};
+
 /// The buffers of one stage, built step by step: sized and named
 /// (buildBuffers), or a shape's, with only their sources and lifetimes
 /// (buildLifetimes).
@@ -160,7 +176,9 @@ private:
 
   /// Adds the persistent state's buffers, then each step's.
   void walk() {
-    instances.reserve(program.steps.size());
+    // About one step in six is an instance of a later pass (a slot is a
+    // receive, an instance and a send, and half the slots are forwards).
+    instances.reserve(program.steps.size() / 4);
     indexInstances();
     addPersistent();
     for (size_t position = 0; position < program.steps.size(); ++position) {
@@ -191,7 +209,9 @@ private:
         continue;
       const RunTemplate &runTemplate = templateOf(*instance);
       lastInstance = position;
-      if (instance->microBatch)
+      // Only the later passes are looked up (findInstance): a forward's
+      // consumers.
+      if (instance->microBatch && runTemplate.pass != PipelinePass::Forward)
         instances[{runTemplate.part, runTemplate.pass, *instance->microBatch,
                    instance->chunk, instance->firstBlock}] = position;
       if (writesGradients[instance->templateIndex] && !firstGradientWriter)
@@ -457,7 +477,7 @@ private:
     return std::get<RunWork>(program.steps[position].action);
   };
   StageValues values;
-  llvm::DenseMap<InstanceKey, size_t> instances;
+  llvm::DenseMap<InstanceKey, size_t, InstanceKeyInfo> instances;
   /// The gathers of scattered messages, and the message each gathers (by
   /// position: hashed, as only look-ups by position read it).
   llvm::DenseMap<size_t, const RunMessage *> gatheredMessages;

@@ -643,9 +643,10 @@ private:
     return llvm::Error::success();
   }
 
-  /// Appends a step depending on the stage's last gating step; every step
-  /// but a send gates what follows.
-  void append(RunStep::Action action, bool gates = true);
+  /// Appends a step of `action` (a RunInstance, RunMessage or RunWork)
+  /// depending on the stage's last gating step; every step but a send
+  /// gates what follows.
+  template <typename ActionT> void append(ActionT &&action, bool gates = true);
 
   void addSlot(int64_t stage, const ScheduleSlot &slot) {
     const PipelineLayout &layout = run.layout;
@@ -1202,11 +1203,13 @@ private:
   std::optional<size_t> joining;
 };
 
-void RunBuilder::append(RunStep::Action action, bool gates) {
+template <typename ActionT>
+void RunBuilder::append(ActionT &&action, bool gates) {
   // Built in place: a run has thousands of steps, and moving each into the
-  // stage's vector moved its action and dependencies once more.
+  // stage's vector moved its action and dependencies once more; the action
+  // is made in the step's variant, not moved there from another variant.
   RunStep &step = current->steps.emplace_back();
-  step.action = std::move(action);
+  step.action.emplace<std::decay_t<ActionT>>(std::forward<ActionT>(action));
   if (gate)
     step.deps.push_back(*gate);
   if (joining)
