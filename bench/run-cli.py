@@ -200,9 +200,12 @@ def search(args):
     spec = os.path.join(ROOT, "examples", "gpt3-175b.json")
     print("\nsearch: blueprint-search examples/gpt3-175b.json --gpus=64 "
           "--global-batch=64 --top=5 --pareto")
-    print("%-28s %8s %8s %10s %12s %14s %10s %8s" % (
+    # configs/eval-CPU-s: the configurations over the CPU seconds of the
+    # evaluation alone, every worker's, before the audit of the reported
+    # rows (--search-stats' "evaluation CPU seconds").
+    print("%-28s %8s %8s %10s %12s %14s %18s %10s %8s" % (
         "run", "configs", "fit", "seconds", "configs/s", "configs/s/core",
-        "peak MiB", "shapes"))
+        "configs/eval-CPU-s", "peak MiB", "shapes"))
     with tempfile.TemporaryDirectory() as workdir:
         # Calculon's restricted space on Blueprint's axes
         # (bench/calculon/README.md, "Blueprint's counterpart").
@@ -231,9 +234,11 @@ def search(args):
             configs = int(fields["configurations"])
             # Shapes derived in whole (docs/Sweep.md, "Speed, threads,
             # memory"); none through the IR.
-            print("%-28s %8d %8s %10.2f %12.0f %14.0f %10.1f %8s" % (
+            evaluation_cpu = float(fields["evaluation CPU seconds"])
+            print("%-28s %8d %8s %10.2f %12.0f %14.0f %18.0f %10.1f %8s" % (
                 name, configs, fields["feasible"], seconds,
-                configs / seconds, configs / seconds / jobs, peak,
+                configs / seconds, configs / seconds / jobs,
+                configs / max(evaluation_cpu, 1e-9), peak,
                 fields.get("shapes derived", "-")))
     calculon = os.path.join(ROOT, "bench", "calculon", "run-calculon.py")
     if os.path.exists(calculon):

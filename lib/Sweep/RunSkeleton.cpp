@@ -124,14 +124,18 @@ ShapeKey sweep::shapeKeyOf(const workload::WholeRun &parts,
                            ShapeNames &names) {
   // The expansion of the stage orders (schedule, pp, v, micro-batches)
   // over the layout, with the parts' templates, shared works and tails, is
-  // the whole run; its buffers also read the templates' passes, the ZeRO
-  // stage and the works' primitives.
+  // the whole run; its buffers also read the templates' passes, the works'
+  // primitives and whether the ZeRO stage is 3 (the parameter gathers).
+  // ZeRO-1 and ZeRO-2 share their steps and their buffers' lifetimes (a
+  // gradient bucket's source has no bytes below ZeRO-2): one shape.
+  int64_t zeroSteps =
+      mapping.zeroStage == 3 ? 3 : std::min<int64_t>(mapping.zeroStage, 1);
   ShapeKey key = {static_cast<int64_t>(mapping.schedule),
                   mapping.pp,
                   mapping.virtualStages,
                   parts.microbatches,
                   mapping.gradientReplicas() > 1,
-                  mapping.zeroStage,
+                  zeroSteps,
                   static_cast<int64_t>(parts.layout.chunkBlocks.size())};
   llvm::append_range(key, parts.layout.chunkBlocks);
   key.push_back(static_cast<int64_t>(parts.templates.size()));
@@ -365,8 +369,7 @@ RunSkeleton::build(const workload::WholeRun &run,
     // else), so each distinct one is sized once per run. They are found by
     // kind and index in a table (an index is a template's, a work's or 0),
     // then along the chain of those of other repetitions.
-    constexpr size_t kinds =
-        static_cast<size_t>(workload::BufferSource::Kind::WorkWrite) + 1;
+    constexpr size_t kinds = workload::BufferSource::kKinds;
     size_t width = std::max(
         {run.templates.size(), shape.works.size(), static_cast<size_t>(1)});
     std::vector<uint32_t> firstOfSlot(kinds * width, noSource);
@@ -395,8 +398,10 @@ RunSkeleton::build(const workload::WholeRun &run,
     shape.spans.reserve(buffers[stage].buffers.size());
     for (const workload::BufferLifetime &buffer : buffers[stage].buffers) {
       workload::BufferSource source = buffer.source;
-      if (source.kind == workload::BufferSource::Kind::WorkRead ||
-          source.kind == workload::BufferSource::Kind::WorkWrite)
+      using Kind = workload::BufferSource::Kind;
+      if (source.kind == Kind::WorkRead || source.kind == Kind::WorkWrite ||
+          source.kind == Kind::GradientBucket ||
+          source.kind == Kind::GradientShard)
         source.index = source.index < workAt.size() ? workAt[source.index] : 0;
       // Every message of a training run carries the run's message bytes
       // (checked above): its position does not size it.
@@ -570,6 +575,7 @@ llvm::Error RunSkeleton::addMemoryFigures(
     };
     values.messageBytesAt = messageBytesAt;
     values.workAt = workAt;
+    values.shardedGradients = workload::shardsGradients(mapping);
     // Each distinct source in the order the buffers first name it, so an
     // overflow is recorded under the name of the buffer-by-buffer sum.
     bytesOfSource.clear();

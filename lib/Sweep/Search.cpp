@@ -42,6 +42,7 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ThreadPool.h"
 
@@ -1668,6 +1669,14 @@ llvm::Expected<SearchSummary> sweep::runSearch(
   };
 
   SearchSummary summary;
+  // Now: the wall clock, and the CPU time the process has spent.
+  auto clocks = [] {
+    llvm::sys::TimePoint<> wall;
+    std::chrono::nanoseconds user, system;
+    llvm::sys::Process::GetTimeUsage(wall, user, system);
+    return std::make_pair(std::chrono::steady_clock::now(), user + system);
+  };
+  auto evaluationStarted = clocks();
   TopK top(std::max<size_t>(options.top.value_or(0), 1));
   ParetoFront front;
   // A chunk of configurations is evaluated in parallel, then observed and
@@ -1745,6 +1754,15 @@ llvm::Expected<SearchSummary> sweep::runSearch(
     }
   summary.shapeEntriesHeld = skeletons->peakEntries();
   summary.shapeBytesHeld = skeletons->peakBytes();
+  auto evaluationEnded = clocks();
+  summary.evaluationSeconds =
+      std::chrono::duration<double>(evaluationEnded.first -
+                                    evaluationStarted.first)
+          .count();
+  summary.evaluationCPUSeconds =
+      std::chrono::duration<double>(evaluationEnded.second -
+                                    evaluationStarted.second)
+          .count();
   std::vector<Ranked> best = top.sorted();
   if (!best.empty())
     summary.best = best.front();

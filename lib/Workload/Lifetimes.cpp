@@ -138,9 +138,10 @@ class StageBufferBuilder {
 public:
   StageBufferBuilder(const WholeRun &run, const StageProgram &program,
                      const MappingSpec &mapping, OverflowGuard &guard)
-      : run(run), program(program), mapping(mapping), guard(guard) {
+      : run(run), program(program), guard(guard) {
     values.messageBytesAt = messageBytesAt;
     values.workAt = workAt;
+    values.shardedGradients = shardsGradients(mapping);
   }
 
   StageBuffers buildBuffers(llvm::ArrayRef<TemplateBytes> templateBytes,
@@ -442,29 +443,28 @@ private:
           {BufferSource::Kind::WorkWrite, position, 1}, position, readers);
       return;
     }
-    if (invocation.primitive == primitive::kDPGradReduceScatter &&
-        mapping.zeroStage >= 2) {
+    if (invocation.primitive == primitive::kDPGradReduceScatter) {
       // ZeRO-2/3 keep only their gradient shard: the bucket's full
       // gradients live from the first pass that accumulates them to its
       // reduce-scatter, whose output shard lives until the sharded step
-      // reads it.
+      // reads it. At ZeRO-1 both have no bytes (the sources say so): a
+      // shape's lifetimes are those of either stage.
       std::string index = std::to_string(bucket++);
       add([&] { return std::string("gradient_bucket_" + index); },
           BufferCause::GradientBucket,
-          {BufferSource::Kind::WorkRead, position, 1},
+          {BufferSource::Kind::GradientBucket, position, 1},
           firstGradientWriter.value_or(position), {position});
       llvm::SmallVector<size_t, 2> step;
       if (shardedStep)
         step.push_back(*shardedStep);
       add([&] { return std::string("gradient_shard_" + index); },
           BufferCause::GradientBucket,
-          {BufferSource::Kind::WorkWrite, position, 1}, position, step);
+          {BufferSource::Kind::GradientShard, position, 1}, position, step);
     }
   }
 
   const WholeRun &run;
   const StageProgram &program;
-  const MappingSpec &mapping;
   OverflowGuard &guard;
   /// Where add() puts a buffer: exactly one is set.
   StageBuffers *buffers = nullptr;
@@ -572,6 +572,10 @@ blueprint::workload::templateBytesOf(const WholeRun &run) {
   return result;
 }
 
+bool blueprint::workload::shardsGradients(const MappingSpec &mapping) {
+  return mapping.gradientReplicas() > 1 && mapping.zeroStage >= 2;
+}
+
 PersistentBytes blueprint::workload::persistentBytesOf(
     const StageProgram &program, const MappingSpec &mapping,
     const std::optional<TrainingSpec> &training,
@@ -609,7 +613,7 @@ PersistentBytes blueprint::workload::persistentBytesOf(
   // ZeRO-2/3 keep no gradient buffer across iterations: each bucket lives
   // from the first backward to its reduce-scatter, its shard from there to
   // the sharded step (the gradient_bucket and gradient_shard buffers).
-  if (zero < 2)
+  if (!shardsGradients(mapping))
     bytes.gradients = guard.mul(bucketed, bytesOf(training->gradientType),
                                 "stage gradient bytes");
   // Master weights, Adam m and v (deriveAdamWStep).
@@ -651,6 +655,14 @@ int64_t blueprint::workload::sourceBytes(const BufferSource &source,
     return values.workAt(source.index).invocation->readBytes();
   case Kind::WorkWrite:
     return values.workAt(source.index).invocation->writeBytes();
+  case Kind::GradientBucket:
+    return values.shardedGradients
+               ? values.workAt(source.index).invocation->readBytes()
+               : 0;
+  case Kind::GradientShard:
+    return values.shardedGradients
+               ? values.workAt(source.index).invocation->writeBytes()
+               : 0;
   }
   llvm_unreachable("every buffer source has bytes");
 }

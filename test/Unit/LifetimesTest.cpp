@@ -392,12 +392,14 @@ TEST(Lifetimes, AShapesBuffersAreTheLifetimesOfEveryRunsBuffers) {
   // with each run's values (sweep::RunSkeleton): they are every buffer of
   // the run, in order, the run's own buffers among them with the same
   // source and lifetime, the others of no bytes for this run, under every
-  // schedule, ZeRO 3 and small buckets.
+  // schedule, every ZeRO stage and small buckets. ZeRO-1 and ZeRO-2 have
+  // the same lifetimes (one shape): the gradient buckets a ZeRO-2 stage
+  // holds are a ZeRO-1 stage's too, of no bytes.
   size_t runs = 0, zeroByteBuffers = 0;
   for (PipelineSchedule schedule :
        {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
         PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1})
-    for (int64_t zeroStage : {0, 3}) {
+    for (int64_t zeroStage : {0, 1, 2, 3}) {
       RunSpecs run = smallRun(schedule, 2, 4);
       run.mapping.zeroStage = zeroStage;
       run.mapping.bucketBytes = 40000;
@@ -432,6 +434,40 @@ TEST(Lifetimes, AShapesBuffersAreTheLifetimesOfEveryRunsBuffers) {
         EXPECT_EQ(next, named.buffers.size());
       }
     }
-  EXPECT_EQ(runs, 8u);
+  EXPECT_EQ(runs, 16u);
   EXPECT_GT(zeroByteBuffers, 0u);
+  for (PipelineSchedule schedule :
+       {PipelineSchedule::OneFOneB, PipelineSchedule::ZeroBubbleH1}) {
+    std::vector<StageLifetimes> lifetimes[2];
+    size_t gradientBuckets[2] = {0, 0};
+    for (int64_t zeroStage : {1, 2}) {
+      RunSpecs run = smallRun(schedule, 2, 4);
+      run.mapping.zeroStage = zeroStage;
+      run.mapping.bucketBytes = 40000;
+      WholeRun whole =
+          valueOrFail(deriveWholeRun(run.model, run.training, run.mapping));
+      lifetimes[zeroStage - 1] = deriveBufferLifetimes(whole, run.mapping);
+      for (const StageBuffers &stage :
+           valueOrFail(deriveBuffers(whole, run.mapping, run.training)))
+        for (const RunBuffer &buffer : stage.buffers)
+          gradientBuckets[zeroStage - 1] +=
+              buffer.cause == BufferCause::GradientBucket;
+    }
+    // ZeRO-1 holds its gradients in the persistent buffer, ZeRO-2 in its
+    // buckets; both have the buckets' lifetimes.
+    EXPECT_EQ(gradientBuckets[0], 0u);
+    EXPECT_GT(gradientBuckets[1], 0u);
+    ASSERT_EQ(lifetimes[0].size(), lifetimes[1].size());
+    for (auto [one, two] : llvm::zip(lifetimes[0], lifetimes[1])) {
+      EXPECT_EQ(one.positions, two.positions);
+      ASSERT_EQ(one.buffers.size(), two.buffers.size());
+      for (auto [a, b] : llvm::zip(one.buffers, two.buffers)) {
+        EXPECT_EQ(a.source.kind, b.source.kind);
+        EXPECT_EQ(a.source.index, b.source.index);
+        EXPECT_EQ(a.source.repetitions, b.source.repetitions);
+        EXPECT_EQ(a.start, b.start);
+        EXPECT_EQ(a.end, b.end);
+      }
+    }
+  }
 }

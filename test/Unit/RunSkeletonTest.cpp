@@ -477,6 +477,14 @@ TEST(RunSkeletonTest, ShapeKeysTellShapesApart) {
   workload::MappingSpec zero = base;
   zero.zeroStage = 1;
   EXPECT_NE(keyOf(zero, names), key);
+  // ZeRO-2 has ZeRO-1's steps and buffers' lifetimes (its gradient buckets
+  // are of no bytes at ZeRO-1): one shape. ZeRO-3 gathers parameters.
+  workload::MappingSpec zeroTwo = base;
+  zeroTwo.zeroStage = 2;
+  EXPECT_EQ(keyOf(zeroTwo, names), keyOf(zero, names));
+  workload::MappingSpec zeroThree = base;
+  zeroThree.zeroStage = 3;
+  EXPECT_NE(keyOf(zeroThree, names), keyOf(zero, names));
 
   // Small buckets: more data-parallel reductions per stage.
   workload::MappingSpec buckets = base;

@@ -277,7 +277,16 @@ int main(int argc, char **argv) {
                  << summary->timed << ", timing plans derived "
                  << summary->timingPlansDerived
                  << ", configurations skipped as slower than the K-th best "
-                 << summary->skipped << "\n";
+                 << summary->skipped << ", evaluation seconds "
+                 << llvm::format("%.3f", summary->evaluationSeconds)
+                 << ", evaluation CPU seconds "
+                 << llvm::format("%.3f", summary->evaluationCPUSeconds)
+                 << ", configurations per evaluation CPU-second "
+                 << llvm::format(
+                        "%.0f",
+                        summary->configurations /
+                            std::max(summary->evaluationCPUSeconds, 1e-9))
+                 << "\n";
 
   if (!svgFile.empty()) {
     std::vector<analysis::ScatterLabel> labels;

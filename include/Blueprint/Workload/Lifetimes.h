@@ -60,7 +60,17 @@ struct BufferSource {
     /// What the work of the step at position `index` reads or writes.
     WorkRead,
     WorkWrite,
+    /// A gradient bucket whose reduce-scatter is the work at position
+    /// `index`: under ZeRO-2/3 (shardsGradients) the bucket's full
+    /// gradients, what it reads, and its output shard, what it writes; no
+    /// bytes below ZeRO-2, where the persistent gradient buffer holds them.
+    /// So the buffers of a run at ZeRO-1 and one at ZeRO-2 have the same
+    /// lifetimes.
+    GradientBucket,
+    GradientShard,
   };
+  /// How many kinds there are.
+  static constexpr size_t kKinds = static_cast<size_t>(Kind::GradientShard) + 1;
   Kind kind = Kind::Weights;
   size_t index = 0;
   int64_t repetitions = 1;
@@ -90,6 +100,12 @@ struct PersistentBytes {
   int64_t optimizerState = 0;
 };
 
+/// Whether a stage keeps only its shard of the gradients across iterations
+/// (ZeRO-2/3 over dp * cp > 1 ranks): then each bucket's full gradients
+/// live from the first backward to their reduce-scatter, its shard from
+/// there to the sharded step, and no gradient buffer persists.
+bool shardsGradients(const MappingSpec &mapping);
+
 /// The persistent state of `program` (its parameters and buckets) under
 /// the ZeRO stage of `mapping` (sharding needs dp * cp > 1): a training run's
 /// weights, gradient buffer (ZeRO 0-1) and optimizer state, an inference
@@ -108,6 +124,8 @@ struct StageValues {
   /// The bytes of the message at a position, and the work at a position.
   llvm::function_ref<int64_t(size_t)> messageBytesAt;
   llvm::function_ref<const RunWork &(size_t)> workAt;
+  /// shardsGradients of the run's mapping.
+  bool shardedGradients = false;
 };
 
 /// The bytes of `source`; overflows are recorded in `guard`.
