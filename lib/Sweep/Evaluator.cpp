@@ -233,6 +233,75 @@ sweep::persistentBoundFigures(const workload::ModelSpec &model,
   return figures;
 }
 
+PersistentBoundMemo::Key
+PersistentBoundMemo::keyOf(const workload::TrainingSpec &training,
+                           const workload::MappingSpec &mapping) {
+  // Every field of the two contracts named (a structured binding names
+  // exactly the fields), so a field added to either does not compile here
+  // until it is keyed or said unread. Unread by deriveRunPersistentState
+  // and persistentBytesOf: recompute and tp_comm (a stage's parameters,
+  // buckets and their shards do not depend on what is recomputed or on how
+  // TP communicates). The rest is keyed, read or not (the key errs finer,
+  // never coarser).
+  const auto &[globalBatch, microBatch, activationType, weightType,
+               gradientType, optimizerStateType, attentionDropout,
+               hiddenDropout] = training;
+  [[maybe_unused]] const auto &[tp, pp, dp, world, virtualStages, tpComm,
+                                recompute, schedule, pipelineLayout, zeroStage,
+                                bucketBytes, cp, cpComm, ep, overlapTPComm,
+                                overlapDPGradReduce, overlapP2PComm] = mapping;
+  Key key = {globalBatch,
+             microBatch,
+             static_cast<int64_t>(activationType),
+             static_cast<int64_t>(weightType),
+             static_cast<int64_t>(gradientType),
+             static_cast<int64_t>(optimizerStateType),
+             attentionDropout,
+             hiddenDropout,
+             tp,
+             pp,
+             dp,
+             world,
+             virtualStages,
+             static_cast<int64_t>(schedule),
+             zeroStage,
+             bucketBytes,
+             cp,
+             static_cast<int64_t>(cpComm),
+             ep,
+             overlapTPComm,
+             overlapDPGradReduce,
+             overlapP2PComm,
+             static_cast<int64_t>(pipelineLayout.size())};
+  llvm::append_range(key, pipelineLayout);
+  return key;
+}
+
+std::optional<RunFigures>
+PersistentBoundMemo::of(const workload::ModelSpec &model,
+                        const workload::TrainingSpec &training,
+                        const workload::MappingSpec &mapping,
+                        const estimate::SystemProfile &profile) {
+  Key key = keyOf(training, mapping);
+  bool sameModelAsEntries =
+      this->model && workload::sameModel(*this->model, model);
+  if (sameModelAsEntries) {
+    auto found = entries.find(key);
+    if (found != entries.end()) {
+      ++sharedCount;
+      return found->second;
+    }
+  }
+  if (!sameModelAsEntries || entries.size() >= kEntries) {
+    entries.clear();
+    this->model = model;
+  }
+  std::optional<RunFigures> figures =
+      persistentBoundFigures(model, training, mapping, profile);
+  entries.emplace(std::move(key), figures);
+  return figures;
+}
+
 sweep::PathFigures
 sweep::pathFiguresOf(const analysis::RunGraph &graph,
                      const analysis::CriticalPathReport &path) {

@@ -380,7 +380,7 @@ FastEvaluator::shape(const Configuration &configuration) {
   // and its shape are derived.
   if (timeFittingOnly) {
     std::optional<RunFigures> bound =
-        persistentBoundFigures(run.model, *run.training, run.mapping, profile);
+        persistentBounds.of(run.model, *run.training, run.mapping, profile);
     if (bound && !bound->fits) {
       result->memory = std::move(*bound);
       ++ruledOutRunCount;

@@ -1569,25 +1569,6 @@ blueprint::workload::deriveBlockWork(const ModelSpec &model, BlockKind kind,
   return deriveComposingBlockWork(model, kind, training, mapping);
 }
 
-bool blueprint::workload::detail::sameModel(const ModelSpec &a,
-                                            const ModelSpec &b) {
-  // Every field named (a structured binding names exactly the fields), so a
-  // field added to ModelSpec does not compile here until it is compared.
-  auto fields = [](const ModelSpec &model) {
-    const auto &[hidden, heads, kvHeads, headDim, ffnHidden, seqLength,
-                 maxPositions, vocab, blocks, norm, activation, linearBias,
-                 positionEmbedding, tiedEmbeddings, attentionWindow, qLoraRank,
-                 kvLoraRank, qkNopeHeadDim, qkRopeHeadDim, vHeadDim, moe] =
-        model;
-    return std::tie(hidden, heads, kvHeads, headDim, ffnHidden, seqLength,
-                    maxPositions, vocab, blocks, norm, activation, linearBias,
-                    positionEmbedding, tiedEmbeddings, attentionWindow,
-                    qLoraRank, kvLoraRank, qkNopeHeadDim, qkRopeHeadDim,
-                    vHeadDim, moe);
-  };
-  return fields(a) == fields(b);
-}
-
 /// A key of exactly as many parts as BlockWorkMemo::Key holds (a std::array
 /// would fill a missing one with zero).
 template <typename... Parts>

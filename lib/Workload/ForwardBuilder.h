@@ -103,10 +103,6 @@ BoundaryTensor blockActivationBoundary(std::string name, BoundaryRole role,
                                        const TrainingSpec &training,
                                        const MappingSpec &mapping);
 
-/// Whether every field of `a` and `b` is equal: the memos of block works
-/// and of run templates hold the works of one model.
-bool sameModel(const ModelSpec &a, const ModelSpec &b);
-
 /// The block works a whole run derives its parts from, after its one
 /// composition check. Only the library sees its definition: a client of
 /// BlockWorkMemo goes through of(), which checks the contracts first.

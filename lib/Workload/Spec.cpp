@@ -21,6 +21,7 @@
 #include "llvm/Support/ErrorHandling.h"
 
 #include <array>
+#include <tuple>
 
 #include "Blueprint/Workload/WorkloadEnums.cpp.inc"
 
@@ -669,4 +670,22 @@ blueprint::workload::composeTraining(const ModelSpec &model,
     composition.blocksPerVirtualChunk =
         model.blocks / (mapping.pp * mapping.virtualStages);
   return composition;
+}
+
+bool blueprint::workload::sameModel(const ModelSpec &a, const ModelSpec &b) {
+  // Every field named (a structured binding names exactly the fields), so a
+  // field added to ModelSpec does not compile here until it is compared.
+  auto fields = [](const ModelSpec &model) {
+    const auto &[hidden, heads, kvHeads, headDim, ffnHidden, seqLength,
+                 maxPositions, vocab, blocks, norm, activation, linearBias,
+                 positionEmbedding, tiedEmbeddings, attentionWindow, qLoraRank,
+                 kvLoraRank, qkNopeHeadDim, qkRopeHeadDim, vHeadDim, moe] =
+        model;
+    return std::tie(hidden, heads, kvHeads, headDim, ffnHidden, seqLength,
+                    maxPositions, vocab, blocks, norm, activation, linearBias,
+                    positionEmbedding, tiedEmbeddings, attentionWindow,
+                    qLoraRank, kvLoraRank, qkNopeHeadDim, qkRopeHeadDim,
+                    vHeadDim, moe);
+  };
+  return fields(a) == fields(b);
 }

@@ -155,7 +155,7 @@ struct RunTemplatesMemo::Entries {
   const DerivedTemplates *find(const ModelSpec &model,
                                const TrainingSpec &training,
                                const MappingSpec &mapping) {
-    if (!this->model || !detail::sameModel(*this->model, model))
+    if (!this->model || !sameModel(*this->model, model))
       return nullptr;
     auto found = lists.find(keyOf(model, training, mapping));
     if (found == lists.end())
@@ -168,7 +168,7 @@ struct RunTemplatesMemo::Entries {
   /// `mapping`, which find() did not have.
   void insert(const ModelSpec &model, const TrainingSpec &training,
               const MappingSpec &mapping, DerivedTemplates derived) {
-    if (!this->model || !detail::sameModel(*this->model, model) ||
+    if (!this->model || !sameModel(*this->model, model) ||
         lists.size() >= kEntries) {
       lists.clear();
       this->model = model;

@@ -448,6 +448,124 @@ TEST(RunSkeletonTest, AQuerySkipsOnlyWhatIsStrictlySlowerThanTheBest) {
   EXPECT_GT(skippedBelow, 0u);
 }
 
+/// Whether `a` and `b` are the same memory figures.
+bool sameMemoryFigures(const std::optional<sweep::RunFigures> &a,
+                       const std::optional<sweep::RunFigures> &b) {
+  if (!a || !b)
+    return a.has_value() == b.has_value();
+  return a->peakBytes == b->peakBytes && a->peakStage == b->peakStage &&
+         a->fits == b->fits && a->marginBytes == b->marginBytes &&
+         a->peakIsBound == b->peakIsBound;
+}
+
+// A run's persistent state reads neither its recompute policy nor tp_comm:
+// runs that differ only in those share one bound, equal to each one's own.
+TEST(PersistentBoundMemo, SharesAcrossRecomputeAndTPComm) {
+  sweep::RunContracts run = smallContracts();
+  sweep::PersistentBoundMemo memo;
+  std::optional<sweep::RunFigures> first =
+      memo.of(run.model, *run.training, run.mapping, a100());
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(memo.shared(), 0u);
+  workload::MappingSpec other = run.mapping;
+  other.recompute = workload::RecomputePolicy::Full;
+  other.tpComm = workload::TPCommMode::ReduceScatterAllGather;
+  std::optional<sweep::RunFigures> shared =
+      memo.of(run.model, *run.training, other, a100());
+  EXPECT_EQ(memo.shared(), 1u);
+  EXPECT_TRUE(sameMemoryFigures(shared, first));
+  EXPECT_TRUE(sameMemoryFigures(
+      shared,
+      sweep::persistentBoundFigures(run.model, *run.training, other, a100())));
+}
+
+// Every other field is keyed: a run that differs in one is bounded again,
+// as persistentBoundFigures bounds it. One row per field a persistent state
+// reads (a key without it fails here; checked by dropping tp, pp, dp with
+// the world, ZeRO and the weight type), and a few it does not read but the
+// key holds.
+TEST(PersistentBoundMemo, BoundsAgainForWhatTheKeyHolds) {
+  sweep::RunContracts base = smallContracts();
+  base.mapping.zeroStage = 1;
+  struct Row {
+    const char *axis;
+    std::function<void(sweep::RunContracts &)> change;
+    /// Whether the bound itself differs from the base's.
+    bool boundDiffers;
+  };
+  const Row rows[] = {
+      {"tp",
+       [](sweep::RunContracts &run) {
+         run.mapping.tp = 4;
+         run.mapping.world = 4 * 2 * 2;
+       },
+       true},
+      {"pp",
+       [](sweep::RunContracts &run) {
+         run.mapping.pp = 4;
+         run.mapping.world = 2 * 4 * 2;
+       },
+       true},
+      {"dp (ZeRO-1 shards over it; the world with it)",
+       [](sweep::RunContracts &run) {
+         run.mapping.dp = 4;
+         run.mapping.world = 2 * 2 * 4;
+       },
+       true},
+      {"zero_stage",
+       [](sweep::RunContracts &run) { run.mapping.zeroStage = 3; }, true},
+      {"weight_type",
+       [](sweep::RunContracts &run) {
+         run.training->weightType = workload::DataType::F32;
+       },
+       true},
+      {"gradient_type",
+       [](sweep::RunContracts &run) {
+         run.training->gradientType = workload::DataType::BF16;
+       },
+       true},
+      {"optimizer_state_type",
+       [](sweep::RunContracts &run) {
+         run.training->optimizerStateType = workload::DataType::BF16;
+       },
+       true},
+      {"the model", [](sweep::RunContracts &run) { run.model.ffnHidden = 512; },
+       true},
+      {"bucket_bytes",
+       [](sweep::RunContracts &run) { run.mapping.bucketBytes = 40000; },
+       false},
+      {"the schedule",
+       [](sweep::RunContracts &run) {
+         run.mapping.schedule = workload::PipelineSchedule::GPipe;
+       },
+       false},
+      {"micro_batch",
+       [](sweep::RunContracts &run) {
+         run.training->microBatch = 1;
+         run.training->globalBatch = 1 * 2 * 4;
+       },
+       false},
+  };
+  for (const Row &row : rows) {
+    sweep::PersistentBoundMemo memo;
+    std::optional<sweep::RunFigures> reference =
+        memo.of(base.model, *base.training, base.mapping, a100());
+    ASSERT_TRUE(reference.has_value()) << row.axis;
+    sweep::RunContracts run = base;
+    row.change(run);
+    std::optional<sweep::RunFigures> own =
+        memo.of(run.model, *run.training, run.mapping, a100());
+    EXPECT_EQ(memo.shared(), 0u) << row.axis;
+    ASSERT_TRUE(own.has_value()) << row.axis;
+    EXPECT_TRUE(sameMemoryFigures(
+        own, sweep::persistentBoundFigures(run.model, *run.training,
+                                           run.mapping, a100())))
+        << row.axis;
+    EXPECT_EQ(own->peakBytes != reference->peakBytes, row.boundDiffers)
+        << row.axis;
+  }
+}
+
 /// The parts and shape key of the small run under `mapping` (and, when
 /// given, micro-batches of `microBatch`).
 sweep::ShapeKey keyOf(const workload::MappingSpec &mapping,

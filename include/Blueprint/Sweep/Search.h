@@ -229,6 +229,8 @@ private:
   /// The templates of this evaluator's runs, each list derived once per
   /// what it reads (a run's parts and a shape's whole run both take them).
   workload::RunTemplatesMemo runTemplates;
+  /// The persistent-state bounds of this evaluator's runs (a query's).
+  PersistentBoundMemo persistentBounds;
   size_t shapeDerivations = 0;
   size_t shapedRunCount = 0;
   size_t ruledOutRunCount = 0;

@@ -28,6 +28,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -193,6 +194,36 @@ persistentBoundFigures(const workload::ModelSpec &model,
                        const workload::TrainingSpec &training,
                        const workload::MappingSpec &mapping,
                        const estimate::SystemProfile &profile);
+
+/// persistentBoundFigures of the runs one evaluator meets on its one
+/// profile, each derived once per what it reads: a run's persistent state
+/// reads neither its recompute policy nor tp_comm, which vary inside the
+/// enumeration's other run axes (docs/Sweep.md, "Runs ruled out by their
+/// persistent state"). It holds one model's figures, at most kEntries, and
+/// forgets them all when full or given another model.
+class PersistentBoundMemo {
+public:
+  static constexpr size_t kEntries = 64;
+
+  std::optional<RunFigures> of(const workload::ModelSpec &model,
+                               const workload::TrainingSpec &training,
+                               const workload::MappingSpec &mapping,
+                               const estimate::SystemProfile &profile);
+
+  /// How many calls of() answered from an earlier run's figures.
+  size_t shared() const { return sharedCount; }
+
+private:
+  /// Every field of the two contracts but the mapping's recompute and
+  /// tp_comm (keyOf).
+  using Key = std::vector<int64_t>;
+  static Key keyOf(const workload::TrainingSpec &training,
+                   const workload::MappingSpec &mapping);
+
+  std::optional<workload::ModelSpec> model;
+  std::map<Key, std::optional<RunFigures>> entries;
+  size_t sharedCount = 0;
+};
 
 /// What the timed figures read of a critical path.
 struct PathFigures {

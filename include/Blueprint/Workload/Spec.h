@@ -163,6 +163,10 @@ struct ModelSpec {
   }
 };
 
+/// Whether every field of `a` and `b` is equal (the memos of a search hold
+/// the derivations of one model).
+bool sameModel(const ModelSpec &a, const ModelSpec &b);
+
 struct TrainingSpec {
   int64_t globalBatch = 0;
   int64_t microBatch = 0;
