@@ -234,11 +234,10 @@ def search(args):
             configs = int(fields["configurations"])
             # Shapes derived in whole (docs/Sweep.md, "Speed, threads,
             # memory"); none through the IR.
-            evaluation_cpu = float(fields["evaluation CPU seconds"])
-            print("%-28s %8d %8s %10.2f %12.0f %14.0f %18.0f %10.1f %8s" % (
+            print("%-28s %8d %8s %10.2f %12.0f %14.0f %18s %10.1f %8s" % (
                 name, configs, fields["feasible"], seconds,
                 configs / seconds, configs / seconds / jobs,
-                configs / max(evaluation_cpu, 1e-9), peak,
+                fields["configurations per evaluation CPU-second"], peak,
                 fields.get("shapes derived", "-")))
     calculon = os.path.join(ROOT, "bench", "calculon", "run-calculon.py")
     if os.path.exists(calculon):

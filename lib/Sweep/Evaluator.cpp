@@ -239,7 +239,8 @@ PersistentBoundMemo::keyOf(const workload::TrainingSpec &training,
   // Every field of the two contracts named (a structured binding names
   // exactly the fields), so a field added to either does not compile here
   // until it is keyed or said unread. Unread by deriveRunPersistentState
-  // and persistentBytesOf: recompute and tp_comm (a stage's parameters,
+  // and persistentBytesOf but for the composition check, which of()'s
+  // callers have passed: recompute and tp_comm (a stage's parameters,
   // buckets and their shards do not depend on what is recomputed or on how
   // TP communicates). The rest is keyed, read or not (the key errs finer,
   // never coarser).
@@ -280,8 +281,7 @@ PersistentBoundMemo::keyOf(const workload::TrainingSpec &training,
 std::optional<RunFigures>
 PersistentBoundMemo::of(const workload::ModelSpec &model,
                         const workload::TrainingSpec &training,
-                        const workload::MappingSpec &mapping,
-                        const estimate::SystemProfile &profile) {
+                        const workload::MappingSpec &mapping) {
   Key key = keyOf(training, mapping);
   bool sameModelAsEntries =
       this->model && workload::sameModel(*this->model, model);

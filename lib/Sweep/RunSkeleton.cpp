@@ -310,8 +310,9 @@ RunSkeleton::build(const workload::WholeRun &run,
         return failure("stage " + llvm::Twine(stage) +
                        " does not end in its tail");
     // A work step's index in shape.works, by position (dense: a stage's
-    // buffers look up thousands).
-    std::vector<uint32_t> workAt(program.steps.size(), 0);
+    // buffers look up thousands); kNotAWork at any other step.
+    constexpr uint32_t kNotAWork = ~0u;
+    std::vector<uint32_t> workAt(program.steps.size(), kNotAWork);
     for (auto [position, step] : llvm::enumerate(program.steps)) {
       TimeSource source;
       if (const auto *instance =
@@ -366,7 +367,9 @@ RunSkeleton::build(const workload::WholeRun &run,
                llvm::ArrayRef(skeleton.sourceOf).drop_front(stageFirst),
                chainEndAt, countOf);
     // Sources are equal when their fields are (sourceBytes reads nothing
-    // else), so each distinct one is sized once per run. They are found by
+    // else of a source; the rest, the sharding of the persistent state
+    // among it, is the run's and the same for every source), so each
+    // distinct one is sized once per run. They are found by
     // kind and index in a table (an index is a template's, a work's or 0),
     // then along the chain of those of other repetitions.
     constexpr size_t kinds = workload::BufferSource::kKinds;
@@ -401,8 +404,12 @@ RunSkeleton::build(const workload::WholeRun &run,
       using Kind = workload::BufferSource::Kind;
       if (source.kind == Kind::WorkRead || source.kind == Kind::WorkWrite ||
           source.kind == Kind::GradientBucket ||
-          source.kind == Kind::GradientShard)
-        source.index = source.index < workAt.size() ? workAt[source.index] : 0;
+          source.kind == Kind::GradientShard) {
+        if (source.index >= workAt.size() || workAt[source.index] == kNotAWork)
+          return failure("stage " + llvm::Twine(stage) +
+                         " has a buffer sized by a step that is no work");
+        source.index = workAt[source.index];
+      }
       // Every message of a training run carries the run's message bytes
       // (checked above): its position does not size it.
       if (source.kind == workload::BufferSource::Kind::Message)
@@ -575,7 +582,6 @@ llvm::Error RunSkeleton::addMemoryFigures(
     };
     values.messageBytesAt = messageBytesAt;
     values.workAt = workAt;
-    values.shardedGradients = workload::shardsGradients(mapping);
     // Each distinct source in the order the buffers first name it, so an
     // overflow is recorded under the name of the buffer-by-buffer sum.
     bytesOfSource.clear();

@@ -48,6 +48,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 using namespace mlir;
@@ -289,7 +290,8 @@ FastEvaluator::FastEvaluator(const estimate::SystemProfile &profile,
                              bool timeFittingOnly)
     : profile(profile), timeFittingOnly(timeFittingOnly),
       skeletons(skeletons ? std::move(skeletons)
-                          : std::make_shared<SkeletonCache>()) {}
+                          : std::make_shared<SkeletonCache>()),
+      persistentBounds(profile) {}
 
 FastEvaluator::~FastEvaluator() = default;
 
@@ -324,7 +326,7 @@ FastEvaluator::deriveSkeleton(const Configuration &configuration,
     return derivation.takeError();
   whole = std::move(*derivation);
   std::vector<workload::StageLifetimes> buffers =
-      workload::deriveBufferLifetimes(*whole, run.mapping);
+      workload::deriveBufferLifetimes(*whole);
   if (!planned)
     return RunSkeleton::build(*whole, parts, buffers, /*graph=*/nullptr);
   llvm::Expected<analysis::RunGraph> graph =
@@ -380,7 +382,7 @@ FastEvaluator::shape(const Configuration &configuration) {
   // and its shape are derived.
   if (timeFittingOnly) {
     std::optional<RunFigures> bound =
-        persistentBounds.of(run.model, *run.training, run.mapping, profile);
+        persistentBounds.of(run.model, *run.training, run.mapping);
     if (bound && !bound->fits) {
       result->memory = std::move(*bound);
       ++ruledOutRunCount;
@@ -1669,11 +1671,12 @@ llvm::Expected<SearchSummary> sweep::runSearch(
   };
 
   SearchSummary summary;
-  // Now: the wall clock, and the CPU time the process has spent.
+  // Now: the wall clock, and the CPU time the process has spent
+  // (GetTimeUsage's own wall time is the system clock's, which may step).
   auto clocks = [] {
-    llvm::sys::TimePoint<> wall;
+    llvm::sys::TimePoint<> systemWall;
     std::chrono::nanoseconds user, system;
-    llvm::sys::Process::GetTimeUsage(wall, user, system);
+    llvm::sys::Process::GetTimeUsage(systemWall, user, system);
     return std::make_pair(std::chrono::steady_clock::now(), user + system);
   };
   auto evaluationStarted = clocks();

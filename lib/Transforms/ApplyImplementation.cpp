@@ -238,7 +238,7 @@ LogicalResult applyToBlock(pplan::PlanOp plan,
 /// The plan's templates as the run templates their buffers are derived
 /// from (workload::templateBytesOf), in plan order.
 FailureOr<workload::WholeRun> runTemplatesOf(pplan::PlanOp plan) {
-  workload::WholeRun run;
+  std::vector<workload::RunTemplate> templates;
   for (auto templateOp : plan.getBody().getOps<pplan::TemplateOp>()) {
     FailureOr<std::vector<workload::Invocation>> invocations = invocationsOf(
         llvm::to_vector(templateOp.getBody().getOps<pplan::TaskOp>()));
@@ -249,8 +249,10 @@ FailureOr<workload::WholeRun> runTemplatesOf(pplan::PlanOp plan) {
     runTemplate.part = templateOp.getPart();
     runTemplate.pass = templateOp.getPass();
     runTemplate.work.invocations = std::move(*invocations);
-    run.templates.push_back(std::move(runTemplate));
+    templates.push_back(std::move(runTemplate));
   }
+  workload::WholeRun run;
+  run.templates = workload::RunTemplateList(std::move(templates));
   return run;
 }
 

@@ -823,7 +823,7 @@ LogicalResult verifyWholeRun(Operation *program,
     return program->emitError() << "conservation: the contracts do not compose";
   int64_t m = composition->microbatches;
   workload::PipelineLayout layout = workload::layoutOf(model, mapping);
-  bool sharded = mapping.zeroStage >= 1 && mapping.gradientReplicas() > 1;
+  bool sharded = mapping.shardsOptimizer();
   int64_t last = mapping.pp - 1;
 
   // Each block kind's per-micro-batch work, step and parameters, indexed

@@ -1576,9 +1576,10 @@ static std::array<int64_t, sizeof...(Parts)> keyOfParts(Parts... parts) {
   return {static_cast<int64_t>(parts)...};
 }
 
-BlockWorkMemo::Key BlockWorkMemo::keyOf(const ModelSpec &model, BlockKind kind,
-                                        const TrainingSpec &training,
-                                        const MappingSpec &mapping) {
+BlockWorkInputs
+blueprint::workload::blockWorkInputsOf(const ModelSpec &model,
+                                       const TrainingSpec &training,
+                                       const MappingSpec &mapping) {
   // Every field of the two contracts named (a structured binding names
   // exactly the fields), so a field added to either does not compile here
   // until it is keyed or said unread.
@@ -1604,9 +1605,22 @@ BlockWorkMemo::Key BlockWorkMemo::keyOf(const ModelSpec &model, BlockKind kind,
                                 bucketBytes, cp, cpComm, ep, overlapTPComm,
                                 overlapDPGradReduce, overlapP2PComm] = mapping;
   bool expertParallel = model.moe && ep != 1;
-  return keyOfParts(kind, microBatch, activationType, weightType, gradientType,
+  return keyOfParts(microBatch, activationType, weightType, gradientType,
                     optimizerStateType, attentionDropout, hiddenDropout, tp, cp,
                     cpComm, tpComm, recompute, ep, expertParallel ? dp : 0);
+}
+
+BlockWorkMemo::Key BlockWorkMemo::keyOf(const ModelSpec &model, BlockKind kind,
+                                        const TrainingSpec &training,
+                                        const MappingSpec &mapping) {
+  BlockWorkInputs inputs = blockWorkInputsOf(model, training, mapping);
+  static_assert(std::tuple_size_v<Key> ==
+                    std::tuple_size_v<BlockWorkInputs> + 1,
+                "the kind, then the inputs");
+  Key key;
+  key.front() = static_cast<int64_t>(kind);
+  llvm::copy(inputs, key.begin() + 1);
+  return key;
 }
 
 llvm::Expected<std::shared_ptr<const BlockWork>>

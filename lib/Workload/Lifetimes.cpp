@@ -136,18 +136,18 @@ struct InstanceKeyInfo : llvm::DenseMapInfo<InstanceKey> {
 /// (buildLifetimes).
 class StageBufferBuilder {
 public:
-  StageBufferBuilder(const WholeRun &run, const StageProgram &program,
-                     const MappingSpec &mapping, OverflowGuard &guard)
-      : run(run), program(program), guard(guard) {
-    values.messageBytesAt = messageBytesAt;
-    values.workAt = workAt;
-    values.shardedGradients = shardsGradients(mapping);
-  }
+  StageBufferBuilder(const WholeRun &run, const StageProgram &program)
+      : run(run), program(program) {}
 
+  /// Sizes the buffers with `templateBytes` and `persistent`; overflows
+  /// are recorded in `guard`.
   StageBuffers buildBuffers(llvm::ArrayRef<TemplateBytes> templateBytes,
-                            PersistentBytes persistent) {
+                            PersistentBytes persistent, OverflowGuard &guard) {
     values.templates = templateBytes;
     values.persistent = persistent;
+    values.messageBytesAt = messageBytesAt;
+    values.workAt = workAt;
+    sizingGuard = &guard;
     return walkInto(buffers);
   }
 
@@ -252,7 +252,7 @@ private:
       lifetimes->buffers.push_back({source, start, end});
       return;
     }
-    int64_t bytes = sourceBytes(source, values, guard);
+    int64_t bytes = sourceBytes(source, values, *sizingGuard);
     if (bytes == 0)
       return;
     RunBuffer &buffer = buffers->buffers.emplace_back();
@@ -465,7 +465,8 @@ private:
 
   const WholeRun &run;
   const StageProgram &program;
-  OverflowGuard &guard;
+  /// Where sizing a buffer records an overflow (buildBuffers).
+  OverflowGuard *sizingGuard = nullptr;
   /// Where add() puts a buffer: exactly one is set.
   StageBuffers *buffers = nullptr;
   StageLifetimes *lifetimes = nullptr;
@@ -572,10 +573,6 @@ blueprint::workload::templateBytesOf(const WholeRun &run) {
   return result;
 }
 
-bool blueprint::workload::shardsGradients(const MappingSpec &mapping) {
-  return mapping.gradientReplicas() > 1 && mapping.zeroStage >= 2;
-}
-
 PersistentBytes blueprint::workload::persistentBytesOf(
     const StageProgram &program, const MappingSpec &mapping,
     const std::optional<TrainingSpec> &training,
@@ -613,7 +610,8 @@ PersistentBytes blueprint::workload::persistentBytesOf(
   // ZeRO-2/3 keep no gradient buffer across iterations: each bucket lives
   // from the first backward to its reduce-scatter, its shard from there to
   // the sharded step (the gradient_bucket and gradient_shard buffers).
-  if (!shardsGradients(mapping))
+  bytes.shardedGradients = mapping.shardsGradients();
+  if (!bytes.shardedGradients)
     bytes.gradients = guard.mul(bucketed, bytesOf(training->gradientType),
                                 "stage gradient bytes");
   // Master weights, Adam m and v (deriveAdamWStep).
@@ -656,11 +654,11 @@ int64_t blueprint::workload::sourceBytes(const BufferSource &source,
   case Kind::WorkWrite:
     return values.workAt(source.index).invocation->writeBytes();
   case Kind::GradientBucket:
-    return values.shardedGradients
+    return values.persistent.shardedGradients
                ? values.workAt(source.index).invocation->readBytes()
                : 0;
   case Kind::GradientShard:
-    return values.shardedGradients
+    return values.persistent.shardedGradients
                ? values.workAt(source.index).invocation->writeBytes()
                : 0;
   }
@@ -684,8 +682,8 @@ llvm::Expected<std::vector<StageBuffers>> blueprint::workload::deriveBuffers(
     PersistentBytes persistent = persistentBytesOf(
         program, mapping, run.inference ? std::nullopt : training,
         run.inference, guard);
-    result.push_back(StageBufferBuilder(run, program, mapping, guard)
-                         .buildBuffers(*templateBytes, persistent));
+    result.push_back(StageBufferBuilder(run, program)
+                         .buildBuffers(*templateBytes, persistent, guard));
   }
   if (guard.failed())
     return guard.error("deriveBuffers");
@@ -693,15 +691,12 @@ llvm::Expected<std::vector<StageBuffers>> blueprint::workload::deriveBuffers(
 }
 
 std::vector<StageLifetimes>
-blueprint::workload::deriveBufferLifetimes(const WholeRun &run,
-                                           const MappingSpec &mapping) {
+blueprint::workload::deriveBufferLifetimes(const WholeRun &run) {
   // A shape reads no values: nothing to size, so nothing can overflow.
-  OverflowGuard guard;
   std::vector<StageLifetimes> result;
   result.reserve(run.stages.size());
   for (const StageProgram &program : run.stages)
-    result.push_back(
-        StageBufferBuilder(run, program, mapping, guard).buildLifetimes());
+    result.push_back(StageBufferBuilder(run, program).buildLifetimes());
   return result;
 }
 

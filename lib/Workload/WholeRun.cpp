@@ -37,16 +37,6 @@ std::string RunShape::rangeText() const {
       .str();
 }
 
-void RunTemplateList::push_back(RunTemplate runTemplate) {
-  // A list only this run holds is appended to in place (the run is being
-  // built); one a memo or another run also holds is copied first.
-  if (!list)
-    list = std::make_shared<std::vector<RunTemplate>>();
-  else if (list.use_count() > 1)
-    list = std::make_shared<std::vector<RunTemplate>>(*list);
-  list->push_back(std::move(runTemplate));
-}
-
 std::optional<RunShape>
 blueprint::workload::runShapeOf(const ModelSpec &model,
                                 const MappingSpec &mapping,
@@ -176,44 +166,31 @@ struct RunTemplatesMemo::Entries {
     lists.emplace(keyOf(model, training, mapping), std::move(derived));
   }
 
-  /// What the block works the templates are cut from read, and what
-  /// placing them into templates reads (RunTemplatesMemo).
-  using Key = std::array<int64_t, 17>;
+  /// What placing the block works into templates reads of the mapping
+  /// besides what the works read: whether the schedule is ZB-H1
+  /// (buildBlockTemplates), whether pp = 1 (buildEdgeTemplates) and whether
+  /// the optimizer is sharded (keptInStep).
+  using Placing = std::array<int64_t, 3>;
+  /// blockWorkInputsOf (every kind's works), then Placing.
+  using Key = std::array<int64_t, std::tuple_size_v<BlockWorkInputs> +
+                                      std::tuple_size_v<Placing>>;
   static Key keyOf(const ModelSpec &model, const TrainingSpec &training,
                    const MappingSpec &mapping) {
-    // Every field of the two contracts named (a structured binding names
-    // exactly the fields), so a field added to either does not compile
-    // here until it is keyed or said unread. The block works' part is
-    // BlockWorkMemo's key but the kind (a list holds every kind's); the
-    // rest is what buildTemplates reads of the mapping besides them.
-    [[maybe_unused]] const auto &[globalBatch, microBatch, activationType,
-                                  weightType, gradientType, optimizerStateType,
-                                  attentionDropout, hiddenDropout] = training;
+    // Every field of the mapping named (a structured binding names exactly
+    // the fields), so a field added to it does not compile here until
+    // placing is said to read it or not (blockWorkInputsOf does the same
+    // for the works).
     [[maybe_unused]] const auto &[tp, pp, dp, world, virtualStages, tpComm,
                                   recompute, schedule, pipelineLayout,
                                   zeroStage, bucketBytes, cp, cpComm, ep,
                                   overlapTPComm, overlapDPGradReduce,
                                   overlapP2PComm] = mapping;
-    bool expertParallel = model.moe && ep != 1;
-    bool zeroBubble = schedule == PipelineSchedule::ZeroBubbleH1;
-    bool shardedStep = zeroStage >= 1 && mapping.gradientReplicas() > 1;
-    return {microBatch,
-            static_cast<int64_t>(activationType),
-            static_cast<int64_t>(weightType),
-            static_cast<int64_t>(gradientType),
-            static_cast<int64_t>(optimizerStateType),
-            attentionDropout,
-            hiddenDropout,
-            tp,
-            cp,
-            static_cast<int64_t>(cpComm),
-            static_cast<int64_t>(tpComm),
-            static_cast<int64_t>(recompute),
-            ep,
-            expertParallel ? dp : 0,
-            zeroBubble,
-            pp == 1,
-            shardedStep};
+    Placing placing = {schedule == PipelineSchedule::ZeroBubbleH1, pp == 1,
+                       mapping.shardsOptimizer()};
+    Key key;
+    llvm::copy(placing, llvm::copy(blockWorkInputsOf(model, training, mapping),
+                                   key.begin()));
+    return key;
   }
 
   /// Where the templates a run derives take their block works from.
@@ -307,8 +284,8 @@ private:
     result.work.cadence = pass == PipelinePass::Step ? Cadence::PerIteration
                                                      : Cadence::PerMicroBatch;
     result.work.invocations = std::move(invocations);
-    run.templates.push_back(std::move(result));
-    return run.templates.size() - 1;
+    templates.push_back(std::move(result));
+    return templates.size() - 1;
   }
 
   /// The templates of each block kind the model has, then the edges': an
@@ -336,7 +313,10 @@ private:
       if (llvm::Error error = buildBlockTemplates(
               kind, blockTemplatePrefix(model, kind), blockWorks))
         return error;
-    return buildEdgeTemplates();
+    if (llvm::Error error = buildEdgeTemplates())
+      return error;
+    run.templates = RunTemplateList(std::move(templates));
+    return llvm::Error::success();
   }
 
   /// The per-micro-batch work of a block of `kind` split by pass: forward,
@@ -422,9 +402,7 @@ private:
   bool keptInStep(const Invocation &invocation) const {
     return !sharded() || invocation.phase != Phase::Optimizer;
   }
-  bool sharded() const {
-    return mapping.zeroStage >= 1 && mapping.gradientReplicas() > 1;
-  }
+  bool sharded() const { return mapping.shardsOptimizer(); }
 
   /// `invocation`, a collective over the ranks holding the same parameters
   /// (MappingSpec::gradientReplicas): the data-parallel axis, and inside it
@@ -1173,6 +1151,8 @@ private:
   RunTemplatesMemo *templatesMemo;
   WholeRun &run;
   OverflowGuard guard;
+  /// The run's templates while deriveTemplates builds them.
+  std::vector<RunTemplate> templates;
   /// The templates of each block kind, indexed by BlockKind.
   std::array<BlockTemplates, 2> blockTemplates;
   EdgeTemplates edges;
@@ -1327,6 +1307,7 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
   int64_t steps = inference.generatedTokens;
   std::vector<BlockKind> kinds = blockKindsOf(model);
   std::array<std::vector<size_t>, 2> templateOf;
+  std::vector<RunTemplate> templates;
   for (BlockKind kind : kinds) {
     std::string prefix = blockTemplatePrefix(model, kind);
     ModelSpec block = blockModelOf(model, kind);
@@ -1335,22 +1316,23 @@ blueprint::workload::deriveInferenceRun(const ModelSpec &model,
         deriveInferencePrefill(block, inference, mapping);
     if (!prefill)
       return prefill.takeError();
-    indices.push_back(run.templates.size());
-    run.templates.push_back(RunTemplate{prefix + "block_prefill",
-                                        ModelPart::Block, PipelinePass::Prefill,
-                                        std::nullopt, std::move(*prefill)});
+    indices.push_back(templates.size());
+    templates.push_back(RunTemplate{prefix + "block_prefill", ModelPart::Block,
+                                    PipelinePass::Prefill, std::nullopt,
+                                    std::move(*prefill)});
     for (int64_t step = 1; step < steps; ++step) {
       int64_t context = inference.promptLength + step;
       llvm::Expected<BlockWork> decode =
           deriveInferenceDecodeStep(block, inference, mapping, context);
       if (!decode)
         return decode.takeError();
-      indices.push_back(run.templates.size());
-      run.templates.push_back(RunTemplate{
+      indices.push_back(templates.size());
+      templates.push_back(RunTemplate{
           prefix + "block_decode_" + std::to_string(context), ModelPart::Block,
           PipelinePass::Decode, context, std::move(*decode)});
     }
   }
+  run.templates = RunTemplateList(std::move(templates));
 
   // What each rank sends: the block output it holds for the step (the
   // whole prompt in the prefill, one position per sequence in a decode

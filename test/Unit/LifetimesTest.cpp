@@ -407,8 +407,7 @@ TEST(Lifetimes, AShapesBuffersAreTheLifetimesOfEveryRunsBuffers) {
           valueOrFail(deriveWholeRun(run.model, run.training, run.mapping));
       std::vector<StageBuffers> full =
           valueOrFail(deriveBuffers(whole, run.mapping, run.training));
-      std::vector<StageLifetimes> shape =
-          deriveBufferLifetimes(whole, run.mapping);
+      std::vector<StageLifetimes> shape = deriveBufferLifetimes(whole);
       ++runs;
       ASSERT_EQ(shape.size(), full.size());
       for (auto [shaped, named] : llvm::zip(shape, full)) {
@@ -446,7 +445,7 @@ TEST(Lifetimes, AShapesBuffersAreTheLifetimesOfEveryRunsBuffers) {
       run.mapping.bucketBytes = 40000;
       WholeRun whole =
           valueOrFail(deriveWholeRun(run.model, run.training, run.mapping));
-      lifetimes[zeroStage - 1] = deriveBufferLifetimes(whole, run.mapping);
+      lifetimes[zeroStage - 1] = deriveBufferLifetimes(whole);
       for (const StageBuffers &stage :
            valueOrFail(deriveBuffers(whole, run.mapping, run.training)))
         for (const RunBuffer &buffer : stage.buffers)

@@ -356,7 +356,7 @@ TEST(RunSkeletonTest, AChainBoundIsAtMostTheIteration) {
       workload::WholeRun parts = test::valueOrFail(
           workload::deriveRunParts(run.model, *run.training, run.mapping));
       std::vector<workload::StageLifetimes> buffers =
-          workload::deriveBufferLifetimes(*whole, run.mapping);
+          workload::deriveBufferLifetimes(*whole);
       analysis::RunGraph graph = test::valueOrFail(analysis::runGraphOf(
           *whole, run.mapping, run.training->activationType, *profile,
           configuration.binding, /*labelled=*/false));
@@ -462,16 +462,16 @@ bool sameMemoryFigures(const std::optional<sweep::RunFigures> &a,
 // runs that differ only in those share one bound, equal to each one's own.
 TEST(PersistentBoundMemo, SharesAcrossRecomputeAndTPComm) {
   sweep::RunContracts run = smallContracts();
-  sweep::PersistentBoundMemo memo;
+  sweep::PersistentBoundMemo memo(a100());
   std::optional<sweep::RunFigures> first =
-      memo.of(run.model, *run.training, run.mapping, a100());
+      memo.of(run.model, *run.training, run.mapping);
   ASSERT_TRUE(first.has_value());
   EXPECT_EQ(memo.shared(), 0u);
   workload::MappingSpec other = run.mapping;
   other.recompute = workload::RecomputePolicy::Full;
   other.tpComm = workload::TPCommMode::ReduceScatterAllGather;
   std::optional<sweep::RunFigures> shared =
-      memo.of(run.model, *run.training, other, a100());
+      memo.of(run.model, *run.training, other);
   EXPECT_EQ(memo.shared(), 1u);
   EXPECT_TRUE(sameMemoryFigures(shared, first));
   EXPECT_TRUE(sameMemoryFigures(
@@ -547,14 +547,14 @@ TEST(PersistentBoundMemo, BoundsAgainForWhatTheKeyHolds) {
        false},
   };
   for (const Row &row : rows) {
-    sweep::PersistentBoundMemo memo;
+    sweep::PersistentBoundMemo memo(a100());
     std::optional<sweep::RunFigures> reference =
-        memo.of(base.model, *base.training, base.mapping, a100());
+        memo.of(base.model, *base.training, base.mapping);
     ASSERT_TRUE(reference.has_value()) << row.axis;
     sweep::RunContracts run = base;
     row.change(run);
     std::optional<sweep::RunFigures> own =
-        memo.of(run.model, *run.training, run.mapping, a100());
+        memo.of(run.model, *run.training, run.mapping);
     EXPECT_EQ(memo.shared(), 0u) << row.axis;
     ASSERT_TRUE(own.has_value()) << row.axis;
     EXPECT_TRUE(sameMemoryFigures(
@@ -663,7 +663,7 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
       workload::deriveRunParts(run.model, *run.training, mapping);
   ASSERT_TRUE(whole && parts);
   std::vector<workload::StageLifetimes> buffers =
-      workload::deriveBufferLifetimes(*whole, mapping);
+      workload::deriveBufferLifetimes(*whole);
   const estimate::NetworkTierBinding &binding = smallBinding();
   llvm::Expected<analysis::RunGraph> graph =
       analysis::runGraphOf(*whole, mapping, run.training->activationType,
@@ -683,6 +683,18 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
       workload::deriveRunParts(run.model, *run.training, buckets);
   ASSERT_TRUE(static_cast<bool>(otherParts));
   EXPECT_FALSE(skeleton->fits(*otherParts));
+
+  // Buffers sized by a step that is no work (the stage's first step is a
+  // block instance) do not make one either.
+  std::vector<workload::StageLifetimes> misread = buffers;
+  misread.front().buffers.push_back(
+      {{workload::BufferSource::Kind::WorkRead, 0, 1}, 0, 0});
+  llvm::Expected<sweep::RunSkeleton> misreadSkeleton =
+      sweep::RunSkeleton::build(*whole, *parts, misread, &*graph);
+  ASSERT_FALSE(static_cast<bool>(misreadSkeleton));
+  EXPECT_NE(llvm::toString(misreadSkeleton.takeError())
+                .find("a buffer sized by a step that is no work"),
+            std::string::npos);
 
   // A run whose tails are not its parts' does not make a skeleton.
   llvm::Expected<sweep::RunSkeleton> mismatched =
@@ -760,7 +772,15 @@ TEST(RunSkeletonTest, ASkeletonRefusesWhatDoesNotLineUp) {
   ASSERT_FALSE(static_cast<bool>(misplanned));
   EXPECT_NE(llvm::toString(misplanned.takeError()).find("of the graph has"),
             std::string::npos);
-  // So is another shape's run, whose usage the plan would keep.
+  // So is a run of fewer stages, and another shape's run, whose usage the
+  // plan would keep.
+  workload::WholeRun fewerStages = *whole;
+  fewerStages.stages.pop_back();
+  llvm::Expected<sweep::RunSkeleton> unstaged =
+      untimed->withPlan(fewerStages, *graph);
+  ASSERT_FALSE(static_cast<bool>(unstaged));
+  EXPECT_NE(llvm::toString(unstaged.takeError()).find("the run has 1 stages"),
+            std::string::npos);
   llvm::Expected<sweep::RunSkeleton> misused =
       untimed->withPlan(*otherWhole, *graph);
   ASSERT_FALSE(static_cast<bool>(misused));
@@ -965,7 +985,7 @@ SmallShape smallShape(const workload::MappingSpec &mapping,
       workload::deriveRunParts(run.model, *run.training, mapping));
   shape.whole = test::valueOrFail(
       workload::deriveWholeRun(run.model, *run.training, mapping));
-  shape.buffers = workload::deriveBufferLifetimes(shape.whole, mapping);
+  shape.buffers = workload::deriveBufferLifetimes(shape.whole);
   shape.graph = test::valueOrFail(
       analysis::runGraphOf(shape.whole, mapping, run.training->activationType,
                            a100(), smallBinding(), /*labelled=*/false));

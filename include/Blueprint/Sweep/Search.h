@@ -504,11 +504,12 @@ struct SearchSummary {
   /// (SkeletonCache::peakEntries, peakBytes).
   size_t shapeEntriesHeld = 0;
   size_t shapeBytesHeld = 0;
-  /// The wall seconds of enumerating and evaluating every configuration,
-  /// before the audit of the reported rows, and the CPU seconds the process
-  /// spent meanwhile (every worker's, user and system): configurations /
-  /// evaluationCPUSeconds is the evaluation's rate per core (a measurement,
-  /// not an output: bench/README.md).
+  /// The wall seconds of enumerating and evaluating every configuration
+  /// (with what observes each: writing every row without a query, an
+  /// `--svg` observer), before the audit of the reported rows, and the CPU
+  /// seconds the process spent meanwhile (every worker's, user and
+  /// system): configurations / evaluationCPUSeconds is the evaluation's
+  /// rate per core (a measurement, not an output: bench/README.md).
   double evaluationSeconds = 0;
   double evaluationCPUSeconds = 0;
 };

@@ -195,20 +195,25 @@ persistentBoundFigures(const workload::ModelSpec &model,
                        const workload::MappingSpec &mapping,
                        const estimate::SystemProfile &profile);
 
-/// persistentBoundFigures of the runs one evaluator meets on its one
-/// profile, each derived once per what it reads: a run's persistent state
-/// reads neither its recompute policy nor tp_comm, which vary inside the
+/// persistentBoundFigures on `profile` of the runs one evaluator meets,
+/// each derived once per what it reads: a run's persistent state reads
+/// neither its recompute policy nor tp_comm, which vary inside the
 /// enumeration's other run axes (docs/Sweep.md, "Runs ruled out by their
-/// persistent state"). It holds one model's figures, at most kEntries, and
-/// forgets them all when full or given another model.
+/// persistent state"). Only the composition check that
+/// deriveRunPersistentState runs first reads them: of() is for contracts
+/// that compose (checkTrainingRun finds nothing), as an evaluator's runs do
+/// once rejection has passed them. It holds one model's figures, at most
+/// kEntries, and forgets them all when full or given another model.
 class PersistentBoundMemo {
 public:
   static constexpr size_t kEntries = 64;
 
+  explicit PersistentBoundMemo(const estimate::SystemProfile &profile)
+      : profile(profile) {}
+
   std::optional<RunFigures> of(const workload::ModelSpec &model,
                                const workload::TrainingSpec &training,
-                               const workload::MappingSpec &mapping,
-                               const estimate::SystemProfile &profile);
+                               const workload::MappingSpec &mapping);
 
   /// How many calls of() answered from an earlier run's figures.
   size_t shared() const { return sharedCount; }
@@ -220,6 +225,7 @@ private:
   static Key keyOf(const workload::TrainingSpec &training,
                    const workload::MappingSpec &mapping);
 
+  const estimate::SystemProfile &profile;
   std::optional<workload::ModelSpec> model;
   std::map<Key, std::optional<RunFigures>> entries;
   size_t sharedCount = 0;

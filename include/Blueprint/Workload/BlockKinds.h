@@ -107,6 +107,14 @@ class ComposingBlockWorks;
 /// per dp at ep != 1 and none in a search (the type is fixed). Every call
 /// checks that the contracts compose, as deriveBlockWork does, before it looks
 /// (a whole run's derivation, which has checked them, looks without).
+/// What deriveBlockWork reads of the training contract and the mapping
+/// besides the model and the block's kind (BlockWorkMemo below): the
+/// memos of block works and of run templates (RunTemplatesMemo) key by it.
+using BlockWorkInputs = std::array<int64_t, 14>;
+BlockWorkInputs blockWorkInputsOf(const ModelSpec &model,
+                                  const TrainingSpec &training,
+                                  const MappingSpec &mapping);
+
 class BlockWorkMemo {
 public:
   /// How many block works it keeps at most: when full and asked for
@@ -135,8 +143,7 @@ private:
   composingOf(const ModelSpec &model, BlockKind kind,
               const TrainingSpec &training, const MappingSpec &mapping);
 
-  /// Everything of the training contract and the mapping that
-  /// deriveBlockWork reads besides the model, with the kind (keyOf).
+  /// The kind, then blockWorkInputsOf (keyOf).
   using Key = std::array<int64_t, 15>;
   static Key keyOf(const ModelSpec &model, BlockKind kind,
                    const TrainingSpec &training, const MappingSpec &mapping);

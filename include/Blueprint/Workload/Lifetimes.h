@@ -61,11 +61,11 @@ struct BufferSource {
     WorkRead,
     WorkWrite,
     /// A gradient bucket whose reduce-scatter is the work at position
-    /// `index`: under ZeRO-2/3 (shardsGradients) the bucket's full
-    /// gradients, what it reads, and its output shard, what it writes; no
-    /// bytes below ZeRO-2, where the persistent gradient buffer holds them.
-    /// So the buffers of a run at ZeRO-1 and one at ZeRO-2 have the same
-    /// lifetimes.
+    /// `index`: under ZeRO-2/3 (PersistentBytes::shardedGradients) the
+    /// bucket's full gradients, what it reads, and its output shard, what it
+    /// writes; no bytes below ZeRO-2, where the persistent gradient buffer
+    /// holds them. So the buffers of a run at ZeRO-1 and one at ZeRO-2 have
+    /// the same lifetimes. Keep GradientShard the last kind (kKinds).
     GradientBucket,
     GradientShard,
   };
@@ -98,13 +98,11 @@ struct PersistentBytes {
   int64_t weights = 0;
   int64_t gradients = 0;
   int64_t optimizerState = 0;
+  /// Whether the stage keeps only its shard of the gradients
+  /// (MappingSpec::shardsGradients): its gradient buckets are then buffers
+  /// of their own, and `gradients` is 0.
+  bool shardedGradients = false;
 };
-
-/// Whether a stage keeps only its shard of the gradients across iterations
-/// (ZeRO-2/3 over dp * cp > 1 ranks): then each bucket's full gradients
-/// live from the first backward to their reduce-scatter, its shard from
-/// there to the sharded step, and no gradient buffer persists.
-bool shardsGradients(const MappingSpec &mapping);
 
 /// The persistent state of `program` (its parameters and buckets) under
 /// the ZeRO stage of `mapping` (sharding needs dp * cp > 1): a training run's
@@ -124,8 +122,6 @@ struct StageValues {
   /// The bytes of the message at a position, and the work at a position.
   llvm::function_ref<int64_t(size_t)> messageBytesAt;
   llvm::function_ref<const RunWork &(size_t)> workAt;
-  /// shardsGradients of the run's mapping.
-  bool shardedGradients = false;
 };
 
 /// The bytes of `source`; overflows are recorded in `guard`.
@@ -188,13 +184,12 @@ struct StageLifetimes {
   std::vector<BufferLifetime> buffers;
 };
 
-/// Every buffer deriveBuffers derives for `run` under `mapping`, in its
+/// Every buffer deriveBuffers derives for `run` (under any mapping), in its
 /// order, with only its source and lifetime, those of no bytes for this
 /// run included: a search keeps a run's shape and sizes its buffers with
 /// each run's values (sweep::RunSkeleton). A shape reads no values, so it
 /// cannot fail.
-std::vector<StageLifetimes> deriveBufferLifetimes(const WholeRun &run,
-                                                  const MappingSpec &mapping);
+std::vector<StageLifetimes> deriveBufferLifetimes(const WholeRun &run);
 
 /// A lifetime and bytes, for livePeak.
 struct LiveSpan {

@@ -255,6 +255,21 @@ struct MappingSpec {
   /// transformer_mapping_c2 checks.
   int64_t gradientReplicas() const { return dp * cp; }
 
+  /// Whether each gradient replica steps its shard of the optimizer state
+  /// (ZeRO >= 1 over more than one replica): the stage then runs the
+  /// sharded step itself, and no block or edge template holds an AdamW step.
+  bool shardsOptimizer() const {
+    return zeroStage >= 1 && gradientReplicas() > 1;
+  }
+  /// Whether a stage keeps only its shard of the gradients across
+  /// iterations (ZeRO-2/3 over more than one replica): each bucket's full
+  /// gradients then live from the first backward to their reduce-scatter,
+  /// its shard from there to the sharded step, and no gradient buffer
+  /// persists.
+  bool shardsGradients() const {
+    return zeroStage >= 2 && gradientReplicas() > 1;
+  }
+
   /// The degree of the mesh axis named `axis`: tp, pp, cp, and the
   /// data-parallel ranks as dp at ep = 1 or as edp = dp / ep and ep at
   /// ep > 1 (Megatron-Core's expert grid, dist_program_c10); none for any

@@ -26,6 +26,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -144,24 +145,28 @@ struct StageProgram {
 const RunInstance *readyInstanceOf(const StageProgram &program,
                                    const RunStep &step);
 
-/// A run's templates, in the order RunInstance::templateIndex numbers them.
-/// Runs whose contracts derive the same templates share one list
-/// (RunTemplatesMemo): copying a run copies a pointer, not the templates'
-/// invocations, and a search's caches know a shared list without comparing
-/// it (sameListAs). Appending to a list another run holds copies it first,
-/// so no run sees another's templates change.
+/// A run's templates, in the order RunInstance::templateIndex numbers them:
+/// a list built whole, then never changed. Runs whose contracts derive the
+/// same templates share one list (RunTemplatesMemo): copying a run copies a
+/// pointer, not the templates' invocations, and a search's caches know a
+/// shared list without comparing it (sameListAs).
 class RunTemplateList {
 public:
+  RunTemplateList() = default;
+  explicit RunTemplateList(std::vector<RunTemplate> templates)
+      : list(std::make_shared<const std::vector<RunTemplate>>(
+            std::move(templates))) {}
+
   size_t size() const { return list ? list->size() : 0; }
   bool empty() const { return size() == 0; }
   const RunTemplate *data() const { return list ? list->data() : nullptr; }
   const RunTemplate *begin() const { return data(); }
   const RunTemplate *end() const { return data() + size(); }
-  const RunTemplate &operator[](size_t index) const { return (*list)[index]; }
+  const RunTemplate &operator[](size_t index) const {
+    assert(index < size() && "a template of the list");
+    return (*list)[index];
+  }
   operator llvm::ArrayRef<RunTemplate>() const { return {data(), size()}; }
-
-  /// Appends `runTemplate`, to a copy of the list if another run holds it.
-  void push_back(RunTemplate runTemplate);
 
   /// Whether this and `other` are one list, so equal without a comparison.
   bool sameListAs(const RunTemplateList &other) const {
@@ -169,7 +174,7 @@ public:
   }
 
 private:
-  std::shared_ptr<std::vector<RunTemplate>> list;
+  std::shared_ptr<const std::vector<RunTemplate>> list;
 };
 
 struct WholeRun {
