@@ -1691,14 +1691,20 @@ llvm::Expected<SearchSummary> sweep::runSearch(
   auto flush = [&] {
     evaluations.assign(chunk.size(), RunEvaluation());
     // Workers take runs of consecutive configurations, which mostly share
-    // their derivation (FastEvaluator).
+    // their derivation (FastEvaluator): at least kTake configurations each,
+    // ending where a run ends, so that no run is derived by two workers.
     constexpr size_t kTake = 16;
+    std::vector<size_t> takeBegins = {0};
+    for (size_t at = 1; at < chunk.size(); ++at)
+      if (at - takeBegins.back() >= kTake &&
+          chunk[at].runNumber != chunk[at - 1].runNumber)
+        takeBegins.push_back(at);
+    takeBegins.push_back(chunk.size());
     std::atomic<size_t> next(0);
     mlir::parallelFor(&driver, 0, threads, [&](size_t worker) {
-      for (size_t begin = next.fetch_add(kTake); begin < chunk.size();
-           begin = next.fetch_add(kTake))
-        for (size_t at = begin; at < std::min(begin + kTake, chunk.size());
-             ++at)
+      for (size_t take = next.fetch_add(1); take + 1 < takeBegins.size();
+           take = next.fetch_add(1))
+        for (size_t at = takeBegins[take]; at < takeBegins[take + 1]; ++at)
           evaluations[at] = options.throughIR
                                 ? pipelineOf(worker).evaluate(chunk[at])
                                 : fastOf(worker).evaluate(chunk[at]);
@@ -1740,9 +1746,11 @@ llvm::Expected<SearchSummary> sweep::runSearch(
     }
   };
   space.enumerate([&](const Configuration &configuration) {
-    chunk.push_back(configuration);
-    if (chunk.size() == chunkSize)
+    // A chunk ends where a run ends, as a worker's take does.
+    if (chunk.size() >= chunkSize &&
+        configuration.runNumber != chunk.back().runNumber)
       flush();
+    chunk.push_back(configuration);
     return true;
   });
   flush();
