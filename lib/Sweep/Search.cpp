@@ -505,7 +505,7 @@ RunEvaluation FastEvaluator::evaluate(const Configuration &configuration) {
   if (shaped) {
     coster.emplace(run.mapping, run.training->activationType, profile,
                    configuration.binding);
-    if (timeBound) {
+    if (queryBar) {
       llvm::Expected<std::optional<estimate::Picoseconds>> bound =
           shaped->skeleton->chainBound(shaped->parts, *coster,
                                        configuration.binding, shaped->costs,
@@ -513,7 +513,8 @@ RunEvaluation FastEvaluator::evaluate(const Configuration &configuration) {
       if (!bound)
         // time() fails as well: the whole derivation says why.
         llvm::consumeError(bound.takeError());
-      else if (*bound && **bound > *timeBound) {
+      else if (*bound && queryBar->excludes(**bound, shaped->memory.peakBytes,
+                                            run.mapping.world)) {
         ++skippedCount;
         return untimed(shaped->memory);
       }
@@ -1589,6 +1590,16 @@ void TopK::offer(const Ranked &candidate) {
   std::push_heap(heap.begin(), heap.end(), rankedBefore);
 }
 
+bool QueryBar::excludes(estimate::Picoseconds atLeast, int64_t peakBytes,
+                        int64_t gpus) const {
+  if (!kthBest || atLeast <= *kthBest)
+    return false;
+  return !front || llvm::any_of(*front, [&](const Point &point) {
+    return point.picoseconds <= atLeast && point.peakBytes <= peakBytes &&
+           point.gpus <= gpus;
+  });
+}
+
 std::optional<estimate::Picoseconds> TopK::worstKept() const {
   if (k == 0 || heap.size() < k)
     return std::nullopt;
@@ -1616,6 +1627,15 @@ void ParetoFront::offer(const Ranked &candidate) {
     return dominates(candidate, kept) || same(kept);
   });
   front.push_back(candidate);
+}
+
+std::vector<QueryBar::Point> ParetoFront::points() const {
+  std::vector<QueryBar::Point> points;
+  points.reserve(front.size());
+  for (const Ranked &kept : front)
+    points.push_back(
+        {kept.picoseconds(), kept.evaluation.run.peakBytes, kept.gpus()});
+  return points;
 }
 
 std::vector<Ranked> ParetoFront::sorted() const {
@@ -1654,18 +1674,18 @@ llvm::Expected<SearchSummary> sweep::runSearch(
   bool timeFittingOnly = selecting && !observe;
   std::vector<std::unique_ptr<FastEvaluator>> fasts(threads);
   auto skeletons = std::make_shared<SkeletonCache>();
-  // A query for the K best alone reads no time above the K-th best: once K
-  // configurations are accepted, each chunk's workers skip those known to
-  // be slower than the K-th best of the chunks before (a bound fixed for
-  // the chunk, so the rows do not depend on the workers).
-  bool skipsSlower = options.skipSlowerThanTopK && timeFittingOnly &&
-                     options.top && !options.pareto && !options.throughIR;
-  std::optional<estimate::Picoseconds> kthBest;
+  // A query reads no time of a configuration that can enter neither the
+  // K best nor the front: once K configurations are accepted, each chunk's
+  // workers skip those its bar excludes, the bar being what the chunks
+  // before found (fixed for the chunk, so the rows do not depend on the
+  // workers).
+  bool skips = options.skipExcluded && timeFittingOnly && !options.throughIR;
+  std::optional<QueryBar> bar;
   auto fastOf = [&](size_t worker) -> FastEvaluator & {
     if (!fasts[worker]) {
       fasts[worker] =
           std::make_unique<FastEvaluator>(profile, skeletons, timeFittingOnly);
-      fasts[worker]->skipSlowerThan(kthBest);
+      fasts[worker]->skipExcludedBy(bar);
     }
     return *fasts[worker];
   };
@@ -1738,11 +1758,13 @@ llvm::Expected<SearchSummary> sweep::runSearch(
     }
     firstIndex += chunk.size();
     chunk.clear();
-    if (skipsSlower) {
-      kthBest = top.worstKept();
+    if (skips) {
+      bar = QueryBar{top.worstKept(), std::nullopt};
+      if (options.pareto)
+        bar->front = front.points();
       for (const std::unique_ptr<FastEvaluator> &fast : fasts)
         if (fast)
-          fast->skipSlowerThan(kthBest);
+          fast->skipExcludedBy(bar);
     }
   };
   space.enumerate([&](const Configuration &configuration) {

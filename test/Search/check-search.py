@@ -165,9 +165,10 @@ def timed(paths):
 
 
 def skipped(paths):
-    """A query for the K best alone times some of the configurations that
-    fit and skips the rest as slower than the K-th best: the two counts,
-    and their sum (the configurations that fit)."""
+    """A query times some of the configurations that fit and skips the rest,
+    those its bar excludes (slower than the K-th best and, under --pareto,
+    no better than a point of the front): the two counts, and their sum
+    (the configurations that fit)."""
     for path in paths:
         fields = stats_fields(path)
         timed_count = int(fields["configurations timed"])

@@ -425,7 +425,7 @@ TEST(RunSkeletonTest, AQuerySkipsOnlyWhatIsStrictlySlowerThanTheBest) {
       return true;
     ++timed;
     estimate::Picoseconds time = *expected.run.iterationPicoseconds;
-    atOwnTime.skipSlowerThan(time);
+    atOwnTime.skipExcludedBy(sweep::QueryBar{time, std::nullopt});
     size_t skipped = atOwnTime.configurationsSkipped();
     sweep::RunEvaluation evaluation = atOwnTime.evaluate(configuration);
     EXPECT_EQ(atOwnTime.configurationsSkipped(), skipped)
@@ -434,7 +434,7 @@ TEST(RunSkeletonTest, AQuerySkipsOnlyWhatIsStrictlySlowerThanTheBest) {
                                      configuration, evaluation),
               sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0,
                                      configuration, expected));
-    belowOwnTime.skipSlowerThan(time - 1);
+    belowOwnTime.skipExcludedBy(sweep::QueryBar{time - 1, std::nullopt});
     skipped = belowOwnTime.configurationsSkipped();
     sweep::RunEvaluation below = belowOwnTime.evaluate(configuration);
     if (belowOwnTime.configurationsSkipped() != skipped) {

@@ -232,4 +232,80 @@ TEST(SearchTest, TheBestAndTheFrontDoNotDependOnArrivalOrder) {
   }
 }
 
+TEST(SearchTest, AQueryBarExcludesOnlyWhatCanEnterNeitherTheBestNorTheFront) {
+  // The rules at their edges: nothing before K are kept; a time equal to
+  // the K-th best's may tie it; a front point excludes what it is no better
+  // than in every objective (the same point included: it came first).
+  sweep::QueryBar bar;
+  EXPECT_FALSE(bar.excludes(100, 10, 4));
+  bar.kthBest = 50;
+  EXPECT_FALSE(bar.excludes(50, 10, 4));
+  EXPECT_TRUE(bar.excludes(51, 10, 4));
+  bar.front = std::vector<sweep::QueryBar::Point>{{60, 10, 4}, {40, 30, 4}};
+  EXPECT_TRUE(bar.excludes(60, 10, 4));
+  EXPECT_FALSE(bar.excludes(59, 10, 4));
+  EXPECT_FALSE(bar.excludes(60, 9, 4));
+  EXPECT_FALSE(bar.excludes(60, 10, 2));
+  EXPECT_TRUE(bar.excludes(61, 11, 8));
+  EXPECT_TRUE(bar.excludes(55, 30, 4));
+  EXPECT_FALSE(bar.excludes(55, 29, 4));
+  bar.front->clear();
+  EXPECT_FALSE(bar.excludes(100, 10, 4));
+
+  // On a real space: the bar of the first configurations (the K best and
+  // the front they give) excludes a later one, given its own time as the
+  // bound, only if it is neither among the K best nor on the front of all.
+  estimate::SystemProfile tight = a100();
+  tight.memory.capacityBytes.value = 16000000;
+  sweep::SearchSpace space = spaceOn({2, 4}, tight);
+  std::vector<sweep::Ranked> feasible;
+  size_t index = 0;
+  space.enumerate([&](const sweep::Configuration &configuration) {
+    sweep::RunEvaluation evaluation = sweep::evaluateFast(configuration, tight);
+    if (evaluation.feasible())
+      feasible.push_back({index, configuration, evaluation});
+    ++index;
+    return true;
+  });
+  ASSERT_GT(feasible.size(), 100u);
+  constexpr size_t kBest = 3;
+  sweep::TopK allTop(kBest);
+  sweep::ParetoFront allFront;
+  for (const sweep::Ranked &entry : feasible) {
+    allTop.offer(entry);
+    allFront.offer(entry);
+  }
+  std::set<size_t> reported;
+  for (const sweep::Ranked &entry : allTop.sorted())
+    reported.insert(entry.index);
+  for (const sweep::Ranked &entry : allFront.sorted())
+    reported.insert(entry.index);
+  size_t excluded = 0, excludedByTimeAlone = 0;
+  for (size_t split : {feasible.size() / 8, feasible.size() / 2}) {
+    sweep::TopK top(kBest);
+    sweep::ParetoFront front;
+    for (size_t at = 0; at < split; ++at) {
+      top.offer(feasible[at]);
+      front.offer(feasible[at]);
+    }
+    sweep::QueryBar withFront{top.worstKept(), front.points()};
+    sweep::QueryBar timeAlone{top.worstKept(), std::nullopt};
+    for (size_t at = split; at < feasible.size(); ++at) {
+      const sweep::Ranked &candidate = feasible[at];
+      if (withFront.excludes(candidate.picoseconds(),
+                             candidate.evaluation.run.peakBytes,
+                             candidate.gpus())) {
+        ++excluded;
+        EXPECT_EQ(reported.count(candidate.index), 0u) << candidate.index;
+      }
+      excludedByTimeAlone += timeAlone.excludes(
+          candidate.picoseconds(), candidate.evaluation.run.peakBytes,
+          candidate.gpus());
+    }
+  }
+  EXPECT_GT(excluded, 0u);
+  // The front keeps some that the K-th best's time alone would exclude.
+  EXPECT_GT(excludedByTimeAlone, excluded);
+}
+
 } // namespace

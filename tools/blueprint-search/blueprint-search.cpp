@@ -230,7 +230,7 @@ int main(int argc, char **argv) {
   options.pareto = pareto;
   options.checkpointDirectory = checkpointDir;
   // The rows are the same; only --search-stats' feasible count tells.
-  options.skipSlowerThanTopK = true;
+  options.skipExcluded = true;
   if (options.format == sweep::RowFormat::CSV)
     output->os() << sweep::searchCSVHeader(
                         options.top.has_value(),

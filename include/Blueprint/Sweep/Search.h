@@ -127,6 +127,34 @@ struct RunEvaluation {
 /// costRun). Both give the same figures to the bit. Keeps the last run it
 /// derived: a configuration of the same run number is only costed under
 /// its binding.
+/// What a query has found so far, fixed while a chunk of configurations is
+/// evaluated (docs/Sweep.md, "Configurations a query cannot report"): a
+/// configuration enumerated after all of it that the bar excludes can enter
+/// neither the K best nor the front, so the query need not time it.
+struct QueryBar {
+  /// A point of the front: its time, peak per GPU and GPUs.
+  struct Point {
+    estimate::Picoseconds picoseconds = 0;
+    int64_t peakBytes = 0;
+    int64_t gpus = 0;
+  };
+  /// The K-th best's time (TopK::worstKept; K is 1 when only the front is
+  /// asked, the best being reported too); none until K are kept.
+  std::optional<estimate::Picoseconds> kthBest;
+  /// With --pareto, the front's points; none without.
+  std::optional<std::vector<Point>> front;
+
+  /// Whether a configuration that takes at least `atLeast`, needs
+  /// `peakBytes` per GPU on `gpus` GPUs and comes after every configuration
+  /// the bar holds is excluded: strictly slower than the K-th best (one
+  /// that ties it may rank before it by memory, GPUs or index), and, with a
+  /// front, a point of it is no slower than `atLeast`, needs no more memory
+  /// and no more GPUs (it dominates the configuration, or is the same point
+  /// at an earlier index, which the front keeps instead; ParetoFront).
+  bool excludes(estimate::Picoseconds atLeast, int64_t peakBytes,
+                int64_t gpus) const;
+};
+
 class FastEvaluator {
 public:
   /// Keeps its skeletons in `skeletons` (shared with other evaluators of
@@ -146,15 +174,15 @@ public:
 
   RunEvaluation evaluate(const Configuration &configuration);
 
-  /// From now on, with `above` (a query for the K best whose K-th best so
-  /// far takes `above`), a configuration whose time is known to exceed it
-  /// (RunSkeleton::chainBound) is not timed: its evaluation has its memory
-  /// figures and no time, and the shape's timing plan is derived only for
-  /// a configuration that is timed (docs/Sweep.md, "Configurations slower
-  /// than the K-th best"). Without, every configuration that the evaluator
-  /// would time is timed.
-  void skipSlowerThan(std::optional<estimate::Picoseconds> above) {
-    timeBound = above;
+  /// From now on, with `bar` (what a query has found so far), a
+  /// configuration the bar excludes given its time's lower bound
+  /// (RunSkeleton::chainBound), its peak and its GPUs is not timed: its
+  /// evaluation has its memory figures and no time, and the shape's timing
+  /// plan is derived only for a configuration that is timed (docs/Sweep.md,
+  /// "Configurations a query cannot report"). Without, every configuration
+  /// that the evaluator would time is timed.
+  void skipExcludedBy(std::optional<QueryBar> bar) {
+    queryBar = std::move(bar);
   }
 
   /// Shapes derived in whole, and runs evaluated through a skeleton.
@@ -168,7 +196,7 @@ public:
   /// whole derivation), and the shapes' timing plans derived.
   size_t configurationsTimed() const { return timedCount; }
   size_t timingPlansDerived() const { return planDerivations; }
-  /// Configurations left untimed under skipSlowerThan.
+  /// Configurations left untimed under skipExcludedBy.
   size_t configurationsSkipped() const { return skippedCount; }
   /// The steps whose timing a binding kept from the binding before
   /// (RunSkeleton::TimeScratch::keptStepTimings).
@@ -237,7 +265,7 @@ private:
   size_t timedCount = 0;
   size_t planDerivations = 0;
   size_t skippedCount = 0;
-  std::optional<estimate::Picoseconds> timeBound;
+  std::optional<QueryBar> queryBar;
 };
 
 /// FastEvaluator on one configuration.
@@ -424,6 +452,8 @@ public:
   void offer(const Ranked &candidate);
   /// By time, then memory, then GPUs, then index.
   std::vector<Ranked> sorted() const;
+  /// Its points, in no particular order (QueryBar::front).
+  std::vector<QueryBar::Point> points() const;
 
 private:
   std::vector<Ranked> front;
@@ -456,12 +486,11 @@ struct SearchOptions {
   /// Only configurations within these objectives compete for the best
   /// and the front.
   ServiceLevel serviceLevel;
-  /// In a query for the K best alone (`top`, no `pareto`, no observer, the
-  /// fast path), leave untimed a configuration whose time is known to
-  /// exceed the K-th best found so far: the same rows, fewer timed, and
-  /// `feasible` and `accepted` count only the timed (SearchSummary::
-  /// skipped).
-  bool skipSlowerThanTopK = false;
+  /// In a query (`top` and/or `pareto`, no observer, the fast path), leave
+  /// untimed a configuration that the query's bar so far excludes
+  /// (QueryBar): the same rows, fewer timed, and `feasible` and `accepted`
+  /// count only the timed (SearchSummary::skipped).
+  bool skipExcluded = false;
 };
 
 /// What a search saw.
@@ -493,11 +522,11 @@ struct SearchSummary {
   /// query, only those with a run that fits).
   size_t timed = 0;
   size_t timingPlansDerived = 0;
-  /// In a query for the K best alone (SearchOptions::skipSlowerThanTopK):
-  /// the configurations that fit but were not timed, their time known to
-  /// exceed the K-th best's so far (FastEvaluator::skipSlowerThan). Those
-  /// are in `fitting` and not in `feasible` or `accepted`; how many depends
-  /// on what the workers had seen, so on their number.
+  /// In a query that skips (SearchOptions::skipExcluded): the
+  /// configurations that fit but were not timed, the query's bar so far
+  /// excluding them (FastEvaluator::skipExcludedBy). Those are in `fitting`
+  /// and not in `feasible` or `accepted`; how many depends on what the
+  /// workers had seen, so on their number.
   size_t skipped = 0;
   /// The most entries that cache held at once (skeletons and the keys of
   /// shapes that have none) and the most bytes, each its own maximum
