@@ -283,23 +283,12 @@ PersistentBoundMemo::of(const workload::ModelSpec &model,
                         const workload::TrainingSpec &training,
                         const workload::MappingSpec &mapping) {
   Key key = keyOf(training, mapping);
-  bool sameModelAsEntries =
-      this->model && workload::sameModel(*this->model, model);
-  if (sameModelAsEntries) {
-    auto found = entries.find(key);
-    if (found != entries.end()) {
-      ++sharedCount;
-      return found->second;
-    }
-  }
-  if (!sameModelAsEntries || entries.size() >= kEntries) {
-    entries.clear();
-    this->model = model;
-  }
-  std::optional<RunFigures> figures =
+  if (std::optional<std::optional<RunFigures>> kept = figures.find(model, key))
+    return std::move(*kept);
+  std::optional<RunFigures> derived =
       persistentBoundFigures(model, training, mapping, profile);
-  entries.emplace(std::move(key), figures);
-  return figures;
+  figures.insert(model, std::move(key), derived);
+  return derived;
 }
 
 sweep::PathFigures

@@ -286,12 +286,14 @@ struct FastEvaluator::ShapedRun {
 };
 
 FastEvaluator::FastEvaluator(const estimate::SystemProfile &profile,
-                             std::shared_ptr<SkeletonCache> skeletons,
                              bool timeFittingOnly)
-    : profile(profile), timeFittingOnly(timeFittingOnly),
-      skeletons(skeletons ? std::move(skeletons)
-                          : std::make_shared<SkeletonCache>()),
-      persistentBounds(profile) {}
+    : FastEvaluator(std::make_shared<SharedDerivations>(profile),
+                    timeFittingOnly) {}
+
+FastEvaluator::FastEvaluator(std::shared_ptr<SharedDerivations> shared,
+                             bool timeFittingOnly)
+    : profile(shared->profile), timeFittingOnly(timeFittingOnly),
+      shared(std::move(shared)) {}
 
 FastEvaluator::~FastEvaluator() = default;
 
@@ -321,7 +323,7 @@ FastEvaluator::deriveSkeleton(const Configuration &configuration,
                               std::optional<workload::WholeRun> &whole) {
   const RunContracts &run = configuration.run;
   llvm::Expected<workload::WholeRun> derivation = workload::deriveWholeRun(
-      run.model, *run.training, run.mapping, &runTemplates);
+      run.model, *run.training, run.mapping, &shared->runTemplates);
   if (!derivation)
     return derivation.takeError();
   whole = std::move(*derivation);
@@ -344,14 +346,14 @@ FastEvaluator::timedSkeleton(const Configuration &configuration,
                              std::optional<workload::WholeRun> &whole) {
   bool build = false;
   std::shared_ptr<const RunSkeleton> timed =
-      skeletons->acquire(key, build, /*planned=*/true);
+      shared->skeletons.acquire(key, build, /*planned=*/true);
   if (timed || !build)
     return timed;
   auto planned = [&]() -> llvm::Expected<RunSkeleton> {
     const RunContracts &run = configuration.run;
     if (!whole) {
       llvm::Expected<workload::WholeRun> derivation = workload::deriveWholeRun(
-          run.model, *run.training, run.mapping, &runTemplates);
+          run.model, *run.training, run.mapping, &shared->runTemplates);
       if (!derivation)
         return derivation.takeError();
       whole = std::move(*derivation);
@@ -364,11 +366,11 @@ FastEvaluator::timedSkeleton(const Configuration &configuration,
   }();
   if (!planned) {
     llvm::consumeError(planned.takeError());
-    skeletons->abandonTiming(key, std::move(untimed));
+    shared->skeletons.abandonTiming(key, std::move(untimed));
     return nullptr;
   }
   ++planDerivations;
-  return skeletons->insert(key, std::move(*planned));
+  return shared->skeletons.insert(key, std::move(*planned));
 }
 
 std::unique_ptr<FastEvaluator::ShapedRun>
@@ -382,7 +384,7 @@ FastEvaluator::shape(const Configuration &configuration) {
   // and its shape are derived.
   if (timeFittingOnly) {
     std::optional<RunFigures> bound =
-        persistentBounds.of(run.model, *run.training, run.mapping);
+        shared->persistentBounds.of(run.model, *run.training, run.mapping);
     if (bound && !bound->fits) {
       result->memory = std::move(*bound);
       ++ruledOutRunCount;
@@ -390,15 +392,16 @@ FastEvaluator::shape(const Configuration &configuration) {
     }
   }
   llvm::Expected<workload::WholeRun> parts = workload::deriveRunParts(
-      run.model, *run.training, run.mapping, &runTemplates);
+      run.model, *run.training, run.mapping, &shared->runTemplates);
   if (!parts) {
     llvm::consumeError(parts.takeError());
     return nullptr;
   }
   result->parts = std::move(*parts);
-  ShapeKey key = shapeKeyOf(result->parts, run.mapping, skeletons->names());
+  ShapeKey key =
+      shapeKeyOf(result->parts, run.mapping, shared->skeletons.names());
   bool build = false;
-  result->skeleton = skeletons->acquire(key, build);
+  result->skeleton = shared->skeletons.acquire(key, build);
   if (!result->skeleton && !build)
     return nullptr;
   // The whole run, when this call derives the shape.
@@ -410,11 +413,11 @@ FastEvaluator::shape(const Configuration &configuration) {
         deriveSkeleton(configuration, result->parts, !timeFittingOnly, whole);
     if (!skeleton) {
       llvm::consumeError(skeleton.takeError());
-      skeletons->abandon(key);
+      shared->skeletons.abandon(key);
       return nullptr;
     }
     ++shapeDerivations;
-    result->skeleton = skeletons->insert(key, std::move(*skeleton));
+    result->skeleton = shared->skeletons.insert(key, std::move(*skeleton));
   }
   if (!result->skeleton->fits(result->parts))
     return nullptr;
@@ -1673,7 +1676,7 @@ llvm::Expected<SearchSummary> sweep::runSearch(
   // timed. Every row, or an observer, reads every time.
   bool timeFittingOnly = selecting && !observe;
   std::vector<std::unique_ptr<FastEvaluator>> fasts(threads);
-  auto skeletons = std::make_shared<SkeletonCache>();
+  auto shared = std::make_shared<SharedDerivations>(profile);
   // A query reads no time of a configuration that can enter neither the
   // K best nor the front: once K configurations are accepted, each chunk's
   // workers skip those its bar excludes, the bar being what the chunks
@@ -1683,8 +1686,7 @@ llvm::Expected<SearchSummary> sweep::runSearch(
   std::optional<QueryBar> bar;
   auto fastOf = [&](size_t worker) -> FastEvaluator & {
     if (!fasts[worker]) {
-      fasts[worker] =
-          std::make_unique<FastEvaluator>(profile, skeletons, timeFittingOnly);
+      fasts[worker] = std::make_unique<FastEvaluator>(shared, timeFittingOnly);
       fasts[worker]->skipExcludedBy(bar);
     }
     return *fasts[worker];
@@ -1785,8 +1787,8 @@ llvm::Expected<SearchSummary> sweep::runSearch(
       summary.timingPlansDerived += fast->timingPlansDerived();
       summary.skipped += fast->configurationsSkipped();
     }
-  summary.shapeEntriesHeld = skeletons->peakEntries();
-  summary.shapeBytesHeld = skeletons->peakBytes();
+  summary.shapeEntriesHeld = shared->skeletons.peakEntries();
+  summary.shapeBytesHeld = shared->skeletons.peakBytes();
   auto evaluationEnded = clocks();
   summary.evaluationSeconds =
       std::chrono::duration<double>(evaluationEnded.first -

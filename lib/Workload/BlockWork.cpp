@@ -1637,24 +1637,15 @@ BlockWorkMemo::composingOf(const ModelSpec &model, BlockKind kind,
                            const TrainingSpec &training,
                            const MappingSpec &mapping) {
   Key key = keyOf(model, kind, training, mapping);
-  bool sameModelAsEntries = this->model && sameModel(*this->model, model);
-  if (sameModelAsEntries) {
-    auto found = entries.find(key);
-    if (found != entries.end()) {
-      ++sharedCount;
-      return found->second;
-    }
-  }
+  if (std::optional<std::shared_ptr<const BlockWork>> kept =
+          works.find(model, key))
+    return std::move(*kept);
   llvm::Expected<BlockWork> work =
       deriveComposingBlockWork(model, kind, training, mapping);
   if (!work)
     return work.takeError();
-  if (!sameModelAsEntries || entries.size() >= kEntries) {
-    entries.clear();
-    this->model = model;
-  }
   auto shared = std::make_shared<const BlockWork>(std::move(*work));
-  entries.emplace(std::move(key), shared);
+  works.insert(model, std::move(key), shared);
   return shared;
 }
 

@@ -141,29 +141,18 @@ struct DerivedTemplates {
 
 struct RunTemplatesMemo::Entries {
   /// The lists derived for `model` under `training` and `mapping` by an
-  /// earlier run, or null.
-  const DerivedTemplates *find(const ModelSpec &model,
-                               const TrainingSpec &training,
-                               const MappingSpec &mapping) {
-    if (!this->model || !sameModel(*this->model, model))
-      return nullptr;
-    auto found = lists.find(keyOf(model, training, mapping));
-    if (found == lists.end())
-      return nullptr;
-    ++sharedCount;
-    return &found->second;
+  /// earlier run, or none.
+  std::optional<DerivedTemplates> find(const ModelSpec &model,
+                                       const TrainingSpec &training,
+                                       const MappingSpec &mapping) {
+    return lists.find(model, keyOf(model, training, mapping));
   }
 
   /// Keeps `derived`, the templates of `model` under `training` and
   /// `mapping`, which find() did not have.
   void insert(const ModelSpec &model, const TrainingSpec &training,
               const MappingSpec &mapping, DerivedTemplates derived) {
-    if (!this->model || !sameModel(*this->model, model) ||
-        lists.size() >= kEntries) {
-      lists.clear();
-      this->model = model;
-    }
-    lists.emplace(keyOf(model, training, mapping), std::move(derived));
+    lists.insert(model, keyOf(model, training, mapping), std::move(derived));
   }
 
   /// What placing the block works into templates reads of the mapping
@@ -195,15 +184,12 @@ struct RunTemplatesMemo::Entries {
 
   /// Where the templates a run derives take their block works from.
   BlockWorkMemo blockWorks;
-  /// The model of every list.
-  std::optional<ModelSpec> model;
-  std::map<Key, DerivedTemplates> lists;
-  size_t sharedCount = 0;
+  ModelMemo<Key, DerivedTemplates> lists{kEntries};
 };
 
 RunTemplatesMemo::RunTemplatesMemo() : impl(std::make_unique<Entries>()) {}
 RunTemplatesMemo::~RunTemplatesMemo() = default;
-size_t RunTemplatesMemo::shared() const { return impl->sharedCount; }
+size_t RunTemplatesMemo::shared() const { return impl->lists.shared(); }
 
 namespace {
 
@@ -294,8 +280,9 @@ private:
     if (!templatesMemo)
       return deriveTemplates(/*blockWorks=*/nullptr);
     RunTemplatesMemo::Entries &memo = templatesMemo->entries();
-    if (const DerivedTemplates *derived = memo.find(model, training, mapping)) {
-      run.templates = derived->templates;
+    if (std::optional<DerivedTemplates> derived =
+            memo.find(model, training, mapping)) {
+      run.templates = std::move(derived->templates);
       blockTemplates = derived->blocks;
       edges = derived->edges;
       return llvm::Error::success();

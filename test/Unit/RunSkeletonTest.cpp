@@ -165,7 +165,7 @@ TEST(RunSkeletonTest, AQueryTimesOnlyTheRunsThatFit) {
   estimate::SystemProfile half = withMedianCapacity(peaks);
 
   sweep::FastEvaluator full(half);
-  sweep::FastEvaluator query(half, nullptr, /*timeFittingOnly=*/true);
+  sweep::FastEvaluator query(half, /*timeFittingOnly=*/true);
   size_t fitting = 0, other = 0, stageStopped = 0;
   evaluateInFullAndByAQuery(
       space, full, query,
@@ -256,7 +256,7 @@ TEST(RunSkeletonTest, APersistentStateOverTheCapacityRulesARunOut) {
   estimate::SystemProfile tight = withMedianCapacity(bounds);
 
   sweep::FastEvaluator full(tight);
-  sweep::FastEvaluator query(tight, nullptr, /*timeFittingOnly=*/true);
+  sweep::FastEvaluator query(tight, /*timeFittingOnly=*/true);
   size_t bounded = 0, fitting = 0;
   evaluateInFullAndByAQuery(
       space, full, query,
@@ -292,7 +292,7 @@ TEST(RunSkeletonTest, APersistentStateOverTheCapacityRulesARunOut) {
   ASSERT_TRUE(at.has_value());
   EXPECT_TRUE(at->fits);
   EXPECT_EQ(at->marginBytes, 0);
-  sweep::FastEvaluator atQuery(exact, nullptr, /*timeFittingOnly=*/true);
+  sweep::FastEvaluator atQuery(exact, /*timeFittingOnly=*/true);
   EXPECT_TRUE(atQuery.evaluate(*first).valid());
   EXPECT_EQ(atQuery.runsRuledOut(), 0u);
   exact.memory.capacityBytes.value = bound->peakBytes - 1;
@@ -301,7 +301,7 @@ TEST(RunSkeletonTest, APersistentStateOverTheCapacityRulesARunOut) {
   ASSERT_TRUE(over.has_value());
   EXPECT_FALSE(over->fits);
   EXPECT_EQ(over->marginBytes, -1);
-  sweep::FastEvaluator overQuery(exact, nullptr, /*timeFittingOnly=*/true);
+  sweep::FastEvaluator overQuery(exact, /*timeFittingOnly=*/true);
   sweep::RunEvaluation evaluation = overQuery.evaluate(*first);
   EXPECT_TRUE(evaluation.valid());
   EXPECT_TRUE(evaluation.run.peakIsBound);
@@ -414,10 +414,9 @@ TEST(RunSkeletonTest, AQuerySkipsOnlyWhatIsStrictlySlowerThanTheBest) {
   // equals the K-th best's time may tie it and must be timed: a skip at a
   // bound equal to the threshold (>= for >) fails here.
   sweep::SearchSpace space = spaceOn({4});
-  sweep::FastEvaluator reference(a100(), nullptr, /*timeFittingOnly=*/true);
-  sweep::FastEvaluator atOwnTime(a100(), nullptr, /*timeFittingOnly=*/true);
-  sweep::FastEvaluator belowOwnTime(a100(), nullptr,
-                                    /*timeFittingOnly=*/true);
+  sweep::FastEvaluator reference(a100(), /*timeFittingOnly=*/true);
+  sweep::FastEvaluator atOwnTime(a100(), /*timeFittingOnly=*/true);
+  sweep::FastEvaluator belowOwnTime(a100(), /*timeFittingOnly=*/true);
   size_t timed = 0, skippedBelow = 0;
   space.enumerate([&](const sweep::Configuration &configuration) {
     sweep::RunEvaluation expected = reference.evaluate(configuration);

@@ -308,4 +308,34 @@ TEST(SearchTest, AQueryBarExcludesOnlyWhatCanEnterNeitherTheBestNorTheFront) {
   EXPECT_GT(excludedByTimeAlone, excluded);
 }
 
+TEST(SearchTest, EvaluatorsSharingDerivationsGiveTheRowsOfOneAlone) {
+  // Two evaluators share one search's derivations (SharedDerivations) and
+  // take alternate runs, as two workers do: each run's row is the row an
+  // evaluator of its own gives, and the two take templates and bounds the
+  // other derived.
+  estimate::SystemProfile tight = a100();
+  tight.memory.capacityBytes.value = 16000000;
+  sweep::SearchSpace space = spaceOn({2, 4}, tight);
+  auto shared = std::make_shared<sweep::SharedDerivations>(tight);
+  sweep::FastEvaluator even(shared, /*timeFittingOnly=*/true);
+  sweep::FastEvaluator odd(shared, /*timeFittingOnly=*/true);
+  sweep::FastEvaluator alone(tight, /*timeFittingOnly=*/true);
+  size_t count = 0;
+  space.enumerate([&](const sweep::Configuration &configuration) {
+    sweep::FastEvaluator &sharing =
+        configuration.runNumber % 2 == 0 ? even : odd;
+    EXPECT_EQ(
+        sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0, configuration,
+                               sharing.evaluate(configuration)),
+        sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0, configuration,
+                               alone.evaluate(configuration)));
+    ++count;
+    return true;
+  });
+  EXPECT_GT(count, 1000u);
+  EXPECT_GT(shared->runTemplates.shared(), 0u);
+  EXPECT_GT(shared->persistentBounds.shared(), 0u);
+  EXPECT_EQ(even.shapesDerived() + odd.shapesDerived(), alone.shapesDerived());
+}
+
 } // namespace

@@ -155,10 +155,30 @@ struct QueryBar {
                 int64_t gpus) const;
 };
 
+/// What the fast evaluators of one search share (docs/Sweep.md, "Threads"):
+/// the shapes' skeletons, and the derivations that recur across runs (a
+/// run's templates with their block works, a run's persistent-state bound),
+/// each derived by the first worker that needs it. Every entry is a pure
+/// function of its key, so what is shared changes no result.
+struct SharedDerivations {
+  explicit SharedDerivations(const estimate::SystemProfile &profile)
+      : profile(profile), persistentBounds(profile) {}
+
+  /// The profile of every evaluator that shares these.
+  const estimate::SystemProfile &profile;
+  SkeletonCache skeletons;
+  /// The templates of the runs, each list derived once per what it reads
+  /// (a run's parts and a shape's whole run both take them).
+  workload::RunTemplatesMemo runTemplates;
+  /// The persistent-state bounds of the runs (a query's).
+  PersistentBoundMemo persistentBounds;
+};
+
 class FastEvaluator {
 public:
-  /// Keeps its skeletons in `skeletons` (shared with other evaluators of
-  /// one search), or in a cache of its own. With `timeFittingOnly` (a
+  /// On `profile`, with derivations of its own; or on `shared`'s profile,
+  /// with the derivations other evaluators of one search share. With
+  /// `timeFittingOnly` (a
   /// query), a run that does not fit the usable capacity is not timed: its
   /// evaluation has no time and the memory figures the timed one has, or a
   /// lower bound of them over the capacity (RunFigures::peakIsBound: a run
@@ -168,8 +188,9 @@ public:
   /// configuration of it is first timed (docs/Sweep.md, "What a query
   /// computes", "Runs ruled out by their persistent state").
   explicit FastEvaluator(const estimate::SystemProfile &profile,
-                         std::shared_ptr<SkeletonCache> skeletons = nullptr,
                          bool timeFittingOnly = false);
+  FastEvaluator(std::shared_ptr<SharedDerivations> shared,
+                bool timeFittingOnly);
   ~FastEvaluator();
 
   RunEvaluation evaluate(const Configuration &configuration);
@@ -249,16 +270,11 @@ private:
   std::optional<DerivedRun> derived;
   std::string derivationError;
   std::unique_ptr<ShapedRun> shaped;
-  /// The skeletons this evaluator uses (its own, or its search's).
-  std::shared_ptr<SkeletonCache> skeletons;
+  /// The derivations this evaluator uses (its own, or its search's).
+  std::shared_ptr<SharedDerivations> shared;
   RunSkeleton::TimeScratch scratch;
   TemplateCostCache templateCosts;
   TemplateBytesCache templateBytesOfRuns;
-  /// The templates of this evaluator's runs, each list derived once per
-  /// what it reads (a run's parts and a shape's whole run both take them).
-  workload::RunTemplatesMemo runTemplates;
-  /// The persistent-state bounds of this evaluator's runs (a query's).
-  PersistentBoundMemo persistentBounds;
   size_t shapeDerivations = 0;
   size_t shapedRunCount = 0;
   size_t ruledOutRunCount = 0;

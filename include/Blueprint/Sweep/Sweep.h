@@ -20,6 +20,7 @@
 #include "Blueprint/Estimate/Time.h"
 #include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/Inference.h"
+#include "Blueprint/Workload/ModelMemo.h"
 #include "Blueprint/Workload/Spec.h"
 #include "Blueprint/Workload/WholeRun.h"
 
@@ -203,7 +204,8 @@ persistentBoundFigures(const workload::ModelSpec &model,
 /// deriveRunPersistentState runs first reads them: of() is for contracts
 /// that compose (checkTrainingRun finds nothing), as an evaluator's runs do
 /// once rejection has passed them. It holds one model's figures, at most
-/// kEntries, and forgets them all when full or given another model.
+/// kEntries, and forgets them all when full or given another model (a
+/// workload::ModelMemo). Safe to share between threads.
 class PersistentBoundMemo {
 public:
   static constexpr size_t kEntries = 64;
@@ -216,7 +218,7 @@ public:
                                const workload::MappingSpec &mapping);
 
   /// How many calls of() answered from an earlier run's figures.
-  size_t shared() const { return sharedCount; }
+  size_t shared() const { return figures.shared(); }
 
 private:
   /// Every field of the two contracts but the mapping's recompute and
@@ -226,9 +228,7 @@ private:
                    const workload::MappingSpec &mapping);
 
   const estimate::SystemProfile &profile;
-  std::optional<workload::ModelSpec> model;
-  std::map<Key, std::optional<RunFigures>> entries;
-  size_t sharedCount = 0;
+  workload::ModelMemo<Key, std::optional<RunFigures>> figures{kEntries};
 };
 
 /// What the timed figures read of a critical path.

@@ -13,6 +13,7 @@
 
 #include "Blueprint/Workload/BlockWork.h"
 #include "Blueprint/Workload/Checked.h"
+#include "Blueprint/Workload/ModelMemo.h"
 #include "Blueprint/Workload/Spec.h"
 
 #include "llvm/Support/Error.h"
@@ -117,8 +118,9 @@ BlockWorkInputs blockWorkInputsOf(const ModelSpec &model,
 
 class BlockWorkMemo {
 public:
-  /// How many block works it keeps at most: when full and asked for
-  /// another, it forgets them all (and so when the model changes).
+  /// How many block works it keeps at most (a ModelMemo: when full and
+  /// asked for another, it forgets them all, and so when the model
+  /// changes). Safe to share between threads.
   static constexpr size_t kEntries = 64;
 
   /// What deriveBlockWork(model, kind, training, mapping) gives, shared
@@ -133,7 +135,7 @@ public:
      const MappingSpec &mapping);
 
   /// How many calls of() answered from an earlier derivation.
-  size_t shared() const { return sharedCount; }
+  size_t shared() const { return works.shared(); }
 
 private:
   friend class detail::ComposingBlockWorks;
@@ -148,10 +150,7 @@ private:
   static Key keyOf(const ModelSpec &model, BlockKind kind,
                    const TrainingSpec &training, const MappingSpec &mapping);
 
-  /// The model of every entry.
-  std::optional<ModelSpec> model;
-  std::map<Key, std::shared_ptr<const BlockWork>> entries;
-  size_t sharedCount = 0;
+  ModelMemo<Key, std::shared_ptr<const BlockWork>> works{kEntries};
 };
 
 /// deriveOptimizerWork for a block of `kind` of `model` (blockModelOf).

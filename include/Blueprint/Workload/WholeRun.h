@@ -213,8 +213,8 @@ struct WholeRun {
 /// world, the virtual stages, the layout, the ZeRO stage beyond that, the
 /// buckets or the overlaps. A hit hands out the earlier run's list itself
 /// (RunTemplateList). When full and asked for another, or for another
-/// model, it forgets its lists; a list handed out stays valid while a run
-/// holds it.
+/// model, it forgets its lists (a ModelMemo); a list handed out stays valid
+/// while a run holds it. Safe to share between threads.
 class RunTemplatesMemo {
 public:
   /// How many template lists it keeps at most.
