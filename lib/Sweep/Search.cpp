@@ -1593,16 +1593,6 @@ void TopK::offer(const Ranked &candidate) {
   std::push_heap(heap.begin(), heap.end(), rankedBefore);
 }
 
-bool QueryBar::excludes(estimate::Picoseconds atLeast, int64_t peakBytes,
-                        int64_t gpus) const {
-  if (!kthBest || atLeast <= *kthBest)
-    return false;
-  return !front || llvm::any_of(*front, [&](const Point &point) {
-    return point.picoseconds <= atLeast && point.peakBytes <= peakBytes &&
-           point.gpus <= gpus;
-  });
-}
-
 std::optional<estimate::Picoseconds> TopK::worstKept() const {
   if (k == 0 || heap.size() < k)
     return std::nullopt;
@@ -1630,6 +1620,18 @@ void ParetoFront::offer(const Ranked &candidate) {
     return dominates(candidate, kept) || same(kept);
   });
   front.push_back(candidate);
+}
+
+bool QueryBar::excludes(estimate::Picoseconds atLeast, int64_t peakBytes,
+                        int64_t gpus) const {
+  if (top && (!kthBest || atLeast <= *kthBest))
+    return false;
+  if (front)
+    return llvm::any_of(*front, [&](const Point &point) {
+      return point.picoseconds <= atLeast && point.peakBytes <= peakBytes &&
+             point.gpus <= gpus;
+    });
+  return top;
 }
 
 std::vector<QueryBar::Point> ParetoFront::points() const {
@@ -1761,7 +1763,7 @@ llvm::Expected<SearchSummary> sweep::runSearch(
     firstIndex += chunk.size();
     chunk.clear();
     if (skips) {
-      bar = QueryBar{top.worstKept(), std::nullopt};
+      bar = QueryBar{options.top.has_value(), top.worstKept(), std::nullopt};
       if (options.pareto)
         bar->front = front.points();
       for (const std::unique_ptr<FastEvaluator> &fast : fasts)

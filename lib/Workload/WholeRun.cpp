@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <array>
 #include <iterator>
-#include <map>
 #include <tuple>
 
 using namespace blueprint::workload;

@@ -61,6 +61,10 @@ TEST(ModelMemo, ForgetsEverythingWhenFull) {
     memo.insert(model, key, key * 10);
   for (int64_t key : {1, 2, 3})
     EXPECT_EQ(memo.find(model, key), key * 10);
+  // Keeping a key it holds keeps the first value and forgets nothing.
+  memo.insert(model, 2, 21);
+  for (int64_t key : {1, 2, 3})
+    EXPECT_EQ(memo.find(model, key), key * 10);
   memo.insert(model, 4, 40);
   for (int64_t key : {1, 2, 3})
     EXPECT_FALSE(memo.find(model, key)) << key;

@@ -424,7 +424,7 @@ TEST(RunSkeletonTest, AQuerySkipsOnlyWhatIsStrictlySlowerThanTheBest) {
       return true;
     ++timed;
     estimate::Picoseconds time = *expected.run.iterationPicoseconds;
-    atOwnTime.skipExcludedBy(sweep::QueryBar{time, std::nullopt});
+    atOwnTime.skipExcludedBy(sweep::QueryBar{/*top=*/true, time, std::nullopt});
     size_t skipped = atOwnTime.configurationsSkipped();
     sweep::RunEvaluation evaluation = atOwnTime.evaluate(configuration);
     EXPECT_EQ(atOwnTime.configurationsSkipped(), skipped)
@@ -433,7 +433,8 @@ TEST(RunSkeletonTest, AQuerySkipsOnlyWhatIsStrictlySlowerThanTheBest) {
                                      configuration, evaluation),
               sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0,
                                      configuration, expected));
-    belowOwnTime.skipExcludedBy(sweep::QueryBar{time - 1, std::nullopt});
+    belowOwnTime.skipExcludedBy(
+        sweep::QueryBar{/*top=*/true, time - 1, std::nullopt});
     skipped = belowOwnTime.configurationsSkipped();
     sweep::RunEvaluation below = belowOwnTime.evaluate(configuration);
     if (belowOwnTime.configurationsSkipped() != skipped) {

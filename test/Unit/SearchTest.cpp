@@ -233,10 +233,14 @@ TEST(SearchTest, TheBestAndTheFrontDoNotDependOnArrivalOrder) {
 }
 
 TEST(SearchTest, AQueryBarExcludesOnlyWhatCanEnterNeitherTheBestNorTheFront) {
-  // The rules at their edges: nothing before K are kept; a time equal to
-  // the K-th best's may tie it; a front point excludes what it is no better
-  // than in every objective (the same point included: it came first).
+  // The rules at their edges: a bar of neither query excludes nothing;
+  // under --top nothing before K are kept, and a time equal to the K-th
+  // best's may tie it; a front point excludes what it is no better than in
+  // every objective (the same point included: it came first), with or
+  // without --top.
   sweep::QueryBar bar;
+  EXPECT_FALSE(bar.excludes(100, 10, 4));
+  bar.top = true;
   EXPECT_FALSE(bar.excludes(100, 10, 4));
   bar.kthBest = 50;
   EXPECT_FALSE(bar.excludes(50, 10, 4));
@@ -249,12 +253,20 @@ TEST(SearchTest, AQueryBarExcludesOnlyWhatCanEnterNeitherTheBestNorTheFront) {
   EXPECT_TRUE(bar.excludes(61, 11, 8));
   EXPECT_TRUE(bar.excludes(55, 30, 4));
   EXPECT_FALSE(bar.excludes(55, 29, 4));
+  EXPECT_FALSE(bar.excludes(45, 30, 4)) << "not slower than the K-th best";
+  bar.top = false;
+  bar.kthBest.reset();
+  EXPECT_TRUE(bar.excludes(45, 30, 4)) << "the front alone";
+  EXPECT_TRUE(bar.excludes(40, 30, 4));
+  EXPECT_FALSE(bar.excludes(39, 30, 4));
   bar.front->clear();
   EXPECT_FALSE(bar.excludes(100, 10, 4));
 
   // On a real space: the bar of the first configurations (the K best and
   // the front they give) excludes a later one, given its own time as the
-  // bound, only if it is neither among the K best nor on the front of all.
+  // bound, only if it is neither among the K best nor on the front of all;
+  // the bar of the front alone, only if it is neither on the front nor the
+  // best.
   estimate::SystemProfile tight = a100();
   tight.memory.capacityBytes.value = 16000000;
   sweep::SearchSpace space = spaceOn({2, 4}, tight);
@@ -275,12 +287,17 @@ TEST(SearchTest, AQueryBarExcludesOnlyWhatCanEnterNeitherTheBestNorTheFront) {
     allTop.offer(entry);
     allFront.offer(entry);
   }
-  std::set<size_t> reported;
+  // What --top=3 --pareto reports, and what --pareto alone does: its front
+  // and its best (`--search-stats`, a suite).
+  std::set<size_t> reported, reportedByTheFront;
   for (const sweep::Ranked &entry : allTop.sorted())
     reported.insert(entry.index);
-  for (const sweep::Ranked &entry : allFront.sorted())
+  for (const sweep::Ranked &entry : allFront.sorted()) {
     reported.insert(entry.index);
-  size_t excluded = 0, excludedByTimeAlone = 0;
+    reportedByTheFront.insert(entry.index);
+  }
+  reportedByTheFront.insert(allTop.sorted().front().index);
+  size_t excluded = 0, excludedByTimeAlone = 0, excludedByTheFrontAlone = 0;
   for (size_t split : {feasible.size() / 8, feasible.size() / 2}) {
     sweep::TopK top(kBest);
     sweep::ParetoFront front;
@@ -288,21 +305,30 @@ TEST(SearchTest, AQueryBarExcludesOnlyWhatCanEnterNeitherTheBestNorTheFront) {
       top.offer(feasible[at]);
       front.offer(feasible[at]);
     }
-    sweep::QueryBar withFront{top.worstKept(), front.points()};
-    sweep::QueryBar timeAlone{top.worstKept(), std::nullopt};
+    sweep::QueryBar withFront{true, top.worstKept(), front.points()};
+    sweep::QueryBar timeAlone{true, top.worstKept(), std::nullopt};
+    sweep::QueryBar frontAlone{false, std::nullopt, front.points()};
     for (size_t at = split; at < feasible.size(); ++at) {
       const sweep::Ranked &candidate = feasible[at];
-      if (withFront.excludes(candidate.picoseconds(),
-                             candidate.evaluation.run.peakBytes,
-                             candidate.gpus())) {
+      auto excludedBy = [&](const sweep::QueryBar &bar) {
+        return bar.excludes(candidate.picoseconds(),
+                            candidate.evaluation.run.peakBytes,
+                            candidate.gpus());
+      };
+      if (excludedBy(withFront)) {
         ++excluded;
         EXPECT_EQ(reported.count(candidate.index), 0u) << candidate.index;
       }
-      excludedByTimeAlone += timeAlone.excludes(
-          candidate.picoseconds(), candidate.evaluation.run.peakBytes,
-          candidate.gpus());
+      if (excludedBy(frontAlone)) {
+        ++excludedByTheFrontAlone;
+        EXPECT_EQ(reportedByTheFront.count(candidate.index), 0u)
+            << candidate.index;
+      }
+      excludedByTimeAlone += excludedBy(timeAlone);
     }
   }
+  // The front alone excludes what the two together do, and more.
+  EXPECT_GE(excludedByTheFrontAlone, excluded);
   EXPECT_GT(excluded, 0u);
   // The front keeps some that the K-th best's time alone would exclude.
   EXPECT_GT(excludedByTimeAlone, excluded);

@@ -257,8 +257,8 @@ public:
   /// from the steps alone (no timing plan needed): the longest of the
   /// stages' chains, a chain being the sum of the durations, as time()
   /// rounds them, of steps of one stage that each wait for the end of the
-  /// chain's previous step (docs/Sweep.md, "Configurations slower than the
-  /// K-th best"). None when a duration cannot be rounded or the sum
+  /// chain's previous step (docs/Sweep.md, "Configurations a query cannot
+  /// report"). None when a duration cannot be rounded or the sum
   /// exceeds int64_t picoseconds (time() then says why, or times a run that
   /// large). Fails where time() would fail to cost a step.
   llvm::Expected<std::optional<estimate::Picoseconds>>

@@ -119,14 +119,6 @@ struct RunEvaluation {
   }
 };
 
-/// The fast path: the contracts' rules, the binding's, then the run's
-/// figures through the plain libraries. No IR is built. A training run is
-/// evaluated from its parts through the skeleton of its shape
-/// (RunSkeleton), derived in whole once per shape; any other run, or one
-/// whose skeleton cannot serve it, by evaluateWholeRun (deriveRun, then
-/// costRun). Both give the same figures to the bit. Keeps the last run it
-/// derived: a configuration of the same run number is only costed under
-/// its binding.
 /// What a query has found so far, fixed while a chunk of configurations is
 /// evaluated (docs/Sweep.md, "Configurations a query cannot report"): a
 /// configuration enumerated after all of it that the bar excludes can enter
@@ -138,19 +130,23 @@ struct QueryBar {
     int64_t peakBytes = 0;
     int64_t gpus = 0;
   };
-  /// The K-th best's time (TopK::worstKept; K is 1 when only the front is
-  /// asked, the best being reported too); none until K are kept.
+  /// Whether the query asks for the K best (--top=K), and once K are kept
+  /// the K-th best's time (TopK::worstKept): until then nothing is
+  /// excluded.
+  bool top = false;
   std::optional<estimate::Picoseconds> kthBest;
   /// With --pareto, the front's points; none without.
   std::optional<std::vector<Point>> front;
 
   /// Whether a configuration that takes at least `atLeast`, needs
   /// `peakBytes` per GPU on `gpus` GPUs and comes after every configuration
-  /// the bar holds is excluded: strictly slower than the K-th best (one
-  /// that ties it may rank before it by memory, GPUs or index), and, with a
-  /// front, a point of it is no slower than `atLeast`, needs no more memory
-  /// and no more GPUs (it dominates the configuration, or is the same point
-  /// at an earlier index, which the front keeps instead; ParetoFront).
+  /// the bar holds is excluded: under --top, strictly slower than the K-th
+  /// best (one that ties it may rank before it by memory, GPUs or index);
+  /// under --pareto, a point of the front is no slower than `atLeast` and
+  /// needs no more memory and no more GPUs (it dominates the configuration,
+  /// or is the same point at an earlier index, which the front keeps
+  /// instead; ParetoFront), so the configuration is not the best either
+  /// (that point ranks before it). Nothing is excluded by a bar of neither.
   bool excludes(estimate::Picoseconds atLeast, int64_t peakBytes,
                 int64_t gpus) const;
 };
@@ -174,12 +170,20 @@ struct SharedDerivations {
   PersistentBoundMemo persistentBounds;
 };
 
+/// The fast path: the contracts' rules, the binding's, then the run's
+/// figures through the plain libraries. No IR is built. A training run is
+/// evaluated from its parts through the skeleton of its shape
+/// (RunSkeleton), derived in whole once per shape; any other run, or one
+/// whose skeleton cannot serve it, by evaluateWholeRun (deriveRun, then
+/// costRun). Both give the same figures to the bit. Keeps the last run it
+/// derived: a configuration of the same run number is only costed under
+/// its binding.
 class FastEvaluator {
 public:
   /// On `profile`, with derivations of its own; or on `shared`'s profile,
   /// with the derivations other evaluators of one search share. With
-  /// `timeFittingOnly` (a
-  /// query), a run that does not fit the usable capacity is not timed: its
+  /// `timeFittingOnly` (a query), a run that does not fit the usable
+  /// capacity is not timed: its
   /// evaluation has no time and the memory figures the timed one has, or a
   /// lower bound of them over the capacity (RunFigures::peakIsBound: a run
   /// whose persistent state alone exceeds it gets persistentBoundFigures,

@@ -29,7 +29,6 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>

@@ -48,11 +48,14 @@ public:
     return found->second;
   }
 
-  /// Keeps `value` as that of `key` of `model`.
+  /// Keeps `value` as that of `key` of `model`, unless another caller kept
+  /// one for it meanwhile (the same derivation: the first stays).
   void insert(const ModelSpec &model, Key key, Value value) {
     std::lock_guard<std::mutex> lock(mutex);
-    if (!this->model || !sameModel(*this->model, model) ||
-        entries.size() >= capacity) {
+    bool sameModelAsEntries = this->model && sameModel(*this->model, model);
+    if (sameModelAsEntries && entries.count(key))
+      return;
+    if (!sameModelAsEntries || entries.size() >= capacity) {
       entries.clear();
       this->model = model;
     }
