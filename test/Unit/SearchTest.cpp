@@ -171,20 +171,29 @@ TEST(SearchTest, AGPUCountEnumeratesValidConfigurationsOnce) {
   EXPECT_EQ(visited, 3u);
 }
 
-/// Feasible rankings of a real space, offered in two different orders.
-TEST(SearchTest, TheBestAndTheFrontDoNotDependOnArrivalOrder) {
+/// The feasible configurations of the small model on 2 and 4 A100s whose
+/// capacity is cut to 16 MB (some fit, some do not), with their index in
+/// the enumeration; `enumerated` is set to how many it enumerates.
+std::vector<sweep::Ranked> feasibleOnTwoAndFourGPUs(size_t &enumerated) {
   estimate::SystemProfile tight = a100();
   tight.memory.capacityBytes.value = 16000000;
   sweep::SearchSpace space = spaceOn({2, 4}, tight);
   std::vector<sweep::Ranked> feasible;
-  size_t index = 0;
+  enumerated = 0;
   space.enumerate([&](const sweep::Configuration &configuration) {
     sweep::RunEvaluation evaluation = sweep::evaluateFast(configuration, tight);
     if (evaluation.feasible())
-      feasible.push_back({index, configuration, evaluation});
-    ++index;
+      feasible.push_back({enumerated, configuration, evaluation});
+    ++enumerated;
     return true;
   });
+  return feasible;
+}
+
+/// Feasible rankings of a real space, offered in two different orders.
+TEST(SearchTest, TheBestAndTheFrontDoNotDependOnArrivalOrder) {
+  size_t index = 0;
+  std::vector<sweep::Ranked> feasible = feasibleOnTwoAndFourGPUs(index);
   ASSERT_GT(feasible.size(), 20u);
   ASSERT_LT(feasible.size(), index) << "some configurations must not fit";
 
@@ -267,18 +276,8 @@ TEST(SearchTest, AQueryBarExcludesOnlyWhatCanEnterNeitherTheBestNorTheFront) {
   // bound, only if it is neither among the K best nor on the front of all;
   // the bar of the front alone, only if it is neither on the front nor the
   // best.
-  estimate::SystemProfile tight = a100();
-  tight.memory.capacityBytes.value = 16000000;
-  sweep::SearchSpace space = spaceOn({2, 4}, tight);
-  std::vector<sweep::Ranked> feasible;
   size_t index = 0;
-  space.enumerate([&](const sweep::Configuration &configuration) {
-    sweep::RunEvaluation evaluation = sweep::evaluateFast(configuration, tight);
-    if (evaluation.feasible())
-      feasible.push_back({index, configuration, evaluation});
-    ++index;
-    return true;
-  });
+  std::vector<sweep::Ranked> feasible = feasibleOnTwoAndFourGPUs(index);
   ASSERT_GT(feasible.size(), 100u);
   constexpr size_t kBest = 3;
   sweep::TopK allTop(kBest);
