@@ -15,6 +15,8 @@
 #include "Blueprint/Analysis/ModelSummary.h"
 #include "Blueprint/Support/DiagnosticCapture.h"
 #include "Blueprint/Workload/Lifetimes.h"
+#include "Blueprint/Workload/Pipeline.h"
+#include "Blueprint/Workload/Primitives.h"
 #include "Blueprint/Workload/WholeRun.h"
 
 #include "Blueprint/Dialect/PPlan/IR/PPlanOps.h"
@@ -30,6 +32,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -205,6 +208,27 @@ void sweep::addCapacityFigures(RunFigures &figures,
       profile.memory.usableCapacityBytes() - figures.peakBytes;
 }
 
+/// The persistent state of a rank of `stage` (persistentBytesOf): its
+/// weights, gradients and optimizer state, live at every position.
+static int64_t persistentTotal(const workload::PersistentBytes &bytes,
+                               workload::OverflowGuard &guard) {
+  return guard.add(
+      guard.add(bytes.weights, bytes.gradients, "persistent bytes"),
+      bytes.optimizerState, "persistent bytes");
+}
+
+/// Figures of a run whose stages' peaks are at least `stagePeaks` (stage
+/// s at index s), marked peakIsBound.
+static RunFigures boundFigures(llvm::ArrayRef<int64_t> stagePeaks,
+                               const estimate::SystemProfile &profile) {
+  RunFigures figures;
+  figures.peakIsBound = true;
+  for (auto [stage, peak] : llvm::enumerate(stagePeaks))
+    addStagePeak(figures, static_cast<int64_t>(stage), peak);
+  addCapacityFigures(figures, profile);
+  return figures;
+}
+
 std::optional<RunFigures>
 sweep::persistentBoundFigures(const workload::ModelSpec &model,
                               const workload::TrainingSpec &training,
@@ -216,21 +240,144 @@ sweep::persistentBoundFigures(const workload::ModelSpec &model,
     llvm::consumeError(stages.takeError());
     return std::nullopt;
   }
-  RunFigures figures;
-  figures.peakIsBound = true;
   workload::OverflowGuard guard;
-  for (const workload::StageProgram &stage : *stages) {
-    workload::PersistentBytes bytes = workload::persistentBytesOf(
+  std::vector<int64_t> peaks;
+  for (const workload::StageProgram &stage : *stages)
+    peaks.push_back(
+        persistentTotal(workload::persistentBytesOf(stage, mapping, training,
+                                                    std::nullopt, guard),
+                        guard));
+  if (guard.failed())
+    return std::nullopt;
+  return boundFigures(peaks, profile);
+}
+
+std::optional<std::vector<int64_t>>
+sweep::stagePeakBounds(const workload::WholeRun &parts,
+                       llvm::ArrayRef<workload::TemplateBytes> templateBytes,
+                       llvm::ArrayRef<workload::InFlightBlocks> inFlight,
+                       const workload::MappingSpec &mapping,
+                       const workload::TrainingSpec &training) {
+  if (parts.inference || templateBytes.size() != parts.templates.size() ||
+      inFlight.size() != parts.stages.size())
+    return std::nullopt;
+  workload::OverflowGuard guard;
+  // The least a block forward instance stashes per block (under ZB-H1 with
+  // what the weight-gradient pass reads of it: both live from the forward
+  // to the input_grad at least), and the least working set of a block
+  // instance of each pass: an instance's buffers are its template's bytes.
+  std::optional<int64_t> blockStash, forwardWorkingSet, backwardWorkingSet;
+  auto least = [](std::optional<int64_t> &sofar, int64_t bytes) {
+    sofar = std::min(sofar.value_or(bytes), bytes);
+  };
+  for (auto [runTemplate, bytes] : llvm::zip(parts.templates, templateBytes)) {
+    if (runTemplate.part != workload::ModelPart::Block)
+      continue;
+    if (runTemplate.pass == workload::PipelinePass::Forward) {
+      least(blockStash,
+            guard.add(bytes.stash, bytes.weightGradStash, "stash bytes"));
+      least(forwardWorkingSet, bytes.workingSet);
+    } else if (runTemplate.pass == workload::PipelinePass::Backward ||
+               runTemplate.pass == workload::PipelinePass::InputGrad) {
+      least(backwardWorkingSet, bytes.workingSet);
+    }
+  }
+  if (!blockStash || !forwardWorkingSet || !backwardWorkingSet)
+    return std::nullopt;
+  auto stashOf = [&](int64_t blocks) {
+    return guard.mul(blocks, *blockStash, "stash bytes");
+  };
+  std::vector<int64_t> peaks;
+  for (size_t at = 0; at < parts.stages.size(); ++at) {
+    const workload::StageProgram &stage = parts.stages[at];
+    const workload::InFlightBlocks &held = inFlight[at];
+    workload::PersistentBytes persistent = workload::persistentBytesOf(
         stage, mapping, training, std::nullopt, guard);
-    int64_t total =
-        guard.add(guard.add(bytes.weights, bytes.gradients, "persistent bytes"),
-                  bytes.optimizerState, "persistent bytes");
-    addStagePeak(figures, stage.stage, total);
+    // Every gradient bucket of the stage (ZeRO-2/3; no bytes below) lives
+    // from the stage's first instance that writes weight gradients to its
+    // reduce-scatter, in the stage's tail, after every slot.
+    auto workAt = [&](size_t position) -> const workload::RunWork & {
+      return std::get<workload::RunWork>(stage.steps[position].action);
+    };
+    workload::StageValues values;
+    values.persistent = persistent;
+    values.workAt = workAt;
+    int64_t buckets = 0;
+    for (auto [position, step] : llvm::enumerate(stage.steps)) {
+      const auto *work = std::get_if<workload::RunWork>(&step.action);
+      if (work && work->invocation->primitive ==
+                      workload::primitive::kDPGradReduceScatter)
+        buckets = guard.add(
+            buckets,
+            workload::sourceBytes(
+                {workload::BufferSource::Kind::GradientBucket, position, 1},
+                values, guard),
+            "gradient bucket bytes");
+    }
+    // A stage runs its slots' steps in order. After a forward slot, the
+    // stash of the blocks in flight is live at its last block instance,
+    // beside that instance's working set; the most of it is still live at
+    // the first block instance of the next backward (input_grad) slot,
+    // beside that one's working set. A backward's or weight_grad's first
+    // block instance writes weight gradients: from there every bucket is
+    // live, at it beside the stash in flight before the slot (and a
+    // backward's working set), and at every later forward slot's last block
+    // instance beside the stash in flight after it and that instance's
+    // working set.
+    int64_t live = guard.add(stashOf(held.afterForward),
+                             std::max(*forwardWorkingSet, *backwardWorkingSet),
+                             "stash bytes");
+    std::optional<int64_t> besideBuckets;
+    auto liveBesideBuckets = [&](std::optional<int64_t> blocks,
+                                 int64_t workingSet) {
+      if (blocks)
+        besideBuckets =
+            std::max(besideBuckets.value_or(0),
+                     guard.add(stashOf(*blocks), workingSet, "stash bytes"));
+    };
+    liveBesideBuckets(held.afterForwardPastWeightGradients, *forwardWorkingSet);
+    liveBesideBuckets(held.beforeBackward, *backwardWorkingSet);
+    liveBesideBuckets(held.beforeWeightGrad, 0);
+    live = std::max(
+        live, besideBuckets ? guard.add(*besideBuckets, buckets, "stash bytes")
+                            : buckets);
+    peaks.push_back(guard.add(persistentTotal(persistent, guard), live,
+                              "persistent bytes"));
   }
   if (guard.failed())
     return std::nullopt;
-  addCapacityFigures(figures, profile);
-  return figures;
+  return peaks;
+}
+
+std::optional<RunFigures>
+sweep::memoryBoundFigures(const workload::WholeRun &parts,
+                          llvm::ArrayRef<workload::TemplateBytes> templateBytes,
+                          llvm::ArrayRef<workload::InFlightBlocks> inFlight,
+                          const workload::MappingSpec &mapping,
+                          const workload::TrainingSpec &training,
+                          const estimate::SystemProfile &profile) {
+  std::optional<std::vector<int64_t>> peaks =
+      stagePeakBounds(parts, templateBytes, inFlight, mapping, training);
+  if (!peaks)
+    return std::nullopt;
+  return boundFigures(*peaks, profile);
+}
+
+std::optional<std::vector<workload::InFlightBlocks>>
+InFlightBlocksMemo::of(const workload::ModelSpec &model,
+                       const workload::WholeRun &parts) {
+  // What inFlightBlocksOf reads.
+  Key key = {static_cast<int64_t>(parts.schedule), parts.microbatches,
+             parts.layout.stages};
+  llvm::append_range(key, parts.layout.chunkBlocks);
+  if (std::optional<std::optional<std::vector<workload::InFlightBlocks>>> kept =
+          held.find(model, key))
+    return std::move(*kept);
+  std::optional<std::vector<workload::InFlightBlocks>> derived =
+      workload::inFlightBlocksOf(parts.schedule, parts.layout,
+                                 parts.microbatches);
+  held.insert(model, std::move(key), derived);
+  return derived;
 }
 
 PersistentBoundMemo::Key

@@ -271,7 +271,8 @@ llvm::Expected<SearchInput> sweep::parseSearchInput(llvm::StringRef input,
 /// figures that do not depend on the binding (the flops and costs only
 /// when it is to be timed).
 struct FastEvaluator::ShapedRun {
-  /// Empty, and no skeleton, for a run ruled out by its persistent state.
+  /// Empty, and no skeleton, for a run ruled out by its persistent state
+  /// or by a bound of its peak.
   workload::WholeRun parts;
   std::shared_ptr<const RunSkeleton> skeleton;
   RunFigures memory;
@@ -398,6 +399,28 @@ FastEvaluator::shape(const Configuration &configuration) {
     return nullptr;
   }
   result->parts = std::move(*parts);
+  llvm::Expected<std::shared_ptr<const TemplateBytesCache::Bytes>>
+      templateBytes = templateBytesOfRuns.of(result->parts);
+  if (!templateBytes) {
+    llvm::consumeError(templateBytes.takeError());
+    return nullptr;
+  }
+  // Nor is its shape derived when a bound of its stages' peaks from its
+  // parts alone exceeds the memory.
+  if (timeFittingOnly) {
+    std::optional<std::vector<workload::InFlightBlocks>> inFlight =
+        shared->inFlightBlocks.of(run.model, result->parts);
+    std::optional<RunFigures> bound =
+        inFlight ? memoryBoundFigures(result->parts, **templateBytes, *inFlight,
+                                      run.mapping, *run.training, profile)
+                 : std::nullopt;
+    if (bound && !bound->fits) {
+      result->parts = workload::WholeRun();
+      result->memory = std::move(*bound);
+      ++boundRuledOutRunCount;
+      return result;
+    }
+  }
   ShapeKey key =
       shapeKeyOf(result->parts, run.mapping, shared->skeletons.names());
   bool build = false;
@@ -421,12 +444,6 @@ FastEvaluator::shape(const Configuration &configuration) {
   }
   if (!result->skeleton->fits(result->parts))
     return nullptr;
-  llvm::Expected<std::shared_ptr<const TemplateBytesCache::Bytes>>
-      templateBytes = templateBytesOfRuns.of(result->parts);
-  if (!templateBytes) {
-    llvm::consumeError(templateBytes.takeError());
-    return nullptr;
-  }
   if (llvm::Error error = result->skeleton->addMemoryFigures(
           result->memory, result->parts, **templateBytes, run.mapping,
           *run.training, profile,
@@ -1785,6 +1802,7 @@ llvm::Expected<SearchSummary> sweep::runSearch(
       summary.shapesDerived += fast->shapesDerived();
       summary.shapedRuns += fast->shapedRuns();
       summary.runsRuledOut += fast->runsRuledOut();
+      summary.runsRuledOutByBound += fast->runsRuledOutByBound();
       summary.timed += fast->configurationsTimed();
       summary.timingPlansDerived += fast->timingPlansDerived();
       summary.skipped += fast->configurationsSkipped();

@@ -17,6 +17,7 @@
 #include "llvm/ADT/DenseMapInfo.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -540,16 +541,81 @@ std::vector<RuleViolation> blueprint::workload::checkStageOrders(
 }
 
 int64_t blueprint::workload::peakInFlight(const StageOrder &order) {
-  int64_t inFlight = 0;
+  // At most the order's slots: no overflow.
+  std::vector<int64_t> counts =
+      *inFlightAfter(order, [](int64_t) { return int64_t(1); });
   int64_t peak = 0;
+  for (int64_t count : counts)
+    peak = std::max(peak, count);
+  return peak;
+}
+
+std::optional<std::vector<int64_t>> blueprint::workload::inFlightAfter(
+    const StageOrder &order,
+    llvm::function_ref<int64_t(int64_t virtualIndex)> weight) {
+  std::vector<int64_t> counts;
+  counts.reserve(order.size());
+  int64_t inFlight = 0;
   for (const ScheduleSlot &slot : order) {
+    std::optional<int64_t> next = inFlight;
     if (slot.pass == PipelinePass::Forward)
-      peak = std::max(peak, ++inFlight);
+      next = llvm::checkedAdd(inFlight, weight(slot.virtualIndex));
     else if (slot.pass == PipelinePass::Backward ||
              slot.pass == PipelinePass::InputGrad)
-      --inFlight;
+      next = llvm::checkedSub(inFlight, weight(slot.virtualIndex));
+    if (!next)
+      return std::nullopt;
+    inFlight = *next;
+    counts.push_back(inFlight);
   }
-  return peak;
+  return counts;
+}
+
+std::optional<std::vector<InFlightBlocks>>
+blueprint::workload::inFlightBlocksOf(PipelineSchedule schedule,
+                                      const PipelineLayout &layout,
+                                      int64_t microbatches) {
+  std::vector<StageOrder> orders = generateStageOrders(
+      schedule, layout.stages, layout.chunks() / layout.stages, microbatches);
+  std::vector<InFlightBlocks> result;
+  for (auto [stage, order] : llvm::enumerate(orders)) {
+    int64_t at = static_cast<int64_t>(stage);
+    std::optional<std::vector<int64_t>> blocks =
+        inFlightAfter(order, [&](int64_t virtualIndex) {
+          return layout.chunkBlocks[static_cast<size_t>(
+              layout.chunkAt(at, virtualIndex))];
+        });
+    if (!blocks)
+      return std::nullopt;
+    InFlightBlocks held;
+    auto most = [](std::optional<int64_t> &sofar, int64_t count) {
+      sofar = std::max(sofar.value_or(count), count);
+    };
+    bool pastWeightGradients = false;
+    int64_t before = 0;
+    for (auto [slot, after] : llvm::zip(order, *blocks)) {
+      switch (slot.pass) {
+      case PipelinePass::Forward:
+        held.afterForward = std::max(held.afterForward, after);
+        if (pastWeightGradients)
+          most(held.afterForwardPastWeightGradients, after);
+        break;
+      case PipelinePass::Backward:
+        most(held.beforeBackward, before);
+        pastWeightGradients = true;
+        break;
+      case PipelinePass::WeightGrad:
+        most(held.beforeWeightGrad, before);
+        pastWeightGradients = true;
+        break;
+      default:
+        break;
+      }
+      before = after;
+    }
+    result.push_back(held);
+  }
+  return result;
 }
 
 //===----------------------------------------------------------------------===//

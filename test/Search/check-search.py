@@ -178,6 +178,18 @@ def skipped(paths):
               f"{timed_count + skipped_count}")
 
 
+def ruled_out(paths):
+    """The training runs a query rules out by a bound of their memory (their
+    persistent state, or the bound of their stages' peaks from their parts)
+    and those it gives a shape's skeleton."""
+    for path in paths:
+        fields = stats_fields(path)
+        print(", ".join(f"{name} {fields[name]}" for name in
+                        ("runs ruled out by their persistent state",
+                         "runs ruled out by a bound of their peak",
+                         "runs through a skeleton")))
+
+
 def capacity(profile_path, rows_path, delta, out_path):
     [row] = rows_of(rows_path)
     with open(profile_path) as f:
@@ -241,6 +253,8 @@ if __name__ == "__main__":
         timed(sys.argv[2:])
     elif sys.argv[1] == "skipped":
         skipped(sys.argv[2:])
+    elif sys.argv[1] == "ruled-out":
+        ruled_out(sys.argv[2:])
     elif sys.argv[1] == "select-top":
         select(sys.argv[2], sys.argv[3], int(sys.argv[4]), with_front=False)
     elif sys.argv[1] == "capacity":

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -145,6 +146,23 @@ void evaluateInFullAndByAQuery(
   });
 }
 
+/// memoryBoundFigures of `run` on `profile`, from its parts.
+std::optional<sweep::RunFigures>
+boundFromParts(const sweep::RunContracts &run,
+               const estimate::SystemProfile &profile) {
+  workload::WholeRun parts = test::valueOrFail(
+      workload::deriveRunParts(run.model, *run.training, run.mapping));
+  std::vector<workload::TemplateBytes> bytes =
+      test::valueOrFail(workload::templateBytesOf(parts));
+  std::optional<std::vector<workload::InFlightBlocks>> inFlight =
+      workload::inFlightBlocksOf(parts.schedule, parts.layout,
+                                 parts.microbatches);
+  if (!inFlight)
+    return std::nullopt;
+  return sweep::memoryBoundFigures(parts, bytes, *inFlight, run.mapping,
+                                   *run.training, profile);
+}
+
 TEST(RunSkeletonTest, AQueryTimesOnlyTheRunsThatFit) {
   // A capacity that about half of the space on 4 GPUs fits (the median
   // peak): a query's evaluator (timeFittingOnly) gives every run that fits
@@ -166,7 +184,7 @@ TEST(RunSkeletonTest, AQueryTimesOnlyTheRunsThatFit) {
 
   sweep::FastEvaluator full(half);
   sweep::FastEvaluator query(half, /*timeFittingOnly=*/true);
-  size_t fitting = 0, other = 0, stageStopped = 0;
+  size_t fitting = 0, other = 0, stageStopped = 0, boundRuledOut = 0;
   evaluateInFullAndByAQuery(
       space, full, query,
       [&](const sweep::Configuration &configuration,
@@ -196,6 +214,16 @@ TEST(RunSkeletonTest, AQueryTimesOnlyTheRunsThatFit) {
                                               run.mapping, half);
             EXPECT_TRUE(persistent.has_value());
             if (persistent && persistent->fits) {
+              // Ruled out by the bound from its parts, or stopped at a
+              // stage over the capacity.
+              std::optional<sweep::RunFigures> fromParts =
+                  boundFromParts(run, half);
+              EXPECT_TRUE(fromParts.has_value());
+              if (fromParts && !fromParts->fits) {
+                ++boundRuledOut;
+                EXPECT_EQ(fitted.run.peakBytes, fromParts->peakBytes);
+                return;
+              }
               ++stageStopped;
               EXPECT_LT(fitted.run.peakStage, run.mapping.pp - 1);
               EXPECT_LE(fitted.run.peakStage, every.run.peakStage);
@@ -210,6 +238,9 @@ TEST(RunSkeletonTest, AQueryTimesOnlyTheRunsThatFit) {
   EXPECT_GT(fitting, 50u);
   EXPECT_GT(other, 50u);
   EXPECT_GT(stageStopped, 0u);
+  EXPECT_GT(boundRuledOut, 0u);
+  EXPECT_GT(query.runsRuledOutByBound(), 0u);
+  EXPECT_EQ(full.runsRuledOutByBound(), 0u);
   EXPECT_EQ(query.configurationsTimed(), fitting);
   EXPECT_EQ(full.configurationsTimed(), fitting + other);
   // Every shape the full evaluator derived has its plan; the query's
@@ -307,6 +338,162 @@ TEST(RunSkeletonTest, APersistentStateOverTheCapacityRulesARunOut) {
   EXPECT_TRUE(evaluation.run.peakIsBound);
   EXPECT_EQ(overQuery.runsRuledOut(), 1u);
   EXPECT_EQ(overQuery.shapesDerived(), 0u);
+}
+
+TEST(RunSkeletonTest, ABoundFromThePartsIsAtMostEachStagesPeak) {
+  // Every configuration of the small model on 8 GPUs at tp 2 (pp 2 and
+  // 4), dense and with experts (ep 2, its first block dense: two block
+  // kinds, each with its own templates), under every schedule, one and two
+  // chunks per stage, a uniform and an uneven layout, ZeRO 0-3, with and
+  // without overlapped gradient reductions, selective and full recompute,
+  // in small buckets: each stage's bound from the run's parts
+  // (stagePeakBounds) is at most the peak of the stage's buffers
+  // (deriveBuffers, analyzeMemory), and at least its persistent state. A
+  // term counted where its buffers are not all live together (the buckets
+  // beside a stash no slot holds after a weight-gradient pass, ZB-H1's
+  // weight-gradient stash beyond what input_grad frees, a working set of
+  // another pass) fails here.
+  llvm::json::Object grid{
+      {"tp", llvm::json::Array{2}},
+      {"pp", llvm::json::Array{2, 4}},
+      {"schedule",
+       llvm::json::Array{"gpipe", "one_f_one_b", "interleaved_one_f_one_b",
+                         "zero_bubble_h1"}},
+      {"virtual_stages", llvm::json::Array{1, 2}},
+      {"pipeline_layout",
+       llvm::json::Array{"uniform", llvm::json::Array{3, 5}}},
+      {"zero_stage", llvm::json::Array{0, 1, 2, 3}},
+      {"overlap_dp_grad_reduce", llvm::json::Array{false, true}},
+      {"recompute", llvm::json::Array{"selective", "full"}},
+      {"bucket_bytes", llvm::json::Array{40000}}};
+  sweep::RunContracts experts = smallContracts();
+  test::RunSpecs moe = test::withExperts(
+      test::smallRun(workload::PipelineSchedule::OneFOneB, 2, 4), 2);
+  moe.model.moe->firstDenseBlocks = 1;
+  experts.model = moe.model;
+  experts.mapping = moe.mapping;
+  size_t stages = 0, beyondPersistent = 0, closeToPeak = 0;
+  std::set<std::string> layouts;
+  for (const sweep::RunContracts &contracts : {smallContracts(), experts}) {
+    sweep::SearchSpace space = test::valueOrFail(sweep::SearchSpace::parse(
+        grid, contracts, {}, a100(), {8}, std::nullopt));
+    space.enumerate([&](const sweep::Configuration &configuration) {
+      const sweep::RunContracts &run = configuration.run;
+      llvm::Expected<workload::WholeRun> whole =
+          workload::deriveWholeRun(run.model, *run.training, run.mapping);
+      if (!whole) {
+        // Not a valid configuration (the space lists every combination).
+        llvm::consumeError(whole.takeError());
+        return true;
+      }
+      std::vector<workload::StageBuffers> buffers = test::valueOrFail(
+          workload::deriveBuffers(*whole, run.mapping, run.training));
+      workload::WholeRun parts = test::valueOrFail(
+          workload::deriveRunParts(run.model, *run.training, run.mapping));
+      std::vector<workload::TemplateBytes> bytes =
+          test::valueOrFail(workload::templateBytesOf(parts));
+      std::optional<std::vector<workload::InFlightBlocks>> inFlight =
+          workload::inFlightBlocksOf(parts.schedule, parts.layout,
+                                     parts.microbatches);
+      std::optional<std::vector<int64_t>> bounds =
+          inFlight ? sweep::stagePeakBounds(parts, bytes, *inFlight,
+                                            run.mapping, *run.training)
+                   : std::nullopt;
+      if (!bounds) {
+        ADD_FAILURE() << "no bound: " << sweep::describeMapping(configuration);
+        return true;
+      }
+      if (bounds->size() != buffers.size()) {
+        ADD_FAILURE() << bounds->size() << " bounds, " << buffers.size()
+                      << " stages: " << sweep::describeMapping(configuration);
+        return true;
+      }
+      std::optional<sweep::RunFigures> persistent =
+          sweep::persistentBoundFigures(run.model, *run.training, run.mapping,
+                                        a100());
+      EXPECT_TRUE(persistent.has_value());
+      for (auto [stage, bound] : llvm::enumerate(*bounds)) {
+        ++stages;
+        workload::StageMemory memory =
+            test::valueOrFail(workload::analyzeMemory(buffers[stage]));
+        EXPECT_LE(bound, memory.peakBytes)
+            << "stage " << stage << " of "
+            << sweep::describeMapping(configuration);
+        int64_t persistentBytes = 0;
+        for (workload::BufferCause cause :
+             {workload::BufferCause::Weights, workload::BufferCause::Gradients,
+              workload::BufferCause::OptimizerState})
+          persistentBytes += memory.maxByCause[static_cast<size_t>(cause)];
+        EXPECT_GE(bound, persistentBytes);
+        if (bound > persistentBytes)
+          ++beyondPersistent;
+        if (10 * bound >= 9 * memory.peakBytes)
+          ++closeToPeak;
+      }
+      if (!whole->layout.isUniform())
+        layouts.insert(sweep::describeMapping(configuration));
+      // The run's figures are its stages' largest bound.
+      std::optional<sweep::RunFigures> figures = boundFromParts(run, a100());
+      EXPECT_TRUE(figures.has_value());
+      if (figures) {
+        EXPECT_TRUE(figures->peakIsBound);
+        EXPECT_EQ(figures->peakBytes,
+                  *std::max_element(bounds->begin(), bounds->end()));
+        EXPECT_GE(figures->peakBytes, persistent->peakBytes);
+      }
+      return true;
+    });
+  }
+  EXPECT_GT(stages, 1000u) << stages;
+  EXPECT_FALSE(layouts.empty());
+  // The bound adds to the persistent state on nearly every stage, and is
+  // within 10% of the peak on a third of them.
+  EXPECT_GT(beyondPersistent, stages * 9 / 10);
+  EXPECT_GT(closeToPeak, stages / 3);
+}
+
+TEST(RunSkeletonTest, ABoundFromThePartsOverTheCapacityRulesARunOut) {
+  // At a capacity between the persistent bound and the bound from the
+  // parts of a run, exactly the latter: the run is not ruled out; one byte
+  // less and a query rules it out by the bound, without a shape, and the
+  // full evaluation agrees it does not fit.
+  sweep::SearchSpace space = spaceOn({4});
+  std::optional<sweep::Configuration> chosen;
+  std::optional<sweep::RunFigures> bound;
+  space.enumerate([&](const sweep::Configuration &configuration) {
+    const sweep::RunContracts &run = configuration.run;
+    std::optional<sweep::RunFigures> persistent = sweep::persistentBoundFigures(
+        run.model, *run.training, run.mapping, a100());
+    if (!persistent)
+      return true;
+    std::optional<sweep::RunFigures> fromParts = boundFromParts(run, a100());
+    if (!fromParts || fromParts->peakBytes <= persistent->peakBytes)
+      return true;
+    chosen = configuration;
+    bound = fromParts;
+    return false;
+  });
+  ASSERT_TRUE(chosen.has_value());
+  estimate::SystemProfile exact = a100();
+  exact.memory.usableFraction.reset();
+  exact.memory.capacityBytes.value = bound->peakBytes;
+  sweep::FastEvaluator atQuery(exact, /*timeFittingOnly=*/true);
+  atQuery.evaluate(*chosen);
+  EXPECT_EQ(atQuery.runsRuledOutByBound(), 0u);
+  EXPECT_EQ(atQuery.shapesDerived(), 1u);
+  exact.memory.capacityBytes.value = bound->peakBytes - 1;
+  sweep::FastEvaluator overQuery(exact, /*timeFittingOnly=*/true);
+  sweep::RunEvaluation evaluation = overQuery.evaluate(*chosen);
+  EXPECT_TRUE(evaluation.valid());
+  EXPECT_TRUE(evaluation.run.peakIsBound);
+  EXPECT_FALSE(evaluation.run.fits);
+  EXPECT_EQ(evaluation.run.peakBytes, bound->peakBytes);
+  EXPECT_EQ(evaluation.run.marginBytes, -1);
+  EXPECT_EQ(overQuery.runsRuledOut(), 0u);
+  EXPECT_EQ(overQuery.runsRuledOutByBound(), 1u);
+  EXPECT_EQ(overQuery.shapesDerived(), 0u);
+  sweep::FastEvaluator full(exact);
+  EXPECT_FALSE(full.evaluate(*chosen).run.fits);
 }
 
 TEST(RunSkeletonTest, AChainBoundIsAtMostTheIteration) {

@@ -262,31 +262,31 @@ int main(int argc, char **argv) {
   if (!summary)
     return fail(llvm::toString(summary.takeError()));
   if (stats)
-    llvm::errs() << "configurations " << summary->configurations << ", valid "
-                 << summary->valid << ", feasible " << summary->feasible
-                 << ", seconds " << llvm::format("%.3f", seconds)
-                 << ", configurations/s "
-                 << llvm::format("%.0f", summary->configurations /
-                                             std::max(seconds, 1e-9))
-                 << ", shapes derived " << summary->shapesDerived
-                 << ", runs through a skeleton " << summary->shapedRuns
-                 << ", runs ruled out by their persistent state "
-                 << summary->runsRuledOut << ", shape cache entries at peak "
-                 << summary->shapeEntriesHeld << ", shape cache bytes at peak "
-                 << summary->shapeBytesHeld << ", configurations timed "
-                 << summary->timed << ", timing plans derived "
-                 << summary->timingPlansDerived
-                 << ", configurations skipped as slower than the K-th best "
-                 << summary->skipped << ", evaluation seconds "
-                 << llvm::format("%.3f", summary->evaluationSeconds)
-                 << ", evaluation CPU seconds "
-                 << llvm::format("%.3f", summary->evaluationCPUSeconds)
-                 << ", configurations per evaluation CPU-second "
-                 << llvm::format(
-                        "%.0f",
+    llvm::errs()
+        << "configurations " << summary->configurations << ", valid "
+        << summary->valid << ", feasible " << summary->feasible << ", seconds "
+        << llvm::format("%.3f", seconds) << ", configurations/s "
+        << llvm::format("%.0f",
+                        summary->configurations / std::max(seconds, 1e-9))
+        << ", shapes derived " << summary->shapesDerived
+        << ", runs through a skeleton " << summary->shapedRuns
+        << ", runs ruled out by their persistent state "
+        << summary->runsRuledOut << ", runs ruled out by a bound of their peak "
+        << summary->runsRuledOutByBound << ", shape cache entries at peak "
+        << summary->shapeEntriesHeld << ", shape cache bytes at peak "
+        << summary->shapeBytesHeld << ", configurations timed "
+        << summary->timed << ", timing plans derived "
+        << summary->timingPlansDerived
+        << ", configurations skipped as slower than the K-th best "
+        << summary->skipped << ", evaluation seconds "
+        << llvm::format("%.3f", summary->evaluationSeconds)
+        << ", evaluation CPU seconds "
+        << llvm::format("%.3f", summary->evaluationCPUSeconds)
+        << ", configurations per evaluation CPU-second "
+        << llvm::format("%.0f",
                         summary->configurations /
                             std::max(summary->evaluationCPUSeconds, 1e-9))
-                 << "\n";
+        << "\n";
 
   if (!svgFile.empty()) {
     std::vector<analysis::ScatterLabel> labels;

@@ -166,8 +166,10 @@ struct SharedDerivations {
   /// The templates of the runs, each list derived once per what it reads
   /// (a run's parts and a shape's whole run both take them).
   workload::RunTemplatesMemo runTemplates;
-  /// The persistent-state bounds of the runs (a query's).
+  /// The persistent-state bounds of the runs, and the blocks they hold in
+  /// flight (a query's bounds of their peaks).
   PersistentBoundMemo persistentBounds;
+  InFlightBlocksMemo inFlightBlocks;
 };
 
 /// The fast path: the contracts' rules, the binding's, then the run's
@@ -187,10 +189,12 @@ public:
   /// evaluation has no time and the memory figures the timed one has, or a
   /// lower bound of them over the capacity (RunFigures::peakIsBound: a run
   /// whose persistent state alone exceeds it gets persistentBoundFigures,
-  /// without its parts or shape; a run's stages after the first over it
-  /// are left out); a shape's timing plan is derived only when a
-  /// configuration of it is first timed (docs/Sweep.md, "What a query
-  /// computes", "Runs ruled out by their persistent state").
+  /// without its parts or shape; one whose bound from its parts exceeds it
+  /// gets memoryBoundFigures, without its shape; a run's stages after the
+  /// first over it are left out); a shape's timing plan is derived only
+  /// when a configuration of it is first timed (docs/Sweep.md, "What a
+  /// query computes", "Runs ruled out by their persistent state", "Runs
+  /// ruled out by a bound of their peak").
   explicit FastEvaluator(const estimate::SystemProfile &profile,
                          bool timeFittingOnly = false);
   FastEvaluator(std::shared_ptr<SharedDerivations> shared,
@@ -217,6 +221,9 @@ public:
   /// shapedRuns, counted per evaluator: a run whose configurations two
   /// workers share is counted by each.
   size_t runsRuledOut() const { return ruledOutRunCount; }
+  /// Runs ruled out by a bound of their stages' peaks from their parts
+  /// (memoryBoundFigures), given no shape; counted as runsRuledOut is.
+  size_t runsRuledOutByBound() const { return boundRuledOutRunCount; }
   /// Configurations whose time was derived (through a skeleton or the
   /// whole derivation), and the shapes' timing plans derived.
   size_t configurationsTimed() const { return timedCount; }
@@ -282,6 +289,7 @@ private:
   size_t shapeDerivations = 0;
   size_t shapedRunCount = 0;
   size_t ruledOutRunCount = 0;
+  size_t boundRuledOutRunCount = 0;
   size_t timedCount = 0;
   size_t planDerivations = 0;
   size_t skippedCount = 0;
@@ -536,6 +544,9 @@ struct SearchSummary {
   /// persistent state, given neither parts nor a shape, summed over the
   /// workers as shapedRuns is (FastEvaluator::runsRuledOut).
   size_t runsRuledOut = 0;
+  /// And those ruled out by a bound of their stages' peaks from their
+  /// parts, given no shape (FastEvaluator::runsRuledOutByBound).
+  size_t runsRuledOutByBound = 0;
   /// The configurations whose iteration time was derived: every valid one,
   /// except in a query (runSearch) that times only the runs that fit; and,
   /// on the fast path, the shapes whose timing plan was derived (in a

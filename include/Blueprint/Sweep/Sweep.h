@@ -20,6 +20,7 @@
 #include "Blueprint/Estimate/Time.h"
 #include "Blueprint/Transforms/WorkTotals.h"
 #include "Blueprint/Workload/Inference.h"
+#include "Blueprint/Workload/Lifetimes.h"
 #include "Blueprint/Workload/ModelMemo.h"
 #include "Blueprint/Workload/Spec.h"
 #include "Blueprint/Workload/WholeRun.h"
@@ -115,11 +116,13 @@ struct RunFigures {
   std::optional<std::string> timeUnavailable;
   /// `peakBytes` is not the peak but a lower bound of it which alone
   /// exceeds the usable capacity: the run's largest persistent state
-  /// (persistentBoundFigures), or the largest peak of its stages up to the
-  /// first over the capacity (RunSkeleton::addMemoryFigures with
+  /// (persistentBoundFigures), the largest bound of its stages' peaks from
+  /// its parts (memoryBoundFigures), or the largest peak of its stages up
+  /// to the first over the capacity (RunSkeleton::addMemoryFigures with
   /// stopOverCapacity). Only a query's fast path, which reads no figure of a
   /// run that does not fit, gives such figures (docs/Sweep.md, "Runs ruled
-  /// out by their persistent state"); no row is written of them.
+  /// out by their persistent state", "Runs ruled out by a bound of their
+  /// peak"); no row is written of them.
   bool peakIsBound = false;
 };
 
@@ -195,6 +198,36 @@ persistentBoundFigures(const workload::ModelSpec &model,
                        const workload::MappingSpec &mapping,
                        const estimate::SystemProfile &profile);
 
+/// A lower bound of the peak of each stage (index s for stage s) of the
+/// training run whose parts (deriveRunParts) are `parts`, template bytes
+/// (templateBytesOf) `templateBytes` and blocks in flight (inFlightBlocksOf)
+/// `inFlight`: its persistent state (as persistentBoundFigures has it) plus
+/// the most of three sets of buffers live together at one of its positions
+/// (deriveBuffers): the stash of the most blocks it holds in flight (each
+/// block's at the least of the run's block forward templates', with what
+/// ZB-H1's weight-gradient pass reads of it) beside the least working set
+/// of a block instance; its gradient buckets (ZeRO-2/3); and the two
+/// together where a slot that computes weight gradients has run
+/// (docs/Sweep.md, "Runs ruled out by a bound of their peak"). None for an
+/// inference run, inputs of another run, or on overflow.
+std::optional<std::vector<int64_t>>
+stagePeakBounds(const workload::WholeRun &parts,
+                llvm::ArrayRef<workload::TemplateBytes> templateBytes,
+                llvm::ArrayRef<workload::InFlightBlocks> inFlight,
+                const workload::MappingSpec &mapping,
+                const workload::TrainingSpec &training);
+
+/// Memory figures of that run from stagePeakBounds instead of its stages'
+/// peaks, marked `peakIsBound`: a run these figures say does not fit does
+/// not fit. None when stagePeakBounds is none.
+std::optional<RunFigures>
+memoryBoundFigures(const workload::WholeRun &parts,
+                   llvm::ArrayRef<workload::TemplateBytes> templateBytes,
+                   llvm::ArrayRef<workload::InFlightBlocks> inFlight,
+                   const workload::MappingSpec &mapping,
+                   const workload::TrainingSpec &training,
+                   const estimate::SystemProfile &profile);
+
 /// persistentBoundFigures on `profile` of the runs one evaluator meets,
 /// each derived once per what it reads: a run's persistent state reads
 /// neither its recompute policy nor tp_comm, which vary inside the
@@ -228,6 +261,26 @@ private:
 
   const estimate::SystemProfile &profile;
   workload::ModelMemo<Key, std::optional<RunFigures>> figures{kEntries};
+};
+
+/// workload::inFlightBlocksOf of the training runs one search meets, by
+/// what it reads (the schedule, the micro-batches and the layout): the
+/// runs that differ in any other axis hold the same blocks in flight. It
+/// holds one model's, at most kEntries, and forgets them all when full or
+/// given another model (a workload::ModelMemo). Safe to share between
+/// threads.
+class InFlightBlocksMemo {
+public:
+  static constexpr size_t kEntries = 64;
+
+  /// inFlightBlocksOf of the run of `model` whose parts are `parts`.
+  std::optional<std::vector<workload::InFlightBlocks>>
+  of(const workload::ModelSpec &model, const workload::WholeRun &parts);
+
+private:
+  using Key = std::vector<int64_t>;
+  workload::ModelMemo<Key, std::optional<std::vector<workload::InFlightBlocks>>>
+      held{kEntries};
 };
 
 /// What the timed figures read of a critical path.

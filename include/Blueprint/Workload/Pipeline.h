@@ -17,6 +17,7 @@
 #include "Blueprint/Workload/Spec.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
@@ -138,6 +139,32 @@ std::vector<RuleViolation> checkStageOrders(PipelineSchedule schedule,
 /// under ZB-H1) has not, at most, over the order: the stashed activations a
 /// stage holds at its peak, in chunks.
 int64_t peakInFlight(const StageOrder &order);
+/// After each slot of the order, in order, the sum of `weight(virtualIndex)`
+/// (a chunk's blocks, say) over the micro-batch chunks in flight as
+/// peakInFlight counts them. None on overflow.
+std::optional<std::vector<int64_t>>
+inFlightAfter(const StageOrder &order,
+              llvm::function_ref<int64_t(int64_t virtualIndex)> weight);
+
+/// The blocks one stage holds in flight (inFlightAfter, each chunk by its
+/// blocks) at the slots a bound of its peak reads (sweep::stagePeakBounds):
+/// the most after a forward slot, and after a forward slot that follows a
+/// backward or weight_grad slot (the passes that compute weight
+/// gradients); the most before a backward slot, and before a weight_grad
+/// slot. None where the order has no such slot.
+struct InFlightBlocks {
+  int64_t afterForward = 0;
+  std::optional<int64_t> afterForwardPastWeightGradients;
+  std::optional<int64_t> beforeBackward;
+  std::optional<int64_t> beforeWeightGrad;
+};
+
+/// InFlightBlocks of every stage of `layout` under `schedule` with
+/// `microbatches` micro-batches, in the orders generateStageOrders gives
+/// (under its preconditions). None on overflow.
+std::optional<std::vector<InFlightBlocks>>
+inFlightBlocksOf(PipelineSchedule schedule, const PipelineLayout &layout,
+                 int64_t microbatches);
 
 //===----------------------------------------------------------------------===//
 // Deadlock
