@@ -146,6 +146,29 @@ void evaluateInFullAndByAQuery(
   });
 }
 
+/// Each configuration of `space` whose contracts compose (a space lists
+/// every combination of its axes), with its whole run and its parts.
+void forEachComposingRun(
+    const sweep::SearchSpace &space,
+    llvm::function_ref<void(const sweep::Configuration &,
+                            const workload::WholeRun &whole,
+                            const workload::WholeRun &parts)>
+        visit) {
+  space.enumerate([&](const sweep::Configuration &configuration) {
+    const sweep::RunContracts &run = configuration.run;
+    llvm::Expected<workload::WholeRun> whole =
+        workload::deriveWholeRun(run.model, *run.training, run.mapping);
+    if (!whole) {
+      llvm::consumeError(whole.takeError());
+      return true;
+    }
+    workload::WholeRun parts = test::valueOrFail(
+        workload::deriveRunParts(run.model, *run.training, run.mapping));
+    visit(configuration, *whole, parts);
+    return true;
+  });
+}
+
 /// memoryBoundFigures of `run` on `profile`, from its parts.
 std::optional<sweep::RunFigures>
 boundFromParts(const sweep::RunContracts &run,
@@ -377,19 +400,12 @@ TEST(RunSkeletonTest, ABoundFromThePartsIsAtMostEachStagesPeak) {
   for (const sweep::RunContracts &contracts : {smallContracts(), experts}) {
     sweep::SearchSpace space = test::valueOrFail(sweep::SearchSpace::parse(
         grid, contracts, {}, a100(), {8}, std::nullopt));
-    space.enumerate([&](const sweep::Configuration &configuration) {
+    forEachComposingRun(space, [&](const sweep::Configuration &configuration,
+                                   const workload::WholeRun &whole,
+                                   const workload::WholeRun &parts) {
       const sweep::RunContracts &run = configuration.run;
-      llvm::Expected<workload::WholeRun> whole =
-          workload::deriveWholeRun(run.model, *run.training, run.mapping);
-      if (!whole) {
-        // Not a valid configuration (the space lists every combination).
-        llvm::consumeError(whole.takeError());
-        return true;
-      }
       std::vector<workload::StageBuffers> buffers = test::valueOrFail(
-          workload::deriveBuffers(*whole, run.mapping, run.training));
-      workload::WholeRun parts = test::valueOrFail(
-          workload::deriveRunParts(run.model, *run.training, run.mapping));
+          workload::deriveBuffers(whole, run.mapping, run.training));
       std::vector<workload::TemplateBytes> bytes =
           test::valueOrFail(workload::templateBytesOf(parts));
       std::optional<std::vector<workload::InFlightBlocks>> inFlight =
@@ -401,12 +417,12 @@ TEST(RunSkeletonTest, ABoundFromThePartsIsAtMostEachStagesPeak) {
                    : std::nullopt;
       if (!bounds) {
         ADD_FAILURE() << "no bound: " << sweep::describeMapping(configuration);
-        return true;
+        return;
       }
       if (bounds->size() != buffers.size()) {
         ADD_FAILURE() << bounds->size() << " bounds, " << buffers.size()
                       << " stages: " << sweep::describeMapping(configuration);
-        return true;
+        return;
       }
       std::optional<sweep::RunFigures> persistent =
           sweep::persistentBoundFigures(run.model, *run.training, run.mapping,
@@ -430,7 +446,7 @@ TEST(RunSkeletonTest, ABoundFromThePartsIsAtMostEachStagesPeak) {
         if (10 * bound >= 9 * memory.peakBytes)
           ++closeToPeak;
       }
-      if (!whole->layout.isUniform())
+      if (!whole.layout.isUniform())
         layouts.insert(sweep::describeMapping(configuration));
       // The run's figures are its stages' largest bound.
       std::optional<sweep::RunFigures> figures = boundFromParts(run, a100());
@@ -441,15 +457,15 @@ TEST(RunSkeletonTest, ABoundFromThePartsIsAtMostEachStagesPeak) {
                   *std::max_element(bounds->begin(), bounds->end()));
         EXPECT_GE(figures->peakBytes, persistent->peakBytes);
       }
-      return true;
     });
   }
   EXPECT_GT(stages, 1000u) << stages;
   EXPECT_FALSE(layouts.empty());
-  // The bound adds to the persistent state on nearly every stage, and is
-  // within 10% of the peak on a third of them.
+  // The bound adds to the persistent state on nearly every stage (on all
+  // 25,056 of these), and is within 10% of the peak on more than half
+  // (69%).
   EXPECT_GT(beyondPersistent, stages * 9 / 10);
-  EXPECT_GT(closeToPeak, stages / 3);
+  EXPECT_GT(closeToPeak, stages / 2);
 }
 
 TEST(RunSkeletonTest, ABoundFromThePartsOverTheCapacityRulesARunOut) {
@@ -530,27 +546,20 @@ TEST(RunSkeletonTest, AChainBoundIsAtMostTheIteration) {
        {&a100(), const_cast<const estimate::SystemProfile *>(&slowNetworks)}) {
     size_t count = 0, closeToIteration = 0, beyondInstances = 0,
            equalToIteration = 0;
-    space.enumerate([&](const sweep::Configuration &configuration) {
+    forEachComposingRun(space, [&](const sweep::Configuration &configuration,
+                                   const workload::WholeRun &whole,
+                                   const workload::WholeRun &parts) {
       const sweep::RunContracts &run = configuration.run;
-      llvm::Expected<workload::WholeRun> whole =
-          workload::deriveWholeRun(run.model, *run.training, run.mapping);
-      if (!whole) {
-        // Not a valid configuration (the space lists every combination).
-        llvm::consumeError(whole.takeError());
-        return true;
-      }
       ++count;
-      workload::WholeRun parts = test::valueOrFail(
-          workload::deriveRunParts(run.model, *run.training, run.mapping));
       std::vector<workload::StageLifetimes> buffers =
-          workload::deriveBufferLifetimes(*whole);
+          workload::deriveBufferLifetimes(whole);
       analysis::RunGraph graph = test::valueOrFail(analysis::runGraphOf(
-          *whole, run.mapping, run.training->activationType, *profile,
+          whole, run.mapping, run.training->activationType, *profile,
           configuration.binding, /*labelled=*/false));
       analysis::CriticalPathReport report =
           test::valueOrFail(analysis::longestPath(graph));
       sweep::RunSkeleton skeleton = test::valueOrFail(
-          sweep::RunSkeleton::build(*whole, parts, buffers, /*graph=*/nullptr));
+          sweep::RunSkeleton::build(whole, parts, buffers, /*graph=*/nullptr));
       analysis::StepCoster coster(run.mapping, run.training->activationType,
                                   *profile, configuration.binding);
       sweep::RunSkeleton::CostMemo memo;
@@ -560,12 +569,12 @@ TEST(RunSkeletonTest, AChainBoundIsAtMostTheIteration) {
               parts, coster, configuration.binding, memo, scratch));
       if (!bound) {
         ADD_FAILURE() << "no bound: " << sweep::describeMapping(configuration);
-        return true;
+        return;
       }
       EXPECT_LE(*bound, report.iterationPicoseconds)
           << sweep::describeMapping(configuration);
       estimate::Picoseconds instances = 0;
-      for (auto [stage, program] : llvm::enumerate(whole->stages)) {
+      for (auto [stage, program] : llvm::enumerate(whole.stages)) {
         estimate::Picoseconds sum = 0;
         for (auto [index, step] : llvm::enumerate(program.steps))
           if (std::holds_alternative<workload::RunInstance>(step.action))
@@ -580,7 +589,6 @@ TEST(RunSkeletonTest, AChainBoundIsAtMostTheIteration) {
         ++closeToIteration;
       if (*bound == report.iterationPicoseconds)
         ++equalToIteration;
-      return true;
     });
     EXPECT_GT(count, 100u) << count;
     // The stages' collectives lengthen some chains beyond their

