@@ -159,14 +159,18 @@ ShapeKey sweep::shapeKeyOf(const workload::WholeRun &parts,
   for (const workload::RunWork &work : parts.works)
     addWork(work);
   // Under overlap_dp_grad_reduce a bucket's reduction waits inside the
-  // instance that completes its last unit: where each bucket closes.
+  // instance that completes its last unit, and the dense and the expert
+  // buckets are reduced in the order they complete: where each bucket of
+  // either kind closes.
   key.push_back(mapping.overlapDPGradReduce);
   for (const workload::StageProgram &program : parts.stages) {
-    if (mapping.overlapDPGradReduce) {
-      key.push_back(static_cast<int64_t>(program.bucketUnitEnds.size()));
-      for (size_t end : program.bucketUnitEnds)
-        key.push_back(static_cast<int64_t>(end));
-    }
+    if (mapping.overlapDPGradReduce)
+      for (const std::vector<size_t> *ends :
+           {&program.bucketUnitEnds, &program.expertBucketUnitEnds}) {
+        key.push_back(static_cast<int64_t>(ends->size()));
+        for (size_t end : *ends)
+          key.push_back(static_cast<int64_t>(end));
+      }
     key.push_back(static_cast<int64_t>(program.steps.size()));
     for (const workload::RunStep &step : program.steps) {
       key.push_back(static_cast<int64_t>(step.action.index()));
@@ -187,10 +191,26 @@ ShapeKey sweep::shapeKeyOf(const workload::WholeRun &parts,
   return key;
 }
 
+/// What kind of tail step `step` is: its action's kind and, for a work, its
+/// primitive, axis and its collective's inner axes, as one string. At ep > 1
+/// a dense bucket's reduction and an expert bucket's are of one primitive
+/// over edp, the dense one's with ep (and cp) inside.
+static std::pair<size_t, std::string>
+tailKindOf(const workload::RunStep &step) {
+  std::string kind;
+  if (const auto *work = std::get_if<workload::RunWork>(&step.action)) {
+    kind = work->invocation->primitive + '\0' + work->axis;
+    if (work->invocation->collective)
+      for (const std::string &inner : work->invocation->collective->innerAxes)
+        kind += '\0' + inner;
+  }
+  return {step.action.index(), std::move(kind)};
+}
+
 /// Whether two steps do the same (a tail step of a whole run and of its
-/// parts): the same instance, or a work of the same primitive.
+/// parts): the same instance, or a work of the same kind (tailKindOf).
 static bool sameStep(const workload::RunStep &a, const workload::RunStep &b) {
-  if (a.action.index() != b.action.index())
+  if (tailKindOf(a) != tailKindOf(b))
     return false;
   if (const auto *instance = std::get_if<workload::RunInstance>(&a.action)) {
     const auto &other = std::get<workload::RunInstance>(b.action);
@@ -199,9 +219,6 @@ static bool sameStep(const workload::RunStep &a, const workload::RunStep &b) {
            instance->firstBlock == other.firstBlock &&
            instance->endBlock == other.endBlock;
   }
-  if (const auto *work = std::get_if<workload::RunWork>(&a.action))
-    return work->invocation->primitive ==
-           std::get<workload::RunWork>(b.action).invocation->primitive;
   return true;
 }
 
@@ -304,11 +321,28 @@ RunSkeleton::build(const workload::WholeRun &run,
     StageShape shape;
     shape.positions = program.steps.size();
     shape.tailBegin = program.steps.size() - tail;
-    for (size_t index = 0; index < tail; ++index)
-      if (!sameStep(program.steps[shape.tailBegin + index],
-                    parts.stages[stage].steps[index]))
+    // The parts' step each of the stage's last `tail` steps is. The same
+    // steps, each kind (tailKindOf) in the same order; but under
+    // overlap_dp_grad_reduce the whole run interleaves the dense and the
+    // expert buckets' reductions in the order its backward completes them,
+    // where the parts, which have no backward, list the dense ones first.
+    // So a step is the parts' first step of its kind not yet taken.
+    std::map<std::pair<size_t, std::string>, std::vector<uint32_t>> partsOfKind;
+    const std::vector<workload::RunStep> &partsTail = parts.stages[stage].steps;
+    for (size_t index = tail; index-- > 0;)
+      partsOfKind[tailKindOf(partsTail[index])].push_back(
+          static_cast<uint32_t>(index));
+    std::vector<uint32_t> partsIndexOf(tail);
+    for (size_t index = 0; index < tail; ++index) {
+      const workload::RunStep &step = program.steps[shape.tailBegin + index];
+      auto kind = partsOfKind.find(tailKindOf(step));
+      if (kind == partsOfKind.end() || kind->second.empty() ||
+          !sameStep(step, partsTail[kind->second.back()]))
         return failure("stage " + llvm::Twine(stage) +
                        " does not end in its tail");
+      partsIndexOf[index] = kind->second.back();
+      kind->second.pop_back();
+    }
     // A work step's index in shape.works, by position (dense: a stage's
     // buffers look up thousands); kNotAWork at any other step.
     constexpr uint32_t kNotAWork = ~0u;
@@ -330,7 +364,7 @@ RunSkeleton::build(const workload::WholeRun &run,
         const auto &work = std::get<workload::RunWork>(step.action);
         WorkRef ref;
         if (position >= shape.tailBegin)
-          ref = {false, static_cast<uint32_t>(position - shape.tailBegin)};
+          ref = {false, partsIndexOf[position - shape.tailBegin]};
         else if (work.shared)
           ref = {true, static_cast<uint32_t>(*work.shared)};
         else

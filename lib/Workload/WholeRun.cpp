@@ -214,8 +214,7 @@ public:
       StageProgram program;
       program.stage = stage;
       current = &program;
-      std::vector<size_t> expertUnitEnds;
-      holdPersistentState(stage, expertUnitEnds);
+      holdPersistentState(stage);
       run.stages.push_back(std::move(program));
     }
     if (guard.failed())
@@ -723,14 +722,13 @@ private:
 
   /// What one rank of `stage` holds for the whole run, into `current`: its
   /// parameters, its buffers and its gradient buckets (what
-  /// persistentBytesOf reads). `expertUnitEnds` receives, for each expert
-  /// bucket, the number of expert units it and the buckets before it hold.
-  void holdPersistentState(int64_t stage, std::vector<size_t> &expertUnitEnds) {
+  /// persistentBytesOf reads), with where each bucket closes.
+  void holdPersistentState(int64_t stage) {
     current->bucketElements = bucketElements(
         stageUnits[stage], mapping.gradientReplicas(), current->bucketUnitEnds);
-    current->expertBucketElements =
-        bucketElements(stageExpertUnits[stage],
-                       mapping.expertGradientReplicas(), expertUnitEnds);
+    current->expertBucketElements = bucketElements(
+        stageExpertUnits[stage], mapping.expertGradientReplicas(),
+        current->expertBucketUnitEnds);
     for (const std::vector<int64_t> *units :
          {&stageUnits[stage], &stageExpertUnits[stage]})
       for (int64_t unit : *units)
@@ -756,8 +754,7 @@ private:
   llvm::Error addStep(int64_t stage) {
     int64_t replicas = mapping.gradientReplicas();
     int64_t expertReplicas = mapping.expertGradientReplicas();
-    std::vector<size_t> expertUnitEnds;
-    holdPersistentState(stage, expertUnitEnds);
+    holdPersistentState(stage);
     const std::vector<int64_t> &buckets = current->bucketElements;
     const std::vector<size_t> &unitEnds = current->bucketUnitEnds;
     const std::vector<int64_t> &expertBuckets = current->expertBucketElements;
@@ -795,9 +792,10 @@ private:
       shardElements =
           pendingReductions(buckets, unitEnds, ready, replicas,
                             /*experts=*/false, reductions, shardElements);
-      shardElements = pendingReductions(
-          expertBuckets, expertUnitEnds, expertReady, expertReplicas,
-          /*experts=*/true, expertReductions, shardElements);
+      shardElements =
+          pendingReductions(expertBuckets, current->expertBucketUnitEnds,
+                            expertReady, expertReplicas,
+                            /*experts=*/true, expertReductions, shardElements);
     }
     // Overlapped, the one stream issues the two kinds' buckets in the order
     // backward completes them (each kind keeps its own order; a dense

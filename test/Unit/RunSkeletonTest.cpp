@@ -117,6 +117,54 @@ TEST(RunSkeletonTest, EveryRunOfAShapeEqualsItsWholeDerivation) {
   EXPECT_GT(fast.templateBytesShared(), 0u);
 }
 
+TEST(RunSkeletonTest, OverlappedExpertReductionsEqualTheWholeDerivation) {
+  // At ep > 1 a stage reduces its dense and its expert gradient buckets;
+  // under overlap_dp_grad_reduce one stream issues them in the order the
+  // backward completes them, which only the whole run's steps fix (a run's
+  // parts list the dense ones first). Every configuration of a mixture of
+  // experts with a dense first block on 16 GPUs at tp 1, ep 2 and pp 2 or 4
+  // (edp 4 or 2: the expert buckets are reduced), 1F1B and interleaved,
+  // ZeRO 1 and 3, with and without overlap, on every tier binding: the
+  // fast path's row is the whole derivation's, byte for byte.
+  llvm::StringRef input = R"({"spec": {"name": "mixed", "model": {
+      "hidden": 128, "heads": 16, "ffn_hidden": 512, "seq_length": 64,
+      "vocab": 256, "blocks": 8, "norm": "rmsnorm", "activation": "swiglu",
+      "linear_bias": "none", "position_embedding": "rotary",
+      "moe": {"experts": 8, "experts_per_token": 2, "expert_ffn_hidden": 128,
+              "first_dense_blocks": 1}},
+    "training": {"global_batch": 16, "micro_batch": 1,
+      "activation_type": "bf16", "weight_type": "bf16",
+      "gradient_type": "f32", "optimizer_state_type": "f32"},
+    "mapping": {"tp": 1, "pp": 4, "dp": 4, "ep": 2, "cp": 1,
+      "virtual_stages": 2, "schedule": "interleaved_one_f_one_b",
+      "recompute": "full", "zero_stage": 1, "bucket_bytes": 40000}},
+    "grid": {"tp": [1], "pp": [2, 4], "ep": [2], "virtual_stages": [1, 2],
+      "schedule": ["one_f_one_b", "interleaved_one_f_one_b"],
+      "recompute": ["full"], "zero_stage": [1, 3],
+      "overlap_dp_grad_reduce": [false, true], "bucket_bytes": [40000],
+      "micro_batch": [1]}})";
+  sweep::SearchSpace space = test::valueOrFail(
+      sweep::parseSearchSpace(input, "mixed.json", {}, a100(), {16}));
+  sweep::FastEvaluator fast(a100());
+  size_t count = 0, overlapped = 0;
+  space.enumerate([&](const sweep::Configuration &configuration) {
+    sweep::RunEvaluation evaluation = fast.evaluate(configuration);
+    if (!evaluation.valid())
+      return true;
+    ++count;
+    if (configuration.run.mapping.overlapDPGradReduce)
+      ++overlapped;
+    EXPECT_EQ(sweep::formatSearchRow(sweep::RowFormat::JSONLines, 0,
+                                     configuration, evaluation),
+              wholeRow(configuration))
+        << sweep::describeMapping(configuration);
+    return true;
+  });
+  EXPECT_GT(overlapped, 20u) << overlapped;
+  EXPECT_GT(count, overlapped) << count;
+  EXPECT_GT(fast.shapedRuns(), 0u);
+}
+
 /// The A100 profile with `values`' median usable per GPU, all of it.
 estimate::SystemProfile withMedianCapacity(std::vector<int64_t> values) {
   std::nth_element(values.begin(), values.begin() + values.size() / 2,

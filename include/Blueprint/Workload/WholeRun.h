@@ -136,6 +136,9 @@ struct StageProgram {
   /// multiple of edp (MappingSpec::expertGradientReplicas): reduced over
   /// the edp ranks, a rank's shard their sum / edp. Empty at ep = 1.
   std::vector<int64_t> expertBucketElements;
+  /// For each expert bucket, the number of the stage's expert units it and
+  /// the expert buckets before it hold (bucketUnitEnds' for the experts).
+  std::vector<size_t> expertBucketUnitEnds;
 };
 
 /// The block instance `step` of `program` is ready inside (RunStep::
