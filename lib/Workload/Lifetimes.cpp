@@ -614,6 +614,12 @@ PersistentBytes blueprint::workload::persistentBytesOf(
   if (!bytes.shardedGradients)
     bytes.gradients = guard.mul(bucketed, bytesOf(training->gradientType),
                                 "stage gradient bytes");
+  else if (mapping.expertGradientReplicas() == 1)
+    // At edp = 1 an expert bucket has no reduction, so no gradient_bucket
+    // or gradient_shard buffer: its gradients are held whole, as below
+    // ZeRO-2 (its shard is the whole bucket).
+    bytes.gradients = guard.mul(expertBucketed, bytesOf(training->gradientType),
+                                "stage gradient bytes");
   // Master weights, Adam m and v (deriveAdamWStep).
   bytes.optimizerState =
       guard.product({zero >= 1 ? shard : program.parameters, 3,

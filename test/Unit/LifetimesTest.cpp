@@ -214,17 +214,29 @@ TEST(Lifetimes, PersistentStateIsZeROsPerRankBytes) {
 /// as ZeRO-1's persistent gradients are: the same peak, and less memory
 /// outside the backward.
 TEST(Lifetimes, ZeRO2MatchesZeRO1AtTheBackwardPeak) {
-  RunSpecs one = smallRun(PipelineSchedule::OneFOneB, 2, 4);
-  one.mapping.zeroStage = 1;
-  RunSpecs two = one;
-  two.mapping.zeroStage = 2;
-  Analysed first = analyse(one), second = analyse(two);
-  for (size_t stage = 0; stage < first.memory.size(); ++stage) {
-    EXPECT_EQ(second.memory[stage].peakBytes, first.memory[stage].peakBytes)
-        << "stage " << stage;
-    EXPECT_LT(second.memory[stage].liveBytes.front(),
-              first.memory[stage].liveBytes.front())
-        << "stage " << stage;
+  // Dense; with experts at ep 2 over dp 2 (edp 1: an expert bucket has no
+  // reduction, so ZeRO-2 holds its gradients whole, as ZeRO-1 does) and
+  // over dp 4 (edp 2: reduce-scattered like the dense buckets).
+  RunSpecs dense = smallRun(PipelineSchedule::OneFOneB, 2, 4);
+  RunSpecs expertsOverOne = test::withExperts(dense, 2);
+  RunSpecs expertsOverTwo = expertsOverOne;
+  expertsOverTwo.mapping.dp = 4;
+  expertsOverTwo.mapping.world = 16;
+  expertsOverTwo.training.globalBatch *= 2;
+  for (RunSpecs one : {dense, expertsOverOne, expertsOverTwo}) {
+    one.mapping.zeroStage = 1;
+    RunSpecs two = one;
+    two.mapping.zeroStage = 2;
+    Analysed first = analyse(one), second = analyse(two);
+    for (size_t stage = 0; stage < first.memory.size(); ++stage) {
+      EXPECT_EQ(second.memory[stage].peakBytes, first.memory[stage].peakBytes)
+          << "stage " << stage << ", ep " << one.mapping.ep << ", dp "
+          << one.mapping.dp;
+      EXPECT_LT(second.memory[stage].liveBytes.front(),
+                first.memory[stage].liveBytes.front())
+          << "stage " << stage << ", ep " << one.mapping.ep << ", dp "
+          << one.mapping.dp;
+    }
   }
 }
 
