@@ -270,9 +270,17 @@ sweep::stagePeakBounds(const workload::WholeRun &parts,
   auto least = [](std::optional<int64_t> &sofar, int64_t bytes) {
     sofar = std::min(sofar.value_or(bytes), bytes);
   };
+  // Whether every block backward and weight_grad writes weight gradients,
+  // as the bucket terms below assume of their slots' first instances (a
+  // block has parameters, so it does; checked, not assumed).
+  bool gradientPassesWrite = true;
   for (auto [runTemplate, bytes] : llvm::zip(parts.templates, templateBytes)) {
     if (runTemplate.part != workload::ModelPart::Block)
       continue;
+    if ((runTemplate.pass == workload::PipelinePass::Backward ||
+         runTemplate.pass == workload::PipelinePass::WeightGrad) &&
+        !workload::writesWeightGradients(runTemplate))
+      gradientPassesWrite = false;
     if (runTemplate.pass == workload::PipelinePass::Forward) {
       least(blockStash,
             guard.add(bytes.stash, bytes.weightGradStash, "stash bytes"));
@@ -338,9 +346,10 @@ sweep::stagePeakBounds(const workload::WholeRun &parts,
     liveBesideBuckets(held.afterForwardPastWeightGradients, *forwardWorkingSet);
     liveBesideBuckets(held.beforeBackward, *backwardWorkingSet);
     liveBesideBuckets(held.beforeWeightGrad, 0);
-    live = std::max(
-        live, besideBuckets ? guard.add(*besideBuckets, buckets, "stash bytes")
-                            : buckets);
+    if (gradientPassesWrite)
+      live = std::max(live, besideBuckets ? guard.add(*besideBuckets, buckets,
+                                                      "stash bytes")
+                                          : buckets);
     peaks.push_back(guard.add(persistentTotal(persistent, guard), live,
                               "persistent bytes"));
   }

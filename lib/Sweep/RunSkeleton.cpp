@@ -142,11 +142,7 @@ ShapeKey sweep::shapeKeyOf(const workload::WholeRun &parts,
   for (const workload::RunTemplate &runTemplate : parts.templates) {
     key.push_back(static_cast<int64_t>(runTemplate.part));
     key.push_back(static_cast<int64_t>(runTemplate.pass));
-    key.push_back(llvm::any_of(runTemplate.work.invocations,
-                               [](const workload::Invocation &invocation) {
-                                 return invocation.phase ==
-                                        workload::Phase::WeightGrad;
-                               }));
+    key.push_back(workload::writesWeightGradients(runTemplate));
   }
   auto addWork = [&](const workload::RunWork &work) {
     key.push_back(names.number(work.invocation->primitive));

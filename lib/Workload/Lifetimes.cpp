@@ -199,11 +199,7 @@ private:
     std::vector<bool> writesGradients;
     writesGradients.reserve(run.templates.size());
     for (const RunTemplate &runTemplate : run.templates)
-      writesGradients.push_back(
-          runTemplate.pass != PipelinePass::Step &&
-          llvm::any_of(runTemplate.work.invocations, [](const Invocation &i) {
-            return i.phase == Phase::WeightGrad;
-          }));
+      writesGradients.push_back(writesWeightGradients(runTemplate));
     for (auto [position, step] : llvm::enumerate(program.steps)) {
       const auto *instance = std::get_if<RunInstance>(&step.action);
       if (!instance)

@@ -576,7 +576,7 @@ blueprint::workload::inFlightBlocksOf(PipelineSchedule schedule,
                                       const PipelineLayout &layout,
                                       int64_t microbatches) {
   std::vector<StageOrder> orders = generateStageOrders(
-      schedule, layout.stages, layout.chunks() / layout.stages, microbatches);
+      schedule, layout.stages, layout.virtualStages, microbatches);
   std::vector<InFlightBlocks> result;
   for (auto [stage, order] : llvm::enumerate(orders)) {
     int64_t at = static_cast<int64_t>(stage);

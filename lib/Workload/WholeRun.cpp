@@ -1489,6 +1489,15 @@ llvm::Expected<StageTotals> blueprint::workload::stageTotalsOf(
   return totals;
 }
 
+bool blueprint::workload::writesWeightGradients(
+    const RunTemplate &runTemplate) {
+  return runTemplate.pass != PipelinePass::Step &&
+         llvm::any_of(runTemplate.work.invocations,
+                      [](const Invocation &invocation) {
+                        return invocation.phase == Phase::WeightGrad;
+                      });
+}
+
 const RunInstance *
 blueprint::workload::readyInstanceOf(const StageProgram &program,
                                      const RunStep &step) {

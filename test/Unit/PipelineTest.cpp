@@ -195,6 +195,62 @@ TEST(PipelineOrders, PeakInFlight) {
   EXPECT_EQ(peakInFlight(parse("F0 I0 F1 W0 F2")), 2);
 }
 
+TEST(PipelineOrders, InFlightAfterEachSlot) {
+  // Each chunk weighs its virtual index + 1 here: F0 and B0 are chunk 0
+  // (weight 1), F1.1 and B1.1 chunk 1 (weight 2).
+  auto weight = [](int64_t virtualIndex) { return virtualIndex + 1; };
+  EXPECT_EQ(inFlightAfter(parse("F0 F1.1 B0 F2 B1.1 B2"), weight),
+            (std::vector<int64_t>{1, 3, 2, 3, 1, 0}));
+  // input_grad releases the stash; weight_grad does not.
+  EXPECT_EQ(inFlightAfter(parse("F0 F1 I0 W0 I1 W1"), weight),
+            (std::vector<int64_t>{1, 2, 1, 1, 0, 0}));
+  EXPECT_EQ(inFlightAfter(
+                parse("F0"),
+                [](int64_t) { return std::numeric_limits<int64_t>::max(); }),
+            (std::vector<int64_t>{std::numeric_limits<int64_t>::max()}));
+  EXPECT_FALSE(inFlightAfter(parse("F0 F1"), [](int64_t) {
+                 return std::numeric_limits<int64_t>::max();
+               }).has_value());
+}
+
+TEST(PipelineOrders, InFlightBlocksAtTheSlotsABoundReads) {
+  // 1F1B on 2 stages, 3 micro-batches, 3 and 5 blocks: stage 0 runs
+  // F0 F1 B0 F2 B1 B2, stage 1 F0 B0 F1 B1 F2 B2.
+  PipelineLayout layout;
+  layout.stages = 2;
+  layout.chunkBlocks = {3, 5};
+  std::optional<std::vector<InFlightBlocks>> derived =
+      inFlightBlocksOf(PipelineSchedule::OneFOneB, layout, 3);
+  ASSERT_TRUE(derived.has_value());
+  const std::vector<InFlightBlocks> &held = *derived;
+  ASSERT_EQ(held.size(), 2u);
+  EXPECT_EQ(held[0].afterForward, 6);
+  EXPECT_EQ(held[0].afterForwardPastWeightGradients, 6);
+  EXPECT_EQ(held[0].beforeBackward, 6);
+  EXPECT_FALSE(held[0].beforeWeightGrad.has_value());
+  EXPECT_EQ(held[1].afterForward, 5);
+  EXPECT_EQ(held[1].afterForwardPastWeightGradients, 5);
+  EXPECT_EQ(held[1].beforeBackward, 5);
+  // GPipe runs every forward first: no forward after a backward.
+  std::optional<std::vector<InFlightBlocks>> gpipe =
+      inFlightBlocksOf(PipelineSchedule::GPipe, layout, 3);
+  ASSERT_TRUE(gpipe.has_value());
+  EXPECT_EQ((*gpipe)[0].afterForward, 9);
+  EXPECT_FALSE((*gpipe)[0].afterForwardPastWeightGradients.has_value());
+  EXPECT_EQ((*gpipe)[0].beforeBackward, 9);
+  // ZB-H1 has no backward slot; its weight_grad slots see what input_grad
+  // has not yet released.
+  std::optional<std::vector<InFlightBlocks>> zeroBubble =
+      inFlightBlocksOf(PipelineSchedule::ZeroBubbleH1, layout, 3);
+  ASSERT_TRUE(zeroBubble.has_value());
+  for (const InFlightBlocks &stage : *zeroBubble) {
+    EXPECT_FALSE(stage.beforeBackward.has_value());
+    ASSERT_TRUE(stage.beforeWeightGrad.has_value());
+    EXPECT_LE(*stage.beforeWeightGrad, stage.afterForward);
+  }
+  EXPECT_EQ((*zeroBubble)[0].afterForward, 6);
+}
+
 /// Every generated order over a grid obeys the rules, runs each pass of
 /// each (micro-batch, chunk) once, and holds the chunks ModelSummary's
 /// closed form says at its peak.

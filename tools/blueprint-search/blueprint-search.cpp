@@ -100,10 +100,13 @@ static llvm::cl::opt<bool>
     stats("search-stats",
           llvm::cl::desc("Print configurations, valid, feasible, seconds, "
                          "configurations per second, shapes derived, "
-                         "runs through a skeleton, the shape cache's peak, "
-                         "configurations timed, timing plans derived and "
+                         "runs through a skeleton, runs a query ruled out "
+                         "by their persistent state and by a bound of "
+                         "their peak, the shape cache's peak, "
+                         "configurations timed, timing plans derived, "
                          "configurations skipped as slower than the K-th "
-                         "best to stderr"),
+                         "best and the evaluation's seconds, CPU seconds "
+                         "and rate to stderr"),
           llvm::cl::init(false), llvm::cl::cat(searchCategory));
 
 static llvm::cl::opt<std::string> checkpointDir(

@@ -205,9 +205,10 @@ persistentBoundFigures(const workload::ModelSpec &model,
 /// the most of three sets of buffers live together at one of its positions
 /// (deriveBuffers): the stash of the most blocks it holds in flight (each
 /// block's at the least of the run's block forward templates', with what
-/// ZB-H1's weight-gradient pass reads of it) beside the least working set
-/// of a block instance; its gradient buckets (ZeRO-2/3); and the two
-/// together where a slot that computes weight gradients has run
+/// ZB-H1's weight-gradient pass reads of it) beside the larger of the least
+/// forward and the least backward block working set; its gradient buckets
+/// (ZeRO-2/3); and the two together where a slot that computes weight
+/// gradients has run, beside that slot's or a later forward's working set
 /// (docs/Sweep.md, "Runs ruled out by a bound of their peak"). None for an
 /// inference run, inputs of another run, or on overflow.
 std::optional<std::vector<int64_t>>
@@ -267,7 +268,8 @@ private:
 /// what it reads (the schedule, the micro-batches and the layout): the
 /// runs that differ in any other axis hold the same blocks in flight (the
 /// GPT-3 175B space on 64 GPUs has 231 such keys among 7,347 runs). It
-/// holds one model's, at most kEntries (a few hundred bytes each), and
+/// holds one model's, at most kEntries (a key and 56 bytes per stage, a few
+/// KiB at pp 64), and
 /// forgets them all when full or given another model (a
 /// workload::ModelMemo). Safe to share between threads.
 class InFlightBlocksMemo {

@@ -141,6 +141,12 @@ struct StageProgram {
   std::vector<size_t> expertBucketUnitEnds;
 };
 
+/// Whether an instance of `runTemplate` writes weight gradients: a pass
+/// other than the optimizer step with a weight-gradient invocation (a
+/// block's backward or weight_grad, an edge's backward). The first such
+/// instance of a stage opens its gradient buckets (deriveBuffers).
+bool writesWeightGradients(const RunTemplate &runTemplate);
+
 /// The block instance `step` of `program` is ready inside (RunStep::
 /// readyBlocks, which the caller has checked is set): its last dependency's
 /// instance, or null when that dependency is no instance or there is none.
